@@ -1,0 +1,56 @@
+// Engine: a FIFO of requests served by one worker thread that owns the backend.
+#include "core/engine.h"
+
+namespace cp {
+
+Engine::Engine(std::unique_ptr<Backend> backend)
+    : backend_(std::move(backend)), kind_(backend_->kind()), worker_([this] { worker_loop(); }) {}
+
+Engine::~Engine() {
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
+    cv_.notify_all();
+    worker_.join();
+}
+
+std::future<Response> Engine::submit(Request request) {
+    std::promise<Response> promise;
+    auto future = promise.get_future();
+    {
+        std::lock_guard lock(mutex_);
+        queue_.emplace_back(std::move(request), std::move(promise));
+    }
+    cv_.notify_one();
+    return future;
+}
+
+void Engine::worker_loop() {
+    for (;;) {
+        std::pair<Request, std::promise<Response>> item;
+        {
+            std::unique_lock lock(mutex_);
+            cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+            if (queue_.empty()) return;  // stopping and drained
+            item = std::move(queue_.front());
+            queue_.pop_front();
+        }
+        Backend& b = *backend_;
+        Response response = std::visit(
+            [&b](auto& r) -> Response {
+                using T = std::decay_t<decltype(r)>;
+                if constexpr (std::is_same_v<T, InfoRequest>) return b.info();
+                else if constexpr (std::is_same_v<T, CompileRequest>) return b.compile(r);
+                else if constexpr (std::is_same_v<T, AllocateRequest>) return b.allocate(r);
+                else if constexpr (std::is_same_v<T, UploadRequest>) return b.upload(r);
+                else if constexpr (std::is_same_v<T, LaunchRequest>) return b.launch(r);
+                else if constexpr (std::is_same_v<T, ReadBackRequest>) return b.read_back(r);
+                else return b.release(r);
+            },
+            item.first);
+        item.second.set_value(std::move(response));
+    }
+}
+
+}  // namespace cp

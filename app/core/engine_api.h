@@ -1,0 +1,123 @@
+// The engine's vocabulary: requests and results made of plain values (no pointers into the engine),
+// so the engine can run on a worker thread now and in a watchdogged child process later.
+#pragma once
+
+#include "core/types.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace cp {
+
+using ModuleId = uint64_t;  // 0 = none
+using BufferId = uint64_t;  // 0 = none
+
+// Plain-words failure of one request. `name` is the backend's error name (e.g. CUDA_ERROR_ILLEGAL_ADDRESS).
+struct EngineError {
+    std::string name;
+    std::string message;
+    std::string hint;
+    bool context_was_reset = false;  // a sticky error was recovered from; all buffers/modules are gone
+};
+
+struct InfoRequest {};
+struct InfoResult {
+    DeviceInfo device;
+};
+
+struct CompileRequest {
+    std::string source;
+    std::string path;         // shown in diagnostics
+    std::string kernel_name;  // the __global__ function to load
+    std::vector<std::string> extra_options;
+    bool load = true;         // false: compile only (diagnostics + resource usage), no module
+};
+struct CompileResult {
+    bool ok = false;
+    std::vector<Diagnostic> diagnostics;
+    std::string log;               // the compiler's raw log
+    std::vector<std::string> options;  // options actually used
+    ResourceUsage usage;
+    bool cache_hit = false;
+    double compile_ms = 0;         // wall time of this request (cache look-up included)
+    ModuleId module = 0;
+    std::optional<EngineError> error;  // set when something other than the source failed (e.g. load)
+};
+
+struct AllocateRequest {
+    std::string name;  // the buffer's name in the kernel (used in error messages)
+    uint64_t bytes = 0;
+};
+struct AllocateResult {
+    BufferId buffer = 0;
+    uint64_t device_address = 0;  // CUDA: CUdeviceptr for interop in the same process; CPU: 0
+    std::optional<EngineError> error;
+};
+
+struct UploadRequest {
+    BufferId buffer = 0;
+    std::vector<std::byte> data;
+};
+struct UploadResult {
+    std::optional<EngineError> error;
+};
+
+// One kernel argument: a buffer or a scalar's bytes.
+struct KernelArg {
+    std::string name;
+    BufferId buffer = 0;                 // non-zero: pass this buffer's device pointer
+    std::vector<std::byte> scalar;       // else: these bytes (4 or 8)
+};
+
+struct TimingOptions {
+    int warmup = 1;
+    int repeats = 1;
+    bool flush_l2 = false;
+};
+
+struct TimingStats {
+    std::vector<double> samples_ms;
+    double min_ms = 0, median_ms = 0, max_ms = 0;
+    bool cpu_time = false;  // measured by the CPU backend's clock, not GPU events
+    static TimingStats from_samples(std::vector<double> samples, bool cpu_time);
+};
+
+struct LaunchRequest {
+    ModuleId module = 0;
+    std::string kernel_name;
+    Dim3 grid, block;
+    uint32_t dynamic_shared_bytes = 0;
+    std::vector<KernelArg> args;
+    TimingOptions timing;
+};
+struct LaunchResult {
+    bool ok = false;
+    TimingStats timing;
+    std::string printf_output;  // device printf, captured
+    std::optional<EngineError> error;
+};
+
+struct ReadBackRequest {
+    BufferId buffer = 0;
+};
+struct ReadBackResult {
+    std::vector<std::byte> data;
+    std::optional<EngineError> error;
+};
+
+struct ReleaseRequest {
+    std::vector<BufferId> buffers;
+    std::vector<ModuleId> modules;
+};
+struct ReleaseResult {};
+
+using Request = std::variant<InfoRequest, CompileRequest, AllocateRequest, UploadRequest, LaunchRequest,
+                             ReadBackRequest, ReleaseRequest>;
+using Response = std::variant<InfoResult, CompileResult, AllocateResult, UploadResult, LaunchResult,
+                              ReadBackResult, ReleaseResult>;
+
+}  // namespace cp

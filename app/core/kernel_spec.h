@@ -1,0 +1,131 @@
+// The parsed form of a kernel file: its metadata header (title, buffers, parameters, launch, views,
+// reference) and the kernel's __global__ signature. kernels/FORMAT.md documents the text format.
+#pragma once
+
+#include "core/types.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cp {
+
+// Element types a buffer may hold. Vector types follow CUDA's layout (uchar4 is 4 bytes, float4 16).
+enum class ElemType {
+    Char, UChar, Short, UShort, Int, UInt, LongLong, ULongLong, Float, Double,
+    UChar2, UChar3, UChar4, Int2, Int3, Int4, Float2, Float3, Float4,
+};
+struct ElemTypeInfo {
+    ElemType type;
+    const char* name;       // CUDA spelling: "uchar4", "float", "unsigned int" is "uint"
+    uint32_t size;          // bytes
+    uint32_t components;    // 1..4
+    bool is_float;          // component kind
+    uint32_t component_size;
+};
+const ElemTypeInfo& elem_info(ElemType t);
+std::optional<ElemType> parse_elem_type(const std::string& cuda_spelling);  // accepts "unsigned char" etc.
+
+enum class ScalarType { Int, UInt, Float, Double };
+const char* scalar_type_name(ScalarType t);
+
+enum class Direction { In, Out, InOut };
+const char* direction_name(Direction d);
+
+// How a buffer is filled before the first launch.
+struct BufferInit {
+    enum class Kind { Zeros, Constant, Random, Ramp, Image } kind = Kind::Zeros;
+    double constant = 0;               // Constant
+    uint64_t seed = 1;                 // Random
+    double min = 0, max = 1;           // Random
+    double start = 0, step = 1;        // Ramp
+    std::string image;                 // Image: path as written (relative to assets/ or the kernel file)
+};
+
+struct BufferSpec {
+    std::string name;
+    ElemType type = ElemType::Float;
+    std::string count_expr;  // number of elements, an expression of parameters
+    Direction direction = Direction::In;
+    BufferInit init;
+    int line = 0;
+};
+
+struct ParamSpec {
+    std::string name;
+    ScalarType type = ScalarType::Int;
+    std::string default_expr;                 // "1000", "src.width" (derived from an image: read-only)
+    std::optional<double> min, max, step;     // range for sliders and validation
+    std::vector<std::pair<std::string, int64_t>> choices;  // enum: label -> value
+    bool derived = false;                     // default refers to an image attribute; not user-settable
+    int line = 0;
+};
+
+struct ViewSpec {
+    enum class Kind { Image, Plot, Table } kind = Kind::Plot;
+    std::string buffer;
+    std::string width_expr, height_expr;      // Image
+    std::string colormap = "gray";            // Image of scalars: gray, viridis, magma, coolwarm
+    std::optional<double> range_min, range_max;  // fixed normalisation; min/max of data otherwise
+    int line = 0;
+};
+
+struct LaunchSpec {
+    std::string block_expr[3] = {"256", "1", "1"};
+    std::string grid_expr[3] = {"1", "1", "1"};
+    std::string shared_expr = "0";          // dynamic shared memory bytes
+    std::vector<std::string> problem_expr;  // 1-3 expressions: the domain the grid should cover
+    int line = 0;
+};
+
+// One parameter of the kernel's __global__ signature, as written in the source.
+struct SignatureParam {
+    std::string name;
+    std::string type_text;  // "const float* __restrict__"
+    bool is_pointer = false;
+    std::string base_type;  // "float", "uchar4" (qualifiers stripped)
+    int line = 0;
+};
+
+struct KernelSignature {
+    std::string name;
+    int line = 0;
+    std::vector<SignatureParam> params;
+};
+
+struct KernelSpec {
+    // Describing text
+    std::string title;
+    std::string about;  // one paragraph: what this kernel teaches
+    std::string category = "Uncategorised";
+    std::vector<std::string> tags;
+
+    std::vector<ParamSpec> params;
+    std::vector<BufferSpec> buffers;
+    LaunchSpec launch;
+    std::vector<ViewSpec> views;
+    std::string reference;   // name of a CPU reference in core/references; empty: none
+    double tolerance = 0;    // max abs error allowed per component
+    std::string traffic_expr;  // bytes one launch moves; empty: sum of buffer sizes by direction
+
+    bool has_metadata = false;  // false for a plain .cu file without a header
+    int header_first_line = 0, header_last_line = 0;
+};
+
+// A kernel file: its text, parsed metadata and signature, and every problem found while reading it.
+struct KernelFile {
+    std::filesystem::path path;
+    std::string source;
+    KernelSpec spec;
+    std::optional<KernelSignature> signature;
+    std::vector<Diagnostic> diagnostics;  // metadata errors/warnings and signature mismatches
+
+    bool usable() const { return !has_errors(diagnostics) && signature.has_value(); }
+    const BufferSpec* buffer(const std::string& name) const;
+    const ParamSpec* param(const std::string& name) const;
+};
+
+}  // namespace cp

@@ -1,0 +1,40 @@
+// Checking a launch configuration against a device's limits before launching, with fix suggestions.
+#pragma once
+
+#include "core/types.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cp {
+
+struct LaunchIssue {
+    Severity severity = Severity::Error;  // Error: refused; Warning: allowed but probably unintended
+    std::string limit;                    // which limit, e.g. "max threads per block"
+    std::string message;                  // full sentence with value, limit and a suggestion
+};
+
+struct LaunchCheck {
+    Dim3 grid, block;
+    uint32_t dynamic_shared_bytes = 0;
+    ResourceUsage usage;                  // registers, static shared (unknown = -1)
+    std::vector<uint64_t> problem;        // 0-3 extents the grid should cover
+};
+
+// Errors: zero dims, threads per block, per-dimension block/grid limits, shared memory per block,
+// registers x threads. Warnings: grid does not cover the problem, block not a multiple of the warp size.
+std::vector<LaunchIssue> validate_launch(const DeviceInfo& device, const LaunchCheck& check);
+
+// Derived figures for the UI and CLI text output.
+struct LaunchFigures {
+    uint64_t total_threads = 0, blocks = 0;
+    uint32_t warps_per_block = 0;
+    uint64_t threads_beyond_problem = 0;  // launched threads outside the problem extents
+};
+LaunchFigures launch_figures(const DeviceInfo& device, const LaunchCheck& check);
+
+// Parses "256", "16x16", "8x8x4" (also '*' or ','); Error with an example on bad text.
+std::optional<Dim3> parse_dim3(const std::string& text, std::string* error = nullptr);
+
+}  // namespace cp

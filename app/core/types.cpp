@@ -1,0 +1,51 @@
+// Formatting helpers for the core value types.
+#include "core/types.h"
+
+#include "core/engine_api.h"
+
+#include <algorithm>
+
+namespace cp {
+
+std::string Dim3::str() const {
+    return std::to_string(x) + "x" + std::to_string(y) + "x" + std::to_string(z);
+}
+
+const char* severity_name(Severity s) {
+    switch (s) {
+        case Severity::Error: return "error";
+        case Severity::Warning: return "warning";
+        case Severity::Note: return "note";
+    }
+    return "?";
+}
+
+std::string Diagnostic::str() const {
+    std::string out = file.empty() ? std::string("<input>") : file;
+    if (line > 0) {
+        out += ":" + std::to_string(line);
+        if (column > 0) out += ":" + std::to_string(column);
+    }
+    return out + ": " + severity_name(severity) + ": " + message;
+}
+
+bool has_errors(const std::vector<Diagnostic>& diags) {
+    return std::any_of(diags.begin(), diags.end(), [](const Diagnostic& d) { return d.severity == Severity::Error; });
+}
+
+const char* backend_name(BackendKind k) { return k == BackendKind::Cuda ? "cuda" : "cpu"; }
+
+TimingStats TimingStats::from_samples(std::vector<double> samples, bool cpu_time) {
+    TimingStats t;
+    t.cpu_time = cpu_time;
+    t.samples_ms = samples;
+    if (samples.empty()) return t;
+    std::sort(samples.begin(), samples.end());
+    t.min_ms = samples.front();
+    t.max_ms = samples.back();
+    const size_t n = samples.size();
+    t.median_ms = n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+    return t;
+}
+
+}  // namespace cp

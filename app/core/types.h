@@ -1,0 +1,75 @@
+// Small value types shared by every part of the core: 3D sizes, diagnostics, resource usage, device limits.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cp {
+
+struct Dim3 {
+    uint32_t x = 1, y = 1, z = 1;
+
+    uint64_t count() const { return uint64_t(x) * y * z; }
+    std::string str() const;  // "16x16x1"
+    bool operator==(const Dim3&) const = default;
+};
+
+enum class Severity { Error, Warning, Note };
+const char* severity_name(Severity s);
+
+// One compiler or metadata message, located in a file.
+struct Diagnostic {
+    std::string file;
+    int line = 0;    // 1-based; 0 when unknown
+    int column = 0;  // 1-based; 0 when unknown
+    Severity severity = Severity::Error;
+    std::string message;
+
+    std::string str() const;  // "file:line:col: error: message"
+};
+
+bool has_errors(const std::vector<Diagnostic>& diags);
+
+// What a compiled kernel needs per thread/block; -1 means unknown.
+struct ResourceUsage {
+    int registers = -1;
+    int static_shared_bytes = -1;
+    int local_bytes = -1;  // stack frame
+    int spill_store_bytes = -1;
+    int spill_load_bytes = -1;
+    int constant_bytes = -1;
+    int max_threads_per_block = -1;  // from __launch_bounds__ or the driver
+    int barriers = -1;
+};
+
+enum class BackendKind { Cuda, Cpu };
+const char* backend_name(BackendKind k);  // "cuda" / "cpu"
+
+// Limits and facts about the device a backend runs on. The CPU backend reports CUDA-like limits so
+// that launch configurations are validated the same way on both.
+struct DeviceInfo {
+    BackendKind backend = BackendKind::Cuda;
+    std::string name;
+    std::string arch;  // "sm_90"
+    int cc_major = 0, cc_minor = 0;
+    int sm_count = 0;
+    uint64_t total_memory = 0;
+    int max_threads_per_block = 1024;
+    Dim3 max_block{1024, 1024, 64};
+    Dim3 max_grid{2147483647u, 65535u, 65535u};
+    int max_shared_per_block = 48 * 1024;
+    int max_shared_per_block_optin = 48 * 1024;
+    int max_shared_per_sm = 0;
+    int regs_per_block = 65536;
+    int regs_per_sm = 65536;
+    int max_threads_per_sm = 2048;
+    int max_blocks_per_sm = 32;
+    int warp_size = 32;
+    int l2_bytes = 0;
+    double copy_bandwidth_gbps = 0;  // measured device-to-device copy bandwidth; 0 if not measured
+    std::string driver_version;
+    std::string notes;  // anything the user should know (e.g. "CPU emulation: timings are CPU time")
+};
+
+}  // namespace cp

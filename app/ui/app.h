@@ -1,0 +1,27 @@
+// Entry point of the window (GLFW) and of headless mode (EGL, screenshots).
+#pragma once
+
+#include "core/types.h"
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cp::ui {
+
+struct AppOptions {
+    bool headless = false;
+    std::optional<std::string> open_file;                     // a .cu file to open instead of the last one
+    std::vector<std::pair<std::string, std::string>> sets;    // --set name=value
+    std::optional<Dim3> block, grid;
+    int frames = 0;                 // 0: run until closed (window) / a few frames (headless)
+    std::string screenshot;         // PNG path, written after the last frame
+    std::string backend = "auto";   // auto | cuda | cpu
+    int width = 1600, height = 1000;
+};
+
+// Returns the process exit code; never calls exit().
+int run_app(const AppOptions& options);
+
+}  // namespace cp::ui

@@ -1,0 +1,36 @@
+/*@playground
+title: Box blur 3×3
+category: Image filters
+tags: 2D, image, stencil, neighbourhood
+about: A stencil: each output pixel is the average of the 3×3 neighbourhood around it in the input,
+  with coordinates clamped at the borders (edge pixels repeat). Neighbouring threads read overlapping
+  pixels, so the caches do much of the work; a later lesson stages the tile in shared memory instead.
+param width: int = src.width
+param height: int = src.height
+buffer src: uchar4[width * height] in image("coffee.png")
+buffer dst: uchar4[width * height] out zeros
+block: 16 x 16
+grid: ceil(width / block.x) x ceil(height / block.y)
+problem: width x height
+view dst: image(width, height)
+reference: box_blur_3x3
+tolerance: 1
+*/
+extern "C" __global__ void box_blur(const uchar4* src, uchar4* dst, int width, int height)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= width || y >= height) return;
+
+    int sum[4] = {0, 0, 0, 0};
+    for (int dy = -1; dy <= 1; ++dy) {
+        for (int dx = -1; dx <= 1; ++dx) {
+            int sx = min(max(x + dx, 0), width - 1);
+            int sy = min(max(y + dy, 0), height - 1);
+            uchar4 p = src[sy * width + sx];
+            sum[0] += p.x; sum[1] += p.y; sum[2] += p.z; sum[3] += p.w;
+        }
+    }
+    // Round to nearest: (sum + 4) / 9.
+    dst[y * width + x] = make_uchar4((sum[0] + 4) / 9, (sum[1] + 4) / 9, (sum[2] + 4) / 9, (sum[3] + 4) / 9);
+}
