@@ -1,0 +1,256 @@
+// The colormap pass: GLSL for the display (normalise, channel, colormap) and for the min/max reduction
+// (a compute shader: per-workgroup shared-memory reduction, one atomic per group), plus the colormap table.
+#include "render/colormap_pass.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+
+namespace cp::render {
+namespace {
+
+const char* sampler_decl(SamplerKind k) {
+    switch (k) {
+        case SamplerKind::Float: return "#define SAMPLER sampler2D\n";
+        case SamplerKind::Int: return "#define SAMPLER isampler2D\n";
+        case SamplerKind::UInt: return "#define SAMPLER usampler2D\n";
+    }
+    return "";
+}
+
+const char* kFullscreenVertex = R"(#version 450 core
+void main() {
+    // One triangle covering the viewport.
+    vec2 p = vec2((gl_VertexID << 1) & 2, gl_VertexID & 2);
+    gl_Position = vec4(p * 2.0 - 1.0, 0.0, 1.0);
+}
+)";
+
+const char* kDisplayFragment = R"(
+layout(binding = 0) uniform SAMPLER source;
+layout(binding = 1) uniform sampler2D lut;
+uniform int channel;        // -1: colour
+uniform int components;
+uniform int colormap_row;
+uniform int colormap_rows;
+uniform float value_scale;
+uniform float lo, hi;
+uniform bool show_alpha;
+out vec4 color;
+void main() {
+    vec4 v = vec4(texelFetch(source, ivec2(gl_FragCoord.xy), 0)) * value_scale;
+    float span = hi > lo ? hi - lo : 1.0;
+    if (channel >= 0 || components == 1) {
+        int c = max(channel, 0);
+        float t = clamp((v[c] - lo) / span, 0.0, 1.0);
+        if (isnan(v[c])) { color = vec4(1.0, 0.0, 1.0, 1.0); return; }  // NaN shows magenta
+        float row = (float(colormap_row) + 0.5) / float(colormap_rows);
+        color = vec4(texture(lut, vec2((t * 255.0 + 0.5) / 256.0, row)).rgb, 1.0);
+    } else {
+        vec3 rgb = clamp((v.rgb - lo) / span, 0.0, 1.0);
+        if (components == 2) rgb.b = 0.0;
+        float a = (components == 4 && show_alpha) ? clamp((v.a - lo) / span, 0.0, 1.0) : 1.0;
+        color = vec4(rgb, a);
+    }
+}
+)";
+
+const char* kRangeCompute = R"(
+layout(local_size_x = 16, local_size_y = 16) in;
+layout(binding = 0) uniform SAMPLER source;
+layout(std430, binding = 0) buffer Range { uint lo_key; uint hi_key; };
+uniform int channel;
+uniform int components;
+uniform float value_scale;
+shared float s_lo[256];
+shared float s_hi[256];
+// Floats mapped to uints whose order matches the floats' (so atomicMin/Max work on them).
+uint ordered(float f) {
+    uint u = floatBitsToUint(f);
+    return (u & 0x80000000u) != 0u ? ~u : (u | 0x80000000u);
+}
+void main() {
+    ivec2 size = textureSize(source, 0);
+    float lo = 3.4e38, hi = -3.4e38;
+    // Each invocation covers a 4x4 patch so big images need few groups.
+    ivec2 base = ivec2(gl_GlobalInvocationID.xy) * 4;
+    for (int dy = 0; dy < 4; ++dy) for (int dx = 0; dx < 4; ++dx) {
+        ivec2 p = base + ivec2(dx, dy);
+        if (p.x >= size.x || p.y >= size.y) continue;
+        vec4 v = vec4(texelFetch(source, p, 0)) * value_scale;
+        int first = channel >= 0 ? channel : 0;
+        int last = channel >= 0 ? channel : min(components, 3) - 1;
+        for (int c = first; c <= last; ++c) {
+            if (isnan(v[c]) || isinf(v[c])) continue;
+            lo = min(lo, v[c]);
+            hi = max(hi, v[c]);
+        }
+    }
+    uint i = gl_LocalInvocationIndex;
+    s_lo[i] = lo;
+    s_hi[i] = hi;
+    barrier();
+    for (uint stride = 128u; stride > 0u; stride >>= 1) {
+        if (i < stride) {
+            s_lo[i] = min(s_lo[i], s_lo[i + stride]);
+            s_hi[i] = max(s_hi[i], s_hi[i + stride]);
+        }
+        barrier();
+    }
+    if (i == 0u && s_lo[0] <= s_hi[0]) {
+        atomicMin(lo_key, ordered(s_lo[0]));
+        atomicMax(hi_key, ordered(s_hi[0]));
+    }
+}
+)";
+
+float from_ordered(uint32_t key) {
+    uint32_t u = (key & 0x80000000u) ? (key & 0x7fffffffu) : ~key;
+    float f;
+    std::memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+// Colormaps as a few control points, interpolated linearly into 256 entries. Viridis and magma follow
+// matplotlib's tables at eighths; coolwarm is Moreland's diverging map.
+using Stops = std::vector<std::array<float, 3>>;
+const Stops& colormap_stops(Colormap c) {
+    static const Stops gray = {{0, 0, 0}, {1, 1, 1}};
+    static const Stops viridis = {{0.267f, 0.005f, 0.329f}, {0.283f, 0.141f, 0.458f}, {0.254f, 0.265f, 0.530f},
+                                  {0.207f, 0.372f, 0.553f}, {0.164f, 0.471f, 0.558f}, {0.128f, 0.567f, 0.551f},
+                                  {0.135f, 0.659f, 0.518f}, {0.267f, 0.749f, 0.441f}, {0.478f, 0.821f, 0.318f},
+                                  {0.741f, 0.873f, 0.150f}, {0.993f, 0.906f, 0.144f}};
+    static const Stops magma = {{0.001f, 0.000f, 0.014f}, {0.078f, 0.054f, 0.211f}, {0.232f, 0.060f, 0.437f},
+                                {0.390f, 0.100f, 0.502f}, {0.550f, 0.161f, 0.506f}, {0.716f, 0.215f, 0.475f},
+                                {0.868f, 0.288f, 0.409f}, {0.967f, 0.439f, 0.360f}, {0.994f, 0.624f, 0.427f},
+                                {0.997f, 0.812f, 0.573f}, {0.987f, 0.991f, 0.750f}};
+    static const Stops coolwarm = {{0.230f, 0.299f, 0.754f}, {0.552f, 0.690f, 0.996f}, {0.866f, 0.865f, 0.865f},
+                                   {0.958f, 0.603f, 0.482f}, {0.706f, 0.016f, 0.150f}};
+    switch (c) {
+        case Colormap::Gray: return gray;
+        case Colormap::Viridis: return viridis;
+        case Colormap::Magma: return magma;
+        case Colormap::Coolwarm: return coolwarm;
+    }
+    return gray;
+}
+
+}  // namespace
+
+const std::vector<std::string>& colormap_names() {
+    static const std::vector<std::string> names = {"gray", "viridis", "magma", "coolwarm"};
+    return names;
+}
+
+Colormap colormap_from_name(const std::string& name) {
+    const auto& n = colormap_names();
+    auto it = std::find(n.begin(), n.end(), name);
+    return it == n.end() ? Colormap::Gray : Colormap(it - n.begin());
+}
+
+Result<std::unique_ptr<ColormapPass>> ColormapPass::create() {
+    std::unique_ptr<ColormapPass> pass(new ColormapPass());
+    for (SamplerKind k : {SamplerKind::Float, SamplerKind::Int, SamplerKind::UInt}) {
+        const std::string header = std::string("#version 450 core\n") + sampler_decl(k);
+        auto display = Program::compile(kFullscreenVertex, header + kDisplayFragment);
+        if (!display) return display.error();
+        auto range = Program::compile_compute(header + kRangeCompute);
+        if (!range) return range.error();
+        pass->display_[int(k)] = std::move(*display);
+        pass->range_[int(k)] = std::move(*range);
+    }
+    const int rows = int(colormap_names().size());
+    std::vector<uint8_t> table(size_t(rows) * 256 * 4);
+    for (int r = 0; r < rows; ++r) {
+        const Stops& s = colormap_stops(Colormap(r));
+        for (int i = 0; i < 256; ++i) {
+            const float t = float(i) / 255.0f * float(s.size() - 1);
+            const size_t a = std::min(size_t(t), s.size() - 2);
+            const float f = t - float(a);
+            for (int c = 0; c < 3; ++c) {
+                const float v = s[a][size_t(c)] * (1 - f) + s[a + 1][size_t(c)] * f;
+                table[(size_t(r) * 256 + size_t(i)) * 4 + size_t(c)] = uint8_t(std::lround(v * 255.0f));
+            }
+            table[(size_t(r) * 256 + size_t(i)) * 4 + 3] = 255;
+        }
+    }
+    pass->lut_ = Texture::create_2d(GL_RGBA8, 256, rows, 1);
+    glTextureSubImage2D(pass->lut_.id(), 0, 0, 0, 256, rows, GL_RGBA, GL_UNSIGNED_BYTE, table.data());
+    glCreateVertexArrays(1, &pass->vao_);
+    glCreateFramebuffers(1, &pass->fbo_);
+    glCreateBuffers(1, &pass->range_buffer_);
+    glNamedBufferStorage(pass->range_buffer_, 8, nullptr, GL_DYNAMIC_STORAGE_BIT);
+    return pass;
+}
+
+ColormapPass::~ColormapPass() {
+    glDeleteVertexArrays(1, &vao_);
+    glDeleteFramebuffers(1, &fbo_);
+    glDeleteBuffers(1, &range_buffer_);
+}
+
+ValueRange ColormapPass::value_range(const BufferTexture& source, int channel) {
+    const TexelFormat& f = source.format();
+    const Program& prog = range_[int(f.sampler)];
+    const uint32_t init[2] = {0xffffffffu, 0u};
+    glNamedBufferSubData(range_buffer_, 0, sizeof init, init);
+    glUseProgram(prog.id());
+    glUniform1i(prog.uniform("channel"), channel >= f.data_components ? f.data_components - 1 : channel);
+    glUniform1i(prog.uniform("components"), f.data_components);
+    glUniform1f(prog.uniform("value_scale"), f.value_scale);
+    glBindTextureUnit(0, source.texture().id());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, range_buffer_);
+    const int patch = 16 * 4;
+    glDispatchCompute(GLuint((source.width() + patch - 1) / patch), GLuint((source.height() + patch - 1) / patch), 1);
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    uint32_t keys[2] = {0, 0};
+    glGetNamedBufferSubData(range_buffer_, 0, sizeof keys, keys);
+    glUseProgram(0);
+    ValueRange r;
+    if (keys[0] == 0xffffffffu && keys[1] == 0u) return r;  // no finite value
+    r.min = from_ordered(keys[0]);
+    r.max = from_ordered(keys[1]);
+    r.valid = true;
+    return r;
+}
+
+void ColormapPass::render(const BufferTexture& source, const DisplaySettings& settings, ValueRange range,
+                          Texture& display) {
+    const TexelFormat& f = source.format();
+    if (!display || display.width() != source.width() || display.height() != source.height())
+        display = Texture::create_2d(GL_RGBA8, source.width(), source.height(),
+                                     mip_levels_for(source.width(), source.height()));
+    double lo = settings.range_min, hi = settings.range_max;
+    if (settings.auto_range && range.valid) {
+        lo = range.min;
+        hi = range.max;
+    }
+    const Program& prog = display_[int(f.sampler)];
+    glNamedFramebufferTexture(fbo_, GL_COLOR_ATTACHMENT0, display.id(), 0);
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo_);
+    glViewport(0, 0, source.width(), source.height());
+    glDisable(GL_BLEND);
+    glDisable(GL_SCISSOR_TEST);
+    glDisable(GL_DEPTH_TEST);
+    glDisable(GL_CULL_FACE);
+    glUseProgram(prog.id());
+    glUniform1i(prog.uniform("channel"), settings.channel >= f.data_components ? f.data_components - 1 : settings.channel);
+    glUniform1i(prog.uniform("components"), f.data_components);
+    glUniform1i(prog.uniform("colormap_row"), int(settings.colormap));
+    glUniform1i(prog.uniform("colormap_rows"), int(colormap_names().size()));
+    glUniform1f(prog.uniform("value_scale"), f.value_scale);
+    glUniform1f(prog.uniform("lo"), float(lo));
+    glUniform1f(prog.uniform("hi"), float(hi));
+    glUniform1i(prog.uniform("show_alpha"), settings.show_alpha ? 1 : 0);
+    glBindTextureUnit(0, source.texture().id());
+    glBindTextureUnit(1, lut_.id());
+    glBindVertexArray(vao_);
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    glBindVertexArray(0);
+    glUseProgram(0);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    if (display.levels() > 1) glGenerateTextureMipmap(display.id());
+}
+
+}  // namespace cp::render

@@ -1,0 +1,32 @@
+// Copying a CUDA device buffer into an OpenGL texture on the GPU (CUDA-GL interop), behind an interface
+// so the texture code does not see the CUDA driver API.
+#pragma once
+
+#include "core/result.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace cp::render {
+
+class DeviceCopier {
+public:
+    virtual ~DeviceCopier() = default;
+    // Copies `height` rows of `row_bytes` from `device_address` (rows `row_bytes` apart) into mip level 0
+    // of `texture` (GL_TEXTURE_2D whose texel size * width == row_bytes). The texture is registered
+    // with CUDA on first use and stays registered until forget().
+    virtual Result<bool> copy_to_texture(uint64_t device_address, size_t row_bytes, size_t height,
+                                         unsigned texture) = 0;
+    // Unregisters a texture (call before deleting it).
+    virtual void forget(unsigned texture) = 0;
+    virtual std::string describe() const = 0;
+};
+
+// Loads the CUDA driver at run time and makes the device's primary context (the engine's) current on
+// the calling thread, which must be the thread that owns the GL context. Fails plainly where there is
+// no driver or device; callers then upload from host memory.
+Result<std::unique_ptr<DeviceCopier>> make_cuda_gl_copier(int device_ordinal = 0);
+
+}  // namespace cp::render
