@@ -1,0 +1,125 @@
+// The session worker: applies a job's choices to the KernelSession and runs it, on its own thread.
+#include "ui/live_runner.h"
+
+namespace cp::ui {
+
+LiveRunner::LiveRunner(std::unique_ptr<Engine> engine, std::string why_no_engine, std::function<void()> on_done)
+    : engine_(std::move(engine)), why_no_engine_(std::move(why_no_engine)), on_done_(std::move(on_done)) {
+    if (engine_) {
+        session_ = std::make_unique<KernelSession>(*engine_);
+        device_ = session_->device();
+    }
+    worker_ = std::thread([this] { worker_loop(); });
+}
+
+LiveRunner::~LiveRunner() {
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
+    cv_.notify_all();
+    worker_.join();
+    session_.reset();  // releases its buffers through the engine before the engine goes
+    engine_.reset();
+}
+
+bool LiveRunner::idle() const {
+    std::lock_guard lock(mutex_);
+    return !running_ && !job_ && !outcome_;
+}
+
+bool LiveRunner::has_outcome() const {
+    std::lock_guard lock(mutex_);
+    return outcome_.has_value();
+}
+
+bool LiveRunner::submit(RunJob job) {
+    job.submitted = std::chrono::steady_clock::now();
+    {
+        std::lock_guard lock(mutex_);
+        if (running_ || job_ || outcome_) return false;
+        job_ = std::move(job);
+    }
+    cv_.notify_all();
+    return true;
+}
+
+std::optional<RunOutcome> LiveRunner::take_outcome() {
+    std::lock_guard lock(mutex_);
+    std::optional<RunOutcome> out = std::move(outcome_);
+    outcome_.reset();
+    return out;
+}
+
+void LiveRunner::wait_until_done() {
+    std::unique_lock lock(mutex_);
+    cv_.wait(lock, [this] { return !running_ && !job_; });
+}
+
+void LiveRunner::worker_loop() {
+    for (;;) {
+        RunJob job;
+        {
+            std::unique_lock lock(mutex_);
+            cv_.wait(lock, [this] { return stopping_ || job_.has_value(); });
+            if (stopping_) return;
+            job = std::move(*job_);
+            job_.reset();
+            running_ = true;
+        }
+        RunOutcome outcome = execute(job);
+        {
+            std::lock_guard lock(mutex_);
+            outcome_ = std::move(outcome);
+            running_ = false;
+        }
+        cv_.notify_all();
+        if (on_done_) on_done_();
+    }
+}
+
+RunOutcome LiveRunner::execute(RunJob& job) {
+    RunOutcome out;
+    out.job_id = job.id;
+    out.submitted = job.submitted;
+    if (!session_) {
+        out.report.title = job.file.spec.title;
+        out.report.diagnostics = job.file.diagnostics;
+        out.report.failed_stage = RunStage::Launch;
+        out.report.error = make_error("nothing can run here: " + why_no_engine_,
+                                      "the editor still works; run on a machine with an NVIDIA GPU, or build the "
+                                      "CPU backend");
+        out.finished = std::chrono::steady_clock::now();
+        return out;
+    }
+    KernelSession& s = *session_;
+    s.set_kernel(std::move(job.file));
+    s.clear_param_overrides();
+    for (const auto& [name, value] : job.params)
+        if (auto r = s.set_param_value(name, value); !r) out.input_problems.push_back(r.error().full());
+    s.set_block_override(job.block);
+    s.set_grid_override(job.grid);
+    for (const auto& [buffer, path] : job.images) s.set_image_override(buffer, path);
+
+    if (auto resolved = s.resolve(); resolved) out.resolved = *resolved;
+    if (job.compile_only) {
+        const CompileResult& c = s.compile();
+        out.report.title = s.kernel().spec.title;
+        out.report.diagnostics = s.kernel().diagnostics;
+        out.report.diagnostics.insert(out.report.diagnostics.end(), c.diagnostics.begin(), c.diagnostics.end());
+        out.report.usage = c.usage;
+        out.report.compile_ms = c.compile_ms;
+        out.report.cache_hit = c.cache_hit;
+        if (!c.ok) {
+            out.report.failed_stage = RunStage::Compile;
+            out.report.error = make_error("the kernel does not compile");
+        }
+    } else {
+        out.report = s.run(job.options);
+    }
+    out.finished = std::chrono::steady_clock::now();
+    out.wall_ms = std::chrono::duration<double, std::milli>(out.finished - out.submitted).count();
+    return out;
+}
+
+}  // namespace cp::ui
