@@ -1,0 +1,123 @@
+// run_app and the AppHost: GL target + ImGui set-up, the frame loop, screenshots.
+#include "ui/app_host.h"
+
+#include "ui/user_dirs.h"
+
+#include <glad/gl.h>
+#include <imgui.h>
+#include <imgui_impl_opengl3.h>
+
+#include <cstdio>
+
+namespace cp::ui {
+
+Result<std::unique_ptr<AppHost>> AppHost::create(const AppOptions& options) {
+    std::unique_ptr<AppHost> host(new AppHost());
+    host->options_ = options;
+    render::TargetOptions t;
+    t.width = options.width;
+    t.height = options.height;
+    auto target = options.headless ? render::make_headless_target(t) : render::make_window_target(t);
+    if (!target) return target.error();
+    host->target_ = std::move(*target);
+
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    // The layout lives next to the settings. Headless runs read it (screenshots show the user's layout)
+    // but never write it.
+    host->ini_path_ = (config_dir() / "imgui.ini").string();
+    io.IniFilename = nullptr;
+    if (!options.headless) io.IniFilename = host->ini_path_.c_str();
+    else if (std::filesystem::exists(host->ini_path_)) ImGui::LoadIniSettingsFromDisk(host->ini_path_.c_str());
+    host->target_->attach_imgui();
+    ImGui_ImplOpenGL3_Init("#version 450 core");
+    host->imgui_ready_ = true;
+
+    host->workspace_ = std::make_unique<Workspace>(*host->target_, options, config_dir() / "settings.json", !options.headless);
+    if (auto r = host->workspace_->apply_command_line(options); !r) return r.error();
+    return host;
+}
+
+AppHost::~AppHost() {
+    workspace_.reset();  // GL textures go while the context exists
+    if (imgui_ready_) {
+        if (!options_.headless) ImGui::SaveIniSettingsToDisk(ini_path_.c_str());
+        ImGui_ImplOpenGL3_Shutdown();
+        target_->detach_imgui();
+        ImGui::DestroyContext();
+    }
+    target_.reset();
+}
+
+double AppHost::seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+void AppHost::frame() {
+    if (options_.headless && workspace_->run_in_flight()) workspace_->wait_for_run();
+    const auto t0 = std::chrono::steady_clock::now();
+    if (Presentation p; workspace_->take_presentation_change(p)) apply_presentation(p);
+    target_->begin_frame();
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui::NewFrame();
+    workspace_->frame(seconds());
+    ImGui::Render();
+    target_->bind_framebuffer();
+    glDisable(GL_SCISSOR_TEST);
+    const ImVec4 clear = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+    glClearColor(clear.x * 0.6f, clear.y * 0.6f, clear.z * 0.6f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    last_frame_cpu_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    workspace_->set_frame_cpu_ms(float(last_frame_cpu_ms_));
+    target_->present();
+    ++frames_drawn_;
+}
+
+int AppHost::run() {
+    const int frames = options_.frames > 0 ? options_.frames : options_.headless ? 3 : 0;
+    if (options_.headless) {
+        for (int i = 0; i < frames; ++i) frame();
+        // A run started by the last frame is finished and shown before the picture is taken.
+        while (workspace_->run_in_flight() || workspace_->needs_frame(seconds())) {
+            if (frames_drawn_ > frames + 20) break;
+            frame();
+        }
+    } else {
+        frame();
+        int extra = 1;  // ImGui settles hover/active states one frame after an input: draw two per input
+        while (!target_->close_requested() && (frames == 0 || frames_drawn_ < frames)) {
+            const double timeout = extra > 0 ? 0.0 : workspace_->idle_timeout(seconds());
+            if (target_->wait_events(timeout)) extra = 2;
+            if (extra > 0 || workspace_->needs_frame(seconds())) {
+                frame();
+                if (extra > 0) --extra;
+            }
+        }
+    }
+    if (!options_.screenshot.empty()) {
+        auto pixels = target_->read_pixels();
+        if (!pixels) {
+            std::fprintf(stderr, "error: %s\n", pixels.error().full().c_str());
+            return 1;
+        }
+        if (auto w = render::write_png(options_.screenshot, *pixels); !w) {
+            std::fprintf(stderr, "error: %s\n", w.error().full().c_str());
+            return 1;
+        }
+        std::printf("wrote %s (%dx%d)\n", options_.screenshot.c_str(), pixels->width, pixels->height);
+    }
+    return 0;
+}
+
+int run_app(const AppOptions& options) {
+    auto host = AppHost::create(options);
+    if (!host) {
+        std::fprintf(stderr, "error: %s\n", host.error().full().c_str());
+        return 2;
+    }
+    return (*host)->run();
+}
+
+}  // namespace cp::ui

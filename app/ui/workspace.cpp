@@ -1,0 +1,351 @@
+// Workspace state: creating the engine and interop, opening kernels, turning changes into runs and
+// finished runs into textures, logs, timing samples and panel status. Drawing is in workspace_frame.cpp.
+#include "ui/workspace.h"
+
+#include "core/backend.h"
+#include "core/kernel_file.h"
+#include "ui/launch_panel.h"
+#include "ui/library_panel.h"
+#include "ui/console_panel.h"
+#include "ui/parameters_panel.h"
+#include "ui/user_dirs.h"
+
+#include <cstdlib>
+#include <sstream>
+
+namespace cp::ui {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr double kCompilePause = 0.6;  // seconds of no typing before compiling on its own
+constexpr double kWatchInterval = 0.5;  // how often the open file is checked for outside changes
+
+BackendChoice backend_choice(const std::string& name) {
+    if (name == "cuda") return BackendChoice::Cuda;
+    if (name == "cpu") return BackendChoice::Cpu;
+    return BackendChoice::Auto;
+}
+
+std::string params_summary(const std::map<std::string, double>& params) {
+    std::ostringstream s;
+    for (const auto& [k, v] : params) s << (s.tellp() ? " " : "") << k << "=" << v;
+    return s.str();
+}
+
+}  // namespace
+
+Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs::path settings_file, bool persist)
+    : target_(target), settings_file_(std::move(settings_file)), persist_(persist) {
+    settings_ = load_settings(settings_file_);
+    presentation_ = {settings_.font_scale, target_.content_scale(), settings_.high_contrast};
+    inputs_.timing.repeats = settings_.timing_repeats;
+
+    library_ = scan_library(kernels_dir());
+
+    std::string why_not_cuda;
+    auto backend = make_backend(backend_choice(options.backend), &why_not_cuda);
+    std::unique_ptr<Engine> engine;
+    std::string why_no_engine;
+    if (backend) {
+        engine = std::make_unique<Engine>(std::move(*backend));
+    } else {
+        why_no_engine = backend.error().message;
+        if (!why_not_cuda.empty() && why_not_cuda != why_no_engine)
+            why_no_engine = "CUDA: " + why_not_cuda + "; CPU: " + why_no_engine;
+    }
+    const bool cuda = engine && engine->backend_kind() == BackendKind::Cuda;
+    render::RenderTarget* wake_target = &target_;
+    runner_ = std::make_unique<LiveRunner>(std::move(engine), why_no_engine, [wake_target] { wake_target->wake(); });
+
+    std::string output_path = "host upload (the backend is not CUDA)";
+    if (cuda) {
+        if (auto copier = render::make_cuda_gl_copier(0); copier) {
+            copier_ = std::move(*copier);
+            output_path = copier_->describe();
+        } else {
+            output_path = "host upload (interop unavailable: " + copier.error().message + ")";
+            console_.add(LogKind::Warning, "CUDA-GL interop unavailable, outputs go through host memory: " + copier.error().full());
+        }
+    }
+    if (auto pass = render::ColormapPass::create(); pass) colormap_ = std::move(*pass);
+    else console_.add(LogKind::Error, pass.error().full());
+    outputs_ = std::make_unique<OutputViews>(copier_.get(), colormap_.get());
+
+    device_status_.has_engine = runner_->has_engine();
+    device_status_.device = runner_->device();
+    device_status_.why_no_cuda = cuda ? std::string() : why_not_cuda;
+    device_status_.why_no_engine = why_no_engine;
+    device_status_.renderer = target_.describe();
+    device_status_.output_path = output_path;
+    if (!runner_->has_engine()) console_.add(LogKind::Warning, "No backend: " + why_no_engine);
+    else console_.add(LogKind::Info, std::string("Backend: ") + backend_name(runner_->device().backend) + " on " + runner_->device().name);
+    console_.add(LogKind::Info, "Renderer: " + device_status_.renderer);
+
+    // Panels, each with only what it needs.
+    panels_.push_back(std::make_unique<LibraryPanel>(
+        library_, LibraryActions{[this](const fs::path& p) { open_kernel(p); },
+                                 [this] { return doc_ ? doc_->original_path() : fs::path(); },
+                                 [](const fs::path& p) { return fs::exists(KernelDocument::user_copy_for(p, kernels_dir(), edits_dir())); }}));
+    auto editor = std::make_unique<EditorPanel>(
+        doc_, compile_status_, settings_.auto_compile,
+        EditorActions{[this] { request_run(); }, [this] { save_now(); },
+                      [this] {
+                          if (doc_) {
+                              if (auto r = doc_->revert_to_original(now_); !r) console_.add(LogKind::Error, r.error().full());
+                              else console_.add(LogKind::Info, "Reverted to the stock " + doc_->original_path().filename().string());
+                          }
+                      },
+                      [this] { return now_; }});
+    editor_panel_ = editor.get();
+    panels_.push_back(std::move(editor));
+    panels_.push_back(std::make_unique<ParametersPanel>(inputs_, parsed_, latest_));
+    panels_.push_back(std::make_unique<LaunchPanel>(inputs_, device_status_.device, parsed_, latest_));
+    auto output = std::make_unique<OutputPanel>(*outputs_, output_status_);
+    output_panel_ = output.get();
+    panels_.push_back(std::move(output));
+    panels_.push_back(std::make_unique<TimingPanel>(timing_, inputs_, live_, device_status_.device));
+    panels_.push_back(std::make_unique<ConsolePanel>(console_));
+    panels_.push_back(std::make_unique<DevicePanel>(device_status_));
+    for (auto& p : panels_)
+        if (auto it = settings_.panels.find(p->title()); it != settings_.panels.end()) p->visible = it->second;
+
+    // Start-up kernel: the one asked for, else the last one, else the default demo (an image filter).
+    fs::path start;
+    if (options.open_file) start = *options.open_file;
+    else if (!settings_.last_kernel.empty() && fs::exists(settings_.last_kernel)) start = settings_.last_kernel;
+    else if (fs::exists(kernels_dir() / "image" / "box_blur.cu")) start = kernels_dir() / "image" / "box_blur.cu";
+    else if (!library_.empty()) start = library_.front().path;
+    if (!start.empty()) open_kernel(start);
+}
+
+Workspace::~Workspace() {
+    if (doc_ && doc_->unsaved()) save_now();
+    save_settings_if_persistent();
+    outputs_.reset();  // textures unregister from interop before the copier goes
+    copier_.reset();
+    runner_.reset();
+}
+
+Result<bool> Workspace::apply_command_line(const AppOptions& options) {
+    for (const auto& [name, value] : options.sets) {
+        const ParamSpec* p = parsed_.param(name);
+        if (!p) {
+            std::string known;
+            for (const ParamSpec& q : parsed_.spec.params) known += (known.empty() ? "" : ", ") + q.name;
+            return make_error("--set " + name + "=" + value + ": the kernel has no parameter '" + name + "'",
+                              known.empty() ? "this kernel has no parameters" : "its parameters are: " + known);
+        }
+        if (p->derived) return make_error("--set " + name + ": '" + name + "' is derived (" + p->default_expr + ") and cannot be set");
+        char* end = nullptr;
+        const double v = std::strtod(value.c_str(), &end);
+        if (value.empty() || !end || *end != '\0')
+            return make_error("--set " + name + "=" + value + ": '" + value + "' is not a number", "e.g. --set " + name + "=42");
+        inputs_.params[name] = v;
+    }
+    if (options.block) inputs_.block = options.block;
+    if (options.grid) inputs_.grid = options.grid;
+    inputs_.touch();
+    return true;
+}
+
+void Workspace::open_kernel(const fs::path& path) {
+    auto doc = KernelDocument::open(path, kernels_dir(), edits_dir());
+    if (!doc) {
+        console_.add(LogKind::Error, doc.error().full());
+        return;
+    }
+    if (doc_ && doc_->unsaved()) save_now();
+    doc_ = std::move(*doc);
+    inputs_.reset_for_new_kernel();
+    outputs_->clear();
+    latest_.reset();
+    output_status_ = OutputStatus();
+    compile_status_ = CompileStatus();
+    verify_next_ = true;
+    reparse_if_changed();
+    console_.add(LogKind::Info, "Opened " + doc_->shown_path().string() + (doc_->has_user_copy() ? " (your edited copy)" : ""));
+    settings_.last_kernel = fs::absolute(path).string();
+    save_settings_if_persistent();
+}
+
+void Workspace::save_now() {
+    if (!doc_) return;
+    if (auto r = doc_->save(); !r) console_.add(LogKind::Error, "Saving failed: " + r.error().full());
+    else console_.add(LogKind::Info, "Saved " + doc_->user_copy_path().string());
+}
+
+void Workspace::set_source(std::string text, double now) {
+    if (doc_) doc_->set_text(std::move(text), now);
+}
+
+void Workspace::reparse_if_changed() {
+    if (!doc_) return;
+    const std::string path = doc_->original_path().string();
+    if (doc_->revision() == parsed_revision_ && path == parsed_path_) return;
+    parsed_ = parse_kernel_source(doc_->text(), doc_->original_path());
+    parsed_revision_ = doc_->revision();
+    parsed_path_ = path;
+}
+
+void Workspace::maybe_submit(double now) {
+    if (!doc_ || !runner_->idle()) return;
+    const bool new_kernel = parsed_path_ != submitted_.path;
+    const bool source_changed = doc_->revision() != submitted_.doc_revision;
+    const bool inputs_changed = inputs_.revision != submitted_.inputs_revision;
+    compile_status_.pending = source_changed && !new_kernel;
+    bool go = new_kernel || run_requested_ || inputs_changed || (live_.every_frame && runner_->has_engine());
+    if (source_changed && settings_.auto_compile && now - doc_->last_edit_time() >= kCompilePause) go = true;
+    if (!go) return;
+
+    const bool verify = verify_next_ || run_requested_ || source_changed || new_kernel || inputs_.verify;
+    RunJob job;
+    job.id = next_job_++;
+    job.file = parsed_;
+    job.params = inputs_.params;
+    job.block = inputs_.block;
+    job.grid = inputs_.grid;
+    job.images = inputs_.images;
+    job.options.timing = inputs_.timing;
+    job.options.verify = verify && !live_.every_frame;
+    job.options.read_back = job.options.verify || outputs_->needs_host_data(parsed_);
+    inflight_file_ = parsed_;
+    inflight_images_ = inputs_.images;
+    inflight_new_source_ = source_changed || new_kernel;
+    submitted_ = {doc_->revision(), inputs_.revision, parsed_path_};
+    run_requested_ = false;
+    verify_next_ = false;
+    compile_status_.pending = false;
+    runner_->submit(std::move(job));
+}
+
+void Workspace::apply_outcome(RunOutcome outcome) {
+    ++runs_applied_;
+    RunReport& r = outcome.report;
+    for (const std::string& p : outcome.input_problems) console_.add(LogKind::Warning, p);
+
+    // Compile status for the editor.
+    compile_status_.diagnostics = r.diagnostics;
+    size_t errors = 0, warnings = 0;
+    for (const Diagnostic& d : r.diagnostics) (d.severity == Severity::Error ? errors : warnings) += d.severity != Severity::Note;
+    char summary[160];
+    if (r.failed_stage == RunStage::Compile || r.failed_stage == RunStage::Metadata)
+        std::snprintf(summary, sizeof summary, "%zu error%s, %zu warning%s", errors, errors == 1 ? "" : "s", warnings,
+                      warnings == 1 ? "" : "s");
+    else if (r.usage.registers >= 0)
+        std::snprintf(summary, sizeof summary, "compiled%s in %.0f ms, %d registers%s", r.cache_hit ? " (cached)" : "",
+                      r.compile_ms, r.usage.registers, warnings ? ", warnings" : "");
+    else
+        std::snprintf(summary, sizeof summary, "%s", errors ? "errors" : "");
+    compile_status_.summary = summary;
+    // Diagnostics once per new text (re-runs of the same source would repeat them).
+    if (inflight_new_source_) {
+        for (const Diagnostic& d : r.diagnostics)
+            console_.add(d.severity == Severity::Error ? LogKind::Error : LogKind::Compile, d.str());
+        if (r.failed_stage != RunStage::Compile && r.failed_stage != RunStage::Metadata && r.compile_ms > 0)
+            console_.add(LogKind::Compile, r.title + ": " + compile_status_.summary);
+    }
+    if (!r.printf_output.empty()) console_.add(LogKind::Printf, r.printf_output);
+    for (const LaunchIssue& issue : r.launch_issues)
+        if (issue.severity == Severity::Warning) console_.add(LogKind::Warning, issue.message);
+
+    if (r.launched && outcome.resolved) {
+        outputs_->update(inflight_file_, inflight_images_, r, *outcome.resolved, runs_applied_, console_);
+        TimingSample sample;
+        sample.run = runs_applied_;
+        sample.kernel = r.title;
+        sample.grid = r.grid;
+        sample.block = r.block;
+        sample.dynamic_shared_bytes = r.dynamic_shared_bytes;
+        sample.params = params_summary(r.params);
+        sample.stats = r.timing;
+        sample.bandwidth_gbps = r.bandwidth_gbps;
+        sample.bandwidth_fraction = r.bandwidth_fraction;
+        sample.backend = r.backend;
+        timing_.add(std::move(sample));
+        output_status_.run = runs_applied_;
+        output_status_.stale.clear();
+        output_status_.verified = r.verified;
+        char text[256];
+        if (r.verified == true)
+            std::snprintf(text, sizeof text, "Matches the CPU reference (max error %g)", r.max_abs_error);
+        else if (r.verified == false)
+            std::snprintf(text, sizeof text, "Differs from the CPU reference: %llu mismatches, max error %g. %s",
+                          static_cast<unsigned long long>(r.mismatches), r.max_abs_error, r.mismatch_detail.c_str());
+        else
+            text[0] = '\0';
+        output_status_.verification = text;
+        if (r.verified == false) console_.add(LogKind::Warning, text);
+    }
+    if (r.error) {
+        const std::string what = std::string(run_stage_name(r.failed_stage)) + " failed: " + r.error->message;
+        console_.add(LogKind::Error, r.error->hint.empty() ? what : what + "\n  hint: " + r.error->hint);
+        output_status_.stale = output_status_.run ? what : std::string();
+        if (live_.every_frame) {
+            live_.every_frame = false;
+            console_.add(LogKind::Info, "Stopped re-running every frame after the failure.");
+        }
+    }
+    latest_ = std::move(outcome);
+    // Keep the big host copies out of the state the panels hold on to.
+    latest_->report.outputs.clear();
+}
+
+bool Workspace::take_presentation_change(Presentation& out) {
+    presentation_.content_scale = target_.content_scale();
+    if (!presentation_dirty_) return false;
+    presentation_dirty_ = false;
+    out = presentation_;
+    return true;
+}
+
+void Workspace::change_font_scale(float delta) {
+    const float s = delta == 0 ? 1.0f : std::clamp(presentation_.font_scale + delta, Settings::kMinFontScale, Settings::kMaxFontScale);
+    if (s == presentation_.font_scale) return;
+    presentation_.font_scale = settings_.font_scale = s;
+    presentation_dirty_ = true;
+    save_settings_if_persistent();
+}
+
+void Workspace::save_settings_if_persistent() {
+    if (!persist_) return;
+    settings_.timing_repeats = inputs_.timing.repeats;
+    for (auto& p : panels_) settings_.panels[p->title()] = p->visible;
+    if (auto r = save_settings(settings_file_, settings_); !r) console_.add(LogKind::Warning, r.error().full());
+}
+
+void Workspace::set_all_panels_visible(bool v) {
+    for (auto& p : panels_) p->visible = v;
+}
+
+double Workspace::idle_timeout(double now) const {
+    if (live_.every_frame && runner_->has_engine()) return 0;
+    double t = kWatchInterval;
+    if (doc_ && doc_->revision() != submitted_.doc_revision && settings_.auto_compile)
+        t = std::min(t, std::max(0.0, doc_->last_edit_time() + kCompilePause - now));
+    if (doc_ && doc_->unsaved()) t = std::min(t, 0.3);
+    return t;
+}
+
+bool Workspace::needs_frame(double now) {
+    if (runner_->has_outcome()) return true;
+    if (live_.every_frame && runner_->has_engine()) return true;
+    if (run_requested_ || inputs_.revision != submitted_.inputs_revision) return true;
+    if (doc_) {
+        if (doc_->unsaved()) return true;  // autosave is due soon
+        if (doc_->revision() != submitted_.doc_revision &&
+            (!settings_.auto_compile || now - doc_->last_edit_time() >= kCompilePause))
+            return settings_.auto_compile;
+        if (now - last_watch_check_ >= kWatchInterval) {
+            last_watch_check_ = now;
+            if (doc_->reload_if_changed_on_disk(now)) {
+                console_.add(LogKind::Info, "Reloaded " + doc_->shown_path().string() + " (changed outside the app)");
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+}  // namespace cp::ui

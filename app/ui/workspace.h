@@ -1,0 +1,140 @@
+// The app's state and its wiring: owns the engine (through the LiveRunner), the open document, the user's
+// run inputs, outputs, logs and the panels, and runs one UI frame at a time: take a finished run's results,
+// draw, and start the next run when something changed. Panels get references to the parts they need;
+// nothing else sees this class except the app host and tests.
+#pragma once
+
+#include "render/colormap_pass.h"
+#include "render/device_copier.h"
+#include "render/render_target.h"
+#include "ui/app.h"
+#include "ui/console_log.h"
+#include "ui/device_panel.h"
+#include "ui/editor_panel.h"
+#include "ui/kernel_document.h"
+#include "ui/live_runner.h"
+#include "ui/open_file_dialog.h"
+#include "ui/output_panel.h"
+#include "ui/output_views.h"
+#include "ui/panel.h"
+#include "ui/run_inputs.h"
+#include "ui/settings.h"
+#include "ui/theme.h"
+#include "ui/timing_history.h"
+#include "ui/timing_panel.h"
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace cp::ui {
+
+class LaunchPanel;
+
+class Workspace {
+public:
+    // `persist`: save settings and the ImGui layout (false in headless runs).
+    Workspace(render::RenderTarget& target, const AppOptions& options, std::filesystem::path settings_file, bool persist);
+    ~Workspace();
+    Workspace(const Workspace&) = delete;
+    Workspace& operator=(const Workspace&) = delete;
+
+    // Applies --set / --block / --grid; an Error names the first bad one.
+    Result<bool> apply_command_line(const AppOptions& options);
+
+    // One UI frame, between ImGui::NewFrame and ImGui::Render. `now`: seconds on a steady clock.
+    void frame(double now);
+    // How long the loop may sleep before the next frame is needed (0: draw again at once).
+    double idle_timeout(double now) const;
+    // Whether something (a finished run, a pending run, a file change) wants a frame now.
+    bool needs_frame(double now);
+
+    bool run_in_flight() const { return !runner_->idle(); }
+    void wait_for_run() { runner_->wait_until_done(); }
+
+    // Presentation changes (font scale, theme) are applied by the host between frames.
+    bool take_presentation_change(Presentation& out);
+
+    // ---- for the host, tests and benchmarks ----
+    void open_kernel(const std::filesystem::path& path);
+    void request_run() { run_requested_ = true; }
+    void save_now();
+    KernelDocument* document() { return doc_ ? &*doc_ : nullptr; }
+    void set_source(std::string text, double now);  // as if typed
+    RunInputs& inputs() { return inputs_; }
+    LiveOptions& live() { return live_; }
+    OutputViews& outputs() { return *outputs_; }
+    const OutputPanel& output_panel() const { return *output_panel_; }
+    const std::optional<RunOutcome>& latest() const { return latest_; }
+    uint64_t runs_applied() const { return runs_applied_; }
+    ConsoleLog& console() { return console_; }
+    const CompileStatus& compile_status() const { return compile_status_; }
+    const DeviceStatus& device_status() const { return device_status_; }
+    Settings& settings() { return settings_; }
+    bool has_engine() const { return runner_->has_engine(); }
+    bool interop_active() const { return copier_ != nullptr; }
+    void set_all_panels_visible(bool v);
+    float frame_cpu_ms() const { return frame_cpu_ms_; }
+    void set_frame_cpu_ms(float ms) { frame_cpu_ms_ = ms; }
+
+private:
+    void apply_outcome(RunOutcome outcome);
+    void maybe_submit(double now);
+    void reparse_if_changed();
+    void handle_shortcuts();
+    void draw_menu_bar();
+    void draw_banner_and_status();
+    void draw_panels();
+    void save_settings_if_persistent();
+    void change_font_scale(float delta);
+
+    render::RenderTarget& target_;
+    std::filesystem::path settings_file_;
+    bool persist_;
+    Settings settings_;
+    Presentation presentation_;
+    bool presentation_dirty_ = true;
+
+    std::vector<KernelFile> library_;
+    std::unique_ptr<LiveRunner> runner_;
+    std::unique_ptr<render::DeviceCopier> copier_;
+    std::unique_ptr<render::ColormapPass> colormap_;
+    std::unique_ptr<OutputViews> outputs_;
+
+    std::optional<KernelDocument> doc_;
+    KernelFile parsed_;                 // the document's text, parsed
+    uint64_t parsed_revision_ = ~0ull;
+    std::string parsed_path_;
+    RunInputs inputs_;
+    LiveOptions live_;
+    ConsoleLog console_;
+    TimingHistory timing_;
+    std::optional<RunOutcome> latest_;
+    CompileStatus compile_status_;
+    OutputStatus output_status_;
+    DeviceStatus device_status_;
+
+    // Run bookkeeping: what the last submitted job was made of, so changes trigger the next one.
+    struct Submitted {
+        uint64_t doc_revision = ~0ull, inputs_revision = ~0ull;
+        std::string path;
+    } submitted_;
+    KernelFile inflight_file_;
+    std::map<std::string, std::string> inflight_images_;
+    bool inflight_new_source_ = false;
+    uint64_t next_job_ = 1, runs_applied_ = 0;
+    bool run_requested_ = false;
+    bool verify_next_ = true;
+    double now_ = 0, last_watch_check_ = 0;
+    float frame_cpu_ms_ = 0;
+
+    std::vector<std::unique_ptr<Panel>> panels_;
+    EditorPanel* editor_panel_ = nullptr;
+    OutputPanel* output_panel_ = nullptr;
+    OpenFileDialog open_dialog_;
+    bool reset_layout_ = false;
+    float banner_height_ = 0;
+};
+
+}  // namespace cp::ui

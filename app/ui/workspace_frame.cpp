@@ -1,0 +1,162 @@
+// Workspace drawing: keyboard shortcuts, the menu bar, the banner (why nothing runs) and status bar, and the
+// panels in their default layout (used until the user moves them; ImGui's ini file remembers that).
+#include "ui/workspace.h"
+
+#include "core/kernel_file.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>  // key codes only: the GLFW backend reports keys by these indices
+
+namespace cp::ui {
+
+void Workspace::frame(double now) {
+    now_ = now;
+    if (auto outcome = runner_->take_outcome()) apply_outcome(std::move(*outcome));
+    if (doc_) {
+        if (auto r = doc_->autosave_if_due(now); !r) console_.add(LogKind::Error, "Autosave failed: " + r.error().full());
+        if (now - last_watch_check_ >= 0.5) {
+            last_watch_check_ = now;
+            if (doc_->reload_if_changed_on_disk(now))
+                console_.add(LogKind::Info, "Reloaded " + doc_->shown_path().string() + " (changed outside the app)");
+        }
+    }
+    reparse_if_changed();
+    handle_shortcuts();
+    draw_menu_bar();
+    draw_banner_and_status();
+    draw_panels();
+    if (auto chosen = open_dialog_.draw()) open_kernel(*chosen);
+    maybe_submit(now);
+}
+
+void Workspace::handle_shortcuts() {
+    const ImGuiIO& io = ImGui::GetIO();
+    const bool ctrl = io.KeyCtrl;
+    if (ImGui::IsKeyPressed(GLFW_KEY_F5, false) ||
+        (ctrl && (ImGui::IsKeyPressed(GLFW_KEY_ENTER, false) || ImGui::IsKeyPressed(GLFW_KEY_KP_ENTER, false)))) {
+        save_now();
+        request_run();
+    }
+    if (!ctrl) return;
+    if (ImGui::IsKeyPressed(GLFW_KEY_S, false)) save_now();
+    if (ImGui::IsKeyPressed(GLFW_KEY_O, false))
+        open_dialog_.open(doc_ ? doc_->original_path().parent_path() : kernels_dir());
+    if (ImGui::IsKeyPressed(GLFW_KEY_EQUAL) || ImGui::IsKeyPressed(GLFW_KEY_KP_ADD)) change_font_scale(+0.1f);
+    if (ImGui::IsKeyPressed(GLFW_KEY_MINUS) || ImGui::IsKeyPressed(GLFW_KEY_KP_SUBTRACT)) change_font_scale(-0.1f);
+    if (ImGui::IsKeyPressed(GLFW_KEY_0, false) || ImGui::IsKeyPressed(GLFW_KEY_KP_0, false)) change_font_scale(0);
+}
+
+void Workspace::draw_menu_bar() {
+    if (!ImGui::BeginMainMenuBar()) return;
+    if (ImGui::BeginMenu("File")) {
+        if (ImGui::MenuItem("Open...", "Ctrl+O")) open_dialog_.open(doc_ ? doc_->original_path().parent_path() : kernels_dir());
+        if (ImGui::MenuItem("Save", "Ctrl+S", false, doc_.has_value())) save_now();
+        if (ImGui::MenuItem("Revert to stock", nullptr, false, doc_ && doc_->has_user_copy())) {
+            if (auto r = doc_->revert_to_original(now_); !r) console_.add(LogKind::Error, r.error().full());
+        }
+        ImGui::Separator();
+        if (ImGui::MenuItem("Quit")) target_.request_close();
+        ImGui::EndMenu();
+    }
+    if (ImGui::BeginMenu("View")) {
+        for (auto& p : panels_)
+            if (ImGui::MenuItem(p->title(), nullptr, p->visible)) {
+                p->visible = !p->visible;
+                save_settings_if_persistent();
+            }
+        ImGui::Separator();
+        if (ImGui::MenuItem("Larger text", "Ctrl +")) change_font_scale(+0.1f);
+        if (ImGui::MenuItem("Smaller text", "Ctrl -")) change_font_scale(-0.1f);
+        if (ImGui::MenuItem("Reset text size", "Ctrl 0")) change_font_scale(0);
+        if (ImGui::MenuItem("High contrast", nullptr, settings_.high_contrast)) {
+            settings_.high_contrast = presentation_.high_contrast = !settings_.high_contrast;
+            presentation_dirty_ = true;
+            save_settings_if_persistent();
+        }
+        if (ImGui::MenuItem("Reset layout")) reset_layout_ = true;
+        ImGui::EndMenu();
+    }
+    if (ImGui::BeginMenu("Run")) {
+        if (ImGui::MenuItem("Run", "F5 / Ctrl+Enter", false, doc_.has_value())) request_run();
+        ImGui::MenuItem("Compile while typing", nullptr, &settings_.auto_compile);
+        ImGui::MenuItem("Re-run every frame", nullptr, &live_.every_frame, runner_->has_engine());
+        if (ImGui::MenuItem("Verify every run", nullptr, &inputs_.verify)) inputs_.touch();
+        ImGui::EndMenu();
+    }
+    if (doc_) {
+        ImGui::Separator();
+        ImGui::TextDisabled("%s", parsed_.spec.title.empty() ? doc_->original_path().filename().string().c_str()
+                                                              : parsed_.spec.title.c_str());
+    }
+    ImGui::EndMainMenuBar();
+}
+
+void Workspace::draw_banner_and_status() {
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    const ImGuiWindowFlags strip = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+                                   ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoBringToFrontOnFocus;
+    // Status bar along the bottom: the latest run, the frame's CPU time, the backend.
+    const float bar = ImGui::GetFrameHeight();
+    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x, vp->WorkPos.y + vp->WorkSize.y - bar));
+    ImGui::SetNextWindowSize(ImVec2(vp->WorkSize.x, bar));
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(ImGui::GetStyle().FramePadding.x, 2));
+    if (ImGui::Begin("##status", nullptr, strip)) {
+        if (run_in_flight()) ImGui::TextUnformatted("running...");
+        else if (latest_ && latest_->report.error)
+            ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s failed: %s", run_stage_name(latest_->report.failed_stage),
+                               latest_->report.error->message.c_str());
+        else if (latest_ && latest_->report.launched)
+            ImGui::Text("ran %s %s x %s in %.3f ms (median)", latest_->report.kernel.c_str(), latest_->report.grid.str().c_str(),
+                        latest_->report.block.str().c_str(), latest_->report.timing.median_ms);
+        else ImGui::TextDisabled("ready");
+        char right_text[96];
+        std::snprintf(right_text, sizeof right_text, "frame %.2f ms CPU | %s", double(frame_cpu_ms_),
+                      runner_->has_engine() ? backend_name(runner_->device().backend) : "no backend");
+        const std::string right = right_text;
+        ImGui::SameLine(std::max(ImGui::GetCursorPosX() + 20, ImGui::GetWindowWidth() - ImGui::CalcTextSize(right.c_str()).x - 12));
+        ImGui::TextDisabled("%s", right.c_str());
+    }
+    ImGui::End();
+    ImGui::PopStyleVar();
+
+    if (runner_->has_engine()) return;
+    // Banner: why nothing runs. It stays: without a backend this is the one thing to know.
+    ImGui::SetNextWindowPos(vp->WorkPos);
+    ImGui::SetNextWindowSize(ImVec2(vp->WorkSize.x, 0));
+    ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0.45f, 0.22f, 0.05f, 1));
+    if (ImGui::Begin("##banner", nullptr, strip | ImGuiWindowFlags_AlwaysAutoResize)) {
+        ImGui::TextWrapped("Nothing can run here: %s. The editor and the compiler still work; outputs, timing and "
+                           "verification need a backend (an NVIDIA GPU, or the CPU backend).",
+                           runner_->why_no_engine().c_str());
+        banner_height_ = ImGui::GetWindowHeight();
+    }
+    ImGui::End();
+    ImGui::PopStyleColor();
+}
+
+void Workspace::draw_panels() {
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    const float top = vp->WorkPos.y + (runner_->has_engine() ? 0.0f : banner_height_);
+    const float height = vp->WorkSize.y - ImGui::GetFrameHeight() - (top - vp->WorkPos.y);
+    const ImGuiCond cond = reset_layout_ ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
+    for (auto& p : panels_) {
+        if (!p->visible) continue;
+        const PanelPlacement at = p->default_placement();
+        ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + at.x * vp->WorkSize.x, top + at.y * height), cond);
+        ImGui::SetNextWindowSize(ImVec2(at.w * vp->WorkSize.x, at.h * height), cond);
+        bool open = true;
+        if (ImGui::Begin(p->title(), &open)) p->draw();
+        ImGui::End();
+        if (!open) {
+            p->visible = false;
+            save_settings_if_persistent();
+        }
+    }
+    reset_layout_ = false;
+}
+
+}  // namespace cp::ui
