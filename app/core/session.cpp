@@ -82,6 +82,16 @@ KernelSession::~KernelSession() { release_buffers(); }
 
 void KernelSession::set_kernel(KernelFile file) {
     kernel_ = std::move(file);
+    std::vector<BufferId> unused;  // buffers the new kernel no longer has
+    for (auto it = buffers_.begin(); it != buffers_.end();) {
+        if (kernel_.buffer(it->first)) {
+            ++it;
+        } else {
+            unused.push_back(it->second.id);
+            it = buffers_.erase(it);
+        }
+    }
+    if (!unused.empty()) engine_.release({unused, {}});
     for (auto it = param_overrides_.begin(); it != param_overrides_.end();) {
         const ParamSpec* p = kernel_.param(it->first);
         it = (p && !p->derived) ? std::next(it) : param_overrides_.erase(it);
