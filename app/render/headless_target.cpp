@@ -116,7 +116,7 @@ public:
             const auto* s = reinterpret_cast<const char*>(glGetString(e));
             return std::string(s ? s : "?");
         };
-        return "headless " + label_ + " — " + str(GL_RENDERER) + ", OpenGL " + str(GL_VERSION);
+        return "headless " + label_ + " - " + str(GL_RENDERER) + ", OpenGL " + str(GL_VERSION);
     }
     void attach_imgui() override {
         ImGuiIO& io = ImGui::GetIO();

@@ -52,7 +52,7 @@ public:
             const auto* s = reinterpret_cast<const char*>(glGetString(e));
             return std::string(s ? s : "?");
         };
-        return std::string("GLFW window — ") + str(GL_RENDERER) + ", OpenGL " + str(GL_VERSION);
+        return std::string("GLFW window - ") + str(GL_RENDERER) + ", OpenGL " + str(GL_VERSION);
     }
     void attach_imgui() override { ImGui_ImplGlfw_InitForOpenGL(window_, true); }
     void detach_imgui() override { ImGui_ImplGlfw_Shutdown(); }

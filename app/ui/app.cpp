@@ -7,11 +7,12 @@
 #include <imgui.h>
 #include <imgui_impl_opengl3.h>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace cp::ui {
 
-Result<std::unique_ptr<AppHost>> AppHost::create(const AppOptions& options) {
+Result<std::unique_ptr<AppHost>> AppHost::create(const AppOptions& options, const BackendFactory& backend_factory) {
     std::unique_ptr<AppHost> host(new AppHost());
     host->options_ = options;
     render::TargetOptions t;
@@ -34,7 +35,8 @@ Result<std::unique_ptr<AppHost>> AppHost::create(const AppOptions& options) {
     ImGui_ImplOpenGL3_Init("#version 450 core");
     host->imgui_ready_ = true;
 
-    host->workspace_ = std::make_unique<Workspace>(*host->target_, options, config_dir() / "settings.json", !options.headless);
+    host->workspace_ = std::make_unique<Workspace>(*host->target_, options, config_dir() / "settings.json", !options.headless,
+                                                   backend_factory);
     if (auto r = host->workspace_->apply_command_line(options); !r) return r.error();
     return host;
 }
@@ -85,16 +87,7 @@ int AppHost::run() {
             frame();
         }
     } else {
-        frame();
-        int extra = 1;  // ImGui settles hover/active states one frame after an input: draw two per input
-        while (!target_->close_requested() && (frames == 0 || frames_drawn_ < frames)) {
-            const double timeout = extra > 0 ? 0.0 : workspace_->idle_timeout(seconds());
-            if (target_->wait_events(timeout)) extra = 2;
-            if (extra > 0 || workspace_->needs_frame(seconds())) {
-                frame();
-                if (extra > 0) --extra;
-            }
-        }
+        event_loop(frames, 0);
     }
     if (!options_.screenshot.empty()) {
         auto pixels = target_->read_pixels();
@@ -109,6 +102,30 @@ int AppHost::run() {
         std::printf("wrote %s (%dx%d)\n", options_.screenshot.c_str(), pixels->width, pixels->height);
     }
     return 0;
+}
+
+void AppHost::event_loop(int max_frames, double max_seconds) {
+    const double end = seconds() + max_seconds;
+    if (frames_drawn_ == 0) frame();
+    int extra = 1;  // ImGui settles hover/active states one frame after an input: draw two per input
+    while (!target_->close_requested() && (max_frames == 0 || frames_drawn_ < max_frames)) {
+        double timeout = extra > 0 ? 0.0 : workspace_->idle_timeout(seconds());
+        if (max_seconds > 0) {
+            if (seconds() >= end) break;
+            timeout = std::min(timeout, end - seconds());
+        }
+        if (target_->wait_events(timeout)) extra = 2;
+        if (extra > 0 || workspace_->needs_frame(seconds())) {
+            frame();
+            if (extra > 0) --extra;
+        }
+    }
+}
+
+int AppHost::run_for(double seconds_to_run) {
+    const int before = frames_drawn_;
+    event_loop(0, seconds_to_run);
+    return frames_drawn_ - before;
 }
 
 int run_app(const AppOptions& options) {

@@ -16,7 +16,7 @@ namespace cp::ui {
 class AppHost {
 public:
     // Window or headless per options.headless. Fails (with a hint) when no GL context can be made.
-    static Result<std::unique_ptr<AppHost>> create(const AppOptions& options);
+    static Result<std::unique_ptr<AppHost>> create(const AppOptions& options, const BackendFactory& backend_factory = {});
     ~AppHost();
     AppHost(const AppHost&) = delete;
     AppHost& operator=(const AppHost&) = delete;
@@ -25,6 +25,8 @@ public:
     void frame();
     // Until the window closes (or options.frames are drawn); then the screenshot, if asked. Exit code.
     int run();
+    // The window's event loop for `seconds` (tests: an idle window must not spin). Returns frames drawn.
+    int run_for(double seconds);
     Result<Image> screenshot() { return target_->read_pixels(); }
 
     Workspace& workspace() { return *workspace_; }
@@ -35,6 +37,8 @@ public:
 
 private:
     AppHost() = default;
+    // Waits for events when idle; draws when input arrived or the workspace needs a frame.
+    void event_loop(int max_frames, double max_seconds);
 
     AppOptions options_;
     std::unique_ptr<render::RenderTarget> target_;

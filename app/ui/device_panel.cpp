@@ -12,7 +12,9 @@ void DevicePanel::draw() {
         ImGui::TextWrapped("No backend: %s", s.why_no_engine.c_str());
         ImGui::PopStyleColor();
     }
-    if (ImGui::BeginTable("##device", 2, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
+    if (ImGui::BeginTable("##device", 2, ImGuiTableFlags_RowBg)) {
+        ImGui::TableSetupColumn("what", ImGuiTableColumnFlags_WidthFixed);
+        ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
         auto row = [](const char* name, const std::string& value) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();

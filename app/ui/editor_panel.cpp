@@ -85,9 +85,11 @@ void EditorPanel::draw_toolbar() {
     ImGui::TextUnformatted(where.c_str());
     ImGui::PopStyleColor();
     ImGui::Text("Ln %d, Col %d", cursor_line_, cursor_column_);
-    ImGui::SameLine();
-    if (status_.pending) ImGui::TextDisabled("| changed, not compiled yet");
-    else if (!status_.summary.empty()) {
+    if (status_.pending) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("| changed, not compiled yet");
+    } else if (!status_.summary.empty()) {
+        ImGui::SameLine();
         const bool errors = has_errors(status_.diagnostics);
         ImGui::TextColored(errors ? kErrorColor : ImGui::GetStyleColorVec4(ImGuiCol_Text), "| %s", status_.summary.c_str());
     }
@@ -138,10 +140,15 @@ void EditorPanel::draw_source() {
     const ImGuiID id = ImGui::GetID(label);
     if (pending_jump_ > 0) ImGui::SetKeyboardFocusHere();
     const ImGuiInputTextFlags flags = ImGuiInputTextFlags_AllowTabInput | ImGuiInputTextFlags_CallbackAlways;
+    // Source reads best on a plain dark background, not the tinted frame colour of small inputs.
+    ImVec4 bg = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg);
+    bg = ImVec4(bg.x * 0.6f, bg.y * 0.6f, bg.z * 0.6f, 1.0f);
+    ImGui::PushStyleColor(ImGuiCol_FrameBg, bg);
     if (ImGui::InputTextMultiline(label, &buffer_, ImVec2(avail.x - gutter, height), flags, text_callback, this)) {
         doc.set_text(buffer_, actions_.now ? actions_.now() : 0.0);
         buffer_revision_ = doc.revision();
     }
+    ImGui::PopStyleColor();
     active_ = ImGui::IsItemActive();
 
     // Gutter: line numbers in step with the text's scroll, diagnostics marked on their lines.

@@ -23,7 +23,6 @@ struct RunJob {
     std::map<std::string, std::string> images;
     RunOptions options;
     std::chrono::steady_clock::time_point submitted;  // set by submit()
-    bool compile_only = false;  // check the source (diagnostics, resources) without launching
 };
 
 struct RunOutcome {
@@ -37,7 +36,7 @@ struct RunOutcome {
 
 class LiveRunner {
 public:
-    // `engine` may be null (no backend): jobs then only parse and report why nothing runs.
+    // `engine` may be null (no backend): jobs then only parse and compile (NVRTC needs no GPU).
     // `on_done` is called on the worker thread after each job (use it to wake the UI's event wait).
     LiveRunner(std::unique_ptr<Engine> engine, std::string why_no_engine, std::function<void()> on_done);
     ~LiveRunner();
@@ -60,6 +59,7 @@ public:
 private:
     void worker_loop();
     RunOutcome execute(RunJob& job);
+    static void compile_without_engine(const KernelFile& file, RunReport& report);
 
     std::unique_ptr<Engine> engine_;
     std::unique_ptr<KernelSession> session_;

@@ -223,7 +223,9 @@ void OutputPanel::draw_image_view(OutputView& v) {
             break;
     }
     const ImVec2 out0 = image_origin(output_pane);
-    drawn_output_ = {out0.x, out0.y, out0.x + float(v.width) * s.zoom, out0.y + float(v.height) * s.zoom, s.zoom, true};
+    const float clip_x0 = mode == CompareMode::SideBySide ? canvas.x + pane.x + gap : mode == CompareMode::Split ? split_x : canvas.x;
+    drawn_output_ = {out0.x, out0.y, out0.x + float(v.width) * s.zoom, out0.y + float(v.height) * s.zoom,
+                     clip_x0,  canvas.y, canvas_end.x, canvas_end.y, s.zoom, true};
 
     std::optional<std::pair<int, int>> pixel;
     bool over_input = false;

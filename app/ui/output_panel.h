@@ -24,7 +24,8 @@ struct OutputStatus {
 
 // Where an image was drawn in the last frame (screen pixels), for tests that crop screenshots.
 struct DrawnImage {
-    float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    float x0 = 0, y0 = 0, x1 = 0, y1 = 0;           // the whole image, possibly beyond the canvas
+    float clip_x0 = 0, clip_y0 = 0, clip_x1 = 0, clip_y1 = 0;  // the part of the screen it may cover
     float zoom = 0;
     bool valid = false;
 };

@@ -64,7 +64,10 @@ void ParametersPanel::draw_param(const ParamSpec& p) {
     const float width = ImGui::GetContentRegionAvail().x * 0.6f;
     bool changed = false;
     double value = current;
-    if (p.derived) {
+    const bool known = (latest_ && latest_->resolved && latest_->resolved->params.count(p.name)) || !p.derived;
+    if (p.derived && !known) {
+        ImGui::TextDisabled("%s = %s (known once the image is loaded)", p.name.c_str(), p.default_expr.c_str());
+    } else if (p.derived) {
         ImGui::BeginDisabled();
         ImGui::SetNextItemWidth(width);
         ImGui::InputDouble(p.name.c_str(), &value, 0, 0, is_int ? "%.0f" : "%g", ImGuiInputTextFlags_ReadOnly);

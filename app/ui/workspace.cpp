@@ -10,6 +10,7 @@
 #include "ui/parameters_panel.h"
 #include "ui/user_dirs.h"
 
+#include <cctype>
 #include <cstdlib>
 #include <sstream>
 
@@ -36,7 +37,8 @@ std::string params_summary(const std::map<std::string, double>& params) {
 
 }  // namespace
 
-Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs::path settings_file, bool persist)
+Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs::path settings_file, bool persist,
+                     const BackendFactory& backend_factory)
     : target_(target), settings_file_(std::move(settings_file)), persist_(persist) {
     settings_ = load_settings(settings_file_);
     presentation_ = {settings_.font_scale, target_.content_scale(), settings_.high_contrast};
@@ -45,7 +47,7 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     library_ = scan_library(kernels_dir());
 
     std::string why_not_cuda;
-    auto backend = make_backend(backend_choice(options.backend), &why_not_cuda);
+    auto backend = backend_factory ? backend_factory(&why_not_cuda) : make_backend(backend_choice(options.backend), &why_not_cuda);
     std::unique_ptr<Engine> engine;
     std::string why_no_engine;
     if (backend) {
@@ -279,7 +281,8 @@ void Workspace::apply_outcome(RunOutcome outcome) {
         if (r.verified == false) console_.add(LogKind::Warning, text);
     }
     if (r.error) {
-        const std::string what = std::string(run_stage_name(r.failed_stage)) + " failed: " + r.error->message;
+        std::string what = std::string(run_stage_name(r.failed_stage)) + " failed: " + r.error->message;
+        what[0] = char(std::toupper(static_cast<unsigned char>(what[0])));
         console_.add(LogKind::Error, r.error->hint.empty() ? what : what + "\n  hint: " + r.error->hint);
         output_status_.stale = output_status_.run ? what : std::string();
         if (live_.every_frame) {
@@ -288,8 +291,6 @@ void Workspace::apply_outcome(RunOutcome outcome) {
         }
     }
     latest_ = std::move(outcome);
-    // Keep the big host copies out of the state the panels hold on to.
-    latest_->report.outputs.clear();
 }
 
 bool Workspace::take_presentation_change(Presentation& out) {
@@ -300,7 +301,7 @@ bool Workspace::take_presentation_change(Presentation& out) {
     return true;
 }
 
-void Workspace::change_font_scale(float delta) {
+void Workspace::adjust_font_scale(float delta) {
     const float s = delta == 0 ? 1.0f : std::clamp(presentation_.font_scale + delta, Settings::kMinFontScale, Settings::kMaxFontScale);
     if (s == presentation_.font_scale) return;
     presentation_.font_scale = settings_.font_scale = s;

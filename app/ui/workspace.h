@@ -24,18 +24,22 @@
 #include "ui/timing_panel.h"
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
 
 namespace cp::ui {
 
-class LaunchPanel;
+// Makes the backend the engine runs on; `why_not_cuda` receives why CUDA was passed over. The default is
+// core's make_backend with the --backend choice; tests pass their own.
+using BackendFactory = std::function<Result<std::unique_ptr<Backend>>(std::string* why_not_cuda)>;
 
 class Workspace {
 public:
     // `persist`: save settings and the ImGui layout (false in headless runs).
-    Workspace(render::RenderTarget& target, const AppOptions& options, std::filesystem::path settings_file, bool persist);
+    Workspace(render::RenderTarget& target, const AppOptions& options, std::filesystem::path settings_file, bool persist,
+              const BackendFactory& backend_factory = {});
     ~Workspace();
     Workspace(const Workspace&) = delete;
     Workspace& operator=(const Workspace&) = delete;
@@ -75,6 +79,9 @@ public:
     bool has_engine() const { return runner_->has_engine(); }
     bool interop_active() const { return copier_ != nullptr; }
     void set_all_panels_visible(bool v);
+    // Ctrl +/- : steps of 0.1, clamped; 0 resets to 1. Saved with the settings.
+    void adjust_font_scale(float delta);
+    float font_scale() const { return presentation_.font_scale; }
     float frame_cpu_ms() const { return frame_cpu_ms_; }
     void set_frame_cpu_ms(float ms) { frame_cpu_ms_ = ms; }
 
@@ -87,7 +94,6 @@ private:
     void draw_banner_and_status();
     void draw_panels();
     void save_settings_if_persistent();
-    void change_font_scale(float delta);
 
     render::RenderTarget& target_;
     std::filesystem::path settings_file_;

@@ -7,7 +7,9 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <string>
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>  // key codes only: the GLFW backend reports keys by these indices
 
@@ -45,9 +47,9 @@ void Workspace::handle_shortcuts() {
     if (ImGui::IsKeyPressed(GLFW_KEY_S, false)) save_now();
     if (ImGui::IsKeyPressed(GLFW_KEY_O, false))
         open_dialog_.open(doc_ ? doc_->original_path().parent_path() : kernels_dir());
-    if (ImGui::IsKeyPressed(GLFW_KEY_EQUAL) || ImGui::IsKeyPressed(GLFW_KEY_KP_ADD)) change_font_scale(+0.1f);
-    if (ImGui::IsKeyPressed(GLFW_KEY_MINUS) || ImGui::IsKeyPressed(GLFW_KEY_KP_SUBTRACT)) change_font_scale(-0.1f);
-    if (ImGui::IsKeyPressed(GLFW_KEY_0, false) || ImGui::IsKeyPressed(GLFW_KEY_KP_0, false)) change_font_scale(0);
+    if (ImGui::IsKeyPressed(GLFW_KEY_EQUAL) || ImGui::IsKeyPressed(GLFW_KEY_KP_ADD)) adjust_font_scale(+0.1f);
+    if (ImGui::IsKeyPressed(GLFW_KEY_MINUS) || ImGui::IsKeyPressed(GLFW_KEY_KP_SUBTRACT)) adjust_font_scale(-0.1f);
+    if (ImGui::IsKeyPressed(GLFW_KEY_0, false) || ImGui::IsKeyPressed(GLFW_KEY_KP_0, false)) adjust_font_scale(0);
 }
 
 void Workspace::draw_menu_bar() {
@@ -69,9 +71,9 @@ void Workspace::draw_menu_bar() {
                 save_settings_if_persistent();
             }
         ImGui::Separator();
-        if (ImGui::MenuItem("Larger text", "Ctrl +")) change_font_scale(+0.1f);
-        if (ImGui::MenuItem("Smaller text", "Ctrl -")) change_font_scale(-0.1f);
-        if (ImGui::MenuItem("Reset text size", "Ctrl 0")) change_font_scale(0);
+        if (ImGui::MenuItem("Larger text", "Ctrl +")) adjust_font_scale(+0.1f);
+        if (ImGui::MenuItem("Smaller text", "Ctrl -")) adjust_font_scale(-0.1f);
+        if (ImGui::MenuItem("Reset text size", "Ctrl 0")) adjust_font_scale(0);
         if (ImGui::MenuItem("High contrast", nullptr, settings_.high_contrast)) {
             settings_.high_contrast = presentation_.high_contrast = !settings_.high_contrast;
             presentation_dirty_ = true;
@@ -95,23 +97,45 @@ void Workspace::draw_menu_bar() {
     ImGui::EndMainMenuBar();
 }
 
-void Workspace::draw_banner_and_status() {
+// The work area: below the main menu bar, above the status bar. Computed here rather than read from the
+// viewport's WorkPos, which only accounts for the menu bar from the second frame on (so windows placed on
+// the first frame would cover it).
+namespace {
+struct WorkArea {
+    float x, y, w, h;
+};
+WorkArea work_area() {
     const ImGuiViewport* vp = ImGui::GetMainViewport();
+    const float menu = ImGui::GetFrameHeight();
+    return {vp->Pos.x, vp->Pos.y + menu, vp->Size.x, vp->Size.y - menu};
+}
+std::string stage_title(RunStage s) {
+    std::string name = run_stage_name(s);
+    if (!name.empty()) name[0] = char(std::toupper(static_cast<unsigned char>(name[0])));
+    return name;
+}
+}  // namespace
+
+void Workspace::draw_banner_and_status() {
+    const WorkArea vp = work_area();
     const ImGuiWindowFlags strip = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
                                    ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoBringToFrontOnFocus;
     // Status bar along the bottom: the latest run, the frame's CPU time, the backend.
     const float bar = ImGui::GetFrameHeight();
-    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x, vp->WorkPos.y + vp->WorkSize.y - bar));
-    ImGui::SetNextWindowSize(ImVec2(vp->WorkSize.x, bar));
+    ImGui::SetNextWindowPos(ImVec2(vp.x, vp.y + vp.h - bar));
+    ImGui::SetNextWindowSize(ImVec2(vp.w, bar));
     ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(ImGui::GetStyle().FramePadding.x, 2));
     if (ImGui::Begin("##status", nullptr, strip)) {
         if (run_in_flight()) ImGui::TextUnformatted("running...");
         else if (latest_ && latest_->report.error)
-            ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s failed: %s", run_stage_name(latest_->report.failed_stage),
+            ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s failed: %s", stage_title(latest_->report.failed_stage).c_str(),
                                latest_->report.error->message.c_str());
         else if (latest_ && latest_->report.launched)
             ImGui::Text("ran %s %s x %s in %.3f ms (median)", latest_->report.kernel.c_str(), latest_->report.grid.str().c_str(),
                         latest_->report.block.str().c_str(), latest_->report.timing.median_ms);
+        else if (latest_ && !runner_->has_engine())
+            ImGui::Text("compiled %s with NVRTC in %.0f ms; nothing runs here (no backend)", latest_->report.kernel.c_str(),
+                        latest_->report.compile_ms);
         else ImGui::TextDisabled("ready");
         char right_text[96];
         std::snprintf(right_text, sizeof right_text, "frame %.2f ms CPU | %s", double(frame_cpu_ms_),
@@ -125,29 +149,33 @@ void Workspace::draw_banner_and_status() {
 
     if (runner_->has_engine()) return;
     // Banner: why nothing runs. It stays: without a backend this is the one thing to know.
-    ImGui::SetNextWindowPos(vp->WorkPos);
-    ImGui::SetNextWindowSize(ImVec2(vp->WorkSize.x, 0));
+    const std::string text = "Nothing can run here: " + runner_->why_no_engine() +
+                             ". The editor and the compiler still work; outputs, timing and verification need a "
+                             "backend (an NVIDIA GPU, or the CPU backend).";
+    const ImVec2 pad = ImGui::GetStyle().WindowPadding;
+    banner_height_ = ImGui::CalcTextSize(text.c_str(), nullptr, false, vp.w - 2 * pad.x).y + 2 * pad.y;
+    ImGui::SetNextWindowPos(ImVec2(vp.x, vp.y));
+    ImGui::SetNextWindowSize(ImVec2(vp.w, banner_height_));
     ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0.45f, 0.22f, 0.05f, 1));
-    if (ImGui::Begin("##banner", nullptr, strip | ImGuiWindowFlags_AlwaysAutoResize)) {
-        ImGui::TextWrapped("Nothing can run here: %s. The editor and the compiler still work; outputs, timing and "
-                           "verification need a backend (an NVIDIA GPU, or the CPU backend).",
-                           runner_->why_no_engine().c_str());
-        banner_height_ = ImGui::GetWindowHeight();
+    if (ImGui::Begin("##banner", nullptr, strip)) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextUnformatted(text.c_str());
+        ImGui::PopTextWrapPos();
     }
     ImGui::End();
     ImGui::PopStyleColor();
 }
 
 void Workspace::draw_panels() {
-    const ImGuiViewport* vp = ImGui::GetMainViewport();
-    const float top = vp->WorkPos.y + (runner_->has_engine() ? 0.0f : banner_height_);
-    const float height = vp->WorkSize.y - ImGui::GetFrameHeight() - (top - vp->WorkPos.y);
+    const WorkArea vp = work_area();
+    const float top = vp.y + (runner_->has_engine() ? 0.0f : banner_height_);
+    const float height = vp.h - ImGui::GetFrameHeight() - (top - vp.y);
     const ImGuiCond cond = reset_layout_ ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
     for (auto& p : panels_) {
         if (!p->visible) continue;
         const PanelPlacement at = p->default_placement();
-        ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + at.x * vp->WorkSize.x, top + at.y * height), cond);
-        ImGui::SetNextWindowSize(ImVec2(at.w * vp->WorkSize.x, at.h * height), cond);
+        ImGui::SetNextWindowPos(ImVec2(vp.x + at.x * vp.w, top + at.y * height), cond);
+        ImGui::SetNextWindowSize(ImVec2(at.w * vp.w, at.h * height), cond);
         bool open = true;
         if (ImGui::Begin(p->title(), &open)) p->draw();
         ImGui::End();

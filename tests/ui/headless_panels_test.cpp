@@ -1,0 +1,265 @@
+// Headless UI tests (EGL, no display): every panel renders in several states (normal, compile error,
+// launch refused, no backend), the output image on screen equals the kernel's output, and parameter and
+// launch changes reach the texture without a restart.
+#include "ui_test_support.h"
+
+#include "core/kernel_file.h"
+
+#include <glad/gl.h>
+#include <gtest/gtest.h>
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+using namespace cp;
+using namespace cp::uitest;
+
+namespace {
+
+const char* kPanels[] = {"Library", "Editor", "Parameters", "Launch", "Output", "Timing", "Console", "Device"};
+
+class HeadlessApp : public ::testing::Test {
+protected:
+    ScopedUserDir user_;
+    std::unique_ptr<ui::AppHost> host_;
+
+    void start(const ui::AppOptions& options, const ui::BackendFactory& factory) {
+        auto h = ui::AppHost::create(options, factory);
+        ASSERT_TRUE(h.ok()) << h.error().full();
+        host_ = std::move(*h);
+    }
+    ui::Workspace& ws() { return host_->workspace(); }
+    // Frames until no run is in flight or pending (each headless frame first waits for a running job).
+    void settle() {
+        for (int i = 0; i < 40; ++i) {
+            host_->frame();
+            if (!ws().run_in_flight() && !ws().needs_frame(host_->seconds())) break;
+        }
+        host_->frame();  // draw the settled state once more
+    }
+    Image screenshot() {
+        auto s = host_->screenshot();
+        EXPECT_TRUE(s.ok());
+        return s.ok() ? *s : Image{};
+    }
+    // Every panel is on screen with real content (text and widgets: many colours, not a blank rectangle).
+    void expect_panels_drawn(const char* state) {
+        const Image shot = screenshot();
+        // CP_UI_TEST_SHOTS=folder keeps each state's screenshot for a person to look at.
+        if (const char* dir = std::getenv("CP_UI_TEST_SHOTS")) {
+            std::string name = std::string(dir) + "/" + state + ".png";
+            std::replace(name.begin() + long(std::strlen(dir)) + 1, name.end(), ' ', '_');
+            render::write_png(name, shot);
+        }
+        for (const char* title : kPanels) {
+            const Rect r = window_rect(title);
+            EXPECT_GT(r.width(), 50) << state << ": panel " << title << " missing";
+            EXPECT_GT(r.height(), 50) << state << ": panel " << title << " missing";
+            EXPECT_GT(distinct_colors(shot, r), 8u) << state << ": panel " << title << " is blank";
+        }
+        EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR)) << state;
+    }
+    // Pixels that look like the error colour (red text / markers) inside a panel.
+    size_t reddish_pixels(const Image& shot, const char* title) {
+        const Rect r = window_rect(title);
+        size_t n = 0;
+        for (int y = std::max(r.y0, 0); y < std::min(r.y1, shot.height); ++y)
+            for (int x = std::max(r.x0, 0); x < std::min(r.x1, shot.width); ++x) {
+                const uint8_t* p = &shot.pixels[(size_t(y) * shot.width + x) * 4];
+                if (p[0] > 200 && p[1] < 130 && p[2] < 120) ++n;
+            }
+        return n;
+    }
+    void show_output_at_100_percent() {
+        ASSERT_FALSE(ws().outputs().views().empty());
+        auto& state = ws().outputs().views()[0].state;
+        state.fit = false;
+        state.zoom = 1.0f;
+        state.pan_x = state.pan_y = 0;
+        host_->frame();
+    }
+    // Compares the on-screen output image with the buffer the kernel wrote; returns pixels compared.
+    size_t expect_screen_matches_output(const HostBuffer& dst, int width) {
+        const Image shot = screenshot();
+        const ui::DrawnImage& d = ws().output_panel().drawn_output();
+        EXPECT_TRUE(d.valid);
+        EXPECT_FLOAT_EQ(d.zoom, 1.0f);
+        size_t compared = 0, mismatched = 0;
+        const int x0 = int(std::max(d.x0, d.clip_x0)), y0 = int(std::max(d.y0, d.clip_y0));
+        const int x1 = int(std::min(d.x1, d.clip_x1)), y1 = int(std::min(d.y1, d.clip_y1));
+        const auto* expected = reinterpret_cast<const uint8_t*>(dst.bytes.data());
+        for (int y = y0; y < y1; ++y)
+            for (int x = x0; x < x1; ++x) {
+                const int ix = x - int(d.x0), iy = y - int(d.y0);
+                const uint8_t* want = expected + (size_t(iy) * width + ix) * 4;
+                const uint8_t* got = &shot.pixels[(size_t(y) * shot.width + x) * 4];
+                if (std::memcmp(want, got, 3) != 0 && mismatched++ < 3)
+                    ADD_FAILURE() << "pixel (" << ix << "," << iy << ") on screen " << int(got[0]) << "," << int(got[1]) << ","
+                                  << int(got[2]) << " but the kernel wrote " << int(want[0]) << "," << int(want[1]) << ","
+                                  << int(want[2]);
+                ++compared;
+            }
+        EXPECT_EQ(mismatched, 0u);
+        return compared;
+    }
+};
+
+TEST_F(HeadlessApp, DefaultDemoOutputOnScreenEqualsTheKernelOutput) {
+    ui::AppOptions o = headless_options();
+    o.open_file.reset();  // the start-up default: an image filter on a bundled photo
+    start(o, host_kernels_factory());
+    settle();
+    ASSERT_TRUE(ws().document());
+    EXPECT_EQ(document_of(ws()).original_path().filename(), "box_blur.cu");
+    ASSERT_TRUE(ws().latest().has_value());
+    const RunReport& r = ws().latest()->report;
+    ASSERT_TRUE(r.launched) << (r.error ? r.error->full() : "");
+    EXPECT_EQ(r.verified, std::optional<bool>(true));
+    ASSERT_EQ(r.outputs.count("dst"), 1u);
+    EXPECT_EQ(ws().outputs().views()[0].path, "host upload");
+    show_output_at_100_percent();
+    const size_t compared = expect_screen_matches_output(r.outputs.at("dst"), 600);
+    EXPECT_GT(compared, 200u * 200u) << "too little of the image was visible to compare";
+}
+
+TEST_F(HeadlessApp, EveryPanelRendersInEveryState) {
+    start(headless_options(), host_kernels_factory());
+    settle();
+    ASSERT_TRUE(ws().latest() && ws().latest()->report.launched);
+    expect_panels_drawn("after the first run");
+    const uint64_t good_run = ws().outputs().views()[0].run;
+
+    // Compile error on a known line: marked, listed, and the last good output stays.
+    const std::string stock = document_of(ws()).text();
+    std::string broken = stock;
+    const size_t at = broken.find("    int sum[4]");
+    ASSERT_NE(at, std::string::npos);
+    const int broken_line = 1 + int(std::count(broken.begin(), broken.begin() + long(at), '\n'));
+    broken.insert(at, "    this is not valid code;\n");
+    ws().set_source(broken, host_->seconds() - 5.0);  // as if typed a while ago: the compile pause is over
+    settle();
+    ASSERT_TRUE(ws().latest());
+    EXPECT_EQ(ws().latest()->report.failed_stage, RunStage::Compile);
+    bool marked = false;
+    for (const Diagnostic& d : ws().compile_status().diagnostics) marked |= d.severity == Severity::Error && d.line == broken_line;
+    EXPECT_TRUE(marked) << "no error diagnostic on line " << broken_line;
+    EXPECT_EQ(ws().outputs().views()[0].run, good_run) << "the last good output must stay visible";
+    EXPECT_GT(ws().outputs().views()[0].display.id(), 0u);
+    expect_panels_drawn("compile error");
+    EXPECT_GT(reddish_pixels(screenshot(), "Editor"), 20u) << "the error is not marked in the editor";
+
+    // Launch refused: 2048 threads per block.
+    ws().set_source(stock, host_->seconds() - 5.0);
+    ws().inputs().block = Dim3{2048, 1, 1};
+    ws().inputs().touch();
+    settle();
+    ASSERT_TRUE(ws().latest());
+    EXPECT_EQ(ws().latest()->report.failed_stage, RunStage::Validate);
+    EXPECT_EQ(ws().outputs().views()[0].run, good_run);
+    expect_panels_drawn("launch refused");
+    EXPECT_GT(reddish_pixels(screenshot(), "Launch"), 20u) << "the refusal is not shown in the Launch panel";
+}
+
+TEST_F(HeadlessApp, WithoutABackendTheWindowOpensTheEditorAndCompilerWork) {
+    start(headless_options(), no_backend_factory("no NVIDIA driver (test)"));
+    settle();
+    EXPECT_FALSE(ws().has_engine());
+    ASSERT_TRUE(ws().latest());
+    const RunReport& r = ws().latest()->report;
+    EXPECT_FALSE(r.launched);
+    EXPECT_FALSE(r.error.has_value()) << r.error->full();  // compiled fine with NVRTC; not running is no error
+    EXPECT_GT(r.usage.registers, 0) << "NVRTC's resource usage should be known without a GPU";
+    expect_panels_drawn("no backend");
+    EXPECT_GT(window_rect("##banner").height(), 10) << "the no-backend banner is missing";
+    EXPECT_NE(ws().device_status().why_no_engine.find("no NVIDIA driver"), std::string::npos);
+
+    // The compiler still reports errors with lines.
+    std::string broken = document_of(ws()).text();
+    broken.insert(broken.find("    int x ="), "    undeclared_name = 1;\n");
+    ws().set_source(broken, host_->seconds() - 5.0);
+    settle();
+    EXPECT_EQ(ws().latest()->report.failed_stage, RunStage::Compile);
+    EXPECT_TRUE(has_errors(ws().compile_status().diagnostics));
+    expect_panels_drawn("no backend, compile error");
+}
+
+TEST_F(HeadlessApp, ParameterAndLaunchChangesReachTheTextureWithoutRestart) {
+    start(headless_options("basics/thread_ids.cu"), host_kernels_factory());
+    settle();
+    ASSERT_TRUE(ws().latest() && ws().latest()->report.launched);
+    auto view = [&]() -> ui::OutputView& { return ws().outputs().views().at(0); };
+    ASSERT_TRUE(view().raw);
+    EXPECT_EQ(view().width, 333);
+    EXPECT_EQ(view().raw->read_element(100, 150)[0], 150.0 * 333 + 100);
+    const size_t samples = ws().latest() ? 1 : 0;
+    (void)samples;
+
+    // A parameter: the view changes size and content.
+    ws().inputs().params["width"] = 201;
+    ws().inputs().touch();
+    settle();
+    ASSERT_EQ(view().width, 201);
+    EXPECT_EQ(view().raw->read_element(100, 150)[0], 150.0 * 201 + 100);
+
+    // A launch change: a 2x2 grid of 16x16 blocks covers only 32x32 elements; the rest keep constant(-1).
+    ws().inputs().grid = Dim3{2, 2, 1};
+    ws().inputs().touch();
+    settle();
+    EXPECT_EQ(ws().latest()->report.grid, (Dim3{2, 2, 1}));
+    EXPECT_EQ(view().raw->read_element(10, 20)[0], 20.0 * 201 + 10);
+    EXPECT_EQ(view().raw->read_element(100, 150)[0], -1.0);
+    expect_panels_drawn("grid too small");
+
+    // A block change: recorded with its timing sample, output complete again.
+    ws().inputs().grid.reset();
+    ws().inputs().block = Dim3{32, 8, 1};
+    ws().inputs().touch();
+    settle();
+    EXPECT_EQ(ws().latest()->report.block, (Dim3{32, 8, 1}));
+    EXPECT_EQ(view().raw->read_element(100, 150)[0], 150.0 * 201 + 100);
+    EXPECT_EQ(view().block, (Dim3{32, 8, 1}));
+}
+
+TEST_F(HeadlessApp, OneDimensionalOutputsShowAsPlotAndTable) {
+    ui::AppOptions o = headless_options("basics/vector_add.cu");
+    o.sets = {{"n", "5000"}};
+    start(o, host_kernels_factory());
+    settle();
+    ASSERT_TRUE(ws().latest() && ws().latest()->report.launched);
+    ASSERT_EQ(ws().outputs().views().size(), 1u);
+    const ui::OutputView& v = ws().outputs().views()[0];
+    EXPECT_FALSE(v.is_image());
+    ASSERT_TRUE(v.host.has_value());
+    EXPECT_EQ(v.host->count(), 5000u);
+    expect_panels_drawn("vector_add plot");
+}
+
+TEST_F(HeadlessApp, CommandLineErrorsAreReportedNotFatal) {
+    ui::AppOptions o = headless_options("basics/vector_add.cu");
+    o.sets = {{"nn", "5"}};
+    auto h = ui::AppHost::create(o, host_kernels_factory());
+    ASSERT_FALSE(h.ok());
+    EXPECT_NE(h.error().message.find("no parameter 'nn'"), std::string::npos) << h.error().full();
+    EXPECT_NE(h.error().hint.find("n"), std::string::npos);
+}
+
+TEST_F(HeadlessApp, ScreenshotIsWrittenByRunApp) {
+    const auto png = user_.path() / "shot.png";
+    ui::AppOptions o = headless_options();
+    o.screenshot = png.string();
+    o.frames = 3;
+    auto h = ui::AppHost::create(o, host_kernels_factory());
+    ASSERT_TRUE(h.ok()) << h.error().full();
+    EXPECT_EQ((*h)->run(), 0);
+    auto img = load_image(png);
+    ASSERT_TRUE(img.ok()) << img.error().full();
+    EXPECT_EQ(img->width, 1600);
+    EXPECT_EQ(img->height, 1000);
+    EXPECT_GT(distinct_colors(*img, {0, 0, img->width, img->height}), 100u);
+    // The run finished before the picture: the output panel shows the blurred photo, not "no output yet".
+    EXPECT_TRUE((*h)->workspace().latest() && (*h)->workspace().latest()->report.launched);
+}
+
+}  // namespace

@@ -1,0 +1,189 @@
+// UI test support: the host-kernels backend and screenshot helpers (see ui_test_support.h).
+#include "ui_test_support.h"
+
+#include "core/cuda/nvrtc_compiler.h"
+#include "core/kernel_file.h"
+
+#include <imgui.h>
+#include <imgui_internal.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+namespace cp::uitest {
+
+ScopedUserDir::ScopedUserDir() {
+    if (const char* v = std::getenv("CUDA_PLAYGROUND_USER_DIR")) old_user_ = v, had_user_ = true;
+    if (const char* v = std::getenv("CUDA_PLAYGROUND_CACHE_DIR")) old_cache_ = v, had_cache_ = true;
+    setenv("CUDA_PLAYGROUND_USER_DIR", (dir_.path() / "user").c_str(), 1);
+    setenv("CUDA_PLAYGROUND_CACHE_DIR", (dir_.path() / "cache").c_str(), 1);
+}
+
+ScopedUserDir::~ScopedUserDir() {
+    if (had_user_) setenv("CUDA_PLAYGROUND_USER_DIR", old_user_.c_str(), 1);
+    else unsetenv("CUDA_PLAYGROUND_USER_DIR");
+    if (had_cache_) setenv("CUDA_PLAYGROUND_CACHE_DIR", old_cache_.c_str(), 1);
+    else unsetenv("CUDA_PLAYGROUND_CACHE_DIR");
+}
+
+namespace {
+
+template <class T>
+T scalar(const KernelArg& a) {
+    T v{};
+    std::memcpy(&v, a.scalar.data(), std::min(sizeof(T), a.scalar.size()));
+    return v;
+}
+
+class HostKernelsBackend final : public Backend {
+public:
+    BackendKind kind() const override { return BackendKind::Cpu; }
+    InfoResult info() override {
+        InfoResult r;
+        r.device.backend = BackendKind::Cpu;
+        r.device.name = "host kernels (UI tests)";
+        r.device.arch = "sm_90";
+        r.device.cc_major = 9;
+        r.device.sm_count = 4;
+        r.device.total_memory = 8ull << 30;
+        r.device.max_shared_per_sm = 228 * 1024;
+        r.device.copy_bandwidth_gbps = 100;
+        return r;
+    }
+    CompileResult compile(const CompileRequest& req) override {
+        CompileResult r = compile_with_nvrtc(req, kArchWithoutDevice, nullptr);
+        if (r.ok) r.module = ++next_module_;
+        return r;
+    }
+    AllocateResult allocate(const AllocateRequest& req) override {
+        const BufferId id = ++next_buffer_;
+        memory_[id].assign(req.bytes, std::byte{0});
+        return {id, 0, std::nullopt};
+    }
+    UploadResult upload(const UploadRequest& req) override {
+        memory_.at(req.buffer) = req.data;
+        return {};
+    }
+    ReadBackResult read_back(const ReadBackRequest& req) override {
+        auto it = memory_.find(req.buffer);
+        if (it == memory_.end()) return {{}, EngineError{"", "no such buffer", "", false}};
+        return {it->second, std::nullopt};
+    }
+    ReleaseResult release(const ReleaseRequest& req) override {
+        for (BufferId id : req.buffers) memory_.erase(id);
+        return {};
+    }
+    LaunchResult launch(const LaunchRequest& req) override {
+        LaunchResult r;
+        auto buf = [&](size_t i) { return memory_.at(req.args.at(i).buffer).data(); };
+        // Visits every launched thread's (x, y) of a 2D launch.
+        auto each_thread = [&](auto&& fn) {
+            const uint64_t w = uint64_t(req.grid.x) * req.block.x, h = uint64_t(req.grid.y) * req.block.y;
+            for (uint64_t y = 0; y < h; ++y)
+                for (uint64_t x = 0; x < w; ++x) fn(int64_t(x), int64_t(y));
+        };
+        if (req.kernel_name == "box_blur" || req.kernel_name == "grayscale") {
+            const auto* src = reinterpret_cast<const uint8_t*>(buf(0));
+            auto* dst = reinterpret_cast<uint8_t*>(buf(1));
+            const int width = scalar<int>(req.args.at(2)), height = scalar<int>(req.args.at(3));
+            const bool blur = req.kernel_name == "box_blur";
+            each_thread([&](int64_t x, int64_t y) {
+                if (x >= width || y >= height) return;
+                uint8_t* out = dst + (y * width + x) * 4;
+                if (blur) {
+                    int sum[4] = {0, 0, 0, 0};
+                    for (int dy = -1; dy <= 1; ++dy)
+                        for (int dx = -1; dx <= 1; ++dx) {
+                            const int64_t sx = std::clamp<int64_t>(x + dx, 0, width - 1);
+                            const int64_t sy = std::clamp<int64_t>(y + dy, 0, height - 1);
+                            for (int c = 0; c < 4; ++c) sum[c] += src[(sy * width + sx) * 4 + c];
+                        }
+                    for (int c = 0; c < 4; ++c) out[c] = uint8_t((sum[c] + 4) / 9);
+                } else {
+                    const uint8_t* p = src + (y * width + x) * 4;
+                    const float luma = 0.299f * p[0] + 0.587f * p[1] + 0.114f * p[2];
+                    const auto g = uint8_t(std::min(luma + 0.5f, 255.0f));
+                    out[0] = out[1] = out[2] = g;
+                    out[3] = p[3];
+                }
+            });
+        } else if (req.kernel_name == "thread_ids") {
+            auto* ids = reinterpret_cast<int32_t*>(buf(0));
+            const int width = scalar<int>(req.args.at(1)), height = scalar<int>(req.args.at(2));
+            each_thread([&](int64_t x, int64_t y) {
+                if (x < width && y < height) ids[y * width + x] = int32_t(y * width + x);
+            });
+        } else if (req.kernel_name == "vector_add") {
+            const auto* a = reinterpret_cast<const float*>(buf(0));
+            const auto* b = reinterpret_cast<const float*>(buf(1));
+            auto* c = reinterpret_cast<float*>(buf(2));
+            const int n = scalar<int>(req.args.at(3));
+            const uint64_t threads = req.grid.count() * req.block.count();
+            for (uint64_t i = 0; i < threads && i < uint64_t(n); ++i) c[i] = a[i] + b[i];
+        } else {
+            r.error = EngineError{"", "the test backend cannot run " + req.kernel_name, "", false};
+            return r;
+        }
+        r.ok = true;
+        std::vector<double> samples(size_t(std::max(req.timing.repeats, 1)), 0.25);
+        r.timing = TimingStats::from_samples(samples, true);
+        return r;
+    }
+
+private:
+    std::map<BufferId, std::vector<std::byte>> memory_;
+    BufferId next_buffer_ = 0;
+    ModuleId next_module_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_host_kernels_backend() { return std::make_unique<HostKernelsBackend>(); }
+
+ui::BackendFactory host_kernels_factory() {
+    return [](std::string*) -> Result<std::unique_ptr<Backend>> { return make_host_kernels_backend(); };
+}
+
+ui::BackendFactory no_backend_factory(const std::string& why) {
+    return [why](std::string* why_not_cuda) -> Result<std::unique_ptr<Backend>> {
+        if (why_not_cuda) *why_not_cuda = why;
+        return make_error(why);
+    };
+}
+
+Rect window_rect(const char* title) {
+    ImGuiWindow* w = ImGui::FindWindowByName(title);
+    if (!w || !w->WasActive) return {};
+    return {int(w->Pos.x), int(w->Pos.y), int(w->Pos.x + w->Size.x), int(w->Pos.y + w->Size.y)};
+}
+
+size_t distinct_colors(const Image& image, Rect r) {
+    std::set<uint32_t> colors;
+    for (int y = std::max(r.y0, 0); y < std::min(r.y1, image.height); ++y)
+        for (int x = std::max(r.x0, 0); x < std::min(r.x1, image.width); ++x) {
+            uint32_t c;
+            std::memcpy(&c, &image.pixels[(size_t(y) * image.width + x) * 4], 4);
+            colors.insert(c);
+        }
+    return colors.size();
+}
+
+ui::KernelDocument& document_of(ui::Workspace& ws) {
+    ui::KernelDocument* d = ws.document();
+    if (!d) throw std::runtime_error("no kernel is open");
+    return *d;
+}
+
+ui::AppOptions headless_options(const std::string& kernel_relative) {
+    ui::AppOptions o;
+    o.headless = true;
+    o.width = 1600;
+    o.height = 1000;
+    o.open_file = (kernels_dir() / kernel_relative).string();
+    return o;
+}
+
+}  // namespace cp::uitest

@@ -1,0 +1,52 @@
+// Support for the UI tests: a temporary user folder, a backend that runs the library's kernels on the host
+// (compiling with the real NVRTC, so compile errors are real), and screenshot helpers.
+#pragma once
+
+#include "core/backend.h"
+#include "core/image_io.h"
+#include "ui/app_host.h"
+
+#include "support/process.h"
+
+#include <memory>
+#include <string>
+
+namespace cp::uitest {
+
+// Points CUDA_PLAYGROUND_USER_DIR (edits, settings) and the compile cache at a fresh temporary folder.
+class ScopedUserDir {
+public:
+    ScopedUserDir();
+    ~ScopedUserDir();
+    const std::filesystem::path& path() const { return dir_.path(); }
+
+private:
+    test::TempDir dir_;
+    std::string old_user_, old_cache_;
+    bool had_user_ = false, had_cache_ = false;
+};
+
+// Runs box_blur, grayscale, vector_add and thread_ids on the host over exactly the launched grid (threads
+// outside it write nothing, as on a GPU). Reports BackendKind::Cpu, so outputs take the host path.
+std::unique_ptr<Backend> make_host_kernels_backend();
+ui::BackendFactory host_kernels_factory();
+ui::BackendFactory no_backend_factory(const std::string& why);
+
+struct Rect {
+    int x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // [x0, x1) x [y0, y1)
+    int width() const { return x1 - x0; }
+    int height() const { return y1 - y0; }
+};
+
+// The screen rectangle of an ImGui window by title (after a frame); empty when there is none.
+Rect window_rect(const char* title);
+// Number of distinct colours in a region (a blank or single-colour region has 1).
+size_t distinct_colors(const Image& image, Rect r);
+
+// The open document; throws (failing the test) when there is none.
+ui::KernelDocument& document_of(ui::Workspace& ws);
+
+// Headless app options for tests: a fixed size, a given kernel.
+ui::AppOptions headless_options(const std::string& kernel_relative = "image/box_blur.cu");
+
+}  // namespace cp::uitest

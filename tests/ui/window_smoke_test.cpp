@@ -1,0 +1,114 @@
+// The real window (GLFW + OpenGL 4.5 core): opens on the default demo, shows its output, waits for events
+// when idle instead of spinning, and remembers the font scale and layout. Needs a display: without one the
+// test re-runs itself under xvfb-run when that exists (CI), else it is skipped with the command to use.
+#include "ui_test_support.h"
+
+#include "render/render_target.h"
+#include "ui/settings.h"
+#include "ui/user_dirs.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <unistd.h>
+
+using namespace cp;
+using namespace cp::uitest;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kXvfb = "xvfb-run -a -s \"-screen 0 1920x1080x24\"";
+
+bool have_display() { return render::why_no_display().empty(); }
+
+// Where xvfb-run is on PATH, or empty.
+std::string xvfb_run_path() {
+    const char* path = std::getenv("PATH");
+    std::string dirs = path ? path : "/usr/bin:/bin";
+    for (size_t start = 0; start <= dirs.size();) {
+        const size_t end = std::min(dirs.find(':', start), dirs.size());
+        const fs::path candidate = fs::path(dirs.substr(start, end - start)) / "xvfb-run";
+        if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
+        start = end + 1;
+    }
+    return {};
+}
+
+// The window tests of this binary, run again under a virtual X server. Returns false (skip) when impossible.
+bool rerun_under_xvfb(std::string& output, int& exit_code) {
+    const std::string xvfb_run = xvfb_run_path();
+    if (std::getenv("CP_UI_UNDER_XVFB") || xvfb_run.empty()) return false;
+    const std::string self = fs::read_symlink("/proc/self/exe").string();
+    auto r = test::run_process({xvfb_run, "-a", "-s", "-screen 0 1920x1080x24", self, "--gtest_filter=Window.*"},
+                               {"CP_UI_UNDER_XVFB=1"});
+    output = r.both();
+    exit_code = r.exit_code;
+    return true;
+}
+
+}  // namespace
+
+TEST(Window, OpensOnTheDefaultDemoAndIdlesWithoutSpinning) {
+    if (!have_display()) {
+        std::string out;
+        int code = -1;
+        if (!rerun_under_xvfb(out, code))
+            GTEST_SKIP() << "no display and no xvfb-run; run: " << kXvfb << " cp_ui_tests --gtest_filter=Window.*";
+        EXPECT_EQ(code, 0) << out;
+        EXPECT_NE(out.find("[  PASSED  ]"), std::string::npos) << out;
+        EXPECT_EQ(out.find("[  SKIPPED ]"), std::string::npos) << "the window tests were skipped under Xvfb:\n" << out;
+        return;
+    }
+    ScopedUserDir user;
+    ui::AppOptions o;  // what `cuda-playground` with no arguments does: the window, the default demo
+    o.width = 1280;
+    o.height = 800;
+    auto host = ui::AppHost::create(o, host_kernels_factory());
+    ASSERT_TRUE(host.ok()) << host.error().full();
+    ui::Workspace& ws = (*host)->workspace();
+    EXPECT_FALSE((*host)->target().headless());
+    EXPECT_EQ(document_of(ws).original_path().filename(), "box_blur.cu");
+
+    // Live: the first run finishes and its texture is drawn within a few frames of the event loop.
+    for (int i = 0; i < 100 && !(ws.latest() && ws.latest()->report.launched); ++i) (*host)->run_for(0.05);
+    ASSERT_TRUE(ws.latest() && ws.latest()->report.launched);
+    (*host)->run_for(0.2);
+    auto shot = (*host)->screenshot();
+    ASSERT_TRUE(shot.ok()) << shot.error().full();
+    const Rect output = window_rect("Output");
+    EXPECT_GT(distinct_colors(*shot, output), 500u) << "the photo should be visible in the Output panel";
+
+    // Idle: nothing changes, so the loop sleeps in glfwWaitEventsTimeout; a busy loop would draw ~60+ per second.
+    const int frames = (*host)->run_for(2.0);
+    std::printf("frames drawn in 2 s of idling: %d\n", frames);
+    EXPECT_LE(frames, 10);
+
+    // Presentation is remembered: font scale (Ctrl +) and the layout file.
+    ws.adjust_font_scale(+0.2f);
+    (*host)->run_for(0.1);
+    host->reset();
+    const ui::Settings saved = ui::load_settings(ui::config_dir() / "settings.json");
+    EXPECT_NEAR(saved.font_scale, 1.2f, 1e-4);
+    EXPECT_NE(saved.last_kernel.find("box_blur.cu"), std::string::npos);
+    EXPECT_TRUE(fs::exists(ui::config_dir() / "imgui.ini"));
+    auto again = ui::AppHost::create(o, host_kernels_factory());
+    ASSERT_TRUE(again.ok());
+    EXPECT_NEAR((*again)->workspace().font_scale(), 1.2f, 1e-4);
+}
+
+TEST(Window, WithoutADisplayTheErrorSaysWhatToDo) {
+    const char* display = std::getenv("DISPLAY");
+    const char* wayland = std::getenv("WAYLAND_DISPLAY");
+    const std::string saved_display = display ? display : "", saved_wayland = wayland ? wayland : "";
+    unsetenv("DISPLAY");
+    unsetenv("WAYLAND_DISPLAY");
+    auto target = render::make_window_target({});
+    if (display) setenv("DISPLAY", saved_display.c_str(), 1);
+    if (wayland) setenv("WAYLAND_DISPLAY", saved_wayland.c_str(), 1);
+    ASSERT_FALSE(target.ok());
+    EXPECT_NE(target.error().message.find("no display"), std::string::npos) << target.error().full();
+    EXPECT_NE(target.error().hint.find("--headless"), std::string::npos) << target.error().full();
+    EXPECT_NE(target.error().hint.find("xvfb-run"), std::string::npos) << target.error().full();
+}
