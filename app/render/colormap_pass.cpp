@@ -2,6 +2,8 @@
 // (a compute shader: per-workgroup shared-memory reduction, one atomic per group), plus the colormap table.
 #include "render/colormap_pass.h"
 
+#include "core/colormap.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -112,36 +114,10 @@ float from_ordered(uint32_t key) {
     return f;
 }
 
-// Colormaps as a few control points, interpolated linearly into 256 entries. Viridis and magma follow
-// matplotlib's tables at eighths; coolwarm is Moreland's diverging map.
-using Stops = std::vector<std::array<float, 3>>;
-const Stops& colormap_stops(Colormap c) {
-    static const Stops gray = {{0, 0, 0}, {1, 1, 1}};
-    static const Stops viridis = {{0.267f, 0.005f, 0.329f}, {0.283f, 0.141f, 0.458f}, {0.254f, 0.265f, 0.530f},
-                                  {0.207f, 0.372f, 0.553f}, {0.164f, 0.471f, 0.558f}, {0.128f, 0.567f, 0.551f},
-                                  {0.135f, 0.659f, 0.518f}, {0.267f, 0.749f, 0.441f}, {0.478f, 0.821f, 0.318f},
-                                  {0.741f, 0.873f, 0.150f}, {0.993f, 0.906f, 0.144f}};
-    static const Stops magma = {{0.001f, 0.000f, 0.014f}, {0.078f, 0.054f, 0.211f}, {0.232f, 0.060f, 0.437f},
-                                {0.390f, 0.100f, 0.502f}, {0.550f, 0.161f, 0.506f}, {0.716f, 0.215f, 0.475f},
-                                {0.868f, 0.288f, 0.409f}, {0.967f, 0.439f, 0.360f}, {0.994f, 0.624f, 0.427f},
-                                {0.997f, 0.812f, 0.573f}, {0.987f, 0.991f, 0.750f}};
-    static const Stops coolwarm = {{0.230f, 0.299f, 0.754f}, {0.552f, 0.690f, 0.996f}, {0.866f, 0.865f, 0.865f},
-                                   {0.958f, 0.603f, 0.482f}, {0.706f, 0.016f, 0.150f}};
-    switch (c) {
-        case Colormap::Gray: return gray;
-        case Colormap::Viridis: return viridis;
-        case Colormap::Magma: return magma;
-        case Colormap::Coolwarm: return coolwarm;
-    }
-    return gray;
-}
-
 }  // namespace
 
-const std::vector<std::string>& colormap_names() {
-    static const std::vector<std::string> names = {"gray", "viridis", "magma", "coolwarm"};
-    return names;
-}
+// The same tables the PNG export uses (core/colormap), so a saved view and the window agree.
+const std::vector<std::string>& colormap_names() { return cp::colormap_names(); }
 
 Colormap colormap_from_name(const std::string& name) {
     const auto& n = colormap_names();
@@ -161,20 +137,10 @@ Result<std::unique_ptr<ColormapPass>> ColormapPass::create() {
         pass->range_[int(k)] = std::move(*range);
     }
     const int rows = int(colormap_names().size());
-    std::vector<uint8_t> table(size_t(rows) * 256 * 4);
-    for (int r = 0; r < rows; ++r) {
-        const Stops& s = colormap_stops(Colormap(r));
-        for (int i = 0; i < 256; ++i) {
-            const float t = float(i) / 255.0f * float(s.size() - 1);
-            const size_t a = std::min(size_t(t), s.size() - 2);
-            const float f = t - float(a);
-            for (int c = 0; c < 3; ++c) {
-                const float v = s[a][size_t(c)] * (1 - f) + s[a + 1][size_t(c)] * f;
-                table[(size_t(r) * 256 + size_t(i)) * 4 + size_t(c)] = uint8_t(std::lround(v * 255.0f));
-            }
-            table[(size_t(r) * 256 + size_t(i)) * 4 + 3] = 255;
-        }
-    }
+    std::vector<uint8_t> table;
+    table.reserve(size_t(rows) * 256 * 4);
+    for (const std::string& name : colormap_names())
+        for (const auto& entry : colormap_table(name)) table.insert(table.end(), entry.begin(), entry.end());
     pass->lut_ = Texture::create_2d(GL_RGBA8, 256, rows, 1);
     glTextureSubImage2D(pass->lut_.id(), 0, 0, 0, 256, rows, GL_RGBA, GL_UNSIGNED_BYTE, table.data());
     glCreateVertexArrays(1, &pass->vao_);

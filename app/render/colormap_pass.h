@@ -12,7 +12,7 @@
 
 namespace cp::render {
 
-enum class Colormap { Gray, Viridis, Magma, Coolwarm };
+enum class Colormap { Gray, Viridis, Magma, Coolwarm };  // the order of core's colormap_names()
 const std::vector<std::string>& colormap_names();  // in enum order; matches ViewSpec::colormap spelling
 Colormap colormap_from_name(const std::string& name);  // unknown -> Gray
 

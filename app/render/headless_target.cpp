@@ -35,7 +35,7 @@ std::vector<EglCandidate> candidate_displays() {
     }
     if (GLAD_EGL_MESA_platform_surfaceless && eglGetPlatformDisplayEXT) {
         EGLDisplay d = eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
-        if (d != EGL_NO_DISPLAY) out.push_back({d, "EGL surfaceless (Mesa)"});
+        if (d != EGL_NO_DISPLAY) out.push_back({d, "EGL surfaceless platform"});
     }
     EGLDisplay d = eglGetDisplay(EGL_DEFAULT_DISPLAY);
     if (d != EGL_NO_DISPLAY) out.push_back({d, "EGL default display"});
@@ -92,8 +92,9 @@ EGLContext create_context(EGLDisplay display, std::string& why) {
 
 class HeadlessTarget final : public RenderTarget {
 public:
-    HeadlessTarget(EGLDisplay display, EGLContext context, std::string label, int width, int height)
-        : display_(display), context_(context), label_(std::move(label)), width_(width), height_(height) {
+    HeadlessTarget(EGLDisplay display, EGLContext context, std::string label, std::string skipped, int width, int height)
+        : display_(display), context_(context), label_(std::move(label)), skipped_(std::move(skipped)), width_(width),
+          height_(height) {
         color_ = Texture::create_2d(GL_RGBA8, width, height, 1);
         glCreateFramebuffers(1, &fbo_);
         glNamedFramebufferTexture(fbo_, GL_COLOR_ATTACHMENT0, color_.id(), 0);
@@ -116,7 +117,9 @@ public:
             const auto* s = reinterpret_cast<const char*>(glGetString(e));
             return std::string(s ? s : "?");
         };
-        return "headless " + label_ + " - " + str(GL_RENDERER) + ", OpenGL " + str(GL_VERSION);
+        std::string d = "headless " + label_ + " - " + str(GL_RENDERER) + ", OpenGL " + str(GL_VERSION);
+        if (!skipped_.empty()) d += " (skipped:" + skipped_ + ")";
+        return d;
     }
     void attach_imgui() override {
         ImGuiIO& io = ImGui::GetIO();
@@ -157,7 +160,7 @@ public:
 private:
     EGLDisplay display_;
     EGLContext context_;
-    std::string label_;
+    std::string label_, skipped_;
     int width_, height_;
     Texture color_;
     GLuint fbo_ = 0;
@@ -176,24 +179,24 @@ Result<std::unique_ptr<RenderTarget>> make_headless_target(const TargetOptions& 
         std::string why;
         EGLContext ctx = create_context(c.display, why);
         if (ctx == EGL_NO_CONTEXT) {
-            tried += "\n  " + c.label + ": " + why;
+            tried += " " + c.label + ": " + why + ";";
             continue;
         }
         if (!gladLoadGL(reinterpret_cast<GLADloadfunc>(eglGetProcAddress))) {
-            tried += "\n  " + c.label + ": OpenGL functions could not be loaded";
+            tried += " " + c.label + ": OpenGL functions could not be loaded;";
             eglMakeCurrent(c.display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
             eglDestroyContext(c.display, ctx);
             eglTerminate(c.display);
             continue;
         }
-        auto target = std::make_unique<HeadlessTarget>(c.display, ctx, c.label, options.width, options.height);
+        auto target = std::make_unique<HeadlessTarget>(c.display, ctx, c.label, tried, options.width, options.height);
         if (!target->framebuffer_complete()) {
-            tried += "\n  " + c.label + ": offscreen framebuffer incomplete";
+            tried += " " + c.label + ": offscreen framebuffer incomplete;";
             continue;
         }
         return std::unique_ptr<RenderTarget>(std::move(target));
     }
-    return make_error("no headless OpenGL 4.5 context could be created" + (tried.empty() ? std::string(" (no EGL display)") : tried),
+    return make_error("no headless OpenGL 4.5 context could be created:" + (tried.empty() ? std::string(" no EGL display") : tried),
                       "on machines without a GPU install Mesa (libegl-mesa0, libgl1-mesa-dri); EGL_PLATFORM=surfaceless "
                       "may help");
 }

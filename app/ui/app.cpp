@@ -109,13 +109,14 @@ void AppHost::event_loop(int max_frames, double max_seconds) {
     if (frames_drawn_ == 0) frame();
     int extra = 1;  // ImGui settles hover/active states one frame after an input: draw two per input
     while (!target_->close_requested() && (max_frames == 0 || frames_drawn_ < max_frames)) {
-        double timeout = extra > 0 ? 0.0 : workspace_->idle_timeout(seconds());
+        // A frame count (--frames N) asks for N frames now, e.g. for a screenshot: no waiting then.
+        double timeout = extra > 0 || max_frames > 0 ? 0.0 : workspace_->idle_timeout(seconds());
         if (max_seconds > 0) {
             if (seconds() >= end) break;
             timeout = std::min(timeout, end - seconds());
         }
         if (target_->wait_events(timeout)) extra = 2;
-        if (extra > 0 || workspace_->needs_frame(seconds())) {
+        if (extra > 0 || max_frames > 0 || workspace_->needs_frame(seconds())) {
             frame();
             if (extra > 0) --extra;
         }

@@ -26,9 +26,11 @@ std::string format_value(double v, bool is_float) {
     return buf;
 }
 
-// The standard mapping: 2D launches give pixel (x, y) to thread (x % bx, y % by) of block (x / bx, y / by);
-// 1D launches index the image linearly (i = y * width + x).
+}  // namespace
+
 std::string thread_of_pixel(int x, int y, int width, Dim3 grid, Dim3 block) {
+    block.x = std::max(block.x, 1u);
+    block.y = std::max(block.y, 1u);
     char buf[160];
     if (grid.y > 1 || block.y > 1) {
         std::snprintf(buf, sizeof buf, "blockIdx (%u, %u)  threadIdx (%u, %u)", uint32_t(x) / block.x, uint32_t(y) / block.y,
@@ -40,8 +42,6 @@ std::string thread_of_pixel(int x, int y, int width, Dim3 grid, Dim3 block) {
     }
     return buf;
 }
-
-}  // namespace
 
 void OutputPanel::draw() {
     drawn_output_.valid = false;
@@ -56,6 +56,16 @@ void OutputPanel::draw() {
     }
     auto& views = views_.views();
     if (views.empty()) {
+        InputImage& input = views_.input();
+        if (input.raw && input.display) {
+            // Nothing has run (or nothing can): show the input, so the first screen is not empty.
+            ImGui::TextDisabled("Input %s (%s); the output appears once the kernel runs.", input.buffer.c_str(), input.path.c_str());
+            const ImVec2 avail = ImGui::GetContentRegionAvail();
+            const float zoom = std::min(avail.x / float(input.raw->width()), avail.y / float(input.raw->height()));
+            input.display.set_nearest_magnification(zoom >= 2.0f);
+            ImGui::Image(texture_id(input.display), ImVec2(float(input.raw->width()) * zoom, float(input.raw->height()) * zoom));
+            return;
+        }
         ImGui::TextDisabled(status_.run ? "This kernel declares no outputs to show." : "No output yet: run the kernel (F5).");
         return;
     }

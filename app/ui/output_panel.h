@@ -14,6 +14,10 @@
 
 namespace cp::ui {
 
+// The standard mapping, in words: 2D launches give pixel (x, y) to threadIdx (x % bx, y % by) of blockIdx
+// (x / bx, y / by); 1D launches index the image linearly (i = y * width + x).
+std::string thread_of_pixel(int x, int y, int width, Dim3 grid, Dim3 block);
+
 // What the workspace tells the panel about the run the views show.
 struct OutputStatus {
     uint64_t run = 0;

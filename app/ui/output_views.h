@@ -74,6 +74,10 @@ public:
     void refresh_display(OutputView& view);
     // Forgets everything (another kernel was opened).
     void clear();
+    // Loads the input image alone (no run yet, or nothing can run): something to look at from the start.
+    void load_input_image(const KernelFile& file, const std::map<std::string, std::string>& image_overrides) {
+        update_input_image(file, image_overrides);
+    }
 
     std::vector<OutputView>& views() { return views_; }
     InputImage& input() { return input_; }

@@ -15,7 +15,8 @@ struct RunInputs {
     std::optional<Dim3> block, grid;                // absent: from the metadata's expressions
     std::map<std::string, std::string> images;      // image-initialised buffer -> path as the user chose it
     TimingOptions timing{1, 5, false};
-    bool verify = true;                             // compare with the CPU reference (needs a read-back)
+    bool verify = false;                            // every run: compare with the CPU reference (a read-back);
+                                                    // opening a kernel and F5 always do
     uint64_t revision = 0;
 
     void touch() { ++revision; }

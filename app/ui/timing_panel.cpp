@@ -19,7 +19,7 @@ void TimingPanel::draw() {
     if (ImGui::Checkbox("flush L2", &inputs_.timing.flush_l2)) inputs_.touch();
     ImGui::SameLine();
     ImGui::Checkbox("re-run every frame", &live_.every_frame);
-    if (ImGui::Checkbox("verify against the CPU reference", &inputs_.verify)) inputs_.touch();
+    if (ImGui::Checkbox("verify every run (F5 always does)", &inputs_.verify)) inputs_.touch();
 
     const TimingSample* last = history_.last();
     if (!last) {

@@ -201,7 +201,9 @@ void Workspace::maybe_submit(double now) {
     if (source_changed && settings_.auto_compile && now - doc_->last_edit_time() >= kCompilePause) go = true;
     if (!go) return;
 
-    const bool verify = verify_next_ || run_requested_ || source_changed || new_kernel || inputs_.verify;
+    // Verification (a read-back and the CPU reference) on opening a kernel, on F5, or on every run when asked:
+    // edits and drags stay fast on big images.
+    const bool verify = verify_next_ || run_requested_ || new_kernel || inputs_.verify;
     RunJob job;
     job.id = next_job_++;
     job.file = parsed_;
@@ -252,6 +254,7 @@ void Workspace::apply_outcome(RunOutcome outcome) {
     for (const LaunchIssue& issue : r.launch_issues)
         if (issue.severity == Severity::Warning) console_.add(LogKind::Warning, issue.message);
 
+    if (!runner_->has_engine() && outputs_->views().empty()) outputs_->load_input_image(inflight_file_, inflight_images_);
     if (r.launched && outcome.resolved) {
         outputs_->update(inflight_file_, inflight_images_, r, *outcome.resolved, runs_applied_, console_);
         TimingSample sample;

@@ -31,14 +31,7 @@ protected:
         host_ = std::move(*h);
     }
     ui::Workspace& ws() { return host_->workspace(); }
-    // Frames until no run is in flight or pending (each headless frame first waits for a running job).
-    void settle() {
-        for (int i = 0; i < 40; ++i) {
-            host_->frame();
-            if (!ws().run_in_flight() && !ws().needs_frame(host_->seconds())) break;
-        }
-        host_->frame();  // draw the settled state once more
-    }
+    void settle() { uitest::settle(*host_); }
     Image screenshot() {
         auto s = host_->screenshot();
         EXPECT_TRUE(s.ok());
@@ -72,38 +65,6 @@ protected:
             }
         return n;
     }
-    void show_output_at_100_percent() {
-        ASSERT_FALSE(ws().outputs().views().empty());
-        auto& state = ws().outputs().views()[0].state;
-        state.fit = false;
-        state.zoom = 1.0f;
-        state.pan_x = state.pan_y = 0;
-        host_->frame();
-    }
-    // Compares the on-screen output image with the buffer the kernel wrote; returns pixels compared.
-    size_t expect_screen_matches_output(const HostBuffer& dst, int width) {
-        const Image shot = screenshot();
-        const ui::DrawnImage& d = ws().output_panel().drawn_output();
-        EXPECT_TRUE(d.valid);
-        EXPECT_FLOAT_EQ(d.zoom, 1.0f);
-        size_t compared = 0, mismatched = 0;
-        const int x0 = int(std::max(d.x0, d.clip_x0)), y0 = int(std::max(d.y0, d.clip_y0));
-        const int x1 = int(std::min(d.x1, d.clip_x1)), y1 = int(std::min(d.y1, d.clip_y1));
-        const auto* expected = reinterpret_cast<const uint8_t*>(dst.bytes.data());
-        for (int y = y0; y < y1; ++y)
-            for (int x = x0; x < x1; ++x) {
-                const int ix = x - int(d.x0), iy = y - int(d.y0);
-                const uint8_t* want = expected + (size_t(iy) * width + ix) * 4;
-                const uint8_t* got = &shot.pixels[(size_t(y) * shot.width + x) * 4];
-                if (std::memcmp(want, got, 3) != 0 && mismatched++ < 3)
-                    ADD_FAILURE() << "pixel (" << ix << "," << iy << ") on screen " << int(got[0]) << "," << int(got[1]) << ","
-                                  << int(got[2]) << " but the kernel wrote " << int(want[0]) << "," << int(want[1]) << ","
-                                  << int(want[2]);
-                ++compared;
-            }
-        EXPECT_EQ(mismatched, 0u);
-        return compared;
-    }
 };
 
 TEST_F(HeadlessApp, DefaultDemoOutputOnScreenEqualsTheKernelOutput) {
@@ -119,8 +80,8 @@ TEST_F(HeadlessApp, DefaultDemoOutputOnScreenEqualsTheKernelOutput) {
     EXPECT_EQ(r.verified, std::optional<bool>(true));
     ASSERT_EQ(r.outputs.count("dst"), 1u);
     EXPECT_EQ(ws().outputs().views()[0].path, "host upload");
-    show_output_at_100_percent();
-    const size_t compared = expect_screen_matches_output(r.outputs.at("dst"), 600);
+    show_output_at_100_percent(*host_);
+    const size_t compared = expect_screen_matches_output(*host_, r.outputs.at("dst"), 600);
     EXPECT_GT(compared, 200u * 200u) << "too little of the image was visible to compare";
 }
 
@@ -170,7 +131,8 @@ TEST_F(HeadlessApp, WithoutABackendTheWindowOpensTheEditorAndCompilerWork) {
     const RunReport& r = ws().latest()->report;
     EXPECT_FALSE(r.launched);
     EXPECT_FALSE(r.error.has_value()) << r.error->full();  // compiled fine with NVRTC; not running is no error
-    EXPECT_GT(r.usage.registers, 0) << "NVRTC's resource usage should be known without a GPU";
+    EXPECT_FALSE(has_errors(r.diagnostics));
+    EXPECT_EQ(r.kernel, "box_blur");
     expect_panels_drawn("no backend");
     EXPECT_GT(window_rect("##banner").height(), 10) << "the no-backend banner is missing";
     EXPECT_NE(ws().device_status().why_no_engine.find("no NVIDIA driver"), std::string::npos);
@@ -193,8 +155,6 @@ TEST_F(HeadlessApp, ParameterAndLaunchChangesReachTheTextureWithoutRestart) {
     ASSERT_TRUE(view().raw);
     EXPECT_EQ(view().width, 333);
     EXPECT_EQ(view().raw->read_element(100, 150)[0], 150.0 * 333 + 100);
-    const size_t samples = ws().latest() ? 1 : 0;
-    (void)samples;
 
     // A parameter: the view changes size and content.
     ws().inputs().params["width"] = 201;

@@ -4,9 +4,11 @@
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/kernel_file.h"
 
+#include <gtest/gtest.h>
 #include <imgui.h>
 #include <imgui_internal.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -169,6 +171,56 @@ size_t distinct_colors(const Image& image, Rect r) {
             colors.insert(c);
         }
     return colors.size();
+}
+
+void settle(ui::AppHost& host) {
+    ui::Workspace& ws = host.workspace();
+    for (int i = 0; i < 40; ++i) {
+        host.frame();
+        if (!ws.run_in_flight() && !ws.needs_frame(host.seconds())) break;
+    }
+    host.frame();  // draw the settled state once more
+}
+
+void show_output_at_100_percent(ui::AppHost& host) {
+    auto& views = host.workspace().outputs().views();
+    if (views.empty()) {
+        ADD_FAILURE() << "no output view";
+        return;
+    }
+    auto& state = views[0].state;
+    state.fit = false;
+    state.zoom = 1.0f;
+    state.pan_x = state.pan_y = 0;
+    host.frame();
+}
+
+size_t expect_screen_matches_output(ui::AppHost& host, const HostBuffer& dst, int width) {
+    auto shot = host.screenshot();
+    if (!shot.ok()) {
+        ADD_FAILURE() << shot.error().full();
+        return 0;
+    }
+    const ui::DrawnImage& d = host.workspace().output_panel().drawn_output();
+    EXPECT_TRUE(d.valid);
+    EXPECT_FLOAT_EQ(d.zoom, 1.0f);
+    size_t compared = 0, mismatched = 0;
+    const int x0 = int(std::max(d.x0, d.clip_x0)), y0 = int(std::max(d.y0, d.clip_y0));
+    const int x1 = int(std::min(d.x1, d.clip_x1)), y1 = int(std::min(d.y1, d.clip_y1));
+    const auto* expected = reinterpret_cast<const uint8_t*>(dst.bytes.data());
+    for (int y = y0; y < y1; ++y)
+        for (int x = x0; x < x1; ++x) {
+            const int ix = x - int(d.x0), iy = y - int(d.y0);
+            const uint8_t* want = expected + (size_t(iy) * size_t(width) + size_t(ix)) * 4;
+            const uint8_t* got = &shot->pixels[(size_t(y) * size_t(shot->width) + size_t(x)) * 4];
+            if (std::memcmp(want, got, 3) != 0 && mismatched++ < 3)
+                ADD_FAILURE() << "pixel (" << ix << "," << iy << ") on screen " << int(got[0]) << "," << int(got[1]) << ","
+                              << int(got[2]) << " but the kernel wrote " << int(want[0]) << "," << int(want[1]) << ","
+                              << int(want[2]);
+            ++compared;
+        }
+    EXPECT_EQ(mismatched, 0u);
+    return compared;
 }
 
 ui::KernelDocument& document_of(ui::Workspace& ws) {

@@ -43,6 +43,14 @@ Rect window_rect(const char* title);
 // Number of distinct colours in a region (a blank or single-colour region has 1).
 size_t distinct_colors(const Image& image, Rect r);
 
+// Frames until no run is in flight or pending (each headless frame first waits for a running job).
+void settle(ui::AppHost& host);
+// Shows the first output view at 100% from its top-left corner, and draws a frame.
+void show_output_at_100_percent(ui::AppHost& host);
+// Compares the on-screen output image (RGB) with an RGBA8 buffer the kernel wrote; failures name pixels.
+// Returns how many pixels were compared (the visible part).
+size_t expect_screen_matches_output(ui::AppHost& host, const HostBuffer& dst, int width);
+
 // The open document; throws (failing the test) when there is none.
 ui::KernelDocument& document_of(ui::Workspace& ws);
 

@@ -19,7 +19,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* kXvfb = "xvfb-run -a -s \"-screen 0 1920x1080x24\"";
+// -noreset: Xvfb otherwise resets when its last client disconnects, and the test opens a second window.
+const char* kXvfb = "xvfb-run -a -s \"-screen 0 1920x1080x24 -noreset\"";
 
 bool have_display() { return render::why_no_display().empty(); }
 
@@ -41,7 +42,7 @@ bool rerun_under_xvfb(std::string& output, int& exit_code) {
     const std::string xvfb_run = xvfb_run_path();
     if (std::getenv("CP_UI_UNDER_XVFB") || xvfb_run.empty()) return false;
     const std::string self = fs::read_symlink("/proc/self/exe").string();
-    auto r = test::run_process({xvfb_run, "-a", "-s", "-screen 0 1920x1080x24", self, "--gtest_filter=Window.*"},
+    auto r = test::run_process({xvfb_run, "-a", "-s", "-screen 0 1920x1080x24 -noreset", self, "--gtest_filter=Window.*"},
                                {"CP_UI_UNDER_XVFB=1"});
     output = r.both();
     exit_code = r.exit_code;
@@ -94,7 +95,7 @@ TEST(Window, OpensOnTheDefaultDemoAndIdlesWithoutSpinning) {
     EXPECT_NE(saved.last_kernel.find("box_blur.cu"), std::string::npos);
     EXPECT_TRUE(fs::exists(ui::config_dir() / "imgui.ini"));
     auto again = ui::AppHost::create(o, host_kernels_factory());
-    ASSERT_TRUE(again.ok());
+    ASSERT_TRUE(again.ok()) << again.error().full();
     EXPECT_NEAR((*again)->workspace().font_scale(), 1.2f, 1e-4);
 }
 

@@ -1,0 +1,119 @@
+// Benchmark (prints figures, asserts nothing about speed; runs when CP_UI_BENCH=1): CPU time per UI frame
+// when idle and while re-running a 3x3 blur on a 3840x2160 photo every frame, and the time from a source
+// change to new pixels. Uses CUDA when there is a device, else the host test backend (figures then say so).
+#include "ui_test_support.h"
+
+#include "core/kernel_file.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+using namespace cp;
+using namespace cp::uitest;
+
+namespace {
+
+// Nearest-neighbour upscale of a bundled photo to 4K UHD.
+std::filesystem::path make_uhd_photo(const std::filesystem::path& dir) {
+    auto photo = load_image(assets_dir() / "coffee.png");
+    if (!photo) return {};
+    Image big;
+    big.width = 3840;
+    big.height = 2160;
+    big.pixels.resize(size_t(big.width) * big.height * 4);
+    for (int y = 0; y < big.height; ++y)
+        for (int x = 0; x < big.width; ++x) {
+            const int sx = x * photo->width / big.width, sy = y * photo->height / big.height;
+            for (int c = 0; c < 4; ++c)
+                big.pixels[(size_t(y) * big.width + x) * 4 + c] = photo->pixels[(size_t(sy) * photo->width + sx) * 4 + c];
+        }
+    const auto path = dir / "uhd.png";
+    return save_png(path, big) ? path : std::filesystem::path();
+}
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+double since_ms(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+TEST(UiBench, FrameTimesAndSourceChangeLatency) {
+    if (!std::getenv("CP_UI_BENCH")) GTEST_SKIP() << "benchmark: set CP_UI_BENCH=1 to run it";
+    ScopedUserDir user;
+    const bool cuda = make_cuda_backend().ok();
+    ui::AppOptions o = headless_options("image/box_blur.cu");
+    o.backend = cuda ? "cuda" : "cpu";
+    auto host = ui::AppHost::create(o, cuda ? ui::BackendFactory{} : host_kernels_factory());
+    ASSERT_TRUE(host.ok()) << host.error().full();
+    ui::Workspace& ws = (*host)->workspace();
+    const auto photo = make_uhd_photo(user.path());
+    ASSERT_FALSE(photo.empty());
+    ws.inputs().images["src"] = photo.string();
+    ws.inputs().timing.repeats = 1;
+    ws.inputs().timing.warmup = 0;
+    ws.inputs().verify = false;
+    ws.inputs().touch();
+    settle(**host);
+    ASSERT_TRUE(ws.latest() && ws.latest()->report.launched);
+    ASSERT_EQ(ws.outputs().views().at(0).width, 3840);
+    const std::string device = ws.device_status().device.name + " (" + o.backend + "), " + ws.device_status().renderer;
+    const std::string path = ws.outputs().views().at(0).path;
+
+    std::vector<double> idle;
+    for (int i = 0; i < 60; ++i) {
+        (*host)->frame();
+        idle.push_back((*host)->last_frame_cpu_ms());
+    }
+
+    ws.live().every_frame = true;
+    (*host)->frame();
+    std::vector<double> busy, worker;
+    const uint64_t runs_before = ws.runs_applied();
+    const auto t0 = std::chrono::steady_clock::now();
+    const int frames = cuda ? 200 : 20;
+    for (int i = 0; i < frames; ++i) {
+        (*host)->frame();
+        busy.push_back((*host)->last_frame_cpu_ms());
+        if (ws.latest()) worker.push_back(ws.latest()->wall_ms);
+    }
+    const double wall_per_frame = since_ms(t0) / frames;
+    const uint64_t runs = ws.runs_applied() - runs_before;
+    const double kernel_ms = ws.latest()->report.timing.median_ms;
+    ws.live().every_frame = false;
+    settle(**host);
+
+    // Source change -> new pixels: a new text each time (so NVRTC really compiles), typing pause excluded.
+    std::vector<double> latency, compile;
+    std::string text = document_of(ws).text();
+    for (int i = 0; i < 5; ++i) {
+        text += "\n// edit " + std::to_string(i) + "\n";
+        const uint64_t shown = ws.outputs().views().at(0).run;
+        const auto t = std::chrono::steady_clock::now();
+        ws.set_source(text, (*host)->seconds() - 5.0);
+        while (ws.outputs().views().at(0).run == shown && since_ms(t) < 30000) (*host)->frame();
+        latency.push_back(since_ms(t));
+        compile.push_back(ws.latest()->report.compile_ms);
+    }
+    std::printf("\n[ui-bench] %s\n", device.c_str());
+    std::printf("[ui-bench] output path: %s\n", path.c_str());
+    std::printf("[ui-bench] idle frame, CPU: median %.3f ms (max %.3f)\n", median(idle), *std::max_element(idle.begin(), idle.end()));
+    std::printf("[ui-bench] re-running box_blur on 3840x2160 every frame: CPU %.3f ms per frame (median), "
+                "wall %.3f ms per frame, %llu runs in %d frames; per run: session (prepare + launch) %.1f ms, "
+                "kernel %.3f ms\n",
+                median(busy), wall_per_frame, static_cast<unsigned long long>(runs), frames, median(worker), kernel_ms);
+    std::printf("[ui-bench] source change -> new pixels (compile + run + texture, typing pause of 0.6 s not included): "
+                "median %.1f ms (min %.1f, max %.1f), of which NVRTC compile %.1f ms\n",
+                median(latency), *std::min_element(latency.begin(), latency.end()),
+                *std::max_element(latency.begin(), latency.end()), median(compile));
+}
