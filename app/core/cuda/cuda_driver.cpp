@@ -93,19 +93,20 @@ std::optional<CudaDriver> load_cuda_driver(const std::string& library, std::stri
     want("cuEventElapsedTime_v2", d.EventElapsedTime);
     if (!d.EventElapsedTime) need("cuEventElapsedTime", d.EventElapsedTime);  // same signature before 12.8
 
-    need("cuGraphicsGLRegisterImage", d.GraphicsGLRegisterImage);
-    need("cuGraphicsGLRegisterBuffer", d.GraphicsGLRegisterBuffer);
-    need("cuGraphicsMapResources", d.GraphicsMapResources);
-    need("cuGraphicsUnmapResources", d.GraphicsUnmapResources);
-    need("cuGraphicsSubResourceGetMappedArray", d.GraphicsSubResourceGetMappedArray);
-    need("cuGraphicsResourceGetMappedPointer_v2", d.GraphicsResourceGetMappedPointer);
-    need("cuGraphicsUnregisterResource", d.GraphicsUnregisterResource);
+    // Optional: the toolkit's stub library has none of the GL entry points.
+    want("cuGraphicsGLRegisterImage", d.GraphicsGLRegisterImage);
+    want("cuGraphicsGLRegisterBuffer", d.GraphicsGLRegisterBuffer);
+    want("cuGraphicsMapResources", d.GraphicsMapResources);
+    want("cuGraphicsUnmapResources", d.GraphicsUnmapResources);
+    want("cuGraphicsSubResourceGetMappedArray", d.GraphicsSubResourceGetMappedArray);
+    want("cuGraphicsResourceGetMappedPointer_v2", d.GraphicsResourceGetMappedPointer);
+    want("cuGraphicsUnregisterResource", d.GraphicsUnregisterResource);
     need("cuSurfObjectCreate", d.SurfObjectCreate);
     need("cuSurfObjectDestroy", d.SurfObjectDestroy);
 
     if (!missing.empty()) {
         if (why) *why = "the NVIDIA driver is too old (" + library + " has no " + missing + ")";
-        if (detail) *detail = "update the NVIDIA driver to one that supports CUDA 12.4 or newer";
+        if (detail) *detail = "update the NVIDIA driver (kernels compiled by this NVRTC need one at least as new as its CUDA version)";
         dlclose(handle);
         return std::nullopt;
     }

@@ -62,8 +62,8 @@ struct CudaDriver {
     decltype(&::cuEventSynchronize) EventSynchronize = nullptr;
     decltype(&::cuEventElapsedTime_v2) EventElapsedTime = nullptr;  // _v2, or the original on older drivers
 
-    // OpenGL interop for the render layer. GLuint and GLenum are spelled `unsigned int` so that the core
-    // needs no GL header.
+    // OpenGL interop for the render layer, all optional (check for null before use). GLuint and GLenum
+    // are spelled `unsigned int` so that the core needs no GL header.
     CUresult (*GraphicsGLRegisterImage)(CUgraphicsResource* resource, unsigned int gl_image, unsigned int gl_target,
                                         unsigned int flags) = nullptr;
     CUresult (*GraphicsGLRegisterBuffer)(CUgraphicsResource* resource, unsigned int gl_buffer,

@@ -4,6 +4,7 @@
 
 #include "core/cuda/cubin_cache.h"
 #include "core/cuda/nvrtc_log.h"
+#include "core/cuda/nvrtc_std_headers.h"
 
 #include <nvrtc.h>
 
@@ -64,12 +65,17 @@ int count_lines(const std::string& text) {
 void explain_name_lookup(const CompileRequest& request, std::vector<Diagnostic>& diags) {
     const auto is_name_map = [](const Diagnostic& d) { return d.file == kNameMapFile; };
     if (std::none_of(diags.begin(), diags.end(), is_name_map)) return;
+    const bool not_global = std::any_of(diags.begin(), diags.end(), [&](const Diagnostic& d) {
+        return is_name_map(d) && d.message.find("non-__global__") != std::string::npos;
+    });
     diags.erase(std::remove_if(diags.begin(), diags.end(), is_name_map), diags.end());
     if (has_errors(diags)) return;  // the real errors explain it
     Diagnostic d;
     d.file = display_path(request);
-    d.message = "no __global__ function named `" + request.kernel_name +
-                "` in this file (check the kernel's name; templates need their arguments, e.g. `scale<float>`)";
+    d.message = not_global ? "`" + request.kernel_name + "` is not a __global__ function, so it cannot be launched"
+                           : "no __global__ function named `" + request.kernel_name +
+                                 "` in this file (check the kernel's name; templates need their arguments, "
+                                 "e.g. `scale<float>`)";
     diags.push_back(std::move(d));
 }
 
@@ -85,6 +91,10 @@ std::string inputs_fingerprint(const CompileRequest& request, const std::string&
     add(nvrtc_version_text());
     add(arch);
     for (const auto& o : options) add(o);
+    for (const auto& h : nvrtc_std_headers()) {
+        add(h.name);
+        add(h.contents);
+    }
     add(request.kernel_name);
     add(display_path(request));
     add(request.source);
@@ -130,8 +140,14 @@ private:
 void compile_uncached(const CompileRequest& request, const std::string& arch, CompileResult& result,
                       CachedCompile& out) {
     const std::string path = display_path(request);
+    std::vector<const char*> header_names, header_contents;
+    for (const auto& h : nvrtc_std_headers()) {
+        header_names.push_back(h.name);
+        header_contents.push_back(h.contents);
+    }
     nvrtcProgram program = nullptr;
-    nvrtcResult r = nvrtcCreateProgram(&program, request.source.c_str(), path.c_str(), 0, nullptr, nullptr);
+    nvrtcResult r = nvrtcCreateProgram(&program, request.source.c_str(), path.c_str(), int(header_names.size()),
+                                       header_contents.data(), header_names.data());
     if (r != NVRTC_SUCCESS) {
         result.error = nvrtc_failure(r, "nvrtcCreateProgram");
         return;
@@ -200,7 +216,12 @@ std::vector<std::string> nvrtc_options(const CompileRequest& request, const std:
         "-default-device",
     };
     if (arch.rfind("sm_", 0) == 0) options.emplace_back("-Xptxas=-v");  // the resource report we parse
-    for (const auto& dir : cuda_include_dirs()) options.push_back("-I" + dir);
+    for (const auto& dir : cuda_include_dirs()) {
+        options.push_back("-I" + dir);
+        // libcu++ (<cuda/std/...>) lives in the toolkit's cccl folder.
+        std::error_code ec;
+        if (std::filesystem::is_directory(std::filesystem::path(dir) / "cccl", ec)) options.push_back("-I" + dir + "/cccl");
+    }
     if (!request.path.empty()) {
         // Lets a kernel include a header that sits next to it.
         std::error_code ec;
