@@ -1,16 +1,21 @@
 // The CUDA backend on a real GPU, driven through the Engine (so requests run on its worker thread):
-// results checked against CPU loops, printf capture, recovery from sticky errors, refusals, timing.
-// Skips with the reason when there is no CUDA device.
+// results checked against CPU loops, printf capture, recovery from sticky errors (the worker process is
+// replaced), the launch watchdog, refusals, timing. Skips with the reason when there is no CUDA device.
 #include "core/backend.h"
+#include "core/cuda/cuda_backend_factory.h"
+#include "core/cuda/cuda_worker.h"
 #include "core/engine.h"
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <random>
+
+#include <signal.h>
 
 namespace cp {
 namespace {
@@ -76,7 +81,7 @@ protected:
     BufferId allocate(const std::string& name, uint64_t bytes) {
         const AllocateResult a = engine_->allocate({name, bytes});
         EXPECT_FALSE(a.error) << a.error->message;
-        EXPECT_NE(a.device_address, 0u);
+        EXPECT_EQ(a.device_address, 0u) << "an address in the worker process is no use to the app";
         return a.buffer;
     }
 
@@ -207,7 +212,8 @@ TEST_F(CudaBackendTest, IllegalAddressIsReportedAndRecovered) {
     ASSERT_TRUE(r.error.has_value());
     EXPECT_EQ(r.error->name, "CUDA_ERROR_ILLEGAL_ADDRESS");
     EXPECT_TRUE(r.error->context_was_reset);
-    EXPECT_NE(r.error->message.find("kernel `oob` (grid 40x30x1, block 16x16x1) accessed memory outside any allocation"),
+    EXPECT_NE(r.error->message.find("kernel `oob` (grid 40x30x1, block 16x16x1) accessed memory outside any allocation"
+                                    " (CUDA_ERROR_ILLEGAL_ADDRESS). All buffers were lost; the GPU context was reset."),
               std::string::npos)
         << r.error->message;
     EXPECT_FALSE(r.error->hint.empty());
@@ -363,6 +369,155 @@ TEST_F(CudaBackendTest, CompileCacheHitsAndCompileOnly) {
     EXPECT_GT(warm.usage.max_threads_per_block, 0);
     std::printf("compile + load: cold %.2f ms, cached %.2f ms (registers %d, max threads/block %d)\n", cold.compile_ms,
                 warm.compile_ms, warm.usage.registers, warm.usage.max_threads_per_block);
+}
+
+TEST_F(CudaBackendTest, RepeatedLaunchesSeeTheSameInputs) {
+    // An in-place update run 2 + 5 times still leaves the buffer as after one launch.
+    const char* src = R"(extern "C" __global__ void add_one(float* x, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] += 1.0f;
+}
+)";
+    const int n = 1001;
+    std::vector<float> x(n);
+    for (int i = 0; i < n; ++i) x[size_t(i)] = float(i % 97) - 40.0f;
+    const ModuleId m = compile(src, "add_one");
+    const BufferId buf = allocate("x", n * 4);
+    engine_->upload({buf, bytes_of(x)});
+    LaunchRequest l;
+    l.module = m;
+    l.kernel_name = "add_one";
+    l.block = {128, 1, 1};
+    l.grid = {(n + 127) / 128, 1, 1};
+    l.args = {buffer("x", buf), scalar("n", n)};
+    l.timing = {2, 5, false};
+    const LaunchResult r = engine_->launch(l);
+    ASSERT_TRUE(r.ok) << r.error->message;
+    EXPECT_EQ(r.timing.samples_ms.size(), 5u);
+    const auto y = values_of<float>(engine_->read_back({buf}).data);
+    for (int i = 0; i < n; ++i) ASSERT_EQ(y[size_t(i)], x[size_t(i)] + 1.0f) << i;
+}
+
+TEST_F(CudaBackendTest, WatchdogStopsAKernelThatNeverEnds) {
+    const char* spin = R"(extern "C" __global__ void spin(volatile int* flag)
+{
+    while (flag[0] == 0) {
+    }
+}
+)";
+    const ModuleId m = compile(spin, "spin");
+    const BufferId flag = allocate("flag", 4);
+    LaunchRequest l;
+    l.module = m;
+    l.kernel_name = "spin";
+    l.grid = {1, 1, 1};
+    l.block = {32, 1, 1};
+    l.args = {buffer("flag", flag)};
+    l.timing = {0, 1, false};
+    setenv("CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S", "3", 1);
+    const auto start = std::chrono::steady_clock::now();
+    const LaunchResult r = engine_->launch(l);
+    const double waited_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    unsetenv("CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S");
+    ASSERT_FALSE(r.ok);
+    EXPECT_EQ(r.error->name, "timeout");
+    EXPECT_TRUE(r.error->context_was_reset);
+    EXPECT_NE(r.error->message.find("did not finish within 3 s"), std::string::npos) << r.error->message;
+    EXPECT_LT(waited_s, 15.0);
+    std::printf("watchdog: stopped after %.1f s: %s\n", waited_s, r.error->message.c_str());
+
+    const ModuleId add = compile(kVectorAdd, "vector_add");
+    const BufferId a = allocate("a", 400);
+    LaunchRequest ok;
+    ok.module = add;
+    ok.kernel_name = "vector_add";
+    ok.block = {64, 1, 1};
+    ok.grid = {2, 1, 1};
+    ok.args = {buffer("a", a), buffer("b", a), buffer("c", a), scalar("n", 100)};
+    const LaunchResult again = engine_->launch(ok);
+    EXPECT_TRUE(again.ok) << again.error->message;
+}
+
+TEST(CudaWorker, ACrashedWorkerIsReplaced) {
+    auto created = CudaWorkerBackend::create();
+    if (!created.ok()) GTEST_SKIP() << "no CUDA device: " << created.error().message;
+    auto& backend = dynamic_cast<CudaWorkerBackend&>(**created);
+    const pid_t first = backend.worker_pid();
+    ASSERT_GT(first, 0);
+    CompileRequest c;
+    c.source = kVectorAdd;
+    c.kernel_name = "vector_add";
+    ASSERT_TRUE(backend.compile(c).ok);
+    kill(first, SIGKILL);
+    const CompileResult lost = backend.compile(c);
+    ASSERT_FALSE(lost.ok);
+    ASSERT_TRUE(lost.error.has_value());
+    EXPECT_TRUE(lost.error->context_was_reset);
+    EXPECT_NE(lost.error->message.find("stopped unexpectedly"), std::string::npos) << lost.error->message;
+    const CompileResult again = backend.compile(c);
+    EXPECT_TRUE(again.ok);
+    EXPECT_NE(backend.worker_pid(), first);
+}
+
+TEST(CudaInProcess, DeviceAddressesAndOneLaunch) {
+    auto backend = make_cuda_backend_in_process();
+    if (!backend.ok()) GTEST_SKIP() << "no CUDA device: " << backend.error().message;
+    Engine engine(std::move(*backend));
+    CompileRequest c;
+    c.source = kVectorAdd;
+    c.kernel_name = "vector_add";
+    const CompileResult compiled = engine.compile(c);
+    ASSERT_TRUE(compiled.ok);
+    const int n = 777;
+    std::vector<float> a(n, 1.5f), b(n, 2.25f);
+    const AllocateResult da = engine.allocate({"a", n * 4}), db = engine.allocate({"b", n * 4}),
+                         dc = engine.allocate({"c", n * 4});
+    EXPECT_NE(da.device_address, 0u);
+    EXPECT_NE(dc.device_address, da.device_address);
+    engine.upload({da.buffer, bytes_of(a)});
+    engine.upload({db.buffer, bytes_of(b)});
+    LaunchRequest l;
+    l.module = compiled.module;
+    l.kernel_name = "vector_add";
+    l.block = {256, 1, 1};
+    l.grid = {(n + 255) / 256, 1, 1};
+    l.args = {buffer("a", da.buffer), buffer("b", db.buffer), buffer("c", dc.buffer), scalar("n", n)};
+    ASSERT_TRUE(engine.launch(l).ok);
+    const auto out = values_of<float>(engine.read_back({dc.buffer}).data);
+    ASSERT_EQ(out.size(), size_t(n));
+    for (float v : out) ASSERT_EQ(v, 3.75f);
+}
+
+// In the app's own process CUDA cannot recover from a sticky error: the backend says so and stays
+// usable only for saying so. Run in a child process so this test binary's CUDA stays healthy.
+TEST(CudaInProcessDeathTest, StickyErrorAsksForARestart) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    auto body = [] {
+        auto created = make_cuda_backend_in_process();
+        if (!created.ok()) std::exit(0);  // no device: nothing to check
+        Backend& backend = **created;
+        CompileRequest c;
+        c.source = "extern \"C\" __global__ void oob(float* p) { p[(1ull << 36) + threadIdx.x] = 1.0f; }\n";
+        c.kernel_name = "oob";
+        const CompileResult compiled = backend.compile(c);
+        const AllocateResult buf = backend.allocate({"p", 64});
+        LaunchRequest l;
+        l.module = compiled.module;
+        l.kernel_name = "oob";
+        l.block = {32, 1, 1};
+        l.args = {buffer("p", buf.buffer)};
+        const LaunchResult r = backend.launch(l);
+        const bool says_restart = r.error && r.error->name == "CUDA_ERROR_ILLEGAL_ADDRESS" &&
+                                  !r.error->context_was_reset &&
+                                  r.error->hint.find("restart CUDA Playground") != std::string::npos;
+        const AllocateResult after = backend.allocate({"q", 64});
+        const bool refuses_after = after.error && after.error->message.find("lost") != std::string::npos;
+        std::fprintf(stderr, "%s|%s", says_restart ? "says-restart" : "NO-RESTART-HINT",
+                     refuses_after ? "refuses-after" : "DOES-NOT-REFUSE");
+        std::exit(says_restart && refuses_after ? 0 : 1);
+    };
+    EXPECT_EXIT(body(), ::testing::ExitedWithCode(0), "");
 }
 
 }  // namespace

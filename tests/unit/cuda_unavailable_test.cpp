@@ -1,9 +1,11 @@
 // Machines without an NVIDIA driver or device: the CUDA backend says why in plain words, nothing crashes.
 #include "core/backend.h"
-#include "core/cuda/cuda_probe.h"
+#include "core/cuda/cuda_backend_factory.h"
+#include "core/cuda/cuda_worker.h"
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 namespace cp {
@@ -39,6 +41,27 @@ TEST(CudaUnavailable, ToolkitStubLibraryIsNotADriver) {
     ASSERT_FALSE(backend.ok());
     EXPECT_NE(backend.error().message.find("stub library"), std::string::npos) << backend.error().message;
     EXPECT_NE(backend.error().message.find("use --backend cpu"), std::string::npos);
+}
+
+// The worker process (this test binary, re-executed) reports why CUDA is unusable over its socket.
+TEST(CudaUnavailable, WorkerProcessExplainsMissingDriver) {
+    setenv("CUDA_PLAYGROUND_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
+    auto backend = CudaWorkerBackend::create();
+    unsetenv("CUDA_PLAYGROUND_LIBCUDA");
+    ASSERT_FALSE(backend.ok());
+    EXPECT_EQ(backend.error().message,
+              "no NVIDIA driver found (/nonexistent/libcuda.so.1 could not be loaded): the CUDA backend is "
+              "unavailable; use --backend cpu");
+}
+
+TEST(CudaUnavailable, WorkerProcessExplainsStubLibrary) {
+    const std::filesystem::path stub = "/usr/local/cuda/lib64/stubs/libcuda.so";
+    if (!std::filesystem::exists(stub)) GTEST_SKIP() << "no CUDA toolkit stub library at " << stub;
+    setenv("CUDA_PLAYGROUND_LIBCUDA", stub.c_str(), 1);
+    auto backend = CudaWorkerBackend::create();
+    unsetenv("CUDA_PLAYGROUND_LIBCUDA");
+    ASSERT_FALSE(backend.ok());
+    EXPECT_NE(backend.error().message.find("stub library"), std::string::npos) << backend.error().message;
 }
 
 }  // namespace

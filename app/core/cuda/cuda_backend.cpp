@@ -1,9 +1,9 @@
 // CUDA backend, part 1: start-up (driver, device, primary context), device facts, compile + module load,
-// buffers, and recovery from sticky errors. Launching lives in cuda_launch.cpp.
+// buffers, and what happens after sticky errors. Launching lives in cuda_launch.cpp.
 #include "core/cuda/cuda_backend.h"
 
+#include "core/cuda/cuda_backend_factory.h"
 #include "core/cuda/cuda_error_words.h"
-#include "core/cuda/cuda_probe.h"
 #include "core/cuda/nvrtc_compiler.h"
 
 #include <algorithm>
@@ -26,7 +26,7 @@ bool image_contains(const std::vector<std::byte>& image, std::string_view text) 
     return std::string_view(begin, image.size()).find(text) != std::string_view::npos;
 }
 
-Result<std::unique_ptr<Backend>> unavailable(std::string message, std::string hint = {}) {
+Error unavailable(std::string message, std::string hint = {}) {
     return make_error(std::move(message) + kUseCpu, std::move(hint));
 }
 
@@ -34,7 +34,7 @@ Result<std::unique_ptr<Backend>> unavailable(std::string message, std::string hi
 
 // ---- start-up ------------------------------------------------------------------------------------------
 
-Result<std::unique_ptr<Backend>> CudaBackend::create(const CudaDriver& d) {
+Result<std::unique_ptr<CudaBackend>> CudaBackend::create(const CudaDriver& d) {
     CUresult r = d.Init(0);
     if (r == CUDA_ERROR_STUB_LIBRARY)
         return unavailable("no NVIDIA driver found (" + d.library_name +
@@ -55,17 +55,19 @@ Result<std::unique_ptr<Backend>> CudaBackend::create(const CudaDriver& d) {
         return unavailable("the CUDA device could not be opened (" + d.error_name(r) + ": " + d.error_string(r) + ")");
     std::unique_ptr<CudaBackend> backend(new CudaBackend(d, device, context));
     if (backend->arch_.empty()) {
-        return unavailable("NVRTC " + nvrtc_version_text() + " cannot compile for this GPU (" + backend->info_.arch +
-                           ")");
+        return make_error("NVRTC " + nvrtc_version_text() + " cannot compile for this GPU (" + backend->info_.arch +
+                          ")" + kUseCpu);
     }
-    return std::unique_ptr<Backend>(std::move(backend));
+    return backend;
 }
 
-Result<std::unique_ptr<Backend>> make_cuda_backend() {
+Result<std::unique_ptr<Backend>> make_cuda_backend_in_process() {
     std::string why, detail;
     const CudaDriver* driver = cuda_driver(&why, &detail);
     if (!driver) return unavailable(why, detail);
-    return CudaBackend::create(*driver);
+    auto backend = CudaBackend::create(*driver);
+    if (!backend) return backend.error();
+    return std::unique_ptr<Backend>(std::move(*backend));
 }
 
 Result<std::unique_ptr<Backend>> make_cuda_backend_from_library(const std::string& libcuda_path) {
@@ -76,7 +78,15 @@ Result<std::unique_ptr<Backend>> make_cuda_backend_from_library(const std::strin
     auto driver = load_cuda_driver(libcuda_path, &why, &detail);
     if (!driver) return unavailable(why, detail);
     std::lock_guard lock(mutex);
-    return CudaBackend::create(loaded.emplace_back(std::move(*driver)));
+    auto backend = CudaBackend::create(loaded.emplace_back(std::move(*driver)));
+    if (!backend) return backend.error();
+    return std::unique_ptr<Backend>(std::move(*backend));
+}
+
+void CudaBackend::run_as_worker(uint64_t id_base) {
+    worker_ = true;
+    next_module_ = id_base + 1;
+    next_buffer_ = id_base + 1;
 }
 
 CudaBackend::CudaBackend(const CudaDriver& driver, CUdevice device, CUcontext context)
@@ -91,7 +101,7 @@ CudaBackend::CudaBackend(const CudaDriver& driver, CUdevice device, CUcontext co
 }
 
 CudaBackend::~CudaBackend() {
-    if (!context_lost_) {
+    if (!context_lost_) {  // after a sticky error every call would fail: just let go of the context
         d_.CtxSetCurrent(context_);
         for (auto& [id, b] : buffers_) d_.MemFree(b.ptr);
         for (auto& [id, m] : modules_) d_.ModuleUnload(m.module);
@@ -191,34 +201,20 @@ EngineError CudaBackend::failure(CUresult r, const std::string& subject) {
     e.message = subject + " " + words.what + " (" + e.name + ").";
     e.hint = words.hint;
     if (is_sticky_cuda_error(r) || context_is_broken()) {
-        reset_context();
-        e.context_was_reset = true;
-        e.message += context_lost_ ? " The GPU context could not be recreated: " + context_lost_reason_
-                                   : " All buffers were lost; the context was reset.";
+        // The context (and, per CUDA, this whole process) can no longer run anything.
+        context_lost_ = true;
+        context_lost_reason_ = "the GPU context was lost after " + e.name + " in an earlier request";
+        buffers_.clear();
+        modules_.clear();
+        if (worker_) {
+            e.context_was_reset = true;
+            e.message += " All buffers were lost; the GPU context was reset.";
+        } else {
+            e.message += " CUDA cannot continue in this process after such an error: all buffers were lost.";
+            e.hint += (e.hint.empty() ? "" : "; ") + std::string("restart CUDA Playground to use the GPU again");
+        }
     }
     return e;
-}
-
-void CudaBackend::reset_context() {
-    // Everything allocated in the old context is gone with it: forget the handles without freeing them.
-    buffers_.clear();
-    modules_.clear();
-    l2_flush_buffer_ = 0;
-    l2_flush_bytes_ = 0;
-    start_ = stop_ = nullptr;
-    d_.DevicePrimaryCtxReset(device_);
-    // Reset does not drop our reference: retain the fresh context, then release the old reference.
-    CUcontext fresh = nullptr;
-    const CUresult r = d_.DevicePrimaryCtxRetain(&fresh, device_);
-    d_.DevicePrimaryCtxRelease(device_);
-    if (r != CUDA_SUCCESS || d_.CtxSetCurrent(fresh) != CUDA_SUCCESS) {
-        context_lost_ = true;
-        context_lost_reason_ = "resetting the GPU context failed (" + d_.error_name(r) + ")";
-        if (r == CUDA_SUCCESS) d_.DevicePrimaryCtxRelease(device_);
-        return;
-    }
-    context_ = fresh;
-    prepare_context();
 }
 
 std::string CudaBackend::buffer_label(BufferId id) const {
@@ -300,7 +296,7 @@ AllocateResult CudaBackend::allocate(const AllocateRequest& request) {
     }
     if (r == CUDA_SUCCESS) r = d_.MemsetD8(b.ptr, 0, std::max<uint64_t>(request.bytes, 1));
     if (r != CUDA_SUCCESS) {
-        if (b.ptr && !is_sticky_cuda_error(r)) d_.MemFree(b.ptr);
+        if (b.ptr) d_.MemFree(b.ptr);
         out.error = failure(r, "allocating buffer `" + request.name + "`");
         return out;
     }

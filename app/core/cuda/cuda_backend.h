@@ -1,6 +1,8 @@
-// The CUDA backend: NVRTC cubins run through the driver API on the device's primary context. Sticky
-// errors (illegal address, device assert...) are reported in plain words and recovered from by
-// resetting the context; device printf is captured per launch.
+// The CUDA backend: NVRTC cubins run through the driver API on the device's primary context, with
+// device printf captured per launch. Sticky errors (illegal address, device assert...) are reported in
+// plain words; CUDA cannot recover from them inside the process (cuda.h: "the process must be terminated
+// and relaunched"; resetting the primary context does not help), so after one this backend is lost.
+// make_cuda_backend() therefore runs it in a worker process that is replaced instead (cuda_worker.h).
 #pragma once
 
 #include "core/backend.h"
@@ -16,8 +18,14 @@ class CudaBackend final : public Backend {
 public:
     // Initialises the driver and retains device 0's primary context; Error (plain words, ending with
     // "use --backend cpu") when there is no usable device.
-    static Result<std::unique_ptr<Backend>> create(const CudaDriver& driver);
+    static Result<std::unique_ptr<CudaBackend>> create(const CudaDriver& driver);
     ~CudaBackend() override;
+
+    // In a worker process: ids start above `id_base` (so ids of a replaced worker never come back), and
+    // sticky errors promise the fresh context that the next worker will have.
+    void run_as_worker(uint64_t id_base);
+    // A sticky error happened: every further request fails.
+    bool lost() const { return context_lost_; }
 
     BackendKind kind() const override { return BackendKind::Cuda; }
     InfoResult info() override;
@@ -48,23 +56,28 @@ private:
 
     // Makes our context current on the calling thread; an error when it was lost for good.
     std::optional<EngineError> bind();
-    // An EngineError for a failed driver call; resets the context when the error is sticky.
+    // An EngineError for a failed driver call; marks the backend lost when the error is sticky.
     EngineError failure(CUresult r, const std::string& subject);
     bool context_is_broken();
-    void reset_context();
 
     CUfunction find_function(LoadedModule& module, const std::string& kernel_name);
     std::optional<EngineError> check_launch(CUfunction fn, const LaunchRequest& request, const std::string& subject);
     std::optional<EngineError> marshal_args(CUfunction fn, const LaunchRequest& request,
                                             std::vector<std::vector<std::byte>>& storage, std::vector<void*>& params);
+    struct Snapshot {
+        CUdeviceptr buffer = 0, copy = 0;
+        uint64_t bytes = 0;
+    };
+    bool snapshot_args(const LaunchRequest& request, std::vector<Snapshot>& out);
     CUresult flush_l2();
     std::string buffer_label(BufferId id) const;
 
     const CudaDriver& d_;
     CUdevice device_;
     CUcontext context_;
-    bool context_lost_ = false;  // a reset failed: nothing works any more
+    bool context_lost_ = false;  // after a sticky error: nothing works any more
     std::string context_lost_reason_;
+    bool worker_ = false;
     std::string arch_;           // what NVRTC compiles for: "sm_90", or "compute_NN" for the driver to JIT
     DeviceInfo info_;
     bool bandwidth_measured_ = false;

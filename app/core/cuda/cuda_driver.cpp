@@ -4,6 +4,8 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
+
 namespace cp {
 
 namespace {
@@ -121,7 +123,9 @@ const CudaDriver* cuda_driver(std::string* why, std::string* detail) {
     // Loaded once per process (thread-safe static initialisation); the library is never unloaded.
     static const Loaded loaded = [] {
         Loaded l;
-        l.driver = load_cuda_driver("libcuda.so.1", &l.why, &l.detail);
+        // CUDA_PLAYGROUND_LIBCUDA names another driver library (an unusual install; tests use the stub).
+        const char* library = std::getenv("CUDA_PLAYGROUND_LIBCUDA");
+        l.driver = load_cuda_driver(library && *library ? library : "libcuda.so.1", &l.why, &l.detail);
         return l;
     }();
     if (loaded.driver) return &*loaded.driver;

@@ -81,7 +81,7 @@ struct CudaDriver {
     std::string error_string(CUresult r) const;
 };
 
-// The process-wide driver table, loaded on first use from libcuda.so.1. Null when the library is missing
+// The process-wide driver table, loaded on first use from libcuda.so.1 (or $CUDA_PLAYGROUND_LIBCUDA). Null when the library is missing
 // or lacks a required entry point; `why` then receives a plain-words reason such as
 // "no NVIDIA driver found (libcuda.so.1 could not be loaded)" (and `detail`, if given, dlerror's text).
 const CudaDriver* cuda_driver(std::string* why = nullptr, std::string* detail = nullptr);

@@ -1,6 +1,11 @@
 // CUDA backend, part 2: launching a kernel. Checks the configuration and arguments before the driver sees
 // them, times warmup + repeats with events (optionally flushing L2 in between), captures device printf,
-// and turns failures into plain words (resetting the context after sticky errors).
+// and turns failures into plain words.
+//
+// Every launch of one request sees the same inputs: the argument buffers are copied aside before the
+// first launch and copied back before each further one, so a kernel that updates its buffers in place
+// (x[i] += 1, atomics, an in-place reverse) leaves them as after exactly one launch, and its repeats
+// time the same work.
 #include "core/cuda/cuda_backend.h"
 
 #include "core/cuda/stdout_capture.h"
@@ -102,6 +107,23 @@ std::optional<EngineError> CudaBackend::marshal_args(CUfunction fn, const Launch
     return std::nullopt;
 }
 
+bool CudaBackend::snapshot_args(const LaunchRequest& request, std::vector<Snapshot>& out) {
+    for (const KernelArg& a : request.args) {
+        if (!a.buffer) continue;
+        const DeviceBuffer& b = buffers_.at(a.buffer);  // marshal_args checked it exists
+        bool seen = false;
+        for (const Snapshot& s : out) seen = seen || s.buffer == b.ptr;
+        if (seen || b.bytes == 0) continue;
+        Snapshot s{b.ptr, 0, b.bytes};
+        if (d_.MemAlloc(&s.copy, b.bytes) != CUDA_SUCCESS || d_.MemcpyDtoD(s.copy, b.ptr, b.bytes) != CUDA_SUCCESS) {
+            if (s.copy) d_.MemFree(s.copy);
+            return false;
+        }
+        out.push_back(s);
+    }
+    return true;
+}
+
 // Writing a buffer twice the size of L2 evicts whatever the previous launch left there.
 CUresult CudaBackend::flush_l2() {
     if (!l2_flush_buffer_) {
@@ -137,8 +159,14 @@ LaunchResult CudaBackend::launch(const LaunchRequest& request) {
     if ((out.error = check_launch(fn, request, subject))) return out;
     if ((out.error = marshal_args(fn, request, storage, params))) return out;
 
-    const int warmup = std::clamp(request.timing.warmup, 0, kMaxLaunches);
-    const int repeats = std::clamp(request.timing.repeats, 1, kMaxLaunches);
+    int warmup = std::clamp(request.timing.warmup, 0, kMaxLaunches);
+    int repeats = std::clamp(request.timing.repeats, 1, kMaxLaunches);
+    std::vector<Snapshot> snapshots;
+    if (warmup + repeats > 1 && !snapshot_args(request, snapshots)) {
+        // No memory for the copies: launch once rather than change the results.
+        warmup = 0;
+        repeats = 1;
+    }
     std::optional<StdoutCapture> capture;
     if (mod->second.can_print) capture.emplace(mod->second.can_assert);
 
@@ -147,6 +175,9 @@ LaunchResult CudaBackend::launch(const LaunchRequest& request) {
     CUresult failed = CUDA_SUCCESS;
     for (int i = 0; i < warmup + repeats && failed == CUDA_SUCCESS; ++i) {
         const bool timed = i >= warmup;
+        for (const Snapshot& snap : snapshots)
+            if (i > 0 && (failed = d_.MemcpyDtoD(snap.buffer, snap.copy, snap.bytes)) != CUDA_SUCCESS) break;
+        if (failed != CUDA_SUCCESS) break;
         if (timed && request.timing.flush_l2 && (failed = flush_l2()) != CUDA_SUCCESS) break;
         d_.EventRecord(start_, nullptr);
         failed = d_.LaunchKernel(fn, request.grid.x, request.grid.y, request.grid.z, request.block.x, request.block.y,
@@ -159,6 +190,8 @@ LaunchResult CudaBackend::launch(const LaunchRequest& request) {
         float ms = 0;
         if (timed && d_.EventElapsedTime(&ms, start_, stop_) == CUDA_SUCCESS) samples.push_back(ms);
     }
+    if (!context_is_broken())
+        for (const Snapshot& snap : snapshots) d_.MemFree(snap.copy);
     if (capture) {
         out.printf_output = capture->finish(kMaxPrintfBytes);
         // Every warmup and repeat prints the same again: show the first launch's output once.
