@@ -59,6 +59,13 @@ std::vector<T> values_of(const std::vector<std::byte>& bytes) {
     return out;
 }
 
+// Why CUDA cannot be used here, asked of a worker process so that this process never initialises CUDA.
+std::optional<std::string> cuda_unavailable() {
+    auto backend = make_cuda_backend();
+    if (backend.ok()) return std::nullopt;
+    return backend.error().message;
+}
+
 class CudaBackendTest : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -349,7 +356,12 @@ TEST_F(CudaBackendTest, BadConfigurationsAreRefusedWithoutResettingTheContext) {
 
 TEST_F(CudaBackendTest, CompileCacheHitsAndCompileOnly) {
     const auto dir = std::filesystem::temp_directory_path() / ("cp-gpu-cache-" + std::to_string(std::random_device{}()));
+    // The worker process reads the cache location when it starts: start one that sees a fresh directory.
     setenv("CUDA_PLAYGROUND_CACHE_DIR", dir.c_str(), 1);
+    auto backend = make_cuda_backend();
+    unsetenv("CUDA_PLAYGROUND_CACHE_DIR");
+    ASSERT_TRUE(backend.ok()) << backend.error().message;
+    engine_ = std::make_unique<Engine>(std::move(*backend));
     CompileRequest r;
     r.source = kVectorAdd;
     r.path = "cached.cu";
@@ -358,7 +370,6 @@ TEST_F(CudaBackendTest, CompileCacheHitsAndCompileOnly) {
     const CompileResult warm = engine_->compile(r);
     r.load = false;
     const CompileResult only = engine_->compile(r);
-    unsetenv("CUDA_PLAYGROUND_CACHE_DIR");
     std::filesystem::remove_all(dir);
     ASSERT_TRUE(cold.ok && warm.ok && only.ok);
     EXPECT_FALSE(cold.cache_hit);
@@ -460,42 +471,54 @@ TEST(CudaWorker, ACrashedWorkerIsReplaced) {
     EXPECT_NE(backend.worker_pid(), first);
 }
 
-TEST(CudaInProcess, DeviceAddressesAndOneLaunch) {
-    auto backend = make_cuda_backend_in_process();
-    if (!backend.ok()) GTEST_SKIP() << "no CUDA device: " << backend.error().message;
-    Engine engine(std::move(*backend));
-    CompileRequest c;
-    c.source = kVectorAdd;
-    c.kernel_name = "vector_add";
-    const CompileResult compiled = engine.compile(c);
-    ASSERT_TRUE(compiled.ok);
-    const int n = 777;
-    std::vector<float> a(n, 1.5f), b(n, 2.25f);
-    const AllocateResult da = engine.allocate({"a", n * 4}), db = engine.allocate({"b", n * 4}),
-                         dc = engine.allocate({"c", n * 4});
-    EXPECT_NE(da.device_address, 0u);
-    EXPECT_NE(dc.device_address, da.device_address);
-    engine.upload({da.buffer, bytes_of(a)});
-    engine.upload({db.buffer, bytes_of(b)});
-    LaunchRequest l;
-    l.module = compiled.module;
-    l.kernel_name = "vector_add";
-    l.block = {256, 1, 1};
-    l.grid = {(n + 255) / 256, 1, 1};
-    l.args = {buffer("a", da.buffer), buffer("b", db.buffer), buffer("c", dc.buffer), scalar("n", n)};
-    ASSERT_TRUE(engine.launch(l).ok);
-    const auto out = values_of<float>(engine.read_back({dc.buffer}).data);
-    ASSERT_EQ(out.size(), size_t(n));
-    for (float v : out) ASSERT_EQ(v, 3.75f);
+// The in-process backend hands out device pointers usable here (CUDA-GL interop). Like the next test it
+// runs in a forked child, so that this test binary never initialises CUDA itself (forking after that
+// would be unsafe); death tests run before every other test.
+TEST(CudaInProcessDeathTest, DeviceAddressesAndOneLaunch) {
+    if (auto why = cuda_unavailable()) GTEST_SKIP() << "no CUDA device: " << *why;
+    auto body = [] {
+        auto fail = [](const char* why) {
+            std::fprintf(stderr, "%s", why);
+            std::exit(1);
+        };
+        auto backend = make_cuda_backend_in_process();
+        if (!backend.ok()) fail("the in-process backend could not start");
+        Engine engine(std::move(*backend));
+        CompileRequest c;
+        c.source = kVectorAdd;
+        c.kernel_name = "vector_add";
+        const CompileResult compiled = engine.compile(c);
+        if (!compiled.ok) fail("compile failed");
+        const int n = 777;
+        std::vector<float> a(n, 1.5f), b(n, 2.25f);
+        const AllocateResult da = engine.allocate({"a", n * 4}), db = engine.allocate({"b", n * 4}),
+                             dc = engine.allocate({"c", n * 4});
+        if (da.device_address == 0 || dc.device_address == da.device_address) fail("no distinct device addresses");
+        engine.upload({da.buffer, bytes_of(a)});
+        engine.upload({db.buffer, bytes_of(b)});
+        LaunchRequest l;
+        l.module = compiled.module;
+        l.kernel_name = "vector_add";
+        l.block = {256, 1, 1};
+        l.grid = {(n + 255) / 256, 1, 1};
+        l.args = {buffer("a", da.buffer), buffer("b", db.buffer), buffer("c", dc.buffer), scalar("n", n)};
+        if (!engine.launch(l).ok) fail("launch failed");
+        const auto out = values_of<float>(engine.read_back({dc.buffer}).data);
+        if (out.size() != size_t(n)) fail("wrong read-back size");
+        for (float v : out)
+            if (v != 3.75f) fail("wrong sum");
+        std::exit(0);
+    };
+    EXPECT_EXIT(body(), ::testing::ExitedWithCode(0), "");
 }
 
-// In the app's own process CUDA cannot recover from a sticky error: the backend says so and stays
-// usable only for saying so. Run in a child process so this test binary's CUDA stays healthy.
+// In the app's own process CUDA cannot recover from a sticky error: the backend says so, and refuses
+// everything afterwards with the same explanation. Runs in a forked child (see above).
 TEST(CudaInProcessDeathTest, StickyErrorAsksForARestart) {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    if (auto why = cuda_unavailable()) GTEST_SKIP() << "no CUDA device: " << *why;
     auto body = [] {
         auto created = make_cuda_backend_in_process();
-        if (!created.ok()) std::exit(0);  // no device: nothing to check
+        if (!created.ok()) std::exit(1);
         Backend& backend = **created;
         CompileRequest c;
         c.source = "extern \"C\" __global__ void oob(float* p) { p[(1ull << 36) + threadIdx.x] = 1.0f; }\n";
