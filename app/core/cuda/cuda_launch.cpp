@@ -117,6 +117,8 @@ bool CudaBackend::snapshot_args(const LaunchRequest& request, std::vector<Snapsh
         Snapshot s{b.ptr, 0, b.bytes};
         if (d_.MemAlloc(&s.copy, b.bytes) != CUDA_SUCCESS || d_.MemcpyDtoD(s.copy, b.ptr, b.bytes) != CUDA_SUCCESS) {
             if (s.copy) d_.MemFree(s.copy);
+            for (const Snapshot& taken : out) d_.MemFree(taken.copy);
+            out.clear();
             return false;
         }
         out.push_back(s);
