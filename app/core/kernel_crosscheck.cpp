@@ -4,6 +4,7 @@
 #include "core/text_util.h"
 
 #include <algorithm>
+#include <set>
 
 namespace cp {
 
@@ -48,14 +49,14 @@ void cross_check(const KernelSpec& spec, const KernelSignature& sig, const Heade
     for (const auto& p : sig.params) sig_names.push_back(p.name);
     const std::string kernel = "`" + sig.name + "` (" + line_ref(sig.line) + ")";
     const std::string its_params =
-        sig_names.empty() ? " It has no parameters." : " Its parameters are: " + join(sig_names, ", ") + ".";
+        sig_names.empty() ? "; it has no parameters." : "; its parameters are: " + join(sig_names, ", ") + ".";
 
     for (const auto& b : spec.buffers) {
         const SignatureParam* p = find_param(sig, b.name);
         const std::string type = elem_info(b.type).name;
         if (!p) {
             error(b.line, "metadata buffer `" + b.name + "` (" + line_ref(b.line) + ") is not a parameter of " + kernel +
-                              "." + did_you_mean(b.name, sig_names) + its_params);
+                              its_params + did_you_mean(b.name, sig_names));
             continue;
         }
         if (!p->is_pointer) {
@@ -83,15 +84,18 @@ void cross_check(const KernelSpec& spec, const KernelSignature& sig, const Heade
         }
     }
 
+    std::set<std::string> checked;  // a name declared twice is reported once, by the header checks
+    for (const auto& b : spec.buffers) checked.insert(b.name);
     for (const auto& m : spec.params) {
+        if (!checked.insert(m.name).second) continue;
         const SignatureParam* p = find_param(sig, m.name);
         if (!p) {
             // A param used only for sizes or the launch (e.g. a tile size) need not be a kernel argument.
             if (!state.used_names.count(m.name)) {
                 diags.push_back(make_diagnostic(file, m.line, 0, Severity::Warning,
                                                 "param `" + m.name + "` is neither a parameter of " + kernel +
-                                                    " nor used in any size or launch expression." +
-                                                    did_you_mean(m.name, sig_names) + its_params));
+                                                    " nor used in any size or launch expression" + its_params +
+                                                    did_you_mean(m.name, sig_names)));
             }
             continue;
         }

@@ -26,6 +26,7 @@ struct HeaderState {
     std::vector<HeaderExpr> exprs;
     std::set<std::string> broken_names;  // names on param/buffer lines that had errors (no echo errors later)
     std::set<std::string> used_names;    // every name any expression refers to
+    int unreadable_lines = 0;            // lines whose key could not be read (one may be the title)
     bool unterminated = false;           // no closing `*/`: nothing else is checked
     int reference_line = 0, tolerance_line = 0, grid_line = 0;
 };

@@ -60,9 +60,10 @@ std::vector<Word> split_dims(const std::string& s) {
     for (size_t i = 0; i < s.size(); ++i) {
         if (s[i] == '(') ++depth;
         if (s[i] == ')' && depth) --depth;
-        const bool standalone_x = depth == 0 && (s[i] == 'x' || s[i] == 'X') && i > 0 && i + 1 < s.size() &&
-                                  std::isspace(static_cast<unsigned char>(s[i - 1])) &&
-                                  std::isspace(static_cast<unsigned char>(s[i + 1]));
+        // At either end too, so "16 x " reads as a missing size rather than a name `x`.
+        const bool standalone_x = depth == 0 && (s[i] == 'x' || s[i] == 'X') && trim(s) != "x" &&
+                                  (i == 0 || std::isspace(static_cast<unsigned char>(s[i - 1]))) &&
+                                  (i + 1 == s.size() || std::isspace(static_cast<unsigned char>(s[i + 1])));
         if (standalone_x) {
             parts.push_back({s.substr(start, i - start), start});
             start = i + 1;
@@ -168,6 +169,7 @@ private:
         const std::vector<Word> lhs = split_words(raw.substr(0, colon == std::string::npos ? raw.size() : colon));
         if (colon == std::string::npos) {
             const std::string first = lhs.empty() ? content : lhs[0].text;
+            ++state_.unreadable_lines;
             if (contains(kKeys, first)) {
                 error(line, col0, "missing `:` after `" + first + "`. Write it as `" + first + ": ...`.");
             } else {
@@ -188,6 +190,7 @@ private:
         const int value_column = column_base + static_cast<int>(value_start);
 
         if (!contains(kKeys, key)) {
+            ++state_.unreadable_lines;
             std::string lhs_text;
             for (const auto& w : lhs) lhs_text += (lhs_text.empty() ? "" : " ") + w.text;
             error(line, key_column, "unknown key `" + lhs_text + "`." + did_you_mean(key, kKeys) +

@@ -163,7 +163,7 @@ void check_views(const std::string& file, const KernelSpec& spec, const Names& n
 
 void check_header(const std::string& file, KernelSpec& spec, std::vector<Diagnostic>& diagnostics, HeaderState& state) {
     if (!spec.has_metadata || state.unterminated) return;
-    if (spec.title.empty()) {
+    if (spec.title.empty() && state.unreadable_lines == 0) {
         diagnostics.push_back(make_diagnostic(file, spec.header_first_line, 0, Severity::Error,
                                               "the metadata header has no `title:` line; add one, e.g. "
                                               "`title: Vector add`."));

@@ -13,7 +13,7 @@ std::string collapse_spaces(std::string_view s);  // runs of whitespace -> one s
 bool is_identifier(std::string_view s);
 std::string join(const std::vector<std::string>& items, const std::string& separator);
 
-// Levenshtein distance, case-insensitive.
+// Edit distance counting swapped neighbours as one edit, case-insensitive.
 size_t edit_distance(std::string_view a, std::string_view b);
 
 // The candidate closest to `word` when it is close enough to be a likely typo; empty otherwise.
