@@ -5,6 +5,7 @@
 #include <stb_image.h>
 #include <stb_image_write.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <limits>
@@ -22,6 +23,21 @@ std::string megapixels(uint64_t pixels) {
     char text[32];
     std::snprintf(text, sizeof text, "%.1f", double(pixels) / (1 << 20));
     return text;
+}
+
+// Width and height from a PNG's IHDR chunk, for a clear size message when stb_image refuses a PNG
+// that is too large for it to even describe (it rejects > 1 GiB of decoded pixels in stbi_info).
+bool png_dimensions(const std::vector<unsigned char>& bytes, uint64_t& width, uint64_t& height) {
+    static const unsigned char signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+    if (bytes.size() < 24 || !std::equal(signature, signature + 8, bytes.begin()) ||
+        std::string(bytes.begin() + 12, bytes.begin() + 16) != "IHDR")
+        return false;
+    auto be32 = [&](size_t at) {
+        return (uint64_t(bytes[at]) << 24) | (uint64_t(bytes[at + 1]) << 16) | (uint64_t(bytes[at + 2]) << 8) | bytes[at + 3];
+    };
+    width = be32(16);
+    height = be32(20);
+    return true;
 }
 
 const char* stb_reason() {
@@ -44,22 +60,25 @@ Result<Image> load_image(const fs::path& path, uint64_t max_pixels) {
         return make_error("image " + quoted(path) + " is " + std::to_string(size >> 20) + " MiB; files over 2 GiB are not supported");
 
     std::ifstream in(path, std::ios::binary);
-    std::vector<stbi_uc> bytes(size);
+    std::vector<unsigned char> bytes(size);
     if (!in || !in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size)))
         return make_error("cannot read image " + quoted(path), "Check that you have permission to read it.");
 
+    auto too_large = [&](uint64_t w, uint64_t h) {
+        return make_error("image " + quoted(path) + " is " + std::to_string(w) + "x" + std::to_string(h) + " (" +
+                              megapixels(w * h) + " Mpixel); the limit is " + megapixels(max_pixels) + " Mpixel",
+                          "Scale the image down, or choose a smaller one.");
+    };
     int width = 0, height = 0, channels = 0;
     if (!stbi_info_from_memory(bytes.data(), static_cast<int>(size), &width, &height, &channels)) {
+        uint64_t png_w = 0, png_h = 0;
+        if (png_dimensions(bytes, png_w, png_h) && png_w * png_h > max_pixels) return too_large(png_w, png_h);
         return make_error("image " + quoted(path) + " is not an image stb_image can read (" + stb_reason() + ")",
                           "Supported formats: PNG, JPEG, BMP, TGA, GIF, PSD, HDR, PIC, PNM.");
     }
     const uint64_t pixels = uint64_t(width) * uint64_t(height);
     if (width <= 0 || height <= 0) return make_error("image " + quoted(path) + " has no pixels (" + std::to_string(width) + "x" + std::to_string(height) + ")");
-    if (pixels > max_pixels) {
-        return make_error("image " + quoted(path) + " is " + std::to_string(width) + "x" + std::to_string(height) + " (" +
-                              megapixels(pixels) + " Mpixel); the limit is " + megapixels(max_pixels) + " Mpixel",
-                          "Scale the image down, or choose a smaller one.");
-    }
+    if (pixels > max_pixels) return too_large(uint64_t(width), uint64_t(height));
     int w = 0, h = 0, c = 0;
     std::unique_ptr<stbi_uc, void (*)(void*)> decoded(
         stbi_load_from_memory(bytes.data(), static_cast<int>(size), &w, &h, &c, 4), stbi_image_free);
