@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 namespace cp {
 namespace {
 
@@ -119,6 +122,32 @@ TEST(KernelLibrary, ImageKernelsHaveDerivedSizes) {
         EXPECT_EQ(f.spec.tolerance, 1.0);
         EXPECT_EQ(f.spec.category, "Image filters");
     }
+}
+
+}  // namespace
+}  // namespace cp
+
+namespace cp {
+namespace {
+
+// The complete example in kernels/FORMAT.md is a valid kernel file.
+TEST(KernelLibrary, FormatDocExampleParses) {
+    std::ifstream in(std::filesystem::path(CP_SOURCE_DIR) / "kernels" / "FORMAT.md");
+    std::ostringstream text;
+    text << in.rdbuf();
+    const std::string doc = text.str();
+    const size_t start = doc.find("```cuda\n");
+    ASSERT_NE(start, std::string::npos);
+    const size_t end = doc.find("```", start + 8);
+    ASSERT_NE(end, std::string::npos);
+    const KernelFile f = parse_kernel_source(doc.substr(start + 8, end - start - 8), "FORMAT.md");
+    std::string diags;
+    for (const auto& d : f.diagnostics) diags += d.str() + "\n";
+    EXPECT_TRUE(f.diagnostics.empty()) << diags;
+    EXPECT_TRUE(f.usable());
+    EXPECT_EQ(f.spec.params.size(), 4u);
+    EXPECT_EQ(f.param("mode")->default_expr, "1");
+    EXPECT_EQ(f.spec.views.at(0).range_max, 12.0);
 }
 
 }  // namespace
