@@ -75,6 +75,7 @@ void mark_derived_params(KernelSpec& spec, const Names& names) {
 
 std::vector<std::string> known_names(const HeaderExpr& e, const Names& names, const HeaderState& state) {
     static const std::vector<std::string> block = {"block.x", "block.y", "block.z"};
+    static const std::vector<std::string> grid = {"grid.x", "grid.y", "grid.z"};
     std::vector<std::string> known;
     if (e.context == HeaderExpr::Context::ParamDefault) {
         // Only params declared above: defaults are evaluated top to bottom.
@@ -87,8 +88,10 @@ std::vector<std::string> known_names(const HeaderExpr& e, const Names& names, co
     known.insert(known.end(), state.broken_names.begin(), state.broken_names.end());
     const bool sees_images = e.context != HeaderExpr::Context::Block && e.context != HeaderExpr::Context::Shared;
     if (sees_images) known.insert(known.end(), names.image_attrs.begin(), names.image_attrs.end());
-    if (e.context == HeaderExpr::Context::Grid || e.context == HeaderExpr::Context::Shared)
+    if (e.context == HeaderExpr::Context::Grid || e.context == HeaderExpr::Context::Shared ||
+        e.context == HeaderExpr::Context::Traffic)
         known.insert(known.end(), block.begin(), block.end());
+    if (e.context == HeaderExpr::Context::Traffic) known.insert(known.end(), grid.begin(), grid.end());
     return known;
 }
 
@@ -112,10 +115,10 @@ bool explain_name(const std::string& file, const HeaderExpr& e, const std::strin
             return report("the block size cannot refer to itself (`" + name + "`); write numbers or params.");
         if ((base == "block" || base == "grid") && !contains({"x", "y", "z"}, attribute))
             return report("`" + name + "` is not known: use `" + base + ".x`, `" + base + ".y` or `" + base + ".z`.");
-        if (base == "block" && e.context != HeaderExpr::Context::Grid && e.context != HeaderExpr::Context::Shared)
-            return report("`" + name + "` can be used only in `grid:` and `shared:`.");
+        if (base == "block")
+            return report("`" + name + "` can be used only in `grid:`, `shared:` and `traffic:`.");
         if (base == "grid")
-            return report("`" + name + "` cannot be used here; the grid is computed from the other values.");
+            return report("`" + name + "` can be used only in `traffic:`; the grid is computed from the other values.");
     }
     if (e.context == HeaderExpr::Context::ParamDefault) {
         if (name == e.owner) return report("param `" + name + "` cannot default to itself.");

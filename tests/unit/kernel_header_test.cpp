@@ -229,7 +229,9 @@ TEST(KernelHeader, ExpressionNamesChecked) {
     EXPECT_EQ(s.column, 11);
     expect_error(parse(with(base_header(), 2, "buffer a: float[n * sise] in")), 4, {"count of buffer `a`", "`sise`"});
     expect_error(parse(with(base_header(), 4, "block: block.x")), 6, {"cannot refer to itself"});
-    expect_error(parse(with(base_header(), 6, "problem: n x grid.x")), 8, {"grid.x"});
+    expect_error(parse(with(base_header(), 6, "problem: n x grid.x")), 8, {"`grid.x` can be used only in `traffic:`"});
+    expect_error(parse(with(base_header(), 6, "problem: block.x")), 8, {"`block.x` can be used only in"});
+    EXPECT_TRUE(parse(plus(base_header(), "traffic: grid.x * block.x * 8")).diagnostics.empty());
     expect_error(parse(with(base_header(), 6, "problem: a")), 8, {"`a` is a buffer"});
 }
 
