@@ -162,12 +162,66 @@ std::string box_blur_3x3(const ReferenceInputs& in, std::map<std::string, HostBu
     return {};
 }
 
+std::string sum(const ReferenceInputs& in, std::map<std::string, HostBuffer>& expected) {
+    std::string error;
+    int64_t n = 0;
+    if (!need_param(in, "sum", "n", n, error)) return error;
+    const HostBuffer* input = need_buffer(in, "sum", "input", ElemType::Int, n, error);
+    if (!input) return error;
+    // 64-bit accumulation, then the 32-bit wrap-around the kernel's int atomics would produce.
+    int64_t total = 0;
+    for (int64_t i = 0; i < n; ++i) total += input->as<int32_t>()[i];
+    HostBuffer out = make_output("total", ElemType::Int, 1);
+    out.as<int32_t>()[0] = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(total)));
+    expected["total"] = std::move(out);
+    return {};
+}
+
+std::string histogram256(const ReferenceInputs& in, std::map<std::string, HostBuffer>& expected) {
+    std::string error;
+    int64_t width = 0, height = 0;
+    if (!need_param(in, "histogram256", "width", width, error) || !need_param(in, "histogram256", "height", height, error))
+        return error;
+    const uint64_t pixels = uint64_t(width) * uint64_t(height);
+    const HostBuffer* src = need_buffer(in, "histogram256", "src", ElemType::UChar, pixels, error);
+    if (!src) return error;
+    HostBuffer bins = make_output("bins", ElemType::UInt, 256);
+    for (uint64_t i = 0; i < pixels; ++i) ++bins.as<uint32_t>()[src->as<uint8_t>()[i]];
+    expected["bins"] = std::move(bins);
+    return {};
+}
+
+std::string matmul(const ReferenceInputs& in, std::map<std::string, HostBuffer>& expected) {
+    std::string error;
+    int64_t m = 0, n = 0, k = 0;
+    if (!need_param(in, "matmul", "m", m, error) || !need_param(in, "matmul", "n", n, error) ||
+        !need_param(in, "matmul", "k", k, error))
+        return error;
+    const HostBuffer* a = need_buffer(in, "matmul", "a", ElemType::Float, uint64_t(m * k), error);
+    const HostBuffer* b = a ? need_buffer(in, "matmul", "b", ElemType::Float, uint64_t(k * n), error) : nullptr;
+    if (!b) return error;
+    HostBuffer c = make_output("c", ElemType::Float, uint64_t(m * n));
+    // Row-major, accumulated in double: the kernel's float sums differ from it only by rounding.
+    for (int64_t row = 0; row < m; ++row) {
+        for (int64_t col = 0; col < n; ++col) {
+            double acc = 0;
+            for (int64_t j = 0; j < k; ++j) acc += double(a->as<float>()[row * k + j]) * double(b->as<float>()[j * n + col]);
+            c.as<float>()[row * n + col] = static_cast<float>(acc);
+        }
+    }
+    expected["c"] = std::move(c);
+    return {};
+}
+
 const std::map<std::string, ReferenceFn>& registry() {
     static const std::map<std::string, ReferenceFn> refs = {
         {"vector_add", vector_add},
         {"thread_ids", thread_ids},
         {"grayscale_bt601", grayscale_bt601},
         {"box_blur_3x3", box_blur_3x3},
+        {"sum", sum},
+        {"histogram256", histogram256},
+        {"matmul", matmul},
     };
     return refs;
 }

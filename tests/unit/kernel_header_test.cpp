@@ -203,7 +203,7 @@ TEST(KernelHeader, Views) {
 TEST(KernelHeader, UnknownReferenceListsKnownOnes) {
     expect_error(parse(plus(base_header(), "reference: vec_add")), 9,
                  {"unknown reference `vec_add`", "Did you mean `vector_add`?",
-                  "Known references: box_blur_3x3, grayscale_bt601, thread_ids, vector_add"});
+                  "Known references: box_blur_3x3, grayscale_bt601, histogram256, matmul, sum, thread_ids, vector_add"});
 }
 
 TEST(KernelHeader, Tolerance) {

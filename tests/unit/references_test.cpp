@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numeric>
 #include <cstring>
 
 namespace cp {
@@ -36,7 +37,8 @@ std::map<std::string, HostBuffer> run(const std::string& name, const ReferenceIn
 }
 
 TEST(References, Registered) {
-    EXPECT_EQ(reference_names(), (std::vector<std::string>{"box_blur_3x3", "grayscale_bt601", "thread_ids", "vector_add"}));
+    EXPECT_EQ(reference_names(), (std::vector<std::string>{"box_blur_3x3", "grayscale_bt601", "histogram256", "matmul", "sum",
+                                                          "thread_ids", "vector_add"}));
     EXPECT_EQ(find_reference("nope"), nullptr);
 }
 
@@ -62,6 +64,43 @@ TEST(References, VectorAddReportsMissingInputs) {
     EXPECT_NE((*find_reference("vector_add"))(in, expected).find("has 2 elements but 3 are needed"), std::string::npos);
     in.params.clear();
     EXPECT_NE((*find_reference("vector_add"))(in, expected).find("needs a parameter named `n`"), std::string::npos);
+}
+
+TEST(References, SumWrapsLikeInt32Atomics) {
+    ReferenceInputs in;
+    in.params["n"] = 4;
+    in.buffers["input"] = buffer<int32_t>("input", ElemType::Int, {5, -2, 7, 1});
+    EXPECT_EQ(values<int32_t>(run("sum", in).at("total")), (std::vector<int32_t>{11}));
+    // 2^31 - 1 + 1 wraps to -2^31, as repeated atomicAdd on an int does.
+    in.params["n"] = 2;
+    in.buffers["input"] = buffer<int32_t>("input", ElemType::Int, {2147483647, 1});
+    EXPECT_EQ(values<int32_t>(run("sum", in).at("total")), (std::vector<int32_t>{-2147483647 - 1}));
+}
+
+TEST(References, Histogram256CountsEachValue) {
+    ReferenceInputs in;
+    in.params["width"] = 3;
+    in.params["height"] = 2;
+    in.buffers["src"] = buffer<uint8_t>("src", ElemType::UChar, {0, 255, 7, 7, 7, 0});
+    const auto bins = values<uint32_t>(run("histogram256", in).at("bins"));
+    ASSERT_EQ(bins.size(), 256u);
+    EXPECT_EQ(bins[0], 2u);
+    EXPECT_EQ(bins[7], 3u);
+    EXPECT_EQ(bins[255], 1u);
+    EXPECT_EQ(std::accumulate(bins.begin(), bins.end(), 0u), 6u);
+}
+
+TEST(References, MatmulByHand) {
+    // [1 2 3]   [1 0]   [ 1*1+2*2+3*0  1*0+2*1+3*(-1) ]   [ 5 -1]
+    // [4 5 6] x [2 1] = [ 4*1+5*2+6*0  4*0+5*1+6*(-1) ] = [14 -1]
+    //           [0 -1]
+    ReferenceInputs in;
+    in.params["m"] = 2;
+    in.params["n"] = 2;
+    in.params["k"] = 3;
+    in.buffers["a"] = buffer<float>("a", ElemType::Float, {1, 2, 3, 4, 5, 6});
+    in.buffers["b"] = buffer<float>("b", ElemType::Float, {1, 0, 2, 1, 0, -1});
+    EXPECT_EQ(values<float>(run("matmul", in).at("c")), (std::vector<float>{5, -1, 14, -1}));
 }
 
 TEST(References, ThreadIds) {
