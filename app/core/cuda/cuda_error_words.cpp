@@ -27,8 +27,12 @@ CudaErrorWords cuda_error_words(CUresult r) {
         case CUDA_ERROR_INVALID_PC:
             return {"jumped to an invalid instruction address", "check function pointers and virtual calls"};
         case CUDA_ERROR_INVALID_ADDRESS_SPACE:
-            return {"used a pointer in the wrong memory space (e.g. a shared-memory address as a global one)",
-                    "check pointers that point into __shared__ or local arrays"};
+            // Seen on an H100 for a plain write 6 GB past the end of a buffer: far-off addresses land in
+            // no memory space at all, so this is usually an out-of-bounds index, not a shared pointer.
+            return {"accessed an address that belongs to no memory (usually an index far outside a buffer)",
+                    "check the bounds guards (e.g. `if (i < n)`) and the index arithmetic; also check pointers into "
+                    "__shared__ or local arrays used after their scope; compute-sanitizer --tool memcheck names the "
+                    "faulting line"};
         case CUDA_ERROR_LAUNCH_TIMEOUT:
             return {"ran longer than the display watchdog allows and was stopped",
                     "make the launch smaller, or check for a loop that never ends"};
