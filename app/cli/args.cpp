@@ -1,6 +1,8 @@
 // Command-line parsing for the cuda-playground subcommands.
 #include "cli/args.h"
 
+#include "core/text_util.h"
+
 #include <algorithm>
 
 namespace cp::cli {
@@ -17,24 +19,7 @@ const std::vector<std::string>& Args::all(const std::string& name) const {
 }
 
 std::string closest(const std::string& word, const std::vector<std::string>& candidates) {
-    std::string best;
-    size_t best_distance = std::max<size_t>(2, word.size() / 3) + 1;
-    for (const auto& c : candidates) {
-        std::vector<size_t> prev(c.size() + 1), cur(c.size() + 1);
-        for (size_t j = 0; j <= c.size(); ++j) prev[j] = j;
-        for (size_t i = 1; i <= word.size(); ++i) {
-            cur[0] = i;
-            for (size_t j = 1; j <= c.size(); ++j) {
-                cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (word[i - 1] == c[j - 1] ? 0 : 1)});
-            }
-            std::swap(prev, cur);
-        }
-        if (prev[c.size()] < best_distance) {
-            best_distance = prev[c.size()];
-            best = c;
-        }
-    }
-    return best;
+    return closest_name(word, candidates);
 }
 
 Result<Args> parse_args(const std::vector<std::string>& argv, const std::vector<OptionSpec>& options) {

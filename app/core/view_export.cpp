@@ -2,11 +2,11 @@
 #include "core/view_export.h"
 
 #include "core/colormap.h"
+#include "core/elem_access.h"
 #include "core/expr.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -15,26 +15,8 @@ namespace cp {
 
 namespace {
 
-// Component `c` of element `i` as a double, whatever the element type.
 double component(const HostBuffer& b, size_t i, uint32_t c) {
-    const ElemTypeInfo& info = elem_info(b.type);
-    const std::byte* p = b.bytes.data() + i * info.size + c * info.component_size;
-    auto read = [p](auto tag) {
-        decltype(tag) v;
-        std::memcpy(&v, p, sizeof(v));
-        return double(v);
-    };
-    if (info.is_float) return info.component_size == 8 ? read(double{}) : read(float{});
-    switch (b.type) {
-        case ElemType::Char: return read(int8_t{});
-        case ElemType::UChar: case ElemType::UChar2: case ElemType::UChar3: case ElemType::UChar4: return read(uint8_t{});
-        case ElemType::Short: return read(int16_t{});
-        case ElemType::UShort: return read(uint16_t{});
-        case ElemType::UInt: return read(uint32_t{});
-        case ElemType::LongLong: return read(int64_t{});
-        case ElemType::ULongLong: return read(uint64_t{});
-        default: return read(int32_t{});
-    }
+    return read_component(b.bytes.data() + i * elem_info(b.type).size, b.type, c);
 }
 
 }  // namespace

@@ -13,19 +13,6 @@
 
 namespace cp::test {
 
-namespace {
-std::string slurp_fd(int fd) {
-    std::string s;
-    char buf[65536];
-    for (;;) {
-        const ssize_t n = ::read(fd, buf, sizeof buf);
-        if (n <= 0) break;
-        s.append(buf, size_t(n));
-    }
-    return s;
-}
-}  // namespace
-
 ProcessResult run_process(const std::vector<std::string>& args, const std::vector<std::string>& env) {
     // Output goes to temp files (not pipes) so a chatty child cannot block on a full pipe.
     TempDir dir;
