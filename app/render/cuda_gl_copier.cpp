@@ -5,6 +5,8 @@
 
 #include "core/cuda/cuda_driver.h"
 
+#include <algorithm>
+#include <cstring>
 #include <map>
 
 namespace cp::render {
@@ -19,6 +21,7 @@ public:
     ~CudaGlCopier() override {
         cu_.CtxSetCurrent(context_);
         for (auto& [texture, resource] : registered_) cu_.GraphicsUnregisterResource(resource);
+        for (auto& [handle, address] : imported_) cu_.IpcCloseMemHandle(CUdeviceptr(address));
         cu_.DevicePrimaryCtxRelease(device_);
     }
 
@@ -66,6 +69,32 @@ public:
         registered_.erase(it);
     }
 
+    Result<uint64_t> import_ipc(const std::vector<uint8_t>& handle) override {
+        if (auto it = imported_.find(handle); it != imported_.end()) return it->second;
+        if (!cu_.IpcOpenMemHandle || !cu_.IpcCloseMemHandle) return make_error("this CUDA driver has no IPC entry points");
+        CUipcMemHandle ipc{};
+        if (handle.size() != sizeof(ipc.reserved)) return make_error("malformed CUDA IPC handle");
+        std::memcpy(ipc.reserved, handle.data(), handle.size());
+        if (CUresult r = cu_.CtxSetCurrent(context_); r != CUDA_SUCCESS) return fail("cuCtxSetCurrent", r);
+        CUdeviceptr address = 0;
+        if (CUresult r = cu_.IpcOpenMemHandle(&address, ipc, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS); r != CUDA_SUCCESS)
+            return fail("cuIpcOpenMemHandle", r);
+        imported_.emplace(handle, uint64_t(address));
+        return uint64_t(address);
+    }
+
+    void keep_only(const std::vector<std::vector<uint8_t>>& in_use) override {
+        for (auto it = imported_.begin(); it != imported_.end();) {
+            if (std::find(in_use.begin(), in_use.end(), it->first) != in_use.end()) {
+                ++it;
+                continue;
+            }
+            cu_.CtxSetCurrent(context_);
+            cu_.IpcCloseMemHandle(CUdeviceptr(it->second));
+            it = imported_.erase(it);
+        }
+    }
+
     std::string describe() const override { return "CUDA-GL interop (device buffer -> texture, cuMemcpy2D)"; }
 
 private:
@@ -79,6 +108,7 @@ private:
     CUdevice device_;
     CUcontext context_;
     std::map<unsigned, CUgraphicsResource> registered_;
+    std::map<std::vector<uint8_t>, uint64_t> imported_;  // IPC handle -> address here
 };
 
 }  // namespace

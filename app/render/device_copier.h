@@ -1,5 +1,6 @@
 // Copying a CUDA device buffer into an OpenGL texture on the GPU (CUDA-GL interop), behind an interface
-// so the texture code does not see the CUDA driver API.
+// so the texture code does not see the CUDA driver API. Buffers of a backend in this process are used by
+// address; those of the CUDA worker process are imported through their IPC handles first.
 #pragma once
 
 #include "core/result.h"
@@ -8,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace cp::render {
 
@@ -21,6 +23,12 @@ public:
                                          unsigned texture) = 0;
     // Unregisters a texture (call before deleting it).
     virtual void forget(unsigned texture) = 0;
+
+    // The engine's CUDA backend runs in a worker process: its buffers reach this process as CUDA IPC handles.
+    // Opens one (once; later calls return the same address) and gives its address in this process.
+    virtual Result<uint64_t> import_ipc(const std::vector<uint8_t>& handle) = 0;
+    // Closes the imported handles not in `in_use` (buffers the worker freed or replaced).
+    virtual void keep_only(const std::vector<std::vector<uint8_t>>& in_use) = 0;
     virtual std::string describe() const = 0;
 };
 

@@ -79,18 +79,33 @@ void OutputViews::refresh_display(OutputView& v) {
     colormap_->render(*v.raw, v.state.display, v.range, v.display);
 }
 
+// Where the buffer lives on the device, as an address usable in this process: imported through its IPC
+// handle when the backend is the CUDA worker process, else the backend's own pointer (in-process backend).
+std::optional<uint64_t> OutputViews::device_address_of(const std::string& buffer, const RunReport& report, std::string& why) {
+    if (auto h = report.ipc_handles.find(buffer); h != report.ipc_handles.end()) {
+        auto imported = copier_->import_ipc(h->second);
+        if (imported) return *imported;
+        why = imported.error().message;  // e.g. a handle of this very process: fall through to the address
+    }
+    if (auto a = report.device_addresses.find(buffer); a != report.device_addresses.end() && a->second && !uses_ipc_)
+        return a->second;
+    return std::nullopt;
+}
+
 bool OutputViews::fill_image(OutputView& v, RunReport& report, uint64_t bytes, ConsoleLog& log) {
     if (v.raw->can_copy_from_device()) {
-        if (auto it = report.device_addresses.find(v.spec.buffer); it != report.device_addresses.end() && it->second) {
-            auto copied = v.raw->copy_from_device(it->second, bytes);
+        std::string why;
+        if (auto address = device_address_of(v.spec.buffer, report, why)) {
+            auto copied = v.raw->copy_from_device(*address, bytes);
             if (copied) {
                 v.path = "device copy (CUDA-GL interop)";
                 return true;
             }
-            if (!reported_interop_failure_) {
-                log.add(LogKind::Warning, "CUDA-GL interop: " + copied.error().full());
-                reported_interop_failure_ = true;
-            }
+            why = copied.error().full();
+        }
+        if (!why.empty() && !reported_interop_failure_) {
+            log.add(LogKind::Warning, "CUDA-GL interop: " + why + " (showing outputs through host memory)");
+            reported_interop_failure_ = true;
         }
     }
     if (auto it = report.outputs.find(v.spec.buffer); it != report.outputs.end()) {
@@ -112,6 +127,12 @@ void OutputViews::update(const KernelFile& file, const std::map<std::string, std
     if (path != kernel_path_) {
         clear();
         kernel_path_ = path;
+    }
+    if (copier_) {
+        // Buffers of earlier runs that the worker no longer has are closed here.
+        std::vector<std::vector<uint8_t>> in_use;
+        for (const auto& [name, handle] : report.ipc_handles) in_use.push_back(handle);
+        copier_->keep_only(in_use);
     }
     std::vector<OutputView> next;
     for (const ViewSpec& spec : views_of(file)) {

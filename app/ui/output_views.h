@@ -59,7 +59,10 @@ double element_value(const HostBuffer& b, size_t i, int c);
 
 class OutputViews {
 public:
-    OutputViews(render::DeviceCopier* copier, render::ColormapPass* colormap) : copier_(copier), colormap_(colormap) {}
+    // `backend_in_other_process`: the engine's device pointers are not valid here (the CUDA worker); only
+    // IPC handles are used then.
+    OutputViews(render::DeviceCopier* copier, render::ColormapPass* colormap, bool backend_in_other_process = true)
+        : copier_(copier), colormap_(colormap), uses_ipc_(backend_in_other_process) {}
 
     // Views of `file` (its `view` lines, or every out/inout buffer as a plot when there are none).
     static std::vector<ViewSpec> views_of(const KernelFile& file);
@@ -86,12 +89,14 @@ public:
 private:
     void update_input_image(const KernelFile& file, const std::map<std::string, std::string>& image_overrides);
     bool fill_image(OutputView& v, RunReport& report, uint64_t bytes, ConsoleLog& log);
+    std::optional<uint64_t> device_address_of(const std::string& buffer, const RunReport& report, std::string& why);
 
     render::DeviceCopier* copier_;
     render::ColormapPass* colormap_;
     std::vector<OutputView> views_;
     InputImage input_;
     std::string kernel_path_;
+    bool uses_ipc_;
     bool reported_interop_failure_ = false;
 };
 

@@ -3,6 +3,7 @@
 #include "ui/workspace.h"
 
 #include "core/backend.h"
+#include "core/cuda/cuda_worker.h"
 #include "core/kernel_file.h"
 #include "ui/launch_panel.h"
 #include "ui/library_panel.h"
@@ -50,6 +51,8 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     auto backend = backend_factory ? backend_factory(&why_not_cuda) : make_backend(backend_choice(options.backend), &why_not_cuda);
     std::unique_ptr<Engine> engine;
     std::string why_no_engine;
+    // The CUDA worker process's device pointers mean nothing here; its buffers come over as IPC handles.
+    const bool backend_in_other_process = backend && dynamic_cast<const CudaWorkerBackend*>(backend->get()) != nullptr;
     if (backend) {
         engine = std::make_unique<Engine>(std::move(*backend));
     } else {
@@ -73,7 +76,7 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     }
     if (auto pass = render::ColormapPass::create(); pass) colormap_ = std::move(*pass);
     else console_.add(LogKind::Error, pass.error().full());
-    outputs_ = std::make_unique<OutputViews>(copier_.get(), colormap_.get());
+    outputs_ = std::make_unique<OutputViews>(copier_.get(), colormap_.get(), backend_in_other_process);
 
     device_status_.has_engine = runner_->has_engine();
     device_status_.device = runner_->device();

@@ -3,6 +3,8 @@
 // a live update with no read-back at all. Skipped (with the reason) where there is no CUDA device.
 #include "ui_test_support.h"
 
+#include "core/cuda/cuda_backend_factory.h"
+
 #include <gtest/gtest.h>
 
 using namespace cp;
@@ -24,11 +26,24 @@ ui::AppOptions cuda_options(const std::string& kernel) {
 
 }  // namespace
 
-TEST(GpuInterop, ScreenshotOutputRegionEqualsTheKernelOutputReadBack) {
+// Both ways a CUDA backend can run: in the CUDA worker process (the default: buffers come over as IPC
+// handles) and in this process (device pointers used as they are).
+class GpuInterop : public ::testing::TestWithParam<bool> {
+protected:
+    static ui::BackendFactory factory() {
+        if (!GetParam()) return {};  // make_backend: the worker process
+        return [](std::string*) { return make_cuda_backend_in_process(); };
+    }
+};
+
+INSTANTIATE_TEST_SUITE_P(Backends, GpuInterop, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& p) { return p.param ? "InProcess" : "WorkerProcess"; });
+
+TEST_P(GpuInterop, ScreenshotOutputRegionEqualsTheKernelOutputReadBack) {
     std::string why;
     if (!cuda_usable(why)) GTEST_SKIP() << "no CUDA device: " << why;
     ScopedUserDir user;
-    auto host = ui::AppHost::create(cuda_options("image/box_blur.cu"));
+    auto host = ui::AppHost::create(cuda_options("image/box_blur.cu"), factory());
     ASSERT_TRUE(host.ok()) << host.error().full();
     ui::Workspace& ws = (*host)->workspace();
     ASSERT_TRUE(ws.interop_active()) << ws.device_status().output_path;
@@ -45,11 +60,11 @@ TEST(GpuInterop, ScreenshotOutputRegionEqualsTheKernelOutputReadBack) {
     EXPECT_GT(compared, 200u * 200u);
 }
 
-TEST(GpuInterop, LiveChangesUpdateTheTextureWithoutReadingBack) {
+TEST_P(GpuInterop, LiveChangesUpdateTheTextureWithoutReadingBack) {
     std::string why;
     if (!cuda_usable(why)) GTEST_SKIP() << "no CUDA device: " << why;
     ScopedUserDir user;
-    auto host = ui::AppHost::create(cuda_options("basics/thread_ids.cu"));
+    auto host = ui::AppHost::create(cuda_options("basics/thread_ids.cu"), factory());
     ASSERT_TRUE(host.ok()) << host.error().full();
     ui::Workspace& ws = (*host)->workspace();
     settle(**host);
@@ -70,11 +85,11 @@ TEST(GpuInterop, LiveChangesUpdateTheTextureWithoutReadingBack) {
     EXPECT_EQ(ws.outputs().views().at(0).raw->read_element(100, 150)[0], -1.0);
 }
 
-TEST(GpuInterop, SourceChangeGivesNewPixels) {
+TEST_P(GpuInterop, SourceChangeGivesNewPixels) {
     std::string why;
     if (!cuda_usable(why)) GTEST_SKIP() << "no CUDA device: " << why;
     ScopedUserDir user;
-    auto host = ui::AppHost::create(cuda_options("image/box_blur.cu"));
+    auto host = ui::AppHost::create(cuda_options("image/box_blur.cu"), factory());
     ASSERT_TRUE(host.ok()) << host.error().full();
     ui::Workspace& ws = (*host)->workspace();
     settle(**host);

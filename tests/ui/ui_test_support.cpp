@@ -63,7 +63,9 @@ public:
     AllocateResult allocate(const AllocateRequest& req) override {
         const BufferId id = ++next_buffer_;
         memory_[id].assign(req.bytes, std::byte{0});
-        return {id, 0, std::nullopt};
+        AllocateResult r;
+        r.buffer = id;
+        return r;
     }
     UploadResult upload(const UploadRequest& req) override {
         memory_.at(req.buffer) = req.data;
