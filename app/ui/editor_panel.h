@@ -41,6 +41,7 @@ public:
     // Moves the cursor to a 1-based line (clicking a diagnostic).
     void jump_to_line(int line) { pending_jump_ = line; }
     bool text_active() const { return active_; }
+    int cursor_line() const { return cursor_line_; }
 
 private:
     void draw_toolbar();

@@ -70,6 +70,7 @@ public:
     LiveOptions& live() { return live_; }
     OutputViews& outputs() { return *outputs_; }
     const OutputPanel& output_panel() const { return *output_panel_; }
+    const EditorPanel& editor_panel() const { return *editor_panel_; }
     const std::optional<RunOutcome>& latest() const { return latest_; }
     uint64_t runs_applied() const { return runs_applied_; }
     ConsoleLog& console() { return console_; }

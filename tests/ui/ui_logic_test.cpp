@@ -7,10 +7,15 @@
 #include "ui/occupancy.h"
 #include "ui/output_panel.h"
 
+#include <imgui_internal.h>
+
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 #include <gtest/gtest.h>
 #include <imgui.h>
+
+#include <algorithm>
+#include <cstring>
 
 using namespace cp;
 using namespace cp::uitest;
@@ -98,4 +103,76 @@ TEST(Shortcuts, SaveRunAndFontScaleFromTheKeyboard) {
     EXPECT_NEAR(ws.font_scale(), 0.9f, 1e-4);
     press(GLFW_KEY_0, true);
     EXPECT_NEAR(ws.font_scale(), 1.0f, 1e-4);
+}
+
+namespace {
+
+// A click (press, then release a frame later) at a screen position.
+void click(ui::AppHost& host, float x, float y) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.MousePos = ImVec2(x, y);
+    host.frame();
+    io.MouseDown[0] = true;
+    host.frame();
+    io.MouseDown[0] = false;
+    host.frame();
+    host.frame();
+}
+
+// The first window whose name contains `part` (child windows are named "<parent>/<label>_<id>").
+ImGuiWindow* window_containing(const char* part) {
+    for (ImGuiWindow* w : ImGui::GetCurrentContext()->Windows)
+        if (w->WasActive && std::strstr(w->Name, part)) return w;
+    return nullptr;
+}
+
+}  // namespace
+
+TEST(EditorClicks, ClickingADiagnosticMovesTheCursorToItsLine) {
+    ScopedUserDir user;
+    auto host = ui::AppHost::create(headless_options("image/grayscale.cu"), host_kernels_factory());
+    ASSERT_TRUE(host.ok()) << host.error().full();
+    ui::Workspace& ws = (*host)->workspace();
+    settle(**host);
+    std::string text = document_of(ws).text();
+    const size_t at = text.find("    uchar4 p =");
+    ASSERT_NE(at, std::string::npos);
+    const int line = 1 + int(std::count(text.begin(), text.begin() + long(at), '\n'));
+    text.insert(at, "    not_declared_anywhere = 3;\n");
+    ws.set_source(text, (*host)->seconds() - 5.0);
+    settle(**host);
+    ASSERT_TRUE(has_errors(ws.compile_status().diagnostics));
+    EXPECT_EQ(ws.editor_panel().cursor_line(), 1);
+    ImGuiWindow* list = window_containing("Editor/##diagnostics");
+    ASSERT_NE(list, nullptr);
+    const ImVec2 row(list->Pos.x + 40, list->Pos.y + ImGui::GetStyle().WindowPadding.y + ImGui::GetFontSize() * 0.5f);
+    click(**host, row.x, row.y);
+    // The click asks for focus; the editor takes it on the next frame and moves its cursor then.
+    (*host)->frame();
+    EXPECT_EQ(ws.editor_panel().cursor_line(), line);
+    EXPECT_TRUE(ws.editor_panel().text_active()) << "the editor takes the keyboard after a jump";
+}
+
+TEST(Shortcuts, CtrlOOpensTheFileDialogAndEscapeClosesIt) {
+    ScopedUserDir user;
+    auto host = ui::AppHost::create(headless_options(), host_kernels_factory());
+    ASSERT_TRUE(host.ok()) << host.error().full();
+    settle(**host);
+    ImGuiIO& io = ImGui::GetIO();
+    io.KeyCtrl = true;
+    io.KeysDown[GLFW_KEY_O] = true;
+    (*host)->frame();
+    io.KeysDown[GLFW_KEY_O] = false;
+    io.KeyCtrl = false;
+    (*host)->frame();
+    (*host)->frame();
+    ImGuiWindow* dialog = ImGui::FindWindowByName("Open kernel file");
+    ASSERT_NE(dialog, nullptr);
+    EXPECT_TRUE(dialog->Active || dialog->WasActive);
+    io.KeysDown[ImGui::GetKeyIndex(ImGuiKey_Escape)] = true;
+    (*host)->frame();
+    io.KeysDown[ImGui::GetKeyIndex(ImGuiKey_Escape)] = false;
+    (*host)->frame();
+    (*host)->frame();
+    EXPECT_FALSE(dialog->Active);
 }

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <dlfcn.h>
 #include <unistd.h>
 
 using namespace cp;
@@ -23,6 +24,28 @@ namespace {
 const char* kXvfb = "xvfb-run -a -s \"-screen 0 1920x1080x24 -noreset\"";
 
 bool have_display() { return render::why_no_display().empty(); }
+
+// Holds one X connection open for a test's lifetime. Xvfb (as xvfb-run starts it, without -noreset) resets
+// when its last client disconnects, and a window opened during the reset fails; the test opens two in turn.
+class KeepXServerUp {
+public:
+    KeepXServerUp() {
+        lib_ = dlopen("libX11.so.6", RTLD_NOW | RTLD_LOCAL);
+        if (!lib_) return;
+        using Open = void* (*)(const char*);
+        if (auto open = reinterpret_cast<Open>(dlsym(lib_, "XOpenDisplay"))) display_ = open(nullptr);
+    }
+    ~KeepXServerUp() {
+        using Close = int (*)(void*);
+        if (display_)
+            if (auto close = reinterpret_cast<Close>(dlsym(lib_, "XCloseDisplay"))) close(display_);
+        if (lib_) dlclose(lib_);
+    }
+
+private:
+    void* lib_ = nullptr;
+    void* display_ = nullptr;
+};
 
 // Where xvfb-run is on PATH, or empty.
 std::string xvfb_run_path() {
@@ -63,6 +86,7 @@ TEST(Window, OpensOnTheDefaultDemoAndIdlesWithoutSpinning) {
         return;
     }
     ScopedUserDir user;
+    KeepXServerUp keep_x;
     ui::AppOptions o;  // what `cuda-playground` with no arguments does: the window, the default demo
     o.width = 1280;
     o.height = 800;
