@@ -101,6 +101,12 @@ void LaunchPanel::draw() {
         inputs_.touch();
     }
 
+    if (!latest_ || !latest_->resolved) {
+        // Sizes that come from images or parameters are known once a run resolved them.
+        ImGui::Separator();
+        ImGui::TextDisabled("Validation and figures appear after the first run resolves the sizes.");
+        return;
+    }
     // Live validation: the engine's own checks, on what the next run will use.
     LaunchCheck check;
     check.grid = grid;

@@ -170,9 +170,11 @@ void OutputViews::update(const KernelFile& file, const std::map<std::string, std
                 v.state.display.range_max = 255;
             }
         }
-        // Plots and tables draw from host memory; images only from their textures.
+        // Plots and tables draw from host memory (moved out of the report: series can be large); images only
+        // from their textures.
+        // (The format allows one view per buffer, so the moved-from buffer is not needed again.)
         auto out_it = report.outputs.find(spec.buffer);
-        if (!v.is_image() && out_it != report.outputs.end()) v.host = out_it->second;
+        if (!v.is_image() && out_it != report.outputs.end()) v.host = std::move(out_it->second);
         else v.host.reset();
 
         if (v.is_image()) {

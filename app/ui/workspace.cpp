@@ -300,7 +300,11 @@ void Workspace::apply_outcome(RunOutcome outcome) {
 }
 
 bool Workspace::take_presentation_change(Presentation& out) {
-    presentation_.content_scale = target_.content_scale();
+    // The display scale changes when the window moves to another monitor.
+    if (const float scale = target_.content_scale(); scale != presentation_.content_scale) {
+        presentation_.content_scale = scale;
+        presentation_dirty_ = true;
+    }
     if (!presentation_dirty_) return false;
     presentation_dirty_ = false;
     out = presentation_;

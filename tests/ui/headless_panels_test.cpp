@@ -4,6 +4,7 @@
 #include "ui_test_support.h"
 
 #include "core/kernel_file.h"
+#include "ui/user_dirs.h"
 
 #include <glad/gl.h>
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 
 using namespace cp;
 using namespace cp::uitest;
@@ -194,6 +196,34 @@ TEST_F(HeadlessApp, OneDimensionalOutputsShowAsPlotAndTable) {
     ASSERT_TRUE(v.host.has_value());
     EXPECT_EQ(v.host->count(), 5000u);
     expect_panels_drawn("vector_add plot");
+}
+
+TEST_F(HeadlessApp, AFileOutsideTheLibraryShowsATableAndKeepsItsEditsApart) {
+    // vector_add with a table view of `c`, opened from a folder of the user's.
+    std::string text = test::read_file(kernels_dir() / "basics" / "vector_add.cu");
+    const size_t at = text.find("view c: plot");
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at, 12, "view c: table");
+    const auto file = user_.path() / "mine" / "table_view.cu";
+    std::filesystem::create_directories(file.parent_path());
+    std::ofstream(file) << text;
+    ui::AppOptions o = headless_options();
+    o.open_file = file.string();
+    o.sets = {{"n", "777"}};
+    start(o, host_kernels_factory());
+    settle();
+    ASSERT_TRUE(ws().latest() && ws().latest()->report.launched) << (ws().latest()->report.error ? ws().latest()->report.error->full() : "");
+    ASSERT_EQ(ws().outputs().views().size(), 1u);
+    const ui::OutputView& v = ws().outputs().views()[0];
+    EXPECT_EQ(v.spec.kind, ViewSpec::Kind::Table);
+    ASSERT_TRUE(v.host.has_value());
+    EXPECT_EQ(v.host->count(), 777u);
+    // Its edits go under edits/external/<its absolute path>, never into the file itself.
+    ws().set_source("// note\n" + text, 0);
+    ws().save_now();
+    EXPECT_EQ(test::read_file(file), text);
+    EXPECT_EQ(document_of(ws()).user_copy_path(), ui::edits_dir() / "external" / file.relative_path());
+    expect_panels_drawn("table view");
 }
 
 TEST_F(HeadlessApp, CommandLineErrorsAreReportedNotFatal) {
