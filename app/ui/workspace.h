@@ -74,6 +74,7 @@ public:
     const std::optional<RunOutcome>& latest() const { return latest_; }
     uint64_t runs_applied() const { return runs_applied_; }
     ConsoleLog& console() { return console_; }
+    const TimingHistory& timing() const { return timing_; }
     const CompileStatus& compile_status() const { return compile_status_; }
     const DeviceStatus& device_status() const { return device_status_; }
     Settings& settings() { return settings_; }

@@ -182,6 +182,15 @@ TEST_F(HeadlessApp, ParameterAndLaunchChangesReachTheTextureWithoutRestart) {
     EXPECT_EQ(ws().latest()->report.block, (Dim3{32, 8, 1}));
     EXPECT_EQ(view().raw->read_element(100, 150)[0], 150.0 * 201 + 100);
     EXPECT_EQ(view().block, (Dim3{32, 8, 1}));
+
+    // Every run left a timing sample with the launch configuration it came from.
+    const auto& samples = ws().timing().samples();
+    ASSERT_EQ(samples.size(), 4u);
+    EXPECT_EQ(samples[0].block, (Dim3{16, 16, 1}));
+    EXPECT_NE(samples[1].params.find("width=201"), std::string::npos) << samples[1].params;
+    EXPECT_EQ(samples[2].grid, (Dim3{2, 2, 1}));
+    EXPECT_EQ(samples[3].block, (Dim3{32, 8, 1}));
+    EXPECT_EQ(samples[3].grid, (Dim3{7, 25, 1}));  // ceil(201 / 32) x ceil(200 / 8)
 }
 
 TEST_F(HeadlessApp, OneDimensionalOutputsShowAsPlotAndTable) {
