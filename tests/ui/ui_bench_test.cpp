@@ -60,7 +60,9 @@ void measure(bool cuda, const std::filesystem::path& photo, const char* label) {
     ws.inputs().touch();
     settle(**host);
     ASSERT_TRUE(ws.latest() && ws.latest()->report.launched);
-    const ui::OutputView& view = ws.outputs().views().at(0);
+    // Copies: the views are rebuilt by every run.
+    const int width = ws.outputs().views().at(0).width, height = ws.outputs().views().at(0).height;
+    const std::string path = ws.outputs().views().at(0).path;
     const std::string device = ws.device_status().device.name + " (" + o.backend + "), " + ws.device_status().renderer;
 
     std::vector<double> idle;
@@ -98,8 +100,7 @@ void measure(bool cuda, const std::filesystem::path& photo, const char* label) {
         latency.push_back(since_ms(t));
         compile.push_back(ws.latest()->report.compile_ms);
     }
-    std::printf("\n[ui-bench] %s: %s, %dx%d, output path: %s\n", label, device.c_str(), view.width, view.height,
-                view.path.c_str());
+    std::printf("\n[ui-bench] %s: %s, %dx%d, output path: %s\n", label, device.c_str(), width, height, path.c_str());
     std::printf("[ui-bench]   idle frame, CPU: median %.3f ms (max %.3f)\n", median(idle),
                 *std::max_element(idle.begin(), idle.end()));
     std::printf("[ui-bench]   re-running box_blur every frame: CPU %.3f ms per frame (median), wall %.3f ms per frame, "
