@@ -38,18 +38,24 @@ std::optional<uintptr_t> kernel_return_address(const KernelModule& module, uintp
 
 std::string line_text(const std::optional<SourceLine>& where, const std::string& source_path) {
     if (!where) return "";
-    if (where->file == source_path || where->file.empty()) return " (line " + std::to_string(where->line) + ")";
+    // Relative paths come back joined to the compile folder.
+    const std::string& f = where->file;
+    const bool same = f.empty() || f == source_path ||
+                      (f.size() > source_path.size() && f.compare(f.size() - source_path.size(), source_path.size(), source_path) == 0 &&
+                       f[f.size() - source_path.size() - 1] == '/');
+    if (same) return " (line " + std::to_string(where->line) + ")";
     return " (" + where->file + ":" + std::to_string(where->line) + ")";
 }
 
 // "wrote 4 bytes past the end of buffer `out`" and its variants.
 std::string outside_text(const std::string& verb, const std::string& region, GuardedBuffer::Location loc, uint32_t elem) {
     const uint64_t d = loc.distance;
-    const std::string size = elem ? std::to_string(elem) + " bytes" : std::string();
+    const std::string size = elem == 1 ? std::string("1 byte") : std::to_string(elem) + " bytes";
     switch (loc.where) {
         case GuardedBuffer::Where::PastEnd:
             if (elem && d < elem) return verb + " " + size + " past the end of " + region;
             if (elem) return verb + " " + size + " at " + std::to_string(d) + " bytes past the end of " + region;
+            if (d == 0) return verb + " past the end of " + region;
             return verb + " memory " + std::to_string(d) + " bytes past the end of " + region;
         case GuardedBuffer::Where::BeforeStart:
             if (elem && d <= elem) return verb + " " + size + " before the start of " + region;
