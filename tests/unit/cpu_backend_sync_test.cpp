@@ -104,6 +104,68 @@ extern "C" __global__ void warp_sums(const float* in, float* out, int n)
     }
 }
 
+TEST_P(CpuBackendOrders, TwoLevelReductionWarpsThenSharedMemory) {
+    CpuRig rig(test_options(2, GetParam(), 23));
+    const char* src = R"(
+extern "C" __global__ void reduce2(const int* in, long long* total, int n)
+{
+    __shared__ int warp_sums[32];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int v = i < n ? in[i] : 0;
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);
+    if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x / 32] = v;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        int w = threadIdx.x < (blockDim.x + 31) / 32 ? warp_sums[threadIdx.x] : 0;
+        w = __reduce_add_sync(0xffffffff, w);
+        if (threadIdx.x == 0) atomicAdd((unsigned long long*)total, (unsigned long long)(long long)w);
+    }
+}
+)";
+    const int n = 300001;
+    std::vector<int> in(n);
+    std::mt19937 rng(2);
+    long long expect = 0;
+    for (int& v : in) expect += (v = int(rng() % 1000) - 500);
+    const ModuleId m = rig.compile(src, "reduce2");
+    const BufferId bi = rig.buffer("in", in), bt = rig.buffer("total", std::vector<long long>{0});
+    const LaunchResult r = rig.launch(m, "reduce2", {div_up(n, 480)}, {480}, {buffer_arg("in", bi), buffer_arg("total", bt), value_arg("n", n)});
+    ASSERT_TRUE(r.ok) << error_text(r);
+    EXPECT_EQ(rig.read<long long>(bt)[0], expect);
+}
+
+TEST_P(CpuBackendOrders, ThreadsLeavingBetweenBarriers) {
+    // Thread t runs t % 7 rounds of barriers, then returns; the rest keep meeting without it.
+    CpuRig rig(test_options(1, GetParam(), 31));
+    const char* src = R"(
+extern "C" __global__ void leave(int* out)
+{
+    __shared__ int arrivals[8];
+    if (threadIdx.x < 8) arrivals[threadIdx.x] = 0;
+    __syncthreads();
+    int rounds = threadIdx.x % 7;
+    for (int r = 0; r < rounds; ++r) {
+        int c = __syncthreads_count(1);
+        if (threadIdx.x == 6) arrivals[r] = c;   // thread 6 stays for all 6 rounds
+        __syncthreads();
+    }
+    if (threadIdx.x == 6) for (int r = 0; r < 6; ++r) out[blockIdx.x * 6 + r] = arrivals[r];
+}
+)";
+    const unsigned block = 100;
+    const ModuleId m = rig.compile(src, "leave");
+    const BufferId bo = rig.buffer("out", std::vector<int>(18, -1));
+    const LaunchResult r = rig.launch(m, "leave", {3}, {block}, {buffer_arg("out", bo)});
+    ASSERT_TRUE(r.ok) << error_text(r);
+    const std::vector<int> out = rig.read<int>(bo);
+    for (int b = 0; b < 3; ++b)
+        for (int round = 0; round < 6; ++round) {
+            int staying = 0;
+            for (unsigned t = 0; t < block; ++t) staying += int(t % 7) > round ? 1 : 0;
+            EXPECT_EQ(out[size_t(b * 6 + round)], staying) << "block " << b << " round " << round;
+        }
+}
+
 INSTANTIATE_TEST_SUITE_P(Orders, CpuBackendOrders,
                          ::testing::Values(ThreadOrder::Natural, ThreadOrder::Reversed, ThreadOrder::Shuffled));
 

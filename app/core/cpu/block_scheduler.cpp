@@ -53,8 +53,10 @@ void* FiberStackPool::acquire_top() {
         ::mprotect(s.map, page, PROT_NONE);  // if this fails the stack merely has no guard
         stacks_.push_back(s);
     }
-    const Stack& s = stacks_[used_++];
-    return s.map + s.map_bytes;
+    // Stagger the tops: identical page offsets would put every fiber's hot frames in the same L1 sets.
+    const size_t index = used_++;
+    const Stack& s = stacks_[index];
+    return s.map + s.map_bytes - (index % 8) * 512;
 }
 
 bool FiberStackPool::in_guard(uintptr_t address) const {
@@ -83,6 +85,8 @@ void BlockScheduler::begin_launch(const BlockLaunch& launch, cp_abi::ThreadState
     for (unsigned i = 0; i < threads_; ++i) order_[i] = launch.order == ThreadOrder::Reversed ? threads_ - 1 - i : i;
     slots_.assign(threads_, Slot{});
     queue_.assign(threads_, 0);
+    warp_waiting_.assign((threads_ + 31) / 32, 0);
+    alive_order_.reserve(threads_);
     plain_run_.order = launch.order == ThreadOrder::Natural ? nullptr : order_.data();
     plain_run_.count = threads_;
     plain_run_.promoted = &promoted_;
@@ -101,7 +105,7 @@ bool BlockScheduler::run_block(uint64_t linear_block) {
     promoted_ = 0;
     block_done_ = false;
     failed_ = false;
-    queue_head_ = queue_size_ = 0;
+    queue_head_ = queue_tail_ = 0;
     block_output_.clear();
     stacks_.release_all();
 
@@ -135,7 +139,7 @@ void BlockScheduler::recover_from_fault() {
     stacks_.release_all();
     current_ = kMain;
     promoted_ = 0;
-    queue_head_ = queue_size_ = 0;
+    queue_head_ = queue_tail_ = 0;
     block_output_.clear();
     tls_scheduler = this;
 }
@@ -187,17 +191,13 @@ void BlockScheduler::switch_to(int target) {
     *static_cast<Context*>(back.data) = back.fctx;
 }
 
-void BlockScheduler::push_runnable(unsigned linear) {
-    queue_[(queue_head_ + queue_size_) % threads_] = linear;
-    ++queue_size_;
-}
+// The queue only grows while it is being refilled (at promotion, or on the worker's stack once every
+// thread is blocked), so it is a plain array read front to back, emptied before each refill.
+void BlockScheduler::push_runnable(unsigned linear) { queue_[queue_tail_++] = linear; }
 
 int BlockScheduler::pop_runnable() {
-    if (!queue_size_) return kMain;
-    const unsigned linear = queue_[queue_head_];
-    queue_head_ = (queue_head_ + 1) % threads_;
-    --queue_size_;
-    return int(linear);
+    if (queue_head_ == queue_tail_) return kMain;
+    return int(queue_[queue_head_++]);
 }
 
 void BlockScheduler::block_until_released() { switch_to(pop_runnable()); }
@@ -205,6 +205,7 @@ void BlockScheduler::block_until_released() { switch_to(pop_runnable()); }
 void BlockScheduler::exit_current_thread() {
     slots_[size_t(current_)].status = Status::Exited;
     --alive_;
+    alive_order_stale_ = true;
     switch_to(pop_runnable());
     __builtin_unreachable();  // an exited thread is never switched to again
 }
@@ -222,6 +223,11 @@ void BlockScheduler::promote() {
     }
     slots_[me].status = Status::Running;
     alive_ = threads_ - position;
+    alive_order_stale_ = true;
+    barrier_arrived_ = barrier_true_ = 0;
+    barrier_mismatch_ = false;
+    std::fill(warp_waiting_.begin(), warp_waiting_.end(), 0u);
+    warp_waiting_total_ = 0;
     current_ = int(me);
 }
 
@@ -234,8 +240,17 @@ int BlockScheduler::on_sync_threads(int kind, int predicate, int line) {
     me.kind = kind;
     me.predicate = predicate;
     me.line = line;
+    if (barrier_arrived_++ == 0) {
+        barrier_line_ = line;
+        barrier_kind_ = kind;
+        barrier_mismatch_ = false;
+        barrier_true_ = 0;
+    } else if (line != barrier_line_ || kind != barrier_kind_) {
+        barrier_mismatch_ = true;
+    }
+    barrier_true_ += predicate ? 1 : 0;
     block_until_released();
-    return int(me.result);
+    return int(barrier_result_);
 }
 
 unsigned long long BlockScheduler::on_warp_op(const cp_abi::WarpRequest& request) {
@@ -244,6 +259,8 @@ unsigned long long BlockScheduler::on_warp_op(const cp_abi::WarpRequest& request
     me.status = request.op == cp_abi::kActiveMask ? Status::AtActiveMask : Status::AtWarp;
     me.warp = request;
     me.line = request.line;
+    ++warp_waiting_[unsigned(current_) / 32];
+    ++warp_waiting_total_;
     block_until_released();
     return me.result;
 }
@@ -280,13 +297,18 @@ void BlockScheduler::on_fail(int kind, const char* what, int line) {
 // ---- releasing waiting threads (on the worker's stack) ----
 
 bool BlockScheduler::release_waiting_threads() {
-    bool released = false;
-    for (unsigned w = 0; w * 32 < threads_; ++w) released |= release_warp(w);
-    if (!released) released = release_barrier();
-    if (!released) return false;
-    for (unsigned p = 0; p < threads_; ++p)
-        if (slots_[order_[p]].status == Status::Runnable) push_runnable(order_[p]);
-    return true;
+    queue_head_ = queue_tail_ = 0;
+    if (warp_waiting_total_) {
+        bool released = false;
+        for (unsigned w = 0; w * 32 < threads_; ++w)
+            if (warp_waiting_[w]) released |= release_warp(w);
+        if (released) {
+            for (unsigned p = 0; p < threads_; ++p)
+                if (slots_[order_[p]].status == Status::Runnable) push_runnable(order_[p]);
+            return true;
+        }
+    }
+    return release_barrier();
 }
 
 bool BlockScheduler::release_warp(unsigned warp) {
@@ -326,6 +348,9 @@ bool BlockScheduler::release_warp(unsigned warp) {
                 slots_[base + j].result = results[j];
                 slots_[base + j].status = Status::Runnable;
             }
+        const unsigned lanes = unsigned(__builtin_popcount(group));
+        warp_waiting_[warp] -= lanes;
+        warp_waiting_total_ -= lanes;
         handled |= group;
         released = true;
     }
@@ -342,6 +367,9 @@ bool BlockScheduler::release_warp(unsigned warp) {
                     slots_[base + j].result = together;
                     slots_[base + j].status = Status::Runnable;
                 }
+            const unsigned lanes = unsigned(__builtin_popcount(together));
+            warp_waiting_[warp] -= lanes;
+            warp_waiting_total_ -= lanes;
             at_active &= ~together;
         }
         released = true;
@@ -349,35 +377,25 @@ bool BlockScheduler::release_warp(unsigned warp) {
     return released;
 }
 
+// Every live thread is at the same barrier (threads that returned count as arrived): release them all.
+// Their status stays AtBarrier until each is switched to; nothing reads it before then.
 bool BlockScheduler::release_barrier() {
-    int line = -1, kind = -1;
-    unsigned arrived = 0, count = 0;
-    for (unsigned i = 0; i < threads_; ++i) {
-        const Slot& s = slots_[i];
-        if (s.status == Status::Exited) continue;
-        if (s.status != Status::AtBarrier) return false;
-        if (line < 0) {
-            line = s.line;
-            kind = s.kind;
-        } else if (s.line != line || s.kind != kind) {
-            return false;
-        }
-        ++arrived;
-        count += s.predicate ? 1 : 0;
+    if (!barrier_arrived_ || barrier_arrived_ != alive_ || barrier_mismatch_ || warp_waiting_total_) return false;
+    switch (barrier_kind_) {
+        case cp_abi::kSyncThreadsCount: barrier_result_ = barrier_true_; break;
+        case cp_abi::kSyncThreadsAnd: barrier_result_ = barrier_true_ == barrier_arrived_ ? 1 : 0; break;
+        case cp_abi::kSyncThreadsOr: barrier_result_ = barrier_true_ ? 1 : 0; break;
+        default: barrier_result_ = 0; break;
     }
-    if (!arrived) return false;
-    unsigned long long value = 0;
-    switch (kind) {
-        case cp_abi::kSyncThreadsCount: value = count; break;
-        case cp_abi::kSyncThreadsAnd: value = count == arrived ? 1 : 0; break;
-        case cp_abi::kSyncThreadsOr: value = count ? 1 : 0; break;
-        default: value = 0; break;
+    barrier_arrived_ = 0;
+    if (alive_order_stale_) {
+        alive_order_.clear();
+        for (unsigned p = 0; p < threads_; ++p)
+            if (slots_[order_[p]].status != Status::Exited) alive_order_.push_back(order_[p]);
+        alive_order_stale_ = false;
     }
-    for (unsigned i = 0; i < threads_; ++i)
-        if (slots_[i].status == Status::AtBarrier) {
-            slots_[i].result = value;
-            slots_[i].status = Status::Runnable;
-        }
+    std::copy(alive_order_.begin(), alive_order_.end(), queue_.begin());
+    queue_tail_ = alive_order_.size();
     return true;
 }
 

@@ -38,7 +38,7 @@ struct BlockLaunch {
 // Fiber stacks, reused from block to block; each has an inaccessible guard page below it.
 class FiberStackPool {
 public:
-    static constexpr size_t kStackBytes = 128 * 1024;
+    static constexpr size_t kStackBytes = 128 * 1024;  // usable: a little less, the tops are staggered
     struct Stack {
         std::byte* map = nullptr;  // guard page first, then the stack
         size_t map_bytes = 0;
@@ -126,8 +126,17 @@ private:
     int current_ = kMain;
     Context main_ctx_ = nullptr, plain_ctx_ = nullptr;
     std::vector<Slot> slots_;
-    std::vector<unsigned> queue_;  // ring buffer of runnable threads
-    size_t queue_head_ = 0, queue_size_ = 0;
+    std::vector<unsigned> queue_;  // runnable threads, in order
+    size_t queue_head_ = 0, queue_tail_ = 0;
+    // Kept up to date as threads arrive, so releasing a barrier does not rescan every thread.
+    unsigned barrier_arrived_ = 0, barrier_true_ = 0;
+    int barrier_line_ = 0, barrier_kind_ = 0;
+    bool barrier_mismatch_ = false;
+    unsigned long long barrier_result_ = 0;  // one value for the whole block: read before the next release
+    std::vector<unsigned> warp_waiting_;     // per warp: lanes at a warp operation
+    unsigned warp_waiting_total_ = 0;
+    std::vector<unsigned> alive_order_;      // live threads in run order
+    bool alive_order_stale_ = true;
     FiberStackPool stacks_;
     BlockFailure failure_;
     std::string block_output_;

@@ -50,13 +50,18 @@
 
 // ---- thread state and the built-in variables ----
 namespace cp_shim {
-static thread_local cp_abi::ThreadState state;
+static thread_local cp_abi::ThreadState state_storage;
+// The state's address is fixed for an OS thread and a block never leaves its OS thread, so the lookup is
+// `const`: the compiler may do it once per function instead of once per access (a dlopen'ed library's
+// thread-local variables cost a call to __tls_get_addr each time otherwise).
+__attribute__((const, noinline)) static cp_abi::ThreadState* state_ptr() { return &state_storage; }
+#define CP_SHIM_STATE (*::cp_shim::state_ptr())
 
-static inline const uint3& thread_idx() { return *reinterpret_cast<const uint3*>(&state.thread_idx); }
-static inline const uint3& block_idx() { return *reinterpret_cast<const uint3*>(&state.block_idx); }
-static inline const dim3& block_dim() { return *reinterpret_cast<const dim3*>(&state.block_dim); }
-static inline const dim3& grid_dim() { return *reinterpret_cast<const dim3*>(&state.grid_dim); }
-static inline void* dynamic_shared() { return state.dynamic_shared; }
+static inline const uint3& thread_idx() { return *reinterpret_cast<const uint3*>(&CP_SHIM_STATE.thread_idx); }
+static inline const uint3& block_idx() { return *reinterpret_cast<const uint3*>(&CP_SHIM_STATE.block_idx); }
+static inline const dim3& block_dim() { return *reinterpret_cast<const dim3*>(&CP_SHIM_STATE.block_dim); }
+static inline const dim3& grid_dim() { return *reinterpret_cast<const dim3*>(&CP_SHIM_STATE.grid_dim); }
+static inline void* dynamic_shared() { return CP_SHIM_STATE.dynamic_shared; }
 }  // namespace cp_shim
 
 #define threadIdx (::cp_shim::thread_idx())
@@ -71,7 +76,7 @@ namespace cp_shim {
 // barrier, where other threads of the block run.
 static inline int sync_threads(int kind, int predicate, int line) {
     __asm__ __volatile__("" ::: "memory");
-    const int r = state.host->sync_threads(state.block, kind, predicate, line);
+    const int r = CP_SHIM_STATE.host->sync_threads(CP_SHIM_STATE.block, kind, predicate, line);
     __asm__ __volatile__("" ::: "memory");
     return r;
 }
@@ -79,7 +84,7 @@ static inline unsigned long long warp_call(int op, unsigned mask, unsigned long 
                                            int line) {
     const cp_abi::WarpRequest request{op, mask, value, lane_arg, width, line};
     __asm__ __volatile__("" ::: "memory");
-    const unsigned long long r = state.host->warp_op(state.block, &request);
+    const unsigned long long r = CP_SHIM_STATE.host->warp_op(CP_SHIM_STATE.block, &request);
     __asm__ __volatile__("" ::: "memory");
     return r;
 }
@@ -116,7 +121,7 @@ static inline T reduce(int op_unsigned, int op_signed, int line, unsigned mask, 
     return static_cast<T>(warp_call(op, mask, bits, 0, 32, line));
 }
 [[noreturn]] static inline void fail(int kind, const char* what, int line) {
-    state.host->fail(state.block, kind, what, line);
+    CP_SHIM_STATE.host->fail(CP_SHIM_STATE.block, kind, what, line);
 }
 __attribute__((format(printf, 1, 2))) static inline int device_printf(const char* format, ...) {
     char text[1024];
@@ -126,14 +131,14 @@ __attribute__((format(printf, 1, 2))) static inline int device_printf(const char
     va_end(args);
     if (n < 0) return n;
     if (static_cast<size_t>(n) < sizeof text) {
-        state.host->print(state.block, text, static_cast<size_t>(n));
+        CP_SHIM_STATE.host->print(CP_SHIM_STATE.block, text, static_cast<size_t>(n));
     } else {
         char* long_text = static_cast<char*>(std::malloc(static_cast<size_t>(n) + 1));
         if (!long_text) return -1;
         va_start(args, format);
         std::vsnprintf(long_text, static_cast<size_t>(n) + 1, format, args);
         va_end(args);
-        state.host->print(state.block, long_text, static_cast<size_t>(n));
+        CP_SHIM_STATE.host->print(CP_SHIM_STATE.block, long_text, static_cast<size_t>(n));
         std::free(long_text);
     }
     return n;
@@ -192,9 +197,9 @@ static inline T cp_shim_shfl_xor(int line, unsigned mask, T var, int lane_mask, 
 #define __reduce_or_sync(mask, v) static_cast<unsigned>(::cp_shim::warp_call(::cp_abi::kReduceOr, (mask), (v), 0, 32, __LINE__))
 #define __reduce_xor_sync(mask, v) static_cast<unsigned>(::cp_shim::warp_call(::cp_abi::kReduceXor, (mask), (v), 0, 32, __LINE__))
 
-static inline unsigned __lanemask_lt() { return (1u << (::cp_shim::state.linear_tid & 31u)) - 1u; }
-static inline unsigned __lanemask_le() { return (2u << (::cp_shim::state.linear_tid & 31u)) - 1u; }
-static inline unsigned __lanemask_eq() { return 1u << (::cp_shim::state.linear_tid & 31u); }
+static inline unsigned __lanemask_lt() { return (1u << (CP_SHIM_STATE.linear_tid & 31u)) - 1u; }
+static inline unsigned __lanemask_le() { return (2u << (CP_SHIM_STATE.linear_tid & 31u)) - 1u; }
+static inline unsigned __lanemask_eq() { return 1u << (CP_SHIM_STATE.linear_tid & 31u); }
 static inline unsigned __lanemask_gt() { return ~__lanemask_le(); }
 static inline unsigned __lanemask_ge() { return ~__lanemask_lt(); }
 
@@ -237,7 +242,7 @@ template <auto Kernel, class... P, std::size_t... I>
 static inline void run_plain_impl(void (*)(P...), void** args, const cp_abi::PlainRun* run, std::index_sequence<I...>) {
     // Unpacked once per block; every thread gets its own copy of the by-value parameters.
     std::tuple<Stored<P>...> values(*static_cast<Stored<P>*>(args[I])...);
-    cp_abi::ThreadState& s = state;
+    cp_abi::ThreadState& s = CP_SHIM_STATE;
     const int* promoted = run->promoted;
     if (!run->order) {
         unsigned linear = 0;
@@ -308,4 +313,4 @@ static inline const cp_abi::ParamInfo* param_infos(void (*)(P...), int* count) {
 
 
 CP_SHIM_EXPORT int cp_module_abi_version() { return CP_SHIM_ABI_VERSION; }
-CP_SHIM_EXPORT cp_abi::ThreadState* cp_module_state() { return &::cp_shim::state; }
+CP_SHIM_EXPORT cp_abi::ThreadState* cp_module_state() { return ::cp_shim::state_ptr(); }
