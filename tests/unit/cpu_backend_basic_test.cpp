@@ -162,6 +162,26 @@ TEST(CpuBackendBasic, SecondCompileIsACacheHit) {
     EXPECT_EQ(rig.read<float>(c), (std::vector<float>{11, 22}));
 }
 
+TEST(CpuBackendBasic, DeviceGlobalsLiveAsLongAsTheModule) {
+    CpuRig rig;
+    const std::string src = "__device__ int launches = 0;\n"
+                            "extern \"C\" __global__ void count(int* out)\n"
+                            "{ if (threadIdx.x == 0 && blockIdx.x == 0) out[0] = ++launches; }\n"
+                            "// " + std::to_string(::getpid()) + "\n";
+    const BufferId out = rig.buffer("out", std::vector<int>{0});
+    const ModuleId m = rig.compile(src, "count");
+    ASSERT_TRUE(rig.launch(m, "count", {3}, {32}, {buffer_arg("out", out)}).ok);
+    ASSERT_TRUE(rig.launch(m, "count", {3}, {32}, {buffer_arg("out", out)}).ok);
+    EXPECT_EQ(rig.read<int>(out)[0], 2);
+    // A new load of the same (cached) library starts from the initial values, like a new CUDA module.
+    rig.backend->release(ReleaseRequest{{}, {m}});
+    const CompileResult again = rig.compile_result(src, "count");
+    ASSERT_TRUE(again.ok);
+    EXPECT_TRUE(again.cache_hit);
+    ASSERT_TRUE(rig.launch(again.module, "count", {3}, {32}, {buffer_arg("out", out)}).ok);
+    EXPECT_EQ(rig.read<int>(out)[0], 1);
+}
+
 TEST(CpuBackendBasic, CompileErrorIsOnTheUsersLine) {
     CpuRig rig;
     const char* src = "extern \"C\" __global__ void broken(float* v)\n"

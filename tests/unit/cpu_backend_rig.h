@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -21,6 +22,12 @@ inline std::string test_cache_dir() {
     static const std::string dir = [] {
         const auto d = std::filesystem::temp_directory_path() / ("cp-cpu-test-cache-" + std::to_string(::getpid()));
         std::filesystem::create_directories(d);
+        std::atexit([] {
+            std::error_code ec;
+            std::filesystem::remove_all(std::filesystem::temp_directory_path() /
+                                            ("cp-cpu-test-cache-" + std::to_string(::getpid())),
+                                        ec);
+        });
         return d.string();
     }();
     return dir;

@@ -60,7 +60,7 @@ TEST(CpuSourcePrep, RewritesExternSharedKeepingLines) {
     ASSERT_NE(last_line_directive, std::string::npos) << user_part;
     const std::string after = user_part.substr(last_line_directive, at - last_line_directive);
     EXPECT_EQ(3 + count_lines(after) - 1, 9) << after;
-    EXPECT_NE(p.text.find("cp_run_plain_k(void** args"), std::string::npos);
+    EXPECT_NE(p.text.find("cp_run_plain_k(void** cp_args"), std::string::npos);
 }
 
 TEST(CpuSourcePrep, UnsupportedFeaturesNameTheirLine) {

@@ -419,11 +419,13 @@ PreparedSource prepare_kernel_source(const std::string& source, const std::strin
         return out;
     }
     out.text += std::string("\n#line 1 \"") + kEntryPointsFile + "\"\n";
+    // `::` and prefixed parameter names: a kernel may be called `count` or `args`.
     out.text += "CP_SHIM_EXPORT void " + plain_entry_symbol(k) +
-                "(void** args, const cp_abi::PlainRun* run) { ::cp_shim::run_plain<&" + k + ">(args, run); }\n";
-    out.text += "CP_SHIM_EXPORT void " + fiber_entry_symbol(k) + "(void** args) { ::cp_shim::run_one<&" + k + ">(args); }\n";
+                "(void** cp_args, const cp_abi::PlainRun* cp_run) { ::cp_shim::run_plain<&::" + k + ">(cp_args, cp_run); }\n";
+    out.text += "CP_SHIM_EXPORT void " + fiber_entry_symbol(k) + "(void** cp_args) { ::cp_shim::run_one<&::" + k +
+                ">(cp_args); }\n";
     out.text += "CP_SHIM_EXPORT const cp_abi::ParamInfo* " + params_symbol(k) +
-                "(int* count) { return ::cp_shim::param_infos(&" + k + ", count); }\n";
+                "(int* cp_count) { return ::cp_shim::param_infos(&::" + k + ", cp_count); }\n";
     return out;
 }
 
