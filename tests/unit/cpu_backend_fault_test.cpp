@@ -172,6 +172,31 @@ TEST(CpuBackendFault, DynamicSharedOverflow) {
               "(extern __shared__, 128 bytes) (line 4)");
 }
 
+TEST(CpuBackendFault, StackOverflowAndPrintfBeforeTheCrash) {
+    CpuRig rig(test_options(1));
+    const char* src = "__device__ int deep(int n) {\n"
+                      "    volatile char pad[4096];\n"
+                      "    pad[0] = (char)n;\n"
+                      "    return n == 0 ? pad[0] : deep(n - 1) + pad[0];\n"
+                      "}\n"
+                      "extern \"C\" __global__ void recurse(int* out, int depth)\n"
+                      "{\n"
+                      "    printf(\"thread %d starts\\n\", threadIdx.x);\n"
+                      "    out[threadIdx.x] = deep(depth);\n"
+                      "}\n";
+    const ModuleId m = rig.compile(src, "recurse", "deep.cu");
+    const BufferId out = rig.buffer("out", std::vector<int>(4, 0));
+    const LaunchResult ok = rig.launch(m, "recurse", {1}, {4}, {buffer_arg("out", out), value_arg("depth", 3)});
+    ASSERT_TRUE(ok.ok) << error_text(ok);
+    const LaunchResult r = rig.launch(m, "recurse", {1}, {4}, {buffer_arg("out", out), value_arg("depth", 100000)});
+    ASSERT_FALSE(r.ok);
+    EXPECT_EQ(r.error->name, "STACK_OVERFLOW");
+    EXPECT_NE(r.error->message.find("thread (0,0,0) of block (0,0,0) overflowed its stack"), std::string::npos)
+        << r.error->message;
+    EXPECT_EQ(r.printf_output, "thread 0 starts\n");
+    EXPECT_TRUE(rig.launch(m, "recurse", {1}, {4}, {buffer_arg("out", out), value_arg("depth", 3)}).ok);
+}
+
 TEST(CpuBackendFault, CrashInsideALibraryCallStillFindsTheKernelLine) {
     CpuRig rig;
     const char* src = "extern \"C\" __global__ void copy(char* dst, const char* src, int bytes)\n"

@@ -44,13 +44,12 @@ FiberStackPool::~FiberStackPool() {
 
 void* FiberStackPool::acquire_top() {
     if (used_ == stacks_.size()) {
-        const size_t page = size_t(::sysconf(_SC_PAGESIZE));
         Stack s;
-        s.map_bytes = page + kStackBytes;
+        s.map_bytes = kGuardBytes + kStackBytes;
         void* p = ::mmap(nullptr, s.map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (p == MAP_FAILED) return nullptr;
         s.map = static_cast<std::byte*>(p);
-        ::mprotect(s.map, page, PROT_NONE);  // if this fails the stack merely has no guard
+        ::mprotect(s.map, kGuardBytes, PROT_NONE);  // if this fails the stack merely has no guard
         stacks_.push_back(s);
     }
     // Stagger the tops: identical page offsets would put every fiber's hot frames in the same L1 sets.
@@ -60,10 +59,9 @@ void* FiberStackPool::acquire_top() {
 }
 
 bool FiberStackPool::in_guard(uintptr_t address) const {
-    const size_t page = size_t(::sysconf(_SC_PAGESIZE));
     return std::any_of(stacks_.begin(), stacks_.end(), [&](const Stack& s) {
         const auto begin = reinterpret_cast<uintptr_t>(s.map);
-        return address >= begin && address < begin + page;
+        return address >= begin && address < begin + kGuardBytes;
     });
 }
 

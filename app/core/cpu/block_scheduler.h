@@ -39,6 +39,8 @@ struct BlockLaunch {
 class FiberStackPool {
 public:
     static constexpr size_t kStackBytes = 128 * 1024;  // usable: a little less, the tops are staggered
+    // Large enough that a function with big local arrays cannot step over it (address space only).
+    static constexpr size_t kGuardBytes = 64 * 1024;
     struct Stack {
         std::byte* map = nullptr;  // guard page first, then the stack
         size_t map_bytes = 0;

@@ -118,6 +118,10 @@ void WorkerPool::execute(Worker& w) {
 __attribute__((noinline)) void WorkerPool::run_blocks(Worker& w, cp_abi::ThreadState* state) {
     if (sigsetjmp(w.trap.env, 1) != 0) {
         w.trap.armed = 0;
+        if (job_->capture_printf) {  // what the crashed block printed before the crash helps find it
+            std::string text = w.scheduler.take_block_output();
+            if (!text.empty()) w.printed.emplace_back(w.current_block, std::move(text));
+        }
         w.scheduler.recover_from_fault();
         w.failed = true;
         w.failure = GridFailure{};
@@ -128,7 +132,7 @@ __attribute__((noinline)) void WorkerPool::run_blocks(Worker& w, cp_abi::ThreadS
             w.failure.place.kind = WorkerFaultPlace::Kind::DynamicShared;
             w.failure.place.location = w.dynamic_shared.locate(address);
             w.failure.place.shared_bytes = w.dynamic_shared.size();
-        } else if (w.scheduler.stack_guard_contains(address)) {
+        } else if (w.scheduler.stack_guard_contains(address) || w.scheduler.stack_guard_contains(w.trap.record.stack_pointer)) {
             w.failure.place.kind = WorkerFaultPlace::Kind::StackGuard;
         }
         cancel_.store(true);
@@ -146,6 +150,10 @@ __attribute__((noinline)) void WorkerPool::run_blocks(Worker& w, cp_abi::ThreadS
             state->block_idx = {unsigned(b % gx), unsigned((b % gxy) / gx), unsigned(b / gxy)};
             if (!w.scheduler.run_block(b)) {
                 w.trap.armed = 0;
+                if (job.capture_printf) {
+                    std::string text = w.scheduler.take_block_output();
+                    if (!text.empty()) w.printed.emplace_back(b, std::move(text));
+                }
                 w.failed = true;
                 w.failure = GridFailure{};
                 w.failure.block = b;

@@ -49,7 +49,7 @@ struct HostApi {
     unsigned long long (*warp_op)(void* block, const WarpRequest* request);
     void (*print)(void* block, const char* text, std::size_t length);
     // Never returns: ends the launch with an error naming the thread, the line and `what`.
-    [[noreturn]] void (*fail)(void* block, int kind, const char* what, int line);
+    void (*fail)(void* block, int kind, const char* what, int line);
 };
 
 // One per OS thread per loaded kernel library (thread_local inside the library). The host fills the

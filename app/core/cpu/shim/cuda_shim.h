@@ -122,6 +122,7 @@ static inline T reduce(int op_unsigned, int op_signed, int line, unsigned mask, 
 }
 [[noreturn]] static inline void fail(int kind, const char* what, int line) {
     CP_SHIM_STATE.host->fail(CP_SHIM_STATE.block, kind, what, line);
+    __builtin_unreachable();  // the host never returns from fail()
 }
 __attribute__((format(printf, 1, 2))) static inline int device_printf(const char* format, ...) {
     char text[1024];
