@@ -287,7 +287,6 @@ void BlockScheduler::on_fail(int kind, const char* what, int line) {
         failure_ = {"CPU_BACKEND_LIMIT", where + ": " + std::string(what) + at, "run a smaller block"};
     }
     failed_ = true;
-    if (!promoted_) current_ = kPlain;
     switch_to(kMain);  // never resumed: the block is abandoned
     __builtin_unreachable();
 }
