@@ -28,9 +28,12 @@ struct ElemTypeInfo {
 };
 const ElemTypeInfo& elem_info(ElemType t);
 std::optional<ElemType> parse_elem_type(const std::string& cuda_spelling);  // accepts "unsigned char" etc.
+std::vector<std::string> elem_type_names();  // the canonical spellings, for "valid types are" messages
 
 enum class ScalarType { Int, UInt, Float, Double };
 const char* scalar_type_name(ScalarType t);
+std::optional<ScalarType> parse_scalar_type(const std::string& cuda_spelling);  // "unsigned int" -> UInt
+uint32_t scalar_size(ScalarType t);  // bytes of the kernel argument
 
 enum class Direction { In, Out, InOut };
 const char* direction_name(Direction d);

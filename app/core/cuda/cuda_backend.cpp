@@ -1,8 +1,366 @@
-// PLACEHOLDER until the CUDA backend lands: reports that CUDA is unavailable.
-#include "core/backend.h"
+// CUDA backend, part 1: start-up (driver, device, primary context), device facts, compile + module load,
+// buffers, and what happens after sticky errors. Launching lives in cuda_launch.cpp.
+#include "core/cuda/cuda_backend.h"
+
+#include "core/cuda/cuda_backend_factory.h"
+#include "core/cuda/cuda_error_words.h"
+#include "core/cuda/nvrtc_compiler.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <list>
+#include <mutex>
+#include <string_view>
 
 namespace cp {
-Result<std::unique_ptr<Backend>> make_cuda_backend() {
-    return make_error("the CUDA backend is not built yet");
+
+namespace {
+
+constexpr const char* kUseCpu = ": the CUDA backend is unavailable; use --backend cpu";
+constexpr size_t kPrintfFifoBytes = 8u << 20;  // the driver's device printf buffer (default 1 MiB)
+
+std::string mib(uint64_t bytes) { return std::to_string((bytes + (1u << 19)) >> 20) + " MiB"; }
+
+bool image_contains(const std::vector<std::byte>& image, std::string_view text) {
+    const auto* begin = reinterpret_cast<const char*>(image.data());
+    return std::string_view(begin, image.size()).find(text) != std::string_view::npos;
 }
+
+Error unavailable(std::string message, std::string hint = {}) {
+    return make_error(std::move(message) + kUseCpu, std::move(hint));
+}
+
+}  // namespace
+
+// ---- start-up ------------------------------------------------------------------------------------------
+
+Result<std::unique_ptr<CudaBackend>> CudaBackend::create(const CudaDriver& d) {
+    CUresult r = d.Init(0);
+    if (r == CUDA_ERROR_STUB_LIBRARY)
+        return unavailable("no NVIDIA driver found (" + d.library_name +
+                           " is the CUDA toolkit's stub library, not a driver)");
+    if (r == CUDA_ERROR_NO_DEVICE)
+        return unavailable("the NVIDIA driver is present but there is no CUDA device (CUDA_ERROR_NO_DEVICE)",
+                           "check nvidia-smi and CUDA_VISIBLE_DEVICES");
+    if (r != CUDA_SUCCESS)
+        return unavailable("the NVIDIA driver could not be initialised (" + d.error_name(r) + ": " +
+                           d.error_string(r) + ")");
+    int count = 0;
+    if (d.DeviceGetCount(&count) != CUDA_SUCCESS || count == 0)
+        return unavailable("the NVIDIA driver is present but there is no CUDA device",
+                           "check nvidia-smi and CUDA_VISIBLE_DEVICES");
+    CUdevice device = 0;
+    CUcontext context = nullptr;
+    if ((r = d.DeviceGet(&device, 0)) != CUDA_SUCCESS || (r = d.DevicePrimaryCtxRetain(&context, device)) != CUDA_SUCCESS)
+        return unavailable("the CUDA device could not be opened (" + d.error_name(r) + ": " + d.error_string(r) + ")");
+    std::unique_ptr<CudaBackend> backend(new CudaBackend(d, device, context));
+    if (backend->arch_.empty()) {
+        return make_error("NVRTC " + nvrtc_version_text() + " cannot compile for this GPU (" + backend->info_.arch +
+                          ")" + kUseCpu);
+    }
+    return backend;
+}
+
+Result<std::unique_ptr<Backend>> make_cuda_backend_in_process() {
+    std::string why, detail;
+    const CudaDriver* driver = cuda_driver(&why, &detail);
+    if (!driver) return unavailable(why, detail);
+    auto backend = CudaBackend::create(*driver);
+    if (!backend) return backend.error();
+    return std::unique_ptr<Backend>(std::move(*backend));
+}
+
+Result<std::unique_ptr<Backend>> make_cuda_backend_from_library(const std::string& libcuda_path) {
+    // Backends keep a reference to their driver table, so tables loaded here live as long as the process.
+    static std::mutex mutex;
+    static std::list<CudaDriver> loaded;
+    std::string why, detail;
+    auto driver = load_cuda_driver(libcuda_path, &why, &detail);
+    if (!driver) return unavailable(why, detail);
+    std::lock_guard lock(mutex);
+    auto backend = CudaBackend::create(loaded.emplace_back(std::move(*driver)));
+    if (!backend) return backend.error();
+    return std::unique_ptr<Backend>(std::move(*backend));
+}
+
+void CudaBackend::run_as_worker(uint64_t id_base) {
+    worker_ = true;
+    next_module_ = id_base + 1;
+    next_buffer_ = id_base + 1;
+}
+
+CudaBackend::CudaBackend(const CudaDriver& driver, CUdevice device, CUcontext context)
+    : d_(driver), device_(device), context_(context) {
+    d_.CtxSetCurrent(context_);
+    read_device_info();
+    arch_ = nvrtc_arch_for_device(info_.cc_major, info_.cc_minor);
+    info_.notes = "kernels are compiled by NVRTC " + nvrtc_version_text() + " for " +
+                  (arch_.empty() ? std::string("(no supported architecture)") : arch_);
+    if (arch_.rfind("compute_", 0) == 0) info_.notes += " (PTX, compiled for this GPU by the driver)";
+    prepare_context();
+}
+
+CudaBackend::~CudaBackend() {
+    if (!context_lost_) {  // after a sticky error every call would fail: just let go of the context
+        d_.CtxSetCurrent(context_);
+        for (auto& [id, b] : buffers_) d_.MemFree(b.ptr);
+        for (auto& [id, m] : modules_) d_.ModuleUnload(m.module);
+        if (l2_flush_buffer_) d_.MemFree(l2_flush_buffer_);
+        if (start_) d_.EventDestroy(start_);
+        if (stop_) d_.EventDestroy(stop_);
+    }
+    d_.DevicePrimaryCtxRelease(device_);
+}
+
+void CudaBackend::prepare_context() {
+    d_.CtxSetLimit(CU_LIMIT_PRINTF_FIFO_SIZE, kPrintfFifoBytes);
+    d_.EventCreate(&start_, CU_EVENT_DEFAULT);
+    d_.EventCreate(&stop_, CU_EVENT_DEFAULT);
+}
+
+void CudaBackend::read_device_info() {
+    auto attr = [this](CUdevice_attribute a) {
+        int v = 0;
+        return d_.DeviceGetAttribute(&v, a, device_) == CUDA_SUCCESS ? v : 0;
+    };
+    auto u = [](int v) { return uint32_t(std::max(v, 0)); };
+    DeviceInfo& i = info_;
+    i.backend = BackendKind::Cuda;
+    char name[256] = {};
+    if (d_.DeviceGetName(name, int(sizeof(name)) - 1, device_) == CUDA_SUCCESS) i.name = name;
+    i.cc_major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+    i.cc_minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+    i.arch = "sm_" + std::to_string(i.cc_major * 10 + i.cc_minor);
+    i.sm_count = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+    size_t total = 0;
+    if (d_.DeviceTotalMem(&total, device_) == CUDA_SUCCESS) i.total_memory = total;
+    i.max_threads_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+    i.max_block = {u(attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)), u(attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)),
+                   u(attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z))};
+    i.max_grid = {u(attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)), u(attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)),
+                  u(attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z))};
+    i.max_shared_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+    i.max_shared_per_block_optin = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+    i.max_shared_per_sm = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
+    i.regs_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
+    i.regs_per_sm = attr(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
+    i.max_threads_per_sm = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+    i.max_blocks_per_sm = attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
+    i.warp_size = attr(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+    i.l2_bytes = attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+    int version = 0;
+    if (d_.DriverGetVersion(&version) == CUDA_SUCCESS) i.driver_version = "CUDA " + cuda_version_text(version);
+}
+
+// Device-to-device copy of 256 MiB timed with events: a copy reads and writes every byte, hence 2x.
+void CudaBackend::measure_copy_bandwidth() {
+    bandwidth_measured_ = true;
+    for (size_t bytes : {size_t(256) << 20, size_t(64) << 20}) {
+        CUdeviceptr src = 0, dst = 0;
+        if (d_.MemAlloc(&src, bytes) != CUDA_SUCCESS) continue;
+        if (d_.MemAlloc(&dst, bytes) != CUDA_SUCCESS) {
+            d_.MemFree(src);
+            continue;
+        }
+        float best_ms = 0;
+        bool ok = d_.MemsetD8(src, 1, bytes) == CUDA_SUCCESS && d_.MemcpyDtoD(dst, src, bytes) == CUDA_SUCCESS;
+        for (int k = 0; ok && k < 5; ++k) {
+            float ms = 0;
+            ok = d_.EventRecord(start_, nullptr) == CUDA_SUCCESS && d_.MemcpyDtoD(dst, src, bytes) == CUDA_SUCCESS &&
+                 d_.EventRecord(stop_, nullptr) == CUDA_SUCCESS && d_.EventSynchronize(stop_) == CUDA_SUCCESS &&
+                 d_.EventElapsedTime(&ms, start_, stop_) == CUDA_SUCCESS;
+            if (ok && ms > 0 && (best_ms == 0 || ms < best_ms)) best_ms = ms;
+        }
+        d_.MemFree(src);
+        d_.MemFree(dst);
+        if (ok && best_ms > 0) info_.copy_bandwidth_gbps = 2.0 * double(bytes) / (double(best_ms) * 1e-3) / 1e9;
+        return;
+    }
+}
+
+InfoResult CudaBackend::info() {
+    if (!bind() && !bandwidth_measured_) measure_copy_bandwidth();
+    return InfoResult{info_};
+}
+
+// ---- errors and recovery --------------------------------------------------------------------------------
+
+std::optional<EngineError> CudaBackend::bind() {
+    if (context_lost_)
+        return EngineError{"context lost", context_lost_reason_, "restart CUDA Playground to use the GPU again", false};
+    d_.CtxSetCurrent(context_);
+    return std::nullopt;
+}
+
+bool CudaBackend::context_is_broken() { return d_.CtxSynchronize() != CUDA_SUCCESS; }
+
+EngineError CudaBackend::failure(CUresult r, const std::string& subject) {
+    const CudaErrorWords words = cuda_error_words(r);
+    EngineError e;
+    e.name = d_.error_name(r);
+    e.message = subject + " " + words.what + " (" + e.name + ").";
+    e.hint = words.hint;
+    if (is_sticky_cuda_error(r) || context_is_broken()) {
+        // The context (and, per CUDA, this whole process) can no longer run anything.
+        context_lost_ = true;
+        context_lost_reason_ = "the GPU context was lost after " + e.name + " in an earlier request";
+        buffers_.clear();
+        modules_.clear();
+        if (worker_) {
+            e.context_was_reset = true;
+            e.message += " All buffers were lost; the GPU context was reset.";
+        } else {
+            e.message += " CUDA cannot continue in this process after such an error: all buffers were lost.";
+            e.hint += (e.hint.empty() ? "" : "; ") + std::string("restart CUDA Playground to use the GPU again");
+        }
+    }
+    return e;
+}
+
+std::string CudaBackend::buffer_label(BufferId id) const {
+    auto it = buffers_.find(id);
+    return it == buffers_.end() ? "buffer #" + std::to_string(id) : "buffer `" + it->second.name + "`";
+}
+
+// ---- compile --------------------------------------------------------------------------------------------
+
+CompileResult CudaBackend::compile(const CompileRequest& request) {
+    std::vector<std::byte> image;
+    std::string lowered;
+    CompileResult result = compile_with_nvrtc(request, arch_, &image, &lowered);
+    if (!result.ok || !request.load) return result;
+    if (auto e = bind()) {
+        result.ok = false;
+        result.error = e;
+        return result;
+    }
+    char jit_log[4096] = {};
+    CUjit_option keys[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void* values[] = {jit_log, reinterpret_cast<void*>(uintptr_t(sizeof(jit_log) - 1))};
+    LoadedModule loaded;
+    CUresult r = d_.ModuleLoadDataEx(&loaded.module, image.data(), 2, keys, values);
+    if (r != CUDA_SUCCESS) {
+        result.ok = false;
+        result.error = failure(r, "the module of kernel `" + request.kernel_name + "`");
+        if (jit_log[0]) result.error->message += std::string(" Driver log: ") + jit_log;
+        return result;
+    }
+    loaded.can_print = image_contains(image, "vprintf") || image_contains(image, "__assertfail");
+    loaded.can_assert = image_contains(image, "__assertfail");
+    if (!request.kernel_name.empty()) {
+        CUfunction fn = nullptr;
+        const std::string symbol = lowered.empty() ? request.kernel_name : lowered;
+        r = d_.ModuleGetFunction(&fn, loaded.module, symbol.c_str());
+        if (r != CUDA_SUCCESS) {
+            d_.ModuleUnload(loaded.module);
+            result.ok = false;
+            result.error = failure(r, "kernel `" + request.kernel_name + "`");
+            return result;
+        }
+        loaded.functions[request.kernel_name] = fn;
+        // The driver's figures are authoritative (and include __launch_bounds__); ptxas's add spills.
+        auto fattr = [&](CUfunction_attribute a, int fallback) {
+            int v = 0;
+            return d_.FuncGetAttribute(&v, a, fn) == CUDA_SUCCESS ? v : fallback;
+        };
+        ResourceUsage& u = result.usage;
+        u.registers = fattr(CU_FUNC_ATTRIBUTE_NUM_REGS, u.registers);
+        u.static_shared_bytes = fattr(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, u.static_shared_bytes);
+        u.local_bytes = std::max(u.local_bytes, fattr(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, u.local_bytes));
+        u.constant_bytes = fattr(CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES, u.constant_bytes);
+        u.max_threads_per_block = fattr(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, u.max_threads_per_block);
+    }
+    result.module = next_module_++;
+    modules_[result.module] = std::move(loaded);
+    return result;
+}
+
+// ---- buffers --------------------------------------------------------------------------------------------
+
+AllocateResult CudaBackend::allocate(const AllocateRequest& request) {
+    AllocateResult out;
+    if ((out.error = bind())) return out;
+    DeviceBuffer b;
+    b.bytes = request.bytes;
+    b.name = request.name;
+    // cuMemAlloc refuses 0 bytes; an empty buffer still gets a valid (1-byte) address.
+    CUresult r = d_.MemAlloc(&b.ptr, std::max<uint64_t>(request.bytes, 1));
+    if (r == CUDA_ERROR_OUT_OF_MEMORY) {
+        size_t free_bytes = 0, total = 0;
+        d_.MemGetInfo(&free_bytes, &total);
+        out.error = EngineError{d_.error_name(r),
+                                "not enough GPU memory for buffer `" + request.name + "`: " + mib(request.bytes) +
+                                    " requested, " + mib(free_bytes) + " free of " + mib(total) + ".",
+                                "use a smaller problem size", false};
+        return out;
+    }
+    if (r == CUDA_SUCCESS) r = d_.MemsetD8(b.ptr, 0, std::max<uint64_t>(request.bytes, 1));
+    if (r != CUDA_SUCCESS) {
+        if (b.ptr) d_.MemFree(b.ptr);
+        out.error = failure(r, "allocating buffer `" + request.name + "`");
+        return out;
+    }
+    out.buffer = next_buffer_++;
+    out.device_address = b.ptr;
+    buffers_[out.buffer] = std::move(b);
+    return out;
+}
+
+UploadResult CudaBackend::upload(const UploadRequest& request) {
+    UploadResult out;
+    if ((out.error = bind())) return out;
+    auto it = buffers_.find(request.buffer);
+    if (it == buffers_.end()) {
+        out.error = EngineError{"unknown buffer", buffer_label(request.buffer) + " does not exist (it was released, or lost "
+                                "when the context was reset)", "allocate it again", false};
+        return out;
+    }
+    if (request.data.size() > it->second.bytes) {
+        out.error = EngineError{"too much data", std::to_string(request.data.size()) + " bytes do not fit in " +
+                                buffer_label(request.buffer) + " of " + std::to_string(it->second.bytes) + " bytes",
+                                "", false};
+        return out;
+    }
+    if (request.data.empty()) return out;
+    const CUresult r = d_.MemcpyHtoD(it->second.ptr, request.data.data(), request.data.size());
+    if (r != CUDA_SUCCESS) out.error = failure(r, "uploading to " + buffer_label(request.buffer));
+    return out;
+}
+
+ReadBackResult CudaBackend::read_back(const ReadBackRequest& request) {
+    ReadBackResult out;
+    if ((out.error = bind())) return out;
+    auto it = buffers_.find(request.buffer);
+    if (it == buffers_.end()) {
+        out.error = EngineError{"unknown buffer", buffer_label(request.buffer) + " does not exist (it was released, or lost "
+                                "when the context was reset)", "run the kernel again", false};
+        return out;
+    }
+    out.data.resize(it->second.bytes);
+    if (out.data.empty()) return out;
+    const CUresult r = d_.MemcpyDtoH(out.data.data(), it->second.ptr, out.data.size());
+    if (r != CUDA_SUCCESS) {
+        out.data.clear();
+        out.error = failure(r, "reading back " + buffer_label(request.buffer));
+    }
+    return out;
+}
+
+ReleaseResult CudaBackend::release(const ReleaseRequest& request) {
+    if (bind()) return {};
+    for (BufferId id : request.buffers) {
+        auto it = buffers_.find(id);
+        if (it == buffers_.end()) continue;
+        d_.MemFree(it->second.ptr);
+        buffers_.erase(it);
+    }
+    for (ModuleId id : request.modules) {
+        auto it = modules_.find(id);
+        if (it == modules_.end()) continue;
+        d_.ModuleUnload(it->second.module);
+        modules_.erase(it);
+    }
+    return {};
+}
+
 }  // namespace cp

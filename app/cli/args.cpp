@@ -1,0 +1,77 @@
+// Command-line parsing for the cuda-playground subcommands.
+#include "cli/args.h"
+
+#include "core/text_util.h"
+
+#include <algorithm>
+
+namespace cp::cli {
+
+std::string Args::get(const std::string& name, const std::string& fallback) const {
+    auto it = values.find(name);
+    return it == values.end() || it->second.empty() ? fallback : it->second.back();
+}
+
+const std::vector<std::string>& Args::all(const std::string& name) const {
+    static const std::vector<std::string> none;
+    auto it = values.find(name);
+    return it == values.end() ? none : it->second;
+}
+
+std::string closest(const std::string& word, const std::vector<std::string>& candidates) {
+    return closest_name(word, candidates);
+}
+
+Result<Args> parse_args(const std::vector<std::string>& argv, const std::vector<OptionSpec>& options) {
+    Args args;
+    std::vector<std::string> names;
+    for (const auto& o : options) names.push_back(o.name);
+    for (size_t i = 0; i < argv.size(); ++i) {
+        const std::string& a = argv[i];
+        if (a == "--help" || a == "-h") {
+            args.values["--help"].push_back("");
+            continue;
+        }
+        if (a.size() < 2 || a[0] != '-' || a == "-") {
+            args.positional.push_back(a);
+            continue;
+        }
+        std::string name = a, value;
+        bool inline_value = false;
+        if (auto eq = a.find('='); eq != std::string::npos) {
+            name = a.substr(0, eq);
+            value = a.substr(eq + 1);
+            inline_value = true;
+        }
+        auto spec = std::find_if(options.begin(), options.end(), [&](const OptionSpec& o) { return o.name == name; });
+        if (spec == options.end()) {
+            const std::string guess = closest(name, names);
+            return make_error("unknown option `" + name + "`",
+                              guess.empty() ? "see --help for the options" : "did you mean `" + guess + "`? (see --help)");
+        }
+        if (spec->takes_value && !inline_value) {
+            if (i + 1 >= argv.size()) return make_error("option `" + name + "` needs a value", "see --help");
+            value = argv[++i];
+        } else if (!spec->takes_value && inline_value) {
+            return make_error("option `" + name + "` takes no value");
+        }
+        auto& slot = args.values[name];
+        if (!slot.empty() && !spec->repeatable) {
+            return make_error("option `" + name + "` is given more than once", "give it once");
+        }
+        slot.push_back(value);
+    }
+    return args;
+}
+
+Result<int> parse_positive_int(const std::string& option, const std::string& text) {
+    try {
+        size_t used = 0;
+        const long v = std::stol(text, &used);
+        if (used == text.size() && v > 0 && v <= 1000000) return int(v);
+    } catch (...) {
+    }
+    return make_error("`" + option + " " + text + "`: expected a whole number from 1 to 1000000");
+}
+
+}  // namespace cp::cli

@@ -1,0 +1,36 @@
+// A small command-line parser: options with or without values, repeatable options, positionals,
+// and errors that suggest the closest known option.
+#pragma once
+
+#include "core/result.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace cp::cli {
+
+struct OptionSpec {
+    std::string name;        // "--block"
+    bool takes_value = false;
+    bool repeatable = false;
+};
+
+struct Args {
+    std::vector<std::string> positional;
+    std::map<std::string, std::vector<std::string>> values;  // option -> values (flags get "")
+
+    bool has(const std::string& name) const { return values.count(name) != 0; }
+    std::string get(const std::string& name, const std::string& fallback = {}) const;
+    const std::vector<std::string>& all(const std::string& name) const;
+};
+
+// Accepts "--opt value" and "--opt=value". "--help"/"-h" is always accepted as a flag.
+Result<Args> parse_args(const std::vector<std::string>& argv, const std::vector<OptionSpec>& options);
+
+// Closest string by edit distance, or empty when nothing is close.
+std::string closest(const std::string& word, const std::vector<std::string>& candidates);
+
+Result<int> parse_positive_int(const std::string& option, const std::string& text);
+
+}  // namespace cp::cli

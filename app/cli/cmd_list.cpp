@@ -1,0 +1,69 @@
+// `cuda-playground list`: the kernel library with titles, by category.
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "core/kernel_file.h"
+
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+
+namespace cp::cli {
+
+namespace {
+const char* kUsage = R"(usage: cuda-playground list [--json]
+
+Lists the kernel library (kernels/**/*.cu) by category, with each kernel's title.
+Run one with `cuda-playground run <path or name>`.
+
+  --json    print a JSON array of {path, name, title, category, tags, problems}
+)";
+}
+
+int cmd_list(const std::vector<std::string>& argv) {
+    auto args = parse_args(argv, {{"--json"}});
+    if (!args) return user_error(args.error().message, args.error().hint);
+    if (args->has("--help")) {
+        std::cout << kUsage;
+        return 0;
+    }
+    if (!args->positional.empty()) return user_error("`list` takes no file arguments", "see `cuda-playground list --help`");
+    const auto dir = kernels_dir();
+    const auto library = scan_library(dir);
+    if (args->has("--json")) {
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto& k : library) {
+            nlohmann::json problems = nlohmann::json::array();
+            for (const auto& d : k.diagnostics) problems.push_back(d.str());
+            out.push_back({{"path", k.path.string()},
+                           {"name", std::filesystem::relative(k.path, dir).replace_extension().string()},
+                           {"kernel", k.signature ? k.signature->name : ""},
+                           {"title", k.spec.title},
+                           {"category", k.spec.category},
+                           {"tags", k.spec.tags},
+                           {"problems", problems}});
+        }
+        std::cout << out.dump(2) << "\n";
+        return 0;
+    }
+    if (library.empty()) {
+        std::cout << "No kernels found in " << dir.string() << "\n"
+                  << "  hint: set CUDA_PLAYGROUND_KERNELS to the folder that holds the .cu kernel files\n";
+        return 0;
+    }
+    std::string category;
+    for (const auto& k : library) {
+        if (k.spec.category != category) {
+            category = k.spec.category;
+            std::cout << (category.empty() ? "Uncategorised" : category) << "\n";
+        }
+        const std::string name = std::filesystem::relative(k.path, dir).replace_extension().string();
+        std::cout << "  " << name;
+        if (name.size() < 28) std::cout << std::string(28 - name.size(), ' ');
+        std::cout << "  " << (k.spec.title.empty() ? "(no title)" : k.spec.title);
+        if (has_errors(k.diagnostics)) std::cout << "   [has errors: run `cuda-playground compile` on it]";
+        std::cout << "\n";
+    }
+    return 0;
+}
+
+}  // namespace cp::cli

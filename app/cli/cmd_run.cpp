@@ -1,0 +1,216 @@
+// `cuda-playground run FILE`: resolve, compile, validate, launch, time, verify, write views and a JSON result.
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "core/backend.h"
+#include "core/kernel_file.h"
+#include "core/report_json.h"
+#include "core/session.h"
+#include "core/view_export.h"
+
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+
+namespace cp::cli {
+
+namespace {
+
+const char* kUsage = R"(usage: cuda-playground run FILE [options]
+
+Runs the kernel in FILE (a path, or a library name such as image/box_blur) as its metadata header
+describes: fills the buffers, launches it, times it, checks the results against the kernel's CPU
+reference, and writes each output view (PNG for images, CSV for arrays).
+
+  --backend auto|cuda|cpu   where to run (default auto: the GPU when there is one, else the CPU emulator)
+  --set NAME=VALUE          set a parameter (repeatable); NAME=PATH for an image buffer loads that image
+  --block X[xY[xZ]]         threads per block, e.g. 256 or 16x16 (default: the file's)
+  --grid X[xY[xZ]]          blocks per grid (default: the file's expression)
+  --repeat N                timed launches (default 10 on cuda, 3 on cpu); min/median/max are reported
+  --warmup N                untimed launches first (default 1)
+  --flush-l2                flush the L2 cache between timed launches
+  --no-verify               skip the check against the CPU reference
+  --out-dir DIR             write the output views there
+  --json FILE               write the result as JSON (- for stdout)
+
+Exit status: 0 success, 1 a user error (message on stderr), 2 the result failed its check.
+)";
+
+void print_report(const RunReport& r, const DeviceInfo& device) {
+    std::cout << r.title << " (" << r.kernel << ") on " << r.backend << ": " << r.device << "\n";
+    if (r.failed_stage == RunStage::None || r.failed_stage > RunStage::Resolve) {
+        const uint64_t threads = r.block.count();
+        std::cout << "  launch:   grid " << r.grid.str() << ", block " << r.block.str() << " (" << threads
+                  << " threads, " << (threads + device.warp_size - 1) / device.warp_size << " warps per block; "
+                  << r.grid.count() << " blocks)\n";
+    }
+    if (r.failed_stage == RunStage::None || r.failed_stage > RunStage::Compile) {
+        std::cout << "  compile:  " << std::fixed << std::setprecision(1) << r.compile_ms << " ms"
+                  << (r.cache_hit ? " (cached)" : "");
+        if (r.usage.registers >= 0) std::cout << ", " << r.usage.registers << " registers";
+        if (r.usage.static_shared_bytes >= 0) std::cout << ", " << r.usage.static_shared_bytes << " B static shared";
+        if (r.usage.spill_store_bytes > 0) std::cout << ", " << r.usage.spill_store_bytes << " B spilled";
+        std::cout << "\n";
+    }
+    for (const auto& d : r.diagnostics) {
+        if (d.severity != Severity::Error) std::cout << "  " << d.str() << "\n";
+    }
+    for (const auto& issue : r.launch_issues) {
+        if (issue.severity == Severity::Warning) std::cout << "  warning:  " << issue.message << "\n";
+    }
+    if (r.launched) {
+        std::cout << std::setprecision(4) << "  time:     median " << r.timing.median_ms << " ms (min " << r.timing.min_ms
+                  << ", max " << r.timing.max_ms << " over " << r.timing.samples_ms.size() << " launches, "
+                  << (r.timing.cpu_time ? "CPU wall clock" : "CUDA events") << ")\n";
+        std::cout << std::setprecision(1) << "  bandwidth: " << r.bandwidth_gbps << " GB/s";
+        if (r.bandwidth_fraction > 0) {
+            std::cout << " (" << r.bandwidth_fraction * 100 << "% of the device's " << std::setprecision(0)
+                      << device.copy_bandwidth_gbps << " GB/s copy bandwidth)";
+        }
+        std::cout << "\n";
+    }
+    if (!r.printf_output.empty()) {
+        std::cout << "  printf:\n";
+        size_t start = 0;
+        int lines = 0;
+        while (start < r.printf_output.size() && lines < 40) {
+            const size_t end = r.printf_output.find('\n', start);
+            std::cout << "    " << r.printf_output.substr(start, end - start) << "\n";
+            ++lines;
+            if (end == std::string::npos) break;
+            start = end + 1;
+        }
+        if (start < r.printf_output.size() && lines >= 40) std::cout << "    ... (more in --json output)\n";
+    }
+    if (r.verified) {
+        std::cout << std::defaultfloat << "  check:    " << (*r.verified ? "verified" : "FAILED") << " against the CPU reference (max abs error "
+                  << r.max_abs_error << ", " << r.mismatches << " mismatches)\n";
+        if (!*r.verified) std::cout << "            first mismatch: " << r.mismatch_detail << "\n";
+    } else if (r.launched) {
+        std::cout << "  check:    not verified (no CPU reference)\n";
+    }
+}
+
+}  // namespace
+
+int cmd_run(const std::vector<std::string>& argv) {
+    auto args = parse_args(argv, {{"--backend", true},
+                                  {"--set", true, true},
+                                  {"--block", true},
+                                  {"--grid", true},
+                                  {"--repeat", true},
+                                  {"--warmup", true},
+                                  {"--flush-l2"},
+                                  {"--no-verify"},
+                                  {"--out-dir", true},
+                                  {"--json", true}});
+    if (!args) return user_error(args.error().message, args.error().hint);
+    if (args->has("--help")) {
+        std::cout << kUsage;
+        return 0;
+    }
+    if (args->positional.size() != 1) {
+        return user_error("`run` needs exactly one FILE", "e.g. cuda-playground run image/box_blur (see `list`)");
+    }
+
+    const std::string backend_text = args->get("--backend", "auto");
+    BackendChoice choice = BackendChoice::Auto;
+    if (backend_text == "cuda") choice = BackendChoice::Cuda;
+    else if (backend_text == "cpu") choice = BackendChoice::Cpu;
+    else if (backend_text != "auto") return user_error("unknown backend `" + backend_text + "`", "use auto, cuda or cpu");
+
+    std::optional<Dim3> block, grid;
+    for (const char* opt : {"--block", "--grid"}) {
+        if (!args->has(opt)) continue;
+        std::string why;
+        auto d = parse_dim3(args->get(opt), &why);
+        if (!d) return user_error("`" + std::string(opt) + " " + args->get(opt) + "`: " + why, "e.g. --block 256 or --block 16x16");
+        (std::string(opt) == "--block" ? block : grid) = *d;
+    }
+
+    auto file = load_kernel_file(find_kernel_path(args->positional[0]));
+    if (!file) return user_error(file.error().message, file.error().hint);
+    if (!file->spec.has_metadata) {
+        return user_error(file->path.filename().string() + " has no /*@playground ... */ metadata header, so its buffers and "
+                          "launch configuration are unknown",
+                          "add a header (see kernels/FORMAT.md), or use `cuda-playground compile` to compile it only");
+    }
+    if (has_errors(file->diagnostics)) {
+        for (const auto& d : file->diagnostics) std::cerr << d.str() << "\n";
+        return user_error("the kernel file has errors (listed above)", "fix them, then run again");
+    }
+
+    std::string why_not_cuda;
+    auto backend = make_backend(choice, &why_not_cuda);
+    if (!backend) {
+        if (choice == BackendChoice::Cuda) {
+            return user_error("no CUDA device is available: " + backend.error().message,
+                              "run on the CPU emulator with --backend cpu");
+        }
+        return user_error("no backend can run kernels here: " + backend.error().message, backend.error().hint);
+    }
+    if (choice == BackendChoice::Auto && !why_not_cuda.empty()) {
+        std::cerr << "note: using the CPU backend (" << why_not_cuda << ")\n";
+    }
+    const bool on_cpu = (*backend)->kind() == BackendKind::Cpu;
+    Engine engine(std::move(*backend));
+    KernelSession session(engine);
+    session.set_kernel(std::move(*file));
+    session.set_block_override(block);
+    session.set_grid_override(grid);
+    for (const auto& assignment : args->all("--set")) {
+        const auto eq = assignment.find('=');
+        if (eq == std::string::npos || eq == 0) {
+            return user_error("`--set " + assignment + "` is not NAME=VALUE", "e.g. --set n=1000");
+        }
+        auto ok = session.set_param(assignment.substr(0, eq), assignment.substr(eq + 1));
+        if (!ok) return user_error(ok.error().message, ok.error().hint);
+    }
+
+    RunOptions options;
+    options.timing.repeats = on_cpu ? 3 : 10;
+    if (args->has("--repeat")) {
+        auto n = parse_positive_int("--repeat", args->get("--repeat"));
+        if (!n) return user_error(n.error().message);
+        options.timing.repeats = *n;
+    }
+    if (args->has("--warmup")) {
+        auto n = parse_positive_int("--warmup", args->get("--warmup"));
+        if (!n) return user_error(n.error().message);
+        options.timing.warmup = *n;
+    }
+    options.timing.flush_l2 = args->has("--flush-l2");
+    options.verify = !args->has("--no-verify");
+
+    RunReport report = session.run(options);
+    std::vector<std::filesystem::path> written;
+    std::string export_problem;
+    if (report.launched && args->has("--out-dir")) {
+        auto files = export_views(session.kernel().spec, report, args->get("--out-dir"));
+        if (files) written = *files;
+        else export_problem = files.error().full();
+    }
+    if (args->has("--json")) {
+        const std::string json = run_report_json(report, written);
+        if (args->get("--json") == "-") {
+            std::cout << json << "\n";
+        } else {
+            std::ofstream out(args->get("--json"));
+            out << json << "\n";
+            if (!out) return user_error("cannot write " + args->get("--json"), "check that the folder exists and is writable");
+        }
+    }
+    if (args->get("--json") != "-") print_report(report, session.device());
+    for (const auto& f : written) std::cout << "  wrote:    " << f.string() << "\n";
+    if (!export_problem.empty()) return user_error("could not write the output views: " + export_problem);
+    if (report.error) {
+        if (report.failed_stage == RunStage::Compile) {
+            for (const auto& d : report.diagnostics) {
+                if (d.severity == Severity::Error) std::cerr << d.str() << "\n";
+            }
+        }
+        return user_error(report.error->message, report.error->hint);
+    }
+    return report.verified.value_or(true) ? 0 : 2;
+}
+
+}  // namespace cp::cli

@@ -1,0 +1,94 @@
+// The CUDA backend: NVRTC cubins run through the driver API on the device's primary context, with
+// device printf captured per launch. Sticky errors (illegal address, device assert...) are reported in
+// plain words; CUDA cannot recover from them inside the process (cuda.h: "the process must be terminated
+// and relaunched"; resetting the primary context does not help), so after one this backend is lost.
+// make_cuda_backend() therefore runs it in a worker process that is replaced instead (cuda_worker.h).
+#pragma once
+
+#include "core/backend.h"
+#include "core/cuda/cuda_driver.h"
+
+#include <map>
+#include <optional>
+#include <string>
+
+namespace cp {
+
+class CudaBackend final : public Backend {
+public:
+    // Initialises the driver and retains device 0's primary context; Error (plain words, ending with
+    // "use --backend cpu") when there is no usable device.
+    static Result<std::unique_ptr<CudaBackend>> create(const CudaDriver& driver);
+    ~CudaBackend() override;
+
+    // In a worker process: ids start above `id_base` (so ids of a replaced worker never come back), and
+    // sticky errors promise the fresh context that the next worker will have.
+    void run_as_worker(uint64_t id_base);
+    // A sticky error happened: every further request fails.
+    bool lost() const { return context_lost_; }
+
+    BackendKind kind() const override { return BackendKind::Cuda; }
+    InfoResult info() override;
+    CompileResult compile(const CompileRequest& request) override;
+    AllocateResult allocate(const AllocateRequest& request) override;
+    UploadResult upload(const UploadRequest& request) override;
+    LaunchResult launch(const LaunchRequest& request) override;
+    ReadBackResult read_back(const ReadBackRequest& request) override;
+    ReleaseResult release(const ReleaseRequest& request) override;
+
+private:
+    struct LoadedModule {
+        CUmodule module = nullptr;
+        std::map<std::string, CUfunction> functions;  // by the name requests use
+        bool can_print = false;                        // calls printf or assert: capture stdout on launch
+        bool can_assert = false;
+    };
+    struct DeviceBuffer {
+        CUdeviceptr ptr = 0;
+        uint64_t bytes = 0;
+        std::string name;
+    };
+
+    CudaBackend(const CudaDriver& driver, CUdevice device, CUcontext context);
+    void read_device_info();
+    void measure_copy_bandwidth();
+    void prepare_context();  // limits and timing events on a fresh context
+
+    // Makes our context current on the calling thread; an error when it was lost for good.
+    std::optional<EngineError> bind();
+    // An EngineError for a failed driver call; marks the backend lost when the error is sticky.
+    EngineError failure(CUresult r, const std::string& subject);
+    bool context_is_broken();
+
+    CUfunction find_function(LoadedModule& module, const std::string& kernel_name);
+    std::optional<EngineError> check_launch(CUfunction fn, const LaunchRequest& request, const std::string& subject);
+    std::optional<EngineError> marshal_args(CUfunction fn, const LaunchRequest& request,
+                                            std::vector<std::vector<std::byte>>& storage, std::vector<void*>& params);
+    struct Snapshot {
+        CUdeviceptr buffer = 0, copy = 0;
+        uint64_t bytes = 0;
+    };
+    bool snapshot_args(const LaunchRequest& request, std::vector<Snapshot>& out);
+    CUresult flush_l2();
+    std::string buffer_label(BufferId id) const;
+
+    const CudaDriver& d_;
+    CUdevice device_;
+    CUcontext context_;
+    bool context_lost_ = false;  // after a sticky error: nothing works any more
+    std::string context_lost_reason_;
+    bool worker_ = false;
+    std::string arch_;           // what NVRTC compiles for: "sm_90", or "compute_NN" for the driver to JIT
+    DeviceInfo info_;
+    bool bandwidth_measured_ = false;
+
+    CUevent start_ = nullptr, stop_ = nullptr;
+    CUdeviceptr l2_flush_buffer_ = 0;
+    size_t l2_flush_bytes_ = 0;
+    std::map<ModuleId, LoadedModule> modules_;
+    std::map<BufferId, DeviceBuffer> buffers_;
+    ModuleId next_module_ = 1;
+    BufferId next_buffer_ = 1;  // never reused, so ids from before a reset cannot alias new buffers
+};
+
+}  // namespace cp

@@ -1,0 +1,19 @@
+// Ways to create the CUDA backend besides make_cuda_backend() (which runs it in a worker process that is
+// replaced after a sticky error). Needs no CUDA header.
+#pragma once
+
+#include "core/backend.h"
+
+#include <string>
+
+namespace cp {
+
+// The backend in this process: device pointers from allocate() are usable here (CUDA-GL interop), but a
+// sticky error (illegal address, device assert...) leaves CUDA unusable until the process restarts.
+Result<std::unique_ptr<Backend>> make_cuda_backend_in_process();
+
+// In this process, from a chosen driver library, so tests can play a machine without a driver (a missing
+// file) or without a device (the toolkit's stub libcuda).
+Result<std::unique_ptr<Backend>> make_cuda_backend_from_library(const std::string& libcuda_path);
+
+}  // namespace cp

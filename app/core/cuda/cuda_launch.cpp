@@ -1,0 +1,215 @@
+// CUDA backend, part 2: launching a kernel. Checks the configuration and arguments before the driver sees
+// them, times warmup + repeats with events (optionally flushing L2 in between), captures device printf,
+// and turns failures into plain words.
+//
+// Every launch of one request sees the same inputs: the argument buffers are copied aside before the
+// first launch and copied back before each further one, so a kernel that updates its buffers in place
+// (x[i] += 1, atomics, an in-place reverse) leaves them as after exactly one launch, and its repeats
+// time the same work.
+#include "core/cuda/cuda_backend.h"
+
+#include "core/cuda/stdout_capture.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace cp {
+
+namespace {
+
+constexpr size_t kMaxPrintfBytes = 4u << 20;
+constexpr int kMaxLaunches = 100000;
+
+EngineError refused(std::string message, std::string hint = {}) {
+    return EngineError{"launch refused", std::move(message), std::move(hint), false};
+}
+
+bool fits(const Dim3& d, const Dim3& max) { return d.x <= max.x && d.y <= max.y && d.z <= max.z; }
+
+}  // namespace
+
+CUfunction CudaBackend::find_function(LoadedModule& module, const std::string& kernel_name) {
+    if (auto it = module.functions.find(kernel_name); it != module.functions.end()) return it->second;
+    // Another extern "C" kernel of the same file: its symbol is its name.
+    CUfunction fn = nullptr;
+    if (d_.ModuleGetFunction(&fn, module.module, kernel_name.c_str()) != CUDA_SUCCESS) return nullptr;
+    module.functions[kernel_name] = fn;
+    return fn;
+}
+
+// The engine validates configurations for the user before asking; this is the backstop that keeps the
+// driver from ever seeing a configuration it would reject.
+std::optional<EngineError> CudaBackend::check_launch(CUfunction fn, const LaunchRequest& request,
+                                                     const std::string& subject) {
+    const Dim3& g = request.grid;
+    const Dim3& b = request.block;
+    if (g.count() == 0 || b.count() == 0) return refused(subject + " has a zero grid or block dimension.");
+    if (!fits(b, info_.max_block) || b.count() > uint64_t(info_.max_threads_per_block))
+        return refused(subject + ": the block is larger than this GPU allows (at most " +
+                       std::to_string(info_.max_threads_per_block) + " threads, " + info_.max_block.str() + ").");
+    if (!fits(g, info_.max_grid)) return refused(subject + ": the grid is larger than this GPU allows (" +
+                                                 info_.max_grid.str() + ").");
+    int kernel_max_threads = 0, static_shared = 0;
+    d_.FuncGetAttribute(&kernel_max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fn);
+    d_.FuncGetAttribute(&static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn);
+    if (kernel_max_threads > 0 && b.count() > uint64_t(kernel_max_threads))
+        return refused(subject + ": this kernel can run at most " + std::to_string(kernel_max_threads) +
+                           " threads per block (its register use or __launch_bounds__ limit it).",
+                       "use a smaller block");
+    const uint64_t shared = uint64_t(static_shared) + request.dynamic_shared_bytes;
+    if (shared > uint64_t(info_.max_shared_per_block_optin))
+        return refused(subject + " needs " + std::to_string(shared) + " bytes of shared memory per block; this GPU "
+                       "allows " + std::to_string(info_.max_shared_per_block_optin) + ".");
+    // Above the default 48 KiB a kernel must opt in to the larger shared memory.
+    if (shared > uint64_t(info_.max_shared_per_block)) {
+        const CUresult r = d_.FuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                               int(request.dynamic_shared_bytes));
+        if (r != CUDA_SUCCESS) return failure(r, subject);
+    }
+    return std::nullopt;
+}
+
+std::optional<EngineError> CudaBackend::marshal_args(CUfunction fn, const LaunchRequest& request,
+                                                     std::vector<std::vector<std::byte>>& storage,
+                                                     std::vector<void*>& params) {
+    const std::string kernel = "kernel `" + request.kernel_name + "`";
+    // The driver copies parameters blindly: a missing or mis-sized one would read garbage, so compare
+    // with the kernel's real parameter list when the driver can tell it (12.4+).
+    std::vector<size_t> sizes;
+    if (d_.FuncGetParamInfo) {
+        size_t offset = 0, size = 0;
+        while (d_.FuncGetParamInfo(fn, sizes.size(), &offset, &size) == CUDA_SUCCESS) sizes.push_back(size);
+        if (sizes.size() != request.args.size())
+            return refused(kernel + " takes " + std::to_string(sizes.size()) + " parameters but " +
+                           std::to_string(request.args.size()) + " arguments were given.");
+    }
+    storage.resize(request.args.size());
+    params.resize(request.args.size());
+    for (size_t i = 0; i < request.args.size(); ++i) {
+        const KernelArg& a = request.args[i];
+        const std::string label = "argument " + std::to_string(i + 1) + (a.name.empty() ? "" : " (`" + a.name + "`)");
+        if (a.buffer) {
+            auto it = buffers_.find(a.buffer);
+            if (it == buffers_.end())
+                return refused(label + " of " + kernel + " refers to " + buffer_label(a.buffer) +
+                               ", which does not exist (released, or lost when the context was reset).");
+            storage[i].resize(sizeof(CUdeviceptr));
+            std::memcpy(storage[i].data(), &it->second.ptr, sizeof(CUdeviceptr));
+        } else {
+            if (a.scalar.empty()) return refused(label + " of " + kernel + " has no value.");
+            storage[i] = a.scalar;
+        }
+        if (!sizes.empty() && sizes[i] != storage[i].size())
+            return refused(label + " of " + kernel + " is " + std::to_string(storage[i].size()) +
+                           " bytes but the kernel's parameter is " + std::to_string(sizes[i]) + " bytes.");
+        params[i] = storage[i].data();
+    }
+    return std::nullopt;
+}
+
+bool CudaBackend::snapshot_args(const LaunchRequest& request, std::vector<Snapshot>& out) {
+    for (const KernelArg& a : request.args) {
+        if (!a.buffer) continue;
+        const DeviceBuffer& b = buffers_.at(a.buffer);  // marshal_args checked it exists
+        bool seen = false;
+        for (const Snapshot& s : out) seen = seen || s.buffer == b.ptr;
+        if (seen || b.bytes == 0) continue;
+        Snapshot s{b.ptr, 0, b.bytes};
+        if (d_.MemAlloc(&s.copy, b.bytes) != CUDA_SUCCESS || d_.MemcpyDtoD(s.copy, b.ptr, b.bytes) != CUDA_SUCCESS) {
+            if (s.copy) d_.MemFree(s.copy);
+            for (const Snapshot& taken : out) d_.MemFree(taken.copy);
+            out.clear();
+            return false;
+        }
+        out.push_back(s);
+    }
+    return true;
+}
+
+// Writing a buffer twice the size of L2 evicts whatever the previous launch left there.
+CUresult CudaBackend::flush_l2() {
+    if (!l2_flush_buffer_) {
+        l2_flush_bytes_ = size_t(info_.l2_bytes > 0 ? info_.l2_bytes : 32 << 20) * 2;
+        const CUresult r = d_.MemAlloc(&l2_flush_buffer_, l2_flush_bytes_);
+        if (r != CUDA_SUCCESS) {
+            l2_flush_buffer_ = 0;
+            return r;
+        }
+    }
+    static unsigned char value = 0;
+    return d_.MemsetD8(l2_flush_buffer_, ++value, l2_flush_bytes_);
+}
+
+LaunchResult CudaBackend::launch(const LaunchRequest& request) {
+    LaunchResult out;
+    if ((out.error = bind())) return out;
+    const std::string subject = "kernel `" + request.kernel_name + "` (grid " + request.grid.str() + ", block " +
+                                request.block.str() + ")";
+    auto mod = modules_.find(request.module);
+    if (mod == modules_.end()) {
+        out.error = refused("the module of " + subject + " is not loaded (it was released, or lost when the "
+                            "context was reset).", "compile the kernel again");
+        return out;
+    }
+    CUfunction fn = find_function(mod->second, request.kernel_name);
+    if (!fn) {
+        out.error = refused("there is no kernel `" + request.kernel_name + "` in the compiled module.");
+        return out;
+    }
+    std::vector<std::vector<std::byte>> storage;
+    std::vector<void*> params;
+    if ((out.error = check_launch(fn, request, subject))) return out;
+    if ((out.error = marshal_args(fn, request, storage, params))) return out;
+
+    int warmup = std::clamp(request.timing.warmup, 0, kMaxLaunches);
+    int repeats = std::clamp(request.timing.repeats, 1, kMaxLaunches);
+    std::vector<Snapshot> snapshots;
+    if (warmup + repeats > 1 && !snapshot_args(request, snapshots)) {
+        // No memory for the copies: launch once rather than change the results.
+        warmup = 0;
+        repeats = 1;
+    }
+    std::optional<StdoutCapture> capture;
+    if (mod->second.can_print) capture.emplace(mod->second.can_assert);
+
+    std::vector<double> samples;
+    size_t first_launch_output = std::string::npos;
+    CUresult failed = CUDA_SUCCESS;
+    for (int i = 0; i < warmup + repeats && failed == CUDA_SUCCESS; ++i) {
+        const bool timed = i >= warmup;
+        for (const Snapshot& snap : snapshots)
+            if (i > 0 && (failed = d_.MemcpyDtoD(snap.buffer, snap.copy, snap.bytes)) != CUDA_SUCCESS) break;
+        if (failed != CUDA_SUCCESS) break;
+        if (timed && request.timing.flush_l2 && (failed = flush_l2()) != CUDA_SUCCESS) break;
+        d_.EventRecord(start_, nullptr);
+        failed = d_.LaunchKernel(fn, request.grid.x, request.grid.y, request.grid.z, request.block.x, request.block.y,
+                                 request.block.z, request.dynamic_shared_bytes, nullptr, params.data(), nullptr);
+        if (failed != CUDA_SUCCESS) break;
+        d_.EventRecord(stop_, nullptr);
+        // Synchronising after each launch surfaces errors at the launch that caused them and flushes its printf.
+        if ((failed = d_.CtxSynchronize()) != CUDA_SUCCESS) break;
+        if (i == 0 && capture) first_launch_output = capture->size();
+        float ms = 0;
+        if (timed && d_.EventElapsedTime(&ms, start_, stop_) == CUDA_SUCCESS) samples.push_back(ms);
+    }
+    if (!context_is_broken())
+        for (const Snapshot& snap : snapshots) d_.MemFree(snap.copy);
+    if (capture) {
+        out.printf_output = capture->finish(kMaxPrintfBytes);
+        // Every warmup and repeat prints the same again: show the first launch's output once.
+        if (first_launch_output != std::string::npos && out.printf_output.size() > first_launch_output) {
+            out.printf_output.resize(first_launch_output);
+            out.printf_output += "[output of the " + std::to_string(warmup + repeats - 1) +
+                                 " further launches (warmup and repeats) not shown]\n";
+        }
+    }
+    if (failed != CUDA_SUCCESS) {
+        out.error = failure(failed, subject);
+        return out;
+    }
+    out.ok = true;
+    out.timing = TimingStats::from_samples(std::move(samples), false);
+    return out;
+}
+
+}  // namespace cp

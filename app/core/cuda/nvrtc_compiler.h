@@ -1,0 +1,41 @@
+// Compiling a kernel's source with NVRTC into a cubin: the options we use, diagnostics with line and
+// column, ptxas's resource report, and the on-disk cache. Works without a GPU (the `compile` command).
+#pragma once
+
+#include "core/engine_api.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cp {
+
+// The architecture to compile for when there is no device to ask (compile-only on a machine without GPU).
+inline constexpr const char* kArchWithoutDevice = "sm_90";
+
+// Compiles request.source for `arch` ("sm_90" gives a cubin; "compute_90" gives PTX for the driver to
+// JIT). On success `image_out` receives the cubin/PTX and `lowered_name_out` the symbol to load for
+// request.kernel_name (the name itself for extern "C" kernels, the mangled name otherwise).
+// Never throws; source errors come back as diagnostics with ok == false, and failures of NVRTC itself
+// (out of memory, a missing builtins library) additionally set `error`. `module` stays 0.
+CompileResult compile_with_nvrtc(const CompileRequest& request, const std::string& arch,
+                                 std::vector<std::byte>* image_out, std::string* lowered_name_out = nullptr);
+
+// The options compile_with_nvrtc passes (before request.extra_options), for display and tests.
+std::vector<std::string> nvrtc_options(const CompileRequest& request, const std::string& arch);
+
+// How many times NVRTC actually compiled something in this process (cache hits do not count).
+uint64_t nvrtc_invocation_count();
+
+// "13.0"
+std::string nvrtc_version_text();
+
+// Real architectures this NVRTC can emit cubins for, e.g. {75, 80, 86, 87, 89, 90, ...}.
+std::vector<int> nvrtc_supported_archs();
+
+// "sm_XY" for a device of compute capability X.Y when NVRTC supports it; otherwise "compute_NN" for the
+// newest supported architecture below it (PTX the driver compiles), or "" when none fits.
+std::string nvrtc_arch_for_device(int cc_major, int cc_minor);
+
+}  // namespace cp

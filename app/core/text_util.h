@@ -1,0 +1,28 @@
+// Small text helpers shared by the metadata parser and the expression evaluator: trimming, splitting,
+// and "did you mean" suggestions by edit distance.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cp {
+
+std::string trim(std::string_view s);
+std::string collapse_spaces(std::string_view s);  // runs of whitespace -> one space, trimmed
+bool is_identifier(std::string_view s);
+std::string join(const std::vector<std::string>& items, const std::string& separator);
+
+// Edit distance counting swapped neighbours as one edit, case-insensitive.
+size_t edit_distance(std::string_view a, std::string_view b);
+
+// The candidate closest to `word` when it is close enough to be a likely typo; empty otherwise.
+std::string closest_name(const std::string& word, const std::vector<std::string>& candidates);
+
+// " Did you mean `x`?" or "" (leading space included, for appending to a message).
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
+
+// Parses a whole string as a number (decimal, exponent, or 0x hex); false on anything else.
+bool parse_number(std::string_view text, double& out);
+
+}  // namespace cp

@@ -1,0 +1,125 @@
+// cuda-playground: subcommands (list, info, compile, run) for scripts and people; without one, the window.
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "core/launch_validation.h"
+
+#ifdef CP_HAVE_GUI
+#include "ui/app.h"
+#endif
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace {
+
+const char* kUsage = R"(CUDA Playground: write CUDA kernels, run them, see what they do.
+
+usage: cuda-playground [window options]          open the window (the default demo, or --open FILE)
+       cuda-playground list [--json]             the kernel library
+       cuda-playground info [--json]             backends, device, limits
+       cuda-playground compile FILE [options]    NVRTC diagnostics and resource usage
+       cuda-playground run FILE [options]        run, time, verify, write outputs
+
+Window options:
+  --open FILE              open this .cu file instead of the last one
+  --set NAME=VALUE         set a parameter (repeatable)
+  --block X[xY[xZ]]        block size;  --grid X[xY[xZ]]  grid size
+  --backend auto|cuda|cpu  where kernels run (default auto)
+  --headless               render the UI offscreen (EGL, no display needed)
+  --frames N               headless: render N frames (default 3), then exit
+  --screenshot FILE.png    save the last frame as PNG (headless or window)
+
+Run `cuda-playground COMMAND --help` for a command's options.
+)";
+
+#ifdef CP_HAVE_GUI
+int run_window(const std::vector<std::string>& argv) {
+    using namespace cp::cli;
+    auto args = parse_args(argv, {{"--open", true},
+                                  {"--set", true, true},
+                                  {"--block", true},
+                                  {"--grid", true},
+                                  {"--backend", true},
+                                  {"--headless"},
+                                  {"--frames", true},
+                                  {"--screenshot", true},
+                                  {"--size", true}});
+    if (!args) return user_error(args.error().message, args.error().hint);
+    if (args->has("--help")) {
+        std::cout << kUsage;
+        return 0;
+    }
+    if (!args->positional.empty()) {
+        const std::string& word = args->positional[0];
+        const std::string guess = closest(word, {"list", "info", "compile", "run"});
+        return user_error("unknown command `" + word + "`",
+                          guess.empty() ? "see cuda-playground --help" : "did you mean `" + guess + "`?");
+    }
+    cp::ui::AppOptions options;
+    options.headless = args->has("--headless");
+    if (args->has("--open")) options.open_file = find_kernel_path(args->get("--open")).string();
+    for (const auto& s : args->all("--set")) {
+        const auto eq = s.find('=');
+        if (eq == std::string::npos || eq == 0) return user_error("`--set " + s + "` is not NAME=VALUE", "e.g. --set n=1000");
+        options.sets.emplace_back(s.substr(0, eq), s.substr(eq + 1));
+    }
+    for (const char* opt : {"--block", "--grid"}) {
+        if (!args->has(opt)) continue;
+        std::string why;
+        auto d = cp::parse_dim3(args->get(opt), &why);
+        if (!d) return user_error("`" + std::string(opt) + " " + args->get(opt) + "`: " + why, "e.g. --block 16x16");
+        (std::string(opt) == "--block" ? options.block : options.grid) = *d;
+    }
+    options.backend = args->get("--backend", "auto");
+    if (options.backend != "auto" && options.backend != "cuda" && options.backend != "cpu") {
+        return user_error("unknown backend `" + options.backend + "`", "use auto, cuda or cpu");
+    }
+    if (args->has("--frames")) {
+        auto n = parse_positive_int("--frames", args->get("--frames"));
+        if (!n) return user_error(n.error().message);
+        options.frames = *n;
+    }
+    if (args->has("--size")) {
+        std::string why;
+        auto d = cp::parse_dim3(args->get("--size"), &why);
+        if (!d || d->x < 320 || d->y < 240) return user_error("`--size " + args->get("--size") + "`: expected WIDTHxHEIGHT, at least 320x240");
+        options.width = int(d->x);
+        options.height = int(d->y);
+    }
+    options.screenshot = args->get("--screenshot");
+    return cp::ui::run_app(options);
+}
+#endif
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    const std::string command = args.empty() ? std::string() : args[0];
+    const std::vector<std::string> rest = args.empty() ? args : std::vector<std::string>(args.begin() + 1, args.end());
+    try {
+        if (command == "list") return cp::cli::cmd_list(rest);
+        if (command == "info") return cp::cli::cmd_info(rest);
+        if (command == "compile") return cp::cli::cmd_compile(rest);
+        if (command == "run") return cp::cli::cmd_run(rest);
+        if (command == "--version") {
+            std::cout << "cuda-playground " << CP_VERSION << "\n";
+            return 0;
+        }
+#ifdef CP_HAVE_GUI
+        return run_window(args);
+#else
+        if (command == "--help" || command == "-h") {
+            std::cout << kUsage;
+            return 0;
+        }
+        return cp::cli::user_error("this build has no window (configured with -DCP_BUILD_GUI=OFF)",
+                                   "use the subcommands: list, info, compile, run");
+#endif
+    } catch (const std::exception& e) {
+        // A bug, not a user error: say so instead of aborting.
+        std::cerr << "internal error: " << e.what() << "\n  please report this with the command you ran\n";
+        return 3;
+    }
+}

@@ -1,0 +1,29 @@
+/*@playground
+title: Sum with warp shuffles
+category: Reductions
+tags: warps, __shfl_down_sync, registers, atomics
+about: The 32 threads of a warp can read each other's registers with shuffles, no shared memory
+  needed. Each step, every lane adds the value of the lane `offset` places above it; after five steps
+  (offsets 16, 8, 4, 2, 1) lane 0 holds the sum of its warp and adds it to the total. Keep the block
+  size a multiple of 32 so that every warp is full: the 0xffffffff mask promises all 32 lanes take part.
+param n: int = 1000003 range 1..67108864
+buffer input: int[n] in random(seed=11, min=0, max=100)
+buffer total: int[1] out zeros
+block: 256
+grid: ceil(n / block.x)
+problem: n
+view total: table
+reference: sum
+tolerance: 0
+*/
+extern "C" __global__ void warp_shuffle_sum(const int* input, int* total, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int value = i < n ? input[i] : 0;
+    for (int offset = 16; offset > 0; offset /= 2) {
+        value += __shfl_down_sync(0xffffffff, value, offset);
+    }
+    if ((threadIdx.x & 31) == 0) {
+        atomicAdd(total, value);
+    }
+}

@@ -1,0 +1,323 @@
+// End-to-end tests of the command line: list, info, compile, run, and every user mistake we promise a clear
+// message for. They drive the real binary. Kernels run on the CPU backend here (no GPU in CI).
+#include "support/process.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <fstream>
+#include <regex>
+
+using cp::test::ProcessResult;
+using cp::test::TempDir;
+
+namespace {
+
+const TempDir& cache_dir() {
+    static TempDir dir;
+    return dir;
+}
+
+ProcessResult cli(std::vector<std::string> args) {
+    args.insert(args.begin(), CP_BINARY);
+    return cp::test::run_process(args, {"CUDA_PLAYGROUND_CACHE_DIR=" + cache_dir().path().string()});
+}
+
+std::string kernel(const std::string& name) { return std::string(CP_SOURCE_DIR) + "/kernels/" + name + ".cu"; }
+
+bool cuda_available() {
+    static const bool available = cli({"info", "--json"}).out.find("\"default_backend\": \"cuda\"") != std::string::npos;
+    return available;
+}
+
+uint32_t crc32(const unsigned char* data, size_t n, uint32_t crc = 0) {
+    crc = ~crc;
+    for (size_t i = 0; i < n; ++i) {
+        crc ^= data[i];
+        for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+    }
+    return ~crc;
+}
+
+// A PNG whose header claims width x height but holds no pixel data.
+std::string png_header_only(uint32_t width, uint32_t height) {
+    std::string s = "\x89PNG\r\n\x1a\n";
+    auto be32 = [](uint32_t v) {
+        return std::string{char(v >> 24), char(v >> 16), char(v >> 8), char(v)};
+    };
+    std::string ihdr = "IHDR" + be32(width) + be32(height) + std::string("\x08\x06\x00\x00\x00", 5);
+    s += be32(13) + ihdr + be32(crc32(reinterpret_cast<const unsigned char*>(ihdr.data()), ihdr.size()));
+    return s;
+}
+
+}  // namespace
+
+// ---- list / info / help -----------------------------------------------------------------------------------
+
+TEST(Cli, ListShowsEveryLibraryKernelWithItsTitle) {
+    auto r = cli({"list"});
+    ASSERT_EQ(r.exit_code, 0) << r.both();
+    for (const char* expected : {"basics/vector_add", "Vector add", "basics/thread_ids", "image/grayscale",
+                                 "RGB to grayscale", "image/box_blur", "Box blur"}) {
+        EXPECT_NE(r.out.find(expected), std::string::npos) << expected << "\n" << r.out;
+    }
+    auto j = nlohmann::json::parse(cli({"list", "--json"}).out);
+    EXPECT_GE(j.size(), 4u);
+    for (const auto& k : j) EXPECT_TRUE(k["problems"].empty()) << k.dump();
+}
+
+TEST(Cli, InfoSaysWhichBackendsExist) {
+    auto r = cli({"info"});
+    ASSERT_EQ(r.exit_code, 0) << r.both();
+    EXPECT_NE(r.out.find("NVRTC 13"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("CUDA backend:"), std::string::npos);
+    EXPECT_NE(r.out.find("CPU backend: available"), std::string::npos) << r.out;
+    if (!cuda_available()) {
+        EXPECT_NE(r.out.find("CUDA backend: not available"), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find("reason:"), std::string::npos) << r.out;
+    }
+    auto j = nlohmann::json::parse(cli({"info", "--json"}).out);
+    EXPECT_EQ(j["cpu"]["max_threads_per_block"], 1024);
+}
+
+TEST(Cli, EveryCommandHasHelp) {
+    for (const char* command : {"list", "info", "compile", "run"}) {
+        auto r = cli({command, "--help"});
+        EXPECT_EQ(r.exit_code, 0) << command;
+        EXPECT_NE(r.out.find(std::string("usage: cuda-playground ") + command), std::string::npos) << r.out;
+    }
+    auto r = cli({"--help"});
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_NE(r.out.find("usage:"), std::string::npos);
+}
+
+TEST(Cli, UnknownCommandAndOptionSuggestTheClosest) {
+    auto r = cli({"rnu", "x.cu"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("did you mean `run`"), std::string::npos) << r.err;
+    r = cli({"run", kernel("basics/vector_add"), "--blok", "256"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("did you mean `--block`"), std::string::npos) << r.err;
+}
+
+// ---- compile ------------------------------------------------------------------------------------------------
+
+TEST(Cli, CompileReportsResourceUsage) {
+    auto r = cli({"compile", kernel("image/box_blur")});
+    ASSERT_EQ(r.exit_code, 0) << r.both();
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(registers:\s+[1-9][0-9]* per thread)"))) << r.out;
+    auto j = nlohmann::json::parse(cli({"compile", kernel("image/box_blur"), "--json"}).out);
+    EXPECT_TRUE(j["ok"].get<bool>());
+    EXPECT_GT(j["resources"]["registers"].get<int>(), 0);
+}
+
+TEST(Cli, CompileSyntaxErrorGivesLineAndColumn) {
+    TempDir dir;
+    // Line 3, the undeclared `y` at column 12.
+    auto file = dir.write("broken.cu",
+                          "extern \"C\" __global__ void k(float* a)\n"
+                          "{\n"
+                          "    a[0] = y;\n"
+                          "}\n");
+    auto r = cli({"compile", file.string()});
+    EXPECT_EQ(r.exit_code, 1) << r.both();
+    EXPECT_NE(r.err.find("broken.cu:3:12: error:"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("\"y\""), std::string::npos) << r.err;
+}
+
+TEST(Cli, CompileWorksOnPlainFilesWithoutMetadata) {
+    TempDir dir;
+    auto file = dir.write("plain.cu", "__global__ void scale(float* v, float s, int n)\n"
+                                      "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) v[i] *= s; }\n");
+    auto r = cli({"compile", file.string()});
+    EXPECT_EQ(r.exit_code, 0) << r.both();
+    EXPECT_NE(r.out.find("registers:"), std::string::npos);
+}
+
+TEST(Cli, MetadataBufferMissingFromSignatureNamesBoth) {
+    TempDir dir;
+    auto file = dir.write("mismatch.cu",
+                          "/*@playground\n"
+                          "title: Mismatch\n"
+                          "param n: int = 100\n"
+                          "buffer input: float[n] in zeros\n"
+                          "buffer output: float[n] out\n"
+                          "block: 128\n"
+                          "grid: ceil(n / block.x)\n"
+                          "*/\n"
+                          "extern \"C\" __global__ void copy(const float* input, float* result, int n)\n"
+                          "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) result[i] = input[i]; }\n");
+    for (const char* command : {"compile", "run"}) {
+        auto r = cli({command, file.string()});
+        EXPECT_EQ(r.exit_code, 1) << command << "\n" << r.both();
+        EXPECT_NE(r.both().find("output"), std::string::npos) << r.both();
+        EXPECT_NE(r.both().find("copy"), std::string::npos) << r.both();
+        EXPECT_NE(r.both().find("mismatch.cu:5"), std::string::npos) << r.both();
+    }
+}
+
+// ---- run: the library ----------------------------------------------------------------------------------------
+
+TEST(Cli, EveryLibraryKernelVerifiesOnTheCpuBackend) {
+    auto j = nlohmann::json::parse(cli({"list", "--json"}).out);
+    ASSERT_FALSE(j.empty());
+    for (const auto& k : j) {
+        TempDir out;
+        auto r = cli({"run", k["path"].get<std::string>(), "--backend", "cpu", "--repeat", "1", "--json", "-"});
+        ASSERT_EQ(r.exit_code, 0) << k["path"] << "\n" << r.both();
+        auto result = nlohmann::json::parse(r.out);
+        EXPECT_EQ(result["backend"], "cpu");
+        EXPECT_EQ(result["verified"], true) << result.dump(2);
+        EXPECT_EQ(result["mismatches"], 0);
+        EXPECT_TRUE(result["error"].is_null());
+    }
+}
+
+TEST(Cli, RunWritesViewsAndTheJsonResult) {
+    TempDir out;
+    const auto json_path = out.path() / "result.json";
+    auto r = cli({"run", "image/box_blur", "--backend", "cpu", "--block", "8x8", "--repeat", "2", "--out-dir",
+                  out.path().string(), "--json", json_path.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.both();
+    auto j = nlohmann::json::parse(cp::test::read_file(json_path));
+    for (const char* key : {"kernel", "backend", "device", "grid", "block", "verified", "max_abs_error", "mismatches",
+                            "timing", "bandwidth_gbps", "printf", "diagnostics", "error"}) {
+        EXPECT_TRUE(j.contains(key)) << key;
+    }
+    EXPECT_EQ(j["kernel"], "box_blur");
+    EXPECT_EQ(j["block"], nlohmann::json::array({8, 8, 1}));
+    // coffee.png is 600x400: ceil(600/8) x ceil(400/8).
+    EXPECT_EQ(j["grid"], nlohmann::json::array({75, 50, 1}));
+    EXPECT_EQ(j["timing"]["repeats"], 2);
+    EXPECT_TRUE(j["timing"]["measured_by"].get<std::string>().find("cpu") != std::string::npos);
+    const std::string png = cp::test::read_file(out.path() / "dst.png");
+    ASSERT_GT(png.size(), 24u);
+    EXPECT_EQ(png.substr(1, 3), "PNG");
+    auto be32 = [&](size_t at) {
+        return (uint32_t(uint8_t(png[at])) << 24) | (uint32_t(uint8_t(png[at + 1])) << 16) |
+               (uint32_t(uint8_t(png[at + 2])) << 8) | uint32_t(uint8_t(png[at + 3]));
+    };
+    EXPECT_EQ(be32(16), 600u);
+    EXPECT_EQ(be32(20), 400u);
+}
+
+TEST(Cli, RunPlotViewWritesCsv) {
+    TempDir out;
+    auto r = cli({"run", "basics/vector_add", "--backend", "cpu", "--set", "n=1001", "--repeat", "1", "--out-dir",
+                  out.path().string()});
+    ASSERT_EQ(r.exit_code, 0) << r.both();
+    const std::string csv = cp::test::read_file(out.path() / "c.csv");
+    EXPECT_EQ(csv.rfind("index,value\n", 0), 0u);
+    EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1002);
+}
+
+// ---- run: launch configuration -------------------------------------------------------------------------------
+
+TEST(Cli, BlockTooLargeIsRefusedWithASuggestion) {
+    auto r = cli({"run", "basics/vector_add", "--backend", "cpu", "--block", "2000"});
+    EXPECT_EQ(r.exit_code, 1) << r.both();
+    EXPECT_NE(r.err.find("block 2000x1x1 has 2000 threads"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("at most 1024 per block"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("Try 256x1x1"), std::string::npos) << r.err;
+}
+
+TEST(Cli, GridTooSmallWarnsAndTheCheckFails) {
+    auto r = cli({"run", "basics/vector_add", "--backend", "cpu", "--set", "n=1000", "--block", "128", "--grid", "3",
+                  "--repeat", "1"});
+    EXPECT_EQ(r.exit_code, 2) << r.both();  // elements 384..999 never written
+    EXPECT_NE(r.out.find("warning:"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("384"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("FAILED"), std::string::npos) << r.out;
+}
+
+TEST(Cli, RunOnCudaWithoutADeviceSaysSo) {
+    if (cuda_available()) GTEST_SKIP() << "a CUDA device is present; this checks the no-GPU message";
+    auto r = cli({"run", "basics/vector_add", "--backend", "cuda"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("no CUDA device is available"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--backend cpu"), std::string::npos) << r.err;
+}
+
+// ---- run: bad inputs ---------------------------------------------------------------------------------------------
+
+TEST(Cli, MissingFile) {
+    auto r = cli({"run", "/nonexistent/kernel.cu"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("/nonexistent/kernel.cu"), std::string::npos) << r.err;
+}
+
+TEST(Cli, FileWithoutMetadataCannotRunButSaysWhy) {
+    TempDir dir;
+    auto file = dir.write("plain.cu", "__global__ void k(float* a) { a[threadIdx.x] = 1; }\n");
+    auto r = cli({"run", file.string(), "--backend", "cpu"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("metadata header"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("compile"), std::string::npos) << r.err;
+}
+
+TEST(Cli, MetadataErrorsNameTheLine) {
+    TempDir dir;
+    auto file = dir.write("bad.cu",
+                          "/*@playground\n"
+                          "title: Bad\n"
+                          "param n: integer = 10\n"
+                          "buffer a: float[n] out\n"
+                          "block: 64\n"
+                          "grid: ceil(n / block.x)\n"
+                          "*/\n"
+                          "extern \"C\" __global__ void k(float* a, int n) { }\n");
+    auto r = cli({"run", file.string(), "--backend", "cpu"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("bad.cu:3"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("integer"), std::string::npos) << r.err;
+}
+
+TEST(Cli, BadImagesAreClearErrors) {
+    TempDir dir;
+    const std::string coffee = cp::test::read_file(std::string(CP_SOURCE_DIR) + "/assets/coffee.png");
+    struct Case {
+        std::string name, content, expect;
+    };
+    const std::vector<Case> cases = {
+        {"empty.png", "", "empty"},
+        {"truncated.png", coffee.substr(0, coffee.size() / 3), "truncated.png"},
+        {"corrupt.png", std::string(4096, '\x5a'), "corrupt.png"},
+        {"huge.png", png_header_only(100000, 100000), "100000x100000"},
+    };
+    for (const auto& c : cases) {
+        auto path = dir.write(c.name, c.content);
+        auto r = cli({"run", "image/grayscale", "--backend", "cpu", "--set", "src=" + path.string()});
+        EXPECT_EQ(r.exit_code, 1) << c.name << "\n" << r.both();
+        EXPECT_NE(r.err.find(c.expect), std::string::npos) << c.name << "\n" << r.err;
+        EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+    }
+    auto r = cli({"run", "image/grayscale", "--backend", "cpu", "--set", "src=" + (dir.path() / "nope.png").string()});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("nope.png"), std::string::npos) << r.err;
+}
+
+TEST(Cli, UnknownSetNameListsTheParameters) {
+    auto r = cli({"run", "basics/vector_add", "--backend", "cpu", "--set", "size=10"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("unknown parameter `size`"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("n"), std::string::npos) << r.err;
+}
+
+TEST(Cli, OutOfRangeAndMalformedValuesAreRefused) {
+    auto r = cli({"run", "basics/vector_add", "--backend", "cpu", "--set", "n=0"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("out of range"), std::string::npos) << r.err;
+    r = cli({"run", "basics/vector_add", "--backend", "cpu", "--set", "n=lots"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("not a valid value"), std::string::npos) << r.err;
+    r = cli({"run", "basics/vector_add", "--backend", "cpu", "--set", "n=10.5"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("integer"), std::string::npos) << r.err;
+    r = cli({"run", "image/box_blur", "--backend", "cpu", "--set", "width=10"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("derived"), std::string::npos) << r.err;
+    r = cli({"run", "basics/vector_add", "--backend", "cpu", "--block", "16y16"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("--block"), std::string::npos) << r.err;
+}

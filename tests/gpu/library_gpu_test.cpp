@@ -1,0 +1,66 @@
+// The kernel library on a real GPU through KernelSession (skips without a CUDA device), and recovery from
+// a planted out-of-bounds write in the same process.
+#include "core/kernel_file.h"
+#include "core/session.h"
+
+#include <gtest/gtest.h>
+
+using namespace cp;
+
+namespace {
+
+std::unique_ptr<Engine> cuda_engine(std::string& why) {
+    auto backend = make_cuda_backend();
+    if (!backend) {
+        why = backend.error().message;
+        return nullptr;
+    }
+    return std::make_unique<Engine>(std::move(*backend));
+}
+
+}  // namespace
+
+TEST(GpuLibrary, EveryKernelVerifiesOnTheGpu) {
+    std::string why;
+    auto engine = cuda_engine(why);
+    if (!engine) GTEST_SKIP() << "no CUDA device, GPU test skipped: " << why;
+    const auto library = scan_library(kernels_dir());
+    ASSERT_GE(library.size(), 4u);
+    for (const auto& k : library) {
+        KernelSession session(*engine);
+        session.set_kernel(k);
+        RunOptions options;
+        options.timing.repeats = 3;
+        RunReport r = session.run(options);
+        ASSERT_TRUE(r.ok()) << k.path << ": " << r.error->full();
+        EXPECT_EQ(r.backend, "cuda");
+        ASSERT_TRUE(r.verified.has_value()) << k.path;
+        EXPECT_TRUE(*r.verified) << k.path << ": " << r.mismatch_detail;
+        EXPECT_GT(r.timing.median_ms, 0.0);
+        std::cout << "[gpu] " << k.spec.title << ": grid " << r.grid.str() << " block " << r.block.str() << ", median "
+                  << r.timing.median_ms << " ms, " << r.bandwidth_gbps << " GB/s, " << r.usage.registers << " registers\n";
+    }
+}
+
+TEST(GpuLibrary, PlantedOutOfBoundsWriteIsReportedAndTheNextRunSucceeds) {
+    std::string why;
+    auto engine = cuda_engine(why);
+    if (!engine) GTEST_SKIP() << "no CUDA device, GPU test skipped: " << why;
+    KernelSession session(*engine);
+    auto planted = load_kernel_file(std::string(CP_TEST_DATA_DIR) + "/planted_oob.cu");
+    ASSERT_TRUE(planted.ok());
+    session.set_kernel(*planted);
+    ASSERT_TRUE(session.set_param("offset", "1500000000").ok());  // 6 GB past the end: no allocation there
+    RunReport bad = session.run();
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.failed_stage, RunStage::Launch);
+    std::cout << "[gpu] planted out-of-bounds write reported as: " << bad.error->full() << "\n";
+    EXPECT_NE(bad.error->message.find("planted_oob"), std::string::npos) << bad.error->message;
+
+    auto blur = load_kernel_file(kernels_dir() / "image/box_blur.cu");
+    ASSERT_TRUE(blur.ok());
+    session.set_kernel(*blur);
+    RunReport good = session.run();
+    ASSERT_TRUE(good.ok()) << good.error->full();
+    EXPECT_TRUE(good.verified.value_or(false)) << good.mismatch_detail;
+}

@@ -1,0 +1,166 @@
+// Engine requests and responses survive the trip to the CUDA worker process and back, field by field,
+// and the framing copes with large blobs, closed peers and timeouts.
+#include "core/cuda/engine_wire.h"
+
+#include <gtest/gtest.h>
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <thread>
+
+namespace cp {
+namespace {
+
+template <class T>
+T round_trip_request(const T& value) {
+    auto decoded = decode_request(encode_request(Request{value}));
+    EXPECT_TRUE(decoded.has_value());
+    return std::get<T>(*decoded);
+}
+
+template <class T>
+T round_trip_response(const T& value) {
+    auto decoded = decode_response(encode_response(Response{value}));
+    EXPECT_TRUE(decoded.has_value());
+    return std::get<T>(*decoded);
+}
+
+std::vector<std::byte> bytes(std::initializer_list<int> v) {
+    std::vector<std::byte> out;
+    for (int x : v) out.push_back(std::byte(x));
+    return out;
+}
+
+TEST(EngineWire, Requests) {
+    CompileRequest c{"__global__ void k() {}\n\"quoted\" \xc3\xa9", "dir/k.cu", "k<int>", {"-DX=1", "-G"}, false};
+    const auto c2 = round_trip_request(c);
+    EXPECT_EQ(c2.source, c.source);
+    EXPECT_EQ(c2.path, c.path);
+    EXPECT_EQ(c2.kernel_name, c.kernel_name);
+    EXPECT_EQ(c2.extra_options, c.extra_options);
+    EXPECT_EQ(c2.load, false);
+
+    const auto a = round_trip_request(AllocateRequest{"buf", (1ull << 33) + 5});
+    EXPECT_EQ(a.name, "buf");
+    EXPECT_EQ(a.bytes, (1ull << 33) + 5);
+
+    const auto u = round_trip_request(UploadRequest{(1ull << 40) + 3, bytes({0, 1, 255, 128})});
+    EXPECT_EQ(u.buffer, (1ull << 40) + 3);
+    EXPECT_EQ(u.data, bytes({0, 1, 255, 128}));
+
+    LaunchRequest l;
+    l.module = 77;
+    l.kernel_name = "blur";
+    l.grid = {40, 30, 2};
+    l.block = {16, 8, 1};
+    l.dynamic_shared_bytes = 1234;
+    l.args = {{"src", 9, {}}, {"n", 0, bytes({0xff, 0, 0, 0x80})}};
+    l.timing = {3, 17, true};
+    const auto l2 = round_trip_request(l);
+    EXPECT_EQ(l2.module, 77u);
+    EXPECT_EQ(l2.kernel_name, "blur");
+    EXPECT_EQ(l2.grid, (Dim3{40, 30, 2}));
+    EXPECT_EQ(l2.block, (Dim3{16, 8, 1}));
+    EXPECT_EQ(l2.dynamic_shared_bytes, 1234u);
+    ASSERT_EQ(l2.args.size(), 2u);
+    EXPECT_EQ(l2.args[0].name, "src");
+    EXPECT_EQ(l2.args[0].buffer, 9u);
+    EXPECT_TRUE(l2.args[0].scalar.empty());
+    EXPECT_EQ(l2.args[1].scalar, bytes({0xff, 0, 0, 0x80}));
+    EXPECT_EQ(l2.timing.warmup, 3);
+    EXPECT_EQ(l2.timing.repeats, 17);
+    EXPECT_TRUE(l2.timing.flush_l2);
+
+    EXPECT_EQ(round_trip_request(ReadBackRequest{42}).buffer, 42u);
+    const auto r = round_trip_request(ReleaseRequest{{1, 2}, {3}});
+    EXPECT_EQ(r.buffers, (std::vector<BufferId>{1, 2}));
+    EXPECT_EQ(r.modules, (std::vector<ModuleId>{3}));
+    EXPECT_TRUE(std::holds_alternative<InfoRequest>(*decode_request(encode_request(InfoRequest{}))));
+}
+
+TEST(EngineWire, Responses) {
+    InfoResult info;
+    info.device.name = "GPU";
+    info.device.arch = "sm_90";
+    info.device.cc_major = 9;
+    info.device.sm_count = 132;
+    info.device.total_memory = 85ull << 30;
+    info.device.max_grid = {2147483647u, 65535u, 65535u};
+    info.device.l2_bytes = 50 << 20;
+    info.device.copy_bandwidth_gbps = 2958.5;
+    info.device.notes = "n";
+    const auto i2 = round_trip_response(info);
+    EXPECT_EQ(i2.device.name, "GPU");
+    EXPECT_EQ(i2.device.cc_major, 9);
+    EXPECT_EQ(i2.device.sm_count, 132);
+    EXPECT_EQ(i2.device.total_memory, 85ull << 30);
+    EXPECT_EQ(i2.device.max_grid, info.device.max_grid);
+    EXPECT_EQ(i2.device.l2_bytes, 50 << 20);
+    EXPECT_DOUBLE_EQ(i2.device.copy_bandwidth_gbps, 2958.5);
+
+    CompileResult c;
+    c.ok = true;
+    c.diagnostics = {{"k.cu", 3, 7, Severity::Warning, "unused"}};
+    c.log = "log";
+    c.usage.registers = 24;
+    c.usage.barriers = 1;
+    c.cache_hit = true;
+    c.compile_ms = 1.5;
+    c.module = 5;
+    const auto c2 = round_trip_response(c);
+    EXPECT_TRUE(c2.ok);
+    ASSERT_EQ(c2.diagnostics.size(), 1u);
+    EXPECT_EQ(c2.diagnostics[0].str(), "k.cu:3:7: warning: unused");
+    EXPECT_EQ(c2.usage.registers, 24);
+    EXPECT_EQ(c2.usage.barriers, 1);
+    EXPECT_EQ(c2.usage.spill_load_bytes, -1);
+    EXPECT_TRUE(c2.cache_hit);
+    EXPECT_EQ(c2.module, 5u);
+    EXPECT_FALSE(c2.error.has_value());
+
+    LaunchResult l;
+    l.ok = false;
+    l.timing = TimingStats::from_samples({3.0, 1.0, 2.0}, false);
+    l.printf_output = "hello\n";
+    l.error = EngineError{"CUDA_ERROR_ILLEGAL_ADDRESS", "message", "hint", true};
+    const auto l2 = round_trip_response(l);
+    EXPECT_EQ(l2.timing.samples_ms, (std::vector<double>{3.0, 1.0, 2.0}));
+    EXPECT_DOUBLE_EQ(l2.timing.median_ms, 2.0);
+    EXPECT_EQ(l2.printf_output, "hello\n");
+    ASSERT_TRUE(l2.error.has_value());
+    EXPECT_EQ(l2.error->name, "CUDA_ERROR_ILLEGAL_ADDRESS");
+    EXPECT_TRUE(l2.error->context_was_reset);
+
+    const auto rb = round_trip_response(ReadBackResult{bytes({1, 2, 3}), std::nullopt});
+    EXPECT_EQ(rb.data, bytes({1, 2, 3}));
+    const auto al = round_trip_response(AllocateResult{8, 0, std::nullopt});
+    EXPECT_EQ(al.buffer, 8u);
+}
+
+TEST(EngineWire, MalformedInputIsRejected) {
+    EXPECT_FALSE(decode_request(WireMessage{"{\"type\":\"launch\"}", {}}).has_value());
+    EXPECT_FALSE(decode_request(WireMessage{"not json", {}}).has_value());
+    EXPECT_FALSE(decode_response(WireMessage{"{\"type\":\"nope\"}", {}}).has_value());
+}
+
+TEST(EngineWire, FramesOverASocket) {
+    int sv[2];
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    WireMessage big{"{\"type\":\"info\"}", std::vector<std::byte>(3'000'001, std::byte{7})};
+    std::thread writer([&] { EXPECT_TRUE(write_message(sv[0], big)); });
+    WireMessage got;
+    EXPECT_EQ(read_message(sv[1], 5000, &got), ReadStatus::Ok);
+    writer.join();
+    EXPECT_EQ(got.json, big.json);
+    EXPECT_EQ(got.blob, big.blob);
+
+    EXPECT_EQ(read_message(sv[1], 50, &got), ReadStatus::TimedOut);
+    close(sv[0]);
+    EXPECT_EQ(read_message(sv[1], 1000, &got), ReadStatus::Closed);
+    EXPECT_FALSE(write_message(sv[1], big)) << "writing to a closed peer fails instead of raising SIGPIPE";
+    close(sv[1]);
+}
+
+}  // namespace
+}  // namespace cp

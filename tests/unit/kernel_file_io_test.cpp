@@ -1,0 +1,111 @@
+// Reading kernel files from disk: each way a file can be unusable gets its own message; the library and
+// asset folders can be moved with environment variables.
+#include "core/kernel_file.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <unistd.h>
+
+namespace cp {
+namespace {
+
+namespace fs = std::filesystem;
+
+class KernelFileIo : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() / ("cp_kernel_io_" + std::to_string(::getpid()) + "_" +
+                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::create_directories(dir_);
+    }
+    void TearDown() override {
+        std::error_code ec;
+        fs::permissions(dir_ / "locked.cu", fs::perms::owner_all, ec);
+        fs::remove_all(dir_);
+    }
+    fs::path write(const std::string& name, const std::string& text) {
+        std::ofstream(dir_ / name, std::ios::binary) << text;
+        return dir_ / name;
+    }
+    fs::path dir_;
+};
+
+TEST_F(KernelFileIo, Missing) {
+    auto r = load_kernel_file(dir_ / "nope.cu");
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message.find("nope.cu` does not exist"), std::string::npos) << r.error().full();
+}
+
+TEST_F(KernelFileIo, Directory) {
+    auto r = load_kernel_file(dir_);
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message.find("is a folder, not a kernel file"), std::string::npos);
+}
+
+TEST_F(KernelFileIo, Empty) {
+    auto r = load_kernel_file(write("empty.cu", ""));
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message.find("empty.cu` is empty"), std::string::npos);
+    EXPECT_NE(r.error().hint.find("vector_add.cu"), std::string::npos);
+}
+
+TEST_F(KernelFileIo, Binary) {
+    auto r = load_kernel_file(write("k.cu", std::string("\x7f" "ELF\0\0\x01", 7)));
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message.find("is not a text file"), std::string::npos);
+}
+
+TEST_F(KernelFileIo, Unreadable) {
+    const fs::path p = write("locked.cu", "__global__ void k() {}\n");
+    fs::permissions(p, fs::perms::none);
+    if (::access(p.c_str(), R_OK) == 0) GTEST_SKIP() << "running with permission to read everything (root)";
+    auto r = load_kernel_file(p);
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message.find("cannot read kernel file"), std::string::npos) << r.error().full();
+    EXPECT_NE(r.error().message.find("Permission denied"), std::string::npos) << r.error().full();
+}
+
+TEST_F(KernelFileIo, ScanKeepsBrokenFilesWithTheirReason) {
+    write("good.cu", "/*@playground\ntitle: B\ncategory: Z\n*/\n__global__ void k() {}\n");
+    write("a_plain.cu", "__global__ void k() {}\n");
+    write("empty.cu", "");
+    write("notes.txt", "not a kernel");
+    fs::create_directories(dir_ / "sub");
+    write("sub/also.cu", "/*@playground\ntitle: A\ncategory: Z\n*/\n__global__ void k() {}\n");
+    const auto files = scan_library(dir_);
+    ASSERT_EQ(files.size(), 4u);
+    // Uncategorised files sort before "Z" ("U" < "Z"); within Z, A before B.
+    EXPECT_EQ(files[0].spec.category, "Uncategorised");
+    EXPECT_EQ(files[2].spec.title, "A");
+    EXPECT_EQ(files[3].spec.title, "B");
+    bool saw_empty = false;
+    for (const auto& f : files) {
+        if (f.path.filename() != "empty.cu") continue;
+        saw_empty = true;
+        ASSERT_EQ(f.diagnostics.size(), 1u);
+        EXPECT_NE(f.diagnostics[0].message.find("is empty"), std::string::npos);
+        EXPECT_FALSE(f.usable());
+    }
+    EXPECT_TRUE(saw_empty);
+}
+
+TEST(KernelDirs, EnvironmentOverridesBuiltInFolders) {
+    const char* old_kernels = std::getenv("CUDA_PLAYGROUND_KERNELS");
+    const std::string saved = old_kernels ? old_kernels : "";
+    // Built in: the source tree's folders, which exist in a build tree.
+    ::unsetenv("CUDA_PLAYGROUND_KERNELS");
+    EXPECT_TRUE(fs::exists(kernels_dir() / "basics" / "vector_add.cu")) << kernels_dir();
+    ::setenv("CUDA_PLAYGROUND_KERNELS", "/some/where", 1);
+    EXPECT_EQ(kernels_dir(), fs::path("/some/where"));
+    ::setenv("CUDA_PLAYGROUND_ASSETS", "/assets/here", 1);
+    EXPECT_EQ(assets_dir(), fs::path("/assets/here"));
+    ::unsetenv("CUDA_PLAYGROUND_ASSETS");
+    EXPECT_TRUE(fs::exists(assets_dir() / "coffee.png")) << assets_dir();
+    if (old_kernels) ::setenv("CUDA_PLAYGROUND_KERNELS", saved.c_str(), 1);
+    else ::unsetenv("CUDA_PLAYGROUND_KERNELS");
+}
+
+}  // namespace
+}  // namespace cp

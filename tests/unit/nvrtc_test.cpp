@@ -1,0 +1,335 @@
+// NVRTC compilation without a GPU: good kernels, errors located by line and column, warnings, the disk
+// cache (hits skip NVRTC, corrupt entries are recompiled) and kernel-name lowering for C++ kernels.
+#include "core/cuda/cubin_cache.h"
+#include "core/cuda/nvrtc_compiler.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+namespace cp {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* kVectorAdd = R"(extern "C" __global__ void vector_add(const float* a, const float* b, float* c, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        c[i] = a[i] + b[i];
+    }
+}
+)";
+
+// 1-based line and column of the first occurrence of `needle` in `text`, found independently of NVRTC.
+std::pair<int, int> locate(const std::string& text, const std::string& needle) {
+    const size_t pos = text.find(needle);
+    EXPECT_NE(pos, std::string::npos) << needle;
+    const size_t line_start = text.rfind('\n', pos);
+    const int line = 1 + int(std::count(text.begin(), text.begin() + long(pos), '\n'));
+    const int column = int(pos - (line_start == std::string::npos ? 0 : line_start + 1)) + 1;
+    return {line, column};
+}
+
+const Diagnostic* first_of(const CompileResult& r, Severity s) {
+    for (const auto& d : r.diagnostics)
+        if (d.severity == s) return &d;
+    return nullptr;
+}
+
+class NvrtcTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        std::random_device rd;
+        cache_root_ = fs::temp_directory_path() / ("cp-nvrtc-test-" + std::to_string(rd()) + std::to_string(rd()));
+        fs::create_directories(cache_root_);
+        if (const char* old = std::getenv("CUDA_PLAYGROUND_CACHE_DIR")) old_cache_ = old;
+        setenv("CUDA_PLAYGROUND_CACHE_DIR", cache_root_.c_str(), 1);
+    }
+    void TearDown() override {
+        if (old_cache_) setenv("CUDA_PLAYGROUND_CACHE_DIR", old_cache_->c_str(), 1);
+        else unsetenv("CUDA_PLAYGROUND_CACHE_DIR");
+        std::error_code ec;
+        fs::remove_all(cache_root_, ec);
+    }
+
+    static CompileRequest request(std::string source, std::string kernel) {
+        CompileRequest r;
+        r.source = std::move(source);
+        r.path = "test_kernel.cu";
+        r.kernel_name = std::move(kernel);
+        r.load = false;
+        return r;
+    }
+
+    std::vector<fs::path> cache_files() const {
+        std::vector<fs::path> files;
+        for (const auto& e : fs::recursive_directory_iterator(cache_root_))
+            if (e.is_regular_file()) files.push_back(e.path());
+        return files;
+    }
+
+    fs::path cache_root_;
+    std::optional<std::string> old_cache_;
+};
+
+TEST_F(NvrtcTest, GoodKernelGivesCubinAndResourceUsage) {
+    std::vector<std::byte> cubin;
+    std::string lowered;
+    const auto r = compile_with_nvrtc(request(kVectorAdd, "vector_add"), kArchWithoutDevice, &cubin, &lowered);
+    ASSERT_TRUE(r.ok) << r.log;
+    EXPECT_FALSE(r.error.has_value());
+    EXPECT_FALSE(has_errors(r.diagnostics));
+    EXPECT_FALSE(r.cache_hit);
+    ASSERT_GE(cubin.size(), 4u);
+    EXPECT_EQ(cubin[0], std::byte{0x7f});  // an ELF file
+    EXPECT_EQ(cubin[1], std::byte{'E'});
+    EXPECT_EQ(lowered, "vector_add");      // extern "C": not mangled
+    EXPECT_GT(r.usage.registers, 0);
+    EXPECT_LE(r.usage.registers, 255);
+    EXPECT_EQ(r.usage.static_shared_bytes, 0);
+    EXPECT_EQ(r.usage.spill_store_bytes, 0);
+    EXPECT_GE(r.usage.barriers, 0);
+    EXPECT_NE(std::find(r.options.begin(), r.options.end(), "-arch=sm_90"), r.options.end());
+    EXPECT_NE(std::find(r.options.begin(), r.options.end(), "-lineinfo"), r.options.end());
+    EXPECT_GT(r.compile_ms, 0);
+}
+
+TEST_F(NvrtcTest, SharedMemoryAndBarriersAreReported) {
+    const std::string src = R"(extern "C" __global__ void reverse(float* x)
+{
+    __shared__ float tile[128];
+    tile[threadIdx.x] = x[threadIdx.x];
+    __syncthreads();
+    x[threadIdx.x] = tile[127 - threadIdx.x];
+}
+)";
+    const auto r = compile_with_nvrtc(request(src, "reverse"), kArchWithoutDevice, nullptr);
+    ASSERT_TRUE(r.ok) << r.log;
+    EXPECT_EQ(r.usage.static_shared_bytes, 128 * 4);
+    EXPECT_GE(r.usage.barriers, 1);
+}
+
+TEST_F(NvrtcTest, SyntaxErrorHasLineAndColumn) {
+    const std::string src = "extern \"C\" __global__ void k(float* out, int n)\n"
+                            "{\n"
+                            "    int i = threadIdx.x;\n"
+                            "    if (i < n) out[i] = undefined_name * 2.0f;\n"
+                            "}\n";
+    std::vector<std::byte> cubin;
+    const auto r = compile_with_nvrtc(request(src, "k"), kArchWithoutDevice, &cubin);
+    EXPECT_FALSE(r.ok);
+    EXPECT_FALSE(r.error.has_value()) << "a source error is not an engine error";
+    EXPECT_TRUE(cubin.empty());
+    const Diagnostic* e = first_of(r, Severity::Error);
+    ASSERT_NE(e, nullptr) << r.log;
+    const auto [line, column] = locate(src, "undefined_name");
+    EXPECT_EQ(e->file, "test_kernel.cu");
+    EXPECT_EQ(e->line, line);
+    EXPECT_EQ(e->column, column);
+    EXPECT_NE(e->message.find("undefined_name"), std::string::npos) << e->message;
+}
+
+TEST_F(NvrtcTest, ColumnCountsTabsAsOneCharacter) {
+    const std::string src = "__global__ void k(float* out)\n{\n\t\tout[0] = missing + 1.0f;\n}\n";
+    const auto r = compile_with_nvrtc(request(src, "k"), kArchWithoutDevice, nullptr);
+    const Diagnostic* e = first_of(r, Severity::Error);
+    ASSERT_NE(e, nullptr) << r.log;
+    const auto [line, column] = locate(src, "missing");
+    EXPECT_EQ(e->line, line);
+    EXPECT_EQ(e->column, column);
+}
+
+TEST_F(NvrtcTest, WarningDoesNotFailTheCompile) {
+    const std::string src = "extern \"C\" __global__ void k(float* out)\n"
+                            "{\n"
+                            "    int unused_counter = 3;\n"
+                            "    out[threadIdx.x] = 1.0f;\n"
+                            "}\n";
+    std::vector<std::byte> cubin;
+    const auto r = compile_with_nvrtc(request(src, "k"), kArchWithoutDevice, &cubin);
+    ASSERT_TRUE(r.ok) << r.log;
+    EXPECT_FALSE(cubin.empty());
+    const Diagnostic* w = first_of(r, Severity::Warning);
+    ASSERT_NE(w, nullptr) << r.log;
+    const auto [line, column] = locate(src, "unused_counter");
+    EXPECT_EQ(w->line, line);
+    EXPECT_EQ(w->column, column);
+    EXPECT_NE(w->message.find("unused_counter"), std::string::npos);
+}
+
+TEST_F(NvrtcTest, SecondCompileIsACacheHitWithoutNvrtc) {
+    std::vector<std::byte> first, second;
+    const auto a = compile_with_nvrtc(request(kVectorAdd, "vector_add"), kArchWithoutDevice, &first);
+    ASSERT_TRUE(a.ok) << a.log;
+    EXPECT_FALSE(a.cache_hit);
+    EXPECT_EQ(cache_files().size(), 1u);
+
+    const uint64_t calls_before = nvrtc_invocation_count();
+    const auto b = compile_with_nvrtc(request(kVectorAdd, "vector_add"), kArchWithoutDevice, &second);
+    EXPECT_EQ(nvrtc_invocation_count(), calls_before);
+    ASSERT_TRUE(b.ok);
+    EXPECT_TRUE(b.cache_hit);
+    EXPECT_EQ(first, second);
+    EXPECT_EQ(a.usage.registers, b.usage.registers);
+    EXPECT_EQ(a.log, b.log);
+    std::printf("NVRTC cold compile %.2f ms, cached %.2f ms\n", a.compile_ms, b.compile_ms);
+
+    // Any change to the source or the options is a different entry.
+    auto changed = request(std::string(kVectorAdd) + "\n// edited\n", "vector_add");
+    EXPECT_FALSE(compile_with_nvrtc(changed, kArchWithoutDevice, nullptr).cache_hit);
+    auto other_options = request(kVectorAdd, "vector_add");
+    other_options.extra_options = {"-DEXTRA=1"};
+    EXPECT_FALSE(compile_with_nvrtc(other_options, kArchWithoutDevice, nullptr).cache_hit);
+    EXPECT_EQ(nvrtc_invocation_count(), calls_before + 2);
+}
+
+TEST_F(NvrtcTest, CorruptCacheEntriesAreRecompiledAndRewritten) {
+    std::vector<std::byte> reference;
+    ASSERT_TRUE(compile_with_nvrtc(request(kVectorAdd, "vector_add"), kArchWithoutDevice, &reference).ok);
+    const auto files = cache_files();
+    ASSERT_EQ(files.size(), 1u);
+    std::string good(fs::file_size(files[0]), '\0');
+    {
+        std::ifstream in(files[0], std::ios::binary);
+        in.read(good.data(), std::streamsize(good.size()));
+    }
+    // Garbage, a truncated file, an empty file, and valid JSON whose cubin fails its checksum.
+    std::string flipped = good;
+    const size_t image_at = flipped.find("\"image\":\"");
+    ASSERT_NE(image_at, std::string::npos);
+    char& c = flipped[image_at + 20];
+    c = c == 'A' ? 'B' : 'A';
+    for (const std::string& bad : {std::string("{not json at all"), good.substr(0, good.size() / 2), std::string(),
+                                   flipped}) {
+        {
+            std::ofstream out(files[0], std::ios::binary | std::ios::trunc);
+            out << bad;
+        }
+        const uint64_t calls_before = nvrtc_invocation_count();
+        std::vector<std::byte> cubin;
+        const auto r = compile_with_nvrtc(request(kVectorAdd, "vector_add"), kArchWithoutDevice, &cubin);
+        ASSERT_TRUE(r.ok) << r.log;
+        EXPECT_FALSE(r.cache_hit);
+        EXPECT_EQ(nvrtc_invocation_count(), calls_before + 1);
+        EXPECT_EQ(cubin, reference);
+        // Rewritten: the next compile hits again.
+        EXPECT_TRUE(compile_with_nvrtc(request(kVectorAdd, "vector_add"), kArchWithoutDevice, nullptr).cache_hit);
+    }
+}
+
+TEST_F(NvrtcTest, CppKernelNamesAreLowered) {
+    const std::string src = R"(
+__global__ void scale(float* x, float s, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= s;
+}
+template <class T> __global__ void fill(T* x, T value, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = value;
+}
+template __global__ void fill<int>(int*, int, int);
+)";
+    std::vector<std::byte> cubin;
+    std::string lowered;
+    auto r = compile_with_nvrtc(request(src, "scale"), kArchWithoutDevice, &cubin, &lowered);
+    ASSERT_TRUE(r.ok) << r.log;
+    EXPECT_EQ(lowered.rfind("_Z", 0), 0u) << lowered;  // Itanium-mangled
+    EXPECT_NE(lowered.find("scale"), std::string::npos);
+    const std::string cubin_text(reinterpret_cast<const char*>(cubin.data()), cubin.size());
+    EXPECT_NE(cubin_text.find(lowered), std::string::npos) << "the lowered name is the cubin's symbol";
+    EXPECT_GT(r.usage.registers, 0) << "usage is found for the mangled entry";
+
+    r = compile_with_nvrtc(request(src, "fill<int>"), kArchWithoutDevice, &cubin, &lowered);
+    ASSERT_TRUE(r.ok) << r.log;
+    EXPECT_EQ(lowered.rfind("_Z", 0), 0u) << lowered;
+    EXPECT_NE(lowered.find("fill"), std::string::npos);
+}
+
+TEST_F(NvrtcTest, UnknownKernelNameIsExplained) {
+    const auto r = compile_with_nvrtc(request(kVectorAdd, "vectoradd"), kArchWithoutDevice, nullptr);
+    EXPECT_FALSE(r.ok);
+    ASSERT_EQ(r.diagnostics.size(), 1u) << r.log;
+    EXPECT_NE(r.diagnostics[0].message.find("`vectoradd`"), std::string::npos) << r.diagnostics[0].message;
+    EXPECT_EQ(r.diagnostics[0].file, "test_kernel.cu");
+}
+
+TEST_F(NvrtcTest, DeviceFunctionIsNotAKernel) {
+    const std::string src = "__device__ float twice(float x) { return 2 * x; }\n"
+                            "extern \"C\" __global__ void k(float* x) { x[0] = twice(x[0]); }\n";
+    const auto r = compile_with_nvrtc(request(src, "twice"), kArchWithoutDevice, nullptr);
+    EXPECT_FALSE(r.ok);
+    ASSERT_TRUE(has_errors(r.diagnostics));
+    EXPECT_NE(r.diagnostics.back().message.find("not a __global__"), std::string::npos);
+}
+
+TEST_F(NvrtcTest, HelperWithoutDeviceQualifierCompiles) {
+    // -default-device: plain helper functions work as they do on the CPU backend.
+    const std::string src = "float twice(float x) { return 2 * x; }\n"
+                            "extern \"C\" __global__ void k(float* x) { x[0] = twice(x[0]); }\n";
+    const auto r = compile_with_nvrtc(request(src, "k"), kArchWithoutDevice, nullptr);
+    EXPECT_TRUE(r.ok) << r.log;
+}
+
+TEST_F(NvrtcTest, CacheCanBeSwitchedOff) {
+    setenv("CUDA_PLAYGROUND_NO_CACHE", "1", 1);
+    const uint64_t calls_before = nvrtc_invocation_count();
+    compile_with_nvrtc(request(kVectorAdd, "vector_add"), kArchWithoutDevice, nullptr);
+    const auto r = compile_with_nvrtc(request(kVectorAdd, "vector_add"), kArchWithoutDevice, nullptr);
+    unsetenv("CUDA_PLAYGROUND_NO_CACHE");
+    EXPECT_FALSE(r.cache_hit);
+    EXPECT_EQ(nvrtc_invocation_count(), calls_before + 2);
+    EXPECT_TRUE(cache_files().empty());
+}
+
+TEST_F(NvrtcTest, StandardHeadersWrittenForNvccCompile) {
+    // NVRTC has none of these headers; the in-memory stand-ins make nvcc-style kernels compile unchanged.
+    const std::string src = R"(#include <cstdio>
+#include <cassert>
+#include <cstdint>
+#include <climits>
+#include <cfloat>
+#include <cmath>
+#include <algorithm>
+#include <cuda/std/limits>
+extern "C" __global__ void k(float* x, uint8_t* bytes, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    assert(n < INT_MAX);
+    if (i >= n) return;
+    float v = std::sqrt(std::abs(x[i])) + float(M_PI) + std::min(x[i], FLT_MAX);
+    if (std::isnan(v)) printf("nan at %d\n", i);
+    bytes[i] = uint8_t(std::max(0.0f, std::fmin(v, float(cuda::std::numeric_limits<uint8_t>::max()))));
+}
+)";
+    const auto r = compile_with_nvrtc(request(src, "k"), kArchWithoutDevice, nullptr);
+    EXPECT_TRUE(r.ok) << r.log;
+    EXPECT_TRUE(r.diagnostics.empty()) << "no redefinition warnings against libcu++:\n" << r.log;
+}
+
+TEST(NvrtcArch, DeviceArchitectures) {
+    const auto archs = nvrtc_supported_archs();
+    ASSERT_FALSE(archs.empty());
+    EXPECT_EQ(nvrtc_arch_for_device(9, 0), "sm_90");
+    // A device newer than every architecture NVRTC knows gets PTX for the newest one.
+    EXPECT_EQ(nvrtc_arch_for_device(99, 9), "compute_" + std::to_string(archs.back()));
+    EXPECT_EQ(nvrtc_arch_for_device(1, 0), "");
+}
+
+TEST_F(NvrtcTest, VirtualArchGivesPtx) {
+    std::vector<std::byte> ptx;
+    const auto r = compile_with_nvrtc(request(kVectorAdd, "vector_add"), "compute_90", &ptx);
+    ASSERT_TRUE(r.ok) << r.log;
+    const std::string text(reinterpret_cast<const char*>(ptx.data()), ptx.size());
+    EXPECT_NE(text.find(".entry vector_add"), std::string::npos);
+    EXPECT_EQ(ptx.back(), std::byte{0}) << "PTX handed to the driver ends with NUL";
+}
+
+}  // namespace
+}  // namespace cp

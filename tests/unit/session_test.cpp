@@ -1,0 +1,231 @@
+// KernelSession against a scripted in-memory backend: resolution of parameters and launch, buffer reuse,
+// scalar argument packing, verification, and recovery after a sticky error — independent of CUDA and CPU.
+#include "core/kernel_file.h"
+#include "core/session.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <functional>
+#include <map>
+
+using namespace cp;
+
+namespace {
+
+// Executes kernels by name with host lambdas over the raw bytes of the buffers it holds.
+class ScriptedBackend : public Backend {
+public:
+    using KernelFn = std::function<void(const LaunchRequest&, std::map<BufferId, std::vector<std::byte>>&)>;
+    std::map<std::string, KernelFn> kernels;
+    std::map<BufferId, std::vector<std::byte>> memory;
+    int allocations = 0, uploads = 0, compiles = 0;
+    bool fail_next_launch_sticky = false;
+    LaunchRequest last_launch;
+
+    BackendKind kind() const override { return BackendKind::Cpu; }
+    InfoResult info() override {
+        InfoResult r;
+        r.device.backend = BackendKind::Cpu;
+        r.device.name = "scripted";
+        r.device.total_memory = 1ull << 30;
+        r.device.copy_bandwidth_gbps = 100;
+        return r;
+    }
+    CompileResult compile(const CompileRequest& req) override {
+        ++compiles;
+        CompileResult r;
+        r.ok = kernels.count(req.kernel_name) != 0;
+        if (!r.ok) r.diagnostics.push_back({req.path, 1, 1, Severity::Error, "no such kernel"});
+        r.module = r.ok ? 1 : 0;
+        r.usage.registers = 8;
+        return r;
+    }
+    AllocateResult allocate(const AllocateRequest& req) override {
+        ++allocations;
+        const BufferId id = next_id_++;
+        memory[id].assign(req.bytes, std::byte{0});
+        return {id, 0x1000 * id, std::nullopt};
+    }
+    UploadResult upload(const UploadRequest& req) override {
+        ++uploads;
+        memory.at(req.buffer) = req.data;
+        return {};
+    }
+    LaunchResult launch(const LaunchRequest& req) override {
+        last_launch = req;
+        LaunchResult r;
+        if (fail_next_launch_sticky) {
+            fail_next_launch_sticky = false;
+            memory.clear();
+            r.error = EngineError{"CUDA_ERROR_ILLEGAL_ADDRESS", "illegal address", "", true};
+            return r;
+        }
+        kernels.at(req.kernel_name)(req, memory);
+        r.ok = true;
+        r.timing = TimingStats::from_samples({2.0, 1.0, 3.0}, true);
+        return r;
+    }
+    ReadBackResult read_back(const ReadBackRequest& req) override {
+        auto it = memory.find(req.buffer);
+        if (it == memory.end()) return {{}, EngineError{"", "buffer gone", "", false}};
+        return {it->second, std::nullopt};
+    }
+    ReleaseResult release(const ReleaseRequest& req) override {
+        for (auto id : req.buffers) memory.erase(id);
+        return {};
+    }
+
+private:
+    BufferId next_id_ = 1;
+};
+
+template <class T>
+T scalar(const KernelArg& a) {
+    T v{};
+    std::memcpy(&v, a.scalar.data(), sizeof(T));
+    return v;
+}
+
+// vector_add over the buffers, honouring the grid (so a short grid leaves elements unwritten).
+void vector_add(const LaunchRequest& req, std::map<BufferId, std::vector<std::byte>>& mem) {
+    auto* a = reinterpret_cast<const float*>(mem.at(req.args[0].buffer).data());
+    auto* b = reinterpret_cast<const float*>(mem.at(req.args[1].buffer).data());
+    auto* c = reinterpret_cast<float*>(mem.at(req.args[2].buffer).data());
+    const int n = scalar<int>(req.args[3]);
+    const uint64_t threads = req.grid.count() * req.block.count();
+    for (uint64_t i = 0; i < threads && i < uint64_t(n); ++i) c[i] = a[i] + b[i];
+}
+
+KernelFile library_kernel(const std::string& name) {
+    auto f = load_kernel_file(std::string(CP_SOURCE_DIR) + "/kernels/" + name + ".cu");
+    EXPECT_TRUE(f.ok());
+    return *f;
+}
+
+struct Fixture {
+    ScriptedBackend* backend;
+    std::unique_ptr<Engine> engine;
+    std::unique_ptr<KernelSession> session;
+    Fixture() {
+        auto b = std::make_unique<ScriptedBackend>();
+        backend = b.get();
+        backend->kernels["vector_add"] = vector_add;
+        engine = std::make_unique<Engine>(std::move(b));
+        session = std::make_unique<KernelSession>(*engine);
+    }
+};
+
+}  // namespace
+
+TEST(Session, ResolvesDefaultsAndLaunchExpressions) {
+    Fixture f;
+    f.session->set_kernel(library_kernel("basics/vector_add"));
+    ASSERT_TRUE(f.session->set_param("n", "1000").ok());
+    auto r = f.session->resolve();
+    ASSERT_TRUE(r.ok()) << r.error().full();
+    EXPECT_EQ(r->params.at("n"), 1000);
+    EXPECT_EQ(r->buffer_counts.at("c"), 1000u);
+    EXPECT_EQ(r->block, (Dim3{256, 1, 1}));
+    EXPECT_EQ(r->grid, (Dim3{4, 1, 1}));  // ceil(1000 / 256)
+    EXPECT_EQ(r->problem, std::vector<uint64_t>{1000});
+    EXPECT_EQ(r->traffic_bytes, 3u * 1000 * 4);
+}
+
+TEST(Session, ImageBuffersDeriveTheirSizeParameters) {
+    Fixture f;
+    f.session->set_kernel(library_kernel("image/box_blur"));
+    auto r = f.session->resolve();
+    ASSERT_TRUE(r.ok()) << r.error().full();
+    EXPECT_EQ(r->params.at("width"), 600);  // coffee.png
+    EXPECT_EQ(r->params.at("height"), 400);
+    EXPECT_EQ(r->grid, (Dim3{38, 25, 1}));  // ceil(600/16) x ceil(400/16)
+    f.session->set_block_override(Dim3{32, 8, 1});
+    r = f.session->resolve();
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->grid, (Dim3{19, 50, 1}));
+}
+
+TEST(Session, RunPacksArgumentsVerifiesAndReusesBuffers) {
+    Fixture f;
+    f.session->set_kernel(library_kernel("basics/vector_add"));
+    ASSERT_TRUE(f.session->set_param("n", "777").ok());
+    RunReport first = f.session->run();
+    ASSERT_TRUE(first.ok()) << first.error->full();
+    ASSERT_TRUE(first.verified.has_value());
+    EXPECT_TRUE(*first.verified) << first.mismatch_detail;
+    EXPECT_EQ(f.backend->last_launch.args.size(), 4u);
+    EXPECT_EQ(scalar<int>(f.backend->last_launch.args[3]), 777);
+    EXPECT_EQ(first.timing.median_ms, 2.0);
+    EXPECT_NEAR(first.bandwidth_gbps, 3.0 * 777 * 4 / 2e-3 / 1e9, 1e-9);
+    EXPECT_EQ(f.backend->allocations, 3);
+
+    RunReport second = f.session->run();
+    EXPECT_TRUE(second.verified.value_or(false));
+    EXPECT_EQ(f.backend->allocations, 3) << "same sizes must reuse the device buffers";
+    EXPECT_EQ(f.backend->compiles, 1) << "same source must not recompile";
+
+    ASSERT_TRUE(f.session->set_param("n", "778").ok());
+    RunReport third = f.session->run();
+    EXPECT_TRUE(third.verified.value_or(false));
+    EXPECT_EQ(f.backend->allocations, 6) << "new sizes need new buffers";
+}
+
+TEST(Session, ShortGridFailsTheCheckAndWarns) {
+    Fixture f;
+    f.session->set_kernel(library_kernel("basics/vector_add"));
+    ASSERT_TRUE(f.session->set_param("n", "1000").ok());
+    f.session->set_grid_override(Dim3{2, 1, 1});
+    RunReport r = f.session->run();
+    ASSERT_TRUE(r.ok()) << r.error->full();
+    ASSERT_TRUE(r.verified.has_value());
+    EXPECT_FALSE(*r.verified);
+    EXPECT_EQ(r.mismatches, 1000u - 512u);
+    bool warned = false;
+    for (const auto& issue : r.launch_issues) warned |= issue.severity == Severity::Warning && issue.message.find("512") != std::string::npos;
+    EXPECT_TRUE(warned);
+}
+
+TEST(Session, StickyErrorIsReportedAndTheNextRunWorks) {
+    Fixture f;
+    f.session->set_kernel(library_kernel("basics/vector_add"));
+    ASSERT_TRUE(f.session->set_param("n", "300").ok());
+    ASSERT_TRUE(f.session->run().ok());
+    f.backend->fail_next_launch_sticky = true;
+    RunReport failed = f.session->run();
+    EXPECT_FALSE(failed.ok());
+    EXPECT_EQ(failed.failed_stage, RunStage::Launch);
+    EXPECT_NE(failed.error->message.find("CUDA_ERROR_ILLEGAL_ADDRESS"), std::string::npos);
+    RunReport after = f.session->run();
+    ASSERT_TRUE(after.ok()) << after.error->full();
+    EXPECT_TRUE(after.verified.value_or(false));
+    EXPECT_EQ(f.backend->compiles, 2) << "the module died with the context and must be rebuilt";
+}
+
+TEST(Session, LaunchRefusalStopsBeforeTouchingTheDevice) {
+    Fixture f;
+    f.session->set_kernel(library_kernel("basics/vector_add"));
+    f.session->set_block_override(Dim3{2000, 1, 1});
+    RunReport r = f.session->run();
+    EXPECT_EQ(r.failed_stage, RunStage::Validate);
+    EXPECT_NE(r.error->message.find("2000"), std::string::npos);
+    EXPECT_EQ(f.backend->allocations, 0);
+}
+
+TEST(Session, ParameterErrorsAreValues) {
+    Fixture f;
+    f.session->set_kernel(library_kernel("basics/vector_add"));
+    EXPECT_FALSE(f.session->set_param("nope", "1").ok());
+    EXPECT_FALSE(f.session->set_param("n", "abc").ok());
+    EXPECT_FALSE(f.session->set_param("n", "-5").ok());
+    EXPECT_FALSE(f.session->set_param("c", "1").ok());
+    EXPECT_TRUE(f.session->set_param("n", "5").ok());
+}
+
+TEST(Session, FileWithoutMetadataCannotBeResolved) {
+    Fixture f;
+    f.session->set_kernel(parse_kernel_source("__global__ void k(float* a) { a[0] = 1; }\n", "plain.cu"));
+    auto r = f.session->resolve();
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("metadata"), std::string::npos);
+}
