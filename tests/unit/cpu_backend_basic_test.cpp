@@ -285,14 +285,17 @@ TEST(CpuBackendBasic, TimingHasOneSamplePerRepeat) {
     req.args = {buffer_arg("a", a), buffer_arg("b", a), buffer_arg("c", a), value_arg("n", 1000)};
     req.timing.warmup = 2;
     req.timing.repeats = 5;
+    req.args.push_back(value_arg("unused", 0));  // too many arguments: refused, not launched
+    EXPECT_FALSE(rig.backend->launch(req).ok);
+    req.args.pop_back();
     const LaunchResult r = rig.backend->launch(req);
     ASSERT_TRUE(r.ok) << error_text(r);
     EXPECT_EQ(r.timing.samples_ms.size(), 5u);
     EXPECT_TRUE(r.timing.cpu_time);
     EXPECT_LE(r.timing.min_ms, r.timing.median_ms);
     EXPECT_LE(r.timing.median_ms, r.timing.max_ms);
-    // c = a + a ran 7 times on the same buffer: 1 -> 2 -> 4 ... 128
-    EXPECT_EQ(rig.read<float>(a)[999], 128.0f);
+    // a = a + a ran 7 times, but each run starts from the inputs as they were: the result of exactly one run.
+    EXPECT_EQ(rig.read<float>(a)[999], 2.0f);
 }
 
 TEST(CpuBackendOptionsEnv, ParsesAndRejects) {

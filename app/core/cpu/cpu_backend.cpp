@@ -40,6 +40,8 @@ double elapsed_ms(std::chrono::steady_clock::time_point since) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();
 }
 
+constexpr int kMaxLaunches = 100000;  // warmup + repeats of one request, as on the CUDA backend
+
 EngineError engine_error(std::string name, std::string message, std::string hint = {}) {
     return EngineError{std::move(name), std::move(message), std::move(hint), false};
 }
@@ -276,15 +278,40 @@ LaunchResult CpuBackend::launch(const LaunchRequest& request) {
     job.order = options_.order;
     job.seed = options_.seed;
 
-    const int warmup = std::max(0, request.timing.warmup);
-    const int repeats = std::max(1, request.timing.repeats);
+    int warmup = std::clamp(request.timing.warmup, 0, kMaxLaunches);
+    int repeats = std::clamp(request.timing.repeats, 1, kMaxLaunches);
+    // As on the CUDA backend, every run of one request sees the same inputs: a kernel that updates its
+    // buffers in place (x[i] += 1, atomics) leaves them as after exactly one run, and repeats time the same work.
+    std::vector<std::pair<GuardedBuffer*, std::vector<std::byte>>> snapshots;
+    if (warmup + repeats > 1) {
+        try {
+            for (const KernelArg& a : request.args) {
+                if (!a.buffer) continue;
+                GuardedBuffer* memory = &buffers_.at(a.buffer).memory;
+                const bool seen = std::any_of(snapshots.begin(), snapshots.end(), [&](const auto& s) { return s.first == memory; });
+                if (seen || !memory->size()) continue;
+                snapshots.emplace_back(memory, std::vector<std::byte>(memory->data(), memory->data() + memory->size()));
+            }
+        } catch (const std::bad_alloc&) {
+            snapshots.clear();  // no memory for the copies: run once rather than change the results
+            warmup = 0;
+            repeats = 1;
+        }
+    }
     std::vector<double> samples;
     for (int run = 0; run < warmup + repeats; ++run) {
-        job.capture_printf = run == 0;  // printf output of the first run only
+        if (run > 0)
+            for (const auto& [memory, copy] : snapshots) std::memcpy(memory->data(), copy.data(), copy.size());
+        job.capture_printf = run == 0;  // every run prints the same: the first one's output is shown
         const auto start = std::chrono::steady_clock::now();
         GridOutcome outcome = pool_.run(job);
         const double ms = elapsed_ms(start);
-        if (run == 0) out.printf_output = std::move(outcome.printf_output);
+        if (run == 0) {
+            out.printf_output = std::move(outcome.printf_output);
+            if (!out.printf_output.empty() && warmup + repeats > 1)
+                out.printf_output += "[output of the " + std::to_string(warmup + repeats - 1) +
+                                     " further launches (warmup and repeats) not shown]\n";
+        }
         if (!outcome.ok) {
             out.error = describe_crash(outcome.failure, report);
             return out;
