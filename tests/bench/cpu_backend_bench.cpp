@@ -133,6 +133,14 @@ extern "C" __global__ void barriers(int* out, int rounds)
     out[blockIdx.x * blockDim.x + threadIdx.x] = v;
 }
 )";
+const char* kShuffles = R"(
+extern "C" __global__ void shuffles(int* out, int rounds)
+{
+    int v = threadIdx.x;
+    for (int r = 0; r < rounds; ++r) v += __shfl_down_sync(0xffffffff, v, 1 + (r & 15));
+    out[blockIdx.x * blockDim.x + threadIdx.x] = v;
+}
+)";
 const char* kSharedBarriers = R"(
 extern "C" __global__ void shared_barriers(int* out, int rounds)
 {
@@ -170,10 +178,11 @@ void bench_barrier_free(int repeats, int n) {
 }
 
 void bench_barriers(int repeats) {
-    std::printf("\n2. Cost of one thread passing one __syncthreads (1 worker, 64 blocks)\n");
+    std::printf("\n2. Cost of one thread passing one __syncthreads (1 worker, 64 blocks; last: one __shfl_down_sync)\n");
     Bench b(1, "-");
-    for (const char* kernel : {"barriers", "shared_barriers"}) {
-        const ModuleId m = b.compile(std::string(kernel) == "barriers" ? kBarriers : kSharedBarriers, kernel).module;
+    for (const char* kernel : {"barriers", "shared_barriers", "shuffles"}) {
+        const std::string k = kernel;
+        const ModuleId m = b.compile(k == "barriers" ? kBarriers : k == "shuffles" ? kShuffles : kSharedBarriers, kernel).module;
         for (unsigned block : {64u, 256u, 1024u}) {
             const unsigned blocks = 64;
             std::vector<int> zeros(size_t(block * blocks), 0);
@@ -182,7 +191,7 @@ void bench_barriers(int repeats) {
             const double t_few = b.launch(m, kernel, {blocks}, {block}, {buf(out), val(few)}, repeats).timing.median_ms;
             const double t_many = b.launch(m, kernel, {blocks}, {block}, {buf(out), val(many)}, repeats).timing.median_ms;
             const double ns = (t_many - t_few) * 1e6 / (double(block) * blocks * (many - few));
-            std::printf("   %-15s block %4u: %6.1f ns per thread per barrier (%d vs %d barriers: %.2f vs %.2f ms)\n", kernel,
+            std::printf("   %-15s block %4u: %6.1f ns per thread per operation (%d vs %d barriers: %.2f vs %.2f ms)\n", kernel,
                         block, ns, many, few, t_many, t_few);
         }
     }
@@ -260,12 +269,19 @@ void bench_compile() {
 }  // namespace
 
 int main(int argc, char** argv) {
-    const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+    bool quick = false;
+    int only = 0;  // --section N: just that part
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--quick") quick = true;
+        else if (a == "--section" && i + 1 < argc) only = std::atoi(argv[++i]);
+        else die("usage: cpu_backend_bench [--quick] [--section 1-4]");
+    }
     const int repeats = quick ? 3 : 9;
     std::printf("CPU backend benchmark (%s)\n", quick ? "quick" : "full");
-    bench_barrier_free(repeats, quick ? 1 << 20 : 1 << 22);
-    bench_barriers(repeats);
-    bench_blur(repeats);
-    bench_compile();
+    if (!only || only == 1) bench_barrier_free(repeats, quick ? 1 << 20 : 1 << 22);
+    if (!only || only == 2) bench_barriers(repeats);
+    if (!only || only == 3) bench_blur(repeats);
+    if (!only || only == 4) bench_compile();
     return 0;
 }

@@ -55,7 +55,7 @@ void* FiberStackPool::acquire_top() {
     // Stagger the tops: identical page offsets would put every fiber's hot frames in the same L1 sets.
     const size_t index = used_++;
     const Stack& s = stacks_[index];
-    return s.map + s.map_bytes - (index % 8) * 512;
+    return s.map + s.map_bytes - (index % 8) * 512 - (index / 8 % 8) * 64;
 }
 
 bool FiberStackPool::in_guard(uintptr_t address) const {
@@ -82,8 +82,12 @@ void BlockScheduler::begin_launch(const BlockLaunch& launch, cp_abi::ThreadState
     order_.resize(threads_);
     for (unsigned i = 0; i < threads_; ++i) order_[i] = launch.order == ThreadOrder::Reversed ? threads_ - 1 - i : i;
     slots_.assign(threads_, Slot{});
-    queue_.assign(threads_, 0);
+    size_t ring = 1;
+    while (ring < threads_) ring *= 2;
+    queue_.assign(ring, 0);
+    queue_mask_ = ring - 1;
     warp_waiting_.assign((threads_ + 31) / 32, 0);
+    warp_live_.assign((threads_ + 31) / 32, 0);
     alive_order_.reserve(threads_);
     plain_run_.order = launch.order == ThreadOrder::Natural ? nullptr : order_.data();
     plain_run_.count = threads_;
@@ -189,20 +193,36 @@ void BlockScheduler::switch_to(int target) {
     *static_cast<Context*>(back.data) = back.fctx;
 }
 
-// The queue only grows while it is being refilled (at promotion, or on the worker's stack once every
-// thread is blocked), so it is a plain array read front to back, emptied before each refill.
-void BlockScheduler::push_runnable(unsigned linear) { queue_[queue_tail_++] = linear; }
+// A thread is in the queue at most once (only blocked threads are queued), so the ring never overflows.
+void BlockScheduler::push_runnable(unsigned linear) { queue_[queue_tail_++ & queue_mask_] = linear; }
 
 int BlockScheduler::pop_runnable() {
     if (queue_head_ == queue_tail_) return kMain;
-    return int(queue_[queue_head_++]);
+    return int(queue_[queue_head_++ & queue_mask_]);
 }
 
-void BlockScheduler::block_until_released() { switch_to(pop_runnable()); }
+// The common case, inlined into the barrier and warp calls: the next thread already has a fiber. Inlined
+// because jump_fcontext resumes with a jump, not a return, so every return after it is mispredicted:
+// the fewer frames between the kernel and the switch, the fewer such returns.
+__attribute__((always_inline)) inline void BlockScheduler::block_until_released() {
+    const int next = pop_runnable();
+    if (next < 0 || slots_[size_t(next)].status == Status::NotStarted) {
+        switch_to(next);
+        return;
+    }
+    Slot& to = slots_[size_t(next)];
+    to.status = Status::Running;
+    set_running_thread(unsigned(next));
+    Context* my_slot = &slots_[size_t(current_)].ctx;
+    current_ = next;
+    ctx::transfer_t back = ctx::jump_fcontext(to.ctx, my_slot);
+    *static_cast<Context*>(back.data) = back.fctx;
+}
 
 void BlockScheduler::exit_current_thread() {
     slots_[size_t(current_)].status = Status::Exited;
     --alive_;
+    --warp_live_[unsigned(current_) / 32];
     alive_order_stale_ = true;
     switch_to(pop_runnable());
     __builtin_unreachable();  // an exited thread is never switched to again
@@ -226,12 +246,17 @@ void BlockScheduler::promote() {
     barrier_mismatch_ = false;
     std::fill(warp_waiting_.begin(), warp_waiting_.end(), 0u);
     warp_waiting_total_ = 0;
+    for (unsigned w = 0; w < warp_live_.size(); ++w) {
+        warp_live_[w] = 0;
+        for (unsigned i = w * 32; i < std::min(threads_, w * 32 + 32); ++i)
+            warp_live_[w] += slots_[i].status != Status::Exited ? 1 : 0;
+    }
     current_ = int(me);
 }
 
 // ---- host calls ----
 
-int BlockScheduler::on_sync_threads(int kind, int predicate, int line) {
+__attribute__((always_inline)) inline int BlockScheduler::on_sync_threads(int kind, int predicate, int line) {
     if (!promoted_) promote();
     Slot& me = slots_[size_t(current_)];
     me.status = Status::AtBarrier;
@@ -251,14 +276,31 @@ int BlockScheduler::on_sync_threads(int kind, int predicate, int line) {
     return int(barrier_result_);
 }
 
-unsigned long long BlockScheduler::on_warp_op(const cp_abi::WarpRequest& request) {
+__attribute__((always_inline)) inline unsigned long long BlockScheduler::on_warp_op(const cp_abi::WarpRequest& request) {
     if (!promoted_) promote();
     Slot& me = slots_[size_t(current_)];
     me.status = request.op == cp_abi::kActiveMask ? Status::AtActiveMask : Status::AtWarp;
     me.warp = request;
     me.line = request.line;
-    ++warp_waiting_[unsigned(current_) / 32];
+    const unsigned warp = unsigned(current_) / 32, lane = unsigned(current_) % 32;
+    ++warp_waiting_[warp];
     ++warp_waiting_total_;
+    // The last lane of the warp to arrive completes the group itself and carries on: no trip through the
+    // worker's stack. The other lanes it releases are queued.
+    if (request.op != cp_abi::kActiveMask && warp_waiting_[warp] == warp_live_[warp]) {
+        const unsigned released = release_warp(warp, false);
+        if (released) {
+            const bool reversed = launch_.order == ThreadOrder::Reversed;
+            for (unsigned k = 0; k < 32; ++k) {
+                const unsigned l = reversed ? 31 - k : k;
+                if (l != lane && ((released >> l) & 1u)) push_runnable(warp * 32 + l);
+            }
+            if ((released >> lane) & 1u) {
+                me.status = Status::Running;
+                return me.result;
+            }
+        }
+    }
     block_until_released();
     return me.result;
 }
@@ -298,7 +340,7 @@ bool BlockScheduler::release_waiting_threads() {
     if (warp_waiting_total_) {
         bool released = false;
         for (unsigned w = 0; w * 32 < threads_; ++w)
-            if (warp_waiting_[w]) released |= release_warp(w);
+            if (warp_waiting_[w]) released |= release_warp(w, true) != 0;
         if (released) {
             for (unsigned p = 0; p < threads_; ++p)
                 if (slots_[order_[p]].status == Status::Runnable) push_runnable(order_[p]);
@@ -308,7 +350,7 @@ bool BlockScheduler::release_waiting_threads() {
     return release_barrier();
 }
 
-bool BlockScheduler::release_warp(unsigned warp) {
+unsigned BlockScheduler::release_warp(unsigned warp, bool include_active_mask) {
     const unsigned base = warp * 32, count = std::min(32u, threads_ - base);
     const unsigned present = count == 32 ? ~0u : (1u << count) - 1;
     unsigned exited = 0, at_warp = 0, at_active = 0;
@@ -318,11 +360,11 @@ bool BlockScheduler::release_warp(unsigned warp) {
         if (st == Status::AtWarp) at_warp |= 1u << lane;
         if (st == Status::AtActiveMask) at_active |= 1u << lane;
     }
-    if (!at_warp && !at_active) return false;
+    if (!at_warp && !at_active) return 0;
     const unsigned live = present & ~exited;
     auto group_of = [&](unsigned lane) { return (slots_[base + lane].warp.mask | (1u << lane)) & live; };
 
-    bool released = false;
+    unsigned released = 0;
     unsigned handled = 0;
     for (unsigned lane = 0; lane < count; ++lane) {
         const unsigned bit = 1u << lane;
@@ -349,11 +391,11 @@ bool BlockScheduler::release_warp(unsigned warp) {
         warp_waiting_[warp] -= lanes;
         warp_waiting_total_ -= lanes;
         handled |= group;
-        released = true;
+        released |= group;
     }
     // __activemask: when nothing else in the warp can move, the lanes waiting at the same call are the
     // ones that would be executing together on a GPU.
-    if (!released && at_active) {
+    if (!released && at_active && include_active_mask) {
         for (unsigned lane = 0; lane < count; ++lane) {
             if (!((at_active >> lane) & 1u)) continue;
             unsigned together = 0;
@@ -368,8 +410,8 @@ bool BlockScheduler::release_warp(unsigned warp) {
             warp_waiting_[warp] -= lanes;
             warp_waiting_total_ -= lanes;
             at_active &= ~together;
+            released |= together;
         }
-        released = true;
     }
     return released;
 }

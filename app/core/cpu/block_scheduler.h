@@ -76,7 +76,7 @@ public:
 
     static const cp_abi::HostApi* host_api();
 
-    // Called by the kernel library through the host API.
+    // Called by the kernel library through the host API (only from block_scheduler.cpp, where they are inlined).
     int on_sync_threads(int kind, int predicate, int line);
     unsigned long long on_warp_op(const cp_abi::WarpRequest& request);
     void on_print(const char* text, size_t length);
@@ -109,7 +109,7 @@ private:
     void push_runnable(unsigned linear);
     int pop_runnable();
     bool release_waiting_threads();
-    bool release_warp(unsigned warp);
+    unsigned release_warp(unsigned warp, bool include_active_mask);  // lanes released (bit = lane)
     bool release_barrier();
     void describe_stall();
     std::string thread_name(unsigned linear) const;
@@ -128,14 +128,15 @@ private:
     int current_ = kMain;
     Context main_ctx_ = nullptr, plain_ctx_ = nullptr;
     std::vector<Slot> slots_;
-    std::vector<unsigned> queue_;  // runnable threads, in order
-    size_t queue_head_ = 0, queue_tail_ = 0;
+    std::vector<unsigned> queue_;  // runnable threads, in order: a ring of a power-of-two size
+    size_t queue_head_ = 0, queue_tail_ = 0, queue_mask_ = 0;
     // Kept up to date as threads arrive, so releasing a barrier does not rescan every thread.
     unsigned barrier_arrived_ = 0, barrier_true_ = 0;
     int barrier_line_ = 0, barrier_kind_ = 0;
     bool barrier_mismatch_ = false;
     unsigned long long barrier_result_ = 0;  // one value for the whole block: read before the next release
     std::vector<unsigned> warp_waiting_;     // per warp: lanes at a warp operation
+    std::vector<unsigned> warp_live_;        // per warp: lanes that have not exited
     unsigned warp_waiting_total_ = 0;
     std::vector<unsigned> alive_order_;      // live threads in run order
     bool alive_order_stale_ = true;
