@@ -42,6 +42,14 @@ void compute_warp_results(unsigned group, const WarpRequest* const requests[32],
     while (first < 32 && !in(group, first)) ++first;
     if (first == 32) return;
     const int op = requests[first]->op;
+    if (op >= cp_abi::kShfl && op <= cp_abi::kShflXor) {  // the common case needs no aggregate
+        for (int lane = 0; lane < 32; ++lane) {
+            if (!in(group, lane)) continue;
+            const int src = source_lane(*requests[lane], lane);
+            results[lane] = in(group, src) ? requests[src]->value : requests[lane]->value;
+        }
+        return;
+    }
 
     unsigned ballot = 0;
     bool all_equal = true;
