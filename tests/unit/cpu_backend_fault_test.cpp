@@ -53,6 +53,23 @@ TEST(CpuBackendFault, ManyWorkersStillReportAThreadPastTheEnd) {
     }
 }
 
+TEST(CpuBackendFault, TheFirstFailingBlockIsReportedWhateverTheWorkers) {
+    // Every block writes past the end; whichever worker faults first, block 0's thread 0 is reported.
+    CpuRig rig(test_options(8));
+    const char* src = "extern \"C\" __global__ void shifted(float* out, int n, int offset)\n"
+                      "{\n"
+                      "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                      "    if (i < n) out[(long long)i + offset] = 1.0f;\n"
+                      "}\n";
+    const ModuleId m = rig.compile(src, "shifted", "shifted.cu");
+    const BufferId out = rig.buffer("out", std::vector<float>(1000, 0));
+    for (int attempt = 0; attempt < 5; ++attempt) {
+        const LaunchResult r = rig.launch(m, "shifted", {8}, {128}, {buffer_arg("out", out), value_arg("n", 1000), value_arg("offset", 1000)});
+        ASSERT_FALSE(r.ok);
+        EXPECT_EQ(r.error->message, "thread (0,0,0) of block (0,0,0) wrote 4 bytes past the end of buffer `out` (line 4)");
+    }
+}
+
 TEST(CpuBackendFault, ReadBeforeTheStart) {
     CpuRig rig;
     const char* src = "extern \"C\" __global__ void left(const float* in, float* out, int n)\n"

@@ -32,7 +32,7 @@ GridOutcome WorkerPool::run(const GridLaunch& launch) {
         // Small chunks keep the workers evenly loaded; more than one block per grab keeps them off the counter.
         chunk_ = std::clamp<uint64_t>(total / (uint64_t(workers_.size()) * 16), 1, 16);
         next_block_.store(0);
-        cancel_.store(false);
+        first_failure_.store(UINT64_MAX);
         busy_ = int(workers_.size());
         ++generation_;
     }
@@ -89,7 +89,7 @@ void WorkerPool::execute(Worker& w) {
             w.failed = true;
             w.failure.block = 0;
             w.failure.block_failure = BlockFailure{"OUT_OF_MEMORY", buffer.error().message, buffer.error().hint};
-            cancel_.store(true);
+            note_failure(0);
             return;
         }
         w.dynamic_shared = std::move(*buffer);
@@ -114,6 +114,12 @@ void WorkerPool::execute(Worker& w) {
     run_blocks(w, state);
 }
 
+void WorkerPool::note_failure(uint64_t block) {
+    uint64_t seen = first_failure_.load();
+    while (block < seen && !first_failure_.compare_exchange_weak(seen, block)) {
+    }
+}
+
 // Kept apart so that nothing it leaves on the stack is needed after a crash jumps back to the sigsetjmp.
 __attribute__((noinline)) void WorkerPool::run_blocks(Worker& w, cp_abi::ThreadState* state) {
     if (sigsetjmp(w.trap.env, 1) != 0) {
@@ -135,17 +141,17 @@ __attribute__((noinline)) void WorkerPool::run_blocks(Worker& w, cp_abi::ThreadS
         } else if (w.scheduler.stack_guard_contains(address) || w.scheduler.stack_guard_contains(w.trap.record.stack_pointer)) {
             w.failure.place.kind = WorkerFaultPlace::Kind::StackGuard;
         }
-        cancel_.store(true);
+        note_failure(w.current_block);
         return;
     }
     const GridLaunch& job = *job_;
     const uint64_t gx = job.grid.x, gxy = uint64_t(job.grid.x) * job.grid.y;
     w.trap.armed = 1;
-    while (!cancel_.load(std::memory_order_relaxed)) {
+    for (;;) {
         const uint64_t first = next_block_.fetch_add(chunk_);
-        if (first >= total_blocks_) break;
+        if (first >= total_blocks_ || first > first_failure_.load(std::memory_order_relaxed)) break;
         const uint64_t last = std::min(total_blocks_, first + chunk_);
-        for (uint64_t b = first; b < last && !cancel_.load(std::memory_order_relaxed); ++b) {
+        for (uint64_t b = first; b < last && b < first_failure_.load(std::memory_order_relaxed); ++b) {
             w.current_block = b;
             state->block_idx = {unsigned(b % gx), unsigned((b % gxy) / gx), unsigned(b / gxy)};
             if (!w.scheduler.run_block(b)) {
@@ -158,7 +164,7 @@ __attribute__((noinline)) void WorkerPool::run_blocks(Worker& w, cp_abi::ThreadS
                 w.failure = GridFailure{};
                 w.failure.block = b;
                 w.failure.block_failure = w.scheduler.failure();
-                cancel_.store(true);
+                note_failure(b);
                 return;
             }
             if (job.capture_printf) {

@@ -87,7 +87,10 @@ private:
     const GridLaunch* job_ = nullptr;
     uint64_t total_blocks_ = 0, chunk_ = 1;
     std::atomic<uint64_t> next_block_{0};
-    std::atomic<bool> cancel_{false};
+    // The lowest block that failed so far: later blocks are skipped, earlier ones still run, so the failure
+    // reported is the first in block order however the workers were scheduled.
+    std::atomic<uint64_t> first_failure_{UINT64_MAX};
+    void note_failure(uint64_t block);
 };
 
 }  // namespace cp
