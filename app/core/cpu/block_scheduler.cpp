@@ -5,6 +5,7 @@
 // barrier) or, when nothing can, reports the stall. A block never leaves the OS thread it started on.
 #include "core/cpu/block_scheduler.h"
 
+#include "core/cpu/sanitizer_support.h"
 #include "core/cpu/warp_ops.h"
 
 #include <algorithm>
@@ -39,7 +40,10 @@ const cp_abi::HostApi kHostApi = {api_sync_threads, api_warp_op, api_print, api_
 // ---- fiber stacks ----
 
 FiberStackPool::~FiberStackPool() {
-    for (const Stack& s : stacks_) ::munmap(s.map, s.map_bytes);
+    for (const Stack& s : stacks_) {
+        forget_stack_poison(s.map + kGuardBytes, kStackBytes);
+        ::munmap(s.map, s.map_bytes);
+    }
 }
 
 void* FiberStackPool::acquire_top() {
@@ -55,6 +59,7 @@ void* FiberStackPool::acquire_top() {
     // Stagger the tops: identical page offsets would put every fiber's hot frames in the same L1 sets.
     const size_t index = used_++;
     const Stack& s = stacks_[index];
+    forget_stack_poison(s.map + kGuardBytes, kStackBytes);  // frames abandoned by the last block
     return s.map + s.map_bytes - (index % 8) * 512 - (index / 8 % 8) * 64;
 }
 

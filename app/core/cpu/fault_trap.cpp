@@ -1,6 +1,8 @@
 // Signal handling for kernel crashes: record, then siglongjmp out of the handler to the worker loop.
 #include "core/cpu/fault_trap.h"
 
+#include "core/cpu/sanitizer_support.h"
+
 #include <mutex>
 #include <sys/mman.h>
 #include <ucontext.h>
@@ -92,8 +94,13 @@ AltSignalStack::AltSignalStack() {
     sigaltstack(&ss, nullptr);
 }
 
+void AltSignalStack::forget_frames() {
+    if (memory_) forget_stack_poison(memory_, bytes_);
+}
+
 AltSignalStack::~AltSignalStack() {
     if (!memory_) return;
+    forget_stack_poison(memory_, bytes_);  // the handler's frames were left by siglongjmp
     stack_t ss{};
     ss.ss_flags = SS_DISABLE;
     sigaltstack(&ss, nullptr);

@@ -42,6 +42,7 @@ public:
     ~AltSignalStack();
     AltSignalStack(const AltSignalStack&) = delete;
     AltSignalStack& operator=(const AltSignalStack&) = delete;
+    void forget_frames();  // after leaving the handler with siglongjmp (AddressSanitizer builds)
 
 private:
     void* memory_ = nullptr;

@@ -1,6 +1,8 @@
 // Guarded buffers: mmap a PROT_NONE reservation, open the pages the data needs, end the data at the guard.
 #include "core/cpu/guarded_memory.h"
 
+#include "core/cpu/sanitizer_support.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -42,6 +44,7 @@ Result<GuardedBuffer> GuardedBuffer::allocate(uint64_t bytes) {
     if (data_pages && ::mprotect(b.slack_, data_pages, PROT_READ | PROT_WRITE) != 0)
         return make_error("cannot allocate " + std::to_string(bytes) + " bytes for a buffer: " + std::strerror(errno),
                           "use smaller buffers");
+    forget_stack_poison(b.slack_, data_pages);  // the addresses may have been a fiber stack before
     b.restore_slack();
     return b;
 }

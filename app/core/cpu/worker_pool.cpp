@@ -60,6 +60,7 @@ GridOutcome WorkerPool::run(const GridLaunch& launch) {
 
 void WorkerPool::worker_loop(Worker& w) {
     AltSignalStack alt_stack;  // the handler must run even when a fiber's stack overflowed
+    w.alt_stack = &alt_stack;
     set_thread_fault_trap(&w.trap);
     uint64_t seen = 0;
     for (;;) {
@@ -124,6 +125,7 @@ void WorkerPool::note_failure(uint64_t block) {
 __attribute__((noinline)) void WorkerPool::run_blocks(Worker& w, cp_abi::ThreadState* state) {
     if (sigsetjmp(w.trap.env, 1) != 0) {
         w.trap.armed = 0;
+        w.alt_stack->forget_frames();  // the signal handler's frame was left, not returned from
         if (job_->capture_printf) {  // what the crashed block printed before the crash helps find it
             std::string text = w.scheduler.take_block_output();
             if (!text.empty()) w.printed.emplace_back(w.current_block, std::move(text));

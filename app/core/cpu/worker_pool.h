@@ -66,6 +66,7 @@ private:
         std::thread thread;
         BlockScheduler scheduler;
         FaultTrap trap;
+        AltSignalStack* alt_stack = nullptr;  // owned by the worker's thread
         GuardedBuffer dynamic_shared;
         std::vector<std::pair<uint64_t, std::string>> printed;
         uint64_t current_block = 0;
