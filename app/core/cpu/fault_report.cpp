@@ -36,14 +36,16 @@ std::optional<uintptr_t> kernel_return_address(const KernelModule& module, uintp
     return std::nullopt;
 }
 
+// Relative paths come back from addr2line joined to the folder the library was compiled in.
+bool same_file(const std::string& f, const std::string& source_path) {
+    return f.empty() || f == source_path ||
+           (f.size() > source_path.size() && f.compare(f.size() - source_path.size(), source_path.size(), source_path) == 0 &&
+            f[f.size() - source_path.size() - 1] == '/');
+}
+
 std::string line_text(const std::optional<SourceLine>& where, const std::string& source_path) {
     if (!where) return "";
-    // Relative paths come back joined to the compile folder.
-    const std::string& f = where->file;
-    const bool same = f.empty() || f == source_path ||
-                      (f.size() > source_path.size() && f.compare(f.size() - source_path.size(), source_path.size(), source_path) == 0 &&
-                       f[f.size() - source_path.size() - 1] == '/');
-    if (same) return " (line " + std::to_string(where->line) + ")";
+    if (same_file(where->file, source_path)) return " (line " + std::to_string(where->line) + ")";
     return " (" + where->file + ":" + std::to_string(where->line) + ")";
 }
 
@@ -76,28 +78,39 @@ std::string element_hint(const BufferForReport& b, GuardedBuffer::Location loc) 
 
 }  // namespace
 
-std::optional<SourceLine> source_line_of(const KernelModule& module, uintptr_t instruction) {
+std::optional<SourceLine> source_line_of(const KernelModule& module, uintptr_t instruction, const std::string& prefer_file) {
     if (!module.contains(instruction)) return std::nullopt;
     std::string tool;
     for (const char* name : {"addr2line", "llvm-addr2line", "eu-addr2line"})
         if (tool = find_executable(name); !tool.empty()) break;
     if (tool.empty()) return std::nullopt;
+    // -i lists the inlining chain, innermost first: an access inside an inlined library function (a
+    // fortified memcpy, a device function in a header) is reported at the first line in the user's file.
     const ProcessOutcome out =
-        run_process({tool, "-e", module.library().string(), hex(instruction - module.load_base())}, 20);
+        run_process({tool, "-i", "-e", module.library().string(), hex(instruction - module.load_base())}, 20);
     if (!out.started || out.exit_code != 0) return std::nullopt;
-    std::string text = out.output.substr(0, out.output.find('\n'));
-    if (const size_t disc = text.find(" (discriminator"); disc != std::string::npos) text.resize(disc);
-    const size_t colon = text.rfind(':');
-    if (colon == std::string::npos || text.compare(0, 2, "??") == 0) return std::nullopt;
-    SourceLine where;
-    where.file = text.substr(0, colon);
-    try {
-        where.line = std::stoi(text.substr(colon + 1));
-    } catch (...) {
-        return std::nullopt;
+    std::optional<SourceLine> first;
+    size_t start = 0;
+    while (start < out.output.size()) {
+        size_t end = out.output.find('\n', start);
+        if (end == std::string::npos) end = out.output.size();
+        std::string text = out.output.substr(start, end - start);
+        start = end + 1;
+        if (const size_t disc = text.find(" (discriminator"); disc != std::string::npos) text.resize(disc);
+        const size_t colon = text.rfind(':');
+        if (colon == std::string::npos || text.compare(0, 2, "??") == 0) continue;
+        SourceLine where;
+        where.file = text.substr(0, colon);
+        try {
+            where.line = std::stoi(text.substr(colon + 1));
+        } catch (...) {
+            continue;
+        }
+        if (where.line <= 0) continue;
+        if (same_file(where.file, prefer_file)) return where;
+        if (!first) first = where;
     }
-    if (where.line <= 0) return std::nullopt;
-    return where;
+    return first;
 }
 
 EngineError describe_crash(const GridFailure& failure, const FaultReportContext& context) {
@@ -112,13 +125,13 @@ EngineError describe_crash(const GridFailure& failure, const FaultReportContext&
     std::optional<SourceLine> where;
     std::string in_function;
     if (context.module) {
-        where = source_line_of(*context.module, r.instruction);
+        where = source_line_of(*context.module, r.instruction, context.source_path);
         if (!where) {
             Dl_info info{};
             if (::dladdr(reinterpret_cast<void*>(r.instruction), &info) && info.dli_sname)
                 in_function = std::string(" in ") + info.dli_sname;
             if (const auto ret = kernel_return_address(*context.module, r.stack_pointer))
-                where = source_line_of(*context.module, *ret);
+                where = source_line_of(*context.module, *ret, context.source_path);
         }
     }
     const std::string at = in_function + line_text(where, context.source_path);

@@ -31,7 +31,8 @@ struct SourceLine {
     std::string file;
     int line = 0;
 };
-// The source line of `instruction` inside `module` (addr2line on its debug line table).
-std::optional<SourceLine> source_line_of(const KernelModule& module, uintptr_t instruction);
+// The source line of `instruction` inside `module` (addr2line on its debug line table): the innermost
+// line in `prefer_file` when the instruction is inlined from elsewhere, else the innermost line.
+std::optional<SourceLine> source_line_of(const KernelModule& module, uintptr_t instruction, const std::string& prefer_file);
 
 }  // namespace cp

@@ -168,6 +168,10 @@ HostCompileOptions host_compile_options(const ShimLocation& shim, const std::vec
                  "-ffp-contract=off",  // no fused multiply-add: results match a plain CPU reference
                  "-fno-math-errno",
                  "-fno-strict-aliasing",  // kernels often reinterpret buffers (uchar4 <-> int)
+                 // Some distributions turn these on by default; their checks abort() the whole process,
+                 // where the backend's own guards report the thread and the line instead.
+                 "-U_FORTIFY_SOURCE",
+                 "-fno-stack-protector",
                  "-fmessage-length=0",
                  "-fdiagnostics-color=never",
                  "-I" + (shim.dir / "include").string(),
