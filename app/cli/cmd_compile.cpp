@@ -1,7 +1,7 @@
 // `cuda-playground compile FILE`: NVRTC diagnostics and resource usage; works on any .cu file, GPU or not.
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "core/backend.h"
+#include "core/cuda/cuda_backend_factory.h"
 #include "core/compiler_info.h"
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/kernel_file.h"
@@ -46,8 +46,8 @@ int cmd_compile(const std::vector<std::string>& argv) {
 
     std::string arch = args->get("--arch");
     if (arch.empty()) {
-        auto cuda = make_cuda_backend();
-        arch = cuda ? (*cuda)->info().device.arch : default_cuda_arch();
+        arch = cuda_device_arch();
+        if (arch.empty()) arch = default_cuda_arch();
     }
     if (arch.rfind("sm_", 0) != 0 && arch.rfind("compute_", 0) != 0) {
         return user_error("`--arch " + arch + "` is not an architecture name", "use e.g. --arch sm_90 or --arch sm_80");

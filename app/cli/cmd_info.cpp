@@ -75,7 +75,7 @@ int cmd_info(const std::vector<std::string>& argv) {
         print_device((*cuda)->info().device);
     } else {
         std::cout << "not available\n  reason:        " << cuda.error().message << "\n";
-        if (!cuda.error().hint.empty()) std::cout << "  hint:          " << cuda.error().hint << "\n";
+        if (!cuda.error().hint.empty()) std::cout << "  detail:        " << cuda.error().hint << "\n";
     }
     std::cout << "\nCPU backend: ";
     if (cpu) {

@@ -143,8 +143,9 @@ int cmd_run(const std::vector<std::string>& argv) {
     auto backend = make_backend(choice, &why_not_cuda);
     if (!backend) {
         if (choice == BackendChoice::Cuda) {
-            return user_error("no CUDA device is available: " + backend.error().message,
-                              "run on the CPU emulator with --backend cpu");
+            const std::string& why = backend.error().message;
+            return user_error("no CUDA device is available: " + why,
+                              why.find("--backend cpu") == std::string::npos ? "run on the CPU emulator with --backend cpu" : "");
         }
         return user_error("no backend can run kernels here: " + backend.error().message, backend.error().hint);
     }

@@ -56,6 +56,10 @@ struct AllocateResult {
     BufferId buffer = 0;
     uint64_t device_address = 0;  // CUDA: CUdeviceptr for interop in the same process; CPU: 0
     std::optional<EngineError> error;
+    // CUDA: a CUipcMemHandle (64 bytes) another process on this machine can open (cuIpcOpenMemHandle) to
+    // reach this buffer, e.g. the window's GL interop when the backend runs in a worker process. Empty when
+    // unavailable (CPU backend, or a driver without IPC).
+    std::vector<uint8_t> ipc_handle;
 };
 
 struct UploadRequest {

@@ -350,7 +350,7 @@ Result<bool> KernelSession::prepare_buffers(const ResolvedRun& resolved, std::ma
                                       std::to_string(host.bytes.size()) + " bytes): " + a.error->message,
                                   a.error->hint.empty() ? "use smaller sizes" : a.error->hint);
             }
-            dev = {a.buffer, host.bytes.size(), a.device_address};
+            dev = {a.buffer, host.bytes.size(), a.device_address, a.ipc_handle};
         }
         UploadResult u = engine_.upload({dev.id, host.bytes});
         if (u.error) return make_error("could not upload buffer `" + spec.name + "`: " + u.error->message, u.error->hint);
@@ -461,7 +461,10 @@ RunReport KernelSession::run(const RunOptions& options) {
         report.bandwidth_gbps = double(resolved->traffic_bytes) / (report.timing.median_ms * 1e-3) / 1e9;
         if (device_.copy_bandwidth_gbps > 0) report.bandwidth_fraction = report.bandwidth_gbps / device_.copy_bandwidth_gbps;
     }
-    for (const auto& [name, b] : buffers_) report.device_addresses[name] = b.device_address;
+    for (const auto& [name, b] : buffers_) {
+        report.device_addresses[name] = b.device_address;
+        if (!b.ipc_handle.empty()) report.ipc_handles[name] = b.ipc_handle;
+    }
 
     if (!options.read_back) return report;
     for (const auto& b : spec.buffers) {

@@ -60,6 +60,7 @@ struct RunReport {
 
     std::map<std::string, HostBuffer> outputs;         // out/inout buffers read back (when asked)
     std::map<std::string, uint64_t> device_addresses;  // CUDA device pointers (interop, same process)
+    std::map<std::string, std::vector<uint8_t>> ipc_handles;  // CUDA IPC handles (interop, worker process)
 
     RunStage failed_stage = RunStage::None;
     std::optional<Error> error;  // the user-level failure: what went wrong + how to fix it
@@ -125,6 +126,7 @@ private:
         BufferId id = 0;
         uint64_t bytes = 0;
         uint64_t device_address = 0;
+        std::vector<uint8_t> ipc_handle;
     };
     std::map<std::string, DeviceBuffer> buffers_;
 };

@@ -134,8 +134,11 @@ TEST(EngineWire, Responses) {
 
     const auto rb = round_trip_response(ReadBackResult{bytes({1, 2, 3}), std::nullopt});
     EXPECT_EQ(rb.data, bytes({1, 2, 3}));
-    const auto al = round_trip_response(AllocateResult{8, 0, std::nullopt});
+    std::vector<uint8_t> handle(64);
+    for (size_t i = 0; i < handle.size(); ++i) handle[i] = uint8_t(i * 7 + 3);
+    const auto al = round_trip_response(AllocateResult{8, 0, std::nullopt, handle});
     EXPECT_EQ(al.buffer, 8u);
+    EXPECT_EQ(al.ipc_handle, handle);
 }
 
 TEST(EngineWire, MalformedInputIsRejected) {

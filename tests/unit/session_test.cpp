@@ -45,7 +45,7 @@ public:
         ++allocations;
         const BufferId id = next_id_++;
         memory[id].assign(req.bytes, std::byte{0});
-        return {id, 0x1000 * id, std::nullopt};
+        return {id, 0x1000 * id, std::nullopt, {}};
     }
     UploadResult upload(const UploadRequest& req) override {
         ++uploads;

@@ -302,6 +302,11 @@ AllocateResult CudaBackend::allocate(const AllocateRequest& request) {
     }
     out.buffer = next_buffer_++;
     out.device_address = b.ptr;
+    CUipcMemHandle ipc;
+    if (d_.IpcGetMemHandle && d_.IpcGetMemHandle(&ipc, b.ptr) == CUDA_SUCCESS) {
+        const auto* raw = reinterpret_cast<const uint8_t*>(ipc.reserved);
+        out.ipc_handle.assign(raw, raw + sizeof(ipc.reserved));
+    }
     buffers_[out.buffer] = std::move(b);
     return out;
 }

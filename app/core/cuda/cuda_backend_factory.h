@@ -17,3 +17,10 @@ Result<std::unique_ptr<Backend>> make_cuda_backend_in_process();
 Result<std::unique_ptr<Backend>> make_cuda_backend_from_library(const std::string& libcuda_path);
 
 }  // namespace cp
+
+namespace cp {
+
+// "sm_90" for CUDA device 0, asked of the driver directly (no context, no worker); empty without a device.
+std::string cuda_device_arch();
+
+}  // namespace cp

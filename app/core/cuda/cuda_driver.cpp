@@ -96,6 +96,9 @@ std::optional<CudaDriver> load_cuda_driver(const std::string& library, std::stri
     if (!d.EventElapsedTime) need("cuEventElapsedTime", d.EventElapsedTime);  // same signature before 12.8
 
     // Optional: the toolkit's stub library has none of the GL entry points.
+    want("cuIpcGetMemHandle", d.IpcGetMemHandle);
+    want("cuIpcOpenMemHandle_v2", d.IpcOpenMemHandle);
+    want("cuIpcCloseMemHandle", d.IpcCloseMemHandle);
     want("cuGraphicsGLRegisterImage", d.GraphicsGLRegisterImage);
     want("cuGraphicsGLRegisterBuffer", d.GraphicsGLRegisterBuffer);
     want("cuGraphicsMapResources", d.GraphicsMapResources);

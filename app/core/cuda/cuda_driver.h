@@ -45,6 +45,10 @@ struct CudaDriver {
     decltype(&::cuMemcpyDtoD_v2) MemcpyDtoD = nullptr;
     decltype(&::cuMemsetD8_v2) MemsetD8 = nullptr;
     decltype(&::cuMemcpy2D_v2) Memcpy2D = nullptr;
+    // Sharing buffers between processes (worker backend -> window interop); optional
+    decltype(&::cuIpcGetMemHandle) IpcGetMemHandle = nullptr;
+    decltype(&::cuIpcOpenMemHandle_v2) IpcOpenMemHandle = nullptr;
+    decltype(&::cuIpcCloseMemHandle) IpcCloseMemHandle = nullptr;
 
     // Modules and launches
     decltype(&::cuModuleLoadDataEx) ModuleLoadDataEx = nullptr;

@@ -120,7 +120,7 @@ Response failed_response(const Request& request, const EngineError& error, const
             r.error = error;
             return r;
         }
-        case 2: return AllocateResult{0, 0, error};
+        case 2: return AllocateResult{0, 0, error, {}};
         case 3: return UploadResult{error};
         case 4: {
             LaunchResult r;

@@ -223,7 +223,8 @@ WireMessage encode_response(const Response& response) {
                           {"usage", r.usage}, {"cache_hit", r.cache_hit}, {"compile_ms", r.compile_ms},
                           {"module", r.module}, {"error", error_json(r.error)}});
             } else if constexpr (std::is_same_v<T, AllocateResult>) {
-                j.update({{"buffer", r.buffer}, {"device_address", r.device_address}, {"error", error_json(r.error)}});
+                j.update({{"buffer", r.buffer}, {"device_address", r.device_address}, {"ipc_handle", r.ipc_handle},
+                          {"error", error_json(r.error)}});
             } else if constexpr (std::is_same_v<T, UploadResult>) {
                 j["error"] = error_json(r.error);
             } else if constexpr (std::is_same_v<T, LaunchResult>) {
@@ -258,7 +259,7 @@ std::optional<Response> decode_response(WireMessage message) {
                 return r;
             }
             case 2: return AllocateResult{j.at("buffer").get<BufferId>(), j.at("device_address").get<uint64_t>(),
-                                          error_from(j)};
+                                          error_from(j), j.value("ipc_handle", std::vector<uint8_t>{})};
             case 3: return UploadResult{error_from(j)};
             case 4: {
                 LaunchResult r;
