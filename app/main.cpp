@@ -50,12 +50,7 @@ int run_window(const std::vector<std::string>& argv) {
         std::cout << kUsage;
         return 0;
     }
-    if (!args->positional.empty()) {
-        const std::string& word = args->positional[0];
-        const std::string guess = closest(word, {"list", "info", "compile", "run"});
-        return user_error("unknown command `" + word + "`",
-                          guess.empty() ? "see cuda-playground --help" : "did you mean `" + guess + "`?");
-    }
+    if (!args->positional.empty()) return user_error("unexpected argument `" + args->positional[0] + "`", "see --help");
     cp::ui::AppOptions options;
     options.headless = args->has("--headless");
     if (args->has("--open")) options.open_file = find_kernel_path(args->get("--open")).string();
@@ -103,6 +98,11 @@ int main(int argc, char** argv) {
         if (command == "info") return cp::cli::cmd_info(rest);
         if (command == "compile") return cp::cli::cmd_compile(rest);
         if (command == "run") return cp::cli::cmd_run(rest);
+        if (!command.empty() && command[0] != '-') {
+            const std::string guess = cp::cli::closest(command, {"list", "info", "compile", "run"});
+            return cp::cli::user_error("unknown command `" + command + "`",
+                                       guess.empty() ? "see cuda-playground --help" : "did you mean `" + guess + "`?");
+        }
         if (command == "--version") {
             std::cout << "cuda-playground " << CP_VERSION << "\n";
             return 0;

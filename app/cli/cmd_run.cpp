@@ -150,7 +150,9 @@ int cmd_run(const std::vector<std::string>& argv) {
         return user_error("no backend can run kernels here: " + backend.error().message, backend.error().hint);
     }
     if (choice == BackendChoice::Auto && !why_not_cuda.empty()) {
-        std::cerr << "note: using the CPU backend (" << why_not_cuda << ")\n";
+        std::string reason = why_not_cuda;
+        if (auto cut = reason.find(": the CUDA backend is unavailable"); cut != std::string::npos) reason.resize(cut);
+        std::cerr << "note: no usable CUDA device (" << reason << "); running on the CPU backend\n";
     }
     const bool on_cpu = (*backend)->kind() == BackendKind::Cpu;
     Engine engine(std::move(*backend));

@@ -1,0 +1,28 @@
+// The CPU backend: kernels compiled by the host C++ compiler against a CUDA shim and run by worker
+// threads with fibers. Options for tests and for exposing missing barriers (thread order).
+#pragma once
+
+#include "core/backend.h"
+#include "core/cpu/block_scheduler.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace cp {
+
+struct CpuBackendOptions {
+    int workers = 0;                            // 0: one per core; 1: deterministic (blocks in order)
+    ThreadOrder order = ThreadOrder::Natural;   // order of a block's threads (Reversed/Shuffled expose races)
+    uint64_t seed = 1;                          // for Shuffled
+    std::string compiler;                       // empty: $CXX, else g++ / clang++ from PATH
+    std::string cache_dir;                      // empty: cpu_cache_dir(); "-": no cache
+};
+
+// Reads CUDA_PLAYGROUND_CPU_WORKERS (a number), CUDA_PLAYGROUND_CPU_ORDER (natural | reversed | shuffled,
+// optionally shuffled:SEED) and CUDA_PLAYGROUND_CPU_SEED. An Error names a variable with a bad value.
+Result<CpuBackendOptions> cpu_backend_options_from_env();
+
+Result<std::unique_ptr<Backend>> make_cpu_backend_with(const CpuBackendOptions& options);
+
+}  // namespace cp

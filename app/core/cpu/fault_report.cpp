@@ -1,0 +1,183 @@
+// Crash reports for the CPU backend: "thread (x,y,z) of block (x,y,z) wrote 4 bytes past the end of
+// buffer `out` (line N)", and the like for other buffers, the stack, division by zero and stalls.
+#include "core/cpu/fault_report.h"
+
+#include "core/cpu/subprocess.h"
+
+#include <csignal>
+#include <cstdio>
+#include <dlfcn.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+namespace cp {
+namespace {
+
+std::string uint3_text(cp_abi::Uint3 v) {
+    return "(" + std::to_string(v.x) + "," + std::to_string(v.y) + "," + std::to_string(v.z) + ")";
+}
+
+std::string hex(uintptr_t v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "0x%lx", static_cast<unsigned long>(v));
+    return text;
+}
+
+// When the crash is inside a library function (memcpy...), the kernel's call is found from a return
+// address on the stack that points into the kernel's code.
+std::optional<uintptr_t> kernel_return_address(const KernelModule& module, uintptr_t stack_pointer) {
+    if (!stack_pointer) return std::nullopt;
+    uintptr_t words[256];
+    iovec local{words, sizeof words}, remote{reinterpret_cast<void*>(stack_pointer), sizeof words};
+    // process_vm_readv fails cleanly instead of faulting when the stack is not readable.
+    const ssize_t got = ::process_vm_readv(::getpid(), &local, 1, &remote, 1, 0);
+    for (ssize_t i = 0; i < got / ssize_t(sizeof(uintptr_t)); ++i)
+        if (module.contains(words[i])) return words[i] - 1;  // inside the call instruction
+    return std::nullopt;
+}
+
+// Relative paths come back from addr2line joined to the folder the library was compiled in.
+bool same_file(const std::string& f, const std::string& source_path) {
+    return f.empty() || f == source_path ||
+           (f.size() > source_path.size() && f.compare(f.size() - source_path.size(), source_path.size(), source_path) == 0 &&
+            f[f.size() - source_path.size() - 1] == '/');
+}
+
+std::string line_text(const std::optional<SourceLine>& where, const std::string& source_path) {
+    if (!where) return "";
+    if (same_file(where->file, source_path)) return " (line " + std::to_string(where->line) + ")";
+    return " (" + where->file + ":" + std::to_string(where->line) + ")";
+}
+
+// "wrote 4 bytes past the end of buffer `out`" and its variants.
+std::string outside_text(const std::string& verb, const std::string& region, GuardedBuffer::Location loc, uint32_t elem) {
+    const uint64_t d = loc.distance;
+    const std::string size = elem == 1 ? std::string("1 byte") : std::to_string(elem) + " bytes";
+    switch (loc.where) {
+        case GuardedBuffer::Where::PastEnd:
+            if (elem && d < elem) return verb + " " + size + " past the end of " + region;
+            if (elem) return verb + " " + size + " at " + std::to_string(d) + " bytes past the end of " + region;
+            if (d == 0) return verb + " past the end of " + region;
+            return verb + " memory " + std::to_string(d) + " bytes past the end of " + region;
+        case GuardedBuffer::Where::BeforeStart:
+            if (elem && d <= elem) return verb + " " + size + " before the start of " + region;
+            if (elem) return verb + " " + size + " at " + std::to_string(d) + " bytes before the start of " + region;
+            return verb + " memory " + std::to_string(d) + " bytes before the start of " + region;
+        default: return verb + " " + region + " at byte offset " + std::to_string(d) + ", which faulted";
+    }
+}
+
+std::string element_hint(const BufferForReport& b, GuardedBuffer::Location loc) {
+    if (!b.element_size) return "";
+    const int64_t bytes = int64_t(b.memory->size());
+    const int64_t offset = loc.where == GuardedBuffer::Where::PastEnd ? bytes + int64_t(loc.distance) : -int64_t(loc.distance);
+    const int64_t element = offset >= 0 ? offset / b.element_size : -((-offset + b.element_size - 1) / b.element_size);
+    return "`" + b.name + "` holds " + std::to_string(bytes / b.element_size) + " elements of " +
+           std::to_string(b.element_size) + " bytes; the access was to element " + std::to_string(element) + ". ";
+}
+
+}  // namespace
+
+std::optional<SourceLine> source_line_of(const KernelModule& module, uintptr_t instruction, const std::string& prefer_file) {
+    if (!module.contains(instruction)) return std::nullopt;
+    std::string tool;
+    for (const char* name : {"addr2line", "llvm-addr2line", "eu-addr2line"})
+        if (tool = find_executable(name); !tool.empty()) break;
+    if (tool.empty()) return std::nullopt;
+    // -i lists the inlining chain, innermost first: an access inside an inlined library function (a
+    // fortified memcpy, a device function in a header) is reported at the first line in the user's file.
+    const ProcessOutcome out =
+        run_process({tool, "-i", "-e", module.library().string(), hex(instruction - module.load_base())}, 20);
+    if (!out.started || out.exit_code != 0) return std::nullopt;
+    std::optional<SourceLine> first;
+    size_t start = 0;
+    while (start < out.output.size()) {
+        size_t end = out.output.find('\n', start);
+        if (end == std::string::npos) end = out.output.size();
+        std::string text = out.output.substr(start, end - start);
+        start = end + 1;
+        if (const size_t disc = text.find(" (discriminator"); disc != std::string::npos) text.resize(disc);
+        const size_t colon = text.rfind(':');
+        if (colon == std::string::npos || text.compare(0, 2, "??") == 0) continue;
+        SourceLine where;
+        where.file = text.substr(0, colon);
+        try {
+            where.line = std::stoi(text.substr(colon + 1));
+        } catch (...) {
+            continue;
+        }
+        if (where.line <= 0) continue;
+        if (same_file(where.file, prefer_file)) return where;
+        if (!first) first = where;
+    }
+    return first;
+}
+
+EngineError describe_crash(const GridFailure& failure, const FaultReportContext& context) {
+    if (failure.block_failure) {
+        const BlockFailure& b = *failure.block_failure;
+        return EngineError{b.name, b.message, b.hint, false};
+    }
+    if (!failure.fault) return EngineError{"LAUNCH_FAILED", "the launch failed for an unknown reason", "", false};
+    const FaultRecord& r = *failure.fault;
+    const std::string who = "thread " + uint3_text(r.thread) + " of block " + uint3_text(r.block);
+
+    std::optional<SourceLine> where;
+    std::string in_function;
+    if (context.module) {
+        where = source_line_of(*context.module, r.instruction, context.source_path);
+        if (!where) {
+            Dl_info info{};
+            if (::dladdr(reinterpret_cast<void*>(r.instruction), &info) && info.dli_sname)
+                in_function = std::string(" in ") + info.dli_sname;
+            if (const auto ret = kernel_return_address(*context.module, r.stack_pointer))
+                where = source_line_of(*context.module, *ret, context.source_path);
+        }
+    }
+    const std::string at = in_function + line_text(where, context.source_path);
+    const std::string verb = r.access == 2 ? "wrote" : r.access == 1 ? "read" : "accessed";
+
+    if (r.signal == SIGFPE) {
+        const bool overflow = r.code == FPE_INTOVF;
+        return EngineError{"INTEGER_DIVIDE_BY_ZERO",
+                           who + (overflow ? " overflowed an integer division (INT_MIN / -1)" : " divided an integer by zero") + at,
+                           "a GPU returns an unspecified value here, the CPU stops; check the divisor before dividing", false};
+    }
+    if (r.signal == SIGILL) {
+        return EngineError{"ILLEGAL_INSTRUCTION", who + " executed an illegal instruction" + at,
+                           "the host compiler plants a trap where code has undefined behaviour, e.g. a non-void "
+                           "function that does not return a value",
+                           false};
+    }
+    if (failure.place.kind == WorkerFaultPlace::Kind::StackGuard) {
+        return EngineError{"STACK_OVERFLOW", who + " overflowed its stack" + at,
+                           "each thread has 128 KiB of stack on the CPU backend: use smaller local arrays or less recursion",
+                           false};
+    }
+    if (failure.place.kind == WorkerFaultPlace::Kind::DynamicShared) {
+        const std::string region = "the dynamic shared memory (extern __shared__, " +
+                                   std::to_string(failure.place.shared_bytes) + " bytes)";
+        return EngineError{"OUT_OF_BOUNDS", who + " " + outside_text(verb, region, failure.place.location, 0) + at,
+                           "the launch's dynamic shared memory size is what extern __shared__ arrays may use", false};
+    }
+    for (const BufferForReport& b : context.buffers) {
+        if (!b.memory) continue;
+        const GuardedBuffer::Location loc = b.memory->locate(r.address);
+        if (loc.where == GuardedBuffer::Where::Outside) continue;
+        return EngineError{"OUT_OF_BOUNDS",
+                           who + " " + outside_text(verb, "buffer `" + b.name + "`", loc, b.element_size) + at,
+                           element_hint(b, loc) +
+                               "Check the bounds test before the access (e.g. `if (i < n)`) and that the grid does "
+                               "not cover more than the data.",
+                           false};
+    }
+    if (r.address < 65536) {
+        return EngineError{"INVALID_ADDRESS", who + " " + verb + " address " + hex(r.address) + " (a null pointer)" + at,
+                           "a pointer parameter was not given a buffer, or an index was applied to a null pointer", false};
+    }
+    return EngineError{"INVALID_ADDRESS",
+                       who + " " + verb + " address " + hex(r.address) + ", which is not inside any buffer" + at,
+                       "an index far outside a buffer, or a pointer that was never set, gives such addresses", false};
+}
+
+}  // namespace cp

@@ -1,0 +1,94 @@
+// Guarded buffers: mmap a PROT_NONE reservation, open the pages the data needs, end the data at the guard.
+#include "core/cpu/guarded_memory.h"
+
+#include "core/cpu/sanitizer_support.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <sys/mman.h>
+#include <utility>
+#include <unistd.h>
+
+namespace cp {
+namespace {
+
+constexpr unsigned char kSlackPattern = 0xA5;
+
+size_t page_size() {
+    static const size_t size = size_t(::sysconf(_SC_PAGESIZE));
+    return size;
+}
+
+size_t round_up(uint64_t n, size_t to) { return size_t((n + to - 1) / to * to); }
+
+}  // namespace
+
+Result<GuardedBuffer> GuardedBuffer::allocate(uint64_t bytes) {
+    const size_t page = page_size();
+    const size_t data_pages = round_up(bytes, page);
+    // Guards as large as the buffer (64 KiB .. 1 GiB): an index up to twice the size still faults here
+    // instead of landing in another buffer. Reserved address space only; no memory is committed.
+    const size_t guard = std::clamp<size_t>(data_pages, size_t(64) << 10, size_t(1) << 30);
+    const size_t total = guard + data_pages + guard;
+    void* map = ::mmap(nullptr, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (map == MAP_FAILED)
+        return make_error("cannot reserve " + std::to_string(bytes) + " bytes for a buffer: " + std::strerror(errno),
+                          "use smaller buffers");
+    GuardedBuffer b;
+    b.map_ = static_cast<std::byte*>(map);
+    b.map_bytes_ = total;
+    b.slack_ = b.map_ + guard;
+    b.data_ = b.slack_ + (data_pages - bytes);
+    b.bytes_ = bytes;
+    if (data_pages && ::mprotect(b.slack_, data_pages, PROT_READ | PROT_WRITE) != 0)
+        return make_error("cannot allocate " + std::to_string(bytes) + " bytes for a buffer: " + std::strerror(errno),
+                          "use smaller buffers");
+    forget_stack_poison(b.slack_, data_pages);  // the addresses may have been a fiber stack before
+    b.restore_slack();
+    return b;
+}
+
+GuardedBuffer::~GuardedBuffer() { release(); }
+
+void GuardedBuffer::release() {
+    if (map_) ::munmap(map_, map_bytes_);
+    map_ = slack_ = data_ = nullptr;
+    map_bytes_ = 0;
+    bytes_ = 0;
+}
+
+GuardedBuffer::GuardedBuffer(GuardedBuffer&& o) noexcept { *this = std::move(o); }
+
+GuardedBuffer& GuardedBuffer::operator=(GuardedBuffer&& o) noexcept {
+    if (this != &o) {
+        release();
+        map_ = std::exchange(o.map_, nullptr);
+        map_bytes_ = std::exchange(o.map_bytes_, 0);
+        slack_ = std::exchange(o.slack_, nullptr);
+        data_ = std::exchange(o.data_, nullptr);
+        bytes_ = std::exchange(o.bytes_, 0);
+    }
+    return *this;
+}
+
+GuardedBuffer::Location GuardedBuffer::locate(uintptr_t address) const {
+    const auto begin = reinterpret_cast<uintptr_t>(map_), end = begin + map_bytes_;
+    const auto data = reinterpret_cast<uintptr_t>(data_), data_end = data + bytes_;
+    if (!map_ || address < begin || address >= end) return {};
+    if (address >= data_end) return {Where::PastEnd, address - data_end};
+    if (address < data) return {Where::BeforeStart, data - address};
+    return {Where::Inside, address - data};
+}
+
+bool GuardedBuffer::slack_intact() const {
+    for (const std::byte* p = slack_; p < data_; ++p)
+        if (*p != std::byte{kSlackPattern}) return false;
+    return true;
+}
+
+void GuardedBuffer::restore_slack() {
+    if (slack_ && data_ > slack_) std::memset(slack_, kSlackPattern, size_t(data_ - slack_));
+}
+
+}  // namespace cp

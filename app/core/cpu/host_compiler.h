@@ -1,0 +1,65 @@
+// The host C++ compiler as the CPU backend's kernel compiler: finding it and the shim, the command line,
+// turning its messages into Diagnostics, and the compile cache of kernel libraries (.so files).
+#pragma once
+
+#include "core/engine_api.h"
+#include "core/result.h"
+#include "core/types.h"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace cp {
+
+struct HostCompiler {
+    std::string path;     // absolute path of g++ / clang++
+    std::string version;  // first line of `--version`
+};
+
+// `preferred` (if not empty), else $CXX, else g++, clang++, c++ from PATH.
+Result<HostCompiler> find_host_compiler(const std::string& preferred = {});
+
+struct ShimLocation {
+    std::filesystem::path dir;  // holds cuda_shim.h and include/
+    std::string fingerprint;    // hash of every file in it: part of the cache key
+};
+
+// $CUDA_PLAYGROUND_SHIM_DIR, else the source tree's shim baked in at build time, else next to the binary.
+Result<ShimLocation> find_shim();
+
+// The compile cache folder: $CUDA_PLAYGROUND_CACHE_DIR/cpu, else $XDG_CACHE_HOME/cuda-playground/cpu, else
+// ~/.cache/cuda-playground/cpu. Empty when CUDA_PLAYGROUND_NO_CACHE is set or no home is known.
+std::filesystem::path cpu_cache_dir();
+
+// 32 hex digits: two independent 64-bit FNV-1a hashes of `inputs`.
+std::string cpu_cache_key(const std::string& inputs);
+
+// Options for the host compiler, and the request's NVRTC options it does not use (reported in the log).
+struct HostCompileOptions {
+    std::vector<std::string> flags;
+    std::vector<std::string> ignored;
+};
+HostCompileOptions host_compile_options(const ShimLocation& shim, const std::vector<std::string>& extra_options);
+
+// Parses "file:line:col: error: message" lines. Errors inside the shim are moved to the user's line that
+// led there; errors in the generated entry points are explained in terms of the kernel.
+std::vector<Diagnostic> parse_compiler_messages(const std::string& log, const std::string& user_path,
+                                                const std::string& kernel_name, int kernel_line);
+
+struct CpuCompileOutput {
+    bool ok = false;
+    std::vector<Diagnostic> diagnostics;
+    std::string log;
+    std::vector<std::string> options;
+    bool cache_hit = false;
+    std::filesystem::path library;        // the built .so (when ok)
+    std::filesystem::path temporary_dir;  // non-empty: delete when the library is no longer needed
+    std::string kernel_name;              // the kernel the library's entry points call
+};
+
+// The whole compile: prepare the source, look in the cache, run the compiler, store in the cache.
+CpuCompileOutput compile_for_cpu(const CompileRequest& request, const HostCompiler& compiler, const ShimLocation& shim,
+                                 const std::filesystem::path& cache_dir);
+
+}  // namespace cp

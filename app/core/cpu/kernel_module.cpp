@@ -1,0 +1,93 @@
+// Loading kernel libraries: dlopen (RTLD_LOCAL, so two versions of a kernel never clash), the ABI check,
+// entry points by name, and the code range and TLS size from the program headers.
+#include "core/cpu/kernel_module.h"
+
+#include "core/cpu/source_prep.h"
+
+#include <algorithm>
+#include <dlfcn.h>
+#include <link.h>
+
+namespace cp {
+namespace fs = std::filesystem;
+
+namespace {
+
+struct PhdrSearch {
+    uintptr_t base = 0;
+    bool found = false;
+    uintptr_t code_begin = 0, code_end = 0;
+    uint64_t tls_bytes = 0;
+};
+
+int find_segments(dl_phdr_info* info, size_t, void* data) {
+    auto* search = static_cast<PhdrSearch*>(data);
+    if (info->dlpi_addr != search->base) return 0;
+    search->found = true;
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+        const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+        if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+            const uintptr_t begin = info->dlpi_addr + ph.p_vaddr;
+            if (!search->code_begin || begin < search->code_begin) search->code_begin = begin;
+            search->code_end = std::max(search->code_end, uintptr_t(begin + ph.p_memsz));
+        }
+        if (ph.p_type == PT_TLS) search->tls_bytes = ph.p_memsz;
+    }
+    return 1;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<KernelModule>> KernelModule::load(const fs::path& library, fs::path temporary_dir) {
+    std::unique_ptr<KernelModule> m(new KernelModule);
+    m->library_ = library;
+    m->temporary_dir_ = std::move(temporary_dir);
+    m->handle_ = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!m->handle_) {
+        const char* why = ::dlerror();
+        return make_error("cannot load the compiled kernel library: " + std::string(why ? why : "unknown error"),
+                          "delete the CPU compile cache (CUDA_PLAYGROUND_CACHE_DIR/cpu) and compile again");
+    }
+    auto version = reinterpret_cast<int (*)()>(::dlsym(m->handle_, "cp_module_abi_version"));
+    m->state_fn_ = reinterpret_cast<cp_abi::ThreadState* (*)()>(::dlsym(m->handle_, "cp_module_state"));
+    if (!version || !m->state_fn_ || version() != CP_SHIM_ABI_VERSION)
+        return make_error("the compiled kernel library was built against another version of the CPU shim",
+                          "delete the CPU compile cache and compile again");
+    Dl_info info{};
+    if (::dladdr(reinterpret_cast<void*>(m->state_fn_), &info) && info.dli_fbase) {
+        PhdrSearch search;
+        search.base = reinterpret_cast<uintptr_t>(info.dli_fbase);
+        ::dl_iterate_phdr(find_segments, &search);  // no match: the code range stays empty (no line numbers)
+        m->base_ = reinterpret_cast<uintptr_t>(info.dli_fbase);
+        m->code_begin_ = search.code_begin;
+        m->code_end_ = search.code_end;
+        m->tls_bytes_ = search.tls_bytes;
+    }
+    return m;
+}
+
+KernelModule::~KernelModule() {
+    if (handle_) ::dlclose(handle_);
+    if (!temporary_dir_.empty()) {
+        std::error_code ec;
+        fs::remove_all(temporary_dir_, ec);
+    }
+}
+
+Result<const KernelEntry*> KernelModule::kernel(const std::string& name) {
+    if (auto it = entries_.find(name); it != entries_.end()) return &it->second;
+    KernelEntry e;
+    e.name = name;
+    e.run_plain = reinterpret_cast<void (*)(void**, const cp_abi::PlainRun*)>(::dlsym(handle_, plain_entry_symbol(name).c_str()));
+    e.run_one = reinterpret_cast<void (*)(void**)>(::dlsym(handle_, fiber_entry_symbol(name).c_str()));
+    auto params = reinterpret_cast<const cp_abi::ParamInfo* (*)(int*)>(::dlsym(handle_, params_symbol(name).c_str()));
+    if (!e.run_plain || !e.run_one || !params)
+        return make_error("kernel `" + name + "` is not in this module",
+                          "compile the module with this kernel name (the CPU backend builds entry points per kernel)");
+    int count = 0;
+    const cp_abi::ParamInfo* infos = params(&count);
+    e.params.assign(infos, infos + count);
+    return &entries_.emplace(name, std::move(e)).first->second;
+}
+
+}  // namespace cp

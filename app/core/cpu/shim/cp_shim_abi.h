@@ -1,0 +1,94 @@
+// The binary interface between a kernel library built against the CUDA shim and the CPU backend that
+// loads it: per-OS-thread state the kernel reads (threadIdx...), and the host calls it makes (barriers,
+// warp operations, printf, assert). Included by the shim (inside the kernel's .so) and by the host.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+// Bump whenever a struct or function below changes: cached kernel libraries are keyed by it.
+#define CP_SHIM_ABI_VERSION 3
+
+namespace cp_abi {
+
+struct Uint3 {
+    unsigned x, y, z;
+};
+
+// Block-level barriers (the __syncthreads family).
+enum BarrierKind : int { kSyncThreads = 0, kSyncThreadsCount = 1, kSyncThreadsAnd = 2, kSyncThreadsOr = 3 };
+
+// Warp-level operations. Lanes named in `mask` meet like at a barrier and exchange `value`.
+enum WarpOp : int {
+    kSyncWarp = 0,
+    kShfl, kShflUp, kShflDown, kShflXor,
+    kVoteAll, kVoteAny, kBallot,
+    kMatchAny, kMatchAll,
+    kReduceAdd, kReduceMin, kReduceMax, kReduceAnd, kReduceOr, kReduceXor,
+    kReduceMinSigned, kReduceMaxSigned, kReduceAddSigned,
+    kActiveMask,
+    kWarpOpCount
+};
+
+struct WarpRequest {
+    int op;                  // WarpOp
+    unsigned mask;           // lanes that take part (ignored for kActiveMask)
+    unsigned long long value;  // the caller's value, its bytes zero-extended to 64 bits
+    int lane_arg;            // srcLane, delta or lane mask (shuffles)
+    int width;               // shuffle segment width (power of two, 1..32)
+    int line;                // source line of the call
+};
+
+// Why a kernel stopped itself (assert, __trap).
+enum FailKind : int { kAssert = 0, kTrap = 1, kUnsupported = 2 };
+
+struct HostApi {
+    // Returns the barrier's aggregate (count / and / or of the predicates) once every thread arrived.
+    int (*sync_threads)(void* block, int kind, int predicate, int line);
+    // Returns the caller's result (the shuffled value, the ballot, the match mask...).
+    unsigned long long (*warp_op)(void* block, const WarpRequest* request);
+    void (*print)(void* block, const char* text, std::size_t length);
+    // Never returns: ends the launch with an error naming the thread, the line and `what`.
+    void (*fail)(void* block, int kind, const char* what, int line);
+};
+
+// One per OS thread per loaded kernel library (thread_local inside the library). The host fills the
+// block fields before running a block, and the thread fields whenever it switches to another thread.
+struct ThreadState {
+    Uint3 thread_idx;
+    unsigned linear_tid;     // threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * blockDim.y
+    unsigned order_pos;      // position of this thread in the block's run order (plain mode)
+    Uint3 block_idx;
+    Uint3 block_dim;
+    Uint3 grid_dim;
+    void* dynamic_shared;    // extern __shared__ storage of the running block
+    void* block;             // the host's scheduler for the running block (opaque to the kernel)
+    const HostApi* host;
+};
+
+// Describes the plain (fiber-less) run of a block's threads: in `order` (null = natural order, x
+// fastest), stopping as soon as `*promoted` becomes non-zero (a thread reached a barrier or a warp op,
+// so the host took over the remaining threads).
+struct PlainRun {
+    const unsigned* order;
+    unsigned count;
+    const int* promoted;
+};
+
+// What the host needs to know about each kernel parameter to check and pass the arguments.
+struct ParamInfo {
+    unsigned size;
+    unsigned align;
+    int is_pointer;
+    unsigned pointee_size;   // 0 for void*
+    int pointee_const;
+};
+
+}  // namespace cp_abi
+
+// Symbols every kernel library exports (extern "C"):
+//   int cp_module_abi_version(void);
+//   cp_abi::ThreadState* cp_module_state(void);            // the calling OS thread's state
+//   void cp_run_plain_<kernel>(void** args, const cp_abi::PlainRun* run);
+//   void cp_run_one_<kernel>(void** args);                  // the current thread (fiber mode)
+//   const cp_abi::ParamInfo* cp_params_<kernel>(int* count);

@@ -1,0 +1,432 @@
+// Kernel source preparation for the CPU backend: a small C++ tokenizer (comments, strings and directives
+// recognised, nothing evaluated), the unsupported-feature scan, the `extern __shared__` rewrite and the
+// generated entry points. Line numbers are kept with #line so compiler messages name the user's lines.
+#include "core/cpu/source_prep.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+namespace cp {
+namespace {
+
+struct Token {
+    enum Kind { Ident, Number, String, Char, Punct, Directive } kind;
+    size_t begin, end;
+    int line;
+    bool skipped_on_cpu = false;  // inside an #if branch that the CPU backend never compiles
+};
+
+bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+std::vector<Token> tokenize(const std::string& s) {
+    std::vector<Token> out;
+    size_t i = 0;
+    int line = 1;
+    bool line_start = true;
+    auto skip_quoted = [&](char quote) {  // i at the opening quote
+        ++i;
+        while (i < s.size() && s[i] != quote && s[i] != '\n') {
+            if (s[i] == '\\' && i + 1 < s.size()) {
+                if (s[i + 1] == '\n') ++line;
+                ++i;
+            }
+            ++i;
+        }
+        if (i < s.size() && s[i] == quote) ++i;
+    };
+    while (i < s.size()) {
+        const char c = s[i];
+        if (c == '\n') {
+            ++line;
+            ++i;
+            line_start = true;
+            continue;
+        }
+        if (std::isspace(static_cast<unsigned char>(c))) {
+            ++i;
+            continue;
+        }
+        if (c == '/' && i + 1 < s.size() && s[i + 1] == '/') {
+            while (i < s.size() && s[i] != '\n') ++i;
+            continue;
+        }
+        if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') {
+            i += 2;
+            while (i + 1 < s.size() && !(s[i] == '*' && s[i + 1] == '/')) {
+                if (s[i] == '\n') ++line;
+                ++i;
+            }
+            i = std::min(s.size(), i + 2);
+            continue;
+        }
+        const size_t begin = i;
+        const int begin_line = line;
+        if (c == '#' && line_start) {
+            while (i < s.size() && s[i] != '\n') {
+                if (s[i] == '\\' && i + 1 < s.size() && s[i + 1] == '\n') {
+                    ++line;
+                    ++i;
+                }
+                ++i;
+            }
+            out.push_back({Token::Directive, begin, i, begin_line});
+            continue;
+        }
+        line_start = false;
+        if (ident_start(c)) {
+            while (i < s.size() && ident_char(s[i])) ++i;
+            const std::string word = s.substr(begin, i - begin);
+            const bool raw = !word.empty() && word.back() == 'R' &&
+                             (word == "R" || word == "u8R" || word == "uR" || word == "UR" || word == "LR");
+            if (raw && i < s.size() && s[i] == '"') {
+                const size_t paren = s.find('(', i);
+                if (paren == std::string::npos) {
+                    i = s.size();
+                } else {
+                    const std::string close = ")" + s.substr(i + 1, paren - i - 1) + "\"";
+                    const size_t end = s.find(close, paren);
+                    const size_t stop = end == std::string::npos ? s.size() : end + close.size();
+                    line += int(std::count(s.begin() + long(i), s.begin() + long(stop), '\n'));
+                    i = stop;
+                }
+                out.push_back({Token::String, begin, i, begin_line});
+                continue;
+            }
+            out.push_back({Token::Ident, begin, i, begin_line});
+            continue;
+        }
+        if (std::isdigit(static_cast<unsigned char>(c)) ||
+            (c == '.' && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
+            while (i < s.size()) {
+                const char d = s[i];
+                if ((d == '+' || d == '-') && (s[i - 1] == 'e' || s[i - 1] == 'E' || s[i - 1] == 'p' || s[i - 1] == 'P')) {
+                    ++i;
+                } else if (ident_char(d) || d == '.' || (d == '\'' && i + 1 < s.size() && ident_char(s[i + 1]))) {
+                    ++i;
+                } else {
+                    break;
+                }
+            }
+            out.push_back({Token::Number, begin, i, begin_line});
+            continue;
+        }
+        if (c == '"' || c == '\'') {
+            skip_quoted(c);
+            out.push_back({c == '"' ? Token::String : Token::Char, begin, i, begin_line});
+            continue;
+        }
+        ++i;
+        out.push_back({Token::Punct, begin, i, begin_line});
+    }
+    return out;
+}
+
+std::string text_of(const std::string& s, const Token& t) { return s.substr(t.begin, t.end - t.begin); }
+
+// A directive's words with whitespace removed around '#': "#  if !defined(X)" -> "if!defined(X)".
+std::string squeeze(const std::string& directive) {
+    std::string out;
+    for (char c : directive)
+        if (!std::isspace(static_cast<unsigned char>(c)) && c != '#') out += c;
+    return out;
+}
+
+// Marks tokens inside #if branches that are never compiled on the CPU backend, i.e. guarded by
+// __CUDA_PLAYGROUND_CPU__, so that code written for both backends is not refused for what the CPU skips.
+void mark_cpu_skipped(const std::string& s, std::vector<Token>& tokens) {
+    struct Group {
+        int cpu_branch;  // 1: first branch is the CPU's; -1: the #else branch is; 0: unrelated
+        bool in_else;
+    };
+    std::vector<Group> groups;
+    auto skipping = [&] {
+        return std::any_of(groups.begin(), groups.end(), [](const Group& g) {
+            return (g.cpu_branch == 1 && g.in_else) || (g.cpu_branch == -1 && !g.in_else);
+        });
+    };
+    for (Token& t : tokens) {
+        if (t.kind != Token::Directive) {
+            t.skipped_on_cpu = skipping();
+            continue;
+        }
+        const std::string d = squeeze(text_of(s, t));
+        if (d.rfind("ifdef__CUDA_PLAYGROUND_CPU__", 0) == 0 || d.rfind("ifdefined(__CUDA_PLAYGROUND_CPU__)", 0) == 0)
+            groups.push_back({1, false});
+        else if (d.rfind("ifndef__CUDA_PLAYGROUND_CPU__", 0) == 0 || d.rfind("if!defined(__CUDA_PLAYGROUND_CPU__)", 0) == 0)
+            groups.push_back({-1, false});
+        else if (d.rfind("if", 0) == 0)
+            groups.push_back({0, false});
+        else if ((d.rfind("else", 0) == 0 || d.rfind("elif", 0) == 0) && !groups.empty())
+            groups.back().in_else = true;
+        else if (d.rfind("endif", 0) == 0 && !groups.empty())
+            groups.pop_back();
+    }
+}
+
+struct Feature {
+    const char* what;
+    std::set<std::string> identifiers;
+};
+
+const std::vector<Feature>& unsupported_features() {
+    static const std::vector<Feature> features = {
+        {"inline assembly (asm / PTX)", {"asm", "__asm__", "__asm"}},
+        {"textures and surfaces",
+         {"tex1D", "tex2D", "tex3D", "tex1Dfetch", "tex1DLod", "tex2DLod", "tex3DLod", "tex2DGrad", "tex2Dgather",
+          "tex1DLayered", "tex2DLayered", "texCubemap", "cudaTextureObject_t", "cudaSurfaceObject_t", "surf1Dread",
+          "surf1Dwrite", "surf2Dread", "surf2Dwrite", "surf3Dread", "surf3Dwrite"}},
+        {"cooperative groups", {"cooperative_groups"}},
+        {"half-precision types (__half, __nv_bfloat16)", {"__half", "__half2", "__nv_bfloat16", "__nv_bfloat162"}},
+        {"tensor core operations (wmma)", {"wmma"}},
+        {"managed memory (__managed__)", {"__managed__"}},
+        {"device-side CUDA runtime calls (dynamic parallelism)",
+         {"cudaMalloc", "cudaFree", "cudaMemcpyAsync", "cudaDeviceSynchronize", "cudaLaunchDevice",
+          "cudaGetParameterBuffer", "cudaStreamCreateWithFlags"}},
+        {"asynchronous copies (memcpy_async / __pipeline_*)",
+         {"memcpy_async", "__pipeline_memcpy_async", "__pipeline_commit", "__pipeline_wait_prior"}},
+        {"thread block clusters", {"__cluster_dims__"}},
+    };
+    return features;
+}
+
+// Warp intrinsics without _sync were removed in CUDA 9 for Volta and later.
+const std::set<std::string>& legacy_warp_intrinsics() {
+    static const std::set<std::string> names = {"__shfl", "__shfl_up", "__shfl_down", "__shfl_xor",
+                                                "__any", "__all", "__ballot"};
+    return names;
+}
+
+std::string unsupported_include(const std::string& directive) {
+    const std::string d = squeeze(directive);
+    if (d.rfind("include", 0) != 0) return {};
+    const std::string target = d.substr(7);
+    auto has = [&](const char* name) { return target.find(name) != std::string::npos; };
+    if (has("cooperative_groups")) return "cooperative groups";
+    if (has("cuda_fp16") || has("cuda_bf16") || has("cuda_fp8")) return "half-precision types (cuda_fp16.h, cuda_bf16.h)";
+    if (has("mma.h")) return "tensor core operations (mma.h)";
+    if (has("cub/") || has("thrust/") || has("cuda/")) return "CUB, Thrust and libcu++ headers";
+    if (has("texture_fetch") || has("surface_functions")) return "textures and surfaces";
+    return {};
+}
+
+Diagnostic unsupported(const std::string& path, const Token& t, const std::string& what) {
+    return Diagnostic{path, t.line, 0, Severity::Error,
+                      what + " is not supported by the CPU backend; run this kernel with --backend cuda"};
+}
+
+void scan_unsupported(const std::string& s, const std::vector<Token>& tokens, const std::string& path,
+                      std::vector<Diagnostic>& diags) {
+    std::set<std::string> reported;  // one message per feature: the first line that uses it
+    auto report = [&](const Token& t, const std::string& what) {
+        if (reported.insert(what).second) diags.push_back(unsupported(path, t, what));
+    };
+    for (size_t k = 0; k < tokens.size(); ++k) {
+        const Token& t = tokens[k];
+        if (t.skipped_on_cpu) continue;
+        if (t.kind == Token::Directive) {
+            if (const std::string what = unsupported_include(text_of(s, t)); !what.empty()) report(t, what);
+            continue;
+        }
+        if (t.kind == Token::Punct && s[t.begin] == '<' && k + 2 < tokens.size() && tokens[k + 1].begin == t.end &&
+            tokens[k + 2].begin == t.end + 1 && s[tokens[k + 1].begin] == '<' && s[tokens[k + 2].begin] == '<') {
+            report(t, "launching kernels from a kernel (dynamic parallelism, <<<...>>>)");
+            continue;
+        }
+        if (t.kind != Token::Ident) continue;
+        const std::string word = text_of(s, t);
+        const bool called = k + 1 < tokens.size() && s[tokens[k + 1].begin] == '(';
+        if (word == "texture" && k + 1 < tokens.size() && s[tokens[k + 1].begin] == '<') {
+            report(t, "textures and surfaces");
+            continue;
+        }
+        if (called && legacy_warp_intrinsics().count(word)) {
+            report(t, "`" + word + "` (warp intrinsics without _sync, removed in CUDA 9; use " + word + "_sync)");
+            continue;
+        }
+        for (const Feature& f : unsupported_features())
+            if (f.identifiers.count(word)) report(t, f.what);
+    }
+}
+
+bool is_punct(const std::string& s, const Token& t, char c) { return t.kind == Token::Punct && s[t.begin] == c; }
+
+// Index of the token closing the bracket opened at `open` (or tokens.size()).
+size_t matching(const std::string& s, const std::vector<Token>& tokens, size_t open, char o, char c) {
+    int depth = 0;
+    for (size_t k = open; k < tokens.size(); ++k) {
+        if (is_punct(s, tokens[k], o)) ++depth;
+        if (is_punct(s, tokens[k], c) && --depth == 0) return k;
+    }
+    return tokens.size();
+}
+
+std::string escape_for_line_directive(const std::string& path) {
+    std::string out;
+    for (char c : path) {
+        if (c == '\\' || c == '"') out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+// Rewrites each `extern __shared__ T name[];` to a pointer to the running block's dynamic shared memory:
+// a local variable inside functions, a macro at namespace scope. Newlines are kept so lines do not move.
+std::string rewrite_extern_shared(const std::string& s, const std::vector<Token>& tokens, const std::string& path,
+                                  std::vector<Diagnostic>& diags) {
+    std::string out;
+    size_t copied = 0;
+    std::vector<bool> namespace_braces;  // per open brace: does it open a namespace / extern "C" block?
+    for (size_t k = 0; k < tokens.size(); ++k) {
+        const Token& t = tokens[k];
+        if (is_punct(s, t, '{')) {
+            bool namespace_like = false;
+            for (size_t b = k; b-- > 0 && k - b <= 8;) {
+                const std::string w = text_of(s, tokens[b]);
+                if (w == "namespace" || (w == "extern" && b + 1 < k && tokens[b + 1].kind == Token::String)) namespace_like = true;
+                if (w == ";" || w == "}" || w == "{" || w == ")") break;
+            }
+            namespace_braces.push_back(namespace_like);
+            continue;
+        }
+        if (is_punct(s, t, '}')) {
+            if (!namespace_braces.empty()) namespace_braces.pop_back();
+            continue;
+        }
+        if (!(t.kind == Token::Ident && text_of(s, t) == "extern" && k + 1 < tokens.size() &&
+              text_of(s, tokens[k + 1]) == "__shared__"))
+            continue;
+        size_t semi = k + 2;
+        while (semi < tokens.size() && !is_punct(s, tokens[semi], ';')) ++semi;
+        // Expect: <type words and attributes> name [ ] ;
+        const bool shape_ok = semi < tokens.size() && semi >= k + 5 && is_punct(s, tokens[semi - 1], ']') &&
+                              is_punct(s, tokens[semi - 2], '[') && tokens[semi - 3].kind == Token::Ident;
+        if (!shape_ok) {
+            diags.push_back({path, t.line, 0, Severity::Error,
+                             "the CPU backend understands `extern __shared__ T name[];` (one array of unknown size per "
+                             "declaration); rewrite this declaration in that form"});
+            continue;
+        }
+        const std::string name = text_of(s, tokens[semi - 3]);
+        std::string type;
+        for (size_t m = k + 2; m < semi - 3; ++m) {
+            const std::string w = text_of(s, tokens[m]);
+            if ((w == "__align__" || w == "alignas" || w == "__attribute__") && m + 1 < semi &&
+                is_punct(s, tokens[m + 1], '(')) {
+                m = matching(s, tokens, m + 1, '(', ')');
+                continue;
+            }
+            if (!type.empty()) type += ' ';
+            type += w;
+        }
+        const int newlines = int(std::count(s.begin() + long(t.begin), s.begin() + long(tokens[semi].end), '\n'));
+        out += s.substr(copied, t.begin - copied);
+        const std::string pointer = "(static_cast<" + type + "*>(::cp_shim::dynamic_shared()))";
+        const bool at_namespace_scope =
+            std::all_of(namespace_braces.begin(), namespace_braces.end(), [](bool b) { return b; });
+        if (at_namespace_scope) {
+            out += "\n#define " + name + " " + pointer + "\n#line " + std::to_string(tokens[semi].line) + " \"" +
+                   escape_for_line_directive(path) + "\"\n";
+        } else {
+            out += type + "* const " + name + " = " + pointer + ";" + std::string(size_t(newlines), '\n');
+        }
+        copied = tokens[semi].end;
+        k = semi;
+    }
+    out += s.substr(copied);
+    return out;
+}
+
+}  // namespace
+
+std::vector<KernelDecl> find_kernels(const std::string& s) {
+    const std::vector<Token> tokens = tokenize(s);
+    std::vector<KernelDecl> kernels;
+    for (size_t k = 0; k < tokens.size(); ++k) {
+        if (!(tokens[k].kind == Token::Ident && text_of(s, tokens[k]) == "__global__")) continue;
+        KernelDecl decl;
+        for (size_t b = k; b-- > 0;) {
+            const std::string w = text_of(s, tokens[b]);
+            if (w == ";" || w == "}" || w == "{" || tokens[b].kind == Token::Directive) break;
+            if (w == "template") decl.is_template = true;
+        }
+        for (size_t f = k + 1; f + 1 < tokens.size(); ++f) {
+            const std::string w = text_of(s, tokens[f]);
+            if (w == ";" || w == "{") break;
+            if (tokens[f].kind != Token::Ident || !is_punct(s, tokens[f + 1], '(')) continue;
+            if (w == "__launch_bounds__" || w == "__attribute__" || w == "__declspec" || w == "alignas" ||
+                w == "__align__" || w == "decltype") {
+                f = matching(s, tokens, f + 1, '(', ')');
+                continue;
+            }
+            decl.name = w;
+            decl.line = tokens[f].line;
+            break;
+        }
+        const bool seen = std::any_of(kernels.begin(), kernels.end(), [&](const KernelDecl& d) { return d.name == decl.name; });
+        if (!decl.name.empty() && !seen) kernels.push_back(decl);
+    }
+    return kernels;
+}
+
+std::string plain_entry_symbol(const std::string& kernel) { return "cp_run_plain_" + kernel; }
+std::string fiber_entry_symbol(const std::string& kernel) { return "cp_run_one_" + kernel; }
+std::string params_symbol(const std::string& kernel) { return "cp_params_" + kernel; }
+
+PreparedSource prepare_kernel_source(const std::string& source, const std::string& display_path,
+                                     const std::string& kernel_name) {
+    PreparedSource out;
+    const std::string path = display_path.empty() ? std::string("kernel.cu") : display_path;
+    std::vector<Token> tokens = tokenize(source);
+    mark_cpu_skipped(source, tokens);
+    scan_unsupported(source, tokens, path, out.diagnostics);
+    out.kernels = find_kernels(source);
+
+    std::string names;
+    for (const KernelDecl& k : out.kernels) names += (names.empty() ? "" : ", ") + k.name;
+    if (kernel_name.empty()) {
+        if (out.kernels.size() == 1) {
+            out.kernel_name = out.kernels[0].name;
+        } else {
+            out.diagnostics.push_back({path, 0, 0, Severity::Error,
+                                       out.kernels.empty() ? "no __global__ function found in this file"
+                                                           : "several __global__ functions (" + names +
+                                                                 "): say which kernel to compile"});
+        }
+    } else {
+        out.kernel_name = kernel_name;
+        const auto it = std::find_if(out.kernels.begin(), out.kernels.end(),
+                                     [&](const KernelDecl& k) { return k.name == kernel_name; });
+        if (it == out.kernels.end()) {
+            out.diagnostics.push_back({path, 0, 0, Severity::Error,
+                                       "no __global__ function named `" + kernel_name + "` in this file" +
+                                           (names.empty() ? std::string() : " (found: " + names + ")")});
+        } else if (it->is_template) {
+            out.diagnostics.push_back({path, it->line, 0, Severity::Error,
+                                       "kernel `" + kernel_name +
+                                           "` is a template; the CPU backend launches only non-template kernels "
+                                           "(use --backend cuda)"});
+        }
+    }
+    if (has_errors(out.diagnostics)) return out;
+
+    const std::string k = out.kernel_name;
+    out.text = "#line 1 \"" + escape_for_line_directive(path) + "\"\n" +
+               rewrite_extern_shared(source, tokens, path, out.diagnostics);
+    if (has_errors(out.diagnostics)) {
+        out.text.clear();
+        return out;
+    }
+    out.text += std::string("\n#line 1 \"") + kEntryPointsFile + "\"\n";
+    // `::` and prefixed parameter names: a kernel may be called `count` or `args`.
+    out.text += "CP_SHIM_EXPORT void " + plain_entry_symbol(k) +
+                "(void** cp_args, const cp_abi::PlainRun* cp_run) { ::cp_shim::run_plain<&::" + k + ">(cp_args, cp_run); }\n";
+    out.text += "CP_SHIM_EXPORT void " + fiber_entry_symbol(k) + "(void** cp_args) { ::cp_shim::run_one<&::" + k +
+                ">(cp_args); }\n";
+    out.text += "CP_SHIM_EXPORT const cp_abi::ParamInfo* " + params_symbol(k) +
+                "(int* cp_count) { return ::cp_shim::param_infos(&::" + k + ", cp_count); }\n";
+    return out;
+}
+
+}  // namespace cp

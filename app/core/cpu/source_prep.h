@@ -1,0 +1,40 @@
+// Preparing a kernel's CUDA source for the host compiler: finding __global__ functions, refusing what the
+// CPU backend cannot run (with the line), rewriting `extern __shared__` and appending the entry points.
+#pragma once
+
+#include "core/types.h"
+
+#include <string>
+#include <vector>
+
+namespace cp {
+
+struct KernelDecl {
+    std::string name;
+    int line = 0;
+    bool is_template = false;
+};
+
+struct PreparedSource {
+    std::string text;                      // what the host compiler compiles (empty when refused)
+    std::vector<Diagnostic> diagnostics;   // unsupported features, kernel not found
+    std::vector<KernelDecl> kernels;       // every __global__ function, in order of appearance
+    std::string kernel_name;               // the kernel the entry points call
+};
+
+// The file name the generated entry points are attributed to in compiler messages.
+inline constexpr const char* kEntryPointsFile = "cpu-backend-entry-points";
+
+// `kernel_name` empty: the file's only __global__ function. `display_path` is what diagnostics name.
+PreparedSource prepare_kernel_source(const std::string& source, const std::string& display_path,
+                                     const std::string& kernel_name);
+
+// The __global__ functions in `source` (a light token scan: comments and strings are skipped).
+std::vector<KernelDecl> find_kernels(const std::string& source);
+
+// Symbols the generated entry points export for `kernel`.
+std::string plain_entry_symbol(const std::string& kernel);
+std::string fiber_entry_symbol(const std::string& kernel);
+std::string params_symbol(const std::string& kernel);
+
+}  // namespace cp

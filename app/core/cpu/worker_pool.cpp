@@ -1,0 +1,181 @@
+// Worker threads for the CPU backend: wake on a launch, take chunks of blocks, report crashes and stalls.
+#include "core/cpu/worker_pool.h"
+
+#include <algorithm>
+
+namespace cp {
+
+WorkerPool::WorkerPool(int workers) {
+    install_fault_handlers();
+    for (int i = 0; i < std::max(1, workers); ++i) workers_.push_back(std::make_unique<Worker>());
+    for (auto& w : workers_) {
+        Worker* raw = w.get();
+        w->thread = std::thread([this, raw] { worker_loop(*raw); });
+    }
+}
+
+WorkerPool::~WorkerPool() {
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
+    wake_.notify_all();
+    for (auto& w : workers_) w->thread.join();
+}
+
+GridOutcome WorkerPool::run(const GridLaunch& launch) {
+    const uint64_t total = launch.grid.count();
+    {
+        std::unique_lock lock(mutex_);
+        job_ = &launch;
+        total_blocks_ = total;
+        // Small chunks keep the workers evenly loaded; more than one block per grab keeps them off the counter.
+        chunk_ = std::clamp<uint64_t>(total / (uint64_t(workers_.size()) * 16), 1, 16);
+        next_block_.store(0);
+        first_failure_.store(UINT64_MAX);
+        busy_ = int(workers_.size());
+        ++generation_;
+    }
+    wake_.notify_all();
+    {
+        std::unique_lock lock(mutex_);
+        done_.wait(lock, [this] { return busy_ == 0; });
+        job_ = nullptr;
+    }
+
+    GridOutcome out;
+    std::vector<std::pair<uint64_t, std::string>> printed;
+    for (auto& w : workers_) {
+        if (w->failed && (out.ok || w->failure.block < out.failure.block)) {
+            out.ok = false;
+            out.failure = w->failure;
+        }
+        for (auto& p : w->printed) printed.push_back(std::move(p));
+        w->printed.clear();
+    }
+    std::stable_sort(printed.begin(), printed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& p : printed) out.printf_output += p.second;
+    return out;
+}
+
+void WorkerPool::worker_loop(Worker& w) {
+    AltSignalStack alt_stack;  // the handler must run even when a fiber's stack overflowed
+    w.alt_stack = &alt_stack;
+    set_thread_fault_trap(&w.trap);
+    uint64_t seen = 0;
+    for (;;) {
+        {
+            std::unique_lock lock(mutex_);
+            wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+            if (stopping_) break;
+            seen = generation_;
+        }
+        execute(w);
+        {
+            std::lock_guard lock(mutex_);
+            --busy_;
+        }
+        done_.notify_all();
+    }
+    set_thread_fault_trap(nullptr);
+}
+
+void WorkerPool::execute(Worker& w) {
+    const GridLaunch& job = *job_;
+    w.failed = false;
+    w.printed.clear();
+    if (job.dynamic_shared_bytes && w.dynamic_shared.size() != job.dynamic_shared_bytes) {
+        auto buffer = GuardedBuffer::allocate(job.dynamic_shared_bytes);
+        if (!buffer) {
+            w.failed = true;
+            w.failure.block = 0;
+            w.failure.block_failure = BlockFailure{"OUT_OF_MEMORY", buffer.error().message, buffer.error().hint};
+            note_failure(0);
+            return;
+        }
+        w.dynamic_shared = std::move(*buffer);
+    }
+    cp_abi::ThreadState* state = job.module->thread_state();
+    state->block_dim = {job.block.x, job.block.y, job.block.z};
+    state->grid_dim = {job.grid.x, job.grid.y, job.grid.z};
+    state->dynamic_shared = job.dynamic_shared_bytes ? w.dynamic_shared.data() : nullptr;
+    state->block = &w.scheduler;
+    state->host = BlockScheduler::host_api();
+
+    BlockLaunch block_launch;
+    block_launch.entry = job.entry;
+    block_launch.args = job.args;
+    block_launch.block_dim = state->block_dim;
+    block_launch.order = job.order;
+    block_launch.seed = job.seed;
+    block_launch.capture_printf = job.capture_printf;
+    block_launch.printf_limit = (size_t(1) << 20) / workers_.size() + 1024;
+    w.scheduler.begin_launch(block_launch, state);
+    w.trap.state = state;
+    run_blocks(w, state);
+}
+
+void WorkerPool::note_failure(uint64_t block) {
+    uint64_t seen = first_failure_.load();
+    while (block < seen && !first_failure_.compare_exchange_weak(seen, block)) {
+    }
+}
+
+// Kept apart so that nothing it leaves on the stack is needed after a crash jumps back to the sigsetjmp.
+__attribute__((noinline)) void WorkerPool::run_blocks(Worker& w, cp_abi::ThreadState* state) {
+    if (sigsetjmp(w.trap.env, 1) != 0) {
+        w.trap.armed = 0;
+        w.alt_stack->forget_frames();  // the signal handler's frame was left, not returned from
+        if (job_->capture_printf) {  // what the crashed block printed before the crash helps find it
+            std::string text = w.scheduler.take_block_output();
+            if (!text.empty()) w.printed.emplace_back(w.current_block, std::move(text));
+        }
+        w.scheduler.recover_from_fault();
+        w.failed = true;
+        w.failure = GridFailure{};
+        w.failure.block = w.current_block;
+        w.failure.fault = w.trap.record;
+        const uintptr_t address = w.trap.record.address;
+        if (w.dynamic_shared.size() && w.dynamic_shared.locate(address).where != GuardedBuffer::Where::Outside) {
+            w.failure.place.kind = WorkerFaultPlace::Kind::DynamicShared;
+            w.failure.place.location = w.dynamic_shared.locate(address);
+            w.failure.place.shared_bytes = w.dynamic_shared.size();
+        } else if (w.scheduler.stack_guard_contains(address) || w.scheduler.stack_guard_contains(w.trap.record.stack_pointer)) {
+            w.failure.place.kind = WorkerFaultPlace::Kind::StackGuard;
+        }
+        note_failure(w.current_block);
+        return;
+    }
+    const GridLaunch& job = *job_;
+    const uint64_t gx = job.grid.x, gxy = uint64_t(job.grid.x) * job.grid.y;
+    w.trap.armed = 1;
+    for (;;) {
+        const uint64_t first = next_block_.fetch_add(chunk_);
+        if (first >= total_blocks_ || first > first_failure_.load(std::memory_order_relaxed)) break;
+        const uint64_t last = std::min(total_blocks_, first + chunk_);
+        for (uint64_t b = first; b < last && b < first_failure_.load(std::memory_order_relaxed); ++b) {
+            w.current_block = b;
+            state->block_idx = {unsigned(b % gx), unsigned((b % gxy) / gx), unsigned(b / gxy)};
+            if (!w.scheduler.run_block(b)) {
+                w.trap.armed = 0;
+                if (job.capture_printf) {
+                    std::string text = w.scheduler.take_block_output();
+                    if (!text.empty()) w.printed.emplace_back(b, std::move(text));
+                }
+                w.failed = true;
+                w.failure = GridFailure{};
+                w.failure.block = b;
+                w.failure.block_failure = w.scheduler.failure();
+                note_failure(b);
+                return;
+            }
+            if (job.capture_printf) {
+                std::string text = w.scheduler.take_block_output();
+                if (!text.empty()) w.printed.emplace_back(b, std::move(text));
+            }
+        }
+    }
+    w.trap.armed = 0;
+}
+
+}  // namespace cp

@@ -1,0 +1,97 @@
+// The CPU backend's worker threads (one per core by default): a launch's blocks are handed out to them
+// in order; each block runs wholly on one worker. A kernel crash on a worker stops the launch, not the
+// process.
+#pragma once
+
+#include "core/cpu/block_scheduler.h"
+#include "core/cpu/fault_trap.h"
+#include "core/cpu/guarded_memory.h"
+#include "core/cpu/kernel_module.h"
+#include "core/types.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace cp {
+
+struct GridLaunch {
+    KernelModule* module = nullptr;
+    const KernelEntry* entry = nullptr;
+    void** args = nullptr;
+    Dim3 grid, block;
+    uint32_t dynamic_shared_bytes = 0;
+    ThreadOrder order = ThreadOrder::Natural;
+    uint64_t seed = 1;
+    bool capture_printf = false;
+};
+
+// Where a crash's data address fell, when it is somewhere the worker itself knows about.
+struct WorkerFaultPlace {
+    enum class Kind { Elsewhere, DynamicShared, StackGuard } kind = Kind::Elsewhere;
+    GuardedBuffer::Location location;  // DynamicShared
+    uint64_t shared_bytes = 0;
+};
+
+struct GridFailure {
+    uint64_t block = 0;                 // linear index of the block that failed
+    std::optional<BlockFailure> block_failure;  // divergence, deadlock, assert, trap: already in words
+    std::optional<FaultRecord> fault;   // a crash: the backend names the buffer and the line
+    WorkerFaultPlace place;
+};
+
+struct GridOutcome {
+    bool ok = true;
+    GridFailure failure;
+    std::string printf_output;  // blocks in order
+};
+
+class WorkerPool {
+public:
+    explicit WorkerPool(int workers);
+    ~WorkerPool();
+    WorkerPool(const WorkerPool&) = delete;
+    WorkerPool& operator=(const WorkerPool&) = delete;
+
+    int size() const { return int(workers_.size()); }
+    GridOutcome run(const GridLaunch& launch);
+
+private:
+    struct Worker {
+        std::thread thread;
+        BlockScheduler scheduler;
+        FaultTrap trap;
+        AltSignalStack* alt_stack = nullptr;  // owned by the worker's thread
+        GuardedBuffer dynamic_shared;
+        std::vector<std::pair<uint64_t, std::string>> printed;
+        uint64_t current_block = 0;
+        bool failed = false;
+        GridFailure failure;
+    };
+    void worker_loop(Worker& w);
+    void execute(Worker& w);
+    void run_blocks(Worker& w, cp_abi::ThreadState* state);
+
+    std::vector<std::unique_ptr<Worker>> workers_;
+    std::mutex mutex_;
+    std::condition_variable wake_, done_;
+    uint64_t generation_ = 0;
+    int busy_ = 0;
+    bool stopping_ = false;
+
+    // The launch in progress.
+    const GridLaunch* job_ = nullptr;
+    uint64_t total_blocks_ = 0, chunk_ = 1;
+    std::atomic<uint64_t> next_block_{0};
+    // The lowest block that failed so far: later blocks are skipped, earlier ones still run, so the failure
+    // reported is the first in block order however the workers were scheduled.
+    std::atomic<uint64_t> first_failure_{UINT64_MAX};
+    void note_failure(uint64_t block);
+};
+
+}  // namespace cp

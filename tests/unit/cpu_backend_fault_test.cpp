@@ -1,0 +1,245 @@
+// CPU backend crash reports: out-of-bounds writes and reads name the thread, block, buffer and line, and
+// the backend keeps working; also division by zero, null pointers, assert, dynamic shared overflow.
+#include "cpu_backend_rig.h"
+
+#include <regex>
+
+namespace cp::test {
+namespace {
+
+// The planted bug: no `if (i < n)` guard, so the last block writes past the end of `out`.
+const char* kUnguarded = "extern \"C\" __global__ void fill(const int* in, int* out, int n)\n"  // 1
+                         "{\n"                                                                  // 2
+                         "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"                 // 3
+                         "    int v = i < n ? in[i] : 0;\n"                                     // 4
+                         "    out[i] = v + 1;\n"                                                // 5
+                         "}\n";
+
+const char* kGuarded = "extern \"C\" __global__ void fill(const int* in, int* out, int n)\n"
+                       "{\n"
+                       "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                       "    if (i < n) out[i] = in[i] + 1;\n"
+                       "}\n";
+
+TEST(CpuBackendFault, WritePastTheEndNamesThreadBlockBufferAndLine) {
+    CpuRig rig(test_options(1));  // one worker: the first thread past the end is the one reported
+    const int n = 1000;           // block 256: block 3 holds elements 768..1023, thread 232 is element 1000
+    const ModuleId m = rig.compile(kUnguarded, "fill", "planted.cu");
+    const BufferId in = rig.buffer("in", std::vector<int>(n, 4)), out = rig.buffer("out", std::vector<int>(n, 0));
+    const LaunchResult r = rig.launch(m, "fill", {4}, {256}, {buffer_arg("in", in), buffer_arg("out", out), value_arg("n", n)});
+    ASSERT_FALSE(r.ok);
+    ASSERT_TRUE(r.error.has_value());
+    EXPECT_EQ(r.error->name, "OUT_OF_BOUNDS");
+    EXPECT_EQ(r.error->message, "thread (232,0,0) of block (3,0,0) wrote 4 bytes past the end of buffer `out` (line 5)");
+    EXPECT_NE(r.error->hint.find("holds 1000 elements of 4 bytes; the access was to element 1000"), std::string::npos)
+        << r.error->hint;
+
+    // The engine keeps working: the fixed kernel runs in the same backend, on the same buffers.
+    const ModuleId fixed = rig.compile(kGuarded, "fill", "planted.cu");
+    const LaunchResult ok = rig.launch(fixed, "fill", {4}, {256}, {buffer_arg("in", in), buffer_arg("out", out), value_arg("n", n)});
+    ASSERT_TRUE(ok.ok) << error_text(ok);
+    EXPECT_EQ(rig.read<int>(out), std::vector<int>(n, 5));
+}
+
+TEST(CpuBackendFault, ManyWorkersStillReportAThreadPastTheEnd) {
+    CpuRig rig(test_options(4));
+    const int n = 1000;
+    const ModuleId m = rig.compile(kUnguarded, "fill", "planted.cu");
+    const BufferId in = rig.buffer("in", std::vector<int>(n, 4)), out = rig.buffer("out", std::vector<int>(n, 0));
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        const LaunchResult r = rig.launch(m, "fill", {4}, {256}, {buffer_arg("in", in), buffer_arg("out", out), value_arg("n", n)});
+        ASSERT_FALSE(r.ok);
+        EXPECT_EQ(r.error->message, "thread (232,0,0) of block (3,0,0) wrote 4 bytes past the end of buffer `out` (line 5)");
+    }
+}
+
+TEST(CpuBackendFault, TheFirstFailingBlockIsReportedWhateverTheWorkers) {
+    // Every block writes past the end; whichever worker faults first, block 0's thread 0 is reported.
+    CpuRig rig(test_options(8));
+    const char* src = "extern \"C\" __global__ void shifted(float* out, int n, int offset)\n"
+                      "{\n"
+                      "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                      "    if (i < n) out[(long long)i + offset] = 1.0f;\n"
+                      "}\n";
+    const ModuleId m = rig.compile(src, "shifted", "shifted.cu");
+    const BufferId out = rig.buffer("out", std::vector<float>(1000, 0));
+    for (int attempt = 0; attempt < 5; ++attempt) {
+        const LaunchResult r = rig.launch(m, "shifted", {8}, {128}, {buffer_arg("out", out), value_arg("n", 1000), value_arg("offset", 1000)});
+        ASSERT_FALSE(r.ok);
+        EXPECT_EQ(r.error->message, "thread (0,0,0) of block (0,0,0) wrote 4 bytes past the end of buffer `out` (line 4)");
+    }
+}
+
+TEST(CpuBackendFault, ReadBeforeTheStart) {
+    CpuRig rig;
+    const char* src = "extern \"C\" __global__ void left(const float* in, float* out, int n)\n"
+                      "{\n"
+                      "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                      "    if (i < n)\n"
+                      "        out[i] = in[i - 1] + in[i];\n"  // line 5: i = 0 reads in[-1]
+                      "}\n";
+    // 1024 floats = one page: the start of `in` is at a page boundary, so in[-1] is in the guard.
+    const int n = 1024;
+    const ModuleId m = rig.compile(src, "left", "left.cu");
+    const BufferId in = rig.buffer("in", std::vector<float>(n, 1)), out = rig.buffer("out", std::vector<float>(n, 0));
+    const LaunchResult r = rig.launch(m, "left", {4}, {256}, {buffer_arg("in", in), buffer_arg("out", out), value_arg("n", n)});
+    ASSERT_FALSE(r.ok);
+    EXPECT_EQ(r.error->name, "OUT_OF_BOUNDS");
+    EXPECT_EQ(r.error->message, "thread (0,0,0) of block (0,0,0) read 4 bytes before the start of buffer `in` (line 5)");
+}
+
+TEST(CpuBackendFault, FarOutsideABufferAfterABarrier) {
+    CpuRig rig;
+    const char* src = "extern \"C\" __global__ void far(int* out, int n)\n"
+                      "{\n"
+                      "    __shared__ int s[64];\n"
+                      "    s[threadIdx.x] = threadIdx.x;\n"
+                      "    __syncthreads();\n"
+                      "    if (threadIdx.x == 17) out[n + 100] = s[3];\n"  // line 6, in fiber mode
+                      "}\n";
+    const ModuleId m = rig.compile(src, "far", "far.cu");
+    const BufferId out = rig.buffer("out", std::vector<int>(50, 0));
+    const LaunchResult r = rig.launch(m, "far", {1}, {64}, {buffer_arg("out", out), value_arg("n", 50)});
+    ASSERT_FALSE(r.ok);
+    EXPECT_EQ(r.error->name, "OUT_OF_BOUNDS");
+    EXPECT_EQ(r.error->message, "thread (17,0,0) of block (0,0,0) wrote 4 bytes at 400 bytes past the end of buffer `out` (line 6)");
+    EXPECT_NE(r.error->hint.find("element 150"), std::string::npos) << r.error->hint;
+    // Again, to be sure the abandoned fibers did not leave the scheduler in a bad state.
+    const LaunchResult again = rig.launch(m, "far", {1}, {64}, {buffer_arg("out", out), value_arg("n", 50)});
+    EXPECT_EQ(again.error ? again.error->message : "", r.error->message);
+}
+
+TEST(CpuBackendFault, WriteJustBeforeTheStartIsFoundAfterTheLaunch) {
+    CpuRig rig;
+    const char* src = "extern \"C\" __global__ void back(int* out)\n"
+                      "{ out[int(threadIdx.x) - 1] = 7; }\n";
+    const ModuleId m = rig.compile(src, "back");
+    const BufferId out = rig.buffer("out", std::vector<int>(10, 0));  // 40 bytes: mid-page, no guard right before
+    const LaunchResult r = rig.launch(m, "back", {1}, {4}, {buffer_arg("out", out)});
+    ASSERT_FALSE(r.ok);
+    EXPECT_EQ(r.error->name, "OUT_OF_BOUNDS");
+    EXPECT_NE(r.error->message.find("before the start of buffer `out`"), std::string::npos) << r.error->message;
+    // The check resets, so a correct launch afterwards passes.
+    const char* ok_src = "extern \"C\" __global__ void fwd(int* out) { out[threadIdx.x] = 7; }\n";
+    EXPECT_TRUE(rig.launch(rig.compile(ok_src, "fwd"), "fwd", {1}, {4}, {buffer_arg("out", out)}).ok);
+}
+
+TEST(CpuBackendFault, IntegerDivisionByZero) {
+    CpuRig rig;
+    const char* src = "extern \"C\" __global__ void divide(const int* a, int* out, int d)\n"
+                      "{\n"
+                      "    out[threadIdx.x] = a[threadIdx.x] / (d - (int)threadIdx.x);\n"  // thread d divides by 0
+                      "}\n";
+    const ModuleId m = rig.compile(src, "divide", "div.cu");
+    const BufferId a = rig.buffer("a", std::vector<int>(32, 9)), out = rig.buffer("out", std::vector<int>(32, 0));
+    const LaunchResult r = rig.launch(m, "divide", {1}, {32}, {buffer_arg("a", a), buffer_arg("out", out), value_arg("d", 5)});
+    ASSERT_FALSE(r.ok);
+    EXPECT_EQ(r.error->name, "INTEGER_DIVIDE_BY_ZERO");
+    EXPECT_EQ(r.error->message, "thread (5,0,0) of block (0,0,0) divided an integer by zero (line 3)");
+}
+
+TEST(CpuBackendFault, NullPointer) {
+    CpuRig rig;
+    const char* src = "extern \"C\" __global__ void deref(int* p)\n"
+                      "{\n"
+                      "    p[threadIdx.x] = 1;\n"
+                      "}\n";
+    const ModuleId m = rig.compile(src, "deref", "null.cu");
+    KernelArg null_arg = value_arg<void*>("p", nullptr);
+    const LaunchResult r = rig.launch(m, "deref", {1}, {8}, {null_arg});
+    ASSERT_FALSE(r.ok);
+    EXPECT_EQ(r.error->name, "INVALID_ADDRESS");
+    EXPECT_NE(r.error->message.find("thread (0,0,0) of block (0,0,0) wrote address 0x0 (a null pointer) (line 3)"),
+              std::string::npos)
+        << r.error->message;
+}
+
+TEST(CpuBackendFault, AssertFailureEndsTheLaunchNotTheProcess) {
+    CpuRig rig;
+    const char* src = "#include <assert.h>\n"
+                      "extern \"C\" __global__ void check(const int* v)\n"
+                      "{\n"
+                      "    assert(v[threadIdx.x] >= 0);\n"
+                      "}\n";
+    const ModuleId m = rig.compile(src, "check", "assert.cu");
+    std::vector<int> v(64, 1);
+    v[41] = -3;
+    const BufferId b = rig.buffer("v", v);
+    const LaunchResult r = rig.launch(m, "check", {1}, {64}, {buffer_arg("v", b)});
+    ASSERT_FALSE(r.ok);
+    EXPECT_EQ(r.error->name, "ASSERT");
+    EXPECT_EQ(r.error->message, "thread (41,0,0) of block (0,0,0): assertion `v[threadIdx.x] >= 0` failed (line 4)");
+}
+
+TEST(CpuBackendFault, DynamicSharedOverflow) {
+    CpuRig rig;
+    const char* src = "extern \"C\" __global__ void over(int* out)\n"
+                      "{\n"
+                      "    extern __shared__ int dyn[];\n"
+                      "    dyn[threadIdx.x] = threadIdx.x;\n"  // line 4: 64 threads, room for 32
+                      "    out[threadIdx.x] = dyn[threadIdx.x];\n"
+                      "}\n";
+    const ModuleId m = rig.compile(src, "over", "dyn.cu");
+    const BufferId out = rig.buffer("out", std::vector<int>(64, 0));
+    const LaunchResult r = rig.launch(m, "over", {1}, {64}, {buffer_arg("out", out)}, 32 * sizeof(int));
+    ASSERT_FALSE(r.ok);
+    EXPECT_EQ(r.error->name, "OUT_OF_BOUNDS");
+    EXPECT_EQ(r.error->message,
+              "thread (32,0,0) of block (0,0,0) wrote past the end of the dynamic shared memory "
+              "(extern __shared__, 128 bytes) (line 4)");
+}
+
+TEST(CpuBackendFault, StackOverflowAndPrintfBeforeTheCrash) {
+    CpuRig rig(test_options(1));
+    const char* src = "__device__ int deep(int n) {\n"
+                      "    volatile char pad[4096];\n"
+                      "    pad[0] = (char)n;\n"
+                      "    return n == 0 ? pad[0] : deep(n - 1) + pad[0];\n"
+                      "}\n"
+                      "extern \"C\" __global__ void recurse(int* out, int depth)\n"
+                      "{\n"
+                      "    printf(\"thread %d starts\\n\", threadIdx.x);\n"
+                      "    out[threadIdx.x] = deep(depth);\n"
+                      "}\n";
+    const ModuleId m = rig.compile(src, "recurse", "deep.cu");
+    const BufferId out = rig.buffer("out", std::vector<int>(4, 0));
+    const LaunchResult ok = rig.launch(m, "recurse", {1}, {4}, {buffer_arg("out", out), value_arg("depth", 3)});
+    ASSERT_TRUE(ok.ok) << error_text(ok);
+    const LaunchResult r = rig.launch(m, "recurse", {1}, {4}, {buffer_arg("out", out), value_arg("depth", 100000)});
+    ASSERT_FALSE(r.ok);
+    EXPECT_EQ(r.error->name, "STACK_OVERFLOW");
+    EXPECT_NE(r.error->message.find("thread (0,0,0) of block (0,0,0) overflowed its stack"), std::string::npos)
+        << r.error->message;
+    EXPECT_EQ(r.printf_output, "thread 0 starts\n");
+    EXPECT_TRUE(rig.launch(m, "recurse", {1}, {4}, {buffer_arg("out", out), value_arg("depth", 3)}).ok);
+}
+
+TEST(CpuBackendFault, CrashInsideALibraryCallStillFindsTheKernelLine) {
+    CpuRig rig;
+    const char* src = "extern \"C\" __global__ void copy(char* dst, const char* src, int bytes)\n"
+                      "{\n"
+                      "    if (threadIdx.x == 0)\n"
+                      "        memcpy(dst, src, bytes);\n"  // line 4: bytes is larger than dst
+                      "}\n";
+    const BufferId dst = rig.buffer("dst", std::vector<char>(4096 * 2, 0));
+    const BufferId from = rig.buffer("src", std::vector<char>(4096 * 8, 1));
+    // Plain, and as distributions that fortify by default build it (memcpy inlined from a glibc header).
+    for (const char* option : {"-DPLAIN_BUILD", "-D_FORTIFY_SOURCE=2"}) {
+        CompileRequest req;
+        req.source = src;
+        req.kernel_name = "copy";
+        req.path = "memcpy.cu";
+        req.extra_options = {option};
+        const CompileResult c = rig.backend->compile(req);
+        ASSERT_TRUE(c.ok) << c.log;
+        const LaunchResult r =
+            rig.launch(c.module, "copy", {1}, {32}, {buffer_arg("dst", dst), buffer_arg("src", from), value_arg("bytes", 4096 * 8)});
+        ASSERT_FALSE(r.ok) << option;
+        EXPECT_EQ(r.error->name, "OUT_OF_BOUNDS") << option;
+        EXPECT_NE(r.error->message.find("past the end of buffer `dst`"), std::string::npos) << r.error->message;
+        EXPECT_NE(r.error->message.find("(line 4)"), std::string::npos) << option << ": " << r.error->message;
+    }
+}
+
+}  // namespace
+}  // namespace cp::test

@@ -1,0 +1,194 @@
+// The CPU backend's pure pieces: kernel discovery and source rewriting, compiler message parsing, and the
+// warp operation arithmetic (shuffle segments, votes, reductions).
+#include "core/cpu/host_compiler.h"
+#include "core/cpu/source_prep.h"
+#include "core/cpu/warp_ops.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace cp {
+namespace {
+
+int count_lines(const std::string& s) { return int(std::count(s.begin(), s.end(), '\n')); }
+
+TEST(CpuSourcePrep, FindsKernelsPastCommentsStringsAndLaunchBounds) {
+    const std::string src = R"src(// __global__ void commented(int*)
+const char* text = "__global__ void in_string()";
+template <int N> __global__ void templated(float* v) {}
+extern "C" __global__ void __launch_bounds__(256, 2) bounded(float* v) {}
+__global__
+void
+split_over_lines(int n) {}
+)src";
+    const std::vector<KernelDecl> k = find_kernels(src);
+    ASSERT_EQ(k.size(), 3u);
+    EXPECT_EQ(k[0].name, "templated");
+    EXPECT_TRUE(k[0].is_template);
+    EXPECT_EQ(k[1].name, "bounded");
+    EXPECT_FALSE(k[1].is_template);
+    EXPECT_EQ(k[1].line, 4);
+    EXPECT_EQ(k[2].name, "split_over_lines");
+    EXPECT_EQ(k[2].line, 7);
+}
+
+TEST(CpuSourcePrep, RewritesExternSharedKeepingLines) {
+    const std::string src = "extern __shared__ float4 global_tile[];\n"
+                            "namespace ns {\n"
+                            "extern __shared__ int in_namespace[];\n"
+                            "}\n"
+                            "extern \"C\" __global__ void k(int n)\n"
+                            "{\n"
+                            "    extern __shared__ __align__(16)\n"
+                            "        unsigned char raw[];\n"
+                            "    raw[0] = global_tile[0].x;\n"
+                            "}\n";
+    const PreparedSource p = prepare_kernel_source(src, "dir/k.cu", "k");
+    ASSERT_FALSE(has_errors(p.diagnostics));
+    EXPECT_NE(p.text.find("#line 1 \"dir/k.cu\""), std::string::npos);
+    EXPECT_NE(p.text.find("#define global_tile (static_cast<float4*>(::cp_shim::dynamic_shared()))"), std::string::npos) << p.text;
+    EXPECT_NE(p.text.find("#define in_namespace (static_cast<int*>"), std::string::npos) << p.text;
+    EXPECT_NE(p.text.find("unsigned char* const raw = (static_cast<unsigned char*>(::cp_shim::dynamic_shared()));"),
+              std::string::npos)
+        << p.text;
+    // The function-scope rewrite keeps the newline it replaced, and namespace scope resyncs with #line:
+    // the line holding `raw[0] = ...` is still line 9 of the user's file.
+    const std::string user_part = p.text.substr(0, p.text.find(kEntryPointsFile));
+    const size_t at = user_part.find("raw[0] = ");
+    const size_t last_line_directive = user_part.rfind("#line 3 \"dir/k.cu\"", at);
+    ASSERT_NE(last_line_directive, std::string::npos) << user_part;
+    const std::string after = user_part.substr(last_line_directive, at - last_line_directive);
+    EXPECT_EQ(3 + count_lines(after) - 1, 9) << after;
+    EXPECT_NE(p.text.find("cp_run_plain_k(void** cp_args"), std::string::npos);
+}
+
+TEST(CpuSourcePrep, UnsupportedFeaturesNameTheirLine) {
+    const std::string src = "#include <cuda_fp16.h>\n"
+                            "extern \"C\" __global__ void k(float* v)\n"
+                            "{\n"
+                            "    v[0] = __shfl(v[1], 0);\n"
+                            "    child<<<1, 1>>>(v);\n"
+                            "}\n";
+    const PreparedSource p = prepare_kernel_source(src, "u.cu", "k");
+    ASSERT_EQ(p.diagnostics.size(), 3u);
+    EXPECT_EQ(p.diagnostics[0].line, 1);
+    EXPECT_NE(p.diagnostics[0].message.find("half-precision"), std::string::npos);
+    EXPECT_EQ(p.diagnostics[1].line, 4);
+    EXPECT_NE(p.diagnostics[1].message.find("__shfl_sync"), std::string::npos);
+    EXPECT_EQ(p.diagnostics[2].line, 5);
+    EXPECT_NE(p.diagnostics[2].message.find("dynamic parallelism"), std::string::npos);
+    EXPECT_TRUE(p.text.empty());
+}
+
+TEST(CpuSourcePrep, CodeForTheGpuOnlyIsNotRefused) {
+    const std::string src = "extern \"C\" __global__ void k(float* v)\n"
+                            "{\n"
+                            "#ifndef __CUDA_PLAYGROUND_CPU__\n"
+                            "    asm volatile(\"trap;\");\n"
+                            "#else\n"
+                            "    v[0] = 1;\n"
+                            "#endif\n"
+                            "}\n";
+    const PreparedSource p = prepare_kernel_source(src, "g.cu", "k");
+    EXPECT_FALSE(has_errors(p.diagnostics));
+    EXPECT_FALSE(p.text.empty());
+}
+
+TEST(CpuSourcePrep, TemplateKernelsAreRefusedClearly) {
+    const PreparedSource p = prepare_kernel_source("template <class T> __global__ void k(T* v) {}\n", "t.cu", "k");
+    ASSERT_EQ(p.diagnostics.size(), 1u);
+    EXPECT_NE(p.diagnostics[0].message.find("template"), std::string::npos);
+}
+
+TEST(CpuCompilerMessages, ParsesGccAndMovesShimErrorsToTheUser) {
+    const std::string log =
+        "k.cu: In function 'void k(int*)':\n"
+        "k.cu:4:12: error: 'foo' was not declared in this scope\n"
+        "    4 |     v[0] = foo;\n"
+        "      |            ^~~\n"
+        "k.cu:7:5: warning: unused variable 'z' [-Wunused-variable]\n"
+        "/src/shim/cuda_shim.h:155:65: error: expected primary-expression before ')' token\n"
+        "k.cu:9:3: note: in expansion of macro '__syncwarp'\n"
+        "cpu-backend-entry-points:1:80: error: 'k' was not declared in this scope\n"
+        "cc1plus: fatal error: out of memory\n";
+    const std::vector<Diagnostic> d = parse_compiler_messages(log, "k.cu", "k", 3);
+    ASSERT_EQ(d.size(), 5u);
+    EXPECT_EQ(d[0].str(), "k.cu:4:12: error: 'foo' was not declared in this scope");
+    EXPECT_EQ(d[1].severity, Severity::Warning);
+    EXPECT_EQ(d[1].line, 7);
+    EXPECT_EQ(d[2].file, "k.cu");
+    EXPECT_EQ(d[2].line, 9);
+    EXPECT_NE(d[2].message.find("expected primary-expression"), std::string::npos);
+    EXPECT_EQ(d[3].line, 3);
+    EXPECT_NE(d[3].message.find("cannot call kernel `k`"), std::string::npos);
+    EXPECT_EQ(d[4].line, 0);
+    EXPECT_EQ(d[4].message, "out of memory");
+}
+
+TEST(CpuCompilerMessages, OptionsKeepMacrosAndDropGpuOnlyFlags) {
+    ShimLocation shim{"/shim", "x"};
+    const HostCompileOptions o = host_compile_options(shim, {"-arch=sm_90", "-DN=4", "-D", "M=2", "--use_fast_math", "-std=c++20"});
+    EXPECT_NE(std::find(o.flags.begin(), o.flags.end(), "-DN=4"), o.flags.end());
+    EXPECT_NE(std::find(o.flags.begin(), o.flags.end(), "-DM=2"), o.flags.end());
+    EXPECT_NE(std::find(o.flags.begin(), o.flags.end(), "-std=c++20"), o.flags.end());
+    EXPECT_NE(std::find(o.flags.begin(), o.flags.end(), "-ffp-contract=off"), o.flags.end());
+    EXPECT_EQ(o.ignored, (std::vector<std::string>{"-arch=sm_90", "--use_fast_math"}));
+}
+
+struct Lanes {
+    cp_abi::WarpRequest req[32] = {};
+    const cp_abi::WarpRequest* ptr[32] = {};
+    unsigned long long out[32] = {};
+    Lanes(int op, int arg, int width, unsigned long long (*value)(int)) {
+        for (int i = 0; i < 32; ++i) {
+            req[i] = {op, 0xffffffffu, value(i), arg, width, 1};
+            ptr[i] = &req[i];
+        }
+    }
+};
+
+TEST(CpuWarpOps, ShuffleSegmentsFollowCuda) {
+    Lanes up(cp_abi::kShflUp, 3, 8, [](int i) { return static_cast<unsigned long long>(100 + i); });
+    compute_warp_results(0xffffffffu, up.ptr, up.out);
+    for (int i = 0; i < 32; ++i) EXPECT_EQ(up.out[i], (i % 8) >= 3 ? 100u + unsigned(i) - 3 : 100u + unsigned(i)) << i;
+
+    Lanes idx(cp_abi::kShfl, 9, 8, [](int i) { return static_cast<unsigned long long>(i); });
+    compute_warp_results(0xffffffffu, idx.ptr, idx.out);
+    for (int i = 0; i < 32; ++i) EXPECT_EQ(idx.out[i], unsigned((i & ~7) + 1)) << i;  // 9 mod 8 = 1 in each segment
+
+    Lanes x(cp_abi::kShflXor, 8, 8, [](int i) { return static_cast<unsigned long long>(i); });
+    compute_warp_results(0xffffffffu, x.ptr, x.out);
+    for (int i = 0; i < 32; ++i) EXPECT_EQ(x.out[i], unsigned((i ^ 8) < (i & ~7) + 8 ? i ^ 8 : i)) << i;
+
+    // Only lanes 0-15 take part: lane 15 shuffling down reads its own value, not an absent lane's.
+    Lanes half(cp_abi::kShflDown, 1, 32, [](int i) { return static_cast<unsigned long long>(i * 2); });
+    compute_warp_results(0x0000ffffu, half.ptr, half.out);
+    EXPECT_EQ(half.out[3], 8u);
+    EXPECT_EQ(half.out[15], 30u);
+}
+
+TEST(CpuWarpOps, VotesMatchAndReductions) {
+    Lanes ballot(cp_abi::kBallot, 0, 32, [](int i) { return static_cast<unsigned long long>(i % 3 == 0); });
+    compute_warp_results(0xffffffffu, ballot.ptr, ballot.out);
+    unsigned expect = 0;
+    for (int i = 0; i < 32; i += 3) expect |= 1u << i;
+    EXPECT_EQ(ballot.out[7], expect);
+
+    Lanes match(cp_abi::kMatchAny, 0, 32, [](int i) { return static_cast<unsigned long long>(i % 2); });
+    compute_warp_results(0xffffffffu, match.ptr, match.out);
+    EXPECT_EQ(match.out[4], 0x55555555u);
+    EXPECT_EQ(match.out[5], 0xAAAAAAAAu);
+
+    Lanes smin(cp_abi::kReduceMinSigned, 0, 32,
+               [](int i) { return static_cast<unsigned long long>(static_cast<long long>(10 - i)); });
+    compute_warp_results(0xffffffffu, smin.ptr, smin.out);
+    EXPECT_EQ(static_cast<long long>(smin.out[0]), -21);
+
+    Lanes add(cp_abi::kReduceAdd, 0, 32, [](int) { return 0xFFFFFFFFull; });
+    compute_warp_results(0xffffffffu, add.ptr, add.out);
+    EXPECT_EQ(add.out[0], 0xFFFFFFE0ull);  // 32 * 0xFFFFFFFF mod 2^32
+}
+
+}  // namespace
+}  // namespace cp
