@@ -243,6 +243,9 @@ void Workspace::apply_outcome(RunOutcome outcome) {
     else if (r.usage.registers >= 0)
         std::snprintf(summary, sizeof summary, "compiled%s in %.0f ms, %d registers%s", r.cache_hit ? " (cached)" : "",
                       r.compile_ms, r.usage.registers, warnings ? ", warnings" : "");
+    else if (r.failed_stage == RunStage::None || r.failed_stage > RunStage::Compile)
+        std::snprintf(summary, sizeof summary, "compiled%s in %.0f ms%s", r.cache_hit ? " (cached)" : "", r.compile_ms,
+                      warnings ? ", warnings" : "");
     else
         std::snprintf(summary, sizeof summary, "%s", errors ? "errors" : "");
     compile_status_.summary = summary;

@@ -262,3 +262,33 @@ TEST_F(HeadlessApp, ScreenshotIsWrittenByRunApp) {
 }
 
 }  // namespace
+
+namespace {
+
+// The real CPU backend (the same kernel source compiled by the host compiler): end to end through the UI.
+TEST_F(HeadlessApp, CpuBackendEndToEndSourceChangeGivesNewPixels) {
+    ui::AppOptions o = headless_options();
+    o.backend = "cpu";
+    if (auto cpu = make_cpu_backend(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
+    start(o, {});
+    settle();
+    ASSERT_TRUE(ws().latest() && ws().latest()->report.launched) << (ws().latest()->report.error ? ws().latest()->report.error->full() : "");
+    EXPECT_EQ(ws().latest()->report.backend, "cpu");
+    EXPECT_EQ(ws().latest()->report.verified, std::optional<bool>(true));
+    show_output_at_100_percent(*host_);
+    expect_screen_matches_output(*host_, ws().latest()->report.outputs.at("dst"), 600);
+
+    const auto before = ws().outputs().views().at(0).raw->read_element(300, 200);
+    std::string text = document_of(ws()).text();
+    const std::string from = "make_uchar4((sum[0] + 4) / 9,", to = "make_uchar4(255 - (sum[0] + 4) / 9,";
+    ASSERT_NE(text.find(from), std::string::npos);
+    text.replace(text.find(from), from.size(), to);
+    ws().set_source(text, host_->seconds() - 5.0);
+    settle();
+    ASSERT_TRUE(ws().latest()->report.launched);
+    const auto after = ws().outputs().views().at(0).raw->read_element(300, 200);
+    EXPECT_EQ(after[0], 255.0 - before[0]);
+    EXPECT_EQ(after[2], before[2]);
+}
+
+}  // namespace
