@@ -50,6 +50,10 @@ Result<bool> fill_from_image(const BufferSpec& spec, HostBuffer& out, const Imag
         return make_error(std::string("buffer `") + spec.name + "` holds " + info.name + ", which an image cannot fill",
                           "Use uchar4 (RGBA), uchar3, uchar (gray), float (gray 0..1), float3 or float4 (RGBA 0..1).");
     }
+    if (spec.type == ElemType::UChar4 && image->channels == 4) {  // the common case: the pixels as they are
+        std::memcpy(out.bytes.data(), image->pixels.data(), pixels * 4);
+        return true;
+    }
     for (uint64_t i = 0; i < pixels; ++i) {
         uint8_t rgba[4];
         if (image->channels == 4) {

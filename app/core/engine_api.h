@@ -65,7 +65,14 @@ struct AllocateResult {
 struct UploadRequest {
     BufferId buffer = 0;
     std::vector<std::byte> data;
+    // false: copy `data` to the start of the buffer. true: `data` is one element (1-16 bytes, dividing the
+    // buffer's size) repeated over the whole buffer — resets an output to zeros or a constant without
+    // sending it whole.
+    bool repeat = false;
 };
+
+// Writes `pattern` repeatedly over dst[0, bytes); bytes must be a multiple of the pattern's size.
+void fill_with_pattern(std::byte* dst, uint64_t bytes, const std::vector<std::byte>& pattern);
 struct UploadResult {
     std::optional<EngineError> error;
 };

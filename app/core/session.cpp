@@ -92,6 +92,8 @@ void KernelSession::set_kernel(KernelFile file) {
         }
     }
     if (!unused.empty()) engine_.release({unused, {}});
+    for (auto it = host_inputs_.begin(); it != host_inputs_.end();)
+        it = kernel_.buffer(it->first) ? std::next(it) : host_inputs_.erase(it);
     for (auto it = param_overrides_.begin(); it != param_overrides_.end();) {
         const ParamSpec* p = kernel_.param(it->first);
         it = (p && !p->derived) ? std::next(it) : param_overrides_.erase(it);
@@ -160,7 +162,7 @@ void KernelSession::set_image_override(const std::string& buffer, std::string pa
     image_overrides_[buffer] = std::move(path);
 }
 
-Result<const Image*> KernelSession::image_for(const BufferSpec& buffer) {
+std::filesystem::path KernelSession::image_path(const BufferSpec& buffer) const {
     auto over = image_overrides_.find(buffer.name);
     const std::string& written = over != image_overrides_.end() ? over->second : buffer.init.image;
     std::filesystem::path path(written);
@@ -168,11 +170,16 @@ Result<const Image*> KernelSession::image_for(const BufferSpec& buffer) {
         const auto beside = kernel_.path.parent_path() / path;
         const auto in_assets = assets_dir() / path;
         std::error_code ec;
-        if (std::filesystem::exists(beside, ec)) path = beside;
-        else if (std::filesystem::exists(in_assets, ec)) path = in_assets;
-        else if (std::filesystem::exists(path, ec)) path = std::filesystem::absolute(path, ec);
-        else path = in_assets;  // for the error message
+        if (std::filesystem::exists(beside, ec)) return beside;
+        if (std::filesystem::exists(in_assets, ec)) return in_assets;
+        if (std::filesystem::exists(path, ec)) return std::filesystem::absolute(path, ec);
+        return in_assets;  // for the error message
     }
+    return path;
+}
+
+Result<const Image*> KernelSession::image_for(const BufferSpec& buffer) {
+    const std::filesystem::path path = image_path(buffer);
     const std::string key = path.string();
     auto it = image_cache_.find(key);
     if (it != image_cache_.end()) return &it->second;
@@ -324,20 +331,44 @@ void KernelSession::release_buffers() {
     if (!ids.empty()) engine_.release({ids, {}});
 }
 
-Result<bool> KernelSession::prepare_buffers(const ResolvedRun& resolved, std::map<std::string, HostBuffer>& inputs) {
+namespace {
+
+// What determines a buffer's initial contents: type, size, initialiser and (for images) the file.
+std::string init_key(const BufferSpec& spec, uint64_t count, const std::string& image) {
+    const BufferInit& i = spec.init;
+    std::ostringstream k;
+    k.precision(17);
+    k << elem_info(spec.type).name << '[' << count << "] " << int(i.kind) << ' ' << i.constant << ' ' << i.seed << ' '
+      << i.min << ' ' << i.max << ' ' << i.start << ' ' << i.step << ' ' << image;
+    return k.str();
+}
+
+bool is_uniform(const BufferInit& init) {
+    return init.kind == BufferInit::Kind::Zeros || init.kind == BufferInit::Kind::Constant;
+}
+
+}  // namespace
+
+Result<bool> KernelSession::prepare_buffers(const ResolvedRun& resolved) {
     for (const auto& spec : kernel_.spec.buffers) {
-        HostBuffer host;
-        host.name = spec.name;
-        host.type = spec.type;
         const uint64_t count = resolved.buffer_counts.at(spec.name);
-        host.bytes.resize(count * elem_info(spec.type).size);
         const Image* image = nullptr;
+        std::string image_file;
         if (spec.init.kind == BufferInit::Kind::Image) {
+            image_file = image_path(spec).string();
             auto img = image_for(spec);
             if (!img) return img.error();
             image = *img;
         }
-        if (auto filled = fill_buffer(spec, host, image); !filled) return filled.error();
+        const std::string key = init_key(spec, count, image_file);
+        HostInput& input = host_inputs_[spec.name];
+        if (input.key != key) {
+            input.key.clear();
+            input.host = HostBuffer{spec.name, spec.type, std::vector<std::byte>(count * elem_info(spec.type).size)};
+            if (auto filled = fill_buffer(spec, input.host, image); !filled) return filled.error();
+            input.key = key;
+        }
+        const HostBuffer& host = input.host;
 
         DeviceBuffer& dev = buffers_[spec.name];
         if (dev.id == 0 || dev.bytes != host.bytes.size()) {
@@ -350,11 +381,30 @@ Result<bool> KernelSession::prepare_buffers(const ResolvedRun& resolved, std::ma
                                       std::to_string(host.bytes.size()) + " bytes): " + a.error->message,
                                   a.error->hint.empty() ? "use smaller sizes" : a.error->hint);
             }
-            dev = {a.buffer, host.bytes.size(), a.device_address, a.ipc_handle};
+            dev = {a.buffer, host.bytes.size(), a.device_address, a.ipc_handle, {}};
         }
-        UploadResult u = engine_.upload({dev.id, host.bytes});
-        if (u.error) return make_error("could not upload buffer `" + spec.name + "`: " + u.error->message, u.error->hint);
-        inputs.emplace(spec.name, std::move(host));
+        // A buffer the kernel cannot write (a const input) keeps its contents between runs; every other
+        // buffer starts each run from its initial contents again.
+        const SignatureParam* param = nullptr;
+        for (const auto& p : kernel_.signature->params) {
+            if (p.name == spec.name) param = &p;
+        }
+        const bool read_only = spec.direction == Direction::In && param && param->type_text.find("const") != std::string::npos;
+        if (dev.content_key == key && read_only) continue;
+        UploadRequest upload{dev.id, {}, false};
+        if (is_uniform(spec.init) && !host.bytes.empty()) {
+            const size_t element = elem_info(spec.type).size;
+            upload.data.assign(host.bytes.begin(), host.bytes.begin() + long(element));
+            upload.repeat = true;
+        } else {
+            upload.data = host.bytes;
+        }
+        UploadResult u = engine_.upload(std::move(upload));
+        if (u.error) {
+            dev.content_key.clear();
+            return make_error("could not upload buffer `" + spec.name + "`: " + u.error->message, u.error->hint);
+        }
+        dev.content_key = read_only ? key : std::string();
     }
     return true;
 }
@@ -420,8 +470,7 @@ RunReport KernelSession::run(const RunOptions& options) {
         }
     }
 
-    std::map<std::string, HostBuffer> inputs;
-    if (auto prepared = prepare_buffers(*resolved, inputs); !prepared) return fail(RunStage::Prepare, prepared.error());
+    if (auto prepared = prepare_buffers(*resolved); !prepared) return fail(RunStage::Prepare, prepared.error());
 
     LaunchRequest launch;
     launch.module = compiled.module;
@@ -477,7 +526,8 @@ RunReport KernelSession::run(const RunOptions& options) {
     if (!options.verify || spec.reference.empty()) return report;
     const ReferenceFn* reference = find_reference(spec.reference);
     if (!reference) return fail(RunStage::Verify, make_error("unknown CPU reference `" + spec.reference + "`"));
-    ReferenceInputs ref_inputs{resolved->params, inputs};
+    ReferenceInputs ref_inputs{resolved->params, {}};
+    for (const auto& b : spec.buffers) ref_inputs.buffers.emplace(b.name, host_inputs_.at(b.name).host);
     std::map<std::string, HostBuffer> expected;
     if (std::string problem = (*reference)(ref_inputs, expected); !problem.empty()) {
         return fail(RunStage::Verify, make_error("reference `" + spec.reference + "`: " + problem));

@@ -107,8 +107,9 @@ public:
     RunReport run(const RunOptions& options = {});
 
 private:
+    std::filesystem::path image_path(const BufferSpec& buffer) const;
     Result<const Image*> image_for(const BufferSpec& buffer);
-    Result<bool> prepare_buffers(const ResolvedRun& resolved, std::map<std::string, HostBuffer>& inputs);
+    Result<bool> prepare_buffers(const ResolvedRun& resolved);
     void release_buffers();
 
     Engine& engine_;
@@ -127,8 +128,17 @@ private:
         uint64_t bytes = 0;
         uint64_t device_address = 0;
         std::vector<uint8_t> ipc_handle;
+        std::string content_key;  // the initial contents the device copy still holds; empty: unknown
     };
     std::map<std::string, DeviceBuffer> buffers_;
+
+    // Each buffer's initial contents on the host (for uploads and the reference), refilled only when what
+    // determines them changes: live re-runs of a 4K filter must not re-decode and re-send the photo.
+    struct HostInput {
+        std::string key;
+        HostBuffer host;
+    };
+    std::map<std::string, HostInput> host_inputs_;
 };
 
 }  // namespace cp

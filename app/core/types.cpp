@@ -35,6 +35,18 @@ bool has_errors(const std::vector<Diagnostic>& diags) {
 
 const char* backend_name(BackendKind k) { return k == BackendKind::Cuda ? "cuda" : "cpu"; }
 
+void fill_with_pattern(std::byte* dst, uint64_t bytes, const std::vector<std::byte>& pattern) {
+    if (pattern.empty() || bytes == 0) return;
+    std::copy(pattern.begin(), pattern.end(), dst);
+    // Double the filled prefix each step: log2(bytes / pattern) copies instead of one per element.
+    uint64_t filled = pattern.size();
+    while (filled < bytes) {
+        const uint64_t n = std::min(filled, bytes - filled);
+        std::copy(dst, dst + n, dst + filled);
+        filled += n;
+    }
+}
+
 TimingStats TimingStats::from_samples(std::vector<double> samples, bool cpu_time) {
     TimingStats t;
     t.cpu_time = cpu_time;

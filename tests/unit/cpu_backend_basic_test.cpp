@@ -317,5 +317,33 @@ TEST(CpuBackendOptionsEnv, ParsesAndRejects) {
     ::unsetenv("CUDA_PLAYGROUND_CPU_ORDER");
 }
 
+
+TEST(CpuBackendBasic, RepeatedUploadFillsTheWholeBufferWithThePattern) {
+    CpuRig rig;
+    const BufferId id = rig.buffer<int32_t>("out", std::vector<int32_t>(1001, 5));
+    UploadRequest fill{id, {}, true};
+    const int32_t minus_one = -1;
+    fill.data.resize(sizeof minus_one);
+    std::memcpy(fill.data.data(), &minus_one, sizeof minus_one);
+    ASSERT_FALSE(rig.backend->upload(fill).error.has_value());
+    EXPECT_EQ(rig.read<int32_t>(id), std::vector<int32_t>(1001, -1));
+    // A pattern that does not divide the buffer is refused, not truncated.
+    fill.data.resize(3);
+    auto refused = rig.backend->upload(fill);
+    ASSERT_TRUE(refused.error.has_value());
+    EXPECT_NE(refused.error->message.find("does not divide"), std::string::npos) << refused.error->message;
+}
+
+TEST(FillWithPattern, RepeatsAnyElementSize) {
+    for (size_t element : {1u, 2u, 3u, 4u, 12u, 16u}) {
+        std::vector<std::byte> pattern(element);
+        for (size_t i = 0; i < element; ++i) pattern[i] = std::byte(i * 37 + 1);
+        const uint64_t count = 1237;
+        std::vector<std::byte> out(count * element, std::byte{0xEE});
+        fill_with_pattern(out.data(), out.size(), pattern);
+        for (uint64_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], pattern[i % element]) << "element size " << element << " at " << i;
+    }
+}
+
 }  // namespace
 }  // namespace cp::test

@@ -48,6 +48,8 @@ TEST(EngineWire, Requests) {
     const auto u = round_trip_request(UploadRequest{(1ull << 40) + 3, bytes({0, 1, 255, 128})});
     EXPECT_EQ(u.buffer, (1ull << 40) + 3);
     EXPECT_EQ(u.data, bytes({0, 1, 255, 128}));
+    EXPECT_FALSE(u.repeat);
+    EXPECT_TRUE(round_trip_request(UploadRequest{7, bytes({1, 2}), true}).repeat);
 
     LaunchRequest l;
     l.module = 77;

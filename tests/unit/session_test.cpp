@@ -19,7 +19,7 @@ public:
     using KernelFn = std::function<void(const LaunchRequest&, std::map<BufferId, std::vector<std::byte>>&)>;
     std::map<std::string, KernelFn> kernels;
     std::map<BufferId, std::vector<std::byte>> memory;
-    int allocations = 0, uploads = 0, compiles = 0;
+    int allocations = 0, uploads = 0, pattern_uploads = 0, compiles = 0;
     bool fail_next_launch_sticky = false;
     LaunchRequest last_launch;
 
@@ -49,7 +49,13 @@ public:
     }
     UploadResult upload(const UploadRequest& req) override {
         ++uploads;
-        memory.at(req.buffer) = req.data;
+        auto& m = memory.at(req.buffer);
+        if (req.repeat) {
+            ++pattern_uploads;
+            fill_with_pattern(m.data(), m.size(), req.data);
+        } else {
+            std::copy(req.data.begin(), req.data.end(), m.begin());
+        }
         return {};
     }
     LaunchResult launch(const LaunchRequest& req) override {
@@ -228,4 +234,63 @@ TEST(Session, FileWithoutMetadataCannotBeResolved) {
     auto r = f.session->resolve();
     ASSERT_FALSE(r.ok());
     EXPECT_NE(r.error().message.find("metadata"), std::string::npos);
+}
+
+TEST(Session, UnchangedConstInputsAreNotSentAgain) {
+    Fixture f;
+    f.session->set_kernel(library_kernel("basics/vector_add"));
+    ASSERT_TRUE(f.session->set_param("n", "1001").ok());
+    ASSERT_TRUE(f.session->run().ok());
+    EXPECT_EQ(f.backend->uploads, 3);
+    EXPECT_EQ(f.backend->pattern_uploads, 1) << "the zero-initialised output is reset with a pattern, not sent whole";
+    ASSERT_TRUE(f.session->run().ok());
+    EXPECT_EQ(f.backend->uploads, 4) << "only the output is reset; the const inputs a and b are still on the device";
+    ASSERT_TRUE(f.session->set_param("n", "1002").ok());
+    ASSERT_TRUE(f.session->run().ok());
+    EXPECT_EQ(f.backend->uploads, 7) << "a new size means new contents everywhere";
+}
+
+TEST(Session, OutputsStartEachRunFromTheirInitialContents) {
+    // A first run fills c completely; a second run with a short grid must not show the first run's values
+    // in the elements it no longer writes.
+    Fixture f;
+    f.session->set_kernel(library_kernel("basics/vector_add"));
+    ASSERT_TRUE(f.session->set_param("n", "1000").ok());
+    RunReport full = f.session->run();
+    ASSERT_TRUE(full.verified.value_or(false));
+    f.session->set_grid_override(Dim3{1, 1, 1});
+    RunReport partial = f.session->run();
+    ASSERT_TRUE(partial.verified.has_value());
+    EXPECT_FALSE(*partial.verified);
+    EXPECT_EQ(partial.mismatches, 1000u - 256u);
+    const float* c = partial.outputs.at("c").as<float>();
+    EXPECT_EQ(c[999], 0.0f);
+}
+
+TEST(Session, KernelWritingItsNonConstInputGetsFreshInputsEachRun) {
+    // `a` is declared `in` but not const: the kernel may change it, so it is uploaded again every run.
+    Fixture f;
+    f.backend->kernels["bump"] = [](const LaunchRequest& req, std::map<BufferId, std::vector<std::byte>>& mem) {
+        auto* a = reinterpret_cast<float*>(mem.at(req.args[0].buffer).data());
+        auto* c = reinterpret_cast<float*>(mem.at(req.args[1].buffer).data());
+        const int n = scalar<int>(req.args[2]);
+        for (int i = 0; i < n; ++i) {
+            a[i] += 1.0f;
+            c[i] = a[i];
+        }
+    };
+    f.session->set_kernel(parse_kernel_source("/*@playground\n"
+                                              "title: Bump\n"
+                                              "param n: int = 5 range 1..100\n"
+                                              "buffer a: float[n] in ramp(start=0, step=1)\n"
+                                              "buffer c: float[n] out zeros\n"
+                                              "block: 32\n"
+                                              "grid: ceil(n / block.x)\n"
+                                              "*/\n"
+                                              "extern \"C\" __global__ void bump(float* a, float* c, int n) { }\n",
+                                              "bump.cu"));
+    ASSERT_TRUE(f.session->run().ok());
+    RunReport second = f.session->run();
+    ASSERT_TRUE(second.ok()) << second.error->full();
+    EXPECT_EQ(second.outputs.at("c").as<float>()[4], 5.0f) << "the second run must start from a = 0..4 again";
 }

@@ -150,6 +150,14 @@ UploadResult CpuBackend::upload(const UploadRequest& request) {
     auto it = buffers_.find(request.buffer);
     if (it == buffers_.end()) {
         out.error = engine_error("INVALID_BUFFER", "upload to a buffer that does not exist (id " + std::to_string(request.buffer) + ")");
+    } else if (request.repeat) {
+        const uint64_t size = it->second.memory.size();
+        if (request.data.empty() || request.data.size() > 16 || size % request.data.size() != 0) {
+            out.error = engine_error("INVALID_VALUE", "a " + std::to_string(request.data.size()) + "-byte fill pattern does not divide buffer `" +
+                                                          it->second.name + "` of " + std::to_string(size) + " bytes");
+        } else {
+            fill_with_pattern(it->second.memory.data(), size, request.data);
+        }
     } else if (request.data.size() > it->second.memory.size()) {
         out.error = engine_error("INVALID_VALUE", "upload of " + std::to_string(request.data.size()) + " bytes into buffer `" +
                                                       it->second.name + "` of " + std::to_string(it->second.memory.size()) + " bytes");

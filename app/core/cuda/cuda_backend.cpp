@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <list>
 #include <mutex>
 #include <string_view>
@@ -320,14 +321,36 @@ UploadResult CudaBackend::upload(const UploadRequest& request) {
                                 "when the context was reset)", "allocate it again", false};
         return out;
     }
-    if (request.data.size() > it->second.bytes) {
+    const uint64_t bytes = it->second.bytes;
+    if (request.repeat && (request.data.empty() || request.data.size() > 16 || bytes % request.data.size() != 0)) {
+        out.error = EngineError{"bad pattern", "a " + std::to_string(request.data.size()) + "-byte fill pattern does not divide " +
+                                buffer_label(request.buffer) + " of " + std::to_string(bytes) + " bytes", "", false};
+        return out;
+    }
+    if (!request.repeat && request.data.size() > bytes) {
         out.error = EngineError{"too much data", std::to_string(request.data.size()) + " bytes do not fit in " +
-                                buffer_label(request.buffer) + " of " + std::to_string(it->second.bytes) + " bytes",
+                                buffer_label(request.buffer) + " of " + std::to_string(bytes) + " bytes",
                                 "", false};
         return out;
     }
-    if (request.data.empty()) return out;
-    const CUresult r = d_.MemcpyHtoD(it->second.ptr, request.data.data(), request.data.size());
+    if (request.data.empty() || bytes == 0) return out;
+    CUresult r = CUDA_SUCCESS;
+    if (request.repeat) {
+        // Patterns of one element: the driver's memset for 1/2/4-byte patterns, else an expanded copy.
+        const auto& p = request.data;
+        uint32_t word = 0;
+        std::memcpy(&word, p.data(), std::min<size_t>(p.size(), 4));
+        if (p.size() == 1) r = d_.MemsetD8(it->second.ptr, uint8_t(word), bytes);
+        else if (p.size() == 2) r = d_.MemsetD16(it->second.ptr, uint16_t(word), bytes / 2);
+        else if (p.size() == 4) r = d_.MemsetD32(it->second.ptr, word, bytes / 4);
+        else {
+            std::vector<std::byte> expanded(bytes);
+            fill_with_pattern(expanded.data(), bytes, p);
+            r = d_.MemcpyHtoD(it->second.ptr, expanded.data(), bytes);
+        }
+    } else {
+        r = d_.MemcpyHtoD(it->second.ptr, request.data.data(), request.data.size());
+    }
     if (r != CUDA_SUCCESS) out.error = failure(r, "uploading to " + buffer_label(request.buffer));
     return out;
 }

@@ -78,6 +78,8 @@ std::optional<CudaDriver> load_cuda_driver(const std::string& library, std::stri
     need("cuMemcpyDtoH_v2", d.MemcpyDtoH);
     need("cuMemcpyDtoD_v2", d.MemcpyDtoD);
     need("cuMemsetD8_v2", d.MemsetD8);
+    need("cuMemsetD16_v2", d.MemsetD16);
+    need("cuMemsetD32_v2", d.MemsetD32);
     need("cuMemcpy2D_v2", d.Memcpy2D);
 
     need("cuModuleLoadDataEx", d.ModuleLoadDataEx);

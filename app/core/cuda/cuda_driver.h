@@ -44,6 +44,8 @@ struct CudaDriver {
     decltype(&::cuMemcpyDtoH_v2) MemcpyDtoH = nullptr;
     decltype(&::cuMemcpyDtoD_v2) MemcpyDtoD = nullptr;
     decltype(&::cuMemsetD8_v2) MemsetD8 = nullptr;
+    decltype(&::cuMemsetD16_v2) MemsetD16 = nullptr;
+    decltype(&::cuMemsetD32_v2) MemsetD32 = nullptr;
     decltype(&::cuMemcpy2D_v2) Memcpy2D = nullptr;
     // Sharing buffers between processes (worker backend -> window interop); optional
     decltype(&::cuIpcGetMemHandle) IpcGetMemHandle = nullptr;

@@ -149,6 +149,7 @@ WireMessage encode_request(const Request& request) {
                 j.update({{"name", r.name}, {"bytes", r.bytes}});
             } else if constexpr (std::is_same_v<T, UploadRequest>) {
                 j["buffer"] = r.buffer;
+                j["repeat"] = r.repeat;
                 m.blob = r.data;
             } else if constexpr (std::is_same_v<T, LaunchRequest>) {
                 json args = json::array();
@@ -183,7 +184,7 @@ std::optional<Request> decode_request(WireMessage message) {
                 return r;
             }
             case 2: return AllocateRequest{j.at("name").get<std::string>(), j.at("bytes").get<uint64_t>()};
-            case 3: return UploadRequest{j.at("buffer").get<BufferId>(), std::move(message.blob)};
+            case 3: return UploadRequest{j.at("buffer").get<BufferId>(), std::move(message.blob), j.value("repeat", false)};
             case 4: {
                 LaunchRequest r;
                 r.module = j.at("module").get<ModuleId>();
