@@ -68,7 +68,9 @@ public:
         return r;
     }
     UploadResult upload(const UploadRequest& req) override {
-        memory_.at(req.buffer) = req.data;
+        auto& m = memory_.at(req.buffer);
+        if (req.repeat) fill_with_pattern(m.data(), m.size(), req.data);
+        else std::copy(req.data.begin(), req.data.end(), m.begin());
         return {};
     }
     ReadBackResult read_back(const ReadBackRequest& req) override {
