@@ -3,6 +3,21 @@
 
 namespace cp {
 
+Response dispatch_request(Backend& b, const Request& request) {
+    return std::visit(
+        [&b](const auto& r) -> Response {
+            using T = std::decay_t<decltype(r)>;
+            if constexpr (std::is_same_v<T, InfoRequest>) return b.info();
+            else if constexpr (std::is_same_v<T, CompileRequest>) return b.compile(r);
+            else if constexpr (std::is_same_v<T, AllocateRequest>) return b.allocate(r);
+            else if constexpr (std::is_same_v<T, UploadRequest>) return b.upload(r);
+            else if constexpr (std::is_same_v<T, LaunchRequest>) return b.launch(r);
+            else if constexpr (std::is_same_v<T, ReadBackRequest>) return b.read_back(r);
+            else return b.release(r);
+        },
+        request);
+}
+
 Result<std::unique_ptr<Backend>> make_backend(BackendChoice choice, std::string* why_not_cuda) {
     if (choice == BackendChoice::Cpu) return make_cpu_backend();
     auto cuda = make_cuda_backend();

@@ -22,6 +22,10 @@ public:
     virtual ReleaseResult release(const ReleaseRequest& request) = 0;
 };
 
+// Hands one request to the matching member of `backend`: the one place that maps requests to calls, used by
+// the engine's worker thread and by the CUDA worker process alike.
+Response dispatch_request(Backend& backend, const Request& request);
+
 // Each returns an Error saying plainly why the backend cannot be used here (no driver, no device...).
 Result<std::unique_ptr<Backend>> make_cuda_backend();
 Result<std::unique_ptr<Backend>> make_cpu_backend();

@@ -36,19 +36,7 @@ void Engine::worker_loop() {
             item = std::move(queue_.front());
             queue_.pop_front();
         }
-        Backend& b = *backend_;
-        Response response = std::visit(
-            [&b](auto& r) -> Response {
-                using T = std::decay_t<decltype(r)>;
-                if constexpr (std::is_same_v<T, InfoRequest>) return b.info();
-                else if constexpr (std::is_same_v<T, CompileRequest>) return b.compile(r);
-                else if constexpr (std::is_same_v<T, AllocateRequest>) return b.allocate(r);
-                else if constexpr (std::is_same_v<T, UploadRequest>) return b.upload(r);
-                else if constexpr (std::is_same_v<T, LaunchRequest>) return b.launch(r);
-                else if constexpr (std::is_same_v<T, ReadBackRequest>) return b.read_back(r);
-                else return b.release(r);
-            },
-            item.first);
+        Response response = dispatch_request(*backend_, item.first);
         item.second.set_value(std::move(response));
     }
 }

@@ -116,4 +116,22 @@ Result<bool> save_png(const fs::path& path, const Image& image) {
     return true;
 }
 
+Image resize_nearest(const Image& image, int width, int height) {
+    Image out;
+    out.width = width;
+    out.height = height;
+    out.channels = image.channels;
+    const size_t px = size_t(image.channels);
+    out.pixels.resize(size_t(width) * size_t(height) * px);
+    if (image.width <= 0 || image.height <= 0) return out;
+    for (int y = 0; y < height; ++y) {
+        const size_t sy = size_t(y) * size_t(image.height) / size_t(height);
+        for (int x = 0; x < width; ++x) {
+            const size_t sx = size_t(x) * size_t(image.width) / size_t(width);
+            std::copy_n(&image.pixels[(sy * size_t(image.width) + sx) * px], px, &out.pixels[(size_t(y) * size_t(width) + size_t(x)) * px]);
+        }
+    }
+    return out;
+}
+
 }  // namespace cp

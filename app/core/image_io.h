@@ -17,6 +17,9 @@ struct Image {
 
 // Always returns RGBA8. max_pixels guards against images too large for memory (default 256 Mpixel).
 Result<Image> load_image(const std::filesystem::path& path, uint64_t max_pixels = 256ull << 20);
+// Nearest-neighbour resize (for making large test and benchmark inputs from the bundled photos).
+Image resize_nearest(const Image& image, int width, int height);
+
 Result<bool> save_png(const std::filesystem::path& path, const Image& image);
 
 }  // namespace cp

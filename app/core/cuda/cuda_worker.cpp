@@ -63,19 +63,7 @@ int serve(int fd, uint64_t id_base) {
         if (read_message(fd, -1, &in) != ReadStatus::Ok) return 0;  // the app closed the connection
         std::optional<Request> request = decode_request(std::move(in));
         if (!request) return 2;
-        CudaBackend& b = *backend;
-        const Response response = std::visit(
-            [&b](auto& r) -> Response {
-                using T = std::decay_t<decltype(r)>;
-                if constexpr (std::is_same_v<T, InfoRequest>) return b.info();
-                else if constexpr (std::is_same_v<T, CompileRequest>) return b.compile(r);
-                else if constexpr (std::is_same_v<T, AllocateRequest>) return b.allocate(r);
-                else if constexpr (std::is_same_v<T, UploadRequest>) return b.upload(r);
-                else if constexpr (std::is_same_v<T, LaunchRequest>) return b.launch(r);
-                else if constexpr (std::is_same_v<T, ReadBackRequest>) return b.read_back(r);
-                else return b.release(r);
-            },
-            *request);
+        const Response response = dispatch_request(*backend, *request);
         if (!write_message(fd, encode_response(response))) return 0;
         // The answer said the context was reset: this process cannot use CUDA any more, so it ends and
         // the app starts the next worker.
