@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <array>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 
@@ -320,4 +321,14 @@ TEST(Cli, OutOfRangeAndMalformedValuesAreRefused) {
     r = cli({"run", "basics/vector_add", "--backend", "cpu", "--block", "16y16"});
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("--block"), std::string::npos) << r.err;
+}
+
+TEST(Cli, BinaryDoesNotNeedTheNvidiaDriverToStart) {
+    // The driver is loaded at run time; a DT_NEEDED entry for libcuda would stop the binary from starting on
+    // a machine without one.
+    if (!std::filesystem::exists("/usr/bin/readelf")) GTEST_SKIP() << "readelf (binutils) is not installed";
+    auto r = cp::test::run_process({"/usr/bin/readelf", "-d", CP_BINARY});
+    ASSERT_EQ(r.exit_code, 0) << r.both();
+    EXPECT_NE(r.out.find("(NEEDED)"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("libcuda.so"), std::string::npos) << r.out;
 }
