@@ -2,6 +2,9 @@
 #include "render/gl_objects.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 namespace cp::render {
@@ -111,6 +114,51 @@ void flip_rows(Image& image) {
         std::copy(b, b + row, a);
         std::copy(tmp.data(), tmp.data() + row, b);
     }
+}
+
+bool gl_debug_requested() {
+    const char* v = std::getenv("CUDA_PLAYGROUND_GL_DEBUG");
+    return v && *v && std::strcmp(v, "0") != 0;
+}
+
+namespace {
+
+const char* debug_type_name(GLenum type) {
+    switch (type) {
+        case GL_DEBUG_TYPE_ERROR: return "error";
+        case GL_DEBUG_TYPE_DEPRECATED_BEHAVIOR: return "deprecated";
+        case GL_DEBUG_TYPE_UNDEFINED_BEHAVIOR: return "undefined behaviour";
+        case GL_DEBUG_TYPE_PORTABILITY: return "portability";
+        case GL_DEBUG_TYPE_PERFORMANCE: return "performance";
+        case GL_DEBUG_TYPE_MARKER: return "marker";
+        default: return "other";
+    }
+}
+
+const char* debug_severity_name(GLenum severity) {
+    switch (severity) {
+        case GL_DEBUG_SEVERITY_HIGH: return "high";
+        case GL_DEBUG_SEVERITY_MEDIUM: return "medium";
+        case GL_DEBUG_SEVERITY_LOW: return "low";
+        default: return "note";
+    }
+}
+
+void GLAD_API_PTR print_debug_message(GLenum, GLenum type, GLuint id, GLenum severity, GLsizei, const GLchar* message,
+                                      const void*) {
+    std::fprintf(stderr, "[gl] %s (%s, id %u): %s\n", debug_type_name(type), debug_severity_name(severity), id,
+                 message ? message : "");
+}
+
+}  // namespace
+
+void install_gl_debug_log() {
+    if (!gl_debug_requested() || !glDebugMessageCallback) return;
+    glEnable(GL_DEBUG_OUTPUT);
+    // Synchronous: a message is printed inside the call that caused it, so it lands next to that call's logs.
+    glEnable(GL_DEBUG_OUTPUT_SYNCHRONOUS);
+    glDebugMessageCallback(print_debug_message, nullptr);
+    glDebugMessageControl(GL_DONT_CARE, GL_DONT_CARE, GL_DONT_CARE, 0, nullptr, GL_TRUE);
 }
 
 int mip_levels_for(int width, int height) {

@@ -81,4 +81,10 @@ void flip_rows(Image& image);
 // Number of mip levels for a full chain down to 1x1.
 int mip_levels_for(int width, int height);
 
+// CUDA_PLAYGROUND_GL_DEBUG=1: contexts are created as debug contexts and the driver's KHR_debug messages
+// (errors, performance warnings, notes) go to stderr, prefixed "[gl]".
+bool gl_debug_requested();
+// Routes the current context's debug messages to stderr when requested; does nothing otherwise.
+void install_gl_debug_log();
+
 }  // namespace cp::render

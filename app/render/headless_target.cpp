@@ -12,12 +12,18 @@
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>  // key codes only (the GLFW backend's key indices)
 
+#include <cstdio>
 #include <utility>
-
 #include <vector>
 
 namespace cp::render {
 namespace {
+
+std::string egl_error_text() {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "EGL error 0x%04X", static_cast<unsigned>(eglGetError()));
+    return buf;
+}
 
 struct EglCandidate {
     EGLDisplay display = EGL_NO_DISPLAY;
@@ -50,7 +56,7 @@ std::vector<EglCandidate> candidate_displays() {
 EGLContext create_context(EGLDisplay display, std::string& why) {
     EGLint major = 0, minor = 0;
     if (!eglInitialize(display, &major, &minor)) {
-        why = "eglInitialize failed";
+        why = "eglInitialize failed (" + egl_error_text() + ")";
         return EGL_NO_CONTEXT;
     }
     gladLoaderLoadEGL(display);  // display extensions (surfaceless context) now known
@@ -74,19 +80,17 @@ EGLContext create_context(EGLDisplay display, std::string& why) {
     if (!eglChooseConfig(display, config_attribs, &config, 1, &configs)) configs = 0;
     const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
                                       EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+                                      // a debug context only when asked (CUDA_PLAYGROUND_GL_DEBUG)
+                                      gl_debug_requested() ? EGL_CONTEXT_OPENGL_DEBUG : EGL_NONE, EGL_TRUE,
                                       EGL_NONE};
     EGLContext ctx = eglCreateContext(display, configs > 0 ? config : nullptr, EGL_NO_CONTEXT, context_attribs);
     if (ctx == EGL_NO_CONTEXT) {
-        why = "no OpenGL 4.5 core context (EGL error 0x" + [] {
-            char buf[16];
-            std::snprintf(buf, sizeof buf, "%04X", static_cast<unsigned>(eglGetError()));
-            return std::string(buf);
-        }() + ")";
+        why = "no OpenGL 4.5 core context (" + egl_error_text() + ")";
         eglTerminate(display);
         return EGL_NO_CONTEXT;
     }
     if (!eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
-        why = "eglMakeCurrent without a surface failed";
+        why = "eglMakeCurrent without a surface failed (" + egl_error_text() + ")";
         eglDestroyContext(display, ctx);
         eglTerminate(display);
         return EGL_NO_CONTEXT;
@@ -207,6 +211,7 @@ Result<std::unique_ptr<RenderTarget>> make_headless_target(const TargetOptions& 
             eglTerminate(c.display);
             continue;
         }
+        install_gl_debug_log();
         auto target = std::make_unique<HeadlessTarget>(c.display, ctx, c.label, tried, options.width, options.height);
         if (!target->framebuffer_complete()) {
             tried += " " + c.label + ": offscreen framebuffer incomplete;";

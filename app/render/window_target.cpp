@@ -127,6 +127,7 @@ Result<std::unique_ptr<RenderTarget>> make_window_target(const TargetOptions& op
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
     glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
     glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);  // HiDPI: the window keeps its apparent size
+    glfwWindowHint(GLFW_OPENGL_DEBUG_CONTEXT, gl_debug_requested() ? GLFW_TRUE : GLFW_FALSE);
     GLFWwindow* window = glfwCreateWindow(options.width, options.height, options.title.c_str(), nullptr, nullptr);
     if (!window) {
         std::string why = last_glfw_error;
@@ -140,6 +141,7 @@ Result<std::unique_ptr<RenderTarget>> make_window_target(const TargetOptions& op
         glfwTerminate();
         return make_error("OpenGL functions could not be loaded in the new window", headless_hint);
     }
+    install_gl_debug_log();
     glfwSwapInterval(1);
     return std::unique_ptr<RenderTarget>(std::make_unique<WindowTarget>(window));
 }
