@@ -6,6 +6,7 @@
 #include "render/render_target.h"
 
 #include "core/colormap.h"
+#include "ui_test_support.h"
 
 #include <gtest/gtest.h>
 
@@ -32,9 +33,13 @@ protected:
         pass_.reset();
         target_.reset();
     }
-    // RGBA8 pixels of a display texture.
+    // RGBA8 pixels of a display texture (all zero when the GPU did not finish drawing them).
     static std::vector<uint8_t> pixels(const Texture& t) {
         std::vector<uint8_t> out(size_t(t.width()) * t.height() * 4);
+        if (auto finished = uitest::gpu_finishes_within(20); !finished) {
+            ADD_FAILURE() << finished.message();
+            return out;
+        }
         glGetTextureImage(t.id(), 0, GL_RGBA, GL_UNSIGNED_BYTE, GLsizei(out.size()), out.data());
         return out;
     }

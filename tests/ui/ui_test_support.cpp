@@ -4,6 +4,7 @@
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/kernel_file.h"
 
+#include <glad/gl.h>
 #include <gtest/gtest.h>
 #include <imgui.h>
 #include <imgui_internal.h>
@@ -225,6 +226,22 @@ size_t expect_screen_matches_output(ui::AppHost& host, const HostBuffer& dst, in
         }
     EXPECT_EQ(mismatched, 0u);
     return compared;
+}
+
+::testing::AssertionResult gpu_finishes_within(double seconds) {
+    GLsync fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    if (!fence) return ::testing::AssertionFailure() << "glFenceSync failed (GL error " << glGetError() << ")";
+    const auto timeout_ns = static_cast<GLuint64>(seconds * 1e9);
+    const GLenum waited = glClientWaitSync(fence, GL_SYNC_FLUSH_COMMANDS_BIT, timeout_ns);
+    glDeleteSync(fence);
+    if (waited == GL_ALREADY_SIGNALED || waited == GL_CONDITION_SATISFIED) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure()
+           << "the GPU did not finish a few small draws within " << seconds << " s ("
+           << (waited == GL_TIMEOUT_EXPIRED ? "timed out" : "wait failed")
+           << "): it is not working. On NVIDIA look for NVRM Xid lines in dmesg: after kernels faulted (Xid 13 or "
+              "31, e.g. the GPU tests' planted out-of-bounds kernels), GL work was seen to stall for the rest of the "
+              "machine's session (Xid 109 CTX SWITCH TIMEOUT); run the UI tests on a fresh machine or before those "
+              "tests";
 }
 
 ui::KernelDocument& document_of(ui::Workspace& ws) {

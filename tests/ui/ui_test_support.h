@@ -8,6 +8,8 @@
 
 #include "support/process.h"
 
+#include <gtest/gtest.h>
+
 #include <memory>
 #include <string>
 
@@ -50,6 +52,12 @@ void show_output_at_100_percent(ui::AppHost& host);
 // Compares the on-screen output image (RGB) with an RGBA8 buffer the kernel wrote; failures name pixels.
 // Returns how many pixels were compared (the visible part).
 size_t expect_screen_matches_output(ui::AppHost& host, const HostBuffer& dst, int width);
+
+// Waits (a GL fence, at most `seconds`) until the GPU has finished the GL work issued so far on the current
+// context. Read-backs go through this first so that a GPU that no longer finishes work fails with the
+// likely cause instead of hanging or handing back texture memory no draw wrote: seen on the NVIDIA machine
+// after earlier processes' kernels had faulted (dmesg: NVRM Xid 13/31, then Xid 109 CTX SWITCH TIMEOUT).
+::testing::AssertionResult gpu_finishes_within(double seconds);
 
 // The open document; throws (failing the test) when there is none.
 ui::KernelDocument& document_of(ui::Workspace& ws);
