@@ -133,7 +133,7 @@ int run_app(const AppOptions& options) {
     auto host = AppHost::create(options);
     if (!host) {
         std::fprintf(stderr, "error: %s\n", host.error().full().c_str());
-        return 2;
+        return 1;  // like every user-facing error of the command line
     }
     return (*host)->run();
 }

@@ -22,16 +22,7 @@ namespace {
 std::filesystem::path make_uhd_photo(const std::filesystem::path& dir) {
     auto photo = load_image(assets_dir() / "coffee.png");
     if (!photo) return {};
-    Image big;
-    big.width = 3840;
-    big.height = 2160;
-    big.pixels.resize(size_t(big.width) * big.height * 4);
-    for (int y = 0; y < big.height; ++y)
-        for (int x = 0; x < big.width; ++x) {
-            const int sx = x * photo->width / big.width, sy = y * photo->height / big.height;
-            for (int c = 0; c < 4; ++c)
-                big.pixels[(size_t(y) * big.width + x) * 4 + c] = photo->pixels[(size_t(sy) * photo->width + sx) * 4 + c];
-        }
+    const Image big = resize_nearest(*photo, 3840, 2160);
     const auto path = dir / "uhd.png";
     return save_png(path, big) ? path : std::filesystem::path();
 }
