@@ -21,16 +21,20 @@ std::string device_word(const DeviceInfo& device) {
     return device.backend == BackendKind::Cuda ? "this GPU" : "this device";
 }
 
-// The extent the launch is meant to cover in dimension i: the problem when known, else what it covers now.
+// The extent the launch is meant to cover in dimension i: the problem when known (a dimension the problem
+// does not have is 1), else what the launch covers now.
 uint64_t coverage(const LaunchCheck& c, int i) {
-    if (i < static_cast<int>(c.problem.size()) && c.problem[i] > 0) return c.problem[i];
+    if (!c.problem.empty()) return i < static_cast<int>(c.problem.size()) && c.problem[i] > 0 ? c.problem[i] : 1;
     return uint64_t(dim(c.grid, i)) * dim(c.block, i);
 }
 
-// A conventional block with the same dimensionality (256, 16x16, 8x8x4) that fits `max_threads`
-// and the per-dimension limits.
+// A conventional block (256, 16x16, 8x8x4) with the problem's dimensionality (the block's when the problem
+// is unknown) that fits `max_threads` and the per-dimension limits.
 Dim3 suggest_block(const LaunchCheck& c, const DeviceInfo& device, uint64_t max_threads) {
-    const bool uses[3] = {c.block.x > 1 || coverage(c, 0) > 1, c.block.y > 1, c.block.z > 1};
+    bool uses[3] = {c.block.x > 1 || coverage(c, 0) > 1, c.block.y > 1, c.block.z > 1};
+    if (!c.problem.empty()) {
+        for (int i = 0; i < 3; ++i) uses[i] = i == 0 || coverage(c, i) > 1;
+    }
     const int active = int(uses[0]) + int(uses[1]) + int(uses[2]);
     Dim3 b{1, 1, 1};
     const uint32_t sizes_1d[1] = {256}, sizes_2d[2] = {16, 16}, sizes_3d[3] = {8, 8, 4};

@@ -31,6 +31,7 @@ namespace {
 
 std::string format_number(double v) {
     std::ostringstream s;
+    s.precision(15);  // 67108864, not 6.71089e+07
     s << v;
     return s.str();
 }

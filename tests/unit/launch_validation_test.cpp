@@ -29,6 +29,17 @@ std::vector<LaunchIssue> only(const std::vector<LaunchIssue>& issues, Severity s
     return out;
 }
 
+TEST(LaunchValidation, SuggestionFollowsTheProblemsShapeNotTheBlocks) {
+    // A 3D block on a 1D problem: suggest a 1D block and a grid that covers the 1000003 elements.
+    auto errors = only(validate_launch(gpu(), check({1, 1, 1}, {32, 32, 2}, {1000003})), Severity::Error);
+    ASSERT_EQ(errors.size(), 1u);
+    EXPECT_NE(errors[0].message.find("Try 256x1x1 and grid 3907x1x1."), std::string::npos) << errors[0].message;
+    // A 1D block on a 2D image: suggest 16x16 and the grid that tiles 600x400.
+    errors = only(validate_launch(gpu(), check({1, 1, 1}, {2048, 1, 1}, {600, 400})), Severity::Error);
+    ASSERT_EQ(errors.size(), 1u);
+    EXPECT_NE(errors[0].message.find("Try 16x16x1 and grid 38x25x1."), std::string::npos) << errors[0].message;
+}
+
 TEST(LaunchValidation, GoodConfigurationHasNoIssues) {
     EXPECT_TRUE(validate_launch(gpu(), check({3907, 1, 1}, {256, 1, 1}, {1000003})).empty());
     EXPECT_TRUE(validate_launch(gpu(), check({21, 13, 1}, {16, 16, 1}, {333, 200})).empty());
