@@ -13,9 +13,19 @@ Response dispatch_request(Backend& b, const Request& request) {
             else if constexpr (std::is_same_v<T, UploadRequest>) return b.upload(r);
             else if constexpr (std::is_same_v<T, LaunchRequest>) return b.launch(r);
             else if constexpr (std::is_same_v<T, ReadBackRequest>) return b.read_back(r);
-            else return b.release(r);
+            else if constexpr (std::is_same_v<T, ReleaseRequest>) return b.release(r);
+            else return b.occupancy(r);
         },
         request);
+}
+
+OccupancyResult Backend::occupancy(const OccupancyRequest& request) {
+    OccupancyResult out;
+    out.error = EngineError{"not supported",
+                            std::string("the ") + backend_name(kind()) + " backend has no occupancy API to ask about `" +
+                                request.kernel_name + "`",
+                            "the block size can still be estimated from the kernel's resource usage", false};
+    return out;
 }
 
 Result<std::unique_ptr<Backend>> make_backend(BackendChoice choice, std::string* why_not_cuda) {

@@ -20,6 +20,8 @@ public:
     virtual LaunchResult launch(const LaunchRequest& request) = 0;
     virtual ReadBackResult read_back(const ReadBackRequest& request) = 0;
     virtual ReleaseResult release(const ReleaseRequest& request) = 0;
+    // Default: an error saying this backend has no occupancy API (callers fall back to an estimate).
+    virtual OccupancyResult occupancy(const OccupancyRequest& request);
 };
 
 // Hands one request to the matching member of `backend`: the one place that maps requests to calls, used by

@@ -34,6 +34,7 @@ public:
     LaunchResult launch(LaunchRequest r) { return call<LaunchResult>(std::move(r)); }
     ReadBackResult read_back(ReadBackRequest r) { return call<ReadBackResult>(std::move(r)); }
     ReleaseResult release(ReleaseRequest r) { return call<ReleaseResult>(std::move(r)); }
+    OccupancyResult occupancy(OccupancyRequest r) { return call<OccupancyResult>(std::move(r)); }
 
 private:
     template <class R>

@@ -126,9 +126,26 @@ struct ReleaseRequest {
 };
 struct ReleaseResult {};
 
+// The block size that maximises occupancy for a loaded kernel, as the backend's occupancy API answers it
+// (CUDA: cuOccupancyMaxPotentialBlockSize), with dynamic shared memory a constant per block.
+struct OccupancyRequest {
+    ModuleId module = 0;
+    std::string kernel_name;
+    uint32_t dynamic_shared_bytes = 0;
+    uint32_t block_size_limit = 0;  // 0: the kernel's and the device's own limit
+};
+struct OccupancyResult {
+    int min_grid_size = 0;          // blocks that fill every SM at that occupancy
+    int block_size = 0;             // threads per block
+    int active_blocks_per_sm = 0;
+    double occupancy = 0;           // active warps / max warps per SM at block_size
+    std::string method;             // "cuOccupancyMaxPotentialBlockSize" or "estimate from resource usage ..."
+    std::optional<EngineError> error;
+};
+
 using Request = std::variant<InfoRequest, CompileRequest, AllocateRequest, UploadRequest, LaunchRequest,
-                             ReadBackRequest, ReleaseRequest>;
+                             ReadBackRequest, ReleaseRequest, OccupancyRequest>;
 using Response = std::variant<InfoResult, CompileResult, AllocateResult, UploadResult, LaunchResult,
-                              ReadBackResult, ReleaseResult>;
+                              ReadBackResult, ReleaseResult, OccupancyResult>;
 
 }  // namespace cp

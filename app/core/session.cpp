@@ -309,6 +309,32 @@ Result<ResolvedRun> KernelSession::resolve() {
 
 // ---- compile ------------------------------------------------------------------------------------------------
 
+Result<OccupancyResult> KernelSession::suggest_block() {
+    if (!kernel_.signature) return make_error("no __global__ function found in " + kernel_.path.string());
+    auto resolved = resolve();
+    if (!resolved) return resolved.error();
+    const CompileResult& compiled = compile();
+    if (!compiled.ok || compiled.module == 0) {
+        if (compiled.error) return make_error(compiled.error->message, compiled.error->hint);
+        return make_error("the kernel does not compile, so there is no code to ask the occupancy API about",
+                          "fix the compile errors first");
+    }
+    OccupancyRequest request;
+    request.module = compiled.module;
+    request.kernel_name = kernel_.signature->name;
+    request.dynamic_shared_bytes = resolved->dynamic_shared_bytes;
+    OccupancyResult answer = engine_.occupancy(std::move(request));
+    if (answer.error) {
+        if (answer.error->context_was_reset) {
+            buffers_.clear();  // as after a failed launch: the backend dropped everything with the context
+            compile_result_ = {};
+            compiled_source_.clear();
+        }
+        return make_error(answer.error->message, answer.error->hint);
+    }
+    return answer;
+}
+
 const CompileResult& KernelSession::compile() {
     // The same text compiles to the same result: keep a loaded module, and don't re-report a failure twice.
     const bool same_text = !compiled_source_.empty() && compiled_source_ == kernel_.source;

@@ -103,6 +103,11 @@ public:
     // Compiles the current source unless the last compile was of the same text.
     const CompileResult& compile();
 
+    // The block size that maximises occupancy, from the engine's occupancy API, for the current kernel with
+    // its current dynamic shared memory. Compiles first if needed; an Error when the kernel cannot be
+    // resolved or compiled, or the backend cannot answer (e.g. it has no occupancy API).
+    Result<OccupancyResult> suggest_block();
+
     // Everything, in order; never throws; the report says where it stopped and why.
     RunReport run(const RunOptions& options = {});
 

@@ -155,7 +155,7 @@ void LaunchPanel::draw() {
     ImGui::Separator();
     if (ImGui::Button("Suggest block size (occupancy)")) {
         const int dims = std::max<int>(1, int(check.problem.size()));
-        suggestion_ = suggest_block(device_, check.usage, check.dynamic_shared_bytes, dims);
+        suggestion_ = estimate_best_block(device_, check.usage, check.dynamic_shared_bytes, dims);
     }
     if (suggestion_) {
         ImGui::TextWrapped("%s: %d threads, %d blocks/SM, occupancy %.0f%% (limited by %s)", suggestion_->block.str().c_str(),

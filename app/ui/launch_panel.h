@@ -5,7 +5,7 @@
 
 #include "core/session.h"
 #include "ui/live_runner.h"
-#include "ui/occupancy.h"
+#include "core/occupancy.h"
 #include "ui/panel.h"
 #include "ui/run_inputs.h"
 

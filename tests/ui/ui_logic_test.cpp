@@ -1,10 +1,9 @@
-// Small pieces of UI logic with exact answers: the thread that the standard mapping gives a pixel, the
-// occupancy-based block suggestion, library search, and keyboard shortcuts driven through a headless frame.
+// Small pieces of UI logic with exact answers: the thread that the standard mapping gives a pixel,
+// library search, and keyboard shortcuts driven through a headless frame.
 #include "ui_test_support.h"
 
 #include "core/kernel_file.h"
 #include "ui/library_panel.h"
-#include "ui/occupancy.h"
 #include "ui/output_panel.h"
 
 #include <imgui_internal.h>
@@ -24,40 +23,6 @@ TEST(ThreadOfPixel, TwoAndOneDimensionalMappings) {
     EXPECT_EQ(ui::thread_of_pixel(37, 21, 600, {38, 25, 1}, {16, 16, 1}), "blockIdx (2, 1)  threadIdx (5, 5)");
     EXPECT_EQ(ui::thread_of_pixel(3, 2, 100, {40, 1, 1}, {256, 1, 1}), "index 203: blockIdx.x 0  threadIdx.x 203");
     EXPECT_EQ(ui::thread_of_pixel(99, 9, 100, {4, 1, 1}, {256, 1, 1}), "index 999: blockIdx.x 3  threadIdx.x 231");
-}
-
-TEST(Occupancy, SuggestionsRespectRegistersAndShape) {
-    DeviceInfo h100;
-    h100.cc_major = 9;
-    h100.max_shared_per_sm = 228 * 1024;
-    ResourceUsage light;
-    light.registers = 28;
-    const auto a = ui::suggest_block(h100, light, 0, 2);
-    EXPECT_DOUBLE_EQ(a.occupancy, 1.0);
-    EXPECT_EQ(a.block.count(), uint64_t(a.threads));
-    EXPECT_EQ(a.block.x, 32u) << "2D problems get rows of a warp";
-
-    ResourceUsage heavy;
-    heavy.registers = 128;  // 4096 registers per warp: at most 16 warps per block and per SM
-    const auto b = ui::suggest_block(h100, heavy, 0, 1);
-    EXPECT_EQ(b.threads, 512);
-    EXPECT_DOUBLE_EQ(b.occupancy, 0.25);
-    EXPECT_EQ(b.limited_by, "registers");
-    EXPECT_EQ(b.block, (Dim3{512, 1, 1}));
-
-    ResourceUsage some;
-    some.registers = 16;
-    // 48 KiB static shared: 4 blocks fit by shared memory, so 1024-thread blocks (2 per SM) keep full occupancy.
-    some.static_shared_bytes = 48 * 1024;
-    const auto c = ui::suggest_block(h100, some, 0, 1);
-    EXPECT_EQ(c.threads, 1024);
-    EXPECT_DOUBLE_EQ(c.occupancy, 1.0);
-    // 120 KiB of dynamic shared memory more: one block per SM, whatever its size; the biggest wins.
-    const auto d = ui::suggest_block(h100, some, 120 * 1024, 1);
-    EXPECT_EQ(d.blocks_per_sm, 1);
-    EXPECT_EQ(d.limited_by, "shared memory");
-    EXPECT_EQ(d.threads, 1024);
-    EXPECT_DOUBLE_EQ(d.occupancy, 0.5);
 }
 
 TEST(LibrarySearch, EveryWordMustMatchSomewhere) {

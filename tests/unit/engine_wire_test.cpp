@@ -143,6 +143,37 @@ TEST(EngineWire, Responses) {
     EXPECT_EQ(al.ipc_handle, handle);
 }
 
+TEST(EngineWire, OccupancyRequestAndResult) {
+    const auto q = round_trip_request(OccupancyRequest{(1ull << 41) + 9, "box_blur", 49152 + 7, 640});
+    EXPECT_EQ(q.module, (1ull << 41) + 9);
+    EXPECT_EQ(q.kernel_name, "box_blur");
+    EXPECT_EQ(q.dynamic_shared_bytes, 49152u + 7);
+    EXPECT_EQ(q.block_size_limit, 640u);
+
+    OccupancyResult o;
+    o.min_grid_size = 264;
+    o.block_size = 768;
+    o.active_blocks_per_sm = 2;
+    o.occupancy = 0.75;
+    o.method = "cuOccupancyMaxPotentialBlockSize";
+    const auto o2 = round_trip_response(o);
+    EXPECT_EQ(o2.min_grid_size, 264);
+    EXPECT_EQ(o2.block_size, 768);
+    EXPECT_EQ(o2.active_blocks_per_sm, 2);
+    EXPECT_DOUBLE_EQ(o2.occupancy, 0.75);
+    EXPECT_EQ(o2.method, o.method);
+    EXPECT_FALSE(o2.error.has_value());
+
+    OccupancyResult failed;
+    failed.error = EngineError{"not supported", "no occupancy API", "estimate instead", false};
+    const auto f2 = round_trip_response(failed);
+    ASSERT_TRUE(f2.error.has_value());
+    EXPECT_EQ(f2.error->message, "no occupancy API");
+    EXPECT_EQ(f2.error->hint, "estimate instead");
+    // The release that used to be the last type still decodes as a release, not as the new occupancy type.
+    EXPECT_TRUE(std::holds_alternative<ReleaseResult>(*decode_response(encode_response(ReleaseResult{}))));
+}
+
 TEST(EngineWire, MalformedInputIsRejected) {
     EXPECT_FALSE(decode_request(WireMessage{"{\"type\":\"launch\"}", {}}).has_value());
     EXPECT_FALSE(decode_request(WireMessage{"not json", {}}).has_value());

@@ -81,6 +81,20 @@ public:
         for (auto id : req.buffers) memory.erase(id);
         return {};
     }
+    // Off: answers as a backend without an occupancy API does (the base class's default).
+    bool has_occupancy_api = true;
+    std::optional<OccupancyRequest> last_occupancy;
+    OccupancyResult occupancy(const OccupancyRequest& req) override {
+        if (!has_occupancy_api) return Backend::occupancy(req);
+        last_occupancy = req;
+        OccupancyResult r;
+        r.block_size = 640;
+        r.active_blocks_per_sm = 3;
+        r.min_grid_size = 396;
+        r.occupancy = 0.9375;
+        r.method = "scripted";
+        return r;
+    }
 
 private:
     BufferId next_id_ = 1;
@@ -293,4 +307,41 @@ TEST(Session, KernelWritingItsNonConstInputGetsFreshInputsEachRun) {
     RunReport second = f.session->run();
     ASSERT_TRUE(second.ok()) << second.error->full();
     EXPECT_EQ(second.outputs.at("c").as<float>()[4], 5.0f) << "the second run must start from a = 0..4 again";
+}
+
+TEST(Session, SuggestBlockAsksTheEngineWithTheCompiledModuleAndDynamicShared) {
+    Fixture f;
+    f.backend->kernels["shared_memory_sum"] = [](const LaunchRequest&, std::map<BufferId, std::vector<std::byte>>&) {};
+    f.session->set_kernel(library_kernel("reduction/shared_memory_sum"));
+    f.session->set_block_override(Dim3{128, 1, 1});  // shared: block.x * 4
+    auto r = f.session->suggest_block();
+    ASSERT_TRUE(r.ok()) << r.error().full();
+    EXPECT_EQ(r->block_size, 640);
+    EXPECT_EQ(r->method, "scripted");
+    ASSERT_TRUE(f.backend->last_occupancy.has_value());
+    EXPECT_EQ(f.backend->last_occupancy->module, 1u);
+    EXPECT_EQ(f.backend->last_occupancy->kernel_name, "shared_memory_sum");
+    EXPECT_EQ(f.backend->last_occupancy->dynamic_shared_bytes, 128u * 4);
+    EXPECT_EQ(f.backend->compiles, 1) << "suggest_block compiles when nothing was compiled yet";
+    ASSERT_TRUE(f.session->suggest_block().ok());
+    EXPECT_EQ(f.backend->compiles, 1) << "and reuses the module after that";
+}
+
+TEST(Session, SuggestBlockSaysWhenTheBackendHasNoOccupancyApi) {
+    Fixture f;
+    f.backend->has_occupancy_api = false;
+    f.session->set_kernel(library_kernel("basics/vector_add"));
+    auto r = f.session->suggest_block();
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("no occupancy API"), std::string::npos) << r.error().message;
+}
+
+TEST(Session, SuggestBlockFailsPlainlyWhenTheKernelDoesNotCompile) {
+    Fixture f;
+    f.session->set_kernel(library_kernel("basics/vector_add"));
+    f.backend->kernels.clear();  // the scripted compiler now rejects it
+    auto r = f.session->suggest_block();
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("does not compile"), std::string::npos) << r.error().message;
+    EXPECT_FALSE(f.backend->last_occupancy.has_value());
 }

@@ -7,6 +7,7 @@
 #include "core/cpu/host_compiler.h"
 #include "core/cpu/kernel_module.h"
 #include "core/cpu/worker_pool.h"
+#include "core/occupancy.h"
 
 #include <algorithm>
 #include <chrono>
@@ -46,6 +47,13 @@ EngineError engine_error(std::string name, std::string message, std::string hint
     return EngineError{std::move(name), std::move(message), std::move(hint), false};
 }
 
+// Static __shared__ arrays are thread-local variables: the TLS size bounds them from above.
+int static_shared_bound(const KernelModule& module) {
+    const uint64_t state = sizeof(cp_abi::ThreadState);
+    const uint64_t tls = module.tls_bytes();
+    return int(tls > state ? tls - state : 0);
+}
+
 class CpuBackend final : public Backend {
 public:
     CpuBackend(const CpuBackendOptions& options, HostCompiler compiler, ShimLocation shim, std::filesystem::path cache)
@@ -60,6 +68,7 @@ public:
     LaunchResult launch(const LaunchRequest& request) override;
     ReadBackResult read_back(const ReadBackRequest& request) override;
     ReleaseResult release(const ReleaseRequest& request) override;
+    OccupancyResult occupancy(const OccupancyRequest& request) override;
 
 private:
     struct Module {
@@ -117,10 +126,7 @@ CompileResult CpuBackend::compile(const CompileRequest& request) {
                 out.ok = false;
                 out.error = engine_error("KERNEL_NOT_FOUND", entry.error().message, entry.error().hint);
             } else {
-                // Static __shared__ arrays are thread-local variables: the TLS size bounds them from above.
-                const uint64_t state = sizeof(cp_abi::ThreadState);
-                const uint64_t tls = (*loaded)->tls_bytes();
-                out.usage.static_shared_bytes = int(tls > state ? tls - state : 0);
+                out.usage.static_shared_bytes = static_shared_bound(**loaded);
                 if (request.load) {
                     out.module = next_id_++;
                     modules_[out.module] = Module{std::move(*loaded), request.path.empty() ? "kernel.cu" : request.path};
@@ -183,6 +189,29 @@ ReleaseResult CpuBackend::release(const ReleaseRequest& request) {
     for (BufferId b : request.buffers) buffers_.erase(b);
     for (ModuleId m : request.modules) modules_.erase(m);
     return {};
+}
+
+// No hardware to ask: the same estimate the window makes, on the CUDA-like limits info() reports, so that
+// suggestions on the CPU backend are the ones a typical GPU would give.
+OccupancyResult CpuBackend::occupancy(const OccupancyRequest& request) {
+    OccupancyResult out;
+    out.method = "estimate from resource usage (CPU backend emulates CUDA limits)";
+    auto it = modules_.find(request.module);
+    if (it == modules_.end()) {
+        out.error = engine_error("INVALID_MODULE", "the module of kernel `" + request.kernel_name + "` is not loaded",
+                                 "compile the kernel again");
+        return out;
+    }
+    const DeviceInfo device = info().device;
+    ResourceUsage usage;  // registers are unknown here
+    usage.static_shared_bytes = static_shared_bound(*it->second.library);
+    const BlockSuggestion best =
+        estimate_best_block(device, usage, request.dynamic_shared_bytes, 1, int(request.block_size_limit));
+    out.block_size = best.threads;
+    out.active_blocks_per_sm = best.blocks_per_sm;
+    out.occupancy = best.occupancy;
+    out.min_grid_size = best.blocks_per_sm * std::max(device.sm_count, 1);
+    return out;
 }
 
 std::optional<EngineError> CpuBackend::check_config(const LaunchRequest& r, const Module& m) const {

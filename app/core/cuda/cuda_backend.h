@@ -35,6 +35,7 @@ public:
     LaunchResult launch(const LaunchRequest& request) override;
     ReadBackResult read_back(const ReadBackRequest& request) override;
     ReleaseResult release(const ReleaseRequest& request) override;
+    OccupancyResult occupancy(const OccupancyRequest& request) override;
 
 private:
     struct LoadedModule {

@@ -89,6 +89,8 @@ std::optional<CudaDriver> load_cuda_driver(const std::string& library, std::stri
     need("cuFuncSetAttribute", d.FuncSetAttribute);
     want("cuFuncGetParamInfo", d.FuncGetParamInfo);
     need("cuLaunchKernel", d.LaunchKernel);
+    want("cuOccupancyMaxPotentialBlockSize", d.OccupancyMaxPotentialBlockSize);
+    want("cuOccupancyMaxActiveBlocksPerMultiprocessor", d.OccupancyMaxActiveBlocksPerMultiprocessor);
 
     need("cuEventCreate", d.EventCreate);
     need("cuEventDestroy_v2", d.EventDestroy);

@@ -60,6 +60,9 @@ struct CudaDriver {
     decltype(&::cuFuncSetAttribute) FuncSetAttribute = nullptr;
     decltype(&::cuFuncGetParamInfo) FuncGetParamInfo = nullptr;  // optional (driver >= 12.4)
     decltype(&::cuLaunchKernel) LaunchKernel = nullptr;
+    // Occupancy (optional: the launch panel's block size suggestion falls back to an estimate without them)
+    decltype(&::cuOccupancyMaxPotentialBlockSize) OccupancyMaxPotentialBlockSize = nullptr;
+    decltype(&::cuOccupancyMaxActiveBlocksPerMultiprocessor) OccupancyMaxActiveBlocksPerMultiprocessor = nullptr;
 
     // Events (timing)
     decltype(&::cuEventCreate) EventCreate = nullptr;

@@ -1,6 +1,6 @@
-// CUDA backend, part 2: launching a kernel. Checks the configuration and arguments before the driver sees
-// them, times warmup + repeats with events (optionally flushing L2 in between), captures device printf,
-// and turns failures into plain words.
+// CUDA backend, part 2: launching a kernel, and asking the occupancy API about one. Checks the configuration
+// and arguments before the driver sees them, times warmup + repeats with events (optionally flushing L2 in
+// between), captures device printf, and turns failures into plain words.
 //
 // Every launch of one request sees the same inputs: the argument buffers are copied aside before the
 // first launch and copied back before each further one, so a kernel that updates its buffers in place
@@ -209,6 +209,55 @@ LaunchResult CudaBackend::launch(const LaunchRequest& request) {
     }
     out.ok = true;
     out.timing = TimingStats::from_samples(std::move(samples), false);
+    return out;
+}
+
+// Asks the driver, as the launch panel's block size suggestion wants: dynamic shared memory is a constant
+// per block (no callback), and the occupancy at the answer comes from the active-blocks query.
+OccupancyResult CudaBackend::occupancy(const OccupancyRequest& request) {
+    OccupancyResult out;
+    out.method = "cuOccupancyMaxPotentialBlockSize";
+    if ((out.error = bind())) return out;
+    const std::string subject = "kernel `" + request.kernel_name + "`";
+    if (!d_.OccupancyMaxPotentialBlockSize || !d_.OccupancyMaxActiveBlocksPerMultiprocessor) {
+        out.error = EngineError{"not supported", "this NVIDIA driver has no occupancy API (cuOccupancyMaxPotentialBlockSize)",
+                                "the block size can still be estimated from the kernel's resource usage", false};
+        return out;
+    }
+    auto mod = modules_.find(request.module);
+    if (mod == modules_.end()) {
+        out.error = refused("the module of " + subject + " is not loaded (it was released, or lost when the "
+                            "context was reset).", "compile the kernel again");
+        return out;
+    }
+    CUfunction fn = find_function(mod->second, request.kernel_name);
+    if (!fn) {
+        out.error = refused("there is no kernel `" + request.kernel_name + "` in the compiled module.");
+        return out;
+    }
+    // Above the default 48 KiB the kernel must opt in, or the driver counts it as not fitting at all.
+    if (request.dynamic_shared_bytes > uint32_t(info_.max_shared_per_block) &&
+        request.dynamic_shared_bytes <= uint32_t(info_.max_shared_per_block_optin)) {
+        if (CUresult r = d_.FuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                             int(request.dynamic_shared_bytes));
+            r != CUDA_SUCCESS) {
+            out.error = failure(r, subject);
+            return out;
+        }
+    }
+    CUresult r = d_.OccupancyMaxPotentialBlockSize(&out.min_grid_size, &out.block_size, fn, nullptr,
+                                                   request.dynamic_shared_bytes, int(request.block_size_limit));
+    if (r == CUDA_SUCCESS)
+        r = d_.OccupancyMaxActiveBlocksPerMultiprocessor(&out.active_blocks_per_sm, fn, out.block_size,
+                                                         request.dynamic_shared_bytes);
+    if (r != CUDA_SUCCESS) {
+        out.error = failure(r, "the occupancy query for " + subject);
+        return out;
+    }
+    const int warp = std::max(info_.warp_size, 1);
+    const int max_warps = std::max(info_.max_threads_per_sm / warp, 1);
+    const int warps_per_block = (out.block_size + warp - 1) / warp;
+    out.occupancy = double(out.active_blocks_per_sm * warps_per_block) / max_warps;
     return out;
 }
 

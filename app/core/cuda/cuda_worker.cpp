@@ -116,7 +116,12 @@ Response failed_response(const Request& request, const EngineError& error, const
             return r;
         }
         case 5: return ReadBackResult{{}, error};
-        default: return ReleaseResult{};
+        case 6: return ReleaseResult{};
+        default: {
+            OccupancyResult r;
+            r.error = error;
+            return r;
+        }
     }
 }
 
@@ -292,6 +297,10 @@ ReadBackResult CudaWorkerBackend::read_back(const ReadBackRequest& request) {
 ReleaseResult CudaWorkerBackend::release(const ReleaseRequest& request) {
     if (pid_ <= 0) return {};  // nothing to release in a worker that is gone
     return std::get<ReleaseResult>(call(request, kTransferTimeoutS, "a release"));
+}
+
+OccupancyResult CudaWorkerBackend::occupancy(const OccupancyRequest& request) {
+    return std::get<OccupancyResult>(call(request, kTransferTimeoutS, "the occupancy query for `" + request.kernel_name + "`"));
 }
 
 }  // namespace cp

@@ -30,6 +30,7 @@ public:
     LaunchResult launch(const LaunchRequest& request) override;
     ReadBackResult read_back(const ReadBackRequest& request) override;
     ReleaseResult release(const ReleaseRequest& request) override;
+    OccupancyResult occupancy(const OccupancyRequest& request) override;
 
     // The worker's process id (-1 when none is running): for tests of the replacement.
     pid_t worker_pid() const { return pid_; }

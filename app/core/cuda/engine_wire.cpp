@@ -123,7 +123,7 @@ std::vector<std::byte> bytes_from(const json& j) {
 }
 
 // Names on the wire, in the order of the Request and Response variants.
-constexpr const char* kTypes[] = {"info", "compile", "allocate", "upload", "launch", "read_back", "release"};
+constexpr const char* kTypes[] = {"info", "compile", "allocate", "upload", "launch", "read_back", "release", "occupancy"};
 
 size_t type_index(const json& j) {
     const std::string t = j.at("type").get<std::string>();
@@ -162,6 +162,9 @@ WireMessage encode_request(const Request& request) {
                 j["buffer"] = r.buffer;
             } else if constexpr (std::is_same_v<T, ReleaseRequest>) {
                 j.update({{"buffers", r.buffers}, {"modules", r.modules}});
+            } else if constexpr (std::is_same_v<T, OccupancyRequest>) {
+                j.update({{"module", r.module}, {"kernel_name", r.kernel_name},
+                          {"dynamic_shared_bytes", r.dynamic_shared_bytes}, {"block_size_limit", r.block_size_limit}});
             }
         },
         request);
@@ -200,9 +203,13 @@ std::optional<Request> decode_request(WireMessage message) {
                 return r;
             }
             case 5: return ReadBackRequest{j.at("buffer").get<BufferId>()};
-            default:
+            case 6:
                 return ReleaseRequest{j.at("buffers").get<std::vector<BufferId>>(),
                                       j.at("modules").get<std::vector<ModuleId>>()};
+            default:
+                return OccupancyRequest{j.at("module").get<ModuleId>(), j.at("kernel_name").get<std::string>(),
+                                        j.at("dynamic_shared_bytes").get<uint32_t>(),
+                                        j.at("block_size_limit").get<uint32_t>()};
         }
     } catch (const std::exception&) {
         return std::nullopt;
@@ -234,6 +241,10 @@ WireMessage encode_response(const Response& response) {
             } else if constexpr (std::is_same_v<T, ReadBackResult>) {
                 j["error"] = error_json(r.error);
                 m.blob = r.data;
+            } else if constexpr (std::is_same_v<T, OccupancyResult>) {
+                j.update({{"min_grid_size", r.min_grid_size}, {"block_size", r.block_size},
+                          {"active_blocks_per_sm", r.active_blocks_per_sm}, {"occupancy", r.occupancy},
+                          {"method", r.method}, {"error", error_json(r.error)}});
             }
         },
         response);
@@ -272,7 +283,17 @@ std::optional<Response> decode_response(WireMessage message) {
                 return r;
             }
             case 5: return ReadBackResult{std::move(message.blob), error_from(j)};
-            default: return ReleaseResult{};
+            case 6: return ReleaseResult{};
+            default: {
+                OccupancyResult r;
+                r.min_grid_size = j.at("min_grid_size").get<int>();
+                r.block_size = j.at("block_size").get<int>();
+                r.active_blocks_per_sm = j.at("active_blocks_per_sm").get<int>();
+                r.occupancy = j.at("occupancy").get<double>();
+                r.method = j.at("method").get<std::string>();
+                r.error = error_from(j);
+                return r;
+            }
         }
     } catch (const std::exception&) {
         return std::nullopt;
