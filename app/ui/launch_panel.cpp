@@ -105,6 +105,7 @@ void LaunchPanel::draw() {
         // Sizes that come from images or parameters are known once a run resolved them.
         ImGui::Separator();
         ImGui::TextDisabled("Validation and figures appear after the first run resolves the sizes.");
+        draw_suggestion();
         return;
     }
     // Live validation: the engine's own checks, on what the next run will use.
@@ -152,21 +153,20 @@ void LaunchPanel::draw() {
         ImGui::EndTable();
     }
 
+    draw_suggestion();
+}
+
+// The button only asks; the workspace gets the answer off the UI thread and applies it (block_suggestion.h).
+void LaunchPanel::draw_suggestion() {
     ImGui::Separator();
-    if (ImGui::Button("Suggest block size (occupancy)")) {
-        const int dims = std::max<int>(1, int(check.problem.size()));
-        suggestion_ = estimate_best_block(device_, check.usage, check.dynamic_shared_bytes, dims);
-    }
-    if (suggestion_) {
-        ImGui::TextWrapped("%s: %d threads, %d blocks/SM, occupancy %.0f%% (limited by %s)", suggestion_->block.str().c_str(),
-                           suggestion_->threads, suggestion_->blocks_per_sm, suggestion_->occupancy * 100,
-                           suggestion_->limited_by.c_str());
+    ImGui::BeginDisabled(suggestion_.pending || suggestion_.requested);
+    if (ImGui::Button("Suggest block size (occupancy)")) suggestion_.requested = true;
+    ImGui::EndDisabled();
+    if (suggestion_.pending || suggestion_.requested) {
         ImGui::SameLine();
-        if (ImGui::SmallButton("Apply")) {
-            inputs_.block = suggestion_->block;
-            inputs_.touch();
-        }
+        ImGui::TextDisabled("asking the occupancy API...");
     }
+    if (!suggestion_.shown.empty()) ImGui::TextWrapped("%s", suggestion_.shown.c_str());
 }
 
 }  // namespace cp::ui

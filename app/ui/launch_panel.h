@@ -1,11 +1,11 @@
 // Launch panel: grid and block x/y/z (defaults from the metadata's expressions), live validation against
-// the device's limits with the engine's messages, derived figures, and a block size suggestion from
-// occupancy.
+// the device's limits with the engine's messages, derived figures, and a block size suggestion from the
+// backend's occupancy API (asked by the workspace, see block_suggestion.h).
 #pragma once
 
 #include "core/session.h"
 #include "ui/live_runner.h"
-#include "core/occupancy.h"
+#include "ui/block_suggestion.h"
 #include "ui/panel.h"
 #include "ui/run_inputs.h"
 
@@ -15,8 +15,9 @@ namespace cp::ui {
 
 class LaunchPanel final : public Panel {
 public:
-    LaunchPanel(RunInputs& inputs, const DeviceInfo& device, const KernelFile& file, const std::optional<RunOutcome>& latest)
-        : inputs_(inputs), device_(device), file_(file), latest_(latest) {}
+    LaunchPanel(RunInputs& inputs, const DeviceInfo& device, const KernelFile& file, const std::optional<RunOutcome>& latest,
+                BlockSuggestionState& suggestion)
+        : inputs_(inputs), device_(device), file_(file), latest_(latest), suggestion_(suggestion) {}
     const char* title() const override { return "Launch"; }
     PanelPlacement default_placement() const override { return {0.55f, 0.6f, 0.225f, 0.4f}; }
     void draw() override;
@@ -27,11 +28,13 @@ public:
     Dim3 effective_grid() const;
 
 private:
+    void draw_suggestion();
+
     RunInputs& inputs_;
     const DeviceInfo& device_;
     const KernelFile& file_;
     const std::optional<RunOutcome>& latest_;
-    std::optional<BlockSuggestion> suggestion_;
+    BlockSuggestionState& suggestion_;
 };
 
 }  // namespace cp::ui

@@ -111,7 +111,8 @@ RunOutcome LiveRunner::execute(RunJob& job) {
     out.job_id = job.id;
     out.submitted = job.submitted;
     if (!session_) {
-        compile_without_engine(job.file, out.report);
+        if (job.suggest_block) out.suggestion = make_error("no backend to ask: " + why_no_engine_);
+        else compile_without_engine(job.file, out.report);
         out.finished = std::chrono::steady_clock::now();
         out.wall_ms = std::chrono::duration<double, std::milli>(out.finished - out.submitted).count();
         return out;
@@ -131,7 +132,8 @@ RunOutcome LiveRunner::execute(RunJob& job) {
     }
 
     if (auto resolved = s.resolve(); resolved) out.resolved = *resolved;
-    out.report = s.run(job.options);
+    if (job.suggest_block) out.suggestion = s.suggest_block();
+    else out.report = s.run(job.options);
     out.finished = std::chrono::steady_clock::now();
     out.wall_ms = std::chrono::duration<double, std::milli>(out.finished - out.submitted).count();
     return out;

@@ -22,6 +22,9 @@ struct RunJob {
     std::optional<Dim3> block, grid;
     std::map<std::string, std::string> images;
     RunOptions options;
+    // Instead of running: ask the engine's occupancy API for a block size (KernelSession::suggest_block),
+    // with the job's choices applied (they decide the dynamic shared memory).
+    bool suggest_block = false;
     std::chrono::steady_clock::time_point submitted;  // set by submit()
 };
 
@@ -30,6 +33,7 @@ struct RunOutcome {
     RunReport report;
     std::optional<ResolvedRun> resolved;   // what the launch used (also when it was refused)
     std::vector<std::string> input_problems;  // parameter values the session rejected
+    std::optional<Result<OccupancyResult>> suggestion;  // the answer of a suggest_block job (nothing ran)
     double wall_ms = 0;                    // submit -> done
     std::chrono::steady_clock::time_point submitted, finished;
 };

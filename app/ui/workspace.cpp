@@ -106,7 +106,7 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     editor_panel_ = editor.get();
     panels_.push_back(std::move(editor));
     panels_.push_back(std::make_unique<ParametersPanel>(inputs_, parsed_, latest_));
-    panels_.push_back(std::make_unique<LaunchPanel>(inputs_, device_status_.device, parsed_, latest_));
+    panels_.push_back(std::make_unique<LaunchPanel>(inputs_, device_status_.device, parsed_, latest_, block_suggestion_));
     auto output = std::make_unique<OutputPanel>(*outputs_, output_status_);
     output_panel_ = output.get();
     panels_.push_back(std::move(output));
@@ -196,6 +196,10 @@ void Workspace::reparse_if_changed() {
 
 void Workspace::maybe_submit(double now) {
     if (!doc_ || !runner_->idle()) return;
+    if (block_suggestion_.requested) {
+        submit_block_suggestion();
+        if (!runner_->idle()) return;  // the query went to the runner; runs wait for its answer
+    }
     const bool new_kernel = parsed_path_ != submitted_.path;
     const bool source_changed = doc_->revision() != submitted_.doc_revision;
     const bool inputs_changed = inputs_.revision != submitted_.inputs_revision;
@@ -228,6 +232,10 @@ void Workspace::maybe_submit(double now) {
 }
 
 void Workspace::apply_outcome(RunOutcome outcome) {
+    if (outcome.suggestion) {
+        apply_block_suggestion(std::move(outcome));
+        return;
+    }
     ++runs_applied_;
     RunReport& r = outcome.report;
     for (const std::string& p : outcome.input_problems) console_.add(LogKind::Warning, p);
@@ -345,7 +353,7 @@ double Workspace::idle_timeout(double now) const {
 bool Workspace::needs_frame(double now) {
     if (runner_->has_outcome()) return true;
     if (live_.every_frame && runner_->has_engine()) return true;
-    if (run_requested_ || inputs_.revision != submitted_.inputs_revision) return true;
+    if (run_requested_ || block_suggestion_.requested || inputs_.revision != submitted_.inputs_revision) return true;
     if (doc_) {
         if (doc_->unsaved()) return true;  // autosave is due soon
         if (doc_->revision() != submitted_.doc_revision &&

@@ -8,6 +8,7 @@
 #include "render/device_copier.h"
 #include "render/render_target.h"
 #include "ui/app.h"
+#include "ui/block_suggestion.h"
 #include "ui/console_log.h"
 #include "ui/device_panel.h"
 #include "ui/editor_panel.h"
@@ -72,6 +73,8 @@ public:
     const OutputPanel& output_panel() const { return *output_panel_; }
     const EditorPanel& editor_panel() const { return *editor_panel_; }
     const std::optional<RunOutcome>& latest() const { return latest_; }
+    // The Launch panel's occupancy suggestion (its button sets `requested`).
+    BlockSuggestionState& block_suggestion() { return block_suggestion_; }
     uint64_t runs_applied() const { return runs_applied_; }
     ConsoleLog& console() { return console_; }
     const TimingHistory& timing() const { return timing_; }
@@ -89,6 +92,11 @@ public:
 
 private:
     void apply_outcome(RunOutcome outcome);
+    // The occupancy suggestion (workspace_suggest.cpp): ask the session on the runner's thread, or estimate
+    // here without a backend; then apply, show and log the answer.
+    void submit_block_suggestion();
+    void apply_block_suggestion(RunOutcome outcome);
+    void use_block_suggestion(const AppliedSuggestion& suggestion);
     void maybe_submit(double now);
     void reparse_if_changed();
     void handle_shortcuts();
@@ -119,6 +127,7 @@ private:
     ConsoleLog console_;
     TimingHistory timing_;
     std::optional<RunOutcome> latest_;
+    BlockSuggestionState block_suggestion_;
     CompileStatus compile_status_;
     OutputStatus output_status_;
     DeviceStatus device_status_;

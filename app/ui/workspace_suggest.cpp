@@ -1,0 +1,58 @@
+// Workspace, the occupancy suggestion: the Launch panel's request goes to the session on the runner's
+// thread (the engine's occupancy API) like a run, so the UI never waits for the backend; the answer, or
+// the local estimate when there is no backend or it cannot answer, is applied, shown and logged.
+#include "ui/workspace.h"
+
+namespace cp::ui {
+
+void Workspace::submit_block_suggestion() {
+    block_suggestion_.requested = false;
+    if (!runner_->has_engine()) {
+        // Nothing to ask: the estimate from the last compile's resource usage is pure and immediate.
+        const std::vector<uint64_t> none;
+        const auto& problem = latest_ && latest_->resolved ? latest_->resolved->problem : none;
+        const uint32_t shared = latest_ && latest_->resolved ? latest_->resolved->dynamic_shared_bytes : 0;
+        const ResourceUsage usage = latest_ ? latest_->report.usage : ResourceUsage{};
+        use_block_suggestion(suggestion_from_estimate(device_status_.device, usage, shared,
+                                                      problem_dims_of(problem, parsed_),
+                                                      "no backend, so CUDA's usual limits"));
+        return;
+    }
+    RunJob job;
+    job.id = next_job_++;
+    job.file = parsed_;
+    job.params = inputs_.params;
+    job.block = inputs_.block;
+    job.grid = inputs_.grid;
+    job.images = inputs_.images;
+    job.suggest_block = true;
+    block_suggestion_.pending = runner_->submit(std::move(job));
+}
+
+void Workspace::apply_block_suggestion(RunOutcome outcome) {
+    block_suggestion_.pending = false;
+    const std::vector<uint64_t> none;
+    const int dims = problem_dims_of(outcome.resolved ? outcome.resolved->problem : none, parsed_);
+    const Result<OccupancyResult>& answer = *outcome.suggestion;
+    if (answer.ok()) {
+        use_block_suggestion(suggestion_from_api(*answer, dims));
+        return;
+    }
+    // The backend could not answer (no occupancy API, the kernel does not compile...): estimate, and say why.
+    console_.add(LogKind::Warning, "Occupancy API unavailable: " + answer.error().full());
+    const ResourceUsage usage = latest_ ? latest_->report.usage : ResourceUsage{};
+    const uint32_t shared = outcome.resolved ? outcome.resolved->dynamic_shared_bytes : 0;
+    use_block_suggestion(suggestion_from_estimate(device_status_.device, usage, shared, dims,
+                                                  "the backend could not answer"));
+}
+
+void Workspace::use_block_suggestion(const AppliedSuggestion& suggestion) {
+    block_suggestion_.shown = suggestion.text;
+    console_.add(LogKind::Info, "Suggested block " + suggestion.block.str() + " — " + suggestion.text);
+    if (inputs_.block != suggestion.block) {
+        inputs_.block = suggestion.block;
+        inputs_.touch();
+    }
+}
+
+}  // namespace cp::ui
