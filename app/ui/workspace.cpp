@@ -211,13 +211,7 @@ void Workspace::maybe_submit(double now) {
     // Verification (a read-back and the CPU reference) on opening a kernel, on F5, or on every run when asked:
     // edits and drags stay fast on big images.
     const bool verify = verify_next_ || run_requested_ || new_kernel || inputs_.verify;
-    RunJob job;
-    job.id = next_job_++;
-    job.file = parsed_;
-    job.params = inputs_.params;
-    job.block = inputs_.block;
-    job.grid = inputs_.grid;
-    job.images = inputs_.images;
+    RunJob job = job_from_inputs();
     job.options.timing = inputs_.timing;
     job.options.verify = verify && !live_.every_frame;
     job.options.read_back = job.options.verify || outputs_->needs_host_data(parsed_);

@@ -95,6 +95,7 @@ private:
     // The occupancy suggestion (workspace_suggest.cpp): ask the session on the runner's thread, or estimate
     // here without a backend; then apply, show and log the answer.
     void submit_block_suggestion();
+    RunJob job_from_inputs();  // a job for the runner with the current file, parameters, launch and images
     void apply_block_suggestion(RunOutcome outcome);
     void use_block_suggestion(const AppliedSuggestion& suggestion);
     void maybe_submit(double now);

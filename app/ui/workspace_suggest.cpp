@@ -18,13 +18,7 @@ void Workspace::submit_block_suggestion() {
                                                       "no backend, so CUDA's usual limits"));
         return;
     }
-    RunJob job;
-    job.id = next_job_++;
-    job.file = parsed_;
-    job.params = inputs_.params;
-    job.block = inputs_.block;
-    job.grid = inputs_.grid;
-    job.images = inputs_.images;
+    RunJob job = job_from_inputs();
     job.suggest_block = true;
     block_suggestion_.pending = runner_->submit(std::move(job));
 }
@@ -53,6 +47,17 @@ void Workspace::use_block_suggestion(const AppliedSuggestion& suggestion) {
         inputs_.block = suggestion.block;
         inputs_.touch();
     }
+}
+
+RunJob Workspace::job_from_inputs() {
+    RunJob job;
+    job.id = next_job_++;
+    job.file = parsed_;
+    job.params = inputs_.params;
+    job.block = inputs_.block;
+    job.grid = inputs_.grid;
+    job.images = inputs_.images;
+    return job;
 }
 
 }  // namespace cp::ui

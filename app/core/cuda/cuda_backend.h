@@ -62,6 +62,9 @@ private:
     bool context_is_broken();
 
     CUfunction find_function(LoadedModule& module, const std::string& kernel_name);
+    // The kernel `name` of module `module`, or null with `error` saying what is missing (for `subject`).
+    CUfunction kernel_function(ModuleId module, const std::string& name, const std::string& subject,
+                               std::optional<EngineError>& error);
     std::optional<EngineError> check_launch(CUfunction fn, const LaunchRequest& request, const std::string& subject);
     std::optional<EngineError> marshal_args(CUfunction fn, const LaunchRequest& request,
                                             std::vector<std::vector<std::byte>>& storage, std::vector<void*>& params);

@@ -37,6 +37,19 @@ CUfunction CudaBackend::find_function(LoadedModule& module, const std::string& k
     return fn;
 }
 
+CUfunction CudaBackend::kernel_function(ModuleId module, const std::string& name, const std::string& subject,
+                                        std::optional<EngineError>& error) {
+    auto mod = modules_.find(module);
+    if (mod == modules_.end()) {
+        error = refused("the module of " + subject + " is not loaded (it was released, or lost when the "
+                        "context was reset).", "compile the kernel again");
+        return nullptr;
+    }
+    CUfunction fn = find_function(mod->second, name);
+    if (!fn) error = refused("there is no kernel `" + name + "` in the compiled module.");
+    return fn;
+}
+
 // The engine validates configurations for the user before asking; this is the backstop that keeps the
 // driver from ever seeing a configuration it would reject.
 std::optional<EngineError> CudaBackend::check_launch(CUfunction fn, const LaunchRequest& request,
@@ -145,17 +158,8 @@ LaunchResult CudaBackend::launch(const LaunchRequest& request) {
     if ((out.error = bind())) return out;
     const std::string subject = "kernel `" + request.kernel_name + "` (grid " + request.grid.str() + ", block " +
                                 request.block.str() + ")";
-    auto mod = modules_.find(request.module);
-    if (mod == modules_.end()) {
-        out.error = refused("the module of " + subject + " is not loaded (it was released, or lost when the "
-                            "context was reset).", "compile the kernel again");
-        return out;
-    }
-    CUfunction fn = find_function(mod->second, request.kernel_name);
-    if (!fn) {
-        out.error = refused("there is no kernel `" + request.kernel_name + "` in the compiled module.");
-        return out;
-    }
+    CUfunction fn = kernel_function(request.module, request.kernel_name, subject, out.error);
+    if (!fn) return out;
     std::vector<std::vector<std::byte>> storage;
     std::vector<void*> params;
     if ((out.error = check_launch(fn, request, subject))) return out;
@@ -170,7 +174,8 @@ LaunchResult CudaBackend::launch(const LaunchRequest& request) {
         repeats = 1;
     }
     std::optional<StdoutCapture> capture;
-    if (mod->second.can_print) capture.emplace(mod->second.can_assert);
+    const LoadedModule& module = modules_.at(request.module);  // found by kernel_function above
+    if (module.can_print) capture.emplace(module.can_assert);
 
     std::vector<double> samples;
     size_t first_launch_output = std::string::npos;
@@ -224,17 +229,8 @@ OccupancyResult CudaBackend::occupancy(const OccupancyRequest& request) {
                                 "the block size can still be estimated from the kernel's resource usage", false};
         return out;
     }
-    auto mod = modules_.find(request.module);
-    if (mod == modules_.end()) {
-        out.error = refused("the module of " + subject + " is not loaded (it was released, or lost when the "
-                            "context was reset).", "compile the kernel again");
-        return out;
-    }
-    CUfunction fn = find_function(mod->second, request.kernel_name);
-    if (!fn) {
-        out.error = refused("there is no kernel `" + request.kernel_name + "` in the compiled module.");
-        return out;
-    }
+    CUfunction fn = kernel_function(request.module, request.kernel_name, subject, out.error);
+    if (!fn) return out;
     // Above the default 48 KiB the kernel must opt in, or the driver counts it as not fitting at all.
     if (request.dynamic_shared_bytes > uint32_t(info_.max_shared_per_block) &&
         request.dynamic_shared_bytes <= uint32_t(info_.max_shared_per_block_optin)) {
