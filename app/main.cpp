@@ -2,6 +2,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "core/launch_validation.h"
+#include "core/text_util.h"
 
 #ifdef CP_HAVE_GUI
 #include "ui/app.h"
@@ -54,22 +55,12 @@ int run_window(const std::vector<std::string>& argv) {
     cp::ui::AppOptions options;
     options.headless = args->has("--headless");
     if (args->has("--open")) options.open_file = find_kernel_path(args->get("--open")).string();
-    for (const auto& s : args->all("--set")) {
-        const auto eq = s.find('=');
-        if (eq == std::string::npos || eq == 0) return user_error("`--set " + s + "` is not NAME=VALUE", "e.g. --set n=1000");
-        options.sets.emplace_back(s.substr(0, eq), s.substr(eq + 1));
-    }
-    for (const char* opt : {"--block", "--grid"}) {
-        if (!args->has(opt)) continue;
-        std::string why;
-        auto d = cp::parse_dim3(args->get(opt), &why);
-        if (!d) return user_error("`" + std::string(opt) + " " + args->get(opt) + "`: " + why, "e.g. --block 16x16");
-        (std::string(opt) == "--block" ? options.block : options.grid) = *d;
-    }
-    options.backend = args->get("--backend", "auto");
-    if (options.backend != "auto" && options.backend != "cuda" && options.backend != "cpu") {
-        return user_error("unknown backend `" + options.backend + "`", "use auto, cuda or cpu");
-    }
+    auto launch = cp::cli::parse_launch_options(*args);
+    if (!launch) return user_error(launch.error().message, launch.error().hint);
+    options.sets = launch->sets;
+    options.block = launch->block;
+    options.grid = launch->grid;
+    options.backend = launch->backend_name;
     if (args->has("--frames")) {
         auto n = parse_positive_int("--frames", args->get("--frames"));
         if (!n) return user_error(n.error().message);
@@ -99,7 +90,7 @@ int main(int argc, char** argv) {
         if (command == "compile") return cp::cli::cmd_compile(rest);
         if (command == "run") return cp::cli::cmd_run(rest);
         if (!command.empty() && command[0] != '-') {
-            const std::string guess = cp::cli::closest(command, {"list", "info", "compile", "run"});
+            const std::string guess = cp::closest_name(command, {"list", "info", "compile", "run"});
             return cp::cli::user_error("unknown command `" + command + "`",
                                        guess.empty() ? "see cuda-playground --help" : "did you mean `" + guess + "`?");
         }

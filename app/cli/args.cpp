@@ -1,6 +1,7 @@
 // Command-line parsing for the cuda-playground subcommands.
 #include "cli/args.h"
 
+#include "core/launch_validation.h"
 #include "core/text_util.h"
 
 #include <algorithm>
@@ -16,10 +17,6 @@ const std::vector<std::string>& Args::all(const std::string& name) const {
     static const std::vector<std::string> none;
     auto it = values.find(name);
     return it == values.end() ? none : it->second;
-}
-
-std::string closest(const std::string& word, const std::vector<std::string>& candidates) {
-    return closest_name(word, candidates);
 }
 
 Result<Args> parse_args(const std::vector<std::string>& argv, const std::vector<OptionSpec>& options) {
@@ -45,7 +42,7 @@ Result<Args> parse_args(const std::vector<std::string>& argv, const std::vector<
         }
         auto spec = std::find_if(options.begin(), options.end(), [&](const OptionSpec& o) { return o.name == name; });
         if (spec == options.end()) {
-            const std::string guess = closest(name, names);
+            const std::string guess = closest_name(name, names);
             return make_error("unknown option `" + name + "`",
                               guess.empty() ? "see --help for the options" : "did you mean `" + guess + "`? (see --help)");
         }
@@ -62,6 +59,27 @@ Result<Args> parse_args(const std::vector<std::string>& argv, const std::vector<
         slot.push_back(value);
     }
     return args;
+}
+
+Result<LaunchOptions> parse_launch_options(const Args& args) {
+    LaunchOptions out;
+    out.backend_name = args.get("--backend", "auto");
+    auto choice = backend_choice_from_name(out.backend_name);
+    if (!choice) return make_error("unknown backend `" + out.backend_name + "`", "use auto, cuda or cpu");
+    out.backend = *choice;
+    for (const auto& s : args.all("--set")) {
+        const auto eq = s.find('=');
+        if (eq == std::string::npos || eq == 0) return make_error("`--set " + s + "` is not NAME=VALUE", "e.g. --set n=1000");
+        out.sets.emplace_back(s.substr(0, eq), s.substr(eq + 1));
+    }
+    for (const char* opt : {"--block", "--grid"}) {
+        if (!args.has(opt)) continue;
+        std::string why;
+        auto d = parse_dim3(args.get(opt), &why);
+        if (!d) return make_error("`" + std::string(opt) + " " + args.get(opt) + "`: " + why, "e.g. --block 256 or --block 16x16");
+        (std::string(opt) == "--block" ? out.block : out.grid) = *d;
+    }
+    return out;
 }
 
 Result<int> parse_positive_int(const std::string& option, const std::string& text) {

@@ -2,10 +2,14 @@
 // and errors that suggest the closest known option.
 #pragma once
 
+#include "core/backend.h"
 #include "core/result.h"
+#include "core/types.h"
 
 #include <map>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cp::cli {
@@ -28,8 +32,14 @@ struct Args {
 // Accepts "--opt value" and "--opt=value". "--help"/"-h" is always accepted as a flag.
 Result<Args> parse_args(const std::vector<std::string>& argv, const std::vector<OptionSpec>& options);
 
-// Closest string by edit distance, or empty when nothing is close.
-std::string closest(const std::string& word, const std::vector<std::string>& candidates);
+// The options `run` and the window share: --backend, --set NAME=VALUE (repeatable), --block, --grid.
+struct LaunchOptions {
+    BackendChoice backend = BackendChoice::Auto;
+    std::string backend_name = "auto";
+    std::vector<std::pair<std::string, std::string>> sets;
+    std::optional<Dim3> block, grid;
+};
+Result<LaunchOptions> parse_launch_options(const Args& args);
 
 Result<int> parse_positive_int(const std::string& option, const std::string& text);
 

@@ -112,20 +112,9 @@ int cmd_run(const std::vector<std::string>& argv) {
         return user_error("`run` needs exactly one FILE", "e.g. cuda-playground run image/box_blur (see `list`)");
     }
 
-    const std::string backend_text = args->get("--backend", "auto");
-    BackendChoice choice = BackendChoice::Auto;
-    if (backend_text == "cuda") choice = BackendChoice::Cuda;
-    else if (backend_text == "cpu") choice = BackendChoice::Cpu;
-    else if (backend_text != "auto") return user_error("unknown backend `" + backend_text + "`", "use auto, cuda or cpu");
-
-    std::optional<Dim3> block, grid;
-    for (const char* opt : {"--block", "--grid"}) {
-        if (!args->has(opt)) continue;
-        std::string why;
-        auto d = parse_dim3(args->get(opt), &why);
-        if (!d) return user_error("`" + std::string(opt) + " " + args->get(opt) + "`: " + why, "e.g. --block 256 or --block 16x16");
-        (std::string(opt) == "--block" ? block : grid) = *d;
-    }
+    auto launch = parse_launch_options(*args);
+    if (!launch) return user_error(launch.error().message, launch.error().hint);
+    const BackendChoice choice = launch->backend;
 
     auto file = load_kernel_file(find_kernel_path(args->positional[0]));
     if (!file) return user_error(file.error().message, file.error().hint);
@@ -158,14 +147,10 @@ int cmd_run(const std::vector<std::string>& argv) {
     Engine engine(std::move(*backend));
     KernelSession session(engine);
     session.set_kernel(std::move(*file));
-    session.set_block_override(block);
-    session.set_grid_override(grid);
-    for (const auto& assignment : args->all("--set")) {
-        const auto eq = assignment.find('=');
-        if (eq == std::string::npos || eq == 0) {
-            return user_error("`--set " + assignment + "` is not NAME=VALUE", "e.g. --set n=1000");
-        }
-        auto ok = session.set_param(assignment.substr(0, eq), assignment.substr(eq + 1));
+    session.set_block_override(launch->block);
+    session.set_grid_override(launch->grid);
+    for (const auto& [name, value] : launch->sets) {
+        auto ok = session.set_param(name, value);
         if (!ok) return user_error(ok.error().message, ok.error().hint);
     }
 

@@ -28,6 +28,13 @@ OccupancyResult Backend::occupancy(const OccupancyRequest& request) {
     return out;
 }
 
+std::optional<BackendChoice> backend_choice_from_name(const std::string& name) {
+    if (name == "auto") return BackendChoice::Auto;
+    if (name == "cuda") return BackendChoice::Cuda;
+    if (name == "cpu") return BackendChoice::Cpu;
+    return std::nullopt;
+}
+
 Result<std::unique_ptr<Backend>> make_backend(BackendChoice choice, std::string* why_not_cuda) {
     if (choice == BackendChoice::Cpu) return make_cpu_backend();
     auto cuda = make_cuda_backend();

@@ -6,6 +6,8 @@
 #include "core/result.h"
 
 #include <memory>
+#include <optional>
+#include <string>
 
 namespace cp {
 
@@ -33,6 +35,8 @@ Result<std::unique_ptr<Backend>> make_cuda_backend();
 Result<std::unique_ptr<Backend>> make_cpu_backend();
 
 enum class BackendChoice { Auto, Cuda, Cpu };
+// "auto" | "cuda" | "cpu"; nullopt for anything else.
+std::optional<BackendChoice> backend_choice_from_name(const std::string& name);
 // Auto: CUDA when a device is present, else CPU. `why_not_cuda` receives the reason CUDA was skipped.
 Result<std::unique_ptr<Backend>> make_backend(BackendChoice choice, std::string* why_not_cuda = nullptr);
 

@@ -24,12 +24,6 @@ namespace {
 constexpr double kCompilePause = 0.6;  // seconds of no typing before compiling on its own
 constexpr double kWatchInterval = 0.5;  // how often the open file is checked for outside changes
 
-BackendChoice backend_choice(const std::string& name) {
-    if (name == "cuda") return BackendChoice::Cuda;
-    if (name == "cpu") return BackendChoice::Cpu;
-    return BackendChoice::Auto;
-}
-
 std::string params_summary(const std::map<std::string, double>& params) {
     std::ostringstream s;
     for (const auto& [k, v] : params) s << (s.tellp() ? " " : "") << k << "=" << v;
@@ -48,7 +42,7 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     library_ = scan_library(kernels_dir());
 
     std::string why_not_cuda;
-    auto backend = backend_factory ? backend_factory(&why_not_cuda) : make_backend(backend_choice(options.backend), &why_not_cuda);
+    auto backend = backend_factory ? backend_factory(&why_not_cuda) : make_backend(backend_choice_from_name(options.backend).value_or(BackendChoice::Auto), &why_not_cuda);
     std::unique_ptr<Engine> engine;
     std::string why_no_engine;
     // The CUDA worker process's device pointers mean nothing here; its buffers come over as IPC handles.
