@@ -1,7 +1,7 @@
 // cuda-playground: subcommands (list, info, compile, run) for scripts and people; without one, the window.
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "core/launch_validation.h"
+#include "core/engine/launch_validation.h"
 #include "core/text_util.h"
 
 #ifdef CP_HAVE_GUI

@@ -1,7 +1,7 @@
 // Command-line parsing for the cuda-playground subcommands.
 #include "cli/args.h"
 
-#include "core/launch_validation.h"
+#include "core/engine/launch_validation.h"
 #include "core/text_util.h"
 
 #include <algorithm>

@@ -2,7 +2,7 @@
 // and errors that suggest the closest known option.
 #pragma once
 
-#include "core/backend.h"
+#include "core/engine/backend.h"
 #include "core/result.h"
 #include "core/types.h"
 

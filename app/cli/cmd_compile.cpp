@@ -2,10 +2,10 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "core/cuda/cuda_backend_factory.h"
-#include "core/compiler_info.h"
+#include "core/engine/compiler_info.h"
 #include "core/cuda/nvrtc_compiler.h"
-#include "core/kernel_file.h"
-#include "core/report_json.h"
+#include "core/kernel_file/kernel_file.h"
+#include "core/session/report_json.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,9 +1,9 @@
 // `cuda-playground info`: the backends available here, the device, its limits; says plainly when there is no GPU.
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "core/backend.h"
-#include "core/compiler_info.h"
-#include "core/report_json.h"
+#include "core/engine/backend.h"
+#include "core/engine/compiler_info.h"
+#include "core/session/report_json.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,7 +1,7 @@
 // `cuda-playground list`: the kernel library with titles, by category.
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "core/kernel_file.h"
+#include "core/kernel_file/kernel_file.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,11 +1,11 @@
 // `cuda-playground run FILE`: resolve, compile, validate, launch, time, verify, write views and a JSON result.
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "core/backend.h"
-#include "core/kernel_file.h"
-#include "core/report_json.h"
-#include "core/session.h"
-#include "core/view_export.h"
+#include "core/engine/backend.h"
+#include "core/kernel_file/kernel_file.h"
+#include "core/session/report_json.h"
+#include "core/session/session.h"
+#include "core/data/view_export.h"
 
 #include <fstream>
 #include <iomanip>

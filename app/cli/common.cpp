@@ -1,6 +1,6 @@
 // Helpers shared by the subcommands: locating kernel files and printing user errors.
 #include "cli/commands.h"
-#include "core/kernel_file.h"
+#include "core/kernel_file/kernel_file.h"
 
 #include <iostream>
 

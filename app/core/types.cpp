@@ -1,7 +1,7 @@
 // Formatting helpers for the core value types.
 #include "core/types.h"
 
-#include "core/engine_api.h"
+#include "core/engine/engine_api.h"
 
 #include <algorithm>
 

@@ -4,7 +4,7 @@
 // double, 64-bit integers) are converted to RGBA32F on the host and have no device path.
 #pragma once
 
-#include "core/kernel_spec.h"
+#include "core/kernel_file/kernel_spec.h"
 #include "render/device_copier.h"
 #include "render/gl_objects.h"
 #include "render/texture_sink.h"

@@ -2,7 +2,7 @@
 // (a compute shader: per-workgroup shared-memory reduction, one atomic per group), plus the colormap table.
 #include "render/colormap_pass.h"
 
-#include "core/colormap.h"
+#include "core/data/colormap.h"
 
 #include <algorithm>
 #include <array>

@@ -1,7 +1,7 @@
 // Small owning wrappers for OpenGL objects (textures, buffers, shader programs) and pixel helpers.
 #pragma once
 
-#include "core/image_io.h"
+#include "core/data/image_io.h"
 #include "core/result.h"
 
 #include <glad/gl.h>

@@ -3,7 +3,7 @@
 // them is the same code.
 #pragma once
 
-#include "core/image_io.h"
+#include "core/data/image_io.h"
 #include "core/result.h"
 
 #include <memory>

@@ -1,7 +1,7 @@
 // run_app and the AppHost: GL target + ImGui set-up, the frame loop, screenshots.
 #include "ui/app_host.h"
 
-#include "ui/user_dirs.h"
+#include "ui/state/user_dirs.h"
 
 #include <glad/gl.h>
 #include <imgui.h>

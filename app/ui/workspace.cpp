@@ -2,14 +2,14 @@
 // finished runs into textures, logs, timing samples and panel status. Drawing is in workspace_frame.cpp.
 #include "ui/workspace.h"
 
-#include "core/backend.h"
+#include "core/engine/backend.h"
 #include "core/cuda/cuda_worker.h"
-#include "core/kernel_file.h"
-#include "ui/launch_panel.h"
-#include "ui/library_panel.h"
-#include "ui/console_panel.h"
-#include "ui/parameters_panel.h"
-#include "ui/user_dirs.h"
+#include "core/kernel_file/kernel_file.h"
+#include "ui/panels/launch_panel.h"
+#include "ui/panels/library_panel.h"
+#include "ui/panels/console_panel.h"
+#include "ui/panels/parameters_panel.h"
+#include "ui/state/user_dirs.h"
 
 #include <cctype>
 #include <cstdlib>

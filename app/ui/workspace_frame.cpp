@@ -2,7 +2,7 @@
 // panels in their default layout (used until the user moves them; ImGui's ini file remembers that).
 #include "ui/workspace.h"
 
-#include "core/kernel_file.h"
+#include "core/kernel_file/kernel_file.h"
 
 #include <imgui.h>
 

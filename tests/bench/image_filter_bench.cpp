@@ -3,8 +3,8 @@
 // its fraction of the device's copy bandwidth, plus cold vs cached compile time.
 //
 // usage: cp_image_filter_bench [cuda|cpu] [repeats]
-#include "core/kernel_file.h"
-#include "core/session.h"
+#include "core/kernel_file/kernel_file.h"
+#include "core/session/session.h"
 
 #include <cstdio>
 #include <filesystem>

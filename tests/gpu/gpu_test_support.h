@@ -4,7 +4,7 @@
 
 #include "core/cuda/cuda_backend_factory.h"
 #include "core/cuda/cuda_worker.h"
-#include "core/engine.h"
+#include "core/engine/engine.h"
 
 #include <gtest/gtest.h>
 

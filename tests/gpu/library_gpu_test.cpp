@@ -1,7 +1,7 @@
 // The kernel library on a real GPU through KernelSession (skips without a CUDA device), and recovery from
 // a planted out-of-bounds write in the same process.
-#include "core/kernel_file.h"
-#include "core/session.h"
+#include "core/kernel_file/kernel_file.h"
+#include "core/session/session.h"
 
 #include <gtest/gtest.h>
 

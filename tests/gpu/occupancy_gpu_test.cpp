@@ -5,9 +5,9 @@
 
 #include "core/cuda/cuda_driver.h"
 #include "core/cuda/nvrtc_compiler.h"
-#include "core/kernel_file.h"
-#include "core/occupancy.h"
-#include "core/session.h"
+#include "core/kernel_file/kernel_file.h"
+#include "core/engine/occupancy.h"
+#include "core/session/session.h"
 
 #include <cstdio>
 #include <iostream>

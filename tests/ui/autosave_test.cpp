@@ -3,11 +3,11 @@
 // after autosaving, or in the middle of saving, and the file is checked afterwards).
 #include "ui_test_support.h"
 
-#include "core/kernel_file.h"
-#include "ui/kernel_document.h"
-#include "ui/settings.h"
-#include "ui/text_file.h"
-#include "ui/user_dirs.h"
+#include "core/kernel_file/kernel_file.h"
+#include "ui/state/kernel_document.h"
+#include "ui/state/settings.h"
+#include "ui/state/text_file.h"
+#include "ui/state/user_dirs.h"
 
 #include <gtest/gtest.h>
 

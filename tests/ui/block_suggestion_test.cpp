@@ -5,7 +5,7 @@
 // position to click it.)
 #include "ui_test_support.h"
 
-#include "ui/block_suggestion.h"
+#include "ui/state/block_suggestion.h"
 #include "ui/workspace.h"
 
 #include <gtest/gtest.h>

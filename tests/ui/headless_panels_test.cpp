@@ -3,8 +3,8 @@
 // launch changes reach the texture without a restart.
 #include "ui_test_support.h"
 
-#include "core/kernel_file.h"
-#include "ui/user_dirs.h"
+#include "core/kernel_file/kernel_file.h"
+#include "ui/state/user_dirs.h"
 
 #include <glad/gl.h>
 #include <gtest/gtest.h>

@@ -5,7 +5,7 @@
 #include "render/colormap_pass.h"
 #include "render/render_target.h"
 
-#include "core/colormap.h"
+#include "core/data/colormap.h"
 #include "ui_test_support.h"
 
 #include <gtest/gtest.h>

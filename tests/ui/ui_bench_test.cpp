@@ -3,7 +3,7 @@
 // change to new pixels. Uses CUDA when there is a device, else the CPU backend (figures say which).
 #include "ui_test_support.h"
 
-#include "core/kernel_file.h"
+#include "core/kernel_file/kernel_file.h"
 
 #include <gtest/gtest.h>
 

@@ -2,9 +2,9 @@
 // library search, and keyboard shortcuts driven through a headless frame.
 #include "ui_test_support.h"
 
-#include "core/kernel_file.h"
-#include "ui/library_panel.h"
-#include "ui/output_panel.h"
+#include "core/kernel_file/kernel_file.h"
+#include "ui/panels/library_panel.h"
+#include "ui/panels/output_panel.h"
 
 #include <imgui_internal.h>
 

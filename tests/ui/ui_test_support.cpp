@@ -2,7 +2,7 @@
 #include "ui_test_support.h"
 
 #include "core/cuda/nvrtc_compiler.h"
-#include "core/kernel_file.h"
+#include "core/kernel_file/kernel_file.h"
 
 #include <glad/gl.h>
 #include <gtest/gtest.h>

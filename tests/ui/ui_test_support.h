@@ -2,8 +2,8 @@
 // (compiling with the real NVRTC, so compile errors are real), and screenshot helpers.
 #pragma once
 
-#include "core/backend.h"
-#include "core/image_io.h"
+#include "core/engine/backend.h"
+#include "core/data/image_io.h"
 #include "ui/app_host.h"
 
 #include "support/process.h"

@@ -4,8 +4,8 @@
 #include "ui_test_support.h"
 
 #include "render/render_target.h"
-#include "ui/settings.h"
-#include "ui/user_dirs.h"
+#include "ui/state/settings.h"
+#include "ui/state/user_dirs.h"
 
 #include <gtest/gtest.h>
 

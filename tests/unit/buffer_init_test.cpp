@@ -1,6 +1,6 @@
 // Buffer initialisers: every kind on scalar and vector element types, deterministic random numbers,
 // and images converted to the buffer's element type.
-#include "core/buffer_init.h"
+#include "core/data/buffer_init.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Machines without an NVIDIA driver or device: the CUDA backend says why in plain words, nothing crashes.
-#include "core/backend.h"
+#include "core/engine/backend.h"
 #include "core/cuda/cuda_backend_factory.h"
 #include "core/cuda/cuda_worker.h"
 

@@ -1,6 +1,6 @@
 // Engine requests and responses survive the trip to the CUDA worker process and back, field by field,
 // and the framing copes with large blobs, closed peers and timeouts.
-#include "core/cuda/engine_wire.h"
+#include "core/engine/engine_wire.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The metadata expression language: arithmetic, names, functions, and errors that point at the problem.
-#include "core/expr.h"
+#include "core/kernel_file/expr.h"
 
 #include <gtest/gtest.h>
 

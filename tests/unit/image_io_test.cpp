@@ -1,6 +1,6 @@
 // Images: a PNG written and read back is the same; broken files (missing, empty, truncated, corrupt,
 // huge) are refused with a message naming the path and the problem.
-#include "core/image_io.h"
+#include "core/data/image_io.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Reading kernel files from disk: each way a file can be unusable gets its own message; the library and
 // asset folders can be moved with environment variables.
-#include "core/kernel_file.h"
+#include "core/kernel_file/kernel_file.h"
 
 #include <gtest/gtest.h>
 

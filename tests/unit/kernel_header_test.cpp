@@ -1,6 +1,6 @@
 // Malformed metadata headers: each problem is reported on the right line (and column) with a message
 // that says how to fix it. Well-formed variants parse into the expected spec.
-#include "core/kernel_file.h"
+#include "core/kernel_file/kernel_file.h"
 
 #include <gtest/gtest.h>
 

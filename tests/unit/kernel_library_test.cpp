@@ -1,5 +1,5 @@
 // The kernel files shipped in kernels/ parse with no diagnostics, and their metadata says what the files say.
-#include "core/kernel_file.h"
+#include "core/kernel_file/kernel_file.h"
 
 #include <gtest/gtest.h>
 

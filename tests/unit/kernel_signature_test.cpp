@@ -1,5 +1,5 @@
 // Finding the __global__ function in CUDA source, and checking it against the metadata header.
-#include "core/kernel_file.h"
+#include "core/kernel_file/kernel_file.h"
 
 #include <gtest/gtest.h>
 

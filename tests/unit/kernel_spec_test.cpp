@@ -1,5 +1,5 @@
 // Element and scalar type tables: CUDA's sizes and the spellings a kernel author may write.
-#include "core/kernel_spec.h"
+#include "core/kernel_file/kernel_spec.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Launch checks: refusals name the limit, the value and a configuration that works; warnings for grids
 // that miss part of the problem and blocks that waste warp lanes.
-#include "core/launch_validation.h"
+#include "core/engine/launch_validation.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // the CPU backend's answer to an occupancy request (hand-computed on its CUDA-like limits).
 #include "cpu_backend_rig.h"
 
-#include "core/occupancy.h"
+#include "core/engine/occupancy.h"
 
 namespace cp::test {
 namespace {

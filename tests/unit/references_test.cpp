@@ -1,6 +1,6 @@
 // The CPU references against small cases worked out by hand or by a different formulation, and the
 // buffer comparison used to verify kernels.
-#include "core/references.h"
+#include "core/session/references.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // KernelSession against a scripted in-memory backend: resolution of parameters and launch, buffer reuse,
 // scalar argument packing, verification, and recovery after a sticky error — independent of CUDA and CPU.
-#include "core/kernel_file.h"
-#include "core/session.h"
+#include "core/kernel_file/kernel_file.h"
+#include "core/session/session.h"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 #include "core/cpu/host_compiler.h"
 #include "core/cpu/kernel_module.h"
 #include "core/cpu/worker_pool.h"
-#include "core/occupancy.h"
+#include "core/engine/occupancy.h"
 
 #include <algorithm>
 #include <chrono>

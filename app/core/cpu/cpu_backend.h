@@ -2,7 +2,7 @@
 // threads with fibers. Options for tests and for exposing missing barriers (thread order).
 #pragma once
 
-#include "core/backend.h"
+#include "core/engine/backend.h"
 #include "core/cpu/block_scheduler.h"
 
 #include <cstdint>

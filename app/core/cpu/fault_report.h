@@ -5,7 +5,7 @@
 #include "core/cpu/guarded_memory.h"
 #include "core/cpu/kernel_module.h"
 #include "core/cpu/worker_pool.h"
-#include "core/engine_api.h"
+#include "core/engine/engine_api.h"
 
 #include <optional>
 #include <string>

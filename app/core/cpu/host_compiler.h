@@ -2,7 +2,7 @@
 // turning its messages into Diagnostics, and the compile cache of kernel libraries (.so files).
 #pragma once
 
-#include "core/engine_api.h"
+#include "core/engine/engine_api.h"
 #include "core/result.h"
 #include "core/types.h"
 

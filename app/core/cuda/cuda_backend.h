@@ -5,7 +5,7 @@
 // make_cuda_backend() therefore runs it in a worker process that is replaced instead (cuda_worker.h).
 #pragma once
 
-#include "core/backend.h"
+#include "core/engine/backend.h"
 #include "core/cuda/cuda_driver.h"
 
 #include <map>

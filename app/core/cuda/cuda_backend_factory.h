@@ -2,7 +2,7 @@
 // replaced after a sticky error). Needs no CUDA header.
 #pragma once
 
-#include "core/backend.h"
+#include "core/engine/backend.h"
 
 #include <string>
 

@@ -4,7 +4,7 @@
 
 #include "core/cuda/cuda_backend.h"
 #include "core/cuda/cuda_backend_factory.h"
-#include "core/cuda/engine_wire.h"
+#include "core/engine/engine_wire.h"
 
 #include <nlohmann/json.hpp>
 

@@ -8,7 +8,7 @@
 // be a worker without help from its main().
 #pragma once
 
-#include "core/backend.h"
+#include "core/engine/backend.h"
 
 #include <optional>
 #include <string>

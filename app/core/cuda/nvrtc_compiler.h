@@ -2,7 +2,7 @@
 // column, ptxas's resource report, and the on-disk cache. Works without a GPU (the `compile` command).
 #pragma once
 
-#include "core/engine_api.h"
+#include "core/engine/engine_api.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,0 +1,13 @@
+// Filling host buffers as a kernel file's metadata says: zeros, constant, random(seed), ramp, image.
+#pragma once
+
+#include "core/data/image_io.h"
+#include "core/session/references.h"
+#include "core/result.h"
+
+namespace cp {
+
+// Fills `out` (already sized to count elements of spec.type). For Image inits pass the loaded image.
+Result<bool> fill_buffer(const BufferSpec& spec, HostBuffer& out, const Image* image);
+
+}  // namespace cp

@@ -1,0 +1,368 @@
+// Serialising engine requests/responses (nlohmann JSON + a blob) and framing them on a socket.
+#include "core/engine/engine_wire.h"
+
+#include <nlohmann/json.hpp>
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace cp {
+
+using nlohmann::json;
+
+// ---- value types ----------------------------------------------------------------------------------------
+
+void to_json(json& j, const Dim3& d) { j = json::array({d.x, d.y, d.z}); }
+void from_json(const json& j, Dim3& d) {
+    d.x = j.at(0).get<uint32_t>();
+    d.y = j.at(1).get<uint32_t>();
+    d.z = j.at(2).get<uint32_t>();
+}
+
+void to_json(json& j, const Diagnostic& d) {
+    j = {{"file", d.file}, {"line", d.line}, {"column", d.column}, {"severity", int(d.severity)}, {"message", d.message}};
+}
+void from_json(const json& j, Diagnostic& d) {
+    d.file = j.at("file").get<std::string>();
+    d.line = j.at("line").get<int>();
+    d.column = j.at("column").get<int>();
+    d.severity = Severity(j.at("severity").get<int>());
+    d.message = j.at("message").get<std::string>();
+}
+
+void to_json(json& j, const ResourceUsage& u) {
+    j = json::array({u.registers, u.static_shared_bytes, u.local_bytes, u.spill_store_bytes, u.spill_load_bytes,
+                     u.constant_bytes, u.max_threads_per_block, u.barriers});
+}
+void from_json(const json& j, ResourceUsage& u) {
+    int* fields[] = {&u.registers,        &u.static_shared_bytes, &u.local_bytes,           &u.spill_store_bytes,
+                     &u.spill_load_bytes, &u.constant_bytes,      &u.max_threads_per_block, &u.barriers};
+    for (size_t i = 0; i < std::size(fields); ++i) *fields[i] = j.at(i).get<int>();
+}
+
+void to_json(json& j, const DeviceInfo& d) {
+    j = {{"backend", int(d.backend)},
+         {"name", d.name},
+         {"arch", d.arch},
+         {"cc", {d.cc_major, d.cc_minor}},
+         {"sm_count", d.sm_count},
+         {"total_memory", d.total_memory},
+         {"max_threads_per_block", d.max_threads_per_block},
+         {"max_block", d.max_block},
+         {"max_grid", d.max_grid},
+         {"max_shared_per_block", d.max_shared_per_block},
+         {"max_shared_per_block_optin", d.max_shared_per_block_optin},
+         {"max_shared_per_sm", d.max_shared_per_sm},
+         {"regs_per_block", d.regs_per_block},
+         {"regs_per_sm", d.regs_per_sm},
+         {"max_threads_per_sm", d.max_threads_per_sm},
+         {"max_blocks_per_sm", d.max_blocks_per_sm},
+         {"warp_size", d.warp_size},
+         {"l2_bytes", d.l2_bytes},
+         {"copy_bandwidth_gbps", d.copy_bandwidth_gbps},
+         {"driver_version", d.driver_version},
+         {"notes", d.notes}};
+}
+void from_json(const json& j, DeviceInfo& d) {
+    d.backend = BackendKind(j.at("backend").get<int>());
+    d.name = j.at("name").get<std::string>();
+    d.arch = j.at("arch").get<std::string>();
+    d.cc_major = j.at("cc").at(0).get<int>();
+    d.cc_minor = j.at("cc").at(1).get<int>();
+    d.sm_count = j.at("sm_count").get<int>();
+    d.total_memory = j.at("total_memory").get<uint64_t>();
+    d.max_threads_per_block = j.at("max_threads_per_block").get<int>();
+    d.max_block = j.at("max_block").get<Dim3>();
+    d.max_grid = j.at("max_grid").get<Dim3>();
+    d.max_shared_per_block = j.at("max_shared_per_block").get<int>();
+    d.max_shared_per_block_optin = j.at("max_shared_per_block_optin").get<int>();
+    d.max_shared_per_sm = j.at("max_shared_per_sm").get<int>();
+    d.regs_per_block = j.at("regs_per_block").get<int>();
+    d.regs_per_sm = j.at("regs_per_sm").get<int>();
+    d.max_threads_per_sm = j.at("max_threads_per_sm").get<int>();
+    d.max_blocks_per_sm = j.at("max_blocks_per_sm").get<int>();
+    d.warp_size = j.at("warp_size").get<int>();
+    d.l2_bytes = j.at("l2_bytes").get<int>();
+    d.copy_bandwidth_gbps = j.at("copy_bandwidth_gbps").get<double>();
+    d.driver_version = j.at("driver_version").get<std::string>();
+    d.notes = j.at("notes").get<std::string>();
+}
+
+void to_json(json& j, const EngineError& e) {
+    j = {{"name", e.name}, {"message", e.message}, {"hint", e.hint}, {"context_was_reset", e.context_was_reset}};
+}
+void from_json(const json& j, EngineError& e) {
+    e.name = j.at("name").get<std::string>();
+    e.message = j.at("message").get<std::string>();
+    e.hint = j.at("hint").get<std::string>();
+    e.context_was_reset = j.at("context_was_reset").get<bool>();
+}
+
+namespace {
+
+json error_json(const std::optional<EngineError>& e) { return e ? json(*e) : json(nullptr); }
+std::optional<EngineError> error_from(const json& j) {
+    const json& e = j.at("error");
+    if (e.is_null()) return std::nullopt;
+    return e.get<EngineError>();
+}
+
+json bytes_json(const std::vector<std::byte>& bytes) {
+    json a = json::array();
+    for (std::byte b : bytes) a.push_back(int(b));
+    return a;
+}
+std::vector<std::byte> bytes_from(const json& j) {
+    std::vector<std::byte> out;
+    for (const auto& v : j) out.push_back(std::byte(v.get<int>()));
+    return out;
+}
+
+// Names on the wire, in the order of the Request and Response variants.
+constexpr const char* kTypes[] = {"info", "compile", "allocate", "upload", "launch", "read_back", "release", "occupancy"};
+
+size_t type_index(const json& j) {
+    const std::string t = j.at("type").get<std::string>();
+    for (size_t i = 0; i < std::size(kTypes); ++i)
+        if (t == kTypes[i]) return i;
+    throw std::runtime_error("unknown message type " + t);
+}
+
+}  // namespace
+
+// ---- requests -------------------------------------------------------------------------------------------
+
+WireMessage encode_request(const Request& request) {
+    WireMessage m;
+    json j = {{"type", kTypes[request.index()]}};
+    std::visit(
+        [&](const auto& r) {
+            using T = std::decay_t<decltype(r)>;
+            if constexpr (std::is_same_v<T, CompileRequest>) {
+                j.update({{"source", r.source}, {"path", r.path}, {"kernel_name", r.kernel_name},
+                          {"extra_options", r.extra_options}, {"load", r.load}});
+            } else if constexpr (std::is_same_v<T, AllocateRequest>) {
+                j.update({{"name", r.name}, {"bytes", r.bytes}});
+            } else if constexpr (std::is_same_v<T, UploadRequest>) {
+                j["buffer"] = r.buffer;
+                j["repeat"] = r.repeat;
+                m.blob = r.data;
+            } else if constexpr (std::is_same_v<T, LaunchRequest>) {
+                json args = json::array();
+                for (const auto& a : r.args)
+                    args.push_back({{"name", a.name}, {"buffer", a.buffer}, {"scalar", bytes_json(a.scalar)}});
+                j.update({{"module", r.module}, {"kernel_name", r.kernel_name}, {"grid", r.grid}, {"block", r.block},
+                          {"dynamic_shared_bytes", r.dynamic_shared_bytes}, {"args", args},
+                          {"timing", {r.timing.warmup, r.timing.repeats, r.timing.flush_l2}}});
+            } else if constexpr (std::is_same_v<T, ReadBackRequest>) {
+                j["buffer"] = r.buffer;
+            } else if constexpr (std::is_same_v<T, ReleaseRequest>) {
+                j.update({{"buffers", r.buffers}, {"modules", r.modules}});
+            } else if constexpr (std::is_same_v<T, OccupancyRequest>) {
+                j.update({{"module", r.module}, {"kernel_name", r.kernel_name},
+                          {"dynamic_shared_bytes", r.dynamic_shared_bytes}, {"block_size_limit", r.block_size_limit}});
+            }
+        },
+        request);
+    m.json = j.dump(-1, ' ', false, json::error_handler_t::replace);
+    return m;
+}
+
+std::optional<Request> decode_request(WireMessage message) {
+    try {
+        const json j = json::parse(message.json);
+        switch (type_index(j)) {
+            case 0: return InfoRequest{};
+            case 1: {
+                CompileRequest r;
+                r.source = j.at("source").get<std::string>();
+                r.path = j.at("path").get<std::string>();
+                r.kernel_name = j.at("kernel_name").get<std::string>();
+                r.extra_options = j.at("extra_options").get<std::vector<std::string>>();
+                r.load = j.at("load").get<bool>();
+                return r;
+            }
+            case 2: return AllocateRequest{j.at("name").get<std::string>(), j.at("bytes").get<uint64_t>()};
+            case 3: return UploadRequest{j.at("buffer").get<BufferId>(), std::move(message.blob), j.value("repeat", false)};
+            case 4: {
+                LaunchRequest r;
+                r.module = j.at("module").get<ModuleId>();
+                r.kernel_name = j.at("kernel_name").get<std::string>();
+                r.grid = j.at("grid").get<Dim3>();
+                r.block = j.at("block").get<Dim3>();
+                r.dynamic_shared_bytes = j.at("dynamic_shared_bytes").get<uint32_t>();
+                for (const auto& a : j.at("args"))
+                    r.args.push_back({a.at("name").get<std::string>(), a.at("buffer").get<BufferId>(),
+                                      bytes_from(a.at("scalar"))});
+                const json& t = j.at("timing");
+                r.timing = {t.at(0).get<int>(), t.at(1).get<int>(), t.at(2).get<bool>()};
+                return r;
+            }
+            case 5: return ReadBackRequest{j.at("buffer").get<BufferId>()};
+            case 6:
+                return ReleaseRequest{j.at("buffers").get<std::vector<BufferId>>(),
+                                      j.at("modules").get<std::vector<ModuleId>>()};
+            default:
+                return OccupancyRequest{j.at("module").get<ModuleId>(), j.at("kernel_name").get<std::string>(),
+                                        j.at("dynamic_shared_bytes").get<uint32_t>(),
+                                        j.at("block_size_limit").get<uint32_t>()};
+        }
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+// ---- responses ------------------------------------------------------------------------------------------
+
+WireMessage encode_response(const Response& response) {
+    WireMessage m;
+    json j = {{"type", kTypes[response.index()]}};
+    std::visit(
+        [&](const auto& r) {
+            using T = std::decay_t<decltype(r)>;
+            if constexpr (std::is_same_v<T, InfoResult>) {
+                j["device"] = r.device;
+            } else if constexpr (std::is_same_v<T, CompileResult>) {
+                j.update({{"ok", r.ok}, {"diagnostics", r.diagnostics}, {"log", r.log}, {"options", r.options},
+                          {"usage", r.usage}, {"cache_hit", r.cache_hit}, {"compile_ms", r.compile_ms},
+                          {"module", r.module}, {"error", error_json(r.error)}});
+            } else if constexpr (std::is_same_v<T, AllocateResult>) {
+                j.update({{"buffer", r.buffer}, {"device_address", r.device_address}, {"ipc_handle", r.ipc_handle},
+                          {"error", error_json(r.error)}});
+            } else if constexpr (std::is_same_v<T, UploadResult>) {
+                j["error"] = error_json(r.error);
+            } else if constexpr (std::is_same_v<T, LaunchResult>) {
+                j.update({{"ok", r.ok}, {"samples_ms", r.timing.samples_ms}, {"cpu_time", r.timing.cpu_time},
+                          {"printf_output", r.printf_output}, {"error", error_json(r.error)}});
+            } else if constexpr (std::is_same_v<T, ReadBackResult>) {
+                j["error"] = error_json(r.error);
+                m.blob = r.data;
+            } else if constexpr (std::is_same_v<T, OccupancyResult>) {
+                j.update({{"min_grid_size", r.min_grid_size}, {"block_size", r.block_size},
+                          {"active_blocks_per_sm", r.active_blocks_per_sm}, {"occupancy", r.occupancy},
+                          {"method", r.method}, {"error", error_json(r.error)}});
+            }
+        },
+        response);
+    m.json = j.dump(-1, ' ', false, json::error_handler_t::replace);
+    return m;
+}
+
+std::optional<Response> decode_response(WireMessage message) {
+    try {
+        const json j = json::parse(message.json);
+        switch (type_index(j)) {
+            case 0: return InfoResult{j.at("device").get<DeviceInfo>()};
+            case 1: {
+                CompileResult r;
+                r.ok = j.at("ok").get<bool>();
+                r.diagnostics = j.at("diagnostics").get<std::vector<Diagnostic>>();
+                r.log = j.at("log").get<std::string>();
+                r.options = j.at("options").get<std::vector<std::string>>();
+                r.usage = j.at("usage").get<ResourceUsage>();
+                r.cache_hit = j.at("cache_hit").get<bool>();
+                r.compile_ms = j.at("compile_ms").get<double>();
+                r.module = j.at("module").get<ModuleId>();
+                r.error = error_from(j);
+                return r;
+            }
+            case 2: return AllocateResult{j.at("buffer").get<BufferId>(), j.at("device_address").get<uint64_t>(),
+                                          error_from(j), j.value("ipc_handle", std::vector<uint8_t>{})};
+            case 3: return UploadResult{error_from(j)};
+            case 4: {
+                LaunchResult r;
+                r.ok = j.at("ok").get<bool>();
+                r.timing = TimingStats::from_samples(j.at("samples_ms").get<std::vector<double>>(),
+                                                     j.at("cpu_time").get<bool>());
+                r.printf_output = j.at("printf_output").get<std::string>();
+                r.error = error_from(j);
+                return r;
+            }
+            case 5: return ReadBackResult{std::move(message.blob), error_from(j)};
+            case 6: return ReleaseResult{};
+            default: {
+                OccupancyResult r;
+                r.min_grid_size = j.at("min_grid_size").get<int>();
+                r.block_size = j.at("block_size").get<int>();
+                r.active_blocks_per_sm = j.at("active_blocks_per_sm").get<int>();
+                r.occupancy = j.at("occupancy").get<double>();
+                r.method = j.at("method").get<std::string>();
+                r.error = error_from(j);
+                return r;
+            }
+        }
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+// ---- framing --------------------------------------------------------------------------------------------
+
+namespace {
+
+constexpr uint32_t kMagic = 0x31575043;  // "CPW1"
+constexpr uint64_t kMaxJsonBytes = 1ull << 30;
+
+struct FrameHeader {
+    uint32_t magic;
+    uint32_t reserved;
+    uint64_t json_bytes;
+    uint64_t blob_bytes;
+};
+
+bool send_all(int fd, const void* data, size_t size) {
+    const auto* p = static_cast<const char*>(data);
+    while (size > 0) {
+        const ssize_t n = send(fd, p, size, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        p += n;
+        size -= size_t(n);
+    }
+    return true;
+}
+
+ReadStatus recv_all(int fd, void* data, size_t size, int timeout_ms) {
+    auto* p = static_cast<char*>(data);
+    while (size > 0) {
+        pollfd pfd{fd, POLLIN, 0};
+        const int ready = poll(&pfd, 1, timeout_ms);
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready == 0) return ReadStatus::TimedOut;
+        if (ready < 0) return ReadStatus::Closed;
+        const ssize_t n = read(fd, p, size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return ReadStatus::Closed;
+        p += n;
+        size -= size_t(n);
+    }
+    return ReadStatus::Ok;
+}
+
+}  // namespace
+
+bool write_message(int fd, const WireMessage& message) {
+    const FrameHeader h{kMagic, 0, message.json.size(), message.blob.size()};
+    return send_all(fd, &h, sizeof(h)) && send_all(fd, message.json.data(), message.json.size()) &&
+           send_all(fd, message.blob.data(), message.blob.size());
+}
+
+ReadStatus read_message(int fd, int timeout_ms, WireMessage* out) {
+    FrameHeader h{};
+    if (const ReadStatus s = recv_all(fd, &h, sizeof(h), timeout_ms); s != ReadStatus::Ok) return s;
+    if (h.magic != kMagic || h.json_bytes > kMaxJsonBytes) return ReadStatus::Closed;
+    try {
+        out->json.resize(h.json_bytes);
+        out->blob.resize(h.blob_bytes);
+    } catch (const std::exception&) {
+        return ReadStatus::Closed;
+    }
+    if (const ReadStatus s = recv_all(fd, out->json.data(), out->json.size(), timeout_ms); s != ReadStatus::Ok) return s;
+    return recv_all(fd, out->blob.data(), out->blob.size(), timeout_ms);
+}
+
+}  // namespace cp

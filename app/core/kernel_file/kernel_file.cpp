@@ -1,0 +1,126 @@
+// Kernel files on disk: reading one (with plain-words errors), parsing it, finding the library and
+// asset folders, and scanning the library.
+#include "core/kernel_file/kernel_file.h"
+
+#include "core/kernel_file/kernel_file_parts.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace cp {
+
+namespace fs = std::filesystem;
+
+KernelFile parse_kernel_source(std::string source, fs::path path) {
+    KernelFile f;
+    f.path = std::move(path);
+    f.source = std::move(source);
+    const std::string file = f.path.string();
+    HeaderState state;
+    parse_header(f.source, file, f.spec, f.diagnostics, state);
+    check_header(file, f.spec, f.diagnostics, state);
+    if (state.unterminated) return f;  // the rest of the file is inside the comment
+    f.signature = parse_signature(f.source, file, f.diagnostics);
+    if (f.signature) cross_check(f.spec, *f.signature, state, file, f.diagnostics);
+    std::stable_sort(f.diagnostics.begin(), f.diagnostics.end(),
+                     [](const Diagnostic& a, const Diagnostic& b) { return a.line < b.line; });
+    return f;
+}
+
+Result<KernelFile> load_kernel_file(const fs::path& path) {
+    std::error_code ec;
+    const auto status = fs::status(path, ec);
+    if (ec || !fs::exists(status)) {
+        return make_error("kernel file `" + path.string() + "` does not exist",
+                          "Check the path; library kernels are under " + kernels_dir().string() + ".");
+    }
+    if (fs::is_directory(status)) {
+        return make_error("`" + path.string() + "` is a folder, not a kernel file",
+                          "Give the path of a .cu file inside it.");
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        return make_error("cannot read kernel file `" + path.string() + "`: " + std::strerror(errno),
+                          "Check that you have permission to read it.");
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad()) return make_error("reading kernel file `" + path.string() + "` failed part-way");
+    std::string source = text.str();
+    if (source.empty()) {
+        return make_error("kernel file `" + path.string() + "` is empty",
+                          "Start from a library kernel, e.g. " + (kernels_dir() / "basics" / "vector_add.cu").string() + ".");
+    }
+    if (source.find('\0') != std::string::npos) {
+        return make_error("`" + path.string() + "` is not a text file (it contains NUL bytes)",
+                          "Kernel files are CUDA C++ source text (.cu); compiled files cannot be loaded.");
+    }
+    return parse_kernel_source(std::move(source), path);
+}
+
+namespace {
+
+fs::path executable_dir() {
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? fs::current_path(ec) : exe.parent_path();
+}
+
+fs::path locate(const char* env_var, const char* built_in, const char* folder) {
+    if (const char* env = std::getenv(env_var); env && *env) return env;
+    std::error_code ec;
+    if (built_in && *built_in && fs::is_directory(built_in, ec)) return built_in;
+    return executable_dir() / folder;
+}
+
+}  // namespace
+
+fs::path kernels_dir() {
+#ifdef CP_SOURCE_KERNELS_DIR
+    return locate("CUDA_PLAYGROUND_KERNELS", CP_SOURCE_KERNELS_DIR, "kernels");
+#else
+    return locate("CUDA_PLAYGROUND_KERNELS", nullptr, "kernels");
+#endif
+}
+
+fs::path assets_dir() {
+#ifdef CP_SOURCE_ASSETS_DIR
+    return locate("CUDA_PLAYGROUND_ASSETS", CP_SOURCE_ASSETS_DIR, "assets");
+#else
+    return locate("CUDA_PLAYGROUND_ASSETS", nullptr, "assets");
+#endif
+}
+
+std::vector<KernelFile> scan_library(const fs::path& dir) {
+    std::vector<KernelFile> files;
+    std::error_code ec;
+    for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+         !ec && it != end; it.increment(ec)) {
+        if (!it->is_regular_file(ec) || it->path().extension() != ".cu") continue;
+        auto loaded = load_kernel_file(it->path());
+        if (loaded) {
+            files.push_back(std::move(*loaded));
+        } else {
+            // Keep unreadable files in the list so the user sees why they are not usable.
+            KernelFile broken;
+            broken.path = it->path();
+            broken.diagnostics.push_back(
+                make_diagnostic(it->path().string(), 0, 0, Severity::Error, loaded.error().full()));
+            files.push_back(std::move(broken));
+        }
+    }
+    auto title_of = [](const KernelFile& f) { return f.spec.title.empty() ? f.path.filename().string() : f.spec.title; };
+    std::sort(files.begin(), files.end(), [&](const KernelFile& a, const KernelFile& b) {
+        if (a.spec.category != b.spec.category) return a.spec.category < b.spec.category;
+        if (title_of(a) != title_of(b)) return title_of(a) < title_of(b);
+        return a.path < b.path;
+    });
+    return files;
+}
+
+}  // namespace cp

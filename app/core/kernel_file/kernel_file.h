@@ -1,0 +1,33 @@
+// Reading kernel files: the metadata header, the __global__ signature, and the checks between them.
+#pragma once
+
+#include "core/kernel_file/kernel_spec.h"
+#include "core/result.h"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace cp {
+
+// Parses source text (never fails: every problem becomes a Diagnostic with its line).
+// A file without a metadata header gets spec.has_metadata = false and no error.
+KernelFile parse_kernel_source(std::string source, std::filesystem::path path);
+
+// Reads and parses a file. Fails only when the file cannot be read (missing, a directory, unreadable,
+// not text); the Error says which and how to fix it.
+Result<KernelFile> load_kernel_file(const std::filesystem::path& path);
+
+// Finds the single __global__ function in `source`. Diagnostics when there is none or several.
+std::optional<KernelSignature> parse_signature(const std::string& source, const std::string& file,
+                                               std::vector<Diagnostic>& diagnostics);
+
+// Where the kernel library and assets live: $CUDA_PLAYGROUND_KERNELS / $CUDA_PLAYGROUND_ASSETS, else the
+// source tree's folders baked in at build time, else next to the executable.
+std::filesystem::path kernels_dir();
+std::filesystem::path assets_dir();
+
+// Every kernels/**/*.cu, parsed, sorted by category then title.
+std::vector<KernelFile> scan_library(const std::filesystem::path& dir);
+
+}  // namespace cp

@@ -1,0 +1,48 @@
+// Internal pieces of kernel-file reading, shared by kernel_header.cpp (the metadata block),
+// kernel_header_checks.cpp (checks across header lines), kernel_signature.cpp (the __global__ function
+// and its cross-check with the header) and kernel_file.cpp (files on disk).
+#pragma once
+
+#include "core/kernel_file/kernel_spec.h"
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace cp {
+
+// An expression written in the header, remembered so its names can be checked once every line is read.
+struct HeaderExpr {
+    enum class Context { ParamDefault, BufferCount, Block, Grid, Shared, Problem, View, Traffic };
+    Context context;
+    std::string text;
+    std::string where;       // "the grid", "the count of buffer `a`", for messages
+    std::string owner;       // the param whose default this is (ParamDefault only)
+    int line = 0, column = 0;
+};
+
+// What the header parser learnt beyond the KernelSpec itself.
+struct HeaderState {
+    std::vector<HeaderExpr> exprs;
+    std::set<std::string> broken_names;  // names on param/buffer lines that had errors (no echo errors later)
+    std::set<std::string> used_names;    // every name any expression refers to
+    int unreadable_lines = 0;            // lines whose key could not be read (one may be the title)
+    bool unterminated = false;           // no closing `*/`: nothing else is checked
+    int reference_line = 0, tolerance_line = 0, grid_line = 0;
+};
+
+// Parses the `/*@playground ... */` block, if any, filling spec and diagnostics.
+void parse_header(const std::string& source, const std::string& file, KernelSpec& spec,
+                  std::vector<Diagnostic>& diagnostics, HeaderState& state);
+
+// Checks that need every header line: names, derived params, expression names, views, title.
+void check_header(const std::string& file, KernelSpec& spec, std::vector<Diagnostic>& diagnostics,
+                  HeaderState& state);
+
+// Compares the header's buffers and params with the kernel's parameters.
+void cross_check(const KernelSpec& spec, const KernelSignature& signature, const HeaderState& state,
+                 const std::string& file, std::vector<Diagnostic>& diagnostics);
+
+Diagnostic make_diagnostic(const std::string& file, int line, int column, Severity severity, std::string message);
+
+}  // namespace cp

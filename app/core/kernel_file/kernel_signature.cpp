@@ -1,0 +1,307 @@
+// Finding the kernel's __global__ function in CUDA source (without a C++ parser: comments, strings and
+// preprocessor lines are blanked first), and checking its parameters against the metadata header.
+#include "core/kernel_file/kernel_file.h"
+#include "core/kernel_file/kernel_file_parts.h"
+#include "core/text_util.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+namespace cp {
+
+namespace {
+
+// Replaces comments, string and character literals and preprocessor lines by spaces, keeping newlines,
+// so offsets and line numbers still match the original text.
+std::string blank_non_code(const std::string& src) {
+    std::string out = src;
+    size_t i = 0;
+    bool line_start = true;
+    auto blank = [&](size_t from, size_t to) {
+        for (size_t k = from; k < to && k < out.size(); ++k)
+            if (out[k] != '\n') out[k] = ' ';
+    };
+    while (i < src.size()) {
+        const char c = src[i];
+        if (c == '\n') {
+            line_start = true;
+            ++i;
+            continue;
+        }
+        if (line_start && c == '#') {
+            size_t end = i;
+            while (end < src.size() && src[end] != '\n') end += (src[end] == '\\' && end + 1 < src.size()) ? 2 : 1;
+            blank(i, end);
+            i = end;
+            continue;
+        }
+        if (!std::isspace(static_cast<unsigned char>(c))) line_start = false;
+        if (c == '/' && i + 1 < src.size() && src[i + 1] == '/') {
+            const size_t end = src.find('\n', i);
+            const size_t stop = end == std::string::npos ? src.size() : end;
+            blank(i, stop);
+            i = stop;
+        } else if (c == '/' && i + 1 < src.size() && src[i + 1] == '*') {
+            const size_t end = src.find("*/", i + 2);
+            const size_t stop = end == std::string::npos ? src.size() : end + 2;
+            blank(i, stop);
+            i = stop;
+        } else if (c == 'R' && i + 1 < src.size() && src[i + 1] == '"' &&
+                   (i == 0 || !(std::isalnum(static_cast<unsigned char>(src[i - 1])) || src[i - 1] == '_'))) {
+            const size_t paren = src.find('(', i + 2);
+            const std::string delimiter = paren == std::string::npos ? "" : src.substr(i + 2, paren - i - 2);
+            const size_t end = paren == std::string::npos ? std::string::npos : src.find(")" + delimiter + "\"", paren);
+            const size_t stop = end == std::string::npos ? src.size() : end + delimiter.size() + 2;
+            blank(i, stop);
+            i = stop;
+        } else if (c == '"' || c == '\'') {
+            size_t end = i + 1;
+            while (end < src.size() && src[end] != c && src[end] != '\n') end += src[end] == '\\' ? 2 : 1;
+            const size_t stop = std::min(end + 1, src.size());
+            blank(i, stop);
+            i = stop;
+        } else {
+            ++i;
+        }
+    }
+    return out;
+}
+
+struct Token {
+    std::string text;
+    size_t pos;
+    int line;
+    bool identifier() const {
+        return !text.empty() && (std::isalpha(static_cast<unsigned char>(text[0])) || text[0] == '_');
+    }
+};
+
+std::vector<Token> tokenize(const std::string& code) {
+    std::vector<Token> tokens;
+    int line = 1;
+    size_t i = 0;
+    while (i < code.size()) {
+        const char c = code[i];
+        if (c == '\n') {
+            ++line;
+            ++i;
+        } else if (std::isspace(static_cast<unsigned char>(c))) {
+            ++i;
+        } else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
+            const size_t start = i;
+            while (i < code.size() && (std::isalnum(static_cast<unsigned char>(code[i])) || code[i] == '_')) ++i;
+            tokens.push_back({code.substr(start, i - start), start, line});
+        } else {
+            tokens.push_back({std::string(1, c), i, line});
+            ++i;
+        }
+    }
+    return tokens;
+}
+
+// Index of the token closing the bracket opened at `open`, or tokens.size().
+size_t matching(const std::vector<Token>& tokens, size_t open) {
+    const std::string o = tokens[open].text;
+    const std::string c = o == "(" ? ")" : o == "[" ? "]" : o == "{" ? "}" : ">";
+    int depth = 0;
+    for (size_t i = open; i < tokens.size(); ++i) {
+        if (tokens[i].text == o) ++depth;
+        if (tokens[i].text == c && --depth == 0) return i;
+    }
+    return tokens.size();
+}
+
+const std::set<std::string>& qualifiers() {
+    static const std::set<std::string> q = {"const", "volatile", "__restrict__", "__restrict", "restrict",
+                                            "struct", "__grid_constant__"};
+    return q;
+}
+
+const std::set<std::string>& builtin_type_words() {
+    static const std::set<std::string> w = {"int", "float", "double", "char", "short", "long", "unsigned",
+                                            "signed", "void", "bool", "size_t"};
+    return w;
+}
+
+struct FoundKernel {
+    std::string name;
+    int line = 0;
+    size_t params_open = 0, params_close = 0;  // token indices of ( and )
+    bool definition = false;
+};
+
+SignatureParam read_param(const std::string& source, const std::vector<Token>& tokens, size_t begin, size_t end,
+                          size_t index, const std::string& kernel, const std::string& file,
+                          std::vector<Diagnostic>& diags, bool& ok) {
+    SignatureParam p;
+    // A default argument (`= 5`) is not part of the type.
+    for (size_t i = begin; i < end; ++i)
+        if (tokens[i].text == "=") end = i;
+    size_t name_index = end;
+    for (size_t i = end; i-- > begin;) {
+        if (tokens[i].text == "]") {  // `float a[]`: the name is before the brackets
+            while (i > begin && tokens[i].text != "[") --i;
+            continue;
+        }
+        if (tokens[i].identifier() && !qualifiers().count(tokens[i].text)) name_index = i;
+        break;
+    }
+    const size_t text_end = end < tokens.size() ? tokens[end].pos : source.size();
+    const std::string whole = collapse_spaces(source.substr(tokens[begin].pos, text_end - tokens[begin].pos));
+    // A lone type (`float*`, `int`) has no name to match the metadata against.
+    const bool unnamed = name_index == end || builtin_type_words().count(tokens[name_index].text) ||
+                         std::none_of(tokens.begin() + static_cast<long>(begin), tokens.begin() + static_cast<long>(name_index),
+                                      [](const Token& t) { return t.identifier() && !qualifiers().count(t.text); });
+    if (unnamed) {
+        diags.push_back(make_diagnostic(file, tokens[begin].line, 0, Severity::Error,
+                                        "parameter " + std::to_string(index + 1) + " of `" + kernel + "` (`" + whole +
+                                            "`) has no name; name it so the metadata can describe it."));
+        ok = false;
+        return p;
+    }
+    p.name = tokens[name_index].text;
+    p.line = tokens[name_index].line;
+    std::string type_text, base;
+    for (size_t i = begin; i < end; ++i) {
+        if (i == name_index) continue;
+        const std::string& t = tokens[i].text;
+        if (t == "*" || t == "[") p.is_pointer = true;
+        const bool glue = t == "*" || t == "&" || t == "[" || t == "]" || (i > begin && (tokens[i - 1].text == "[" || tokens[i - 1].text == ":"));
+        const bool glue_next = t == ":";
+        type_text += (type_text.empty() || glue || glue_next ? "" : " ") + t;
+        if (t == "*" || t == "&" || t == "[" || t == "]" || qualifiers().count(t)) continue;
+        if (i > begin && tokens[i - 1].text == "[") continue;  // array extent
+        base += (base.empty() ? "" : " ") + t;
+    }
+    p.type_text = type_text;
+    p.base_type = base;
+    return p;
+}
+
+}  // namespace
+
+std::optional<KernelSignature> parse_signature(const std::string& source, const std::string& file,
+                                               std::vector<Diagnostic>& diagnostics) {
+    const std::string code = blank_non_code(source);
+    const std::vector<Token> tokens = tokenize(code);
+    std::vector<FoundKernel> kernels;
+    for (size_t g = 0; g < tokens.size(); ++g) {
+        if (tokens[g].text != "__global__") continue;
+        // `template <...> __global__ ...` (the template keyword comes before, after the previous statement).
+        for (size_t b = g; b-- > 0;) {
+            const std::string& t = tokens[b].text;
+            if (t == ";" || t == "}" || t == "{") break;
+            if (t == "template") {
+                diagnostics.push_back(make_diagnostic(
+                    file, tokens[b].line, 0, Severity::Error,
+                    "templated kernels are not supported: the playground launches the kernel by its plain name. "
+                    "Write it for one type (e.g. replace `T` with `float`), with `extern \"C\"`."));
+                return std::nullopt;
+            }
+        }
+        FoundKernel k;
+        std::string candidate;
+        int candidate_line = tokens[g].line;
+        size_t i = g + 1;
+        for (; i < tokens.size(); ++i) {
+            const std::string& t = tokens[i].text;
+            if ((t == "__launch_bounds__" || t == "__attribute__" || t == "__declspec" || t == "alignas" ||
+                 t == "__maxnreg__" || t == "__cluster_dims__") &&
+                i + 1 < tokens.size() && tokens[i + 1].text == "(") {
+                i = matching(tokens, i + 1);
+                continue;
+            }
+            if (tokens[i].identifier()) {
+                candidate = t;
+                candidate_line = tokens[i].line;
+            } else if (t == "(" || t == "<" || t == ";" || t == "{") {
+                break;
+            }
+        }
+        if (i >= tokens.size() || tokens[i].text != "(" || candidate.empty()) {
+            if (i < tokens.size() && tokens[i].text == "<") {
+                diagnostics.push_back(make_diagnostic(file, tokens[i].line, 0, Severity::Error,
+                                                      "templated kernels are not supported: the playground launches the "
+                                                      "kernel by its plain name. Write it for one type."));
+                return std::nullopt;
+            }
+            diagnostics.push_back(make_diagnostic(file, tokens[g].line, 0, Severity::Error,
+                                                  "`__global__` is not followed by a function such as "
+                                                  "`__global__ void my_kernel(float* out, int n)`."));
+            continue;
+        }
+        k.name = candidate;
+        k.line = candidate_line;
+        k.params_open = i;
+        k.params_close = matching(tokens, i);
+        if (k.params_close >= tokens.size()) {
+            diagnostics.push_back(make_diagnostic(file, tokens[i].line, 0, Severity::Error,
+                                                  "the parameter list of `" + k.name + "` is never closed with `)`."));
+            return std::nullopt;
+        }
+        for (size_t j = k.params_close + 1; j < tokens.size(); ++j) {
+            if (tokens[j].text == ";") break;
+            if (tokens[j].text == "{") {
+                k.definition = true;
+                break;
+            }
+        }
+        kernels.push_back(k);
+        g = k.params_close;
+    }
+
+    // Declarations of a kernel that is also defined are not a second kernel.
+    std::vector<FoundKernel> defined;
+    for (const auto& k : kernels)
+        if (k.definition) defined.push_back(k);
+    if (defined.empty()) {
+        if (!kernels.empty()) {
+            diagnostics.push_back(make_diagnostic(file, kernels[0].line, 0, Severity::Error,
+                                                  "`" + kernels[0].name + "` is declared but never defined; give it a body `{ ... }`."));
+        } else if (!has_errors(diagnostics)) {
+            diagnostics.push_back(make_diagnostic(file, 0, 0, Severity::Error,
+                                                  "no `__global__` function found: a kernel file defines exactly one "
+                                                  "kernel, e.g. `extern \"C\" __global__ void my_kernel(float* out, int n) { ... }`."));
+        }
+        return std::nullopt;
+    }
+    if (defined.size() > 1) {
+        std::string list;
+        for (const auto& k : defined)
+            list += (list.empty() ? "" : ", ") + ("`" + k.name + "` (line " + std::to_string(k.line) + ")");
+        diagnostics.push_back(make_diagnostic(file, defined[1].line, 0, Severity::Error,
+                                              "found " + std::to_string(defined.size()) + " `__global__` kernels: " + list +
+                                                  "; a kernel file holds exactly one. Move `" + defined[1].name +
+                                                  "` to its own file, or make it a `__device__` function."));
+        return std::nullopt;
+    }
+
+    const FoundKernel& k = defined[0];
+    KernelSignature sig;
+    sig.name = k.name;
+    sig.line = k.line;
+    bool ok = true;
+    size_t begin = k.params_open + 1;
+    int depth = 0;
+    for (size_t i = begin; i <= k.params_close; ++i) {
+        const std::string& t = tokens[i].text;
+        if (i < k.params_close && (t == "(" || t == "[" || t == "<" || t == "{")) ++depth;
+        if (i < k.params_close && (t == ")" || t == "]" || t == ">" || t == "}")) --depth;
+        if (i == k.params_close || (t == "," && depth == 0)) {
+            const bool only_void = i == begin + 1 && tokens[begin].text == "void";
+            if (i > begin && !only_void)
+                sig.params.push_back(read_param(code, tokens, begin, i, sig.params.size(), k.name, file, diagnostics, ok));
+            else if (i == begin && t == ",") {
+                diagnostics.push_back(make_diagnostic(file, tokens[i].line, 0, Severity::Error,
+                                                      "empty parameter in the parameter list of `" + k.name + "`."));
+                ok = false;
+            }
+            begin = i + 1;
+        }
+    }
+    if (!ok) return std::nullopt;
+    return sig;
+}
+
+}  // namespace cp

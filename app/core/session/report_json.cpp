@@ -1,0 +1,100 @@
+// JSON for run reports, diagnostics, resource usage and device info (nlohmann::json kept inside core).
+#include "core/session/report_json.h"
+
+#include <nlohmann/json.hpp>
+
+namespace cp {
+
+namespace {
+
+using nlohmann::json;
+
+json dim3_json(const Dim3& d) { return json::array({d.x, d.y, d.z}); }
+
+json diag_array(const std::vector<Diagnostic>& diags) {
+    json a = json::array();
+    for (const auto& d : diags) {
+        a.push_back({{"file", d.file}, {"line", d.line}, {"column", d.column},
+                     {"severity", severity_name(d.severity)}, {"message", d.message}});
+    }
+    return a;
+}
+
+json usage_object(const ResourceUsage& u) {
+    auto v = [](int x) { return x < 0 ? json(nullptr) : json(x); };
+    return {{"registers", v(u.registers)},          {"static_shared_bytes", v(u.static_shared_bytes)},
+            {"local_bytes", v(u.local_bytes)},      {"spill_store_bytes", v(u.spill_store_bytes)},
+            {"spill_load_bytes", v(u.spill_load_bytes)}, {"constant_bytes", v(u.constant_bytes)},
+            {"max_threads_per_block", v(u.max_threads_per_block)}, {"barriers", v(u.barriers)}};
+}
+
+json device_object(const DeviceInfo& d) {
+    return {{"backend", backend_name(d.backend)},
+            {"name", d.name},
+            {"arch", d.arch},
+            {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
+            {"sm_count", d.sm_count},
+            {"total_memory_bytes", d.total_memory},
+            {"max_threads_per_block", d.max_threads_per_block},
+            {"max_block", dim3_json(d.max_block)},
+            {"max_grid", dim3_json(d.max_grid)},
+            {"max_shared_per_block", d.max_shared_per_block},
+            {"max_shared_per_block_optin", d.max_shared_per_block_optin},
+            {"regs_per_block", d.regs_per_block},
+            {"max_threads_per_sm", d.max_threads_per_sm},
+            {"warp_size", d.warp_size},
+            {"l2_bytes", d.l2_bytes},
+            {"copy_bandwidth_gbps", d.copy_bandwidth_gbps},
+            {"driver_version", d.driver_version},
+            {"notes", d.notes}};
+}
+
+}  // namespace
+
+std::string run_report_json(const RunReport& r, const std::vector<std::filesystem::path>& written_files) {
+    json j;
+    j["kernel"] = r.kernel;
+    j["title"] = r.title;
+    j["backend"] = r.backend;
+    j["device"] = r.device;
+    j["grid"] = dim3_json(r.grid);
+    j["block"] = dim3_json(r.block);
+    j["dynamic_shared_bytes"] = r.dynamic_shared_bytes;
+    j["params"] = r.params;
+    j["verified"] = r.verified ? json(*r.verified) : json(nullptr);
+    j["max_abs_error"] = r.max_abs_error;
+    j["mismatches"] = r.mismatches;
+    j["mismatch_detail"] = r.mismatch_detail;
+    j["timing"] = r.launched ? json{{"min_ms", r.timing.min_ms},
+                                    {"median_ms", r.timing.median_ms},
+                                    {"max_ms", r.timing.max_ms},
+                                    {"repeats", r.timing.samples_ms.size()},
+                                    {"samples_ms", r.timing.samples_ms},
+                                    {"measured_by", r.timing.cpu_time ? "cpu wall clock (CPU backend)" : "cuda events"}}
+                             : json(nullptr);
+    j["bandwidth_gbps"] = r.launched ? json(r.bandwidth_gbps) : json(nullptr);
+    j["bandwidth_fraction_of_copy"] = r.launched && r.bandwidth_fraction > 0 ? json(r.bandwidth_fraction) : json(nullptr);
+    j["printf"] = r.printf_output;
+    j["diagnostics"] = diag_array(r.diagnostics);
+    json warnings = json::array();
+    for (const auto& issue : r.launch_issues) {
+        if (issue.severity != Severity::Error) warnings.push_back(issue.message);
+    }
+    j["launch_warnings"] = warnings;
+    j["resources"] = usage_object(r.usage);
+    j["compile"] = {{"cache_hit", r.cache_hit}, {"ms", r.compile_ms}};
+    j["error"] = r.error ? json{{"stage", run_stage_name(r.failed_stage)},
+                                {"message", r.error->message},
+                                {"hint", r.error->hint}}
+                         : json(nullptr);
+    json files = json::array();
+    for (const auto& f : written_files) files.push_back(f.string());
+    j["outputs"] = files;
+    return j.dump(2);
+}
+
+std::string diagnostics_json(const std::vector<Diagnostic>& diagnostics) { return diag_array(diagnostics).dump(2); }
+std::string device_info_json(const DeviceInfo& device) { return device_object(device).dump(2); }
+std::string usage_json(const ResourceUsage& usage) { return usage_object(usage).dump(2); }
+
+}  // namespace cp

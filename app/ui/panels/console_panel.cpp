@@ -1,0 +1,53 @@
+// Console panel drawing.
+#include "ui/panels/console_panel.h"
+
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+namespace cp::ui {
+namespace {
+
+ImVec4 kind_color(LogKind k) {
+    switch (k) {
+        case LogKind::Error: return {1.0f, 0.4f, 0.35f, 1};
+        case LogKind::Warning: return {1.0f, 0.8f, 0.2f, 1};
+        case LogKind::Printf: return {0.55f, 0.85f, 1.0f, 1};
+        case LogKind::Compile: return {0.8f, 0.8f, 0.8f, 1};
+        case LogKind::Info: break;
+    }
+    return ImGui::GetStyleColorVec4(ImGuiCol_Text);
+}
+
+}  // namespace
+
+void ConsolePanel::draw() {
+    for (int k = 0; k < 5; ++k) {
+        if (k) ImGui::SameLine();
+        ImGui::Checkbox(log_kind_name(LogKind(k)), &show_[k]);
+    }
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
+    ImGui::InputTextWithHint("##filter", "filter", &filter_);
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Clear")) log_.clear();
+
+    ImGui::BeginChild("##log", ImVec2(0, 0), true, ImGuiWindowFlags_HorizontalScrollbar);
+    const bool at_bottom = ImGui::GetScrollY() >= ImGui::GetScrollMaxY() - 1.0f;
+    for (const LogEntry& e : log_.entries()) {
+        if (!show_[int(e.kind)]) continue;
+        if (!filter_.empty() && e.text.find(filter_) == std::string::npos) continue;
+        ImGui::TextDisabled("%s", e.clock().c_str());
+        ImGui::SameLine();
+        ImGui::PushStyleColor(ImGuiCol_Text, kind_color(e.kind));
+        ImGui::Text("%-7s", log_kind_name(e.kind));
+        ImGui::SameLine();
+        ImGui::TextUnformatted(e.text.c_str());
+        ImGui::PopStyleColor();
+    }
+    // Follow new messages unless the user scrolled up to read older ones.
+    if (log_.added() != seen_ && at_bottom) ImGui::SetScrollHereY(1.0f);
+    seen_ = log_.added();
+    ImGui::EndChild();
+}
+
+}  // namespace cp::ui

@@ -1,0 +1,172 @@
+// Launch panel drawing and the effective launch configuration.
+#include "ui/panels/launch_panel.h"
+
+#include "core/kernel_file/expr.h"
+#include "core/engine/launch_validation.h"
+
+#include <imgui.h>
+
+#include <cmath>
+
+namespace cp::ui {
+namespace {
+
+std::optional<Dim3> eval_dim3(const std::string (&exprs)[3], const Scope& scope) {
+    Dim3 d;
+    uint32_t* out[3] = {&d.x, &d.y, &d.z};
+    for (int i = 0; i < 3; ++i) {
+        auto v = eval_expr(exprs[i], scope);
+        if (!v || !std::isfinite(*v) || *v < 1 || *v > 4294967295.0) return std::nullopt;
+        *out[i] = uint32_t(std::ceil(*v));
+    }
+    return d;
+}
+
+Scope scope_of(const std::optional<RunOutcome>& latest) {
+    Scope s;
+    if (latest && latest->resolved) s.insert(latest->resolved->params.begin(), latest->resolved->params.end());
+    return s;
+}
+
+bool edit_dim3(const char* label, Dim3& d) {
+    uint32_t v[3] = {d.x, d.y, d.z};
+    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.65f);
+    bool changed = ImGui::InputScalarN(label, ImGuiDataType_U32, v, 3, nullptr, nullptr, "%u",
+                                       ImGuiInputTextFlags_CharsDecimal);
+    if (changed) d = Dim3{v[0], v[1], v[2]};
+    return changed;
+}
+
+}  // namespace
+
+Dim3 LaunchPanel::effective_block() const {
+    if (inputs_.block) return *inputs_.block;
+    if (auto b = eval_dim3(file_.spec.launch.block_expr, scope_of(latest_))) return *b;
+    if (latest_ && latest_->resolved) return latest_->resolved->block;
+    return Dim3{};
+}
+
+Dim3 LaunchPanel::effective_grid() const {
+    if (inputs_.grid) return *inputs_.grid;
+    Scope scope = scope_of(latest_);
+    const Dim3 block = effective_block();
+    scope["block.x"] = block.x;
+    scope["block.y"] = block.y;
+    scope["block.z"] = block.z;
+    if (auto g = eval_dim3(file_.spec.launch.grid_expr, scope)) return *g;
+    if (latest_ && latest_->resolved) return latest_->resolved->grid;
+    return Dim3{};
+}
+
+void LaunchPanel::draw() {
+    Dim3 block = effective_block();
+    Dim3 grid = effective_grid();
+
+    ImGui::TextDisabled("block: %s x %s x %s", file_.spec.launch.block_expr[0].c_str(), file_.spec.launch.block_expr[1].c_str(),
+                        file_.spec.launch.block_expr[2].c_str());
+    if (edit_dim3("block", block)) {
+        inputs_.block = block;
+        inputs_.touch();
+    }
+    static const Dim3 presets[] = {{32, 1, 1}, {64, 1, 1}, {128, 1, 1}, {256, 1, 1}, {512, 1, 1}, {1024, 1, 1},
+                                   {8, 8, 1},  {16, 16, 1}, {32, 8, 1}, {32, 32, 1}};
+    ImGui::SameLine();
+    if (ImGui::BeginCombo("##presets", "presets", ImGuiComboFlags_NoPreview | ImGuiComboFlags_PopupAlignLeft)) {
+        for (const Dim3& p : presets)
+            if (ImGui::Selectable(p.str().c_str(), p == block)) {
+                inputs_.block = p;
+                inputs_.touch();
+            }
+        ImGui::EndCombo();
+    }
+
+    bool grid_auto = !inputs_.grid.has_value();
+    if (ImGui::Checkbox("grid from metadata", &grid_auto)) {
+        if (grid_auto) inputs_.grid.reset();
+        else inputs_.grid = grid;
+        inputs_.touch();
+    }
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s x %s x %s", file_.spec.launch.grid_expr[0].c_str(), file_.spec.launch.grid_expr[1].c_str(),
+                        file_.spec.launch.grid_expr[2].c_str());
+    ImGui::BeginDisabled(grid_auto);
+    if (edit_dim3("grid", grid)) {
+        inputs_.grid = grid;
+        inputs_.touch();
+    }
+    ImGui::EndDisabled();
+    if (ImGui::Button("Reset to metadata")) {
+        inputs_.block.reset();
+        inputs_.grid.reset();
+        inputs_.touch();
+    }
+
+    if (!latest_ || !latest_->resolved) {
+        // Sizes that come from images or parameters are known once a run resolved them.
+        ImGui::Separator();
+        ImGui::TextDisabled("Validation and figures appear after the first run resolves the sizes.");
+        draw_suggestion();
+        return;
+    }
+    // Live validation: the engine's own checks, on what the next run will use.
+    LaunchCheck check;
+    check.grid = grid;
+    check.block = block;
+    if (latest_) {
+        check.usage = latest_->report.usage;
+        if (latest_->resolved) {
+            check.dynamic_shared_bytes = latest_->resolved->dynamic_shared_bytes;
+            check.problem = latest_->resolved->problem;
+        }
+    }
+    ImGui::Separator();
+    const auto issues = validate_launch(device_, check);
+    if (issues.empty()) ImGui::TextColored(ImVec4(0.4f, 0.9f, 0.4f, 1), "Launch configuration OK");
+    for (const LaunchIssue& issue : issues) {
+        const bool error = issue.severity == Severity::Error;
+        ImGui::PushStyleColor(ImGuiCol_Text, error ? ImVec4(1, 0.4f, 0.35f, 1) : ImVec4(1, 0.8f, 0.2f, 1));
+        ImGui::TextWrapped("%s %s", error ? "Refused:" : "Warning:", issue.message.c_str());
+        ImGui::PopStyleColor();
+    }
+
+    const LaunchFigures f = launch_figures(device_, check);
+    ImGui::Separator();
+    if (ImGui::BeginTable("##figures", 2, ImGuiTableFlags_SizingStretchProp)) {
+        auto row = [](const char* name, const std::string& value) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(name);
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(value.c_str());
+        };
+        row("total threads", std::to_string(f.total_threads));
+        row("blocks", std::to_string(f.blocks));
+        row("warps per block", std::to_string(f.warps_per_block));
+        row("threads beyond problem", std::to_string(f.threads_beyond_problem));
+        if (!check.problem.empty()) {
+            std::string p;
+            for (uint64_t e : check.problem) p += (p.empty() ? "" : " x ") + std::to_string(e);
+            row("problem size", p);
+        }
+        if (check.usage.registers >= 0) row("registers / thread", std::to_string(check.usage.registers));
+        if (check.dynamic_shared_bytes) row("dynamic shared", std::to_string(check.dynamic_shared_bytes) + " B");
+        ImGui::EndTable();
+    }
+
+    draw_suggestion();
+}
+
+// The button only asks; the workspace gets the answer off the UI thread and applies it (block_suggestion.h).
+void LaunchPanel::draw_suggestion() {
+    ImGui::Separator();
+    ImGui::BeginDisabled(suggestion_.pending || suggestion_.requested);
+    if (ImGui::Button("Suggest block size (occupancy)")) suggestion_.requested = true;
+    ImGui::EndDisabled();
+    if (suggestion_.pending || suggestion_.requested) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("asking the occupancy API...");
+    }
+    if (!suggestion_.shown.empty()) ImGui::TextWrapped("%s", suggestion_.shown.c_str());
+}
+
+}  // namespace cp::ui

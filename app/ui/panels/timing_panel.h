@@ -1,0 +1,32 @@
+// Timing panel: the last run's last / median / min of its repeats, a history plot of medians (hover shows
+// the launch configuration each came from), achieved bandwidth as a fraction of the device's copy
+// bandwidth, the recent runs as a table, and the timing options.
+#pragma once
+
+#include "ui/panels/panel.h"
+#include "ui/state/run_inputs.h"
+#include "ui/state/timing_history.h"
+
+namespace cp::ui {
+
+// Run-loop switches the panel edits (owned by the workspace).
+struct LiveOptions {
+    bool every_frame = false;  // re-run continuously (benchmarks, watching timing settle)
+};
+
+class TimingPanel final : public Panel {
+public:
+    TimingPanel(TimingHistory& history, RunInputs& inputs, LiveOptions& live, const DeviceInfo& device)
+        : history_(history), inputs_(inputs), live_(live), device_(device) {}
+    const char* title() const override { return "Timing"; }
+    PanelPlacement default_placement() const override { return {0.775f, 0.6f, 0.225f, 0.4f}; }
+    void draw() override;
+
+private:
+    TimingHistory& history_;
+    RunInputs& inputs_;
+    LiveOptions& live_;
+    const DeviceInfo& device_;
+};
+
+}  // namespace cp::ui

@@ -1,0 +1,246 @@
+// Output views: deciding the views of a kernel, filling their textures from a run (device copy when the
+// engine is on CUDA, host upload otherwise) and keeping their display textures current.
+#include "ui/state/output_views.h"
+
+#include "core/kernel_file/expr.h"
+#include "core/kernel_file/kernel_file.h"
+#include "ui/state/console_log.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace cp::ui {
+
+namespace fs = std::filesystem;
+
+double element_value(const HostBuffer& b, size_t i, int c) {
+    const ElemTypeInfo& info = elem_info(b.type);
+    if (c < 0 || uint32_t(c) >= info.components || (i + 1) * info.size > b.bytes.size()) return 0;
+    const std::byte* p = b.bytes.data() + i * info.size + size_t(c) * info.component_size;
+    auto read = [p](auto tag) {
+        decltype(tag) v;
+        std::memcpy(&v, p, sizeof v);
+        return double(v);
+    };
+    switch (b.type) {
+        case ElemType::Char: return read(int8_t{});
+        case ElemType::UChar: case ElemType::UChar2: case ElemType::UChar3: case ElemType::UChar4: return read(uint8_t{});
+        case ElemType::Short: return read(int16_t{});
+        case ElemType::UShort: return read(uint16_t{});
+        case ElemType::Int: case ElemType::Int2: case ElemType::Int3: case ElemType::Int4: return read(int32_t{});
+        case ElemType::UInt: return read(uint32_t{});
+        case ElemType::LongLong: return read(int64_t{});
+        case ElemType::ULongLong: return read(uint64_t{});
+        case ElemType::Float: case ElemType::Float2: case ElemType::Float3: case ElemType::Float4: return read(float{});
+        case ElemType::Double: return read(double{});
+    }
+    return 0;
+}
+
+fs::path resolve_image_path(const std::string& path, const fs::path& kernel_file) {
+    const fs::path p(path);
+    std::error_code ec;
+    if (p.is_absolute() || fs::exists(p, ec)) return p;
+    if (!kernel_file.empty() && fs::exists(kernel_file.parent_path() / p, ec)) return kernel_file.parent_path() / p;
+    return assets_dir() / p;
+}
+
+std::vector<ViewSpec> OutputViews::views_of(const KernelFile& file) {
+    if (!file.spec.views.empty()) return file.spec.views;
+    std::vector<ViewSpec> out;
+    for (const BufferSpec& b : file.spec.buffers) {
+        if (b.direction == Direction::In) continue;
+        ViewSpec v;
+        v.kind = ViewSpec::Kind::Plot;
+        v.buffer = b.name;
+        out.push_back(v);
+    }
+    return out;
+}
+
+bool OutputViews::needs_host_data(const KernelFile& file) const {
+    for (const ViewSpec& v : views_of(file)) {
+        if (v.kind != ViewSpec::Kind::Image || !copier_) return true;
+        const BufferSpec* b = file.buffer(v.buffer);
+        if (b && render::texel_format(b->type).host_conversion) return true;
+    }
+    return false;
+}
+
+void OutputViews::clear() {
+    views_.clear();
+    input_ = InputImage();
+    kernel_path_.clear();
+}
+
+void OutputViews::refresh_display(OutputView& v) {
+    if (!v.raw || v.run == 0) return;
+    if (v.state.display.auto_range) v.range = colormap_->value_range(*v.raw, v.state.display.channel);
+    colormap_->render(*v.raw, v.state.display, v.range, v.display);
+}
+
+// Where the buffer lives on the device, as an address usable in this process: imported through its IPC
+// handle when the backend is the CUDA worker process, else the backend's own pointer (in-process backend).
+std::optional<uint64_t> OutputViews::device_address_of(const std::string& buffer, const RunReport& report, std::string& why) {
+    if (auto h = report.ipc_handles.find(buffer); h != report.ipc_handles.end()) {
+        auto imported = copier_->import_ipc(h->second);
+        if (imported) return *imported;
+        why = imported.error().message;  // e.g. a handle of this very process: fall through to the address
+    }
+    if (auto a = report.device_addresses.find(buffer); a != report.device_addresses.end() && a->second && !uses_ipc_)
+        return a->second;
+    return std::nullopt;
+}
+
+bool OutputViews::fill_image(OutputView& v, RunReport& report, uint64_t bytes, ConsoleLog& log) {
+    if (v.raw->can_copy_from_device()) {
+        std::string why;
+        if (auto address = device_address_of(v.spec.buffer, report, why)) {
+            auto copied = v.raw->copy_from_device(*address, bytes);
+            if (copied) {
+                v.path = "device copy (CUDA-GL interop)";
+                return true;
+            }
+            why = copied.error().full();
+        }
+        if (!why.empty() && !reported_interop_failure_) {
+            log.add(LogKind::Warning, "CUDA-GL interop: " + why + " (showing outputs through host memory)");
+            reported_interop_failure_ = true;
+        }
+    }
+    if (auto it = report.outputs.find(v.spec.buffer); it != report.outputs.end()) {
+        auto uploaded = v.raw->upload_from_host(it->second.bytes.data(), it->second.bytes.size());
+        if (uploaded) {
+            v.path = "host upload";
+            return true;
+        }
+        v.problem = uploaded.error().full();
+        return false;
+    }
+    v.problem = "the run did not return buffer '" + v.spec.buffer + "'";
+    return false;
+}
+
+void OutputViews::update(const KernelFile& file, const std::map<std::string, std::string>& image_overrides,
+                         RunReport& report, const ResolvedRun& resolved, uint64_t run, ConsoleLog& log) {
+    const std::string path = file.path.string();
+    if (path != kernel_path_) {
+        clear();
+        kernel_path_ = path;
+    }
+    if (copier_) {
+        // Buffers of earlier runs that the worker no longer has are closed here.
+        std::vector<std::vector<uint8_t>> in_use;
+        for (const auto& [name, handle] : report.ipc_handles) in_use.push_back(handle);
+        copier_->keep_only(in_use);
+    }
+    std::vector<OutputView> next;
+    for (const ViewSpec& spec : views_of(file)) {
+        OutputView v;
+        // Keep the textures and the way the user looks at a view that still exists.
+        for (OutputView& old : views_)
+            if (old.spec.buffer == spec.buffer && old.spec.kind == spec.kind) {
+                v = std::move(old);
+                break;
+            }
+        const bool fresh = v.run == 0 && !v.raw;
+        v.spec = spec;
+        v.problem.clear();
+        const BufferSpec* buffer = file.buffer(spec.buffer);
+        if (!buffer) {
+            v.problem = "the view names buffer '" + spec.buffer + "', which the kernel does not declare";
+            next.push_back(std::move(v));
+            continue;
+        }
+        v.type = buffer->type;
+        v.grid = report.grid;
+        v.block = report.block;
+        const auto count_it = resolved.buffer_counts.find(spec.buffer);
+        const uint64_t count = count_it == resolved.buffer_counts.end() ? 0 : count_it->second;
+        if (fresh) {
+            v.state.display.colormap = render::colormap_from_name(spec.colormap);
+            const bool bytes = elem_info(buffer->type).component_size == 1 && !elem_info(buffer->type).is_float;
+            if (spec.range_min && spec.range_max) {
+                v.state.display.auto_range = false;
+                v.state.display.range_min = *spec.range_min;
+                v.state.display.range_max = *spec.range_max;
+            } else if (bytes) {  // 8-bit pixels: show them as they are
+                v.state.display.auto_range = false;
+                v.state.display.range_min = 0;
+                v.state.display.range_max = 255;
+            }
+        }
+        // Plots and tables draw from host memory (moved out of the report: series can be large); images only
+        // from their textures.
+        // (The format allows one view per buffer, so the moved-from buffer is not needed again.)
+        auto out_it = report.outputs.find(spec.buffer);
+        if (!v.is_image() && out_it != report.outputs.end()) v.host = std::move(out_it->second);
+        else v.host.reset();
+
+        if (v.is_image()) {
+            Scope scope(resolved.params.begin(), resolved.params.end());
+            auto w = eval_expr(spec.width_expr, scope);
+            auto h = eval_expr(spec.height_expr, scope);
+            if (!w || !h) {
+                v.problem = "view size: " + (!w ? w.error() : h.error()).full();
+            } else if (*w < 1 || *h < 1 || *w > 32768 || *h > 32768) {
+                v.problem = "view size " + std::to_string(int64_t(*w)) + "x" + std::to_string(int64_t(*h)) +
+                            " is outside 1..32768";
+            } else if (uint64_t(*w) * uint64_t(*h) > count) {
+                v.problem = "the view is " + std::to_string(int64_t(*w)) + "x" + std::to_string(int64_t(*h)) +
+                            " but buffer '" + spec.buffer + "' has only " + std::to_string(count) + " elements";
+            } else {
+                const int width = int(*w), height = int(*h);
+                if (!v.raw || v.raw->width() != width || v.raw->height() != height || v.raw->type() != buffer->type)
+                    v.raw = std::make_unique<render::BufferTexture>(buffer->type, width, height, copier_);
+                v.width = width;
+                v.height = height;
+                if (fill_image(v, report, count * elem_info(buffer->type).size, log)) {
+                    v.run = run;
+                    refresh_display(v);
+                }
+            }
+        } else if (v.host) {
+            v.run = run;
+            v.path = "host";
+        } else {
+            v.problem = "no data was read back for '" + spec.buffer + "'";
+        }
+        next.push_back(std::move(v));
+    }
+    views_ = std::move(next);
+    update_input_image(file, image_overrides);
+}
+
+void OutputViews::update_input_image(const KernelFile& file, const std::map<std::string, std::string>& overrides) {
+    const BufferSpec* image_buffer = nullptr;
+    for (const BufferSpec& b : file.spec.buffers)
+        if (b.init.kind == BufferInit::Kind::Image && b.direction != Direction::Out) {
+            image_buffer = &b;
+            break;
+        }
+    if (!image_buffer) {
+        input_ = InputImage();
+        return;
+    }
+    auto o = overrides.find(image_buffer->name);
+    const std::string wanted = o != overrides.end() ? o->second : image_buffer->init.image;
+    if (input_.buffer == image_buffer->name && input_.path == wanted && (input_.raw || !input_.problem.empty())) return;
+    input_ = InputImage();
+    input_.buffer = image_buffer->name;
+    input_.path = wanted;
+    auto image = load_image(resolve_image_path(wanted, file.path));
+    if (!image) {
+        input_.problem = image.error().full();
+        return;
+    }
+    input_.raw = std::make_unique<render::BufferTexture>(ElemType::UChar4, image->width, image->height, nullptr);
+    input_.raw->upload_from_host(reinterpret_cast<const std::byte*>(image->pixels.data()), image->pixels.size());
+    render::DisplaySettings settings;
+    settings.auto_range = false;
+    settings.range_min = 0;
+    settings.range_max = 255;
+    colormap_->render(*input_.raw, settings, {}, input_.display);
+}
+
+}  // namespace cp::ui

@@ -1,0 +1,107 @@
+// The kernel's outputs as things to show: one entry per view (image, plot, table), holding the GPU
+// textures of image views (raw buffer texture + colormapped display texture), the host data of plots and
+// tables, and the launch configuration of the run that produced them. Also the input image (for
+// side-by-side and split comparison). Updated on the UI thread only after a run returned.
+#pragma once
+
+#include "core/session/session.h"
+#include "render/colormap_pass.h"
+#include "render/device_copier.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cp::ui {
+
+class ConsoleLog;
+
+enum class CompareMode { OutputOnly, SideBySide, Split };
+
+// How one image view is looked at; kept across runs of the same kernel.
+struct ImageViewState {
+    bool fit = true;
+    float zoom = 1.0f;
+    float pan_x = 0, pan_y = 0;  // image top-left relative to the canvas top-left, screen pixels
+    render::DisplaySettings display;
+    CompareMode compare = CompareMode::OutputOnly;
+    float split = 0.5f;
+};
+
+struct OutputView {
+    ViewSpec spec;
+    ElemType type = ElemType::Float;
+    int width = 0, height = 0;                      // image views
+    std::unique_ptr<render::BufferTexture> raw;     // the buffer, as stored
+    render::Texture display;                        // what is drawn
+    render::ValueRange range;                       // data range of the last update
+    std::optional<HostBuffer> host;                 // plot/table data
+    Dim3 grid, block;                               // the launch that produced it
+    uint64_t run = 0;                               // sequence number of that run (0: nothing yet)
+    std::string path;                               // "device copy (CUDA-GL interop)" / "host upload"
+    std::string problem;                            // why it shows nothing, if so
+    ImageViewState state;
+
+    bool is_image() const { return spec.kind == ViewSpec::Kind::Image; }
+};
+
+// The image-initialised input buffer, loaded from its file.
+struct InputImage {
+    std::string buffer, path;
+    std::unique_ptr<render::BufferTexture> raw;
+    render::Texture display;
+    std::string problem;
+};
+
+// Reads component `c` of element `i` as a number.
+double element_value(const HostBuffer& b, size_t i, int c);
+
+class OutputViews {
+public:
+    // `backend_in_other_process`: the engine's device pointers are not valid here (the CUDA worker); only
+    // IPC handles are used then.
+    OutputViews(render::DeviceCopier* copier, render::ColormapPass* colormap, bool backend_in_other_process = true)
+        : copier_(copier), colormap_(colormap), uses_ipc_(backend_in_other_process) {}
+
+    // Views of `file` (its `view` lines, or every out/inout buffer as a plot when there are none).
+    static std::vector<ViewSpec> views_of(const KernelFile& file);
+    // Whether a run must read buffers back to host memory for these views (plots, tables, no device path).
+    bool needs_host_data(const KernelFile& file) const;
+    bool has_device_path() const { return copier_ != nullptr; }
+
+    // Takes the results of a finished run (engine idle). Keeps each view's state when the kernel is the same.
+    void update(const KernelFile& file, const std::map<std::string, std::string>& image_overrides, RunReport& report,
+                const ResolvedRun& resolved, uint64_t run, ConsoleLog& log);
+    // Re-draws a view's display texture after its display settings changed.
+    void refresh_display(OutputView& view);
+    // Forgets everything (another kernel was opened).
+    void clear();
+    // Loads the input image alone (no run yet, or nothing can run): something to look at from the start.
+    void load_input_image(const KernelFile& file, const std::map<std::string, std::string>& image_overrides) {
+        update_input_image(file, image_overrides);
+    }
+
+    std::vector<OutputView>& views() { return views_; }
+    InputImage& input() { return input_; }
+    const std::string& kernel_path() const { return kernel_path_; }
+
+private:
+    void update_input_image(const KernelFile& file, const std::map<std::string, std::string>& image_overrides);
+    bool fill_image(OutputView& v, RunReport& report, uint64_t bytes, ConsoleLog& log);
+    std::optional<uint64_t> device_address_of(const std::string& buffer, const RunReport& report, std::string& why);
+
+    render::DeviceCopier* copier_;
+    render::ColormapPass* colormap_;
+    std::vector<OutputView> views_;
+    InputImage input_;
+    std::string kernel_path_;
+    bool uses_ipc_;
+    bool reported_interop_failure_ = false;
+};
+
+// Where an image named in metadata lives: as given (absolute or relative to the working folder), next to
+// the kernel file, or in assets/.
+std::filesystem::path resolve_image_path(const std::string& path, const std::filesystem::path& kernel_file);
+
+}  // namespace cp::ui
