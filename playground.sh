@@ -4,8 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-PACKAGES=(cmake ninja-build g++ pkg-config python3-glad libglfw3-dev libimgui-dev libstb-dev nlohmann-json3-dev
-          libgtest-dev libboost-context-dev libegl-dev libgl-dev libegl1 libegl-mesa0 libgl1-mesa-dri xvfb xauth)
+# Debian packages. The GUI libraries (Dear ImGui, ImPlot, the code editor, the file dialog) are not packaged
+# in the versions we need: CMake fetches them once, pinned and hash-checked (third_party/imgui_bundle.cmake).
+PACKAGES=(cmake ninja-build g++ pkg-config ca-certificates python3-glad libglfw3-dev libstb-dev nlohmann-json3-dev
+          libgtest-dev libboost-context-dev libegl-dev libgl-dev libegl1 libegl-mesa0 libgl1-mesa-dri
+          fonts-dejavu-core xvfb xauth)
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 

@@ -9,8 +9,6 @@
 #include <glad/gl.h>
 
 #include <imgui.h>
-#define GLFW_INCLUDE_NONE
-#include <GLFW/glfw3.h>  // key codes only (the GLFW backend's key indices)
 
 #include <cstdio>
 #include <utility>
@@ -129,24 +127,7 @@ public:
         if (!skipped_.empty()) d += " (skipped:" + skipped_ + ")";
         return d;
     }
-    void attach_imgui() override {
-        ImGuiIO& io = ImGui::GetIO();
-        io.BackendPlatformName = "cp_headless_egl";
-        // The same key indices as the GLFW backend, so keyboard handling (and tests that press keys) is the
-        // same in both modes.
-        const std::pair<ImGuiKey_, int> keys[] = {
-            {ImGuiKey_Tab, GLFW_KEY_TAB},          {ImGuiKey_LeftArrow, GLFW_KEY_LEFT},
-            {ImGuiKey_RightArrow, GLFW_KEY_RIGHT}, {ImGuiKey_UpArrow, GLFW_KEY_UP},
-            {ImGuiKey_DownArrow, GLFW_KEY_DOWN},   {ImGuiKey_PageUp, GLFW_KEY_PAGE_UP},
-            {ImGuiKey_PageDown, GLFW_KEY_PAGE_DOWN}, {ImGuiKey_Home, GLFW_KEY_HOME},
-            {ImGuiKey_End, GLFW_KEY_END},          {ImGuiKey_Insert, GLFW_KEY_INSERT},
-            {ImGuiKey_Delete, GLFW_KEY_DELETE},    {ImGuiKey_Backspace, GLFW_KEY_BACKSPACE},
-            {ImGuiKey_Space, GLFW_KEY_SPACE},      {ImGuiKey_Enter, GLFW_KEY_ENTER},
-            {ImGuiKey_Escape, GLFW_KEY_ESCAPE},    {ImGuiKey_KeyPadEnter, GLFW_KEY_KP_ENTER},
-            {ImGuiKey_A, GLFW_KEY_A}, {ImGuiKey_C, GLFW_KEY_C}, {ImGuiKey_V, GLFW_KEY_V},
-            {ImGuiKey_X, GLFW_KEY_X}, {ImGuiKey_Y, GLFW_KEY_Y}, {ImGuiKey_Z, GLFW_KEY_Z}};
-        for (const auto& [imgui_key, glfw_key] : keys) io.KeyMap[imgui_key] = glfw_key;
-    }
+    void attach_imgui() override { ImGui::GetIO().BackendPlatformName = "cp_headless_egl"; }
     void detach_imgui() override { ImGui::GetIO().BackendPlatformName = nullptr; }
     void begin_frame() override {
         ImGuiIO& io = ImGui::GetIO();

@@ -6,6 +6,7 @@
 #include <glad/gl.h>
 #include <imgui.h>
 #include <imgui_impl_opengl3.h>
+#include <implot.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -24,19 +25,23 @@ Result<std::unique_ptr<AppHost>> AppHost::create(const AppOptions& options, cons
 
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();
+    ImPlot::CreateContext();
     ImGuiIO& io = ImGui::GetIO();
+    io.ConfigFlags |= ImGuiConfigFlags_DockingEnable;
     // The layout lives next to the settings. Headless runs read it (screenshots show the user's layout)
     // but never write it.
     host->ini_path_ = (config_dir() / "imgui.ini").string();
     io.IniFilename = nullptr;
     if (!options.headless) io.IniFilename = host->ini_path_.c_str();
     else if (std::filesystem::exists(host->ini_path_)) ImGui::LoadIniSettingsFromDisk(host->ini_path_.c_str());
+    const char* fonts = load_fonts();
     host->target_->attach_imgui();
     ImGui_ImplOpenGL3_Init("#version 450 core");
     host->imgui_ready_ = true;
 
     host->workspace_ = std::make_unique<Workspace>(*host->target_, options, config_dir() / "settings.json", !options.headless,
                                                    backend_factory);
+    host->workspace_->console().add(LogKind::Info, fonts);
     if (auto r = host->workspace_->apply_command_line(options); !r) return r.error();
     return host;
 }
@@ -47,6 +52,7 @@ AppHost::~AppHost() {
         if (!options_.headless) ImGui::SaveIniSettingsToDisk(ini_path_.c_str());
         ImGui_ImplOpenGL3_Shutdown();
         target_->detach_imgui();
+        ImPlot::DestroyContext();
         ImGui::DestroyContext();
     }
     target_.reset();

@@ -1,14 +1,26 @@
-// Themes and font building. The font is Dear ImGui's built-in one (monospaced, always available, also on
-// the GPU machine which has no font files), rasterised at the final pixel size so it stays sharp.
+// Themes and fonts. The fonts come from the system (fonts-dejavu-core); where there are none (e.g. a bare GPU
+// server) Dear ImGui's embedded vector font stands in, so the app never depends on them.
 #include "ui/theme.h"
 
 #include <imgui.h>
-#include <imgui_impl_opengl3.h>
 
-#include <cmath>
+#include <filesystem>
+#include <string>
 
 namespace cp::ui {
 namespace {
+
+ImFont* g_mono = nullptr;
+
+// Where distributions put DejaVu (Debian/Ubuntu, Fedora, Arch).
+std::string find_font(const char* file) {
+    for (const char* dir : {"/usr/share/fonts/truetype/dejavu/", "/usr/share/fonts/dejavu-sans-fonts/",
+                            "/usr/share/fonts/dejavu-sans-mono-fonts/", "/usr/share/fonts/TTF/", "/usr/share/fonts/dejavu/"}) {
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(std::string(dir) + file, ec)) return std::string(dir) + file;
+    }
+    return {};
+}
 
 void high_contrast_colors(ImGuiStyle& s) {
     ImGui::StyleColorsDark(&s);
@@ -39,13 +51,35 @@ void high_contrast_colors(ImGuiStyle& s) {
     c[ImGuiCol_PlotHistogram] = yellow;
     c[ImGuiCol_TextSelectedBg] = ImVec4(0.2f, 0.5f, 1, 0.6f);
     c[ImGuiCol_Tab] = ImVec4(0.2f, 0.2f, 0.2f, 1);
-    c[ImGuiCol_TabActive] = ImVec4(0.5f, 0.45f, 0, 1);
+    c[ImGuiCol_TabSelected] = ImVec4(0.5f, 0.45f, 0, 1);
     c[ImGuiCol_TabHovered] = ImVec4(0.6f, 0.55f, 0, 1);
     s.FrameBorderSize = 1.0f;
     s.WindowBorderSize = 1.0f;
 }
 
 }  // namespace
+
+const char* load_fonts() {
+    ImGuiIO& io = ImGui::GetIO();
+    io.Fonts->Clear();
+    ImFontConfig config;
+    config.OversampleH = 2;
+    const std::string sans_path = find_font("DejaVuSans.ttf"), mono_path = find_font("DejaVuSansMono.ttf");
+    ImFont* sans = sans_path.empty() ? nullptr : io.Fonts->AddFontFromFileTTF(sans_path.c_str(), kBaseFontPixels, &config);
+    g_mono = mono_path.empty() ? nullptr : io.Fonts->AddFontFromFileTTF(mono_path.c_str(), kBaseFontPixels, &config);
+    const bool both = sans && g_mono;
+    if (!sans) {
+        ImFontConfig fallback;
+        fallback.SizePixels = kBaseFontPixels;
+        sans = io.Fonts->AddFontDefaultVector(&fallback);
+    }
+    io.FontDefault = sans;
+    if (!g_mono) g_mono = sans;
+    return both ? "Fonts: DejaVu Sans and DejaVu Sans Mono"
+                : "Fonts: DejaVu Sans / Sans Mono not found, using Dear ImGui's built-in font instead (install fonts-dejavu-core)";
+}
+
+ImFont* mono_font() { return g_mono; }
 
 void apply_presentation(const Presentation& p) {
     const float scale = p.font_scale * p.content_scale;
@@ -58,19 +92,11 @@ void apply_presentation(const Presentation& p) {
         style.WindowRounding = 3.0f;
     }
     style.ScaleAllSizes(scale);
+    // Glyphs are rasterised at the final size (no scaled bitmaps), so every text size is sharp.
+    style.FontSizeBase = kBaseFontPixels;
+    style.FontScaleMain = p.font_scale;
+    style.FontScaleDpi = p.content_scale;
     ImGui::GetStyle() = style;
-
-    ImGuiIO& io = ImGui::GetIO();
-    io.Fonts->Clear();
-    ImFontConfig config;
-    // The built-in font is a 13 px bitmap design; whole multiples keep its pixels crisp.
-    config.SizePixels = std::round(13.0f * scale);
-    config.OversampleH = config.OversampleV = 1;
-    config.PixelSnapH = true;
-    io.Fonts->AddFontDefault(&config);
-    io.FontGlobalScale = 1.0f;
-    ImGui_ImplOpenGL3_DestroyFontsTexture();
-    ImGui_ImplOpenGL3_CreateFontsTexture();
 }
 
 }  // namespace cp::ui

@@ -10,8 +10,6 @@
 #include <cctype>
 #include <cstdio>
 #include <string>
-#define GLFW_INCLUDE_NONE
-#include <GLFW/glfw3.h>  // key codes only: the GLFW backend reports keys by these indices
 
 namespace cp::ui {
 
@@ -38,18 +36,18 @@ void Workspace::frame(double now) {
 void Workspace::handle_shortcuts() {
     const ImGuiIO& io = ImGui::GetIO();
     const bool ctrl = io.KeyCtrl;
-    if (ImGui::IsKeyPressed(GLFW_KEY_F5, false) ||
-        (ctrl && (ImGui::IsKeyPressed(GLFW_KEY_ENTER, false) || ImGui::IsKeyPressed(GLFW_KEY_KP_ENTER, false)))) {
+    if (ImGui::IsKeyPressed(ImGuiKey_F5, false) ||
+        (ctrl && (ImGui::IsKeyPressed(ImGuiKey_Enter, false) || ImGui::IsKeyPressed(ImGuiKey_KeypadEnter, false)))) {
         save_now();
         request_run();
     }
     if (!ctrl) return;
-    if (ImGui::IsKeyPressed(GLFW_KEY_S, false)) save_now();
-    if (ImGui::IsKeyPressed(GLFW_KEY_O, false))
+    if (ImGui::IsKeyPressed(ImGuiKey_S, false)) save_now();
+    if (ImGui::IsKeyPressed(ImGuiKey_O, false))
         open_dialog_.open(doc_ ? doc_->original_path().parent_path() : kernels_dir());
-    if (ImGui::IsKeyPressed(GLFW_KEY_EQUAL) || ImGui::IsKeyPressed(GLFW_KEY_KP_ADD)) adjust_font_scale(+0.1f);
-    if (ImGui::IsKeyPressed(GLFW_KEY_MINUS) || ImGui::IsKeyPressed(GLFW_KEY_KP_SUBTRACT)) adjust_font_scale(-0.1f);
-    if (ImGui::IsKeyPressed(GLFW_KEY_0, false) || ImGui::IsKeyPressed(GLFW_KEY_KP_0, false)) adjust_font_scale(0);
+    if (ImGui::IsKeyPressed(ImGuiKey_Equal) || ImGui::IsKeyPressed(ImGuiKey_KeypadAdd)) adjust_font_scale(+0.1f);
+    if (ImGui::IsKeyPressed(ImGuiKey_Minus) || ImGui::IsKeyPressed(ImGuiKey_KeypadSubtract)) adjust_font_scale(-0.1f);
+    if (ImGui::IsKeyPressed(ImGuiKey_0, false) || ImGui::IsKeyPressed(ImGuiKey_Keypad0, false)) adjust_font_scale(0);
 }
 
 void Workspace::draw_menu_bar() {

@@ -8,8 +8,6 @@
 
 #include <imgui_internal.h>
 
-#define GLFW_INCLUDE_NONE
-#include <GLFW/glfw3.h>
 #include <gtest/gtest.h>
 #include <imgui.h>
 
@@ -40,49 +38,29 @@ TEST(Shortcuts, SaveRunAndFontScaleFromTheKeyboard) {
     ASSERT_TRUE(host.ok()) << host.error().full();
     ui::Workspace& ws = (*host)->workspace();
     settle(**host);
-    auto press = [&](int key, bool ctrl) {
-        ImGuiIO& io = ImGui::GetIO();
-        io.KeyCtrl = ctrl;
-        io.KeysDown[key] = true;
-        (*host)->frame();
-        io.KeysDown[key] = false;
-        io.KeyCtrl = false;
-        (*host)->frame();
-    };
+    auto press = [&](ImGuiKey key, bool ctrl) { press_key(**host, key, ctrl); };
     // Ctrl+S writes the user copy (never the stock file).
     ws.set_source("// typed\n" + document_of(ws).text(), (*host)->seconds());
-    press(GLFW_KEY_S, true);
+    press(ImGuiKey_S, true);
     EXPECT_TRUE(document_of(ws).has_user_copy());
     EXPECT_FALSE(document_of(ws).unsaved());
     // F5 runs (and verifies) again.
     const uint64_t runs = ws.runs_applied();
-    press(GLFW_KEY_F5, false);
+    press(ImGuiKey_F5, false);
     settle(**host);
     EXPECT_GT(ws.runs_applied(), runs);
     EXPECT_EQ(ws.latest()->report.verified, std::optional<bool>(true));
     // Ctrl+= / Ctrl+- / Ctrl+0.
-    press(GLFW_KEY_EQUAL, true);
+    press(ImGuiKey_Equal, true);
     EXPECT_NEAR(ws.font_scale(), 1.1f, 1e-4);
-    press(GLFW_KEY_MINUS, true);
-    press(GLFW_KEY_MINUS, true);
+    press(ImGuiKey_Minus, true);
+    press(ImGuiKey_Minus, true);
     EXPECT_NEAR(ws.font_scale(), 0.9f, 1e-4);
-    press(GLFW_KEY_0, true);
+    press(ImGuiKey_0, true);
     EXPECT_NEAR(ws.font_scale(), 1.0f, 1e-4);
 }
 
 namespace {
-
-// A click (press, then release a frame later) at a screen position.
-void click(ui::AppHost& host, float x, float y) {
-    ImGuiIO& io = ImGui::GetIO();
-    io.MousePos = ImVec2(x, y);
-    host.frame();
-    io.MouseDown[0] = true;
-    host.frame();
-    io.MouseDown[0] = false;
-    host.frame();
-    host.frame();
-}
 
 // The first window whose name contains `part` (child windows are named "<parent>/<label>_<id>").
 ImGuiWindow* window_containing(const char* part) {
@@ -123,21 +101,12 @@ TEST(Shortcuts, CtrlOOpensTheFileDialogAndEscapeClosesIt) {
     auto host = ui::AppHost::create(headless_options(), host_kernels_factory());
     ASSERT_TRUE(host.ok()) << host.error().full();
     settle(**host);
-    ImGuiIO& io = ImGui::GetIO();
-    io.KeyCtrl = true;
-    io.KeysDown[GLFW_KEY_O] = true;
-    (*host)->frame();
-    io.KeysDown[GLFW_KEY_O] = false;
-    io.KeyCtrl = false;
-    (*host)->frame();
+    press_key(**host, ImGuiKey_O, true);
     (*host)->frame();
     ImGuiWindow* dialog = ImGui::FindWindowByName("Open kernel file");
     ASSERT_NE(dialog, nullptr);
     EXPECT_TRUE(dialog->Active || dialog->WasActive);
-    io.KeysDown[ImGui::GetKeyIndex(ImGuiKey_Escape)] = true;
-    (*host)->frame();
-    io.KeysDown[ImGui::GetKeyIndex(ImGuiKey_Escape)] = false;
-    (*host)->frame();
+    press_key(**host, ImGuiKey_Escape);
     (*host)->frame();
     EXPECT_FALSE(dialog->Active);
 }

@@ -178,6 +178,27 @@ size_t distinct_colors(const Image& image, Rect r) {
     return colors.size();
 }
 
+void press_key(ui::AppHost& host, ImGuiKey key, bool ctrl) {
+    ImGuiIO& io = ImGui::GetIO();
+    if (ctrl) io.AddKeyEvent(ImGuiMod_Ctrl, true);
+    io.AddKeyEvent(key, true);
+    host.frame();
+    io.AddKeyEvent(key, false);
+    if (ctrl) io.AddKeyEvent(ImGuiMod_Ctrl, false);
+    host.frame();
+}
+
+void click(ui::AppHost& host, float x, float y) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.AddMousePosEvent(x, y);
+    host.frame();
+    io.AddMouseButtonEvent(ImGuiMouseButton_Left, true);
+    host.frame();
+    io.AddMouseButtonEvent(ImGuiMouseButton_Left, false);
+    host.frame();
+    host.frame();
+}
+
 void settle(ui::AppHost& host) {
     ui::Workspace& ws = host.workspace();
     for (int i = 0; i < 40; ++i) {

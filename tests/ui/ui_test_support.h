@@ -9,6 +9,7 @@
 #include "support/process.h"
 
 #include <gtest/gtest.h>
+#include <imgui.h>
 
 #include <memory>
 #include <string>
@@ -44,6 +45,11 @@ struct Rect {
 Rect window_rect(const char* title);
 // Number of distinct colours in a region (a blank or single-colour region has 1).
 size_t distinct_colors(const Image& image, Rect r);
+
+// Input through Dear ImGui's event queue, as the GLFW backend feeds it: a key press (with Ctrl when asked)
+// released a frame later; a left click at a screen position (move, press, release, one frame each).
+void press_key(ui::AppHost& host, ImGuiKey key, bool ctrl = false);
+void click(ui::AppHost& host, float x, float y);
 
 // Frames until no run is in flight or pending (each headless frame first waits for a running job).
 void settle(ui::AppHost& host);

@@ -1,4 +1,4 @@
-// Editor panel drawing. Dear ImGui 1.86 has no code editor widget: this is InputTextMultiline with a
+// Editor panel drawing. A code editor widget replaces this later: this is InputTextMultiline with a
 // gutter drawn beside it, kept in step with the text's scroll by looking up the widget's child window
 // (the one place that needs imgui_internal.h).
 #include "ui/panels/editor_panel.h"
@@ -202,6 +202,7 @@ void EditorPanel::draw_source() {
         if (!tip.empty()) ImGui::SetTooltip("%s", tip.c_str());
     }
     ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + height + ImGui::GetStyle().ItemSpacing.y));
+    ImGui::Dummy(ImVec2(0, 0));  // the cursor moved by hand: an item there tells the window its extent
 }
 
 void EditorPanel::draw_diagnostics() {

@@ -66,7 +66,7 @@ std::optional<fs::path> OpenFileDialog::draw() {
         }
     }
     ImGui::EndChild();
-    if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) ImGui::CloseCurrentPopup();
+    if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGuiKey_Escape)) ImGui::CloseCurrentPopup();
     if (chosen) ImGui::CloseCurrentPopup();
     ImGui::EndPopup();
     return chosen;

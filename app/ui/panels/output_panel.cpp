@@ -17,7 +17,7 @@ namespace {
 
 const char* kChannelNames[] = {"x / R", "y / G", "z / B", "w / A"};
 
-ImTextureID texture_id(const render::Texture& t) { return reinterpret_cast<ImTextureID>(static_cast<intptr_t>(t.id())); }
+ImTextureID texture_id(const render::Texture& t) { return ImTextureID(t.id()); }  // the OpenGL3 backend's texture ids are GL names
 
 std::string format_value(double v, bool is_float) {
     char buf[48];
