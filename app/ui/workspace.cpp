@@ -330,7 +330,7 @@ void Workspace::set_all_panels_visible(bool v) {
 }
 
 double Workspace::idle_timeout(double now) const {
-    if (live_.every_frame && runner_->has_engine()) return 0;
+    if ((live_.every_frame && runner_->has_engine()) || layout_frames_ > 0) return 0;
     double t = kWatchInterval;
     if (doc_ && doc_->revision() != submitted_.doc_revision && settings_.auto_compile)
         t = std::min(t, std::max(0.0, doc_->last_edit_time() + kCompilePause - now));
@@ -339,7 +339,7 @@ double Workspace::idle_timeout(double now) const {
 }
 
 bool Workspace::needs_frame(double now) {
-    if (runner_->has_outcome()) return true;
+    if (runner_->has_outcome() || layout_frames_ > 0) return true;
     if (live_.every_frame && runner_->has_engine()) return true;
     if (run_requested_ || block_suggestion_.requested || inputs_.revision != submitted_.inputs_revision) return true;
     if (doc_) {

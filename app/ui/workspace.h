@@ -28,6 +28,8 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
+#include <string>
 #include <vector>
 
 namespace cp::ui {
@@ -84,6 +86,12 @@ public:
     bool has_engine() const { return runner_->has_engine(); }
     bool interop_active() const { return copier_ != nullptr; }
     void set_all_panels_visible(bool v);
+    // Shows a panel and brings it to the front of its tab group (from the next frame on).
+    void show_panel(const std::string& title);
+    // Closes a panel, as its tab's close button does.
+    void hide_panel(const std::string& title);
+    // The default layout with every panel shown (View > Reset layout).
+    void reset_layout();
     // Ctrl +/- : steps of 0.1, clamped; 0 resets to 1. Saved with the settings.
     void adjust_font_scale(float delta);
     float font_scale() const { return presentation_.font_scale; }
@@ -152,7 +160,8 @@ private:
     OutputPanel* output_panel_ = nullptr;
     OpenFileDialog open_dialog_;
     bool reset_layout_ = false;
-    float banner_height_ = 0;
+    std::set<std::string> bring_to_front_;  // panel titles to select in their tab groups
+    int layout_frames_ = 0;                 // frames still needed to show a layout change made outside a frame
 };
 
 }  // namespace cp::ui

@@ -1,10 +1,12 @@
 // Workspace drawing: keyboard shortcuts, the menu bar, the banner (why nothing runs) and status bar, and the
-// panels in their default layout (used until the user moves them; ImGui's ini file remembers that).
+// panels docked in the layout the user made (ImGui's ini file remembers it) or the default one.
 #include "ui/workspace.h"
 
 #include "core/kernel_file/kernel_file.h"
+#include "ui/dock_layout.h"
 
 #include <imgui.h>
+#include <imgui_internal.h>  // the dock builder and the viewport's work area of this frame
 
 #include <algorithm>
 #include <cctype>
@@ -15,6 +17,7 @@ namespace cp::ui {
 
 void Workspace::frame(double now) {
     now_ = now;
+    if (layout_frames_ > 0) --layout_frames_;
     if (auto outcome = runner_->take_outcome()) apply_outcome(std::move(*outcome));
     if (doc_) {
         if (auto r = doc_->autosave_if_due(now); !r) console_.add(LogKind::Error, "Autosave failed: " + r.error().full());
@@ -63,9 +66,11 @@ void Workspace::draw_menu_bar() {
         ImGui::EndMenu();
     }
     if (ImGui::BeginMenu("View")) {
+        // A panel's entry shows it and brings it to the front of its tab group; on a visible one it hides it.
         for (auto& p : panels_)
             if (ImGui::MenuItem(p->title(), nullptr, p->visible)) {
-                p->visible = !p->visible;
+                if (p->visible) p->visible = false;
+                else show_panel(p->title());
                 save_settings_if_persistent();
             }
         ImGui::Separator();
@@ -77,7 +82,7 @@ void Workspace::draw_menu_bar() {
             presentation_dirty_ = true;
             save_settings_if_persistent();
         }
-        if (ImGui::MenuItem("Reset layout")) reset_layout_ = true;
+        if (ImGui::MenuItem("Reset layout")) reset_layout();
         ImGui::EndMenu();
     }
     if (ImGui::BeginMenu("Run")) {
@@ -95,18 +100,7 @@ void Workspace::draw_menu_bar() {
     ImGui::EndMainMenuBar();
 }
 
-// The work area: below the main menu bar, above the status bar. Computed here rather than read from the
-// viewport's WorkPos, which only accounts for the menu bar from the second frame on (so windows placed on
-// the first frame would cover it).
 namespace {
-struct WorkArea {
-    float x, y, w, h;
-};
-WorkArea work_area() {
-    const ImGuiViewport* vp = ImGui::GetMainViewport();
-    const float menu = ImGui::GetFrameHeight();
-    return {vp->Pos.x, vp->Pos.y + menu, vp->Size.x, vp->Size.y - menu};
-}
 std::string stage_title(RunStage s) {
     std::string name = run_stage_name(s);
     if (!name.empty()) name[0] = char(std::toupper(static_cast<unsigned char>(name[0])));
@@ -114,16 +108,15 @@ std::string stage_title(RunStage s) {
 }
 }  // namespace
 
+// The status bar and the banner are side bars of the main viewport: the dockspace gets what they leave.
 void Workspace::draw_banner_and_status() {
-    const WorkArea vp = work_area();
+    ImGuiViewport* vp = ImGui::GetMainViewport();
     const ImGuiWindowFlags strip = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
-                                   ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoBringToFrontOnFocus;
+                                   ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoBringToFrontOnFocus |
+                                   ImGuiWindowFlags_NoDocking;
     // Status bar along the bottom: the latest run, the frame's CPU time, the backend.
-    const float bar = ImGui::GetFrameHeight();
-    ImGui::SetNextWindowPos(ImVec2(vp.x, vp.y + vp.h - bar));
-    ImGui::SetNextWindowSize(ImVec2(vp.w, bar));
     ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(ImGui::GetStyle().FramePadding.x, 2));
-    if (ImGui::Begin("##status", nullptr, strip)) {
+    if (ImGui::BeginViewportSideBar("##status", vp, ImGuiDir_Down, ImGui::GetFrameHeight(), strip)) {
         if (run_in_flight()) ImGui::TextUnformatted("running...");
         else if (latest_ && latest_->report.error)
             ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s failed: %s", stage_title(latest_->report.failed_stage).c_str(),
@@ -151,11 +144,9 @@ void Workspace::draw_banner_and_status() {
                              ". The editor and the compiler still work; outputs, timing and verification need a "
                              "backend (an NVIDIA GPU, or the CPU backend).";
     const ImVec2 pad = ImGui::GetStyle().WindowPadding;
-    banner_height_ = ImGui::CalcTextSize(text.c_str(), nullptr, false, vp.w - 2 * pad.x).y + 2 * pad.y;
-    ImGui::SetNextWindowPos(ImVec2(vp.x, vp.y));
-    ImGui::SetNextWindowSize(ImVec2(vp.w, banner_height_));
+    const float height = ImGui::CalcTextSize(text.c_str(), nullptr, false, vp->Size.x - 2 * pad.x).y + 2 * pad.y;
     ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0.45f, 0.22f, 0.05f, 1));
-    if (ImGui::Begin("##banner", nullptr, strip)) {
+    if (ImGui::BeginViewportSideBar("##banner", vp, ImGuiDir_Up, height, strip)) {
         ImGui::PushTextWrapPos(0.0f);
         ImGui::TextUnformatted(text.c_str());
         ImGui::PopTextWrapPos();
@@ -164,16 +155,36 @@ void Workspace::draw_banner_and_status() {
     ImGui::PopStyleColor();
 }
 
+// The panels in a dockspace filling what the menu, banner and status bars leave of the window. Its layout
+// is the user's (saved in imgui.ini), or the default one on the first start and after View > Reset layout.
 void Workspace::draw_panels() {
-    const WorkArea vp = work_area();
-    const float top = vp.y + (runner_->has_engine() ? 0.0f : banner_height_);
-    const float height = vp.h - ImGui::GetFrameHeight() - (top - vp.y);
-    const ImGuiCond cond = reset_layout_ ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
+    ImGuiViewportP* vp = static_cast<ImGuiViewportP*>(ImGui::GetMainViewport());
+    // This frame's work area (the viewport's WorkPos/WorkSize catch up with the bars only next frame).
+    const ImRect work = vp->GetBuildWorkRect();
+    ImGui::SetNextWindowPos(work.Min);
+    ImGui::SetNextWindowSize(work.GetSize());
+    ImGui::SetNextWindowViewport(vp->ID);
+    const ImGuiWindowFlags host_flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoDocking |
+                                        ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoNavFocus |
+                                        ImGuiWindowFlags_NoBackground | ImGuiWindowFlags_NoSavedSettings;
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 0.0f);
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 0.0f);
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
+    ImGui::Begin("##dock host", nullptr, host_flags);
+    ImGui::PopStyleVar(3);
+    const ImGuiID dockspace = ImGui::GetID("panels");
+    if (reset_layout_ || !ImGui::DockBuilderGetNode(dockspace)) {
+        build_default_layout(dockspace, work.Min, work.GetSize(), panels_);
+        // Windows take the focus when they first appear, and a focused docked window is its group's front tab:
+        // the output gets the focus once they all have, so no other group changes its front tab.
+        bring_to_front_.insert("Output");
+        reset_layout_ = false;
+    }
+    ImGui::DockSpace(dockspace, ImVec2(0, 0));
+    ImGui::End();
+
     for (auto& p : panels_) {
         if (!p->visible) continue;
-        const PanelPlacement at = p->default_placement();
-        ImGui::SetNextWindowPos(ImVec2(vp.x + at.x * vp.w, top + at.y * height), cond);
-        ImGui::SetNextWindowSize(ImVec2(at.w * vp.w, at.h * height), cond);
         bool open = true;
         if (ImGui::Begin(p->title(), &open)) p->draw();
         ImGui::End();
@@ -182,7 +193,30 @@ void Workspace::draw_panels() {
             save_settings_if_persistent();
         }
     }
-    reset_layout_ = false;
+    for (const std::string& title : bring_to_front_) ImGui::SetWindowFocus(title.c_str());
+    bring_to_front_.clear();
+}
+
+void Workspace::show_panel(const std::string& title) {
+    for (auto& p : panels_)
+        if (title == p->title()) {
+            p->visible = true;
+            bring_to_front_.insert(title);
+            layout_frames_ = 2;
+        }
+}
+
+void Workspace::hide_panel(const std::string& title) {
+    for (auto& p : panels_)
+        if (title == p->title()) p->visible = false;
+    layout_frames_ = 2;
+}
+
+void Workspace::reset_layout() {
+    set_all_panels_visible(true);
+    reset_layout_ = true;
+    layout_frames_ = 2;
+    save_settings_if_persistent();
 }
 
 }  // namespace cp::ui

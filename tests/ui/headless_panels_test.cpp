@@ -39,22 +39,31 @@ protected:
         EXPECT_TRUE(s.ok());
         return s.ok() ? *s : Image{};
     }
-    // Every panel is on screen with real content (text and widgets: many colours, not a blank rectangle).
+    // Every panel, brought to the front of its tab group in turn, is on screen with real content (text and
+    // widgets: many colours, not a blank rectangle).
     void expect_panels_drawn(const char* state) {
-        const Image shot = screenshot();
         // CP_UI_TEST_SHOTS=folder keeps each state's screenshot for a person to look at.
         if (const char* dir = std::getenv("CP_UI_TEST_SHOTS")) {
             std::string name = std::string(dir) + "/" + state + ".png";
             std::replace(name.begin() + long(std::strlen(dir)) + 1, name.end(), ' ', '_');
-            render::write_png(name, shot);
+            render::write_png(name, screenshot());
         }
         for (const char* title : kPanels) {
+            ws().show_panel(title);
+            host_->frame();
+            host_->frame();
+            const Image shot = screenshot();
             const Rect r = window_rect(title);
             EXPECT_GT(r.width(), 50) << state << ": panel " << title << " missing";
             EXPECT_GT(r.height(), 50) << state << ": panel " << title << " missing";
             EXPECT_GT(distinct_colors(shot, r), 8u) << state << ": panel " << title << " is blank";
         }
         EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR)) << state;
+    }
+    void show(const char* panel) {
+        ws().show_panel(panel);
+        host_->frame();
+        host_->frame();
     }
     // Pixels that look like the error colour (red text / markers) inside a panel.
     size_t reddish_pixels(const Image& shot, const char* title) {
@@ -111,6 +120,7 @@ TEST_F(HeadlessApp, EveryPanelRendersInEveryState) {
     EXPECT_EQ(ws().outputs().views()[0].run, good_run) << "the last good output must stay visible";
     EXPECT_GT(ws().outputs().views()[0].display.id(), 0u);
     expect_panels_drawn("compile error");
+    show("Editor");
     EXPECT_GT(reddish_pixels(screenshot(), "Editor"), 20u) << "the error is not marked in the editor";
 
     // Launch refused: 2048 threads per block.
@@ -122,6 +132,7 @@ TEST_F(HeadlessApp, EveryPanelRendersInEveryState) {
     EXPECT_EQ(ws().latest()->report.failed_stage, RunStage::Validate);
     EXPECT_EQ(ws().outputs().views()[0].run, good_run);
     expect_panels_drawn("launch refused");
+    show("Launch");
     EXPECT_GT(reddish_pixels(screenshot(), "Launch"), 20u) << "the refusal is not shown in the Launch panel";
 }
 

@@ -164,6 +164,7 @@ ui::BackendFactory no_backend_factory(const std::string& why) {
 Rect window_rect(const char* title) {
     ImGuiWindow* w = ImGui::FindWindowByName(title);
     if (!w || !w->WasActive) return {};
+    if (w->DockIsActive && !w->DockTabIsVisible) return {};  // a tab behind another one in its group
     return {int(w->Pos.x), int(w->Pos.y), int(w->Pos.x + w->Size.x), int(w->Pos.y + w->Size.y)};
 }
 

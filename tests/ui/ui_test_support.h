@@ -41,7 +41,8 @@ struct Rect {
     int height() const { return y1 - y0; }
 };
 
-// The screen rectangle of an ImGui window by title (after a frame); empty when there is none.
+// The screen rectangle of an ImGui window by title (after a frame); empty when there is none or it is a tab
+// hidden behind another in its dock group.
 Rect window_rect(const char* title);
 // Number of distinct colours in a region (a blank or single-colour region has 1).
 size_t distinct_colors(const Image& image, Rect r);

@@ -110,17 +110,35 @@ TEST(Window, OpensOnTheDefaultDemoAndIdlesWithoutSpinning) {
     std::printf("frames drawn in 2 s of idling: %d\n", frames);
     EXPECT_LE(frames, 10);
 
-    // Presentation is remembered: font scale (Ctrl +) and the layout file.
+    // Presentation is remembered: font scale (Ctrl +) and the docking layout (here: which tab is in front
+    // under the output, and a closed panel).
     ws.adjust_font_scale(+0.2f);
-    (*host)->run_for(0.1);
+    EXPECT_GT(window_rect("Launch").width(), 0) << "Launch is in front by default";
+    EXPECT_EQ(window_rect("Timing").width(), 0);
+    ws.show_panel("Timing");
+    ws.hide_panel("Device");
+    (*host)->run_for(0.2);
+    EXPECT_GT(window_rect("Timing").width(), 0);
     host->reset();
     const ui::Settings saved = ui::load_settings(ui::config_dir() / "settings.json");
     EXPECT_NEAR(saved.font_scale, 1.2f, 1e-4);
     EXPECT_NE(saved.last_kernel.find("box_blur.cu"), std::string::npos);
-    EXPECT_TRUE(fs::exists(ui::config_dir() / "imgui.ini"));
+    const std::string ini = test::read_file(ui::config_dir() / "imgui.ini");
+    EXPECT_NE(ini.find("[Docking][Data]"), std::string::npos) << ini;
     auto again = ui::AppHost::create(o, host_kernels_factory());
     ASSERT_TRUE(again.ok()) << again.error().full();
     EXPECT_NEAR((*again)->workspace().font_scale(), 1.2f, 1e-4);
+    (*again)->run_for(0.2);
+    EXPECT_GT(window_rect("Timing").width(), 0) << "the tab in front is remembered";
+    EXPECT_EQ(window_rect("Launch").width(), 0);
+    EXPECT_EQ(window_rect("Device").width(), 0) << "a closed panel stays closed";
+    EXPECT_GT(window_rect("Console").width(), 0);
+
+    // View > Reset layout: every panel back in its place.
+    (*again)->workspace().reset_layout();
+    (*again)->run_for(0.2);
+    EXPECT_GT(window_rect("Launch").width(), 0);
+    EXPECT_EQ(window_rect("Timing").width(), 0);
 }
 
 TEST(Window, WithoutADisplayTheErrorSaysWhatToDo) {

@@ -1,6 +1,8 @@
 // Console panel drawing.
 #include "ui/panels/console_panel.h"
 
+#include "ui/widgets.h"
+
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
@@ -22,14 +24,14 @@ ImVec4 kind_color(LogKind k) {
 
 void ConsolePanel::draw() {
     for (int k = 0; k < 5; ++k) {
-        if (k) ImGui::SameLine();
+        if (k) same_line_if_fits(checkbox_width(log_kind_name(LogKind(k))));
         ImGui::Checkbox(log_kind_name(LogKind(k)), &show_[k]);
     }
-    ImGui::SameLine();
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
+    same_line_if_fits(ImGui::GetFontSize() * 8);
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
     ImGui::InputTextWithHint("##filter", "filter", &filter_);
-    ImGui::SameLine();
-    if (ImGui::SmallButton("Clear")) log_.clear();
+    same_line_if_fits(button_width("Clear"));
+    if (ImGui::Button("Clear")) log_.clear();
 
     ImGui::BeginChild("##log", ImVec2(0, 0), true, ImGuiWindowFlags_HorizontalScrollbar);
     const bool at_bottom = ImGui::GetScrollY() >= ImGui::GetScrollMaxY() - 1.0f;

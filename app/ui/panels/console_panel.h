@@ -12,7 +12,7 @@ class ConsolePanel final : public Panel {
 public:
     explicit ConsolePanel(ConsoleLog& log) : log_(log) {}
     const char* title() const override { return "Console"; }
-    PanelPlacement default_placement() const override { return {0.2f, 0.7f, 0.35f, 0.3f}; }
+    DockPlace dock_place() const override { return {DockSlot::SideBottom, true}; }
     void draw() override;
 
 private:

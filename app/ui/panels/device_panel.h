@@ -22,7 +22,7 @@ class DevicePanel final : public Panel {
 public:
     explicit DevicePanel(const DeviceStatus& status) : status_(status) {}
     const char* title() const override { return "Device"; }
-    PanelPlacement default_placement() const override { return {0.0f, 0.75f, 0.2f, 0.25f}; }
+    DockPlace dock_place() const override { return {DockSlot::SideBottom, false}; }
     void draw() override;
 
 private:

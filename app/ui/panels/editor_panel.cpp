@@ -3,6 +3,8 @@
 // (the one place that needs imgui_internal.h).
 #include "ui/panels/editor_panel.h"
 
+#include "ui/widgets.h"
+
 #include <imgui.h>
 #include <imgui_internal.h>
 #include <imgui_stdlib.h>
@@ -69,29 +71,31 @@ void EditorPanel::draw() {
 void EditorPanel::draw_toolbar() {
     KernelDocument& doc = *doc_;
     if (ImGui::Button("Run (F5)") && actions_.run) actions_.run();
-    ImGui::SameLine();
+    same_line_if_fits(button_width("Save (Ctrl+S)"));
     if (ImGui::Button("Save (Ctrl+S)") && actions_.save) actions_.save();
-    ImGui::SameLine();
+    same_line_if_fits(button_width("Revert to stock"));
     const bool edited = doc.has_user_copy() || doc.unsaved();
     ImGui::BeginDisabled(!edited);
     if (ImGui::Button("Revert to stock")) confirm_revert_ = true;
     ImGui::EndDisabled();
-    ImGui::SameLine();
+    same_line_if_fits(checkbox_width("Compile while typing"));
     ImGui::Checkbox("Compile while typing", &auto_compile_);
 
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     const std::string where = doc.has_user_copy() ? "edited copy: " + doc.user_copy_path().string()
                                                   : "stock: " + doc.original_path().string();
-    ImGui::TextUnformatted(where.c_str());
+    ImGui::TextWrapped("%s", where.c_str());
     ImGui::PopStyleColor();
-    ImGui::Text("Ln %d, Col %d", cursor_line_, cursor_column_);
-    if (status_.pending) {
-        ImGui::SameLine();
-        ImGui::TextDisabled("| changed, not compiled yet");
-    } else if (!status_.summary.empty()) {
-        ImGui::SameLine();
-        const bool errors = has_errors(status_.diagnostics);
-        ImGui::TextColored(errors ? kErrorColor : ImGui::GetStyleColorVec4(ImGuiCol_Text), "| %s", status_.summary.c_str());
+    char position[48];
+    std::snprintf(position, sizeof position, "Ln %d, Col %d", cursor_line_, cursor_column_);
+    ImGui::TextUnformatted(position);
+    const std::string state = status_.pending ? "| changed, not compiled yet" : status_.summary.empty() ? "" : "| " + status_.summary;
+    if (!state.empty()) {
+        same_line_if_fits(ImGui::CalcTextSize(state.c_str()).x);
+        const bool errors = !status_.pending && has_errors(status_.diagnostics);
+        ImGui::TextColored(errors ? kErrorColor : status_.pending ? ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled)
+                                                                  : ImGui::GetStyleColorVec4(ImGuiCol_Text),
+                           "%s", state.c_str());
     }
 
     if (confirm_revert_) {

@@ -35,7 +35,7 @@ public:
     EditorPanel(std::optional<KernelDocument>& doc, const CompileStatus& status, bool& auto_compile, EditorActions actions)
         : doc_(doc), status_(status), auto_compile_(auto_compile), actions_(std::move(actions)) {}
     const char* title() const override { return "Editor"; }
-    PanelPlacement default_placement() const override { return {0.2f, 0.0f, 0.35f, 0.7f}; }
+    DockPlace dock_place() const override { return {DockSlot::Side, true}; }
     void draw() override;
 
     // Moves the cursor to a 1-based line (clicking a diagnostic).

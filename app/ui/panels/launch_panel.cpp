@@ -3,9 +3,11 @@
 
 #include "core/kernel_file/expr.h"
 #include "core/engine/launch_validation.h"
+#include "ui/widgets.h"
 
 #include <imgui.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace cp::ui {
@@ -28,9 +30,12 @@ Scope scope_of(const std::optional<RunOutcome>& latest) {
     return s;
 }
 
-bool edit_dim3(const char* label, Dim3& d) {
+// x, y, z fields taking the row's width, less the label's and `reserve` (for a button after it).
+bool edit_dim3(const char* label, Dim3& d, float reserve = 0) {
     uint32_t v[3] = {d.x, d.y, d.z};
-    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.65f);
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float label_w = ImGui::CalcTextSize(label).x + style.ItemInnerSpacing.x;
+    ImGui::SetNextItemWidth(std::max(ImGui::GetContentRegionAvail().x - label_w - reserve, ImGui::GetFontSize() * 6));
     bool changed = ImGui::InputScalarN(label, ImGuiDataType_U32, v, 3, nullptr, nullptr, "%u",
                                        ImGuiInputTextFlags_CharsDecimal);
     if (changed) d = Dim3{v[0], v[1], v[2]};
@@ -62,9 +67,8 @@ void LaunchPanel::draw() {
     Dim3 block = effective_block();
     Dim3 grid = effective_grid();
 
-    ImGui::TextDisabled("block: %s x %s x %s", file_.spec.launch.block_expr[0].c_str(), file_.spec.launch.block_expr[1].c_str(),
-                        file_.spec.launch.block_expr[2].c_str());
-    if (edit_dim3("block", block)) {
+    const float presets_w = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemSpacing.x;
+    if (edit_dim3("block", block, presets_w)) {
         inputs_.block = block;
         inputs_.touch();
     }
@@ -80,22 +84,28 @@ void LaunchPanel::draw() {
         ImGui::EndCombo();
     }
 
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("the file says: block %s x %s x %s", file_.spec.launch.block_expr[0].c_str(),
+                       file_.spec.launch.block_expr[1].c_str(), file_.spec.launch.block_expr[2].c_str());
+    ImGui::PopStyleColor();
+
     bool grid_auto = !inputs_.grid.has_value();
-    if (ImGui::Checkbox("grid from metadata", &grid_auto)) {
-        if (grid_auto) inputs_.grid.reset();
-        else inputs_.grid = grid;
-        inputs_.touch();
-    }
-    ImGui::SameLine();
-    ImGui::TextDisabled("%s x %s x %s", file_.spec.launch.grid_expr[0].c_str(), file_.spec.launch.grid_expr[1].c_str(),
-                        file_.spec.launch.grid_expr[2].c_str());
     ImGui::BeginDisabled(grid_auto);
     if (edit_dim3("grid", grid)) {
         inputs_.grid = grid;
         inputs_.touch();
     }
     ImGui::EndDisabled();
-    if (ImGui::Button("Reset to metadata")) {
+    if (ImGui::Checkbox("grid from the file", &grid_auto)) {
+        if (grid_auto) inputs_.grid.reset();
+        else inputs_.grid = grid;
+        inputs_.touch();
+    }
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("the file says: grid %s x %s x %s", file_.spec.launch.grid_expr[0].c_str(),
+                       file_.spec.launch.grid_expr[1].c_str(), file_.spec.launch.grid_expr[2].c_str());
+    ImGui::PopStyleColor();
+    if (ImGui::Button("Reset to the file's launch")) {
         inputs_.block.reset();
         inputs_.grid.reset();
         inputs_.touch();
@@ -163,7 +173,7 @@ void LaunchPanel::draw_suggestion() {
     if (ImGui::Button("Suggest block size (occupancy)")) suggestion_.requested = true;
     ImGui::EndDisabled();
     if (suggestion_.pending || suggestion_.requested) {
-        ImGui::SameLine();
+        same_line_if_fits(ImGui::CalcTextSize("asking the occupancy API...").x);
         ImGui::TextDisabled("asking the occupancy API...");
     }
     if (!suggestion_.shown.empty()) ImGui::TextWrapped("%s", suggestion_.shown.c_str());

@@ -19,7 +19,7 @@ public:
                 BlockSuggestionState& suggestion)
         : inputs_(inputs), device_(device), file_(file), latest_(latest), suggestion_(suggestion) {}
     const char* title() const override { return "Launch"; }
-    PanelPlacement default_placement() const override { return {0.55f, 0.6f, 0.225f, 0.4f}; }
+    DockPlace dock_place() const override { return {DockSlot::BelowRight, true}; }
     void draw() override;
 
     // The configuration the next run will use: overrides, else the metadata's expressions evaluated with the

@@ -23,7 +23,7 @@ public:
     LibraryPanel(const std::vector<KernelFile>& library, LibraryActions actions)
         : library_(library), actions_(std::move(actions)) {}
     const char* title() const override { return "Library"; }
-    PanelPlacement default_placement() const override { return {0.0f, 0.0f, 0.2f, 0.45f}; }
+    DockPlace dock_place() const override { return {DockSlot::Side, false}; }
     void draw() override;
 
     // True when `k` matches every word of `query` in its title, category, tags or file name.

@@ -38,7 +38,7 @@ class OutputPanel final : public Panel {
 public:
     OutputPanel(OutputViews& views, const OutputStatus& status) : views_(views), status_(status) {}
     const char* title() const override { return "Output"; }
-    PanelPlacement default_placement() const override { return {0.55f, 0.0f, 0.45f, 0.6f}; }
+    DockPlace dock_place() const override { return {DockSlot::Main, true}; }
     void draw() override;
 
     const DrawnImage& drawn_output() const { return drawn_output_; }

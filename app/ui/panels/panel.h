@@ -1,20 +1,28 @@
-// The small interface every panel implements. The workspace wraps draw() in an ImGui window with the
-// panel's title and builds the View menu from the list; each panel is constructed with references to
-// only the state it reads or edits.
+// The small interface every panel implements. The workspace wraps draw() in a dockable ImGui window with the
+// panel's title and builds the View menu and the default layout from the list; each panel is constructed
+// with references to only the state it reads or edits.
 #pragma once
 
 namespace cp::ui {
 
-// Default placement as fractions of the work area (below the menu bar, above the status bar).
-struct PanelPlacement {
-    float x = 0, y = 0, w = 0.3f, h = 0.3f;
+// Where a panel goes in the default layout (dock_layout.cpp):
+//   +------------+------------------------+
+//   | Side       | Main (the output)      |
+//   |            |                        |
+//   +------------+-----------+------------+
+//   | SideBottom | BelowLeft | BelowRight |
+//   +------------+-----------+------------+
+enum class DockSlot { Side, SideBottom, Main, BelowLeft, BelowRight };
+struct DockPlace {
+    DockSlot slot = DockSlot::Main;
+    bool in_front = false;  // the tab shown first when several panels share the slot
 };
 
 class Panel {
 public:
     virtual ~Panel() = default;
     virtual const char* title() const = 0;
-    virtual PanelPlacement default_placement() const = 0;
+    virtual DockPlace dock_place() const = 0;
     // Draws the contents; the window is already begun.
     virtual void draw() = 0;
 

@@ -21,7 +21,7 @@ public:
     ParametersPanel(RunInputs& inputs, const KernelFile& file, const std::optional<RunOutcome>& latest)
         : inputs_(inputs), file_(file), latest_(latest) {}
     const char* title() const override { return "Parameters"; }
-    PanelPlacement default_placement() const override { return {0.0f, 0.45f, 0.2f, 0.3f}; }
+    DockPlace dock_place() const override { return {DockSlot::BelowLeft, true}; }
     void draw() override;
 
     // Image files in assets/ (png, jpg, jpeg, bmp, tga), sorted.

@@ -1,6 +1,8 @@
 // Timing panel drawing.
 #include "ui/panels/timing_panel.h"
 
+#include "ui/widgets.h"
+
 #include <imgui.h>
 
 #include <algorithm>
@@ -15,9 +17,9 @@ void TimingPanel::draw() {
         inputs_.timing.repeats = std::clamp(repeats, 1, 1000);
         inputs_.touch();
     }
-    ImGui::SameLine();
+    same_line_if_fits(checkbox_width("flush L2"));
     if (ImGui::Checkbox("flush L2", &inputs_.timing.flush_l2)) inputs_.touch();
-    ImGui::SameLine();
+    same_line_if_fits(checkbox_width("re-run every frame"));
     ImGui::Checkbox("re-run every frame", &live_.every_frame);
     if (ImGui::Checkbox("verify every run (F5 always does)", &inputs_.verify)) inputs_.touch();
 
@@ -29,15 +31,17 @@ void TimingPanel::draw() {
     const TimingStats& t = last->stats;
     ImGui::Separator();
     const double last_ms = t.samples_ms.empty() ? 0 : t.samples_ms.back();
-    ImGui::Text("last %.4f ms   median %.4f ms   min %.4f ms", last_ms, t.median_ms, t.min_ms);
-    ImGui::TextDisabled("%zu repeats, %s | grid %s block %s", t.samples_ms.size(),
-                        t.cpu_time ? "CPU clock" : "GPU events", last->grid.str().c_str(), last->block.str().c_str());
+    ImGui::TextWrapped("last %.4f ms   median %.4f ms   min %.4f ms", last_ms, t.median_ms, t.min_ms);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%zu repeats, %s | grid %s block %s", t.samples_ms.size(), t.cpu_time ? "CPU clock" : "GPU events",
+                       last->grid.str().c_str(), last->block.str().c_str());
+    ImGui::PopStyleColor();
     if (last->bandwidth_gbps > 0) {
         if (last->bandwidth_fraction > 0)
-            ImGui::Text("bandwidth %.1f GB/s = %.0f%% of copy bandwidth (%.0f GB/s)", last->bandwidth_gbps,
+            ImGui::TextWrapped("bandwidth %.1f GB/s = %.0f%% of copy bandwidth (%.0f GB/s)", last->bandwidth_gbps,
                         last->bandwidth_fraction * 100, device_.copy_bandwidth_gbps);
         else
-            ImGui::Text("bandwidth %.1f GB/s", last->bandwidth_gbps);
+            ImGui::TextWrapped("bandwidth %.1f GB/s", last->bandwidth_gbps);
     }
 
     const auto& samples = history_.samples();

@@ -19,7 +19,7 @@ public:
     TimingPanel(TimingHistory& history, RunInputs& inputs, LiveOptions& live, const DeviceInfo& device)
         : history_(history), inputs_(inputs), live_(live), device_(device) {}
     const char* title() const override { return "Timing"; }
-    PanelPlacement default_placement() const override { return {0.775f, 0.6f, 0.225f, 0.4f}; }
+    DockPlace dock_place() const override { return {DockSlot::BelowRight, false}; }
     void draw() override;
 
 private:

@@ -1,0 +1,151 @@
+// The docked layout, measured on headless frames: the output gets the largest area (at 1920x1080 with text
+// size 1.75 at least 60% of the width) and no panel is cut off; closing panels gives their space to the
+// output; View > Reset layout brings every panel back where it was; dragging a splitter resizes.
+#include "ui_test_support.h"
+
+#include "ui/state/settings.h"
+#include "ui/state/user_dirs.h"
+
+#include <gtest/gtest.h>
+#include <imgui.h>
+#include <imgui_internal.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+using namespace cp;
+using namespace cp::uitest;
+
+namespace {
+
+const char* kPanels[] = {"Library", "Editor", "Parameters", "Launch", "Output", "Timing", "Console", "Device"};
+
+std::unique_ptr<ui::AppHost> start(int width, int height, float text_size) {
+    ui::Settings s;
+    s.font_scale = text_size;
+    EXPECT_TRUE(ui::save_settings(ui::config_dir() / "settings.json", s).ok());
+    ui::AppOptions o = headless_options();
+    o.width = width;
+    o.height = height;
+    auto h = ui::AppHost::create(o, host_kernels_factory());
+    EXPECT_TRUE(h.ok()) << h.error().full();
+    if (!h.ok()) return nullptr;
+    settle(**h);
+    return std::move(*h);
+}
+
+// A panel's window, brought to the front of its tab group.
+ImGuiWindow* show(ui::AppHost& host, const char* title) {
+    host.workspace().show_panel(title);
+    // Selected, laid out, then laid out again with its scrollbar (which appears a frame after the content, and
+    // wrapped text settles to the narrower width a frame after that).
+    for (int i = 0; i < 5; ++i) host.frame();
+    return ImGui::FindWindowByName(title);
+}
+
+// Every panel lies inside the screen, is big enough to use, and its contents fit its width (content wider
+// than the window, without a horizontal scrollbar, would be cut off at the right edge).
+void expect_nothing_cut_off(ui::AppHost& host, int width, int height) {
+    for (const char* title : kPanels) {
+        ImGuiWindow* w = show(host, title);
+        ASSERT_NE(w, nullptr) << title;
+        // CP_UI_TEST_SHOTS=folder keeps a screenshot per panel for a person to look at.
+        if (const char* dir = std::getenv("CP_UI_TEST_SHOTS"))
+            if (auto shot = host.screenshot())
+                render::write_png(std::string(dir) + "/layout_" + std::to_string(width) + "_" + title + ".png", *shot);
+        const Rect r = window_rect(title);
+        EXPECT_GE(r.x0, 0) << title;
+        EXPECT_GE(r.y0, 0) << title;
+        EXPECT_LE(r.x1, width) << title;
+        EXPECT_LE(r.y1, height) << title;
+        EXPECT_GE(r.width(), 300) << title << " is too narrow to use";
+        EXPECT_GE(r.height(), 150) << title << " is too short to use";
+        const float visible = w->InnerRect.GetWidth() - w->WindowPadding.x * 2;
+        EXPECT_TRUE(w->ScrollbarX || w->ContentSize.x <= visible + 1.0f)
+            << title << ": contents " << w->ContentSize.x << " px wide in " << visible << " px";
+    }
+}
+
+}  // namespace
+
+TEST(Layout, AtFullHdWithLargeTextTheOutputGetsMostOfTheWidthAndNothingIsCutOff) {
+    ScopedUserDir user;
+    auto host = start(1920, 1080, 1.75f);
+    ASSERT_TRUE(host);
+    const Rect out = window_rect("Output");
+    std::printf("[layout] 1920x1080, text size 1.75: Output panel at (%d, %d), %d x %d = %.1f%% of the width, %.1f%% of "
+                "the height\n",
+                out.x0, out.y0, out.width(), out.height(), 100.0 * out.width() / 1920, 100.0 * out.height() / 1080);
+    EXPECT_GE(out.width(), int(0.6 * 1920));
+    EXPECT_GE(out.height(), int(0.5 * 1080));
+    expect_nothing_cut_off(*host, 1920, 1080);
+}
+
+TEST(Layout, TheDefaultAtTheDefaultSizeToo) {
+    ScopedUserDir user;
+    auto host = start(1600, 1000, 1.0f);
+    ASSERT_TRUE(host);
+    const Rect out = window_rect("Output");
+    EXPECT_GE(out.width(), int(0.6 * 1600));
+    for (const char* title : kPanels) {
+        show(*host, title);
+        const Rect r = window_rect(title);
+        if (title != std::string("Output")) {
+            EXPECT_LT(r.width() * r.height(), out.width() * out.height()) << title;
+        }
+    }
+    expect_nothing_cut_off(*host, 1600, 1000);
+}
+
+TEST(Layout, ClosedPanelsGiveTheirSpaceToTheOutputAndResetBringsThemBack) {
+    ScopedUserDir user;
+    auto host = start(1600, 1000, 1.0f);
+    ASSERT_TRUE(host);
+    ui::Workspace& ws = host->workspace();
+    const Rect before = window_rect("Output");
+    // Close everything under the output, as the tabs' close buttons do.
+    for (const char* title : {"Parameters", "Launch", "Timing"}) ws.hide_panel(title);
+    host->frame();
+    host->frame();
+    host->frame();
+    const Rect grown = window_rect("Output");
+    EXPECT_TRUE(window_rect("Parameters").width() == 0 && window_rect("Launch").width() == 0);
+    EXPECT_EQ(grown.x0, before.x0);
+    EXPECT_EQ(grown.width(), before.width());
+    EXPECT_GT(grown.height(), before.height() + 200) << "the output should take the space of the closed panels";
+
+    ws.reset_layout();
+    host->frame();
+    host->frame();
+    const Rect again = window_rect("Output");
+    EXPECT_EQ(again.x0, before.x0);
+    EXPECT_EQ(again.y0, before.y0);
+    EXPECT_EQ(again.width(), before.width());
+    EXPECT_EQ(again.height(), before.height());
+    for (const char* title : kPanels) EXPECT_GT(show(*host, title) ? window_rect(title).width() : 0, 0) << title;
+}
+
+TEST(Layout, DraggingTheSplitterBesideTheOutputResizesIt) {
+    ScopedUserDir user;
+    auto host = start(1600, 1000, 1.0f);
+    ASSERT_TRUE(host);
+    const Rect before = window_rect("Output");
+    // The splitter between the left column and the output is the gap just left of the output's node.
+    const float x = float(before.x0) - 1.0f, y = float(before.y0 + before.height() / 2);
+    ImGuiIO& io = ImGui::GetIO();
+    io.AddMousePosEvent(x, y);
+    host->frame();
+    io.AddMouseButtonEvent(ImGuiMouseButton_Left, true);
+    host->frame();
+    for (int i = 1; i <= 10; ++i) {
+        io.AddMousePosEvent(x - float(i) * 20.0f, y);
+        host->frame();
+    }
+    io.AddMouseButtonEvent(ImGuiMouseButton_Left, false);
+    host->frame();
+    host->frame();
+    const Rect after = window_rect("Output");
+    EXPECT_NEAR(after.x0, before.x0 - 200, 3);
+    EXPECT_NEAR(after.width(), before.width() + 200, 3);
+}
