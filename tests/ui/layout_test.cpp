@@ -4,12 +4,14 @@
 #include "ui_test_support.h"
 
 #include "ui/state/settings.h"
+#include "ui/theme.h"
 #include "ui/state/user_dirs.h"
 
 #include <gtest/gtest.h>
 #include <imgui.h>
 #include <imgui_internal.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -148,4 +150,30 @@ TEST(Layout, DraggingTheSplitterBesideTheOutputResizesIt) {
     const Rect after = window_rect("Output");
     EXPECT_NEAR(after.x0, before.x0 - 200, 3);
     EXPECT_NEAR(after.width(), before.width() + 200, 3);
+}
+
+// Text is drawn with DejaVu Sans (sans) and DejaVu Sans Mono (code), and after a text size change the glyphs
+// are rasterised at the new pixel size (not a smaller bitmap scaled up, which blurs).
+TEST(Fonts, RealFontsRasterisedAtEachTextSize) {
+    ScopedUserDir user;
+    auto host = start(1600, 1000, 1.0f);
+    ASSERT_TRUE(host);
+    ImFont* sans = ImGui::GetIO().FontDefault;
+    ASSERT_NE(sans, nullptr);
+    if (std::string(sans->GetDebugName()).find("DejaVuSans") == std::string::npos)
+        GTEST_SKIP() << "DejaVu fonts are not installed here (fonts-dejavu-core); the app uses its built-in font";
+    EXPECT_NE(std::string(ui::mono_font()->GetDebugName()).find("DejaVuSansMono"), std::string::npos);
+    for (float size : {1.0f, 1.3f, 1.75f}) {
+        host->workspace().adjust_font_scale(0);
+        if (size != 1.0f) host->workspace().adjust_font_scale(size - 1.0f);
+        host->frame();
+        host->frame();
+        const float pixels = ui::kBaseFontPixels * size;
+        EXPECT_NEAR(ImGui::GetStyle().FontSizeBase * ImGui::GetStyle().FontScaleMain, pixels, 0.01f);
+        // Glyphs baked at this size (Dear ImGui rounds it to whole pixels) exist because text was drawn at it.
+        ImFontBaked* baked = sans->GetFontBaked(pixels);
+        ASSERT_NE(baked, nullptr);
+        EXPECT_GT(baked->Glyphs.Size, 40) << "no glyphs rasterised at " << pixels << " px";
+        EXPECT_NEAR(baked->Size, std::round(pixels), 0.01f);
+    }
 }

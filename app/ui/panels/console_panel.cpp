@@ -1,6 +1,7 @@
 // Console panel drawing.
 #include "ui/panels/console_panel.h"
 
+#include "ui/theme.h"
 #include "ui/widgets.h"
 
 #include <imgui.h>
@@ -33,7 +34,8 @@ void ConsolePanel::draw() {
     same_line_if_fits(button_width("Clear"));
     if (ImGui::Button("Clear")) log_.clear();
 
-    ImGui::BeginChild("##log", ImVec2(0, 0), true, ImGuiWindowFlags_HorizontalScrollbar);
+    ImGui::BeginChild("##log", ImVec2(0, 0), ImGuiChildFlags_Borders, ImGuiWindowFlags_HorizontalScrollbar);
+    ImGui::PushFont(mono_font(), 0.0f);  // compiler messages and printf output line up
     const bool at_bottom = ImGui::GetScrollY() >= ImGui::GetScrollMaxY() - 1.0f;
     for (const LogEntry& e : log_.entries()) {
         if (!show_[int(e.kind)]) continue;
@@ -49,6 +51,7 @@ void ConsolePanel::draw() {
     // Follow new messages unless the user scrolled up to read older ones.
     if (log_.added() != seen_ && at_bottom) ImGui::SetScrollHereY(1.0f);
     seen_ = log_.added();
+    ImGui::PopFont();
     ImGui::EndChild();
 }
 

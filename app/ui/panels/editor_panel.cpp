@@ -3,6 +3,7 @@
 // (the one place that needs imgui_internal.h).
 #include "ui/panels/editor_panel.h"
 
+#include "ui/theme.h"
 #include "ui/widgets.h"
 
 #include <imgui.h>
@@ -64,7 +65,9 @@ void EditorPanel::draw() {
         return;
     }
     draw_toolbar();
+    ImGui::PushFont(mono_font(), 0.0f);
     draw_source();
+    ImGui::PopFont();
     draw_diagnostics();
 }
 
@@ -211,7 +214,7 @@ void EditorPanel::draw_source() {
 
 void EditorPanel::draw_diagnostics() {
     if (status_.diagnostics.empty()) return;
-    ImGui::BeginChild("##diagnostics", ImVec2(0, 0), true);
+    ImGui::BeginChild("##diagnostics", ImVec2(0, 0), ImGuiChildFlags_Borders);
     for (size_t i = 0; i < status_.diagnostics.size(); ++i) {
         const Diagnostic& d = status_.diagnostics[i];
         ImGui::PushID(int(i));

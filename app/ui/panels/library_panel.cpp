@@ -33,7 +33,7 @@ void LibraryPanel::draw() {
     ImGui::InputTextWithHint("##search", "search (title, tag, category)", &search_);
     const std::filesystem::path current = actions_.current ? actions_.current() : std::filesystem::path();
     const float about_height = ImGui::GetTextLineHeightWithSpacing() * 7;
-    ImGui::BeginChild("##kernels", ImVec2(0, -about_height), false);
+    ImGui::BeginChild("##kernels", ImVec2(0, -about_height), ImGuiChildFlags_None);
     const KernelFile* shown = nullptr;
     std::string category;
     bool open = false;
@@ -70,7 +70,7 @@ void LibraryPanel::draw() {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
         ImGui::TextWrapped("%s", shown->path.filename().string().c_str());
         ImGui::PopStyleColor();
-        ImGui::BeginChild("##about", ImVec2(0, 0), false);
+        ImGui::BeginChild("##about", ImVec2(0, 0), ImGuiChildFlags_None);
         ImGui::TextWrapped("%s", shown->spec.about.c_str());
         ImGui::EndChild();
     } else {

@@ -44,7 +44,7 @@ std::optional<fs::path> OpenFileDialog::draw() {
     if (ImGui::Button("Open")) choose(path_text_);
     if (!error_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.35f, 1), "%s", error_.c_str());
 
-    ImGui::BeginChild("##entries", ImVec2(0, -ImGui::GetFrameHeightWithSpacing()), true);
+    ImGui::BeginChild("##entries", ImVec2(0, -ImGui::GetFrameHeightWithSpacing()), ImGuiChildFlags_Borders);
     if (ImGui::Selectable("../")) choose(folder_.parent_path());
     std::vector<fs::directory_entry> entries;
     std::error_code ec;
