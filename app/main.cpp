@@ -8,6 +8,7 @@
 #include "ui/app.h"
 #endif
 
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -27,7 +28,10 @@ Window options:
   --open FILE              open this .cu file instead of the last one
   --set NAME=VALUE         set a parameter (repeatable)
   --block X[xY[xZ]]        block size;  --grid X[xY[xZ]]  grid size
-)" + cp::cli::backend_option_help(25) + R"(  --headless               render the UI offscreen (EGL, no display needed)
+)" + cp::cli::backend_option_help(25) + R"(  --present                start in presentation mode (F11 toggles it): the output full screen
+  --text-size X            text size for this run, 0.6 to 3 (default: the saved one, Ctrl +/- changes it)
+  --size WxH               window size (headless: the picture's size), default 1600x1000
+  --headless               render the UI offscreen (EGL, no display needed)
   --frames N               headless: render N frames (default 3), then exit
   --screenshot FILE.png    save the last frame as PNG (headless or window)
 
@@ -46,7 +50,9 @@ int run_window(const std::vector<std::string>& argv) {
                                   {"--headless"},
                                   {"--frames", true},
                                   {"--screenshot", true},
-                                  {"--size", true}});
+                                  {"--size", true},
+                                  {"--present"},
+                                  {"--text-size", true}});
     if (!args) return user_error(args.error().message, args.error().hint);
     if (args->has("--help")) {
         std::cout << usage();
@@ -74,6 +80,15 @@ int run_window(const std::vector<std::string>& argv) {
         options.width = int(d->x);
         options.height = int(d->y);
     }
+    if (args->has("--text-size")) {
+        const std::string text = args->get("--text-size");
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || !(v >= 0.6 && v <= 3.0))
+            return user_error("`--text-size " + text + "`: expected a number from 0.6 to 3", "e.g. --text-size 1.75");
+        options.text_size = float(v);
+    }
+    options.present = args->has("--present");
     options.screenshot = args->get("--screenshot");
     return cp::ui::run_app(options);
 }

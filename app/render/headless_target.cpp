@@ -144,6 +144,7 @@ public:
     void request_close() override { close_ = true; }
     bool wait_events(double) override { return false; }
     void wake() override {}
+    void set_fullscreen(bool) override {}
     float content_scale() const override { return 1.0f; }
 
     Result<Image> read_pixels() override {

@@ -42,6 +42,9 @@ public:
     virtual bool wait_events(double timeout_s) = 0;
     // Thread-safe: ends a wait_events early (a run finished on the worker thread).
     virtual void wake() = 0;
+    // Presentation mode: the window covers the monitor it is on (true) or goes back to its place and size.
+    // Headless targets keep their size.
+    virtual void set_fullscreen(bool on) = 0;
     // Display scale for HiDPI (1 on ordinary screens and headless).
     virtual float content_scale() const = 0;
 

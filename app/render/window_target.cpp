@@ -75,6 +75,19 @@ public:
         input_ = true;
         glfwPostEmptyEvent();
     }
+    void set_fullscreen(bool on) override {
+        if (on == (glfwGetWindowMonitor(window_) != nullptr)) return;
+        if (!on) {
+            glfwSetWindowMonitor(window_, nullptr, windowed_[0], windowed_[1], windowed_[2], windowed_[3], 0);
+            return;
+        }
+        glfwGetWindowPos(window_, &windowed_[0], &windowed_[1]);
+        glfwGetWindowSize(window_, &windowed_[2], &windowed_[3]);
+        GLFWmonitor* monitor = monitor_under_window();
+        if (!monitor) return;
+        const GLFWvidmode* mode = glfwGetVideoMode(monitor);
+        if (mode) glfwSetWindowMonitor(window_, monitor, 0, 0, mode->width, mode->height, mode->refreshRate);
+    }
     float content_scale() const override {
         float x = 1, y = 1;
         glfwGetWindowContentScale(window_, &x, &y);
@@ -98,10 +111,26 @@ public:
     }
 
 private:
+    // The monitor holding the window's centre (a projector is often the second one), else the primary.
+    GLFWmonitor* monitor_under_window() const {
+        int x = 0, y = 0, w = 0, h = 0, count = 0;
+        glfwGetWindowPos(window_, &x, &y);
+        glfwGetWindowSize(window_, &w, &h);
+        GLFWmonitor** monitors = glfwGetMonitors(&count);
+        for (int i = 0; i < count; ++i) {
+            int mx = 0, my = 0;
+            glfwGetMonitorPos(monitors[i], &mx, &my);
+            const GLFWvidmode* mode = glfwGetVideoMode(monitors[i]);
+            if (mode && x + w / 2 >= mx && x + w / 2 < mx + mode->width && y + h / 2 >= my && y + h / 2 < my + mode->height)
+                return monitors[i];
+        }
+        return glfwGetPrimaryMonitor();
+    }
     static void noted(GLFWwindow* w) { static_cast<WindowTarget*>(glfwGetWindowUserPointer(w))->input_ = true; }
 
     GLFWwindow* window_;
     std::atomic<bool> input_{true};
+    int windowed_[4] = {0, 0, 1600, 1000};  // x, y, width, height before going full screen
 };
 
 }  // namespace

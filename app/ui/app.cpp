@@ -65,7 +65,10 @@ double AppHost::seconds() const {
 void AppHost::frame() {
     if (options_.headless && workspace_->run_in_flight()) workspace_->wait_for_run();
     const auto t0 = std::chrono::steady_clock::now();
-    if (Presentation p; workspace_->take_presentation_change(p)) apply_presentation(p);
+    if (Presentation p; workspace_->take_presentation_change(p)) {
+        apply_presentation(p);
+        target_->set_fullscreen(p.fullscreen);
+    }
     target_->begin_frame();
     ImGui_ImplOpenGL3_NewFrame();
     ImGui::NewFrame();

@@ -18,7 +18,9 @@ struct AppOptions {
     int frames = 0;                 // 0: run until closed (window) / a few frames (headless)
     std::string screenshot;         // PNG path, written after the last frame
     std::string backend = "auto";   // auto | cuda | cpu
-    int width = 1600, height = 1000;
+    int width = 1600, height = 1000;  // window / offscreen size (--size)
+    std::optional<float> text_size;   // --text-size: this run's text size, not saved
+    bool present = false;             // --present: start in presentation mode
 };
 
 // Returns the process exit code; never calls exit().

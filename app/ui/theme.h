@@ -20,6 +20,7 @@ struct Presentation {
     float font_scale = 1.0f;     // the user's choice (Ctrl +/-), saved between runs
     float content_scale = 1.0f;  // the display's (HiDPI), from the render target
     bool high_contrast = false;
+    bool fullscreen = false;     // presentation mode: the window covers its monitor
 };
 
 // Applies colours, sizes and the text size to ImGui's style (between frames).

@@ -35,7 +35,7 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
                      const BackendFactory& backend_factory)
     : target_(target), settings_file_(std::move(settings_file)), persist_(persist) {
     settings_ = load_settings(settings_file_);
-    presentation_ = {settings_.font_scale, target_.content_scale(), settings_.high_contrast};
+    presentation_ = {options.text_size.value_or(settings_.font_scale), target_.content_scale(), settings_.high_contrast};
     inputs_.timing.repeats = settings_.timing_repeats;
 
     library_ = scan_library(kernels_dir());
@@ -104,13 +104,24 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     editor_panel_ = editor.get();
     panels_.push_back(std::move(editor));
     panels_.push_back(std::make_unique<ParametersPanel>(inputs_, parsed_, latest_));
-    panels_.push_back(std::make_unique<LaunchPanel>(inputs_, device_status_.device, parsed_, latest_, block_suggestion_));
+    auto launch = std::make_unique<LaunchPanel>(inputs_, device_status_.device, parsed_, latest_, block_suggestion_);
+    LaunchPanel& launch_panel = *launch;
+    panels_.push_back(std::move(launch));
     auto output = std::make_unique<OutputPanel>(*outputs_, output_status_);
     output_panel_ = output.get();
     panels_.push_back(std::move(output));
-    panels_.push_back(std::make_unique<TimingPanel>(timing_, inputs_, live_, device_status_.device));
+    auto timing = std::make_unique<TimingPanel>(timing_, inputs_, live_, device_status_.device);
+    TimingPanel& timing_panel = *timing;
+    panels_.push_back(std::move(timing));
     panels_.push_back(std::make_unique<ConsolePanel>(console_));
     panels_.push_back(std::make_unique<DevicePanel>(device_status_));
+    presentation_view_ = std::make_unique<PresentationView>(
+        *output_panel_, *editor_panel_, launch_panel, timing_panel, parsed_,
+        PresentationActions{[this] {
+                                save_now();
+                                request_run();
+                            },
+                            [this] { set_presenting(false); }});
     for (auto& p : panels_)
         if (auto it = settings_.panels.find(p->title()); it != settings_.panels.end()) p->visible = it->second;
 
@@ -121,6 +132,7 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     else if (fs::exists(kernels_dir() / "image" / "box_blur.cu")) start = kernels_dir() / "image" / "box_blur.cu";
     else if (!library_.empty()) start = library_.front().path;
     if (!start.empty()) open_kernel(start);
+    if (options.present) set_presenting(true);
 }
 
 Workspace::~Workspace() {

@@ -18,6 +18,7 @@
 #include "ui/panels/output_panel.h"
 #include "ui/state/output_views.h"
 #include "ui/panels/panel.h"
+#include "ui/panels/presentation_view.h"
 #include "ui/state/run_inputs.h"
 #include "ui/state/settings.h"
 #include "ui/theme.h"
@@ -93,6 +94,10 @@ public:
     void hide_panel(const std::string& title);
     // The default layout with every panel shown (View > Reset layout).
     void reset_layout();
+    // Presentation mode (F11): the output fills the window (and the window the screen), the lesson beside it.
+    void set_presenting(bool on);
+    bool presenting() const { return presenting_; }
+    const PresentationView& presentation_view() const { return *presentation_view_; }
     // Ctrl +/- : steps of 0.1, clamped; 0 resets to 1. Saved with the settings.
     void adjust_font_scale(float delta);
     float font_scale() const { return presentation_.font_scale; }
@@ -111,7 +116,8 @@ private:
     void reparse_if_changed();
     void handle_shortcuts();
     void draw_menu_bar();
-    void draw_banner_and_status();
+    void draw_status_bar();
+    void draw_banner();
     void draw_panels();
     void save_settings_if_persistent();
 
@@ -158,6 +164,8 @@ private:
     std::vector<std::unique_ptr<Panel>> panels_;
     EditorPanel* editor_panel_ = nullptr;
     OutputPanel* output_panel_ = nullptr;
+    std::unique_ptr<PresentationView> presentation_view_;
+    bool presenting_ = false;
     OpenFileDialog open_dialog_;
     bool reset_layout_ = false;
     std::set<std::string> bring_to_front_;  // panel titles to select in their tab groups

@@ -29,9 +29,17 @@ void Workspace::frame(double now) {
     }
     reparse_if_changed();
     handle_shortcuts();
-    draw_menu_bar();
-    draw_banner_and_status();
-    draw_panels();
+    if (presenting_) {
+        // Nothing but the output and the lesson (and why nothing runs, when that is so).
+        draw_banner();
+        const ImRect work = static_cast<ImGuiViewportP*>(ImGui::GetMainViewport())->GetBuildWorkRect();
+        presentation_view_->draw(work.Min.x, work.Min.y, work.GetWidth(), work.GetHeight());
+    } else {
+        draw_menu_bar();
+        draw_status_bar();
+        draw_banner();
+        draw_panels();
+    }
     if (auto chosen = open_dialog_.draw()) open_kernel(*chosen);
     maybe_submit(now);
 }
@@ -44,7 +52,13 @@ void Workspace::handle_shortcuts() {
         save_now();
         request_run();
     }
+    if (ImGui::IsKeyPressed(ImGuiKey_F11, false)) set_presenting(!presenting_);
+    // Esc leaves presentation mode unless it is closing something else (a popup, typing in a field).
+    if (presenting_ && ImGui::IsKeyPressed(ImGuiKey_Escape, false) && !io.WantTextInput &&
+        !ImGui::IsPopupOpen(nullptr, ImGuiPopupFlags_AnyPopupId | ImGuiPopupFlags_AnyPopupLevel))
+        set_presenting(false);
     if (!ctrl) return;
+    if (presenting_ && ImGui::IsKeyPressed(ImGuiKey_E, false)) presentation_view_->toggle_editor();
     if (ImGui::IsKeyPressed(ImGuiKey_S, false)) save_now();
     if (ImGui::IsKeyPressed(ImGuiKey_O, false))
         open_dialog_.open(doc_ ? doc_->original_path().parent_path() : kernels_dir());
@@ -83,6 +97,7 @@ void Workspace::draw_menu_bar() {
             save_settings_if_persistent();
         }
         if (ImGui::MenuItem("Reset layout")) reset_layout();
+        if (ImGui::MenuItem("Presentation mode", "F11")) set_presenting(true);
         ImGui::EndMenu();
     }
     if (ImGui::BeginMenu("Run")) {
@@ -101,6 +116,10 @@ void Workspace::draw_menu_bar() {
 }
 
 namespace {
+// The status bar and the banner: fixed strips, never docked, moved or saved.
+constexpr ImGuiWindowFlags kStrip = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+                                    ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoBringToFrontOnFocus |
+                                    ImGuiWindowFlags_NoDocking;
 std::string stage_title(RunStage s) {
     std::string name = run_stage_name(s);
     if (!name.empty()) name[0] = char(std::toupper(static_cast<unsigned char>(name[0])));
@@ -109,14 +128,11 @@ std::string stage_title(RunStage s) {
 }  // namespace
 
 // The status bar and the banner are side bars of the main viewport: the dockspace gets what they leave.
-void Workspace::draw_banner_and_status() {
+void Workspace::draw_status_bar() {
     ImGuiViewport* vp = ImGui::GetMainViewport();
-    const ImGuiWindowFlags strip = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
-                                   ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoBringToFrontOnFocus |
-                                   ImGuiWindowFlags_NoDocking;
     // Status bar along the bottom: the latest run, the frame's CPU time, the backend.
     ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(ImGui::GetStyle().FramePadding.x, 2));
-    if (ImGui::BeginViewportSideBar("##status", vp, ImGuiDir_Down, ImGui::GetFrameHeight(), strip)) {
+    if (ImGui::BeginViewportSideBar("##status", vp, ImGuiDir_Down, ImGui::GetFrameHeight(), kStrip)) {
         if (run_in_flight()) ImGui::TextUnformatted("running...");
         else if (latest_ && latest_->report.error)
             ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s failed: %s", stage_title(latest_->report.failed_stage).c_str(),
@@ -138,8 +154,11 @@ void Workspace::draw_banner_and_status() {
     }
     ImGui::End();
     ImGui::PopStyleVar();
+}
 
+void Workspace::draw_banner() {
     if (can_run()) return;
+    ImGuiViewport* vp = ImGui::GetMainViewport();
     // Banner: why nothing runs. It stays: without a backend this is the one thing to know.
     const std::string text = "Nothing can run here: " + device_status_.why_nothing_runs +
                              ". The editor and the compiler still work; outputs, timing and verification need a "
@@ -147,7 +166,7 @@ void Workspace::draw_banner_and_status() {
     const ImVec2 pad = ImGui::GetStyle().WindowPadding;
     const float height = ImGui::CalcTextSize(text.c_str(), nullptr, false, vp->Size.x - 2 * pad.x).y + 2 * pad.y;
     ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0.45f, 0.22f, 0.05f, 1));
-    if (ImGui::BeginViewportSideBar("##banner", vp, ImGuiDir_Up, height, strip)) {
+    if (ImGui::BeginViewportSideBar("##banner", vp, ImGuiDir_Up, height, kStrip)) {
         ImGui::PushTextWrapPos(0.0f);
         ImGui::TextUnformatted(text.c_str());
         ImGui::PopTextWrapPos();
@@ -213,7 +232,16 @@ void Workspace::hide_panel(const std::string& title) {
     layout_frames_ = 2;
 }
 
+void Workspace::set_presenting(bool on) {
+    if (on == presenting_) return;
+    presenting_ = on;
+    presentation_.fullscreen = on;
+    presentation_dirty_ = true;
+    layout_frames_ = 2;
+}
+
 void Workspace::reset_layout() {
+    set_presenting(false);
     set_all_panels_visible(true);
     reset_layout_ = true;
     layout_frames_ = 2;

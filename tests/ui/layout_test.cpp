@@ -177,3 +177,54 @@ TEST(Fonts, RealFontsRasterisedAtEachTextSize) {
         EXPECT_NEAR(baked->Size, std::round(pixels), 0.01f);
     }
 }
+
+// Presentation mode (F11): the output fills most of the screen next to the lesson; Ctrl+E puts the editor
+// there; F11 and Esc go back to the docked panels.
+TEST(Presentation, TheOutputFillsTheScreenAndTheEditorIsOneKeyAway) {
+    ScopedUserDir user;
+    auto host = start(1920, 1080, 1.75f);
+    ASSERT_TRUE(host);
+    ui::Workspace& ws = host->workspace();
+    press_key(*host, ImGuiKey_F11);
+    host->frame();
+    ASSERT_TRUE(ws.presenting());
+    EXPECT_EQ(window_rect("Output").width(), 0) << "the docked panels are put away";
+    EXPECT_EQ(window_rect("Editor").width(), 0);
+    const ui::DrawnImage& shown = ws.output_panel().drawn_output();
+    ASSERT_TRUE(shown.valid);
+    const float w = shown.clip_x1 - shown.clip_x0, h = shown.clip_y1 - shown.clip_y0;
+    std::printf("[layout] presentation, 1920x1080, text size 1.75: output area %.0f x %.0f = %.1f%% x %.1f%% of the "
+                "screen, image zoom %.0f%%\n",
+                double(w), double(h), 100.0 * w / 1920, 100.0 * h / 1080, 100.0 * shown.zoom);
+    EXPECT_GE(w, 0.6f * 1920);
+    EXPECT_GE(h, 0.7f * 1080);
+    // The lesson column is drawn, inside the screen.
+    ImGuiWindow* column = nullptr;
+    for (ImGuiWindow* win : ImGui::GetCurrentContext()->Windows)
+        if (win->WasActive && std::string(win->Name).find("##presented column") != std::string::npos) column = win;
+    ASSERT_NE(column, nullptr);
+    EXPECT_LE(column->Pos.x + column->Size.x, 1920.5f);
+    auto shot = host->screenshot();
+    ASSERT_TRUE(shot.ok());
+    const Rect column_rect{int(column->Pos.x), int(column->Pos.y), int(column->Pos.x + column->Size.x),
+                           int(column->Pos.y + column->Size.y)};
+    EXPECT_GT(distinct_colors(*shot, column_rect), 20u) << "the lesson column is blank";
+    if (const char* dir = std::getenv("CP_UI_TEST_SHOTS")) render::write_png(std::string(dir) + "/presentation.png", *shot);
+
+    press_key(*host, ImGuiKey_E, true);
+    host->frame();
+    EXPECT_TRUE(ws.presentation_view().editor_shown());
+    EXPECT_LT(ws.output_panel().drawn_output().clip_x1 - ws.output_panel().drawn_output().clip_x0, w)
+        << "the editor takes a wider column";
+    if (const char* dir = std::getenv("CP_UI_TEST_SHOTS"))
+        if (auto s = host->screenshot()) render::write_png(std::string(dir) + "/presentation_editor.png", *s);
+
+    press_key(*host, ImGuiKey_Escape);
+    host->frame();
+    EXPECT_FALSE(ws.presenting());
+    EXPECT_GT(window_rect("Output").width(), 0);
+    press_key(*host, ImGuiKey_F11);
+    EXPECT_TRUE(ws.presenting());
+    press_key(*host, ImGuiKey_F11);
+    EXPECT_FALSE(ws.presenting());
+}

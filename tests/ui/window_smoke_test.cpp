@@ -110,6 +110,20 @@ TEST(Window, OpensOnTheDefaultDemoAndIdlesWithoutSpinning) {
     std::printf("frames drawn in 2 s of idling: %d\n", frames);
     EXPECT_LE(frames, 10);
 
+    // Presentation mode (F11) makes the window cover its monitor (the 1920x1080 virtual screen), and back.
+    ws.set_presenting(true);
+    (*host)->run_for(0.5);
+    auto full = (*host)->screenshot();
+    ASSERT_TRUE(full.ok());
+    EXPECT_EQ(full->width, 1920);
+    EXPECT_EQ(full->height, 1080);
+    ws.set_presenting(false);
+    (*host)->run_for(0.5);
+    auto windowed = (*host)->screenshot();
+    ASSERT_TRUE(windowed.ok());
+    EXPECT_EQ(windowed->width, 1280);
+    EXPECT_EQ(windowed->height, 800);
+
     // Presentation is remembered: font scale (Ctrl +) and the docking layout (here: which tab is in front
     // under the output, and a closed panel).
     ws.adjust_font_scale(+0.2f);

@@ -41,6 +41,11 @@ Dim3 LaunchPanel::effective_grid() const {
 }
 
 void LaunchPanel::draw() {
+    draw_controls(false);
+    draw_checks();
+}
+
+void LaunchPanel::draw_controls(bool compact) {
     Dim3 block = effective_block();
     Dim3 grid = effective_grid();
 
@@ -61,10 +66,12 @@ void LaunchPanel::draw() {
         ImGui::EndCombo();
     }
 
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("the file says: block %s x %s x %s", file_.spec.launch.block_expr[0].c_str(),
-                       file_.spec.launch.block_expr[1].c_str(), file_.spec.launch.block_expr[2].c_str());
-    ImGui::PopStyleColor();
+    if (!compact) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        ImGui::TextWrapped("the file says: block %s x %s x %s", file_.spec.launch.block_expr[0].c_str(),
+                           file_.spec.launch.block_expr[1].c_str(), file_.spec.launch.block_expr[2].c_str());
+        ImGui::PopStyleColor();
+    }
 
     bool grid_auto = !inputs_.choices.grid.has_value();
     ImGui::BeginDisabled(grid_auto);
@@ -78,6 +85,7 @@ void LaunchPanel::draw() {
         else inputs_.choices.grid = grid;
         inputs_.touch();
     }
+    if (compact) return;
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("the file says: grid %s x %s x %s", file_.spec.launch.grid_expr[0].c_str(),
                        file_.spec.launch.grid_expr[1].c_str(), file_.spec.launch.grid_expr[2].c_str());
@@ -87,7 +95,9 @@ void LaunchPanel::draw() {
         inputs_.choices.grid.reset();
         inputs_.touch();
     }
+}
 
+void LaunchPanel::draw_checks() {
     if (!resolved()) {
         // Sizes that come from images or parameters are known once a run resolved them.
         ImGui::Separator();
@@ -134,6 +144,7 @@ void LaunchPanel::draw() {
 }
 
 void LaunchPanel::draw_refusals() {
+    if (!latest_) return;
     const RunReport& r = latest_->report;
     bool any = false;
     auto line = [&any](bool error, const std::string& text) {

@@ -22,13 +22,19 @@ public:
     DockPlace dock_place() const override { return {DockSlot::BelowRight, true}; }
     void draw() override;
 
+    // Block and grid fields with presets and "grid from the file" (compact: without the file's expressions
+    // and the reset button; presentation mode).
+    void draw_controls(bool compact);
+    // The session's refusals and warnings of the last run.
+    void draw_refusals();
+
     // The configuration shown for editing: the user's override, else what the last run resolved.
     Dim3 effective_block() const;
     Dim3 effective_grid() const;
 
 private:
+    void draw_checks();  // refusals, figures and the occupancy suggestion
     void draw_suggestion();
-    void draw_refusals();
     const ResolvedRun* resolved() const;
 
     RunInputs& inputs_;

@@ -160,7 +160,7 @@ void OutputPanel::draw_image_toolbar(OutputView& v, bool has_input) {
 void OutputPanel::draw_image_view(OutputView& v) {
     InputImage& input = views_.input();
     const bool has_input = input.raw && input.display;
-    draw_image_toolbar(v, has_input);
+    if (!presenting_) draw_image_toolbar(v, has_input);
     if (!v.display) {
         ImGui::TextDisabled("Nothing to show yet.");
         return;
@@ -282,12 +282,13 @@ void OutputPanel::draw_series_view(OutputView& v) {
     const bool is_float = elem_info(data.type).is_float;
     int& channel = series_channel_[v.spec.buffer];
     channel = std::clamp(channel, 0, comps - 1);
-    if (comps > 1) {
+    if (comps > 1 && !presenting_) {
         ImGui::SetNextItemWidth(ImGui::CalcTextSize("x / R").x + ImGui::GetFrameHeight() * 2);
         ImGui::Combo("component", &channel, kChannelNames, comps);
     }
-    ImGui::TextDisabled("%zu x %s | run #%llu | block %s", count, elem_info(data.type).name,
-                        static_cast<unsigned long long>(v.run), v.block.str().c_str());
+    if (!presenting_)
+        ImGui::TextDisabled("%zu x %s | run #%llu | block %s", count, elem_info(data.type).name,
+                            static_cast<unsigned long long>(v.run), v.block.str().c_str());
 
     if (v.spec.kind == ViewSpec::Kind::Plot && count > 0) {
         PlotCache& cache = plots_[v.spec.buffer];

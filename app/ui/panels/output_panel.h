@@ -40,6 +40,12 @@ public:
     const char* title() const override { return "Output"; }
     DockPlace dock_place() const override { return {DockSlot::Main, true}; }
     void draw() override;
+    // The views without their display settings and details, for presentation mode.
+    void draw_presenting() {
+        presenting_ = true;
+        draw();
+        presenting_ = false;
+    }
 
     const DrawnImage& drawn_output() const { return drawn_output_; }
 
@@ -56,6 +62,7 @@ private:
         size_t per_point = 1;       // elements per point
     };
 
+    bool presenting_ = false;
     OutputViews& views_;
     const OutputStatus& status_;
     DrawnImage drawn_output_;

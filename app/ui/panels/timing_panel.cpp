@@ -23,13 +23,18 @@ void TimingPanel::draw() {
     ImGui::Checkbox("re-run every frame", &live_.every_frame);
     if (ImGui::Checkbox("verify every run (F5 always does)", &inputs_.verify)) inputs_.touch();
 
+    ImGui::Separator();
+    if (!draw_summary()) return;
+    draw_history();
+}
+
+bool TimingPanel::draw_summary() {
     const TimingSample* last = history_.last();
     if (!last) {
         ImGui::TextDisabled("No timings yet.");
-        return;
+        return false;
     }
     const TimingStats& t = last->stats;
-    ImGui::Separator();
     const double last_ms = t.samples_ms.empty() ? 0 : t.samples_ms.back();
     ImGui::TextWrapped("last %.4f ms   median %.4f ms   min %.4f ms", last_ms, t.median_ms, t.min_ms);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
@@ -43,7 +48,10 @@ void TimingPanel::draw() {
         else
             ImGui::TextWrapped("bandwidth %.1f GB/s", last->bandwidth_gbps);
     }
+    return true;
+}
 
+void TimingPanel::draw_history() {
     const auto& samples = history_.samples();
     std::vector<float> medians;
     medians.reserve(samples.size());

@@ -21,8 +21,12 @@ public:
     const char* title() const override { return "Timing"; }
     DockPlace dock_place() const override { return {DockSlot::BelowRight, false}; }
     void draw() override;
+    // The last run's times and bandwidth (presentation mode too); false when nothing has been timed yet.
+    bool draw_summary();
 
 private:
+    void draw_history();  // the plot of past runs and their table
+
     TimingHistory& history_;
     RunInputs& inputs_;
     LiveOptions& live_;
