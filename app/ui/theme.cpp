@@ -3,6 +3,7 @@
 #include "ui/theme.h"
 
 #include <imgui.h>
+#include <implot.h>
 
 #include <filesystem>
 #include <string>
@@ -97,6 +98,14 @@ void apply_presentation(const Presentation& p) {
     style.FontScaleMain = p.font_scale;
     style.FontScaleDpi = p.content_scale;
     ImGui::GetStyle() = style;
+
+    // Plots: paddings and ticks grow with the text; their colours follow Dear ImGui's.
+    ImPlotStyle plot;
+    for (ImVec2* v : {&plot.PlotDefaultSize, &plot.PlotMinSize, &plot.MajorTickLen, &plot.MinorTickLen, &plot.PlotPadding,
+                      &plot.LabelPadding, &plot.LegendPadding, &plot.LegendInnerPadding, &plot.LegendSpacing,
+                      &plot.MousePosPadding, &plot.AnnotationPadding})
+        *v = ImVec2(v->x * scale, v->y * scale);
+    ImPlot::GetStyle() = plot;
 }
 
 }  // namespace cp::ui

@@ -112,6 +112,7 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     panels_.push_back(std::move(output));
     auto timing = std::make_unique<TimingPanel>(timing_, inputs_, live_, device_status_.device);
     TimingPanel& timing_panel = *timing;
+    timing_panel_ = timing.get();
     panels_.push_back(std::move(timing));
     panels_.push_back(std::make_unique<ConsolePanel>(console_));
     panels_.push_back(std::make_unique<DevicePanel>(device_status_));

@@ -75,6 +75,7 @@ public:
     OutputViews& outputs() { return *outputs_; }
     const OutputPanel& output_panel() const { return *output_panel_; }
     const EditorPanel& editor_panel() const { return *editor_panel_; }
+    const TimingPanel* timing_panel() const { return timing_panel_; }
     const std::optional<RunOutcome>& latest() const { return latest_; }
     // The Launch panel's occupancy suggestion (its button sets `requested`).
     BlockSuggestionState& block_suggestion() { return block_suggestion_; }
@@ -164,6 +165,7 @@ private:
     std::vector<std::unique_ptr<Panel>> panels_;
     EditorPanel* editor_panel_ = nullptr;
     OutputPanel* output_panel_ = nullptr;
+    TimingPanel* timing_panel_ = nullptr;
     std::unique_ptr<PresentationView> presentation_view_;
     bool presenting_ = false;
     OpenFileDialog open_dialog_;

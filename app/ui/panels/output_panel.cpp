@@ -3,8 +3,10 @@
 //   draw_image_view()    canvas: zoom, pan, compare modes, texture filtering
 //   draw_image_toolbar() display settings
 //   draw_inspector()     the hovered pixel's values and thread mapping
-//   draw_series_view()   1D plot (min/max decimated) and table
+//   (1D views: output_series.cpp)
 #include "ui/panels/output_panel.h"
+
+#include "ui/plots.h"
 
 #include <imgui.h>
 
@@ -15,9 +17,11 @@
 namespace cp::ui {
 namespace {
 
-const char* kChannelNames[] = {"x / R", "y / G", "z / B", "w / A"};
-
 ImTextureID texture_id(const render::Texture& t) { return ImTextureID(t.id()); }  // the OpenGL3 backend's texture ids are GL names
+
+}  // namespace
+
+const char* const kChannelNames[4] = {"x / R", "y / G", "z / B", "w / A"};
 
 std::string format_value(double v, bool is_float) {
     char buf[48];
@@ -25,8 +29,6 @@ std::string format_value(double v, bool is_float) {
     else std::snprintf(buf, sizeof buf, "%.0f", v);
     return buf;
 }
-
-}  // namespace
 
 std::string thread_of_pixel(int x, int y, int width, Dim3 grid, Dim3 block) {
     block.x = std::max(block.x, 1u);
@@ -169,7 +171,11 @@ void OutputPanel::draw_image_view(OutputView& v) {
     const CompareMode mode = has_input ? s.compare : CompareMode::OutputOnly;
     const float inspector_height = ImGui::GetTextLineHeightWithSpacing() * 3;
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const ImVec2 size(std::max(avail.x, 64.0f), std::max(avail.y - inspector_height, 64.0f));
+    // Scalars (or one channel) are colormapped: a colour bar with the range stands beside them.
+    const int comps = v.raw ? v.raw->format().data_components : int(elem_info(v.type).components);
+    const bool colormapped = comps == 1 || s.display.channel >= 0;
+    const float bar_w = colormapped ? colour_bar_width() + ImGui::GetStyle().ItemSpacing.x : 0.0f;
+    const ImVec2 size(std::max(avail.x - bar_w, 64.0f), std::max(avail.y - inspector_height, 64.0f));
     const ImVec2 canvas = ImGui::GetCursorScreenPos();
     ImGui::InvisibleButton("##canvas", size);
     const bool hovered = ImGui::IsItemHovered();
@@ -236,6 +242,18 @@ void OutputPanel::draw_image_view(OutputView& v) {
     const float clip_x0 = mode == CompareMode::SideBySide ? canvas.x + pane.x + gap : mode == CompareMode::Split ? split_x : canvas.x;
     drawn_output_ = {out0.x, out0.y, out0.x + float(v.width) * s.zoom, out0.y + float(v.height) * s.zoom,
                      clip_x0,  canvas.y, canvas_end.x, canvas_end.y, s.zoom, true};
+    if (colormapped) {
+        const render::DisplaySettings& d = s.display;
+        const double lo = d.auto_range ? v.range.min : d.range_min, hi = d.auto_range ? v.range.max : d.range_max;
+        std::string label = v.spec.buffer;
+        if (comps > 1) label += std::string(".") + "xyzw"[std::clamp(d.channel, 0, 3)];
+        label += std::string(" (") + elem_info(v.type).name + ")";
+        ImGui::SameLine();
+        colour_bar(label.c_str(), lo, hi, d.colormap, ImVec2(colour_bar_width(), size.y));
+        drawn_output_.colour_bar = true;
+        drawn_output_.bar_min = lo;
+        drawn_output_.bar_max = hi;
+    }
 
     std::optional<std::pair<int, int>> pixel;
     bool over_input = false;
@@ -269,89 +287,6 @@ void OutputPanel::draw_inspector(OutputView& v, std::optional<std::pair<int, int
                 over_input ? views_.input().buffer.c_str() : v.spec.buffer.c_str(), text.c_str());
     if (!over_input) ImGui::TextUnformatted(thread_of_pixel(x, y, v.width, v.grid, v.block).c_str());
     else ImGui::TextDisabled("input image %s", views_.input().path.c_str());
-}
-
-void OutputPanel::draw_series_view(OutputView& v) {
-    if (!v.host) {
-        ImGui::TextDisabled("No data yet.");
-        return;
-    }
-    const HostBuffer& data = *v.host;
-    const size_t count = data.count();
-    const int comps = int(elem_info(data.type).components);
-    const bool is_float = elem_info(data.type).is_float;
-    int& channel = series_channel_[v.spec.buffer];
-    channel = std::clamp(channel, 0, comps - 1);
-    if (comps > 1 && !presenting_) {
-        ImGui::SetNextItemWidth(ImGui::CalcTextSize("x / R").x + ImGui::GetFrameHeight() * 2);
-        ImGui::Combo("component", &channel, kChannelNames, comps);
-    }
-    if (!presenting_)
-        ImGui::TextDisabled("%zu x %s | run #%llu | block %s", count, elem_info(data.type).name,
-                            static_cast<unsigned long long>(v.run), v.block.str().c_str());
-
-    if (v.spec.kind == ViewSpec::Kind::Plot && count > 0) {
-        PlotCache& cache = plots_[v.spec.buffer];
-        if (cache.run != v.run || cache.channel != channel || cache.points.empty()) {
-            // Long series: a min and a max per bucket keep spikes visible at any length.
-            const size_t max_points = 4096;
-            cache.per_point = std::max<size_t>(1, (count + max_points / 2 - 1) / (max_points / 2));
-            cache.points.clear();
-            for (size_t start = 0; start < count; start += cache.per_point) {
-                const size_t end = std::min(count, start + cache.per_point);
-                double lo = element_value(data, start, channel), hi = lo;
-                for (size_t i = start + 1; i < end; ++i) {
-                    const double x = element_value(data, i, channel);
-                    lo = std::min(lo, x);
-                    hi = std::max(hi, x);
-                }
-                cache.points.push_back(float(lo));
-                if (cache.per_point > 1) cache.points.push_back(float(hi));
-            }
-            cache.run = v.run;
-            cache.channel = channel;
-        }
-        const float plot_height = std::max(ImGui::GetContentRegionAvail().y * 0.45f, 80.0f);
-        ImGui::PlotLines("##plot", cache.points.data(), int(cache.points.size()), 0, nullptr, FLT_MAX, FLT_MAX,
-                         ImVec2(ImGui::GetContentRegionAvail().x, plot_height));
-        if (ImGui::IsItemHovered()) {
-            const float t = (ImGui::GetIO().MousePos.x - ImGui::GetItemRectMin().x) / ImGui::GetItemRectSize().x;
-            const size_t i = std::min(count - 1, size_t(std::clamp(t, 0.0f, 1.0f) * float(count)));
-            ImGui::SetTooltip("[%zu] = %s\nblockIdx.x %llu  threadIdx.x %llu", i,
-                              format_value(element_value(data, i, channel), is_float).c_str(),
-                              static_cast<unsigned long long>(i / v.block.x), static_cast<unsigned long long>(i % v.block.x));
-        }
-    }
-
-    const int columns = 1 + comps + 2;
-    const ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
-                                  ImGuiTableFlags_SizingStretchProp;
-    if (!ImGui::BeginTable("##values", columns, flags)) return;
-    ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableSetupColumn("index");
-    for (int c = 0; c < comps; ++c) ImGui::TableSetupColumn(comps == 1 ? "value" : kChannelNames[c]);
-    ImGui::TableSetupColumn("blockIdx.x");
-    ImGui::TableSetupColumn("threadIdx.x");
-    ImGui::TableHeadersRow();
-    ImGuiListClipper clipper;
-    clipper.Begin(int(std::min<size_t>(count, size_t(INT32_MAX))));
-    while (clipper.Step()) {
-        for (int row = clipper.DisplayStart; row < clipper.DisplayEnd; ++row) {
-            const size_t i = size_t(row);
-            ImGui::TableNextRow();
-            ImGui::TableNextColumn();
-            ImGui::Text("%zu", i);
-            for (int c = 0; c < comps; ++c) {
-                ImGui::TableNextColumn();
-                ImGui::TextUnformatted(format_value(element_value(data, i, c), is_float).c_str());
-            }
-            ImGui::TableNextColumn();
-            ImGui::Text("%llu", static_cast<unsigned long long>(i / v.block.x));
-            ImGui::TableNextColumn();
-            ImGui::Text("%llu", static_cast<unsigned long long>(i % v.block.x));
-        }
-    }
-    ImGui::EndTable();
 }
 
 }  // namespace cp::ui

@@ -18,6 +18,10 @@ namespace cp::ui {
 // (x / bx, y / by); 1D launches index the image linearly (i = y * width + x).
 std::string thread_of_pixel(int x, int y, int width, Dim3 grid, Dim3 block);
 
+// Shared by the image and the 1D views: component names, and values as shown (floats with 6 digits).
+extern const char* const kChannelNames[4];
+std::string format_value(double v, bool is_float);
+
 // What the workspace tells the panel about the run the views show.
 struct OutputStatus {
     uint64_t run = 0;
@@ -31,6 +35,18 @@ struct DrawnImage {
     float x0 = 0, y0 = 0, x1 = 0, y1 = 0;           // the whole image, possibly beyond the canvas
     float clip_x0 = 0, clip_y0 = 0, clip_x1 = 0, clip_y1 = 0;  // the part of the screen it may cover
     float zoom = 0;
+    bool valid = false;
+    bool colour_bar = false;  // a colour bar was drawn beside it, for bar_min..bar_max
+    double bar_min = 0, bar_max = 0;
+};
+
+// The 1D plot drawn in the last frame (tests, and the README's pictures): where, what, and the hovered value.
+struct DrawnPlot {
+    float x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // the plot's frame on screen
+    std::string x_label, y_label;
+    bool bars = false;                     // bars (small integer series: counts) or a line
+    size_t points = 0;
+    std::string hover;                     // the tooltip's text when the mouse is over the plot
     bool valid = false;
 };
 
@@ -48,24 +64,28 @@ public:
     }
 
     const DrawnImage& drawn_output() const { return drawn_output_; }
+    const DrawnPlot& drawn_plot() const { return drawn_plot_; }
 
 private:
     void draw_image_view(OutputView& v);
     void draw_image_toolbar(OutputView& v, bool has_input);
-    void draw_series_view(OutputView& v);
+    void draw_series_view(OutputView& v);  // output_series.cpp
+    void draw_series_plot(OutputView& v, int channel);
+    void draw_series_table(OutputView& v);
     void draw_inspector(OutputView& v, std::optional<std::pair<int, int>> pixel, bool over_input);
 
     struct PlotCache {
         uint64_t run = 0;
         int channel = 0;
-        std::vector<float> points;  // min/max pairs per bucket for long series
-        size_t per_point = 1;       // elements per point
+        std::vector<double> xs, ys;  // long series: a min and a max per bucket of elements
+        size_t per_point = 1;        // elements per bucket
     };
 
     bool presenting_ = false;
     OutputViews& views_;
     const OutputStatus& status_;
     DrawnImage drawn_output_;
+    DrawnPlot drawn_plot_;
     std::map<std::string, PlotCache> plots_;
     std::map<std::string, int> series_channel_;
 };

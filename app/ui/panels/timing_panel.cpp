@@ -4,8 +4,11 @@
 #include "ui/widgets.h"
 
 #include <imgui.h>
+#include <implot.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <vector>
 
 namespace cp::ui {
@@ -53,18 +56,52 @@ bool TimingPanel::draw_summary() {
 
 void TimingPanel::draw_history() {
     const auto& samples = history_.samples();
-    std::vector<float> medians;
-    medians.reserve(samples.size());
-    for (const TimingSample& s : samples) medians.push_back(float(s.stats.median_ms));
-    ImGui::PlotLines("##history", medians.data(), int(medians.size()), 0, "median ms per run", 0.0f, FLT_MAX,
-                     ImVec2(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 5));
-    if (ImGui::IsItemHovered() && !samples.empty()) {
-        const float f = (ImGui::GetIO().MousePos.x - ImGui::GetItemRectMin().x) / ImGui::GetItemRectSize().x;
-        const size_t i = std::min(samples.size() - 1, size_t(std::clamp(f, 0.0f, 1.0f) * float(samples.size())));
-        const TimingSample& s = samples[i];
-        ImGui::SetTooltip("run #%llu %s\nmedian %.4f ms (min %.4f)\ngrid %s block %s\n%s",
+    drawn_history_ = {};
+    std::vector<double> runs, medians, mins;
+    double top = 0;
+    for (const TimingSample& s : samples) {
+        runs.push_back(double(s.run));
+        medians.push_back(s.stats.median_ms);
+        mins.push_back(s.stats.min_ms);
+        top = std::max(top, s.stats.median_ms);
+    }
+    const int n = int(samples.size());
+    if (n > 0 && ImPlot::BeginPlot("##history", ImVec2(-1, ImGui::GetFontSize() * 10))) {
+        // Time from zero (a change in speed reads as a change in height), each run a step on the x axis.
+        ImPlot::SetupAxes("run #", "time (ms)");
+        ImPlot::SetupAxisLimits(ImAxis_X1, runs.front() - 0.5, runs.back() + 0.5, ImPlotCond_Always);
+        ImPlot::SetupAxisLimits(ImAxis_Y1, 0, top > 0 ? top * 1.2 : 1, ImPlotCond_Always);
+        ImPlot::SetupAxisFormat(ImAxis_X1, "%.0f");
+        // A few runs: one tick per run (ImPlot's own ticks would fall on halves and print "2" twice).
+        if (runs.back() - runs.front() <= 12) ImPlot::SetupAxisTicks(ImAxis_X1, runs.front(), runs.back(), n);
+        ImPlot::SetupLegend(ImPlotLocation_South, ImPlotLegendFlags_Horizontal);
+        const float marker = ImGui::GetFontSize() * 0.25f;
+        ImPlot::PlotLine("median", runs.data(), medians.data(), n,
+                         ImPlotSpec(ImPlotProp_Marker, ImPlotMarker_Circle, ImPlotProp_MarkerSize, marker));
+        ImPlot::PlotLine("min", runs.data(), mins.data(), n,
+                         ImPlotSpec(ImPlotProp_Marker, ImPlotMarker_Square, ImPlotProp_MarkerSize, marker * 0.8f));
+        drawn_history_.valid = true;
+        drawn_history_.points = size_t(n);
+        const ImVec2 pos = ImPlot::GetPlotPos(), size = ImPlot::GetPlotSize();
+        drawn_history_.x0 = pos.x;
+        drawn_history_.y0 = pos.y;
+        drawn_history_.x1 = pos.x + size.x;
+        drawn_history_.y1 = pos.y + size.y;
+        if (ImPlot::IsPlotHovered()) {
+            // The run nearest the mouse, with the launch configuration it came from.
+            const double x = ImPlot::GetPlotMousePos().x;
+            size_t i = 0;
+            for (size_t k = 1; k < samples.size(); ++k)
+                if (std::abs(runs[k] - x) < std::abs(runs[i] - x)) i = k;
+            const TimingSample& s = samples[i];
+            char text[512];
+            std::snprintf(text, sizeof text, "run #%llu %s\nmedian %.4f ms (min %.4f)\ngrid %s block %s\n%s",
                           static_cast<unsigned long long>(s.run), s.kernel.c_str(), s.stats.median_ms, s.stats.min_ms,
                           s.grid.str().c_str(), s.block.str().c_str(), s.params.c_str());
+            drawn_history_.hover = text;
+            ImGui::SetTooltip("%s", text);
+        }
+        ImPlot::EndPlot();
     }
 
     if (ImGui::SmallButton("Clear history")) {

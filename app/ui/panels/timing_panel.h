@@ -7,6 +7,8 @@
 #include "ui/state/run_inputs.h"
 #include "ui/state/timing_history.h"
 
+#include <string>
+
 namespace cp::ui {
 
 // Run-loop switches the panel edits (owned by the workspace).
@@ -21,12 +23,22 @@ public:
     const char* title() const override { return "Timing"; }
     DockPlace dock_place() const override { return {DockSlot::BelowRight, false}; }
     void draw() override;
+    // The history plot as drawn in the last frame (tests): how many runs, and the hovered run's details.
+    struct DrawnHistory {
+        bool valid = false;
+        float x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // the plot area on screen
+        size_t points = 0;
+        std::string hover;
+    };
+    const DrawnHistory& drawn_history() const { return drawn_history_; }
+
     // The last run's times and bandwidth (presentation mode too); false when nothing has been timed yet.
     bool draw_summary();
 
 private:
     void draw_history();  // the plot of past runs and their table
 
+    DrawnHistory drawn_history_;
     TimingHistory& history_;
     RunInputs& inputs_;
     LiveOptions& live_;

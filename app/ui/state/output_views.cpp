@@ -135,6 +135,9 @@ void OutputViews::update(const KernelFile& file, RunReport& report, uint64_t run
         v.grid = resolved.grid;
         v.block = resolved.block;
         const uint64_t count = resolved.buffer_counts.at(spec.buffer);
+        uint64_t problem = resolved.problem.empty() ? 0 : 1;
+        for (uint64_t e : resolved.problem) problem *= e;
+        v.element_per_thread = problem == count;
         if (fresh) {
             v.state.display.colormap = render::colormap_from_name(spec.colormap);
             const bool bytes = elem_info(buffer->type).component_size == 1 && !elem_info(buffer->type).is_float;

@@ -38,6 +38,9 @@ struct OutputView {
     render::ValueRange range;                       // data range of the last update
     std::optional<HostBuffer> host;                 // plot/table data
     Dim3 grid, block;                               // the launch that produced it
+    // One element per thread of the problem (vector_add's c): the element's owner is worth showing. Not so
+    // for a histogram's bins or a reduction's total, which many threads add to.
+    bool element_per_thread = false;
     uint64_t run = 0;                               // sequence number of that run (0: nothing yet)
     std::string path;                               // "device copy (CUDA-GL interop)" / "host upload"
     std::string problem;                            // why it shows nothing, if so

@@ -1,0 +1,164 @@
+// Plots with axes and hover values (ImPlot): 1D outputs as a line with the element's owner, a histogram's
+// bins as bars without an owner, the timing history with every run; a colour bar with the data's range
+// beside every colormapped image. Hover values are checked against the kernel's real output.
+#include "ui_test_support.h"
+
+#include "core/engine/backend.h"
+
+#include <gtest/gtest.h>
+#include <imgui.h>
+
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+using namespace cp;
+using namespace cp::uitest;
+
+namespace {
+
+std::unique_ptr<ui::AppHost> start(const ui::AppOptions& o, const ui::BackendFactory& factory) {
+    auto h = ui::AppHost::create(o, factory);
+    EXPECT_TRUE(h.ok()) << h.error().full();
+    if (!h.ok()) return nullptr;
+    settle(**h);
+    return std::move(*h);
+}
+
+// Moves the mouse to a point and draws two frames (hover states settle a frame after the move).
+void hover(ui::AppHost& host, float x, float y) {
+    ImGui::GetIO().AddMousePosEvent(x, y);
+    host.frame();
+    host.frame();
+}
+
+std::string shots_dir() {
+    const char* d = std::getenv("CP_UI_TEST_SHOTS");
+    return d ? d : "";
+}
+
+}  // namespace
+
+TEST(Plots, AOneDimensionalOutputIsALineWithAxesAndItsHoveredValue) {
+    ScopedUserDir user;
+    ui::AppOptions o = headless_options("basics/vector_add.cu");
+    o.sets = {{"n", "3001"}};  // under the plot's 4096-point budget: every element is a point
+    auto host = start(o, host_kernels_factory());
+    ASSERT_TRUE(host);
+    ui::Workspace& ws = host->workspace();
+    ASSERT_TRUE(ws.latest() && ws.latest()->report.launched);
+    const ui::DrawnPlot& plot = ws.output_panel().drawn_plot();
+    ASSERT_TRUE(plot.valid);
+    EXPECT_FALSE(plot.bars);
+    EXPECT_EQ(plot.x_label, "element index");
+    EXPECT_EQ(plot.y_label, "c (float)");
+    EXPECT_EQ(plot.points, 3001u);
+
+    // The element under the mouse and its value, as the kernel wrote it, and who wrote it (block of 256).
+    hover(*host, plot.x0 + (plot.x1 - plot.x0) * 0.5f, plot.y0 + (plot.y1 - plot.y0) * 0.5f);
+    const std::string tip = ws.output_panel().drawn_plot().hover;
+    ASSERT_EQ(tip.rfind("c[", 0), 0u) << tip;
+    const size_t i = std::stoul(tip.substr(2));
+    EXPECT_NEAR(double(i), 1500, 80) << tip;
+    // c[i] = a[i] + b[i] with a in [-1, 1] and b[i] = 0.001 i: the shown value must lie in that window, and be
+    // the element the view holds (the run matched its reference, so that is what the kernel wrote).
+    EXPECT_EQ(ws.latest()->report.verified, std::optional<bool>(true));
+    const HostBuffer& c = *ws.outputs().views().at(0).host;
+    const double shown = std::stod(tip.substr(tip.find("= ") + 2));
+    EXPECT_GE(shown, 0.001 * double(i) - 1.0001) << tip;
+    EXPECT_LE(shown, 0.001 * double(i) + 1.0001) << tip;
+    EXPECT_NE(tip.find("= " + ui::format_value(ui::element_value(c, i, 0), true)), std::string::npos) << tip;
+    EXPECT_NE(tip.find("blockIdx.x " + std::to_string(i / 256) + ", threadIdx.x " + std::to_string(i % 256)),
+              std::string::npos)
+        << tip;
+    if (!shots_dir().empty())
+        if (auto s = host->screenshot()) render::write_png(shots_dir() + "/plot_vector_add.png", *s);
+}
+
+TEST(Plots, AHistogramsBinsAreBarsWithoutAnOwner) {
+    if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
+    ScopedUserDir user;
+    ui::AppOptions o = headless_options("histogram/atomic_histogram.cu");
+    o.backend = "cpu";
+    auto host = start(o, {});
+    ASSERT_TRUE(host);
+    ui::Workspace& ws = host->workspace();
+    ASSERT_TRUE(ws.latest() && ws.latest()->report.launched)
+        << (ws.latest() && ws.latest()->report.error ? ws.latest()->report.error->full() : "");
+    const ui::DrawnPlot& plot = ws.output_panel().drawn_plot();
+    ASSERT_TRUE(plot.valid);
+    EXPECT_TRUE(plot.bars);
+    EXPECT_EQ(plot.x_label, "bin (element index)");
+    EXPECT_EQ(plot.points, 256u);
+    EXPECT_FALSE(ws.outputs().views().at(0).element_per_thread) << "every block adds to every bin";
+    hover(*host, plot.x0 + (plot.x1 - plot.x0) * 0.5f, plot.y0 + (plot.y1 - plot.y0) * 0.5f);
+    const std::string tip = ws.output_panel().drawn_plot().hover;
+    ASSERT_EQ(tip.rfind("bins[", 0), 0u) << tip;
+    const size_t bin = std::stoul(tip.substr(5));
+    // The bins matched the CPU reference histogram; the tooltip shows the hovered bin's count of them.
+    EXPECT_EQ(ws.latest()->report.verified, std::optional<bool>(true));
+    const HostBuffer& bins = *ws.outputs().views().at(0).host;
+    EXPECT_NE(tip.find("= " + ui::format_value(ui::element_value(bins, bin, 0), false)), std::string::npos) << tip;
+    EXPECT_EQ(tip.find("written by"), std::string::npos) << tip;
+    if (!shots_dir().empty())
+        if (auto s = host->screenshot()) render::write_png(shots_dir() + "/plot_histogram.png", *s);
+}
+
+TEST(Plots, EveryColormappedImageHasAColourBarWithItsRange) {
+    ScopedUserDir user;
+    auto host = start(headless_options("basics/thread_ids.cu"), host_kernels_factory());
+    ASSERT_TRUE(host);
+    ui::Workspace& ws = host->workspace();
+    ASSERT_TRUE(ws.latest() && ws.latest()->report.launched);
+    const ui::DrawnImage& d = ws.output_panel().drawn_output();
+    ASSERT_TRUE(d.colour_bar) << "int ids are colormapped";
+    EXPECT_EQ(d.bar_min, 0);
+    EXPECT_EQ(d.bar_max, 333.0 * 200 - 1);  // the largest id the kernel wrote
+    // The bar is drawn right of the image: many colours in that strip.
+    auto shot = host->screenshot();
+    ASSERT_TRUE(shot.ok());
+    const Rect strip{int(d.clip_x1) + 2, int(d.clip_y0), int(d.clip_x1) + 40, int(d.clip_y1)};
+    EXPECT_GT(distinct_colors(*shot, strip), 50u);
+
+    // An RGBA photo shown in colour has none; one channel of it is colormapped and has one, for 0..255.
+    host = nullptr;
+    host = start(headless_options("image/box_blur.cu"), host_kernels_factory());
+    ASSERT_TRUE(host);
+    ui::Workspace& blur = host->workspace();
+    EXPECT_FALSE(blur.output_panel().drawn_output().colour_bar);
+    auto& view = blur.outputs().views().at(0);
+    view.state.display.channel = 1;
+    blur.outputs().refresh_display(view);
+    host->frame();
+    EXPECT_TRUE(blur.output_panel().drawn_output().colour_bar);
+    EXPECT_EQ(blur.output_panel().drawn_output().bar_min, 0);
+    EXPECT_EQ(blur.output_panel().drawn_output().bar_max, 255);
+}
+
+TEST(Plots, TheTimingHistoryShowsEveryRunAndItsLaunch) {
+    ScopedUserDir user;
+    auto host = start(headless_options("basics/thread_ids.cu"), host_kernels_factory());
+    ASSERT_TRUE(host);
+    ui::Workspace& ws = host->workspace();
+    for (uint32_t bx : {8u, 32u}) {
+        ws.inputs().choices.block = Dim3{bx, 8, 1};
+        ws.inputs().touch();
+        settle(*host);
+    }
+    ws.show_panel("Timing");
+    for (int i = 0; i < 3; ++i) host->frame();
+    ASSERT_EQ(ws.timing().samples().size(), 3u);
+    const auto* panel = ws.timing_panel();
+    ASSERT_NE(panel, nullptr);
+    EXPECT_TRUE(panel->drawn_history().valid);
+    EXPECT_EQ(panel->drawn_history().points, 3u);
+    // Hovering the right end of the plot names the last run and its launch.
+    const auto& h = panel->drawn_history();
+    hover(*host, h.x1 - 2, (h.y0 + h.y1) * 0.5f);
+    const std::string tip = panel->drawn_history().hover;
+    const ui::TimingSample& last = ws.timing().samples().back();
+    EXPECT_EQ(tip.rfind("run #" + std::to_string(last.run), 0), 0u) << tip;
+    EXPECT_NE(tip.find("block 32x8x1"), std::string::npos) << tip;
+    if (!shots_dir().empty())
+        if (auto s = host->screenshot()) render::write_png(shots_dir() + "/timing.png", *s);
+}
