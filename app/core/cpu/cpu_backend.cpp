@@ -60,7 +60,6 @@ public:
         : options_(options), compiler_(std::move(compiler)), shim_(std::move(shim)), cache_dir_(std::move(cache)),
           pool_(options.workers > 0 ? options.workers : int(std::max(1u, std::thread::hardware_concurrency()))) {}
 
-    BackendKind kind() const override { return BackendKind::Cpu; }
     InfoResult info() override;
     CompileResult compile(const CompileRequest& request) override;
     AllocateResult allocate(const AllocateRequest& request) override;
@@ -94,7 +93,9 @@ private:
 InfoResult CpuBackend::info() {
     InfoResult r;
     DeviceInfo& d = r.device;
-    d.backend = BackendKind::Cpu;
+    d.backend = "cpu";
+    d.caps.launches = true;
+    d.caps.default_repeats = 3;  // emulated launches are slow: fewer timed repeats by default
     d.name = "CPU emulation (" + std::to_string(pool_.size()) + " threads, " + cpu_model_name() + ")";
     d.arch = "host";
     d.sm_count = pool_.size();
