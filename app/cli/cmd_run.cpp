@@ -52,7 +52,8 @@ void print_report(const RunReport& r, const DeviceInfo& device) {
                   << " threads, " << (threads + device.warp_size - 1) / device.warp_size << " warps per block; "
                   << grid.count() << " blocks)\n";
     }
-    if (r.failed_stage == RunStage::None || r.failed_stage > RunStage::Compile) {
+    // Only when it compiled: a launch the device refuses is refused before compiling, and "0.0 ms" would say otherwise.
+    if (r.compiled && (r.failed_stage == RunStage::None || r.failed_stage > RunStage::Compile)) {
         std::cout << "  compile:  " << std::fixed << std::setprecision(1) << r.compile_ms << " ms"
                   << (r.cache_hit ? " (cached)" : "");
         if (r.usage.registers >= 0) std::cout << ", " << r.usage.registers << " registers";
