@@ -56,7 +56,8 @@ TEST(CliMessages, BlockBeyondADimensionsLimitIsRefusedBeforeCompilingAndAlone) {
     EXPECT_EQ(r.exit_code, 1) << r.both();
     EXPECT_NE(r.err.find("launch refused: block 1x1x65 is 65 threads in z; this device allows at most 64 in z. "
                          "Try 256x1x1 and grid 4x1x1."),
-              std::string::npos) << r.err;
+              std::string::npos)
+        << r.err;
     EXPECT_EQ(r.both().find("does not compile"), std::string::npos) << r.both();  // never compiled
     EXPECT_EQ(r.both().find("compile:"), std::string::npos) << r.both();
     EXPECT_EQ(r.both().find("warning"), std::string::npos) << r.both();
@@ -78,7 +79,8 @@ TEST(CliMessages, JsonToAFolderSaysItIsAFolderBeforeTheRun) {
     EXPECT_EQ(r.out.find("time:"), std::string::npos) << r.out;  // nothing ran
     // A missing folder on the way is created, as --out-dir's is.
     const auto nested = dir.path() / "new" / "deeper" / "result.json";
-    r = cli({"run", "basics/vector_add", "--backend", "cpu", "--set", "n=999", "--repeat", "1", "--json", nested.string()});
+    r = cli(
+        {"run", "basics/vector_add", "--backend", "cpu", "--set", "n=999", "--repeat", "1", "--json", nested.string()});
     ASSERT_EQ(r.exit_code, 0) << r.both();
     const auto j = nlohmann::json::parse(cp::test::read_file(nested));
     EXPECT_TRUE(j["error"].is_null()) << j.dump();
@@ -90,16 +92,18 @@ TEST(CliMessages, OutputPathsThatCannotBeWrittenAreFoundBeforeTheRun) {
     const auto file = dir.write("a_file", "x");
     auto r = cli({"run", "basics/vector_add", "--backend", "cpu", "--out-dir", (file / "views").string()});
     EXPECT_EQ(r.exit_code, 1) << r.both();
-    EXPECT_NE(r.err.find("`--out-dir " + (file / "views").string() + "`: `" + file.string() +
-                         "` is a file, not a folder"),
-              std::string::npos) << r.err;
+    EXPECT_NE(
+        r.err.find("`--out-dir " + (file / "views").string() + "`: `" + file.string() + "` is a file, not a folder"),
+        std::string::npos)
+        << r.err;
     EXPECT_EQ(r.out.find("time:"), std::string::npos) << r.out;  // found before the run
     r = cli({"run", "basics/vector_add", "--backend", "cpu", "--out-dir", file.string()});
     EXPECT_NE(r.err.find("`" + file.string() + "` is a file, not a folder"), std::string::npos) << r.err;
     EXPECT_EQ(r.out.find("time:"), std::string::npos) << r.out;
     r = cli({"run", "basics/vector_add", "--backend", "cpu", "--json", (file / "r.json").string()});
     EXPECT_NE(r.err.find("is a file, not a folder, so `" + (file / "r.json").string() + "` cannot be created"),
-              std::string::npos) << r.err;
+              std::string::npos)
+        << r.err;
     EXPECT_EQ(r.out.find("time:"), std::string::npos) << r.out;
 }
 
@@ -120,8 +124,9 @@ TEST(CliMessages, WarmupZeroMeansNoWarmUpLaunch) {
 TEST(CliMessages, TextThatIsNotUtf8StillMakesJson) {
     TempDir dir;
     std::string source = replaced(kBrokenSource, "title: Broken", "title: Caf\xe9 na\xefve");
-    source = replaced(source, "this does not compile;",
-                      "int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) a[i] = 0; if (i == 0) printf(\"\\xe9\\n\");");
+    source = replaced(
+        source, "this does not compile;",
+        "int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) a[i] = 0; if (i == 0) printf(\"\\xe9\\n\");");
     std::filesystem::create_directories(dir.path() / "lib" / "x");
     const auto file = dir.write("lib/x/latin1.cu", source);
     auto r = cli({"run", file.string(), "--backend", "cpu", "--repeat", "1", "--json", "-"});
@@ -153,7 +158,8 @@ TEST(CliMessages, EveryExitStatusIsDocumented) {
     auto run = cli({"run", "--help"});
     for (const std::string& text : {readme, top.out, run.out}) {
         for (const char* status : {"0 success", "1 a ", "2 ", "3 an internal error"})
-            EXPECT_NE(text.find(status), std::string::npos) << "`" << status << "` missing from:\n" << text.substr(0, 4000);
+            EXPECT_NE(text.find(status), std::string::npos) << "`" << status << "` missing from:\n"
+                                                            << text.substr(0, 4000);
     }
     for (const char* command : {"list", "info", "compile"})
         EXPECT_NE(cli({command, "--help"}).out.find("3 an internal error"), std::string::npos) << command;
