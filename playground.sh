@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# playground.sh demo|test|fuzz [args] — install what is missing (Debian/Ubuntu), build, then open the app on its
-# default demo, run the whole test suite, or run the fuzzers. The README's Quick start and .ci/run use exactly this.
+# playground.sh demo|test|fuzz|screenshots [args] — install what is missing (Debian/Ubuntu), build, then open the
+# app on its default demo, run the whole test suite, run the fuzzers, or remake the README's pictures. The README's Quick start and .ci/run use exactly this.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -76,6 +76,26 @@ fuzz() {
     fi
 }
 
+# screenshots: the README's pictures (docs/images/*.png), rendered headless at 1920x1080 with text size 1.75, in a
+# fresh user folder (the default layout, nothing remembered), on the CPU backend so they look alike everywhere.
+screenshots() {
+    local out=docs/images app=./build/cuda-playground
+    mkdir -p "$out"
+    shot() {  # shot NAME ARGS...: one picture, from a fresh user folder of its own
+        local name=$1 user
+        shift
+        say "docs/images/$name.png"
+        user=$(mktemp -d)
+        CUDA_PLAYGROUND_USER_DIR="$user" "$app" --headless --size 1920x1080 --text-size 1.75 --backend cpu \
+            --frames 8 --screenshot "$out/$name.png" "$@"
+        rm -rf "$user"
+    }
+    shot window --open image/box_blur
+    shot presentation --open image/box_blur --present
+    shot plot --open histogram/atomic_histogram
+    shot error_marker --open tests/data/planted_oob.cu
+}
+
 cmd=${1:-}
 [ $# -gt 0 ] && shift
 case "$cmd" in
@@ -94,8 +114,12 @@ case "$cmd" in
         PACKAGES=("${FUZZ_PACKAGES[@]}" cmake ninja-build libstb-dev)
         install_missing; fuzz "$@"
         ;;
+    screenshots)
+        install_missing; find_cuda; build
+        screenshots
+        ;;
     *)
-        echo "usage: $0 demo [app options] | test [ctest options] | fuzz [SECONDS] [TARGET...]" >&2
+        echo "usage: $0 demo [app options] | test [ctest options] | fuzz [SECONDS] [TARGET...] | screenshots" >&2
         exit 2
         ;;
 esac

@@ -2,6 +2,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "core/engine/launch_validation.h"
+#include "core/kernel_file/kernel_file.h"
 #include "core/text_util.h"
 
 #ifdef CP_HAVE_GUI
@@ -66,7 +67,12 @@ int run_window(const std::vector<std::string>& argv) {
     if (!args->positional.empty()) return user_error("unexpected argument `" + args->positional[0] + "`", "see --help");
     cp::ui::AppOptions options;
     options.headless = args->has("--headless");
-    if (args->has("--open")) options.open_file = find_kernel_path(args->get("--open")).string();
+    if (args->has("--open")) {
+        options.open_file = find_kernel_path(args->get("--open")).string();
+        // A file that cannot be opened (missing, a folder, not text) ends here with the reason and exit 1, not
+        // in an empty window; a file with mistakes in it opens, with its errors marked in the editor.
+        if (auto file = cp::load_kernel_file(*options.open_file); !file) return user_error(file.error().message, file.error().hint);
+    }
     auto launch = cp::cli::parse_launch_options(*args);
     if (!launch) return user_error(launch.error().message, launch.error().hint);
     options.sets = launch->sets;

@@ -7,6 +7,7 @@
 #include "core/session/report_json.h"
 #include "core/session/session.h"
 #include "core/data/view_export.h"
+#include "core/text_util.h"
 
 #include <fstream>
 #include <iomanip>
@@ -48,9 +49,9 @@ void print_report(const RunReport& r, const DeviceInfo& device) {
         const Dim3& grid = r.resolved->grid;
         const Dim3& block = r.resolved->block;
         const uint64_t threads = block.count();
-        std::cout << "  launch:   grid " << grid.str() << ", block " << block.str() << " (" << threads
-                  << " threads, " << (threads + device.warp_size - 1) / device.warp_size << " warps per block; "
-                  << grid.count() << " blocks)\n";
+        const uint64_t warps = (threads + device.warp_size - 1) / device.warp_size;
+        std::cout << "  launch:   grid " << grid.str() << ", block " << block.str() << " (" << count_text(threads, "thread")
+                  << ", " << count_text(warps, "warp") << " per block; " << count_text(grid.count(), "block") << ")\n";
     }
     // Only when it compiled: a launch the device refuses is refused before compiling, and "0.0 ms" would say otherwise.
     if (r.compiled && (r.failed_stage == RunStage::None || r.failed_stage > RunStage::Compile)) {

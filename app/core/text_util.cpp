@@ -77,6 +77,10 @@ std::string closest_name(const std::string& word, const std::vector<std::string>
     return best;
 }
 
+std::string count_text(uint64_t n, const std::string& singular, const std::string& plural) {
+    return std::to_string(n) + " " + (n == 1 ? singular : plural.empty() ? singular + "s" : plural);
+}
+
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
     const std::string best = closest_name(word, candidates);
     return best.empty() ? std::string() : " Did you mean `" + best + "`?";

@@ -19,6 +19,9 @@ size_t edit_distance(std::string_view a, std::string_view b);
 // The candidate closest to `word` when it is close enough to be a likely typo; empty otherwise.
 std::string closest_name(const std::string& word, const std::vector<std::string>& candidates);
 
+// "1 thread", "2 threads", "0 errors": a count with its noun, plural unless it is one ("es" plurals: give it).
+std::string count_text(uint64_t n, const std::string& singular, const std::string& plural = "");
+
 // " Did you mean `x`?" or "" (leading space included, for appending to a message).
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
 

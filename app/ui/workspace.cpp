@@ -246,6 +246,10 @@ void Workspace::apply_outcome(RunOutcome outcome) {
 
     // Compile status for the editor.
     compile_status_.diagnostics = r.diagnostics;
+    // A runtime error with a line (a fault, an out-of-bounds access on the CPU backend) is marked there too.
+    if (r.error && r.error_line > 0 && doc_)
+        compile_status_.diagnostics.push_back(
+            Diagnostic{doc_->shown_path().string(), r.error_line, 0, Severity::Error, "at run time: " + r.error->message});
     size_t errors = 0, warnings = 0;
     for (const Diagnostic& d : r.diagnostics) (d.severity == Severity::Error ? errors : warnings) += d.severity != Severity::Note;
     char summary[160];
@@ -276,6 +280,9 @@ void Workspace::apply_outcome(RunOutcome outcome) {
 
     // Something to look at even when nothing ran: the input image the run resolved.
     if (!r.launched && r.resolved && outputs_->views().empty()) outputs_->show_input_image(inflight_file_, *r.resolved);
+    if (!r.launched && !r.error)  // a compile-only backend: compiling was all it could do
+        output_status_.failure = "Compiled, not run: " + (r.backend.empty() ? std::string("this backend") : "the " + r.backend + " backend") +
+                                 " cannot launch kernels (see the Device panel)";
     if (r.launched && r.resolved) {
         outputs_->update(inflight_file_, r, runs_applied_, console_);
         TimingSample sample;
@@ -291,7 +298,7 @@ void Workspace::apply_outcome(RunOutcome outcome) {
         sample.backend = r.backend;
         timing_.add(std::move(sample));
         output_status_.run = runs_applied_;
-        output_status_.stale.clear();
+        output_status_.failure.clear();
         output_status_.verified = r.verified;
         char text[256];
         if (r.verified == true)
@@ -305,10 +312,9 @@ void Workspace::apply_outcome(RunOutcome outcome) {
         if (r.verified == false) console_.add(LogKind::Warning, text);
     }
     if (r.error) {
-        std::string what = std::string(run_stage_name(r.failed_stage)) + " failed: " + r.error->message;
-        what[0] = char(std::toupper(static_cast<unsigned char>(what[0])));
+        const std::string what = run_failure_text(r);
         console_.add(LogKind::Error, r.error->hint.empty() ? what : what + "\n  hint: " + r.error->hint);
-        output_status_.stale = output_status_.run ? what : std::string();
+        output_status_.failure = what;
         if (live_.every_frame) {
             live_.every_frame = false;
             console_.add(LogKind::Info, "Stopped re-running every frame after the failure.");

@@ -83,6 +83,7 @@ public:
     ConsoleLog& console() { return console_; }
     const TimingHistory& timing() const { return timing_; }
     const CompileStatus& compile_status() const { return compile_status_; }
+    const OutputStatus& output_status() const { return output_status_; }
     const DeviceStatus& device_status() const { return device_status_; }
     Settings& settings() { return settings_; }
     // Whether kernels can run here (false: only compiling works, and the banner says why).

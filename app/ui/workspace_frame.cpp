@@ -120,11 +120,6 @@ namespace {
 constexpr ImGuiWindowFlags kStrip = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
                                     ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoBringToFrontOnFocus |
                                     ImGuiWindowFlags_NoDocking;
-std::string stage_title(RunStage s) {
-    std::string name = run_stage_name(s);
-    if (!name.empty()) name[0] = char(std::toupper(static_cast<unsigned char>(name[0])));
-    return name;
-}
 }  // namespace
 
 // The status bar and the banner are side bars of the main viewport: the dockspace gets what they leave.
@@ -135,8 +130,7 @@ void Workspace::draw_status_bar() {
     if (ImGui::BeginViewportSideBar("##status", vp, ImGuiDir_Down, ImGui::GetFrameHeight(), kStrip)) {
         if (run_in_flight()) ImGui::TextUnformatted("running...");
         else if (latest_ && latest_->report.error)
-            ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s failed: %s", stage_title(latest_->report.failed_stage).c_str(),
-                               latest_->report.error->message.c_str());
+            ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s", run_failure_text(latest_->report).c_str());
         else if (latest_ && latest_->report.launched && latest_->report.resolved)
             ImGui::Text("ran %s %s x %s in %.3f ms (median)", latest_->report.kernel.c_str(),
                         latest_->report.resolved->grid.str().c_str(), latest_->report.resolved->block.str().c_str(),

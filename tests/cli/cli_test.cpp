@@ -105,6 +105,37 @@ TEST(Cli, UnknownCommandAndOptionSuggestTheClosest) {
     EXPECT_NE(r.err.find("did you mean `--block`"), std::string::npos) << r.err;
 }
 
+TEST(Cli, AMistypedKernelNameSuggestsTheLibraryKernelEverywhere) {
+    for (const std::vector<std::string>& args : {std::vector<std::string>{"run", "image/boxblur"},
+                                                  std::vector<std::string>{"compile", "image/boxblur"},
+                                                  std::vector<std::string>{"run", "boxblur"}}) {
+        auto r = cli(args);
+        EXPECT_EQ(r.exit_code, 1) << args[0];
+        EXPECT_NE(r.err.find("Did you mean `image/box_blur`?"), std::string::npos) << r.err;
+    }
+    // The window's --open stops before opening a window: exit 1 with the same message.
+    auto r = cli({"--headless", "--open", "image/boxblur", "--frames", "1"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("does not exist"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("Did you mean `image/box_blur`?"), std::string::npos) << r.err;
+    // Nothing close: no guess.
+    r = cli({"run", "no_such_kernel_anywhere"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.err.find("Did you mean"), std::string::npos) << r.err;
+}
+
+TEST(Cli, HelpListsTheWindowOptions) {
+    auto r = cli({"--help"});
+    for (const char* option : {"--size", "--text-size", "--present", "--open", "--headless"})
+        EXPECT_NE(r.out.find(option), std::string::npos) << option;
+}
+
+TEST(Cli, ABlockWithAStarIsRefusedWithTheReason) {
+    auto r = cli({"run", kernel("basics/thread_ids"), "--block", "16*16", "--backend", "cpu"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("could mean a product"), std::string::npos) << r.err;
+}
+
 // ---- compile ------------------------------------------------------------------------------------------------
 
 TEST(Cli, CompileReportsResourceUsage) {

@@ -193,9 +193,16 @@ TEST(ParseDim3, AcceptsCommonForms) {
     EXPECT_EQ(parse_dim3("256"), (Dim3{256, 1, 1}));
     EXPECT_EQ(parse_dim3("16x16"), (Dim3{16, 16, 1}));
     EXPECT_EQ(parse_dim3("8x8x4"), (Dim3{8, 8, 4}));
-    EXPECT_EQ(parse_dim3(" 32 * 4 "), (Dim3{32, 4, 1}));
+    EXPECT_EQ(parse_dim3(" 32 x 4 "), (Dim3{32, 4, 1}));
     EXPECT_EQ(parse_dim3("2,3,4"), (Dim3{2, 3, 4}));
     EXPECT_EQ(parse_dim3("16X2"), (Dim3{16, 2, 1}));
+}
+
+TEST(ParseDim3, AStarIsRefusedNotReadAsAShape) {
+    std::string error;
+    EXPECT_FALSE(parse_dim3("16*16", &error));
+    EXPECT_NE(error.find("16x16"), std::string::npos) << error;
+    EXPECT_NE(error.find("256"), std::string::npos) << error;
 }
 
 TEST(ParseDim3, RejectsWithAnExample) {

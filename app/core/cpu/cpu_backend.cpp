@@ -1,10 +1,12 @@
 // The CPU backend's requests: device info, compile (host compiler + cache), buffers with guard pages,
 // launches on the worker pool (timed on the CPU clock), read-back and release.
 #include "core/cpu/cpu_backend.h"
+#include "core/text_util.h"
 
 #include "core/cpu/fault_report.h"
 #include "core/cpu/guarded_memory.h"
 #include "core/cpu/host_compiler.h"
+#include "core/cuda/nvrtc_compiler.h"
 #include "core/cpu/kernel_module.h"
 #include "core/cpu/worker_pool.h"
 #include "core/engine/occupancy.h"
@@ -96,7 +98,7 @@ InfoResult CpuBackend::info() {
     d.backend = "cpu";
     d.caps.launches = true;
     d.caps.default_repeats = 3;  // emulated launches are slow: fewer timed repeats by default
-    d.name = "CPU emulation (" + std::to_string(pool_.size()) + " threads, " + cpu_model_name() + ")";
+    d.name = "CPU emulation (" + count_text(pool_.size(), "thread") + ", " + cpu_model_name() + ")";
     d.arch = "host";
     d.sm_count = pool_.size();
     d.total_memory = uint64_t(::sysconf(_SC_PHYS_PAGES)) * uint64_t(::sysconf(_SC_PAGESIZE));
@@ -116,6 +118,15 @@ CompileResult CpuBackend::compile(const CompileRequest& request) {
     out.options = std::move(built.options);
     out.cache_hit = built.cache_hit;
     out.ok = built.ok && !has_errors(out.diagnostics);
+    if (!out.ok && !built.ok) {
+        // A source error: NVRTC's words (what `compile` and the CUDA backend show: `expected a ";"`) come
+        // first; the host compiler's, about the translated source ("'p' was not declared"), only when NVRTC
+        // finds nothing wrong, i.e. the CPU emulation itself cannot build valid CUDA.
+        CompileRequest check = request;
+        check.load = false;
+        CompileResult nvrtc = compile_with_nvrtc(check, kArchWithoutDevice, nullptr);
+        if (has_errors(nvrtc.diagnostics)) out.diagnostics = std::move(nvrtc.diagnostics);
+    }
     if (out.ok) {
         auto loaded = KernelModule::load(built.library, built.temporary_dir);
         if (!loaded) {

@@ -113,7 +113,20 @@ std::optional<SourceLine> source_line_of(const KernelModule& module, uintptr_t i
     return first;
 }
 
+namespace {
+EngineError describe_fault(const GridFailure& failure, const FaultReportContext& context, std::optional<SourceLine>& where);
+}  // namespace
+
 EngineError describe_crash(const GridFailure& failure, const FaultReportContext& context) {
+    std::optional<SourceLine> where;
+    EngineError e = describe_fault(failure, context, where);
+    // The line in the user's file, for the editor's marker (the message says it in words too).
+    if (where && same_file(where->file, context.source_path)) e.line = where->line;
+    return e;
+}
+
+namespace {
+EngineError describe_fault(const GridFailure& failure, const FaultReportContext& context, std::optional<SourceLine>& where) {
     if (failure.block_failure) {
         const BlockFailure& b = *failure.block_failure;
         return EngineError{b.name, b.message, b.hint, false};
@@ -122,7 +135,6 @@ EngineError describe_crash(const GridFailure& failure, const FaultReportContext&
     const FaultRecord& r = *failure.fault;
     const std::string who = "thread " + uint3_text(r.thread) + " of block " + uint3_text(r.block);
 
-    std::optional<SourceLine> where;
     std::string in_function;
     if (context.module) {
         where = source_line_of(*context.module, r.instruction, context.source_path);
@@ -179,5 +191,7 @@ EngineError describe_crash(const GridFailure& failure, const FaultReportContext&
                        who + " " + verb + " address " + hex(r.address) + ", which is not inside any buffer" + at,
                        "an index far outside a buffer, or a pointer that was never set, gives such addresses", false};
 }
+
+}  // namespace
 
 }  // namespace cp

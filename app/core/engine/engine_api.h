@@ -23,6 +23,7 @@ struct EngineError {
     std::string message;
     std::string hint;
     bool context_was_reset = false;  // a sticky error was recovered from; all buffers/modules are gone
+    int line = 0;                    // the kernel source's line it happened on (1-based); 0 when unknown
 };
 
 struct InfoRequest {};

@@ -98,13 +98,14 @@ void from_json(const json& j, DeviceInfo& d) {
 }
 
 void to_json(json& j, const EngineError& e) {
-    j = {{"name", e.name}, {"message", e.message}, {"hint", e.hint}, {"context_was_reset", e.context_was_reset}};
+    j = {{"name", e.name}, {"message", e.message}, {"hint", e.hint}, {"context_was_reset", e.context_was_reset}, {"line", e.line}};
 }
 void from_json(const json& j, EngineError& e) {
     e.name = j.at("name").get<std::string>();
     e.message = j.at("message").get<std::string>();
     e.hint = j.at("hint").get<std::string>();
     e.context_was_reset = j.at("context_was_reset").get<bool>();
+    e.line = j.value("line", 0);
 }
 
 namespace {

@@ -75,7 +75,7 @@ void check_block(const DeviceInfo& device, const LaunchCheck& c, std::vector<Lau
     if (threads > limit) {
         const std::string who = kernel_limited ? "this kernel allows" : device_word(device) + " allows";
         issues.push_back(refuse(kernel_limited ? "max threads per block of this kernel" : "max threads per block",
-                                "block " + c.block.str() + " has " + std::to_string(threads) + " threads; " + who +
+                                "block " + c.block.str() + " has " + count_text(threads, "thread") + "; " + who +
                                     " at most " + std::to_string(limit) + " per block" +
                                     (kernel_limited ? " (set by its __launch_bounds__ or register use)" : "") + ". " +
                                     try_text(c, suggest_block(c, device, limit))));
@@ -90,7 +90,7 @@ void check_block(const DeviceInfo& device, const LaunchCheck& c, std::vector<Lau
         dim(fixed, i) = max;
         if (coverage(c, i) <= 1) fixed = suggest_block(c, device, device.max_threads_per_block);
         issues.push_back(refuse(std::string("max block size in ") + axis_name(i),
-                                "block " + c.block.str() + " is " + std::to_string(dim(c.block, i)) + " threads in " +
+                                "block " + c.block.str() + " is " + count_text(dim(c.block, i), "thread") + " in " +
                                     axis_name(i) + "; " + device_word(device) + " allows at most " + std::to_string(max) +
                                     " in " + axis_name(i) + ". " + try_text(c, fixed)));
     }
@@ -139,7 +139,7 @@ void check_registers(const DeviceInfo& device, const LaunchCheck& c, std::vector
     const uint64_t max_threads = std::max<uint64_t>(warp, device.regs_per_block / c.usage.registers / warp * warp);
     issues.push_back(refuse("registers per block",
                             "the kernel uses " + std::to_string(c.usage.registers) + " registers per thread, so a block of " +
-                                std::to_string(c.block.count()) + " threads needs " + std::to_string(needed) +
+                                count_text(c.block.count(), "thread") + " needs " + std::to_string(needed) +
                                 " registers; " + device_word(device) + " has " + std::to_string(device.regs_per_block) +
                                 " per block. Use at most " + std::to_string(max_threads) + " threads per block (" +
                                 try_text(c, suggest_block(c, device, max_threads)) +
@@ -175,8 +175,8 @@ void warn_warp_multiple(const DeviceInfo& device, const LaunchCheck& c, std::vec
     else better = suggest_block(c, device, device.max_threads_per_block);
     if (better.count() > static_cast<uint64_t>(device.max_threads_per_block)) better = suggest_block(c, device, device.max_threads_per_block);
     issues.push_back(LaunchIssue{Severity::Warning, "warp size",
-                                 "block " + c.block.str() + " has " + std::to_string(threads) +
-                                     " threads, not a multiple of the warp size (" + std::to_string(warp) +
+                                 "block " + c.block.str() + " has " + count_text(threads, "thread") +
+                                     ", not a multiple of the warp size (" + std::to_string(warp) +
                                      "): the last warp of every block runs with " + std::to_string(idle) + " of " +
                                      std::to_string(warp) + " lanes idle. " + try_text(c, better)});
 }
@@ -231,9 +231,14 @@ std::optional<Dim3> parse_dim3(const std::string& text, std::string* error) {
                      "16x16 or 8x8x4.";
         return std::nullopt;
     };
+    // `16*16` reads as a product (256 threads in one dimension) as much as a shape (16x16): say so rather than
+    // guess.
+    if (text.find('*') != std::string::npos)
+        return fail("`*` could mean a product (16*16: 256 threads along x) or a shape (a 16x16 block); write the "
+                    "shape with x or the product as one number");
     std::vector<std::string> parts(1);
     for (char ch : text) {
-        if (ch == 'x' || ch == 'X' || ch == '*' || ch == ',') parts.emplace_back();
+        if (ch == 'x' || ch == 'X' || ch == ',') parts.emplace_back();
         else if (!std::isspace(static_cast<unsigned char>(ch))) parts.back() += ch;
     }
     if (parts.size() > 3) return fail("it has more than 3 dimensions");

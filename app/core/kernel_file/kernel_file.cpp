@@ -3,6 +3,7 @@
 #include "core/kernel_file/kernel_file.h"
 
 #include "core/kernel_file/kernel_file_parts.h"
+#include "core/text_util.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -32,12 +33,41 @@ KernelFile parse_kernel_source(std::string source, fs::path path) {
     return f;
 }
 
+std::string closest_library_kernel(const std::string& given) {
+    // Compare like with like: "image/boxblur" with "image/box_blur", "boxblur" with "box_blur"; a path
+    // into the library (kernels/image/boxblur.cu) by its part after the library folder.
+    std::string word = given;
+    const std::string lib = kernels_dir().string() + "/";
+    if (word.rfind(lib, 0) == 0) word = word.substr(lib.size());
+    if (word.size() > 3 && word.compare(word.size() - 3, 3, ".cu") == 0) word.resize(word.size() - 3);
+    const bool with_folder = word.find('/') != std::string::npos;
+    std::vector<std::string> names, full;
+    std::error_code ec;
+    const fs::path dir = kernels_dir();
+    for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        if (it->path().extension() != ".cu") continue;
+        fs::path rel = it->path().lexically_relative(dir);
+        rel.replace_extension();
+        full.push_back(rel.generic_string());
+        names.push_back(with_folder ? rel.generic_string() : rel.filename().string());
+    }
+    const std::string best = closest_name(word, names);
+    if (best.empty() || best == word) return "";
+    for (size_t i = 0; i < names.size(); ++i)
+        if (names[i] == best) return full[i];
+    return "";
+}
+
 Result<KernelFile> load_kernel_file(const fs::path& path) {
     std::error_code ec;
     const auto status = fs::status(path, ec);
     if (ec || !fs::exists(status)) {
+        if (const std::string guess = closest_library_kernel(path.string()); !guess.empty())
+            return make_error("kernel file `" + path.string() + "` does not exist",
+                              "Did you mean `" + guess + "`? (`cuda-playground list` shows the library)");
         return make_error("kernel file `" + path.string() + "` does not exist",
-                          "Check the path; library kernels are under " + kernels_dir().string() + ".");
+                          "Check the path; library kernels are under " + kernels_dir().string() +
+                              " (`cuda-playground list` shows them).");
     }
     if (fs::is_directory(status)) {
         return make_error("`" + path.string() + "` is a folder, not a kernel file",

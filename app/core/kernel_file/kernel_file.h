@@ -30,6 +30,10 @@ std::filesystem::path assets_dir();
 // The views a file shows: its `view` lines, or every out/inout buffer as a plot when it has none.
 std::vector<ViewSpec> shown_views(const KernelSpec& spec);
 
+// The library kernel whose name ("image/box_blur", or "box_blur") is closest to a mistyped one, as
+// "image/box_blur"; "" when none is close. Every "file not found" names it ("did you mean ...").
+std::string closest_library_kernel(const std::string& given);
+
 // Every kernels/**/*.cu, parsed, sorted by category then title.
 std::vector<KernelFile> scan_library(const std::filesystem::path& dir);
 

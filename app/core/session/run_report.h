@@ -43,7 +43,7 @@ struct ResolvedRun {
 };
 
 enum class RunStage { None, Metadata, Resolve, Compile, Validate, Prepare, Launch, Verify };
-const char* run_stage_name(RunStage s);
+const char* run_stage_name(RunStage s);  // "compile", "validate": the JSON's names for the stages
 
 struct RunReport {
     std::string kernel;   // kernel function name
@@ -81,8 +81,13 @@ struct RunReport {
 
     RunStage failed_stage = RunStage::None;
     std::optional<Error> error;  // the user-level failure: what went wrong + how to fix it
+    int error_line = 0;          // the kernel file's line a runtime error happened on (a fault); 0 when unknown
     bool ok() const { return !error.has_value(); }
 };
+
+// A failed run in words for people, without the internal stage names: "Compile error: kernel.cu:12:5:
+// error: expected a \";\"", "Launch refused: a block of 2048 threads...", "The kernel failed: thread...".
+std::string run_failure_text(const RunReport& r);
 
 struct RunOptions {
     TimingOptions timing;

@@ -1,6 +1,8 @@
 // KernelSession: the kernel and the user's choices, the images they name, compiling, the occupancy question.
 #include "core/session/session.h"
 
+#include <cctype>
+
 namespace cp {
 
 const char* run_stage_name(RunStage s) {
@@ -15,6 +17,30 @@ const char* run_stage_name(RunStage s) {
         case RunStage::Verify: return "verify";
     }
     return "?";
+}
+
+std::string run_failure_text(const RunReport& r) {
+    if (!r.error) return "";
+    std::string headline;
+    switch (r.failed_stage) {
+        case RunStage::Metadata: headline = "Error in the kernel file"; break;
+        case RunStage::Resolve: headline = "Not run"; break;
+        case RunStage::Compile: headline = "Compile error"; break;
+        case RunStage::Validate: headline = "Launch refused"; break;
+        case RunStage::Prepare: headline = "Could not set up the buffers"; break;
+        case RunStage::Launch: headline = "The kernel failed"; break;
+        case RunStage::Verify: headline = "Could not check the output"; break;
+        case RunStage::None: headline = "Failed"; break;
+    }
+    std::string message = r.error->message;
+    // Messages that already start with the headline's words ("launch refused: ...", "the kernel file has an
+    // error: ...") are not repeated after it.
+    std::string lower = headline;
+    for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (message.rfind(lower + ": ", 0) == 0) message = message.substr(lower.size() + 2);
+    if (r.failed_stage == RunStage::Metadata && message.rfind("the kernel file has an error: ", 0) == 0)
+        message = message.substr(30);
+    return headline + ": " + message;
 }
 
 KernelSession::KernelSession(Engine& engine) : engine_(engine) {}

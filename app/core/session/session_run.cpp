@@ -2,6 +2,7 @@
 // stage that fails ends the run with a report saying where and why; nothing throws.
 #include "core/session/references.h"
 #include "core/session/session.h"
+#include "core/text_util.h"
 
 #include <algorithm>
 #include <cmath>
@@ -87,7 +88,7 @@ RunReport KernelSession::run(const RunOptions& options) {
             if (errors++ == 0) first = d.str();
         }
         return fail(RunStage::Compile,
-                    make_error(errors > 1 ? first + " (and " + std::to_string(errors - 1) + " more errors)" : first,
+                    make_error(errors > 1 ? first + " (and " + count_text(errors - 1, "more error", "more errors") + ")" : first,
                                "fix the source at the line shown; nothing was launched"));
     }
 
@@ -131,6 +132,7 @@ RunReport KernelSession::run(const RunOptions& options) {
         if (err.context_was_reset) forget_device_state();  // the backend dropped every buffer and module
         std::string message = err.message;
         if (!err.name.empty() && message.find(err.name) == std::string::npos) message += " (" + err.name + ")";
+        report.error_line = err.line;
         return fail(RunStage::Launch, make_error(message, err.hint));
     }
     report.launched = true;

@@ -1,14 +1,15 @@
-// Editor panel drawing. A code editor widget replaces this later: this is InputTextMultiline with a
-// gutter drawn beside it, kept in step with the text's scroll by looking up the widget's child window
-// (the one place that needs imgui_internal.h).
+// Editor panel drawing: the toolbar, the code editor widget (ImGuiColorTextEdit) kept in step with the
+// KernelDocument, markers on the lines with errors, and the list of messages.
 #include "ui/panels/editor_panel.h"
 
 #include "ui/theme.h"
 #include "ui/widgets.h"
 
+#include <TextEditor.h>
 #include <imgui.h>
-#include <imgui_internal.h>
-#include <imgui_stdlib.h>
+#include <imgui_internal.h>  // the focused window: the widget's child has the keyboard
+
+#include <cstring>
 
 #include <algorithm>
 #include <cstdio>
@@ -24,39 +25,51 @@ ImVec4 severity_color(Severity s) {
     return s == Severity::Error ? kErrorColor : s == Severity::Warning ? kWarningColor : ImVec4(0.6f, 0.8f, 1.0f, 1.0f);
 }
 
-// InputTextMultiline draws into a child window named "<parent>/<label>_<id>" (BeginChildEx in 1.86).
-ImGuiWindow* text_child_window(const char* label, ImGuiID id) {
-    ImGuiWindow* parent = ImGui::GetCurrentWindow();
-    char name[512];
-    std::snprintf(name, sizeof name, "%s/%s_%08X", parent->Name, label, id);
-    return ImGui::FindWindowByName(name);
+// C++ highlighting plus CUDA's qualifiers, built-in variables, vector types and common intrinsics.
+const TextEditor::Language* cuda_language() {
+    static const TextEditor::Language language = [] {
+        TextEditor::Language l = *TextEditor::Language::Cpp();
+        l.name = "CUDA";
+        for (const char* d : {"__global__", "__device__", "__host__", "__shared__", "__constant__", "__restrict__",
+                              "__managed__", "__forceinline__", "__noinline__", "__launch_bounds__", "uchar", "uchar4",
+                              "uchar3", "uchar2", "char4", "int2", "int3", "int4", "uint", "uint2", "uint3", "uint4",
+                              "float2", "float3", "float4", "double2", "half", "dim3", "size_t", "int64_t", "uint64_t",
+                              "int32_t", "uint32_t", "uint8_t"})
+            l.declarations.insert(d);
+        for (const char* i : {"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "__syncthreads",
+                              "__syncwarp", "__shfl_down_sync", "__shfl_up_sync", "__shfl_xor_sync", "__shfl_sync",
+                              "atomicAdd", "atomicSub", "atomicMax", "atomicMin", "atomicExch", "atomicCAS",
+                              "__ldg", "printf", "make_float4", "make_uchar4", "make_int2", "min", "max", "fminf",
+                              "fmaxf", "sqrtf", "expf", "__expf", "__float2int_rn"})
+            l.identifiers.insert(i);
+        return l;
+    }();
+    return &language;
 }
 
 }  // namespace
 
-int EditorPanel::text_callback(ImGuiInputTextCallbackData* data) {
-    auto* self = static_cast<EditorPanel*>(data->UserData);
-    if (self->pending_jump_ > 0) {
-        int line = 1, offset = 0;
-        while (offset < data->BufTextLen && line < self->pending_jump_) {
-            if (data->Buf[offset] == '\n') ++line;
-            ++offset;
-        }
-        data->CursorPos = data->SelectionStart = data->SelectionEnd = offset;
-        self->pending_jump_ = 0;
-    }
-    int line = 1, column = 1;
-    for (int i = 0; i < data->CursorPos && i < data->BufTextLen; ++i) {
-        if (data->Buf[i] == '\n') {
-            ++line;
-            column = 1;
-        } else {
-            ++column;
-        }
-    }
-    self->cursor_line_ = line;
-    self->cursor_column_ = column;
-    return 0;
+EditorPanel::EditorPanel(std::optional<KernelDocument>& doc, const CompileStatus& status, bool& auto_compile,
+                         EditorActions actions)
+    : doc_(doc), status_(status), auto_compile_(auto_compile), actions_(std::move(actions)),
+      editor_(std::make_unique<TextEditor>()) {
+    editor_->SetLanguage(cuda_language());
+    editor_->SetTabSize(4);
+    editor_->SetInsertSpacesOnTabs(true);
+    editor_->SetShowMatchingBrackets(true);
+    editor_->SetChangeCallback([this] { edited_ = true; }, 0);
+}
+
+EditorPanel::~EditorPanel() = default;
+
+bool EditorPanel::line_number_rect(int line, float& x0, float& y0, float& x1, float& y1) const {
+    const int row = line - 1;
+    if (line_h_ <= 0 || row < first_row_ || row > last_row_) return false;
+    x0 = number_x0_;
+    x1 = number_x1_;
+    y0 = text_y0_ + float(row) * line_h_;
+    y1 = y0 + line_h_;
+    return true;
 }
 
 void EditorPanel::draw() {
@@ -85,8 +98,10 @@ void EditorPanel::draw_toolbar() {
     ImGui::Checkbox("Compile while typing", &auto_compile_);
 
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    // A library kernel is "stock" until edited; a file of the user's own is theirs (its edits are kept apart too).
     const std::string where = doc.has_user_copy() ? "edited copy: " + doc.user_copy_path().string()
-                                                  : "stock: " + doc.original_path().string();
+                              : doc.from_library() ? "stock: " + doc.original_path().string()
+                                                   : "your file: " + doc.original_path().string();
     ImGui::TextWrapped("%s", where.c_str());
     ImGui::PopStyleColor();
     char position[48];
@@ -117,17 +132,53 @@ void EditorPanel::draw_toolbar() {
     }
 }
 
+void EditorPanel::update_markers() {
+    // The most severe message per line is its marker; every message on the line is in its tooltip.
+    std::string key;
+    for (const Diagnostic& d : status_.diagnostics) key += std::to_string(d.line) + char('0' + int(d.severity)) + d.message + '\n';
+    if (key == markers_key_) return;
+    markers_key_ = key;
+    std::map<int, Marker> by_line;
+    for (const Diagnostic& d : status_.diagnostics) {
+        if (d.line <= 0) continue;
+        Marker& m = by_line[d.line];
+        if (m.line == 0 || int(d.severity) < int(m.severity)) m.severity = d.severity;
+        m.line = d.line;
+        if (!m.message.empty()) m.message += "\n";
+        m.message += std::string(severity_name(d.severity)) + ": " + d.message;
+    }
+    markers_.clear();
+    editor_->ClearMarkers();
+    const size_t lines = editor_->GetLineCount();
+    for (auto& [line, m] : by_line) {
+        if (size_t(line) > lines) continue;
+        ImVec4 c = severity_color(m.severity);
+        const ImU32 number = ImGui::GetColorU32(ImVec4(c.x * 0.65f, c.y * 0.65f, c.z * 0.65f, 1.0f));
+        const ImU32 band = ImGui::GetColorU32(ImVec4(c.x, c.y, c.z, 0.22f));
+        // The line number's tooltip is the widget's (drawn on the marker colour); the text's is ours, on the
+        // normal tooltip background, where a long message reads better.
+        editor_->AddMarker(size_t(line - 1), number, band, m.message, "");
+        markers_.push_back(std::move(m));
+    }
+}
+
 void EditorPanel::draw_source() {
     KernelDocument& doc = *doc_;
-    // Text changed outside the widget (revert, reload from disk, another kernel): take it, and drop the
-    // widget's own copy if it is being edited.
+    // Text changed outside the widget (revert, reload from disk, another kernel): the widget takes it.
     if (doc.revision() != buffer_revision_ || doc.original_path().string() != buffer_path_) {
-        if (buffer_ != doc.text()) {
-            buffer_ = doc.text();
-            if (active_) ImGui::ClearActiveID();
+        if (editor_->GetText() != doc.text()) {
+            editor_->SetText(doc.text());
+            markers_key_.clear();  // SetText dropped the markers
         }
         buffer_revision_ = doc.revision();
         buffer_path_ = doc.original_path().string();
+    }
+    update_markers();
+    if (pending_jump_ > 0) {
+        editor_->SetCursor(TextEditor::DocPos(size_t(pending_jump_ - 1), 0));
+        editor_->ScrollToLine(size_t(pending_jump_ - 1), TextEditor::Scroll::alignMiddle);
+        editor_->SetFocus();
+        pending_jump_ = 0;
     }
 
     const float diag_height =
@@ -135,81 +186,39 @@ void EditorPanel::draw_source() {
                                     : ImGui::GetTextLineHeightWithSpacing() * float(std::min<size_t>(status_.diagnostics.size(), 5) + 1);
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float height = std::max(avail.y - diag_height, ImGui::GetTextLineHeight() * 4);
-    const int lines = int(std::count(buffer_.begin(), buffer_.end(), '\n')) + 1;
-    int digits = 1;
-    for (int n = lines; n >= 10; n /= 10) ++digits;
-    const float char_w = ImGui::CalcTextSize("0").x;
-    const float gutter = char_w * float(std::max(digits, 3) + 2);
-    const ImVec2 origin = ImGui::GetCursorScreenPos();
-
-    ImGui::SetCursorScreenPos(ImVec2(origin.x + gutter, origin.y));
-    const char* label = "##source";
-    const ImGuiID id = ImGui::GetID(label);
-    if (pending_jump_ > 0) ImGui::SetKeyboardFocusHere();
-    const ImGuiInputTextFlags flags = ImGuiInputTextFlags_AllowTabInput | ImGuiInputTextFlags_CallbackAlways;
-    // Source reads best on a plain dark background, not the tinted frame colour of small inputs.
-    ImVec4 bg = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg);
-    bg = ImVec4(bg.x * 0.6f, bg.y * 0.6f, bg.z * 0.6f, 1.0f);
-    ImGui::PushStyleColor(ImGuiCol_FrameBg, bg);
-    if (ImGui::InputTextMultiline(label, &buffer_, ImVec2(avail.x - gutter, height), flags, text_callback, this)) {
-        doc.set_text(buffer_, actions_.now ? actions_.now() : 0.0);
+    editor_->Render("##source", ImVec2(avail.x, height));
+    const ImVec2 box0 = ImGui::GetItemRectMin(), box1 = ImGui::GetItemRectMax();
+    if (edited_) {
+        edited_ = false;
+        doc.set_text(editor_->GetText(), actions_.now ? actions_.now() : 0.0);
         buffer_revision_ = doc.revision();
     }
-    ImGui::PopStyleColor();
-    active_ = ImGui::IsItemActive();
+    const ImGuiWindow* nav = ImGui::GetCurrentContext()->NavWindow;
+    active_ = nav && std::strstr(nav->Name, "##source") != nullptr;
+    const TextEditor::DocPos cursor = editor_->GetMainCursorPosition();
+    cursor_line_ = int(cursor.line) + 1;
+    cursor_column_ = int(cursor.index) + 1;
 
-    // Gutter: line numbers in step with the text's scroll, diagnostics marked on their lines.
-    ImGuiWindow* text_window = text_child_window(label, id);
-    const float scroll_y = text_window ? text_window->Scroll.y : 0.0f;
-    const float font = ImGui::GetFontSize();
-    const float top = origin.y + ImGui::GetStyle().FramePadding.y - scroll_y;
-    ImDrawList* draw = ImGui::GetWindowDrawList();
-    draw->PushClipRect(origin, ImVec2(origin.x + gutter, origin.y + height), true);
-    std::map<int, const Diagnostic*> worst;  // line -> the most severe diagnostic on it
-    for (const Diagnostic& d : status_.diagnostics) {
-        if (d.line <= 0) continue;
-        auto [it, inserted] = worst.emplace(d.line, &d);
-        if (!inserted && int(d.severity) < int(it->second->severity)) it->second = &d;
-    }
-    const int first = std::max(1, int(scroll_y / font));
-    const int last = std::min(lines, first + int(height / font) + 2);
-    const ImU32 number_color = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-    for (int line = first; line <= last; ++line) {
-        const float y = top + float(line - 1) * font;
-        std::string num = std::to_string(line);
-        num.insert(0, size_t(std::max(std::max(digits, 3) - int(num.size()), 0)), ' ');
-        auto mark = worst.find(line);
-        const ImU32 color = mark != worst.end() ? ImGui::GetColorU32(severity_color(mark->second->severity)) : number_color;
-        if (mark != worst.end()) draw->AddRectFilled(ImVec2(origin.x, y), ImVec2(origin.x + char_w * 0.6f, y + font), color);
-        draw->AddText(ImVec2(origin.x + char_w, y), color, num.c_str());
-    }
-    draw->PopClipRect();
-    // Bands across the marked lines, drawn in the text's own window so they scroll and clip with it.
-    if (text_window) {
-        ImDrawList* text_draw = text_window->DrawList;
-        const ImVec2 tl = text_window->Pos;
-        for (const auto& [line, d] : worst) {
-            const float y = top + float(line - 1) * font;
-            if (y + font < tl.y || y > tl.y + height) continue;
-            ImVec4 c = severity_color(d->severity);
-            c.w = 0.18f;
-            text_draw->AddRectFilled(ImVec2(tl.x, y), ImVec2(tl.x + text_window->Size.x, y + font), ImGui::GetColorU32(c));
-            c.w = 0.9f;
-            text_draw->AddLine(ImVec2(tl.x, y + font - 1), ImVec2(tl.x + text_window->Size.x, y + font - 1), ImGui::GetColorU32(c));
-        }
-    }
-    // Hovering a marked line number shows its messages.
+    // The geometry the tests and the hover need: line numbers sit left of the text's first column.
+    line_h_ = editor_->GetLineHeight();
+    first_row_ = int(editor_->GetFirstVisibleRow());
+    last_row_ = int(editor_->GetLastVisibleRow());
+    const ImVec2 first = editor_->DocPos2ScreenPos(TextEditor::DocPos(0, 0));
+    text_x0_ = first.x;
+    text_y0_ = first.y;
+    number_x0_ = box0.x;
+    number_x1_ = first.x;
+    hovered_marker_.clear();
     const ImVec2 mouse = ImGui::GetIO().MousePos;
-    if (ImGui::IsWindowHovered() && mouse.x >= origin.x && mouse.x < origin.x + gutter && mouse.y >= origin.y &&
-        mouse.y < origin.y + height) {
-        const int line = int((mouse.y - top) / font) + 1;
-        std::string tip;
-        for (const Diagnostic& d : status_.diagnostics)
-            if (d.line == line) tip += std::string(severity_name(d.severity)) + ": " + d.message + "\n";
-        if (!tip.empty()) ImGui::SetTooltip("%s", tip.c_str());
+    if (!markers_.empty() && ImGui::IsWindowHovered(ImGuiHoveredFlags_ChildWindows) && mouse.x >= box0.x && mouse.x < box1.x &&
+        mouse.y >= box0.y && mouse.y < box1.y && line_h_ > 0) {
+        const int line = int((mouse.y - text_y0_) / line_h_) + 1;
+        for (const Marker& m : markers_)
+            if (m.line == line) {
+                hovered_marker_ = m.message;
+                if (mouse.x >= number_x1_) ImGui::SetTooltip("%s", m.message.c_str());  // the widget's own over the number
+            }
     }
-    ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + height + ImGui::GetStyle().ItemSpacing.y));
-    ImGui::Dummy(ImVec2(0, 0));  // the cursor moved by hand: an item there tells the window its extent
 }
 
 void EditorPanel::draw_diagnostics() {

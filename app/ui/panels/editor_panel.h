@@ -1,15 +1,17 @@
-// Editor panel: the kernel source with line numbers, diagnostics marked on their lines and listed below
-// (click to jump), and the file's state (stock or edited copy, revert). Typing goes into the
-// KernelDocument, which autosaves; compiling is the workspace's business (F5 or a pause in typing).
+// Editor panel: the kernel source in a code editor widget (ImGuiColorTextEdit: CUDA highlighting, line
+// numbers), compile, header and runtime errors marked on their lines (message on hover) and listed below
+// (click to jump), and the file's state (stock or your copy, revert). Typing goes into the KernelDocument,
+// which autosaves; compiling is the workspace's business (F5 or a pause in typing).
 #pragma once
 
 #include "core/types.h"
 #include "ui/state/kernel_document.h"
 #include "ui/panels/panel.h"
 
-struct ImGuiInputTextCallbackData;
+class TextEditor;
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,15 +27,15 @@ struct EditorActions {
 
 // What the editor shows about the last compile.
 struct CompileStatus {
-    std::vector<Diagnostic> diagnostics;
+    std::vector<Diagnostic> diagnostics;  // compiler and header messages, and a runtime error with its line
     std::string summary;    // "compiled in 95 ms (24 registers)", "2 errors"
     bool pending = false;   // text changed since the last compile
 };
 
 class EditorPanel final : public Panel {
 public:
-    EditorPanel(std::optional<KernelDocument>& doc, const CompileStatus& status, bool& auto_compile, EditorActions actions)
-        : doc_(doc), status_(status), auto_compile_(auto_compile), actions_(std::move(actions)) {}
+    EditorPanel(std::optional<KernelDocument>& doc, const CompileStatus& status, bool& auto_compile, EditorActions actions);
+    ~EditorPanel() override;
     const char* title() const override { return "Editor"; }
     DockPlace dock_place() const override { return {DockSlot::Side, true}; }
     void draw() override;
@@ -43,20 +45,38 @@ public:
     bool text_active() const { return active_; }
     int cursor_line() const { return cursor_line_; }
 
+    // A line marked in the editor (tests, and the README's pictures): 1-based line, the hover text.
+    struct Marker {
+        int line = 0;
+        Severity severity = Severity::Error;
+        std::string message;
+    };
+    const std::vector<Marker>& markers() const { return markers_; }
+    // Where a line's number is drawn (its marker), in screen pixels; false when it is not on screen.
+    bool line_number_rect(int line, float& x0, float& y0, float& x1, float& y1) const;
+    // The marker text shown in the last frame because the mouse was over a marked line ("" if none).
+    const std::string& hovered_marker() const { return hovered_marker_; }
+
 private:
     void draw_toolbar();
     void draw_source();
     void draw_diagnostics();
-    static int text_callback(::ImGuiInputTextCallbackData* data);
+    void update_markers();
 
     std::optional<KernelDocument>& doc_;
     const CompileStatus& status_;
     bool& auto_compile_;
     EditorActions actions_;
 
-    std::string buffer_;            // the text as ImGui edits it
-    uint64_t buffer_revision_ = ~0ull;
+    std::unique_ptr<TextEditor> editor_;
+    uint64_t buffer_revision_ = ~0ull;  // the document revision the widget's text is
     std::string buffer_path_;
+    bool edited_ = false;               // the widget's change callback fired: its text goes to the document
+    std::vector<Marker> markers_;
+    std::string markers_key_;           // what markers_ was built from
+    std::string hovered_marker_;
+    float text_x0_ = 0, text_y0_ = 0, number_x0_ = 0, number_x1_ = 0, line_h_ = 0;  // last frame's geometry
+    int first_row_ = 0, last_row_ = -1;
     int pending_jump_ = 0;
     int cursor_line_ = 1, cursor_column_ = 1;
     bool active_ = false;

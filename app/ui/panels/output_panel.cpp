@@ -47,10 +47,13 @@ std::string thread_of_pixel(int x, int y, int width, Dim3 grid, Dim3 block) {
 
 void OutputPanel::draw() {
     drawn_output_.valid = false;
-    if (!status_.stale.empty()) {
-        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.75f, 0.3f, 1));
-        ImGui::TextWrapped("Showing the last good output: %s", status_.stale.c_str());
+    if (!status_.failure.empty()) {
+        // Why there is no new output, where the output would be; older output below is marked as such.
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.5f, 0.4f, 1));
+        ImGui::TextWrapped("No new output. %s", status_.failure.c_str());
         ImGui::PopStyleColor();
+        if (status_.run && !views_.views().empty())
+            ImGui::TextDisabled("Below: the last good output (run #%llu).", static_cast<unsigned long long>(status_.run));
     }
     if (status_.verified.has_value()) {
         ImGui::TextColored(*status_.verified ? ImVec4(0.4f, 0.9f, 0.4f, 1) : ImVec4(1, 0.4f, 0.35f, 1), "%s",
@@ -68,7 +71,8 @@ void OutputPanel::draw() {
             ImGui::Image(texture_id(input.display), ImVec2(float(input.raw->width()) * zoom, float(input.raw->height()) * zoom));
             return;
         }
-        ImGui::TextDisabled(status_.run ? "This kernel declares no outputs to show." : "No output yet: run the kernel (F5).");
+        if (status_.failure.empty())
+            ImGui::TextDisabled(status_.run ? "This kernel declares no outputs to show." : "No output yet: run the kernel (F5).");
         return;
     }
     if (!ImGui::BeginTabBar("##views")) return;

@@ -27,7 +27,7 @@ struct OutputStatus {
     uint64_t run = 0;
     std::optional<bool> verified;   // against the CPU reference; nullopt: not checked
     std::string verification;       // "matches the CPU reference (max error 0)"
-    std::string stale;              // non-empty: the latest run failed, this is the last good output
+    std::string failure;            // why the latest run gave no new output ("Compile error: ..."); empty if it did
 };
 
 // Where an image was drawn in the last frame (screen pixels), for tests that crop screenshots.

@@ -23,6 +23,8 @@ Result<KernelDocument> KernelDocument::open(const fs::path& original, const fs::
     KernelDocument doc;
     doc.original_ = original;
     doc.user_copy_ = user_copy_for(original, library_dir, edits);
+    const fs::path rel = doc.user_copy_.lexically_relative(edits);  // user_copy_for: "external/..." for other files
+    doc.from_library_ = !rel.empty() && *rel.begin() != "external";
     auto text = read_text_file(doc.shown_path());
     if (!text) return text.error();
     doc.text_ = std::move(*text);

@@ -32,6 +32,8 @@ public:
     const std::filesystem::path& original_path() const { return original_; }
     const std::filesystem::path& user_copy_path() const { return user_copy_; }
     bool has_user_copy() const { return std::filesystem::exists(user_copy_); }
+    // A kernel of the bundled library ("stock"), not a file of the user's own from elsewhere.
+    bool from_library() const { return from_library_; }
     // The file the text comes from: the user copy when it exists, else the original.
     std::filesystem::path shown_path() const { return has_user_copy() ? user_copy_ : original_; }
     bool unsaved() const { return unsaved_; }
@@ -62,6 +64,7 @@ private:
     std::string disk_text_;  // the contents of the shown file as last read or written by us
     uint64_t revision_ = 0;
     bool unsaved_ = false;
+    bool from_library_ = false;
     double last_edit_ = 0, first_unsaved_edit_ = 0;
     std::filesystem::path watched_;
     Stamp watched_stamp_;
