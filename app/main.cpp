@@ -22,6 +22,7 @@ usage: cuda-playground [window options]          open the window (the default de
        cuda-playground info [--json]             backends, device, limits
        cuda-playground compile FILE [options]    NVRTC diagnostics and resource usage
        cuda-playground run FILE [options]        run, time, verify, write outputs
+       cuda-playground sweep FILE [options]      time the kernel over block shapes, with occupancy
 
 Window options:
   --open FILE              open this .cu file instead of the last one
@@ -90,8 +91,9 @@ int main(int argc, char** argv) {
         if (command == "info") return cp::cli::cmd_info(rest);
         if (command == "compile") return cp::cli::cmd_compile(rest);
         if (command == "run") return cp::cli::cmd_run(rest);
+        if (command == "sweep") return cp::cli::cmd_sweep(rest);
         if (!command.empty() && command[0] != '-') {
-            const std::string guess = cp::closest_name(command, {"list", "info", "compile", "run"});
+            const std::string guess = cp::closest_name(command, {"list", "info", "compile", "run", "sweep"});
             return cp::cli::user_error("unknown command `" + command + "`",
                                        guess.empty() ? "see cuda-playground --help" : "did you mean `" + guess + "`?");
         }

@@ -1,12 +1,16 @@
 // `cuda-playground run FILE`: resolve, compile, validate, launch, time, verify, write views and a JSON result.
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/session_setup.h"
 #include "core/engine/backend.h"
 #include "core/kernel_file/kernel_file.h"
 #include "core/session/report_json.h"
 #include "core/session/session.h"
 #include "core/data/view_export.h"
+#include "core/data/launch_images.h"
+#include "core/session/coverage.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -29,11 +33,44 @@ reference, and writes each output view (PNG for images, CSV for arrays).
   --warmup N                untimed launches first (default 1)
   --flush-l2                flush the L2 cache between timed launches
   --no-verify               skip the check against the CPU reference
+  --coverage                measure which output elements no thread wrote (two extra launches over outputs
+                            filled with sentinels); counts in the JSON, <buffer>_coverage.png in --out-dir
+  --trace                   an instrumented launch records per block the SM (GPU) or worker thread (CPU)
+                            and its start and end; per-block records in the JSON, timeline.png in --out-dir
   --out-dir DIR             write the output views there
   --json FILE               write the result as JSON (- for stdout)
 
 Exit status: 0 success, 1 a user error (message on stderr), 2 the result failed its check.
 )";
+}
+
+// The coverage maps, error maps (when the check failed) and the timeline, as PNGs next to the views.
+Result<std::vector<std::filesystem::path>> export_launch_images(const RunReport& r, const std::filesystem::path& dir) {
+    std::vector<std::filesystem::path> files;
+    auto layout_of = [&](const std::string& buffer, uint64_t elements) {
+        for (const ResolvedView& v : r.resolved->views)
+            if (v.spec.buffer == buffer && v.width > 0) return element_layout(elements, v.width, v.height);
+        return element_layout(elements, 0, 0);
+    };
+    auto save = [&](const std::string& name, const Image& image) -> Result<bool> {
+        const std::filesystem::path path = dir / name;
+        if (auto ok = save_png(path, image); !ok) return ok.error();
+        files.push_back(path);
+        return true;
+    };
+    for (const CoverageMap& c : r.coverage) {
+        if (!c.not_measured.empty()) continue;
+        if (auto ok = save(c.buffer + "_coverage.png", render_coverage_image(c, layout_of(c.buffer, c.elements))); !ok)
+            return ok.error();
+    }
+    for (const ErrorMap& m : r.error_maps) {
+        if (m.mismatched_elements == 0) continue;
+        if (auto ok = save(m.buffer + "_error.png", render_error_image(m, layout_of(m.buffer, m.elements))); !ok)
+            return ok.error();
+    }
+    if (r.trace)
+        if (auto ok = save("timeline.png", render_timeline_image(*r.trace)); !ok) return ok.error();
+    return files;
 }
 
 void print_report(const RunReport& r, const DeviceInfo& device) {
@@ -71,6 +108,21 @@ void print_report(const RunReport& r, const DeviceInfo& device) {
         }
         std::cout << "\n";
     }
+    for (const CoverageMap& c : r.coverage)
+        std::cout << "  coverage: `" << c.buffer << "`: " << c.summary() << "\n";
+    if (r.trace) {
+        uint64_t t0 = UINT64_MAX, t1 = 0;
+        for (const auto& b : r.trace->blocks) {
+            t0 = std::min(t0, b.start_ns);
+            t1 = std::max(t1, b.end_ns);
+        }
+        std::cout << std::setprecision(4) << "  trace:    " << r.trace->blocks.size() << " blocks on "
+                  << r.trace->units_used << (r.trace->unit == "sm" ? " SMs" : " CPU workers") << " over "
+                  << (t1 > t0 ? double(t1 - t0) / 1e6 : 0.0) << " ms; instrumented median "
+                  << r.trace->timing.median_ms << " ms";
+        if (r.timing.median_ms > 0) std::cout << " (" << r.trace->timing.median_ms / r.timing.median_ms << "x plain)";
+        std::cout << "\n";
+    }
     if (!r.printf_output.empty()) {
         std::cout << "  printf:\n";
         size_t start = 0;
@@ -85,9 +137,23 @@ void print_report(const RunReport& r, const DeviceInfo& device) {
         if (start < r.printf_output.size() && lines >= 40) std::cout << "    ... (more in --json output)\n";
     }
     if (r.verified) {
-        std::cout << std::defaultfloat << "  check:    " << (*r.verified ? "verified" : "FAILED") << " against the CPU reference (max abs error "
-                  << r.max_abs_error << ", " << r.mismatches << " mismatches)\n";
-        if (!*r.verified) std::cout << "            first mismatch: " << r.mismatch_detail << "\n";
+        std::cout << std::defaultfloat << "  check:    " << (*r.verified ? "verified" : "FAILED")
+                  << " against the CPU reference (max abs error " << r.max_abs_error << ")\n";
+        for (const ErrorMap& m : r.error_maps) {
+            if (m.mismatched_elements == 0) continue;
+            std::cout << "            `" << m.buffer << "`: " << with_thousands(m.mismatched_elements) << " of "
+                      << with_thousands(m.elements) << " elements differ by more than " << m.tolerance;
+            if (m.mismatched_components.size() > 1) {
+                static const char* names[] = {"x", "y", "z", "w"};
+                std::cout << " (per component:";
+                for (size_t c = 0; c < m.mismatched_components.size() && c < 4; ++c)
+                    std::cout << " " << names[c] << " " << with_thousands(m.mismatched_components[c]);
+                std::cout << ")";
+            }
+            std::cout << "\n";
+            for (size_t i = 0; i < m.first_mismatches.size() && i < 5; ++i)
+                std::cout << "              " << m.first_mismatches[i] << "\n";
+        }
     } else if (r.launched) {
         std::cout << "  check:    not verified (no CPU reference)\n";
     }
@@ -104,6 +170,8 @@ int cmd_run(const std::vector<std::string>& argv) {
                                   {"--warmup", true},
                                   {"--flush-l2"},
                                   {"--no-verify"},
+                                  {"--coverage"},
+                                  {"--trace"},
                                   {"--out-dir", true},
                                   {"--json", true}});
     if (!args) return user_error(args.error().message, args.error().hint);
@@ -118,38 +186,10 @@ int cmd_run(const std::vector<std::string>& argv) {
     auto launch = parse_launch_options(*args);
     if (!launch) return user_error(launch.error().message, launch.error().hint);
 
-    auto file = load_kernel_file(find_kernel_path(args->positional[0]));
-    if (!file) return user_error(file.error().message, file.error().hint);
-    if (!file->spec.has_metadata) {
-        return user_error(file->path.filename().string() + " has no /*@playground ... */ metadata header, so its buffers and "
-                          "launch configuration are unknown",
-                          "add a header (see kernels/FORMAT.md), or use `cuda-playground compile` to compile it only");
-    }
-    if (has_errors(file->diagnostics)) {
-        for (const auto& d : file->diagnostics) std::cerr << d.str() << "\n";
-        return user_error("the kernel file has errors (listed above)", "fix them, then run again");
-    }
-
-    auto made = make_backend(launch->backend);
-    if (!made) return user_error(made.error().message, made.error().hint);
-    for (const auto& [name, why] : made->passed_over) {
-        std::string reason = why;
-        if (auto cut = reason.find(": the CUDA backend is unavailable"); cut != std::string::npos) reason.resize(cut);
-        std::cerr << "note: the " << name << " backend cannot run here (" << reason << "); running on the "
-                  << made->backend->info().device.backend << " backend\n";
-    }
-    Engine engine(std::move(made->backend));
-    KernelSession session(engine);
-    session.set_kernel(std::move(*file));
-    // The same checks and messages as the window's --set/--block/--grid (core/session/run_choices.h).
-    RunChoices choices;
-    choices.block = launch->block;
-    choices.grid = launch->grid;
-    for (const auto& [name, value] : launch->sets) {
-        auto ok = apply_set(session.kernel(), choices, name, value);
-        if (!ok) return user_error(ok.error().message, ok.error().hint);
-    }
-    session.set_choices(std::move(choices));
+    auto opened = open_session(args->positional[0], *launch);
+    if (!opened) return user_error(opened.error().message, opened.error().hint);
+    Engine& engine = *opened->engine;
+    KernelSession& session = *opened->session;
 
     RunOptions options;
     options.timing.repeats = engine.capabilities().default_repeats;
@@ -165,6 +205,8 @@ int cmd_run(const std::vector<std::string>& argv) {
     }
     options.timing.flush_l2 = args->has("--flush-l2");
     options.verify = !args->has("--no-verify");
+    options.coverage = args->has("--coverage");
+    options.trace = args->has("--trace");
 
     RunReport report = session.run(options);
     std::vector<std::filesystem::path> written;
@@ -175,6 +217,11 @@ int cmd_run(const std::vector<std::string>& argv) {
         auto files = export_views(views, report.outputs, args->get("--out-dir"));
         if (files) written = *files;
         else export_problem = files.error().full();
+        if (export_problem.empty()) {
+            auto more = export_launch_images(report, args->get("--out-dir"));
+            if (more) written.insert(written.end(), more->begin(), more->end());
+            else export_problem = more.error().full();
+        }
     }
     if (args->has("--json")) {
         const std::string json = run_report_json(report, written);

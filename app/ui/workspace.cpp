@@ -5,6 +5,9 @@
 #include "core/engine/backend.h"
 #include "core/kernel_file/kernel_file.h"
 #include "ui/panels/launch_panel.h"
+#include "ui/panels/launch_view_panel.h"
+#include "ui/panels/occupancy_panel.h"
+#include "ui/panels/sweep_panel.h"
 #include "ui/panels/library_panel.h"
 #include "ui/panels/console_panel.h"
 #include "ui/panels/parameters_panel.h"
@@ -109,6 +112,9 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     output_panel_ = output.get();
     panels_.push_back(std::move(output));
     panels_.push_back(std::make_unique<TimingPanel>(timing_, inputs_, live_, device_status_.device));
+    panels_.push_back(std::make_unique<LaunchViewPanel>(*outputs_, latest_, inputs_, device_status_.device));
+    panels_.push_back(std::make_unique<OccupancyPanel>(latest_, inputs_, device_status_.device));
+    panels_.push_back(std::make_unique<SweepPanel>(sweep_, inputs_));
     panels_.push_back(std::make_unique<ConsolePanel>(console_));
     panels_.push_back(std::make_unique<DevicePanel>(device_status_));
     for (auto& p : panels_)
@@ -185,6 +191,10 @@ void Workspace::reparse_if_changed() {
 
 void Workspace::maybe_submit(double now) {
     if (!doc_ || !runner_->idle()) return;
+    if (sweep_.requested) {
+        submit_sweep();
+        return;
+    }
     if (block_suggestion_.requested) {
         submit_block_suggestion();
         if (!runner_->idle()) return;  // the query went to the runner; runs wait for its answer
@@ -204,6 +214,8 @@ void Workspace::maybe_submit(double now) {
     job.options.timing = inputs_.timing;
     job.options.verify = verify && !live_.every_frame;
     job.options.read_back = job.options.verify || outputs_->needs_host_data(parsed_);
+    job.options.coverage = inputs_.measure_coverage;
+    job.options.trace = inputs_.trace;
     inflight_file_ = parsed_;
     inflight_new_source_ = source_changed || new_kernel;
     submitted_ = {doc_->revision(), inputs_.revision, parsed_path_};
@@ -224,6 +236,15 @@ RunJob Workspace::job_from_inputs() {
 void Workspace::apply_outcome(RunOutcome outcome) {
     if (outcome.suggestion) {
         apply_block_suggestion(std::move(outcome));
+        return;
+    }
+    if (outcome.sweep) {
+        sweep_.running = false;
+        if (!outcome.sweep->ok()) console_.add(LogKind::Error, "Sweep: " + outcome.sweep->error().full());
+        else if (outcome.sweep->value().best >= 0)
+            console_.add(LogKind::Info, "Sweep: fastest block " +
+                                            outcome.sweep->value().configs[size_t(outcome.sweep->value().best)].block.str());
+        sweep_.result = std::move(outcome.sweep);
         return;
     }
     ++runs_applied_;
@@ -335,6 +356,15 @@ void Workspace::set_all_panels_visible(bool v) {
     for (auto& p : panels_) p->visible = v;
 }
 
+bool Workspace::set_panel_visible(const std::string& title, bool v) {
+    for (auto& p : panels_)
+        if (title == p->title()) {
+            p->visible = v;
+            return true;
+        }
+    return false;
+}
+
 double Workspace::idle_timeout(double now) const {
     if (live_.every_frame && can_run()) return 0;
     double t = kWatchInterval;
@@ -348,6 +378,7 @@ bool Workspace::needs_frame(double now) {
     if (runner_->has_outcome()) return true;
     if (live_.every_frame && can_run()) return true;
     if (run_requested_ || block_suggestion_.requested || inputs_.revision != submitted_.inputs_revision) return true;
+    if (sweep_.requested || sweep_.running) return true;  // the progress bar moves
     if (doc_) {
         if (doc_->unsaved()) return true;  // autosave is due soon
         if (doc_->revision() != submitted_.doc_revision &&

@@ -212,6 +212,8 @@ OccupancyResult CpuBackend::occupancy(const OccupancyRequest& request) {
     out.active_blocks_per_sm = best.blocks_per_sm;
     out.occupancy = best.occupancy;
     out.min_grid_size = best.blocks_per_sm * std::max(device.sm_count, 1);
+    for (int threads : request.block_sizes)
+        out.active_blocks.push_back(occupancy_for_block(device, usage, request.dynamic_shared_bytes, threads).blocks_per_sm);
     return out;
 }
 
@@ -315,6 +317,8 @@ LaunchResult CpuBackend::launch(const LaunchRequest& request) {
     job.dynamic_shared_bytes = request.dynamic_shared_bytes;
     job.order = options_.order;
     job.seed = options_.seed;
+    std::vector<BlockTrace> trace;
+    if (request.trace) trace.resize(request.grid.count());
 
     int warmup = std::clamp(request.timing.warmup, 0, kMaxLaunches);
     int repeats = std::clamp(request.timing.repeats, 1, kMaxLaunches);
@@ -341,6 +345,7 @@ LaunchResult CpuBackend::launch(const LaunchRequest& request) {
         if (run > 0)
             for (const auto& [memory, copy] : snapshots) std::memcpy(memory->data(), copy.data(), copy.size());
         job.capture_printf = run == 0;  // every run prints the same: the first one's output is shown
+        job.trace = request.trace && run == warmup + repeats - 1 ? &trace : nullptr;
         const auto start = std::chrono::steady_clock::now();
         GridOutcome outcome = pool_.run(job);
         const double ms = elapsed_ms(start);
@@ -368,6 +373,10 @@ LaunchResult CpuBackend::launch(const LaunchRequest& request) {
     }
     out.timing = TimingStats::from_samples(std::move(samples), true);
     out.ok = true;
+    if (request.trace) {
+        out.trace = std::move(trace);
+        out.trace_unit = "worker";
+    }
     return out;
 }
 

@@ -1,6 +1,7 @@
 // CUDA backend, part 1: start-up (driver, device, primary context), device facts, compile + module load,
 // buffers, and what happens after sticky errors. Launching lives in cuda_launch.cpp.
 #include "core/cuda/cuda_backend.h"
+#include "core/engine/trace_wrapper.h"
 
 #include "core/cuda/cuda_backend_factory.h"
 #include "core/cuda/cuda_error_words.h"
@@ -133,6 +134,7 @@ void CudaBackend::read_device_info() {
     i.caps.occupancy_api = true;
     i.caps.event_timing = true;
     i.caps.default_repeats = 10;
+    i.caps.trace_needs_instrumented_module = true;
     char name[256] = {};
     if (d_.DeviceGetName(name, int(sizeof(name)) - 1, device_) == CUDA_SUCCESS) i.name = name;
     i.cc_major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
@@ -234,7 +236,18 @@ std::string CudaBackend::buffer_label(BufferId id) const {
 CompileResult CudaBackend::compile(const CompileRequest& request) {
     std::vector<std::byte> image;
     std::string lowered;
-    CompileResult result = compile_with_nvrtc(request, arch_, &image, &lowered);
+    CompileRequest wrapped;
+    if (request.instrument_trace) {
+        auto source = make_trace_wrapper(request.source, request.kernel_name);
+        if (!source) {
+            CompileResult refused;
+            refused.error = EngineError{"NOT_INSTRUMENTABLE", source.error().message, source.error().hint, false};
+            return refused;
+        }
+        wrapped = request;
+        wrapped.source = std::move(*source);
+    }
+    CompileResult result = compile_with_nvrtc(request.instrument_trace ? wrapped : request, arch_, &image, &lowered);
     if (!result.ok || !request.load) return result;
     if (auto e = bind()) {
         result.ok = false;
@@ -254,6 +267,11 @@ CompileResult CudaBackend::compile(const CompileRequest& request) {
     }
     loaded.can_print = image_contains(image, "vprintf") || image_contains(image, "__assertfail");
     loaded.can_assert = image_contains(image, "__assertfail");
+    if (request.instrument_trace && d_.ModuleGetGlobal) {
+        size_t bytes = 0;
+        if (d_.ModuleGetGlobal(&loaded.trace_records, &bytes, loaded.module, kTraceRecordsSymbol) != CUDA_SUCCESS)
+            loaded.trace_records = 0;
+    }
     if (!request.kernel_name.empty()) {
         CUfunction fn = nullptr;
         const std::string symbol = lowered.empty() ? request.kernel_name : lowered;

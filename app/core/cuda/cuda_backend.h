@@ -42,6 +42,7 @@ private:
         std::map<std::string, CUfunction> functions;  // by the name requests use
         bool can_print = false;                        // calls printf or assert: capture stdout on launch
         bool can_assert = false;
+        CUdeviceptr trace_records = 0;  // the instrumented variant's record pointer (trace_wrapper.h); 0: none
     };
     struct DeviceBuffer {
         CUdeviceptr ptr = 0;

@@ -85,6 +85,7 @@ std::optional<CudaDriver> load_cuda_driver(const std::string& library, std::stri
     need("cuModuleLoadDataEx", d.ModuleLoadDataEx);
     need("cuModuleUnload", d.ModuleUnload);
     need("cuModuleGetFunction", d.ModuleGetFunction);
+    want("cuModuleGetGlobal_v2", d.ModuleGetGlobal);
     need("cuFuncGetAttribute", d.FuncGetAttribute);
     need("cuFuncSetAttribute", d.FuncSetAttribute);
     want("cuFuncGetParamInfo", d.FuncGetParamInfo);

@@ -56,6 +56,7 @@ struct CudaDriver {
     decltype(&::cuModuleLoadDataEx) ModuleLoadDataEx = nullptr;
     decltype(&::cuModuleUnload) ModuleUnload = nullptr;
     decltype(&::cuModuleGetFunction) ModuleGetFunction = nullptr;
+    decltype(&::cuModuleGetGlobal_v2) ModuleGetGlobal = nullptr;  // optional: traced launches need it
     decltype(&::cuFuncGetAttribute) FuncGetAttribute = nullptr;
     decltype(&::cuFuncSetAttribute) FuncSetAttribute = nullptr;
     decltype(&::cuFuncGetParamInfo) FuncGetParamInfo = nullptr;  // optional (driver >= 12.4)

@@ -36,6 +36,10 @@ struct CompileRequest {
     std::string kernel_name;  // the __global__ function to load
     std::vector<std::string> extra_options;
     bool load = true;         // false: compile only (diagnostics + resource usage), no module
+    // true: compile the trace-instrumented variant (core/engine/trace_wrapper.h) so that launches with
+    // LaunchRequest::trace record per block where and when it ran. Backends that trace without
+    // instrumenting (CPU) compile the source as it is.
+    bool instrument_trace = false;
 };
 struct CompileResult {
     bool ok = false;
@@ -105,12 +109,26 @@ struct LaunchRequest {
     uint32_t dynamic_shared_bytes = 0;
     std::vector<KernelArg> args;
     TimingOptions timing;
+    // Record per block where and when it ran (the last launch of the request). CUDA needs a module compiled
+    // with CompileRequest::instrument_trace; the CPU backend records its worker threads.
+    bool trace = false;
 };
+
+// One block of a traced launch: the SM that ran it (%smid) or the CPU backend's worker thread, and when it
+// started and ended (%globaltimer, or the steady clock from the launch's start), in nanoseconds.
+struct BlockTrace {
+    uint64_t block = 0;  // linear block index: x + grid.x * (y + grid.y * z)
+    uint32_t unit = 0;   // SM or worker
+    uint64_t start_ns = 0, end_ns = 0;
+};
+
 struct LaunchResult {
     bool ok = false;
     TimingStats timing;
     std::string printf_output;  // device printf, captured
     std::optional<EngineError> error;
+    std::vector<BlockTrace> trace;  // one per block when the request asked for it, in block order
+    std::string trace_unit;         // "sm" or "worker"
 };
 
 struct ReadBackRequest {
@@ -134,6 +152,9 @@ struct OccupancyRequest {
     std::string kernel_name;
     uint32_t dynamic_shared_bytes = 0;
     uint32_t block_size_limit = 0;  // 0: the kernel's and the device's own limit
+    // Also answer, for each of these threads-per-block, the active blocks per SM (CUDA:
+    // cuOccupancyMaxActiveBlocksPerMultiprocessor), for the occupancy chart and its check.
+    std::vector<int> block_sizes;
 };
 struct OccupancyResult {
     int min_grid_size = 0;          // blocks that fill every SM at that occupancy
@@ -142,6 +163,7 @@ struct OccupancyResult {
     double occupancy = 0;           // active warps / max warps per SM at block_size
     std::string method;             // "cuOccupancyMaxPotentialBlockSize" or "estimate from resource usage ..."
     std::optional<EngineError> error;
+    std::vector<int> active_blocks;  // per OccupancyRequest::block_sizes (0: that size cannot launch)
 };
 
 using Request = std::variant<InfoRequest, CompileRequest, AllocateRequest, UploadRequest, LaunchRequest,

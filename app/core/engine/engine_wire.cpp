@@ -47,7 +47,8 @@ void from_json(const json& j, ResourceUsage& u) {
 void to_json(json& j, const DeviceInfo& d) {
     const BackendCapabilities& c = d.caps;
     j = {{"backend", d.backend},
-         {"caps", {c.launches, c.gpu, c.device_buffers, c.buffers_by_ipc, c.occupancy_api, c.event_timing, c.default_repeats}},
+         {"caps", {c.launches, c.gpu, c.device_buffers, c.buffers_by_ipc, c.occupancy_api, c.event_timing, c.default_repeats,
+                  c.trace_needs_instrumented_module}},
          {"name", d.name},
          {"arch", d.arch},
          {"cc", {d.cc_major, d.cc_minor}},
@@ -73,7 +74,7 @@ void from_json(const json& j, DeviceInfo& d) {
     d.backend = j.at("backend").get<std::string>();
     const json& c = j.at("caps");
     d.caps = {c.at(0).get<bool>(), c.at(1).get<bool>(), c.at(2).get<bool>(), c.at(3).get<bool>(),
-              c.at(4).get<bool>(), c.at(5).get<bool>(), c.at(6).get<int>()};
+              c.at(4).get<bool>(), c.at(5).get<bool>(), c.at(6).get<int>(), c.size() > 7 && c.at(7).get<bool>()};
     d.name = j.at("name").get<std::string>();
     d.arch = j.at("arch").get<std::string>();
     d.cc_major = j.at("cc").at(0).get<int>();
@@ -149,7 +150,8 @@ WireMessage encode_request(const Request& request) {
             using T = std::decay_t<decltype(r)>;
             if constexpr (std::is_same_v<T, CompileRequest>) {
                 j.update({{"source", r.source}, {"path", r.path}, {"kernel_name", r.kernel_name},
-                          {"extra_options", r.extra_options}, {"load", r.load}});
+                          {"extra_options", r.extra_options}, {"load", r.load},
+                          {"instrument_trace", r.instrument_trace}});
             } else if constexpr (std::is_same_v<T, AllocateRequest>) {
                 j.update({{"name", r.name}, {"bytes", r.bytes}});
             } else if constexpr (std::is_same_v<T, UploadRequest>) {
@@ -162,14 +164,15 @@ WireMessage encode_request(const Request& request) {
                     args.push_back({{"name", a.name}, {"buffer", a.buffer}, {"scalar", bytes_json(a.scalar)}});
                 j.update({{"module", r.module}, {"kernel_name", r.kernel_name}, {"grid", r.grid}, {"block", r.block},
                           {"dynamic_shared_bytes", r.dynamic_shared_bytes}, {"args", args},
-                          {"timing", {r.timing.warmup, r.timing.repeats, r.timing.flush_l2}}});
+                          {"timing", {r.timing.warmup, r.timing.repeats, r.timing.flush_l2}}, {"trace", r.trace}});
             } else if constexpr (std::is_same_v<T, ReadBackRequest>) {
                 j["buffer"] = r.buffer;
             } else if constexpr (std::is_same_v<T, ReleaseRequest>) {
                 j.update({{"buffers", r.buffers}, {"modules", r.modules}});
             } else if constexpr (std::is_same_v<T, OccupancyRequest>) {
                 j.update({{"module", r.module}, {"kernel_name", r.kernel_name},
-                          {"dynamic_shared_bytes", r.dynamic_shared_bytes}, {"block_size_limit", r.block_size_limit}});
+                          {"dynamic_shared_bytes", r.dynamic_shared_bytes}, {"block_size_limit", r.block_size_limit},
+                          {"block_sizes", r.block_sizes}});
             }
         },
         request);
@@ -189,6 +192,7 @@ std::optional<Request> decode_request(WireMessage message) {
                 r.kernel_name = j.at("kernel_name").get<std::string>();
                 r.extra_options = j.at("extra_options").get<std::vector<std::string>>();
                 r.load = j.at("load").get<bool>();
+                r.instrument_trace = j.value("instrument_trace", false);
                 return r;
             }
             case 2: return AllocateRequest{j.at("name").get<std::string>(), j.at("bytes").get<uint64_t>()};
@@ -205,6 +209,7 @@ std::optional<Request> decode_request(WireMessage message) {
                                       bytes_from(a.at("scalar"))});
                 const json& t = j.at("timing");
                 r.timing = {t.at(0).get<int>(), t.at(1).get<int>(), t.at(2).get<bool>()};
+                r.trace = j.value("trace", false);
                 return r;
             }
             case 5: return ReadBackRequest{j.at("buffer").get<BufferId>()};
@@ -214,7 +219,8 @@ std::optional<Request> decode_request(WireMessage message) {
             default:
                 return OccupancyRequest{j.at("module").get<ModuleId>(), j.at("kernel_name").get<std::string>(),
                                         j.at("dynamic_shared_bytes").get<uint32_t>(),
-                                        j.at("block_size_limit").get<uint32_t>()};
+                                        j.at("block_size_limit").get<uint32_t>(),
+                                        j.value("block_sizes", std::vector<int>{})};
         }
     } catch (const std::exception&) {
         return std::nullopt;
@@ -242,14 +248,21 @@ WireMessage encode_response(const Response& response) {
                 j["error"] = error_json(r.error);
             } else if constexpr (std::is_same_v<T, LaunchResult>) {
                 j.update({{"ok", r.ok}, {"samples_ms", r.timing.samples_ms}, {"cpu_time", r.timing.cpu_time},
-                          {"printf_output", r.printf_output}, {"error", error_json(r.error)}});
+                          {"printf_output", r.printf_output}, {"error", error_json(r.error)},
+                          {"trace_unit", r.trace_unit}});
+                // The trace travels as raw records (a 4K launch has 32,400 blocks): 4 x uint64 per block.
+                m.blob.resize(r.trace.size() * 4 * sizeof(uint64_t));
+                for (size_t i = 0; i < r.trace.size(); ++i) {
+                    const uint64_t rec[4] = {r.trace[i].block, r.trace[i].unit, r.trace[i].start_ns, r.trace[i].end_ns};
+                    std::memcpy(m.blob.data() + i * sizeof rec, rec, sizeof rec);
+                }
             } else if constexpr (std::is_same_v<T, ReadBackResult>) {
                 j["error"] = error_json(r.error);
                 m.blob = r.data;
             } else if constexpr (std::is_same_v<T, OccupancyResult>) {
                 j.update({{"min_grid_size", r.min_grid_size}, {"block_size", r.block_size},
                           {"active_blocks_per_sm", r.active_blocks_per_sm}, {"occupancy", r.occupancy},
-                          {"method", r.method}, {"error", error_json(r.error)}});
+                          {"method", r.method}, {"error", error_json(r.error)}, {"active_blocks", r.active_blocks}});
             }
         },
         response);
@@ -285,6 +298,13 @@ std::optional<Response> decode_response(WireMessage message) {
                                                      j.at("cpu_time").get<bool>());
                 r.printf_output = j.at("printf_output").get<std::string>();
                 r.error = error_from(j);
+                r.trace_unit = j.value("trace_unit", std::string());
+                const size_t records = message.blob.size() / (4 * sizeof(uint64_t));
+                for (size_t i = 0; i < records; ++i) {
+                    uint64_t rec[4];
+                    std::memcpy(rec, message.blob.data() + i * sizeof rec, sizeof rec);
+                    r.trace.push_back({rec[0], uint32_t(rec[1]), rec[2], rec[3]});
+                }
                 return r;
             }
             case 5: return ReadBackResult{std::move(message.blob), error_from(j)};
@@ -297,6 +317,7 @@ std::optional<Response> decode_response(WireMessage message) {
                 r.occupancy = j.at("occupancy").get<double>();
                 r.method = j.at("method").get<std::string>();
                 r.error = error_from(j);
+                r.active_blocks = j.value("active_blocks", std::vector<int>{});
                 return r;
             }
         }

@@ -258,7 +258,7 @@ std::vector<std::string> reference_names() {
     return names;
 }
 
-Comparison compare_buffers(const HostBuffer& actual, const HostBuffer& expected, double tolerance) {
+Comparison compare_buffers(const HostBuffer& actual, const HostBuffer& expected, double tolerance, bool want_error_map) {
     Comparison result;
     const std::string name = actual.name.empty() ? expected.name : actual.name;
     if (actual.type != expected.type) {
@@ -275,6 +275,8 @@ Comparison compare_buffers(const HostBuffer& actual, const HostBuffer& expected,
     }
     const ElemTypeInfo& info = elem_info(actual.type);
     const uint64_t count = actual.count();
+    result.mismatched_components.assign(info.components, 0);
+    if (want_error_map) result.abs_error.assign(count, 0.0f);
     for (uint64_t i = 0; i < count; ++i) {
         const std::byte* a = actual.bytes.data() + i * info.size;
         const std::byte* e = expected.bytes.data() + i * info.size;
@@ -286,10 +288,18 @@ Comparison compare_buffers(const HostBuffer& actual, const HostBuffer& expected,
             if (std::isnan(av) || std::isnan(ev)) error = (std::isnan(av) && std::isnan(ev)) ? 0 : INFINITY;
             else if (av == ev) error = 0;  // equal infinities
             if (error > result.max_abs_error) result.max_abs_error = error;
+            if (want_error_map && error > result.abs_error[i]) result.abs_error[i] = float(error);
             if (error > tolerance) {
                 ++result.mismatches;
+                ++result.mismatched_components[c];
                 element_differs = true;
             }
+        }
+        if (element_differs) {
+            ++result.mismatched_elements;
+            if (result.first_mismatches.size() < 10)
+                result.first_mismatches.push_back(name + "[" + std::to_string(i) + "] = " + format_element(actual, i) +
+                                                  ", expected " + format_element(expected, i));
         }
         if (element_differs && result.ok) {
             result.ok = false;

@@ -78,6 +78,31 @@ std::string run_report_json(const RunReport& r, const std::vector<std::filesyste
     j["max_abs_error"] = r.max_abs_error;
     j["mismatches"] = r.mismatches;
     j["mismatch_detail"] = r.mismatch_detail;
+    j["mismatched_elements"] = r.mismatched_elements;
+    json errors = json::array();
+    for (const ErrorMap& m : r.error_maps)
+        errors.push_back({{"buffer", m.buffer}, {"elements", m.elements}, {"mismatched_elements", m.mismatched_elements},
+                          {"mismatched_components", m.mismatched_components}, {"tolerance", m.tolerance},
+                          {"max_abs_error", m.max_abs_error}, {"first_mismatches", m.first_mismatches}});
+    j["error_maps"] = errors;
+    if (!r.coverage.empty()) {
+        json cov = json::array();
+        for (const CoverageMap& c : r.coverage) {
+            json one = {{"buffer", c.buffer}, {"elements", c.elements}, {"summary", c.summary()}};
+            if (c.not_measured.empty()) one["never_written"] = c.never_written;
+            else one["not_measured"] = c.not_measured;
+            cov.push_back(one);
+        }
+        j["coverage"] = cov;
+    }
+    if (r.trace) {
+        json blocks = json::array();
+        const bool sm = r.trace->unit == "sm";
+        for (const BlockTrace& b : r.trace->blocks)
+            blocks.push_back({{"block", b.block}, {sm ? "sm" : "worker", b.unit}, {"start_ns", b.start_ns}, {"end_ns", b.end_ns}});
+        j["trace"] = {{"unit", r.trace->unit}, {"units_used", r.trace->units_used},
+                      {"instrumented_median_ms", r.trace->timing.median_ms}, {"blocks", blocks}};
+    }
     j["timing"] = r.launched ? json{{"min_ms", r.timing.min_ms},
                                     {"median_ms", r.timing.median_ms},
                                     {"max_ms", r.timing.max_ms},

@@ -42,6 +42,36 @@ struct ResolvedRun {
     std::map<std::string, ResolvedImage> images;    // by buffer name
 };
 
+// One output's measured coverage: the buffer was filled with a sentinel before a launch, twice with different
+// sentinels, and an element that held each sentinel afterwards was written by no thread.
+struct CoverageMap {
+    std::string buffer;
+    uint64_t elements = 0;
+    uint64_t never_written = 0;
+    std::vector<uint8_t> unwritten;  // per element: 1 = no thread wrote it (empty when not measured)
+    std::string not_measured;        // why it could not be measured (an inout buffer); empty when measured
+    std::string summary() const;     // "4,096 of 1,048,576 elements never written"
+};
+
+// Who ran where and when: one record per block (LaunchResult::trace) and what the instrumented launches cost.
+struct LaunchTrace {
+    std::string unit;  // "sm" or "worker"
+    std::vector<BlockTrace> blocks;
+    uint32_t units_used = 0;  // distinct SMs or workers that ran a block
+    TimingStats timing;       // of the instrumented launches
+};
+
+// Per element |output - reference| of one output, and where it exceeds the tolerance.
+struct ErrorMap {
+    std::string buffer;
+    uint64_t elements = 0;
+    uint64_t mismatched_elements = 0;               // elements with any component beyond the tolerance
+    std::vector<uint64_t> mismatched_components;     // per component (x/y/z/w or r/g/b/a)
+    std::vector<float> abs_error;                   // per element: the largest component error
+    double tolerance = 0, max_abs_error = 0;
+    std::vector<std::string> first_mismatches;      // up to 10: "dst[12] (x 12, y 0) = ..., expected ..."
+};
+
 enum class RunStage { None, Metadata, Resolve, Compile, Validate, Prepare, Launch, Verify };
 const char* run_stage_name(RunStage s);
 
@@ -72,8 +102,13 @@ struct RunReport {
     // Verification: nullopt = not checked (no reference, or not launched)
     std::optional<bool> verified;
     double max_abs_error = 0;
-    uint64_t mismatches = 0;
+    uint64_t mismatches = 0;           // components beyond the tolerance, summed over the outputs
+    uint64_t mismatched_elements = 0;  // elements with any component beyond it
     std::string mismatch_detail;
+    std::vector<ErrorMap> error_maps;  // per checked output
+
+    std::vector<CoverageMap> coverage;  // per out buffer, when measured (RunOptions::coverage)
+    std::optional<LaunchTrace> trace;   // when asked (RunOptions::trace)
 
     std::map<std::string, HostBuffer> outputs;         // out/inout buffers read back (when asked)
     std::map<std::string, uint64_t> device_addresses;  // CUDA device pointers (interop, same process)
@@ -88,6 +123,13 @@ struct RunOptions {
     TimingOptions timing;
     bool read_back = true;  // read out/inout buffers into RunReport::outputs
     bool verify = true;     // compare with the CPU reference (needs read_back)
+    // Measure which output elements no thread wrote (two extra launches over sentinel-filled outputs).
+    bool coverage = false;
+    // Measure coverage anyway when the launch checks guess that the grid misses part of the problem, so the
+    // warning states what happened (and disappears for grid-stride loops and threads that do several elements).
+    bool coverage_when_warned = true;
+    // An instrumented launch recording per block its SM (or CPU worker) and start/end times.
+    bool trace = false;
 };
 
 }  // namespace cp

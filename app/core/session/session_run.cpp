@@ -2,6 +2,7 @@
 // stage that fails ends the run with a report saying where and why; nothing throws.
 #include "core/session/references.h"
 #include "core/session/session.h"
+#include "core/session/coverage.h"
 
 #include <algorithm>
 #include <cmath>
@@ -103,27 +104,26 @@ RunReport KernelSession::run(const RunOptions& options) {
     // no error of the kernel's; report.launched says it did not run, the device notes say why.
     if (!engine_.capabilities().launches) return report;
 
+    // Measurements that need launches of their own (session_insight.cpp), before the run's own launch so that
+    // the buffers the window shows hold its output.
+    bool warned = false;
+    for (const auto& issue : report.launch_issues) warned = warned || issue.limit == kCoverageLimit;
+    if (options.coverage || (options.coverage_when_warned && warned)) {
+        auto measured = measure_coverage(*resolved, compiled.module);
+        if (!measured) return fail(RunStage::Launch, measured.error());
+        report.coverage = std::move(*measured);
+        apply_measured_coverage(report.coverage, report.launch_issues);
+    }
+    if (options.trace) {
+        auto traced = trace_launch(*resolved, options.timing);
+        if (!traced) return fail(RunStage::Launch, traced.error());
+        report.trace = std::move(*traced);
+    }
     if (auto prepared = prepare_buffers(*resolved); !prepared) return fail(RunStage::Prepare, prepared.error());
 
-    LaunchRequest launch;
-    launch.module = compiled.module;
-    launch.kernel_name = report.kernel;
-    launch.grid = resolved->grid;
-    launch.block = resolved->block;
-    launch.dynamic_shared_bytes = resolved->dynamic_shared_bytes;
-    launch.timing = options.timing;
-    for (const auto& p : kernel_.signature->params) {
-        KernelArg arg;
-        arg.name = p.name;
-        if (p.is_pointer) {
-            arg.buffer = buffers_.at(p.name).id;
-        } else {
-            auto bytes = scalar_bytes(p.base_type, resolved->params.at(p.name));
-            if (!bytes) return fail(RunStage::Prepare, bytes.error());
-            arg.scalar = std::move(*bytes);
-        }
-        launch.args.push_back(std::move(arg));
-    }
+    auto made_launch = launch_request(*resolved, compiled.module, options.timing);
+    if (!made_launch) return fail(RunStage::Prepare, made_launch.error());
+    LaunchRequest launch = std::move(*made_launch);
     LaunchResult launched = engine_.launch(std::move(launch));
     report.printf_output = launched.printf_output;
     if (!launched.ok) {
@@ -152,7 +152,32 @@ RunReport KernelSession::run(const RunOptions& options) {
         report.outputs[b.name] = HostBuffer{b.name, b.type, std::move(rb.data)};
     }
     if (options.verify && !spec.reference.empty()) verify(*resolved, report);
+
     return report;
+}
+
+Result<LaunchRequest> KernelSession::launch_request(const ResolvedRun& resolved, ModuleId module,
+                                                     const TimingOptions& timing) const {
+    LaunchRequest launch;
+    launch.module = module;
+    launch.kernel_name = kernel_.signature->name;
+    launch.grid = resolved.grid;
+    launch.block = resolved.block;
+    launch.dynamic_shared_bytes = resolved.dynamic_shared_bytes;
+    launch.timing = timing;
+    for (const auto& p : kernel_.signature->params) {
+        KernelArg arg;
+        arg.name = p.name;
+        if (p.is_pointer) {
+            arg.buffer = buffers_.at(p.name).id;
+        } else {
+            auto bytes = scalar_bytes(p.base_type, resolved.params.at(p.name));
+            if (!bytes) return bytes.error();
+            arg.scalar = std::move(*bytes);
+        }
+        launch.args.push_back(std::move(arg));
+    }
+    return launch;
 }
 
 // Compares the outputs with the file's CPU reference, computed from the same initial contents.
@@ -176,9 +201,20 @@ void KernelSession::verify(const ResolvedRun& resolved, RunReport& report) {
     for (const auto& [name, want] : expected) {
         auto got = report.outputs.find(name);
         if (got == report.outputs.end()) continue;
-        Comparison c = compare_buffers(got->second, want, spec.tolerance);
+        Comparison c = compare_buffers(got->second, want, spec.tolerance, true);
         report.max_abs_error = std::max(report.max_abs_error, c.max_abs_error);
         report.mismatches += c.mismatches;
+        report.mismatched_elements += c.mismatched_elements;
+        ErrorMap map;
+        map.buffer = name;
+        map.elements = got->second.count();
+        map.mismatched_elements = c.mismatched_elements;
+        map.mismatched_components = c.mismatched_components;
+        map.abs_error = std::move(c.abs_error);
+        map.tolerance = spec.tolerance;
+        map.max_abs_error = c.max_abs_error;
+        map.first_mismatches = c.first_mismatches;
+        report.error_maps.push_back(std::move(map));
         if (!c.ok && all_ok) report.mismatch_detail = c.detail;
         all_ok = all_ok && c.ok;
     }
