@@ -22,7 +22,13 @@ cp "$tmp/trace/timeline.png" "$out/launch_timeline.png"
 # Sweep chart: the box blur over the usual 2D block shapes.
 "$bin" sweep image/box_blur --backend "$backend" --repeat 3 --png "$out/launch_sweep.png" >/dev/null
 
-# The window (headless): the launch overlay and the Occupancy panel on Thread IDs with the same small grid.
+# The window (headless): the launch overlay and the Occupancy panel on Thread IDs with the same small grid,
+# with a settings file that shows those panels (they start hidden) and hides the ones they would overlap.
+export CUDA_PLAYGROUND_USER_DIR="$tmp/user"
+mkdir -p "$CUDA_PLAYGROUND_USER_DIR/config"
+cat > "$CUDA_PLAYGROUND_USER_DIR/config/settings.json" <<'JSON'
+{"panels": {"Launch view": true, "Occupancy": true, "Console": false, "Parameters": false, "Device": false}}
+JSON
 "$bin" --headless --backend "$backend" --open basics/thread_ids --grid 3x2 --frames 8 --size 1600x1000 \
     --screenshot "$out/launch_overlay.png" >/dev/null
 echo "wrote $out/launch_coverage.png $out/launch_timeline.png $out/launch_sweep.png $out/launch_overlay.png"

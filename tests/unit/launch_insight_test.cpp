@@ -5,6 +5,7 @@
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/engine/backend.h"
 #include "core/engine/launch_validation.h"
+#include "core/engine/occupancy.h"
 #include "core/engine/trace_wrapper.h"
 #include "core/kernel_file/kernel_file.h"
 #include "core/session/coverage.h"
@@ -13,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <set>
 
 using namespace cp;
@@ -245,6 +247,61 @@ TEST(CoverageWarning, NeverSuggestsAGridPastTheDeviceLimits) {
     for (const LaunchIssue& i : validate_launch(device, full))
         advised = advised || i.message.find("grid-stride loop") != std::string::npos;
     EXPECT_TRUE(advised);
+}
+
+}  // namespace
+
+namespace {
+
+// An H100-like SM: 64 warps, 65536 registers, 228 KiB shared, 32 blocks.
+DeviceInfo h100_like() {
+    DeviceInfo d;
+    d.cc_major = 9;
+    d.max_threads_per_sm = 2048;
+    d.regs_per_sm = 65536;
+    d.regs_per_block = 65536;
+    d.max_shared_per_sm = 233472;
+    d.max_shared_per_block = 49152;
+    d.max_blocks_per_sm = 32;
+    return d;
+}
+
+TEST(OccupancyFigures, EachLimitBindsWhereItShould) {
+    const DeviceInfo d = h100_like();
+    ResourceUsage u;
+    u.registers = 32;
+    u.static_shared_bytes = 0;
+    // 256 threads, 32 registers: 8 warps a block; 64 / 8 = 8 blocks by warps, 65536 / (1024 * 8) = 8 by registers.
+    OccupancyFigures f = occupancy_for_block(d, u, 0, 256);
+    EXPECT_EQ(f.warps_per_block, 8);
+    EXPECT_EQ(f.blocks_per_sm, 8);
+    EXPECT_EQ(f.warps_per_sm, 64);
+    EXPECT_DOUBLE_EQ(f.occupancy, 1.0);
+    EXPECT_EQ(f.limited_by, "warps");
+    // 64 registers: 2048 per warp, 16384 per block: 4 blocks, half the warps.
+    u.registers = 64;
+    f = occupancy_for_block(d, u, 0, 256);
+    EXPECT_EQ(f.blocks_per_sm, 4);
+    EXPECT_DOUBLE_EQ(f.occupancy, 0.5);
+    EXPECT_EQ(f.limited_by, "registers");
+    // 40 KiB of shared memory (+1 KiB reserved) per block: 233472 / 41984 = 5 blocks of 2 warps.
+    u.registers = 16;
+    f = occupancy_for_block(d, u, 40 * 1024, 64);
+    EXPECT_EQ(f.blocks_per_sm, 5);
+    EXPECT_EQ(f.limited_by, "shared memory");
+    // 32 threads: 32 blocks of 1 warp; the block limit binds.
+    f = occupancy_for_block(d, u, 0, 32);
+    EXPECT_EQ(f.blocks_per_sm, 32);
+    EXPECT_DOUBLE_EQ(f.occupancy, 0.5);
+    EXPECT_EQ(f.limited_by, "blocks per SM");
+    // Past the kernel's limit, nothing launches.
+    EXPECT_EQ(occupancy_for_block(d, u, 0, 2048).blocks_per_sm, 0);
+    // The chart: every multiple of 32 up to 1024, and the suggestion is its maximum.
+    const auto curve = occupancy_curve(d, u, 0);
+    ASSERT_EQ(curve.size(), 32u);
+    double best = 0;
+    for (const auto& c : curve) best = std::max(best, c.occupancy);
+    EXPECT_DOUBLE_EQ(estimate_best_block(d, u, 0, 1).occupancy, best);
 }
 
 }  // namespace

@@ -55,14 +55,9 @@ void apply_measured_coverage(const std::vector<CoverageMap>& coverage, std::vect
     for (const auto& c : coverage) {
         if (!c.not_measured.empty() || c.never_written == 0) continue;
         std::string message = "`" + c.buffer + "`: " + c.summary() + " (measured)";
-        if (!guesses.empty()) {
-            // The guess's suggestion: the part after "one element; ".
-            const std::string& g = guesses.front();
-            const size_t cut = g.find("one element; ");
-            message += cut == std::string::npos ? ". " + g : "; " + g.substr(cut + 13);
-        } else {
-            message += "; check that the grid and the kernel's indexing reach every element";
-        }
+        // The guess's own words follow: what the grid reaches and the fix (within the device's limits).
+        message += guesses.empty() ? "; check that the grid and the kernel's indexing reach every element"
+                                   : ". " + guesses.front();
         issues.push_back(LaunchIssue{Severity::Warning, kCoverageLimit, message});
     }
 }

@@ -17,7 +17,9 @@ namespace cp::ui {
 class LaunchViewPanel final : public Panel {
 public:
     LaunchViewPanel(OutputViews& views, const std::optional<RunOutcome>& latest, RunInputs& inputs, const DeviceInfo& device)
-        : views_(views), latest_(latest), inputs_(inputs), device_(device) {}
+        : views_(views), latest_(latest), inputs_(inputs), device_(device) {
+        visible = false;  // opened from the View menu (the default layout has no free place for it yet)
+    }
     const char* title() const override { return "Launch view"; }
     PanelPlacement default_placement() const override { return {0.2f, 0.3f, 0.35f, 0.7f}; }
     void draw() override;

@@ -14,7 +14,9 @@ namespace cp::ui {
 class OccupancyPanel final : public Panel {
 public:
     OccupancyPanel(const std::optional<RunOutcome>& latest, RunInputs& inputs, const DeviceInfo& device)
-        : latest_(latest), inputs_(inputs), device_(device) {}
+        : latest_(latest), inputs_(inputs), device_(device) {
+        visible = false;  // opened from the View menu (the default layout has no free place for it yet)
+    }
     const char* title() const override { return "Occupancy"; }
     PanelPlacement default_placement() const override { return {0.0f, 0.45f, 0.2f, 0.55f}; }
     void draw() override;

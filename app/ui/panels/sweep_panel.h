@@ -11,7 +11,9 @@ namespace cp::ui {
 
 class SweepPanel final : public Panel {
 public:
-    SweepPanel(SweepState& sweep, RunInputs& inputs) : sweep_(sweep), inputs_(inputs) {}
+    SweepPanel(SweepState& sweep, RunInputs& inputs) : sweep_(sweep), inputs_(inputs) {
+        visible = false;  // opened from the View menu (the default layout has no free place for it yet)
+    }
     const char* title() const override { return "Sweep"; }
     PanelPlacement default_placement() const override { return {0.55f, 0.6f, 0.45f, 0.4f}; }
     void draw() override;
