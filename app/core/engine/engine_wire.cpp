@@ -250,12 +250,16 @@ WireMessage encode_response(const Response& response) {
                 j.update({{"ok", r.ok}, {"samples_ms", r.timing.samples_ms}, {"cpu_time", r.timing.cpu_time},
                           {"printf_output", r.printf_output}, {"error", error_json(r.error)},
                           {"trace_unit", r.trace_unit}});
-                // The trace travels as raw records (a 4K launch has 32,400 blocks): 4 x uint64 per block.
-                m.blob.resize(r.trace.size() * 4 * sizeof(uint64_t));
-                for (size_t i = 0; i < r.trace.size(); ++i) {
-                    const uint64_t rec[4] = {r.trace[i].block, r.trace[i].unit, r.trace[i].start_ns, r.trace[i].end_ns};
-                    std::memcpy(m.blob.data() + i * sizeof rec, rec, sizeof rec);
+                // The trace travels in the JSON itself, 4 numbers a block (block, unit, start, end), so that a
+                // carrier that forwards only the JSON part (the CPU worker's protocol) keeps it.
+                json records = json::array();
+                for (const BlockTrace& b : r.trace) {
+                    records.push_back(b.block);
+                    records.push_back(b.unit);
+                    records.push_back(b.start_ns);
+                    records.push_back(b.end_ns);
                 }
+                j["trace"] = std::move(records);
             } else if constexpr (std::is_same_v<T, ReadBackResult>) {
                 j["error"] = error_json(r.error);
                 m.blob = r.data;
@@ -299,11 +303,11 @@ std::optional<Response> decode_response(WireMessage message) {
                 r.printf_output = j.at("printf_output").get<std::string>();
                 r.error = error_from(j);
                 r.trace_unit = j.value("trace_unit", std::string());
-                const size_t records = message.blob.size() / (4 * sizeof(uint64_t));
-                for (size_t i = 0; i < records; ++i) {
-                    uint64_t rec[4];
-                    std::memcpy(rec, message.blob.data() + i * sizeof rec, sizeof rec);
-                    r.trace.push_back({rec[0], uint32_t(rec[1]), rec[2], rec[3]});
+                if (auto t = j.find("trace"); t != j.end() && t->is_array()) {
+                    const auto& a = *t;
+                    for (size_t i = 0; i + 3 < a.size(); i += 4)
+                        r.trace.push_back({a[i].get<uint64_t>(), a[i + 1].get<uint32_t>(), a[i + 2].get<uint64_t>(),
+                                           a[i + 3].get<uint64_t>()});
                 }
                 return r;
             }
