@@ -35,7 +35,8 @@ reference, and writes each output view (PNG for images, CSV for arrays).
 Exit status: 0 success, 1 a user error (message on stderr), 2 the result failed its check.
 )";
 
-void print_report(const RunReport& r, const DeviceInfo& device) {
+// What is about to run: printed before the launch, so a launch that hangs has been announced.
+void print_header(const RunReport& r, const DeviceInfo& device) {
     std::cout << r.title << " (" << r.kernel << ") on " << r.backend << ": " << r.device << "\n";
     if (r.failed_stage == RunStage::None || r.failed_stage > RunStage::Resolve) {
         const uint64_t threads = r.block.count();
@@ -57,6 +58,10 @@ void print_report(const RunReport& r, const DeviceInfo& device) {
     for (const auto& issue : r.launch_issues) {
         if (issue.severity == Severity::Warning) std::cout << "  warning:  " << issue.message << "\n";
     }
+    std::cout << std::flush;
+}
+
+void print_results(const RunReport& r, const DeviceInfo& device) {
     if (r.launched) {
         std::cout << std::setprecision(4) << "  time:     median " << r.timing.median_ms << " ms (min " << r.timing.min_ms
                   << ", max " << r.timing.max_ms << " over " << r.timing.samples_ms.size() << " launches, "
@@ -168,6 +173,14 @@ int cmd_run(const std::vector<std::string>& argv) {
     }
     options.timing.flush_l2 = args->has("--flush-l2");
     options.verify = !args->has("--no-verify");
+    const bool text_to_stdout = args->get("--json") != "-";
+    bool header_printed = false;
+    if (text_to_stdout) {
+        options.before_launch = [&](const RunReport& so_far) {
+            print_header(so_far, session.device());
+            header_printed = true;
+        };
+    }
 
     RunReport report = session.run(options);
     std::vector<std::filesystem::path> written;
@@ -187,7 +200,10 @@ int cmd_run(const std::vector<std::string>& argv) {
             if (!out) return user_error("cannot write " + args->get("--json"), "check that the folder exists and is writable");
         }
     }
-    if (args->get("--json") != "-") print_report(report, session.device());
+    if (text_to_stdout) {
+        if (!header_printed) print_header(report, session.device());
+        print_results(report, session.device());
+    }
     for (const auto& f : written) std::cout << "  wrote:    " << f.string() << "\n";
     if (!export_problem.empty()) return user_error("could not write the output views: " + export_problem);
     if (report.error) {

@@ -19,6 +19,7 @@
 #include <csignal>
 #include <cstring>
 #include <map>
+#include <set>
 #include <variant>
 
 namespace cp {
@@ -221,7 +222,13 @@ std::optional<CpuWorker::Failure> CpuWorker::refused_calls(const std::string& wh
     f.error = engine_error("BLOCKED_SYSTEM_CALL", who + " tried to " + c.attempt + " (" + c.syscall + ")" +
                                                       kCodeSiteMarker + kCanOnlyCompute,
                            "remove the call: a kernel can read and write its buffers and print with printf, nothing more");
-    if (calls.size() > 1) f.error.hint += " (" + std::to_string(calls.size() - 1) + " more such calls were refused)";
+    std::set<std::string> others;  // distinct attempts besides the first (repeated runs repeat them)
+    for (const BlockedCall& other : calls)
+        if (other.attempt != c.attempt || other.syscall != c.syscall) others.insert(other.attempt + " (" + other.syscall + ")");
+    if (!others.empty()) {
+        f.error.hint += "; it also tried to";
+        for (const std::string& o : others) f.error.hint += (o == *others.begin() ? " " : ", ") + o;
+    }
     f.site = site_of(loaded_, c.code_addresses.data(), c.code_addresses.size());
     return f;
 }
