@@ -4,6 +4,7 @@
 #include "core/engine/backend.h"
 #include "core/engine/compiler_info.h"
 #include "core/session/report_json.h"
+#include "core/worker/sandbox.h"
 
 #include <nlohmann/json.hpp>
 
@@ -17,7 +18,8 @@ namespace {
 const char* kUsage = R"(usage: cuda-playground info [--json]
 
 Shows which backends can run kernels here (CUDA GPU, CPU emulation), the device's name, compute
-capability, SM count, memory and launch limits, and the NVRTC version used to compile.
+capability, SM count, memory and launch limits, the NVRTC version used to compile, and what the sandbox for
+kernel code and the compilers confines on this machine.
 
   --json    print the same as JSON
 )";
@@ -60,10 +62,16 @@ int cmd_info(const std::vector<std::string>& argv) {
             return backend ? json::parse(device_info_json((*backend)->info().device))
                            : json{{"available", false}, {"reason", backend.error().message}};
         };
+        const SandboxSupport& sandbox = sandbox_support();
         json j{{"nvrtc", nvrtc},
                {"cuda", describe(cuda)},
                {"cpu", describe(cpu)},
-               {"default_backend", cuda ? "cuda" : cpu ? "cpu" : "none"}};
+               {"default_backend", cuda ? "cuda" : cpu ? "cpu" : "none"},
+               {"sandbox",
+                {{"seccomp_notify", sandbox.seccomp_notify},
+                 {"landlock_abi", sandbox.landlock_abi},
+                 {"kernel", sandbox.kernel_release},
+                 {"summary", sandbox_summary(sandbox)}}}};
         std::cout << j.dump(2) << "\n";
         return 0;
     }
@@ -84,6 +92,8 @@ int cmd_info(const std::vector<std::string>& argv) {
     } else {
         std::cout << "not available\n  reason:        " << cpu.error().message << "\n";
     }
+    std::cout << "\nKernel files are untrusted input (Linux " << sandbox_support().kernel_release << "):\n";
+    for (const std::string& line : sandbox_summary(sandbox_support())) std::cout << "  - " << line << "\n";
     std::cout << "\nDefault backend for `run` and the window: "
               << (cuda ? "cuda (GPU)" : cpu ? "cpu (no CUDA device here)" : "none: kernels can be compiled but not run")
               << "\n";
