@@ -284,42 +284,26 @@ void locate_in_folder(std::vector<Diagnostic>& diags, const fs::path& work, cons
 
 }  // namespace
 
-CpuCompileOutput compile_for_cpu(const CompileRequest& request, const HostCompiler& compiler, const ShimLocation& shim,
-                                 const fs::path& cache_dir) {
-    CpuCompileOutput out;
-    const std::string user_path = request.path.empty() ? std::string("kernel.cu") : request.path;
-    const LocalIncludes includes = resolve_local_includes(request.source, user_path);
-    if (has_errors(includes.diagnostics)) {
-        out.diagnostics = includes.diagnostics;
-        return out;
-    }
-    const PreparedSource prepared = prepare_kernel_source(request.source, user_path, request.kernel_name);
-    out.diagnostics = prepared.diagnostics;
-    out.kernel_name = prepared.kernel_name;
-    const HostCompileOptions options = host_compile_options(shim, request.extra_options);
-    out.options = options.flags;
-    if (prepared.text.empty()) return out;  // refused before compiling: diagnostics say why
+namespace {
 
+// One shared library to build: what the host compiler compiles and everything that decides the result.
+struct LibraryPlan {
+    std::string text;  // the translation unit
+    const LocalIncludes* includes = nullptr;
+    std::string user_path;
+    std::vector<std::string> flags;
+    std::string key_inputs;
+    std::string kernel_name;  // for messages about the generated entry points
     int kernel_line = 0;
-    for (const KernelDecl& k : prepared.kernels)
-        if (k.name == prepared.kernel_name) kernel_line = k.line;
     std::string ignored_note;
-    if (!options.ignored.empty()) {
-        ignored_note = "cpu backend: ignored GPU-only options:";
-        for (const std::string& o : options.ignored) ignored_note += " " + o;
-        ignored_note += "\n";
-    }
+    std::function<std::vector<Diagnostic>()> device_check;  // runs while the compiler runs; empty: none
+};
 
-    // A library in the cache passed NVRTC's check of the same source, headers and options.
-    std::string key_inputs = "abi=" + std::to_string(CP_SHIM_ABI_VERSION) + "\nshim=" + shim.fingerprint +
-                             "\ncompiler=" + compiler.path + " " + compiler.version + "\nnvrtc-checked=" +
-                             nvrtc_version_text() + "\nflags=";
-    for (const std::string& f : options.flags) key_inputs += f + " ";
-    for (const std::string& o : request.extra_options) key_inputs += "\noption=" + o;
-    key_inputs += "\nkernel=" + prepared.kernel_name + "\nheaders=" + local_includes_fingerprint(includes) + "\n" +
-                  prepared.text;
-    const std::string key = cpu_cache_key(key_inputs);
-
+// The cache, else the confined host compiler in a fresh folder below the build root (inside the cache when
+// possible, so the result can be renamed into place), with the kernel's local headers copied in their layout.
+CpuCompileOutput build_library(const LibraryPlan& plan, const HostCompiler& compiler, const ShimLocation& shim,
+                               const fs::path& cache_dir, CpuCompileOutput out) {
+    const std::string key = cpu_cache_key(plan.key_inputs);
     std::error_code ec;
     if (!cache_dir.empty()) {
         const fs::path cached = cache_dir / (key + ".so");
@@ -327,69 +311,63 @@ CpuCompileOutput compile_for_cpu(const CompileRequest& request, const HostCompil
             if (const auto log = read_text(cache_dir / (key + ".log"))) {
                 out.cache_hit = true;
                 out.ok = true;
-                out.log = ignored_note + *log;
+                out.log = plan.ignored_note + *log;
                 out.library = cached;
-                std::vector<Diagnostic> messages = parse_compiler_messages(*log, user_path, prepared.kernel_name, kernel_line);
+                std::vector<Diagnostic> messages = parse_compiler_messages(*log, plan.user_path, plan.kernel_name, plan.kernel_line);
                 out.diagnostics.insert(out.diagnostics.end(), messages.begin(), messages.end());
                 return out;
             }
         }
     }
+    std::future<std::vector<Diagnostic>> device_errors;
+    if (plan.device_check) device_errors = std::async(std::launch::async, plan.device_check);
 
-    // Device code must obey CUDA's rules (NVRTC's front end decides): checked while the host compiler runs.
-    auto nvrtc_check = std::async(std::launch::async, [&request] {
-        std::string log;
-        std::vector<Diagnostic> errors = check_device_code_with_nvrtc(request, &log);
-        return errors;
-    });
-
-    // Build in a fresh folder below the build root (inside the cache when possible, so the result can be
-    // renamed into place), with the kernel's local headers copied in their layout.
     const fs::path root = build_root(cache_dir);
     std::string pattern = (root / "cp-build-XXXXXX").string();
     if (!::mkdtemp(pattern.data())) {
-        out.diagnostics.push_back({user_path, 0, 0, Severity::Error,
+        out.diagnostics.push_back({plan.user_path, 0, 0, Severity::Error,
                                    "cannot create a build folder in " + root.string() + " for the CPU backend"});
         return out;
     }
     const fs::path work = pattern;
     const fs::path source_file = work / "kernel.cpp";
     const fs::path library_file = work / "kernel.so";
-    bool written = write_text(source_file, prepared.text);
-    for (const LocalHeader& h : includes.headers) {
+    bool written = write_text(source_file, plan.text);
+    for (const LocalHeader& h : plan.includes->headers) {
         fs::create_directories((work / h.name).parent_path(), ec);
         written = written && write_text(work / h.name, h.contents);
     }
     if (!written) {
-        out.diagnostics.push_back({user_path, 0, 0, Severity::Error, "cannot write the sources to " + work.string()});
+        out.diagnostics.push_back({plan.user_path, 0, 0, Severity::Error, "cannot write the sources to " + work.string()});
         fs::remove_all(work, ec);
         return out;
     }
     std::vector<std::string> argv = {compiler.path};
-    argv.insert(argv.end(), options.flags.begin(), options.flags.end());
+    argv.insert(argv.end(), plan.flags.begin(), plan.flags.end());
     argv.insert(argv.end(), {"-x", "c++", source_file.string(), "-o", library_file.string()});
     ProcessOutcome run;
     run_confined(host_compiler_policy(compiler, shim, root), [&] { run = run_process(argv, 120, {"TMPDIR=" + work.string()}); });
-    const std::vector<Diagnostic> device_errors = nvrtc_check.get();
-    if (!device_errors.empty()) {
-        out.diagnostics.insert(out.diagnostics.end(), device_errors.begin(), device_errors.end());
-        out.diagnostics.push_back({user_path, 0, 0, Severity::Note,
-                                   "the CPU backend first checks device code with NVRTC, as a GPU build would: kernels "
-                                   "cannot call host functions"});
-        out.log = ignored_note + run.output;
-        fs::remove_all(work, ec);
-        return out;
+    out.log = plan.ignored_note + run.output;
+    if (plan.device_check) {
+        const std::vector<Diagnostic> errors = device_errors.get();
+        if (!errors.empty()) {
+            out.diagnostics.insert(out.diagnostics.end(), errors.begin(), errors.end());
+            out.diagnostics.push_back({plan.user_path, 0, 0, Severity::Note,
+                                       "the CPU backend first checks device code with NVRTC, as a GPU build would: "
+                                       "kernels cannot call host functions"});
+            fs::remove_all(work, ec);
+            return out;
+        }
     }
-    out.log = ignored_note + run.output;
-    std::vector<Diagnostic> messages = parse_compiler_messages(run.output, user_path, prepared.kernel_name, kernel_line);
-    locate_in_folder(messages, work, fs::path(user_path).parent_path());
+    std::vector<Diagnostic> messages = parse_compiler_messages(run.output, plan.user_path, plan.kernel_name, plan.kernel_line);
+    locate_in_folder(messages, work, fs::path(plan.user_path).parent_path());
     out.diagnostics.insert(out.diagnostics.end(), messages.begin(), messages.end());
     if (!run.started || run.timed_out || run.exit_code != 0) {
         if (!run.started || run.timed_out || !has_errors(out.diagnostics)) {
             const std::string why = !run.started ? run.error
                                     : run.timed_out ? "the host compiler did not finish within 120 s"
                                                     : "the host compiler failed (exit code " + std::to_string(run.exit_code) + ")";
-            out.diagnostics.push_back({user_path, 0, 0, Severity::Error, why});
+            out.diagnostics.push_back({plan.user_path, 0, 0, Severity::Error, why});
         }
         fs::remove_all(work, ec);
         return out;
@@ -407,6 +385,79 @@ CpuCompileOutput compile_for_cpu(const CompileRequest& request, const HostCompil
     out.library = library_file;
     out.temporary_dir = work;
     return out;
+}
+
+std::string key_prefix(const HostCompiler& compiler, const ShimLocation& shim, const std::vector<std::string>& flags) {
+    std::string key = "abi=" + std::to_string(CP_SHIM_ABI_VERSION) + "\nshim=" + shim.fingerprint +
+                      "\ncompiler=" + compiler.path + " " + compiler.version + "\nflags=";
+    for (const std::string& f : flags) key += f + " ";
+    return key;
+}
+
+}  // namespace
+
+CpuCompileOutput compile_for_cpu(const CompileRequest& request, const HostCompiler& compiler, const ShimLocation& shim,
+                                 const fs::path& cache_dir) {
+    CpuCompileOutput out;
+    const std::string user_path = request.path.empty() ? std::string("kernel.cu") : request.path;
+    const LocalIncludes includes = resolve_local_includes(request.source, user_path);
+    if (has_errors(includes.diagnostics)) {
+        out.diagnostics = includes.diagnostics;
+        return out;
+    }
+    const PreparedSource prepared = prepare_kernel_source(request.source, user_path, request.kernel_name);
+    out.diagnostics = prepared.diagnostics;
+    out.kernel_name = prepared.kernel_name;
+    const HostCompileOptions options = host_compile_options(shim, request.extra_options);
+    out.options = options.flags;
+    if (prepared.text.empty()) return out;  // refused before compiling: diagnostics say why
+
+    LibraryPlan plan;
+    plan.text = prepared.text;
+    plan.includes = &includes;
+    plan.user_path = user_path;
+    plan.flags = options.flags;
+    plan.kernel_name = prepared.kernel_name;
+    for (const KernelDecl& k : prepared.kernels)
+        if (k.name == prepared.kernel_name) plan.kernel_line = k.line;
+    if (!options.ignored.empty()) {
+        plan.ignored_note = "cpu backend: ignored GPU-only options:";
+        for (const std::string& o : options.ignored) plan.ignored_note += " " + o;
+        plan.ignored_note += "\n";
+    }
+    // A library in the cache passed NVRTC's check of the same source, headers and options.
+    plan.key_inputs = key_prefix(compiler, shim, options.flags) + "\nnvrtc-checked=" + nvrtc_version_text();
+    for (const std::string& o : request.extra_options) plan.key_inputs += "\noption=" + o;
+    plan.key_inputs += "\nkernel=" + prepared.kernel_name + "\nheaders=" + local_includes_fingerprint(includes) + "\n" +
+                       prepared.text;
+    // Device code must obey CUDA's rules (NVRTC's front end decides).
+    plan.device_check = [&request] { return check_device_code_with_nvrtc(request); };
+    return build_library(plan, compiler, shim, cache_dir, std::move(out));
+}
+
+CpuCompileOutput compile_host_library(const HostLibraryRequest& request, const HostCompiler& compiler,
+                                      const ShimLocation& shim, const fs::path& cache_dir) {
+    CpuCompileOutput out;
+    const std::string user_path = request.path.empty() ? std::string("reference.cu") : request.path;
+    const LocalIncludes includes = resolve_local_includes(request.source, user_path);
+    if (has_errors(includes.diagnostics)) {
+        out.diagnostics = includes.diagnostics;
+        return out;
+    }
+    std::vector<std::string> extra;
+    for (const std::string& d : request.defines) extra.push_back("-D" + d);
+    HostCompileOptions options = host_compile_options(shim, extra);
+    // Its entry points are found by name: plain extern "C" functions need no visibility attribute.
+    options.flags.erase(std::remove(options.flags.begin(), options.flags.end(), "-fvisibility=hidden"), options.flags.end());
+    out.options = options.flags;
+    LibraryPlan plan;
+    plan.text = "#line 1 \"" + user_path + "\"\n" + request.source;
+    plan.includes = &includes;
+    plan.user_path = user_path;
+    plan.flags = options.flags;
+    plan.key_inputs = key_prefix(compiler, shim, options.flags) + "\nhost library\nheaders=" +
+                      local_includes_fingerprint(includes) + "\n" + plan.text;
+    return build_library(plan, compiler, shim, cache_dir, std::move(out));
 }
 
 }  // namespace cp
