@@ -116,12 +116,12 @@ LocalIncludes resolve_local_includes(const std::string& source, const std::strin
     auto process = [&](const std::string& text, const fs::path& dir, const std::string& file) {
         std::string rewritten = text;
         const std::vector<Directive> directives = scan_directives(text);
+        std::vector<Diagnostic> refused;  // found from the end (the rewriting keeps earlier offsets valid)
         for (auto d = directives.rbegin(); d != directives.rend(); ++d) {
             const std::string name = text.substr(d->begin, d->end - d->begin);
             const std::string spelled = d->open == '"' ? "\"" + name + "\"" : "<" + name + ">";
             auto refuse = [&](const std::string& why) {
-                out.diagnostics.push_back({file, d->line, d->column, Severity::Error,
-                                           "`#include " + spelled + "` is refused: " + why});
+                refused.push_back({file, d->line, d->column, Severity::Error, "`#include " + spelled + "` is refused: " + why});
             };
             const fs::path target(name);
             if (target.is_absolute()) {
@@ -165,6 +165,7 @@ LocalIncludes resolve_local_includes(const std::string& source, const std::strin
             index[local] = out.headers.size();
             out.headers.push_back({local, *contents, {}});
         }
+        out.diagnostics.insert(out.diagnostics.end(), refused.rbegin(), refused.rend());
         return rewritten;
     };
 
