@@ -158,7 +158,7 @@ std::optional<Error> CpuWorker::start() {
                                                                               : "ended while starting (" + hello.ended_how + ")"));
         } else {
             const json j = json::parse(hello.message.json);
-            if (!j.at("ok").get<bool>() || hello.message.fds.size() != 1)
+            if (!j.at("ok").get<bool>() || hello.message.fds.size() > 1)
                 failure = make_error("the CPU backend's sandbox cannot be set up here: " + j.at("message").get<std::string>(),
                                      "kernel code is not run without it; use --backend cuda on a machine with a GPU");
         }
@@ -171,9 +171,11 @@ std::optional<Error> CpuWorker::start() {
         return failure;
     }
     greeted_ = true;
-    supervisor_ = std::make_unique<SyscallSupervisor>(hello.message.fds[0], process_.pid(),
-                                                      [this](BlockedCall& c) { observe(c); });
-    hello.message.fds.clear();  // the supervisor owns the listener now
+    if (!hello.message.fds.empty()) {
+        supervisor_ = std::make_unique<SyscallSupervisor>(hello.message.fds[0], process_.pid(),
+                                                          [this](BlockedCall& c) { observe(c); });
+        hello.message.fds.clear();  // the supervisor owns the listener now
+    }
     loaded_.clear();
     std::vector<std::pair<BufferId, const Buffer*>> all;
     for (const auto& [id, b] : buffers_) all.emplace_back(id, &b);

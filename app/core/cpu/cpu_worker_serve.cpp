@@ -199,7 +199,7 @@ int serve(const WorkerEntry& entry) {
     WireMessage hello;
     const Result<int> listener = enter_worker_sandbox();
     if (!listener) greeting = {{"ok", false}, {"message", listener.error().message}};
-    else hello.fds.push_back(*listener);
+    else if (*listener >= 0) hello.fds.push_back(*listener);  // none: refusals are not supervised here
     hello.json = greeting.dump();
     const bool sent = write_message(entry.fd, hello);
     close_fds(hello.fds);

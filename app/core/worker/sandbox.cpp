@@ -230,32 +230,42 @@ bool single_threaded() {
 
 Result<int> enter_worker_sandbox() {
     const SandboxSupport& support = sandbox_support();
-    if (!support.seccomp_notify)
-        return make_error("this Linux kernel (" + support.kernel_release +
-                          ") lacks seccomp user notification with descriptor passing (Linux 5.9 or newer)");
     if (!single_threaded()) return make_error("the CPU worker started threads before entering its sandbox");
     // No core files: a kernel that crashes the worker must not write one either.
     const rlimit no_core{0, 0};
     setrlimit(RLIMIT_CORE, &no_core);
 #if !defined(__SANITIZE_ADDRESS__)
     // Landlock first (its own system calls are not on the filter's list); no rule: no path can be opened.
-    if (support.landlock_abi > 0 && !restrict_thread(make_ruleset(support.landlock_abi, {}, {})))
+    // (The kernel library comes through the supervisor, which kernels without user notification lack; they
+    // are older than Landlock anyway.)
+    if (support.seccomp_notify && support.landlock_abi > 0 && !restrict_thread(make_ruleset(support.landlock_abi, {}, {})))
         return make_error(std::string("Landlock could not be applied: ") + std::strerror(errno));
 #endif
     // Everything not allowed below goes to the app's supervisor, which refuses it and says what it was.
-    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_NOTIFY);
+    // Without user notification (before Linux 5.9) it simply fails; then a read-only open must be allowed
+    // (the kernel library is loaded by path) and, without Landlock, file reads are not confined.
+    const bool supervised = support.seccomp_notify;
+    scmp_filter_ctx ctx = seccomp_init(supervised ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(EPERM));
     if (!ctx) return make_error("libseccomp could not start a filter");
     seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);  // 32-bit system calls: fatal
     seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 1);
-    if (auto problem = build_worker_filter(ctx)) {
+    std::optional<std::string> problem = build_worker_filter(ctx);
+    if (!supervised && !problem) {
+        const scmp_arg_cmp read_only_at = SCMP_A2(SCMP_CMP_MASKED_EQ, uint64_t(O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND), 0);
+        const scmp_arg_cmp read_only = SCMP_A1(SCMP_CMP_MASKED_EQ, uint64_t(O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND), 0);
+        seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, SCMP_SYS(openat), 1, &read_only_at);
+        if (const int nr = seccomp_syscall_resolve_name("open"); nr != __NR_SCMP_ERROR)
+            seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, nr, 1, &read_only);
+    }
+    if (problem) {
         seccomp_release(ctx);
         return make_error("the seccomp filter could not be built: " + *problem);
     }
     const int rc = seccomp_load(ctx);
-    const int listener = rc == 0 ? seccomp_notify_fd(ctx) : -1;
+    const int listener = rc == 0 && supervised ? seccomp_notify_fd(ctx) : -1;
     seccomp_release(ctx);
     if (rc != 0) return make_error(std::string("the seccomp filter could not be loaded: ") + std::strerror(-rc));
-    if (listener < 0) return make_error("the seccomp filter has no listener");
+    if (supervised && listener < 0) return make_error("the seccomp filter has no listener");
     return listener;
 }
 
@@ -355,11 +365,12 @@ std::vector<std::string> sandbox_summary(const SandboxSupport& s) {
                         "network sockets, open, create, change or delete files, or signal other processes; "
                         "attempts are refused and reported");
     } else {
-        lines.push_back("NOT CONFINED: this Linux kernel (" + s.kernel_release +
-                        ") lacks seccomp user notification (5.9+), so kernel code on the CPU backend runs in a worker "
-                        "process without a sandbox: it can do whatever this user can");
+        lines.push_back("kernel code (CPU backend) runs in a worker process that cannot start programs, open network "
+                        "sockets, write, create or delete files, or signal other processes; but this Linux kernel (" +
+                        s.kernel_release + ") lacks seccomp user notification (5.9+): such attempts just fail, "
+                        "unreported, and file reads are confined only by Landlock");
     }
-    if (s.landlock_abi > 0) {
+    if (s.landlock_abi > 0 && s.seccomp_notify) {
         lines.push_back("Landlock ABI " + std::to_string(s.landlock_abi) +
                         ": the worker can open no file by path; the compilers (NVRTC, the host compiler) can read only "
                         "the toolkit, the system's compiler folders and a private copy of the kernel's own headers");

@@ -32,8 +32,8 @@ std::vector<std::string> sandbox_summary(const SandboxSupport& support);
 // already has are allowed; starting programs, sockets, opening or changing files, signalling other
 // processes and everything else are held for the app's supervisor). Call it while the process has one
 // thread: threads created later inherit the filter. Returns the filter's listener descriptor, which the
-// worker must hand to the app and close; an Error when the sandbox could not be applied (the worker must
-// then refuse to run kernel code).
+// worker must hand to the app and close (-1 on kernels without user notification, where refused calls just
+// fail); an Error when the sandbox could not be applied (the worker must then refuse to run kernel code).
 Result<int> enter_worker_sandbox();
 
 // ---- compilers ------------------------------------------------------------------------------------------
