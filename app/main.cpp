@@ -14,7 +14,8 @@
 
 namespace {
 
-const char* kUsage = R"(CUDA Playground: write CUDA kernels, run them, see what they do.
+std::string usage() {
+    return R"(CUDA Playground: write CUDA kernels, run them, see what they do.
 
 usage: cuda-playground [window options]          open the window (the default demo, or --open FILE)
        cuda-playground list [--json]             the kernel library
@@ -26,13 +27,13 @@ Window options:
   --open FILE              open this .cu file instead of the last one
   --set NAME=VALUE         set a parameter (repeatable)
   --block X[xY[xZ]]        block size;  --grid X[xY[xZ]]  grid size
-  --backend auto|cuda|cpu  where kernels run (default auto)
-  --headless               render the UI offscreen (EGL, no display needed)
+)" + cp::cli::backend_option_help(25) + R"(  --headless               render the UI offscreen (EGL, no display needed)
   --frames N               headless: render N frames (default 3), then exit
   --screenshot FILE.png    save the last frame as PNG (headless or window)
 
 Run `cuda-playground COMMAND --help` for a command's options.
 )";
+}
 
 #ifdef CP_HAVE_GUI
 int run_window(const std::vector<std::string>& argv) {
@@ -48,7 +49,7 @@ int run_window(const std::vector<std::string>& argv) {
                                   {"--size", true}});
     if (!args) return user_error(args.error().message, args.error().hint);
     if (args->has("--help")) {
-        std::cout << kUsage;
+        std::cout << usage();
         return 0;
     }
     if (!args->positional.empty()) return user_error("unexpected argument `" + args->positional[0] + "`", "see --help");
@@ -60,7 +61,7 @@ int run_window(const std::vector<std::string>& argv) {
     options.sets = launch->sets;
     options.block = launch->block;
     options.grid = launch->grid;
-    options.backend = launch->backend_name;
+    options.backend = launch->backend;
     if (args->has("--frames")) {
         auto n = parse_positive_int("--frames", args->get("--frames"));
         if (!n) return user_error(n.error().message);
@@ -102,7 +103,7 @@ int main(int argc, char** argv) {
         return run_window(args);
 #else
         if (command == "--help" || command == "-h") {
-            std::cout << kUsage;
+            std::cout << usage();
             return 0;
         }
         return cp::cli::user_error("this build has no window (configured with -DCP_BUILD_GUI=OFF)",

@@ -63,10 +63,9 @@ Result<Args> parse_args(const std::vector<std::string>& argv, const std::vector<
 
 Result<LaunchOptions> parse_launch_options(const Args& args) {
     LaunchOptions out;
-    out.backend_name = args.get("--backend", "auto");
-    auto choice = backend_choice_from_name(out.backend_name);
-    if (!choice) return make_error("unknown backend `" + out.backend_name + "`", "use auto, cuda or cpu");
-    out.backend = *choice;
+    auto backend = check_backend_name(args.get("--backend", "auto"));
+    if (!backend) return backend.error();
+    out.backend = *backend;
     for (const auto& s : args.all("--set")) {
         const auto eq = s.find('=');
         if (eq == std::string::npos || eq == 0) return make_error("`--set " + s + "` is not NAME=VALUE", "e.g. --set n=1000");
@@ -80,6 +79,14 @@ Result<LaunchOptions> parse_launch_options(const Args& args) {
         (std::string(opt) == "--block" ? out.block : out.grid) = *d;
     }
     return out;
+}
+
+std::string backend_option_help(int column) {
+    std::string line = "  --backend NAME";
+    line.resize(size_t(std::max<int>(column, int(line.size()) + 1)), ' ');
+    std::string choices = backend_choices_text();  // "auto, cuda or cpu"
+    choices.insert(4, " (default)");
+    return line + "where kernels run: " + choices + "\n";
 }
 
 Result<int> parse_positive_int(const std::string& option, const std::string& text) {

@@ -34,12 +34,13 @@ Result<Args> parse_args(const std::vector<std::string>& argv, const std::vector<
 
 // The options `run` and the window share: --backend, --set NAME=VALUE (repeatable), --block, --grid.
 struct LaunchOptions {
-    BackendChoice backend = BackendChoice::Auto;
-    std::string backend_name = "auto";
+    std::string backend = "auto";  // "auto" or a name from the backend registry
     std::vector<std::pair<std::string, std::string>> sets;
     std::optional<Dim3> block, grid;
 };
 Result<LaunchOptions> parse_launch_options(const Args& args);
+// The help line of --backend, from the registry: "--backend NAME  where kernels run: auto (default), cuda or cpu".
+std::string backend_option_help(int column);
 
 Result<int> parse_positive_int(const std::string& option, const std::string& text);
 

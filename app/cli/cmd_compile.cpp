@@ -2,7 +2,6 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "core/cuda/cuda_backend_factory.h"
-#include "core/engine/compiler_info.h"
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/kernel_file/kernel_file.h"
 #include "core/session/report_json.h"
@@ -15,17 +14,19 @@ namespace cp::cli {
 
 namespace {
 
-const char* kUsage = R"(usage: cuda-playground compile FILE [--arch sm_XY] [--option OPT]... [--json]
+std::string usage() {
+    return R"(usage: cuda-playground compile FILE [--arch sm_XY] [--option OPT]... [--json]
 
 Compiles FILE with NVRTC and prints the compiler's diagnostics (file:line:column: severity: message)
 and the kernel's resource usage (registers, shared memory, stack, spills). Works with or without a
 GPU, and on any .cu file: a metadata header is checked when present but not required.
 Exit status: 0 compiled, 1 errors (in the source or the metadata header).
 
-  --arch sm_XY    target architecture (default: the GPU's, or sm_90 when there is none)
+  --arch sm_XY    target architecture (default: the GPU's, or )" + std::string(kArchWithoutDevice) + R"( when there is none)
   --option OPT    an extra NVRTC option, e.g. --option=-DTILE=32 (repeatable)
   --json          print {file, arch, ok, cache_hit, compile_ms, diagnostics, resources} as JSON
 )";
+}
 
 std::string bytes_text(int b) { return b < 0 ? "?" : std::to_string(b) + " B"; }
 
@@ -35,7 +36,7 @@ int cmd_compile(const std::vector<std::string>& argv) {
     auto args = parse_args(argv, {{"--arch", true}, {"--option", true, true}, {"--json"}});
     if (!args) return user_error(args.error().message, args.error().hint);
     if (args->has("--help")) {
-        std::cout << kUsage;
+        std::cout << usage();
         return 0;
     }
     if (args->positional.size() != 1) {
@@ -47,10 +48,10 @@ int cmd_compile(const std::vector<std::string>& argv) {
     std::string arch = args->get("--arch");
     if (arch.empty()) {
         arch = cuda_device_arch();
-        if (arch.empty()) arch = default_cuda_arch();
+        if (arch.empty()) arch = kArchWithoutDevice;
     }
     if (arch.rfind("sm_", 0) != 0 && arch.rfind("compute_", 0) != 0) {
-        return user_error("`--arch " + arch + "` is not an architecture name", "use e.g. --arch sm_90 or --arch sm_80");
+        return user_error("`--arch " + arch + "` is not an architecture name", "use e.g. --arch sm_80 or --arch sm_90");
     }
 
     std::vector<Diagnostic> diagnostics;

@@ -2,7 +2,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "core/engine/backend.h"
-#include "core/engine/compiler_info.h"
+#include "core/cuda/nvrtc_compiler.h"
 #include "core/session/report_json.h"
 #include "core/worker/sandbox.h"
 
@@ -17,7 +17,7 @@ namespace {
 
 const char* kUsage = R"(usage: cuda-playground info [--json]
 
-Shows which backends can run kernels here (CUDA GPU, CPU emulation), the device's name, compute
+Shows which backends can run kernels here (each backend the app knows), the device's name, compute
 capability, SM count, memory and launch limits, the NVRTC version used to compile, and what the sandbox for
 kernel code and the compilers confines on this machine.
 
@@ -26,7 +26,7 @@ kernel code and the compilers confines on this machine.
 
 void print_device(const DeviceInfo& d) {
     std::cout << "  device:        " << d.name << "\n";
-    if (d.backend == BackendKind::Cuda) {
+    if (d.caps.gpu) {
         std::cout << "  compute cap.:  " << d.cc_major << "." << d.cc_minor << " (" << d.arch << ")\n"
                   << "  SMs:           " << d.sm_count << "\n"
                   << "  memory:        " << (d.total_memory >> 20) << " MiB\n"
@@ -53,50 +53,51 @@ int cmd_info(const std::vector<std::string>& argv) {
         std::cout << kUsage;
         return 0;
     }
-    auto cuda = make_cuda_backend();
-    auto cpu = make_cpu_backend();
-    const std::string nvrtc = nvrtc_version_string();
+    struct Probe {
+        const BackendEntry* entry;
+        Result<std::unique_ptr<Backend>> backend;
+    };
+    std::vector<Probe> probes;
+    for (const BackendEntry& e : backend_registry()) probes.push_back({&e, e.make()});
+    std::string default_backend = "none";
+    for (const Probe& p : probes)
+        if (p.backend && default_backend == "none") default_backend = p.entry->name;
+    const std::string nvrtc = nvrtc_version_text();
     if (args->has("--json")) {
         using nlohmann::json;
-        auto describe = [](auto& backend) {
-            return backend ? json::parse(device_info_json((*backend)->info().device))
-                           : json{{"available", false}, {"reason", backend.error().message}};
-        };
         const SandboxSupport& sandbox = sandbox_support();
         json j{{"nvrtc", nvrtc},
-               {"cuda", describe(cuda)},
-               {"cpu", describe(cpu)},
-               {"default_backend", cuda ? "cuda" : cpu ? "cpu" : "none"},
+               {"default_backend", default_backend},
                {"sandbox",
                 {{"seccomp_notify", sandbox.seccomp_notify},
                  {"landlock_abi", sandbox.landlock_abi},
                  {"kernel", sandbox.kernel_release},
                  {"summary", sandbox_summary(sandbox)}}}};
+        for (const Probe& p : probes) {
+            json d = p.backend ? json::parse(device_info_json((*p.backend)->info().device))
+                               : json{{"available", false}, {"reason", p.backend.error().message}};
+            d["description"] = p.entry->description;
+            j[p.entry->name] = d;
+        }
         std::cout << j.dump(2) << "\n";
         return 0;
     }
     std::cout << "CUDA Playground " << CP_VERSION << "\n"
-              << "NVRTC " << nvrtc << " (compiles kernels with or without a GPU)\n\n";
-    std::cout << "CUDA backend: ";
-    if (cuda) {
-        std::cout << "available\n";
-        print_device((*cuda)->info().device);
-    } else {
-        std::cout << "not available\n  reason:        " << cuda.error().message << "\n";
-        if (!cuda.error().hint.empty()) std::cout << "  detail:        " << cuda.error().hint << "\n";
-    }
-    std::cout << "\nCPU backend: ";
-    if (cpu) {
-        std::cout << "available\n";
-        print_device((*cpu)->info().device);
-    } else {
-        std::cout << "not available\n  reason:        " << cpu.error().message << "\n";
+              << "NVRTC " << nvrtc << " (compiles kernels with or without a GPU)\n";
+    for (const Probe& p : probes) {
+        std::cout << "\n" << p.entry->name << " backend: " << (p.backend ? "available" : "not available") << "\n"
+                  << "  what:          " << p.entry->description << "\n";
+        if (p.backend) {
+            print_device((*p.backend)->info().device);
+        } else {
+            std::cout << "  reason:        " << p.backend.error().message << "\n";
+            if (!p.backend.error().hint.empty()) std::cout << "  detail:        " << p.backend.error().hint << "\n";
+        }
     }
     std::cout << "\nKernel files are untrusted input (Linux " << sandbox_support().kernel_release << "):\n";
     for (const std::string& line : sandbox_summary(sandbox_support())) std::cout << "  - " << line << "\n";
     std::cout << "\nDefault backend for `run` and the window: "
-              << (cuda ? "cuda (GPU)" : cpu ? "cpu (no CUDA device here)" : "none: kernels can be compiled but not run")
-              << "\n";
+              << (default_backend == "none" ? "none: kernels can be compiled but not run" : default_backend) << "\n";
     return 0;
 }
 

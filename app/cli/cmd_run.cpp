@@ -15,14 +15,14 @@ namespace cp::cli {
 
 namespace {
 
-const char* kUsage = R"(usage: cuda-playground run FILE [options]
+std::string usage() {
+    return R"(usage: cuda-playground run FILE [options]
 
 Runs the kernel in FILE (a path, or a library name such as image/box_blur) as its metadata header
 describes: fills the buffers, launches it, times it, checks the results against the kernel's CPU
 reference, and writes each output view (PNG for images, CSV for arrays).
 
-  --backend auto|cuda|cpu   where to run (default auto: the GPU when there is one, else the CPU emulator)
-  --set NAME=VALUE          set a parameter (repeatable); NAME=PATH for an image buffer loads that image
+)" + backend_option_help(28) + R"(  --set NAME=VALUE          set a parameter (repeatable); NAME=PATH for an image buffer loads that image
   --block X[xY[xZ]]         threads per block, e.g. 256 or 16x16 (default: the file's)
   --grid X[xY[xZ]]          blocks per grid (default: the file's expression)
   --repeat N                timed launches (default 10 on cuda, 3 on cpu); min/median/max are reported
@@ -34,15 +34,18 @@ reference, and writes each output view (PNG for images, CSV for arrays).
 
 Exit status: 0 success, 1 a user error (message on stderr), 2 the result failed its check.
 )";
+}
 
 // What is about to run: printed before the launch, so a launch that hangs has been announced.
 void print_header(const RunReport& r, const DeviceInfo& device) {
     std::cout << r.title << " (" << r.kernel << ") on " << r.backend << ": " << r.device << "\n";
-    if (r.failed_stage == RunStage::None || r.failed_stage > RunStage::Resolve) {
-        const uint64_t threads = r.block.count();
-        std::cout << "  launch:   grid " << r.grid.str() << ", block " << r.block.str() << " (" << threads
+    if (r.resolved) {
+        const Dim3& grid = r.resolved->grid;
+        const Dim3& block = r.resolved->block;
+        const uint64_t threads = block.count();
+        std::cout << "  launch:   grid " << grid.str() << ", block " << block.str() << " (" << threads
                   << " threads, " << (threads + device.warp_size - 1) / device.warp_size << " warps per block; "
-                  << r.grid.count() << " blocks)\n";
+                  << grid.count() << " blocks)\n";
     }
     if (r.failed_stage == RunStage::None || r.failed_stage > RunStage::Compile) {
         std::cout << "  compile:  " << std::fixed << std::setprecision(1) << r.compile_ms << " ms"
@@ -110,7 +113,7 @@ int cmd_run(const std::vector<std::string>& argv) {
                                   {"--json", true}});
     if (!args) return user_error(args.error().message, args.error().hint);
     if (args->has("--help")) {
-        std::cout << kUsage;
+        std::cout << usage();
         return 0;
     }
     if (args->positional.size() != 1) {
@@ -119,7 +122,6 @@ int cmd_run(const std::vector<std::string>& argv) {
 
     auto launch = parse_launch_options(*args);
     if (!launch) return user_error(launch.error().message, launch.error().hint);
-    const BackendChoice choice = launch->backend;
 
     auto file = load_kernel_file(find_kernel_path(args->positional[0]));
     if (!file) return user_error(file.error().message, file.error().hint);
@@ -133,34 +135,29 @@ int cmd_run(const std::vector<std::string>& argv) {
         return user_error("the kernel file has errors (listed above)", "fix them, then run again");
     }
 
-    std::string why_not_cuda;
-    auto backend = make_backend(choice, &why_not_cuda);
-    if (!backend) {
-        if (choice == BackendChoice::Cuda) {
-            const std::string& why = backend.error().message;
-            return user_error("no CUDA device is available: " + why,
-                              why.find("--backend cpu") == std::string::npos ? "run on the CPU emulator with --backend cpu" : "");
-        }
-        return user_error("no backend can run kernels here: " + backend.error().message, backend.error().hint);
-    }
-    if (choice == BackendChoice::Auto && !why_not_cuda.empty()) {
-        std::string reason = why_not_cuda;
+    auto made = make_backend(launch->backend);
+    if (!made) return user_error(made.error().message, made.error().hint);
+    for (const auto& [name, why] : made->passed_over) {
+        std::string reason = why;
         if (auto cut = reason.find(": the CUDA backend is unavailable"); cut != std::string::npos) reason.resize(cut);
-        std::cerr << "note: no usable CUDA device (" << reason << "); running on the CPU backend\n";
+        std::cerr << "note: the " << name << " backend cannot run here (" << reason << "); running on the "
+                  << made->backend->info().device.backend << " backend\n";
     }
-    const bool on_cpu = (*backend)->kind() == BackendKind::Cpu;
-    Engine engine(std::move(*backend));
+    Engine engine(std::move(made->backend));
     KernelSession session(engine);
     session.set_kernel(std::move(*file));
-    session.set_block_override(launch->block);
-    session.set_grid_override(launch->grid);
+    // The same checks and messages as the window's --set/--block/--grid (core/session/run_choices.h).
+    RunChoices choices;
+    choices.block = launch->block;
+    choices.grid = launch->grid;
     for (const auto& [name, value] : launch->sets) {
-        auto ok = session.set_param(name, value);
+        auto ok = apply_set(session.kernel(), choices, name, value);
         if (!ok) return user_error(ok.error().message, ok.error().hint);
     }
+    session.set_choices(std::move(choices));
 
     RunOptions options;
-    options.timing.repeats = on_cpu ? 3 : 10;
+    options.timing.repeats = engine.capabilities().default_repeats;
     if (args->has("--repeat")) {
         auto n = parse_positive_int("--repeat", args->get("--repeat"));
         if (!n) return user_error(n.error().message);
@@ -186,7 +183,9 @@ int cmd_run(const std::vector<std::string>& argv) {
     std::vector<std::filesystem::path> written;
     std::string export_problem;
     if (report.launched && args->has("--out-dir")) {
-        auto files = export_views(session.kernel().spec, report, args->get("--out-dir"));
+        std::vector<ExportView> views;
+        for (const ResolvedView& v : report.resolved->views) views.push_back({v.spec, v.width, v.height});
+        auto files = export_views(views, report.outputs, args->get("--out-dir"));
         if (files) written = *files;
         else export_problem = files.error().full();
     }

@@ -33,8 +33,6 @@ bool has_errors(const std::vector<Diagnostic>& diags) {
     return std::any_of(diags.begin(), diags.end(), [](const Diagnostic& d) { return d.severity == Severity::Error; });
 }
 
-const char* backend_name(BackendKind k) { return k == BackendKind::Cuda ? "cuda" : "cpu"; }
-
 void fill_with_pattern(std::byte* dst, uint64_t bytes, const std::vector<std::byte>& pattern) {
     if (pattern.empty() || bytes == 0) return;
     std::copy(pattern.begin(), pattern.end(), dst);

@@ -43,13 +43,22 @@ struct ResourceUsage {
     int barriers = -1;
 };
 
-enum class BackendKind { Cuda, Cpu };
-const char* backend_name(BackendKind k);  // "cuda" / "cpu"
+// What a backend can do, asked by the UI and the session instead of looking at which backend it is.
+struct BackendCapabilities {
+    bool launches = true;          // false: compile-only (nothing to run kernels on); DeviceInfo::notes says why
+    bool gpu = false;              // kernels run on a GPU (limits are a GPU's; "this GPU" in messages)
+    bool device_buffers = false;   // buffers live in GPU memory, so outputs can reach GL textures without the host
+    bool buffers_by_ipc = false;   // ...through IPC handles (the backend runs in another process), not raw addresses
+    bool occupancy_api = false;    // occupancy() asks the driver; otherwise callers estimate from resource usage
+    bool event_timing = false;     // timings are GPU events; otherwise the host's wall clock
+    int default_repeats = 10;      // timed launches `run` makes when not told
+};
 
 // Limits and facts about the device a backend runs on. The CPU backend reports CUDA-like limits so
 // that launch configurations are validated the same way on both.
 struct DeviceInfo {
-    BackendKind backend = BackendKind::Cuda;
+    std::string backend;  // the backend's registry name ("cuda", "cpu"; see core/engine/backend.h)
+    BackendCapabilities caps;
     std::string name;
     std::string arch;  // "sm_90"
     int cc_major = 0, cc_minor = 0;

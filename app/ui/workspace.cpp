@@ -3,7 +3,6 @@
 #include "ui/workspace.h"
 
 #include "core/engine/backend.h"
-#include "core/cuda/cuda_worker.h"
 #include "core/kernel_file/kernel_file.h"
 #include "ui/panels/launch_panel.h"
 #include "ui/panels/library_panel.h"
@@ -41,25 +40,28 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
 
     library_ = scan_library(kernels_dir());
 
-    std::string why_not_cuda;
-    auto backend = backend_factory ? backend_factory(&why_not_cuda) : make_backend(backend_choice_from_name(options.backend).value_or(BackendChoice::Auto), &why_not_cuda);
-    std::unique_ptr<Engine> engine;
-    std::string why_no_engine;
-    // The CUDA worker process's device pointers mean nothing here; its buffers come over as IPC handles.
-    const bool backend_in_other_process = backend && dynamic_cast<const CudaWorkerBackend*>(backend->get()) != nullptr;
-    if (backend) {
-        engine = std::make_unique<Engine>(std::move(*backend));
+    // The backend: the one asked for (or the registry's first that works); when none can run kernels, a
+    // compile-only one, so the editor still gets the compiler's diagnostics.
+    std::unique_ptr<Backend> backend;
+    std::string passed_over;
+    if (backend_factory) {
+        auto made = backend_factory();
+        if (made) backend = std::move(*made);
+        else passed_over = made.error().message;
+    } else if (auto made = make_backend(options.backend); made) {
+        backend = std::move(made->backend);
+        for (const auto& [name, why] : made->passed_over) passed_over += (passed_over.empty() ? "" : "; ") + name + ": " + why;
     } else {
-        why_no_engine = backend.error().message;
-        if (!why_not_cuda.empty() && why_not_cuda != why_no_engine)
-            why_no_engine = "CUDA: " + why_not_cuda + "; CPU: " + why_no_engine;
+        passed_over = made.error().message;
     }
-    const bool cuda = engine && engine->backend_kind() == BackendKind::Cuda;
+    if (!backend) backend = make_compile_only_backend(passed_over);
+    auto engine = std::make_unique<Engine>(std::move(backend));
+    const BackendCapabilities caps = engine->capabilities();
     render::RenderTarget* wake_target = &target_;
-    runner_ = std::make_unique<LiveRunner>(std::move(engine), why_no_engine, [wake_target] { wake_target->wake(); });
+    runner_ = std::make_unique<LiveRunner>(std::move(engine), [wake_target] { wake_target->wake(); });
 
-    std::string output_path = "host upload (the backend is not CUDA)";
-    if (cuda) {
+    std::string output_path = "host upload (the backend's buffers are in host memory)";
+    if (caps.device_buffers) {
         if (auto copier = render::make_cuda_gl_copier(0); copier) {
             copier_ = std::move(*copier);
             output_path = copier_->describe();
@@ -70,16 +72,18 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     }
     if (auto pass = render::ColormapPass::create(); pass) colormap_ = std::move(*pass);
     else console_.add(LogKind::Error, pass.error().full());
-    outputs_ = std::make_unique<OutputViews>(copier_.get(), colormap_.get(), backend_in_other_process);
+    // A backend in another process (the CUDA worker) hands its buffers over as IPC handles; its addresses
+    // mean nothing here.
+    outputs_ = std::make_unique<OutputViews>(copier_.get(), colormap_.get(), caps.buffers_by_ipc);
 
-    device_status_.has_engine = runner_->has_engine();
+    device_status_.can_run = caps.launches;
     device_status_.device = runner_->device();
-    device_status_.why_no_cuda = cuda ? std::string() : why_not_cuda;
-    device_status_.why_no_engine = why_no_engine;
+    device_status_.passed_over = caps.launches ? passed_over : std::string();
+    device_status_.why_nothing_runs = caps.launches ? std::string() : runner_->device().notes;
     device_status_.renderer = target_.describe();
     device_status_.output_path = output_path;
-    if (!runner_->has_engine()) console_.add(LogKind::Warning, "No backend: " + why_no_engine);
-    else console_.add(LogKind::Info, std::string("Backend: ") + backend_name(runner_->device().backend) + " on " + runner_->device().name);
+    if (!caps.launches) console_.add(LogKind::Warning, "No backend can run kernels here: " + device_status_.why_nothing_runs);
+    else console_.add(LogKind::Info, "Backend: " + runner_->device().backend + " on " + runner_->device().name);
     console_.add(LogKind::Info, "Renderer: " + device_status_.renderer);
 
     // Panels, each with only what it needs.
@@ -128,23 +132,14 @@ Workspace::~Workspace() {
 }
 
 Result<bool> Workspace::apply_command_line(const AppOptions& options) {
-    for (const auto& [name, value] : options.sets) {
-        const ParamSpec* p = parsed_.param(name);
-        if (!p) {
-            std::string known;
-            for (const ParamSpec& q : parsed_.spec.params) known += (known.empty() ? "" : ", ") + q.name;
-            return make_error("--set " + name + "=" + value + ": the kernel has no parameter '" + name + "'",
-                              known.empty() ? "this kernel has no parameters" : "its parameters are: " + known);
-        }
-        if (p->derived) return make_error("--set " + name + ": '" + name + "' is derived (" + p->default_expr + ") and cannot be set");
-        char* end = nullptr;
-        const double v = std::strtod(value.c_str(), &end);
-        if (value.empty() || !end || *end != '\0')
-            return make_error("--set " + name + "=" + value + ": '" + value + "' is not a number", "e.g. --set " + name + "=42");
-        inputs_.params[name] = v;
-    }
-    if (options.block) inputs_.block = options.block;
-    if (options.grid) inputs_.grid = options.grid;
+    // The same checks and messages as `run` (core/session/run_choices.h); what only a run can tell (an
+    // image that does not load, a launch the device refuses) comes back with the first run, as in `run`.
+    RunChoices choices = inputs_.choices;
+    for (const auto& [name, value] : options.sets)
+        if (auto ok = apply_set(parsed_, choices, name, value); !ok) return ok.error();
+    if (options.block) choices.block = options.block;
+    if (options.grid) choices.grid = options.grid;
+    inputs_.choices = std::move(choices);
     inputs_.touch();
     return true;
 }
@@ -198,7 +193,7 @@ void Workspace::maybe_submit(double now) {
     const bool source_changed = doc_->revision() != submitted_.doc_revision;
     const bool inputs_changed = inputs_.revision != submitted_.inputs_revision;
     compile_status_.pending = source_changed && !new_kernel;
-    bool go = new_kernel || run_requested_ || inputs_changed || (live_.every_frame && runner_->has_engine());
+    bool go = new_kernel || run_requested_ || inputs_changed || (live_.every_frame && can_run());
     if (source_changed && settings_.auto_compile && now - doc_->last_edit_time() >= kCompilePause) go = true;
     if (!go) return;
 
@@ -210,13 +205,20 @@ void Workspace::maybe_submit(double now) {
     job.options.verify = verify && !live_.every_frame;
     job.options.read_back = job.options.verify || outputs_->needs_host_data(parsed_);
     inflight_file_ = parsed_;
-    inflight_images_ = inputs_.images;
     inflight_new_source_ = source_changed || new_kernel;
     submitted_ = {doc_->revision(), inputs_.revision, parsed_path_};
     run_requested_ = false;
     verify_next_ = false;
     compile_status_.pending = false;
     runner_->submit(std::move(job));
+}
+
+RunJob Workspace::job_from_inputs() {
+    RunJob job;
+    job.id = next_job_++;
+    job.file = parsed_;
+    job.choices = inputs_.choices;
+    return job;
 }
 
 void Workspace::apply_outcome(RunOutcome outcome) {
@@ -226,7 +228,8 @@ void Workspace::apply_outcome(RunOutcome outcome) {
     }
     ++runs_applied_;
     RunReport& r = outcome.report;
-    for (const std::string& p : outcome.input_problems) console_.add(LogKind::Warning, p);
+    // The first refusal is the run's error (logged below); any others are logged here.
+    for (size_t i = 1; i < r.input_problems.size(); ++i) console_.add(LogKind::Error, "Refused: " + r.input_problems[i].error.full());
 
     // Compile status for the editor.
     compile_status_.diagnostics = r.diagnostics;
@@ -239,6 +242,8 @@ void Workspace::apply_outcome(RunOutcome outcome) {
     else if (r.usage.registers >= 0)
         std::snprintf(summary, sizeof summary, "compiled%s in %.0f ms, %d registers%s", r.cache_hit ? " (cached)" : "",
                       r.compile_ms, r.usage.registers, warnings ? ", warnings" : "");
+    else if (!r.compiled)
+        std::snprintf(summary, sizeof summary, "not compiled: the run stopped before");
     else if (r.failed_stage == RunStage::None || r.failed_stage > RunStage::Compile)
         std::snprintf(summary, sizeof summary, "compiled%s in %.0f ms%s", r.cache_hit ? " (cached)" : "", r.compile_ms,
                       warnings ? ", warnings" : "");
@@ -256,16 +261,17 @@ void Workspace::apply_outcome(RunOutcome outcome) {
     for (const LaunchIssue& issue : r.launch_issues)
         if (issue.severity == Severity::Warning) console_.add(LogKind::Warning, issue.message);
 
-    if (!runner_->has_engine() && outputs_->views().empty()) outputs_->load_input_image(inflight_file_, inflight_images_);
-    if (r.launched && outcome.resolved) {
-        outputs_->update(inflight_file_, inflight_images_, r, *outcome.resolved, runs_applied_, console_);
+    // Something to look at even when nothing ran: the input image the run resolved.
+    if (!r.launched && r.resolved && outputs_->views().empty()) outputs_->show_input_image(inflight_file_, *r.resolved);
+    if (r.launched && r.resolved) {
+        outputs_->update(inflight_file_, r, runs_applied_, console_);
         TimingSample sample;
         sample.run = runs_applied_;
         sample.kernel = r.title;
-        sample.grid = r.grid;
-        sample.block = r.block;
-        sample.dynamic_shared_bytes = r.dynamic_shared_bytes;
-        sample.params = params_summary(r.params);
+        sample.grid = r.resolved->grid;
+        sample.block = r.resolved->block;
+        sample.dynamic_shared_bytes = r.resolved->dynamic_shared_bytes;
+        sample.params = params_summary(r.resolved->params);
         sample.stats = r.timing;
         sample.bandwidth_gbps = r.bandwidth_gbps;
         sample.bandwidth_fraction = r.bandwidth_fraction;
@@ -330,7 +336,7 @@ void Workspace::set_all_panels_visible(bool v) {
 }
 
 double Workspace::idle_timeout(double now) const {
-    if (live_.every_frame && runner_->has_engine()) return 0;
+    if (live_.every_frame && can_run()) return 0;
     double t = kWatchInterval;
     if (doc_ && doc_->revision() != submitted_.doc_revision && settings_.auto_compile)
         t = std::min(t, std::max(0.0, doc_->last_edit_time() + kCompilePause - now));
@@ -340,7 +346,7 @@ double Workspace::idle_timeout(double now) const {
 
 bool Workspace::needs_frame(double now) {
     if (runner_->has_outcome()) return true;
-    if (live_.every_frame && runner_->has_engine()) return true;
+    if (live_.every_frame && can_run()) return true;
     if (run_requested_ || block_suggestion_.requested || inputs_.revision != submitted_.inputs_revision) return true;
     if (doc_) {
         if (doc_->unsaved()) return true;  // autosave is due soon

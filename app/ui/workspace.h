@@ -32,9 +32,9 @@
 
 namespace cp::ui {
 
-// Makes the backend the engine runs on; `why_not_cuda` receives why CUDA was passed over. The default is
-// core's make_backend with the --backend choice; tests pass their own.
-using BackendFactory = std::function<Result<std::unique_ptr<Backend>>(std::string* why_not_cuda)>;
+// Makes the backend the engine runs on. The default is core's make_backend with the --backend choice (the
+// registry); tests pass their own. When it fails, the window still compiles (a compile-only backend).
+using BackendFactory = std::function<Result<std::unique_ptr<Backend>>()>;
 
 class Workspace {
 public:
@@ -81,7 +81,8 @@ public:
     const CompileStatus& compile_status() const { return compile_status_; }
     const DeviceStatus& device_status() const { return device_status_; }
     Settings& settings() { return settings_; }
-    bool has_engine() const { return runner_->has_engine(); }
+    // Whether kernels can run here (false: only compiling works, and the banner says why).
+    bool can_run() const { return runner_->capabilities().launches; }
     bool interop_active() const { return copier_ != nullptr; }
     void set_all_panels_visible(bool v);
     // Ctrl +/- : steps of 0.1, clamped; 0 resets to 1. Saved with the settings.
@@ -139,7 +140,6 @@ private:
         std::string path;
     } submitted_;
     KernelFile inflight_file_;
-    std::map<std::string, std::string> inflight_images_;
     bool inflight_new_source_ = false;
     uint64_t next_job_ = 1, runs_applied_ = 0;
     bool run_requested_ = false;

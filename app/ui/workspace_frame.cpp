@@ -85,7 +85,7 @@ void Workspace::draw_menu_bar() {
     if (ImGui::BeginMenu("Run")) {
         if (ImGui::MenuItem("Run", "F5 / Ctrl+Enter", false, doc_.has_value())) request_run();
         ImGui::MenuItem("Compile while typing", nullptr, &settings_.auto_compile);
-        ImGui::MenuItem("Re-run every frame", nullptr, &live_.every_frame, runner_->has_engine());
+        ImGui::MenuItem("Re-run every frame", nullptr, &live_.every_frame, can_run());
         if (ImGui::MenuItem("Verify every run", nullptr, &inputs_.verify)) inputs_.touch();
         ImGui::EndMenu();
     }
@@ -130,16 +130,17 @@ void Workspace::draw_banner_and_status() {
         else if (latest_ && latest_->report.error)
             ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s failed: %s", stage_title(latest_->report.failed_stage).c_str(),
                                latest_->report.error->message.c_str());
-        else if (latest_ && latest_->report.launched)
-            ImGui::Text("ran %s %s x %s in %.3f ms (median)", latest_->report.kernel.c_str(), latest_->report.grid.str().c_str(),
-                        latest_->report.block.str().c_str(), latest_->report.timing.median_ms);
-        else if (latest_ && !runner_->has_engine())
+        else if (latest_ && latest_->report.launched && latest_->report.resolved)
+            ImGui::Text("ran %s %s x %s in %.3f ms (median)", latest_->report.kernel.c_str(),
+                        latest_->report.resolved->grid.str().c_str(), latest_->report.resolved->block.str().c_str(),
+                        latest_->report.timing.median_ms);
+        else if (latest_ && !can_run())
             ImGui::Text("compiled %s with NVRTC in %.0f ms; nothing runs here (no backend)", latest_->report.kernel.c_str(),
                         latest_->report.compile_ms);
         else ImGui::TextDisabled("ready");
         char right_text[96];
         std::snprintf(right_text, sizeof right_text, "frame %.2f ms CPU | %s", double(frame_cpu_ms_),
-                      runner_->has_engine() ? backend_name(runner_->device().backend) : "no backend");
+                      can_run() ? runner_->device().backend.c_str() : "no backend");
         const std::string right = right_text;
         ImGui::SameLine(std::max(ImGui::GetCursorPosX() + 20, ImGui::GetWindowWidth() - ImGui::CalcTextSize(right.c_str()).x - 12));
         ImGui::TextDisabled("%s", right.c_str());
@@ -147,9 +148,9 @@ void Workspace::draw_banner_and_status() {
     ImGui::End();
     ImGui::PopStyleVar();
 
-    if (runner_->has_engine()) return;
+    if (can_run()) return;
     // Banner: why nothing runs. It stays: without a backend this is the one thing to know.
-    const std::string text = "Nothing can run here: " + runner_->why_no_engine() +
+    const std::string text = "Nothing can run here: " + device_status_.why_nothing_runs +
                              ". The editor and the compiler still work; outputs, timing and verification need a "
                              "backend (an NVIDIA GPU, or the CPU backend).";
     const ImVec2 pad = ImGui::GetStyle().WindowPadding;
@@ -168,7 +169,7 @@ void Workspace::draw_banner_and_status() {
 
 void Workspace::draw_panels() {
     const WorkArea vp = work_area();
-    const float top = vp.y + (runner_->has_engine() ? 0.0f : banner_height_);
+    const float top = vp.y + (can_run() ? 0.0f : banner_height_);
     const float height = vp.h - ImGui::GetFrameHeight() - (top - vp.y);
     const ImGuiCond cond = reset_layout_ ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
     for (auto& p : panels_) {

@@ -7,15 +7,17 @@ namespace cp::ui {
 
 void Workspace::submit_block_suggestion() {
     block_suggestion_.requested = false;
-    if (!runner_->has_engine()) {
+    if (!runner_->capabilities().occupancy_api) {
         // Nothing to ask: the estimate from the last compile's resource usage is pure and immediate.
         const std::vector<uint64_t> none;
-        const auto& problem = latest_ && latest_->resolved ? latest_->resolved->problem : none;
-        const uint32_t shared = latest_ && latest_->resolved ? latest_->resolved->dynamic_shared_bytes : 0;
+        const auto& resolved = latest_ ? latest_->report.resolved : std::nullopt;
+        const auto& problem = resolved ? resolved->problem : none;
+        const uint32_t shared = resolved ? resolved->dynamic_shared_bytes : 0;
         const ResourceUsage usage = latest_ ? latest_->report.usage : ResourceUsage{};
         use_block_suggestion(suggestion_from_estimate(device_status_.device, usage, shared,
                                                       problem_dims_of(problem, parsed_),
-                                                      "no backend, so CUDA's usual limits"));
+                                                      can_run() ? "the " + device_status_.device.backend + " backend has no occupancy API"
+                                                                : "nothing runs kernels here, so CUDA's usual limits"));
         return;
     }
     RunJob job = job_from_inputs();
@@ -25,8 +27,10 @@ void Workspace::submit_block_suggestion() {
 
 void Workspace::apply_block_suggestion(RunOutcome outcome) {
     block_suggestion_.pending = false;
+    // The suggestion job resolved inside the session; the last run's resolved sizes describe the same kernel.
     const std::vector<uint64_t> none;
-    const int dims = problem_dims_of(outcome.resolved ? outcome.resolved->problem : none, parsed_);
+    const auto& resolved = latest_ ? latest_->report.resolved : std::nullopt;
+    const int dims = problem_dims_of(resolved ? resolved->problem : none, parsed_);
     const Result<OccupancyResult>& answer = *outcome.suggestion;
     if (answer.ok()) {
         use_block_suggestion(suggestion_from_api(*answer, dims));
@@ -35,7 +39,7 @@ void Workspace::apply_block_suggestion(RunOutcome outcome) {
     // The backend could not answer (no occupancy API, the kernel does not compile...): estimate, and say why.
     console_.add(LogKind::Warning, "Occupancy API unavailable: " + answer.error().full());
     const ResourceUsage usage = latest_ ? latest_->report.usage : ResourceUsage{};
-    const uint32_t shared = outcome.resolved ? outcome.resolved->dynamic_shared_bytes : 0;
+    const uint32_t shared = resolved ? resolved->dynamic_shared_bytes : 0;
     use_block_suggestion(suggestion_from_estimate(device_status_.device, usage, shared, dims,
                                                   "the backend could not answer"));
 }
@@ -43,21 +47,10 @@ void Workspace::apply_block_suggestion(RunOutcome outcome) {
 void Workspace::use_block_suggestion(const AppliedSuggestion& suggestion) {
     block_suggestion_.shown = suggestion.text;
     console_.add(LogKind::Info, "Suggested block " + suggestion.block.str() + " — " + suggestion.text);
-    if (inputs_.block != suggestion.block) {
-        inputs_.block = suggestion.block;
+    if (inputs_.choices.block != suggestion.block) {
+        inputs_.choices.block = suggestion.block;
         inputs_.touch();
     }
-}
-
-RunJob Workspace::job_from_inputs() {
-    RunJob job;
-    job.id = next_job_++;
-    job.file = parsed_;
-    job.params = inputs_.params;
-    job.block = inputs_.block;
-    job.grid = inputs_.grid;
-    job.images = inputs_.images;
-    return job;
 }
 
 }  // namespace cp::ui

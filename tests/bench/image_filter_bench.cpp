@@ -29,14 +29,14 @@ std::filesystem::path make_uhd_photo() {
 int main(int argc, char** argv) {
     const std::string which = argc > 1 ? argv[1] : "auto";
     const int repeats = argc > 2 ? std::max(1, std::atoi(argv[2])) : 50;
-    auto backend = make_backend(which == "cpu" ? BackendChoice::Cpu : which == "cuda" ? BackendChoice::Cuda : BackendChoice::Auto);
-    if (!backend) {
-        std::printf("no backend: %s\n", backend.error().message.c_str());
+    auto made = make_backend(which);
+    if (!made) {
+        std::printf("no backend: %s\n", made.error().message.c_str());
         return 1;
     }
-    Engine engine(std::move(*backend));
-    const DeviceInfo device = engine.info().device;
-    std::printf("device: %s (%s), copy bandwidth %.0f GB/s\n", device.name.c_str(), backend_name(device.backend),
+    Engine engine(std::move(made->backend));
+    const DeviceInfo device = engine.device();
+    std::printf("device: %s (%s), copy bandwidth %.0f GB/s\n", device.name.c_str(), device.backend.c_str(),
                 device.copy_bandwidth_gbps);
     const auto photo = make_uhd_photo();
     if (photo.empty()) {
@@ -51,7 +51,9 @@ int main(int argc, char** argv) {
         }
         KernelSession session(engine);
         session.set_kernel(*file);
-        session.set_image_override("src", photo.string());
+        RunChoices choices;
+        choices.images["src"] = photo.string();
+        session.set_choices(choices);
         RunOptions options;
         options.timing.warmup = 3;
         options.timing.repeats = repeats;
@@ -62,7 +64,7 @@ int main(int argc, char** argv) {
         }
         std::printf("%-16s 3840x2160 grid %s block %s: median %.4f ms (min %.4f, max %.4f, %d repeats, %s), "
                     "%.1f GB/s = %.1f%% of copy bandwidth, compile %.1f ms%s, verified %s\n",
-                    name, r.grid.str().c_str(), r.block.str().c_str(), r.timing.median_ms, r.timing.min_ms,
+                    name, r.resolved->grid.str().c_str(), r.resolved->block.str().c_str(), r.timing.median_ms, r.timing.min_ms,
                     r.timing.max_ms, repeats, r.timing.cpu_time ? "CPU clock" : "CUDA events", r.bandwidth_gbps,
                     r.bandwidth_fraction * 100, r.compile_ms, r.cache_hit ? " (cached)" : "",
                     r.verified ? (*r.verified ? "yes" : "NO") : "n/a");

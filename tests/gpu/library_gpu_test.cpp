@@ -1,5 +1,6 @@
 // The kernel library on a real GPU through KernelSession (skips without a CUDA device), and recovery from
 // a planted out-of-bounds write in the same process.
+#include "core/cuda/cuda_backend_factory.h"
 #include "core/kernel_file/kernel_file.h"
 #include "core/session/session.h"
 
@@ -37,7 +38,7 @@ TEST(GpuLibrary, EveryKernelVerifiesOnTheGpu) {
         ASSERT_TRUE(r.verified.has_value()) << k.path;
         EXPECT_TRUE(*r.verified) << k.path << ": " << r.mismatch_detail;
         EXPECT_GT(r.timing.median_ms, 0.0);
-        std::cout << "[gpu] " << k.spec.title << ": grid " << r.grid.str() << " block " << r.block.str() << ", median "
+        std::cout << "[gpu] " << k.spec.title << ": grid " << r.resolved->grid.str() << " block " << r.resolved->block.str() << ", median "
                   << r.timing.median_ms << " ms, " << r.bandwidth_gbps << " GB/s, " << r.usage.registers << " registers\n";
     }
 }

@@ -17,12 +17,17 @@ using namespace cp::uitest;
 
 namespace {
 
-// The host-kernels backend plus an occupancy API with a fixed answer, counting the questions.
+// The host-kernels backend plus an occupancy API with a fixed answer (or, `fails`, an error), counting the
+// questions. It says it has the API (its capabilities), as the CUDA backend does.
 class OccupancyAnsweringBackend final : public Backend {
 public:
-    explicit OccupancyAnsweringBackend(std::atomic<int>& asked) : inner_(make_host_kernels_backend()), asked_(asked) {}
-    BackendKind kind() const override { return inner_->kind(); }
-    InfoResult info() override { return inner_->info(); }
+    OccupancyAnsweringBackend(std::atomic<int>& asked, bool fails = false)
+        : inner_(make_host_kernels_backend()), asked_(asked), fails_(fails) {}
+    InfoResult info() override {
+        InfoResult r = inner_->info();
+        r.device.caps.occupancy_api = true;
+        return r;
+    }
     CompileResult compile(const CompileRequest& r) override { return inner_->compile(r); }
     AllocateResult allocate(const AllocateRequest& r) override { return inner_->allocate(r); }
     UploadResult upload(const UploadRequest& r) override { return inner_->upload(r); }
@@ -32,8 +37,8 @@ public:
     OccupancyResult occupancy(const OccupancyRequest& r) override {
         ++asked_;
         OccupancyResult out;
-        if (r.module == 0 || r.kernel_name.empty()) {
-            out.error = EngineError{"", "no module", "", false};
+        if (fails_ || r.module == 0 || r.kernel_name.empty()) {
+            out.error = EngineError{"", fails_ ? "the driver said no (test)" : "no module", "", false};
             return out;
         }
         out.block_size = 768;
@@ -47,6 +52,7 @@ public:
 private:
     std::unique_ptr<Backend> inner_;
     std::atomic<int>& asked_;
+    bool fails_;
 };
 
 bool console_has(ui::Workspace& ws, const std::string& text) {
@@ -75,7 +81,7 @@ protected:
 
 TEST_F(BlockSuggestionUi, TheOccupancyApisAnswerIsAppliedIn2DShownAndLogged) {
     std::atomic<int> asked{0};
-    start("image/box_blur.cu", [&asked](std::string*) -> Result<std::unique_ptr<Backend>> {
+    start("image/box_blur.cu", [&asked]() -> Result<std::unique_ptr<Backend>> {
         return std::unique_ptr<Backend>(std::make_unique<OccupancyAnsweringBackend>(asked));
     });
     ASSERT_TRUE(ws().latest() && ws().latest()->report.launched);
@@ -83,45 +89,60 @@ TEST_F(BlockSuggestionUi, TheOccupancyApisAnswerIsAppliedIn2DShownAndLogged) {
     EXPECT_EQ(asked.load(), 1);
     EXPECT_FALSE(ws().block_suggestion().pending);
     // 768 threads for a 2D image filter: rows of a warp, 24 of them.
-    EXPECT_EQ(ws().inputs().block, std::optional<Dim3>(Dim3{32, 24, 1}));
+    EXPECT_EQ(ws().inputs().choices.block, std::optional<Dim3>(Dim3{32, 24, 1}));
     EXPECT_EQ(ws().block_suggestion().shown, "CUDA occupancy API: 768 threads as 32x24x1, 2 blocks/SM, 75% occupancy");
     EXPECT_TRUE(console_has(ws(), "CUDA occupancy API: 768 threads"));
     // The suggestion re-ran the kernel with it.
     ASSERT_TRUE(ws().latest() && ws().latest()->report.launched);
-    EXPECT_EQ(ws().latest()->report.block, (Dim3{32, 24, 1}));
-    EXPECT_EQ(ws().latest()->report.grid, (Dim3{19, 17, 1}));  // ceil(600/32) x ceil(400/24)
+    EXPECT_EQ(ws().latest()->report.resolved->block, (Dim3{32, 24, 1}));
+    EXPECT_EQ(ws().latest()->report.resolved->grid, (Dim3{19, 17, 1}));  // ceil(600/32) x ceil(400/24)
 }
 
 TEST_F(BlockSuggestionUi, OneDimensionalKernelsKeepARow) {
     std::atomic<int> asked{0};
-    start("basics/vector_add.cu", [&asked](std::string*) -> Result<std::unique_ptr<Backend>> {
+    start("basics/vector_add.cu", [&asked]() -> Result<std::unique_ptr<Backend>> {
         return std::unique_ptr<Backend>(std::make_unique<OccupancyAnsweringBackend>(asked));
     });
     press_suggest();
-    EXPECT_EQ(ws().inputs().block, std::optional<Dim3>(Dim3{768, 1, 1}));
+    EXPECT_EQ(ws().inputs().choices.block, std::optional<Dim3>(Dim3{768, 1, 1}));
     ASSERT_TRUE(ws().latest());
-    EXPECT_EQ(ws().latest()->report.block, (Dim3{768, 1, 1}));
+    EXPECT_EQ(ws().latest()->report.resolved->block, (Dim3{768, 1, 1}));
 }
 
-TEST_F(BlockSuggestionUi, ABackendWithoutTheApiFallsBackToTheEstimateAndSaysSo) {
-    start("image/box_blur.cu", host_kernels_factory());  // the default Backend::occupancy: no API
+TEST_F(BlockSuggestionUi, ABackendWithoutTheApiIsNotAskedAndTheEstimateSaysSo) {
+    start("image/box_blur.cu", host_kernels_factory());  // its capabilities: no occupancy API
     press_suggest();
     const std::string& shown = ws().block_suggestion().shown;
+    EXPECT_EQ(shown.rfind("estimate from resource usage (the cpu backend has no occupancy API): ", 0), 0u) << shown;
+    EXPECT_TRUE(console_has(ws(), "has no occupancy API")) << "the reason is logged";
+    ASSERT_TRUE(ws().inputs().choices.block.has_value());
+    EXPECT_GT(ws().inputs().choices.block->y, 1u) << "a 2D kernel gets a 2D block: " << ws().inputs().choices.block->str();
+    EXPECT_EQ(ws().inputs().choices.block->count() % 32, 0u);
+}
+
+TEST_F(BlockSuggestionUi, WhenTheApiFailsTheEstimateStandsInAndTheReasonIsLogged) {
+    std::atomic<int> asked{0};
+    start("image/box_blur.cu", [&asked]() -> Result<std::unique_ptr<Backend>> {
+        return std::unique_ptr<Backend>(std::make_unique<OccupancyAnsweringBackend>(asked, true));
+    });
+    press_suggest();
+    EXPECT_EQ(asked.load(), 1);
+    const std::string& shown = ws().block_suggestion().shown;
     EXPECT_EQ(shown.rfind("estimate from resource usage (the backend could not answer): ", 0), 0u) << shown;
-    EXPECT_TRUE(console_has(ws(), "Occupancy API unavailable")) << "the reason is logged";
-    ASSERT_TRUE(ws().inputs().block.has_value());
-    EXPECT_GT(ws().inputs().block->y, 1u) << "a 2D kernel gets a 2D block: " << ws().inputs().block->str();
-    EXPECT_EQ(ws().inputs().block->count() % 32, 0u);
+    EXPECT_TRUE(console_has(ws(), "Occupancy API unavailable: the driver said no (test)")) << "the reason is logged";
+    ASSERT_TRUE(ws().inputs().choices.block.has_value());
+    EXPECT_GT(ws().inputs().choices.block->y, 1u) << "a 2D kernel gets a 2D block: " << ws().inputs().choices.block->str();
+    EXPECT_EQ(ws().inputs().choices.block->count() % 32, 0u);
 }
 
 TEST_F(BlockSuggestionUi, WithoutABackendTheEstimateSaysSo) {
     start("image/box_blur.cu", no_backend_factory("no NVIDIA driver found (test)"));
     press_suggest();
     const std::string& shown = ws().block_suggestion().shown;
-    EXPECT_NE(shown.find("estimate from resource usage (no backend"), std::string::npos) << shown;
+    EXPECT_NE(shown.find("estimate from resource usage (nothing runs kernels here"), std::string::npos) << shown;
     EXPECT_TRUE(console_has(ws(), "estimate from resource usage"));
-    ASSERT_TRUE(ws().inputs().block.has_value());
-    EXPECT_GT(ws().inputs().block->y, 1u) << ws().inputs().block->str();
+    ASSERT_TRUE(ws().inputs().choices.block.has_value());
+    EXPECT_GT(ws().inputs().choices.block->y, 1u) << ws().inputs().choices.block->str();
 }
 
 }  // namespace

@@ -115,7 +115,7 @@ TEST_F(HeadlessApp, EveryPanelRendersInEveryState) {
 
     // Launch refused: 2048 threads per block.
     ws().set_source(stock, host_->seconds() - 5.0);
-    ws().inputs().block = Dim3{2048, 1, 1};
+    ws().inputs().choices.block = Dim3{2048, 1, 1};
     ws().inputs().touch();
     settle();
     ASSERT_TRUE(ws().latest());
@@ -128,7 +128,7 @@ TEST_F(HeadlessApp, EveryPanelRendersInEveryState) {
 TEST_F(HeadlessApp, WithoutABackendTheWindowOpensTheEditorAndCompilerWork) {
     start(headless_options(), no_backend_factory("no NVIDIA driver (test)"));
     settle();
-    EXPECT_FALSE(ws().has_engine());
+    EXPECT_FALSE(ws().can_run());
     ASSERT_TRUE(ws().latest());
     const RunReport& r = ws().latest()->report;
     EXPECT_FALSE(r.launched);
@@ -137,7 +137,7 @@ TEST_F(HeadlessApp, WithoutABackendTheWindowOpensTheEditorAndCompilerWork) {
     EXPECT_EQ(r.kernel, "box_blur");
     expect_panels_drawn("no backend");
     EXPECT_GT(window_rect("##banner").height(), 10) << "the no-backend banner is missing";
-    EXPECT_NE(ws().device_status().why_no_engine.find("no NVIDIA driver"), std::string::npos);
+    EXPECT_NE(ws().device_status().why_nothing_runs.find("no NVIDIA driver"), std::string::npos);
 
     // The compiler still reports errors with lines.
     std::string broken = document_of(ws()).text();
@@ -159,27 +159,27 @@ TEST_F(HeadlessApp, ParameterAndLaunchChangesReachTheTextureWithoutRestart) {
     EXPECT_EQ(view().raw->read_element(100, 150)[0], 150.0 * 333 + 100);
 
     // A parameter: the view changes size and content.
-    ws().inputs().params["width"] = 201;
+    ws().inputs().choices.params["width"] = 201;
     ws().inputs().touch();
     settle();
     ASSERT_EQ(view().width, 201);
     EXPECT_EQ(view().raw->read_element(100, 150)[0], 150.0 * 201 + 100);
 
     // A launch change: a 2x2 grid of 16x16 blocks covers only 32x32 elements; the rest keep constant(-1).
-    ws().inputs().grid = Dim3{2, 2, 1};
+    ws().inputs().choices.grid = Dim3{2, 2, 1};
     ws().inputs().touch();
     settle();
-    EXPECT_EQ(ws().latest()->report.grid, (Dim3{2, 2, 1}));
+    EXPECT_EQ(ws().latest()->report.resolved->grid, (Dim3{2, 2, 1}));
     EXPECT_EQ(view().raw->read_element(10, 20)[0], 20.0 * 201 + 10);
     EXPECT_EQ(view().raw->read_element(100, 150)[0], -1.0);
     expect_panels_drawn("grid too small");
 
     // A block change: recorded with its timing sample, output complete again.
-    ws().inputs().grid.reset();
-    ws().inputs().block = Dim3{32, 8, 1};
+    ws().inputs().choices.grid.reset();
+    ws().inputs().choices.block = Dim3{32, 8, 1};
     ws().inputs().touch();
     settle();
-    EXPECT_EQ(ws().latest()->report.block, (Dim3{32, 8, 1}));
+    EXPECT_EQ(ws().latest()->report.resolved->block, (Dim3{32, 8, 1}));
     EXPECT_EQ(view().raw->read_element(100, 150)[0], 150.0 * 201 + 100);
     EXPECT_EQ(view().block, (Dim3{32, 8, 1}));
 
@@ -240,8 +240,8 @@ TEST_F(HeadlessApp, CommandLineErrorsAreReportedNotFatal) {
     o.sets = {{"nn", "5"}};
     auto h = ui::AppHost::create(o, host_kernels_factory());
     ASSERT_FALSE(h.ok());
-    EXPECT_NE(h.error().message.find("no parameter 'nn'"), std::string::npos) << h.error().full();
-    EXPECT_NE(h.error().hint.find("n"), std::string::npos);
+    EXPECT_NE(h.error().message.find("unknown parameter `nn`"), std::string::npos) << h.error().full();
+    EXPECT_NE(h.error().hint.find("did you mean `n`?"), std::string::npos) << h.error().full();
 }
 
 TEST_F(HeadlessApp, ScreenshotIsWrittenByRunApp) {
@@ -269,7 +269,7 @@ namespace {
 TEST_F(HeadlessApp, CpuBackendEndToEndSourceChangeGivesNewPixels) {
     ui::AppOptions o = headless_options();
     o.backend = "cpu";
-    if (auto cpu = make_cpu_backend(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
+    if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
     start(o, {});
     settle();
     ASSERT_TRUE(ws().latest() && ws().latest()->report.launched) << (ws().latest()->report.error ? ws().latest()->report.error->full() : "");

@@ -32,7 +32,7 @@ class GpuInterop : public ::testing::TestWithParam<bool> {
 protected:
     static ui::BackendFactory factory() {
         if (!GetParam()) return {};  // make_backend: the worker process
-        return [](std::string*) { return make_cuda_backend_in_process(); };
+        return [] { return make_cuda_backend_in_process(); };
     }
 };
 
@@ -75,7 +75,7 @@ TEST_P(GpuInterop, LiveChangesUpdateTheTextureWithoutReadingBack) {
     // A grid too small for the problem: with verification off nothing is read back, yet the texture
     // (read here from GL) shows the untouched elements' constant(-1).
     ws.inputs().verify = false;
-    ws.inputs().grid = Dim3{2, 2, 1};
+    ws.inputs().choices.grid = Dim3{2, 2, 1};
     ws.inputs().touch();
     settle(**host);
     ASSERT_TRUE(ws.latest()->report.launched);

@@ -46,7 +46,7 @@ void measure(const std::string& backend, const std::filesystem::path& photo, con
     auto host = ui::AppHost::create(o, backend == "host" ? host_kernels_factory() : ui::BackendFactory{});
     ASSERT_TRUE(host.ok()) << host.error().full();
     ui::Workspace& ws = (*host)->workspace();
-    if (!photo.empty()) ws.inputs().images["src"] = photo.string();
+    if (!photo.empty()) ws.inputs().choices.images["src"] = photo.string();
     ws.inputs().timing.repeats = 1;
     ws.inputs().timing.warmup = 0;
     ws.inputs().verify = false;
@@ -110,7 +110,9 @@ void measure(const std::string& backend, const std::filesystem::path& photo, con
 TEST(UiBench, FrameTimesAndSourceChangeLatency) {
     if (!std::getenv("CP_UI_BENCH")) GTEST_SKIP() << "benchmark: set CP_UI_BENCH=1 to run it";
     ScopedUserDir user;
-    const std::string backend = make_cuda_backend().ok() ? "cuda" : make_cpu_backend().ok() ? "cpu" : "host";
+    auto made = make_backend("auto");
+    const std::string backend = made ? made->backend->info().device.backend : "host";
+    made = make_error("");  // the measurement makes its own
     measure(backend, {}, "bundled photo");
     const auto photo = make_uhd_photo(user.path());
     ASSERT_FALSE(photo.empty());

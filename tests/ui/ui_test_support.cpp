@@ -43,12 +43,11 @@ T scalar(const KernelArg& a) {
 
 class HostKernelsBackend final : public Backend {
 public:
-    BackendKind kind() const override { return BackendKind::Cpu; }
     InfoResult info() override {
         InfoResult r;
-        r.device.backend = BackendKind::Cpu;
+        r.device.backend = "cpu";
         r.device.name = "host kernels (UI tests)";
-        r.device.arch = "sm_90";
+        r.device.arch = kArchWithoutDevice;
         r.device.cc_major = 9;
         r.device.sm_count = 4;
         r.device.total_memory = 8ull << 30;
@@ -151,14 +150,11 @@ private:
 std::unique_ptr<Backend> make_host_kernels_backend() { return std::make_unique<HostKernelsBackend>(); }
 
 ui::BackendFactory host_kernels_factory() {
-    return [](std::string*) -> Result<std::unique_ptr<Backend>> { return make_host_kernels_backend(); };
+    return []() -> Result<std::unique_ptr<Backend>> { return make_host_kernels_backend(); };
 }
 
 ui::BackendFactory no_backend_factory(const std::string& why) {
-    return [why](std::string* why_not_cuda) -> Result<std::unique_ptr<Backend>> {
-        if (why_not_cuda) *why_not_cuda = why;
-        return make_error(why);
-    };
+    return [why]() -> Result<std::unique_ptr<Backend>> { return make_error(why); };
 }
 
 Rect window_rect(const char* title) {

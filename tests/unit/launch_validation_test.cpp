@@ -9,7 +9,8 @@ namespace {
 
 DeviceInfo gpu() {
     DeviceInfo d;  // defaults: 1024 threads, 1024x1024x64 blocks, 48 KiB shared, 64K registers
-    d.backend = BackendKind::Cuda;
+    d.backend = "cuda";
+    d.caps.gpu = true;
     d.max_shared_per_block_optin = 227 * 1024;
     return d;
 }
@@ -153,7 +154,8 @@ TEST(LaunchValidation, BlockNotAWarpMultipleWarns) {
 
 TEST(LaunchValidation, CpuDeviceWording) {
     DeviceInfo cpu = gpu();
-    cpu.backend = BackendKind::Cpu;
+    cpu.backend = "cpu";
+    cpu.caps.gpu = false;
     const auto issues = validate_launch(cpu, check({1, 1, 1}, {2048, 1, 1}));
     ASSERT_FALSE(issues.empty());
     EXPECT_NE(issues[0].message.find("this device allows at most 1024"), std::string::npos);

@@ -23,10 +23,9 @@ public:
     bool fail_next_launch_sticky = false;
     LaunchRequest last_launch;
 
-    BackendKind kind() const override { return BackendKind::Cpu; }
     InfoResult info() override {
         InfoResult r;
-        r.device.backend = BackendKind::Cpu;
+        r.device.backend = "cpu";
         r.device.name = "scripted";
         r.device.total_memory = 1ull << 30;
         r.device.copy_bandwidth_gbps = 100;
@@ -123,6 +122,17 @@ KernelFile library_kernel(const std::string& name) {
     return *f;
 }
 
+void set_block(KernelSession& s, Dim3 block) {
+    RunChoices c = s.choices();
+    c.block = block;
+    s.set_choices(c);
+}
+void set_grid(KernelSession& s, Dim3 grid) {
+    RunChoices c = s.choices();
+    c.grid = grid;
+    s.set_choices(c);
+}
+
 struct Fixture {
     ScriptedBackend* backend;
     std::unique_ptr<Engine> engine;
@@ -160,7 +170,7 @@ TEST(Session, ImageBuffersDeriveTheirSizeParameters) {
     EXPECT_EQ(r->params.at("width"), 600);  // coffee.png
     EXPECT_EQ(r->params.at("height"), 400);
     EXPECT_EQ(r->grid, (Dim3{38, 25, 1}));  // ceil(600/16) x ceil(400/16)
-    f.session->set_block_override(Dim3{32, 8, 1});
+    set_block(*f.session, Dim3{32, 8, 1});
     r = f.session->resolve();
     ASSERT_TRUE(r.ok());
     EXPECT_EQ(r->grid, (Dim3{19, 50, 1}));
@@ -195,7 +205,7 @@ TEST(Session, ShortGridFailsTheCheckAndWarns) {
     Fixture f;
     f.session->set_kernel(library_kernel("basics/vector_add"));
     ASSERT_TRUE(f.session->set_param("n", "1000").ok());
-    f.session->set_grid_override(Dim3{2, 1, 1});
+    set_grid(*f.session, Dim3{2, 1, 1});
     RunReport r = f.session->run();
     ASSERT_TRUE(r.ok()) << r.error->full();
     ASSERT_TRUE(r.verified.has_value());
@@ -222,14 +232,53 @@ TEST(Session, StickyErrorIsReportedAndTheNextRunWorks) {
     EXPECT_EQ(f.backend->compiles, 2) << "the module died with the context and must be rebuilt";
 }
 
-TEST(Session, LaunchRefusalStopsBeforeTouchingTheDevice) {
+TEST(Session, ABlockBeyondTheDeviceIsRefusedBeforeCompiling) {
     Fixture f;
     f.session->set_kernel(library_kernel("basics/vector_add"));
-    f.session->set_block_override(Dim3{2000, 1, 1});
+    set_block(*f.session, Dim3{2000, 1, 1});
     RunReport r = f.session->run();
     EXPECT_EQ(r.failed_stage, RunStage::Validate);
-    EXPECT_NE(r.error->message.find("2000"), std::string::npos);
+    ASSERT_TRUE(r.resolved.has_value()) << "the values are known, only the launch is refused";
+    ASSERT_TRUE(r.error.has_value());
+    EXPECT_NE(r.error->message.find("2000 threads"), std::string::npos) << r.error->message;
+    ASSERT_EQ(r.input_problems.size(), 1u);
+    EXPECT_EQ(r.input_problems[0].field, "block");
+    EXPECT_EQ(f.backend->compiles, 0);
     EXPECT_EQ(f.backend->allocations, 0);
+}
+
+TEST(Session, ABlockOverOneDimensionsLimitIsRefusedBeforeCompiling) {
+    Fixture f;
+    f.session->set_kernel(library_kernel("basics/vector_add"));
+    set_block(*f.session, Dim3{1, 1, 65});  // 65 threads in all, but z allows 64
+    RunReport r = f.session->run();
+    EXPECT_EQ(r.failed_stage, RunStage::Validate);
+    ASSERT_TRUE(r.error.has_value());
+    EXPECT_NE(r.error->message.find("at most 64 in z"), std::string::npos) << r.error->message;
+    EXPECT_EQ(f.backend->compiles, 0);
+}
+
+TEST(Session, ARefusedValueIsNeverReplacedByTheDefault) {
+    Fixture f;
+    f.session->set_kernel(library_kernel("basics/vector_add"));
+    RunChoices c;
+    c.params["n"] = -5;  // as a window slider without a range could send it
+    f.session->set_choices(c);
+    RunReport r = f.session->run();
+    EXPECT_EQ(r.failed_stage, RunStage::Resolve);
+    ASSERT_EQ(r.input_problems.size(), 1u);
+    EXPECT_EQ(r.input_problems[0].field, "n");
+    EXPECT_NE(r.input_problems[0].error.message.find("-5"), std::string::npos) << r.input_problems[0].error.message;
+    EXPECT_FALSE(r.resolved.has_value()) << "nothing ran with another value";
+    EXPECT_FALSE(r.launched);
+}
+
+TEST(Session, AnIntParameterMustFitAnInt) {
+    Fixture f;
+    f.session->set_kernel(library_kernel("basics/vector_add"));
+    auto r = f.session->set_param("n", "3000000000");
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("does not fit"), std::string::npos) << r.error().message;
 }
 
 TEST(Session, ParameterErrorsAreValues) {
@@ -272,7 +321,7 @@ TEST(Session, OutputsStartEachRunFromTheirInitialContents) {
     ASSERT_TRUE(f.session->set_param("n", "1000").ok());
     RunReport full = f.session->run();
     ASSERT_TRUE(full.verified.value_or(false));
-    f.session->set_grid_override(Dim3{1, 1, 1});
+    set_grid(*f.session, Dim3{1, 1, 1});
     RunReport partial = f.session->run();
     ASSERT_TRUE(partial.verified.has_value());
     EXPECT_FALSE(*partial.verified);
@@ -313,7 +362,7 @@ TEST(Session, SuggestBlockAsksTheEngineWithTheCompiledModuleAndDynamicShared) {
     Fixture f;
     f.backend->kernels["shared_memory_sum"] = [](const LaunchRequest&, std::map<BufferId, std::vector<std::byte>>&) {};
     f.session->set_kernel(library_kernel("reduction/shared_memory_sum"));
-    f.session->set_block_override(Dim3{128, 1, 1});  // shared: block.x * 4
+    set_block(*f.session, Dim3{128, 1, 1});  // shared: block.x * 4
     auto r = f.session->suggest_block();
     ASSERT_TRUE(r.ok()) << r.error().full();
     EXPECT_EQ(r->block_size, 640);

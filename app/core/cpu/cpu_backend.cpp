@@ -61,7 +61,6 @@ public:
           runner_(std::move(runner)) {}
     ~CpuBackend() override;
 
-    BackendKind kind() const override { return BackendKind::Cpu; }
     InfoResult info() override;
     CompileResult compile(const CompileRequest& request) override;
     AllocateResult allocate(const AllocateRequest& request) override;
@@ -123,7 +122,9 @@ InfoResult CpuBackend::info() {
     InfoResult r;
     DeviceInfo& d = r.device;
     const int workers = runner_->workers();
-    d.backend = BackendKind::Cpu;
+    d.backend = "cpu";
+    d.caps.launches = true;
+    d.caps.default_repeats = 3;  // emulated launches are slow: fewer timed repeats by default
     d.name = "CPU emulation (" + std::to_string(workers) + " threads, " + cpu_model_name() + ")";
     d.arch = "host";
     d.sm_count = workers;

@@ -28,5 +28,7 @@ struct CpuBackendOptions {
 Result<CpuBackendOptions> cpu_backend_options_from_env();
 
 Result<std::unique_ptr<Backend>> make_cpu_backend_with(const CpuBackendOptions& options);
+// The registry's factory (core/engine/backend_registry.cpp): options from the environment.
+Result<std::unique_ptr<Backend>> make_cpu_backend();
 
 }  // namespace cp

@@ -126,7 +126,13 @@ void CudaBackend::read_device_info() {
     };
     auto u = [](int v) { return uint32_t(std::max(v, 0)); };
     DeviceInfo& i = info_;
-    i.backend = BackendKind::Cuda;
+    i.backend = "cuda";
+    i.caps.launches = true;
+    i.caps.gpu = true;
+    i.caps.device_buffers = true;
+    i.caps.occupancy_api = true;
+    i.caps.event_timing = true;
+    i.caps.default_repeats = 10;
     char name[256] = {};
     if (d_.DeviceGetName(name, int(sizeof(name)) - 1, device_) == CUDA_SUCCESS) i.name = name;
     i.cc_major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);

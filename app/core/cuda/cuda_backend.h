@@ -27,7 +27,6 @@ public:
     // A sticky error happened: every further request fails.
     bool lost() const { return context_lost_; }
 
-    BackendKind kind() const override { return BackendKind::Cuda; }
     InfoResult info() override;
     CompileResult compile(const CompileRequest& request) override;
     AllocateResult allocate(const AllocateRequest& request) override;

@@ -1,5 +1,5 @@
-// Ways to create the CUDA backend besides make_cuda_backend() (which runs it in a worker process that is
-// replaced after a sticky error). Needs no CUDA header.
+// Ways to create the CUDA backend. The registry's make_cuda_backend() runs it in a worker process that is
+// replaced after a sticky error; tests also make it in this process. Needs no CUDA header.
 #pragma once
 
 #include "core/engine/backend.h"
@@ -7,6 +7,9 @@
 #include <string>
 
 namespace cp {
+
+// The registry's factory (core/engine/backend_registry.cpp): the worker process (cuda_worker.h).
+Result<std::unique_ptr<Backend>> make_cuda_backend();
 
 // The backend in this process: device pointers from allocate() are usable here (CUDA-GL interop), but a
 // sticky error (illegal address, device assert...) leaves CUDA unusable until the process restarts.

@@ -191,6 +191,7 @@ Response CudaWorkerBackend::call(const Request& request, int timeout_s, const st
 InfoResult CudaWorkerBackend::info() {
     if (info_) return InfoResult{*info_};
     InfoResult r = std::get<InfoResult>(call(InfoRequest{}, kStartTimeoutS, "measuring the device"));
+    r.device.caps.buffers_by_ipc = true;  // the worker's addresses mean nothing in this process; its IPC handles do
     if (!r.device.name.empty()) info_ = r.device;
     return r;
 }

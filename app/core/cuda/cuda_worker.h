@@ -22,7 +22,6 @@ public:
     static Result<std::unique_ptr<Backend>> create();
     ~CudaWorkerBackend() override;
 
-    BackendKind kind() const override { return BackendKind::Cuda; }
     InfoResult info() override;
     CompileResult compile(const CompileRequest& request) override;
     AllocateResult allocate(const AllocateRequest& request) override;

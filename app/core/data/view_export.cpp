@@ -96,34 +96,25 @@ std::string buffer_csv(const HostBuffer& buffer) {
     return s.str();
 }
 
-Result<std::pair<int, int>> view_size(const ViewSpec& view, const std::map<std::string, double>& params) {
-    Scope scope(params.begin(), params.end());
-    auto w = eval_expr(view.width_expr, scope);
-    if (!w) return w.error();
-    auto h = eval_expr(view.height_expr, scope);
-    if (!h) return h.error();
-    return std::pair<int, int>{int(std::lround(*w)), int(std::lround(*h))};
-}
-
-Result<std::vector<std::filesystem::path>> export_views(const KernelSpec& spec, const RunReport& report,
+Result<std::vector<std::filesystem::path>> export_views(const std::vector<ExportView>& views,
+                                                       const std::map<std::string, HostBuffer>& outputs,
                                                        const std::filesystem::path& dir) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec) return make_error("cannot create output folder " + dir.string() + ": " + ec.message());
     std::vector<std::filesystem::path> written;
-    for (const auto& view : spec.views) {
-        auto it = report.outputs.find(view.buffer);
-        if (it == report.outputs.end()) continue;
-        if (view.kind == ViewSpec::Kind::Image) {
-            auto size = view_size(view, report.params);
-            if (!size) return size.error();
-            auto img = render_view_image(view, it->second, size->first, size->second);
+    for (const ExportView& view : views) {
+        auto it = outputs.find(view.spec.buffer);
+        if (it == outputs.end()) continue;
+        if (view.spec.kind == ViewSpec::Kind::Image) {
+            if (view.width < 1 || view.height < 1) continue;  // a view the run could not size (it says why)
+            auto img = render_view_image(view.spec, it->second, view.width, view.height);
             if (!img) return img.error();
-            const auto path = dir / (view.buffer + ".png");
+            const auto path = dir / (view.spec.buffer + ".png");
             if (auto saved = save_png(path, img->image); !saved) return saved.error();
             written.push_back(path);
         } else {
-            const auto path = dir / (view.buffer + ".csv");
+            const auto path = dir / (view.spec.buffer + ".csv");
             std::ofstream f(path);
             f << buffer_csv(it->second);
             if (!f) return make_error("cannot write " + path.string());

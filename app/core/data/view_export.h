@@ -1,10 +1,10 @@
 // Turning output buffers into what a person looks at: RGBA images (through a colormap for scalars) and CSV.
 #pragma once
 
+#include "core/data/host_buffer.h"
 #include "core/data/image_io.h"
-#include "core/session/references.h"
+#include "core/kernel_file/kernel_spec.h"
 #include "core/result.h"
-#include "core/session/session.h"
 
 #include <filesystem>
 #include <string>
@@ -24,11 +24,15 @@ Result<ViewImage> render_view_image(const ViewSpec& view, const HostBuffer& buff
 // "index,value" (or "index,x,y,z,w" for vector types) rows with a header line.
 std::string buffer_csv(const HostBuffer& buffer);
 
-// Writes each view of `spec` to `dir` (PNG for images, CSV for plots and tables); returns the paths.
-Result<std::vector<std::filesystem::path>> export_views(const KernelSpec& spec, const RunReport& report,
+// One view to write: what to show and, for images, the size (as a run resolved it).
+struct ExportView {
+    ViewSpec spec;
+    int width = 0, height = 0;
+};
+// Writes each view whose buffer is in `outputs` to `dir` (PNG for images, CSV for plots and tables); returns
+// the paths. The folder is created when missing.
+Result<std::vector<std::filesystem::path>> export_views(const std::vector<ExportView>& views,
+                                                       const std::map<std::string, HostBuffer>& outputs,
                                                        const std::filesystem::path& dir);
-
-// Evaluates an image view's width and height expressions with the run's parameters.
-Result<std::pair<int, int>> view_size(const ViewSpec& view, const std::map<std::string, double>& params);
 
 }  // namespace cp

@@ -1,4 +1,4 @@
-// Choosing a backend: CUDA when a device is usable, else the CPU emulator (or exactly what was asked).
+// Dispatching requests to a backend, choosing a backend by name, and the occupancy default.
 #include "core/engine/backend.h"
 
 namespace cp {
@@ -22,25 +22,51 @@ Response dispatch_request(Backend& b, const Request& request) {
 OccupancyResult Backend::occupancy(const OccupancyRequest& request) {
     OccupancyResult out;
     out.error = EngineError{"not supported",
-                            std::string("the ") + backend_name(kind()) + " backend has no occupancy API to ask about `" +
+                            "the " + info().device.backend + " backend has no occupancy API to ask about `" +
                                 request.kernel_name + "`",
                             "the block size can still be estimated from the kernel's resource usage", false};
     return out;
 }
 
-std::optional<BackendChoice> backend_choice_from_name(const std::string& name) {
-    if (name == "auto") return BackendChoice::Auto;
-    if (name == "cuda") return BackendChoice::Cuda;
-    if (name == "cpu") return BackendChoice::Cpu;
-    return std::nullopt;
+const BackendEntry* find_backend(const std::string& name) {
+    for (const BackendEntry& e : backend_registry())
+        if (e.name == name) return &e;
+    return nullptr;
 }
 
-Result<std::unique_ptr<Backend>> make_backend(BackendChoice choice, std::string* why_not_cuda) {
-    if (choice == BackendChoice::Cpu) return make_cpu_backend();
-    auto cuda = make_cuda_backend();
-    if (cuda.ok() || choice == BackendChoice::Cuda) return cuda;
-    if (why_not_cuda) *why_not_cuda = cuda.error().message;
-    return make_cpu_backend();
+std::string backend_choices_text() {
+    const auto& registry = backend_registry();
+    std::string text = "auto";
+    for (size_t i = 0; i < registry.size(); ++i) text += (i + 1 == registry.size() ? " or " : ", ") + registry[i].name;
+    return text;
+}
+
+Result<std::string> check_backend_name(const std::string& name) {
+    if (name == "auto" || find_backend(name)) return name;
+    return make_error("unknown backend `" + name + "`", "use " + backend_choices_text());
+}
+
+Result<MadeBackend> make_backend(const std::string& name) {
+    if (auto known = check_backend_name(name); !known) return known.error();
+    MadeBackend made;
+    if (name != "auto") {
+        auto backend = find_backend(name)->make();
+        if (!backend) return backend.error();
+        made.backend = std::move(*backend);
+        return made;
+    }
+    std::string reasons, hint;
+    for (const BackendEntry& e : backend_registry()) {
+        auto backend = e.make();
+        if (backend) {
+            made.backend = std::move(*backend);
+            return made;
+        }
+        made.passed_over.emplace_back(e.name, backend.error().message);
+        reasons += (reasons.empty() ? "" : "; ") + e.name + ": " + backend.error().message;
+        if (hint.empty()) hint = backend.error().hint;
+    }
+    return make_error("no backend can run kernels here (" + reasons + ")", hint);
 }
 
 }  // namespace cp

@@ -1,20 +1,23 @@
-// The seam between the engine and what executes kernels: CUDA (driver API on NVRTC cubins) or the CPU
-// (the same source compiled by the host compiler against a shim, run with fibers).
+// The seam between the engine and what executes kernels (CUDA: driver API on NVRTC cubins, in a worker
+// process; CPU: the same source compiled by the host compiler against a shim, run with fibers), and the one
+// registry of backends that the command line, `info`, the window, the JSON and the docs all read.
 #pragma once
 
 #include "core/engine/engine_api.h"
 #include "core/result.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace cp {
 
 class Backend {
 public:
     virtual ~Backend() = default;
-    virtual BackendKind kind() const = 0;
+    // The device, its limits and the backend's capabilities (DeviceInfo::backend is the registry name).
     virtual InfoResult info() = 0;
     virtual CompileResult compile(const CompileRequest& request) = 0;
     virtual AllocateResult allocate(const AllocateRequest& request) = 0;
@@ -30,14 +33,33 @@ public:
 // the engine's worker thread and by the CUDA worker process alike.
 Response dispatch_request(Backend& backend, const Request& request);
 
-// Each returns an Error saying plainly why the backend cannot be used here (no driver, no device...).
-Result<std::unique_ptr<Backend>> make_cuda_backend();
-Result<std::unique_ptr<Backend>> make_cpu_backend();
+// One entry of the registry. Adding a backend: its own folder under core/, and one line in backend_registry.cpp.
+struct BackendEntry {
+    std::string name;         // what --backend takes and what `info`, the JSON and the window print
+    std::string description;  // one line for `info`, --help and the Device panel
+    // Makes the backend, or an Error saying plainly why it cannot be used here (no driver, no compiler...).
+    std::function<Result<std::unique_ptr<Backend>>()> make;
+};
 
-enum class BackendChoice { Auto, Cuda, Cpu };
-// "auto" | "cuda" | "cpu"; nullopt for anything else.
-std::optional<BackendChoice> backend_choice_from_name(const std::string& name);
-// Auto: CUDA when a device is present, else CPU. `why_not_cuda` receives the reason CUDA was skipped.
-Result<std::unique_ptr<Backend>> make_backend(BackendChoice choice, std::string* why_not_cuda = nullptr);
+// In order of preference: `--backend auto` takes the first that can be made.
+const std::vector<BackendEntry>& backend_registry();
+const BackendEntry* find_backend(const std::string& name);
+// "auto, cuda or cpu": the names --backend accepts, for help texts and messages.
+std::string backend_choices_text();
+
+// "auto" or a registry name; an Error naming the choices for anything else.
+Result<std::string> check_backend_name(const std::string& name);
+
+struct MadeBackend {
+    std::unique_ptr<Backend> backend;
+    // For "auto": why each backend earlier in the registry was passed over ("cuda: no NVIDIA driver ...").
+    std::vector<std::pair<std::string, std::string>> passed_over;
+};
+// `name` is "auto" or a registry name. For "auto", the Error lists why every backend failed.
+Result<MadeBackend> make_backend(const std::string& name);
+
+// A backend that only compiles (NVRTC for the default architecture) and says `why` when asked to run: what
+// the window uses when no backend can run kernels here, so the editor still gets diagnostics.
+std::unique_ptr<Backend> make_compile_only_backend(std::string why);
 
 }  // namespace cp

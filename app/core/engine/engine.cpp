@@ -4,7 +4,7 @@
 namespace cp {
 
 Engine::Engine(std::unique_ptr<Backend> backend)
-    : backend_(std::move(backend)), kind_(backend_->kind()), worker_([this] { worker_loop(); }) {}
+    : backend_(std::move(backend)), device_(backend_->info().device), worker_([this] { worker_loop(); }) {}
 
 Engine::~Engine() {
     {

@@ -22,7 +22,9 @@ public:
     Engine(const Engine&) = delete;
     Engine& operator=(const Engine&) = delete;
 
-    BackendKind backend_kind() const { return kind_; }
+    // The device and the backend's capabilities, asked once when the engine starts.
+    const DeviceInfo& device() const { return device_; }
+    const BackendCapabilities& capabilities() const { return device_.caps; }
 
     std::future<Response> submit(Request request);
 
@@ -44,7 +46,7 @@ private:
     void worker_loop();
 
     std::unique_ptr<Backend> backend_;
-    BackendKind kind_;
+    DeviceInfo device_;
     std::mutex mutex_;
     std::condition_variable cv_;
     std::deque<std::pair<Request, std::promise<Response>>> queue_;

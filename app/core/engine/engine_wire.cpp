@@ -38,7 +38,9 @@ void from_json(const json& j, ResourceUsage& u) {
 }
 
 void to_json(json& j, const DeviceInfo& d) {
-    j = {{"backend", int(d.backend)},
+    const BackendCapabilities& c = d.caps;
+    j = {{"backend", d.backend},
+         {"caps", {c.launches, c.gpu, c.device_buffers, c.buffers_by_ipc, c.occupancy_api, c.event_timing, c.default_repeats}},
          {"name", d.name},
          {"arch", d.arch},
          {"cc", {d.cc_major, d.cc_minor}},
@@ -61,7 +63,10 @@ void to_json(json& j, const DeviceInfo& d) {
          {"notes", d.notes}};
 }
 void from_json(const json& j, DeviceInfo& d) {
-    d.backend = BackendKind(j.at("backend").get<int>());
+    d.backend = j.at("backend").get<std::string>();
+    const json& c = j.at("caps");
+    d.caps = {c.at(0).get<bool>(), c.at(1).get<bool>(), c.at(2).get<bool>(), c.at(3).get<bool>(),
+              c.at(4).get<bool>(), c.at(5).get<bool>(), c.at(6).get<int>()};
     d.name = j.at("name").get<std::string>();
     d.arch = j.at("arch").get<std::string>();
     d.cc_major = j.at("cc").at(0).get<int>();

@@ -18,7 +18,7 @@ const char* axis_name(int i) { return i == 0 ? "x" : i == 1 ? "y" : "z"; }
 uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 std::string device_word(const DeviceInfo& device) {
-    return device.backend == BackendKind::Cuda ? "this GPU" : "this device";
+    return device.caps.gpu ? "this GPU" : "this device";
 }
 
 // The extent the launch is meant to cover in dimension i: the problem when known (a dimension the problem

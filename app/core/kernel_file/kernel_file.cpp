@@ -123,4 +123,17 @@ std::vector<KernelFile> scan_library(const fs::path& dir) {
     return files;
 }
 
+std::vector<ViewSpec> shown_views(const KernelSpec& spec) {
+    if (!spec.views.empty()) return spec.views;
+    std::vector<ViewSpec> out;
+    for (const BufferSpec& b : spec.buffers) {
+        if (b.direction == Direction::In) continue;
+        ViewSpec v;
+        v.kind = ViewSpec::Kind::Plot;
+        v.buffer = b.name;
+        out.push_back(v);
+    }
+    return out;
+}
+
 }  // namespace cp

@@ -27,6 +27,9 @@ std::optional<KernelSignature> parse_signature(const std::string& source, const 
 std::filesystem::path kernels_dir();
 std::filesystem::path assets_dir();
 
+// The views a file shows: its `view` lines, or every out/inout buffer as a plot when it has none.
+std::vector<ViewSpec> shown_views(const KernelSpec& spec);
+
 // Every kernels/**/*.cu, parsed, sorted by category then title.
 std::vector<KernelFile> scan_library(const std::filesystem::path& dir);
 

@@ -2,6 +2,7 @@
 // A reference computes the expected contents of the kernel's out/inout buffers from the inputs.
 #pragma once
 
+#include "core/data/host_buffer.h"
 #include "core/kernel_file/kernel_spec.h"
 
 #include <cstddef>
@@ -11,16 +12,6 @@
 #include <vector>
 
 namespace cp {
-
-struct HostBuffer {
-    std::string name;
-    ElemType type = ElemType::Float;
-    std::vector<std::byte> bytes;
-
-    size_t count() const { return bytes.size() / elem_info(type).size; }
-    template <class T> T* as() { return reinterpret_cast<T*>(bytes.data()); }
-    template <class T> const T* as() const { return reinterpret_cast<const T*>(bytes.data()); }
-};
 
 struct ReferenceInputs {
     std::map<std::string, double> params;          // every parameter's value

@@ -29,7 +29,7 @@ json usage_object(const ResourceUsage& u) {
 }
 
 json device_object(const DeviceInfo& d) {
-    return {{"backend", backend_name(d.backend)},
+    return {{"backend", d.backend},
             {"name", d.name},
             {"arch", d.arch},
             {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
@@ -46,6 +46,9 @@ json device_object(const DeviceInfo& d) {
             {"l2_bytes", d.l2_bytes},
             {"copy_bandwidth_gbps", d.copy_bandwidth_gbps},
             {"driver_version", d.driver_version},
+            {"capabilities", {{"launches", d.caps.launches}, {"gpu", d.caps.gpu},
+                              {"device_buffers", d.caps.device_buffers}, {"occupancy_api", d.caps.occupancy_api},
+                              {"event_timing", d.caps.event_timing}}},
             {"notes", d.notes}};
 }
 
@@ -57,10 +60,20 @@ std::string run_report_json(const RunReport& r, const std::vector<std::filesyste
     j["title"] = r.title;
     j["backend"] = r.backend;
     j["device"] = r.device;
-    j["grid"] = dim3_json(r.grid);
-    j["block"] = dim3_json(r.block);
-    j["dynamic_shared_bytes"] = r.dynamic_shared_bytes;
-    j["params"] = r.params;
+    // The resolved run: null when the run stopped before it was resolved.
+    j["grid"] = r.resolved ? dim3_json(r.resolved->grid) : json(nullptr);
+    j["block"] = r.resolved ? dim3_json(r.resolved->block) : json(nullptr);
+    j["dynamic_shared_bytes"] = r.resolved ? json(r.resolved->dynamic_shared_bytes) : json(nullptr);
+    j["params"] = r.resolved ? json(r.resolved->params) : json::object();
+    if (r.resolved) {
+        json counts = json::object();
+        for (const auto& [name, n] : r.resolved->buffer_counts) counts[name] = n;
+        j["buffer_counts"] = counts;
+    }
+    json refused = json::array();
+    for (const InputProblem& p : r.input_problems)
+        refused.push_back({{"field", p.field}, {"message", p.error.message}, {"hint", p.error.hint}});
+    j["refused_choices"] = refused;
     j["verified"] = r.verified ? json(*r.verified) : json(nullptr);
     j["max_abs_error"] = r.max_abs_error;
     j["mismatches"] = r.mismatches;

@@ -1,7 +1,7 @@
 // Machine-readable forms of results for the command line's --json output and scripts.
 #pragma once
 
-#include "core/session/session.h"
+#include "core/session/run_report.h"
 
 #include <filesystem>
 #include <string>

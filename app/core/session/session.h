@@ -1,81 +1,25 @@
-// A kernel session: one kernel file plus the user's choices (parameters, launch, images), driven through
-// the engine step by step: resolve -> compile -> validate -> prepare buffers -> launch -> read back -> verify.
-// The command line runs it once; the window keeps one alive and re-runs it when something changes.
+// A kernel session: one kernel file plus the user's choices (RunChoices), driven through the engine step by
+// step: resolve -> compile -> validate -> prepare buffers -> launch -> read back -> verify. The command line
+// runs it once; the window keeps one alive and re-runs it when something changes. The session is the one
+// place that turns a file and choices into a run (resolve); its report carries that resolved run.
+//
+// Files: session.cpp (choices, images, compile) · session_resolve.cpp · session_buffers.cpp · session_run.cpp
 #pragma once
 
-#include "core/engine/engine.h"
 #include "core/data/image_io.h"
-#include "core/kernel_file/kernel_file.h"
+#include "core/engine/engine.h"
 #include "core/engine/launch_validation.h"
-#include "core/session/references.h"
+#include "core/kernel_file/kernel_file.h"
+#include "core/session/run_choices.h"
+#include "core/session/run_report.h"
 
-#include <functional>
+#include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 
 namespace cp {
-
-// Every value needed for one launch, computed from the metadata and the user's choices.
-struct ResolvedRun {
-    std::map<std::string, double> params;           // all parameters, derived ones included
-    std::map<std::string, uint64_t> buffer_counts;  // elements per buffer
-    Dim3 grid, block;
-    uint32_t dynamic_shared_bytes = 0;
-    std::vector<uint64_t> problem;
-    uint64_t traffic_bytes = 0;                     // bytes one launch reads + writes
-};
-
-enum class RunStage { None, Metadata, Resolve, Compile, Validate, Prepare, Launch, Verify };
-const char* run_stage_name(RunStage s);
-
-struct RunReport {
-    std::string kernel;   // kernel function name
-    std::string title;
-    std::string backend;  // "cuda" / "cpu"
-    std::string device;
-    Dim3 grid, block;
-    uint32_t dynamic_shared_bytes = 0;
-    std::map<std::string, double> params;
-
-    // Compilation
-    std::vector<Diagnostic> diagnostics;  // metadata + compiler
-    ResourceUsage usage;
-    bool cache_hit = false;
-    double compile_ms = 0;
-
-    std::vector<LaunchIssue> launch_issues;  // warnings (and the refusal, if any)
-
-    // Launch
-    bool launched = false;
-    TimingStats timing;
-    double bandwidth_gbps = 0;       // traffic_bytes / median time
-    double bandwidth_fraction = 0;   // of the device's measured copy bandwidth (0 if unknown)
-    std::string printf_output;
-
-    // Verification: nullopt = not checked (no reference, or not launched)
-    std::optional<bool> verified;
-    double max_abs_error = 0;
-    uint64_t mismatches = 0;
-    std::string mismatch_detail;
-
-    std::map<std::string, HostBuffer> outputs;         // out/inout buffers read back (when asked)
-    std::map<std::string, uint64_t> device_addresses;  // CUDA device pointers (interop, same process)
-    std::map<std::string, std::vector<uint8_t>> ipc_handles;  // CUDA IPC handles (interop, worker process)
-
-    RunStage failed_stage = RunStage::None;
-    std::optional<Error> error;  // the user-level failure: what went wrong + how to fix it
-    bool ok() const { return !error.has_value(); }
-};
-
-struct RunOptions {
-    TimingOptions timing;
-    bool read_back = true;  // read out/inout buffers into RunReport::outputs
-    bool verify = true;     // compare with the CPU reference (needs read_back)
-    // Called just before the launch with the report so far (launch configuration, compile, warnings), so
-    // what is about to run can be shown before it runs (and perhaps hangs until the watchdog stops it).
-    std::function<void(const RunReport&)> before_launch;
-};
 
 class KernelSession {
 public:
@@ -84,25 +28,21 @@ public:
     KernelSession(const KernelSession&) = delete;
     KernelSession& operator=(const KernelSession&) = delete;
 
-    const DeviceInfo& device() const { return device_; }
+    const DeviceInfo& device() const { return engine_.device(); }
     const KernelFile& kernel() const { return kernel_; }
 
-    // Replaces the kernel (e.g. after an edit). Parameter overrides whose names still exist are kept.
+    // Replaces the kernel (e.g. after an edit). Choices whose names still exist are kept.
     void set_kernel(KernelFile file);
 
-    // "--set name=value": unknown names, non-numbers, derived params and out-of-range values are errors.
+    // The user's choices; resolve() checks them all and refuses (never replaces) a bad one.
+    void set_choices(RunChoices choices);
+    const RunChoices& choices() const { return choices_; }
+    // "--set name=value" (apply_set on the current kernel): an Error says at once what is wrong with it.
     Result<bool> set_param(const std::string& name, const std::string& value);
-    Result<bool> set_param_value(const std::string& name, double value);
-    void clear_param_overrides() { param_overrides_.clear(); }
-    const std::map<std::string, double>& param_overrides() const { return param_overrides_; }
 
-    void set_grid_override(std::optional<Dim3> grid) { grid_override_ = grid; }
-    void set_block_override(std::optional<Dim3> block) { block_override_ = block; }
-    // Replaces the image an image-initialised buffer loads (path as the user gave it).
-    void set_image_override(const std::string& buffer, std::string path);
-
-    // Evaluates parameters, sizes and the launch configuration (loads images on first use).
-    Result<ResolvedRun> resolve();
+    // Evaluates parameters, sizes, views and the launch configuration (loads images on first use). Every
+    // refused choice is added to `problems` (when given) with the field it was entered in.
+    Result<ResolvedRun> resolve(std::vector<InputProblem>* problems = nullptr);
 
     // Compiles the current source unless the last compile was of the same text.
     const CompileResult& compile();
@@ -112,22 +52,25 @@ public:
     // resolved or compiled, or the backend cannot answer (e.g. it has no occupancy API).
     Result<OccupancyResult> suggest_block();
 
-    // Everything, in order; never throws; the report says where it stopped and why.
+    // Everything, in order; never throws; the report says where it stopped and why. With a compile-only
+    // backend it stops after validating, without an error (report.launched is false).
     RunReport run(const RunOptions& options = {});
 
 private:
     std::filesystem::path image_path(const BufferSpec& buffer) const;
-    Result<const Image*> image_for(const BufferSpec& buffer);
+    Result<std::shared_ptr<const Image>> image_for(const BufferSpec& buffer);
+    Result<bool> resolve_choices(const ResolvedRun& r, std::vector<InputProblem>& problems) const;
+    // The device's per-dimension and per-block limits, which need no compiled kernel: checked before compiling.
+    std::vector<InputProblem> check_device_limits(const ResolvedRun& r) const;
     Result<bool> prepare_buffers(const ResolvedRun& resolved);
     void release_buffers();
+    void forget_device_state();  // after the backend reset its context: every buffer and module is gone
+    void verify(const ResolvedRun& resolved, RunReport& report);
 
     Engine& engine_;
-    DeviceInfo device_;
     KernelFile kernel_;
-    std::map<std::string, double> param_overrides_;
-    std::optional<Dim3> grid_override_, block_override_;
-    std::map<std::string, std::string> image_overrides_;
-    std::map<std::string, Image> image_cache_;  // path -> image
+    RunChoices choices_;
+    std::map<std::string, std::shared_ptr<const Image>> image_cache_;  // path -> image
 
     std::string compiled_source_;
     CompileResult compile_result_;

@@ -7,9 +7,9 @@ namespace cp::ui {
 
 void DevicePanel::draw() {
     const DeviceStatus& s = status_;
-    if (!s.has_engine) {
+    if (!s.can_run) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.6f, 0.3f, 1));
-        ImGui::TextWrapped("No backend: %s", s.why_no_engine.c_str());
+        ImGui::TextWrapped("No backend: %s", s.why_nothing_runs.c_str());
         ImGui::PopStyleColor();
     }
     if (ImGui::BeginTable("##device", 2, ImGuiTableFlags_RowBg)) {
@@ -23,8 +23,8 @@ void DevicePanel::draw() {
             ImGui::TextWrapped("%s", value.c_str());
         };
         const DeviceInfo& d = s.device;
-        if (s.has_engine) {
-            row("backend", backend_name(d.backend));
+        if (s.can_run) {
+            row("backend", d.backend);
             row("device", d.name);
             row("compute capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor) + " (" + d.arch + ")");
             row("SMs", std::to_string(d.sm_count));
@@ -42,7 +42,7 @@ void DevicePanel::draw() {
             if (!d.driver_version.empty()) row("driver", d.driver_version);
             if (!d.notes.empty()) row("notes", d.notes);
         }
-        if (!s.why_no_cuda.empty()) row("CUDA", "not used: " + s.why_no_cuda);
+        if (!s.passed_over.empty()) row("not used", s.passed_over);
         row("renderer", s.renderer);
         row("outputs", s.output_path);
         ImGui::EndTable();

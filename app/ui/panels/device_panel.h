@@ -10,10 +10,10 @@
 namespace cp::ui {
 
 struct DeviceStatus {
-    bool has_engine = false;
+    bool can_run = false;          // a backend that launches kernels is in use
     DeviceInfo device;
-    std::string why_no_cuda;     // why the CUDA backend is not in use (empty when it is)
-    std::string why_no_engine;   // why nothing runs (empty when something does)
+    std::string passed_over;       // backends preferred over this one that cannot run here, and why
+    std::string why_nothing_runs;  // when nothing can run kernels (only compiling works)
     std::string renderer;        // the render target's description
     std::string output_path;     // "CUDA-GL interop" / "host upload (why)"
 };

@@ -1,7 +1,6 @@
 // Launch panel drawing and the effective launch configuration.
 #include "ui/panels/launch_panel.h"
 
-#include "core/kernel_file/expr.h"
 #include "core/engine/launch_validation.h"
 
 #include <imgui.h>
@@ -10,23 +9,6 @@
 
 namespace cp::ui {
 namespace {
-
-std::optional<Dim3> eval_dim3(const std::string (&exprs)[3], const Scope& scope) {
-    Dim3 d;
-    uint32_t* out[3] = {&d.x, &d.y, &d.z};
-    for (int i = 0; i < 3; ++i) {
-        auto v = eval_expr(exprs[i], scope);
-        if (!v || !std::isfinite(*v) || *v < 1 || *v > 4294967295.0) return std::nullopt;
-        *out[i] = uint32_t(std::ceil(*v));
-    }
-    return d;
-}
-
-Scope scope_of(const std::optional<RunOutcome>& latest) {
-    Scope s;
-    if (latest && latest->resolved) s.insert(latest->resolved->params.begin(), latest->resolved->params.end());
-    return s;
-}
 
 bool edit_dim3(const char* label, Dim3& d) {
     uint32_t v[3] = {d.x, d.y, d.z};
@@ -39,23 +21,18 @@ bool edit_dim3(const char* label, Dim3& d) {
 
 }  // namespace
 
+const ResolvedRun* LaunchPanel::resolved() const {
+    return latest_ && latest_->report.resolved ? &*latest_->report.resolved : nullptr;
+}
+
 Dim3 LaunchPanel::effective_block() const {
-    if (inputs_.block) return *inputs_.block;
-    if (auto b = eval_dim3(file_.spec.launch.block_expr, scope_of(latest_))) return *b;
-    if (latest_ && latest_->resolved) return latest_->resolved->block;
-    return Dim3{};
+    if (inputs_.choices.block) return *inputs_.choices.block;
+    return resolved() ? resolved()->block : Dim3{};
 }
 
 Dim3 LaunchPanel::effective_grid() const {
-    if (inputs_.grid) return *inputs_.grid;
-    Scope scope = scope_of(latest_);
-    const Dim3 block = effective_block();
-    scope["block.x"] = block.x;
-    scope["block.y"] = block.y;
-    scope["block.z"] = block.z;
-    if (auto g = eval_dim3(file_.spec.launch.grid_expr, scope)) return *g;
-    if (latest_ && latest_->resolved) return latest_->resolved->grid;
-    return Dim3{};
+    if (inputs_.choices.grid) return *inputs_.choices.grid;
+    return resolved() ? resolved()->grid : Dim3{};
 }
 
 void LaunchPanel::draw() {
@@ -65,7 +42,7 @@ void LaunchPanel::draw() {
     ImGui::TextDisabled("block: %s x %s x %s", file_.spec.launch.block_expr[0].c_str(), file_.spec.launch.block_expr[1].c_str(),
                         file_.spec.launch.block_expr[2].c_str());
     if (edit_dim3("block", block)) {
-        inputs_.block = block;
+        inputs_.choices.block = block;
         inputs_.touch();
     }
     static const Dim3 presets[] = {{32, 1, 1}, {64, 1, 1}, {128, 1, 1}, {256, 1, 1}, {512, 1, 1}, {1024, 1, 1},
@@ -74,16 +51,16 @@ void LaunchPanel::draw() {
     if (ImGui::BeginCombo("##presets", "presets", ImGuiComboFlags_NoPreview | ImGuiComboFlags_PopupAlignLeft)) {
         for (const Dim3& p : presets)
             if (ImGui::Selectable(p.str().c_str(), p == block)) {
-                inputs_.block = p;
+                inputs_.choices.block = p;
                 inputs_.touch();
             }
         ImGui::EndCombo();
     }
 
-    bool grid_auto = !inputs_.grid.has_value();
+    bool grid_auto = !inputs_.choices.grid.has_value();
     if (ImGui::Checkbox("grid from metadata", &grid_auto)) {
-        if (grid_auto) inputs_.grid.reset();
-        else inputs_.grid = grid;
+        if (grid_auto) inputs_.choices.grid.reset();
+        else inputs_.choices.grid = grid;
         inputs_.touch();
     }
     ImGui::SameLine();
@@ -91,44 +68,34 @@ void LaunchPanel::draw() {
                         file_.spec.launch.grid_expr[2].c_str());
     ImGui::BeginDisabled(grid_auto);
     if (edit_dim3("grid", grid)) {
-        inputs_.grid = grid;
+        inputs_.choices.grid = grid;
         inputs_.touch();
     }
     ImGui::EndDisabled();
     if (ImGui::Button("Reset to metadata")) {
-        inputs_.block.reset();
-        inputs_.grid.reset();
+        inputs_.choices.block.reset();
+        inputs_.choices.grid.reset();
         inputs_.touch();
     }
 
-    if (!latest_ || !latest_->resolved) {
+    if (!resolved()) {
         // Sizes that come from images or parameters are known once a run resolved them.
         ImGui::Separator();
-        ImGui::TextDisabled("Validation and figures appear after the first run resolves the sizes.");
+        ImGui::TextDisabled("Validation and figures appear once a run has resolved the sizes.");
+        if (latest_) draw_refusals();
         draw_suggestion();
         return;
     }
-    // Live validation: the engine's own checks, on what the next run will use.
+    // The session's own checks on the last run: refusals of the block/grid entered (before compiling), then
+    // the device's and the kernel's limits (after compiling), and warnings.
     LaunchCheck check;
-    check.grid = grid;
-    check.block = block;
-    if (latest_) {
-        check.usage = latest_->report.usage;
-        if (latest_->resolved) {
-            check.dynamic_shared_bytes = latest_->resolved->dynamic_shared_bytes;
-            check.problem = latest_->resolved->problem;
-        }
-    }
+    check.grid = resolved()->grid;
+    check.block = resolved()->block;
+    check.usage = latest_->report.usage;
+    check.dynamic_shared_bytes = resolved()->dynamic_shared_bytes;
+    check.problem = resolved()->problem;
     ImGui::Separator();
-    const auto issues = validate_launch(device_, check);
-    if (issues.empty()) ImGui::TextColored(ImVec4(0.4f, 0.9f, 0.4f, 1), "Launch configuration OK");
-    for (const LaunchIssue& issue : issues) {
-        const bool error = issue.severity == Severity::Error;
-        ImGui::PushStyleColor(ImGuiCol_Text, error ? ImVec4(1, 0.4f, 0.35f, 1) : ImVec4(1, 0.8f, 0.2f, 1));
-        ImGui::TextWrapped("%s %s", error ? "Refused:" : "Warning:", issue.message.c_str());
-        ImGui::PopStyleColor();
-    }
-
+    draw_refusals();
     const LaunchFigures f = launch_figures(device_, check);
     ImGui::Separator();
     if (ImGui::BeginTable("##figures", 2, ImGuiTableFlags_SizingStretchProp)) {
@@ -154,6 +121,23 @@ void LaunchPanel::draw() {
     }
 
     draw_suggestion();
+}
+
+void LaunchPanel::draw_refusals() {
+    const RunReport& r = latest_->report;
+    bool any = false;
+    auto line = [&any](bool error, const std::string& text) {
+        any = true;
+        ImGui::PushStyleColor(ImGuiCol_Text, error ? ImVec4(1, 0.4f, 0.35f, 1) : ImVec4(1, 0.8f, 0.2f, 1));
+        ImGui::TextWrapped("%s %s", error ? "Refused:" : "Warning:", text.c_str());
+        ImGui::PopStyleColor();
+    };
+    for (const InputProblem& p : r.input_problems)
+        if (p.field == "block" || p.field == "grid" || (p.field.empty() && r.failed_stage == RunStage::Validate))
+            line(true, p.error.message);
+    for (const LaunchIssue& issue : r.launch_issues) line(issue.severity == Severity::Error, issue.message);
+    if (!any && r.resolved && r.failed_stage != RunStage::Resolve)
+        ImGui::TextColored(ImVec4(0.4f, 0.9f, 0.4f, 1), "Launch configuration OK");
 }
 
 // The button only asks; the workspace gets the answer off the UI thread and applies it (block_suggestion.h).

@@ -1,5 +1,5 @@
-// Launch panel: grid and block x/y/z (defaults from the metadata's expressions), live validation against
-// the device's limits with the engine's messages, derived figures, and a block size suggestion from the
+// Launch panel: grid and block x/y/z (defaults from the metadata's expressions, as the session resolved
+// them), the session's refusals and warnings for the last run, derived figures, and a block size suggestion from the
 // backend's occupancy API (asked by the workspace, see block_suggestion.h).
 #pragma once
 
@@ -22,13 +22,14 @@ public:
     PanelPlacement default_placement() const override { return {0.55f, 0.6f, 0.225f, 0.4f}; }
     void draw() override;
 
-    // The configuration the next run will use: overrides, else the metadata's expressions evaluated with the
-    // last run's parameters (grid follows block edits at once), else the last run's.
+    // The configuration shown for editing: the user's override, else what the last run resolved.
     Dim3 effective_block() const;
     Dim3 effective_grid() const;
 
 private:
     void draw_suggestion();
+    void draw_refusals();
+    const ResolvedRun* resolved() const;
 
     RunInputs& inputs_;
     const DeviceInfo& device_;

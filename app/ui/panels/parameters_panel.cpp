@@ -1,7 +1,6 @@
 // Parameters panel drawing: one widget per parameter, image choosers, buffer sizes.
 #include "ui/panels/parameters_panel.h"
 
-#include "core/kernel_file/expr.h"
 #include "core/kernel_file/kernel_file.h"
 
 #include <imgui.h>
@@ -46,27 +45,51 @@ void ParametersPanel::draw() {
     for (const ParamSpec& p : file_.spec.params) draw_param(p);
     for (const BufferSpec& b : file_.spec.buffers)
         if (b.init.kind == BufferInit::Kind::Image) draw_image_choice(b);
-    if (!inputs_.params.empty() && ImGui::Button("Reset parameters")) {
-        inputs_.params.clear();
+    if (!inputs_.choices.params.empty() && ImGui::Button("Reset parameters")) {
+        inputs_.choices.params.clear();
         inputs_.touch();
     }
+    // A refusal no single field explains (e.g. the file's own launch line), and the run's error when it
+    // stopped before resolving: shown here too, where the values are.
+    draw_refusal("");
     draw_buffers();
+}
+
+void ParametersPanel::draw_refusal(const std::string& field) const {
+    if (!latest_) return;
+    for (const InputProblem& p : latest_->report.input_problems) {
+        // Launch refusals (block, grid, the file's launch line) are the Launch panel's to show.
+        if (p.field != field || latest_->report.failed_stage == RunStage::Validate) continue;
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.4f, 0.35f, 1));
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::Text("Refused: %s", p.error.message.c_str());
+        if (!p.error.hint.empty()) ImGui::TextDisabled("%s", p.error.hint.c_str());
+        ImGui::PopTextWrapPos();
+        ImGui::PopStyleColor();
+    }
 }
 
 void ParametersPanel::draw_param(const ParamSpec& p) {
     ImGui::PushID(p.name.c_str());
-    double current = 0;
-    if (auto it = inputs_.params.find(p.name); it != inputs_.params.end()) current = it->second;
-    else if (latest_ && latest_->resolved && latest_->resolved->params.count(p.name)) current = latest_->resolved->params.at(p.name);
-    else if (auto v = eval_expr(p.default_expr, {}); v) current = *v;
+    // What the user entered, else what the last run used; before any run resolved, the default's text.
+    const ResolvedRun* run = resolved();
+    const auto entered = inputs_.choices.params.find(p.name);
+    const bool has_value = entered != inputs_.choices.params.end() || (run && run->params.count(p.name));
+    double current = entered != inputs_.choices.params.end() ? entered->second : has_value ? run->params.at(p.name) : 0;
+    bool refused = false;
+    if (latest_)
+        for (const InputProblem& problem : latest_->report.input_problems) refused = refused || problem.field == p.name;
+    if (refused) {
+        ImGui::PushStyleColor(ImGuiCol_FrameBg, ImVec4(0.55f, 0.12f, 0.1f, 1));
+        ImGui::PushStyleColor(ImGuiCol_FrameBgHovered, ImVec4(0.65f, 0.16f, 0.12f, 1));
+    }
 
     const bool is_int = p.type == ScalarType::Int || p.type == ScalarType::UInt;
     const float width = ImGui::GetContentRegionAvail().x * 0.6f;
     bool changed = false;
     double value = current;
-    const bool known = (latest_ && latest_->resolved && latest_->resolved->params.count(p.name)) || !p.derived;
-    if (p.derived && !known) {
-        ImGui::TextDisabled("%s = %s (known once the image is loaded)", p.name.c_str(), p.default_expr.c_str());
+    if (!has_value) {
+        ImGui::TextDisabled("%s = %s (known once the kernel's sizes are resolved)", p.name.c_str(), p.default_expr.c_str());
     } else if (p.derived) {
         ImGui::BeginDisabled();
         ImGui::SetNextItemWidth(width);
@@ -116,31 +139,33 @@ void ParametersPanel::draw_param(const ParamSpec& p) {
             changed = ImGui::DragScalar(p.name.c_str(), ImGuiDataType_Double, &value, speed, nullptr, nullptr, "%.4g");
         }
     }
+    if (refused) ImGui::PopStyleColor(2);
     if (changed && value != current) {
         if (p.step && *p.step > 0 && p.min) value = *p.min + std::round((value - *p.min) / *p.step) * *p.step;
-        inputs_.params[p.name] = value;
+        inputs_.choices.params[p.name] = value;
         inputs_.touch();
     }
-    if (!p.derived && inputs_.params.count(p.name)) {
+    if (!p.derived && inputs_.choices.params.count(p.name)) {
         ImGui::SameLine();
         if (ImGui::SmallButton("default")) {
-            inputs_.params.erase(p.name);
+            inputs_.choices.params.erase(p.name);
             inputs_.touch();
         }
     }
+    draw_refusal(p.name);
     ImGui::PopID();
 }
 
 void ParametersPanel::draw_image_choice(const BufferSpec& b) {
     ImGui::PushID(b.name.c_str());
-    auto it = inputs_.images.find(b.name);
-    const std::string current = it != inputs_.images.end() ? it->second : b.init.image;
+    auto it = inputs_.choices.images.find(b.name);
+    const std::string current = it != inputs_.choices.images.end() ? it->second : b.init.image;
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.6f);
     const std::string label = "image " + b.name;
     if (ImGui::BeginCombo(label.c_str(), current.c_str())) {
         for (const std::string& a : assets_)
             if (ImGui::Selectable(a.c_str(), a == current)) {
-                inputs_.images[b.name] = a;
+                inputs_.choices.images[b.name] = a;
                 inputs_.touch();
             }
         ImGui::EndCombo();
@@ -149,31 +174,19 @@ void ParametersPanel::draw_image_choice(const BufferSpec& b) {
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.6f);
     if (ImGui::InputTextWithHint("any path", "/path/to/image.png", &text, ImGuiInputTextFlags_EnterReturnsTrue) &&
         !text.empty()) {
-        inputs_.images[b.name] = text;
+        inputs_.choices.images[b.name] = text;
         inputs_.touch();
     }
-    if (latest_)
-        for (const std::string& problem : latest_->input_problems)
-            if (problem.find(b.name) != std::string::npos) ImGui::TextColored(ImVec4(1, 0.4f, 0.35f, 1), "%s", problem.c_str());
+    draw_refusal(b.name);
     ImGui::PopID();
 }
 
 void ParametersPanel::draw_buffers() {
     ImGui::Separator();
     ImGui::TextUnformatted("Buffers");
-    // Sizes from the last resolve; before any (no backend), evaluated here from the parameters known so far.
+    // Sizes as the last run resolved them; until then, the expressions.
     std::map<std::string, uint64_t> counts;
-    if (latest_ && latest_->resolved) {
-        counts = latest_->resolved->buffer_counts;
-    } else {
-        Scope scope;
-        for (const ParamSpec& p : file_.spec.params) {
-            if (auto it = inputs_.params.find(p.name); it != inputs_.params.end()) scope[p.name] = it->second;
-            else if (auto v = eval_expr(p.default_expr, scope); v) scope[p.name] = *v;
-        }
-        for (const BufferSpec& b : file_.spec.buffers)
-            if (auto v = eval_expr(b.count_expr, scope); v && *v >= 0) counts[b.name] = uint64_t(*v);
-    }
+    if (const ResolvedRun* run = resolved()) counts = run->buffer_counts;
     if (!ImGui::BeginTable("##buffers", 4, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) return;
     ImGui::TableSetupColumn("name");
     ImGui::TableSetupColumn("type");

@@ -1,6 +1,7 @@
 // Parameters panel: widgets generated from the metadata (sliders for ranged numbers, drags otherwise,
 // checkboxes for 0..1 ints, combos for enums; derived parameters read-only), the image chooser for
-// image-initialised buffers (assets/ plus any path), and each buffer's size expression re-evaluated.
+// image-initialised buffers (assets/ plus any path), and each buffer's size as the last run resolved it. A
+// value the session refused is shown red where it was entered, with the reason.
 #pragma once
 
 #include "core/session/session.h"
@@ -31,6 +32,9 @@ private:
     void draw_param(const ParamSpec& p);
     void draw_image_choice(const BufferSpec& b);
     void draw_buffers();
+    // The session's refusal of what was entered in `field` (a parameter or image buffer), if any: drawn red.
+    void draw_refusal(const std::string& field) const;
+    const ResolvedRun* resolved() const { return latest_ && latest_->report.resolved ? &*latest_->report.resolved : nullptr; }
 
     RunInputs& inputs_;
     const KernelFile& file_;

@@ -18,9 +18,7 @@ namespace cp::ui {
 struct RunJob {
     uint64_t id = 0;
     KernelFile file;
-    std::map<std::string, double> params;
-    std::optional<Dim3> block, grid;
-    std::map<std::string, std::string> images;
+    RunChoices choices;
     RunOptions options;
     // Instead of running: ask the engine's occupancy API for a block size (KernelSession::suggest_block),
     // with the job's choices applied (they decide the dynamic shared memory).
@@ -30,26 +28,23 @@ struct RunJob {
 
 struct RunOutcome {
     uint64_t job_id = 0;
-    RunReport report;
-    std::optional<ResolvedRun> resolved;   // what the launch used (also when it was refused)
-    std::vector<std::string> input_problems;  // parameter values the session rejected
+    RunReport report;  // report.resolved: what the launch used (also when it was refused after resolving)
     std::optional<Result<OccupancyResult>> suggestion;  // the answer of a suggest_block job (nothing ran)
-    double wall_ms = 0;                    // submit -> done
+    double wall_ms = 0;                                 // submit -> done
     std::chrono::steady_clock::time_point submitted, finished;
 };
 
 class LiveRunner {
 public:
-    // `engine` may be null (no backend): jobs then only parse and compile (NVRTC needs no GPU).
+    // `engine` must not be null (the workspace falls back to a compile-only backend when nothing can run).
     // `on_done` is called on the worker thread after each job (use it to wake the UI's event wait).
-    LiveRunner(std::unique_ptr<Engine> engine, std::string why_no_engine, std::function<void()> on_done);
+    LiveRunner(std::unique_ptr<Engine> engine, std::function<void()> on_done);
     ~LiveRunner();
     LiveRunner(const LiveRunner&) = delete;
     LiveRunner& operator=(const LiveRunner&) = delete;
 
-    bool has_engine() const { return engine_ != nullptr; }
-    const std::string& why_no_engine() const { return why_no_engine_; }
-    const DeviceInfo& device() const { return device_; }
+    const DeviceInfo& device() const { return engine_->device(); }
+    const BackendCapabilities& capabilities() const { return engine_->capabilities(); }
 
     // Idle: no job running and no outcome waiting to be taken.
     bool idle() const;
@@ -57,18 +52,15 @@ public:
     // Precondition: idle(). Returns false (and ignores the job) otherwise.
     bool submit(RunJob job);
     std::optional<RunOutcome> take_outcome();
-    // Blocks until the current job (if any) finished; returns its outcome without taking it.
+    // Blocks until the current job (if any) finished; the outcome stays for take_outcome().
     void wait_until_done();
 
 private:
     void worker_loop();
     RunOutcome execute(RunJob& job);
-    static void compile_without_engine(const KernelFile& file, RunReport& report);
 
     std::unique_ptr<Engine> engine_;
     std::unique_ptr<KernelSession> session_;
-    std::string why_no_engine_;
-    DeviceInfo device_;
     std::function<void()> on_done_;
 
     mutable std::mutex mutex_;

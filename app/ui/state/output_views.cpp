@@ -2,7 +2,6 @@
 // engine is on CUDA, host upload otherwise) and keeping their display textures current.
 #include "ui/state/output_views.h"
 
-#include "core/kernel_file/expr.h"
 #include "core/kernel_file/kernel_file.h"
 #include "ui/state/console_log.h"
 
@@ -37,29 +36,8 @@ double element_value(const HostBuffer& b, size_t i, int c) {
     return 0;
 }
 
-fs::path resolve_image_path(const std::string& path, const fs::path& kernel_file) {
-    const fs::path p(path);
-    std::error_code ec;
-    if (p.is_absolute() || fs::exists(p, ec)) return p;
-    if (!kernel_file.empty() && fs::exists(kernel_file.parent_path() / p, ec)) return kernel_file.parent_path() / p;
-    return assets_dir() / p;
-}
-
-std::vector<ViewSpec> OutputViews::views_of(const KernelFile& file) {
-    if (!file.spec.views.empty()) return file.spec.views;
-    std::vector<ViewSpec> out;
-    for (const BufferSpec& b : file.spec.buffers) {
-        if (b.direction == Direction::In) continue;
-        ViewSpec v;
-        v.kind = ViewSpec::Kind::Plot;
-        v.buffer = b.name;
-        out.push_back(v);
-    }
-    return out;
-}
-
 bool OutputViews::needs_host_data(const KernelFile& file) const {
-    for (const ViewSpec& v : views_of(file)) {
+    for (const ViewSpec& v : shown_views(file.spec)) {
         if (v.kind != ViewSpec::Kind::Image || !copier_) return true;
         const BufferSpec* b = file.buffer(v.buffer);
         if (b && render::texel_format(b->type).host_conversion) return true;
@@ -121,8 +99,8 @@ bool OutputViews::fill_image(OutputView& v, RunReport& report, uint64_t bytes, C
     return false;
 }
 
-void OutputViews::update(const KernelFile& file, const std::map<std::string, std::string>& image_overrides,
-                         RunReport& report, const ResolvedRun& resolved, uint64_t run, ConsoleLog& log) {
+void OutputViews::update(const KernelFile& file, RunReport& report, uint64_t run, ConsoleLog& log) {
+    const ResolvedRun& resolved = *report.resolved;
     const std::string path = file.path.string();
     if (path != kernel_path_) {
         clear();
@@ -135,7 +113,8 @@ void OutputViews::update(const KernelFile& file, const std::map<std::string, std
         copier_->keep_only(in_use);
     }
     std::vector<OutputView> next;
-    for (const ViewSpec& spec : views_of(file)) {
+    for (const ResolvedView& rv : resolved.views) {
+        const ViewSpec& spec = rv.spec;
         OutputView v;
         // Keep the textures and the way the user looks at a view that still exists.
         for (OutputView& old : views_)
@@ -145,18 +124,17 @@ void OutputViews::update(const KernelFile& file, const std::map<std::string, std
             }
         const bool fresh = v.run == 0 && !v.raw;
         v.spec = spec;
-        v.problem.clear();
+        v.problem = rv.problem;
         const BufferSpec* buffer = file.buffer(spec.buffer);
-        if (!buffer) {
-            v.problem = "the view names buffer '" + spec.buffer + "', which the kernel does not declare";
+        if (!buffer || !v.problem.empty()) {
+            if (v.problem.empty()) v.problem = "the view names buffer '" + spec.buffer + "', which the kernel does not declare";
             next.push_back(std::move(v));
             continue;
         }
         v.type = buffer->type;
-        v.grid = report.grid;
-        v.block = report.block;
-        const auto count_it = resolved.buffer_counts.find(spec.buffer);
-        const uint64_t count = count_it == resolved.buffer_counts.end() ? 0 : count_it->second;
+        v.grid = resolved.grid;
+        v.block = resolved.block;
+        const uint64_t count = resolved.buffer_counts.at(spec.buffer);
         if (fresh) {
             v.state.display.colormap = render::colormap_from_name(spec.colormap);
             const bool bytes = elem_info(buffer->type).component_size == 1 && !elem_info(buffer->type).is_float;
@@ -171,34 +149,19 @@ void OutputViews::update(const KernelFile& file, const std::map<std::string, std
             }
         }
         // Plots and tables draw from host memory (moved out of the report: series can be large); images only
-        // from their textures.
-        // (The format allows one view per buffer, so the moved-from buffer is not needed again.)
+        // from their textures. (The format allows one view per buffer, so the moved-from buffer is not needed again.)
         auto out_it = report.outputs.find(spec.buffer);
         if (!v.is_image() && out_it != report.outputs.end()) v.host = std::move(out_it->second);
         else v.host.reset();
 
         if (v.is_image()) {
-            Scope scope(resolved.params.begin(), resolved.params.end());
-            auto w = eval_expr(spec.width_expr, scope);
-            auto h = eval_expr(spec.height_expr, scope);
-            if (!w || !h) {
-                v.problem = "view size: " + (!w ? w.error() : h.error()).full();
-            } else if (*w < 1 || *h < 1 || *w > 32768 || *h > 32768) {
-                v.problem = "view size " + std::to_string(int64_t(*w)) + "x" + std::to_string(int64_t(*h)) +
-                            " is outside 1..32768";
-            } else if (uint64_t(*w) * uint64_t(*h) > count) {
-                v.problem = "the view is " + std::to_string(int64_t(*w)) + "x" + std::to_string(int64_t(*h)) +
-                            " but buffer '" + spec.buffer + "' has only " + std::to_string(count) + " elements";
-            } else {
-                const int width = int(*w), height = int(*h);
-                if (!v.raw || v.raw->width() != width || v.raw->height() != height || v.raw->type() != buffer->type)
-                    v.raw = std::make_unique<render::BufferTexture>(buffer->type, width, height, copier_);
-                v.width = width;
-                v.height = height;
-                if (fill_image(v, report, count * elem_info(buffer->type).size, log)) {
-                    v.run = run;
-                    refresh_display(v);
-                }
+            if (!v.raw || v.raw->width() != rv.width || v.raw->height() != rv.height || v.raw->type() != buffer->type)
+                v.raw = std::make_unique<render::BufferTexture>(buffer->type, rv.width, rv.height, copier_);
+            v.width = rv.width;
+            v.height = rv.height;
+            if (fill_image(v, report, count * elem_info(buffer->type).size, log)) {
+                v.run = run;
+                refresh_display(v);
             }
         } else if (v.host) {
             v.run = run;
@@ -209,33 +172,29 @@ void OutputViews::update(const KernelFile& file, const std::map<std::string, std
         next.push_back(std::move(v));
     }
     views_ = std::move(next);
-    update_input_image(file, image_overrides);
+    update_input_image(file, resolved);
 }
 
-void OutputViews::update_input_image(const KernelFile& file, const std::map<std::string, std::string>& overrides) {
+void OutputViews::update_input_image(const KernelFile& file, const ResolvedRun& resolved) {
     const BufferSpec* image_buffer = nullptr;
     for (const BufferSpec& b : file.spec.buffers)
         if (b.init.kind == BufferInit::Kind::Image && b.direction != Direction::Out) {
             image_buffer = &b;
             break;
         }
-    if (!image_buffer) {
+    const auto found = image_buffer ? resolved.images.find(image_buffer->name) : resolved.images.end();
+    if (found == resolved.images.end()) {
         input_ = InputImage();
         return;
     }
-    auto o = overrides.find(image_buffer->name);
-    const std::string wanted = o != overrides.end() ? o->second : image_buffer->init.image;
-    if (input_.buffer == image_buffer->name && input_.path == wanted && (input_.raw || !input_.problem.empty())) return;
+    const ResolvedImage& image = found->second;
+    if (input_.buffer == image_buffer->name && input_.path == image.path && input_.raw) return;
     input_ = InputImage();
     input_.buffer = image_buffer->name;
-    input_.path = wanted;
-    auto image = load_image(resolve_image_path(wanted, file.path));
-    if (!image) {
-        input_.problem = image.error().full();
-        return;
-    }
-    input_.raw = std::make_unique<render::BufferTexture>(ElemType::UChar4, image->width, image->height, nullptr);
-    input_.raw->upload_from_host(reinterpret_cast<const std::byte*>(image->pixels.data()), image->pixels.size());
+    input_.path = image.path;
+    // The session decoded it already: upload its pixels, don't read the file again.
+    input_.raw = std::make_unique<render::BufferTexture>(ElemType::UChar4, image.image->width, image.image->height, nullptr);
+    input_.raw->upload_from_host(reinterpret_cast<const std::byte*>(image.image->pixels.data()), image.image->pixels.size());
     render::DisplaySettings settings;
     settings.auto_range = false;
     settings.range_min = 0;

@@ -64,30 +64,26 @@ public:
     OutputViews(render::DeviceCopier* copier, render::ColormapPass* colormap, bool backend_in_other_process = true)
         : copier_(copier), colormap_(colormap), uses_ipc_(backend_in_other_process) {}
 
-    // Views of `file` (its `view` lines, or every out/inout buffer as a plot when there are none).
-    static std::vector<ViewSpec> views_of(const KernelFile& file);
     // Whether a run must read buffers back to host memory for these views (plots, tables, no device path).
     bool needs_host_data(const KernelFile& file) const;
     bool has_device_path() const { return copier_ != nullptr; }
 
-    // Takes the results of a finished run (engine idle). Keeps each view's state when the kernel is the same.
-    void update(const KernelFile& file, const std::map<std::string, std::string>& image_overrides, RunReport& report,
-                const ResolvedRun& resolved, uint64_t run, ConsoleLog& log);
+    // Takes the results of a finished run (engine idle; report.resolved set): the views and their sizes as the
+    // session resolved them, the input image it loaded. Keeps each view's state when the kernel is the same.
+    void update(const KernelFile& file, RunReport& report, uint64_t run, ConsoleLog& log);
     // Re-draws a view's display texture after its display settings changed.
     void refresh_display(OutputView& view);
     // Forgets everything (another kernel was opened).
     void clear();
-    // Loads the input image alone (no run yet, or nothing can run): something to look at from the start.
-    void load_input_image(const KernelFile& file, const std::map<std::string, std::string>& image_overrides) {
-        update_input_image(file, image_overrides);
-    }
+    // Shows the input image alone (nothing ran, e.g. nothing can run here): something to look at from the start.
+    void show_input_image(const KernelFile& file, const ResolvedRun& resolved) { update_input_image(file, resolved); }
 
     std::vector<OutputView>& views() { return views_; }
     InputImage& input() { return input_; }
     const std::string& kernel_path() const { return kernel_path_; }
 
 private:
-    void update_input_image(const KernelFile& file, const std::map<std::string, std::string>& image_overrides);
+    void update_input_image(const KernelFile& file, const ResolvedRun& resolved);
     bool fill_image(OutputView& v, RunReport& report, uint64_t bytes, ConsoleLog& log);
     std::optional<uint64_t> device_address_of(const std::string& buffer, const RunReport& report, std::string& why);
 
@@ -99,9 +95,5 @@ private:
     bool uses_ipc_;
     bool reported_interop_failure_ = false;
 };
-
-// Where an image named in metadata lives: as given (absolute or relative to the working folder), next to
-// the kernel file, or in assets/.
-std::filesystem::path resolve_image_path(const std::string& path, const std::filesystem::path& kernel_file);
 
 }  // namespace cp::ui

@@ -1,0 +1,44 @@
+// The user's choices over a kernel file's defaults (parameter values, images, block and grid), as plain
+// values: the window's panels edit them and the command line fills them from --set/--block/--grid. Both
+// check a "--set NAME=VALUE" with apply_set(), and the session checks every choice again when it resolves a
+// run: one set of rules and one set of messages for the window and the command line.
+#pragma once
+
+#include "core/kernel_file/kernel_spec.h"
+#include "core/result.h"
+
+#include <map>
+#include <optional>
+#include <string>
+
+namespace cp {
+
+struct RunChoices {
+    std::map<std::string, double> params;       // by name; absent: the file's default
+    std::map<std::string, std::string> images;  // image-initialised buffer -> path as the user wrote it
+    std::optional<Dim3> block, grid;            // absent: the file's expressions
+
+    bool operator==(const RunChoices&) const = default;
+    // Forgets choices whose names `file` does not have (or can no longer take, e.g. a param now derived).
+    void keep_only_those_of(const KernelFile& file);
+};
+
+// A choice the session refuses, named by where the user entered it: a parameter or image-buffer name,
+// "block" or "grid" ("" when no single choice is to blame).
+struct InputProblem {
+    std::string field;
+    Error error;
+};
+
+// "--set NAME=VALUE": for a parameter a number or one of its enum labels, for an image buffer a path (checked
+// when the run loads it). An Error says what is wrong and how to fix it; `choices` is unchanged then.
+Result<bool> apply_set(const KernelFile& file, RunChoices& choices, const std::string& name, const std::string& value);
+
+// Why `value` cannot be given to `p` (derived, not whole, out of the C type's or the metadata's range);
+// nullopt when it can.
+std::optional<Error> check_param_value(const ParamSpec& p, double value);
+
+// 67108864 rather than 6.71089e+07, for messages.
+std::string format_number(double v);
+
+}  // namespace cp

@@ -1,0 +1,95 @@
+// KernelSession's buffers: each one's initial contents kept on the host, device buffers allocated once and
+// re-filled only when needed (a const input keeps its contents between live re-runs).
+#include "core/session/session.h"
+
+#include "core/data/buffer_init.h"
+
+#include <sstream>
+
+namespace cp {
+
+void KernelSession::release_buffers() {
+    std::vector<BufferId> ids;
+    for (const auto& [name, b] : buffers_) ids.push_back(b.id);
+    buffers_.clear();
+    if (!ids.empty()) engine_.release({ids, {}});
+}
+
+namespace {
+
+// What determines a buffer's initial contents: type, size, initialiser and (for images) the file.
+std::string init_key(const BufferSpec& spec, uint64_t count, const std::string& image) {
+    const BufferInit& i = spec.init;
+    std::ostringstream k;
+    k.precision(17);
+    k << elem_info(spec.type).name << '[' << count << "] " << int(i.kind) << ' ' << i.constant << ' ' << i.seed << ' '
+      << i.min << ' ' << i.max << ' ' << i.start << ' ' << i.step << ' ' << image;
+    return k.str();
+}
+
+bool is_uniform(const BufferInit& init) {
+    return init.kind == BufferInit::Kind::Zeros || init.kind == BufferInit::Kind::Constant;
+}
+
+}  // namespace
+
+Result<bool> KernelSession::prepare_buffers(const ResolvedRun& resolved) {
+    for (const auto& spec : kernel_.spec.buffers) {
+        const uint64_t count = resolved.buffer_counts.at(spec.name);
+        const Image* image = nullptr;
+        std::string image_file;
+        if (spec.init.kind == BufferInit::Kind::Image) {
+            const ResolvedImage& resolved_image = resolved.images.at(spec.name);
+            image_file = resolved_image.path;
+            image = resolved_image.image.get();
+        }
+        const std::string key = init_key(spec, count, image_file);
+        HostInput& input = host_inputs_[spec.name];
+        if (input.key != key) {
+            input.key.clear();
+            input.host = HostBuffer{spec.name, spec.type, std::vector<std::byte>(count * elem_info(spec.type).size)};
+            if (auto filled = fill_buffer(spec, input.host, image); !filled) return filled.error();
+            input.key = key;
+        }
+        const HostBuffer& host = input.host;
+
+        DeviceBuffer& dev = buffers_[spec.name];
+        if (dev.id == 0 || dev.bytes != host.bytes.size()) {
+            if (dev.id != 0) engine_.release({{dev.id}, {}});
+            dev = {};
+            AllocateResult a = engine_.allocate({spec.name, host.bytes.size()});
+            if (a.error) {
+                buffers_.erase(spec.name);
+                return make_error("could not allocate buffer `" + spec.name + "` (" +
+                                      std::to_string(host.bytes.size()) + " bytes): " + a.error->message,
+                                  a.error->hint.empty() ? "use smaller sizes" : a.error->hint);
+            }
+            dev = {a.buffer, host.bytes.size(), a.device_address, a.ipc_handle, {}};
+        }
+        // A buffer the kernel cannot write (a const input) keeps its contents between runs; every other
+        // buffer starts each run from its initial contents again.
+        const SignatureParam* param = nullptr;
+        for (const auto& p : kernel_.signature->params) {
+            if (p.name == spec.name) param = &p;
+        }
+        const bool read_only = spec.direction == Direction::In && param && param->type_text.find("const") != std::string::npos;
+        if (dev.content_key == key && read_only) continue;
+        UploadRequest upload{dev.id, {}, false};
+        if (is_uniform(spec.init) && !host.bytes.empty()) {
+            const size_t element = elem_info(spec.type).size;
+            upload.data.assign(host.bytes.begin(), host.bytes.begin() + long(element));
+            upload.repeat = true;
+        } else {
+            upload.data = host.bytes;
+        }
+        UploadResult u = engine_.upload(std::move(upload));
+        if (u.error) {
+            dev.content_key.clear();
+            return make_error("could not upload buffer `" + spec.name + "`: " + u.error->message, u.error->hint);
+        }
+        dev.content_key = read_only ? key : std::string();
+    }
+    return true;
+}
+
+}  // namespace cp

@@ -1,0 +1,234 @@
+// KernelSession::resolve: the user's choices checked, then parameters, buffer sizes, launch dimensions,
+// dynamic shared memory, problem extents, traffic and view sizes evaluated from the metadata's expressions.
+#include "core/session/session.h"
+
+#include "core/kernel_file/expr.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace cp {
+namespace {
+
+bool is_image_buffer(const BufferSpec* b) { return b && b->init.kind == BufferInit::Kind::Image; }
+
+// Positive whole number from an expression value, or an error naming what it was for.
+Result<uint64_t> whole_positive(double v, const std::string& what, const std::string& expr, bool allow_zero = false) {
+    if (!std::isfinite(v) || v < (allow_zero ? 0 : 1) || v > 1e15 || std::floor(v) != v) {
+        return make_error(what + " = `" + expr + "` evaluates to " + format_number(v) + ", which is not a " +
+                              (allow_zero ? "non-negative" : "positive") + " whole number",
+                          "check the expression and the parameter values it uses");
+    }
+    return uint64_t(v);
+}
+
+// The parameters the user set that `expr` uses: whom to show as refused when the expression fails.
+std::string blamed_choice(const std::string& expr, const RunChoices& choices) {
+    for (const std::string& name : expr_names(expr))
+        if (choices.params.count(name)) return name;
+    return {};
+}
+
+std::string human_mib(uint64_t bytes) { return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB"; }
+
+constexpr int kMaxViewSide = 32768;
+
+ResolvedView resolve_view(const ViewSpec& spec, const KernelFile& file, const ResolvedRun& r, const Scope& scope) {
+    ResolvedView v{spec, 0, 0, {}};
+    const BufferSpec* buffer = file.buffer(spec.buffer);
+    if (!buffer) {
+        v.problem = "the view names buffer `" + spec.buffer + "`, which the kernel does not declare";
+        return v;
+    }
+    if (spec.kind != ViewSpec::Kind::Image) return v;
+    double side[2] = {0, 0};
+    const std::string* exprs[2] = {&spec.width_expr, &spec.height_expr};
+    for (int i = 0; i < 2; ++i) {
+        auto e = eval_expr(*exprs[i], scope);
+        if (!e) {
+            v.problem = "view size (line " + std::to_string(spec.line) + "): " + e.error().message;
+            return v;
+        }
+        side[i] = *e;
+        if (!std::isfinite(side[i]) || side[i] < 1 || side[i] > kMaxViewSide || std::floor(side[i]) != side[i]) {
+            v.problem = "view " + std::string(i ? "height" : "width") + " `" + *exprs[i] + "` is " +
+                        format_number(side[i]) + "; it must be a whole number from 1 to " + std::to_string(kMaxViewSide);
+            return v;
+        }
+    }
+    const uint64_t count = r.buffer_counts.at(spec.buffer);
+    if (uint64_t(side[0]) * uint64_t(side[1]) > count) {
+        v.problem = "the view is " + format_number(side[0]) + "x" + format_number(side[1]) + " but buffer `" +
+                    spec.buffer + "` has only " + std::to_string(count) + " elements";
+        return v;
+    }
+    v.width = int(side[0]);
+    v.height = int(side[1]);
+    return v;
+}
+
+}  // namespace
+
+// The choices alone: each refused one becomes a problem with its field, so the window can mark it.
+Result<bool> KernelSession::resolve_choices(const ResolvedRun&, std::vector<InputProblem>& problems) const {
+    for (const auto& [name, value] : choices_.params) {
+        const ParamSpec* p = kernel_.param(name);
+        if (!p) {
+            problems.push_back({name, make_error("unknown parameter `" + name + "` for kernel `" + kernel_.spec.title + "`")});
+        } else if (auto refused = check_param_value(*p, value)) {
+            problems.push_back({name, *refused});
+        }
+    }
+    for (const auto& [name, path] : choices_.images)
+        if (!is_image_buffer(kernel_.buffer(name)))
+            problems.push_back({name, make_error("`" + name + "` is not an image buffer of this kernel")});
+    if (!problems.empty()) return problems.front().error;
+    return true;
+}
+
+std::vector<InputProblem> KernelSession::check_device_limits(const ResolvedRun& r) const {
+    std::vector<InputProblem> problems;
+    for (const LaunchIssue& issue : validate_launch(device(), LaunchCheck{r.grid, r.block, 0, {}, r.problem})) {
+        if (issue.severity != Severity::Error) continue;
+        const bool grid = issue.limit.find("grid") != std::string::npos;
+        const char* what = grid ? "grid" : "block";
+        if (grid ? choices_.grid.has_value() : choices_.block.has_value()) {
+            problems.push_back({what, make_error(issue.message, std::string("change the ") + what + " as suggested")});
+        } else {
+            problems.push_back({"", make_error(issue.message, "the file's `" + std::string(what) + ":` line (line " +
+                                                                  std::to_string(kernel_.spec.launch.line) +
+                                                                  ") gives this; change it, or set another " + what)});
+        }
+    }
+    return problems;
+}
+
+Result<ResolvedRun> KernelSession::resolve(std::vector<InputProblem>* problems_out) {
+    std::vector<InputProblem> local;
+    std::vector<InputProblem>& problems = problems_out ? *problems_out : local;
+    auto refuse = [&problems](std::string field, Error e) -> Error {
+        problems.push_back({std::move(field), e});
+        return e;
+    };
+    const KernelSpec& spec = kernel_.spec;
+    if (!spec.has_metadata) {
+        return make_error(kernel_.path.filename().string() +
+                              " has no /*@playground ... */ metadata header, so its buffers, sizes and launch "
+                              "configuration are unknown",
+                          "add a header (see kernels/FORMAT.md), or use `cuda-playground compile` to compile it only");
+    }
+    ResolvedRun r;
+    if (auto ok = resolve_choices(r, problems); !ok) return ok.error();
+
+    Scope scope;
+    auto eval = [&](const std::string& expr, const std::string& what, int line) -> Result<double> {
+        auto v = eval_expr(expr, scope);
+        if (!v) {
+            Error e = v.error();
+            e.message = what + " (line " + std::to_string(line) + "): " + e.message;
+            return e;
+        }
+        return *v;
+    };
+
+    for (const auto& b : spec.buffers) {
+        if (b.init.kind != BufferInit::Kind::Image) continue;
+        auto img = image_for(b);
+        if (!img) return refuse(choices_.images.count(b.name) ? b.name : std::string(), img.error());
+        scope[b.name + ".width"] = (*img)->width;
+        scope[b.name + ".height"] = (*img)->height;
+        r.images[b.name] = ResolvedImage{image_path(b).string(), *img};
+    }
+    for (const auto& p : spec.params) {
+        auto over = choices_.params.find(p.name);
+        double v = 0;
+        if (over != choices_.params.end() && !p.derived) {
+            v = over->second;
+        } else {
+            auto d = eval(p.default_expr, "default of parameter `" + p.name + "`", p.line);
+            if (!d) return d.error();
+            v = *d;
+            if (p.type == ScalarType::Int || p.type == ScalarType::UInt) v = std::round(v);
+        }
+        scope[p.name] = v;
+        r.params[p.name] = v;
+    }
+    uint64_t total_bytes = 0;
+    for (const auto& b : spec.buffers) {
+        const std::string what = "size of buffer `" + b.name + "`";
+        auto c = eval(b.count_expr, what, b.line);
+        if (!c) return refuse(blamed_choice(b.count_expr, choices_), c.error());
+        auto n = whole_positive(*c, what, b.count_expr);
+        if (!n) return refuse(blamed_choice(b.count_expr, choices_), n.error());
+        r.buffer_counts[b.name] = *n;
+        total_bytes += std::min<uint64_t>(*n, UINT64_MAX / 16) * elem_info(b.type).size;
+        const uint64_t memory = device().total_memory;
+        if (memory > 0 && total_bytes > memory) {
+            return refuse(blamed_choice(b.count_expr, choices_),
+                          make_error("the buffers need " + human_mib(total_bytes) + " (buffer `" + b.name + "` has " +
+                                         std::to_string(*n) + " elements) but the device has " + human_mib(memory),
+                                     "use smaller sizes (parameters or a smaller image)"));
+        }
+    }
+
+    static const char* axis[3] = {"x", "y", "z"};
+    auto eval_dim3 = [&](const std::string (&exprs)[3], const char* what, Dim3& out) -> Result<bool> {
+        uint32_t* dst[3] = {&out.x, &out.y, &out.z};
+        for (int i = 0; i < 3; ++i) {
+            auto v = eval(exprs[i], std::string(what) + "." + axis[i], spec.launch.line);
+            if (!v) return v.error();
+            auto n = whole_positive(*v, std::string(what) + "." + axis[i], exprs[i]);
+            if (!n) return n.error();
+            if (*n > 0xFFFFFFFFull) return make_error(std::string(what) + "." + axis[i] + " = " + std::to_string(*n) + " is too large");
+            *dst[i] = uint32_t(*n);
+        }
+        return true;
+    };
+    if (choices_.block) {
+        r.block = *choices_.block;
+    } else if (auto ok = eval_dim3(spec.launch.block_expr, "block", r.block); !ok) {
+        return ok.error();
+    }
+    scope["block.x"] = r.block.x;
+    scope["block.y"] = r.block.y;
+    scope["block.z"] = r.block.z;
+    if (choices_.grid) {
+        r.grid = *choices_.grid;
+    } else if (auto ok = eval_dim3(spec.launch.grid_expr, "grid", r.grid); !ok) {
+        return ok.error();
+    }
+    scope["grid.x"] = r.grid.x;
+    scope["grid.y"] = r.grid.y;
+    scope["grid.z"] = r.grid.z;
+
+    auto shared = eval(spec.launch.shared_expr, "shared", spec.launch.line);
+    if (!shared) return shared.error();
+    auto shared_bytes = whole_positive(*shared, "shared", spec.launch.shared_expr, true);
+    if (!shared_bytes) return shared_bytes.error();
+    r.dynamic_shared_bytes = uint32_t(std::min<uint64_t>(*shared_bytes, 0xFFFFFFFFu));
+
+    for (const auto& e : spec.launch.problem_expr) {
+        auto v = eval(e, "problem", spec.launch.line);
+        if (!v) return v.error();
+        auto n = whole_positive(*v, "problem", e);
+        if (!n) return n.error();
+        r.problem.push_back(*n);
+    }
+
+    if (!spec.traffic_expr.empty()) {
+        auto t = eval(spec.traffic_expr, "traffic", 0);
+        if (!t) return t.error();
+        r.traffic_bytes = uint64_t(std::max(0.0, *t));
+    } else {
+        for (const auto& b : spec.buffers) {
+            const uint64_t bytes = r.buffer_counts[b.name] * elem_info(b.type).size;
+            r.traffic_bytes += b.direction == Direction::InOut ? 2 * bytes : bytes;
+        }
+    }
+
+    Scope view_scope(r.params.begin(), r.params.end());
+    for (const ViewSpec& v : shown_views(spec)) r.views.push_back(resolve_view(v, kernel_, r, view_scope));
+    return r;
+}
+
+}  // namespace cp
