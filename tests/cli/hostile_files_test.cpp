@@ -2,6 +2,7 @@
 // backend and compile with NVRTC through the real binary; each must have no effect (checked: the file it
 // would create, the connection it would open, the secret it would read) and the message must name what was
 // refused. The app's HOME is a temporary folder holding the planted secret.
+#include "support/hostile_files.h"
 #include "support/process.h"
 
 #include <gtest/gtest.h>
@@ -17,79 +18,14 @@
 #include <filesystem>
 #include <random>
 
+using cp::test::Hostile;
 using cp::test::ProcessResult;
 using cp::test::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
 
-const TempDir& cache_dir() {
-    static TempDir dir;
-    return dir;
-}
-
-// One hostile file, copied into a fresh folder `<dir>/lesson/` with @DIR@ and @PORT@ filled in; `<dir>/home`
-// is the app's HOME and holds the secret (a text file and a header).
-struct Hostile {
-    TempDir dir;
-    fs::path file;
-    std::string secret;
-
-    explicit Hostile(const std::string& name, int port = 0) {
-        std::random_device rd;
-        secret = "TOPSECRET-" + std::to_string(rd()) + std::to_string(rd());
-        dir.write("home/secret.txt", secret + "\n");
-        dir.write("home/secret.h", "// " + secret + "\n#define SECRET 42\n");
-        std::string text = cp::test::read_file(fs::path(CP_TEST_DATA_DIR) / "hostile" / name);
-        EXPECT_FALSE(text.empty()) << name;
-        for (const auto& [from, to] : {std::pair<std::string, std::string>{"@DIR@", dir.path().string()},
-                                       {"@PORT@", std::to_string(port)}})
-            for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
-                text.replace(at, from.size(), to);
-        file = dir.write("lesson/" + name, text);
-    }
-    bool exists(const std::string& name) const { return fs::exists(dir.path() / name); }
-    fs::path json() const { return dir.path() / "result.json"; }
-
-    ProcessResult cli(std::vector<std::string> args, std::vector<std::string> env = {}) const {
-        args.insert(args.begin(), CP_BINARY);
-        env.push_back("CUDA_PLAYGROUND_CACHE_DIR=" + cache_dir().path().string());
-        env.push_back("HOME=" + (dir.path() / "home").string());
-        return cp::test::run_process(args, env);
-    }
-    ProcessResult run_cpu(std::vector<std::string> env = {}) const {
-        return cli({"run", file.string(), "--backend", "cpu", "--json", json().string()}, std::move(env));
-    }
-    ProcessResult compile() const { return cli({"compile", file.string()}); }
-    // The JSON result was written, and its error says `words`.
-    void expect_json_error(const std::string& words) const {
-        ASSERT_TRUE(fs::exists(json())) << "no JSON result";
-        const auto j = nlohmann::json::parse(cp::test::read_file(json()));
-        ASSERT_TRUE(j.contains("error")) << j.dump(2);
-        EXPECT_NE(j["error"]["message"].get<std::string>().find(words), std::string::npos) << j.dump(2);
-    }
-    void expect_secret_kept(const ProcessResult& r) const {
-        EXPECT_EQ(r.both().find(secret), std::string::npos) << "the secret leaked:\n" << r.both();
-        if (fs::exists(json())) {
-            EXPECT_EQ(cp::test::read_file(json()).find(secret), std::string::npos);
-        }
-    }
-};
-
 bool contains(const ProcessResult& r, const std::string& words) { return r.both().find(words) != std::string::npos; }
-
-// Whether the compilers are confined here (Landlock): otherwise computed includes cannot be stopped.
-bool compilers_confined() {
-    static const bool confined = [] {
-        const ProcessResult r = cp::test::run_process({CP_BINARY, "info", "--json"});
-        try {
-            return nlohmann::json::parse(r.out).at("sandbox").at("landlock_abi").get<int>() > 0;
-        } catch (const std::exception&) {
-            return false;
-        }
-    }();
-    return confined;
-}
 
 }  // namespace
 
@@ -210,7 +146,7 @@ TEST(HostileFiles, LocalHeadersWorkTheSameOnBothCompilers) {
                                     "extern \"C\" __global__ void scaled(int* out)\n{\n"
                                     "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
                                     "    if (i < 100) out[i] = i * SCALE;\n}\n");
-    const std::vector<std::string> env = {"CUDA_PLAYGROUND_CACHE_DIR=" + cache_dir().path().string()};
+    const std::vector<std::string> env = {"CUDA_PLAYGROUND_CACHE_DIR=" + cp::test::hostile_cache_dir().path().string()};
     const ProcessResult c = cp::test::run_process({CP_BINARY, "compile", file.string()}, env);
     EXPECT_EQ(c.exit_code, 0) << c.both();
     const ProcessResult r = cp::test::run_process(
@@ -222,7 +158,7 @@ TEST(HostileFiles, LocalHeadersWorkTheSameOnBothCompilers) {
 }
 
 TEST(HostileFiles, ComputedIncludesAndIncbinCannotReadOtherFiles) {
-    if (!compilers_confined()) GTEST_SKIP() << "no Landlock on this kernel: the compilers are not confined here";
+    if (!cp::test::compilers_confined()) GTEST_SKIP() << "no Landlock on this kernel: the compilers are not confined here";
     {
         Hostile h("computed_include.cu");
         for (const ProcessResult& r : {h.run_cpu(), h.compile()}) {
