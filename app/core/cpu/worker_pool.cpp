@@ -5,11 +5,11 @@
 
 namespace cp {
 
-WorkerPool::WorkerPool(int workers) {
+WorkerPool::WorkerPool(int workers, StateObserver observer) : observer_(observer) {
     install_fault_handlers();
     for (int i = 0; i < std::max(1, workers); ++i) {
         workers_.push_back(std::make_unique<Worker>());
-        workers_.back()->index = uint32_t(i);
+        workers_.back()->index = i;
     }
     for (auto& w : workers_) {
         Worker* raw = w.get();
@@ -116,6 +116,7 @@ void WorkerPool::execute(Worker& w) {
     block_launch.printf_limit = (size_t(1) << 20) / workers_.size() + 1024;
     w.scheduler.begin_launch(block_launch, state);
     w.trap.state = state;
+    if (observer_) observer_(w.index, state);
     run_blocks(w, state);
 }
 
@@ -166,7 +167,7 @@ __attribute__((noinline)) void WorkerPool::run_blocks(Worker& w, cp_abi::ThreadS
                 const auto since = [&](std::chrono::steady_clock::time_point t) {
                     return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(t - job_start_).count());
                 };
-                (*job.trace)[b] = BlockTrace{b, w.index, since(started), since(std::chrono::steady_clock::now())};
+                (*job.trace)[b] = BlockTrace{b, uint32_t(w.index), since(started), since(std::chrono::steady_clock::now())};
             }
             if (!ran) {
                 w.trap.armed = 0;

@@ -58,7 +58,10 @@ struct GridOutcome {
 
 class WorkerPool {
 public:
-    explicit WorkerPool(int workers);
+    // `observer` (may be null) is told, on each worker thread as a launch starts, where that thread's
+    // CUDA thread state is (the CPU worker publishes it so the app can name a blocked thread).
+    using StateObserver = void (*)(int worker_index, const cp_abi::ThreadState* state);
+    explicit WorkerPool(int workers, StateObserver observer = nullptr);
     ~WorkerPool();
     WorkerPool(const WorkerPool&) = delete;
     WorkerPool& operator=(const WorkerPool&) = delete;
@@ -68,6 +71,7 @@ public:
 
 private:
     struct Worker {
+        int index = 0;  // which worker (a traced launch's "unit")
         std::thread thread;
         BlockScheduler scheduler;
         FaultTrap trap;
@@ -75,7 +79,6 @@ private:
         GuardedBuffer dynamic_shared;
         std::vector<std::pair<uint64_t, std::string>> printed;
         uint64_t current_block = 0;
-        uint32_t index = 0;  // which worker (a traced launch's "unit")
         bool failed = false;
         GridFailure failure;
     };
@@ -84,6 +87,7 @@ private:
     void run_blocks(Worker& w, cp_abi::ThreadState* state);
 
     std::vector<std::unique_ptr<Worker>> workers_;
+    StateObserver observer_ = nullptr;
     std::mutex mutex_;
     std::condition_variable wake_, done_;
     uint64_t generation_ = 0;

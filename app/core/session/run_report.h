@@ -9,6 +9,7 @@
 #include "core/engine/launch_validation.h"
 #include "core/session/run_choices.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -130,6 +131,9 @@ struct RunOptions {
     bool coverage_when_warned = true;
     // An instrumented launch recording per block its SM (or CPU worker) and start/end times.
     bool trace = false;
+    // Called just before the launch with the report so far (launch configuration, compile, warnings), so
+    // what is about to run can be shown before it runs (and perhaps hangs until the watchdog stops it).
+    std::function<void(const RunReport&)> before_launch;
 };
 
 }  // namespace cp

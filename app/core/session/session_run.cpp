@@ -124,6 +124,7 @@ RunReport KernelSession::run(const RunOptions& options) {
     auto made_launch = launch_request(*resolved, compiled.module, options.timing);
     if (!made_launch) return fail(RunStage::Prepare, made_launch.error());
     LaunchRequest launch = std::move(*made_launch);
+    if (options.before_launch) options.before_launch(report);
     LaunchResult launched = engine_.launch(std::move(launch));
     report.printf_output = launched.printf_output;
     if (!launched.ok) {
