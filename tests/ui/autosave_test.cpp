@@ -1,6 +1,6 @@
 // Edits are kept: user copies instead of stock files, atomic autosave, revert, reload on outside changes,
-// and edits that survive kill -9 (a helper process — this test binary re-run in a helper mode — is killed
-// after autosaving, or in the middle of saving, and the file is checked afterwards).
+// and edits that survive kill -9 (a helper process, cp_ui_test_helper, is killed after autosaving or in the
+// middle of saving, and the file is checked afterwards).
 #include "ui_test_support.h"
 
 #include "core/kernel_file/kernel_file.h"
@@ -32,28 +32,21 @@ namespace {
 
 fs::path stock(const std::string& rel) { return kernels_dir() / rel; }
 
-// A helper process: this binary, running only KillHelper.<name>, with extra environment; stdout piped.
+// A helper process (cp_ui_test_helper MODE ARG) with its stdout piped.
 struct Helper {
     pid_t pid = -1;
     int out = -1;
 
-    Helper(const std::string& test, const std::vector<std::string>& env_extra) {
+    Helper(const std::string& mode, const std::string& arg) {
         int fds[2];
         if (pipe(fds) != 0) return;
         posix_spawn_file_actions_t actions;
         posix_spawn_file_actions_init(&actions);
         posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
         posix_spawn_file_actions_addclose(&actions, fds[0]);
-        std::string self = fs::read_symlink("/proc/self/exe").string();
-        std::string filter = "--gtest_filter=KillHelper." + test;
-        char* argv[] = {self.data(), filter.data(), nullptr};
-        std::vector<std::string> env_strings;
-        for (char** e = environ; *e; ++e) env_strings.emplace_back(*e);
-        for (const auto& e : env_extra) env_strings.push_back(e);
-        std::vector<char*> envp;
-        for (auto& e : env_strings) envp.push_back(e.data());
-        envp.push_back(nullptr);
-        if (posix_spawn(&pid, self.c_str(), &actions, nullptr, argv, envp.data()) != 0) pid = -1;
+        std::string self = CP_UI_TEST_HELPER, m = mode, a = arg;
+        char* argv[] = {self.data(), m.data(), a.data(), nullptr};
+        if (posix_spawn(&pid, self.c_str(), &actions, nullptr, argv, environ) != 0) pid = -1;
         posix_spawn_file_actions_destroy(&actions);
         close(fds[1]);
         out = fds[0];
@@ -88,44 +81,6 @@ struct Helper {
 
 }  // namespace
 
-// ---- helper modes (skipped unless a test below started this binary for them) ----
-
-TEST(KillHelper, AppAutosavesThenKeepsRunning) {
-    const char* marker = std::getenv("CP_UI_MARKER");
-    if (!marker) GTEST_SKIP() << "helper process for Autosave.EditsSurviveKill9 (runs only when started by it)";
-    auto host = ui::AppHost::create(headless_options(), host_kernels_factory());
-    ASSERT_TRUE(host.ok()) << host.error().full();
-    ui::Workspace& ws = (*host)->workspace();
-    (*host)->frame();
-    std::string text = document_of(ws).text();
-    text.insert(text.find("extern \"C\""), std::string(marker) + "\n");
-    ws.set_source(text, (*host)->seconds());
-    // The app's own loop saves it (after the short typing pause); nothing here calls save().
-    for (int i = 0; i < 500 && document_of(ws).unsaved(); ++i) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        (*host)->frame();
-    }
-    std::printf("READY\n");
-    std::fflush(stdout);
-    for (;;) {  // a live app: keeps drawing until killed
-        (*host)->frame();
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-}
-
-TEST(KillHelper, SavesInALoop) {
-    const char* path = std::getenv("CP_UI_STRESS_FILE");
-    if (!path) GTEST_SKIP() << "helper process for Autosave.KillDuringSaveLeavesAWholeFile";
-    const std::string a(1 << 20, 'a'), b(1 << 20, 'b');
-    for (uint64_t i = 0;; ++i) {
-        ASSERT_TRUE(ui::write_file_atomically(path, i % 2 ? b : a).ok());
-        if (i == 0) {
-            std::printf("READY\n");
-            std::fflush(stdout);
-        }
-    }
-}
-
 // ---- tests ----
 
 TEST(Autosave, EditsSurviveKill9) {
@@ -133,7 +88,7 @@ TEST(Autosave, EditsSurviveKill9) {
     const std::string stock_text = test::read_file(stock("image/box_blur.cu"));
     const std::string marker = "// kept after kill -9: " + std::to_string(std::random_device{}());
     {
-        Helper helper("AppAutosavesThenKeepsRunning", {"CP_UI_MARKER=" + marker});
+        Helper helper("app-autosaves", marker);
         ASSERT_GT(helper.pid, 0);
         std::string seen;
         ASSERT_TRUE(helper.wait_for("READY", 120, &seen)) << "helper output:\n" << seen;
@@ -156,7 +111,7 @@ TEST(Autosave, KillDuringSaveLeavesAWholeFile) {
     const fs::path file = user.path() / "stress" / "kernel.cu";
     std::mt19937 rng(12345);
     for (int round = 0; round < 5; ++round) {
-        Helper helper("SavesInALoop", {"CP_UI_STRESS_FILE=" + file.string()});
+        Helper helper("save-loop", file.string());
         ASSERT_TRUE(helper.wait_for("READY", 60));
         std::this_thread::sleep_for(std::chrono::milliseconds(20 + rng() % 80));
         helper.kill_now();
@@ -221,11 +176,24 @@ TEST(KernelDocument, ChangesMadeByAnotherEditorReload) {
     ASSERT_TRUE(doc->save().ok());
     EXPECT_FALSE(doc->reload_if_changed_on_disk(2.0)) << "our own save is not an outside change";
     // Another editor writes the user copy (the file the app shows).
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
     std::ofstream(edits / "k.cu") << "from vim\n";
     EXPECT_TRUE(doc->reload_if_changed_on_disk(3.0));
     EXPECT_EQ(doc->text(), "from vim\n");
     EXPECT_FALSE(doc->reload_if_changed_on_disk(4.0));
+
+    // The same size, and the modification time put back as it was (or not moved within its tick): still seen.
+    const auto mtime = fs::last_write_time(edits / "k.cu");
+    std::ofstream(edits / "k.cu") << "from ed!\n";
+    fs::last_write_time(edits / "k.cu", mtime);
+    ASSERT_EQ(fs::file_size(edits / "k.cu"), std::string("from vim\n").size());
+    EXPECT_TRUE(doc->reload_if_changed_on_disk(5.0)) << "a same-size change with an unchanged mtime was missed";
+    EXPECT_EQ(doc->text(), "from ed!\n");
+
+    // Only the time moved (touch): nothing to reload, and the edits are not replaced.
+    doc->set_text("typing\n", 6.0);
+    fs::last_write_time(edits / "k.cu", mtime + std::chrono::seconds(10));
+    EXPECT_FALSE(doc->reload_if_changed_on_disk(7.0));
+    EXPECT_EQ(doc->text(), "typing\n");
 }
 
 TEST(Settings, RoundTripAndBrokenFilesGiveDefaults) {

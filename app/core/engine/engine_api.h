@@ -1,5 +1,6 @@
 // The engine's vocabulary: requests and results made of plain values (no pointers into the engine),
-// so the engine can run on a worker thread now and in a watchdogged child process later.
+// so the same requests serve the engine's worker thread and the backends' worker processes (the CUDA backend
+// runs in a watchdogged child process; engine_wire.h carries these values over its socket).
 #pragma once
 
 #include "core/types.h"

@@ -84,12 +84,12 @@ void check_block(const DeviceInfo& device, const LaunchCheck& c, std::vector<Lau
     for (int i = 0; i < 3; ++i) {
         const uint32_t max = dim(device.max_block, i);
         if (dim(c.block, i) <= max) continue;
-        Dim3 fixed = c.block;
-        dim(fixed, i) = max;
+        // A block shaped for the problem (not the refused one with its axis cut down, which for a 1D problem
+        // would keep a pointless 1x1x64).
         issues.push_back(refuse(std::string("max block size in ") + axis_name(i),
                                 "block " + c.block.str() + " is " + std::to_string(dim(c.block, i)) + " threads in " +
                                     axis_name(i) + "; " + device_word(device) + " allows at most " + std::to_string(max) +
-                                    " in " + axis_name(i) + ". " + try_text(c, fixed)));
+                                    " in " + axis_name(i) + ". " + try_text(c, suggest_block(c, device, limit))));
     }
 }
 

@@ -97,7 +97,7 @@ Result<bool> apply_set(const KernelFile& file, RunChoices& choices, const std::s
         const std::string guess = closest_name(name, candidates);
         const std::string list = known.empty() ? "this kernel has no parameters" : "its parameters are: " + known;
         return make_error("unknown parameter `" + name + "` for kernel `" + file.spec.title + "`",
-                          guess.empty() ? list : "did you mean `" + guess + "`? " + list);
+                          guess.empty() ? list : "did you mean `" + guess + "`? (" + list + ")");
     }
     std::optional<double> number;
     for (const auto& [label, v] : p->choices)

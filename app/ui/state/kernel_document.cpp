@@ -1,6 +1,8 @@
 // User copies, atomic autosave, revert, and the external-change watch for the kernel being edited.
 #include "ui/state/kernel_document.h"
 
+#include <sys/stat.h>
+
 #include "ui/state/text_file.h"
 
 namespace cp::ui {
@@ -24,6 +26,7 @@ Result<KernelDocument> KernelDocument::open(const fs::path& original, const fs::
     auto text = read_text_file(doc.shown_path());
     if (!text) return text.error();
     doc.text_ = std::move(*text);
+    doc.disk_text_ = doc.text_;
     doc.watched_ = doc.shown_path();
     doc.watched_stamp_ = stamp_of(doc.watched_);
     return doc;
@@ -31,11 +34,14 @@ Result<KernelDocument> KernelDocument::open(const fs::path& original, const fs::
 
 KernelDocument::Stamp KernelDocument::stamp_of(const fs::path& p) {
     Stamp s;
-    std::error_code ec;
-    s.mtime = fs::last_write_time(p, ec);
-    if (ec) return s;
-    s.size = fs::file_size(p, ec);
-    s.exists = !ec;
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0) return s;
+    s.mtime_ns = int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+    s.ctime_ns = int64_t(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
+    s.size = uint64_t(st.st_size);
+    s.inode = uint64_t(st.st_ino);
+    s.device = uint64_t(st.st_dev);
+    s.exists = true;
     return s;
 }
 
@@ -50,6 +56,7 @@ void KernelDocument::set_text(std::string text, double now) {
 
 Result<bool> KernelDocument::save() {
     if (auto r = write_file_atomically(user_copy_, text_); !r) return r;
+    disk_text_ = text_;
     unsaved_ = false;
     watched_ = user_copy_;
     watched_stamp_ = stamp_of(user_copy_);  // our own write is not an external change
@@ -70,6 +77,7 @@ Result<bool> KernelDocument::revert_to_original(double now) {
     if (ec) return make_error("cannot delete the edited copy " + user_copy_.string() + ": " + ec.message());
     if (*text != text_) ++revision_;
     text_ = std::move(*text);
+    disk_text_ = text_;
     unsaved_ = false;
     last_edit_ = now;
     watched_ = original_;
@@ -85,7 +93,11 @@ bool KernelDocument::reload_if_changed_on_disk(double now) {
     watched_ = shown;
     watched_stamp_ = now_stamp;
     auto text = read_text_file(shown);
-    if (!text || *text == text_) return false;
+    // Only new contents count: a touch, or a rewrite with what we last read or wrote, keeps the user's text
+    // (and any edits not yet saved).
+    if (!text || *text == disk_text_) return false;
+    disk_text_ = *text;
+    if (*text == text_) return false;
     text_ = std::move(*text);
     ++revision_;
     unsaved_ = false;  // the file on disk is the newer truth

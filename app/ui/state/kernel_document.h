@@ -46,9 +46,12 @@ public:
     bool reload_if_changed_on_disk(double now);
 
 private:
+    // What changes when anyone writes the file: the modification time can be set back (or not move within
+    // its tick) and the size can stay, but the status-change time and, for editors that save by renaming,
+    // the inode move on every write.
     struct Stamp {
-        std::filesystem::file_time_type mtime{};
-        uintmax_t size = 0;
+        int64_t mtime_ns = 0, ctime_ns = 0;
+        uint64_t size = 0, inode = 0, device = 0;
         bool exists = false;
         bool operator==(const Stamp&) const = default;
     };
@@ -56,6 +59,7 @@ private:
 
     std::filesystem::path original_, user_copy_;
     std::string text_;
+    std::string disk_text_;  // the contents of the shown file as last read or written by us
     uint64_t revision_ = 0;
     bool unsaved_ = false;
     double last_edit_ = 0, first_unsaved_edit_ = 0;

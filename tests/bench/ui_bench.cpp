@@ -1,11 +1,10 @@
-// Benchmark (prints figures, asserts nothing about speed; runs when CP_UI_BENCH=1): CPU time per UI frame
+// cp_ui_bench: a benchmark that prints figures (no test, no assertion about speed): CPU time per UI frame
 // when idle and while re-running a 3x3 blur on a 3840x2160 photo every frame, and the time from a source
 // change to new pixels. Uses CUDA when there is a device, else the CPU backend (figures say which).
-#include "ui_test_support.h"
+// Run: build/tests/cp_ui_bench (headless, no display needed).
+#include "ui/ui_test_support.h"
 
 #include "core/kernel_file/kernel_file.h"
-
-#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
@@ -39,12 +38,15 @@ double since_ms(std::chrono::steady_clock::time_point t) {
 
 // One measurement: the default demo on `photo` (empty: the bundled 600x400 one).
 // `backend`: "cuda", "cpu" (the real backends) or "host" (the tests' host kernels).
-void measure(const std::string& backend, const std::filesystem::path& photo, const char* label) {
+bool measure(const std::string& backend, const std::filesystem::path& photo, const char* label) {
     const bool cuda = backend == "cuda";
     ui::AppOptions o = headless_options("image/box_blur.cu");
     o.backend = backend == "host" ? "cpu" : backend;
     auto host = ui::AppHost::create(o, backend == "host" ? host_kernels_factory() : ui::BackendFactory{});
-    ASSERT_TRUE(host.ok()) << host.error().full();
+    if (!host) {
+        std::printf("[ui-bench] %s: cannot start the window: %s\n", label, host.error().full().c_str());
+        return false;
+    }
     ui::Workspace& ws = (*host)->workspace();
     if (!photo.empty()) ws.inputs().choices.images["src"] = photo.string();
     ws.inputs().timing.repeats = 1;
@@ -52,7 +54,11 @@ void measure(const std::string& backend, const std::filesystem::path& photo, con
     ws.inputs().verify = false;
     ws.inputs().touch();
     settle(**host);
-    ASSERT_TRUE(ws.latest() && ws.latest()->report.launched);
+    if (!ws.latest() || !ws.latest()->report.launched) {
+        std::printf("[ui-bench] %s: the kernel did not run: %s\n", label,
+                    ws.latest() && ws.latest()->report.error ? ws.latest()->report.error->full().c_str() : "no run");
+        return false;
+    }
     // Copies: the views are rebuilt by every run.
     const int width = ws.outputs().views().at(0).width, height = ws.outputs().views().at(0).height;
     const std::string path = ws.outputs().views().at(0).path;
@@ -103,18 +109,21 @@ void measure(const std::string& backend, const std::filesystem::path& photo, con
                 "median %.1f ms (min %.1f, max %.1f), of which compile %.1f ms\n",
                 median(latency), *std::min_element(latency.begin(), latency.end()),
                 *std::max_element(latency.begin(), latency.end()), median(compile));
+    return true;
 }
 
 }  // namespace
 
-TEST(UiBench, FrameTimesAndSourceChangeLatency) {
-    if (!std::getenv("CP_UI_BENCH")) GTEST_SKIP() << "benchmark: set CP_UI_BENCH=1 to run it";
+int main() {
     ScopedUserDir user;
     auto made = make_backend("auto");
     const std::string backend = made ? made->backend->info().device.backend : "host";
-    made = make_error("");  // the measurement makes its own
-    measure(backend, {}, "bundled photo");
+    made = make_error("");  // each measurement makes its own
+    if (!measure(backend, {}, "bundled photo")) return 1;
     const auto photo = make_uhd_photo(user.path());
-    ASSERT_FALSE(photo.empty());
-    measure(backend, photo, "3840x2160 photo");
+    if (photo.empty()) {
+        std::printf("[ui-bench] could not make the 3840x2160 photo\n");
+        return 1;
+    }
+    return measure(backend, photo, "3840x2160 photo") ? 0 : 1;
 }
