@@ -93,6 +93,8 @@ void print_results(const RunReport& r, const DeviceInfo& device) {
         std::cout << std::defaultfloat << "  check:    " << (*r.verified ? "verified" : "FAILED") << " against the CPU reference (max abs error "
                   << r.max_abs_error << ", " << r.mismatches << " mismatches)\n";
         if (!*r.verified) std::cout << "            first mismatch: " << r.mismatch_detail << "\n";
+    } else if (r.launched && r.failed_stage == RunStage::Verify) {
+        std::cout << "  check:    not done: the CPU reference failed (below)\n";
     } else if (r.launched) {
         std::cout << "  check:    not verified (no CPU reference)\n";
     }

@@ -3,6 +3,7 @@
 #include "core/kernel_file/kernel_file.h"
 
 #include "core/kernel_file/kernel_file_parts.h"
+#include "core/kernel_file/reference_section.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -27,6 +28,7 @@ KernelFile parse_kernel_source(std::string source, fs::path path) {
     if (state.unterminated) return f;  // the rest of the file is inside the comment
     f.signature = parse_signature(f.source, file, f.diagnostics);
     if (f.signature) cross_check(f.spec, *f.signature, state, file, f.diagnostics);
+    if (f.spec.has_metadata) check_reference(f, state.reference_line);
     std::stable_sort(f.diagnostics.begin(), f.diagnostics.end(),
                      [](const Diagnostic& a, const Diagnostic& b) { return a.line < b.line; });
     return f;
