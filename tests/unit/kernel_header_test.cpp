@@ -211,6 +211,24 @@ TEST(KernelHeader, ReferenceNamesAFunctionInTheFile) {
     EXPECT_TRUE(ok.usable()) << dump(ok);
 }
 
+TEST(KernelHeader, ExpectLearnAndKernelLines) {
+    expect_error(parse(plus(base_header(), "expect: crash")), 9,
+                 {"`expect:` says how this buggy-on-purpose lesson fails", "not `crash`"});
+    expect_error(parse(plus(base_header(), "expect: mismatch")), 9, {"`expect: mismatch` needs a `reference:`"});
+    expect_error(parse(plus(base_header(), "kernel: two words")), 9, {"`kernel:` names the `__global__` function"});
+    expect_error(parse(plus(base_header(), "kernel: other")), 9,
+                 {"`kernel: other` names no `__global__` function", "`k` (line"});
+    auto lines = plus(plus(base_header(), "expect: fault"), "learn: threads past n write");
+    lines.push_back("  out of bounds");
+    const KernelFile f = parse(lines);
+    EXPECT_TRUE(f.usable()) << dump(f);
+    EXPECT_EQ(f.spec.expect, ExpectedOutcome::Fault);
+    EXPECT_EQ(f.spec.learn, "threads past n write out of bounds");
+    const KernelFile lone = parse(plus(base_header(), "learn: something"));
+    ASSERT_FALSE(lone.diagnostics.empty());
+    EXPECT_NE(lone.diagnostics[0].message.find("`learn:` goes with `expect:`"), std::string::npos) << dump(lone);
+}
+
 TEST(KernelHeader, Tolerance) {
     expect_error(parse(plus(base_header(), "tolerance: small")), 9, {"tolerance must be a number", "`small`"});
     expect_error(parse(plus(base_header(), "tolerance: -1")), 9, {"0 or more"});

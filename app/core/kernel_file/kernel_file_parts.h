@@ -28,7 +28,7 @@ struct HeaderState {
     std::set<std::string> used_names;    // every name any expression refers to
     int unreadable_lines = 0;            // lines whose key could not be read (one may be the title)
     bool unterminated = false;           // no closing `*/`: nothing else is checked
-    int reference_line = 0, tolerance_line = 0, grid_line = 0;
+    int reference_line = 0, tolerance_line = 0, grid_line = 0, kernel_line = 0, expect_line = 0, learn_line = 0;
 };
 
 // Parses the `/*@playground ... */` block, if any, filling spec and diagnostics.

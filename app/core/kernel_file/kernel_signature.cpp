@@ -182,7 +182,8 @@ SignatureParam read_param(const std::string& source, const std::vector<Token>& t
 }  // namespace
 
 std::optional<KernelSignature> parse_signature(const std::string& source, const std::string& file,
-                                               std::vector<Diagnostic>& diagnostics) {
+                                               std::vector<Diagnostic>& diagnostics, const std::string& wanted,
+                                               int wanted_line) {
     const std::string code = blank_non_code(source);
     const std::vector<Token> tokens = tokenize(code);
     std::vector<FoundKernel> kernels;
@@ -266,18 +267,33 @@ std::optional<KernelSignature> parse_signature(const std::string& source, const 
         }
         return std::nullopt;
     }
-    if (defined.size() > 1) {
-        std::string list;
-        for (const auto& k : defined)
-            list += (list.empty() ? "" : ", ") + ("`" + k.name + "` (line " + std::to_string(k.line) + ")");
-        diagnostics.push_back(make_diagnostic(file, defined[1].line, 0, Severity::Error,
-                                              "found " + std::to_string(defined.size()) + " `__global__` kernels: " + list +
-                                                  "; a kernel file holds exactly one. Move `" + defined[1].name +
-                                                  "` to its own file, or make it a `__device__` function."));
+    std::string list;
+    std::vector<std::string> names;
+    for (const auto& k : defined) {
+        list += (list.empty() ? "" : ", ") + ("`" + k.name + "` (line " + std::to_string(k.line) + ")");
+        names.push_back(k.name);
+    }
+    size_t chosen = 0;
+    if (!wanted.empty()) {
+        auto it = std::find_if(defined.begin(), defined.end(), [&](const FoundKernel& k) { return k.name == wanted; });
+        if (it == defined.end()) {
+            diagnostics.push_back(make_diagnostic(file, wanted_line, 0, Severity::Error,
+                                                  "`kernel: " + wanted +
+                                                      "` names no `__global__` function of this file; "
+                                                      "it has " +
+                                                      list + "." + did_you_mean(wanted, names)));
+            return std::nullopt;
+        }
+        chosen = size_t(it - defined.begin());
+    } else if (defined.size() > 1) {
+        diagnostics.push_back(
+            make_diagnostic(file, defined[1].line, 0, Severity::Error,
+                            "found " + std::to_string(defined.size()) + " `__global__` kernels: " + list +
+                                "; say which one runs with a header line such as `kernel: " + defined[0].name + "`."));
         return std::nullopt;
     }
 
-    const FoundKernel& k = defined[0];
+    const FoundKernel& k = defined[chosen];
     KernelSignature sig;
     sig.name = k.name;
     sig.line = k.line;

@@ -99,6 +99,10 @@ struct KernelSignature {
     std::vector<SignatureParam> params;
 };
 
+// What a buggy-on-purpose lesson must show (`expect:`); None for a lesson that must verify.
+enum class ExpectedOutcome { None, Mismatch, Fault, Refused, Hang };
+const char* expected_outcome_name(ExpectedOutcome e);  // "mismatch", "fault", ...
+
 struct KernelSpec {
     // Describing text
     std::string title;
@@ -113,6 +117,9 @@ struct KernelSpec {
     std::string reference;   // the in-file CPU reference function (reference_section.h); empty: none
     double tolerance = 0;    // max abs error allowed per component
     std::string traffic_expr;  // bytes one launch moves; empty: sum of buffer sizes by direction
+    std::string kernel;        // `kernel:` the __global__ function to run when the file has several
+    ExpectedOutcome expect = ExpectedOutcome::None;  // `expect:` buggy on purpose
+    std::string learn;                               // `learn:` what the student should take from the bug
 
     bool has_metadata = false;  // false for a plain .cu file without a header
     int header_first_line = 0, header_last_line = 0;

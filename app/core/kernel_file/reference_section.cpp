@@ -37,8 +37,8 @@ bool points_to_const(const SignatureParam& p) {
 }
 
 bool scalar_type_ok(const std::string& t) {
-    static const std::vector<std::string> more = {"long long", "long", "int64_t", "unsigned long long", "uint64_t",
-                                                  "size_t", "int32_t", "uint32_t", "unsigned", "bool"};
+    static const std::vector<std::string> more = {"long long", "long",    "int64_t",  "unsigned long long", "uint64_t",
+                                                  "size_t",    "int32_t", "uint32_t", "unsigned",           "bool"};
     return parse_scalar_type(t).has_value() || std::find(more.begin(), more.end(), t) != more.end();
 }
 
@@ -74,7 +74,8 @@ std::string reference_section(const std::string& source) {
 std::string suggested_reference_signature(const KernelSpec& spec, const std::string& name) {
     std::vector<std::string> params;
     for (const auto& b : spec.buffers)
-        params.push_back(std::string(b.direction == Direction::In ? "const " : "") + elem_info(b.type).name + "* " + b.name);
+        params.push_back(std::string(b.direction == Direction::In ? "const " : "") + elem_info(b.type).name + "* " +
+                         b.name);
     for (const auto& p : spec.params) params.push_back(std::string(scalar_type_name(p.type)) + " " + p.name);
     return "static void " + name + "(" + join(params, ", ") + ")";
 }
@@ -94,12 +95,16 @@ void check_reference(KernelFile& f, int reference_line) {
     if (!f.reference_fn) {
         if (has_errors(f.diagnostics)) return;
         if (parse_function(f.source, name, file, ignored)) {
-            error(reference_line, "the reference `" + name + "` must be inside an `#ifdef PLAYGROUND_REFERENCE` ... "
-                                  "`#endif` block, so that NVRTC never compiles it and it cannot call the kernel.");
+            error(reference_line, "the reference `" + name +
+                                      "` must be inside an `#ifdef PLAYGROUND_REFERENCE` ... "
+                                      "`#endif` block, so that NVRTC never compiles it and it cannot call the kernel.");
         } else {
-            error(reference_line, "`reference: " + name + "` names no function in this file. Add the reference as "
-                                  "plain C++ at the end of the file: " + example + ". (Leave out `reference:` if "
-                                  "there is none.)");
+            error(reference_line, "`reference: " + name +
+                                      "` names no function in this file. Add the reference as "
+                                      "plain C++ at the end of the file: " +
+                                      example +
+                                      ". (Leave out `reference:` if "
+                                      "there is none.)");
         }
         return;
     }
@@ -119,9 +124,10 @@ void check_reference(KernelFile& f, int reference_line) {
             continue;
         }
         if (!b && !m) {
-            error(p.line, "parameter `" + p.name + "` of " + in_ref + " is neither a buffer nor a param of the header; "
-                          "reference parameters are matched to them by name (" + join(header_names, ", ") + ")." +
-                              did_you_mean(p.name, header_names));
+            error(p.line, "parameter `" + p.name + "` of " + in_ref +
+                              " is neither a buffer nor a param of the header; "
+                              "reference parameters are matched to them by name (" +
+                              join(header_names, ", ") + ")." + did_you_mean(p.name, header_names));
             continue;
         }
         if (b) {
@@ -130,13 +136,13 @@ void check_reference(KernelFile& f, int reference_line) {
             const std::string want = std::string(input ? "const " : "") + type + "* " + b->name;
             if (!p.is_pointer || parse_elem_type(p.base_type) != b->type) {
                 error(p.line, "parameter `" + p.name + "` of " + in_ref + " is `" + p.type_text + "` but buffer `" +
-                                  b->name + "` (line " + std::to_string(b->line) + ") holds " + type + "; declare it `" +
-                                  want + "`.");
+                                  b->name + "` (line " + std::to_string(b->line) + ") holds " + type +
+                                  "; declare it `" + want + "`.");
                 continue;
             }
             if (input && !points_to_const(p)) {
-                error(p.line, "buffer `" + b->name + "` is an input, so " + in_ref + " must not change it: declare it `" +
-                                  want + "`.");
+                error(p.line, "buffer `" + b->name + "` is an input, so " + in_ref +
+                                  " must not change it: declare it `" + want + "`.");
             } else if (!input && points_to_const(p)) {
                 error(p.line, "buffer `" + b->name + "` is `" + direction_name(b->direction) + "`, so " + in_ref +
                                   " writes the expected contents into it: declare it `" + want + "` (without const).");
@@ -151,16 +157,19 @@ void check_reference(KernelFile& f, int reference_line) {
         }
     }
     if (!takes_output && !has_errors(f.diagnostics)) {
-        error(ref.line, in_ref + " takes no `out` or `inout` buffer, so it computes nothing to compare; add the "
-                        "outputs as parameters, e.g. `" + suggested_reference_signature(spec, name) + "`.");
+        error(ref.line, in_ref +
+                            " takes no `out` or `inout` buffer, so it computes nothing to compare; add the "
+                            "outputs as parameters, e.g. `" +
+                            suggested_reference_signature(spec, name) + "`.");
     }
     for (const auto& b : spec.buffers) {
         if (b.direction == Direction::In) continue;
-        const bool taken = std::any_of(ref.params.begin(), ref.params.end(), [&](const SignatureParam& p) { return p.name == b.name; });
+        const bool taken = std::any_of(ref.params.begin(), ref.params.end(),
+                                       [&](const SignatureParam& p) { return p.name == b.name; });
         if (!taken) {
-            f.diagnostics.push_back(make_diagnostic(file, ref.line, 0, Severity::Warning,
-                                                    "buffer `" + b.name + "` is an output but " + in_ref +
-                                                        " does not take it, so it is not checked."));
+            f.diagnostics.push_back(make_diagnostic(
+                file, ref.line, 0, Severity::Warning,
+                "buffer `" + b.name + "` is an output but " + in_ref + " does not take it, so it is not checked."));
         }
     }
 }

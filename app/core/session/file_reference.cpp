@@ -24,9 +24,11 @@ std::string reference_program(const KernelFile& file) {
            "void call(R (*f)(A...), void** args, std::index_sequence<I...>)\n"
            "{ f(*static_cast<std::remove_cv_t<std::remove_reference_t<A>>*>(args[I])...); }\n"
            "}\n"
-           "extern \"C\" void " + std::string(kReferenceEntry) + "(void** args)\n"
-           "{ cp_reference_detail::call(&" + ref.name + ", args, std::make_index_sequence<" +
-           std::to_string(ref.params.size()) + ">{}); }\n";
+           "extern \"C\" void " +
+           std::string(kReferenceEntry) +
+           "(void** args)\n"
+           "{ cp_reference_detail::call(&" +
+           ref.name + ", args, std::make_index_sequence<" + std::to_string(ref.params.size()) + ">{}); }\n";
 }
 
 FileReference::FileReference() = default;
@@ -41,7 +43,8 @@ ReferenceOutcome FileReference::compute(const KernelFile& file, const std::map<s
         return out;
     }
     const std::string name = file.reference_fn->name;
-    const std::string fix = "fix the reference (under #ifdef PLAYGROUND_REFERENCE); the kernel's outputs were not checked";
+    const std::string fix =
+        "fix the reference (under #ifdef PLAYGROUND_REFERENCE); the kernel's outputs were not checked";
     if (!runner_) {
         auto made = make_host_code_runner();
         if (!made) {
@@ -83,7 +86,8 @@ ReferenceOutcome FileReference::compute(const KernelFile& file, const std::map<s
             auto it = initial.find(p.name);
             if (it == initial.end() || !it->second) {
                 release();
-                out.error = make_error("the CPU reference `" + name + "` takes `" + p.name + "`, which has no contents");
+                out.error =
+                    make_error("the CPU reference `" + name + "` takes `" + p.name + "`, which has no contents");
                 return out;
             }
             const HostBuffer& b = *it->second;
@@ -115,7 +119,8 @@ ReferenceOutcome FileReference::compute(const KernelFile& file, const std::map<s
         std::string what = r.error ? r.error->message : "it failed";
         // The crash is in the generated entry point's frame (the reference is inlined there): say "it".
         const std::string entry = "`" + std::string(kReferenceEntry) + "` ";
-        for (size_t at = what.find(entry); at != std::string::npos; at = what.find(entry)) what.replace(at, entry.size(), "it ");
+        for (size_t at = what.find(entry); at != std::string::npos; at = what.find(entry))
+            what.replace(at, entry.size(), "it ");
         out.error = make_error("the CPU reference `" + name + "` failed: " + what, fix);
         return out;
     }

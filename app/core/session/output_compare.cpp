@@ -55,8 +55,10 @@ Comparison compare_buffers(const HostBuffer& actual, const HostBuffer& expected,
             const double av = read_component(a, actual.type, c);
             const double ev = read_component(e, actual.type, c);
             double error = std::fabs(av - ev);
-            if (std::isnan(av) || std::isnan(ev)) error = (std::isnan(av) && std::isnan(ev)) ? 0 : INFINITY;
-            else if (av == ev) error = 0;  // equal infinities
+            if (std::isnan(av) || std::isnan(ev))
+                error = (std::isnan(av) && std::isnan(ev)) ? 0 : INFINITY;
+            else if (av == ev)
+                error = 0;  // equal infinities
             if (error > result.max_abs_error) result.max_abs_error = error;
             if (error > tolerance) {
                 ++result.mismatches;

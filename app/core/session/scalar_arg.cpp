@@ -19,7 +19,8 @@ Result<std::vector<std::byte>> scalar_bytes(const std::string& base_type, double
         return pack(uint32_t(std::llround(value)));
     if (t == "float") return pack(float(value));
     if (t == "double") return pack(value);
-    if (t == "long long" || t == "int64_t" || t == "long" || t == "ptrdiff_t") return pack(int64_t(std::llround(value)));
+    if (t == "long long" || t == "int64_t" || t == "long" || t == "ptrdiff_t")
+        return pack(int64_t(std::llround(value)));
     if (t == "unsigned long long" || t == "uint64_t" || t == "size_t" || t == "unsigned long")
         return pack(uint64_t(std::llround(value)));
     if (t == "bool") return pack(bool(value != 0));

@@ -54,7 +54,8 @@ public:
     Result<OccupancyResult> suggest_block();
 
     // Everything, in order; never throws; the report says where it stopped and why. With a compile-only
-    // backend it stops after validating, without an error (report.launched is false).
+    // backend it stops after validating, without an error (report.launched is false). A buggy-on-purpose
+    // lesson (`expect:`) gets report.outcome and report.as_expected.
     RunReport run(const RunOptions& options = {});
 
 private:
@@ -66,6 +67,7 @@ private:
     Result<bool> prepare_buffers(const ResolvedRun& resolved);
     void release_buffers();
     void forget_device_state();  // after the backend reset its context: every buffer and module is gone
+    RunReport run_stages(const RunOptions& options);
     void verify(const ResolvedRun& resolved, RunReport& report);
 
     Engine& engine_;

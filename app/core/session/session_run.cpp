@@ -12,7 +12,40 @@
 
 namespace cp {
 
+namespace {
+
+// What a run showed, in the words of `expect:`.
+std::string run_outcome(const RunReport& r) {
+    if (r.verified == false) return "mismatch";
+    if (r.failed_stage == RunStage::Validate) return "refused";
+    if (r.failed_stage == RunStage::Launch && r.error) {
+        const std::string& m = r.error->message;
+        if (m.find("did not finish within") != std::string::npos) return "hang";
+        if (m.find("LAUNCH_OUT_OF_RESOURCES") != std::string::npos || m.find("launch refused") != std::string::npos)
+            return "refused";
+        return "fault";
+    }
+    if (r.verified == true) return "verified";
+    if (r.error) return "error";
+    return r.launched ? "ran" : "";
+}
+
+}  // namespace
+
 RunReport KernelSession::run(const RunOptions& options) {
+    RunReport report = run_stages(options);
+    const KernelSpec& spec = kernel_.spec;
+    if (spec.expect == ExpectedOutcome::None) return report;
+    report.expect = expected_outcome_name(spec.expect);
+    report.learn = spec.learn;
+    report.outcome = run_outcome(report);
+    // Nothing to judge when the lesson could not run here, or ran unchecked (verification off).
+    if (report.outcome == "" || report.outcome == "ran") return report;
+    report.as_expected = report.outcome == report.expect;
+    return report;
+}
+
+RunReport KernelSession::run_stages(const RunOptions& options) {
     RunReport report;
     const KernelSpec& spec = kernel_.spec;
     report.kernel = kernel_.signature ? kernel_.signature->name : std::string();
