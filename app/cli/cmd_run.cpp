@@ -3,18 +3,24 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/session_setup.h"
+#include "core/cpu/source_prep.h"
+#include "core/data/view_export.h"
 #include "core/engine/backend.h"
 #include "core/kernel_file/kernel_file.h"
 #include "core/session/report_json.h"
 #include "core/session/session.h"
-#include "core/data/view_export.h"
 #include "core/data/launch_images.h"
 #include "core/session/coverage.h"
+#include "core/text_util.h"
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <memory>
+#include <optional>
 
 namespace cp::cli {
 
@@ -27,7 +33,8 @@ Runs the kernel in FILE (a path, or a library name such as image/box_blur) as it
 describes: fills the buffers, launches it, times it, checks the results against the kernel's CPU
 reference, and writes each output view (PNG for images, CSV for arrays).
 
-)" + backend_option_help(28) + R"(  --set NAME=VALUE          set a parameter (repeatable); NAME=PATH for an image buffer loads that image
+)" + backend_option_help(28) +
+           R"(  --set NAME=VALUE          set a parameter (repeatable); NAME=PATH for an image buffer loads that image
   --block X[xY[xZ]]         threads per block, e.g. 256 or 16x16 (default: the file's)
   --grid X[xY[xZ]]          blocks per grid (default: the file's expression)
   --repeat N                timed launches (default 10 on cuda, 3 on cpu); min/median/max are reported
@@ -40,13 +47,16 @@ reference, and writes each output view (PNG for images, CSV for arrays).
                             and its start and end; per-block records in the JSON, timeline.png in --out-dir
   --out-dir DIR             write the output views there (created if missing)
   --json FILE               write the result as JSON (- for stdout; its folder is created if missing)
+  --compare OTHER           also run OTHER (another kernel of FILE, a file or a library name) on the same
+                            inputs and choices, check it, and print its speed-up over FILE's kernel
 
 The launch is checked against the device's limits, and the output paths against the file system,
 before anything is compiled or run.
 
 Exit status: 0 success; 1 a user error, or a kernel that failed to compile or run (the message on
 stderr says what and how to fix it); 2 the result failed its check against the CPU reference;
-3 an internal error (a bug: please report it).
+3 an internal error (a bug: please report it). A buggy-on-purpose lesson (`expect:` in its header)
+exits 0 when it fails as it says ("failed as expected") and 2 when it does not.
 )";
 }
 
@@ -166,9 +176,68 @@ void print_results(const RunReport& r, const DeviceInfo& device) {
             for (size_t i = 0; i < m.first_mismatches.size() && i < 5; ++i)
                 std::cout << "              " << m.first_mismatches[i] << "\n";
         }
+    } else if (r.launched && r.failed_stage == RunStage::Verify) {
+        std::cout << "  check:    not done: the CPU reference failed (below)\n";
     } else if (r.launched) {
         std::cout << "  check:    not verified (no CPU reference)\n";
     }
+    if (!r.expect.empty()) {
+        const std::string a = r.expect == "refused" ? "a refused launch" : "a " + r.expect;
+        std::cout << "  lesson:   buggy on purpose: it must fail with " << a;
+        if (r.as_expected == true)
+            std::cout << ", and it did (failed as expected)\n";
+        else if (r.as_expected == false)
+            std::cout << ", but the outcome was: " << r.outcome << " (the bug no longer shows as the lesson says)\n";
+        else
+            std::cout << " (not judged: it did not run and check here)\n";
+        if (!r.learn.empty()) std::cout << "  learn:    " << r.learn << "\n";
+    }
+}
+
+// How many times faster `other` is than `first` (median times); nullopt unless both ran.
+std::optional<double> speedup(const RunReport& first, const RunReport& other) {
+    if (!first.launched || !other.launched || other.timing.median_ms <= 0) return std::nullopt;
+    return first.timing.median_ms / other.timing.median_ms;
+}
+
+// The exit status for one report, with its error on stderr (see usage()).
+int exit_status(const RunReport& report) {
+    // A buggy-on-purpose lesson succeeds when it fails as it says, and fails (2) when it does not.
+    if (report.as_expected == true) {
+        if (report.error) std::cerr << "note: failed as expected: " << report.error->message << "\n";
+        return 0;
+    }
+    if (report.as_expected == false && !report.error) return 2;
+    if (report.as_expected == false && report.failed_stage != RunStage::Compile) {
+        std::cerr << "error: " << report.error->message << "\n";
+        return 2;
+    }
+    if (report.error) {
+        if (report.failed_stage == RunStage::Compile) {
+            for (const auto& d : report.diagnostics) {
+                if (d.severity == Severity::Error) std::cerr << d.str() << "\n";
+            }
+        }
+        return user_error(report.error->message, report.error->hint);
+    }
+    return report.verified.value_or(true) ? 0 : 2;
+}
+
+// `--compare OTHER`: a kernel of the same file, else a file path or library name.
+Result<KernelFile> load_variant(const KernelFile& main, const std::string& other) {
+    for (const auto& k : find_kernels(main.source)) {
+        if (k.name == other) return parse_kernel_source(main.source, main.path, other);
+    }
+    const auto path = find_kernel_path(other);
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) {
+        std::vector<std::string> names;
+        for (const auto& k : find_kernels(main.source)) names.push_back(k.name);
+        return make_error(
+            "--compare " + other + ": no kernel of that name in " + main.path.filename().string() + " and no such file",
+            "give another kernel of the file (" + join(names, ", ") + "), a .cu file or a library name");
+    }
+    return load_kernel_file(path);
 }
 
 }  // namespace
@@ -185,7 +254,8 @@ int cmd_run(const std::vector<std::string>& argv) {
                                   {"--coverage"},
                                   {"--trace"},
                                   {"--out-dir", true},
-                                  {"--json", true}});
+                                  {"--json", true},
+                                  {"--compare", true}});
     if (!args) return user_error(args.error().message, args.error().hint);
     if (args->has("--help")) {
         std::cout << usage();
@@ -240,6 +310,39 @@ int cmd_run(const std::vector<std::string>& argv) {
     }
 
     RunReport report = session.run(options);
+
+    // A variant on the same inputs (the same --set, --block, --grid), checked the same way.
+    std::optional<RunReport> other;
+    std::unique_ptr<KernelSession> other_session;
+    if (args->has("--compare")) {
+        auto variant = load_variant(session.kernel(), args->get("--compare"));
+        if (!variant) return user_error(variant.error().message, variant.error().hint);
+        if (has_errors(variant->diagnostics)) {
+            for (const auto& d : variant->diagnostics) std::cerr << d.str() << "\n";
+            return user_error("the variant to compare with has errors (listed above)", "fix them, then run again");
+        }
+        if (text_to_stdout) {
+            if (!header_printed) print_header(report, session.device());
+            print_results(report, session.device());
+            header_printed = true;
+            std::cout << "compared with:\n";
+        }
+        other_session = std::make_unique<KernelSession>(engine);
+        other_session->set_kernel(std::move(*variant));
+        RunChoices same;
+        same.block = launch->block;
+        same.grid = launch->grid;
+        for (const auto& [name, value] : launch->sets) {
+            auto ok = apply_set(other_session->kernel(), same, name, value);
+            if (!ok) return user_error("--compare: " + ok.error().message, ok.error().hint);
+        }
+        other_session->set_choices(std::move(same));
+        RunOptions other_options = options;
+        if (text_to_stdout)
+            other_options.before_launch = [&](const RunReport& so_far) { print_header(so_far, session.device()); };
+        other = other_session->run(other_options);
+        if (text_to_stdout) print_results(*other, session.device());
+    }
     std::vector<std::filesystem::path> written;
     std::string export_problem;
     if (report.launched && args->has("--out-dir")) {
@@ -255,7 +358,13 @@ int cmd_run(const std::vector<std::string>& argv) {
         }
     }
     if (args->has("--json")) {
-        const std::string json = run_report_json(report, written);
+        std::string json = run_report_json(report, written);
+        if (other) {
+            auto j = nlohmann::json::parse(json);
+            j["compare"] = nlohmann::json::parse(run_report_json(*other, {}));
+            j["speedup"] = speedup(report, *other) ? nlohmann::json(*speedup(report, *other)) : nlohmann::json(nullptr);
+            json = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+        }
         if (json_path == "-") {
             std::cout << json << "\n";
         } else {
@@ -267,21 +376,25 @@ int cmd_run(const std::vector<std::string>& argv) {
             if (!out) return user_error("cannot write " + json_path, "check that its folder is writable and the disk is not full");
         }
     }
-    if (text_to_stdout) {
+    if (text_to_stdout && !other) {
         if (!header_printed) print_header(report, session.device());
         print_results(report, session.device());
     }
+    if (text_to_stdout && other) {
+        if (auto ratio = speedup(report, *other)) {
+            std::cout << std::setprecision(3) << "speed-up: " << other->kernel << " takes " << other->timing.median_ms
+                      << " ms, " << report.kernel << " " << report.timing.median_ms << " ms (median): " << *ratio << "x"
+                      << (*ratio >= 1 ? " faster" : " (slower)") << "\n";
+        } else {
+            std::cout << "speed-up: not measured (both must run)\n";
+        }
+    }
     for (const auto& f : written) std::cout << "  wrote:    " << f.string() << "\n";
     if (!export_problem.empty()) return user_error("could not write the output views: " + export_problem);
-    if (report.error) {
-        if (report.failed_stage == RunStage::Compile) {
-            for (const auto& d : report.diagnostics) {
-                if (d.severity == Severity::Error) std::cerr << d.str() << "\n";
-            }
-        }
-        return user_error(report.error->message, report.error->hint);
-    }
-    return report.verified.value_or(true) ? 0 : 2;
+    if (!other) return exit_status(report);
+    // Both checked; the worse status wins (a user error over a failed check).
+    const int first = exit_status(report), second = exit_status(*other);
+    return first == 1 || second == 1 ? 1 : std::max(first, second);
 }
 
 }  // namespace cp::cli

@@ -312,6 +312,21 @@ void Workspace::apply_outcome(RunOutcome outcome) {
         output_status_.verification = text;
         if (r.verified == false) console_.add(LogKind::Warning, text);
     }
+    output_status_.on_purpose.clear();
+    output_status_.as_expected = r.as_expected;
+    if (!r.expect.empty()) {
+        std::string note = "This lesson is buggy on purpose: it must fail with a " +
+                           (r.expect == "refused" ? std::string("refused launch") : r.expect) + ". ";
+        if (r.as_expected == true)
+            note += "It did, as expected.";
+        else if (r.as_expected == false)
+            note += "It did not (outcome: " + r.outcome + "): the bug no longer shows.";
+        else
+            note += "Not judged yet (it has not run and been checked).";
+        if (!r.learn.empty()) note += "\nLearn: " + r.learn;
+        output_status_.on_purpose = note;
+        if (r.as_expected) console_.add(*r.as_expected ? LogKind::Info : LogKind::Warning, note);
+    }
     if (r.error) {
         std::string what = std::string(run_stage_name(r.failed_stage)) + " failed: " + r.error->message;
         what[0] = char(std::toupper(static_cast<unsigned char>(what[0])));

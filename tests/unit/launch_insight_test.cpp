@@ -9,7 +9,7 @@
 #include "core/engine/trace_wrapper.h"
 #include "core/kernel_file/kernel_file.h"
 #include "core/session/coverage.h"
-#include "core/session/references.h"
+#include "core/session/output_compare.h"
 #include "core/session/session.h"
 
 #include <gtest/gtest.h>

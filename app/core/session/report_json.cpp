@@ -106,6 +106,11 @@ std::string run_report_json(const RunReport& r, const std::vector<std::filesyste
         j["trace"] = {{"unit", r.trace->unit}, {"units_used", r.trace->units_used},
                       {"instrumented_median_ms", r.trace->timing.median_ms}, {"blocks", blocks}};
     }
+    // A buggy-on-purpose lesson: what it must show, what it showed, and whether that is as expected.
+    j["expect"] = r.expect.empty() ? json(nullptr) : json(r.expect);
+    j["learn"] = r.learn.empty() ? json(nullptr) : json(r.learn);
+    j["outcome"] = r.outcome.empty() ? json(nullptr) : json(r.outcome);
+    j["as_expected"] = r.as_expected ? json(*r.as_expected) : json(nullptr);
     j["timing"] = r.launched ? json{{"min_ms", r.timing.min_ms},
                                     {"median_ms", r.timing.median_ms},
                                     {"max_ms", r.timing.max_ms},

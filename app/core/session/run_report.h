@@ -102,6 +102,12 @@ struct RunReport {
 
     // Verification: nullopt = not checked (no reference, or not launched)
     std::optional<bool> verified;
+    double reference_ms = 0;  // the CPU reference's own run (0 when its expected outputs were reused)
+    // A buggy-on-purpose lesson (`expect:`): what happened ("mismatch", "fault", "refused", "hang",
+    // "verified", "error") and whether it is what the lesson expects.
+    std::string expect, learn;  // from the header; expect empty: the lesson must verify
+    std::string outcome;
+    std::optional<bool> as_expected;
     double max_abs_error = 0;
     uint64_t mismatches = 0;           // components beyond the tolerance, summed over the outputs
     uint64_t mismatched_elements = 0;  // elements with any component beyond it

@@ -11,6 +11,7 @@
 #include "core/engine/engine.h"
 #include "core/engine/launch_validation.h"
 #include "core/kernel_file/kernel_file.h"
+#include "core/session/file_reference.h"
 #include "core/session/run_choices.h"
 #include "core/session/run_report.h"
 #include "core/session/sweep.h"
@@ -60,7 +61,8 @@ public:
     Result<SweepResult> sweep(const SweepOptions& options);
 
     // Everything, in order; never throws; the report says where it stopped and why. With a compile-only
-    // backend it stops after validating, without an error (report.launched is false).
+    // backend it stops after validating, without an error (report.launched is false). A buggy-on-purpose
+    // lesson (`expect:`) gets report.outcome and report.as_expected.
     RunReport run(const RunOptions& options = {});
 
 private:
@@ -72,6 +74,7 @@ private:
     Result<bool> prepare_buffers(const ResolvedRun& resolved);
     void release_buffers();
     void forget_device_state();  // after the backend reset its context: every buffer and module is gone
+    RunReport run_stages(const RunOptions& options);
     void verify(const ResolvedRun& resolved, RunReport& report);
     // The launch of `module` with the resolved configuration and the session's buffers as arguments.
     Result<LaunchRequest> launch_request(const ResolvedRun& resolved, ModuleId module, const TimingOptions& timing) const;
@@ -105,6 +108,11 @@ private:
         HostBuffer host;
     };
     std::map<std::string, HostInput> host_inputs_;
+
+    // The file's CPU reference (started at the first check) and its last expected outputs.
+    std::unique_ptr<FileReference> reference_;
+    std::string expected_key_;
+    std::map<std::string, HostBuffer> expected_;
 };
 
 }  // namespace cp
