@@ -1,6 +1,7 @@
 // `cuda-playground run FILE`: resolve, compile, validate, launch, time, verify, write views and a JSON result.
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/sanitize.h"
 #include "core/engine/backend.h"
 #include "core/kernel_file/kernel_file.h"
 #include "core/session/report_json.h"
@@ -8,6 +9,8 @@
 #include "core/data/view_export.h"
 
 #include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
 #include <iomanip>
 #include <iostream>
 
@@ -31,8 +34,11 @@ reference, and writes each output view (PNG for images, CSV for arrays).
   --no-verify               skip the check against the CPU reference
   --out-dir DIR             write the output views there
   --json FILE               write the result as JSON (- for stdout)
+  --sanitize TOOL           run under compute-sanitizer: memcheck, racecheck, synccheck or initcheck (CUDA
+                            backend); findings give thread, block, buffer and element, and file:line
 
-Exit status: 0 success, 1 a user error (message on stderr), 2 the result failed its check.
+Exit status: 0 success, 1 a user error (message on stderr), 2 the result failed its check (or the
+sanitizer found errors), 3 an internal error (please report it).
 )";
 }
 
@@ -93,6 +99,31 @@ void print_report(const RunReport& r, const DeviceInfo& device) {
     }
 }
 
+void print_sanitizer(const std::string& tool, const SanitizerSummary& s) {
+    if (s.reported_errors < 0 && s.findings.empty()) {
+        std::cout << "  " << tool << ": compute-sanitizer did not finish its report (the worker was stopped?)\n";
+        return;
+    }
+    std::cout << "  " << tool << ":  " << (s.findings.empty() ? "no errors" : std::to_string(s.findings.size()) + " finding(s)")
+              << "\n";
+    for (const auto& f : s.findings) std::cout << "    " << f.message() << "\n";
+}
+
+std::string with_sanitizer_json(const std::string& json, const std::string& tool, const SanitizerSummary& s) {
+    nlohmann::json j = nlohmann::json::parse(json);
+    nlohmann::json findings = nlohmann::json::array();
+    for (const auto& f : s.findings) {
+        nlohmann::json x = {{"kind", f.kind}, {"message", f.message()}, {"detail", f.detail}, {"file", f.file},
+                            {"line", f.line}, {"address", f.address}};
+        if (f.thread) x["thread"] = {f.thread->x, f.thread->y, f.thread->z};
+        if (f.block) x["block"] = {f.block->x, f.block->y, f.block->z};
+        if (!f.buffer.empty()) x.update({{"buffer", f.buffer}, {"element", f.element}, {"buffer_elements", f.buffer_elements}});
+        findings.push_back(x);
+    }
+    j["sanitizer"] = {{"tool", tool}, {"errors", s.reported_errors}, {"findings", findings}};
+    return j.dump(2);
+}
+
 }  // namespace
 
 int cmd_run(const std::vector<std::string>& argv) {
@@ -105,7 +136,8 @@ int cmd_run(const std::vector<std::string>& argv) {
                                   {"--flush-l2"},
                                   {"--no-verify"},
                                   {"--out-dir", true},
-                                  {"--json", true}});
+                                  {"--json", true},
+                                  {"--sanitize", true}});
     if (!args) return user_error(args.error().message, args.error().hint);
     if (args->has("--help")) {
         std::cout << usage();
@@ -130,6 +162,15 @@ int cmd_run(const std::vector<std::string>& argv) {
         return user_error("the kernel file has errors (listed above)", "fix them, then run again");
     }
 
+    std::string sanitizer_log;
+    if (args->has("--sanitize")) {
+        if (launch->backend == "cpu")
+            return user_error("--sanitize runs compute-sanitizer, which needs the CUDA backend",
+                              "on the CPU backend out-of-bounds accesses are always reported; drop --backend cpu");
+        auto log = start_sanitizing(args->get("--sanitize"));
+        if (!log) return user_error(log.error().message, log.error().hint);
+        sanitizer_log = *log;
+    }
     auto made = make_backend(launch->backend);
     if (!made) return user_error(made.error().message, made.error().hint);
     for (const auto& [name, why] : made->passed_over) {
@@ -138,8 +179,13 @@ int cmd_run(const std::vector<std::string>& argv) {
         std::cerr << "note: the " << name << " backend cannot run here (" << reason << "); running on the "
                   << made->backend->info().device.backend << " backend\n";
     }
-    Engine engine(std::move(made->backend));
-    KernelSession session(engine);
+    if (!sanitizer_log.empty() && !made->backend->info().device.caps.gpu)
+        return user_error("--sanitize needs the CUDA backend, and it cannot run here", "run on a machine with an NVIDIA GPU");
+    auto engine_owner = std::make_unique<Engine>(std::move(made->backend));
+    Engine& engine = *engine_owner;
+    auto session_owner = std::make_unique<KernelSession>(engine);
+    KernelSession& session = *session_owner;
+    const KernelFile session_kernel = *file;
     session.set_kernel(std::move(*file));
     // The same checks and messages as the window's --set/--block/--grid (core/session/run_choices.h).
     RunChoices choices;
@@ -167,6 +213,14 @@ int cmd_run(const std::vector<std::string>& argv) {
     options.verify = !args->has("--no-verify");
 
     RunReport report = session.run(options);
+    const DeviceInfo device = session.device();
+    SanitizerSummary sanitized;
+    if (!sanitizer_log.empty()) {
+        // The worker must end for compute-sanitizer to finish its log.
+        session_owner.reset();
+        engine_owner.reset();
+        sanitized = finish_sanitizing(sanitizer_log, session_kernel, report);
+    }
     std::vector<std::filesystem::path> written;
     std::string export_problem;
     if (report.launched && args->has("--out-dir")) {
@@ -177,7 +231,8 @@ int cmd_run(const std::vector<std::string>& argv) {
         else export_problem = files.error().full();
     }
     if (args->has("--json")) {
-        const std::string json = run_report_json(report, written);
+        std::string json = run_report_json(report, written);
+        if (!sanitizer_log.empty()) json = with_sanitizer_json(json, args->get("--sanitize"), sanitized);
         if (args->get("--json") == "-") {
             std::cout << json << "\n";
         } else {
@@ -186,7 +241,10 @@ int cmd_run(const std::vector<std::string>& argv) {
             if (!out) return user_error("cannot write " + args->get("--json"), "check that the folder exists and is writable");
         }
     }
-    if (args->get("--json") != "-") print_report(report, session.device());
+    if (args->get("--json") != "-") {
+        print_report(report, device);
+        if (!sanitizer_log.empty()) print_sanitizer(args->get("--sanitize"), sanitized);
+    }
     for (const auto& f : written) std::cout << "  wrote:    " << f.string() << "\n";
     if (!export_problem.empty()) return user_error("could not write the output views: " + export_problem);
     if (report.error) {
@@ -197,6 +255,7 @@ int cmd_run(const std::vector<std::string>& argv) {
         }
         return user_error(report.error->message, report.error->hint);
     }
+    if (!sanitized.findings.empty() || sanitized.reported_errors > 0) return 2;
     return report.verified.value_or(true) ? 0 : 2;
 }
 

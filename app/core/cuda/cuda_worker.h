@@ -44,6 +44,7 @@ private:
     pid_t pid_ = -1;
     int fd_ = -1;
     uint64_t generation_ = 0;
+    bool sanitizing_ = false;  // the worker runs under compute-sanitizer (run --sanitize)
     std::optional<DeviceInfo> info_;  // the same device for every worker: measured once
 };
 

@@ -62,7 +62,10 @@ void OutputViews::refresh_display(OutputView& v) {
 std::optional<uint64_t> OutputViews::device_address_of(const std::string& buffer, const RunReport& report, std::string& why) {
     if (auto h = report.ipc_handles.find(buffer); h != report.ipc_handles.end()) {
         auto imported = copier_->import_ipc(h->second);
-        if (imported) return *imported;
+        if (imported) {
+            auto offset = report.ipc_offsets.find(buffer);  // the buffer starts after its guard zone
+            return *imported + (offset != report.ipc_offsets.end() ? offset->second : 0);
+        }
         why = imported.error().message;  // e.g. a handle of this very process: fall through to the address
     }
     if (auto a = report.device_addresses.find(buffer); a != report.device_addresses.end() && a->second && !uses_ipc_)
