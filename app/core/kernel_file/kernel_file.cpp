@@ -60,6 +60,14 @@ Result<KernelFile> load_kernel_file(const fs::path& path) {
         return make_error("`" + path.string() + "` is not a text file (it contains NUL bytes)",
                           "Kernel files are CUDA C++ source text (.cu); compiled files cannot be loaded.");
     }
+    // NVRTC reads the byte 0xFF as the end of the file: what follows would vanish without a word (or leave a
+    // "comment unclosed" error on line 1). UTF-8 text never contains it.
+    if (const size_t ff = source.find('\xFF'); ff != std::string::npos) {
+        const auto line = 1 + std::count(source.begin(), source.begin() + static_cast<long>(ff), '\n');
+        return make_error("`" + path.string() + "` line " + std::to_string(line) +
+                              " holds the byte 0xFF, which the CUDA compiler takes for the end of the file",
+                          "Save the file as UTF-8 (an editor's \"encoding\" setting); 0xFF never occurs in UTF-8 text.");
+    }
     return parse_kernel_source(std::move(source), path);
 }
 
