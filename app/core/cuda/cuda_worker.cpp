@@ -184,7 +184,7 @@ std::optional<Error> CudaWorkerBackend::start_worker() {
     std::string program = "/proc/self/exe";
     if (sanitizing_) {
         program = find_compute_sanitizer();
-        words = {program, "--tool", tool, "--log-file", log, "--show-backtrace", "no", "--print-limit", "100", exe};
+        words = {program, "--tool", tool, "--log-file", log, "--show-backtrace", "no", exe};
     } else {
         words = {"cuda-playground-cuda-worker"};
     }
@@ -220,6 +220,7 @@ std::optional<Error> CudaWorkerBackend::start_worker() {
     } catch (const std::exception& e) {
         failure = make_error(std::string("the CUDA worker process answered nonsense: ") + e.what());
     }
+    if (failure && sanitizing_) failure->message += " (it was started under compute-sanitizer; its log: " + std::string(log) + ")";
     if (failure) stop_worker(true);
     return failure;
 }

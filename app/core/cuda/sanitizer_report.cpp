@@ -1,6 +1,7 @@
 // Parsing compute-sanitizer's text log into findings, and naming their buffers (see sanitizer_report.h).
 #include "core/cuda/sanitizer_report.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <regex>
