@@ -47,7 +47,8 @@ stderr says what and how to fix it); 2 the result failed its check against the C
 )";
 }
 
-void print_report(const RunReport& r, const DeviceInfo& device) {
+// What is about to run: printed before the launch, so a launch that hangs has been announced.
+void print_header(const RunReport& r, const DeviceInfo& device) {
     std::cout << r.title << " (" << r.kernel << ") on " << r.backend << ": " << r.device << "\n";
     if (r.resolved) {
         const Dim3& grid = r.resolved->grid;
@@ -72,6 +73,10 @@ void print_report(const RunReport& r, const DeviceInfo& device) {
     for (const auto& issue : r.launch_issues) {
         if (issue.severity == Severity::Warning) std::cout << "  warning:  " << issue.message << "\n";
     }
+    std::cout << std::flush;
+}
+
+void print_results(const RunReport& r, const DeviceInfo& device) {
     if (r.launched) {
         std::cout << std::setprecision(4) << "  time:     median " << r.timing.median_ms << " ms (min " << r.timing.min_ms
                   << ", max " << r.timing.max_ms << " over " << r.timing.samples_ms.size() << " launches, "
@@ -226,6 +231,15 @@ int cmd_run(const std::vector<std::string>& argv) {
     session.set_choices(std::move(choices));
     // Limits the device has whatever the kernel is are checked by run() before it compiles.
     options.timing.repeats = repeats.value_or(engine.capabilities().default_repeats);
+    const bool text_to_stdout = json_path != "-";
+    bool header_printed = false;
+    if (text_to_stdout) {
+        // Printed before the launch, so a launch that hangs (until the watchdog ends it) has been announced.
+        options.before_launch = [&](const RunReport& so_far) {
+            print_header(so_far, session.device());
+            header_printed = true;
+        };
+    }
 
     RunReport report = session.run(options);
     const DeviceInfo device = session.device();
@@ -259,8 +273,9 @@ int cmd_run(const std::vector<std::string>& argv) {
             if (!out) return user_error("cannot write " + json_path, "check that its folder is writable and the disk is not full");
         }
     }
-    if (json_path != "-") {
-        print_report(report, device);
+    if (text_to_stdout) {
+        if (!header_printed) print_header(report, device);
+        print_results(report, device);
         if (!sanitizer_log.empty()) print_sanitizer(args->get("--sanitize"), sanitized);
     }
     for (const auto& f : written) std::cout << "  wrote:    " << f.string() << "\n";
