@@ -5,6 +5,7 @@
 #include "cli/session_setup.h"
 #include "core/cpu/source_prep.h"
 #include "core/data/view_export.h"
+#include "cli/sanitize.h"
 #include "core/engine/backend.h"
 #include "core/kernel_file/kernel_file.h"
 #include "core/session/report_json.h"
@@ -17,6 +18,8 @@
 
 #include <algorithm>
 #include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -49,6 +52,8 @@ reference, and writes each output view (PNG for images, CSV for arrays).
   --json FILE               write the result as JSON (- for stdout; its folder is created if missing)
   --compare OTHER           also run OTHER (another kernel of FILE, a file or a library name) on the same
                             inputs and choices, check it, and print its speed-up over FILE's kernel
+  --sanitize TOOL           run under compute-sanitizer: memcheck, racecheck, synccheck or initcheck (CUDA
+                            backend); findings give thread, block, buffer and element, and file:line
 
 The launch is checked against the device's limits, and the output paths against the file system,
 before anything is compiled or run.
@@ -56,7 +61,7 @@ before anything is compiled or run.
 Exit status: 0 success; 1 a user error, or a kernel that failed to compile or run (the message on
 stderr says what and how to fix it); 2 the result failed its check against the CPU reference;
 3 an internal error (a bug: please report it). A buggy-on-purpose lesson (`expect:` in its header)
-exits 0 when it fails as it says ("failed as expected") and 2 when it does not.
+exits 0 when it fails as it says ("failed as expected") and 2 when it does not. Findings of --sanitize also exit 2.
 )";
 }
 
@@ -240,6 +245,31 @@ Result<KernelFile> load_variant(const KernelFile& main, const std::string& other
     return load_kernel_file(path);
 }
 
+void print_sanitizer(const std::string& tool, const SanitizerSummary& s) {
+    if (s.reported_errors < 0 && s.findings.empty()) {
+        std::cout << "  " << tool << ": compute-sanitizer did not finish its report (the worker was stopped?)\n";
+        return;
+    }
+    std::cout << "  " << tool << ":  " << (s.findings.empty() ? "no errors" : std::to_string(s.findings.size()) + " finding(s)")
+              << "\n";
+    for (const auto& f : s.findings) std::cout << "    " << f.message() << "\n";
+}
+
+std::string with_sanitizer_json(const std::string& json, const std::string& tool, const SanitizerSummary& s) {
+    nlohmann::json j = nlohmann::json::parse(json);
+    nlohmann::json findings = nlohmann::json::array();
+    for (const auto& f : s.findings) {
+        nlohmann::json x = {{"kind", f.kind}, {"message", f.message()}, {"detail", f.detail}, {"file", f.file},
+                            {"line", f.line}, {"address", f.address}};
+        if (f.thread) x["thread"] = {f.thread->x, f.thread->y, f.thread->z};
+        if (f.block) x["block"] = {f.block->x, f.block->y, f.block->z};
+        if (!f.buffer.empty()) x.update({{"buffer", f.buffer}, {"element", f.element}, {"buffer_elements", f.buffer_elements}});
+        findings.push_back(x);
+    }
+    j["sanitizer"] = {{"tool", tool}, {"errors", s.reported_errors}, {"findings", findings}};
+    return j.dump(2);
+}
+
 }  // namespace
 
 int cmd_run(const std::vector<std::string>& argv) {
@@ -255,7 +285,8 @@ int cmd_run(const std::vector<std::string>& argv) {
                                   {"--trace"},
                                   {"--out-dir", true},
                                   {"--json", true},
-                                  {"--compare", true}});
+                                  {"--compare", true},
+                                  {"--sanitize", true}});
     if (!args) return user_error(args.error().message, args.error().hint);
     if (args->has("--help")) {
         std::cout << usage();
@@ -293,10 +324,24 @@ int cmd_run(const std::vector<std::string>& argv) {
     options.coverage = args->has("--coverage");
     options.trace = args->has("--trace");
 
+    std::string sanitizer_log;
+    if (args->has("--sanitize")) {
+        if (launch->backend == "cpu")
+            return user_error("--sanitize runs compute-sanitizer, which needs the CUDA backend",
+                              "on the CPU backend out-of-bounds accesses are always reported; drop --backend cpu");
+        if (args->has("--compare"))
+            return user_error("--sanitize and --compare cannot be combined", "sanitize one kernel at a time");
+        auto log = start_sanitizing(args->get("--sanitize"));
+        if (!log) return user_error(log.error().message, log.error().hint);
+        sanitizer_log = *log;
+    }
     auto opened = open_session(args->positional[0], *launch);
     if (!opened) return user_error(opened.error().message, opened.error().hint);
     Engine& engine = *opened->engine;
     KernelSession& session = *opened->session;
+    if (!sanitizer_log.empty() && !engine.device().caps.gpu)
+        return user_error("--sanitize needs the CUDA backend, and it cannot run here", "run on a machine with an NVIDIA GPU");
+    const KernelFile session_kernel = session.kernel();
     // Limits the device has whatever the kernel is are checked by run() before it compiles.
     options.timing.repeats = repeats.value_or(engine.capabilities().default_repeats);
     const bool text_to_stdout = json_path != "-";
@@ -310,6 +355,14 @@ int cmd_run(const std::vector<std::string>& argv) {
     }
 
     RunReport report = session.run(options);
+    const DeviceInfo device = session.device();
+    SanitizerSummary sanitized;
+    if (!sanitizer_log.empty()) {
+        // The worker must end for compute-sanitizer to finish its log.
+        opened->session.reset();
+        opened->engine.reset();
+        sanitized = finish_sanitizing(sanitizer_log, session_kernel, report);
+    }
 
     // A variant on the same inputs (the same --set, --block, --grid), checked the same way.
     std::optional<RunReport> other;
@@ -365,6 +418,7 @@ int cmd_run(const std::vector<std::string>& argv) {
             j["speedup"] = speedup(report, *other) ? nlohmann::json(*speedup(report, *other)) : nlohmann::json(nullptr);
             json = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
         }
+        if (!sanitizer_log.empty()) json = with_sanitizer_json(json, args->get("--sanitize"), sanitized);
         if (json_path == "-") {
             std::cout << json << "\n";
         } else {
@@ -377,8 +431,9 @@ int cmd_run(const std::vector<std::string>& argv) {
         }
     }
     if (text_to_stdout && !other) {
-        if (!header_printed) print_header(report, session.device());
-        print_results(report, session.device());
+        if (!header_printed) print_header(report, device);
+        print_results(report, device);
+        if (!sanitizer_log.empty()) print_sanitizer(args->get("--sanitize"), sanitized);
     }
     if (text_to_stdout && other) {
         if (auto ratio = speedup(report, *other)) {
@@ -391,7 +446,11 @@ int cmd_run(const std::vector<std::string>& argv) {
     }
     for (const auto& f : written) std::cout << "  wrote:    " << f.string() << "\n";
     if (!export_problem.empty()) return user_error("could not write the output views: " + export_problem);
-    if (!other) return exit_status(report);
+    if (!other) {
+        const int status = exit_status(report);
+        if (status == 0 && (!sanitized.findings.empty() || sanitized.reported_errors > 0)) return 2;
+        return status;
+    }
     // Both checked; the worse status wins (a user error over a failed check).
     const int first = exit_status(report), second = exit_status(*other);
     return first == 1 || second == 1 ? 1 : std::max(first, second);

@@ -1,6 +1,7 @@
 // End-to-end tests of the command line: list, info, compile, run, and every user mistake we promise a clear
 // message for. They drive the real binary. Kernels run on the CPU backend here (no GPU in CI).
 #include "core/engine/backend.h"
+#include "core/session/memory_budget.h"
 #include "support/process.h"
 
 #include <gtest/gtest.h>
@@ -515,6 +516,52 @@ TEST(Cli, OutOfRangeAndMalformedValuesAreRefused) {
     r = cli({"run", "basics/vector_add", "--backend", "cpu", "--block", "16y16"});
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("--block"), std::string::npos) << r.err;
+}
+
+// A size beyond memory is refused before anything is allocated, with both figures (issue 10): a header
+// without a range, and sizes whose byte counts would overflow.
+TEST(Cli, SizesBeyondMemoryAreRefusedNotAnInternalError) {
+    TempDir dir;
+    const auto file = dir.path() / "big.cu";
+    std::ofstream(file) << "/*@playground\ntitle: Big\nparam n: int = 1000\nbuffer a: float[n] in zeros\n"
+                           "buffer b: float[n * 64] out zeros\nblock: 256\ngrid: ceil(n / block.x)\n*/\n"
+                           "extern \"C\" __global__ void big(const float* a, float* b, int n) {\n"
+                           "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) b[i] = a[i];\n}\n";
+    for (const char* n : {"n=2000000000", "n=2147483647", "n=400000000"}) {
+        auto r = cli({"run", file.string(), "--backend", "cpu", "--set", n});
+        EXPECT_EQ(r.exit_code, 1) << n << ": " << r.err;
+        EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("memory"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("GiB"), std::string::npos) << r.err;
+    }
+    // Half the free memory in buffers fits the machine but not the host copies: the host check refuses it.
+    const uint64_t half_free_n = cp::free_host_memory() / 2 / (65 * 4);
+    if (half_free_n > 0 && half_free_n < 2147483647ull) {
+        auto r = cli({"run", file.string(), "--backend", "cpu", "--set", "n=" + std::to_string(half_free_n)});
+        EXPECT_EQ(r.exit_code, 1) << r.err;
+        EXPECT_NE(r.err.find("of host memory but only"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("smaller n"), std::string::npos) << r.err;
+    }
+    auto r = cli({"run", file.string(), "--backend", "cpu", "--set", "n=3000000000"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("does not fit the kernel's `int`"), std::string::npos) << r.err;
+    r = cli({"run", file.string(), "--backend", "cpu", "--set", "n=1000"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST(Cli, SanitizeRefusesUnknownToolsAndTheCpuBackendPlainly) {
+    auto r = cli({"run", "basics/vector_add", "--sanitize", "leakcheck"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("--sanitize takes memcheck, racecheck, synccheck or initcheck, not `leakcheck`"),
+              std::string::npos) << r.err;
+    r = cli({"run", "basics/vector_add", "--backend", "cpu", "--sanitize", "memcheck"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("needs the CUDA backend"), std::string::npos) << r.err;
+    // No toolkit sanitizer at the given path: said plainly, nothing run.
+    r = cp::test::run_process({CP_BINARY, "run", "basics/vector_add", "--sanitize", "memcheck"},
+                              {"CUDA_PLAYGROUND_COMPUTE_SANITIZER=/nonexistent/compute-sanitizer"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("compute-sanitizer was not found"), std::string::npos) << r.err;
 }
 
 TEST(Cli, BinaryDoesNotNeedTheNvidiaDriverToStart) {

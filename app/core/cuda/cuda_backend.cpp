@@ -5,10 +5,12 @@
 
 #include "core/cuda/cuda_backend_factory.h"
 #include "core/cuda/cuda_error_words.h"
+#include "core/cuda/guard_zones.h"
 #include "core/cuda/nvrtc_compiler.h"
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <list>
 #include <mutex>
@@ -105,7 +107,7 @@ CudaBackend::CudaBackend(const CudaDriver& driver, CUdevice device, CUcontext co
 CudaBackend::~CudaBackend() {
     if (!context_lost_) {  // after a sticky error every call would fail: just let go of the context
         d_.CtxSetCurrent(context_);
-        for (auto& [id, b] : buffers_) d_.MemFree(b.ptr);
+        for (auto& [id, b] : buffers_) d_.MemFree(b.base);
         for (auto& [id, m] : modules_) d_.ModuleUnload(m.module);
         if (l2_flush_buffer_) d_.MemFree(l2_flush_buffer_);
         if (start_) d_.EventDestroy(start_);
@@ -302,35 +304,104 @@ CompileResult CudaBackend::compile(const CompileRequest& request) {
 
 // ---- buffers --------------------------------------------------------------------------------------------
 
+// Guard zones are on unless CUDA_PLAYGROUND_GUARDS=0 (their cost per launch: tests/bench/guard_bench.cpp).
+static bool guards_enabled() {
+    const char* v = std::getenv("CUDA_PLAYGROUND_GUARDS");
+    return !(v && std::string(v) == "0");
+}
+
+CUresult CudaBackend::fill_guards(const DeviceBuffer& b) {
+    if (!b.guarded) return CUDA_SUCCESS;
+    const GuardLayout l = guard_layout(b.bytes);
+    const auto front = guard_pattern(GuardSide::Front, l.front);
+    const auto back = guard_pattern(GuardSide::Back, l.back);
+    CUresult r = d_.MemcpyHtoD(b.base, front.data(), front.size());
+    if (r == CUDA_SUCCESS) r = d_.MemcpyHtoD(b.base + l.back_offset(), back.data(), back.size());
+    return r;
+}
+
+// After a launch: each buffer argument's zones read back and compared with their pattern. A violation is
+// reported (the first one found) and the zones are restored so that the next launch starts clean.
+std::optional<EngineError> CudaBackend::check_guards(const LaunchRequest& request) {
+    std::optional<EngineError> found;
+    std::vector<BufferId> seen;
+    std::vector<std::byte> zone;
+    for (const KernelArg& a : request.args) {
+        auto it = buffers_.find(a.buffer);
+        if (!a.buffer || it == buffers_.end() || !it->second.guarded) continue;
+        if (std::find(seen.begin(), seen.end(), a.buffer) != seen.end()) continue;
+        seen.push_back(a.buffer);
+        const DeviceBuffer& b = it->second;
+        const GuardLayout l = guard_layout(b.bytes);
+        bool violated = false;
+        for (GuardSide side : {GuardSide::Back, GuardSide::Front}) {
+            const uint64_t size = side == GuardSide::Front ? l.front : l.back;
+            zone.resize(size);
+            const CUdeviceptr at = side == GuardSide::Front ? b.base : b.base + l.back_offset();
+            if (CUresult r = d_.MemcpyDtoH(zone.data(), at, size); r != CUDA_SUCCESS) return failure(r, "checking guard zones");
+            auto v = check_guard(side, zone.data(), size, b.bytes, b.element_bytes);
+            if (!v) continue;
+            violated = true;
+            if (!found)
+                found = EngineError{"out of bounds",
+                                    describe_violation(*v, b.name, b.bytes, b.element_bytes) + ", in kernel `" +
+                                        request.kernel_name + "` (found in the guard zone around the buffer; the "
+                                        "outputs may be wrong)",
+                                    "check the index against the size (e.g. `if (i < n)`) before each access; run "
+                                    "with --sanitize memcheck for the thread, block and line",
+                                    false};
+        }
+        if (violated && fill_guards(b) != CUDA_SUCCESS) break;
+    }
+    return found;
+}
+
 AllocateResult CudaBackend::allocate(const AllocateRequest& request) {
     AllocateResult out;
     if ((out.error = bind())) return out;
     DeviceBuffer b;
     b.bytes = request.bytes;
     b.name = request.name;
+    b.element_bytes = std::max<uint32_t>(request.element_bytes, 1);
+    b.guarded = guards_enabled();
+    const GuardLayout layout = guard_layout(request.bytes);
+    const uint64_t total = b.guarded ? layout.total() : std::max<uint64_t>(request.bytes, 1);
+    // Refuse before asking for memory the GPU does not have (the driver's answer would come after the fact,
+    // and a near-full GPU also starves the display).
+    size_t free_now = 0, total_now = 0;
+    if (d_.MemGetInfo(&free_now, &total_now) == CUDA_SUCCESS && total > free_now) {
+        out.error = EngineError{"CUDA_ERROR_OUT_OF_MEMORY",
+                                "buffer `" + request.name + "` needs " + mib(request.bytes) + " of GPU memory but only " +
+                                    mib(free_now) + " is free (of " + mib(total_now) + ").",
+                                "use a smaller size (e.g. a smaller n, or a smaller image)", false};
+        return out;
+    }
     // cuMemAlloc refuses 0 bytes; an empty buffer still gets a valid (1-byte) address.
-    CUresult r = d_.MemAlloc(&b.ptr, std::max<uint64_t>(request.bytes, 1));
+    CUresult r = d_.MemAlloc(&b.base, total);
     if (r == CUDA_ERROR_OUT_OF_MEMORY) {
-        size_t free_bytes = 0, total = 0;
-        d_.MemGetInfo(&free_bytes, &total);
+        size_t free_bytes = 0, total_bytes = 0;
+        d_.MemGetInfo(&free_bytes, &total_bytes);
         out.error = EngineError{d_.error_name(r),
                                 "not enough GPU memory for buffer `" + request.name + "`: " + mib(request.bytes) +
-                                    " requested, " + mib(free_bytes) + " free of " + mib(total) + ".",
+                                    " requested, " + mib(free_bytes) + " free of " + mib(total_bytes) + ".",
                                 "use a smaller problem size", false};
         return out;
     }
+    b.ptr = b.guarded ? b.base + layout.front : b.base;
     if (r == CUDA_SUCCESS) r = d_.MemsetD8(b.ptr, 0, std::max<uint64_t>(request.bytes, 1));
+    if (r == CUDA_SUCCESS) r = fill_guards(b);
     if (r != CUDA_SUCCESS) {
-        if (b.ptr) d_.MemFree(b.ptr);
+        if (b.base) d_.MemFree(b.base);
         out.error = failure(r, "allocating buffer `" + request.name + "`");
         return out;
     }
     out.buffer = next_buffer_++;
     out.device_address = b.ptr;
     CUipcMemHandle ipc;
-    if (d_.IpcGetMemHandle && d_.IpcGetMemHandle(&ipc, b.ptr) == CUDA_SUCCESS) {
+    if (d_.IpcGetMemHandle && d_.IpcGetMemHandle(&ipc, b.base) == CUDA_SUCCESS) {
         const auto* raw = reinterpret_cast<const uint8_t*>(ipc.reserved);
         out.ipc_handle.assign(raw, raw + sizeof(ipc.reserved));
+        out.ipc_offset = b.ptr - b.base;  // the handle opens the allocation; the buffer starts after the guard
     }
     buffers_[out.buffer] = std::move(b);
     return out;
@@ -403,7 +474,7 @@ ReleaseResult CudaBackend::release(const ReleaseRequest& request) {
     for (BufferId id : request.buffers) {
         auto it = buffers_.find(id);
         if (it == buffers_.end()) continue;
-        d_.MemFree(it->second.ptr);
+        d_.MemFree(it->second.base);
         buffers_.erase(it);
     }
     for (ModuleId id : request.modules) {

@@ -89,10 +89,16 @@ std::optional<EngineError> CudaBackend::marshal_args(CUfunction fn, const Launch
     const std::string kernel = "kernel `" + request.kernel_name + "`";
     // The driver copies parameters blindly: a missing or mis-sized one would read garbage, so compare
     // with the kernel's real parameter list when the driver can tell it (12.4+).
+    // Only indices below the argument count are asked: asking past the last parameter is how the driver
+    // says "no more", but it is an error (CUDA_ERROR_INVALID_VALUE) that compute-sanitizer reports against
+    // us. A kernel with more parameters than arguments is refused before this by the signature check, which
+    // reads the same list from the source.
     std::vector<size_t> sizes;
     if (d_.FuncGetParamInfo) {
         size_t offset = 0, size = 0;
-        while (d_.FuncGetParamInfo(fn, sizes.size(), &offset, &size) == CUDA_SUCCESS) sizes.push_back(size);
+        while (sizes.size() < request.args.size() &&
+               d_.FuncGetParamInfo(fn, sizes.size(), &offset, &size) == CUDA_SUCCESS)
+            sizes.push_back(size);
         if (sizes.size() != request.args.size())
             return refused(kernel + " takes " + std::to_string(sizes.size()) + " parameters but " +
                            std::to_string(request.args.size()) + " arguments were given.");
@@ -246,6 +252,7 @@ LaunchResult CudaBackend::launch(const LaunchRequest& request) {
         out.error = failure(failed, subject);
         return out;
     }
+    if ((out.error = check_guards(request))) return out;
     out.ok = true;
     out.timing = TimingStats::from_samples(std::move(samples), false);
     return out;

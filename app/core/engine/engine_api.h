@@ -56,6 +56,7 @@ struct CompileResult {
 struct AllocateRequest {
     std::string name;  // the buffer's name in the kernel (used in error messages)
     uint64_t bytes = 0;
+    uint32_t element_bytes = 1;  // size of one element, to name elements in out-of-bounds reports
 };
 struct AllocateResult {
     BufferId buffer = 0;
@@ -65,6 +66,7 @@ struct AllocateResult {
     // reach this buffer, e.g. the window's GL interop when the backend runs in a worker process. Empty when
     // unavailable (CPU backend, or a driver without IPC).
     std::vector<uint8_t> ipc_handle;
+    uint64_t ipc_offset = 0;  // the buffer's start within the allocation the handle opens (guard zones)
 };
 
 struct UploadRequest {

@@ -146,7 +146,7 @@ WireMessage encode_request(const Request& request) {
                           {"extra_options", r.extra_options}, {"load", r.load},
                           {"instrument_trace", r.instrument_trace}});
             } else if constexpr (std::is_same_v<T, AllocateRequest>) {
-                j.update({{"name", r.name}, {"bytes", r.bytes}});
+                j.update({{"name", r.name}, {"bytes", r.bytes}, {"element_bytes", r.element_bytes}});
             } else if constexpr (std::is_same_v<T, UploadRequest>) {
                 j["buffer"] = r.buffer;
                 j["repeat"] = r.repeat;
@@ -188,7 +188,8 @@ std::optional<Request> decode_request(WireMessage message) {
                 r.instrument_trace = j.value("instrument_trace", false);
                 return r;
             }
-            case 2: return AllocateRequest{j.at("name").get<std::string>(), j.at("bytes").get<uint64_t>()};
+            case 2: return AllocateRequest{j.at("name").get<std::string>(), j.at("bytes").get<uint64_t>(),
+                                           j.value("element_bytes", uint32_t(1))};
             case 3: return UploadRequest{j.at("buffer").get<BufferId>(), std::move(message.blob), j.value("repeat", false)};
             case 4: {
                 LaunchRequest r;
@@ -236,7 +237,7 @@ WireMessage encode_response(const Response& response) {
                           {"module", r.module}, {"error", error_json(r.error)}});
             } else if constexpr (std::is_same_v<T, AllocateResult>) {
                 j.update({{"buffer", r.buffer}, {"device_address", r.device_address}, {"ipc_handle", r.ipc_handle},
-                          {"error", error_json(r.error)}});
+                          {"ipc_offset", r.ipc_offset}, {"error", error_json(r.error)}});
             } else if constexpr (std::is_same_v<T, UploadResult>) {
                 j["error"] = error_json(r.error);
             } else if constexpr (std::is_same_v<T, LaunchResult>) {
@@ -286,7 +287,8 @@ std::optional<Response> decode_response(WireMessage message) {
                 return r;
             }
             case 2: return AllocateResult{j.at("buffer").get<BufferId>(), j.at("device_address").get<uint64_t>(),
-                                          error_from(j), j.value("ipc_handle", std::vector<uint8_t>{})};
+                                          error_from(j), j.value("ipc_handle", std::vector<uint8_t>{}),
+                                          j.value("ipc_offset", uint64_t(0))};
             case 3: return UploadResult{error_from(j)};
             case 4: {
                 LaunchResult r;

@@ -120,6 +120,7 @@ struct RunReport {
     std::map<std::string, HostBuffer> outputs;         // out/inout buffers read back (when asked)
     std::map<std::string, uint64_t> device_addresses;  // CUDA device pointers (interop, same process)
     std::map<std::string, std::vector<uint8_t>> ipc_handles;  // CUDA IPC handles (interop, worker process)
+    std::map<std::string, uint64_t> ipc_offsets;  // where each buffer starts in the allocation its handle opens
 
     RunStage failed_stage = RunStage::None;
     std::optional<Error> error;  // the user-level failure: what went wrong + how to fix it

@@ -97,6 +97,7 @@ private:
         uint64_t bytes = 0;
         uint64_t device_address = 0;
         std::vector<uint8_t> ipc_handle;
+        uint64_t ipc_offset = 0;
         std::string content_key;  // the initial contents the device copy still holds; empty: unknown
     };
     std::map<std::string, DeviceBuffer> buffers_;

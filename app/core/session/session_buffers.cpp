@@ -57,14 +57,14 @@ Result<bool> KernelSession::prepare_buffers(const ResolvedRun& resolved) {
         if (dev.id == 0 || dev.bytes != host.bytes.size()) {
             if (dev.id != 0) engine_.release({{dev.id}, {}});
             dev = {};
-            AllocateResult a = engine_.allocate({spec.name, host.bytes.size()});
+            AllocateResult a = engine_.allocate({spec.name, host.bytes.size(), uint32_t(elem_info(spec.type).size)});
             if (a.error) {
                 buffers_.erase(spec.name);
                 return make_error("could not allocate buffer `" + spec.name + "` (" +
                                       std::to_string(host.bytes.size()) + " bytes): " + a.error->message,
                                   a.error->hint.empty() ? "use smaller sizes" : a.error->hint);
             }
-            dev = {a.buffer, host.bytes.size(), a.device_address, a.ipc_handle, {}};
+            dev = {a.buffer, host.bytes.size(), a.device_address, a.ipc_handle, a.ipc_offset, {}};
         }
         // A buffer the kernel cannot write (a const input) keeps its contents between runs; every other
         // buffer starts each run from its initial contents again.

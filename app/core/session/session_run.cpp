@@ -150,7 +150,10 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
     }
     for (const auto& [name, b] : buffers_) {
         report.device_addresses[name] = b.device_address;
-        if (!b.ipc_handle.empty()) report.ipc_handles[name] = b.ipc_handle;
+        if (!b.ipc_handle.empty()) {
+            report.ipc_handles[name] = b.ipc_handle;
+            report.ipc_offsets[name] = b.ipc_offset;
+        }
     }
 
     if (!options.read_back) return report;
