@@ -69,6 +69,11 @@ void print_results(const RunReport& r, const DeviceInfo& device) {
         std::cout << std::setprecision(4) << "  time:     median " << r.timing.median_ms << " ms (min " << r.timing.min_ms
                   << ", max " << r.timing.max_ms << " over " << r.timing.samples_ms.size() << " launches, "
                   << (r.timing.cpu_time ? "CPU wall clock" : "CUDA events") << ")\n";
+        const TransferTimes& t = r.transfers;
+        std::cout << std::setprecision(4) << "  steps:    allocate " << t.allocate_ms << " ms, host->device " << t.upload_ms
+                  << " ms (" << std::setprecision(2) << double(t.upload_bytes) / 1e6 << " MB), kernel " << std::setprecision(4)
+                  << t.kernel_ms << " ms, device->host " << t.download_ms << " ms (" << std::setprecision(2)
+                  << double(t.download_bytes) / 1e6 << " MB); total " << std::setprecision(4) << t.total_ms() << " ms\n";
         std::cout << std::setprecision(1) << "  bandwidth: " << r.bandwidth_gbps << " GB/s";
         if (r.bandwidth_fraction > 0) {
             std::cout << " (" << r.bandwidth_fraction * 100 << "% of the device's " << std::setprecision(0)

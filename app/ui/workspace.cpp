@@ -275,6 +275,7 @@ void Workspace::apply_outcome(RunOutcome outcome) {
         sample.stats = r.timing;
         sample.bandwidth_gbps = r.bandwidth_gbps;
         sample.bandwidth_fraction = r.bandwidth_fraction;
+        sample.transfers = r.transfers;
         sample.backend = r.backend;
         timing_.add(std::move(sample));
         output_status_.run = runs_applied_;

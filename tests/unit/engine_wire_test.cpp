@@ -141,6 +141,11 @@ TEST(EngineWire, Responses) {
     const auto al = round_trip_response(AllocateResult{8, 0, std::nullopt, handle});
     EXPECT_EQ(al.buffer, 8u);
     EXPECT_EQ(al.ipc_handle, handle);
+
+    // The backend's own measure of each copy survives the trip from the CUDA worker.
+    EXPECT_DOUBLE_EQ(round_trip_response(AllocateResult{8, 0, std::nullopt, {}, 0.25}).elapsed_ms, 0.25);
+    EXPECT_DOUBLE_EQ(round_trip_response(UploadResult{std::nullopt, 1.5}).elapsed_ms, 1.5);
+    EXPECT_DOUBLE_EQ(round_trip_response(ReadBackResult{bytes({1}), std::nullopt, 2.75}).elapsed_ms, 2.75);
 }
 
 TEST(EngineWire, OccupancyRequestAndResult) {

@@ -182,6 +182,7 @@ CompileResult CpuBackend::compile(const CompileRequest& request) {
 AllocateResult CpuBackend::allocate(const AllocateRequest& request) {
     AllocateResult out;
     runner_->prepare();
+    const auto start = std::chrono::steady_clock::now();  // after the worker's start, which is no allocation
     auto memory = SharedMemoryFile::create(request.name, request.bytes);
     if (!memory) {
         out.error = engine_error("OUT_OF_MEMORY", "buffer `" + request.name + "`: " + memory.error().message, memory.error().hint);
@@ -194,11 +195,13 @@ AllocateResult CpuBackend::allocate(const AllocateRequest& request) {
     }
     out.buffer = id;
     buffers_[id] = Buffer{request.name, std::move(*memory)};
+    out.elapsed_ms = elapsed_ms(start);
     return out;
 }
 
 UploadResult CpuBackend::upload(const UploadRequest& request) {
     UploadResult out;
+    const auto start = std::chrono::steady_clock::now();
     auto it = buffers_.find(request.buffer);
     if (it == buffers_.end()) {
         out.error = engine_error("INVALID_BUFFER", "upload to a buffer that does not exist (id " + std::to_string(request.buffer) + ")");
@@ -216,6 +219,7 @@ UploadResult CpuBackend::upload(const UploadRequest& request) {
     } else if (!request.data.empty()) {
         std::memcpy(it->second.memory.data(), request.data.data(), request.data.size());
     }
+    out.elapsed_ms = elapsed_ms(start);
     return out;
 }
 
@@ -226,8 +230,10 @@ ReadBackResult CpuBackend::read_back(const ReadBackRequest& request) {
         out.error = engine_error("INVALID_BUFFER", "read-back of a buffer that does not exist (id " + std::to_string(request.buffer) + ")");
         return out;
     }
+    const auto start = std::chrono::steady_clock::now();
     out.data.resize(it->second.memory.size());
     if (!out.data.empty()) std::memcpy(out.data.data(), it->second.memory.data(), out.data.size());
+    out.elapsed_ms = elapsed_ms(start);
     return out;
 }
 

@@ -7,6 +7,7 @@
 #include "core/cuda/nvrtc_compiler.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <list>
@@ -16,6 +17,10 @@
 namespace cp {
 
 namespace {
+
+double host_ms_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
 
 constexpr const char* kUseCpu = ": the CUDA backend is unavailable; use --backend cpu";
 constexpr size_t kPrintfFifoBytes = 8u << 20;  // the driver's device printf buffer (default 1 MiB)
@@ -290,6 +295,7 @@ AllocateResult CudaBackend::allocate(const AllocateRequest& request) {
     DeviceBuffer b;
     b.bytes = request.bytes;
     b.name = request.name;
+    const auto start = std::chrono::steady_clock::now();
     // cuMemAlloc refuses 0 bytes; an empty buffer still gets a valid (1-byte) address.
     CUresult r = d_.MemAlloc(&b.ptr, std::max<uint64_t>(request.bytes, 1));
     if (r == CUDA_ERROR_OUT_OF_MEMORY) {
@@ -302,11 +308,13 @@ AllocateResult CudaBackend::allocate(const AllocateRequest& request) {
         return out;
     }
     if (r == CUDA_SUCCESS) r = d_.MemsetD8(b.ptr, 0, std::max<uint64_t>(request.bytes, 1));
+    if (r == CUDA_SUCCESS) r = d_.CtxSynchronize();
     if (r != CUDA_SUCCESS) {
         if (b.ptr) d_.MemFree(b.ptr);
         out.error = failure(r, "allocating buffer `" + request.name + "`");
         return out;
     }
+    out.elapsed_ms = host_ms_since(start);  // cuMemAlloc + the clearing memset, which waits for the device
     out.buffer = next_buffer_++;
     out.device_address = b.ptr;
     CUipcMemHandle ipc;
@@ -340,6 +348,9 @@ UploadResult CudaBackend::upload(const UploadRequest& request) {
         return out;
     }
     if (request.data.empty() || bytes == 0) return out;
+    // Host clock around the copy: cuMemcpyHtoD from pageable memory returns once the data is on the device,
+    // and the memsets are followed by a synchronize so that they are counted whole.
+    const auto start = std::chrono::steady_clock::now();
     CUresult r = CUDA_SUCCESS;
     if (request.repeat) {
         // Patterns of one element: the driver's memset for 1/2/4-byte patterns, else an expanded copy.
@@ -357,6 +368,8 @@ UploadResult CudaBackend::upload(const UploadRequest& request) {
     } else {
         r = d_.MemcpyHtoD(it->second.ptr, request.data.data(), request.data.size());
     }
+    if (r == CUDA_SUCCESS) r = d_.CtxSynchronize();
+    out.elapsed_ms = host_ms_since(start);
     if (r != CUDA_SUCCESS) out.error = failure(r, "uploading to " + buffer_label(request.buffer));
     return out;
 }
@@ -372,7 +385,9 @@ ReadBackResult CudaBackend::read_back(const ReadBackRequest& request) {
     }
     out.data.resize(it->second.bytes);
     if (out.data.empty()) return out;
+    const auto start = std::chrono::steady_clock::now();
     const CUresult r = d_.MemcpyDtoH(out.data.data(), it->second.ptr, out.data.size());
+    out.elapsed_ms = host_ms_since(start);
     if (r != CUDA_SUCCESS) {
         out.data.clear();
         out.error = failure(r, "reading back " + buffer_label(request.buffer));

@@ -61,6 +61,7 @@ struct AllocateResult {
     // reach this buffer, e.g. the window's GL interop when the backend runs in a worker process. Empty when
     // unavailable (CPU backend, or a driver without IPC).
     std::vector<uint8_t> ipc_handle;
+    double elapsed_ms = 0;  // the allocation itself (cuMemAlloc + clearing; CPU: the shared-memory file), host clock
 };
 
 struct UploadRequest {
@@ -76,6 +77,7 @@ struct UploadRequest {
 void fill_with_pattern(std::byte* dst, uint64_t bytes, const std::vector<std::byte>& pattern);
 struct UploadResult {
     std::optional<EngineError> error;
+    double elapsed_ms = 0;  // the host-to-device copy alone (cuMemcpyHtoD / memset; CPU: into shared memory)
 };
 
 // One kernel argument: a buffer or a scalar's bytes.
@@ -119,6 +121,7 @@ struct ReadBackRequest {
 struct ReadBackResult {
     std::vector<std::byte> data;
     std::optional<EngineError> error;
+    double elapsed_ms = 0;  // the device-to-host copy alone (cuMemcpyDtoH; CPU: out of shared memory)
 };
 
 struct ReleaseRequest {

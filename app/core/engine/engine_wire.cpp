@@ -230,14 +230,16 @@ WireMessage encode_response(const Response& response) {
                           {"module", r.module}, {"error", error_json(r.error)}});
             } else if constexpr (std::is_same_v<T, AllocateResult>) {
                 j.update({{"buffer", r.buffer}, {"device_address", r.device_address}, {"ipc_handle", r.ipc_handle},
-                          {"error", error_json(r.error)}});
+                          {"error", error_json(r.error)}, {"elapsed_ms", r.elapsed_ms}});
             } else if constexpr (std::is_same_v<T, UploadResult>) {
                 j["error"] = error_json(r.error);
+                j["elapsed_ms"] = r.elapsed_ms;
             } else if constexpr (std::is_same_v<T, LaunchResult>) {
                 j.update({{"ok", r.ok}, {"samples_ms", r.timing.samples_ms}, {"cpu_time", r.timing.cpu_time},
                           {"printf_output", r.printf_output}, {"error", error_json(r.error)}});
             } else if constexpr (std::is_same_v<T, ReadBackResult>) {
                 j["error"] = error_json(r.error);
+                j["elapsed_ms"] = r.elapsed_ms;
                 m.blob = r.data;
             } else if constexpr (std::is_same_v<T, OccupancyResult>) {
                 j.update({{"min_grid_size", r.min_grid_size}, {"block_size", r.block_size},
@@ -269,8 +271,9 @@ std::optional<Response> decode_response(WireMessage message) {
                 return r;
             }
             case 2: return AllocateResult{j.at("buffer").get<BufferId>(), j.at("device_address").get<uint64_t>(),
-                                          error_from(j), j.value("ipc_handle", std::vector<uint8_t>{})};
-            case 3: return UploadResult{error_from(j)};
+                                          error_from(j), j.value("ipc_handle", std::vector<uint8_t>{}),
+                                          j.value("elapsed_ms", 0.0)};
+            case 3: return UploadResult{error_from(j), j.value("elapsed_ms", 0.0)};
             case 4: {
                 LaunchResult r;
                 r.ok = j.at("ok").get<bool>();
@@ -280,7 +283,7 @@ std::optional<Response> decode_response(WireMessage message) {
                 r.error = error_from(j);
                 return r;
             }
-            case 5: return ReadBackResult{std::move(message.blob), error_from(j)};
+            case 5: return ReadBackResult{std::move(message.blob), error_from(j), j.value("elapsed_ms", 0.0)};
             case 6: return ReleaseResult{};
             default: {
                 OccupancyResult r;

@@ -43,6 +43,24 @@ struct ResolvedRun {
     std::map<std::string, ResolvedImage> images;    // by buffer name
 };
 
+// Where one run's time went, each step as the backend measured it (host clock around cuMemAlloc, cuMemcpyHtoD
+// and cuMemcpyDtoH on CUDA; around the copies into and out of shared memory on the CPU backend), the kernel
+// being the launch's median. Buffers kept from an earlier run (the window's live re-runs keep allocations and
+// const inputs) are not allocated or sent again, and count nothing here.
+struct TransferTimes {
+    double allocate_ms = 0;
+    int allocations = 0;
+    uint64_t allocated_bytes = 0;
+    double upload_ms = 0;  // host -> device
+    int uploads = 0;
+    uint64_t upload_bytes = 0;
+    double kernel_ms = 0;  // the median launch
+    double download_ms = 0;  // device -> host
+    int downloads = 0;
+    uint64_t download_bytes = 0;
+    double total_ms() const { return allocate_ms + upload_ms + kernel_ms + download_ms; }
+};
+
 enum class RunStage { None, Metadata, Resolve, Compile, Validate, Prepare, Launch, Verify };
 const char* run_stage_name(RunStage s);
 
@@ -66,6 +84,7 @@ struct RunReport {
     // Launch
     bool launched = false;
     TimingStats timing;
+    TransferTimes transfers;         // allocation, host->device, kernel, device->host
     double bandwidth_gbps = 0;       // traffic_bytes / median time
     double bandwidth_fraction = 0;   // of the device's measured copy bandwidth (0 if unknown)
     std::string printf_output;

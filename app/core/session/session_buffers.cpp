@@ -33,7 +33,7 @@ bool is_uniform(const BufferInit& init) {
 
 }  // namespace
 
-Result<bool> KernelSession::prepare_buffers(const ResolvedRun& resolved) {
+Result<bool> KernelSession::prepare_buffers(const ResolvedRun& resolved, TransferTimes& times) {
     for (const auto& spec : kernel_.spec.buffers) {
         const uint64_t count = resolved.buffer_counts.at(spec.name);
         const Image* image = nullptr;
@@ -65,6 +65,9 @@ Result<bool> KernelSession::prepare_buffers(const ResolvedRun& resolved) {
                                   a.error->hint.empty() ? "use smaller sizes" : a.error->hint);
             }
             dev = {a.buffer, host.bytes.size(), a.device_address, a.ipc_handle, {}};
+            times.allocate_ms += a.elapsed_ms;
+            times.allocations++;
+            times.allocated_bytes += host.bytes.size();
         }
         // A buffer the kernel cannot write (a const input) keeps its contents between runs; every other
         // buffer starts each run from its initial contents again.
@@ -87,6 +90,9 @@ Result<bool> KernelSession::prepare_buffers(const ResolvedRun& resolved) {
             dev.content_key.clear();
             return make_error("could not upload buffer `" + spec.name + "`: " + u.error->message, u.error->hint);
         }
+        times.upload_ms += u.elapsed_ms;
+        times.uploads++;
+        times.upload_bytes += host.bytes.size();
         dev.content_key = read_only ? key : std::string();
     }
     return true;

@@ -103,7 +103,7 @@ RunReport KernelSession::run(const RunOptions& options) {
     // no error of the kernel's; report.launched says it did not run, the device notes say why.
     if (!engine_.capabilities().launches) return report;
 
-    if (auto prepared = prepare_buffers(*resolved); !prepared) return fail(RunStage::Prepare, prepared.error());
+    if (auto prepared = prepare_buffers(*resolved, report.transfers); !prepared) return fail(RunStage::Prepare, prepared.error());
 
     LaunchRequest launch;
     launch.module = compiled.module;
@@ -136,6 +136,7 @@ RunReport KernelSession::run(const RunOptions& options) {
     }
     report.launched = true;
     report.timing = launched.timing;
+    report.transfers.kernel_ms = launched.timing.median_ms;
     if (report.timing.median_ms > 0) {
         report.bandwidth_gbps = double(resolved->traffic_bytes) / (report.timing.median_ms * 1e-3) / 1e9;
         if (device().copy_bandwidth_gbps > 0) report.bandwidth_fraction = report.bandwidth_gbps / device().copy_bandwidth_gbps;
@@ -150,6 +151,9 @@ RunReport KernelSession::run(const RunOptions& options) {
         if (b.direction == Direction::In) continue;
         ReadBackResult rb = engine_.read_back({buffers_.at(b.name).id});
         if (rb.error) return fail(RunStage::Launch, make_error("could not read back `" + b.name + "`: " + rb.error->message));
+        report.transfers.download_ms += rb.elapsed_ms;
+        report.transfers.downloads++;
+        report.transfers.download_bytes += rb.data.size();
         report.outputs[b.name] = HostBuffer{b.name, b.type, std::move(rb.data)};
     }
     if (options.verify && !spec.reference.empty()) verify(*resolved, report);

@@ -8,6 +8,40 @@
 
 namespace cp::ui {
 
+namespace {
+
+// One line per step of the run (allocation, host->device, kernel, device->host) with a bar of its share, so
+// that a student sees at a glance whether the copies or the kernel cost more.
+void draw_breakdown(const TransferTimes& t) {
+    const double total = t.total_ms();
+    if (total <= 0) return;
+    ImGui::TextUnformatted("Where this run's time went:");
+    struct Step {
+        const char* label;
+        double ms;
+        uint64_t bytes;
+        int count;
+    };
+    const Step steps[] = {{"allocate", t.allocate_ms, t.allocated_bytes, t.allocations},
+                          {"host->device", t.upload_ms, t.upload_bytes, t.uploads},
+                          {"kernel (median)", t.kernel_ms, 0, 1},
+                          {"device->host", t.download_ms, t.download_bytes, t.downloads}};
+    const float bar_width = ImGui::GetFontSize() * 8;
+    for (const Step& s : steps) {
+        ImGui::ProgressBar(float(s.ms / total), ImVec2(bar_width, 0), "");
+        ImGui::SameLine();
+        if (s.bytes > 0)
+            ImGui::Text("%-15s %9.4f ms  %d x, %.2f MB", s.label, s.ms, s.count, double(s.bytes) / 1e6);
+        else if (s.count == 0)
+            ImGui::Text("%-15s %9.4f ms  (kept from the last run)", s.label, s.ms);
+        else
+            ImGui::Text("%-15s %9.4f ms", s.label, s.ms);
+    }
+    ImGui::TextDisabled("total %.4f ms; host clock around each copy", total);
+}
+
+}  // namespace
+
 void TimingPanel::draw() {
     int repeats = inputs_.timing.repeats;
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
@@ -39,6 +73,7 @@ void TimingPanel::draw() {
         else
             ImGui::Text("bandwidth %.1f GB/s", last->bandwidth_gbps);
     }
+    draw_breakdown(last->transfers);
 
     const auto& samples = history_.samples();
     std::vector<float> medians;
