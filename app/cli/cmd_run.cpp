@@ -29,6 +29,8 @@ reference, and writes each output view (PNG for images, CSV for arrays).
   --warmup N                untimed launches first (default 1)
   --flush-l2                flush the L2 cache between timed launches
   --no-verify               skip the check against the CPU reference
+  --chunk-bytes N           send each input in host->device copies of at most N bytes (many small vs one large)
+  --pinned                  copy from/to pinned (page-locked) host memory (CUDA; the CPU backend has no such thing)
   --out-dir DIR             write the output views there
   --json FILE               write the result as JSON (- for stdout)
 
@@ -71,9 +73,11 @@ void print_results(const RunReport& r, const DeviceInfo& device) {
                   << (r.timing.cpu_time ? "CPU wall clock" : "CUDA events") << ")\n";
         const TransferTimes& t = r.transfers;
         std::cout << std::setprecision(4) << "  steps:    allocate " << t.allocate_ms << " ms, host->device " << t.upload_ms
-                  << " ms (" << std::setprecision(2) << double(t.upload_bytes) / 1e6 << " MB), kernel " << std::setprecision(4)
+                  << " ms (" << std::setprecision(2) << double(t.upload_bytes) / 1e6 << " MB in " << t.uploads
+                  << (t.uploads == 1 ? " copy" : " copies") << "), kernel " << std::setprecision(4)
                   << t.kernel_ms << " ms, device->host " << t.download_ms << " ms (" << std::setprecision(2)
-                  << double(t.download_bytes) / 1e6 << " MB); total " << std::setprecision(4) << t.total_ms() << " ms\n";
+                  << double(t.download_bytes) / 1e6 << " MB); total " << std::setprecision(4) << t.total_ms() << " ms"
+                  << (t.pinned ? ", pinned host memory" : "") << "\n";
         std::cout << std::setprecision(1) << "  bandwidth: " << r.bandwidth_gbps << " GB/s";
         if (r.bandwidth_fraction > 0) {
             std::cout << " (" << r.bandwidth_fraction * 100 << "% of the device's " << std::setprecision(0)
@@ -114,6 +118,8 @@ int cmd_run(const std::vector<std::string>& argv) {
                                   {"--warmup", true},
                                   {"--flush-l2"},
                                   {"--no-verify"},
+                                  {"--pinned"},
+                                  {"--chunk-bytes", true},
                                   {"--out-dir", true},
                                   {"--json", true}});
     if (!args) return user_error(args.error().message, args.error().hint);
@@ -175,6 +181,12 @@ int cmd_run(const std::vector<std::string>& argv) {
     }
     options.timing.flush_l2 = args->has("--flush-l2");
     options.verify = !args->has("--no-verify");
+    options.pinned_host = args->has("--pinned");
+    if (args->has("--chunk-bytes")) {
+        auto n = parse_positive_int("--chunk-bytes", args->get("--chunk-bytes"));
+        if (!n) return user_error(n.error().message);
+        options.upload_chunk_bytes = uint64_t(*n);
+    }
     const bool text_to_stdout = args->get("--json") != "-";
     bool header_printed = false;
     if (text_to_stdout) {

@@ -203,6 +203,8 @@ void Workspace::maybe_submit(double now) {
     RunJob job = job_from_inputs();
     job.options.timing = inputs_.timing;
     job.options.verify = verify && !live_.every_frame;
+    job.options.pinned_host = inputs_.pinned_host;
+    job.options.upload_chunk_bytes = uint64_t(std::max(inputs_.upload_chunk_kib, 0)) * 1024;
     job.options.read_back = job.options.verify || outputs_->needs_host_data(parsed_);
     inflight_file_ = parsed_;
     inflight_new_source_ = source_changed || new_kernel;

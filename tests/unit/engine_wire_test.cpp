@@ -50,6 +50,9 @@ TEST(EngineWire, Requests) {
     EXPECT_EQ(u.data, bytes({0, 1, 255, 128}));
     EXPECT_FALSE(u.repeat);
     EXPECT_TRUE(round_trip_request(UploadRequest{7, bytes({1, 2}), true}).repeat);
+    EXPECT_TRUE(round_trip_request(UploadRequest{7, bytes({1, 2}), false, true}).pinned);
+    EXPECT_FALSE(round_trip_request(UploadRequest{7, bytes({1, 2}), false, false}).pinned);
+    EXPECT_TRUE(round_trip_request(ReadBackRequest{42, true}).pinned);
 
     LaunchRequest l;
     l.module = 77;

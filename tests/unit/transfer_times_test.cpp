@@ -72,6 +72,19 @@ TEST(TransferTimes, ARerunKeepsItsBuffersAndConstInputs) {
     EXPECT_GT(again.transfers.download_ms, 0);
 }
 
+TEST(TransferTimes, InputsSentInChunksArriveWholeAndCountEachCopy) {
+    CpuSession s(library() / "basics" / "vector_add.cu");
+    ASSERT_TRUE(s.session.set_param("n", "100003"));
+    RunOptions options;
+    options.upload_chunk_bytes = 4096;  // 400012 bytes per input: 98 copies each (the last one short)
+    const RunReport r = s.session.run(options);
+    ASSERT_TRUE(r.ok()) << r.error->message;
+    EXPECT_TRUE(r.verified.value_or(false)) << r.mismatch_detail;  // every chunk landed where it belongs
+    EXPECT_EQ(r.transfers.uploads, 2 * 98 + 1);                     // a and b in chunks, c as one fill
+    EXPECT_EQ(r.transfers.upload_bytes, 3 * 400012u);
+    EXPECT_GT(r.transfers.upload_ms, 0);
+}
+
 TEST(TransferTimes, NotLaunchedMeansNoBreakdownInTheJson) {
     CpuSession s(library() / "basics" / "vector_add.cu");
     RunChoices choices = s.session.choices();

@@ -213,11 +213,12 @@ UploadResult CpuBackend::upload(const UploadRequest& request) {
         } else {
             fill_with_pattern(it->second.memory.data(), size, request.data);
         }
-    } else if (request.data.size() > it->second.memory.size()) {
-        out.error = engine_error("INVALID_VALUE", "upload of " + std::to_string(request.data.size()) + " bytes into buffer `" +
-                                                      it->second.name + "` of " + std::to_string(it->second.memory.size()) + " bytes");
+    } else if (request.offset > it->second.memory.size() || request.data.size() > it->second.memory.size() - request.offset) {
+        out.error = engine_error("INVALID_VALUE", "upload of " + std::to_string(request.data.size()) + " bytes at offset " +
+                                                      std::to_string(request.offset) + " into buffer `" + it->second.name +
+                                                      "` of " + std::to_string(it->second.memory.size()) + " bytes");
     } else if (!request.data.empty()) {
-        std::memcpy(it->second.memory.data(), request.data.data(), request.data.size());
+        std::memcpy(it->second.memory.data() + request.offset, request.data.data(), request.data.size());
     }
     out.elapsed_ms = elapsed_ms(start);
     return out;

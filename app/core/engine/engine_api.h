@@ -71,6 +71,10 @@ struct UploadRequest {
     // buffer's size) repeated over the whole buffer — resets an output to zeros or a constant without
     // sending it whole.
     bool repeat = false;
+    // true: copy from page-locked (pinned) host memory, as a program that allocates its host buffers with
+    // cudaMallocHost would; staging into it is not timed. false: from ordinary (pageable) memory. CUDA only.
+    bool pinned = false;
+    uint64_t offset = 0;  // !repeat: where in the buffer `data` goes (bytes), for uploads in several chunks
 };
 
 // Writes `pattern` repeatedly over dst[0, bytes); bytes must be a multiple of the pattern's size.
@@ -117,6 +121,7 @@ struct LaunchResult {
 
 struct ReadBackRequest {
     BufferId buffer = 0;
+    bool pinned = false;  // as UploadRequest::pinned, for the device-to-host copy
 };
 struct ReadBackResult {
     std::vector<std::byte> data;

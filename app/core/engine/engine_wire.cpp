@@ -148,6 +148,8 @@ WireMessage encode_request(const Request& request) {
             } else if constexpr (std::is_same_v<T, UploadRequest>) {
                 j["buffer"] = r.buffer;
                 j["repeat"] = r.repeat;
+                j["pinned"] = r.pinned;
+                j["offset"] = r.offset;
                 m.blob = r.data;
             } else if constexpr (std::is_same_v<T, LaunchRequest>) {
                 json args = json::array();
@@ -158,6 +160,7 @@ WireMessage encode_request(const Request& request) {
                           {"timing", {r.timing.warmup, r.timing.repeats, r.timing.flush_l2}}});
             } else if constexpr (std::is_same_v<T, ReadBackRequest>) {
                 j["buffer"] = r.buffer;
+                j["pinned"] = r.pinned;
             } else if constexpr (std::is_same_v<T, ReleaseRequest>) {
                 j.update({{"buffers", r.buffers}, {"modules", r.modules}});
             } else if constexpr (std::is_same_v<T, OccupancyRequest>) {
@@ -185,7 +188,8 @@ std::optional<Request> decode_request(WireMessage message) {
                 return r;
             }
             case 2: return AllocateRequest{j.at("name").get<std::string>(), j.at("bytes").get<uint64_t>()};
-            case 3: return UploadRequest{j.at("buffer").get<BufferId>(), std::move(message.blob), j.value("repeat", false)};
+            case 3: return UploadRequest{j.at("buffer").get<BufferId>(), std::move(message.blob), j.value("repeat", false),
+                                         j.value("pinned", false), j.value("offset", uint64_t(0))};
             case 4: {
                 LaunchRequest r;
                 r.module = j.at("module").get<ModuleId>();
@@ -200,7 +204,7 @@ std::optional<Request> decode_request(WireMessage message) {
                 r.timing = {t.at(0).get<int>(), t.at(1).get<int>(), t.at(2).get<bool>()};
                 return r;
             }
-            case 5: return ReadBackRequest{j.at("buffer").get<BufferId>()};
+            case 5: return ReadBackRequest{j.at("buffer").get<BufferId>(), j.value("pinned", false)};
             case 6:
                 return ReleaseRequest{j.at("buffers").get<std::vector<BufferId>>(),
                                       j.at("modules").get<std::vector<ModuleId>>()};

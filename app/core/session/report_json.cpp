@@ -91,10 +91,12 @@ std::string run_report_json(const RunReport& r, const std::vector<std::filesyste
                                        {"allocated_bytes", t.allocated_bytes},
                                        {"host_to_device_ms", t.upload_ms}, {"host_to_device_copies", t.uploads},
                                        {"host_to_device_bytes", t.upload_bytes},
+                                       {"host_to_device_ms_per_copy", t.uploads > 0 ? t.upload_ms / t.uploads : 0.0},
                                        {"kernel_ms", t.kernel_ms},
                                        {"device_to_host_ms", t.download_ms}, {"device_to_host_copies", t.downloads},
                                        {"device_to_host_bytes", t.download_bytes},
                                        {"total_ms", t.total_ms()},
+                                       {"host_memory", t.pinned ? "pinned" : "pageable"},
                                        {"measured_by", "host clock around each copy; kernel: median launch"}}
                                 : json(nullptr);
     j["bandwidth_gbps"] = r.launched ? json(r.bandwidth_gbps) : json(nullptr);

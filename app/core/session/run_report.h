@@ -58,6 +58,7 @@ struct TransferTimes {
     double download_ms = 0;  // device -> host
     int downloads = 0;
     uint64_t download_bytes = 0;
+    bool pinned = false;  // the copies came from / went to pinned host memory (CUDA); else pageable
     double total_ms() const { return allocate_ms + upload_ms + kernel_ms + download_ms; }
 };
 
@@ -108,6 +109,8 @@ struct RunOptions {
     TimingOptions timing;
     bool read_back = true;  // read out/inout buffers into RunReport::outputs
     bool verify = true;     // compare with the CPU reference (needs read_back)
+    bool pinned_host = false;  // copies from/to pinned (page-locked) host memory, on backends that have it
+    uint64_t upload_chunk_bytes = 0;  // > 0: send each input in copies of at most this many bytes
     // Called just before the launch with the report so far (launch configuration, compile, warnings), so
     // what is about to run can be shown before it runs (and perhaps hangs until the watchdog stops it).
     std::function<void(const RunReport&)> before_launch;

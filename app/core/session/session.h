@@ -62,7 +62,7 @@ private:
     Result<bool> resolve_choices(const ResolvedRun& r, std::vector<InputProblem>& problems) const;
     // The device's per-dimension and per-block limits, which need no compiled kernel: checked before compiling.
     std::vector<InputProblem> check_device_limits(const ResolvedRun& r) const;
-    Result<bool> prepare_buffers(const ResolvedRun& resolved, TransferTimes& times);
+    Result<bool> prepare_buffers(const ResolvedRun& resolved, const RunOptions& options, TransferTimes& times);
     void release_buffers();
     void forget_device_state();  // after the backend reset its context: every buffer and module is gone
     void verify(const ResolvedRun& resolved, RunReport& report);

@@ -103,7 +103,8 @@ RunReport KernelSession::run(const RunOptions& options) {
     // no error of the kernel's; report.launched says it did not run, the device notes say why.
     if (!engine_.capabilities().launches) return report;
 
-    if (auto prepared = prepare_buffers(*resolved, report.transfers); !prepared) return fail(RunStage::Prepare, prepared.error());
+    report.transfers.pinned = options.pinned_host && engine_.capabilities().gpu;
+    if (auto prepared = prepare_buffers(*resolved, options, report.transfers); !prepared) return fail(RunStage::Prepare, prepared.error());
 
     LaunchRequest launch;
     launch.module = compiled.module;
@@ -149,7 +150,7 @@ RunReport KernelSession::run(const RunOptions& options) {
     if (!options.read_back) return report;
     for (const auto& b : spec.buffers) {
         if (b.direction == Direction::In) continue;
-        ReadBackResult rb = engine_.read_back({buffers_.at(b.name).id});
+        ReadBackResult rb = engine_.read_back({buffers_.at(b.name).id, options.pinned_host});
         if (rb.error) return fail(RunStage::Launch, make_error("could not read back `" + b.name + "`: " + rb.error->message));
         report.transfers.download_ms += rb.elapsed_ms;
         report.transfers.downloads++;
