@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# playground.sh demo|test [args] — install what is missing (Debian/Ubuntu), build, then open the app on its
-# default demo or run the whole test suite. The README's Quick start and .ci/run use exactly this.
+# playground.sh demo|test|fuzz [args] — install what is missing (Debian/Ubuntu), build, then open the app on its
+# default demo, run the whole test suite, or run the fuzzers. The README's Quick start and .ci/run use exactly this.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 PACKAGES=(cmake ninja-build g++ pkg-config python3-glad libglfw3-dev libimgui-dev libstb-dev nlohmann-json3-dev
           libgtest-dev libboost-context-dev libseccomp-dev libegl-dev libgl-dev libegl1 libegl-mesa0 libgl1-mesa-dri xvfb xauth)
+
+# Only `fuzz` needs these (clang and its libFuzzer runtime); CI builds the fuzz targets' corpus replays with g++.
+FUZZ_PACKAGES=(clang libclang-rt-dev)
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 
@@ -41,6 +44,35 @@ build() {
     cmake --build --preset default -j "$(nproc)"
 }
 
+# fuzz [SECONDS] [TARGET...]: the libFuzzer targets (clang, ASan + UBSan) built in build-fuzz/, each run for SECONDS
+# (default 60). New inputs are kept in build-fuzz/corpus/TARGET, anything found in build-fuzz/crashes/TARGET.
+fuzz() {
+    local seconds=${1:-60} targets=() failed=() t
+    [ $# -gt 0 ] && shift
+    [[ $seconds =~ ^[0-9]+$ ]] || { echo "error: \`$seconds\` is not a number of seconds (usage: $0 fuzz [SECONDS] [TARGET...])" >&2; exit 2; }
+    targets=("$@")
+    [ ${#targets[@]} -gt 0 ] || targets=(kernel_header expr image)
+    say "building the fuzz targets (build-fuzz/)"
+    cmake --preset fuzz >/dev/null
+    cmake --build --preset fuzz
+    for t in "${targets[@]}"; do
+        [ -x "build-fuzz/tests/fuzz/fuzz_$t" ] || { echo "error: no fuzz target \`$t\` (targets: kernel_header expr image)" >&2; exit 2; }
+        mkdir -p "build-fuzz/corpus/$t" "build-fuzz/crashes/$t"
+        say "fuzzing $t for ${seconds}s"
+        local dict=() seeds=("tests/fuzz/corpus/$t")
+        [ -f "tests/fuzz/$t.dict" ] && dict=("-dict=tests/fuzz/$t.dict")
+        [ "$t" = kernel_header ] && seeds+=(kernels)  # the library is a seed corpus too
+        "build-fuzz/tests/fuzz/fuzz_$t" "${dict[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+            -print_final_stats=1 -artifact_prefix="build-fuzz/crashes/$t/" "build-fuzz/corpus/$t" "${seeds[@]}" \
+            || failed+=("$t")
+    done
+    if [ ${#failed[@]} -gt 0 ]; then
+        echo "error: fuzzing found a problem in: ${failed[*]}; the input is in build-fuzz/crashes/TARGET/" >&2
+        echo "  hint: replay it with build-fuzz/tests/fuzz/fuzz_TARGET FILE, fix the cause, add it to tests/fuzz/corpus/TARGET/" >&2
+        exit 1
+    fi
+}
+
 cmd=${1:-}
 [ $# -gt 0 ] && shift
 case "$cmd" in
@@ -55,8 +87,12 @@ case "$cmd" in
         # The window smoke test needs an X server; everything else (headless EGL included) does not.
         exec xvfb-run -a -s "-screen 0 1920x1080x24" ctest --test-dir build --output-on-failure "$@"
         ;;
+    fuzz)
+        PACKAGES=("${FUZZ_PACKAGES[@]}" cmake ninja-build libstb-dev)
+        install_missing; fuzz "$@"
+        ;;
     *)
-        echo "usage: $0 demo [app options] | test [ctest options]" >&2
+        echo "usage: $0 demo [app options] | test [ctest options] | fuzz [SECONDS] [TARGET...]" >&2
         exit 2
         ;;
 esac

@@ -9,6 +9,7 @@
 #endif
 
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,10 @@ Window options:
   --screenshot FILE.png    save the last frame as PNG (headless or window)
 
 Run `cuda-playground COMMAND --help` for a command's options.
+
+Exit status: 0 success; 1 a mistake in the command, a file or a setting, or a kernel that failed (the
+message on stderr says what and how to fix it); 2 `run`: the result failed its check against the CPU
+reference; 3 an internal error (a bug in CUDA Playground: please report it).
 )";
 }
 
@@ -109,6 +114,10 @@ int main(int argc, char** argv) {
         return cp::cli::user_error("this build has no window (configured with -DCP_BUILD_GUI=OFF)",
                                    "use the subcommands: list, info, compile, run");
 #endif
+    } catch (const std::bad_alloc&) {
+        // Sizes come from the user (--set, images): running out of memory is theirs to fix, not a bug.
+        return cp::cli::user_error("there is not enough memory for this run",
+                                   "use smaller sizes (--set, a smaller image), or close other programs");
     } catch (const std::exception& e) {
         // A bug, not a user error: say so instead of aborting.
         std::cerr << "internal error: " << e.what() << "\n  please report this with the command you ran\n";

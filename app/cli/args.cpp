@@ -75,7 +75,12 @@ Result<LaunchOptions> parse_launch_options(const Args& args) {
         if (!args.has(opt)) continue;
         std::string why;
         auto d = parse_dim3(args.get(opt), &why);
-        if (!d) return make_error("`" + std::string(opt) + " " + args.get(opt) + "`: " + why, "e.g. --block 256 or --block 16x16");
+        if (!d) {
+            const std::string o = opt;
+            return make_error("`" + o + " " + args.get(opt) + "`: " + why,
+                              o == "--block" ? "e.g. --block 256 or --block 16x16"
+                                             : "e.g. --grid 64 or --grid 38x25 (or leave --grid out: the file computes it)");
+        }
         (std::string(opt) == "--block" ? out.block : out.grid) = *d;
     }
     return out;
@@ -89,14 +94,19 @@ std::string backend_option_help(int column) {
     return line + "where kernels run: " + choices + "\n";
 }
 
-Result<int> parse_positive_int(const std::string& option, const std::string& text) {
+Result<int> parse_whole_number(const std::string& option, const std::string& text, int min, int max) {
     try {
         size_t used = 0;
         const long v = std::stol(text, &used);
-        if (used == text.size() && v > 0 && v <= 1000000) return int(v);
+        if (used == text.size() && v >= min && v <= max) return int(v);
     } catch (...) {
     }
-    return make_error("`" + option + " " + text + "`: expected a whole number from 1 to 1000000");
+    return make_error("`" + option + " " + text + "`: expected a whole number from " + std::to_string(min) + " to " +
+                      std::to_string(max));
+}
+
+Result<int> parse_positive_int(const std::string& option, const std::string& text) {
+    return parse_whole_number(option, text, 1, 1000000);
 }
 
 }  // namespace cp::cli

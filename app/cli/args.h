@@ -42,6 +42,8 @@ Result<LaunchOptions> parse_launch_options(const Args& args);
 // The help line of --backend, from the registry: "--backend NAME  where kernels run: auto (default), cuda or cpu".
 std::string backend_option_help(int column);
 
-Result<int> parse_positive_int(const std::string& option, const std::string& text);
+// "--repeat 20": a whole number in [min, max]; the error names the option and the range.
+Result<int> parse_whole_number(const std::string& option, const std::string& text, int min, int max);
+Result<int> parse_positive_int(const std::string& option, const std::string& text);  // 1 to 1000000
 
 }  // namespace cp::cli

@@ -20,7 +20,8 @@ std::string usage() {
 Compiles FILE with NVRTC and prints the compiler's diagnostics (file:line:column: severity: message)
 and the kernel's resource usage (registers, shared memory, stack, spills). Works with or without a
 GPU, and on any .cu file: a metadata header is checked when present but not required.
-Exit status: 0 compiled, 1 errors (in the source or the metadata header).
+Exit status: 0 compiled, 1 errors (in the source, the metadata header or the command), 3 an internal error
+(a bug: please report it).
 
   --arch sm_XY    target architecture (default: the GPU's, or )" + std::string(kArchWithoutDevice) + R"( when there is none)
   --option OPT    an extra NVRTC option, e.g. --option=-DTILE=32 (repeatable)
@@ -77,7 +78,7 @@ int cmd_compile(const std::vector<std::string>& argv) {
                          {"diagnostics", nlohmann::json::parse(diagnostics_json(diagnostics))},
                          {"resources", result.ok ? nlohmann::json::parse(usage_json(result.usage)) : nlohmann::json()}};
         if (result.error) j["error"] = result.error->message;
-        std::cout << j.dump(2) << "\n";
+        std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         return ok ? 0 : 1;
     }
     for (const auto& d : diagnostics) (d.severity == Severity::Error ? std::cerr : std::cout) << d.str() << "\n";

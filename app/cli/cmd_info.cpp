@@ -22,6 +22,9 @@ capability, SM count, memory and launch limits, the NVRTC version used to compil
 kernel code and the compilers confines on this machine.
 
   --json    print the same as JSON
+
+Exit status: 0 shown (also when no backend can run kernels), 1 a mistake in the command,
+3 an internal error (a bug: please report it).
 )";
 
 void print_device(const DeviceInfo& d) {
@@ -79,7 +82,7 @@ int cmd_info(const std::vector<std::string>& argv) {
             d["description"] = p.entry->description;
             j[p.entry->name] = d;
         }
-        std::cout << j.dump(2) << "\n";
+        std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         return 0;
     }
     std::cout << "CUDA Playground " << CP_VERSION << "\n"

@@ -16,6 +16,8 @@ Lists the kernel library (kernels/**/*.cu) by category, with each kernel's title
 Run one with `cuda-playground run <path or name>`.
 
   --json    print a JSON array of {path, name, title, category, tags, problems}
+
+Exit status: 0 listed, 1 a mistake in the command, 3 an internal error (a bug: please report it).
 )";
 }
 
@@ -42,7 +44,7 @@ int cmd_list(const std::vector<std::string>& argv) {
                            {"tags", k.spec.tags},
                            {"problems", problems}});
         }
-        std::cout << out.dump(2) << "\n";
+        std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         return 0;
     }
     if (library.empty()) {

@@ -1,4 +1,5 @@
-// `cuda-playground run FILE`: resolve, compile, validate, launch, time, verify, write views and a JSON result.
+// `cuda-playground run FILE`: check the options and output paths, then resolve, check the launch against the
+// device, compile, launch, time, verify, write views and a JSON result.
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "core/engine/backend.h"
@@ -26,15 +27,20 @@ reference, and writes each output view (PNG for images, CSV for arrays).
   --block X[xY[xZ]]         threads per block, e.g. 256 or 16x16 (default: the file's)
   --grid X[xY[xZ]]          blocks per grid (default: the file's expression)
   --repeat N                timed launches (default 10 on cuda, 3 on cpu); min/median/max are reported
-  --warmup N                untimed launches first (default 1)
+  --warmup N                untimed launches first (default 1; 0 for none)
   --flush-l2                flush the L2 cache between timed launches
   --no-verify               skip the check against the CPU reference
   --chunk-bytes N           send each input in host->device copies of at most N bytes (many small vs one large)
   --pinned                  copy from/to pinned (page-locked) host memory (CUDA; the CPU backend has no such thing)
-  --out-dir DIR             write the output views there
-  --json FILE               write the result as JSON (- for stdout)
+  --out-dir DIR             write the output views there (created if missing)
+  --json FILE               write the result as JSON (- for stdout; its folder is created if missing)
 
-Exit status: 0 success, 1 a user error (message on stderr), 2 the result failed its check.
+The launch is checked against the device's limits, and the output paths against the file system,
+before anything is compiled or run.
+
+Exit status: 0 success; 1 a user error, or a kernel that failed to compile or run (the message on
+stderr says what and how to fix it); 2 the result failed its check against the CPU reference;
+3 an internal error (a bug: please report it).
 )";
 }
 
@@ -49,7 +55,8 @@ void print_header(const RunReport& r, const DeviceInfo& device) {
                   << " threads, " << (threads + device.warp_size - 1) / device.warp_size << " warps per block; "
                   << grid.count() << " blocks)\n";
     }
-    if (r.failed_stage == RunStage::None || r.failed_stage > RunStage::Compile) {
+    // Only when it compiled: a launch the device refuses is refused before compiling, and "0.0 ms" would say otherwise.
+    if (r.compiled && (r.failed_stage == RunStage::None || r.failed_stage > RunStage::Compile)) {
         std::cout << "  compile:  " << std::fixed << std::setprecision(1) << r.compile_ms << " ms"
                   << (r.cache_hit ? " (cached)" : "");
         if (r.usage.registers >= 0) std::cout << ", " << r.usage.registers << " registers";
@@ -102,6 +109,8 @@ void print_results(const RunReport& r, const DeviceInfo& device) {
         std::cout << std::defaultfloat << "  check:    " << (*r.verified ? "verified" : "FAILED") << " against the CPU reference (max abs error "
                   << r.max_abs_error << ", " << r.mismatches << " mismatches)\n";
         if (!*r.verified) std::cout << "            first mismatch: " << r.mismatch_detail << "\n";
+    } else if (r.launched && r.failed_stage == RunStage::Verify) {
+        std::cout << "  check:    not done: the CPU reference failed (below)\n";
     } else if (r.launched) {
         std::cout << "  check:    not verified (no CPU reference)\n";
     }
@@ -131,8 +140,36 @@ int cmd_run(const std::vector<std::string>& argv) {
         return user_error("`run` needs exactly one FILE", "e.g. cuda-playground run image/box_blur (see `list`)");
     }
 
+    // Everything that can be checked without the kernel comes first: a mistake here costs no compile or run.
     auto launch = parse_launch_options(*args);
     if (!launch) return user_error(launch.error().message, launch.error().hint);
+    RunOptions options;
+    std::optional<int> repeats;
+    if (args->has("--repeat")) {
+        auto n = parse_positive_int("--repeat", args->get("--repeat"));
+        if (!n) return user_error(n.error().message);
+        repeats = *n;
+    }
+    if (args->has("--warmup")) {
+        auto n = parse_whole_number("--warmup", args->get("--warmup"), 0, 1000000);
+        if (!n) return user_error(n.error().message);
+        options.timing.warmup = *n;
+    }
+    options.timing.flush_l2 = args->has("--flush-l2");
+    options.verify = !args->has("--no-verify");
+    options.pinned_host = args->has("--pinned");
+    if (args->has("--chunk-bytes")) {
+        auto n = parse_positive_int("--chunk-bytes", args->get("--chunk-bytes"));
+        if (!n) return user_error(n.error().message);
+        options.upload_chunk_bytes = uint64_t(*n);
+    }
+    const std::string json_path = args->get("--json");
+    if (args->has("--out-dir")) {
+        if (auto ok = check_output_folder("--out-dir", args->get("--out-dir")); !ok) return user_error(ok.error().message, ok.error().hint);
+    }
+    if (args->has("--json") && json_path != "-") {
+        if (auto ok = check_output_file("--json", json_path); !ok) return user_error(ok.error().message, ok.error().hint);
+    }
 
     auto file = load_kernel_file(find_kernel_path(args->positional[0]));
     if (!file) return user_error(file.error().message, file.error().hint);
@@ -166,28 +203,9 @@ int cmd_run(const std::vector<std::string>& argv) {
         if (!ok) return user_error(ok.error().message, ok.error().hint);
     }
     session.set_choices(std::move(choices));
-
-    RunOptions options;
-    options.timing.repeats = engine.capabilities().default_repeats;
-    if (args->has("--repeat")) {
-        auto n = parse_positive_int("--repeat", args->get("--repeat"));
-        if (!n) return user_error(n.error().message);
-        options.timing.repeats = *n;
-    }
-    if (args->has("--warmup")) {
-        auto n = parse_positive_int("--warmup", args->get("--warmup"));
-        if (!n) return user_error(n.error().message);
-        options.timing.warmup = *n;
-    }
-    options.timing.flush_l2 = args->has("--flush-l2");
-    options.verify = !args->has("--no-verify");
-    options.pinned_host = args->has("--pinned");
-    if (args->has("--chunk-bytes")) {
-        auto n = parse_positive_int("--chunk-bytes", args->get("--chunk-bytes"));
-        if (!n) return user_error(n.error().message);
-        options.upload_chunk_bytes = uint64_t(*n);
-    }
-    const bool text_to_stdout = args->get("--json") != "-";
+    // Limits the device has whatever the kernel is are checked by run() before it compiles.
+    options.timing.repeats = repeats.value_or(engine.capabilities().default_repeats);
+    const bool text_to_stdout = json_path != "-";
     bool header_printed = false;
     if (text_to_stdout) {
         options.before_launch = [&](const RunReport& so_far) {
@@ -208,12 +226,15 @@ int cmd_run(const std::vector<std::string>& argv) {
     }
     if (args->has("--json")) {
         const std::string json = run_report_json(report, written);
-        if (args->get("--json") == "-") {
+        if (json_path == "-") {
             std::cout << json << "\n";
         } else {
-            std::ofstream out(args->get("--json"));
+            std::error_code ec;
+            if (const auto folder = std::filesystem::path(json_path).parent_path(); !folder.empty())
+                std::filesystem::create_directories(folder, ec);
+            std::ofstream out(json_path);
             out << json << "\n";
-            if (!out) return user_error("cannot write " + args->get("--json"), "check that the folder exists and is writable");
+            if (!out) return user_error("cannot write " + json_path, "check that its folder is writable and the disk is not full");
         }
     }
     if (text_to_stdout) {

@@ -1,6 +1,9 @@
 // The cuda-playground subcommands; each takes its own arguments (after the subcommand) and returns the exit code.
-// Exit codes: 0 success, 1 user error (with a message on stderr), 2 a result failed its check.
+// Exit codes: 0 success, 1 user error (with a message on stderr), 2 a result failed its check; main() turns an
+// exception into 3 (an internal error: a bug), except running out of memory, which is 1.
 #pragma once
+
+#include "core/result.h"
 
 #include <filesystem>
 #include <string>
@@ -15,6 +18,11 @@ int cmd_run(const std::vector<std::string>& args);
 
 // Resolves FILE as given, else inside the kernel library ("image/box_blur", "box_blur", "box_blur.cu").
 std::filesystem::path find_kernel_path(const std::string& file);
+
+// Before a run: the folder exists and is writable, or can be created (its nearest existing folder is writable).
+Result<bool> check_output_folder(const std::string& option, const std::filesystem::path& dir);
+// Before a run: the file is not a folder and can be written, or created (with its folder).
+Result<bool> check_output_file(const std::string& option, const std::filesystem::path& file);
 
 // Prints "error: message" and "  hint: ..." to stderr; returns 1.
 int user_error(const std::string& message, const std::string& hint = {});

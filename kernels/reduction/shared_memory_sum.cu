@@ -15,7 +15,7 @@ grid: ceil(n / block.x)
 shared: block.x * 4
 problem: n
 view total: table
-reference: sum
+reference: sum_reference
 tolerance: 0
 */
 extern "C" __global__ void shared_memory_sum(const int* input, int* total, int n)
@@ -39,3 +39,13 @@ extern "C" __global__ void shared_memory_sum(const int* input, int* total, int n
         atomicAdd(total, partial[0]);
     }
 }
+
+#ifdef PLAYGROUND_REFERENCE
+// 64-bit accumulation, then the 32-bit wrap-around the kernel's int atomics would produce.
+static void sum_reference(const int* input, int* total, int n)
+{
+    long long sum = 0;
+    for (int i = 0; i < n; ++i) sum += input[i];
+    total[0] = (int)(unsigned)(unsigned long long)sum;
+}
+#endif

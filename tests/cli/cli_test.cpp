@@ -178,6 +178,42 @@ TEST(Cli, EveryLibraryKernelVerifiesOnTheCpuBackend) {
     }
 }
 
+// A lesson is one file: copied alone into an empty folder it runs and checks itself with its own reference;
+// a wrong reference makes the check fail; a reference that crashes or never ends is reported with its line.
+TEST(Cli, ALessonFileAloneInAnEmptyFolderVerifiesWithItsOwnReference) {
+    TempDir alone;
+    const std::string lesson = cp::test::read_file(kernel("basics/vector_add"));
+    auto write = [&](const std::string& name, const std::string& from, const std::string& to) {
+        std::string text = lesson;
+        const size_t at = text.rfind(from);  // the last occurrence: the reference, not the kernel
+        EXPECT_NE(at, std::string::npos) << from;
+        if (at != std::string::npos && !from.empty()) text.replace(at, from.size(), to);
+        std::ofstream(alone.path() / name) << text;
+        return (alone.path() / name).string();
+    };
+    const std::string sum = "c[i] = a[i] + b[i];";
+    auto r = cli({"run", write("vector_add.cu", "", ""), "--backend", "cpu", "--set", "n=1001", "--json", "-"});
+    ASSERT_EQ(r.exit_code, 0) << r.both();
+    EXPECT_EQ(nlohmann::json::parse(r.out)["verified"], true);
+
+    r = cli({"run", write("wrong.cu", sum, "c[i] = a[i] + b[i] + (i == 7);"), "--backend", "cpu", "--set", "n=1001"});
+    EXPECT_EQ(r.exit_code, 2) << r.both();
+    EXPECT_NE(r.out.find("first mismatch: c[7]"), std::string::npos) << r.out;
+
+    const int reference_line = 32;  // the reference's loop in vector_add.cu
+    r = cli({"run", write("crash.cu", sum, "c[i + (1 << 28)] = a[i];"), "--backend", "cpu", "--set", "n=1001"});
+    EXPECT_EQ(r.exit_code, 1) << r.both();
+    EXPECT_NE(r.err.find("the CPU reference `vector_add_reference` failed: it wrote to an address it may not"),
+              std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("(line " + std::to_string(reference_line) + ")"), std::string::npos) << r.err;
+
+    const auto hang_file = write("hang.cu", sum, "while (n) c[i] = a[i];");
+    r = cp::test::run_process({CP_BINARY, "run", hang_file, "--backend", "cpu", "--set", "n=1001"},
+                              {"CUDA_PLAYGROUND_CACHE_DIR=" + cache_dir().path().string(), "CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S=2"});
+    EXPECT_EQ(r.exit_code, 1) << r.both();
+    EXPECT_NE(r.err.find("did not finish within 2 s"), std::string::npos) << r.err;
+}
+
 TEST(Cli, RunWritesViewsAndTheJsonResult) {
     TempDir out;
     const auto json_path = out.path() / "result.json";

@@ -25,7 +25,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool contains(const ProcessResult& r, const std::string& words) { return r.both().find(words) != std::string::npos; }
+bool contains(const ProcessResult& r, const std::string& words) {
+    return r.both().find(words) != std::string::npos;
+}
 
 }  // namespace
 
@@ -53,7 +55,8 @@ TEST(HostileFiles, WritingAFileIsRefused) {
     Hostile h("write_file.cu");
     const ProcessResult r = h.run_cpu();
     EXPECT_EQ(r.exit_code, 1) << r.both();
-    EXPECT_TRUE(contains(r, "thread (2,0,0) of block (0,0,0) tried to write the file " + (h.dir.path() / "written").string()))
+    EXPECT_TRUE(
+        contains(r, "thread (2,0,0) of block (0,0,0) tried to write the file " + (h.dir.path() / "written").string()))
         << r.both();
     EXPECT_FALSE(h.exists("written"));
     h.expect_json_error("tried to write the file");
@@ -125,7 +128,8 @@ TEST(HostileFiles, HostFunctionsCalledFromAKernelAreRefusedByNvrtcFirst) {
 TEST(HostileFiles, AbsoluteAndEscapingIncludesAreRefusedOnBothCompilers) {
     for (const char* name : {"absolute_include.cu", "escaping_include.cu"}) {
         Hostile h(name);
-        const std::string why = std::string(name) == "absolute_include.cu" ? "not an absolute path" : "it leaves the kernel file's folder";
+        const std::string why =
+            std::string(name) == "absolute_include.cu" ? "not an absolute path" : "it leaves the kernel file's folder";
         for (const ProcessResult& r : {h.run_cpu(), h.compile()}) {
             EXPECT_EQ(r.exit_code, 1) << name << "\n" << r.both();
             EXPECT_TRUE(contains(r, ":7:10: error: `#include \"")) << name << "\n" << r.both();
@@ -158,7 +162,8 @@ TEST(HostileFiles, LocalHeadersWorkTheSameOnBothCompilers) {
 }
 
 TEST(HostileFiles, ComputedIncludesAndIncbinCannotReadOtherFiles) {
-    if (!cp::test::compilers_confined()) GTEST_SKIP() << "no Landlock on this kernel: the compilers are not confined here";
+    if (!cp::test::compilers_confined())
+        GTEST_SKIP() << "no Landlock on this kernel: the compilers are not confined here";
     {
         Hostile h("computed_include.cu");
         for (const ProcessResult& r : {h.run_cpu(), h.compile()}) {
@@ -172,7 +177,8 @@ TEST(HostileFiles, ComputedIncludesAndIncbinCannotReadOtherFiles) {
         Hostile h("incbin.cu");
         const ProcessResult r = h.run_cpu();
         EXPECT_EQ(r.exit_code, 1) << r.both();
-        EXPECT_TRUE(contains(r, "the assembler: file not found: " + (h.dir.path() / "home" / "secret.txt").string())) << r.both();
+        EXPECT_TRUE(contains(r, "the assembler: file not found: " + (h.dir.path() / "home" / "secret.txt").string()))
+            << r.both();
         h.expect_secret_kept(r);
     }
 }
@@ -183,7 +189,8 @@ TEST(HostileFiles, ExitAndAbortInAKernelAreReportedNotFatal) {
         Hostile h(name);
         const ProcessResult r = h.run_cpu();
         EXPECT_EQ(r.exit_code, 1) << r.both();
-        EXPECT_TRUE(contains(r, "thread (5,0,0) of block (1,0,0) " + words + " (line 13); kernels cannot end the program"))
+        EXPECT_TRUE(
+            contains(r, "thread (5,0,0) of block (1,0,0) " + words + " (line 13); kernels cannot end the program"))
             << r.both();
         h.expect_json_error(words);
     }
@@ -195,8 +202,10 @@ TEST(HostileFiles, AnInfiniteLoopIsStoppedAfterTheTimeOutAndAnnouncedFirst) {
     const ProcessResult r = h.run_cpu({"CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S=2"});
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     EXPECT_EQ(r.exit_code, 1) << r.both();
-    EXPECT_TRUE(contains(r, "kernel `infinite_loop` (grid 1x1x1, block 64x1x1) did not finish within 2 s "
-                            "(CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S) and was stopped")) << r.both();
+    EXPECT_TRUE(contains(r,
+                         "kernel `infinite_loop` (grid 1x1x1, block 64x1x1) did not finish within 2 s "
+                         "(CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S) and was stopped"))
+        << r.both();
     EXPECT_NE(r.out.find("launch:   grid 1x1x1, block 64x1x1"), std::string::npos) << r.out;
     EXPECT_LT(s, 20.0) << "compile + 2 s + replacing the worker";
     h.expect_json_error("did not finish within 2 s");
@@ -208,7 +217,8 @@ TEST(HostileFiles, NothingHappensWhenNvrtcCompilesThem) {
         Hostile h(name);
         const ProcessResult r = h.compile();
         EXPECT_EQ(r.exit_code, 0) << name << ": the device code is plain CUDA\n" << r.both();
-        for (const char* effect : {"started", "executed", "written", "started_at_load"}) EXPECT_FALSE(h.exists(effect)) << name;
+        for (const char* effect : {"started", "executed", "written", "started_at_load"})
+            EXPECT_FALSE(h.exists(effect)) << name;
         h.expect_secret_kept(r);
     }
 }

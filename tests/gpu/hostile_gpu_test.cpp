@@ -22,12 +22,14 @@ protected:
 };
 
 TEST_F(HostileOnGpu, HiddenHostCodeNeverRunsAndTheKernelsRunPlainly) {
-    for (const char* name : {"start_program.cu", "exec_program.cu", "write_file.cu", "read_secret.cu", "signal_parent.cu",
-                             "static_constructor.cu", "kernel_exit.cu", "kernel_abort.cu", "connect_socket.cu", "incbin.cu"}) {
+    for (const char* name :
+         {"start_program.cu", "exec_program.cu", "write_file.cu", "read_secret.cu", "signal_parent.cu",
+          "static_constructor.cu", "kernel_exit.cu", "kernel_abort.cu", "connect_socket.cu", "incbin.cu"}) {
         Hostile h(name, 9);
         const ProcessResult r = h.run_on("cuda");
         EXPECT_EQ(r.exit_code, 0) << name << "\n" << r.both();
-        for (const char* effect : {"started", "executed", "written", "started_at_load"}) EXPECT_FALSE(h.exists(effect)) << name;
+        for (const char* effect : {"started", "executed", "written", "started_at_load"})
+            EXPECT_FALSE(h.exists(effect)) << name;
         h.expect_secret_kept(r);
     }
 }
@@ -62,7 +64,8 @@ TEST_F(HostileOnGpu, AKernelThatNeverEndsIsStoppedByTheWatchdog) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     EXPECT_EQ(r.exit_code, 1) << r.both();
     EXPECT_TRUE(output_contains(r, "did not finish within 3 s")) << r.both();
-    EXPECT_NE(r.out.find("launch:   grid 1x1x1, block 64x1x1"), std::string::npos) << "announced before it ran\n" << r.out;
+    EXPECT_NE(r.out.find("launch:   grid 1x1x1, block 64x1x1"), std::string::npos) << "announced before it ran\n"
+                                                                                   << r.out;
     EXPECT_LT(seconds, 60.0);
     h.expect_json_error("did not finish within 3 s");
 }

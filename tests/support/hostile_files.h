@@ -34,8 +34,8 @@ struct Hostile {
         dir.write("home/secret.h", "// " + secret + "\n#define SECRET 42\n");
         std::string text = cp::test::read_file(std::filesystem::path(CP_TEST_DATA_DIR) / "hostile" / name);
         EXPECT_FALSE(text.empty()) << name;
-        for (const auto& [from, to] : {std::pair<std::string, std::string>{"@DIR@", dir.path().string()},
-                                       {"@PORT@", std::to_string(port)}})
+        for (const auto& [from, to] :
+             {std::pair<std::string, std::string>{"@DIR@", dir.path().string()}, {"@PORT@", std::to_string(port)}})
             for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
                 text.replace(at, from.size(), to);
         file = dir.write("lesson/" + name, text);
@@ -69,7 +69,9 @@ struct Hostile {
     }
 };
 
-inline bool output_contains(const ProcessResult& r, const std::string& words) { return r.both().find(words) != std::string::npos; }
+inline bool output_contains(const ProcessResult& r, const std::string& words) {
+    return r.both().find(words) != std::string::npos;
+}
 
 // Whether the compilers are confined here (Landlock): otherwise computed includes cannot be stopped.
 inline bool compilers_confined() {

@@ -37,7 +37,8 @@ protected:
     ui::Workspace& ws() { return host_->workspace(); }
     bool launched() { return ws().latest() && ws().latest()->report.launched; }
     std::string error() {
-        return ws().latest() && ws().latest()->report.error ? ws().latest()->report.error->full() : std::string("(no error)");
+        return ws().latest() && ws().latest()->report.error ? ws().latest()->report.error->full()
+                                                            : std::string("(no error)");
     }
     // Replaces `from` by `to` in the original source, as an edit in the window, and waits for the run.
     void edit(const std::string& from, const std::string& to) {
@@ -71,7 +72,8 @@ TEST_F(CpuSandboxWindow, CrashExitAndHangAreReportedAndTheNextEditRuns) {
     edit(kStore, "    for (volatile int spin = 1; spin;) {}\n" + kStore);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     EXPECT_FALSE(launched());
-    EXPECT_NE(error().find("did not finish within 2 s (CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S)"), std::string::npos) << error();
+    EXPECT_NE(error().find("did not finish within 2 s (CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S)"), std::string::npos)
+        << error();
     EXPECT_LT(seconds, 15.0) << "compile + 2 s + a new worker";
 
     edit(kStore, "#ifdef __CUDA_PLAYGROUND_CPU__\n    if (x == 0 && y == 0) system(\"true\");\n#endif\n" + kStore);

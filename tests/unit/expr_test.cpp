@@ -114,6 +114,25 @@ TEST(Expr, ArithmeticErrors) {
     EXPECT_NE(eval_error("pow(10, 400)").find("finite"), std::string::npos);
 }
 
+// A kernel file is untrusted: nesting deep enough to overflow the stack (it crashed the app on opening the
+// file) is an error with its column; the library's few levels are nowhere near the limit.
+TEST(Expr, DeepNestingIsAnErrorNotACrash) {
+    const std::string deep = std::string(300000, '(') + "1" + std::string(300000, ')');
+    auto r = eval_expr(deep, {});
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message.find("at column 201: the expression nests more than 200 levels deep"), std::string::npos)
+        << r.error().message;
+    auto c = check_expr(std::string(300000, '-') + "1", {});
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->message, "the expression nests more than 200 levels deep");
+    auto ok = eval_expr(std::string(199, '(') + "2" + std::string(199, ')'), {});
+    ASSERT_TRUE(ok) << ok.error().message;
+    EXPECT_EQ(*ok, 2);
+    auto calls = eval_expr("max(1, " + std::string(150, '-') + "min(3, (((4)))))", {});
+    ASSERT_TRUE(calls) << calls.error().message;
+    EXPECT_EQ(*calls, 3);  // an even number of signs
+}
+
 TEST(Expr, NamesListsReferencedNamesOnce) {
     EXPECT_EQ(expr_names("ceil(width / block.x) + width * src.height"),
               (std::vector<std::string>{"width", "block.x", "src.height"}));

@@ -57,6 +57,18 @@ TEST_F(KernelFileIo, Binary) {
     EXPECT_NE(r.error().message.find("is not a text file"), std::string::npos);
 }
 
+// NVRTC stops reading at a 0xFF byte (a Latin-1 "ÿ", or a UTF-16 file's mark): refused with its line, while
+// other non-UTF-8 bytes (Latin-1 "é" in a comment) compile and are kept.
+TEST_F(KernelFileIo, ByteThatEndsTheFileForTheCompiler) {
+    auto r = load_kernel_file(write("latin1.cu", "// caf\xe9\n/* na\xefve \xff */\n__global__ void k(float* a) {}\n"));
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message.find("latin1.cu` line 2 holds the byte 0xFF"), std::string::npos) << r.error().full();
+    EXPECT_NE(r.error().hint.find("UTF-8"), std::string::npos);
+    auto ok = load_kernel_file(write("e.cu", "// caf\xe9\n__global__ void k(float* a) {}\n"));
+    ASSERT_TRUE(ok) << ok.error().full();
+    EXPECT_EQ(ok->source.find('\xe9'), 6u);
+}
+
 TEST_F(KernelFileIo, Unreadable) {
     const fs::path p = write("locked.cu", "__global__ void k() {}\n");
     fs::permissions(p, fs::perms::none);

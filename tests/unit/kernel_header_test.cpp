@@ -200,10 +200,15 @@ TEST(KernelHeader, Views) {
     expect_error(parse(plus(plus(base_header(), "view c: plot"), "view c: table")), 10, {"already has a view (line 9)"});
 }
 
-TEST(KernelHeader, UnknownReferenceListsKnownOnes) {
+TEST(KernelHeader, ReferenceNamesAFunctionInTheFile) {
     expect_error(parse(plus(base_header(), "reference: vec_add")), 9,
-                 {"unknown reference `vec_add`", "Did you mean `vector_add`?",
-                  "Known references: box_blur_3x3, grayscale_bt601, histogram256, matmul, sum, thread_ids, vector_add"});
+                 {"`reference: vec_add` names no function in this file", "#ifdef PLAYGROUND_REFERENCE",
+                  "static void vec_add(const float* a, float* c, int n)"});
+    expect_error(parse(plus(base_header(), "reference: vector add")), 9, {"names a function in this file"});
+    const KernelFile ok = parse(plus(base_header(), "reference: vec_add"),
+                                std::string(kSignature) + "#ifdef PLAYGROUND_REFERENCE\n"
+                                "static void vec_add(const float* a, float* c, int n) {}\n#endif\n");
+    EXPECT_TRUE(ok.usable()) << dump(ok);
 }
 
 TEST(KernelHeader, Tolerance) {

@@ -88,6 +88,20 @@ TEST(LaunchValidation, PerDimensionBlockLimit) {
     EXPECT_NE(errors[0].message.find("Try 1x1x64 and grid 1x1x2."), std::string::npos) << errors[0].message;
 }
 
+// 1x1x65 on a 1D problem: the block's shape is the mistake, so the suggestion is the problem's conventional
+// block (not 1x1x64 with a million blocks), and no warning (warp size: "Try 256x1x1") sits next to the refusal.
+TEST(LaunchValidation, RefusalComesAloneWithTheProblemsBlock) {
+    const auto issues = validate_launch(gpu(), check({1000003, 1, 1}, {1, 1, 65}, {1000003}));
+    ASSERT_EQ(issues.size(), 1u);
+    EXPECT_EQ(issues[0].severity, Severity::Error);
+    EXPECT_EQ(issues[0].message,
+              "block 1x1x65 is 65 threads in z; this GPU allows at most 64 in z. Try 256x1x1 and grid 3907x1x1.");
+    // A 3D problem that extends in z keeps the block's shape, at the limit.
+    const auto z = validate_launch(gpu(), check({1, 1, 1}, {2, 2, 100}, {10, 10, 300}));
+    ASSERT_EQ(z.size(), 1u);
+    EXPECT_NE(z[0].message.find("Try 2x2x64 and grid 5x5x5."), std::string::npos) << z[0].message;
+}
+
 TEST(LaunchValidation, PerDimensionGridLimit) {
     const auto errors = only(validate_launch(gpu(), check({1, 70000, 1}, {32, 1, 1})), Severity::Error);
     ASSERT_EQ(errors.size(), 1u);

@@ -24,8 +24,9 @@ TEST(LocalIncludes, NestedHeadersAreFoundOnceAndSpelledFromTheKernelsFolder) {
     dir.write("k/sub/b.h", "#define SUBB 1\n#include \"a.h\"\n");  // a cycle: each header once
     dir.write("k/top.h", "#define TOP 3\n");
     dir.write("k/b.h", "#define B 2\n");
-    const std::string source = "#include \"sub/a.h\"\n#  include \"./b.h\"\n#include <cuda_runtime.h>\n"
-                               "#include \"cuda_runtime.h\"\n";
+    const std::string source =
+        "#include \"sub/a.h\"\n#  include \"./b.h\"\n#include <cuda_runtime.h>\n"
+        "#include \"cuda_runtime.h\"\n";
     const LocalIncludes r = resolve_local_includes(source, (dir.path() / "k" / "kernel.cu").string());
     EXPECT_TRUE(r.diagnostics.empty()) << messages(r);
     ASSERT_EQ(r.headers.size(), 4u);
@@ -35,8 +36,9 @@ TEST(LocalIncludes, NestedHeadersAreFoundOnceAndSpelledFromTheKernelsFolder) {
     EXPECT_EQ(by_name.at("sub/b.h"), "#define SUBB 1\n#include \"sub/a.h\"\n");
     EXPECT_EQ(by_name.at("b.h"), "#define B 2\n");
     EXPECT_EQ(by_name.at("top.h"), "#define TOP 3\n");
-    EXPECT_EQ(r.rewritten_source, "#include \"sub/a.h\"\n#  include \"b.h\"\n#include <cuda_runtime.h>\n"
-                                  "#include \"cuda_runtime.h\"\n")
+    EXPECT_EQ(r.rewritten_source,
+              "#include \"sub/a.h\"\n#  include \"b.h\"\n#include <cuda_runtime.h>\n"
+              "#include \"cuda_runtime.h\"\n")
         << "a quoted name that is no local file is left to the compiler's include path";
 }
 
@@ -44,12 +46,15 @@ TEST(LocalIncludes, AbsolutePathsAndEscapesAreRefusedWithTheirLine) {
     TempDir dir;
     dir.write("secret.h", "#define SECRET 1\n");
     dir.write("k/ok.h", "#define OK 1\n");
-    const std::string source = "#include \"ok.h\"\n"
-                               "#include \"" + (dir.path() / "secret.h").string() + "\"\n"
-                               "  #include \"../secret.h\"\n"
-                               "#include \"ok/../../secret.h\"\n"
-                               "#include </etc/passwd>\n"
-                               "#include <../../../etc/passwd>\n";
+    const std::string source =
+        "#include \"ok.h\"\n"
+        "#include \"" +
+        (dir.path() / "secret.h").string() +
+        "\"\n"
+        "  #include \"../secret.h\"\n"
+        "#include \"ok/../../secret.h\"\n"
+        "#include </etc/passwd>\n"
+        "#include <../../../etc/passwd>\n";
     const std::string path = (dir.path() / "k" / "kernel.cu").string();
     const LocalIncludes r = resolve_local_includes(source, path);
     ASSERT_EQ(r.diagnostics.size(), 5u) << messages(r);
@@ -59,7 +64,8 @@ TEST(LocalIncludes, AbsolutePathsAndEscapesAreRefusedWithTheirLine) {
     EXPECT_NE(r.diagnostics[0].message.find("not an absolute path"), std::string::npos) << messages(r);
     for (int i : {1, 2}) {
         EXPECT_EQ(r.diagnostics[size_t(i)].line, i + 2);
-        EXPECT_NE(r.diagnostics[size_t(i)].message.find("it leaves the kernel file's folder"), std::string::npos) << messages(r);
+        EXPECT_NE(r.diagnostics[size_t(i)].message.find("it leaves the kernel file's folder"), std::string::npos)
+            << messages(r);
     }
     EXPECT_EQ(r.diagnostics[3].line, 5);
     EXPECT_NE(r.diagnostics[4].message.find("climbs out"), std::string::npos) << messages(r);
@@ -72,7 +78,8 @@ TEST(LocalIncludes, ALinkToAFileOutsideTheFolderIsRefused) {
     dir.write("outside.h", "#define SECRET 1\n");
     dir.write("k/kernel.cu", "");
     std::filesystem::create_symlink(dir.path() / "outside.h", dir.path() / "k" / "inside.h");
-    const LocalIncludes r = resolve_local_includes("#include \"inside.h\"\n", (dir.path() / "k" / "kernel.cu").string());
+    const LocalIncludes r =
+        resolve_local_includes("#include \"inside.h\"\n", (dir.path() / "k" / "kernel.cu").string());
     ASSERT_EQ(r.diagnostics.size(), 1u) << messages(r);
     EXPECT_NE(r.diagnostics[0].message.find("inside.h is a link to a file outside"), std::string::npos) << messages(r);
     EXPECT_TRUE(r.headers.empty());
@@ -80,10 +87,11 @@ TEST(LocalIncludes, ALinkToAFileOutsideTheFolderIsRefused) {
 
 TEST(LocalIncludes, CommentsAndStringsAreNotDirectives) {
     TempDir dir;
-    const std::string source = "// #include \"/etc/passwd\"\n"
-                               "/* an example:\n#include \"/etc/passwd\"\n*/\n"
-                               "const char* s = \"/*\";\n"
-                               "#include \"/etc/shadow\"\n";
+    const std::string source =
+        "// #include \"/etc/passwd\"\n"
+        "/* an example:\n#include \"/etc/passwd\"\n*/\n"
+        "const char* s = \"/*\";\n"
+        "#include \"/etc/shadow\"\n";
     const LocalIncludes r = resolve_local_includes(source, (dir.path() / "kernel.cu").string());
     ASSERT_EQ(r.diagnostics.size(), 1u) << messages(r);
     EXPECT_EQ(r.diagnostics[0].line, 6) << "only the real directive, after the string holding /*";

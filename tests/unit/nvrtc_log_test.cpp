@@ -77,6 +77,23 @@ TEST(NvrtcLog, UnlocatedMessages) {
     EXPECT_NE(d[1].message.find("too much shared data"), std::string::npos);
 }
 
+// NVRTC echoes the erroneous source line: a megabyte-long line (a kernel file is untrusted) overflowed the
+// stack in std::regex. The diagnostic and its column still come out.
+TEST(NvrtcLog, MegabyteSourceLineDoesNotOverflowTheStack) {
+    const std::string source_line = "a[0] = 1" + std::string(1000000, '+') + " oops;";
+    const std::string log = "k.cu(4): error: identifier \"oops\" is undefined\n  " + source_line + "\n  " +
+                            std::string(source_line.size() - 5, ' ') + "^\n\n";
+    const auto d = parse_nvrtc_diagnostics(log, "k.cu", 9);
+    ASSERT_EQ(d.size(), 1u);
+    EXPECT_EQ(d[0].line, 4);
+    EXPECT_EQ(d[0].column, int(source_line.size()) - 4);
+    EXPECT_EQ(d[0].message, "identifier \"oops\" is undefined");
+    // An absurdly long kernel name is not matched (only the first 4096 bytes of a line are), and does not crash.
+    const std::string entries = "ptxas info    : Compiling entry function '" + std::string(1000000, 'k') +
+                                "' for 'sm_90'\nptxas info    : Compiling entry function 'second' for 'sm_90'\n";
+    EXPECT_EQ(ptxas_entry_functions(entries), std::vector<std::string>{"second"});
+}
+
 const char* kTwoEntries =
     "ptxas info    : 7 bytes gmem\n"
     "ptxas info    : Compiling entry function '_Z5firstPf' for 'sm_90'\n"

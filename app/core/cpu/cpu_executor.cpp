@@ -79,7 +79,8 @@ Result<ModuleFacts> CpuExecutor::load_module(ModuleId id, const std::string& lib
 
 std::optional<EngineError> CpuExecutor::map_buffer(BufferId id, const std::string& name, int fd, uint64_t bytes) {
     auto memory = GuardedBuffer::map_shared(fd, bytes);
-    if (!memory) return engine_error("OUT_OF_MEMORY", "buffer `" + name + "`: " + memory.error().message, memory.error().hint);
+    if (!memory)
+        return engine_error("OUT_OF_MEMORY", "buffer `" + name + "`: " + memory.error().message, memory.error().hint);
     buffers_[id] = Buffer{name, std::move(*memory)};
     return std::nullopt;
 }
@@ -88,18 +89,23 @@ std::optional<EngineError> CpuExecutor::check_config(const LaunchRequest& r, con
     const DeviceInfo limits;  // CUDA's usual limits, as info() reports them
     const std::string hint = "the CPU backend enforces the same limits as a GPU";
     if (!r.block.count() || !r.grid.count())
-        return engine_error("INVALID_CONFIGURATION", "grid " + r.grid.str() + " and block " + r.block.str() + " must not be 0 in any dimension", hint);
+        return engine_error("INVALID_CONFIGURATION",
+                            "grid " + r.grid.str() + " and block " + r.block.str() + " must not be 0 in any dimension",
+                            hint);
     if (r.block.count() > uint64_t(limits.max_threads_per_block) || r.block.x > limits.max_block.x ||
         r.block.y > limits.max_block.y || r.block.z > limits.max_block.z)
-        return engine_error("INVALID_CONFIGURATION", "block " + r.block.str() + " exceeds the limits (1024 threads, 1024x1024x64)", hint);
+        return engine_error("INVALID_CONFIGURATION",
+                            "block " + r.block.str() + " exceeds the limits (1024 threads, 1024x1024x64)", hint);
     if (r.grid.x > limits.max_grid.x || r.grid.y > limits.max_grid.y || r.grid.z > limits.max_grid.z)
-        return engine_error("INVALID_CONFIGURATION", "grid " + r.grid.str() + " exceeds the limits (2147483647x65535x65535)", hint);
+        return engine_error("INVALID_CONFIGURATION",
+                            "grid " + r.grid.str() + " exceeds the limits (2147483647x65535x65535)", hint);
     const uint64_t tls = m.tls_bytes();
     if (r.dynamic_shared_bytes > uint32_t(limits.max_shared_per_block) ||
         r.dynamic_shared_bytes + tls > uint64_t(limits.max_shared_per_block) + sizeof(cp_abi::ThreadState) + 64)
-        return engine_error("INVALID_CONFIGURATION",
-                            "shared memory per block (" + std::to_string(r.dynamic_shared_bytes) + " bytes dynamic) exceeds 48 KiB",
-                            hint);
+        return engine_error(
+            "INVALID_CONFIGURATION",
+            "shared memory per block (" + std::to_string(r.dynamic_shared_bytes) + " bytes dynamic) exceeds 48 KiB",
+            hint);
     return std::nullopt;
 }
 
@@ -118,11 +124,13 @@ std::optional<EngineError> CpuExecutor::marshal(const std::vector<KernelArg>& ar
         const std::string which = "parameter " + std::to_string(i + 1) + (a.name.empty() ? "" : " (`" + a.name + "`)");
         // 16-byte aligned storage for any parameter type (vector types have up to 16-byte alignment).
         storage[i].resize(std::max<size_t>(p ? p->size : a.scalar.size(), sizeof(void*)) + 16);
-        auto* slot = reinterpret_cast<std::byte*>((reinterpret_cast<uintptr_t>(storage[i].data()) + 15) & ~uintptr_t(15));
+        auto* slot =
+            reinterpret_cast<std::byte*>((reinterpret_cast<uintptr_t>(storage[i].data()) + 15) & ~uintptr_t(15));
         pointers[i] = slot;
         if (a.buffer) {
             auto b = buffers_.find(a.buffer);
-            if (b == buffers_.end()) return engine_error("INVALID_BUFFER", which + " names a buffer that does not exist");
+            if (b == buffers_.end())
+                return engine_error("INVALID_BUFFER", which + " names a buffer that does not exist");
             if (p && !p->is_pointer)
                 return engine_error("INVALID_ARGUMENTS", which + " is a value of " + std::to_string(p->size) +
                                                              " bytes in the kernel, but a buffer was passed");
@@ -130,7 +138,8 @@ std::optional<EngineError> CpuExecutor::marshal(const std::vector<KernelArg>& ar
             std::memcpy(slot, &data, sizeof data);
             if (report) report->buffers.push_back({b->second.name, &b->second.memory, p ? p->pointee_size : 0});
         } else if (p && a.scalar.size() != p->size) {
-            return engine_error("INVALID_ARGUMENTS", which + " takes " + std::to_string(p->size) + " bytes, the launch passed " +
+            return engine_error("INVALID_ARGUMENTS", which + " takes " + std::to_string(p->size) +
+                                                         " bytes, the launch passed " +
                                                          std::to_string(a.scalar.size()));
         } else if (!a.scalar.empty()) {
             std::memcpy(slot, a.scalar.data(), a.scalar.size());
@@ -152,7 +161,8 @@ ExecutorLaunch CpuExecutor::launch(const LaunchRequest& request) {
     LaunchResult& out = run.result;
     auto mod = modules_.find(request.module);
     if (mod == modules_.end()) {
-        out.error = engine_error("INVALID_MODULE", "launch of a module that is not loaded (id " + std::to_string(request.module) + ")");
+        out.error = engine_error("INVALID_MODULE",
+                                 "launch of a module that is not loaded (id " + std::to_string(request.module) + ")");
         return run;
     }
     KernelModule& module = *mod->second;
@@ -168,7 +178,8 @@ ExecutorLaunch CpuExecutor::launch(const LaunchRequest& request) {
     std::vector<std::vector<std::byte>> storage;
     std::vector<void*> pointers;
     FaultReportContext report{&module, request.module, {}};
-    if (auto bad = marshal(request.args, &(*entry)->params, "kernel `" + request.kernel_name + "`", storage, pointers, &report)) {
+    if (auto bad = marshal(request.args, &(*entry)->params, "kernel `" + request.kernel_name + "`", storage, pointers,
+                           &report)) {
         out.error = std::move(bad);
         return run;
     }
@@ -193,7 +204,8 @@ ExecutorLaunch CpuExecutor::launch(const LaunchRequest& request) {
             for (const KernelArg& a : request.args) {
                 if (!a.buffer) continue;
                 GuardedBuffer* memory = &buffers_.at(a.buffer).memory;
-                const bool seen = std::any_of(snapshots.begin(), snapshots.end(), [&](const auto& s) { return s.first == memory; });
+                const bool seen =
+                    std::any_of(snapshots.begin(), snapshots.end(), [&](const auto& s) { return s.first == memory; });
                 if (seen || !memory->size()) continue;
                 snapshots.emplace_back(memory, std::vector<std::byte>(memory->data(), memory->data() + memory->size()));
             }
@@ -243,7 +255,8 @@ HostCallResult CpuExecutor::call_host(const HostCallRequest& request) {
     HostCallResult out;
     auto mod = modules_.find(request.module);
     if (mod == modules_.end()) {
-        out.error = engine_error("INVALID_MODULE", "call into a module that is not loaded (id " + std::to_string(request.module) + ")");
+        out.error = engine_error("INVALID_MODULE",
+                                 "call into a module that is not loaded (id " + std::to_string(request.module) + ")");
         return out;
     }
     KernelModule& module = *mod->second;
@@ -266,8 +279,9 @@ HostCallResult CpuExecutor::call_host(const HostCallRequest& request) {
         out.site = code_site_of(module, request.module, fault->instruction, fault->stack_pointer);
         const std::string what = fault->signal == SIGFPE   ? "divided an integer by zero"
                                  : fault->signal == SIGILL ? "executed an illegal instruction"
-                                 : fault->access == 2      ? "wrote to an address it may not (" + std::to_string(fault->address) + ")"
-                                                           : "read an address it may not (" + std::to_string(fault->address) + ")";
+                                 : fault->access == 2
+                                     ? "wrote to an address it may not (" + std::to_string(fault->address) + ")"
+                                     : "read an address it may not (" + std::to_string(fault->address) + ")";
         out.error = engine_error("HOST_CODE_CRASHED", "`" + request.symbol + "` " + what + kCodeSiteMarker,
                                  "check the indices against the buffers' sizes");
         return out;

@@ -83,8 +83,7 @@ struct ExecutorOptions {
 // running CUDA thread's indices: called on each pool thread when a launch starts.
 using ThreadStateObserver = void (*)(int worker_index, const cp_abi::ThreadState* state);
 
-std::unique_ptr<KernelRunner> make_cpu_executor(const ExecutorOptions& options,
-                                                ThreadStateObserver observer = nullptr);
+std::unique_ptr<KernelRunner> make_cpu_executor(const ExecutorOptions& options, ThreadStateObserver observer = nullptr);
 
 // Replaces the marker in `message` by `location` (or appends it when there is no marker).
 std::string place_code_site(const std::string& message, const std::string& location);

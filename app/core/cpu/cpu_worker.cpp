@@ -43,7 +43,8 @@ EngineError engine_error(std::string name, std::string message, std::string hint
 }
 
 // Absolute addresses in the worker -> offsets in the module that holds them.
-std::optional<CodeSite> site_of(const std::map<ModuleId, ModuleFacts>& modules, const uint64_t* addresses, size_t count) {
+std::optional<CodeSite> site_of(const std::map<ModuleId, ModuleFacts>& modules, const uint64_t* addresses,
+                                size_t count) {
     for (const auto& [id, f] : modules) {
         CodeSite site;
         site.module = id;
@@ -124,7 +125,8 @@ std::optional<Error> CpuWorker::spawn() {
         if (status_fd_ < 0 || ftruncate(status_fd_, sizeof(WorkerStatus)) != 0)
             return make_error(std::string("cannot create the CPU worker's status page: ") + std::strerror(errno));
         void* page = mmap(nullptr, sizeof(WorkerStatus), PROT_READ | PROT_WRITE, MAP_SHARED, status_fd_, 0);
-        if (page == MAP_FAILED) return make_error(std::string("cannot map the CPU worker's status page: ") + std::strerror(errno));
+        if (page == MAP_FAILED)
+            return make_error(std::string("cannot map the CPU worker's status page: ") + std::strerror(errno));
         status_ = static_cast<WorkerStatus*>(page);
     }
     std::memset(static_cast<void*>(status_), 0, sizeof(WorkerStatus));
@@ -132,12 +134,13 @@ std::optional<Error> CpuWorker::spawn() {
 
     WorkerSpawn spawn;
     spawn.env_name = "CP_CPU_WORKER";
-    spawn.spec = std::to_string(workers()) + "," + std::to_string(int(options_.order)) + "," + std::to_string(options_.seed);
+    spawn.spec =
+        std::to_string(workers()) + "," + std::to_string(int(options_.order)) + "," + std::to_string(options_.seed);
     spawn.process_name = "cuda-playground-cpu-worker";
     spawn.extra_fds = {status_fd_};
     // Kernel code must not see what the app's environment holds (tokens, keys): only what loading needs.
-    spawn.environment_allowlist = std::vector<std::string>{"LD_LIBRARY_PATH", "ASAN_OPTIONS", "UBSAN_OPTIONS",
-                                                           "LSAN_OPTIONS", "TSAN_OPTIONS"};
+    spawn.environment_allowlist =
+        std::vector<std::string>{"LD_LIBRARY_PATH", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS"};
     spawn.quiet_stdio = true;
 #if !defined(__SANITIZE_ADDRESS__)
     spawn.quiet_stderr = true;  // not even the app's log file: sanitizer builds keep it for their reports
@@ -153,14 +156,16 @@ std::optional<Error> CpuWorker::start() {
     std::optional<Error> failure;
     try {
         if (hello.outcome != WorkerProcess::Outcome::Answered) {
-            failure = make_error("the CPU worker process " + std::string(hello.outcome == WorkerProcess::Outcome::TimedOut
-                                                                              ? "did not start in time"
-                                                                              : "ended while starting (" + hello.ended_how + ")"));
+            failure = make_error("the CPU worker process " +
+                                 std::string(hello.outcome == WorkerProcess::Outcome::TimedOut
+                                                 ? "did not start in time"
+                                                 : "ended while starting (" + hello.ended_how + ")"));
         } else {
             const json j = json::parse(hello.message.json);
             if (!j.at("ok").get<bool>() || hello.message.fds.size() > 1)
-                failure = make_error("the CPU backend's sandbox cannot be set up here: " + j.at("message").get<std::string>(),
-                                     "kernel code is not run without it; use --backend cuda on a machine with a GPU");
+                failure =
+                    make_error("the CPU backend's sandbox cannot be set up here: " + j.at("message").get<std::string>(),
+                               "kernel code is not run without it; use --backend cuda on a machine with a GPU");
         }
     } catch (const std::exception& e) {
         failure = make_error(std::string("the CPU worker process answered nonsense: ") + e.what());
@@ -204,7 +209,8 @@ void CpuWorker::observe(BlockedCall& call) {
     }
     if (!call.stack_pointer) return;
     std::vector<uint64_t> words(2048);
-    iovec local{words.data(), words.size() * sizeof(uint64_t)}, remote{reinterpret_cast<void*>(call.stack_pointer), local.iov_len};
+    iovec local{words.data(), words.size() * sizeof(uint64_t)},
+        remote{reinterpret_cast<void*>(call.stack_pointer), local.iov_len};
     const ssize_t got = process_vm_readv(pid, &local, 1, &remote, 1, 0);
     for (ssize_t i = 0; i < got / ssize_t(sizeof(uint64_t)) && call.code_addresses.size() < 4; ++i)
         for (const auto& m : status_->modules)
@@ -221,12 +227,14 @@ std::optional<CpuWorker::Failure> CpuWorker::refused_calls(const std::string& wh
     const BlockedCall& c = calls.front();
     Failure f;
     const std::string who = c.who.empty() ? what : what + ": " + c.who;
-    f.error = engine_error("BLOCKED_SYSTEM_CALL", who + " tried to " + c.attempt + " (" + c.syscall + ")" +
-                                                      kCodeSiteMarker + kCanOnlyCompute,
-                           "remove the call: a kernel can read and write its buffers and print with printf, nothing more");
+    f.error =
+        engine_error("BLOCKED_SYSTEM_CALL",
+                     who + " tried to " + c.attempt + " (" + c.syscall + ")" + kCodeSiteMarker + kCanOnlyCompute,
+                     "remove the call: a kernel can read and write its buffers and print with printf, nothing more");
     std::set<std::string> others;  // distinct attempts besides the first (repeated runs repeat them)
     for (const BlockedCall& other : calls)
-        if (other.attempt != c.attempt || other.syscall != c.syscall) others.insert(other.attempt + " (" + other.syscall + ")");
+        if (other.attempt != c.attempt || other.syscall != c.syscall)
+            others.insert(other.attempt + " (" + other.syscall + ")");
     if (!others.empty()) {
         f.error.hint += "; it also tried to";
         for (const std::string& o : others) f.error.hint += (o == *others.begin() ? " " : ", ") + o;
@@ -238,48 +246,58 @@ std::optional<CpuWorker::Failure> CpuWorker::refused_calls(const std::string& wh
 CpuWorker::Failure CpuWorker::ended(const WorkerProcess::Reply& reply, const std::string& what) {
     Failure f;
     const WorkerStatus& s = *status_;
-    const std::string who = s.on_kernel_thread ? what + ": thread " + uint3_text(s.thread) + " of block " + uint3_text(s.block) : what;
+    const std::string who =
+        s.on_kernel_thread ? what + ": thread " + uint3_text(s.thread) + " of block " + uint3_text(s.block) : what;
     const std::string restarted = "the CPU backend's worker process was replaced; buffers are kept";
     f.site = site_of(loaded_, s.code_addresses, WorkerStatus::kAddresses);
     switch (s.end.load()) {
         case WorkerStatus::kExit:
         case WorkerStatus::kQuickExit:
-            f.error = engine_error("KERNEL_EXITED",
-                                   who + " called " + (s.end.load() == WorkerStatus::kExit ? "exit(" + std::to_string(s.exit_status) + ")" : std::string("quick_exit()")) +
-                                       kCodeSiteMarker + "; kernels cannot end the program",
-                                   "return from the kernel instead, or stop it with assert() or __trap(), which report "
-                                   "the thread and the line; " + restarted);
+            f.error =
+                engine_error("KERNEL_EXITED",
+                             who + " called " +
+                                 (s.end.load() == WorkerStatus::kExit ? "exit(" + std::to_string(s.exit_status) + ")"
+                                                                      : std::string("quick_exit()")) +
+                                 kCodeSiteMarker + "; kernels cannot end the program",
+                             "return from the kernel instead, or stop it with assert() or __trap(), which report "
+                             "the thread and the line; " +
+                                 restarted);
             return f;
         case WorkerStatus::kAbort:
-            f.error = engine_error("KERNEL_ABORTED",
-                                   who + " called abort()" + std::string(kCodeSiteMarker) +
-                                       "; kernels cannot end the program",
-                                   "abort() also comes from failed C++ checks (an exception thrown, std::terminate); "
-                                   "use assert() or __trap(), which report the thread and the line; " + restarted);
+            f.error = engine_error(
+                "KERNEL_ABORTED",
+                who + " called abort()" + std::string(kCodeSiteMarker) + "; kernels cannot end the program",
+                "abort() also comes from failed C++ checks (an exception thrown, std::terminate); "
+                "use assert() or __trap(), which report the thread and the line; " +
+                    restarted);
             return f;
         case WorkerStatus::kCrash:
-            f.error = engine_error("KERNEL_CRASHED",
-                                   what + " crashed outside the kernel's threads (" + strsignal(s.signal) + ")" +
-                                       kCodeSiteMarker,
-                                   "a thread the kernel started, or code that runs when the library loads, crashed; " + restarted);
+            f.error = engine_error(
+                "KERNEL_CRASHED",
+                what + " crashed outside the kernel's threads (" + strsignal(s.signal) + ")" + kCodeSiteMarker,
+                "a thread the kernel started, or code that runs when the library loads, crashed; " + restarted);
             return f;
-        default: break;
+        default:
+            break;
     }
     if (reply.wait_status >= 0 && WIFEXITED(reply.wait_status)) {
-        f.error = engine_error("KERNEL_EXITED", what + " ended the process (" + reply.ended_how + "); kernels cannot end the program",
+        f.error = engine_error("KERNEL_EXITED",
+                               what + " ended the process (" + reply.ended_how + "); kernels cannot end the program",
                                "return from the kernel instead; " + restarted);
     } else {
-        f.error = engine_error("WORKER_STOPPED", "the CPU backend's worker process stopped unexpectedly during " + what + " (" +
-                                                     reply.ended_how + ")",
-                               restarted);
+        f.error = engine_error(
+            "WORKER_STOPPED",
+            "the CPU backend's worker process stopped unexpectedly during " + what + " (" + reply.ended_how + ")",
+            restarted);
     }
     return f;
 }
 
 // ---- requests -------------------------------------------------------------------------------------------
 
-std::variant<json, CpuWorker::Failure> CpuWorker::call(const WireMessage& request, double timeout_s, const std::string& what,
-                                                       const std::string& timeout_hint, const std::string& library) {
+std::variant<json, CpuWorker::Failure> CpuWorker::call(const WireMessage& request, double timeout_s,
+                                                       const std::string& what, const std::string& timeout_hint,
+                                                       const std::string& library) {
     if (auto e = start()) return Failure{engine_error("WORKER_UNAVAILABLE", e->message, e->hint), std::nullopt};
     if (supervisor_) {
         (void)supervisor_->take_blocked();  // from an earlier request: already reported or moot
@@ -296,8 +314,8 @@ std::variant<json, CpuWorker::Failure> CpuWorker::call(const WireMessage& reques
             return j;
         } catch (const std::exception&) {
             stop();
-            return Failure{engine_error("WORKER_STOPPED", "the CPU backend's worker process answered nonsense during " + what +
-                                                              "; it was replaced"),
+            return Failure{engine_error("WORKER_STOPPED", "the CPU backend's worker process answered nonsense during " +
+                                                              what + "; it was replaced"),
                            std::nullopt};
         }
     }
@@ -324,7 +342,8 @@ std::optional<EngineError> CpuWorker::map_in_worker(const std::vector<std::pair<
         WireMessage m;
         json list = json::array();
         for (size_t i = first; i < std::min(buffers.size(), first + 32); ++i) {
-            list.push_back({{"id", buffers[i].first}, {"name", buffers[i].second->name}, {"bytes", buffers[i].second->bytes}});
+            list.push_back(
+                {{"id", buffers[i].first}, {"name", buffers[i].second->name}, {"bytes", buffers[i].second->bytes}});
             m.fds.push_back(buffers[i].second->fd);
         }
         m.json = json{{"op", "map"}, {"buffers", list}}.dump();
@@ -347,12 +366,13 @@ std::optional<EngineError> CpuWorker::map_buffer(BufferId id, const std::string&
 
 void CpuWorker::unmap_buffer(BufferId id) {
     buffers_.erase(id);
-    if (greeted_) (void)call(WireMessage{json{{"op", "unmap"}, {"buffers", {id}}, {"modules", json::array()}}.dump(), {}, {}},
-                                       kQuickTimeoutS, "releasing a buffer", "");
+    if (greeted_)
+        (void)call(WireMessage{json{{"op", "unmap"}, {"buffers", {id}}, {"modules", json::array()}}.dump(), {}, {}},
+                   kQuickTimeoutS, "releasing a buffer", "");
 }
 
 Result<ModuleFacts> CpuWorker::load_module(ModuleId id, const std::string& library, const std::string& kernel,
-                                          const std::string& subject) {
+                                           const std::string& subject) {
     modules_[id] = Module{library, kernel, subject, {}};
     if (auto failure = ensure_loaded(id)) {
         modules_.erase(id);
@@ -364,10 +384,13 @@ Result<ModuleFacts> CpuWorker::load_module(ModuleId id, const std::string& libra
 std::optional<CpuWorker::Failure> CpuWorker::ensure_loaded(ModuleId id) {
     if (loaded_.count(id)) return std::nullopt;
     Module& m = modules_.at(id);
-    WireMessage request{json{{"op", "load"}, {"id", id}, {"library", m.library}, {"kernel", m.kernel}, {"subject", m.subject}}.dump(),
-                        {}, {}};
+    WireMessage request{
+        json{{"op", "load"}, {"id", id}, {"library", m.library}, {"kernel", m.kernel}, {"subject", m.subject}}.dump(),
+        {},
+        {}};
     const std::string what = "while loading " + m.subject + ", its code (a static initialiser)";
-    auto r = call(request, launch_timeout_s(), what, "code that runs when the library loads must not loop or wait", m.library);
+    auto r = call(request, launch_timeout_s(), what, "code that runs when the library loads must not loop or wait",
+                  m.library);
     if (auto* f = std::get_if<Failure>(&r)) return *f;
     const json& j = std::get<json>(r);
     if (j.contains("error"))
@@ -382,15 +405,16 @@ std::optional<CpuWorker::Failure> CpuWorker::ensure_loaded(ModuleId id) {
 void CpuWorker::unload_module(ModuleId id) {
     modules_.erase(id);
     if (loaded_.erase(id) && greeted_)
-        (void)call(WireMessage{json{{"op", "unmap"}, {"buffers", json::array()}, {"modules", {id}}}.dump(), {}, {}}, kQuickTimeoutS,
-                   "releasing a module", "");
+        (void)call(WireMessage{json{{"op", "unmap"}, {"buffers", json::array()}, {"modules", {id}}}.dump(), {}, {}},
+                   kQuickTimeoutS, "releasing a module", "");
 }
 
 ExecutorLaunch CpuWorker::launch(const LaunchRequest& request) {
     ExecutorLaunch out;
     const std::string what = "kernel `" + request.kernel_name + "`";
     if (!modules_.count(request.module)) {
-        out.result.error = engine_error("INVALID_MODULE", "launch of a module that is not loaded (id " + std::to_string(request.module) + ")");
+        out.result.error = engine_error(
+            "INVALID_MODULE", "launch of a module that is not loaded (id " + std::to_string(request.module) + ")");
         return out;
     }
     if (auto failure = ensure_loaded(request.module)) {
@@ -399,9 +423,11 @@ ExecutorLaunch CpuWorker::launch(const LaunchRequest& request) {
         return out;
     }
     json message = {{"op", "launch"}, {"request", json::parse(encode_request(request).json)}};
-    auto r = call(WireMessage{message.dump(), {}, {}}, launch_timeout_s(), what + " (grid " + request.grid.str() + ", block " + request.block.str() + ")",
+    auto r = call(WireMessage{message.dump(), {}, {}}, launch_timeout_s(),
+                  what + " (grid " + request.grid.str() + ", block " + request.block.str() + ")",
                   "look for a loop whose condition never changes, or threads waiting for each other; set "
-                  "CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S to allow longer launches; " "the CPU backend's worker process was replaced, buffers are kept");
+                  "CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S to allow longer launches; "
+                  "the CPU backend's worker process was replaced, buffers are kept");
     if (auto* f = std::get_if<Failure>(&r)) {
         out.result.error = f->error;
         out.site = f->site;
@@ -411,7 +437,8 @@ ExecutorLaunch CpuWorker::launch(const LaunchRequest& request) {
     std::optional<Response> response = decode_response(WireMessage{j.at("result").dump(), {}, {}});
     if (!response || !std::holds_alternative<LaunchResult>(*response)) {
         stop();
-        out.result.error = engine_error("WORKER_STOPPED", "the CPU backend's worker process answered nonsense; it was replaced");
+        out.result.error =
+            engine_error("WORKER_STOPPED", "the CPU backend's worker process answered nonsense; it was replaced");
         return out;
     }
     out.result = std::get<LaunchResult>(*response);
@@ -423,7 +450,8 @@ HostCallResult CpuWorker::call_host(const HostCallRequest& request) {
     HostCallResult out;
     const std::string what = "`" + request.symbol + "`";
     if (!modules_.count(request.module)) {
-        out.error = engine_error("INVALID_MODULE", "call into a module that is not loaded (id " + std::to_string(request.module) + ")");
+        out.error = engine_error("INVALID_MODULE",
+                                 "call into a module that is not loaded (id " + std::to_string(request.module) + ")");
         return out;
     }
     if (auto failure = ensure_loaded(request.module)) {
@@ -448,8 +476,12 @@ HostCallResult CpuWorker::call_host(const HostCallRequest& request) {
 
 }  // namespace
 
-std::unique_ptr<KernelRunner> make_cpu_worker(const ExecutorOptions& options) { return std::make_unique<CpuWorker>(options); }
+std::unique_ptr<KernelRunner> make_cpu_worker(const ExecutorOptions& options) {
+    return std::make_unique<CpuWorker>(options);
+}
 
-pid_t cpu_worker_pid(const KernelRunner& runner) { return static_cast<const CpuWorker&>(runner).pid(); }
+pid_t cpu_worker_pid(const KernelRunner& runner) {
+    return static_cast<const CpuWorker&>(runner).pid();
+}
 
 }  // namespace cp

@@ -7,7 +7,8 @@ namespace cp {
 using nlohmann::json;
 
 json facts_json(const ModuleFacts& f) {
-    return {{"tls_bytes", f.tls_bytes}, {"load_base", f.load_base}, {"code_begin", f.code_begin}, {"code_end", f.code_end}};
+    return {
+        {"tls_bytes", f.tls_bytes}, {"load_base", f.load_base}, {"code_begin", f.code_begin}, {"code_end", f.code_end}};
 }
 
 ModuleFacts facts_from(const json& j) {
@@ -40,8 +41,8 @@ json error_json(const std::optional<EngineError>& e) {
 
 std::optional<EngineError> error_from(const json& j) {
     if (j.is_null()) return std::nullopt;
-    return EngineError{j.at("name").get<std::string>(), j.at("message").get<std::string>(), j.at("hint").get<std::string>(),
-                       false};
+    return EngineError{j.at("name").get<std::string>(), j.at("message").get<std::string>(),
+                       j.at("hint").get<std::string>(), false};
 }
 
 json host_call_json(const HostCallRequest& r) {

@@ -2,12 +2,13 @@
 // "op" naming the request; descriptors (shared memory, the kernel library) travel beside it. Launches and
 // their results reuse the engine's own encoding (engine_wire.h).
 //
-//   greeting  worker -> app   {ok, message}                 fds: [seccomp listener]
-//   map       {buffers: [{id, name, bytes}]}                fds: one per buffer      -> {errors: [{id, message, hint}]}
-//   unmap     {buffers: [ids], modules: [ids]}                                       -> {}
-//   load      {id, library, kernel, subject}                                         -> {facts} | {error}
-//   launch    {request: <engine launch request>}                                     -> {result: <engine launch result>, site}
-//   call      {module, symbol, args: [{name, buffer, scalar}]}                       -> {ok, ms, error, site}
+//   greeting  worker -> app   {ok, message}                       fds: [seccomp listener]
+//   map       {buffers: [{id, name, bytes}]}                      fds: one per buffer
+//                                                                 -> {errors: [{id, message, hint}]}
+//   unmap     {buffers: [ids], modules: [ids]}                    -> {}
+//   load      {id, library, kernel, subject}                      -> {facts} | {error}
+//   launch    {request: <engine launch request>}                  -> {result: <engine launch result>, site}
+//   call      {module, symbol, args: [{name, buffer, scalar}]}    -> {ok, ms, error, site}
 #pragma once
 
 #include "core/cpu/cpu_executor.h"

@@ -40,8 +40,8 @@ bool in_kernel_code(uint64_t address) {
     return false;
 }
 
-void leave_last_words(WorkerStatus::End end, int exit_status, int signal, uint64_t fault_address, uint64_t stack_pointer,
-                      uint64_t instruction) {
+void leave_last_words(WorkerStatus::End end, int exit_status, int signal, uint64_t fault_address,
+                      uint64_t stack_pointer, uint64_t instruction) {
     if (!g_status) return;
     int32_t expected = WorkerStatus::kRunning;
     if (!g_status->end.compare_exchange_strong(expected, end)) return;  // another thread got there first
@@ -102,7 +102,8 @@ void on_abort(int, siginfo_t*, void* context) {
 }
 
 void on_unhandled_fault(int signal, const siginfo_t* info, const void* context) {
-    leave_last_words(WorkerStatus::kCrash, 0, signal, uint64_t(info->si_addr), context_sp(context), context_ip(context));
+    leave_last_words(WorkerStatus::kCrash, 0, signal, uint64_t(info->si_addr), context_sp(context),
+                     context_ip(context));
 }
 
 void publish_thread_state(int index, const cp_abi::ThreadState* state) {
@@ -128,7 +129,9 @@ void publish_module(ModuleId id, const ModuleFacts* facts) {
 
 using nlohmann::json;
 
-WireMessage answer(const json& j) { return WireMessage{j.dump(-1, ' ', false, json::error_handler_t::replace), {}, {}}; }
+WireMessage answer(const json& j) {
+    return WireMessage{j.dump(-1, ' ', false, json::error_handler_t::replace), {}, {}};
+}
 
 WireMessage handle(KernelRunner& executor, const json& j, WireMessage& in) {
     const std::string op = j.at("op").get<std::string>();
@@ -138,7 +141,8 @@ WireMessage handle(KernelRunner& executor, const json& j, WireMessage& in) {
         for (size_t i = 0; i < buffers.size(); ++i) {
             const BufferId id = buffers[i].at("id").get<BufferId>();
             const int fd = i < in.fds.size() ? in.fds[i] : -1;
-            auto e = executor.map_buffer(id, buffers[i].at("name").get<std::string>(), fd, buffers[i].at("bytes").get<uint64_t>());
+            auto e = executor.map_buffer(id, buffers[i].at("name").get<std::string>(), fd,
+                                         buffers[i].at("bytes").get<uint64_t>());
             if (e) errors.push_back({{"id", id}, {"message", e->message}, {"hint", e->hint}});
         }
         return answer({{"errors", errors}});
@@ -198,8 +202,10 @@ int serve(const WorkerEntry& entry) {
     json greeting = {{"ok", true}, {"message", ""}};
     WireMessage hello;
     const Result<int> listener = enter_worker_sandbox();
-    if (!listener) greeting = {{"ok", false}, {"message", listener.error().message}};
-    else if (*listener >= 0) hello.fds.push_back(*listener);  // none: refusals are not supervised here
+    if (!listener)
+        greeting = {{"ok", false}, {"message", listener.error().message}};
+    else if (*listener >= 0)
+        hello.fds.push_back(*listener);  // none: refusals are not supervised here
     hello.json = greeting.dump();
     const bool sent = write_message(entry.fd, hello);
     close_fds(hello.fds);
@@ -231,6 +237,8 @@ const bool g_is_worker = [] {
 }  // namespace
 
 // Referenced by the app's side, so that every binary able to start a CPU worker also contains this file.
-void link_cpu_worker_entry() { (void)g_is_worker; }
+void link_cpu_worker_entry() {
+    (void)g_is_worker;
+}
 
 }  // namespace cp

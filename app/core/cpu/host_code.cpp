@@ -76,7 +76,8 @@ public:
             std::string location;
             if (r.site) {
                 auto m = modules_.find(r.site->module);
-                if (m != modules_.end()) location = code_site_text(*r.site, m->second.library.string(), m->second.source_path);
+                if (m != modules_.end())
+                    location = code_site_text(*r.site, m->second.library.string(), m->second.source_path);
             }
             r.error->message = place_code_site(r.error->message, location);
         }
@@ -117,7 +118,7 @@ Result<std::unique_ptr<HostCodeRunner>> make_host_code_runner(const CpuBackendOp
     if (!compiler) return compiler.error();
     auto shim = find_shim();
     if (!shim) return shim.error();
-    std::filesystem::path cache = options.cache_dir.empty() ? cpu_cache_dir()
+    std::filesystem::path cache = options.cache_dir.empty()  ? cpu_cache_dir()
                                   : options.cache_dir == "-" ? std::filesystem::path()
                                                              : std::filesystem::path(options.cache_dir);
     return std::unique_ptr<HostCodeRunner>(

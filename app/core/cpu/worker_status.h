@@ -31,13 +31,13 @@ struct WorkerStatus {
 
     // Last words: `end` is set once, by the thread that ended the process.
     std::atomic<int32_t> end;
-    int32_t exit_status;      // kExit
-    int32_t signal;           // kAbort, kCrash
+    int32_t exit_status;       // kExit
+    int32_t signal;            // kAbort, kCrash
     int32_t on_kernel_thread;  // 1: `thread` and `block` say which CUDA thread it was
     int32_t tid;
     cp_abi::Uint3 thread, block;
-    uint64_t fault_address;                  // kCrash
-    uint64_t code_addresses[kAddresses];     // kernel code on the stack, innermost first (0: none)
+    uint64_t fault_address;               // kCrash
+    uint64_t code_addresses[kAddresses];  // kernel code on the stack, innermost first (0: none)
 };
 
 static_assert(std::atomic<uint64_t>::is_always_lock_free, "the status page is shared between processes");

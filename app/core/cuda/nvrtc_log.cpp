@@ -34,6 +34,12 @@ std::string trim(const std::string& s) {
     return s.substr(b, e - b + 1);
 }
 
+// libstdc++'s std::regex recurses as it matches: NVRTC echoes each erroneous source line, a kernel file's line
+// can be megabytes long (files are untrusted), and matching one overflowed the stack. Diagnostic lines are
+// short, so only a line's first kMaxMatched bytes are matched.
+constexpr size_t kMaxMatched = 4096;
+std::string head(const std::string& line) { return line.size() > kMaxMatched ? line.substr(0, kMaxMatched) : line; }
+
 bool is_caret_line(const std::string& line) {
     const std::string t = trim(line);
     return t == "^";
@@ -72,7 +78,7 @@ std::vector<Diagnostic> parse_nvrtc_diagnostics(const std::string& log, const st
     std::vector<Diagnostic> diags;
     size_t i = 0;
     while (i < lines.size()) {
-        const std::string& line = lines[i];
+        const std::string line = head(lines[i]);
         std::smatch m;
         Diagnostic d;
         d.file = path;
@@ -100,8 +106,8 @@ std::vector<Diagnostic> parse_nvrtc_diagnostics(const std::string& log, const st
         if (has_block) {
             // The block runs to the next blank line (or the next located message).
             size_t end = i;
-            while (end < lines.size() && !trim(lines[end]).empty() && !std::regex_match(lines[end], located) &&
-                   !std::regex_match(lines[end], at_end))
+            while (end < lines.size() && !trim(lines[end]).empty() && !std::regex_match(head(lines[end]), located) &&
+                   !std::regex_match(head(lines[end]), at_end))
                 ++end;
             size_t caret = end;
             for (size_t k = i; k < end; ++k)
@@ -128,7 +134,8 @@ std::vector<Diagnostic> parse_nvrtc_diagnostics(const std::string& log, const st
 std::vector<std::string> ptxas_entry_functions(const std::string& log) {
     static const std::regex entry(R"(Compiling entry function '([^']+)')");
     std::vector<std::string> names;
-    for (const std::string& line : split_lines(log)) {
+    for (const std::string& full : split_lines(log)) {
+        const std::string line = head(full);
         std::smatch m;
         if (std::regex_search(line, m, entry)) names.push_back(m[1].str());
     }
@@ -152,7 +159,8 @@ ResourceUsage parse_ptxas_usage(const std::string& log, const std::string& lower
     ResourceUsage u;
     bool seen = false;
     std::string current_entry, current_properties;
-    for (const std::string& line : split_lines(log)) {
+    for (const std::string& full : split_lines(log)) {
+        const std::string line = head(full);
         std::smatch m;
         if (std::regex_search(line, m, entry)) {
             current_entry = m[1].str();

@@ -84,12 +84,15 @@ void check_block(const DeviceInfo& device, const LaunchCheck& c, std::vector<Lau
     for (int i = 0; i < 3; ++i) {
         const uint32_t max = dim(device.max_block, i);
         if (dim(c.block, i) <= max) continue;
-        // A block shaped for the problem (not the refused one with its axis cut down, which for a 1D problem
-        // would keep a pointless 1x1x64).
+        // Shrink the dimension the launch needs (the problem extends along it); otherwise the block's shape
+        // is the mistake (1x1x65 on a 1D problem) and the conventional block for the problem is the fix.
+        Dim3 fixed = c.block;
+        dim(fixed, i) = max;
+        if (coverage(c, i) <= 1) fixed = suggest_block(c, device, device.max_threads_per_block);
         issues.push_back(refuse(std::string("max block size in ") + axis_name(i),
                                 "block " + c.block.str() + " is " + std::to_string(dim(c.block, i)) + " threads in " +
                                     axis_name(i) + "; " + device_word(device) + " allows at most " + std::to_string(max) +
-                                    " in " + axis_name(i) + ". " + try_text(c, suggest_block(c, device, limit))));
+                                    " in " + axis_name(i) + ". " + try_text(c, fixed)));
     }
 }
 
@@ -195,6 +198,9 @@ std::vector<LaunchIssue> validate_launch(const DeviceInfo& device, const LaunchC
     check_grid(device, check, issues);
     check_shared(device, check, issues);
     check_registers(device, check, issues);
+    // A refused launch gets only its refusals: a warning would suggest another change next to the one that
+    // is needed (a warp-size hint of 256x1x1 beside "at most 64 in z").
+    if (!issues.empty()) return issues;
     warn_coverage(check, issues);
     warn_warp_multiple(device, check, issues);
     return issues;

@@ -23,7 +23,8 @@ struct LaunchCheck {
 };
 
 // Errors: zero dims, threads per block, per-dimension block/grid limits, shared memory per block,
-// registers x threads. Warnings: grid does not cover the problem, block not a multiple of the warp size.
+// registers x threads. Warnings (only when there is no error): grid does not cover the problem, block not a
+// multiple of the warp size. Usage fields left unknown (-1) are not checked, so this can run before compiling.
 std::vector<LaunchIssue> validate_launch(const DeviceInfo& device, const LaunchCheck& check);
 
 // Derived figures for the UI and CLI text output.

@@ -123,10 +123,20 @@ private:
         }
     }
 
+    // Every level of nesting (parentheses, call arguments, unary signs) passes through here, so the depth is
+    // bounded here: a kernel file is untrusted, and 100000 `(` would otherwise overflow the stack.
     double parse_unary() {
-        if (accept('-')) return -parse_unary();
-        if (accept('+')) return parse_unary();
-        return parse_primary();
+        if (depth_ >= kMaxDepth) {
+            fail(col(), "the expression nests more than " + std::to_string(kMaxDepth) + " levels deep",
+                 "Write it with fewer parentheses and signs, e.g. with intermediate parameters.");
+        }
+        ++depth_;
+        double v = 0;
+        if (accept('-')) v = -parse_unary();
+        else if (accept('+')) v = parse_unary();
+        else v = parse_primary();
+        --depth_;
+        return v;
     }
 
     double parse_primary() {
@@ -250,10 +260,13 @@ private:
         return fn->apply(args);
     }
 
+    static constexpr int kMaxDepth = 200;
+
     const std::string& text_;
     const Scope* scope_;
     const std::vector<std::string>* known_;
     size_t pos_ = 0;
+    int depth_ = 0;  // parse_unary calls in progress (fail() throws, so it need not unwind)
 };
 
 }  // namespace

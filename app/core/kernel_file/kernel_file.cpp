@@ -3,6 +3,7 @@
 #include "core/kernel_file/kernel_file.h"
 
 #include "core/kernel_file/kernel_file_parts.h"
+#include "core/kernel_file/reference_section.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -27,6 +28,7 @@ KernelFile parse_kernel_source(std::string source, fs::path path) {
     if (state.unterminated) return f;  // the rest of the file is inside the comment
     f.signature = parse_signature(f.source, file, f.diagnostics);
     if (f.signature) cross_check(f.spec, *f.signature, state, file, f.diagnostics);
+    if (f.spec.has_metadata) check_reference(f, state.reference_line);
     std::stable_sort(f.diagnostics.begin(), f.diagnostics.end(),
                      [](const Diagnostic& a, const Diagnostic& b) { return a.line < b.line; });
     return f;
@@ -59,6 +61,14 @@ Result<KernelFile> load_kernel_file(const fs::path& path) {
     if (source.find('\0') != std::string::npos) {
         return make_error("`" + path.string() + "` is not a text file (it contains NUL bytes)",
                           "Kernel files are CUDA C++ source text (.cu); compiled files cannot be loaded.");
+    }
+    // NVRTC reads the byte 0xFF as the end of the file: what follows would vanish without a word (or leave a
+    // "comment unclosed" error on line 1). UTF-8 text never contains it.
+    if (const size_t ff = source.find('\xFF'); ff != std::string::npos) {
+        const auto line = 1 + std::count(source.begin(), source.begin() + static_cast<long>(ff), '\n');
+        return make_error("`" + path.string() + "` line " + std::to_string(line) +
+                              " holds the byte 0xFF, which the CUDA compiler takes for the end of the file",
+                          "Save the file as UTF-8 (an editor's \"encoding\" setting); 0xFF never occurs in UTF-8 text.");
     }
     return parse_kernel_source(std::move(source), path);
 }

@@ -43,6 +43,11 @@ void check_header(const std::string& file, KernelSpec& spec, std::vector<Diagnos
 void cross_check(const KernelSpec& spec, const KernelSignature& signature, const HeaderState& state,
                  const std::string& file, std::vector<Diagnostic>& diagnostics);
 
+// The definition of the (non-kernel) function `name` in `source`, e.g. a lesson's reference; nullopt when there
+// is none (no diagnostic) or a parameter has no name (diagnostic added).
+std::optional<KernelSignature> parse_function(const std::string& source, const std::string& name, const std::string& file,
+                                              std::vector<Diagnostic>& diagnostics);
+
 Diagnostic make_diagnostic(const std::string& file, int line, int column, Severity severity, std::string message);
 
 }  // namespace cp

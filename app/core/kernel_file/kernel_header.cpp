@@ -4,7 +4,6 @@
 // `param` and `buffer` lines are read in kernel_header_entries.cpp.
 #include "core/kernel_file/expr.h"
 #include "core/kernel_file/kernel_header_parser.h"
-#include "core/session/references.h"
 #include "core/text_util.h"
 
 #include <algorithm>
@@ -293,10 +292,15 @@ private:
 
     void parse_reference(const Line& l) {
         state_.reference_line = l.line;
-        if (!find_reference(l.value)) {
-            error(l.line, l.column, "unknown reference `" + l.value + "`." + did_you_mean(l.value, reference_names()) +
-                                        " Known references: " + join(reference_names(), ", ") +
-                                        ". (Leave out `reference:` if there is none for this kernel.)");
+        // The reference is a function in the same file (checked once the source is read: reference_section.h).
+        const bool identifier = !l.value.empty() && (std::isalpha(static_cast<unsigned char>(l.value[0])) || l.value[0] == '_') &&
+                                std::all_of(l.value.begin(), l.value.end(), [](char c) {
+                                    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                                });
+        if (!identifier) {
+            error(l.line, l.column, "`reference:` names a function in this file, e.g. `reference: blur_reference`, not `" +
+                                        l.value + "`. Write it as plain C++ under `#ifdef PLAYGROUND_REFERENCE` (see "
+                                        "kernels/FORMAT.md), or leave out `reference:`.");
             return;
         }
         spec_.reference = l.value;

@@ -110,7 +110,7 @@ struct KernelSpec {
     std::vector<BufferSpec> buffers;
     LaunchSpec launch;
     std::vector<ViewSpec> views;
-    std::string reference;   // name of a CPU reference in core/references; empty: none
+    std::string reference;   // the in-file CPU reference function (reference_section.h); empty: none
     double tolerance = 0;    // max abs error allowed per component
     std::string traffic_expr;  // bytes one launch moves; empty: sum of buffer sizes by direction
 
@@ -124,6 +124,7 @@ struct KernelFile {
     std::string source;
     KernelSpec spec;
     std::optional<KernelSignature> signature;
+    std::optional<KernelSignature> reference_fn;  // the function `reference:` names, when found
     std::vector<Diagnostic> diagnostics;  // metadata errors/warnings and signature mismatches
 
     bool usable() const { return !has_errors(diagnostics) && signature.has_value(); }

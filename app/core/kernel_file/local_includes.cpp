@@ -19,8 +19,8 @@ constexpr size_t kMaxBytes = 8u << 20;
 
 struct Directive {
     int line = 0, column = 0;
-    char open = '"';      // '"' or '<'
-    size_t begin = 0;     // the name, between the delimiters
+    char open = '"';   // '"' or '<'
+    size_t begin = 0;  // the name, between the delimiters
     size_t end = 0;
 };
 
@@ -62,8 +62,10 @@ std::vector<Directive> scan_directives(const std::string& s) {
                     ++i;
                 }
             } else if (quote) {
-                if (c == '\\') ++i;
-                else if (c == quote) quote = 0;
+                if (c == '\\')
+                    ++i;
+                else if (c == quote)
+                    quote = 0;
             } else if (c == '"' || c == '\'') {
                 quote = c;
             } else if (c == '/' && i + 1 < s.size() && s[i + 1] == '/') {
@@ -107,7 +109,8 @@ LocalIncludes resolve_local_includes(const std::string& source, const std::strin
     const bool has_folder = !path.empty() && !folder.empty() && fs::is_directory(folder, ec);
     const fs::path root = has_folder ? fs::absolute(folder, ec).lexically_normal() : fs::path();
     const fs::path real_root = has_folder ? fs::weakly_canonical(root, ec) : fs::path();
-    const std::string folder_words = "the kernel file's folder" + (has_folder ? " (" + root.string() + ")" : std::string());
+    const std::string folder_words =
+        "the kernel file's folder" + (has_folder ? " (" + root.string() + ")" : std::string());
 
     std::map<std::string, size_t> index;  // header name -> position in out.headers
     size_t total_bytes = 0;
@@ -121,12 +124,14 @@ LocalIncludes resolve_local_includes(const std::string& source, const std::strin
             const std::string name = text.substr(d->begin, d->end - d->begin);
             const std::string spelled = d->open == '"' ? "\"" + name + "\"" : "<" + name + ">";
             auto refuse = [&](const std::string& why) {
-                refused.push_back({file, d->line, d->column, Severity::Error, "`#include " + spelled + "` is refused: " + why});
+                refused.push_back(
+                    {file, d->line, d->column, Severity::Error, "`#include " + spelled + "` is refused: " + why});
             };
             const fs::path target(name);
             if (target.is_absolute()) {
-                refuse("a kernel file may include only files in its own folder (and below), not an absolute path; "
-                       "copy the header next to the kernel file and include it by its name");
+                refuse(
+                    "a kernel file may include only files in its own folder (and below), not an absolute path; "
+                    "copy the header next to the kernel file and include it by its name");
                 continue;
             }
             if (d->open == '<') {
@@ -136,7 +141,8 @@ LocalIncludes resolve_local_includes(const std::string& source, const std::strin
             const fs::path candidate = (dir / target).lexically_normal();
             if (!has_folder) continue;  // no folder: nothing is local (the compiler's include path decides)
             if (!inside(candidate, root)) {
-                refuse("it leaves " + folder_words + "; a kernel file may include only files in its own folder (and "
+                refuse("it leaves " + folder_words +
+                       "; a kernel file may include only files in its own folder (and "
                        "below): copy the header next to the kernel file");
                 continue;
             }

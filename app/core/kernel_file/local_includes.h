@@ -12,9 +12,9 @@
 namespace cp {
 
 struct LocalHeader {
-    std::string name;      // relative to the kernel file's folder, normalised: "common.h", "sub/util.h"
-    std::string contents;  // as on disk
-    std::string rewritten; // its local includes spelled as `name`s (NVRTC matches headers by that text)
+    std::string name;       // relative to the kernel file's folder, normalised: "common.h", "sub/util.h"
+    std::string contents;   // as on disk
+    std::string rewritten;  // its local includes spelled as `name`s (NVRTC matches headers by that text)
 };
 
 struct LocalIncludes {

@@ -92,6 +92,7 @@ struct RunReport {
 
     // Verification: nullopt = not checked (no reference, or not launched)
     std::optional<bool> verified;
+    double reference_ms = 0;  // the CPU reference's own run (0 when its expected outputs were reused)
     double max_abs_error = 0;
     uint64_t mismatches = 0;
     std::string mismatch_detail;

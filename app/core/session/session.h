@@ -10,6 +10,7 @@
 #include "core/engine/engine.h"
 #include "core/engine/launch_validation.h"
 #include "core/kernel_file/kernel_file.h"
+#include "core/session/file_reference.h"
 #include "core/session/run_choices.h"
 #include "core/session/run_report.h"
 
@@ -91,6 +92,11 @@ private:
         HostBuffer host;
     };
     std::map<std::string, HostInput> host_inputs_;
+
+    // The file's CPU reference (started at the first check) and its last expected outputs.
+    std::unique_ptr<FileReference> reference_;
+    std::string expected_key_;
+    std::map<std::string, HostBuffer> expected_;
 };
 
 }  // namespace cp

@@ -1,6 +1,9 @@
 // KernelSession::run: metadata check, resolve, compile, validate, buffers, launch, read back, verify. Every
 // stage that fails ends the run with a report saying where and why; nothing throws.
-#include "core/session/references.h"
+#include "core/kernel_file/reference_section.h"
+#include "core/session/file_reference.h"
+#include "core/session/output_compare.h"
+#include "core/session/scalar_arg.h"
 #include "core/session/session.h"
 
 #include <algorithm>
@@ -8,34 +11,6 @@
 #include <cstring>
 
 namespace cp {
-namespace {
-
-// Bytes of a scalar kernel argument as the signature declares it.
-Result<std::vector<std::byte>> scalar_bytes(const std::string& base_type, double value) {
-    auto pack = [](auto v) {
-        std::vector<std::byte> b(sizeof(v));
-        std::memcpy(b.data(), &v, sizeof(v));
-        return b;
-    };
-    const std::string& t = base_type;
-    if (t == "int" || t == "int32_t" || t == "signed" || t == "signed int") return pack(int32_t(std::llround(value)));
-    if (t == "unsigned" || t == "unsigned int" || t == "uint" || t == "uint32_t")
-        return pack(uint32_t(std::llround(value)));
-    if (t == "float") return pack(float(value));
-    if (t == "double") return pack(value);
-    if (t == "long long" || t == "int64_t" || t == "long" || t == "ptrdiff_t") return pack(int64_t(std::llround(value)));
-    if (t == "unsigned long long" || t == "uint64_t" || t == "size_t" || t == "unsigned long")
-        return pack(uint64_t(std::llround(value)));
-    if (t == "bool") return pack(bool(value != 0));
-    if (t == "char" || t == "signed char") return pack(int8_t(std::llround(value)));
-    if (t == "unsigned char" || t == "uchar" || t == "uint8_t") return pack(uint8_t(std::llround(value)));
-    if (t == "short" || t == "int16_t") return pack(int16_t(std::llround(value)));
-    if (t == "unsigned short" || t == "ushort" || t == "uint16_t") return pack(uint16_t(std::llround(value)));
-    return make_error("kernel parameter type `" + t + "` cannot be set from the playground",
-                      "use int, unsigned int, float, double, long long or size_t for scalar parameters");
-}
-
-}  // namespace
 
 RunReport KernelSession::run(const RunOptions& options) {
     RunReport report;
@@ -161,25 +136,31 @@ RunReport KernelSession::run(const RunOptions& options) {
     return report;
 }
 
-// Compares the outputs with the file's CPU reference, computed from the same initial contents.
+// Compares the outputs with what the file's CPU reference computes from the same initial contents. The
+// expected outputs are kept while the reference, its params and its inputs stay the same (live re-runs).
 void KernelSession::verify(const ResolvedRun& resolved, RunReport& report) {
     const KernelSpec& spec = kernel_.spec;
-    const ReferenceFn* reference = find_reference(spec.reference);
-    if (!reference) {
-        report.failed_stage = RunStage::Verify;
-        report.error = make_error("unknown CPU reference `" + spec.reference + "`");
-        return;
-    }
-    ReferenceInputs ref_inputs{resolved.params, {}};
-    for (const auto& b : spec.buffers) ref_inputs.buffers.emplace(b.name, host_inputs_.at(b.name).host);
-    std::map<std::string, HostBuffer> expected;
-    if (std::string problem = (*reference)(ref_inputs, expected); !problem.empty()) {
-        report.failed_stage = RunStage::Verify;
-        report.error = make_error("reference `" + spec.reference + "`: " + problem);
-        return;
+    std::string key = spec.reference + "\n" + reference_section(kernel_.source);
+    for (const auto& [name, value] : resolved.params) key += "\n" + name + "=" + std::to_string(value);
+    for (const auto& b : spec.buffers) key += "\n" + b.name + direction_name(b.direction) + ":" + host_inputs_.at(b.name).key;
+    if (key != expected_key_) {
+        expected_key_.clear();
+        if (!reference_) reference_ = std::make_unique<FileReference>();
+        std::map<std::string, const HostBuffer*> initial;
+        for (const auto& b : spec.buffers) initial[b.name] = &host_inputs_.at(b.name).host;
+        ReferenceOutcome outcome = reference_->compute(kernel_, resolved.params, initial);
+        report.reference_ms = outcome.run_ms;
+        report.diagnostics.insert(report.diagnostics.end(), outcome.diagnostics.begin(), outcome.diagnostics.end());
+        if (outcome.error) {
+            report.failed_stage = RunStage::Verify;
+            report.error = *outcome.error;
+            return;
+        }
+        expected_ = std::move(outcome.expected);
+        expected_key_ = key;
     }
     bool all_ok = true;
-    for (const auto& [name, want] : expected) {
+    for (const auto& [name, want] : expected_) {
         auto got = report.outputs.find(name);
         if (got == report.outputs.end()) continue;
         Comparison c = compare_buffers(got->second, want, spec.tolerance);

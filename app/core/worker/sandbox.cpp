@@ -92,7 +92,8 @@ uint64_t handled_fs(int abi) {
 
 // A ruleset refusing everything Landlock can refuse at `abi`, except `read`/`read_write` beneath the given
 // paths. -1 when Landlock is not offered.
-int make_ruleset(int abi, const std::vector<std::filesystem::path>& read, const std::vector<std::filesystem::path>& read_write) {
+int make_ruleset(int abi, const std::vector<std::filesystem::path>& read,
+                 const std::vector<std::filesystem::path>& read_write) {
 #ifdef SYS_landlock_create_ruleset
     if (abi <= 0) return -1;
     LandlockRulesetAttr attr;
@@ -140,6 +141,7 @@ bool restrict_thread(int ruleset) {
 // What kernel code and the worker itself may do without asking: compute, memory, threads, time, and I/O on
 // descriptors the worker already holds (its socket to the app, shared memory). Opening anything by path is
 // not here: the app decides each open (the only one it grants is the kernel library being loaded).
+// clang-format off
 constexpr const char* kAllowed[] = {
     // memory
     "brk", "mmap", "mmap2", "munmap", "mremap", "mprotect", "madvise", "msync", "mincore",
@@ -166,6 +168,7 @@ constexpr const char* kAllowed[] = {
     // facts about the machine (no secrets)
     "uname", "sysinfo", "getrandom", "getcwd",
 };
+// clang-format on
 
 std::optional<std::string> build_worker_filter(scmp_filter_ctx ctx) {
     auto allow = [&](int nr, unsigned count = 0, const scmp_arg_cmp* args = nullptr) {
@@ -238,7 +241,8 @@ Result<int> enter_worker_sandbox() {
     // Landlock first (its own system calls are not on the filter's list); no rule: no path can be opened.
     // (The kernel library comes through the supervisor, which kernels without user notification lack; they
     // are older than Landlock anyway.)
-    if (support.seccomp_notify && support.landlock_abi > 0 && !restrict_thread(make_ruleset(support.landlock_abi, {}, {})))
+    if (support.seccomp_notify && support.landlock_abi > 0 &&
+        !restrict_thread(make_ruleset(support.landlock_abi, {}, {})))
         return make_error(std::string("Landlock could not be applied: ") + std::strerror(errno));
 #endif
     // Everything not allowed below goes to the app's supervisor, which refuses it and says what it was.
@@ -251,8 +255,10 @@ Result<int> enter_worker_sandbox() {
     seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 1);
     std::optional<std::string> problem = build_worker_filter(ctx);
     if (!supervised && !problem) {
-        const scmp_arg_cmp read_only_at = SCMP_A2(SCMP_CMP_MASKED_EQ, uint64_t(O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND), 0);
-        const scmp_arg_cmp read_only = SCMP_A1(SCMP_CMP_MASKED_EQ, uint64_t(O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND), 0);
+        const scmp_arg_cmp read_only_at =
+            SCMP_A2(SCMP_CMP_MASKED_EQ, uint64_t(O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND), 0);
+        const scmp_arg_cmp read_only =
+            SCMP_A1(SCMP_CMP_MASKED_EQ, uint64_t(O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND), 0);
         seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, SCMP_SYS(openat), 1, &read_only_at);
         if (const int nr = seccomp_syscall_resolve_name("open"); nr != __NR_SCMP_ERROR)
             seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, nr, 1, &read_only);
@@ -361,23 +367,27 @@ void run_confined(const FileAccessPolicy& policy, const std::function<void()>& t
 std::vector<std::string> sandbox_summary(const SandboxSupport& s) {
     std::vector<std::string> lines;
     if (s.seccomp_notify) {
-        lines.push_back("kernel code (CPU backend) runs in a worker process that cannot start programs, open "
-                        "network sockets, open, create, change or delete files, or signal other processes; "
-                        "attempts are refused and reported");
+        lines.push_back(
+            "kernel code (CPU backend) runs in a worker process that cannot start programs, open "
+            "network sockets, open, create, change or delete files, or signal other processes; "
+            "attempts are refused and reported");
     } else {
-        lines.push_back("kernel code (CPU backend) runs in a worker process that cannot start programs, open network "
-                        "sockets, write, create or delete files, or signal other processes; but this Linux kernel (" +
-                        s.kernel_release + ") lacks seccomp user notification (5.9+): such attempts just fail, "
-                        "unreported, and file reads are confined only by Landlock");
+        lines.push_back(
+            "kernel code (CPU backend) runs in a worker process that cannot start programs, open network "
+            "sockets, write, create or delete files, or signal other processes; but this Linux kernel (" +
+            s.kernel_release +
+            ") lacks seccomp user notification (5.9+): such attempts just fail, "
+            "unreported, and file reads are confined only by Landlock");
     }
     if (s.landlock_abi > 0 && s.seccomp_notify) {
         lines.push_back("Landlock ABI " + std::to_string(s.landlock_abi) +
                         ": the worker can open no file by path; the compilers (NVRTC, the host compiler) can read only "
                         "the toolkit, the system's compiler folders and a private copy of the kernel's own headers");
     } else {
-        lines.push_back("NOT CONFINED: no Landlock in this Linux kernel, so the compilers can read any file this user "
-                        "can when a kernel names it in a computed #include or an assembler .incbin (plain #include "
-                        "\"...\" outside the kernel's folder is still refused)");
+        lines.push_back(
+            "NOT CONFINED: no Landlock in this Linux kernel, so the compilers can read any file this user "
+            "can when a kernel names it in a computed #include or an assembler .incbin (plain #include "
+            "\"...\" outside the kernel's folder is still refused)");
     }
     return lines;
 }

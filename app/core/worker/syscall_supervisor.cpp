@@ -31,14 +31,19 @@ bool one_of(const std::string& s, std::initializer_list<const char*> names) {
 
 // The syscalls whose first (or second, for the *at forms) argument is a path.
 int path_argument(const std::string& name) {
-    if (one_of(name, {"open", "creat", "unlink", "rmdir", "mkdir", "rename", "link", "symlink", "truncate", "chmod",
-                      "chown", "lchown", "utime", "utimes", "mknod", "execve", "readlink", "stat", "lstat", "access",
-                      "setxattr", "lsetxattr", "removexattr", "lremovexattr", "getxattr", "lgetxattr", "listxattr",
-                      "llistxattr", "chdir", "chroot", "statfs", "inotify_add_watch"}))
+    if (one_of(name, {"open",     "creat",     "unlink",      "rmdir",
+                      "mkdir",    "rename",    "link",        "symlink",
+                      "truncate", "chmod",     "chown",       "lchown",
+                      "utime",    "utimes",    "mknod",       "execve",
+                      "readlink", "stat",      "lstat",       "access",
+                      "setxattr", "lsetxattr", "removexattr", "lremovexattr",
+                      "getxattr", "lgetxattr", "listxattr",   "llistxattr",
+                      "chdir",    "chroot",    "statfs",      "inotify_add_watch"}))
         return name == "inotify_add_watch" ? 1 : 0;
-    if (one_of(name, {"openat", "openat2", "unlinkat", "mkdirat", "renameat", "renameat2", "linkat", "fchmodat",
-                      "fchmodat2", "fchownat", "utimensat", "futimesat", "mknodat", "execveat", "readlinkat",
-                      "newfstatat", "faccessat", "faccessat2", "statx", "name_to_handle_at"}))
+    if (one_of(name,
+               {"openat",     "openat2",    "unlinkat",  "mkdirat",    "renameat",  "renameat2",        "linkat",
+                "fchmodat",   "fchmodat2",  "fchownat",  "utimensat",  "futimesat", "mknodat",          "execveat",
+                "readlinkat", "newfstatat", "faccessat", "faccessat2", "statx",     "name_to_handle_at"}))
         return 1;
     if (name == "symlinkat") return 2;
     return -1;
@@ -93,12 +98,12 @@ std::string describe_refused_call(const std::string& name, const uint64_t args[6
     if (one_of(name, {"rename", "renameat", "renameat2", "link", "linkat", "symlink", "symlinkat", "mkdir", "mkdirat",
                       "mknod", "mknodat"}))
         return "create " + file;
-    if (one_of(name, {"truncate", "ftruncate", "chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "lchown",
-                      "fchownat", "utime", "utimes", "utimensat", "futimesat", "setxattr", "lsetxattr", "fsetxattr",
-                      "removexattr", "lremovexattr", "fremovexattr"}))
+    if (one_of(name, {"truncate", "ftruncate", "chmod",     "fchmod",      "fchmodat",     "fchmodat2",   "chown",
+                      "fchown",   "lchown",    "fchownat",  "utime",       "utimes",       "utimensat",   "futimesat",
+                      "setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr"}))
         return "change " + file;
-    if (one_of(name, {"kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_open",
-                      "pidfd_send_signal"}))
+    if (one_of(name,
+               {"kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_open", "pidfd_send_signal"}))
         return "send a signal to another process";
     if (one_of(name, {"ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "kcmp"}))
         return "look into another process";
@@ -138,8 +143,10 @@ void SyscallSupervisor::loop() {
         const int ready = poll(fds, wake_[0] >= 0 ? 2 : 1, -1);
         if (ready < 0 && errno == EINTR) continue;
         if (ready < 0 || fds[1].revents) return;
-        if (fds[0].revents & POLLIN) handle_one();
-        else if (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL)) return;  // the worker is gone
+        if (fds[0].revents & POLLIN)
+            handle_one();
+        else if (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL))
+            return;  // the worker is gone
     }
 }
 

@@ -17,13 +17,13 @@
 namespace cp {
 
 struct BlockedCall {
-    pid_t tid = 0;              // the worker thread that made the call
-    std::string syscall;        // "execve"
-    std::string attempt;        // "start a program", "read the file /home/me/.ssh/id_rsa"
+    pid_t tid = 0;               // the worker thread that made the call
+    std::string syscall;         // "execve"
+    std::string attempt;         // "start a program", "read the file /home/me/.ssh/id_rsa"
     uint64_t stack_pointer = 0;  // where the calling thread's stack was (0: unknown)
     uint64_t instruction = 0;
     // Filled in by the observer: who it was and where in the kernel's code.
-    std::string who;                      // "thread (0,0,0) of block (2,0,0)"
+    std::string who;                       // "thread (0,0,0) of block (2,0,0)"
     std::vector<uint64_t> code_addresses;  // return addresses into kernel code, innermost first
 };
 

@@ -27,7 +27,9 @@ namespace {
 constexpr int kWorkerFd = 3;
 constexpr int kDefaultLaunchTimeoutS = 30;
 
-int to_ms(double seconds) { return seconds < 0 ? -1 : int(std::min(seconds * 1000.0, 2.0e9)); }
+int to_ms(double seconds) {
+    return seconds < 0 ? -1 : int(std::min(seconds * 1000.0, 2.0e9));
+}
 
 bool named(const char* entry, const std::string& name) {
     return std::strncmp(entry, name.c_str(), name.size()) == 0 && entry[name.size()] == '=';
@@ -51,7 +53,8 @@ std::optional<Error> WorkerProcess::start(const WorkerSpawn& spawn) {
     stop(true);
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-        return make_error("could not start the " + spawn.process_name + " process: socketpair failed: " + std::strerror(errno));
+        return make_error("could not start the " + spawn.process_name +
+                          " process: socketpair failed: " + std::strerror(errno));
     // dup2(fd, fd) would keep close-on-exec set, so the child's end must not already be one of the target
     // numbers; the same goes for the extra descriptors.
     const int first_free = kWorkerFd + 1 + int(spawn.extra_fds.size());
@@ -88,7 +91,8 @@ std::optional<Error> WorkerProcess::start(const WorkerSpawn& spawn) {
     }
     if (spawn.quiet_stderr) posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_adddup2(&actions, sv[1], kWorkerFd);
-    for (size_t i = 0; i < extra.size(); ++i) posix_spawn_file_actions_adddup2(&actions, extra[i], kWorkerFd + 1 + int(i));
+    for (size_t i = 0; i < extra.size(); ++i)
+        posix_spawn_file_actions_adddup2(&actions, extra[i], kWorkerFd + 1 + int(i));
     pid_t pid = -1;
     const int rc = posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv, env.data());
     posix_spawn_file_actions_destroy(&actions);

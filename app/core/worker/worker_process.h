@@ -9,9 +9,9 @@
 #include "core/result.h"
 #include "core/worker/wire_frame.h"
 
+#include <sys/types.h>
 #include <optional>
 #include <string>
-#include <sys/types.h>
 #include <vector>
 
 namespace cp {
@@ -44,9 +44,9 @@ public:
     enum class Outcome { Answered, TimedOut, Ended };
     struct Reply {
         Outcome outcome = Outcome::Ended;
-        WireMessage message;   // Answered
-        int wait_status = -1;  // Ended / TimedOut: as from waitpid (-1: unknown)
-        std::string ended_how; // Ended: "killed by signal Aborted", "exit status 3"
+        WireMessage message;    // Answered
+        int wait_status = -1;   // Ended / TimedOut: as from waitpid (-1: unknown)
+        std::string ended_how;  // Ended: "killed by signal Aborted", "exit status 3"
     };
     // Waits up to `timeout_s` for the worker's next message (e.g. its greeting after start).
     Reply receive(double timeout_s);

@@ -1,0 +1,5 @@
+/*@playground
+title: declared only
+*/
+__global__ void k(float* a);
+#define X __global__ void m() {

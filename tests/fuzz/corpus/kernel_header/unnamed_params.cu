@@ -1,0 +1,2 @@
+/*@playground*/ __global__ void k(float*, int) {}
+__global__ void k(float* a, int b);

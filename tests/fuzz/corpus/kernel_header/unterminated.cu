@@ -1,0 +1,3 @@
+/*@playground
+title: never closed
+param n: int = 1
