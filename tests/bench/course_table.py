@@ -18,7 +18,7 @@ def expected_outcome(path):
     with open(path, encoding="utf-8") as f:
         text = f.read()
     header = text.split("*/", 1)[0]
-    m = re.search(r"^expect:\s*(\w+)", header, re.MULTILINE)
+    m = re.search(r"^(?:# )?expect:\s*(\w+)", header, re.MULTILINE)
     return m.group(1) if m else None
 
 
