@@ -2,11 +2,11 @@
 title: Gaussian blur, separable, in two steps
 category: Image filters
 tags: 2D, image, convolution, separable, steps
-about: A Gaussian blur weighs each neighbour by exp(-d² / 2σ²). A 2D Gaussian is a row Gaussian times
+about: A Gaussian blur weighs each neighbour by exp(-d² / 2 sigma²). A 2D Gaussian is a row Gaussian times
   a column Gaussian, so instead of (2r+1)² reads per pixel we blur along rows into a temporary image
-  (step 1), then along columns (step 2): 2(2r+1) reads, with r = ceil(3σ). At σ = 4 that is 50 reads
+  (step 1), then along columns (step 2): 2(2r+1) reads, with r = ceil(3 sigma). At sigma = 4 that is 50 reads
   instead of 625. The weights are normalised to sum to 1; borders repeat the edge pixels. Try: move
-  the σ slider and look at the temporary image after step 1 (blurred only sideways).
+  the sigma slider and look at the temporary image after step 1 (blurred only sideways).
 param sigma: float = 2.5 range 0.5..10 step 0.5
 param width: int = src.width
 param height: int = src.height

@@ -1,13 +1,13 @@
 /*@playground
-title: Gaussian blur with a σ slider
+title: Gaussian blur with a sigma slider
 category: Image filters
 tags: 2D, image, convolution, stencil, Gaussian
-about: A Gaussian blur weighs each neighbour at distance (dx, dy) by exp(-(dx² + dy²) / 2σ²), over a
-  window of radius r = ceil(3σ) (beyond 3σ the weights are negligible); the weights are normalised to
+about: A Gaussian blur weighs each neighbour at distance (dx, dy) by exp(-(dx² + dy²) / 2 sigma²), over a
+  window of radius r = ceil(3 sigma) (beyond 3 sigma the weights are negligible); the weights are normalised to
   sum to 1 and borders repeat the edge pixels. This direct version reads (2r + 1)² pixels per output:
-  625 at σ = 4. Because the 2D Gaussian is a row Gaussian times a column Gaussian, the same picture
+  625 at sigma = 4. Because the 2D Gaussian is a row Gaussian times a column Gaussian, the same picture
   comes out of two 1D passes with 2(2r + 1) reads (the separable version, two steps, waits for the
-  lesson format's steps). Try: move σ from 1 to 6 and watch the median time grow with σ².
+  lesson format's steps). Try: move sigma from 1 to 6 and watch the median time grow with sigma squared.
 param sigma: float = 2.0 range 0.5..8 step 0.5
 param width: int = src.width
 param height: int = src.height

@@ -2,7 +2,7 @@
 title: Transpose, naive
 category: Matrices
 tags: transpose, 2D, coalescing, bandwidth
-about: out = inᵀ: element (row, col) of the height×width input goes to (col, row) of the output. Each
+about: out = transpose(in): element (row, col) of the height×width input goes to (col, row) of the output. Each
   thread moves one element. Neighbouring threads (consecutive x) read neighbouring input elements, so
   the reads are coalesced, but they write elements `height` floats apart, one per row of the output,
   so every write is a separate memory transaction. Compare the bandwidth in the Timing panel with

@@ -6,7 +6,7 @@ about: Every cudaMemcpy pays a fixed cost (a driver call, setting up the DMA, wa
   some microseconds, on top of the time the bytes take on the bus. One large copy pays it once; the
   same bytes in thousands of small copies pay it thousands of times, and small copies never reach the
   bus's bandwidth. The Timing panel's "copy in chunks of" slider (or `run --chunk-bytes N`) sends the
-  input host→device in pieces of that size, and the host→device line shows the number of copies and
+  input host->device in pieces of that size, and the host->device line shows the number of copies and
   the time per copy. Try: 4 KiB, 64 KiB, 1024 KiB and one copy (0), and plot time per copy against
   chunk size in your notes: where does it stop mattering?
 param n: int = 4000037 range 1..100000000

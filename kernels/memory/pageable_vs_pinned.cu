@@ -7,7 +7,7 @@ about: The GPU copies host memory by DMA, which needs pages the operating system
   driver into a pinned staging buffer, chunk by chunk, so copies from it are slower, often by half.
   Memory allocated with cudaMallocHost is pinned from the start and the DMA reads it directly (it is
   also what cudaMemcpyAsync needs to overlap with kernels). The kernel here only scales the data:
-  watch the host→device and device→host lines of the Timing panel. Try: tick "pinned host memory"
+  watch the host->device and device->host lines of the Timing panel. Try: tick "pinned host memory"
   in the Timing panel (or `run --pinned`) and compare both copy times at n = 50 million. On the CPU
   backend there is no PCIe bus and the box is not offered.
 param n: int = 16000057 range 1..200000000

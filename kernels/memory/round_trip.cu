@@ -3,11 +3,11 @@ title: The round trip: allocate, copy in, compute, copy out
 category: Memory
 tags: transfers, cudaMalloc, cudaMemcpy, PCIe, timing
 about: Every GPU computation on host data pays for the trip: allocate device memory (cudaMalloc), copy
-  the inputs host → device, run the kernel, copy the results device → host. The Timing panel (and
+  the inputs host->device, run the kernel, copy the results device->host. The Timing panel (and
   `run`'s "steps:" line) breaks each run into these four steps. For a light kernel like this one
   (y = a·x + y, two loads and a store per element) the copies over PCIe take many times longer than
   the kernel itself, which reads GPU memory at several TB/s: keep data on the GPU between kernels and
-  copy only what you need. Try: raise n to 50 million and compare the host → device time with the
+  copy only what you need. Try: raise n to 50 million and compare the host->device time with the
   kernel time.
 param n: int = 4000037 range 1..100000000
 param a: float = 2.0 range -10..10 step 0.5
