@@ -208,6 +208,7 @@ int cmd_run(const std::vector<std::string>& argv) {
     const bool text_to_stdout = json_path != "-";
     bool header_printed = false;
     if (text_to_stdout) {
+        // Printed before the launch, so a launch that hangs (until the watchdog ends it) has been announced.
         options.before_launch = [&](const RunReport& so_far) {
             print_header(so_far, session.device());
             header_printed = true;
