@@ -48,6 +48,8 @@ reference, and writes each output view (PNG for images, CSV for arrays).
                             filled with sentinels); counts in the JSON, <buffer>_coverage.png in --out-dir
   --trace                   an instrumented launch records per block the SM (GPU) or worker thread (CPU)
                             and its start and end; per-block records in the JSON, timeline.png in --out-dir
+  --chunk-bytes N           send each input in host->device copies of at most N bytes (many small vs one large)
+  --pinned                  copy from/to pinned (page-locked) host memory (CUDA; the CPU backend has no such thing)
   --out-dir DIR             write the output views there (created if missing)
   --json FILE               write the result as JSON (- for stdout; its folder is created if missing)
   --compare OTHER           also run OTHER (another kernel of FILE, a file or a library name) on the same
@@ -128,6 +130,13 @@ void print_results(const RunReport& r, const DeviceInfo& device) {
         std::cout << std::setprecision(4) << "  time:     median " << r.timing.median_ms << " ms (min " << r.timing.min_ms
                   << ", max " << r.timing.max_ms << " over " << r.timing.samples_ms.size() << " launches, "
                   << (r.timing.cpu_time ? "CPU wall clock" : "CUDA events") << ")\n";
+        const TransferTimes& t = r.transfers;
+        std::cout << std::setprecision(4) << "  steps:    allocate " << t.allocate_ms << " ms, host->device " << t.upload_ms
+                  << " ms (" << std::setprecision(2) << double(t.upload_bytes) / 1e6 << " MB in " << t.uploads
+                  << (t.uploads == 1 ? " copy" : " copies") << "), kernel " << std::setprecision(4)
+                  << t.kernel_ms << " ms, device->host " << t.download_ms << " ms (" << std::setprecision(2)
+                  << double(t.download_bytes) / 1e6 << " MB); total " << std::setprecision(4) << t.total_ms() << " ms"
+                  << (t.pinned ? ", pinned host memory" : "") << "\n";
         std::cout << std::setprecision(1) << "  bandwidth: " << r.bandwidth_gbps << " GB/s";
         if (r.bandwidth_fraction > 0) {
             std::cout << " (" << r.bandwidth_fraction * 100 << "% of the device's " << std::setprecision(0)
@@ -283,6 +292,8 @@ int cmd_run(const std::vector<std::string>& argv) {
                                   {"--no-verify"},
                                   {"--coverage"},
                                   {"--trace"},
+                                  {"--pinned"},
+                                  {"--chunk-bytes", true},
                                   {"--out-dir", true},
                                   {"--json", true},
                                   {"--compare", true},
@@ -313,6 +324,12 @@ int cmd_run(const std::vector<std::string>& argv) {
     }
     options.timing.flush_l2 = args->has("--flush-l2");
     options.verify = !args->has("--no-verify");
+    options.pinned_host = args->has("--pinned");
+    if (args->has("--chunk-bytes")) {
+        auto n = parse_positive_int("--chunk-bytes", args->get("--chunk-bytes"));
+        if (!n) return user_error(n.error().message);
+        options.upload_chunk_bytes = uint64_t(*n);
+    }
     const std::string json_path = args->get("--json");
     if (args->has("--out-dir")) {
         if (auto ok = check_output_folder("--out-dir", args->get("--out-dir")); !ok) return user_error(ok.error().message, ok.error().hint);

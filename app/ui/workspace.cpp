@@ -213,6 +213,8 @@ void Workspace::maybe_submit(double now) {
     RunJob job = job_from_inputs();
     job.options.timing = inputs_.timing;
     job.options.verify = verify && !live_.every_frame;
+    job.options.pinned_host = inputs_.pinned_host;
+    job.options.upload_chunk_bytes = uint64_t(std::max(inputs_.upload_chunk_kib, 0)) * 1024;
     job.options.read_back = job.options.verify || outputs_->needs_host_data(parsed_);
     job.options.coverage = inputs_.measure_coverage;
     job.options.trace = inputs_.trace;
@@ -296,6 +298,7 @@ void Workspace::apply_outcome(RunOutcome outcome) {
         sample.stats = r.timing;
         sample.bandwidth_gbps = r.bandwidth_gbps;
         sample.bandwidth_fraction = r.bandwidth_fraction;
+        sample.transfers = r.transfers;
         sample.backend = r.backend;
         timing_.add(std::move(sample));
         output_status_.run = runs_applied_;

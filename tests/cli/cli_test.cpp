@@ -169,6 +169,9 @@ TEST(Cli, EveryLibraryKernelVerifiesOnTheCpuBackend) {
     auto j = nlohmann::json::parse(cli({"list", "--json"}).out);
     ASSERT_FALSE(j.empty());
     for (const auto& k : j) {
+        // Lessons buggy on purpose state their failure (`expect:`); course_test.cpp checks they fail as stated.
+        const std::string text = cp::test::read_file(k["path"].get<std::string>());
+        if (std::regex_search(text.substr(0, text.find("*/")), std::regex(R"((^|\n)(# )?expect:)"))) continue;
         TempDir out;
         auto r = cli({"run", k["path"].get<std::string>(), "--backend", "cpu", "--repeat", "1", "--json", "-"});
         ASSERT_EQ(r.exit_code, 0) << k["path"] << "\n" << r.both();

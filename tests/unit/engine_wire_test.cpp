@@ -50,6 +50,9 @@ TEST(EngineWire, Requests) {
     EXPECT_EQ(u.data, bytes({0, 1, 255, 128}));
     EXPECT_FALSE(u.repeat);
     EXPECT_TRUE(round_trip_request(UploadRequest{7, bytes({1, 2}), true}).repeat);
+    EXPECT_TRUE(round_trip_request(UploadRequest{7, bytes({1, 2}), false, true}).pinned);
+    EXPECT_FALSE(round_trip_request(UploadRequest{7, bytes({1, 2}), false, false}).pinned);
+    EXPECT_TRUE(round_trip_request(ReadBackRequest{42, true}).pinned);
 
     LaunchRequest l;
     l.module = 77;
@@ -148,6 +151,11 @@ TEST(EngineWire, Responses) {
     const auto al = round_trip_response(AllocateResult{8, 0, std::nullopt, handle});
     EXPECT_EQ(al.buffer, 8u);
     EXPECT_EQ(al.ipc_handle, handle);
+
+    // The backend's own measure of each copy survives the trip from the CUDA worker.
+    EXPECT_DOUBLE_EQ(round_trip_response(AllocateResult{8, 0, std::nullopt, {}, 0.25}).elapsed_ms, 0.25);
+    EXPECT_DOUBLE_EQ(round_trip_response(UploadResult{std::nullopt, 1.5}).elapsed_ms, 1.5);
+    EXPECT_DOUBLE_EQ(round_trip_response(ReadBackResult{bytes({1}), std::nullopt, 2.75}).elapsed_ms, 2.75);
 }
 
 TEST(EngineWire, OccupancyRequestAndResult) {

@@ -9,16 +9,43 @@
 #include "core/cuda/nvrtc_compiler.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <list>
 #include <mutex>
+#include <optional>
 #include <string_view>
 
 namespace cp {
 
 namespace {
+
+double host_ms_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Page-locked host memory for one pinned copy (what cudaMallocHost gives a program), freed on scope exit.
+// Allocated per copy: it never outlives a context reset, and its cost is outside the timed copy.
+struct PinnedStaging {
+    const CudaDriver& d;
+    void* data = nullptr;
+    PinnedStaging(const CudaDriver& driver, size_t bytes) : d(driver) {
+        if (!d.MemAllocHost || !d.MemFreeHost || d.MemAllocHost(&data, std::max<size_t>(bytes, 1)) != CUDA_SUCCESS)
+            data = nullptr;
+    }
+    ~PinnedStaging() {
+        if (data) d.MemFreeHost(data);
+    }
+    PinnedStaging(const PinnedStaging&) = delete;
+    PinnedStaging& operator=(const PinnedStaging&) = delete;
+};
+
+EngineError no_pinned_memory(uint64_t bytes) {
+    return EngineError{"CUDA_ERROR_OUT_OF_MEMORY", "could not allocate " + std::to_string(bytes) +
+                       " bytes of pinned (page-locked) host memory", "run without pinned host memory", false};
+}
 
 constexpr const char* kUseCpu = ": the CUDA backend is unavailable; use --backend cpu";
 constexpr size_t kPrintfFifoBytes = 8u << 20;  // the driver's device printf buffer (default 1 MiB)
@@ -376,6 +403,7 @@ AllocateResult CudaBackend::allocate(const AllocateRequest& request) {
                                 "use a smaller size (e.g. a smaller n, or a smaller image)", false};
         return out;
     }
+    const auto start = std::chrono::steady_clock::now();
     // cuMemAlloc refuses 0 bytes; an empty buffer still gets a valid (1-byte) address.
     CUresult r = d_.MemAlloc(&b.base, total);
     if (r == CUDA_ERROR_OUT_OF_MEMORY) {
@@ -390,11 +418,13 @@ AllocateResult CudaBackend::allocate(const AllocateRequest& request) {
     b.ptr = b.guarded ? b.base + layout.front : b.base;
     if (r == CUDA_SUCCESS) r = d_.MemsetD8(b.ptr, 0, std::max<uint64_t>(request.bytes, 1));
     if (r == CUDA_SUCCESS) r = fill_guards(b);
+    if (r == CUDA_SUCCESS) r = d_.CtxSynchronize();
     if (r != CUDA_SUCCESS) {
         if (b.base) d_.MemFree(b.base);
         out.error = failure(r, "allocating buffer `" + request.name + "`");
         return out;
     }
+    out.elapsed_ms = host_ms_since(start);  // cuMemAlloc + the clearing memset, which waits for the device
     out.buffer = next_buffer_++;
     out.device_address = b.ptr;
     CUipcMemHandle ipc;
@@ -422,13 +452,27 @@ UploadResult CudaBackend::upload(const UploadRequest& request) {
                                 buffer_label(request.buffer) + " of " + std::to_string(bytes) + " bytes", "", false};
         return out;
     }
-    if (!request.repeat && request.data.size() > bytes) {
-        out.error = EngineError{"too much data", std::to_string(request.data.size()) + " bytes do not fit in " +
+    if (!request.repeat && (request.offset > bytes || request.data.size() > bytes - request.offset)) {
+        out.error = EngineError{"too much data", std::to_string(request.data.size()) + " bytes at offset " +
+                                std::to_string(request.offset) + " do not fit in " +
                                 buffer_label(request.buffer) + " of " + std::to_string(bytes) + " bytes",
                                 "", false};
         return out;
     }
     if (request.data.empty() || bytes == 0) return out;
+    // Pinned: the data is first put in page-locked memory, untimed, as if the program had kept it there.
+    std::optional<PinnedStaging> staging;
+    if (request.pinned && !request.repeat) {
+        staging.emplace(d_, request.data.size());
+        if (!staging->data) {
+            out.error = no_pinned_memory(request.data.size());
+            return out;
+        }
+        std::memcpy(staging->data, request.data.data(), request.data.size());
+    }
+    // Host clock around the copy: cuMemcpyHtoD returns once the data is on the device, and the memsets are
+    // followed by a synchronize so that they are counted whole.
+    const auto start = std::chrono::steady_clock::now();
     CUresult r = CUDA_SUCCESS;
     if (request.repeat) {
         // Patterns of one element: the driver's memset for 1/2/4-byte patterns, else an expanded copy.
@@ -444,8 +488,11 @@ UploadResult CudaBackend::upload(const UploadRequest& request) {
             r = d_.MemcpyHtoD(it->second.ptr, expanded.data(), bytes);
         }
     } else {
-        r = d_.MemcpyHtoD(it->second.ptr, request.data.data(), request.data.size());
+        r = d_.MemcpyHtoD(it->second.ptr + request.offset, staging ? staging->data : request.data.data(),
+                          request.data.size());
     }
+    if (r == CUDA_SUCCESS) r = d_.CtxSynchronize();
+    out.elapsed_ms = host_ms_since(start);
     if (r != CUDA_SUCCESS) out.error = failure(r, "uploading to " + buffer_label(request.buffer));
     return out;
 }
@@ -461,7 +508,19 @@ ReadBackResult CudaBackend::read_back(const ReadBackRequest& request) {
     }
     out.data.resize(it->second.bytes);
     if (out.data.empty()) return out;
-    const CUresult r = d_.MemcpyDtoH(out.data.data(), it->second.ptr, out.data.size());
+    std::optional<PinnedStaging> staging;
+    if (request.pinned) {
+        staging.emplace(d_, out.data.size());
+        if (!staging->data) {
+            out.data.clear();
+            out.error = no_pinned_memory(it->second.bytes);
+            return out;
+        }
+    }
+    const auto start = std::chrono::steady_clock::now();
+    const CUresult r = d_.MemcpyDtoH(staging ? staging->data : out.data.data(), it->second.ptr, out.data.size());
+    out.elapsed_ms = host_ms_since(start);
+    if (r == CUDA_SUCCESS && staging) std::memcpy(out.data.data(), staging->data, out.data.size());
     if (r != CUDA_SUCCESS) {
         out.data.clear();
         out.error = failure(r, "reading back " + buffer_label(request.buffer));

@@ -91,14 +91,14 @@ Response failed_response(const Request& request, const EngineError& error, const
             r.error = error;
             return r;
         }
-        case 2: return AllocateResult{0, 0, error, {}};
-        case 3: return UploadResult{error};
+        case 2: return AllocateResult{0, 0, error, {}, 0};
+        case 3: return UploadResult{error, 0};
         case 4: {
             LaunchResult r;
             r.error = error;
             return r;
         }
-        case 5: return ReadBackResult{{}, error};
+        case 5: return ReadBackResult{{}, error, 0};
         case 6: return ReleaseResult{};
         default: {
             OccupancyResult r;

@@ -67,6 +67,7 @@ struct AllocateResult {
     // unavailable (CPU backend, or a driver without IPC).
     std::vector<uint8_t> ipc_handle;
     uint64_t ipc_offset = 0;  // the buffer's start within the allocation the handle opens (guard zones)
+    double elapsed_ms = 0;  // the allocation itself (cuMemAlloc + clearing; CPU: the shared-memory file), host clock
 };
 
 struct UploadRequest {
@@ -76,12 +77,17 @@ struct UploadRequest {
     // buffer's size) repeated over the whole buffer — resets an output to zeros or a constant without
     // sending it whole.
     bool repeat = false;
+    // true: copy from page-locked (pinned) host memory, as a program that allocates its host buffers with
+    // cudaMallocHost would; staging into it is not timed. false: from ordinary (pageable) memory. CUDA only.
+    bool pinned = false;
+    uint64_t offset = 0;  // !repeat: where in the buffer `data` goes (bytes), for uploads in several chunks
 };
 
 // Writes `pattern` repeatedly over dst[0, bytes); bytes must be a multiple of the pattern's size.
 void fill_with_pattern(std::byte* dst, uint64_t bytes, const std::vector<std::byte>& pattern);
 struct UploadResult {
     std::optional<EngineError> error;
+    double elapsed_ms = 0;  // the host-to-device copy alone (cuMemcpyHtoD / memset; CPU: into shared memory)
 };
 
 // One kernel argument: a buffer or a scalar's bytes.
@@ -135,10 +141,12 @@ struct LaunchResult {
 
 struct ReadBackRequest {
     BufferId buffer = 0;
+    bool pinned = false;  // as UploadRequest::pinned, for the device-to-host copy
 };
 struct ReadBackResult {
     std::vector<std::byte> data;
     std::optional<EngineError> error;
+    double elapsed_ms = 0;  // the device-to-host copy alone (cuMemcpyDtoH; CPU: out of shared memory)
 };
 
 struct ReleaseRequest {

@@ -150,6 +150,8 @@ WireMessage encode_request(const Request& request) {
             } else if constexpr (std::is_same_v<T, UploadRequest>) {
                 j["buffer"] = r.buffer;
                 j["repeat"] = r.repeat;
+                j["pinned"] = r.pinned;
+                j["offset"] = r.offset;
                 m.blob = r.data;
             } else if constexpr (std::is_same_v<T, LaunchRequest>) {
                 json args = json::array();
@@ -160,6 +162,7 @@ WireMessage encode_request(const Request& request) {
                           {"timing", {r.timing.warmup, r.timing.repeats, r.timing.flush_l2}}, {"trace", r.trace}});
             } else if constexpr (std::is_same_v<T, ReadBackRequest>) {
                 j["buffer"] = r.buffer;
+                j["pinned"] = r.pinned;
             } else if constexpr (std::is_same_v<T, ReleaseRequest>) {
                 j.update({{"buffers", r.buffers}, {"modules", r.modules}});
             } else if constexpr (std::is_same_v<T, OccupancyRequest>) {
@@ -190,7 +193,8 @@ std::optional<Request> decode_request(WireMessage message) {
             }
             case 2: return AllocateRequest{j.at("name").get<std::string>(), j.at("bytes").get<uint64_t>(),
                                            j.value("element_bytes", uint32_t(1))};
-            case 3: return UploadRequest{j.at("buffer").get<BufferId>(), std::move(message.blob), j.value("repeat", false)};
+            case 3: return UploadRequest{j.at("buffer").get<BufferId>(), std::move(message.blob), j.value("repeat", false),
+                                         j.value("pinned", false), j.value("offset", uint64_t(0))};
             case 4: {
                 LaunchRequest r;
                 r.module = j.at("module").get<ModuleId>();
@@ -206,7 +210,7 @@ std::optional<Request> decode_request(WireMessage message) {
                 r.trace = j.value("trace", false);
                 return r;
             }
-            case 5: return ReadBackRequest{j.at("buffer").get<BufferId>()};
+            case 5: return ReadBackRequest{j.at("buffer").get<BufferId>(), j.value("pinned", false)};
             case 6:
                 return ReleaseRequest{j.at("buffers").get<std::vector<BufferId>>(),
                                       j.at("modules").get<std::vector<ModuleId>>()};
@@ -237,9 +241,10 @@ WireMessage encode_response(const Response& response) {
                           {"module", r.module}, {"error", error_json(r.error)}});
             } else if constexpr (std::is_same_v<T, AllocateResult>) {
                 j.update({{"buffer", r.buffer}, {"device_address", r.device_address}, {"ipc_handle", r.ipc_handle},
-                          {"ipc_offset", r.ipc_offset}, {"error", error_json(r.error)}});
+                          {"ipc_offset", r.ipc_offset}, {"error", error_json(r.error)}, {"elapsed_ms", r.elapsed_ms}});
             } else if constexpr (std::is_same_v<T, UploadResult>) {
                 j["error"] = error_json(r.error);
+                j["elapsed_ms"] = r.elapsed_ms;
             } else if constexpr (std::is_same_v<T, LaunchResult>) {
                 j.update({{"ok", r.ok}, {"samples_ms", r.timing.samples_ms}, {"cpu_time", r.timing.cpu_time},
                           {"printf_output", r.printf_output}, {"error", error_json(r.error)},
@@ -256,6 +261,7 @@ WireMessage encode_response(const Response& response) {
                 j["trace"] = std::move(records);
             } else if constexpr (std::is_same_v<T, ReadBackResult>) {
                 j["error"] = error_json(r.error);
+                j["elapsed_ms"] = r.elapsed_ms;
                 m.blob = r.data;
             } else if constexpr (std::is_same_v<T, OccupancyResult>) {
                 j.update({{"min_grid_size", r.min_grid_size}, {"block_size", r.block_size},
@@ -288,8 +294,8 @@ std::optional<Response> decode_response(WireMessage message) {
             }
             case 2: return AllocateResult{j.at("buffer").get<BufferId>(), j.at("device_address").get<uint64_t>(),
                                           error_from(j), j.value("ipc_handle", std::vector<uint8_t>{}),
-                                          j.value("ipc_offset", uint64_t(0))};
-            case 3: return UploadResult{error_from(j)};
+                                          j.value("ipc_offset", uint64_t(0)), j.value("elapsed_ms", 0.0)};
+            case 3: return UploadResult{error_from(j), j.value("elapsed_ms", 0.0)};
             case 4: {
                 LaunchResult r;
                 r.ok = j.at("ok").get<bool>();
@@ -306,7 +312,7 @@ std::optional<Response> decode_response(WireMessage message) {
                 }
                 return r;
             }
-            case 5: return ReadBackResult{std::move(message.blob), error_from(j)};
+            case 5: return ReadBackResult{std::move(message.blob), error_from(j), j.value("elapsed_ms", 0.0)};
             case 6: return ReleaseResult{};
             default: {
                 OccupancyResult r;

@@ -118,6 +118,20 @@ std::string run_report_json(const RunReport& r, const std::vector<std::filesyste
                                     {"samples_ms", r.timing.samples_ms},
                                     {"measured_by", r.timing.cpu_time ? "cpu wall clock (CPU backend)" : "cuda events"}}
                              : json(nullptr);
+    // Where the run's time went: a null step did not happen in this run (e.g. not launched).
+    const TransferTimes& t = r.transfers;
+    j["transfers"] = r.launched ? json{{"allocate_ms", t.allocate_ms}, {"allocations", t.allocations},
+                                       {"allocated_bytes", t.allocated_bytes},
+                                       {"host_to_device_ms", t.upload_ms}, {"host_to_device_copies", t.uploads},
+                                       {"host_to_device_bytes", t.upload_bytes},
+                                       {"host_to_device_ms_per_copy", t.uploads > 0 ? t.upload_ms / t.uploads : 0.0},
+                                       {"kernel_ms", t.kernel_ms},
+                                       {"device_to_host_ms", t.download_ms}, {"device_to_host_copies", t.downloads},
+                                       {"device_to_host_bytes", t.download_bytes},
+                                       {"total_ms", t.total_ms()},
+                                       {"host_memory", t.pinned ? "pinned" : "pageable"},
+                                       {"measured_by", "host clock around each copy; kernel: median launch"}}
+                                : json(nullptr);
     j["bandwidth_gbps"] = r.launched ? json(r.bandwidth_gbps) : json(nullptr);
     j["bandwidth_fraction_of_copy"] = r.launched && r.bandwidth_fraction > 0 ? json(r.bandwidth_fraction) : json(nullptr);
     j["printf"] = r.printf_output;

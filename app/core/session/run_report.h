@@ -73,6 +73,25 @@ struct ErrorMap {
     std::vector<std::string> first_mismatches;      // up to 10: "dst[12] (x 12, y 0) = ..., expected ..."
 };
 
+// Where one run's time went, each step as the backend measured it (host clock around cuMemAlloc, cuMemcpyHtoD
+// and cuMemcpyDtoH on CUDA; around the copies into and out of shared memory on the CPU backend), the kernel
+// being the launch's median. Buffers kept from an earlier run (the window's live re-runs keep allocations and
+// const inputs) are not allocated or sent again, and count nothing here.
+struct TransferTimes {
+    double allocate_ms = 0;
+    int allocations = 0;
+    uint64_t allocated_bytes = 0;
+    double upload_ms = 0;  // host -> device
+    int uploads = 0;
+    uint64_t upload_bytes = 0;
+    double kernel_ms = 0;  // the median launch
+    double download_ms = 0;  // device -> host
+    int downloads = 0;
+    uint64_t download_bytes = 0;
+    bool pinned = false;  // the copies came from / went to pinned host memory (CUDA); else pageable
+    double total_ms() const { return allocate_ms + upload_ms + kernel_ms + download_ms; }
+};
+
 enum class RunStage { None, Metadata, Resolve, Compile, Validate, Prepare, Launch, Verify };
 const char* run_stage_name(RunStage s);
 
@@ -96,6 +115,7 @@ struct RunReport {
     // Launch
     bool launched = false;
     TimingStats timing;
+    TransferTimes transfers;         // allocation, host->device, kernel, device->host
     double bandwidth_gbps = 0;       // traffic_bytes / median time
     double bandwidth_fraction = 0;   // of the device's measured copy bandwidth (0 if unknown)
     std::string printf_output;
@@ -138,6 +158,8 @@ struct RunOptions {
     bool coverage_when_warned = true;
     // An instrumented launch recording per block its SM (or CPU worker) and start/end times.
     bool trace = false;
+    bool pinned_host = false;  // copies from/to pinned (page-locked) host memory, on backends that have it
+    uint64_t upload_chunk_bytes = 0;  // > 0: send each input in copies of at most this many bytes
     // Called just before the launch with the report so far (launch configuration, compile, warnings), so
     // what is about to run can be shown before it runs (and perhaps hangs until the watchdog stops it).
     std::function<void(const RunReport&)> before_launch;

@@ -71,7 +71,12 @@ private:
     Result<bool> resolve_choices(const ResolvedRun& r, std::vector<InputProblem>& problems) const;
     // The device's per-dimension and per-block limits, which need no compiled kernel: checked before compiling.
     std::vector<InputProblem> check_device_limits(const ResolvedRun& r) const;
-    Result<bool> prepare_buffers(const ResolvedRun& resolved);
+    Result<bool> prepare_buffers(const ResolvedRun& resolved, const RunOptions& options, TransferTimes& times);
+    // For the extra launches of coverage, traces and sweeps: default copies, times not reported.
+    Result<bool> prepare_buffers(const ResolvedRun& resolved) {
+        TransferTimes unreported;
+        return prepare_buffers(resolved, RunOptions{}, unreported);
+    }
     void release_buffers();
     void forget_device_state();  // after the backend reset its context: every buffer and module is gone
     RunReport run_stages(const RunOptions& options);

@@ -127,7 +127,8 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
         if (!traced) return fail(RunStage::Launch, traced.error());
         report.trace = std::move(*traced);
     }
-    if (auto prepared = prepare_buffers(*resolved); !prepared) return fail(RunStage::Prepare, prepared.error());
+    report.transfers.pinned = options.pinned_host && engine_.capabilities().gpu;
+    if (auto prepared = prepare_buffers(*resolved, options, report.transfers); !prepared) return fail(RunStage::Prepare, prepared.error());
 
     auto made_launch = launch_request(*resolved, compiled.module, options.timing);
     if (!made_launch) return fail(RunStage::Prepare, made_launch.error());
@@ -144,6 +145,7 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
     }
     report.launched = true;
     report.timing = launched.timing;
+    report.transfers.kernel_ms = launched.timing.median_ms;
     if (report.timing.median_ms > 0) {
         report.bandwidth_gbps = double(resolved->traffic_bytes) / (report.timing.median_ms * 1e-3) / 1e9;
         if (device().copy_bandwidth_gbps > 0) report.bandwidth_fraction = report.bandwidth_gbps / device().copy_bandwidth_gbps;
@@ -159,8 +161,11 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
     if (!options.read_back) return report;
     for (const auto& b : spec.buffers) {
         if (b.direction == Direction::In) continue;
-        ReadBackResult rb = engine_.read_back({buffers_.at(b.name).id});
+        ReadBackResult rb = engine_.read_back({buffers_.at(b.name).id, options.pinned_host});
         if (rb.error) return fail(RunStage::Launch, make_error("could not read back `" + b.name + "`: " + rb.error->message));
+        report.transfers.download_ms += rb.elapsed_ms;
+        report.transfers.downloads++;
+        report.transfers.download_bytes += rb.data.size();
         report.outputs[b.name] = HostBuffer{b.name, b.type, std::move(rb.data)};
     }
     if (options.verify && !spec.reference.empty()) verify(*resolved, report);
