@@ -95,6 +95,7 @@ std::filesystem::path write_oob_lesson(const std::filesystem::path& dir) {
 }
 
 TEST(GuardZonesCli, RunReportsTheWriteWithoutASanitizer) {
+    if (auto why = cuda_unavailable()) GTEST_SKIP() << "no CUDA device: " << *why;
     cp::test::TempDir dir;
     const auto file = write_oob_lesson(dir.path());
     auto r = cp::test::run_process({CP_BINARY, "run", file.string(), "--backend", "cuda"}, {});
@@ -103,6 +104,7 @@ TEST(GuardZonesCli, RunReportsTheWriteWithoutASanitizer) {
 }
 
 TEST(SanitizeCli, MemcheckGivesThreadBlockBufferElementAndLine) {
+    if (auto why = cuda_unavailable()) GTEST_SKIP() << "no CUDA device: " << *why;
     cp::test::TempDir dir;
     const auto file = write_oob_lesson(dir.path());
     const auto json = dir.path() / "r.json";

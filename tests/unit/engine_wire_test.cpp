@@ -153,7 +153,8 @@ TEST(EngineWire, Responses) {
     EXPECT_EQ(al.ipc_handle, handle);
 
     // The backend's own measure of each copy survives the trip from the CUDA worker.
-    EXPECT_DOUBLE_EQ(round_trip_response(AllocateResult{8, 0, std::nullopt, {}, 0.25}).elapsed_ms, 0.25);
+    EXPECT_DOUBLE_EQ(round_trip_response(AllocateResult{8, 0, std::nullopt, {}, 4096, 0.25}).elapsed_ms, 0.25);
+    EXPECT_EQ(round_trip_response(AllocateResult{8, 0, std::nullopt, {}, 4096, 0.25}).ipc_offset, 4096u);
     EXPECT_DOUBLE_EQ(round_trip_response(UploadResult{std::nullopt, 1.5}).elapsed_ms, 1.5);
     EXPECT_DOUBLE_EQ(round_trip_response(ReadBackResult{bytes({1}), std::nullopt, 2.75}).elapsed_ms, 2.75);
 }
