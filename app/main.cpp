@@ -25,12 +25,14 @@ usage: cuda-playground [window options]          open the window (the default de
        cuda-playground info [--json]             backends, device, limits
        cuda-playground compile FILE [options]    NVRTC diagnostics and resource usage
        cuda-playground run FILE [options]        run, time, verify, write outputs
+       cuda-playground sweep FILE [options]      time the kernel over block shapes, with occupancy
 
 Window options:
   --open FILE              open this .cu file instead of the last one
   --set NAME=VALUE         set a parameter (repeatable)
   --block X[xY[xZ]]        block size;  --grid X[xY[xZ]]  grid size
 )" + cp::cli::backend_option_help(25) + R"(  --present                start in presentation mode (F11 toggles it): the output full screen
+  --show PANEL             show this panel in front of its tab group, e.g. --show "Launch view" (repeatable)
   --text-size X            text size for this run, 0.6 to 3 (default: the saved one, Ctrl +/- changes it)
   --size WxH               window size (headless: the picture's size), default 1600x1000
   --headless               render the UI offscreen (EGL, no display needed)
@@ -58,6 +60,7 @@ int run_window(const std::vector<std::string>& argv) {
                                   {"--screenshot", true},
                                   {"--size", true},
                                   {"--present"},
+                                  {"--show", true, true},
                                   {"--text-size", true}});
     if (!args) return user_error(args.error().message, args.error().hint);
     if (args->has("--help")) {
@@ -100,6 +103,7 @@ int run_window(const std::vector<std::string>& argv) {
         options.text_size = float(v);
     }
     options.present = args->has("--present");
+    options.show = args->all("--show");
     options.screenshot = args->get("--screenshot");
     return cp::ui::run_app(options);
 }
@@ -116,8 +120,9 @@ int main(int argc, char** argv) {
         if (command == "info") return cp::cli::cmd_info(rest);
         if (command == "compile") return cp::cli::cmd_compile(rest);
         if (command == "run") return cp::cli::cmd_run(rest);
+        if (command == "sweep") return cp::cli::cmd_sweep(rest);
         if (!command.empty() && command[0] != '-') {
-            const std::string guess = cp::closest_name(command, {"list", "info", "compile", "run"});
+            const std::string guess = cp::closest_name(command, {"list", "info", "compile", "run", "sweep"});
             return cp::cli::user_error("unknown command `" + command + "`",
                                        guess.empty() ? "see cuda-playground --help" : "did you mean `" + guess + "`?");
         }

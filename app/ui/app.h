@@ -21,6 +21,7 @@ struct AppOptions {
     int width = 1600, height = 1000;  // window / offscreen size (--size)
     std::optional<float> text_size;   // --text-size: this run's text size, not saved
     bool present = false;             // --present: start in presentation mode
+    std::vector<std::string> show;    // --show PANEL: panels to show in front of their tab group (slides, docs)
 };
 
 // Returns the process exit code; never calls exit().

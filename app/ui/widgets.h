@@ -4,6 +4,8 @@
 
 #include <imgui.h>
 
+#include <cstdarg>
+
 namespace cp::ui {
 
 // Widths of the usual row items at the current font size.
@@ -18,6 +20,17 @@ inline float checkbox_width(const char* label) {
 inline void same_line_if_fits(float width) {
     ImGui::SameLine();
     if (ImGui::GetContentRegionAvail().x < width) ImGui::NewLine();
+}
+
+// TextDisabled that wraps at the panel's edge (long hints under charts).
+inline void text_disabled_wrapped(const char* fmt, ...) IM_FMTARGS(1);
+inline void text_disabled_wrapped(const char* fmt, ...) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    va_list args;
+    va_start(args, fmt);
+    ImGui::TextWrappedV(fmt, args);
+    va_end(args);
+    ImGui::PopStyleColor();
 }
 
 }  // namespace cp::ui

@@ -14,6 +14,7 @@
 #include "ui/panels/editor_panel.h"
 #include "ui/state/kernel_document.h"
 #include "ui/state/live_runner.h"
+#include "ui/state/sweep_state.h"
 #include "ui/panels/open_file_dialog.h"
 #include "ui/panels/output_panel.h"
 #include "ui/state/output_views.h"
@@ -73,6 +74,7 @@ public:
     RunInputs& inputs() { return inputs_; }
     LiveOptions& live() { return live_; }
     OutputViews& outputs() { return *outputs_; }
+    SweepState& sweep() { return sweep_; }
     const OutputPanel& output_panel() const { return *output_panel_; }
     const EditorPanel& editor_panel() const { return *editor_panel_; }
     const TimingPanel* timing_panel() const { return timing_panel_; }
@@ -100,6 +102,8 @@ public:
     void set_presenting(bool on);
     bool presenting() const { return presenting_; }
     const PresentationView& presentation_view() const { return *presentation_view_; }
+    // Shows or hides the panel with this title (benchmarks and screenshots); false when there is none.
+    bool set_panel_visible(const std::string& title, bool v);
     // Ctrl +/- : steps of 0.1, clamped; 0 resets to 1. Saved with the settings.
     void adjust_font_scale(float delta);
     float font_scale() const { return presentation_.font_scale; }
@@ -113,6 +117,7 @@ private:
     void submit_block_suggestion();
     RunJob job_from_inputs();  // a job for the runner with the current file, parameters, launch and images
     void apply_block_suggestion(RunOutcome outcome);
+    void submit_sweep();
     void use_block_suggestion(const AppliedSuggestion& suggestion);
     void maybe_submit(double now);
     void reparse_if_changed();
@@ -146,6 +151,7 @@ private:
     TimingHistory timing_;
     std::optional<RunOutcome> latest_;
     BlockSuggestionState block_suggestion_;
+    SweepState sweep_;
     CompileStatus compile_status_;
     OutputStatus output_status_;
     DeviceStatus device_status_;

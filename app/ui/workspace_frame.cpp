@@ -226,6 +226,16 @@ void Workspace::hide_panel(const std::string& title) {
     layout_frames_ = 2;
 }
 
+bool Workspace::set_panel_visible(const std::string& title, bool v) {
+    for (auto& p : panels_)
+        if (title == p->title()) {
+            if (v) show_panel(title);
+            else hide_panel(title);
+            return true;
+        }
+    return false;
+}
+
 void Workspace::set_presenting(bool on) {
     if (on == presenting_) return;
     presenting_ = on;

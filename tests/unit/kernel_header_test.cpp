@@ -102,6 +102,8 @@ TEST(KernelHeader, ParamDefaultOutsideRange) {
     expect_error(parse(with(base_header(), 1, "param n: int = 2.5")), 3, {"not a whole number"});
     expect_error(parse(with(base_header(), 1, "param n: int = 5 range 10..1")), 3, {"range 10..1 is empty"});
     expect_error(parse(with(base_header(), 1, "param n: int = 5 range 1-10")), 3, {"range A..B"});
+    expect_error(parse(with(base_header(), 1, "param n: int = 0 enum a=0 b=1e30")), 3, {"`b=1e30` must be", "(an int)"});
+    expect_error(parse(with(base_header(), 1, "param n: int = 0 enum a=0 b=0.5")), 3, {"`b=0.5` must be"});
 }
 
 TEST(KernelHeader, ParamOptionsParse) {
@@ -166,6 +168,10 @@ TEST(KernelHeader, BadInitialisers) {
     expect_error(parse(with(base_header(), 2, "buffer a: float[n] in random(seed=1, mn=0)")), 4,
                  {"no argument `mn`", "Did you mean `min`?"});
     expect_error(parse(with(base_header(), 2, "buffer a: float[n] in random(min=3, max=1)")), 4, {"min above max"});
+    // Values beyond the target type are refused before any cast (1e52 as a seed was undefined behaviour).
+    expect_error(parse(with(base_header(), 2, "buffer a: float[n] in random(seed=1e52)")), 4, {"from 0 to 2^64-1"});
+    expect_error(parse(with(base_header(), 2, "buffer a: float[n] in random(seed=-1)")), 4, {"from 0 to 2^64-1"});
+    expect_error(parse(with(base_header(), 2, "buffer a: float[n] in random(seed=2.5)")), 4, {"from 0 to 2^64-1"});
     expect_error(parse(with(base_header(), 2, "buffer a: float[n] in constant()")), 4, {"one value"});
     expect_error(parse(with(base_header(), 2, "buffer a: float[n] in constant(x)")), 4, {"must be a number"});
     expect_error(parse(with(base_header(), 2, "buffer a: float[n] in zeros(1)")), 4, {"takes no arguments"});
@@ -200,10 +206,33 @@ TEST(KernelHeader, Views) {
     expect_error(parse(plus(plus(base_header(), "view c: plot"), "view c: table")), 10, {"already has a view (line 9)"});
 }
 
-TEST(KernelHeader, UnknownReferenceListsKnownOnes) {
+TEST(KernelHeader, ReferenceNamesAFunctionInTheFile) {
     expect_error(parse(plus(base_header(), "reference: vec_add")), 9,
-                 {"unknown reference `vec_add`", "Did you mean `vector_add`?",
-                  "Known references: box_blur_3x3, grayscale_bt601, histogram256, matmul, sum, thread_ids, vector_add"});
+                 {"`reference: vec_add` names no function in this file", "#ifdef PLAYGROUND_REFERENCE",
+                  "static void vec_add(const float* a, float* c, int n)"});
+    expect_error(parse(plus(base_header(), "reference: vector add")), 9, {"names a function in this file"});
+    const KernelFile ok = parse(plus(base_header(), "reference: vec_add"),
+                                std::string(kSignature) + "#ifdef PLAYGROUND_REFERENCE\n"
+                                "static void vec_add(const float* a, float* c, int n) {}\n#endif\n");
+    EXPECT_TRUE(ok.usable()) << dump(ok);
+}
+
+TEST(KernelHeader, ExpectLearnAndKernelLines) {
+    expect_error(parse(plus(base_header(), "expect: crash")), 9,
+                 {"`expect:` says how this buggy-on-purpose lesson fails", "not `crash`"});
+    expect_error(parse(plus(base_header(), "expect: mismatch")), 9, {"`expect: mismatch` needs a `reference:`"});
+    expect_error(parse(plus(base_header(), "kernel: two words")), 9, {"`kernel:` names the `__global__` function"});
+    expect_error(parse(plus(base_header(), "kernel: other")), 9,
+                 {"`kernel: other` names no `__global__` function", "`k` (line"});
+    auto lines = plus(plus(base_header(), "expect: fault"), "learn: threads past n write");
+    lines.push_back("  out of bounds");
+    const KernelFile f = parse(lines);
+    EXPECT_TRUE(f.usable()) << dump(f);
+    EXPECT_EQ(f.spec.expect, ExpectedOutcome::Fault);
+    EXPECT_EQ(f.spec.learn, "threads past n write out of bounds");
+    const KernelFile lone = parse(plus(base_header(), "learn: something"));
+    ASSERT_FALSE(lone.diagnostics.empty());
+    EXPECT_NE(lone.diagnostics[0].message.find("`learn:` goes with `expect:`"), std::string::npos) << dump(lone);
 }
 
 TEST(KernelHeader, Tolerance) {

@@ -5,9 +5,12 @@
 
 namespace cp {
 
-WorkerPool::WorkerPool(int workers) {
+WorkerPool::WorkerPool(int workers, StateObserver observer) : observer_(observer) {
     install_fault_handlers();
-    for (int i = 0; i < std::max(1, workers); ++i) workers_.push_back(std::make_unique<Worker>());
+    for (int i = 0; i < std::max(1, workers); ++i) {
+        workers_.push_back(std::make_unique<Worker>());
+        workers_.back()->index = i;
+    }
     for (auto& w : workers_) {
         Worker* raw = w.get();
         w->thread = std::thread([this, raw] { worker_loop(*raw); });
@@ -28,6 +31,7 @@ GridOutcome WorkerPool::run(const GridLaunch& launch) {
     {
         std::unique_lock lock(mutex_);
         job_ = &launch;
+        job_start_ = std::chrono::steady_clock::now();
         total_blocks_ = total;
         // Small chunks keep the workers evenly loaded; more than one block per grab keeps them off the counter.
         chunk_ = std::clamp<uint64_t>(total / (uint64_t(workers_.size()) * 16), 1, 16);
@@ -112,6 +116,7 @@ void WorkerPool::execute(Worker& w) {
     block_launch.printf_limit = (size_t(1) << 20) / workers_.size() + 1024;
     w.scheduler.begin_launch(block_launch, state);
     w.trap.state = state;
+    if (observer_) observer_(w.index, state);
     run_blocks(w, state);
 }
 
@@ -156,7 +161,15 @@ __attribute__((noinline)) void WorkerPool::run_blocks(Worker& w, cp_abi::ThreadS
         for (uint64_t b = first; b < last && b < first_failure_.load(std::memory_order_relaxed); ++b) {
             w.current_block = b;
             state->block_idx = {unsigned(b % gx), unsigned((b % gxy) / gx), unsigned(b / gxy)};
-            if (!w.scheduler.run_block(b)) {
+            const auto started = std::chrono::steady_clock::now();
+            const bool ran = w.scheduler.run_block(b);
+            if (job.trace) {
+                const auto since = [&](std::chrono::steady_clock::time_point t) {
+                    return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(t - job_start_).count());
+                };
+                (*job.trace)[b] = BlockTrace{b, uint32_t(w.index), since(started), since(std::chrono::steady_clock::now())};
+            }
+            if (!ran) {
                 w.trap.armed = 0;
                 if (job.capture_printf) {
                     std::string text = w.scheduler.take_block_output();

@@ -12,15 +12,19 @@ namespace cp {
 
 // Parses source text (never fails: every problem becomes a Diagnostic with its line).
 // A file without a metadata header gets spec.has_metadata = false and no error.
-KernelFile parse_kernel_source(std::string source, std::filesystem::path path);
+// `kernel`, when given, runs that __global__ function instead of the one the header's `kernel:` names (e.g. a
+// variant in the same file, `run --compare`).
+KernelFile parse_kernel_source(std::string source, std::filesystem::path path, const std::string& kernel = {});
 
 // Reads and parses a file. Fails only when the file cannot be read (missing, a directory, unreadable,
 // not text); the Error says which and how to fix it.
 Result<KernelFile> load_kernel_file(const std::filesystem::path& path);
 
-// Finds the single __global__ function in `source`. Diagnostics when there is none or several.
+// Finds the __global__ function in `source`: `wanted` (the header's `kernel:`) when given, else the only one.
+// Diagnostics when there is none, `wanted` is not there, or there are several and none is chosen.
 std::optional<KernelSignature> parse_signature(const std::string& source, const std::string& file,
-                                               std::vector<Diagnostic>& diagnostics);
+                                               std::vector<Diagnostic>& diagnostics, const std::string& wanted = {},
+                                               int wanted_line = 0);
 
 // Where the kernel library and assets live: $CUDA_PLAYGROUND_KERNELS / $CUDA_PLAYGROUND_ASSETS, else the
 // source tree's folders baked in at build time, else next to the executable.

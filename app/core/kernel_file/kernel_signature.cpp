@@ -182,7 +182,8 @@ SignatureParam read_param(const std::string& source, const std::vector<Token>& t
 }  // namespace
 
 std::optional<KernelSignature> parse_signature(const std::string& source, const std::string& file,
-                                               std::vector<Diagnostic>& diagnostics) {
+                                               std::vector<Diagnostic>& diagnostics, const std::string& wanted,
+                                               int wanted_line) {
     const std::string code = blank_non_code(source);
     const std::vector<Token> tokens = tokenize(code);
     std::vector<FoundKernel> kernels;
@@ -266,18 +267,33 @@ std::optional<KernelSignature> parse_signature(const std::string& source, const 
         }
         return std::nullopt;
     }
-    if (defined.size() > 1) {
-        std::string list;
-        for (const auto& k : defined)
-            list += (list.empty() ? "" : ", ") + ("`" + k.name + "` (line " + std::to_string(k.line) + ")");
-        diagnostics.push_back(make_diagnostic(file, defined[1].line, 0, Severity::Error,
-                                              "found " + std::to_string(defined.size()) + " `__global__` kernels: " + list +
-                                                  "; a kernel file holds exactly one. Move `" + defined[1].name +
-                                                  "` to its own file, or make it a `__device__` function."));
+    std::string list;
+    std::vector<std::string> names;
+    for (const auto& k : defined) {
+        list += (list.empty() ? "" : ", ") + ("`" + k.name + "` (line " + std::to_string(k.line) + ")");
+        names.push_back(k.name);
+    }
+    size_t chosen = 0;
+    if (!wanted.empty()) {
+        auto it = std::find_if(defined.begin(), defined.end(), [&](const FoundKernel& k) { return k.name == wanted; });
+        if (it == defined.end()) {
+            diagnostics.push_back(make_diagnostic(file, wanted_line, 0, Severity::Error,
+                                                  "`kernel: " + wanted +
+                                                      "` names no `__global__` function of this file; "
+                                                      "it has " +
+                                                      list + "." + did_you_mean(wanted, names)));
+            return std::nullopt;
+        }
+        chosen = size_t(it - defined.begin());
+    } else if (defined.size() > 1) {
+        diagnostics.push_back(
+            make_diagnostic(file, defined[1].line, 0, Severity::Error,
+                            "found " + std::to_string(defined.size()) + " `__global__` kernels: " + list +
+                                "; say which one runs with a header line such as `kernel: " + defined[0].name + "`."));
         return std::nullopt;
     }
 
-    const FoundKernel& k = defined[0];
+    const FoundKernel& k = defined[chosen];
     KernelSignature sig;
     sig.name = k.name;
     sig.line = k.line;
@@ -302,6 +318,46 @@ std::optional<KernelSignature> parse_signature(const std::string& source, const 
     }
     if (!ok) return std::nullopt;
     return sig;
+}
+
+}  // namespace cp
+
+namespace cp {
+
+std::optional<KernelSignature> parse_function(const std::string& source, const std::string& name, const std::string& file,
+                                              std::vector<Diagnostic>& diagnostics) {
+    const std::string code = blank_non_code(source);
+    const std::vector<Token> tokens = tokenize(code);
+    for (size_t i = 0; i + 1 < tokens.size(); ++i) {
+        if (tokens[i].text != name || tokens[i + 1].text != "(") continue;
+        if (i > 0 && (tokens[i - 1].text == "." || tokens[i - 1].text == ">" || tokens[i - 1].text == ":")) continue;
+        const size_t close = matching(tokens, i + 1);
+        if (close >= tokens.size()) continue;
+        // A definition: `)` then perhaps `noexcept`/attributes, then `{`. A call or declaration is skipped.
+        size_t j = close + 1;
+        while (j < tokens.size() && tokens[j].identifier() && tokens[j].text != "return") ++j;
+        if (j >= tokens.size() || tokens[j].text != "{") continue;
+        KernelSignature sig;
+        sig.name = name;
+        sig.line = tokens[i].line;
+        bool ok = true;
+        size_t begin = i + 2;
+        int depth = 0;
+        for (size_t k = begin; k <= close; ++k) {
+            const std::string& t = tokens[k].text;
+            if (k < close && (t == "(" || t == "[" || t == "<" || t == "{")) ++depth;
+            if (k < close && (t == ")" || t == "]" || t == ">" || t == "}")) --depth;
+            if (k == close || (t == "," && depth == 0)) {
+                const bool only_void = k == begin + 1 && tokens[begin].text == "void";
+                if (k > begin && !only_void)
+                    sig.params.push_back(read_param(code, tokens, begin, k, sig.params.size(), name, file, diagnostics, ok));
+                begin = k + 1;
+            }
+        }
+        if (!ok) return std::nullopt;
+        return sig;
+    }
+    return std::nullopt;
 }
 
 }  // namespace cp

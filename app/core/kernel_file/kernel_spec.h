@@ -99,6 +99,10 @@ struct KernelSignature {
     std::vector<SignatureParam> params;
 };
 
+// What a buggy-on-purpose lesson must show (`expect:`); None for a lesson that must verify.
+enum class ExpectedOutcome { None, Mismatch, Fault, Refused, Hang };
+const char* expected_outcome_name(ExpectedOutcome e);  // "mismatch", "fault", ...
+
 struct KernelSpec {
     // Describing text
     std::string title;
@@ -110,9 +114,12 @@ struct KernelSpec {
     std::vector<BufferSpec> buffers;
     LaunchSpec launch;
     std::vector<ViewSpec> views;
-    std::string reference;   // name of a CPU reference in core/references; empty: none
+    std::string reference;   // the in-file CPU reference function (reference_section.h); empty: none
     double tolerance = 0;    // max abs error allowed per component
     std::string traffic_expr;  // bytes one launch moves; empty: sum of buffer sizes by direction
+    std::string kernel;        // `kernel:` the __global__ function to run when the file has several
+    ExpectedOutcome expect = ExpectedOutcome::None;  // `expect:` buggy on purpose
+    std::string learn;                               // `learn:` what the student should take from the bug
 
     bool has_metadata = false;  // false for a plain .cu file without a header
     int header_first_line = 0, header_last_line = 0;
@@ -124,6 +131,7 @@ struct KernelFile {
     std::string source;
     KernelSpec spec;
     std::optional<KernelSignature> signature;
+    std::optional<KernelSignature> reference_fn;  // the function `reference:` names, when found
     std::vector<Diagnostic> diagnostics;  // metadata errors/warnings and signature mismatches
 
     bool usable() const { return !has_errors(diagnostics) && signature.has_value(); }

@@ -13,6 +13,49 @@
 
 namespace cp::ui {
 
+namespace {
+
+// One line per step of the run (allocation, host->device, kernel, device->host) with a bar of its share under
+// it, so that a student sees at a glance whether the copies or the kernel cost more. The lines wrap, so the
+// panel never needs to be wider than its dock column, at any text size.
+void draw_breakdown(const TransferTimes& t) {
+    const double total = t.total_ms();
+    if (total <= 0) return;
+    ImGui::Separator();
+    ImGui::TextUnformatted("Where this run's time went:");
+    struct Step {
+        const char* label;
+        double ms;
+        uint64_t bytes;
+        int count;
+        const char* unit;  // what `count` counts
+    };
+    const Step steps[] = {{"allocate", t.allocate_ms, t.allocated_bytes, t.allocations, "buffers"},
+                          {"host->device", t.upload_ms, t.upload_bytes, t.uploads, "copies"},
+                          {"kernel (median)", t.kernel_ms, 0, 1, ""},
+                          {"device->host", t.download_ms, t.download_bytes, t.downloads, "copies"}};
+    const float bar_height = std::max(4.0f, ImGui::GetFontSize() * 0.35f);
+    for (const Step& s : steps) {
+        const int percent = int(std::lround(s.ms / total * 100));
+        if (s.bytes > 0 && s.count > 1)
+            ImGui::TextWrapped("%s: %.4f ms (%d%%), %d %s, %.2f MB, %.4f ms each", s.label, s.ms, percent, s.count,
+                               s.unit, double(s.bytes) / 1e6, s.ms / s.count);
+        else if (s.bytes > 0)
+            ImGui::TextWrapped("%s: %.4f ms (%d%%), %.2f MB", s.label, s.ms, percent, double(s.bytes) / 1e6);
+        else if (s.count == 0)
+            ImGui::TextWrapped("%s: %.4f ms (%d%%), kept from the last run", s.label, s.ms, percent);
+        else
+            ImGui::TextWrapped("%s: %.4f ms (%d%%)", s.label, s.ms, percent);
+        ImGui::ProgressBar(float(s.ms / total), ImVec2(-1, bar_height), "");
+    }
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("total %.4f ms; host clock around each copy, %s host memory", total,
+                       t.pinned ? "pinned" : "pageable");
+    ImGui::PopStyleColor();
+}
+
+}  // namespace
+
 void TimingPanel::draw() {
     int repeats = inputs_.timing.repeats;
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
@@ -25,10 +68,24 @@ void TimingPanel::draw() {
     same_line_if_fits(checkbox_width("re-run every frame"));
     ImGui::Checkbox("re-run every frame", &live_.every_frame);
     if (ImGui::Checkbox("verify every run (F5 always does)", &inputs_.verify)) inputs_.touch();
+    int chunk = inputs_.upload_chunk_kib;
+    ImGui::TextUnformatted("copy in chunks of");
+    same_line_if_fits(ImGui::GetFontSize() * 10);
+    ImGui::SetNextItemWidth(std::min(ImGui::GetFontSize() * 12, ImGui::GetContentRegionAvail().x));
+    if (ImGui::SliderInt("##chunk", &chunk, 0, 4096, chunk == 0 ? "one copy" : "%d KiB",
+                         ImGuiSliderFlags_Logarithmic)) {
+        inputs_.upload_chunk_kib = std::clamp(chunk, 0, 1 << 20);
+        inputs_.touch();
+    }
+    if (device_.caps.gpu) {
+        same_line_if_fits(checkbox_width("pinned host memory"));
+        if (ImGui::Checkbox("pinned host memory", &inputs_.pinned_host)) inputs_.touch();
+    }
 
     ImGui::Separator();
     if (!draw_summary()) return;
     draw_history();
+    if (const TimingSample* last = history_.last()) draw_breakdown(last->transfers);
 }
 
 bool TimingPanel::draw_summary() {
@@ -41,13 +98,13 @@ bool TimingPanel::draw_summary() {
     const double last_ms = t.samples_ms.empty() ? 0 : t.samples_ms.back();
     ImGui::TextWrapped("last %.4f ms   median %.4f ms   min %.4f ms", last_ms, t.median_ms, t.min_ms);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("%zu repeats, %s | grid %s block %s", t.samples_ms.size(), t.cpu_time ? "CPU clock" : "GPU events",
-                       last->grid.str().c_str(), last->block.str().c_str());
+    ImGui::TextWrapped("%zu repeats, %s | grid %s block %s", t.samples_ms.size(),
+                       t.cpu_time ? "CPU clock" : "GPU events", last->grid.str().c_str(), last->block.str().c_str());
     ImGui::PopStyleColor();
     if (last->bandwidth_gbps > 0) {
         if (last->bandwidth_fraction > 0)
             ImGui::TextWrapped("bandwidth %.1f GB/s = %.0f%% of copy bandwidth (%.0f GB/s)", last->bandwidth_gbps,
-                        last->bandwidth_fraction * 100, device_.copy_bandwidth_gbps);
+                               last->bandwidth_fraction * 100, device_.copy_bandwidth_gbps);
         else
             ImGui::TextWrapped("bandwidth %.1f GB/s", last->bandwidth_gbps);
     }
