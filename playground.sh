@@ -94,6 +94,8 @@ screenshots() {
     shot presentation --open image/box_blur --present
     shot plot --open histogram/atomic_histogram
     shot error_marker --open tests/data/planted_oob.cu
+    # The launch views: coverage map, timeline, sweep chart, and the window's Launch view and Occupancy panel.
+    docs/make_launch_images.sh build
 }
 
 cmd=${1:-}

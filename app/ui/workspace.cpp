@@ -161,8 +161,12 @@ Result<bool> Workspace::apply_command_line(const AppOptions& options) {
     if (options.grid) choices.grid = options.grid;
     inputs_.choices = std::move(choices);
     inputs_.touch();
-    for (const std::string& title : options.show)
-        if (!set_panel_visible(title, true)) {
+    for (const std::string& title : options.show) {
+        const bool known = std::any_of(panels_.begin(), panels_.end(), [&](const auto& p) { return title == p->title(); });
+        if (known) {
+            startup_show_.push_back(title);
+            layout_frames_ = std::max(layout_frames_, startup_show_frames_ + 2);
+        } else {
             std::vector<std::string> titles;
             for (const auto& p : panels_) titles.push_back(p->title());
             const std::string guess = closest_name(title, titles);
@@ -171,6 +175,7 @@ Result<bool> Workspace::apply_command_line(const AppOptions& options) {
             return Error{"`--show " + title + "`: there is no panel of that name",
                          (guess.empty() ? "" : "did you mean `" + guess + "`? ") + "The panels: " + all + "."};
         }
+    }
     return true;
 }
 
@@ -281,9 +286,16 @@ void Workspace::apply_outcome(RunOutcome outcome) {
     // Compile status for the editor.
     compile_status_.diagnostics = r.diagnostics;
     // A runtime error with a line (a fault, an out-of-bounds access on the CPU backend) is marked there too.
-    if (r.error && r.error_line > 0 && doc_)
+    if (r.error && r.error_line > 0 && doc_) {
         compile_status_.diagnostics.push_back(
             Diagnostic{doc_->shown_path().string(), r.error_line, 0, Severity::Error, "at run time: " + r.error->message});
+        // A fault on a line scrolled out of sight is brought into view once (the cursor stays where it is).
+        if (r.error_line != compile_status_.reveal_line || r.error->message != revealed_error_) {
+            compile_status_.reveal_line = r.error_line;
+            ++compile_status_.reveal_serial;
+            revealed_error_ = r.error->message;
+        }
+    }
     size_t errors = 0, warnings = 0;
     for (const Diagnostic& d : r.diagnostics) (d.severity == Severity::Error ? errors : warnings) += d.severity != Severity::Note;
     char summary[160];

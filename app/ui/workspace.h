@@ -153,6 +153,7 @@ private:
     BlockSuggestionState block_suggestion_;
     SweepState sweep_;
     CompileStatus compile_status_;
+    std::string revealed_error_;  // the runtime error whose line the editor last brought into view
     OutputStatus output_status_;
     DeviceStatus device_status_;
 
@@ -177,8 +178,12 @@ private:
     bool presenting_ = false;
     OpenFileDialog open_dialog_;
     bool reset_layout_ = false;
-    std::set<std::string> bring_to_front_;  // panel titles to select in their tab groups
+    std::vector<std::string> bring_to_front_;  // panel titles to select in their tab groups, one a frame
     int layout_frames_ = 0;                 // frames still needed to show a layout change made outside a frame
+    // --show: panels brought to the front once the first layout has settled (windows take the focus as they
+    // first appear, which would undo an earlier request), and the frames left until then.
+    std::vector<std::string> startup_show_;
+    int startup_show_frames_ = 3;
 };
 
 }  // namespace cp::ui

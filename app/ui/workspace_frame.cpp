@@ -18,6 +18,10 @@ namespace cp::ui {
 void Workspace::frame(double now) {
     now_ = now;
     if (layout_frames_ > 0) --layout_frames_;
+    if (!startup_show_.empty() && --startup_show_frames_ <= 0) {
+        for (const std::string& title : startup_show_) show_panel(title);
+        startup_show_.clear();
+    }
     if (auto outcome = runner_->take_outcome()) apply_outcome(std::move(*outcome));
     if (doc_) {
         if (auto r = doc_->autosave_if_due(now); !r) console_.add(LogKind::Error, "Autosave failed: " + r.error().full());
@@ -191,7 +195,7 @@ void Workspace::draw_panels() {
         build_default_layout(dockspace, work.Min, work.GetSize(), panels_);
         // Windows take the focus when they first appear, and a focused docked window is its group's front tab:
         // the output gets the focus once they all have, so no other group changes its front tab.
-        bring_to_front_.insert("Output");
+        bring_to_front_.insert(bring_to_front_.begin(), "Output");
         reset_layout_ = false;
     }
     ImGui::DockSpace(dockspace, ImVec2(0, 0));
@@ -207,15 +211,21 @@ void Workspace::draw_panels() {
             save_settings_if_persistent();
         }
     }
-    for (const std::string& title : bring_to_front_) ImGui::SetWindowFocus(title.c_str());
-    bring_to_front_.clear();
+    // One a frame: a dock node selects the tab of the window focused last, so two requests in one frame
+    // would leave only the second group changed.
+    if (!bring_to_front_.empty()) {
+        ImGui::SetWindowFocus(bring_to_front_.front().c_str());
+        bring_to_front_.erase(bring_to_front_.begin());
+        layout_frames_ = std::max(layout_frames_, int(bring_to_front_.size()) + 2);
+    }
 }
 
 void Workspace::show_panel(const std::string& title) {
     for (auto& p : panels_)
         if (title == p->title()) {
             p->visible = true;
-            bring_to_front_.insert(title);
+            if (std::find(bring_to_front_.begin(), bring_to_front_.end(), title) == bring_to_front_.end())
+                bring_to_front_.push_back(title);
             layout_frames_ = 2;
         }
 }

@@ -230,3 +230,28 @@ TEST(Presentation, TheOutputFillsTheScreenAndTheEditorIsOneKeyAway) {
     press_key(*host, ImGuiKey_F11);
     EXPECT_FALSE(ws.presenting());
 }
+
+// --show PANEL (slides, docs/make_launch_images.sh): the panel is the front tab of its group once the window
+// has settled, its neighbours in other groups keep theirs; a name that is no panel is refused with a guess.
+TEST(Layout, ShowBringsAPanelToTheFrontFromTheCommandLine) {
+    ScopedUserDir user;
+    ui::AppOptions o = headless_options();
+    o.show = {"Launch view", "Occupancy"};
+    auto made = ui::AppHost::create(o, host_kernels_factory());
+    ASSERT_TRUE(made.ok()) << made.error().full();
+    ui::AppHost& host = **made;
+    settle(host);
+    for (int i = 0; i < 4; ++i) host.frame();
+    EXPECT_GT(window_rect("Launch view").width(), 0) << "Launch view should be its group's front tab";
+    EXPECT_EQ(window_rect("Output").width(), 0) << "Output is behind the Launch view in the same group";
+    EXPECT_GT(window_rect("Occupancy").width(), 0);
+    EXPECT_EQ(window_rect("Launch").width(), 0);
+    EXPECT_GT(window_rect("Editor").width(), 0) << "other groups keep their front tab";
+    made->reset();
+
+    o.show = {"Ocupancy"};
+    auto refused = ui::AppHost::create(o, host_kernels_factory());
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message.find("`--show Ocupancy`"), std::string::npos) << refused.error().full();
+    EXPECT_NE(refused.error().hint.find("did you mean `Occupancy`?"), std::string::npos) << refused.error().full();
+}

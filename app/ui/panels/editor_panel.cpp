@@ -18,6 +18,14 @@
 namespace cp::ui {
 namespace {
 
+// "line 18:1  error: message", as the list under the source shows it.
+std::string diagnostic_label(const Diagnostic& d) {
+    char where[48];
+    if (d.line > 0) std::snprintf(where, sizeof where, "line %d:%d", d.line, std::max(d.column, 1));
+    else std::snprintf(where, sizeof where, "(no line)");
+    return std::string(where) + "  " + severity_name(d.severity) + ": " + d.message;
+}
+
 const ImVec4 kErrorColor(1.0f, 0.35f, 0.3f, 1.0f);
 const ImVec4 kWarningColor(1.0f, 0.8f, 0.2f, 1.0f);
 
@@ -181,10 +189,23 @@ void EditorPanel::draw_source() {
         pending_jump_ = 0;
     }
 
-    const float diag_height =
-        status_.diagnostics.empty() ? 0.0f
-                                    : ImGui::GetTextLineHeightWithSpacing() * float(std::min<size_t>(status_.diagnostics.size(), 5) + 1);
+    if (status_.reveal_serial != revealed_serial_ && status_.reveal_line > 0) {
+        revealed_serial_ = status_.reveal_serial;
+        const int row = status_.reveal_line - 1;
+        if (row < first_row_ || row > last_row_) editor_->ScrollToLine(size_t(row), TextEditor::Scroll::alignMiddle);
+    }
+
+    // The list below the source: up to five messages, wrapped, at most 40% of the panel's height.
     const ImVec2 avail = ImGui::GetContentRegionAvail();
+    float diag_height = 0;
+    if (!status_.diagnostics.empty()) {
+        const ImGuiStyle& style = ImGui::GetStyle();
+        const float wrap = avail.x - style.WindowPadding.x * 2 - style.ScrollbarSize;
+        for (size_t i = 0; i < std::min<size_t>(status_.diagnostics.size(), 5); ++i)
+            diag_height += ImGui::CalcTextSize(diagnostic_label(status_.diagnostics[i]).c_str(), nullptr, false, wrap).y +
+                           style.ItemSpacing.y;
+        diag_height = std::min(diag_height + style.WindowPadding.y * 2 + style.ItemSpacing.y, avail.y * 0.4f);
+    }
     const float height = std::max(avail.y - diag_height, ImGui::GetTextLineHeight() * 4);
     editor_->Render("##source", ImVec2(avail.x, height));
     const ImVec2 box0 = ImGui::GetItemRectMin(), box1 = ImGui::GetItemRectMax();
@@ -228,11 +249,16 @@ void EditorPanel::draw_diagnostics() {
         const Diagnostic& d = status_.diagnostics[i];
         ImGui::PushID(int(i));
         ImGui::PushStyleColor(ImGuiCol_Text, severity_color(d.severity));
-        char where[48];
-        if (d.line > 0) std::snprintf(where, sizeof where, "line %d:%d", d.line, std::max(d.column, 1));
-        else std::snprintf(where, sizeof where, "(no line)");
-        const std::string label = std::string(where) + "  " + severity_name(d.severity) + ": " + d.message;
-        if (ImGui::Selectable(label.c_str()) && d.line > 0) jump_to_line(d.line);
+        // A selectable as tall as the wrapped message, the message drawn over it: nothing runs off the edge.
+        const std::string label = diagnostic_label(d);
+        const ImVec2 at = ImGui::GetCursorPos();
+        const float height = ImGui::CalcTextSize(label.c_str(), nullptr, false, ImGui::GetContentRegionAvail().x).y;
+        if (ImGui::Selectable("##diagnostic", false, ImGuiSelectableFlags_None, ImVec2(0, height)) && d.line > 0)
+            jump_to_line(d.line);
+        ImGui::SetCursorPos(at);
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextUnformatted(label.c_str());
+        ImGui::PopTextWrapPos();
         ImGui::PopStyleColor();
         ImGui::PopID();
     }

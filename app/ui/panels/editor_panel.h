@@ -30,6 +30,9 @@ struct CompileStatus {
     std::vector<Diagnostic> diagnostics;  // compiler and header messages, and a runtime error with its line
     std::string summary;    // "compiled in 95 ms (24 registers)", "2 errors"
     bool pending = false;   // text changed since the last compile
+    // A line to bring into view once (a new runtime fault's): the editor scrolls when `reveal_serial` changes.
+    int reveal_line = 0;
+    uint64_t reveal_serial = 0;
 };
 
 class EditorPanel final : public Panel {
@@ -78,6 +81,7 @@ private:
     float text_x0_ = 0, text_y0_ = 0, number_x0_ = 0, number_x1_ = 0, line_h_ = 0;  // last frame's geometry
     int first_row_ = 0, last_row_ = -1;
     int pending_jump_ = 0;
+    uint64_t revealed_serial_ = 0;
     int cursor_line_ = 1, cursor_column_ = 1;
     bool active_ = false;
     bool confirm_revert_ = false;
