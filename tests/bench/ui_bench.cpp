@@ -1,7 +1,8 @@
 // cp_ui_bench: a benchmark that prints figures (no test, no assertion about speed): CPU time per UI frame
 // when idle and while re-running a 3x3 blur on a 3840x2160 photo every frame, and the time from a source
 // change to new pixels. Uses CUDA when there is a device, else the CPU backend (figures say which).
-// Run: build/tests/cp_ui_bench (headless, no display needed).
+// Run: build/tests/cp_ui_bench [WIDTHxHEIGHT [TEXT_SIZE]] (headless, no display needed; default 1600x1000, 1.0),
+// e.g. cp_ui_bench 1920x1080 1.75 for the projector's set-up.
 #include "ui/ui_test_support.h"
 
 #include "core/kernel_file/kernel_file.h"
@@ -38,9 +39,17 @@ double since_ms(std::chrono::steady_clock::time_point t) {
 
 // One measurement: the default demo on `photo` (empty: the bundled 600x400 one).
 // `backend`: "cuda", "cpu" (the real backends) or "host" (the tests' host kernels).
-bool measure(const std::string& backend, const std::filesystem::path& photo, const char* label) {
+struct WindowSize {
+    int width = 1600, height = 1000;
+    float text_size = 1.0f;
+};
+
+bool measure(const std::string& backend, const std::filesystem::path& photo, const char* label, const WindowSize& window) {
     const bool cuda = backend == "cuda";
     ui::AppOptions o = headless_options("image/box_blur.cu");
+    o.width = window.width;
+    o.height = window.height;
+    o.text_size = window.text_size;
     o.backend = backend == "host" ? "cpu" : backend;
     auto host = ui::AppHost::create(o, backend == "host" ? host_kernels_factory() : ui::BackendFactory{});
     if (!host) {
@@ -99,7 +108,8 @@ bool measure(const std::string& backend, const std::filesystem::path& photo, con
         latency.push_back(since_ms(t));
         compile.push_back(ws.latest()->report.compile_ms);
     }
-    std::printf("\n[ui-bench] %s: %s, %dx%d, output path: %s\n", label, device.c_str(), width, height, path.c_str());
+    std::printf("\n[ui-bench] %s: %s, %dx%d, output path: %s; window %dx%d, text size %.2f\n", label, device.c_str(), width,
+                height, path.c_str(), window.width, window.height, double(window.text_size));
     std::printf("[ui-bench]   idle frame, CPU: median %.3f ms (max %.3f)\n", median(idle),
                 *std::max_element(idle.begin(), idle.end()));
     std::printf("[ui-bench]   re-running box_blur every frame: CPU %.3f ms per frame (median), wall %.3f ms per frame, "
@@ -114,16 +124,22 @@ bool measure(const std::string& backend, const std::filesystem::path& photo, con
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+    WindowSize window;
+    if (argc > 1 && std::sscanf(argv[1], "%dx%d", &window.width, &window.height) != 2) {
+        std::printf("usage: cp_ui_bench [WIDTHxHEIGHT [TEXT_SIZE]]\n");
+        return 2;
+    }
+    if (argc > 2) window.text_size = std::strtof(argv[2], nullptr);
     ScopedUserDir user;
     auto made = make_backend("auto");
     const std::string backend = made ? made->backend->info().device.backend : "host";
     made = make_error("");  // each measurement makes its own
-    if (!measure(backend, {}, "bundled photo")) return 1;
+    if (!measure(backend, {}, "bundled photo", window)) return 1;
     const auto photo = make_uhd_photo(user.path());
     if (photo.empty()) {
         std::printf("[ui-bench] could not make the 3840x2160 photo\n");
         return 1;
     }
-    return measure(backend, photo, "3840x2160 photo") ? 0 : 1;
+    return measure(backend, photo, "3840x2160 photo", window) ? 0 : 1;
 }
