@@ -238,7 +238,7 @@ CpuCompileOutput compile_for_cpu(const CompileRequest& request, const HostCompil
 
     int kernel_line = 0;
     for (const KernelDecl& k : prepared.kernels)
-        if (k.name == prepared.kernel_name) kernel_line = k.line;
+        if (k.name == prepared.kernel_name.substr(0, prepared.kernel_name.find('<'))) kernel_line = k.line;
     std::string ignored_note;
     if (!options.ignored.empty()) {
         ignored_note = "cpu backend: ignored GPU-only options:";

@@ -4,6 +4,7 @@
 
 #include "core/cuda/cuda_backend.h"
 #include "core/cuda/cuda_backend_factory.h"
+#include "core/cuda/nvrtc_compiler.h"
 #include "core/engine/engine_wire.h"
 
 #include <nlohmann/json.hpp>
@@ -57,6 +58,10 @@ int serve(int fd, uint64_t id_base) {
     hello["ok"] = backend != nullptr;
     if (!write_message(fd, WireMessage{hello.dump(), {}}) || !backend) return 1;
     backend->run_as_worker(id_base);
+    // The precompiled header for <cooperative_groups.h> is made while the user looks at the first kernel, so
+    // a kernel that includes it later compiles without parsing it. Detached: the worker ends with _Exit.
+    if (const char* off = std::getenv("CUDA_PLAYGROUND_NO_PCH"); !(off && *off && std::string(off) != "0"))
+        std::thread([arch = backend->arch()] { warm_up_nvrtc_pch(arch); }).detach();
 
     for (;;) {
         WireMessage in;

@@ -1,6 +1,7 @@
 // NVRTC compilation with a disk cache: options, kernel-name lowering (extern "C" and C++ names alike),
 // diagnostics and the ptxas resource report.
 #include "core/cuda/nvrtc_compiler.h"
+#include "core/cuda/nvrtc_pch.h"
 
 #include "core/cuda/cubin_cache.h"
 #include "core/cuda/nvrtc_log.h"
@@ -160,10 +161,14 @@ void compile_uncached(const CompileRequest& request, const std::string& arch, Co
             return;
         }
     }
+    // The PCH option is not in result.options: the cubin does not depend on it, so the cache key does not.
+    const std::vector<std::string> pch = pch_options(request.source, result.options);
     std::vector<const char*> argv;
     for (const auto& o : result.options) argv.push_back(o.c_str());
+    for (const auto& o : pch) argv.push_back(o.c_str());
     ++g_nvrtc_invocations;
     r = nvrtcCompileProgram(program, int(argv.size()), argv.data());
+    pch_record(pch, nvrtcGetPCHCreateStatus(program) == NVRTC_SUCCESS);
     out.log = program_log(program);
     result.log = out.log;
     result.diagnostics = parse_nvrtc_diagnostics(out.log, path, count_lines(request.source));
@@ -222,8 +227,9 @@ std::vector<std::string> nvrtc_options(const CompileRequest& request, const std:
         std::error_code ec;
         if (std::filesystem::is_directory(std::filesystem::path(dir) / "cccl", ec)) options.push_back("-I" + dir + "/cccl");
     }
-    if (!request.path.empty()) {
-        // Lets a kernel include a header that sits next to it.
+    if (!request.path.empty() && request.source.find("#include \"") != std::string::npos) {
+        // Lets a kernel include a header that sits next to it. Only then: a kernel's folder in the options
+        // would keep kernels from different folders from sharing a precompiled header (nvrtc_pch.h).
         std::error_code ec;
         const auto dir = std::filesystem::path(request.path).parent_path();
         if (!dir.empty() && std::filesystem::is_directory(dir, ec)) options.push_back("-I" + dir.string());
@@ -270,6 +276,16 @@ CompileResult compile_with_nvrtc(const CompileRequest& request, const std::strin
     result.compile_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return result;
+}
+
+void warm_up_nvrtc_pch(const std::string& arch) {
+    CompileRequest request;
+    request.source = "#include <cooperative_groups.h>\n__global__ void cp_pch_warm_up() {}\n";
+    request.load = false;
+    CompileResult result;
+    result.options = nvrtc_options(request, arch);
+    CachedCompile unused;
+    compile_uncached(request, arch, result, unused);  // never cached: its point is the PCH it leaves behind
 }
 
 uint64_t nvrtc_invocation_count() { return g_nvrtc_invocations.load(); }

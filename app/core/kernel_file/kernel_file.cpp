@@ -2,6 +2,7 @@
 // asset folders, and scanning the library.
 #include "core/kernel_file/kernel_file.h"
 
+#include "core/kernel_file/host_code.h"
 #include "core/kernel_file/kernel_file_parts.h"
 
 #include <algorithm>
@@ -21,11 +22,14 @@ KernelFile parse_kernel_source(std::string source, fs::path path) {
     f.path = std::move(path);
     f.source = std::move(source);
     const std::string file = f.path.string();
+    const HostCodeScan host = separate_host_code(f.source);
+    f.compile_source = host.kernel_source;
+    if (!host.parts.empty()) f.diagnostics.push_back(host_code_note(file, host));
     HeaderState state;
     parse_header(f.source, file, f.spec, f.diagnostics, state);
     check_header(file, f.spec, f.diagnostics, state);
     if (state.unterminated) return f;  // the rest of the file is inside the comment
-    f.signature = parse_signature(f.source, file, f.diagnostics);
+    f.signature = parse_signature(f.source, file, f.diagnostics, f.spec.kernel, f.spec.kernel_line);
     if (f.signature) cross_check(f.spec, *f.signature, state, file, f.diagnostics);
     std::stable_sort(f.diagnostics.begin(), f.diagnostics.end(),
                      [](const Diagnostic& a, const Diagnostic& b) { return a.line < b.line; });

@@ -18,9 +18,12 @@ KernelFile parse_kernel_source(std::string source, std::filesystem::path path);
 // not text); the Error says which and how to fix it.
 Result<KernelFile> load_kernel_file(const std::filesystem::path& path);
 
-// Finds the single __global__ function in `source`. Diagnostics when there is none or several.
+// Finds the kernel to run in `source`: the one `wanted` names (`kernel:` in the header: a name, or a template
+// instantiation `reduce<float, 256>` whose arguments give the parameters their types), else the file's only
+// __global__ function. Diagnostics (at `wanted_line` when about `wanted`) when there is none or several.
 std::optional<KernelSignature> parse_signature(const std::string& source, const std::string& file,
-                                               std::vector<Diagnostic>& diagnostics);
+                                               std::vector<Diagnostic>& diagnostics, const std::string& wanted = {},
+                                               int wanted_line = 0);
 
 // Where the kernel library and assets live: $CUDA_PLAYGROUND_KERNELS / $CUDA_PLAYGROUND_ASSETS, else the
 // source tree's folders baked in at build time, else next to the executable.

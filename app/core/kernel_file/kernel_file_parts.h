@@ -43,6 +43,9 @@ void check_header(const std::string& file, KernelSpec& spec, std::vector<Diagnos
 void cross_check(const KernelSpec& spec, const KernelSignature& signature, const HeaderState& state,
                  const std::string& file, std::vector<Diagnostic>& diagnostics);
 
+// `source` with comments, string literals and preprocessor lines replaced by spaces (newlines kept).
+std::string blank_comments_and_strings(const std::string& source);
+
 Diagnostic make_diagnostic(const std::string& file, int line, int column, Severity severity, std::string message);
 
 }  // namespace cp

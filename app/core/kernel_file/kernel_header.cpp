@@ -22,7 +22,8 @@ using header::split_words;
 using header::Word;
 
 const std::vector<std::string> kKeys = {"title", "category", "tags", "about", "param", "buffer", "block",
-                                        "grid", "shared", "problem", "view", "reference", "tolerance", "traffic"};
+                                        "grid", "shared", "problem", "view", "reference", "tolerance", "traffic",
+                                        "kernel"};
 const std::vector<std::string> kNamedKeys = {"param", "buffer", "view"};
 const std::vector<std::string> kColormaps = {"gray", "viridis", "magma", "coolwarm"};
 
@@ -144,7 +145,10 @@ private:
         } else if (key == "problem") parse_problem(l);
         else if (key == "reference") parse_reference(l);
         else if (key == "tolerance") parse_tolerance(l);
-        else if (key == "traffic") {
+        else if (key == "kernel") {
+            spec_.kernel = value;
+            spec_.kernel_line = line;
+        } else if (key == "traffic") {
             spec_.traffic_expr = value;
             remember(HeaderExpr::Context::Traffic, value, "`traffic`", l.line, l.column);
         }

@@ -94,7 +94,8 @@ struct SignatureParam {
 };
 
 struct KernelSignature {
-    std::string name;
+    std::string name;         // the function's name: `reduce`
+    std::string launch_name;  // what compilers are asked for: `reduce` or an instantiation `reduce<float, 256>`
     int line = 0;
     std::vector<SignatureParam> params;
 };
@@ -114,6 +115,11 @@ struct KernelSpec {
     double tolerance = 0;    // max abs error allowed per component
     std::string traffic_expr;  // bytes one launch moves; empty: sum of buffer sizes by direction
 
+    // `kernel:` the __global__ function to run when the file has several, or the instantiation of a
+    // template kernel (`reduce<float, 256>`): a C++ name expression. Empty: the file's only kernel.
+    std::string kernel;
+    int kernel_line = 0;
+
     bool has_metadata = false;  // false for a plain .cu file without a header
     int header_first_line = 0, header_last_line = 0;
 };
@@ -122,6 +128,7 @@ struct KernelSpec {
 struct KernelFile {
     std::filesystem::path path;
     std::string source;
+    std::string compile_source;  // what the compilers get: `source` less any host program (host_code.h)
     KernelSpec spec;
     std::optional<KernelSignature> signature;
     std::vector<Diagnostic> diagnostics;  // metadata errors/warnings and signature mismatches

@@ -213,6 +213,21 @@ std::string matmul(const ReferenceInputs& in, std::map<std::string, HostBuffer>&
     return {};
 }
 
+std::string transpose(const ReferenceInputs& in, std::map<std::string, HostBuffer>& expected) {
+    std::string error;
+    int64_t width = 0, height = 0;
+    if (!need_param(in, "transpose", "width", width, error) || !need_param(in, "transpose", "height", height, error))
+        return error;
+    const HostBuffer* src = need_buffer(in, "transpose", "src", ElemType::Float, uint64_t(width * height), error);
+    if (!src) return error;
+    // src is `height` rows of `width`; dst is `width` rows of `height`.
+    HostBuffer dst = make_output("dst", ElemType::Float, uint64_t(width * height));
+    for (int64_t row = 0; row < height; ++row)
+        for (int64_t col = 0; col < width; ++col) dst.as<float>()[col * height + row] = src->as<float>()[row * width + col];
+    expected["dst"] = std::move(dst);
+    return {};
+}
+
 const std::map<std::string, ReferenceFn>& registry() {
     static const std::map<std::string, ReferenceFn> refs = {
         {"vector_add", vector_add},
@@ -222,6 +237,7 @@ const std::map<std::string, ReferenceFn>& registry() {
         {"sum", sum},
         {"histogram256", histogram256},
         {"matmul", matmul},
+        {"transpose", transpose},
     };
     return refs;
 }

@@ -84,9 +84,9 @@ const CompileResult& KernelSession::compile() {
     if (same_text && (compile_result_.module != 0 || !compile_result_.ok)) return compile_result_;
     if (compile_result_.module != 0) engine_.release({{}, {compile_result_.module}});
     CompileRequest request;
-    request.source = kernel_.source;
+    request.source = kernel_.compile_source.empty() ? kernel_.source : kernel_.compile_source;
     request.path = kernel_.path.string();
-    request.kernel_name = kernel_.signature ? kernel_.signature->name : std::string();
+    request.kernel_name = kernel_.signature ? kernel_.signature->launch_name : std::string();
     request.load = engine_.capabilities().launches;
     compile_result_ = engine_.compile(std::move(request));
     compiled_source_ = kernel_.source;
@@ -113,7 +113,7 @@ Result<OccupancyResult> KernelSession::suggest_block() {
     }
     OccupancyRequest request;
     request.module = compiled.module;
-    request.kernel_name = kernel_.signature->name;
+    request.kernel_name = kernel_.signature->launch_name;
     request.dynamic_shared_bytes = resolved->dynamic_shared_bytes;
     OccupancyResult answer = engine_.occupancy(std::move(request));
     if (answer.error) {

@@ -40,7 +40,7 @@ Result<std::vector<std::byte>> scalar_bytes(const std::string& base_type, double
 RunReport KernelSession::run(const RunOptions& options) {
     RunReport report;
     const KernelSpec& spec = kernel_.spec;
-    report.kernel = kernel_.signature ? kernel_.signature->name : std::string();
+    report.kernel = kernel_.signature ? kernel_.signature->launch_name : std::string();
     report.title = spec.title.empty() ? report.kernel : spec.title;
     report.backend = device().backend;
     report.device = device().name;

@@ -78,6 +78,13 @@ void EditorPanel::draw_toolbar() {
     ImGui::EndDisabled();
     ImGui::SameLine();
     ImGui::Checkbox("Compile while typing", &auto_compile_);
+    if (doc.text().find("/*@playground") == std::string::npos && actions_.describe) {
+        // A pasted kernel without a header cannot run yet: one click writes a header from its signature.
+        if (ImGui::Button("Describe: add a header from the signature")) actions_.describe();
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("Buffers for pointers (const: inputs with random values), params for scalars, a launch "
+                              "that covers n (or width x height). Same as `cuda-playground describe FILE`.");
+    }
 
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     const std::string where = doc.has_user_copy() ? "edited copy: " + doc.user_copy_path().string()
