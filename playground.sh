@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 PACKAGES=(cmake ninja-build g++ pkg-config python3-glad libglfw3-dev libimgui-dev libstb-dev nlohmann-json3-dev
-          libgtest-dev libboost-context-dev libegl-dev libgl-dev libegl1 libegl-mesa0 libgl1-mesa-dri xvfb xauth)
+          libgtest-dev libboost-context-dev libseccomp-dev libegl-dev libgl-dev libegl1 libegl-mesa0 libgl1-mesa-dri xvfb xauth)
 
 # Only `fuzz` needs these (clang and its libFuzzer runtime); CI builds the fuzz targets' corpus replays with g++.
 FUZZ_PACKAGES=(clang libclang-rt-dev)

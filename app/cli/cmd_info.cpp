@@ -4,6 +4,7 @@
 #include "core/engine/backend.h"
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/session/report_json.h"
+#include "core/worker/sandbox.h"
 
 #include <nlohmann/json.hpp>
 
@@ -17,7 +18,8 @@ namespace {
 const char* kUsage = R"(usage: cuda-playground info [--json]
 
 Shows which backends can run kernels here (each backend the app knows), the device's name, compute
-capability, SM count, memory and launch limits, and the NVRTC version used to compile.
+capability, SM count, memory and launch limits, the NVRTC version used to compile, and what the sandbox for
+kernel code and the compilers confines on this machine.
 
   --json    print the same as JSON
 
@@ -66,7 +68,14 @@ int cmd_info(const std::vector<std::string>& argv) {
     const std::string nvrtc = nvrtc_version_text();
     if (args->has("--json")) {
         using nlohmann::json;
-        json j{{"nvrtc", nvrtc}, {"default_backend", default_backend}};
+        const SandboxSupport& sandbox = sandbox_support();
+        json j{{"nvrtc", nvrtc},
+               {"default_backend", default_backend},
+               {"sandbox",
+                {{"seccomp_notify", sandbox.seccomp_notify},
+                 {"landlock_abi", sandbox.landlock_abi},
+                 {"kernel", sandbox.kernel_release},
+                 {"summary", sandbox_summary(sandbox)}}}};
         for (const Probe& p : probes) {
             json d = p.backend ? json::parse(device_info_json((*p.backend)->info().device))
                                : json{{"available", false}, {"reason", p.backend.error().message}};
@@ -88,6 +97,8 @@ int cmd_info(const std::vector<std::string>& argv) {
             if (!p.backend.error().hint.empty()) std::cout << "  detail:        " << p.backend.error().hint << "\n";
         }
     }
+    std::cout << "\nKernel files are untrusted input (Linux " << sandbox_support().kernel_release << "):\n";
+    for (const std::string& line : sandbox_summary(sandbox_support())) std::cout << "  - " << line << "\n";
     std::cout << "\nDefault backend for `run` and the window: "
               << (default_backend == "none" ? "none: kernels can be compiled but not run" : default_backend) << "\n";
     return 0;

@@ -42,7 +42,8 @@ stderr says what and how to fix it); 2 the result failed its check against the C
 )";
 }
 
-void print_report(const RunReport& r, const DeviceInfo& device) {
+// What is about to run: printed before the launch, so a launch that hangs has been announced.
+void print_header(const RunReport& r, const DeviceInfo& device) {
     std::cout << r.title << " (" << r.kernel << ") on " << r.backend << ": " << r.device << "\n";
     if (r.resolved) {
         const Dim3& grid = r.resolved->grid;
@@ -67,6 +68,10 @@ void print_report(const RunReport& r, const DeviceInfo& device) {
     for (const auto& issue : r.launch_issues) {
         if (issue.severity == Severity::Warning) std::cout << "  warning:  " << issue.message << "\n";
     }
+    std::cout << std::flush;
+}
+
+void print_results(const RunReport& r, const DeviceInfo& device) {
     if (r.launched) {
         std::cout << std::setprecision(4) << "  time:     median " << r.timing.median_ms << " ms (min " << r.timing.min_ms
                   << ", max " << r.timing.max_ms << " over " << r.timing.samples_ms.size() << " launches, "
@@ -181,6 +186,15 @@ int cmd_run(const std::vector<std::string>& argv) {
     session.set_choices(std::move(choices));
     // Limits the device has whatever the kernel is are checked by run() before it compiles.
     options.timing.repeats = repeats.value_or(engine.capabilities().default_repeats);
+    const bool text_to_stdout = json_path != "-";
+    bool header_printed = false;
+    if (text_to_stdout) {
+        // Printed before the launch, so a launch that hangs (until the watchdog ends it) has been announced.
+        options.before_launch = [&](const RunReport& so_far) {
+            print_header(so_far, session.device());
+            header_printed = true;
+        };
+    }
 
     RunReport report = session.run(options);
     std::vector<std::filesystem::path> written;
@@ -205,7 +219,10 @@ int cmd_run(const std::vector<std::string>& argv) {
             if (!out) return user_error("cannot write " + json_path, "check that its folder is writable and the disk is not full");
         }
     }
-    if (json_path != "-") print_report(report, session.device());
+    if (text_to_stdout) {
+        if (!header_printed) print_header(report, session.device());
+        print_results(report, session.device());
+    }
     for (const auto& f : written) std::cout << "  wrote:    " << f.string() << "\n";
     if (!export_problem.empty()) return user_error("could not write the output views: " + export_problem);
     if (report.error) {

@@ -1,7 +1,9 @@
 // CPU backend benchmark (prints figures; asserts nothing): a barrier-free kernel against the same work as a
-// plain C++ loop, the cost of one thread passing one barrier, a 512x512 box blur end to end, and compile
-// latency cold and cached. Run: build/tests/cpu_backend_bench [--quick]
+// plain C++ loop, the cost of one thread passing one barrier, a 512x512 box blur end to end, compile
+// latency cold and cached (with NVRTC's check), and what the sandboxed worker process costs.
+// Run: build/tests/cpu_backend_bench [--quick] [--section 1-5]
 #include "core/cpu/cpu_backend.h"
+#include "core/cuda/nvrtc_compiler.h"
 
 #include <algorithm>
 #include <chrono>
@@ -42,10 +44,11 @@ double median_ms(int repeats, F&& f) {
 struct Bench {
     std::unique_ptr<Backend> backend;
 
-    Bench(int workers, const std::string& cache_dir) {
+    Bench(int workers, const std::string& cache_dir, bool in_process = false) {
         CpuBackendOptions o;
         o.workers = workers;
         o.cache_dir = cache_dir;
+        o.in_process = in_process;
         auto b = make_cpu_backend_with(o);
         if (!b) die(b.error().full());
         backend = std::move(*b);
@@ -83,6 +86,16 @@ struct Bench {
         LaunchResult out = backend->launch(r);
         if (!out.ok) die("launch of " + kernel + " failed: " + (out.error ? out.error->message : ""));
         return out;
+    }
+    LaunchResult launch_result(ModuleId m, const std::string& kernel, Dim3 grid, Dim3 block, std::vector<KernelArg> args) {
+        LaunchRequest r;
+        r.module = m;
+        r.kernel_name = kernel;
+        r.grid = grid;
+        r.block = block;
+        r.args = std::move(args);
+        r.timing.warmup = 0;
+        return backend->launch(r);
     }
 };
 
@@ -205,15 +218,17 @@ std::string read_text(const std::filesystem::path& p) {
 }
 
 void bench_blur(int repeats) {
-    std::printf("\n3. Box blur 3x3 on 512x512 (kernels/image/box_blur.cu), end to end\n");
+    std::printf("\n3. Box blur 3x3 on 512x512 (kernels/image/box_blur.cu), end to end: in the sandboxed worker process "
+                "(what users get) and in this process (no sandbox, for comparison)\n");
     const std::string src = read_text(std::filesystem::path(CP_SOURCE_DIR) / "kernels" / "image" / "box_blur.cu");
     const int w = 512, h = 512;
     std::vector<uint32_t> image(size_t(w * h));
     std::mt19937 rng(5);
     for (auto& p : image) p = rng();
     const auto cache = std::filesystem::temp_directory_path() / ("cp-bench-blur-" + std::to_string(::getpid()));
+    for (const bool in_process : {false, true})
     for (int workers : {1, 0}) {
-        Bench b(workers, cache.string());
+        Bench b(workers, cache.string(), in_process);
         b.compile(src, "box_blur");  // fills the cache: the figures below are a session's re-run
         const auto start = Clock::now();
         const CompileResult c = b.compile(src, "box_blur");
@@ -239,10 +254,10 @@ void bench_blur(int repeats) {
         const double total = ms_since(start);
         const LaunchResult timed = b.launch(c.module, "box_blur", r.grid, r.block, r.args, repeats);
         const int threads = workers ? workers : int(b.backend->info().device.sm_count);
-        std::printf("   %2d worker%s compile (cache %s) %.1f ms + allocate/upload %.2f ms + launch "
+        std::printf("   %-10s %2d worker%s compile (cache %s) %.1f ms + allocate/upload %.2f ms + launch "
                     "%.2f ms + read back %.2f ms = %.1f ms end to end; launch median over %d runs: %.2f ms\n",
-                    threads, threads == 1 ? ": " : "s:", c.cache_hit ? "hit" : "miss", t_compile, t_upload, t_launch, t_read,
-                    total, repeats, timed.timing.median_ms);
+                    in_process ? "in-process" : "sandboxed", threads, threads == 1 ? ": " : "s:", c.cache_hit ? "hit" : "miss",
+                    t_compile, t_upload, t_launch, t_read, total, repeats, timed.timing.median_ms);
         (void)back;
     }
     std::filesystem::remove_all(cache);
@@ -263,7 +278,86 @@ void bench_compile() {
     std::printf("   cold (host compiler runs): %7.1f ms  (cache hit: %s)\n", cold.compile_ms, cold.cache_hit ? "yes" : "no");
     std::printf("   cached (load the .so):     %7.2f ms, %.2f ms  (cache hit: %s)\n", cached.compile_ms, cached2.compile_ms,
                 cached.cache_hit ? "yes" : "no");
+
+    // The parts of a cold compile: NVRTC's check of the device code runs while the host compiler does.
+    CompileRequest r;
+    r.source = src;
+    r.kernel_name = "box_blur";
+    r.path = "box_blur.cu";
+    (void)check_device_code_with_nvrtc(r);  // NVRTC's own first-use costs
+    const double check = median_ms(5, [&] { (void)check_device_code_with_nvrtc(r); });
+    std::printf("   of which NVRTC's device-code check (-fdevice-syntax-only), alone: %.1f ms median (runs beside "
+                "the host compiler; cached with the library)\n", check);
+    ::setenv("CUDA_PLAYGROUND_CACHE_DIR", dir.string().c_str(), 1);
+    std::vector<double> cold_nvrtc, cached_nvrtc;
+    for (int i = 0; i < 3; ++i) {
+        std::filesystem::remove_all(dir / "cubin");
+        r.load = false;
+        cold_nvrtc.push_back(compile_with_nvrtc(r, "sm_90", nullptr).compile_ms);
+        cached_nvrtc.push_back(compile_with_nvrtc(r, "sm_90", nullptr).compile_ms);
+    }
+    std::sort(cold_nvrtc.begin(), cold_nvrtc.end());
+    std::sort(cached_nvrtc.begin(), cached_nvrtc.end());
+    std::printf("   NVRTC (CUDA backend, sm_90): cold %.1f ms, cached %.2f ms (medians of 3)\n", cold_nvrtc[1], cached_nvrtc[1]);
     std::filesystem::remove_all(dir);
+}
+
+// What the process hop costs: a launch that does nearly nothing, the shared-memory transfers of a 4K image,
+// starting the worker, and replacing it after a kernel ended it.
+void bench_process_hop(int repeats) {
+    std::printf("\n5. The sandboxed worker process: per-launch overhead, transfers, start and replacement\n");
+    const char* tiny = "extern \"C\" __global__ void tiny(int* out) { out[threadIdx.x] = threadIdx.x; }\n";
+    const auto cache = std::filesystem::temp_directory_path() / ("cp-bench-hop-" + std::to_string(::getpid()));
+    const size_t image_bytes = size_t(3840) * 2160 * 4;
+    std::vector<std::byte> image(image_bytes, std::byte{7});
+    Bench(1, cache.string(), true).compile(tiny, "tiny");  // fills the cache: both rows below are cache hits
+    for (const bool in_process : {true, false}) {
+        const auto started = Clock::now();
+        Bench b(1, cache.string(), in_process);
+        const CompileResult c = b.compile(tiny, "tiny");
+        const double first_ms = ms_since(started);
+        const BufferId out = b.buffer("out", image.data(), 128);
+        LaunchRequest r;
+        r.module = c.module;
+        r.kernel_name = "tiny";
+        r.grid = {1};
+        r.block = {32};
+        r.args = {buf(out)};
+        r.timing.warmup = 0;
+        r.timing.repeats = 1;
+        const double launch = median_ms(std::max(repeats, 1) * 20, [&] {
+            if (!b.backend->launch(r).ok) die("tiny launch failed");
+        });
+        const AllocateResult big = b.backend->allocate({"image", image_bytes});
+        if (big.error) die(big.error->message);
+        const double upload = median_ms(repeats, [&] {
+            UploadRequest u;
+            u.buffer = big.buffer;
+            u.data = image;
+            if (b.backend->upload(u).error) die("upload failed");
+        });
+        const double read = median_ms(repeats, [&] { (void)b.backend->read_back(ReadBackRequest{big.buffer}); });
+        std::printf("   %-10s backend made + first compile (cached, the worker starting meanwhile) %.1f ms; a tiny launch %.3f ms; 4K image "
+                    "(33 MB) upload %.2f ms, read back %.2f ms\n",
+                    in_process ? "in-process" : "sandboxed", first_ms, launch, upload, read);
+    }
+    // A kernel that ends its worker: how long until the next launch has run in a new one.
+    const char* quits = "#ifdef __CUDA_PLAYGROUND_CPU__\n#include <cstdlib>\n#define QUIT exit(1)\n#else\n#define QUIT\n#endif\n"
+                        "extern \"C\" __global__ void quits(int* out) { QUIT; out[0] = 1; }\n";
+    Bench b(1, cache.string());
+    const CompileResult q = b.compile(quits, "quits"), t = b.compile(tiny, "tiny");
+    const BufferId out = b.buffer("out", image.data(), 128);
+    std::vector<double> replace;
+    for (int i = 0; i < 5; ++i) {
+        (void)b.launch_result(q.module, "quits", {1}, {32}, {buf(out)});
+        const auto start = Clock::now();
+        b.launch(t.module, "tiny", {1}, {32}, {buf(out)}, 1);
+        replace.push_back(ms_since(start));
+    }
+    std::sort(replace.begin(), replace.end());
+    std::printf("   after exit() in a kernel, the next launch (new worker, library loaded again): %.1f ms median\n",
+                replace[2]);
+    std::filesystem::remove_all(cache);
 }
 
 }  // namespace
@@ -275,7 +369,7 @@ int main(int argc, char** argv) {
         const std::string a = argv[i];
         if (a == "--quick") quick = true;
         else if (a == "--section" && i + 1 < argc) only = std::atoi(argv[++i]);
-        else die("usage: cpu_backend_bench [--quick] [--section 1-4]");
+        else die("usage: cpu_backend_bench [--quick] [--section 1-5]");
     }
     const int repeats = quick ? 3 : 9;
     std::printf("CPU backend benchmark (%s)\n", quick ? "quick" : "full");
@@ -283,5 +377,6 @@ int main(int argc, char** argv) {
     if (!only || only == 2) bench_barriers(repeats);
     if (!only || only == 3) bench_blur(repeats);
     if (!only || only == 4) bench_compile();
+    if (!only || only == 5) bench_process_hop(repeats);
     return 0;
 }

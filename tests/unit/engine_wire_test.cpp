@@ -175,15 +175,15 @@ TEST(EngineWire, OccupancyRequestAndResult) {
 }
 
 TEST(EngineWire, MalformedInputIsRejected) {
-    EXPECT_FALSE(decode_request(WireMessage{"{\"type\":\"launch\"}", {}}).has_value());
-    EXPECT_FALSE(decode_request(WireMessage{"not json", {}}).has_value());
-    EXPECT_FALSE(decode_response(WireMessage{"{\"type\":\"nope\"}", {}}).has_value());
+    EXPECT_FALSE(decode_request(WireMessage{"{\"type\":\"launch\"}", {}, {}}).has_value());
+    EXPECT_FALSE(decode_request(WireMessage{"not json", {}, {}}).has_value());
+    EXPECT_FALSE(decode_response(WireMessage{"{\"type\":\"nope\"}", {}, {}}).has_value());
 }
 
 TEST(EngineWire, FramesOverASocket) {
     int sv[2];
     ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-    WireMessage big{"{\"type\":\"info\"}", std::vector<std::byte>(3'000'001, std::byte{7})};
+    WireMessage big{"{\"type\":\"info\"}", std::vector<std::byte>(3'000'001, std::byte{7}), {}};
     std::thread writer([&] { EXPECT_TRUE(write_message(sv[0], big)); });
     WireMessage got;
     EXPECT_EQ(read_message(sv[1], 5000, &got), ReadStatus::Ok);

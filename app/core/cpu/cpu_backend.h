@@ -1,5 +1,6 @@
 // The CPU backend: kernels compiled by the host C++ compiler against a CUDA shim and run by worker
-// threads with fibers. Options for tests and for exposing missing barriers (thread order).
+// threads with fibers, in a sandboxed worker process (cpu_worker.h). Options for tests and for exposing
+// missing barriers (thread order).
 #pragma once
 
 #include "core/engine/backend.h"
@@ -17,6 +18,9 @@ struct CpuBackendOptions {
     uint64_t seed = 1;                          // for Shuffled
     std::string compiler;                       // empty: $CXX, else g++ / clang++ from PATH
     std::string cache_dir;                      // empty: cpu_cache_dir(); "-": no cache
+    // Kernel code runs in this process, without a sandbox or watchdog: for benchmarks of the process hop
+    // and for debugging the emulator. Never for files a user opens.
+    bool in_process = false;
 };
 
 // Reads CUDA_PLAYGROUND_CPU_WORKERS (a number), CUDA_PLAYGROUND_CPU_ORDER (natural | reversed | shuffled,

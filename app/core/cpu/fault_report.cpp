@@ -78,8 +78,7 @@ std::string element_hint(const BufferForReport& b, GuardedBuffer::Location loc) 
 
 }  // namespace
 
-std::optional<SourceLine> source_line_of(const KernelModule& module, uintptr_t instruction, const std::string& prefer_file) {
-    if (!module.contains(instruction)) return std::nullopt;
+std::optional<SourceLine> source_line_of(const std::string& library, uint64_t offset, const std::string& prefer_file) {
     std::string tool;
     for (const char* name : {"addr2line", "llvm-addr2line", "eu-addr2line"})
         if (tool = find_executable(name); !tool.empty()) break;
@@ -87,7 +86,7 @@ std::optional<SourceLine> source_line_of(const KernelModule& module, uintptr_t i
     // -i lists the inlining chain, innermost first: an access inside an inlined library function (a
     // fortified memcpy, a device function in a header) is reported at the first line in the user's file.
     const ProcessOutcome out =
-        run_process({tool, "-i", "-e", module.library().string(), hex(instruction - module.load_base())}, 20);
+        run_process({tool, "-i", "-e", library, hex(uintptr_t(offset))}, 20);
     if (!out.started || out.exit_code != 0) return std::nullopt;
     std::optional<SourceLine> first;
     size_t start = 0;
@@ -113,7 +112,27 @@ std::optional<SourceLine> source_line_of(const KernelModule& module, uintptr_t i
     return first;
 }
 
-EngineError describe_crash(const GridFailure& failure, const FaultReportContext& context) {
+CodeSite code_site_of(const KernelModule& module, ModuleId id, uintptr_t instruction, uintptr_t stack_pointer) {
+    CodeSite site;
+    site.module = id;
+    if (module.contains(instruction)) {
+        site.offsets.push_back(instruction - module.load_base());
+        return site;
+    }
+    Dl_info info{};
+    if (::dladdr(reinterpret_cast<void*>(instruction), &info) && info.dli_sname)
+        site.in_function = std::string(" in ") + info.dli_sname;
+    if (const auto ret = kernel_return_address(module, stack_pointer)) site.offsets.push_back(*ret - module.load_base());
+    return site;
+}
+
+std::string code_site_text(const CodeSite& site, const std::string& library, const std::string& source_path) {
+    for (const uint64_t offset : site.offsets)
+        if (const auto where = source_line_of(library, offset, source_path)) return site.in_function + line_text(where, source_path);
+    return site.in_function;
+}
+
+EngineError describe_crash(const GridFailure& failure, const FaultReportContext& context, std::optional<CodeSite>* site) {
     if (failure.block_failure) {
         const BlockFailure& b = *failure.block_failure;
         return EngineError{b.name, b.message, b.hint, false};
@@ -121,20 +140,8 @@ EngineError describe_crash(const GridFailure& failure, const FaultReportContext&
     if (!failure.fault) return EngineError{"LAUNCH_FAILED", "the launch failed for an unknown reason", "", false};
     const FaultRecord& r = *failure.fault;
     const std::string who = "thread " + uint3_text(r.thread) + " of block " + uint3_text(r.block);
-
-    std::optional<SourceLine> where;
-    std::string in_function;
-    if (context.module) {
-        where = source_line_of(*context.module, r.instruction, context.source_path);
-        if (!where) {
-            Dl_info info{};
-            if (::dladdr(reinterpret_cast<void*>(r.instruction), &info) && info.dli_sname)
-                in_function = std::string(" in ") + info.dli_sname;
-            if (const auto ret = kernel_return_address(*context.module, r.stack_pointer))
-                where = source_line_of(*context.module, *ret, context.source_path);
-        }
-    }
-    const std::string at = in_function + line_text(where, context.source_path);
+    if (context.module) *site = code_site_of(*context.module, context.module_id, r.instruction, r.stack_pointer);
+    const std::string at = kCodeSiteMarker;
     const std::string verb = r.access == 2 ? "wrote" : r.access == 1 ? "read" : "accessed";
 
     if (r.signal == SIGFPE) {

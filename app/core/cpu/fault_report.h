@@ -1,7 +1,9 @@
 // Turning a kernel crash on the CPU backend into words: which thread of which block, read or write, how
-// far outside which buffer, and the source line (the faulting instruction looked up with addr2line).
+// far outside which buffer (in the sandbox, where the crash happened), and the source line (the faulting
+// instruction looked up with addr2line, in the app: a sandboxed worker cannot start programs).
 #pragma once
 
+#include "core/cpu/cpu_executor.h"
 #include "core/cpu/guarded_memory.h"
 #include "core/cpu/kernel_module.h"
 #include "core/cpu/worker_pool.h"
@@ -21,18 +23,27 @@ struct BufferForReport {
 
 struct FaultReportContext {
     const KernelModule* module = nullptr;
-    std::string source_path;  // the user's file, as given to compile
+    ModuleId module_id = 0;
     std::vector<BufferForReport> buffers;
 };
 
-EngineError describe_crash(const GridFailure& failure, const FaultReportContext& context);
+// The crash in words, with kCodeSiteMarker where the source line goes; `site` receives where it happened.
+EngineError describe_crash(const GridFailure& failure, const FaultReportContext& context, std::optional<CodeSite>* site);
+
+// Where a fault record points in `module`: the instruction when it is the kernel's, else the kernel's call
+// into the library function that crashed (found on the stack), and that function's name.
+CodeSite code_site_of(const KernelModule& module, ModuleId id, uintptr_t instruction, uintptr_t stack_pointer);
 
 struct SourceLine {
     std::string file;
     int line = 0;
 };
-// The source line of `instruction` inside `module` (addr2line on its debug line table): the innermost
-// line in `prefer_file` when the instruction is inlined from elsewhere, else the innermost line.
-std::optional<SourceLine> source_line_of(const KernelModule& module, uintptr_t instruction, const std::string& prefer_file);
+// The source line at `offset` in the library file `library` (addr2line on its debug line table): the
+// innermost line in `prefer_file` when the instruction is inlined from elsewhere, else the innermost line.
+std::optional<SourceLine> source_line_of(const std::string& library, uint64_t offset, const std::string& prefer_file);
+
+// " (line 5)", " in memcpy (line 5)", " (header.h:3)", or "" when nothing is known: the first offset of
+// `site` that maps to a line.
+std::string code_site_text(const CodeSite& site, const std::string& library, const std::string& source_path);
 
 }  // namespace cp

@@ -11,6 +11,7 @@ namespace cp {
 namespace {
 
 thread_local FaultTrap* tls_trap = nullptr;
+UnhandledFaultHook g_unhandled_hook = nullptr;
 
 constexpr int kSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
 struct sigaction previous_actions[4];
@@ -51,6 +52,7 @@ void on_fault(int sig, siginfo_t* info, void* context) {
         siglongjmp(trap->env, 1);
     }
     // Not a kernel's fault: hand it to the previous handler, or die the default way.
+    if (g_unhandled_hook) g_unhandled_hook(sig, info, context);
     const int slot = signal_slot(sig);
     const struct sigaction& prev = previous_actions[slot < 0 ? 0 : slot];
     if ((prev.sa_flags & SA_SIGINFO) && prev.sa_sigaction) {
@@ -81,6 +83,37 @@ void install_fault_handlers() {
 }
 
 void set_thread_fault_trap(FaultTrap* trap) { tls_trap = trap; }
+
+const FaultTrap* current_fault_trap() { return tls_trap; }
+
+void set_unhandled_fault_hook(UnhandledFaultHook hook) { g_unhandled_hook = hook; }
+
+namespace {
+
+// Kept apart so that nothing it leaves on the stack is needed after a crash jumps back to the sigsetjmp.
+__attribute__((noinline)) bool run_trapped(FaultTrap& trap, void (*fn)(void**), void** args) {
+    if (sigsetjmp(trap.env, 1) != 0) return false;
+    trap.armed = 1;
+    fn(args);
+    trap.armed = 0;
+    return true;
+}
+
+}  // namespace
+
+std::optional<FaultRecord> call_with_fault_trap(void (*fn)(void**), void** args) {
+    install_fault_handlers();
+    thread_local AltSignalStack alt_stack;  // the handler must run even when the stack overflowed
+    FaultTrap trap;
+    FaultTrap* previous = tls_trap;
+    tls_trap = &trap;
+    const bool returned = run_trapped(trap, fn, args);
+    trap.armed = 0;
+    tls_trap = previous;
+    if (returned) return std::nullopt;
+    alt_stack.forget_frames();
+    return trap.record;
+}
 
 AltSignalStack::AltSignalStack() {
     bytes_ = 256 * 1024;

@@ -8,6 +8,7 @@
 #include <csetjmp>
 #include <csignal>
 #include <cstdint>
+#include <optional>
 
 namespace cp {
 
@@ -34,6 +35,16 @@ void install_fault_handlers();
 
 // Makes `trap` (or none) the calling thread's trap.
 void set_thread_fault_trap(FaultTrap* trap);
+// The calling thread's trap (null on threads that run no kernel code).
+const FaultTrap* current_fault_trap();
+
+// Runs fn(args) on this thread with a trap armed: nullopt when it returned, else how it crashed.
+std::optional<FaultRecord> call_with_fault_trap(void (*fn)(void**), void** args);
+
+// Called (from the signal handler) for a crash that no trap catches, just before the process dies of it:
+// the CPU worker leaves its last words for the app. Must be async-signal-safe.
+using UnhandledFaultHook = void (*)(int signal, const siginfo_t* info, const void* context);
+void set_unhandled_fault_hook(UnhandledFaultHook hook);
 
 // An alternate signal stack for the calling thread (the fault may be a stack overflow on a fiber).
 class AltSignalStack {

@@ -1,4 +1,5 @@
-// Guarded buffers: mmap a PROT_NONE reservation, open the pages the data needs, end the data at the guard.
+// Guarded buffers: mmap a PROT_NONE reservation, open (or map shared) the pages the data needs, end the data
+// at the guard; and the shared-memory files behind buffers that the app and the worker both map.
 #include "core/cpu/guarded_memory.h"
 
 #include "core/cpu/sanitizer_support.h"
@@ -6,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <utility>
 #include <unistd.h>
@@ -24,11 +26,11 @@ size_t round_up(uint64_t n, size_t to) { return size_t((n + to - 1) / to * to); 
 
 }  // namespace
 
-Result<GuardedBuffer> GuardedBuffer::allocate(uint64_t bytes) {
+// The reservation: guards as large as the buffer (64 KiB .. 1 GiB), so an index up to twice the size still
+// faults here instead of landing in another buffer. Address space only; no memory is committed.
+Result<GuardedBuffer> GuardedBuffer::reserve(uint64_t bytes) {
     const size_t page = page_size();
     const size_t data_pages = round_up(bytes, page);
-    // Guards as large as the buffer (64 KiB .. 1 GiB): an index up to twice the size still faults here
-    // instead of landing in another buffer. Reserved address space only; no memory is committed.
     const size_t guard = std::clamp<size_t>(data_pages, size_t(64) << 10, size_t(1) << 30);
     const size_t total = guard + data_pages + guard;
     void* map = ::mmap(nullptr, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -41,12 +43,35 @@ Result<GuardedBuffer> GuardedBuffer::allocate(uint64_t bytes) {
     b.slack_ = b.map_ + guard;
     b.data_ = b.slack_ + (data_pages - bytes);
     b.bytes_ = bytes;
+    return b;
+}
+
+Result<GuardedBuffer> GuardedBuffer::allocate(uint64_t bytes) {
+    auto reserved = reserve(bytes);
+    if (!reserved) return reserved;
+    GuardedBuffer& b = *reserved;
+    const size_t data_pages = round_up(bytes, page_size());
     if (data_pages && ::mprotect(b.slack_, data_pages, PROT_READ | PROT_WRITE) != 0)
         return make_error("cannot allocate " + std::to_string(bytes) + " bytes for a buffer: " + std::strerror(errno),
                           "use smaller buffers");
     forget_stack_poison(b.slack_, data_pages);  // the addresses may have been a fiber stack before
     b.restore_slack();
-    return b;
+    return reserved;
+}
+
+Result<GuardedBuffer> GuardedBuffer::map_shared(int fd, uint64_t bytes) {
+    auto reserved = reserve(bytes);
+    if (!reserved) return reserved;
+    GuardedBuffer& b = *reserved;
+    const size_t data_pages = round_up(bytes, page_size());
+    if (data_pages &&
+        ::mmap(b.slack_, data_pages, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED)
+        return make_error("cannot map " + std::to_string(bytes) + " bytes of shared memory for a buffer: " +
+                              std::strerror(errno),
+                          "use smaller buffers");
+    forget_stack_poison(b.slack_, data_pages);
+    b.restore_slack();
+    return reserved;
 }
 
 GuardedBuffer::~GuardedBuffer() { release(); }
@@ -89,6 +114,73 @@ bool GuardedBuffer::slack_intact() const {
 
 void GuardedBuffer::restore_slack() {
     if (slack_ && data_ > slack_) std::memset(slack_, kSlackPattern, size_t(data_ - slack_));
+}
+
+}  // namespace cp
+
+namespace cp {
+
+// ---- SharedMemoryFile -------------------------------------------------------------------------------------
+
+namespace {
+
+constexpr unsigned kSizeSeals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
+
+int new_memfd(const std::string& name) {
+    std::string label = "cp-" + name;
+    for (char& c : label)
+        if (c == '/' || c < ' ') c = '_';
+    if (label.size() > 240) label.resize(240);
+    return ::memfd_create(label.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING);
+}
+
+}  // namespace
+
+Result<SharedMemoryFile> SharedMemoryFile::create(const std::string& name, uint64_t bytes) {
+    SharedMemoryFile f;
+    f.fd_ = new_memfd(name);
+    if (f.fd_ < 0) return make_error(std::string("cannot create shared memory for a buffer: ") + std::strerror(errno));
+    f.bytes_ = bytes;
+    f.map_bytes_ = round_up(bytes, page_size());
+    if (::ftruncate(f.fd_, off_t(f.map_bytes_)) != 0 || ::fcntl(f.fd_, F_ADD_SEALS, kSizeSeals) != 0)
+        return make_error("cannot allocate " + std::to_string(bytes) + " bytes of shared memory for a buffer: " +
+                              std::strerror(errno),
+                          "use smaller buffers");
+    if (f.map_bytes_) {
+        void* map = ::mmap(nullptr, f.map_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, f.fd_, 0);
+        if (map == MAP_FAILED)
+            return make_error("cannot map " + std::to_string(bytes) + " bytes of shared memory for a buffer: " +
+                                  std::strerror(errno),
+                              "use smaller buffers");
+        f.map_ = static_cast<std::byte*>(map);
+    }
+    f.data_ = f.map_ + (f.map_bytes_ - bytes);
+    return f;
+}
+
+SharedMemoryFile::~SharedMemoryFile() { release(); }
+
+void SharedMemoryFile::release() {
+    if (map_) ::munmap(map_, map_bytes_);
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    map_ = data_ = nullptr;
+    map_bytes_ = 0;
+    bytes_ = 0;
+}
+
+SharedMemoryFile::SharedMemoryFile(SharedMemoryFile&& o) noexcept { *this = std::move(o); }
+
+SharedMemoryFile& SharedMemoryFile::operator=(SharedMemoryFile&& o) noexcept {
+    if (this != &o) {
+        release();
+        fd_ = std::exchange(o.fd_, -1);
+        map_ = std::exchange(o.map_, nullptr);
+        map_bytes_ = std::exchange(o.map_bytes_, 0);
+        data_ = std::exchange(o.data_, nullptr);
+        bytes_ = std::exchange(o.bytes_, 0);
+    }
+    return *this;
 }
 
 }  // namespace cp

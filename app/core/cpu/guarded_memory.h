@@ -1,11 +1,14 @@
 // Device buffers for the CPU backend: each in its own mapping between inaccessible guard regions, its
 // last byte touching the guard after it, so the first access past the end faults and can be reported.
+// A buffer's memory is either private (the dynamic shared memory) or a shared-memory file (memfd) that the
+// app also maps (SharedMemoryFile), so uploads and read-backs are plain copies in the app's process.
 #pragma once
 
 #include "core/result.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace cp {
 
@@ -13,6 +16,8 @@ class GuardedBuffer {
 public:
     GuardedBuffer() = default;
     static Result<GuardedBuffer> allocate(uint64_t bytes);  // zero-filled
+    // The data pages are the shared-memory file `fd` (a SharedMemoryFile of the same `bytes`).
+    static Result<GuardedBuffer> map_shared(int fd, uint64_t bytes);
     ~GuardedBuffer();
     GuardedBuffer(GuardedBuffer&& other) noexcept;
     GuardedBuffer& operator=(GuardedBuffer&& other) noexcept;
@@ -35,11 +40,39 @@ public:
     void restore_slack();
 
 private:
+    static Result<GuardedBuffer> reserve(uint64_t bytes);
     void release();
 
     std::byte* map_ = nullptr;  // the whole reservation, guards included
     size_t map_bytes_ = 0;
     std::byte* slack_ = nullptr;  // first accessible byte (page aligned); data_ - slack_ bytes of pattern
+    std::byte* data_ = nullptr;
+    uint64_t bytes_ = 0;
+};
+
+// A buffer's bytes in a sealed shared-memory file (memfd) of whole pages, the data at its end as
+// GuardedBuffer places it; mapped here for uploads and read-backs and handed to a worker by descriptor.
+// The seals stop the worker from shrinking it under the app (which would crash the app on access).
+class SharedMemoryFile {
+public:
+    SharedMemoryFile() = default;
+    static Result<SharedMemoryFile> create(const std::string& name, uint64_t bytes);  // zero-filled
+    ~SharedMemoryFile();
+    SharedMemoryFile(SharedMemoryFile&& other) noexcept;
+    SharedMemoryFile& operator=(SharedMemoryFile&& other) noexcept;
+    SharedMemoryFile(const SharedMemoryFile&) = delete;
+    SharedMemoryFile& operator=(const SharedMemoryFile&) = delete;
+
+    int fd() const { return fd_; }
+    std::byte* data() const { return data_; }
+    uint64_t size() const { return bytes_; }
+
+private:
+    void release();
+
+    int fd_ = -1;
+    std::byte* map_ = nullptr;
+    size_t map_bytes_ = 0;
     std::byte* data_ = nullptr;
     uint64_t bytes_ = 0;
 };

@@ -1,14 +1,19 @@
-// Host compiler discovery, command line, message parsing and the .so compile cache for the CPU backend.
+// Host compiler discovery, command line, message parsing, the .so compile cache, and the whole compile for
+// the CPU backend: local headers, NVRTC's check of device code, the host compiler on a confined thread.
 #include "core/cpu/host_compiler.h"
 
 #include "core/cpu/shim/cp_shim_abi.h"
 #include "core/cpu/source_prep.h"
 #include "core/cpu/subprocess.h"
+#include "core/cuda/nvrtc_compiler.h"
+#include "core/kernel_file/local_includes.h"
+#include "core/worker/sandbox.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <future>
 #include <regex>
 #include <sstream>
 #include <unistd.h>
@@ -187,6 +192,9 @@ std::vector<Diagnostic> parse_compiler_messages(const std::string& raw_log, cons
     const std::string log = replace_all(replace_all(raw_log, "\xE2\x80\x98", "'"), "\xE2\x80\x99", "'");
     static const std::regex located(R"(^(.+?):(\d+):(?:(\d+):)? (fatal error|error|warning|note): (.*)$)");
     static const std::regex unlocated(R"(^(?:[^:\s]*(?:cc1plus|g\+\+|clang\S*|c\+\+|ld)): (fatal error|error|warning): (.*)$)");
+    // The assembler's messages point into a temporary .s file: only the words help (e.g. an .incbin of a
+    // file the confined compiler may not read is "file not found").
+    static const std::regex assembler(R"(^\S+\.s:\d+: (Error|Warning): (.*)$)");
     std::vector<Diagnostic> out;
     bool last_in_shim = false;  // the previous error was inside the shim: move it to the user's line
     std::istringstream lines(log);
@@ -217,6 +225,12 @@ std::vector<Diagnostic> parse_compiler_messages(const std::string& raw_log, cons
             }
             if (d.severity != Severity::Note) last_in_shim = !in_user_file;
             out.push_back(std::move(d));
+        } else if (std::regex_match(line, m, assembler)) {
+            std::string message = "the assembler: " + m[2].str();
+            if (message.find("file not found") != std::string::npos)
+                message += " (it may read only the system's compiler files, not other files on this computer)";
+            out.push_back({user_path, 0, 0, m[1].str() == "Warning" ? Severity::Warning : Severity::Error, message});
+            last_in_shim = false;
         } else if (std::regex_match(line, m, unlocated)) {
             out.push_back({user_path, 0, 0, m[1].str() == "warning" ? Severity::Warning : Severity::Error, m[2].str()});
             last_in_shim = false;
@@ -225,33 +239,71 @@ std::vector<Diagnostic> parse_compiler_messages(const std::string& raw_log, cons
     return out;
 }
 
-CpuCompileOutput compile_for_cpu(const CompileRequest& request, const HostCompiler& compiler, const ShimLocation& shim,
-                                 const fs::path& cache_dir) {
-    CpuCompileOutput out;
-    const std::string user_path = request.path.empty() ? std::string("kernel.cu") : request.path;
-    const PreparedSource prepared = prepare_kernel_source(request.source, user_path, request.kernel_name);
-    out.diagnostics = prepared.diagnostics;
-    out.kernel_name = prepared.kernel_name;
-    const HostCompileOptions options = host_compile_options(shim, request.extra_options);
-    out.options = options.flags;
-    if (prepared.text.empty()) return out;  // refused before compiling: diagnostics say why
+namespace {
 
-    int kernel_line = 0;
-    for (const KernelDecl& k : prepared.kernels)
-        if (k.name == prepared.kernel_name.substr(0, prepared.kernel_name.find('<'))) kernel_line = k.line;
-    std::string ignored_note;
-    if (!options.ignored.empty()) {
-        ignored_note = "cpu backend: ignored GPU-only options:";
-        for (const std::string& o : options.ignored) ignored_note += " " + o;
-        ignored_note += "\n";
+// Where the host compiler may write: one folder for every build, so one confined thread serves them all.
+fs::path build_root(const fs::path& cache_dir) {
+    std::error_code ec;
+    if (!cache_dir.empty()) {
+        const fs::path root = cache_dir / "build";
+        fs::create_directories(root, ec);
+        if (fs::is_directory(root, ec) && ::access(root.c_str(), W_OK) == 0) return root;
     }
+    const char* tmp = std::getenv("TMPDIR");
+    const fs::path root = fs::path(tmp && *tmp ? tmp : "/tmp") / ("cuda-playground-build-" + std::to_string(::getuid()));
+    fs::create_directories(root, ec);
+    return root;
+}
 
-    std::string key_inputs = "abi=" + std::to_string(CP_SHIM_ABI_VERSION) + "\nshim=" + shim.fingerprint +
-                             "\ncompiler=" + compiler.path + " " + compiler.version + "\nflags=";
-    for (const std::string& f : options.flags) key_inputs += f + " ";
-    key_inputs += "\nkernel=" + prepared.kernel_name + "\n" + prepared.text;
-    const std::string key = cpu_cache_key(key_inputs);
+// What the host compiler (and the assembler and linker it starts) may read: the system's compiler
+// folders, the compiler's own installation and the shim; write: the build folder. Not the user's files:
+// a kernel's `asm(".incbin ...")` or computed #include of anything else fails.
+FileAccessPolicy host_compiler_policy(const HostCompiler& compiler, const ShimLocation& shim, const fs::path& root) {
+    FileAccessPolicy p;
+    p.label = "the host compiler";
+    for (const char* dir : {"/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin", "/etc/ld.so.cache",
+                            "/etc/alternatives", "/dev/null", "/dev/urandom"})
+        p.read.emplace_back(dir);
+    std::error_code ec;
+    const fs::path real = fs::weakly_canonical(compiler.path, ec);
+    if (!real.empty() && real.parent_path().has_parent_path()) p.read.push_back(real.parent_path().parent_path());
+    p.read.push_back(shim.dir);
+    p.read_write = {root, "/dev/null"};
+    return p;
+}
 
+// Messages in the private copy of a local header name it by its place in the kernel's folder.
+void locate_in_folder(std::vector<Diagnostic>& diags, const fs::path& work, const fs::path& folder) {
+    const std::string prefix = work.string() + "/";
+    for (Diagnostic& d : diags) {
+        if (d.file.rfind(prefix, 0) == 0) d.file = (folder / d.file.substr(prefix.size())).string();
+        if (d.message.find("Permission denied") != std::string::npos)
+            d.message += " (the compiler may read only the system's compiler files and the kernel file's own folder)";
+    }
+}
+
+}  // namespace
+
+namespace {
+
+// One shared library to build: what the host compiler compiles and everything that decides the result.
+struct LibraryPlan {
+    std::string text;  // the translation unit
+    const LocalIncludes* includes = nullptr;
+    std::string user_path;
+    std::vector<std::string> flags;
+    std::string key_inputs;
+    std::string kernel_name;  // for messages about the generated entry points
+    int kernel_line = 0;
+    std::string ignored_note;
+    std::function<std::vector<Diagnostic>()> device_check;  // runs while the compiler runs; empty: none
+};
+
+// The cache, else the confined host compiler in a fresh folder below the build root (inside the cache when
+// possible, so the result can be renamed into place), with the kernel's local headers copied in their layout.
+CpuCompileOutput build_library(const LibraryPlan& plan, const HostCompiler& compiler, const ShimLocation& shim,
+                               const fs::path& cache_dir, CpuCompileOutput out) {
+    const std::string key = cpu_cache_key(plan.key_inputs);
     std::error_code ec;
     if (!cache_dir.empty()) {
         const fs::path cached = cache_dir / (key + ".so");
@@ -259,55 +311,69 @@ CpuCompileOutput compile_for_cpu(const CompileRequest& request, const HostCompil
             if (const auto log = read_text(cache_dir / (key + ".log"))) {
                 out.cache_hit = true;
                 out.ok = true;
-                out.log = ignored_note + *log;
+                out.log = plan.ignored_note + *log;
                 out.library = cached;
-                std::vector<Diagnostic> messages = parse_compiler_messages(*log, user_path, prepared.kernel_name, kernel_line);
+                std::vector<Diagnostic> messages = parse_compiler_messages(*log, plan.user_path, plan.kernel_name, plan.kernel_line);
                 out.diagnostics.insert(out.diagnostics.end(), messages.begin(), messages.end());
                 return out;
             }
         }
     }
+    std::future<std::vector<Diagnostic>> device_errors;
+    if (plan.device_check) device_errors = std::async(std::launch::async, plan.device_check);
 
-    // Build in a fresh folder (inside the cache when possible, so the result can be renamed into place).
-    fs::path work_parent = cache_dir;
-    if (work_parent.empty() || (fs::create_directories(work_parent, ec), !fs::is_directory(work_parent, ec)) ||
-        ::access(work_parent.c_str(), W_OK) != 0) {
-        const char* tmp = std::getenv("TMPDIR");
-        work_parent = tmp && *tmp ? tmp : "/tmp";
-    }
-    std::string pattern = (work_parent / "cp-build-XXXXXX").string();
+    const fs::path root = build_root(cache_dir);
+    std::string pattern = (root / "cp-build-XXXXXX").string();
     if (!::mkdtemp(pattern.data())) {
-        out.diagnostics.push_back({user_path, 0, 0, Severity::Error,
-                                   "cannot create a build folder in " + work_parent.string() + " for the CPU backend"});
+        out.diagnostics.push_back({plan.user_path, 0, 0, Severity::Error,
+                                   "cannot create a build folder in " + root.string() + " for the CPU backend"});
         return out;
     }
     const fs::path work = pattern;
     const fs::path source_file = work / "kernel.cpp";
     const fs::path library_file = work / "kernel.so";
-    if (!write_text(source_file, prepared.text)) {
-        out.diagnostics.push_back({user_path, 0, 0, Severity::Error, "cannot write " + source_file.string()});
+    bool written = write_text(source_file, plan.text);
+    for (const LocalHeader& h : plan.includes->headers) {
+        fs::create_directories((work / h.name).parent_path(), ec);
+        written = written && write_text(work / h.name, h.contents);
+    }
+    if (!written) {
+        out.diagnostics.push_back({plan.user_path, 0, 0, Severity::Error, "cannot write the sources to " + work.string()});
         fs::remove_all(work, ec);
         return out;
     }
     std::vector<std::string> argv = {compiler.path};
-    argv.insert(argv.end(), options.flags.begin(), options.flags.end());
+    argv.insert(argv.end(), plan.flags.begin(), plan.flags.end());
     argv.insert(argv.end(), {"-x", "c++", source_file.string(), "-o", library_file.string()});
-    const ProcessOutcome run = run_process(argv, 120);
-    out.log = ignored_note + run.output;
-    std::vector<Diagnostic> messages = parse_compiler_messages(run.output, user_path, prepared.kernel_name, kernel_line);
+    ProcessOutcome run;
+    run_confined(host_compiler_policy(compiler, shim, root), [&] { run = run_process(argv, 120, {"TMPDIR=" + work.string()}); });
+    out.log = plan.ignored_note + run.output;
+    if (plan.device_check) {
+        const std::vector<Diagnostic> errors = device_errors.get();
+        if (!errors.empty()) {
+            out.diagnostics.insert(out.diagnostics.end(), errors.begin(), errors.end());
+            out.diagnostics.push_back({plan.user_path, 0, 0, Severity::Note,
+                                       "the CPU backend first checks device code with NVRTC, as a GPU build would: "
+                                       "kernels cannot call host functions"});
+            fs::remove_all(work, ec);
+            return out;
+        }
+    }
+    std::vector<Diagnostic> messages = parse_compiler_messages(run.output, plan.user_path, plan.kernel_name, plan.kernel_line);
+    locate_in_folder(messages, work, fs::path(plan.user_path).parent_path());
     out.diagnostics.insert(out.diagnostics.end(), messages.begin(), messages.end());
     if (!run.started || run.timed_out || run.exit_code != 0) {
         if (!run.started || run.timed_out || !has_errors(out.diagnostics)) {
             const std::string why = !run.started ? run.error
                                     : run.timed_out ? "the host compiler did not finish within 120 s"
                                                     : "the host compiler failed (exit code " + std::to_string(run.exit_code) + ")";
-            out.diagnostics.push_back({user_path, 0, 0, Severity::Error, why});
+            out.diagnostics.push_back({plan.user_path, 0, 0, Severity::Error, why});
         }
         fs::remove_all(work, ec);
         return out;
     }
     out.ok = true;
-    if (work_parent == cache_dir) {
+    if (!cache_dir.empty() && root.parent_path() == cache_dir) {
         // The log goes in first: a library in the cache always has its log next to it.
         const fs::path cached = cache_dir / (key + ".so");
         if (write_text(cache_dir / (key + ".log"), run.output) && (fs::rename(library_file, cached, ec), !ec)) {
@@ -319,6 +385,79 @@ CpuCompileOutput compile_for_cpu(const CompileRequest& request, const HostCompil
     out.library = library_file;
     out.temporary_dir = work;
     return out;
+}
+
+std::string key_prefix(const HostCompiler& compiler, const ShimLocation& shim, const std::vector<std::string>& flags) {
+    std::string key = "abi=" + std::to_string(CP_SHIM_ABI_VERSION) + "\nshim=" + shim.fingerprint +
+                      "\ncompiler=" + compiler.path + " " + compiler.version + "\nflags=";
+    for (const std::string& f : flags) key += f + " ";
+    return key;
+}
+
+}  // namespace
+
+CpuCompileOutput compile_for_cpu(const CompileRequest& request, const HostCompiler& compiler, const ShimLocation& shim,
+                                 const fs::path& cache_dir) {
+    CpuCompileOutput out;
+    const std::string user_path = request.path.empty() ? std::string("kernel.cu") : request.path;
+    const LocalIncludes includes = resolve_local_includes(request.source, user_path);
+    if (has_errors(includes.diagnostics)) {
+        out.diagnostics = includes.diagnostics;
+        return out;
+    }
+    const PreparedSource prepared = prepare_kernel_source(request.source, user_path, request.kernel_name);
+    out.diagnostics = prepared.diagnostics;
+    out.kernel_name = prepared.kernel_name;
+    const HostCompileOptions options = host_compile_options(shim, request.extra_options);
+    out.options = options.flags;
+    if (prepared.text.empty()) return out;  // refused before compiling: diagnostics say why
+
+    LibraryPlan plan;
+    plan.text = prepared.text;
+    plan.includes = &includes;
+    plan.user_path = user_path;
+    plan.flags = options.flags;
+    plan.kernel_name = prepared.kernel_name;
+    for (const KernelDecl& k : prepared.kernels)
+        if (k.name == prepared.kernel_name.substr(0, prepared.kernel_name.find('<'))) plan.kernel_line = k.line;
+    if (!options.ignored.empty()) {
+        plan.ignored_note = "cpu backend: ignored GPU-only options:";
+        for (const std::string& o : options.ignored) plan.ignored_note += " " + o;
+        plan.ignored_note += "\n";
+    }
+    // A library in the cache passed NVRTC's check of the same source, headers and options.
+    plan.key_inputs = key_prefix(compiler, shim, options.flags) + "\nnvrtc-checked=" + nvrtc_version_text();
+    for (const std::string& o : request.extra_options) plan.key_inputs += "\noption=" + o;
+    plan.key_inputs += "\nkernel=" + prepared.kernel_name + "\nheaders=" + local_includes_fingerprint(includes) + "\n" +
+                       prepared.text;
+    // Device code must obey CUDA's rules (NVRTC's front end decides).
+    plan.device_check = [&request] { return check_device_code_with_nvrtc(request); };
+    return build_library(plan, compiler, shim, cache_dir, std::move(out));
+}
+
+CpuCompileOutput compile_host_library(const HostLibraryRequest& request, const HostCompiler& compiler,
+                                      const ShimLocation& shim, const fs::path& cache_dir) {
+    CpuCompileOutput out;
+    const std::string user_path = request.path.empty() ? std::string("reference.cu") : request.path;
+    const LocalIncludes includes = resolve_local_includes(request.source, user_path);
+    if (has_errors(includes.diagnostics)) {
+        out.diagnostics = includes.diagnostics;
+        return out;
+    }
+    std::vector<std::string> extra;
+    for (const std::string& d : request.defines) extra.push_back("-D" + d);
+    HostCompileOptions options = host_compile_options(shim, extra);
+    // Its entry points are found by name: plain extern "C" functions need no visibility attribute.
+    options.flags.erase(std::remove(options.flags.begin(), options.flags.end(), "-fvisibility=hidden"), options.flags.end());
+    out.options = options.flags;
+    LibraryPlan plan;
+    plan.text = "#line 1 \"" + user_path + "\"\n" + request.source;
+    plan.includes = &includes;
+    plan.user_path = user_path;
+    plan.flags = options.flags;
+    plan.key_inputs = key_prefix(compiler, shim, options.flags) + "\nhost library\nheaders=" +
+                      local_includes_fingerprint(includes) + "\n" + plan.text;
+    return build_library(plan, compiler, shim, cache_dir, std::move(out));
 }
 
 }  // namespace cp

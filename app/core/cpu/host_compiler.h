@@ -58,8 +58,19 @@ struct CpuCompileOutput {
     std::string kernel_name;              // the kernel the library's entry points call
 };
 
-// The whole compile: prepare the source, look in the cache, run the compiler, store in the cache.
+// The whole compile of a kernel: its local headers, the prepared source, the cache, NVRTC's check of the
+// device code and the host compiler (confined, core/worker/sandbox.h), storing in the cache.
 CpuCompileOutput compile_for_cpu(const CompileRequest& request, const HostCompiler& compiler, const ShimLocation& shim,
                                  const std::filesystem::path& cache_dir);
+
+// Plain host C++ (e.g. a lesson's CPU reference) compiled the same way into a library whose extern "C"
+// functions can be called by name (host_code.h): the same shim, flags, headers, cache and confinement.
+struct HostLibraryRequest {
+    std::string source;                // the whole file
+    std::string path;                  // the file it came from (messages; its folder's headers)
+    std::vector<std::string> defines;  // e.g. {"PLAYGROUND_REFERENCE"}
+};
+CpuCompileOutput compile_host_library(const HostLibraryRequest& request, const HostCompiler& compiler,
+                                      const ShimLocation& shim, const std::filesystem::path& cache_dir);
 
 }  // namespace cp

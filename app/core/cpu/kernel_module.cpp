@@ -74,6 +74,8 @@ KernelModule::~KernelModule() {
     }
 }
 
+void* KernelModule::symbol(const std::string& name) const { return ::dlsym(handle_, name.c_str()); }
+
 Result<const KernelEntry*> KernelModule::kernel(const std::string& name) {
     if (auto it = entries_.find(name); it != entries_.end()) return &it->second;
     KernelEntry e;

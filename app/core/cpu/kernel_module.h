@@ -39,6 +39,10 @@ public:
     const std::filesystem::path& library() const { return library_; }
     bool contains(uintptr_t address) const { return address >= code_begin_ && address < code_end_; }
     uintptr_t load_base() const { return base_; }
+    uintptr_t code_begin() const { return code_begin_; }
+    uintptr_t code_end() const { return code_end_; }
+    // Any exported symbol (e.g. a host function a lesson calls), or null.
+    void* symbol(const std::string& name) const;
     // Bytes of thread-local storage: the kernel's static __shared__ variables plus the shim's thread state.
     uint64_t tls_bytes() const { return tls_bytes_; }
 

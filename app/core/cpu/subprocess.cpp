@@ -37,7 +37,7 @@ std::string find_executable(const std::string& name) {
     return {};
 }
 
-ProcessOutcome run_process(const std::vector<std::string>& argv, double timeout_s) {
+ProcessOutcome run_process(const std::vector<std::string>& argv, double timeout_s, const std::vector<std::string>& environment) {
     ProcessOutcome out;
     if (argv.empty()) {
         out.error = "no program given";
@@ -56,8 +56,19 @@ ProcessOutcome run_process(const std::vector<std::string>& argv, double timeout_
     std::vector<char*> args;
     for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
+    std::vector<char*> env;
+    for (const std::string& e : environment) env.push_back(const_cast<char*>(e.c_str()));
+    for (char** e = environ; e && *e; ++e) {
+        bool replaced = false;
+        for (const std::string& mine : environment) {
+            const size_t eq = mine.find('=');
+            replaced = replaced || (std::strncmp(*e, mine.c_str(), eq + 1) == 0);
+        }
+        if (!replaced) env.push_back(*e);
+    }
+    env.push_back(nullptr);
     pid_t pid = 0;
-    const int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+    const int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), env.data());
     posix_spawn_file_actions_destroy(&actions);
     ::close(pipe_fds[1]);
     if (rc != 0) {

@@ -14,8 +14,10 @@ struct ProcessOutcome {
     std::string error;      // why it could not be started
 };
 
-// argv[0] is looked up in PATH when it has no '/'. Never throws.
-ProcessOutcome run_process(const std::vector<std::string>& argv, double timeout_s = 60);
+// argv[0] is looked up in PATH when it has no '/'. `environment` ("NAME=value") replaces those variables of
+// this process's environment for the program. Never throws.
+ProcessOutcome run_process(const std::vector<std::string>& argv, double timeout_s = 60,
+                           const std::vector<std::string>& environment = {});
 
 // Finds `name` in PATH (or checks it when it contains '/'); empty when not found.
 std::string find_executable(const std::string& name);

@@ -5,9 +5,12 @@
 
 namespace cp {
 
-WorkerPool::WorkerPool(int workers) {
+WorkerPool::WorkerPool(int workers, StateObserver observer) : observer_(observer) {
     install_fault_handlers();
-    for (int i = 0; i < std::max(1, workers); ++i) workers_.push_back(std::make_unique<Worker>());
+    for (int i = 0; i < std::max(1, workers); ++i) {
+        workers_.push_back(std::make_unique<Worker>());
+        workers_.back()->index = i;
+    }
     for (auto& w : workers_) {
         Worker* raw = w.get();
         w->thread = std::thread([this, raw] { worker_loop(*raw); });
@@ -112,6 +115,7 @@ void WorkerPool::execute(Worker& w) {
     block_launch.printf_limit = (size_t(1) << 20) / workers_.size() + 1024;
     w.scheduler.begin_launch(block_launch, state);
     w.trap.state = state;
+    if (observer_) observer_(w.index, state);
     run_blocks(w, state);
 }
 

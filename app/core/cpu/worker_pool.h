@@ -53,7 +53,10 @@ struct GridOutcome {
 
 class WorkerPool {
 public:
-    explicit WorkerPool(int workers);
+    // `observer` (may be null) is told, on each worker thread as a launch starts, where that thread's
+    // CUDA thread state is (the CPU worker publishes it so the app can name a blocked thread).
+    using StateObserver = void (*)(int worker_index, const cp_abi::ThreadState* state);
+    explicit WorkerPool(int workers, StateObserver observer = nullptr);
     ~WorkerPool();
     WorkerPool(const WorkerPool&) = delete;
     WorkerPool& operator=(const WorkerPool&) = delete;
@@ -63,6 +66,7 @@ public:
 
 private:
     struct Worker {
+        int index = 0;
         std::thread thread;
         BlockScheduler scheduler;
         FaultTrap trap;
@@ -78,6 +82,7 @@ private:
     void run_blocks(Worker& w, cp_abi::ThreadState* state);
 
     std::vector<std::unique_ptr<Worker>> workers_;
+    StateObserver observer_ = nullptr;
     std::mutex mutex_;
     std::condition_variable wake_, done_;
     uint64_t generation_ = 0;

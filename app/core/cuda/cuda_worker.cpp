@@ -1,5 +1,6 @@
-// The CUDA worker process: the app side (spawn, forward, watchdog, replace) and the worker side (a loop
-// serving requests with an in-process CudaBackend, entered from a static initialiser before main()).
+// The CUDA worker process: the app side (forward, watchdog, replace) and the worker side (a loop serving
+// requests with an in-process CudaBackend, entered from a static initialiser before main()). Starting,
+// calling and stopping the process: core/worker/worker_process.h.
 #include "core/cuda/cuda_worker.h"
 
 #include "core/cuda/cuda_backend.h"
@@ -9,37 +10,20 @@
 
 #include <nlohmann/json.hpp>
 
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <thread>
-
-extern char** environ;
 
 namespace cp {
 
 namespace {
 
 constexpr const char* kWorkerEnv = "CP_CUDA_WORKER";
-constexpr int kWorkerFd = 3;
 constexpr int kStartTimeoutS = 120;
 constexpr int kCompileTimeoutS = 300;
-constexpr int kDefaultLaunchTimeoutS = 30;
 constexpr int kTransferTimeoutS = 300;
-
-int launch_timeout_s() {
-    if (const char* v = std::getenv("CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S"); v && std::atoi(v) > 0) return std::atoi(v);
-    return kDefaultLaunchTimeoutS;
-}
 
 // ---- worker side ----------------------------------------------------------------------------------------
 
@@ -56,7 +40,7 @@ int serve(int fd, uint64_t id_base) {
         hello.update({{"message", why + ": the CUDA backend is unavailable; use --backend cpu"}, {"hint", detail}});
     }
     hello["ok"] = backend != nullptr;
-    if (!write_message(fd, WireMessage{hello.dump(), {}}) || !backend) return 1;
+    if (!write_message(fd, WireMessage{hello.dump(), {}, {}}) || !backend) return 1;
     backend->run_as_worker(id_base);
     // The precompiled header for <cooperative_groups.h> is made while the user looks at the first kernel, so
     // a kernel that includes it later compiles without parsing it. Detached: the worker ends with _Exit.
@@ -78,13 +62,11 @@ int serve(int fd, uint64_t id_base) {
 
 // Runs before main() in every process that links this file; only a worker (CP_CUDA_WORKER set) stops here.
 [[maybe_unused]] const bool g_is_worker = [] {
-    const char* spec = std::getenv(kWorkerEnv);
-    if (!spec) return false;
-    int fd = -1;
+    const std::optional<WorkerEntry> entry = take_worker_entry(kWorkerEnv);
+    if (!entry) return false;
     unsigned long long id_base = 0;
-    if (std::sscanf(spec, "%d,%llu", &fd, &id_base) != 2) std::_Exit(3);
-    unsetenv(kWorkerEnv);
-    std::_Exit(serve(fd, id_base));
+    if (std::sscanf(entry->spec.c_str(), "%llu", &id_base) != 1) std::_Exit(3);
+    std::_Exit(serve(entry->fd, id_base));
 }();
 
 // ---- app side -------------------------------------------------------------------------------------------
@@ -130,12 +112,6 @@ Response failed_response(const Request& request, const EngineError& error, const
     }
 }
 
-std::string exit_text(int status) {
-    if (WIFSIGNALED(status)) return std::string("killed by signal ") + strsignal(WTERMSIG(status));
-    if (WIFEXITED(status)) return "exit status " + std::to_string(WEXITSTATUS(status));
-    return "status " + std::to_string(status);
-}
-
 }  // namespace
 
 Result<std::unique_ptr<Backend>> make_cuda_backend() {
@@ -153,99 +129,55 @@ Result<std::unique_ptr<Backend>> CudaWorkerBackend::create() {
     return std::unique_ptr<Backend>(std::move(backend));
 }
 
-CudaWorkerBackend::~CudaWorkerBackend() { stop_worker(false); }
+CudaWorkerBackend::~CudaWorkerBackend() { worker_.stop(false); }
 
 std::optional<Error> CudaWorkerBackend::start_worker() {
-    int sv[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-        return make_error(std::string("could not start the CUDA worker: socketpair failed: ") + std::strerror(errno));
-    // dup2(fd, fd) would keep close-on-exec set, so the child's end must not already be fd 3.
-    if (sv[1] == kWorkerFd) {
-        const int moved = fcntl(sv[1], F_DUPFD_CLOEXEC, kWorkerFd + 1);
-        close(sv[1]);
-        sv[1] = moved;
-    }
     ++generation_;
-    const std::string spec = std::string(kWorkerEnv) + "=" + std::to_string(kWorkerFd) + "," +
-                             std::to_string(generation_ << 40);
-    std::vector<char*> env;
-    for (char** e = environ; e && *e; ++e)
-        if (std::strncmp(*e, kWorkerEnv, std::strlen(kWorkerEnv)) != 0) env.push_back(*e);
-    env.push_back(const_cast<char*>(spec.c_str()));
-    env.push_back(nullptr);
-    char arg0[] = "cuda-playground-cuda-worker";
-    char* argv[] = {arg0, nullptr};
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, sv[1], kWorkerFd);
-    const int rc = posix_spawn(&pid_, "/proc/self/exe", &actions, nullptr, argv, env.data());
-    posix_spawn_file_actions_destroy(&actions);
-    close(sv[1]);
-    if (rc != 0) {
-        close(sv[0]);
-        pid_ = -1;
-        return make_error(std::string("could not start the CUDA worker process: ") + std::strerror(rc));
-    }
-    fd_ = sv[0];
+    WorkerSpawn spawn;
+    spawn.env_name = kWorkerEnv;
+    spawn.spec = std::to_string(generation_ << 40);
+    spawn.process_name = "cuda-playground-cuda-worker";
+    if (auto e = worker_.start(spawn)) return e;
 
-    WireMessage hello;
-    const ReadStatus s = read_message(fd_, kStartTimeoutS * 1000, &hello);
+    const WorkerProcess::Reply hello = worker_.receive(kStartTimeoutS);
     std::optional<Error> failure;
     try {
-        if (s != ReadStatus::Ok) {
-            failure = make_error(s == ReadStatus::TimedOut ? "the CUDA worker process did not start in time"
-                                                           : "the CUDA worker process ended while starting");
+        if (hello.outcome != WorkerProcess::Outcome::Answered) {
+            failure = make_error(hello.outcome == WorkerProcess::Outcome::TimedOut
+                                     ? "the CUDA worker process did not start in time"
+                                     : "the CUDA worker process ended while starting (" + hello.ended_how + ")");
         } else {
-            const auto j = nlohmann::json::parse(hello.json);
+            const auto j = nlohmann::json::parse(hello.message.json);
             if (!j.at("ok").get<bool>())
                 failure = make_error(j.at("message").get<std::string>(), j.at("hint").get<std::string>());
         }
     } catch (const std::exception& e) {
         failure = make_error(std::string("the CUDA worker process answered nonsense: ") + e.what());
     }
-    if (failure) stop_worker(true);
+    if (failure) worker_.stop(true);
     return failure;
 }
 
-void CudaWorkerBackend::stop_worker(bool kill_now) {
-    if (fd_ >= 0) close(fd_);  // the worker sees the end of its input and exits
-    fd_ = -1;
-    if (pid_ <= 0) return;
-    int status = 0;
-    if (kill_now) kill(pid_, SIGKILL);
-    // Give a worker that is finishing cleanly two seconds before killing it.
-    for (int waited_ms = 0; waitpid(pid_, &status, WNOHANG) == 0; waited_ms += 10) {
-        if (waited_ms >= 2000) {
-            kill(pid_, SIGKILL);
-            waitpid(pid_, &status, 0);
-            break;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    pid_ = -1;
-}
-
 Response CudaWorkerBackend::call(const Request& request, int timeout_s, const std::string& subject) {
-    if (pid_ <= 0) {
+    if (!worker_.running()) {
         if (auto e = start_worker())
             return failed_response(request, EngineError{"worker unavailable", "the CUDA worker could not be restarted: " +
                                                         e->message, e->hint, false}, info_);
     }
-    WireMessage answer;
-    ReadStatus s = ReadStatus::Closed;
-    if (write_message(fd_, encode_request(request))) s = read_message(fd_, timeout_s * 1000, &answer);
-    if (s == ReadStatus::Ok) {
-        if (std::optional<Response> response = decode_response(std::move(answer))) {
+    WorkerProcess::Reply reply = worker_.call(encode_request(request), timeout_s);
+    if (reply.outcome == WorkerProcess::Outcome::Answered) {
+        if (std::optional<Response> response = decode_response(std::move(reply.message))) {
             const auto error = error_of(*response);
-            if (error && error->context_was_reset) stop_worker(false);  // it is ending: start afresh next time
+            if (error && error->context_was_reset) worker_.stop(false);  // it is ending: start afresh next time
             return std::move(*response);
         }
+        worker_.stop(true);  // it answered nonsense: it cannot be trusted with the next request
+        reply.ended_how = "it sent an answer that could not be read";
     }
     // The worker hung or died: its GPU context and every buffer go with it.
     EngineError e;
     e.context_was_reset = true;
-    if (s == ReadStatus::TimedOut) {
-        stop_worker(true);
+    if (reply.outcome == WorkerProcess::Outcome::TimedOut) {
         e.name = "timeout";
         e.message = subject + " did not finish within " + std::to_string(timeout_s) +
                     " s and was stopped. All buffers were lost; the GPU context was reset.";
@@ -254,15 +186,8 @@ Response CudaWorkerBackend::call(const Request& request, int timeout_s, const st
                        "set CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S to allow longer launches"
                      : "";
     } else {
-        int status = 0;
-        const pid_t pid = pid_;
-        if (fd_ >= 0) close(fd_);
-        fd_ = -1;
-        const bool reaped = pid > 0 && waitpid(pid, &status, 0) == pid;
-        pid_ = -1;
         e.name = "worker stopped";
-        e.message = "the CUDA worker process stopped unexpectedly during " + subject + " (" +
-                    (reaped ? exit_text(status) : std::string("unknown status")) +
+        e.message = "the CUDA worker process stopped unexpectedly during " + subject + " (" + reply.ended_how +
                     "). All buffers were lost; the next request starts a new GPU context.";
     }
     return failed_response(request, e, info_);
@@ -301,7 +226,7 @@ ReadBackResult CudaWorkerBackend::read_back(const ReadBackRequest& request) {
 }
 
 ReleaseResult CudaWorkerBackend::release(const ReleaseRequest& request) {
-    if (pid_ <= 0) return {};  // nothing to release in a worker that is gone
+    if (!worker_.running()) return {};  // nothing to release in a worker that is gone
     return std::get<ReleaseResult>(call(request, kTransferTimeoutS, "a release"));
 }
 

@@ -3,12 +3,12 @@
 // socket to a child process that runs CudaBackend; after such an error, a crash, or a launch that outlives
 // its watchdog, the child is replaced and the app carries on with a fresh GPU context.
 //
-// The child is this same executable (/proc/self/exe) started with CP_CUDA_WORKER set: cuda_worker.cpp
-// serves requests from a static initialiser before main() runs, so every binary that links cp_core can
-// be a worker without help from its main().
+// The child is this same executable started with CP_CUDA_WORKER set (core/worker/worker_process.h):
+// cuda_worker.cpp serves requests from a static initialiser before main() runs.
 #pragma once
 
 #include "core/engine/backend.h"
+#include "core/worker/worker_process.h"
 
 #include <optional>
 #include <string>
@@ -32,17 +32,15 @@ public:
     OccupancyResult occupancy(const OccupancyRequest& request) override;
 
     // The worker's process id (-1 when none is running): for tests of the replacement.
-    pid_t worker_pid() const { return pid_; }
+    pid_t worker_pid() const { return worker_.pid(); }
 
 private:
     CudaWorkerBackend() = default;
     std::optional<Error> start_worker();
-    void stop_worker(bool kill_now);
     // Sends one request and waits up to `timeout_s` for its response; a lost worker becomes an error response.
     Response call(const Request& request, int timeout_s, const std::string& subject);
 
-    pid_t pid_ = -1;
-    int fd_ = -1;
+    WorkerProcess worker_;
     uint64_t generation_ = 0;
     std::optional<DeviceInfo> info_;  // the same device for every worker: measured once
 };

@@ -1,12 +1,16 @@
-// NVRTC compilation with a disk cache: options, kernel-name lowering (extern "C" and C++ names alike),
-// diagnostics and the ptxas resource report.
+// NVRTC compilation with a disk cache: options, the kernel's own headers in memory, kernel-name lowering
+// (extern "C" and C++ names alike), diagnostics and the ptxas resource report. NVRTC itself runs on a
+// thread confined to the toolkit's files (core/worker/sandbox.h).
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/cuda/nvrtc_pch.h"
 
 #include "core/cuda/cubin_cache.h"
 #include "core/cuda/nvrtc_log.h"
 #include "core/cuda/nvrtc_std_headers.h"
+#include "core/kernel_file/local_includes.h"
+#include "core/worker/sandbox.h"
 
+#include <dlfcn.h>
 #include <nvrtc.h>
 
 #include <algorithm>
@@ -62,6 +66,21 @@ int count_lines(const std::string& text) {
     return n;
 }
 
+// Messages in a local header name it as NVRTC knows it ("sub/util.h"): say where it is.
+void locate_header_diagnostics(const CompileRequest& request, const LocalIncludes& includes, std::vector<Diagnostic>& diags) {
+    const std::filesystem::path folder = std::filesystem::path(request.path).parent_path();
+    for (Diagnostic& d : diags)
+        for (const LocalHeader& h : includes.headers)
+            if (d.file == h.name) d.file = (folder / h.name).string();
+}
+
+// A file the confined compiler may not read (a computed #include): say why, not just "Permission denied".
+void explain_refused_reads(std::vector<Diagnostic>& diags) {
+    for (Diagnostic& d : diags)
+        if (d.message.find("cannot open source file") != std::string::npos && d.message.find("Permission denied") != std::string::npos)
+            d.message += " (the compiler may read only the toolkit's headers and the kernel file's own folder)";
+}
+
 // Name-lookup errors are reported against NVRTC's internal "__nv_name_map" file; say it in the user's terms.
 void explain_name_lookup(const CompileRequest& request, std::vector<Diagnostic>& diags) {
     const auto is_name_map = [](const Diagnostic& d) { return d.file == kNameMapFile; };
@@ -81,7 +100,7 @@ void explain_name_lookup(const CompileRequest& request, std::vector<Diagnostic>&
 }
 
 std::string inputs_fingerprint(const CompileRequest& request, const std::string& arch,
-                               const std::vector<std::string>& options) {
+                               const std::vector<std::string>& options, const LocalIncludes& includes) {
     std::string s = "cuda-playground nvrtc cache 1";
     const auto add = [&s](std::string_view part) {
         s += '\0';
@@ -99,6 +118,7 @@ std::string inputs_fingerprint(const CompileRequest& request, const std::string&
     add(request.kernel_name);
     add(display_path(request));
     add(request.source);
+    add(local_includes_fingerprint(includes));
     return s;
 }
 
@@ -138,16 +158,48 @@ private:
     nvrtcProgram p_;
 };
 
-void compile_uncached(const CompileRequest& request, const std::string& arch, CompileResult& result,
-                      CachedCompile& out) {
+// NVRTC reads the toolkit's headers and loads its builtins library; with Landlock it may read nothing else
+// (a computed #include of another file fails as if the file did not exist).
+FileAccessPolicy nvrtc_file_policy() {
+    FileAccessPolicy p;
+    p.label = "NVRTC";
+    p.read_write.push_back(pch_dir());  // precompiled headers (nvrtc_pch.h)
+    for (const auto& dir : cuda_include_dirs()) p.read.push_back(std::filesystem::weakly_canonical(dir));
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(&nvrtcVersion), &info) && info.dli_fname) {
+        std::error_code ec;
+        p.read.push_back(std::filesystem::weakly_canonical(info.dli_fname, ec).parent_path());
+    }
+    return p;
+}
+
+// NVRTC loads libnvrtc-builtins on its first compile; loading it before the thread is confined means the
+// confined thread needs no access to the loader's cache or the library folders.
+void preload_nvrtc_builtins() {
+    static const bool loaded = [] {
+        int major = 0, minor = 0;
+        if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return false;
+        const std::string name = "libnvrtc-builtins.so." + std::to_string(major) + "." + std::to_string(minor);
+        return dlopen(name.c_str(), RTLD_NOW | RTLD_GLOBAL) != nullptr;
+    }();
+    (void)loaded;
+}
+
+// `syntax_only`: the front end's checks, nothing generated (check_device_code_with_nvrtc).
+void compile_uncached(const CompileRequest& request, const LocalIncludes& includes, const std::string& arch,
+                      CompileResult& result, CachedCompile& out, bool syntax_only = false) {
     const std::string path = display_path(request);
     std::vector<const char*> header_names, header_contents;
     for (const auto& h : nvrtc_std_headers()) {
         header_names.push_back(h.name);
         header_contents.push_back(h.contents);
     }
+    for (const LocalHeader& h : includes.headers) {
+        header_names.push_back(h.name.c_str());
+        header_contents.push_back(h.rewritten.c_str());
+    }
     nvrtcProgram program = nullptr;
-    nvrtcResult r = nvrtcCreateProgram(&program, request.source.c_str(), path.c_str(), int(header_names.size()),
+    nvrtcResult r = nvrtcCreateProgram(&program, includes.rewritten_source.c_str(), path.c_str(), int(header_names.size()),
                                        header_contents.data(), header_names.data());
     if (r != NVRTC_SUCCESS) {
         result.error = nvrtc_failure(r, "nvrtcCreateProgram");
@@ -166,12 +218,16 @@ void compile_uncached(const CompileRequest& request, const std::string& arch, Co
     std::vector<const char*> argv;
     for (const auto& o : result.options) argv.push_back(o.c_str());
     for (const auto& o : pch) argv.push_back(o.c_str());
-    ++g_nvrtc_invocations;
-    r = nvrtcCompileProgram(program, int(argv.size()), argv.data());
+    if (!syntax_only) ++g_nvrtc_invocations;
+    preload_nvrtc_builtins();
+    static const FileAccessPolicy policy = nvrtc_file_policy();
+    run_confined(policy, [&] { r = nvrtcCompileProgram(program, int(argv.size()), argv.data()); });
     pch_record(pch, nvrtcGetPCHCreateStatus(program) == NVRTC_SUCCESS);
     out.log = program_log(program);
     result.log = out.log;
     result.diagnostics = parse_nvrtc_diagnostics(out.log, path, count_lines(request.source));
+    locate_header_diagnostics(request, includes, result.diagnostics);
+    explain_refused_reads(result.diagnostics);
     if (r != NVRTC_SUCCESS) {
         explain_name_lookup(request, result.diagnostics);
         if (!has_errors(result.diagnostics)) {
@@ -184,6 +240,7 @@ void compile_uncached(const CompileRequest& request, const std::string& arch, Co
             result.error = nvrtc_failure(r, "nvrtcCompileProgram");
         return;
     }
+    if (syntax_only) return;
     if (!request.kernel_name.empty()) {
         const char* lowered = nullptr;
         if (nvrtcGetLoweredName(program, request.kernel_name.c_str(), &lowered) == NVRTC_SUCCESS && lowered)
@@ -212,7 +269,7 @@ bool check_is_entry(const CompileRequest& request, const CachedCompile& compiled
 
 }  // namespace
 
-std::vector<std::string> nvrtc_options(const CompileRequest& request, const std::string& arch) {
+std::vector<std::string> nvrtc_options(const CompileRequest& /*request*/, const std::string& arch) {
     std::vector<std::string> options = {
         "-arch=" + arch,
         "-std=c++17",
@@ -227,13 +284,8 @@ std::vector<std::string> nvrtc_options(const CompileRequest& request, const std:
         std::error_code ec;
         if (std::filesystem::is_directory(std::filesystem::path(dir) / "cccl", ec)) options.push_back("-I" + dir + "/cccl");
     }
-    if (!request.path.empty() && request.source.find("#include \"") != std::string::npos) {
-        // Lets a kernel include a header that sits next to it. Only then: a kernel's folder in the options
-        // would keep kernels from different folders from sharing a precompiled header (nvrtc_pch.h).
-        std::error_code ec;
-        const auto dir = std::filesystem::path(request.path).parent_path();
-        if (!dir.empty() && std::filesystem::is_directory(dir, ec)) options.push_back("-I" + dir.string());
-    }
+    // The kernel's own headers come in memory (local_includes.h): NVRTC is not pointed at the user's folder
+    // (which also lets kernels from different folders share a precompiled header, nvrtc_pch.h).
     return options;
 }
 
@@ -245,10 +297,15 @@ CompileResult compile_with_nvrtc(const CompileRequest& request, const std::strin
         result.options = nvrtc_options(request, arch);
         result.options.insert(result.options.end(), request.extra_options.begin(), request.extra_options.end());
 
-        // Headers included with quotes are not part of the key, so such sources are always recompiled.
-        const bool cacheable = request.source.find("#include \"") == std::string::npos;
-        const auto cache_dir = cacheable ? cubin_cache_dir() : std::filesystem::path();
-        const std::string key = cache_key(inputs_fingerprint(request, arch, result.options));
+        const LocalIncludes includes = resolve_local_includes(request.source, display_path(request));
+        if (has_errors(includes.diagnostics)) {
+            result.diagnostics = includes.diagnostics;
+            result.compile_ms =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+            return result;
+        }
+        const auto cache_dir = cubin_cache_dir();
+        const std::string key = cache_key(inputs_fingerprint(request, arch, result.options, includes));
 
         CachedCompile compiled;
         if (auto hit = load_cached_compile(cache_dir, key)) {
@@ -257,8 +314,9 @@ CompileResult compile_with_nvrtc(const CompileRequest& request, const std::strin
             result.log = compiled.log;
             result.diagnostics =
                 parse_nvrtc_diagnostics(compiled.log, display_path(request), count_lines(request.source));
+            locate_header_diagnostics(request, includes, result.diagnostics);
         } else {
-            compile_uncached(request, arch, result, compiled);
+            compile_uncached(request, includes, arch, result, compiled);
             if (!compiled.image.empty() && !has_errors(result.diagnostics) && !result.error)
                 store_cached_compile(cache_dir, key, compiled);
         }
@@ -285,7 +343,31 @@ void warm_up_nvrtc_pch(const std::string& arch) {
     CompileResult result;
     result.options = nvrtc_options(request, arch);
     CachedCompile unused;
-    compile_uncached(request, arch, result, unused);  // never cached: its point is the PCH it leaves behind
+    compile_uncached(request, LocalIncludes{}, arch, result, unused, false);  // never cached: it is for the PCH
+}
+
+std::vector<Diagnostic> check_device_code_with_nvrtc(const CompileRequest& request, std::string* log) {
+    std::vector<Diagnostic> errors;
+    try {
+        const LocalIncludes includes = resolve_local_includes(request.source, display_path(request));
+        if (has_errors(includes.diagnostics)) return includes.diagnostics;
+        CompileRequest check = request;
+        check.kernel_name.clear();  // no name lookup: nothing is generated
+        CompileResult result;
+        result.options = nvrtc_options(check, "compute_90");
+        result.options.insert(result.options.end(), request.extra_options.begin(), request.extra_options.end());
+        result.options.emplace_back("-fdevice-syntax-only");
+        CachedCompile unused;
+        compile_uncached(check, includes, "compute_90", result, unused, true);
+        if (log) *log = result.log;
+        for (Diagnostic& d : result.diagnostics)
+            if (d.severity == Severity::Error) errors.push_back(std::move(d));
+        if (errors.empty() && result.error)
+            errors.push_back({display_path(request), 0, 0, Severity::Error, result.error->message});
+    } catch (const std::exception& e) {
+        errors.push_back({display_path(request), 0, 0, Severity::Error, std::string("checking with NVRTC failed: ") + e.what()});
+    }
+    return errors;
 }
 
 uint64_t nvrtc_invocation_count() { return g_nvrtc_invocations.load(); }

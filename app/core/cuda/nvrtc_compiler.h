@@ -22,6 +22,11 @@ inline constexpr const char* kArchWithoutDevice = "sm_90";
 CompileResult compile_with_nvrtc(const CompileRequest& request, const std::string& arch,
                                  std::vector<std::byte>* image_out, std::string* lowered_name_out = nullptr);
 
+// The CPU backend's check that a file's device code obeys CUDA's rules (e.g. no host function called from a
+// kernel): NVRTC's front end only (-fdevice-syntax-only), nothing generated or cached. Error diagnostics
+// (empty when it passes); `log` receives NVRTC's log.
+std::vector<Diagnostic> check_device_code_with_nvrtc(const CompileRequest& request, std::string* log = nullptr);
+
 // The options compile_with_nvrtc passes (before request.extra_options), for display and tests.
 std::vector<std::string> nvrtc_options(const CompileRequest& request, const std::string& arch);
 

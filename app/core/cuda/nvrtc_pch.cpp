@@ -35,12 +35,6 @@ PchStore& store() {
     return s;
 }
 
-fs::path pch_dir() {
-    std::error_code ec;
-    fs::path dir = fs::temp_directory_path(ec) / ("cuda-playground-pch-" + std::to_string(::getpid()));
-    fs::create_directories(dir, ec);
-    return dir;
-}
 
 // NVRTC refuses a PCH made with other options (warning 629), so every option is part of the key.
 std::string options_key(const std::vector<std::string>& options, const std::string& prefix) {
@@ -50,6 +44,13 @@ std::string options_key(const std::vector<std::string>& options, const std::stri
 }
 
 }  // namespace
+
+std::filesystem::path pch_dir() {
+    std::error_code ec;
+    fs::path dir = fs::temp_directory_path(ec) / ("cuda-playground-pch-" + std::to_string(::getpid()));
+    fs::create_directories(dir, ec);
+    return dir;
+}
 
 std::string pch_prefix(const std::string& source) {
     std::string prefix;

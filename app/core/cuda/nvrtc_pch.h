@@ -3,10 +3,14 @@
 // A PCH only works in the process (NVRTC instance) that made it, so they live in a per-process folder.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
 namespace cp {
+
+// This process's PCH folder (created on first use): NVRTC's confined thread may write there.
+std::filesystem::path pch_dir();
 
 // The source's leading `#include <...>` lines (comments and blank lines skipped) when they include a heavy
 // header and nothing else comes first; "" otherwise (no PCH for that source).

@@ -1,14 +1,7 @@
-// Serialising engine requests/responses (nlohmann JSON + a blob) and framing them on a socket.
+// Serialising engine requests/responses (nlohmann JSON + a blob).
 #include "core/engine/engine_wire.h"
 
 #include <nlohmann/json.hpp>
-
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 
 namespace cp {
 
@@ -303,71 +296,6 @@ std::optional<Response> decode_response(WireMessage message) {
     } catch (const std::exception&) {
         return std::nullopt;
     }
-}
-
-// ---- framing --------------------------------------------------------------------------------------------
-
-namespace {
-
-constexpr uint32_t kMagic = 0x31575043;  // "CPW1"
-constexpr uint64_t kMaxJsonBytes = 1ull << 30;
-
-struct FrameHeader {
-    uint32_t magic;
-    uint32_t reserved;
-    uint64_t json_bytes;
-    uint64_t blob_bytes;
-};
-
-bool send_all(int fd, const void* data, size_t size) {
-    const auto* p = static_cast<const char*>(data);
-    while (size > 0) {
-        const ssize_t n = send(fd, p, size, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        p += n;
-        size -= size_t(n);
-    }
-    return true;
-}
-
-ReadStatus recv_all(int fd, void* data, size_t size, int timeout_ms) {
-    auto* p = static_cast<char*>(data);
-    while (size > 0) {
-        pollfd pfd{fd, POLLIN, 0};
-        const int ready = poll(&pfd, 1, timeout_ms);
-        if (ready < 0 && errno == EINTR) continue;
-        if (ready == 0) return ReadStatus::TimedOut;
-        if (ready < 0) return ReadStatus::Closed;
-        const ssize_t n = read(fd, p, size);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return ReadStatus::Closed;
-        p += n;
-        size -= size_t(n);
-    }
-    return ReadStatus::Ok;
-}
-
-}  // namespace
-
-bool write_message(int fd, const WireMessage& message) {
-    const FrameHeader h{kMagic, 0, message.json.size(), message.blob.size()};
-    return send_all(fd, &h, sizeof(h)) && send_all(fd, message.json.data(), message.json.size()) &&
-           send_all(fd, message.blob.data(), message.blob.size());
-}
-
-ReadStatus read_message(int fd, int timeout_ms, WireMessage* out) {
-    FrameHeader h{};
-    if (const ReadStatus s = recv_all(fd, &h, sizeof(h), timeout_ms); s != ReadStatus::Ok) return s;
-    if (h.magic != kMagic || h.json_bytes > kMaxJsonBytes) return ReadStatus::Closed;
-    try {
-        out->json.resize(h.json_bytes);
-        out->blob.resize(h.blob_bytes);
-    } catch (const std::exception&) {
-        return ReadStatus::Closed;
-    }
-    if (const ReadStatus s = recv_all(fd, out->json.data(), out->json.size(), timeout_ms); s != ReadStatus::Ok) return s;
-    return recv_all(fd, out->blob.data(), out->blob.size(), timeout_ms);
 }
 
 }  // namespace cp

@@ -9,6 +9,7 @@
 #include "core/engine/launch_validation.h"
 #include "core/session/run_choices.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -88,6 +89,9 @@ struct RunOptions {
     TimingOptions timing;
     bool read_back = true;  // read out/inout buffers into RunReport::outputs
     bool verify = true;     // compare with the CPU reference (needs read_back)
+    // Called just before the launch with the report so far (launch configuration, compile, warnings), so
+    // what is about to run can be shown before it runs (and perhaps hangs until the watchdog stops it).
+    std::function<void(const RunReport&)> before_launch;
 };
 
 }  // namespace cp

@@ -124,6 +124,7 @@ RunReport KernelSession::run(const RunOptions& options) {
         }
         launch.args.push_back(std::move(arg));
     }
+    if (options.before_launch) options.before_launch(report);
     LaunchResult launched = engine_.launch(std::move(launch));
     report.printf_output = launched.printf_output;
     if (!launched.ok) {

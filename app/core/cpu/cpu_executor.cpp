@@ -1,0 +1,305 @@
+// The CPU executor: kernel libraries (dlopen), buffers mapped between guards, launches on the worker pool
+// with the launch checks a GPU makes, repeated runs on the same inputs, crash descriptions, host calls.
+#include "core/cpu/cpu_executor.h"
+
+#include "core/cpu/fault_report.h"
+#include "core/cpu/fault_trap.h"
+#include "core/cpu/guarded_memory.h"
+#include "core/cpu/kernel_module.h"
+#include "core/cpu/worker_pool.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <map>
+
+namespace cp {
+namespace {
+
+double elapsed_ms(std::chrono::steady_clock::time_point since) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();
+}
+
+constexpr int kMaxLaunches = 100000;  // warmup + repeats of one request, as on the CUDA backend
+
+EngineError engine_error(std::string name, std::string message, std::string hint = {}) {
+    return EngineError{std::move(name), std::move(message), std::move(hint), false};
+}
+
+class CpuExecutor final : public KernelRunner {
+public:
+    CpuExecutor(const ExecutorOptions& options, ThreadStateObserver observer)
+        : options_(options), pool_(std::max(1, options.workers), observer) {}
+
+    int workers() const override { return pool_.size(); }
+    Result<ModuleFacts> load_module(ModuleId id, const std::string& library, const std::string& kernel,
+                                    const std::string& subject) override;
+    void unload_module(ModuleId id) override { modules_.erase(id); }
+    std::optional<EngineError> map_buffer(BufferId id, const std::string& name, int fd, uint64_t bytes) override;
+    void unmap_buffer(BufferId id) override { buffers_.erase(id); }
+    ExecutorLaunch launch(const LaunchRequest& request) override;
+    HostCallResult call_host(const HostCallRequest& request) override;
+
+private:
+    struct Buffer {
+        std::string name;
+        GuardedBuffer memory;
+    };
+    std::optional<EngineError> check_config(const LaunchRequest& r, const KernelModule& m) const;
+    // Like cuLaunchKernel's kernelParams: a pointer to each argument's value (in `storage`).
+    std::optional<EngineError> marshal(const std::vector<KernelArg>& args, const std::vector<cp_abi::ParamInfo>* params,
+                                       const std::string& callee, std::vector<std::vector<std::byte>>& storage,
+                                       std::vector<void*>& pointers, FaultReportContext* report);
+
+    ExecutorOptions options_;
+    WorkerPool pool_;
+    std::map<ModuleId, std::unique_ptr<KernelModule>> modules_;
+    std::map<BufferId, Buffer> buffers_;
+};
+
+Result<ModuleFacts> CpuExecutor::load_module(ModuleId id, const std::string& library, const std::string& kernel,
+                                             const std::string& subject) {
+    auto loaded = KernelModule::load(library, {});
+    if (!loaded) return make_error(subject + ": " + loaded.error().message, loaded.error().hint);
+    if (!kernel.empty()) {
+        auto entry = (*loaded)->kernel(kernel);
+        if (!entry) return entry.error();
+    }
+    const KernelModule& m = **loaded;
+    ModuleFacts facts;
+    facts.tls_bytes = m.tls_bytes();
+    facts.load_base = m.load_base();
+    facts.code_begin = m.code_begin();
+    facts.code_end = m.code_end();
+    modules_[id] = std::move(*loaded);
+    return facts;
+}
+
+std::optional<EngineError> CpuExecutor::map_buffer(BufferId id, const std::string& name, int fd, uint64_t bytes) {
+    auto memory = GuardedBuffer::map_shared(fd, bytes);
+    if (!memory)
+        return engine_error("OUT_OF_MEMORY", "buffer `" + name + "`: " + memory.error().message, memory.error().hint);
+    buffers_[id] = Buffer{name, std::move(*memory)};
+    return std::nullopt;
+}
+
+std::optional<EngineError> CpuExecutor::check_config(const LaunchRequest& r, const KernelModule& m) const {
+    const DeviceInfo limits;  // CUDA's usual limits, as info() reports them
+    const std::string hint = "the CPU backend enforces the same limits as a GPU";
+    if (!r.block.count() || !r.grid.count())
+        return engine_error("INVALID_CONFIGURATION",
+                            "grid " + r.grid.str() + " and block " + r.block.str() + " must not be 0 in any dimension",
+                            hint);
+    if (r.block.count() > uint64_t(limits.max_threads_per_block) || r.block.x > limits.max_block.x ||
+        r.block.y > limits.max_block.y || r.block.z > limits.max_block.z)
+        return engine_error("INVALID_CONFIGURATION",
+                            "block " + r.block.str() + " exceeds the limits (1024 threads, 1024x1024x64)", hint);
+    if (r.grid.x > limits.max_grid.x || r.grid.y > limits.max_grid.y || r.grid.z > limits.max_grid.z)
+        return engine_error("INVALID_CONFIGURATION",
+                            "grid " + r.grid.str() + " exceeds the limits (2147483647x65535x65535)", hint);
+    const uint64_t tls = m.tls_bytes();
+    if (r.dynamic_shared_bytes > uint32_t(limits.max_shared_per_block) ||
+        r.dynamic_shared_bytes + tls > uint64_t(limits.max_shared_per_block) + sizeof(cp_abi::ThreadState) + 64)
+        return engine_error(
+            "INVALID_CONFIGURATION",
+            "shared memory per block (" + std::to_string(r.dynamic_shared_bytes) + " bytes dynamic) exceeds 48 KiB",
+            hint);
+    return std::nullopt;
+}
+
+std::optional<EngineError> CpuExecutor::marshal(const std::vector<KernelArg>& args,
+                                                const std::vector<cp_abi::ParamInfo>* params, const std::string& callee,
+                                                std::vector<std::vector<std::byte>>& storage,
+                                                std::vector<void*>& pointers, FaultReportContext* report) {
+    if (params && args.size() != params->size())
+        return engine_error("INVALID_ARGUMENTS", callee + " takes " + std::to_string(params->size()) +
+                                                     " parameters, the launch passed " + std::to_string(args.size()));
+    storage.assign(args.size(), {});
+    pointers.assign(args.size(), nullptr);
+    for (size_t i = 0; i < args.size(); ++i) {
+        const KernelArg& a = args[i];
+        const cp_abi::ParamInfo* p = params ? &(*params)[i] : nullptr;
+        const std::string which = "parameter " + std::to_string(i + 1) + (a.name.empty() ? "" : " (`" + a.name + "`)");
+        // 16-byte aligned storage for any parameter type (vector types have up to 16-byte alignment).
+        storage[i].resize(std::max<size_t>(p ? p->size : a.scalar.size(), sizeof(void*)) + 16);
+        auto* slot =
+            reinterpret_cast<std::byte*>((reinterpret_cast<uintptr_t>(storage[i].data()) + 15) & ~uintptr_t(15));
+        pointers[i] = slot;
+        if (a.buffer) {
+            auto b = buffers_.find(a.buffer);
+            if (b == buffers_.end())
+                return engine_error("INVALID_BUFFER", which + " names a buffer that does not exist");
+            if (p && !p->is_pointer)
+                return engine_error("INVALID_ARGUMENTS", which + " is a value of " + std::to_string(p->size) +
+                                                             " bytes in the kernel, but a buffer was passed");
+            void* data = b->second.memory.data();
+            std::memcpy(slot, &data, sizeof data);
+            if (report) report->buffers.push_back({b->second.name, &b->second.memory, p ? p->pointee_size : 0});
+        } else if (p && a.scalar.size() != p->size) {
+            return engine_error("INVALID_ARGUMENTS", which + " takes " + std::to_string(p->size) +
+                                                         " bytes, the launch passed " +
+                                                         std::to_string(a.scalar.size()));
+        } else if (!a.scalar.empty()) {
+            std::memcpy(slot, a.scalar.data(), a.scalar.size());
+        }
+    }
+    if (report) {
+        // Buffers not passed to this kernel can still be reached by a wild index: name them too.
+        for (auto& [id, b] : buffers_) {
+            const bool listed = std::any_of(report->buffers.begin(), report->buffers.end(),
+                                            [&](const BufferForReport& r) { return r.memory == &b.memory; });
+            if (!listed) report->buffers.push_back({b.name, &b.memory, 0});
+        }
+    }
+    return std::nullopt;
+}
+
+ExecutorLaunch CpuExecutor::launch(const LaunchRequest& request) {
+    ExecutorLaunch run;
+    LaunchResult& out = run.result;
+    auto mod = modules_.find(request.module);
+    if (mod == modules_.end()) {
+        out.error = engine_error("INVALID_MODULE",
+                                 "launch of a module that is not loaded (id " + std::to_string(request.module) + ")");
+        return run;
+    }
+    KernelModule& module = *mod->second;
+    auto entry = module.kernel(request.kernel_name);
+    if (!entry) {
+        out.error = engine_error("KERNEL_NOT_FOUND", entry.error().message, entry.error().hint);
+        return run;
+    }
+    if (auto bad = check_config(request, module)) {
+        out.error = std::move(bad);
+        return run;
+    }
+    std::vector<std::vector<std::byte>> storage;
+    std::vector<void*> pointers;
+    FaultReportContext report{&module, request.module, {}};
+    if (auto bad = marshal(request.args, &(*entry)->params, "kernel `" + request.kernel_name + "`", storage, pointers,
+                           &report)) {
+        out.error = std::move(bad);
+        return run;
+    }
+
+    GridLaunch job;
+    job.module = &module;
+    job.entry = *entry;
+    job.args = pointers.data();
+    job.grid = request.grid;
+    job.block = request.block;
+    job.dynamic_shared_bytes = request.dynamic_shared_bytes;
+    job.order = options_.order;
+    job.seed = options_.seed;
+
+    int warmup = std::clamp(request.timing.warmup, 0, kMaxLaunches);
+    int repeats = std::clamp(request.timing.repeats, 1, kMaxLaunches);
+    // As on the CUDA backend, every run of one request sees the same inputs: a kernel that updates its
+    // buffers in place (x[i] += 1, atomics) leaves them as after exactly one run, and repeats time the same work.
+    std::vector<std::pair<GuardedBuffer*, std::vector<std::byte>>> snapshots;
+    if (warmup + repeats > 1) {
+        try {
+            for (const KernelArg& a : request.args) {
+                if (!a.buffer) continue;
+                GuardedBuffer* memory = &buffers_.at(a.buffer).memory;
+                const bool seen =
+                    std::any_of(snapshots.begin(), snapshots.end(), [&](const auto& s) { return s.first == memory; });
+                if (seen || !memory->size()) continue;
+                snapshots.emplace_back(memory, std::vector<std::byte>(memory->data(), memory->data() + memory->size()));
+            }
+        } catch (const std::bad_alloc&) {
+            snapshots.clear();  // no memory for the copies: run once rather than change the results
+            warmup = 0;
+            repeats = 1;
+        }
+    }
+    std::vector<double> samples;
+    for (int i = 0; i < warmup + repeats; ++i) {
+        if (i > 0)
+            for (const auto& [memory, copy] : snapshots) std::memcpy(memory->data(), copy.data(), copy.size());
+        job.capture_printf = i == 0;  // every run prints the same: the first one's output is shown
+        const auto start = std::chrono::steady_clock::now();
+        GridOutcome outcome = pool_.run(job);
+        const double ms = elapsed_ms(start);
+        if (i == 0) {
+            out.printf_output = std::move(outcome.printf_output);
+            if (!out.printf_output.empty() && warmup + repeats > 1)
+                out.printf_output += "[output of the " + std::to_string(warmup + repeats - 1) +
+                                     " further launches (warmup and repeats) not shown]\n";
+        }
+        if (!outcome.ok) {
+            out.error = describe_crash(outcome.failure, report, &run.site);
+            return run;
+        }
+        // Writes just before a buffer's start land on its page without faulting: look for them now.
+        for (auto& [id, b] : buffers_) {
+            if (b.memory.slack_intact()) continue;
+            b.memory.restore_slack();
+            out.error = engine_error("OUT_OF_BOUNDS",
+                                     "a thread wrote before the start of buffer `" + b.name +
+                                         "` (found after the launch, so the thread and line are not known)",
+                                     "look for a negative index, e.g. a[i - 1] when i is 0");
+            return run;
+        }
+        if (i >= warmup) samples.push_back(ms);
+    }
+    out.timing = TimingStats::from_samples(std::move(samples), true);
+    out.ok = true;
+    return run;
+}
+
+// Crashes in a host call are caught like a kernel's, on this thread.
+HostCallResult CpuExecutor::call_host(const HostCallRequest& request) {
+    HostCallResult out;
+    auto mod = modules_.find(request.module);
+    if (mod == modules_.end()) {
+        out.error = engine_error("INVALID_MODULE",
+                                 "call into a module that is not loaded (id " + std::to_string(request.module) + ")");
+        return out;
+    }
+    KernelModule& module = *mod->second;
+    auto fn = reinterpret_cast<void (*)(void**)>(module.symbol(request.symbol));
+    if (!fn) {
+        out.error = engine_error("SYMBOL_NOT_FOUND", "`" + request.symbol + "` is not in the compiled code",
+                                 "declare it extern \"C\" with default visibility");
+        return out;
+    }
+    std::vector<std::vector<std::byte>> storage;
+    std::vector<void*> pointers;
+    if (auto bad = marshal(request.args, nullptr, "`" + request.symbol + "`", storage, pointers, nullptr)) {
+        out.error = std::move(bad);
+        return out;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    const std::optional<FaultRecord> fault = call_with_fault_trap(fn, pointers.data());
+    out.ms = elapsed_ms(start);
+    if (fault) {
+        out.site = code_site_of(module, request.module, fault->instruction, fault->stack_pointer);
+        const std::string what = fault->signal == SIGFPE   ? "divided an integer by zero"
+                                 : fault->signal == SIGILL ? "executed an illegal instruction"
+                                 : fault->access == 2
+                                     ? "wrote to an address it may not (" + std::to_string(fault->address) + ")"
+                                     : "read an address it may not (" + std::to_string(fault->address) + ")";
+        out.error = engine_error("HOST_CODE_CRASHED", "`" + request.symbol + "` " + what + kCodeSiteMarker,
+                                 "check the indices against the buffers' sizes");
+        return out;
+    }
+    out.ok = true;
+    return out;
+}
+
+}  // namespace
+
+std::unique_ptr<KernelRunner> make_cpu_executor(const ExecutorOptions& options, ThreadStateObserver observer) {
+    return std::make_unique<CpuExecutor>(options, observer);
+}
+
+std::string place_code_site(const std::string& message, const std::string& location) {
+    const size_t at = message.find(kCodeSiteMarker);
+    if (at == std::string::npos) return message + location;
+    return message.substr(0, at) + location + message.substr(at + std::strlen(kCodeSiteMarker));
+}
+
+}  // namespace cp

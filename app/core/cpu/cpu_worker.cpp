@@ -1,0 +1,487 @@
+// The app's side of the CPU worker: starting it (with its status page and the sandbox's supervisor),
+// forwarding requests, the watchdog, and plain words for what ended or blocked kernel code.
+//
+// Sections: words · the worker · start and replace · requests
+#include "core/cpu/cpu_worker.h"
+
+#include "core/cpu/cpu_worker_protocol.h"
+#include "core/cpu/worker_status.h"
+#include "core/engine/engine_wire.h"
+#include "core/worker/syscall_supervisor.h"
+#include "core/worker/worker_process.h"
+
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstring>
+#include <map>
+#include <set>
+#include <variant>
+
+namespace cp {
+
+void link_cpu_worker_entry();  // cpu_worker_serve.cpp: keeps the worker's entry point in every binary
+
+namespace {
+
+using nlohmann::json;
+
+constexpr double kStartTimeoutS = 60;
+constexpr double kQuickTimeoutS = 60;  // map, unmap: no kernel code runs
+constexpr const char* kCanOnlyCompute = "; kernels can only compute, so the CPU backend refused it";
+
+std::string uint3_text(cp_abi::Uint3 v) {
+    return "(" + std::to_string(v.x) + "," + std::to_string(v.y) + "," + std::to_string(v.z) + ")";
+}
+
+EngineError engine_error(std::string name, std::string message, std::string hint = {}) {
+    return EngineError{std::move(name), std::move(message), std::move(hint), false};
+}
+
+// Absolute addresses in the worker -> offsets in the module that holds them.
+std::optional<CodeSite> site_of(const std::map<ModuleId, ModuleFacts>& modules, const uint64_t* addresses,
+                                size_t count) {
+    for (const auto& [id, f] : modules) {
+        CodeSite site;
+        site.module = id;
+        for (size_t i = 0; i < count; ++i)
+            if (addresses[i] && addresses[i] >= f.code_begin && addresses[i] < f.code_end)
+                site.offsets.push_back(addresses[i] - f.load_base);
+        if (!site.offsets.empty()) return site;
+    }
+    return std::nullopt;
+}
+
+class CpuWorker final : public KernelRunner {
+public:
+    explicit CpuWorker(const ExecutorOptions& options) : options_(options) {}
+    ~CpuWorker() override { stop(); }
+
+    int workers() const override { return std::max(1, options_.workers); }
+    Result<ModuleFacts> load_module(ModuleId id, const std::string& library, const std::string& kernel,
+                                    const std::string& subject) override;
+    void unload_module(ModuleId id) override;
+    std::optional<EngineError> map_buffer(BufferId id, const std::string& name, int fd, uint64_t bytes) override;
+    void unmap_buffer(BufferId id) override;
+    ExecutorLaunch launch(const LaunchRequest& request) override;
+    HostCallResult call_host(const HostCallRequest& request) override;
+
+    void prepare() override {
+        if (!process_.running()) (void)spawn();
+    }
+    pid_t pid() const { return process_.pid(); }
+
+private:
+    struct Module {
+        std::string library, kernel, subject;
+        ModuleFacts facts;
+    };
+    struct Buffer {
+        std::string name;
+        int fd = -1;  // borrowed
+        uint64_t bytes = 0;
+    };
+    // What ended a request, when it did not answer: the words and where in the code.
+    struct Failure {
+        EngineError error;
+        std::optional<CodeSite> site;
+    };
+
+    std::optional<Error> spawn();  // starts the process; start() waits for its greeting
+    std::optional<Error> start();
+    void stop();
+    std::optional<EngineError> map_in_worker(const std::vector<std::pair<BufferId, const Buffer*>>& buffers);
+    std::optional<Failure> ensure_loaded(ModuleId id);
+    // Sends `request`; a reply that is not an answer becomes the Failure in words, `what` naming the request
+    // ("kernel `k`", "while loading ...").
+    std::variant<json, Failure> call(const WireMessage& request, double timeout_s, const std::string& what,
+                                     const std::string& timeout_hint, const std::string& library = {});
+    std::optional<Failure> refused_calls(const std::string& what);
+    Failure ended(const WorkerProcess::Reply& reply, const std::string& what);
+    void observe(BlockedCall& call);
+
+    ExecutorOptions options_;
+    WorkerProcess process_;
+    std::unique_ptr<SyscallSupervisor> supervisor_;
+    int status_fd_ = -1;
+    WorkerStatus* status_ = nullptr;
+    std::map<ModuleId, Module> modules_;
+    std::map<BufferId, Buffer> buffers_;
+    std::map<ModuleId, ModuleFacts> loaded_;  // loaded in the running worker
+    bool greeted_ = false;                    // the running worker has said it is ready
+};
+
+// ---- start and replace ----------------------------------------------------------------------------------
+
+std::optional<Error> CpuWorker::spawn() {
+    stop();
+    link_cpu_worker_entry();
+    if (!status_) {
+        status_fd_ = memfd_create("cp-worker-status", MFD_CLOEXEC);
+        if (status_fd_ < 0 || ftruncate(status_fd_, sizeof(WorkerStatus)) != 0)
+            return make_error(std::string("cannot create the CPU worker's status page: ") + std::strerror(errno));
+        void* page = mmap(nullptr, sizeof(WorkerStatus), PROT_READ | PROT_WRITE, MAP_SHARED, status_fd_, 0);
+        if (page == MAP_FAILED)
+            return make_error(std::string("cannot map the CPU worker's status page: ") + std::strerror(errno));
+        status_ = static_cast<WorkerStatus*>(page);
+    }
+    std::memset(static_cast<void*>(status_), 0, sizeof(WorkerStatus));
+    status_->magic = WorkerStatus::kMagic;
+
+    WorkerSpawn spawn;
+    spawn.env_name = "CP_CPU_WORKER";
+    spawn.spec =
+        std::to_string(workers()) + "," + std::to_string(int(options_.order)) + "," + std::to_string(options_.seed);
+    spawn.process_name = "cuda-playground-cpu-worker";
+    spawn.extra_fds = {status_fd_};
+    // Kernel code must not see what the app's environment holds (tokens, keys): only what loading needs.
+    spawn.environment_allowlist =
+        std::vector<std::string>{"LD_LIBRARY_PATH", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS"};
+    spawn.quiet_stdio = true;
+#if !defined(__SANITIZE_ADDRESS__)
+    spawn.quiet_stderr = true;  // not even the app's log file: sanitizer builds keep it for their reports
+#endif
+    return process_.start(spawn);
+}
+
+std::optional<Error> CpuWorker::start() {
+    if (process_.running() && greeted_) return std::nullopt;
+    if (!process_.running())
+        if (auto e = spawn()) return e;
+    WorkerProcess::Reply hello = process_.receive(kStartTimeoutS);
+    std::optional<Error> failure;
+    try {
+        if (hello.outcome != WorkerProcess::Outcome::Answered) {
+            failure = make_error("the CPU worker process " +
+                                 std::string(hello.outcome == WorkerProcess::Outcome::TimedOut
+                                                 ? "did not start in time"
+                                                 : "ended while starting (" + hello.ended_how + ")"));
+        } else {
+            const json j = json::parse(hello.message.json);
+            if (!j.at("ok").get<bool>() || hello.message.fds.size() > 1)
+                failure =
+                    make_error("the CPU backend's sandbox cannot be set up here: " + j.at("message").get<std::string>(),
+                               "kernel code is not run without it; use --backend cuda on a machine with a GPU");
+        }
+    } catch (const std::exception& e) {
+        failure = make_error(std::string("the CPU worker process answered nonsense: ") + e.what());
+    }
+    if (failure) {
+        close_fds(hello.message.fds);
+        process_.stop(true);
+        return failure;
+    }
+    greeted_ = true;
+    if (!hello.message.fds.empty()) {
+        supervisor_ = std::make_unique<SyscallSupervisor>(hello.message.fds[0], process_.pid(),
+                                                          [this](BlockedCall& c) { observe(c); });
+        hello.message.fds.clear();  // the supervisor owns the listener now
+    }
+    loaded_.clear();
+    std::vector<std::pair<BufferId, const Buffer*>> all;
+    for (const auto& [id, b] : buffers_) all.emplace_back(id, &b);
+    if (auto e = map_in_worker(all)) return make_error(e->message, e->hint);
+    return std::nullopt;
+}
+
+void CpuWorker::stop() {
+    process_.stop(true);
+    greeted_ = false;
+    supervisor_.reset();  // after the process: its listener then reports the worker gone
+    loaded_.clear();
+}
+
+// On the supervisor thread, while the refused thread waits: which CUDA thread it was running, and the
+// kernel code on its stack.
+void CpuWorker::observe(BlockedCall& call) {
+    const pid_t pid = process_.pid();
+    for (const auto& slot : status_->threads) {
+        if (slot.tid.load() != call.tid) continue;
+        cp_abi::ThreadState state{};
+        iovec local{&state, sizeof state}, remote{reinterpret_cast<void*>(slot.state.load()), sizeof state};
+        if (slot.state.load() && process_vm_readv(pid, &local, 1, &remote, 1, 0) == ssize_t(sizeof state))
+            call.who = "thread " + uint3_text(state.thread_idx) + " of block " + uint3_text(state.block_idx);
+        break;
+    }
+    if (!call.stack_pointer) return;
+    std::vector<uint64_t> words(2048);
+    iovec local{words.data(), words.size() * sizeof(uint64_t)},
+        remote{reinterpret_cast<void*>(call.stack_pointer), local.iov_len};
+    const ssize_t got = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+    for (ssize_t i = 0; i < got / ssize_t(sizeof(uint64_t)) && call.code_addresses.size() < 4; ++i)
+        for (const auto& m : status_->modules)
+            if (m.id.load() && words[size_t(i)] >= m.code_begin.load() && words[size_t(i)] < m.code_end.load())
+                call.code_addresses.push_back(words[size_t(i)] - 1);  // inside the call instruction
+}
+
+// ---- words ----------------------------------------------------------------------------------------------
+
+std::optional<CpuWorker::Failure> CpuWorker::refused_calls(const std::string& what) {
+    if (!supervisor_) return std::nullopt;
+    const std::vector<BlockedCall> calls = supervisor_->take_blocked();
+    if (calls.empty()) return std::nullopt;
+    const BlockedCall& c = calls.front();
+    Failure f;
+    const std::string who = c.who.empty() ? what : what + ": " + c.who;
+    f.error =
+        engine_error("BLOCKED_SYSTEM_CALL",
+                     who + " tried to " + c.attempt + " (" + c.syscall + ")" + kCodeSiteMarker + kCanOnlyCompute,
+                     "remove the call: a kernel can read and write its buffers and print with printf, nothing more");
+    std::set<std::string> others;  // distinct attempts besides the first (repeated runs repeat them)
+    for (const BlockedCall& other : calls)
+        if (other.attempt != c.attempt || other.syscall != c.syscall)
+            others.insert(other.attempt + " (" + other.syscall + ")");
+    if (!others.empty()) {
+        f.error.hint += "; it also tried to";
+        for (const std::string& o : others) f.error.hint += (o == *others.begin() ? " " : ", ") + o;
+    }
+    f.site = site_of(loaded_, c.code_addresses.data(), c.code_addresses.size());
+    return f;
+}
+
+CpuWorker::Failure CpuWorker::ended(const WorkerProcess::Reply& reply, const std::string& what) {
+    Failure f;
+    const WorkerStatus& s = *status_;
+    const std::string who =
+        s.on_kernel_thread ? what + ": thread " + uint3_text(s.thread) + " of block " + uint3_text(s.block) : what;
+    const std::string restarted = "the CPU backend's worker process was replaced; buffers are kept";
+    f.site = site_of(loaded_, s.code_addresses, WorkerStatus::kAddresses);
+    switch (s.end.load()) {
+        case WorkerStatus::kExit:
+        case WorkerStatus::kQuickExit:
+            f.error =
+                engine_error("KERNEL_EXITED",
+                             who + " called " +
+                                 (s.end.load() == WorkerStatus::kExit ? "exit(" + std::to_string(s.exit_status) + ")"
+                                                                      : std::string("quick_exit()")) +
+                                 kCodeSiteMarker + "; kernels cannot end the program",
+                             "return from the kernel instead, or stop it with assert() or __trap(), which report "
+                             "the thread and the line; " +
+                                 restarted);
+            return f;
+        case WorkerStatus::kAbort:
+            f.error = engine_error(
+                "KERNEL_ABORTED",
+                who + " called abort()" + std::string(kCodeSiteMarker) + "; kernels cannot end the program",
+                "abort() also comes from failed C++ checks (an exception thrown, std::terminate); "
+                "use assert() or __trap(), which report the thread and the line; " +
+                    restarted);
+            return f;
+        case WorkerStatus::kCrash:
+            f.error = engine_error(
+                "KERNEL_CRASHED",
+                what + " crashed outside the kernel's threads (" + strsignal(s.signal) + ")" + kCodeSiteMarker,
+                "a thread the kernel started, or code that runs when the library loads, crashed; " + restarted);
+            return f;
+        default:
+            break;
+    }
+    if (reply.wait_status >= 0 && WIFEXITED(reply.wait_status)) {
+        f.error = engine_error("KERNEL_EXITED",
+                               what + " ended the process (" + reply.ended_how + "); kernels cannot end the program",
+                               "return from the kernel instead; " + restarted);
+    } else {
+        f.error = engine_error(
+            "WORKER_STOPPED",
+            "the CPU backend's worker process stopped unexpectedly during " + what + " (" + reply.ended_how + ")",
+            restarted);
+    }
+    return f;
+}
+
+// ---- requests -------------------------------------------------------------------------------------------
+
+std::variant<json, CpuWorker::Failure> CpuWorker::call(const WireMessage& request, double timeout_s,
+                                                       const std::string& what, const std::string& timeout_hint,
+                                                       const std::string& library) {
+    if (auto e = start()) return Failure{engine_error("WORKER_UNAVAILABLE", e->message, e->hint), std::nullopt};
+    if (supervisor_) {
+        (void)supervisor_->take_blocked();  // from an earlier request: already reported or moot
+        supervisor_->set_library(library);
+    }
+    WorkerProcess::Reply reply = process_.call(request, timeout_s);
+    if (supervisor_) supervisor_->set_library({});
+    std::optional<Failure> refused = refused_calls(what);
+    if (reply.outcome == WorkerProcess::Outcome::Answered) {
+        close_fds(reply.message.fds);  // the worker has no business sending descriptors
+        try {
+            json j = json::parse(reply.message.json);
+            if (refused) return *refused;
+            return j;
+        } catch (const std::exception&) {
+            stop();
+            return Failure{engine_error("WORKER_STOPPED", "the CPU backend's worker process answered nonsense during " +
+                                                              what + "; it was replaced"),
+                           std::nullopt};
+        }
+    }
+    Failure f;
+    if (reply.outcome == WorkerProcess::Outcome::TimedOut) {
+        f.error = engine_error("LAUNCH_TIMEOUT",
+                               what + " did not finish within " + std::to_string(int(timeout_s)) +
+                                   " s (CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S) and was stopped; an infinite loop?",
+                               timeout_hint);
+    } else {
+        f = ended(reply, what);
+    }
+    if (refused) {  // what it tried before it hung or ended is the better lead
+        f.error.hint = f.error.message + ". " + f.error.hint;
+        f.error.message = refused->error.message;
+        f.site = refused->site;
+    }
+    stop();
+    return f;
+}
+
+std::optional<EngineError> CpuWorker::map_in_worker(const std::vector<std::pair<BufferId, const Buffer*>>& buffers) {
+    for (size_t first = 0; first < buffers.size(); first += 32) {
+        WireMessage m;
+        json list = json::array();
+        for (size_t i = first; i < std::min(buffers.size(), first + 32); ++i) {
+            list.push_back(
+                {{"id", buffers[i].first}, {"name", buffers[i].second->name}, {"bytes", buffers[i].second->bytes}});
+            m.fds.push_back(buffers[i].second->fd);
+        }
+        m.json = json{{"op", "map"}, {"buffers", list}}.dump();
+        // Mapping runs no kernel code, so a refusal here would be the worker's own.
+        auto r = call(m, kQuickTimeoutS, "mapping buffers", "");
+        if (auto* f = std::get_if<Failure>(&r)) return f->error;
+        for (const json& e : std::get<json>(r).at("errors"))
+            return engine_error("OUT_OF_MEMORY", e.at("message").get<std::string>(), e.at("hint").get<std::string>());
+    }
+    return std::nullopt;
+}
+
+std::optional<EngineError> CpuWorker::map_buffer(BufferId id, const std::string& name, int fd, uint64_t bytes) {
+    Buffer& b = buffers_[id] = Buffer{name, fd, bytes};
+    if (!greeted_) return std::nullopt;  // mapped when the worker has started
+    auto e = map_in_worker({{id, &b}});
+    if (e) buffers_.erase(id);
+    return e;
+}
+
+void CpuWorker::unmap_buffer(BufferId id) {
+    buffers_.erase(id);
+    if (greeted_)
+        (void)call(WireMessage{json{{"op", "unmap"}, {"buffers", {id}}, {"modules", json::array()}}.dump(), {}, {}},
+                   kQuickTimeoutS, "releasing a buffer", "");
+}
+
+Result<ModuleFacts> CpuWorker::load_module(ModuleId id, const std::string& library, const std::string& kernel,
+                                           const std::string& subject) {
+    modules_[id] = Module{library, kernel, subject, {}};
+    if (auto failure = ensure_loaded(id)) {
+        modules_.erase(id);
+        return make_error(place_code_site(failure->error.message, ""), failure->error.hint);
+    }
+    return modules_[id].facts;
+}
+
+std::optional<CpuWorker::Failure> CpuWorker::ensure_loaded(ModuleId id) {
+    if (loaded_.count(id)) return std::nullopt;
+    Module& m = modules_.at(id);
+    WireMessage request{
+        json{{"op", "load"}, {"id", id}, {"library", m.library}, {"kernel", m.kernel}, {"subject", m.subject}}.dump(),
+        {},
+        {}};
+    const std::string what = "while loading " + m.subject + ", its code (a static initialiser)";
+    auto r = call(request, launch_timeout_s(), what, "code that runs when the library loads must not loop or wait",
+                  m.library);
+    if (auto* f = std::get_if<Failure>(&r)) return *f;
+    const json& j = std::get<json>(r);
+    if (j.contains("error"))
+        return Failure{engine_error("MODULE_LOAD_FAILED", j["error"].at("message").get<std::string>(),
+                                    j["error"].at("hint").get<std::string>()),
+                       std::nullopt};
+    m.facts = facts_from(j.at("facts"));
+    loaded_[id] = m.facts;
+    return std::nullopt;
+}
+
+void CpuWorker::unload_module(ModuleId id) {
+    modules_.erase(id);
+    if (loaded_.erase(id) && greeted_)
+        (void)call(WireMessage{json{{"op", "unmap"}, {"buffers", json::array()}, {"modules", {id}}}.dump(), {}, {}},
+                   kQuickTimeoutS, "releasing a module", "");
+}
+
+ExecutorLaunch CpuWorker::launch(const LaunchRequest& request) {
+    ExecutorLaunch out;
+    const std::string what = "kernel `" + request.kernel_name + "`";
+    if (!modules_.count(request.module)) {
+        out.result.error = engine_error(
+            "INVALID_MODULE", "launch of a module that is not loaded (id " + std::to_string(request.module) + ")");
+        return out;
+    }
+    if (auto failure = ensure_loaded(request.module)) {
+        out.result.error = failure->error;
+        out.site = failure->site;
+        return out;
+    }
+    json message = {{"op", "launch"}, {"request", json::parse(encode_request(request).json)}};
+    auto r = call(WireMessage{message.dump(), {}, {}}, launch_timeout_s(),
+                  what + " (grid " + request.grid.str() + ", block " + request.block.str() + ")",
+                  "look for a loop whose condition never changes, or threads waiting for each other; set "
+                  "CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S to allow longer launches; "
+                  "the CPU backend's worker process was replaced, buffers are kept");
+    if (auto* f = std::get_if<Failure>(&r)) {
+        out.result.error = f->error;
+        out.site = f->site;
+        return out;
+    }
+    const json& j = std::get<json>(r);
+    std::optional<Response> response = decode_response(WireMessage{j.at("result").dump(), {}, {}});
+    if (!response || !std::holds_alternative<LaunchResult>(*response)) {
+        stop();
+        out.result.error =
+            engine_error("WORKER_STOPPED", "the CPU backend's worker process answered nonsense; it was replaced");
+        return out;
+    }
+    out.result = std::get<LaunchResult>(*response);
+    out.site = site_from(j.at("site"));
+    return out;
+}
+
+HostCallResult CpuWorker::call_host(const HostCallRequest& request) {
+    HostCallResult out;
+    const std::string what = "`" + request.symbol + "`";
+    if (!modules_.count(request.module)) {
+        out.error = engine_error("INVALID_MODULE",
+                                 "call into a module that is not loaded (id " + std::to_string(request.module) + ")");
+        return out;
+    }
+    if (auto failure = ensure_loaded(request.module)) {
+        out.error = failure->error;
+        out.site = failure->site;
+        return out;
+    }
+    auto r = call(WireMessage{host_call_json(request).dump(), {}, {}}, launch_timeout_s(), what,
+                  "look for a loop that never ends; set CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S to allow longer runs");
+    if (auto* f = std::get_if<Failure>(&r)) {
+        out.error = f->error;
+        out.site = f->site;
+        return out;
+    }
+    const json& j = std::get<json>(r);
+    out.ok = j.at("ok").get<bool>();
+    out.ms = j.at("ms").get<double>();
+    out.error = error_from(j.at("error"));
+    out.site = site_from(j.at("site"));
+    return out;
+}
+
+}  // namespace
+
+std::unique_ptr<KernelRunner> make_cpu_worker(const ExecutorOptions& options) {
+    return std::make_unique<CpuWorker>(options);
+}
+
+pid_t cpu_worker_pid(const KernelRunner& runner) {
+    return static_cast<const CpuWorker&>(runner).pid();
+}
+
+}  // namespace cp

@@ -1,0 +1,34 @@
+// The messages between the app and its CPU worker process (cpu_worker.h): one JSON object per message,
+// "op" naming the request; descriptors (shared memory, the kernel library) travel beside it. Launches and
+// their results reuse the engine's own encoding (engine_wire.h).
+//
+//   greeting  worker -> app   {ok, message}                       fds: [seccomp listener]
+//   map       {buffers: [{id, name, bytes}]}                      fds: one per buffer
+//                                                                 -> {errors: [{id, message, hint}]}
+//   unmap     {buffers: [ids], modules: [ids]}                    -> {}
+//   load      {id, library, kernel, subject}                      -> {facts} | {error}
+//   launch    {request: <engine launch request>}                  -> {result: <engine launch result>, site}
+//   call      {module, symbol, args: [{name, buffer, scalar}]}    -> {ok, ms, error, site}
+#pragma once
+
+#include "core/cpu/cpu_executor.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+
+namespace cp {
+
+nlohmann::json facts_json(const ModuleFacts& facts);
+ModuleFacts facts_from(const nlohmann::json& j);
+
+nlohmann::json site_json(const std::optional<CodeSite>& site);
+std::optional<CodeSite> site_from(const nlohmann::json& j);
+
+nlohmann::json error_json(const std::optional<EngineError>& error);
+std::optional<EngineError> error_from(const nlohmann::json& j);
+
+nlohmann::json host_call_json(const HostCallRequest& request);
+HostCallRequest host_call_from(const nlohmann::json& j);
+
+}  // namespace cp

@@ -1,0 +1,210 @@
+// The supervisor thread: seccomp user notifications (libseccomp), the path a call names read from the
+// worker's memory, the caller's stack pointer from /proc, and the answer (refuse, or hand over a descriptor).
+#include "core/worker/syscall_supervisor.h"
+
+#include <seccomp.h>
+
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <utility>
+
+namespace cp {
+
+namespace {
+
+bool one_of(const std::string& s, std::initializer_list<const char*> names) {
+    for (const char* n : names)
+        if (s == n) return true;
+    return false;
+}
+
+// The syscalls whose first (or second, for the *at forms) argument is a path.
+int path_argument(const std::string& name) {
+    if (one_of(name, {"open",     "creat",     "unlink",      "rmdir",
+                      "mkdir",    "rename",    "link",        "symlink",
+                      "truncate", "chmod",     "chown",       "lchown",
+                      "utime",    "utimes",    "mknod",       "execve",
+                      "readlink", "stat",      "lstat",       "access",
+                      "setxattr", "lsetxattr", "removexattr", "lremovexattr",
+                      "getxattr", "lgetxattr", "listxattr",   "llistxattr",
+                      "chdir",    "chroot",    "statfs",      "inotify_add_watch"}))
+        return name == "inotify_add_watch" ? 1 : 0;
+    if (one_of(name,
+               {"openat",     "openat2",    "unlinkat",  "mkdirat",    "renameat",  "renameat2",        "linkat",
+                "fchmodat",   "fchmodat2",  "fchownat",  "utimensat",  "futimesat", "mknodat",          "execveat",
+                "readlinkat", "newfstatat", "faccessat", "faccessat2", "statx",     "name_to_handle_at"}))
+        return 1;
+    if (name == "symlinkat") return 2;
+    return -1;
+}
+
+// A NUL-terminated string from the worker's memory (empty when unreadable), read page by page so a string
+// near the end of a mapping is still read.
+std::string read_worker_string(pid_t pid, uint64_t address) {
+    std::string out;
+    while (address && out.size() < 4096) {
+        char chunk[256];
+        const size_t to_page_end = 4096 - (address % 4096);
+        const size_t want = std::min(sizeof chunk, to_page_end);
+        iovec local{chunk, want}, remote{reinterpret_cast<void*>(address), want};
+        const ssize_t got = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+        if (got <= 0) break;
+        const void* nul = std::memchr(chunk, 0, size_t(got));
+        if (nul) {
+            out.append(chunk, size_t(static_cast<const char*>(nul) - chunk));
+            return out;
+        }
+        out.append(chunk, size_t(got));
+        address += uint64_t(got);
+    }
+    return out;
+}
+
+// The stack pointer of a thread stopped in a system call: /proc/PID/task/TID/syscall is
+// "nr arg0 .. arg5 sp pc".
+uint64_t stack_pointer_of(pid_t pid, pid_t tid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/syscall");
+    std::string word;
+    std::vector<std::string> words;
+    while (in >> word) words.push_back(word);
+    if (words.size() < 9) return 0;
+    return std::strtoull(words[7].c_str(), nullptr, 16);
+}
+
+}  // namespace
+
+std::string describe_refused_call(const std::string& name, const uint64_t args[6], const std::string& path) {
+    const std::string file = path.empty() ? std::string("a file") : "the file " + path;
+    if (one_of(name, {"execve", "execveat", "fork", "vfork", "clone", "clone3"})) return "start a program";
+    if (one_of(name, {"socket", "socketpair", "connect", "bind", "listen", "accept", "accept4", "socketcall"}))
+        return "open a network connection";
+    if (one_of(name, {"open", "openat", "openat2", "creat"})) {
+        const uint64_t flags = name == "open" ? args[1] : name == "openat" ? args[2] : 0;
+        const bool writes = name == "creat" || (flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND)) != 0;
+        return (writes ? "write " : "read ") + file;
+    }
+    if (one_of(name, {"unlink", "unlinkat", "rmdir"})) return "delete " + file;
+    if (one_of(name, {"rename", "renameat", "renameat2", "link", "linkat", "symlink", "symlinkat", "mkdir", "mkdirat",
+                      "mknod", "mknodat"}))
+        return "create " + file;
+    if (one_of(name, {"truncate", "ftruncate", "chmod",     "fchmod",      "fchmodat",     "fchmodat2",   "chown",
+                      "fchown",   "lchown",    "fchownat",  "utime",       "utimes",       "utimensat",   "futimesat",
+                      "setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr"}))
+        return "change " + file;
+    if (one_of(name,
+               {"kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_open", "pidfd_send_signal"}))
+        return "send a signal to another process";
+    if (one_of(name, {"ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "kcmp"}))
+        return "look into another process";
+    if (!path.empty()) return "use " + file + " (system call `" + name + "`)";
+    return "make the system call `" + name + "`";
+}
+
+SyscallSupervisor::SyscallSupervisor(int listener, pid_t worker, Observer observer)
+    : listener_(listener), worker_(worker), observer_(std::move(observer)) {
+    if (pipe2(wake_, O_CLOEXEC) != 0) wake_[0] = wake_[1] = -1;
+    thread_ = std::thread([this] { loop(); });
+}
+
+SyscallSupervisor::~SyscallSupervisor() {
+    if (wake_[1] >= 0) {
+        const char c = 'q';
+        (void)!write(wake_[1], &c, 1);
+    }
+    thread_.join();
+    for (int fd : {listener_, wake_[0], wake_[1]})
+        if (fd >= 0) close(fd);
+}
+
+void SyscallSupervisor::set_library(const std::string& path) {
+    std::lock_guard lock(mutex_);
+    library_ = path;
+}
+
+std::vector<BlockedCall> SyscallSupervisor::take_blocked() {
+    std::lock_guard lock(mutex_);
+    return std::exchange(blocked_, {});
+}
+
+void SyscallSupervisor::loop() {
+    for (;;) {
+        pollfd fds[2] = {{listener_, POLLIN, 0}, {wake_[0], POLLIN, 0}};
+        const int ready = poll(fds, wake_[0] >= 0 ? 2 : 1, -1);
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready < 0 || fds[1].revents) return;
+        if (fds[0].revents & POLLIN)
+            handle_one();
+        else if (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL))
+            return;  // the worker is gone
+    }
+}
+
+void SyscallSupervisor::handle_one() {
+    seccomp_notif* request = nullptr;
+    seccomp_notif_resp* response = nullptr;
+    if (seccomp_notify_alloc(&request, &response) != 0) return;
+    std::memset(request, 0, sizeof *request);  // the kernel insists on a zeroed request
+    if (seccomp_notify_receive(listener_, request) != 0) {
+        seccomp_notify_free(request, response);
+        return;  // the caller died meanwhile
+    }
+    char* resolved = seccomp_syscall_resolve_num_arch(request->data.arch, request->data.nr);
+    const std::string name = resolved ? resolved : "#" + std::to_string(request->data.nr);
+    std::free(resolved);
+    const int path_arg = path_argument(name);
+    const std::string path = path_arg >= 0 ? read_worker_string(worker_, request->data.args[path_arg]) : std::string();
+
+    std::memset(response, 0, sizeof *response);
+    response->id = request->id;
+    std::string library;
+    {
+        std::lock_guard lock(mutex_);
+        library = library_;
+    }
+    const bool opens = name == "open" || name == "openat";
+    if (opens && !library.empty() && path == library) {
+        // dlopen of the kernel library: the app opens the file it means (the path the worker passed was
+        // copied before this check, so changing it afterwards changes nothing) and hands the descriptor over.
+        const int mine = open(library.c_str(), O_RDONLY | O_CLOEXEC);
+        seccomp_notif_addfd add{};
+        add.id = request->id;
+        add.srcfd = uint32_t(mine);
+        add.newfd_flags = O_CLOEXEC;
+        const int fd = mine >= 0 ? ioctl(listener_, SECCOMP_IOCTL_NOTIF_ADDFD, &add) : -1;
+        if (mine >= 0) close(mine);
+        response->val = fd;
+        response->error = fd >= 0 ? 0 : -EACCES;
+        seccomp_notify_respond(listener_, response);
+        seccomp_notify_free(request, response);
+        return;
+    }
+
+    BlockedCall call;
+    call.tid = pid_t(request->pid);
+    call.syscall = name;
+    uint64_t args[6];
+    for (int i = 0; i < 6; ++i) args[i] = request->data.args[i];
+    call.attempt = describe_refused_call(name, args, path);
+    call.instruction = request->data.instruction_pointer;
+    call.stack_pointer = stack_pointer_of(worker_, call.tid);
+    if (observer_) observer_(call);
+    // Refused: the call fails in the worker as if the kernel had said no.
+    response->error = path_arg >= 0 ? -EACCES : -EPERM;
+    seccomp_notify_respond(listener_, response);
+    seccomp_notify_free(request, response);
+    std::lock_guard lock(mutex_);
+    if (blocked_.size() < 64) blocked_.push_back(std::move(call));
+}
+
+}  // namespace cp
