@@ -214,7 +214,7 @@ void compile_uncached(const CompileRequest& request, const LocalIncludes& includ
         }
     }
     // The PCH option is not in result.options: the cubin does not depend on it, so the cache key does not.
-    const std::vector<std::string> pch = pch_options(request.source, result.options);
+    const std::vector<std::string> pch = syntax_only ? std::vector<std::string>() : pch_options(request.source, result.options);
     std::vector<const char*> argv;
     for (const auto& o : result.options) argv.push_back(o.c_str());
     for (const auto& o : pch) argv.push_back(o.c_str());

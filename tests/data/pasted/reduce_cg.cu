@@ -31,7 +31,7 @@ __global__ void reduce(const T* input, T* total, unsigned int n)
     partial[tid] = sum;
     cg::sync(block);
 
-    for (unsigned int s = blockSize / 2; s > 16; s >>= 1) {
+    for (unsigned int s = blockSize / 2; s > 32; s >>= 1) {
         if (tid < s) partial[tid] = sum = sum + partial[tid + s];
         cg::sync(block);
     }

@@ -126,7 +126,7 @@ public:
     dim3 block_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
     bool is_valid() const { return true; }
     template <class Never = void>
-    void sync() const {
+    void sync(int = 0) const {
         static_assert(details::never<Never>,
                       "grid-wide sync (this_grid().sync()) is not supported by the CPU backend: end the kernel at "
                       "that point and launch a second kernel for what follows (a launch boundary syncs the grid)");
@@ -139,7 +139,6 @@ template <class Group>
 void sync(const Group& g, int line = __builtin_LINE()) {
     g.sync(line);
 }
-inline void sync(const grid_group& g) { g.sync(); }
 template <class Group>
 unsigned long long thread_rank(const Group& g) {
     return g.thread_rank();
