@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <iostream>
 #include <random>
 
 using cp::test::Hostile;
@@ -93,6 +94,21 @@ TEST(HostileFiles, ReadingAFileOutsideTheSandboxIsRefusedAndNothingLeaks) {
             EXPECT_EQ(cp::test::read_file(f.path()).find(h.secret), std::string::npos) << f.path();
         }
     }
+}
+
+TEST(HostileFiles, ReadingPasswordHashesAndAnSshKeyIsRefusedAndNothingLeaks) {
+    // The app runs as root in CI, so /etc/shadow is readable to it: only the sandbox keeps the kernel out.
+    Hostile h("read_ssh_key.cu");
+    const ProcessResult r = h.run_cpu();
+    EXPECT_EQ(r.exit_code, 1) << r.both();
+    EXPECT_TRUE(contains(r, "thread (0,0,0) of block (0,0,0) tried to read the file /etc/shadow (openat)")) << r.both();
+    EXPECT_TRUE(contains(r, "it also tried to read the file " + (h.dir.path() / "home" / ".ssh" / "id_rsa").string()))
+        << r.both();
+    EXPECT_TRUE(contains(r, "kernels can only compute")) << r.both();
+    h.expect_secret_kept(r);
+    h.expect_json_error("tried to read the file /etc/shadow");
+    const std::string shadow_root = "root:";
+    EXPECT_EQ(r.both().find(shadow_root), std::string::npos) << r.both();
 }
 
 TEST(HostileFiles, SignallingTheAppIsRefusedAndTheAppLivesOn) {
@@ -208,12 +224,15 @@ TEST(HostileFiles, AnInfiniteLoopIsStoppedAfterTheTimeOutAndAnnouncedFirst) {
         << r.both();
     EXPECT_NE(r.out.find("launch:   grid 1x1x1, block 64x1x1"), std::string::npos) << r.out;
     EXPECT_LT(s, 20.0) << "compile + 2 s + replacing the worker";
+    std::cout
+        << "[ figure   ] run with an infinite loop and CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S=2: the process ended after "
+        << s << " s (start, compile, 2 s, report)\n";
     h.expect_json_error("did not finish within 2 s");
 }
 
 TEST(HostileFiles, NothingHappensWhenNvrtcCompilesThem) {
     for (const char* name : {"start_program.cu", "exec_program.cu", "write_file.cu", "read_secret.cu",
-                             "static_constructor.cu", "kernel_exit.cu", "incbin.cu"}) {
+                             "read_ssh_key.cu", "static_constructor.cu", "kernel_exit.cu", "incbin.cu"}) {
         Hostile h(name);
         const ProcessResult r = h.compile();
         EXPECT_EQ(r.exit_code, 0) << name << ": the device code is plain CUDA\n" << r.both();

@@ -22,9 +22,9 @@ protected:
 };
 
 TEST_F(HostileOnGpu, HiddenHostCodeNeverRunsAndTheKernelsRunPlainly) {
-    for (const char* name :
-         {"start_program.cu", "exec_program.cu", "write_file.cu", "read_secret.cu", "signal_parent.cu",
-          "static_constructor.cu", "kernel_exit.cu", "kernel_abort.cu", "connect_socket.cu", "incbin.cu"}) {
+    for (const char* name : {"start_program.cu", "exec_program.cu", "write_file.cu", "read_secret.cu",
+                             "read_ssh_key.cu", "signal_parent.cu", "static_constructor.cu", "kernel_exit.cu",
+                             "kernel_abort.cu", "connect_socket.cu", "incbin.cu"}) {
         Hostile h(name, 9);
         const ProcessResult r = h.run_on("cuda");
         EXPECT_EQ(r.exit_code, 0) << name << "\n" << r.both();

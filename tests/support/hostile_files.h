@@ -21,7 +21,7 @@ inline const TempDir& hostile_cache_dir() {
 }
 
 // One hostile file, copied into a fresh folder `<dir>/lesson/` with @DIR@ and @PORT@ filled in; `<dir>/home`
-// is the app's HOME and holds the secret (a text file and a header).
+// is the app's HOME and holds the secret (a text file, a header and an SSH key).
 struct Hostile {
     TempDir dir;
     std::filesystem::path file;
@@ -32,6 +32,7 @@ struct Hostile {
         secret = "TOPSECRET-" + std::to_string(rd()) + std::to_string(rd());
         dir.write("home/secret.txt", secret + "\n");
         dir.write("home/secret.h", "// " + secret + "\n#define SECRET 42\n");
+        dir.write("home/.ssh/id_rsa", "-----BEGIN OPENSSH PRIVATE KEY-----\n" + secret + "\n");
         std::string text = cp::test::read_file(std::filesystem::path(CP_TEST_DATA_DIR) / "hostile" / name);
         EXPECT_FALSE(text.empty()) << name;
         for (const auto& [from, to] :

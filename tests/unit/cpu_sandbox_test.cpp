@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <iostream>
 
 namespace cp::test {
 namespace {
@@ -67,7 +68,12 @@ TEST(CpuSandbox, AnInfiniteLoopEndsWithinTheTimeOutPlusOneSecondAndTheNextLaunch
               "(CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S) and was stopped; an infinite loop?");
     EXPECT_GE(seconds, 2.0);
     EXPECT_LE(seconds, 3.0) << "the time-out + 1 s";
+    std::cout << "[ figure   ] an infinite loop with CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S=2 was stopped after " << seconds
+              << " s (limit: 3 s)\n";
+    const auto again = std::chrono::steady_clock::now();
     expect_square_works(rig, in, out, n);
+    std::cout << "[ figure   ] the next launch (new worker, compile, launch, read-back) took "
+              << std::chrono::duration<double>(std::chrono::steady_clock::now() - again).count() << " s\n";
 }
 
 TEST(CpuSandbox, ExitInAKernelIsReportedWithThreadBlockAndLineAndTheBackendLivesOn) {

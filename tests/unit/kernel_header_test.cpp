@@ -102,6 +102,8 @@ TEST(KernelHeader, ParamDefaultOutsideRange) {
     expect_error(parse(with(base_header(), 1, "param n: int = 2.5")), 3, {"not a whole number"});
     expect_error(parse(with(base_header(), 1, "param n: int = 5 range 10..1")), 3, {"range 10..1 is empty"});
     expect_error(parse(with(base_header(), 1, "param n: int = 5 range 1-10")), 3, {"range A..B"});
+    expect_error(parse(with(base_header(), 1, "param n: int = 0 enum a=0 b=1e30")), 3, {"`b=1e30` must be", "(an int)"});
+    expect_error(parse(with(base_header(), 1, "param n: int = 0 enum a=0 b=0.5")), 3, {"`b=0.5` must be"});
 }
 
 TEST(KernelHeader, ParamOptionsParse) {
@@ -166,6 +168,10 @@ TEST(KernelHeader, BadInitialisers) {
     expect_error(parse(with(base_header(), 2, "buffer a: float[n] in random(seed=1, mn=0)")), 4,
                  {"no argument `mn`", "Did you mean `min`?"});
     expect_error(parse(with(base_header(), 2, "buffer a: float[n] in random(min=3, max=1)")), 4, {"min above max"});
+    // Values beyond the target type are refused before any cast (1e52 as a seed was undefined behaviour).
+    expect_error(parse(with(base_header(), 2, "buffer a: float[n] in random(seed=1e52)")), 4, {"from 0 to 2^64-1"});
+    expect_error(parse(with(base_header(), 2, "buffer a: float[n] in random(seed=-1)")), 4, {"from 0 to 2^64-1"});
+    expect_error(parse(with(base_header(), 2, "buffer a: float[n] in random(seed=2.5)")), 4, {"from 0 to 2^64-1"});
     expect_error(parse(with(base_header(), 2, "buffer a: float[n] in constant()")), 4, {"one value"});
     expect_error(parse(with(base_header(), 2, "buffer a: float[n] in constant(x)")), 4, {"must be a number"});
     expect_error(parse(with(base_header(), 2, "buffer a: float[n] in zeros(1)")), 4, {"takes no arguments"});

@@ -7,12 +7,20 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <map>
 
 namespace cp::header {
 
 namespace {
+
+// A whole number within [lo, hi], tested before any cast: casting a double outside the target type's
+// range (1e52 to uint64_t) is undefined behaviour (found by fuzzing).
+bool whole_between(double v, double lo, double hi) {
+    return std::isfinite(v) && v >= lo && v <= hi && v == std::floor(v);
+}
 
 const std::vector<std::string> kScalarTypes = {"int", "uint", "float", "double"};
 const std::vector<std::string> kInits = {"zeros", "constant", "random", "ramp", "image"};
@@ -211,8 +219,9 @@ void HeaderEntryParser::parse_param_body(const std::string& name, int name_colum
                 const size_t e = a.text.find('=');
                 double v = 0;
                 const int arg_column = rest_column + static_cast<int>(a.pos);
-                if (e == std::string::npos || e == 0 || !parse_number(a.text.substr(e + 1), v) || v != static_cast<double>(static_cast<int64_t>(v))) {
-                    error(l.line, arg_column, "enum choice `" + a.text + "` must be `label=whole-number`, e.g. `box=0`.");
+                if (e == std::string::npos || e == 0 || !parse_number(a.text.substr(e + 1), v) || !whole_between(v, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max())) {
+                    error(l.line, arg_column,
+                          "enum choice `" + a.text + "` must be `label=whole-number` (an int), e.g. `box=0`.");
                     return;
                 }
                 const std::string label = a.text.substr(0, e);
@@ -400,8 +409,8 @@ bool HeaderEntryParser::parse_init(BufferSpec& b, const std::string& text, int l
         init.kind = BufferInit::Kind::Random;
         if (values.count("seed")) {
             const double s = values["seed"];
-            if (s < 0 || s != static_cast<double>(static_cast<uint64_t>(s))) {
-                error(line, column, "the seed of `random` must be a whole number 0 or above.");
+            if (!whole_between(s, 0, 0x1p64 - 2048)) {  // the largest double below 2^64
+                error(line, column, "the seed of `random` must be a whole number from 0 to 2^64-1.");
                 return false;
             }
             init.seed = static_cast<uint64_t>(s);
