@@ -2,15 +2,28 @@
 // device, compile, launch, time, verify, write views and a JSON result.
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/session_setup.h"
+#include "core/cpu/source_prep.h"
+#include "core/data/view_export.h"
+#include "cli/sanitize.h"
 #include "core/engine/backend.h"
 #include "core/kernel_file/kernel_file.h"
 #include "core/session/report_json.h"
 #include "core/session/session.h"
-#include "core/data/view_export.h"
+#include "core/data/launch_images.h"
+#include "core/session/coverage.h"
+#include "core/text_util.h"
 
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
 #include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
 #include <iomanip>
 #include <iostream>
+#include <memory>
+#include <optional>
 
 namespace cp::cli {
 
@@ -23,23 +36,64 @@ Runs the kernel in FILE (a path, or a library name such as image/box_blur) as it
 describes: fills the buffers, launches it, times it, checks the results against the kernel's CPU
 reference, and writes each output view (PNG for images, CSV for arrays).
 
-)" + backend_option_help(28) + R"(  --set NAME=VALUE          set a parameter (repeatable); NAME=PATH for an image buffer loads that image
+)" + backend_option_help(28) +
+           R"(  --set NAME=VALUE          set a parameter (repeatable); NAME=PATH for an image buffer loads that image
   --block X[xY[xZ]]         threads per block, e.g. 256 or 16x16 (default: the file's)
   --grid X[xY[xZ]]          blocks per grid (default: the file's expression)
   --repeat N                timed launches (default 10 on cuda, 3 on cpu); min/median/max are reported
   --warmup N                untimed launches first (default 1; 0 for none)
   --flush-l2                flush the L2 cache between timed launches
   --no-verify               skip the check against the CPU reference
+  --coverage                measure which output elements no thread wrote (two extra launches over outputs
+                            filled with sentinels); counts in the JSON, <buffer>_coverage.png in --out-dir
+  --trace                   an instrumented launch records per block the SM (GPU) or worker thread (CPU)
+                            and its start and end; per-block records in the JSON, timeline.png in --out-dir
+  --chunk-bytes N           send each input in host->device copies of at most N bytes (many small vs one large)
+  --pinned                  copy from/to pinned (page-locked) host memory (CUDA; the CPU backend has no such thing)
   --out-dir DIR             write the output views there (created if missing)
   --json FILE               write the result as JSON (- for stdout; its folder is created if missing)
+  --compare OTHER           also run OTHER (another kernel of FILE, a file or a library name) on the same
+                            inputs and choices, check it, and print its speed-up over FILE's kernel
+  --sanitize TOOL           run under compute-sanitizer: memcheck, racecheck, synccheck or initcheck (CUDA
+                            backend); findings give thread, block, buffer and element, and file:line
 
 The launch is checked against the device's limits, and the output paths against the file system,
 before anything is compiled or run.
 
 Exit status: 0 success; 1 a user error, or a kernel that failed to compile or run (the message on
 stderr says what and how to fix it); 2 the result failed its check against the CPU reference;
-3 an internal error (a bug: please report it).
+3 an internal error (a bug: please report it). A buggy-on-purpose lesson (`expect:` in its header)
+exits 0 when it fails as it says ("failed as expected") and 2 when it does not. Findings of --sanitize also exit 2.
 )";
+}
+
+// The coverage maps, error maps (when the check failed) and the timeline, as PNGs next to the views.
+Result<std::vector<std::filesystem::path>> export_launch_images(const RunReport& r, const std::filesystem::path& dir) {
+    std::vector<std::filesystem::path> files;
+    auto layout_of = [&](const std::string& buffer, uint64_t elements) {
+        for (const ResolvedView& v : r.resolved->views)
+            if (v.spec.buffer == buffer && v.width > 0) return element_layout(elements, v.width, v.height);
+        return element_layout(elements, 0, 0);
+    };
+    auto save = [&](const std::string& name, const Image& image) -> Result<bool> {
+        const std::filesystem::path path = dir / name;
+        if (auto ok = save_png(path, image); !ok) return ok.error();
+        files.push_back(path);
+        return true;
+    };
+    for (const CoverageMap& c : r.coverage) {
+        if (!c.not_measured.empty()) continue;
+        if (auto ok = save(c.buffer + "_coverage.png", render_coverage_image(c, layout_of(c.buffer, c.elements))); !ok)
+            return ok.error();
+    }
+    for (const ErrorMap& m : r.error_maps) {
+        if (m.mismatched_elements == 0) continue;
+        if (auto ok = save(m.buffer + "_error.png", render_error_image(m, layout_of(m.buffer, m.elements))); !ok)
+            return ok.error();
+    }
+    if (r.trace)
+        if (auto ok = save("timeline.png", render_timeline_image(*r.trace)); !ok) return ok.error();
+    return files;
 }
 
 // What is about to run: printed before the launch, so a launch that hangs has been announced.
@@ -76,11 +130,33 @@ void print_results(const RunReport& r, const DeviceInfo& device) {
         std::cout << std::setprecision(4) << "  time:     median " << r.timing.median_ms << " ms (min " << r.timing.min_ms
                   << ", max " << r.timing.max_ms << " over " << r.timing.samples_ms.size() << " launches, "
                   << (r.timing.cpu_time ? "CPU wall clock" : "CUDA events") << ")\n";
+        const TransferTimes& t = r.transfers;
+        std::cout << std::setprecision(4) << "  steps:    allocate " << t.allocate_ms << " ms, host->device " << t.upload_ms
+                  << " ms (" << std::setprecision(2) << double(t.upload_bytes) / 1e6 << " MB in " << t.uploads
+                  << (t.uploads == 1 ? " copy" : " copies") << "), kernel " << std::setprecision(4)
+                  << t.kernel_ms << " ms, device->host " << t.download_ms << " ms (" << std::setprecision(2)
+                  << double(t.download_bytes) / 1e6 << " MB); total " << std::setprecision(4) << t.total_ms() << " ms"
+                  << (t.pinned ? ", pinned host memory" : "") << "\n";
         std::cout << std::setprecision(1) << "  bandwidth: " << r.bandwidth_gbps << " GB/s";
         if (r.bandwidth_fraction > 0) {
             std::cout << " (" << r.bandwidth_fraction * 100 << "% of the device's " << std::setprecision(0)
                       << device.copy_bandwidth_gbps << " GB/s copy bandwidth)";
         }
+        std::cout << "\n";
+    }
+    for (const CoverageMap& c : r.coverage)
+        std::cout << "  coverage: `" << c.buffer << "`: " << c.summary() << "\n";
+    if (r.trace) {
+        uint64_t t0 = UINT64_MAX, t1 = 0;
+        for (const auto& b : r.trace->blocks) {
+            t0 = std::min(t0, b.start_ns);
+            t1 = std::max(t1, b.end_ns);
+        }
+        std::cout << std::setprecision(4) << "  trace:    " << r.trace->blocks.size() << " blocks on "
+                  << r.trace->units_used << (r.trace->unit == "sm" ? " SMs" : " CPU workers") << " over "
+                  << (t1 > t0 ? double(t1 - t0) / 1e6 : 0.0) << " ms; instrumented median "
+                  << r.trace->timing.median_ms << " ms";
+        if (r.timing.median_ms > 0) std::cout << " (" << r.trace->timing.median_ms / r.timing.median_ms << "x plain)";
         std::cout << "\n";
     }
     if (!r.printf_output.empty()) {
@@ -97,12 +173,111 @@ void print_results(const RunReport& r, const DeviceInfo& device) {
         if (start < r.printf_output.size() && lines >= 40) std::cout << "    ... (more in --json output)\n";
     }
     if (r.verified) {
-        std::cout << std::defaultfloat << "  check:    " << (*r.verified ? "verified" : "FAILED") << " against the CPU reference (max abs error "
-                  << r.max_abs_error << ", " << r.mismatches << " mismatches)\n";
-        if (!*r.verified) std::cout << "            first mismatch: " << r.mismatch_detail << "\n";
+        std::cout << std::defaultfloat << "  check:    " << (*r.verified ? "verified" : "FAILED")
+                  << " against the CPU reference (max abs error " << r.max_abs_error << ")\n";
+        for (const ErrorMap& m : r.error_maps) {
+            if (m.mismatched_elements == 0) continue;
+            std::cout << "            `" << m.buffer << "`: " << with_thousands(m.mismatched_elements) << " of "
+                      << with_thousands(m.elements) << " elements differ by more than " << m.tolerance;
+            if (m.mismatched_components.size() > 1) {
+                static const char* names[] = {"x", "y", "z", "w"};
+                std::cout << " (per component:";
+                for (size_t c = 0; c < m.mismatched_components.size() && c < 4; ++c)
+                    std::cout << " " << names[c] << " " << with_thousands(m.mismatched_components[c]);
+                std::cout << ")";
+            }
+            std::cout << "\n";
+            for (size_t i = 0; i < m.first_mismatches.size() && i < 5; ++i)
+                std::cout << "              " << m.first_mismatches[i] << "\n";
+        }
+    } else if (r.launched && r.failed_stage == RunStage::Verify) {
+        std::cout << "  check:    not done: the CPU reference failed (below)\n";
     } else if (r.launched) {
         std::cout << "  check:    not verified (no CPU reference)\n";
     }
+    if (!r.expect.empty()) {
+        const std::string a = r.expect == "refused" ? "a refused launch" : "a " + r.expect;
+        std::cout << "  lesson:   buggy on purpose: it must fail with " << a;
+        if (r.as_expected == true)
+            std::cout << ", and it did (failed as expected)\n";
+        else if (r.as_expected == false)
+            std::cout << ", but the outcome was: " << r.outcome << " (the bug no longer shows as the lesson says)\n";
+        else
+            std::cout << " (not judged: it did not run and check here)\n";
+        if (!r.learn.empty()) std::cout << "  learn:    " << r.learn << "\n";
+    }
+}
+
+// How many times faster `other` is than `first` (median times); nullopt unless both ran.
+std::optional<double> speedup(const RunReport& first, const RunReport& other) {
+    if (!first.launched || !other.launched || other.timing.median_ms <= 0) return std::nullopt;
+    return first.timing.median_ms / other.timing.median_ms;
+}
+
+// The exit status for one report, with its error on stderr (see usage()).
+int exit_status(const RunReport& report) {
+    // A buggy-on-purpose lesson succeeds when it fails as it says, and fails (2) when it does not.
+    if (report.as_expected == true) {
+        if (report.error) std::cerr << "note: failed as expected: " << report.error->message << "\n";
+        return 0;
+    }
+    if (report.as_expected == false && !report.error) return 2;
+    if (report.as_expected == false && report.failed_stage != RunStage::Compile) {
+        std::cerr << "error: " << report.error->message << "\n";
+        return 2;
+    }
+    if (report.error) {
+        if (report.failed_stage == RunStage::Compile) {
+            for (const auto& d : report.diagnostics) {
+                if (d.severity == Severity::Error) std::cerr << d.str() << "\n";
+            }
+        }
+        return user_error(report.error->message, report.error->hint);
+    }
+    return report.verified.value_or(true) ? 0 : 2;
+}
+
+// `--compare OTHER`: a kernel of the same file, else a file path or library name.
+Result<KernelFile> load_variant(const KernelFile& main, const std::string& other) {
+    for (const auto& k : find_kernels(main.source)) {
+        // A name or a template's instantiation (`reduce<int, 128>`).
+        if (k.name == other.substr(0, other.find('<'))) return parse_kernel_source(main.source, main.path, other);
+    }
+    const auto path = find_kernel_path(other);
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) {
+        std::vector<std::string> names;
+        for (const auto& k : find_kernels(main.source)) names.push_back(k.name);
+        return make_error(
+            "--compare " + other + ": no kernel of that name in " + main.path.filename().string() + " and no such file",
+            "give another kernel of the file (" + join(names, ", ") + "), a .cu file or a library name");
+    }
+    return load_kernel_file(path);
+}
+
+void print_sanitizer(const std::string& tool, const SanitizerSummary& s) {
+    if (s.reported_errors < 0 && s.findings.empty()) {
+        std::cout << "  " << tool << ": compute-sanitizer did not finish its report (the worker was stopped?)\n";
+        return;
+    }
+    std::cout << "  " << tool << ":  " << (s.findings.empty() ? "no errors" : std::to_string(s.findings.size()) + " finding(s)")
+              << "\n";
+    for (const auto& f : s.findings) std::cout << "    " << f.message() << "\n";
+}
+
+std::string with_sanitizer_json(const std::string& json, const std::string& tool, const SanitizerSummary& s) {
+    nlohmann::json j = nlohmann::json::parse(json);
+    nlohmann::json findings = nlohmann::json::array();
+    for (const auto& f : s.findings) {
+        nlohmann::json x = {{"kind", f.kind}, {"message", f.message()}, {"detail", f.detail}, {"file", f.file},
+                            {"line", f.line}, {"address", f.address}};
+        if (f.thread) x["thread"] = {f.thread->x, f.thread->y, f.thread->z};
+        if (f.block) x["block"] = {f.block->x, f.block->y, f.block->z};
+        if (!f.buffer.empty()) x.update({{"buffer", f.buffer}, {"element", f.element}, {"buffer_elements", f.buffer_elements}});
+        findings.push_back(x);
+    }
+    j["sanitizer"] = {{"tool", tool}, {"errors", s.reported_errors}, {"findings", findings}};
+    return j.dump(2);
 }
 
 }  // namespace
@@ -116,8 +291,14 @@ int cmd_run(const std::vector<std::string>& argv) {
                                   {"--warmup", true},
                                   {"--flush-l2"},
                                   {"--no-verify"},
+                                  {"--coverage"},
+                                  {"--trace"},
+                                  {"--pinned"},
+                                  {"--chunk-bytes", true},
                                   {"--out-dir", true},
-                                  {"--json", true}});
+                                  {"--json", true},
+                                  {"--compare", true},
+                                  {"--sanitize", true}});
     if (!args) return user_error(args.error().message, args.error().hint);
     if (args->has("--help")) {
         std::cout << usage();
@@ -144,6 +325,12 @@ int cmd_run(const std::vector<std::string>& argv) {
     }
     options.timing.flush_l2 = args->has("--flush-l2");
     options.verify = !args->has("--no-verify");
+    options.pinned_host = args->has("--pinned");
+    if (args->has("--chunk-bytes")) {
+        auto n = parse_positive_int("--chunk-bytes", args->get("--chunk-bytes"));
+        if (!n) return user_error(n.error().message);
+        options.upload_chunk_bytes = uint64_t(*n);
+    }
     const std::string json_path = args->get("--json");
     if (args->has("--out-dir")) {
         if (auto ok = check_output_folder("--out-dir", args->get("--out-dir")); !ok) return user_error(ok.error().message, ok.error().hint);
@@ -152,38 +339,27 @@ int cmd_run(const std::vector<std::string>& argv) {
         if (auto ok = check_output_file("--json", json_path); !ok) return user_error(ok.error().message, ok.error().hint);
     }
 
-    auto file = load_kernel_file(find_kernel_path(args->positional[0]));
-    if (!file) return user_error(file.error().message, file.error().hint);
-    if (!file->spec.has_metadata) {
-        return user_error(file->path.filename().string() + " has no /*@playground ... */ metadata header, so its buffers and "
-                          "launch configuration are unknown",
-                          "add a header (see kernels/FORMAT.md), or use `cuda-playground compile` to compile it only");
-    }
-    if (has_errors(file->diagnostics)) {
-        for (const auto& d : file->diagnostics) std::cerr << d.str() << "\n";
-        return user_error("the kernel file has errors (listed above)", "fix them, then run again");
-    }
+    options.coverage = args->has("--coverage");
+    options.trace = args->has("--trace");
 
-    auto made = make_backend(launch->backend);
-    if (!made) return user_error(made.error().message, made.error().hint);
-    for (const auto& [name, why] : made->passed_over) {
-        std::string reason = why;
-        if (auto cut = reason.find(": the CUDA backend is unavailable"); cut != std::string::npos) reason.resize(cut);
-        std::cerr << "note: the " << name << " backend cannot run here (" << reason << "); running on the "
-                  << made->backend->info().device.backend << " backend\n";
+    std::string sanitizer_log;
+    if (args->has("--sanitize")) {
+        if (launch->backend == "cpu")
+            return user_error("--sanitize runs compute-sanitizer, which needs the CUDA backend",
+                              "on the CPU backend out-of-bounds accesses are always reported; drop --backend cpu");
+        if (args->has("--compare"))
+            return user_error("--sanitize and --compare cannot be combined", "sanitize one kernel at a time");
+        auto log = start_sanitizing(args->get("--sanitize"));
+        if (!log) return user_error(log.error().message, log.error().hint);
+        sanitizer_log = *log;
     }
-    Engine engine(std::move(made->backend));
-    KernelSession session(engine);
-    session.set_kernel(std::move(*file));
-    // The same checks and messages as the window's --set/--block/--grid (core/session/run_choices.h).
-    RunChoices choices;
-    choices.block = launch->block;
-    choices.grid = launch->grid;
-    for (const auto& [name, value] : launch->sets) {
-        auto ok = apply_set(session.kernel(), choices, name, value);
-        if (!ok) return user_error(ok.error().message, ok.error().hint);
-    }
-    session.set_choices(std::move(choices));
+    auto opened = open_session(args->positional[0], *launch);
+    if (!opened) return user_error(opened.error().message, opened.error().hint);
+    Engine& engine = *opened->engine;
+    KernelSession& session = *opened->session;
+    if (!sanitizer_log.empty() && !engine.device().caps.gpu)
+        return user_error("--sanitize needs the CUDA backend, and it cannot run here", "run on a machine with an NVIDIA GPU");
+    const KernelFile session_kernel = session.kernel();
     // Limits the device has whatever the kernel is are checked by run() before it compiles.
     options.timing.repeats = repeats.value_or(engine.capabilities().default_repeats);
     const bool text_to_stdout = json_path != "-";
@@ -197,6 +373,47 @@ int cmd_run(const std::vector<std::string>& argv) {
     }
 
     RunReport report = session.run(options);
+    const DeviceInfo device = session.device();
+    SanitizerSummary sanitized;
+    if (!sanitizer_log.empty()) {
+        // The worker must end for compute-sanitizer to finish its log.
+        opened->session.reset();
+        opened->engine.reset();
+        sanitized = finish_sanitizing(sanitizer_log, session_kernel, report);
+    }
+
+    // A variant on the same inputs (the same --set, --block, --grid), checked the same way.
+    std::optional<RunReport> other;
+    std::unique_ptr<KernelSession> other_session;
+    if (args->has("--compare")) {
+        auto variant = load_variant(session.kernel(), args->get("--compare"));
+        if (!variant) return user_error(variant.error().message, variant.error().hint);
+        if (has_errors(variant->diagnostics)) {
+            for (const auto& d : variant->diagnostics) std::cerr << d.str() << "\n";
+            return user_error("the variant to compare with has errors (listed above)", "fix them, then run again");
+        }
+        if (text_to_stdout) {
+            if (!header_printed) print_header(report, session.device());
+            print_results(report, session.device());
+            header_printed = true;
+            std::cout << "compared with:\n";
+        }
+        other_session = std::make_unique<KernelSession>(engine);
+        other_session->set_kernel(std::move(*variant));
+        RunChoices same;
+        same.block = launch->block;
+        same.grid = launch->grid;
+        for (const auto& [name, value] : launch->sets) {
+            auto ok = apply_set(other_session->kernel(), same, name, value);
+            if (!ok) return user_error("--compare: " + ok.error().message, ok.error().hint);
+        }
+        other_session->set_choices(std::move(same));
+        RunOptions other_options = options;
+        if (text_to_stdout)
+            other_options.before_launch = [&](const RunReport& so_far) { print_header(so_far, session.device()); };
+        other = other_session->run(other_options);
+        if (text_to_stdout) print_results(*other, session.device());
+    }
     std::vector<std::filesystem::path> written;
     std::string export_problem;
     if (report.launched && args->has("--out-dir")) {
@@ -205,9 +422,21 @@ int cmd_run(const std::vector<std::string>& argv) {
         auto files = export_views(views, report.outputs, args->get("--out-dir"));
         if (files) written = *files;
         else export_problem = files.error().full();
+        if (export_problem.empty()) {
+            auto more = export_launch_images(report, args->get("--out-dir"));
+            if (more) written.insert(written.end(), more->begin(), more->end());
+            else export_problem = more.error().full();
+        }
     }
     if (args->has("--json")) {
-        const std::string json = run_report_json(report, written);
+        std::string json = run_report_json(report, written);
+        if (other) {
+            auto j = nlohmann::json::parse(json);
+            j["compare"] = nlohmann::json::parse(run_report_json(*other, {}));
+            j["speedup"] = speedup(report, *other) ? nlohmann::json(*speedup(report, *other)) : nlohmann::json(nullptr);
+            json = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+        }
+        if (!sanitizer_log.empty()) json = with_sanitizer_json(json, args->get("--sanitize"), sanitized);
         if (json_path == "-") {
             std::cout << json << "\n";
         } else {
@@ -219,21 +448,30 @@ int cmd_run(const std::vector<std::string>& argv) {
             if (!out) return user_error("cannot write " + json_path, "check that its folder is writable and the disk is not full");
         }
     }
-    if (text_to_stdout) {
-        if (!header_printed) print_header(report, session.device());
-        print_results(report, session.device());
+    if (text_to_stdout && !other) {
+        if (!header_printed) print_header(report, device);
+        print_results(report, device);
+        if (!sanitizer_log.empty()) print_sanitizer(args->get("--sanitize"), sanitized);
+    }
+    if (text_to_stdout && other) {
+        if (auto ratio = speedup(report, *other)) {
+            std::cout << std::setprecision(3) << "speed-up: " << other->kernel << " takes " << other->timing.median_ms
+                      << " ms, " << report.kernel << " " << report.timing.median_ms << " ms (median): " << *ratio << "x"
+                      << (*ratio >= 1 ? " faster" : " (slower)") << "\n";
+        } else {
+            std::cout << "speed-up: not measured (both must run)\n";
+        }
     }
     for (const auto& f : written) std::cout << "  wrote:    " << f.string() << "\n";
     if (!export_problem.empty()) return user_error("could not write the output views: " + export_problem);
-    if (report.error) {
-        if (report.failed_stage == RunStage::Compile) {
-            for (const auto& d : report.diagnostics) {
-                if (d.severity == Severity::Error) std::cerr << d.str() << "\n";
-            }
-        }
-        return user_error(report.error->message, report.error->hint);
+    if (!other) {
+        const int status = exit_status(report);
+        if (status == 0 && (!sanitized.findings.empty() || sanitized.reported_errors > 0)) return 2;
+        return status;
     }
-    return report.verified.value_or(true) ? 0 : 2;
+    // Both checked; the worse status wins (a user error over a failed check).
+    const int first = exit_status(report), second = exit_status(*other);
+    return first == 1 || second == 1 ? 1 : std::max(first, second);
 }
 
 }  // namespace cp::cli

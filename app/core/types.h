@@ -52,6 +52,9 @@ struct BackendCapabilities {
     bool occupancy_api = false;    // occupancy() asks the driver; otherwise callers estimate from resource usage
     bool event_timing = false;     // timings are GPU events; otherwise the host's wall clock
     int default_repeats = 10;      // timed launches `run` makes when not told
+    // Traced launches need a module compiled with CompileRequest::instrument_trace (CUDA: %smid and
+    // %globaltimer are read by an instrumented wrapper); otherwise the backend traces any module (CPU).
+    bool trace_needs_instrumented_module = false;
 };
 
 // Limits and facts about the device a backend runs on. The CPU backend reports CUDA-like limits so

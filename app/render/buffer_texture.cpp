@@ -2,6 +2,7 @@
 // type has no texture format) and device copies through the DeviceCopier.
 #include "render/buffer_texture.h"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -118,6 +119,26 @@ Result<bool> BufferTexture::copy_from_device(uint64_t device_address, size_t byt
                           std::to_string(expected_bytes()));
     const size_t row_bytes = size_t(width()) * elem_info(type_).size;
     return copier_->copy_to_texture(device_address, row_bytes, size_t(height()), texture_.id());
+}
+
+bool BufferTexture::matches_host(const std::byte* data, size_t bytes, int samples, std::string* mismatch) const {
+    if (format_.host_conversion || bytes < expected_bytes()) return true;
+    const size_t element = elem_info(type_).size;
+    const size_t count = size_t(width()) * size_t(height());
+    if (count == 0) return true;
+    std::vector<std::byte> texel(element);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    for (int k = 0; k < std::max(samples, 2); ++k) {
+        const size_t i = samples <= 1 ? 0 : size_t(k) * (count - 1) / size_t(std::max(samples, 2) - 1);
+        const int x = int(i % size_t(width())), y = int(i / size_t(width()));
+        glGetTextureSubImage(texture_.id(), 0, x, y, 0, 1, 1, 1, format_.format, format_.type, GLsizei(element),
+                             texel.data());
+        if (std::memcmp(texel.data(), data + i * element, element) != 0) {
+            if (mismatch) *mismatch = "texel (" + std::to_string(x) + "," + std::to_string(y) + ")";
+            return false;
+        }
+    }
+    return true;
 }
 
 std::array<double, 4> BufferTexture::read_element(int x, int y) const {

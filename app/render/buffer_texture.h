@@ -46,6 +46,11 @@ public:
     const Texture& texture() const { return texture_; }
     uint64_t expected_bytes() const;
 
+    // Whether the texture holds `data` (the buffer read back to the host) at `samples` texels spread over it
+    // (first, last and evenly between), compared byte for byte; for types converted on the host, always
+    // true (they never come from the device). `mismatch` receives the first texel that differs.
+    bool matches_host(const std::byte* data, size_t bytes, int samples, std::string* mismatch = nullptr) const;
+
     // One element's components as numbers (reads the texel back from the GPU; for the pixel inspector).
     std::array<double, 4> read_element(int x, int y) const;
 

@@ -9,6 +9,16 @@
 
 namespace cp::render {
 
+Texture texture_from_rgba8(const uint8_t* pixels, int width, int height) {
+    Texture t = Texture::create_2d(GL_RGBA8, std::max(width, 1), std::max(height, 1), 1);
+    if (width > 0 && height > 0) {
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+        glTextureSubImage2D(t.id(), 0, 0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
+    }
+    t.set_nearest_magnification(true);
+    return t;
+}
+
 Texture Texture::create_2d(GLenum internal_format, int width, int height, int levels) {
     Texture t;
     glCreateTextures(GL_TEXTURE_2D, 1, &t.id_);

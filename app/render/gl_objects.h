@@ -48,6 +48,10 @@ private:
     GLenum format_ = 0;
 };
 
+// An RGBA8 texture holding `pixels` (width x height, 4 bytes each), sharp when magnified: overlays and charts
+// made on the CPU.
+Texture texture_from_rgba8(const uint8_t* pixels, int width, int height);
+
 // A linked shader program; deleted with the object.
 class Program {
 public:

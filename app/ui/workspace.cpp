@@ -7,6 +7,9 @@
 #include "core/engine/backend.h"
 #include "core/kernel_file/kernel_file.h"
 #include "ui/panels/launch_panel.h"
+#include "ui/panels/launch_view_panel.h"
+#include "ui/panels/occupancy_panel.h"
+#include "ui/panels/sweep_panel.h"
 #include "ui/panels/library_panel.h"
 #include "ui/panels/console_panel.h"
 #include "ui/panels/parameters_panel.h"
@@ -123,6 +126,9 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     output_panel_ = output.get();
     panels_.push_back(std::move(output));
     panels_.push_back(std::make_unique<TimingPanel>(timing_, inputs_, live_, device_status_.device));
+    panels_.push_back(std::make_unique<LaunchViewPanel>(*outputs_, latest_, inputs_, device_status_.device));
+    panels_.push_back(std::make_unique<OccupancyPanel>(latest_, inputs_, device_status_.device));
+    panels_.push_back(std::make_unique<SweepPanel>(sweep_, inputs_));
     panels_.push_back(std::make_unique<ConsolePanel>(console_));
     panels_.push_back(std::make_unique<DevicePanel>(device_status_));
     for (auto& p : panels_)
@@ -199,6 +205,10 @@ void Workspace::reparse_if_changed() {
 
 void Workspace::maybe_submit(double now) {
     if (!doc_ || !runner_->idle()) return;
+    if (sweep_.requested) {
+        submit_sweep();
+        return;
+    }
     if (block_suggestion_.requested) {
         submit_block_suggestion();
         if (!runner_->idle()) return;  // the query went to the runner; runs wait for its answer
@@ -217,7 +227,11 @@ void Workspace::maybe_submit(double now) {
     RunJob job = job_from_inputs();
     job.options.timing = inputs_.timing;
     job.options.verify = verify && !live_.every_frame;
+    job.options.pinned_host = inputs_.pinned_host;
+    job.options.upload_chunk_bytes = uint64_t(std::max(inputs_.upload_chunk_kib, 0)) * 1024;
     job.options.read_back = job.options.verify || outputs_->needs_host_data(parsed_);
+    job.options.coverage = inputs_.measure_coverage;
+    job.options.trace = inputs_.trace;
     inflight_file_ = parsed_;
     inflight_new_source_ = source_changed || new_kernel;
     submitted_ = {doc_->revision(), inputs_.revision, parsed_path_};
@@ -238,6 +252,15 @@ RunJob Workspace::job_from_inputs() {
 void Workspace::apply_outcome(RunOutcome outcome) {
     if (outcome.suggestion) {
         apply_block_suggestion(std::move(outcome));
+        return;
+    }
+    if (outcome.sweep) {
+        sweep_.running = false;
+        if (!outcome.sweep->ok()) console_.add(LogKind::Error, "Sweep: " + outcome.sweep->error().full());
+        else if (outcome.sweep->value().best >= 0)
+            console_.add(LogKind::Info, "Sweep: fastest block " +
+                                            outcome.sweep->value().configs[size_t(outcome.sweep->value().best)].block.str());
+        sweep_.result = std::move(outcome.sweep);
         return;
     }
     ++runs_applied_;
@@ -289,6 +312,7 @@ void Workspace::apply_outcome(RunOutcome outcome) {
         sample.stats = r.timing;
         sample.bandwidth_gbps = r.bandwidth_gbps;
         sample.bandwidth_fraction = r.bandwidth_fraction;
+        sample.transfers = r.transfers;
         sample.backend = r.backend;
         timing_.add(std::move(sample));
         output_status_.run = runs_applied_;
@@ -304,6 +328,21 @@ void Workspace::apply_outcome(RunOutcome outcome) {
             text[0] = '\0';
         output_status_.verification = text;
         if (r.verified == false) console_.add(LogKind::Warning, text);
+    }
+    output_status_.on_purpose.clear();
+    output_status_.as_expected = r.as_expected;
+    if (!r.expect.empty()) {
+        std::string note = "This lesson is buggy on purpose: it must fail with a " +
+                           (r.expect == "refused" ? std::string("refused launch") : r.expect) + ". ";
+        if (r.as_expected == true)
+            note += "It did, as expected.";
+        else if (r.as_expected == false)
+            note += "It did not (outcome: " + r.outcome + "): the bug no longer shows.";
+        else
+            note += "Not judged yet (it has not run and been checked).";
+        if (!r.learn.empty()) note += "\nLearn: " + r.learn;
+        output_status_.on_purpose = note;
+        if (r.as_expected) console_.add(*r.as_expected ? LogKind::Info : LogKind::Warning, note);
     }
     if (r.error) {
         std::string what = std::string(run_stage_name(r.failed_stage)) + " failed: " + r.error->message;
@@ -349,6 +388,15 @@ void Workspace::set_all_panels_visible(bool v) {
     for (auto& p : panels_) p->visible = v;
 }
 
+bool Workspace::set_panel_visible(const std::string& title, bool v) {
+    for (auto& p : panels_)
+        if (title == p->title()) {
+            p->visible = v;
+            return true;
+        }
+    return false;
+}
+
 double Workspace::idle_timeout(double now) const {
     if (live_.every_frame && can_run()) return 0;
     double t = kWatchInterval;
@@ -362,6 +410,7 @@ bool Workspace::needs_frame(double now) {
     if (runner_->has_outcome()) return true;
     if (live_.every_frame && can_run()) return true;
     if (run_requested_ || block_suggestion_.requested || inputs_.revision != submitted_.inputs_revision) return true;
+    if (sweep_.requested || sweep_.running) return true;  // the progress bar moves
     if (doc_) {
         if (doc_->unsaved()) return true;  // autosave is due soon
         if (doc_->revision() != submitted_.doc_revision &&

@@ -14,6 +14,7 @@
 #include "ui/panels/editor_panel.h"
 #include "ui/state/kernel_document.h"
 #include "ui/state/live_runner.h"
+#include "ui/state/sweep_state.h"
 #include "ui/panels/open_file_dialog.h"
 #include "ui/panels/output_panel.h"
 #include "ui/state/output_views.h"
@@ -70,6 +71,7 @@ public:
     RunInputs& inputs() { return inputs_; }
     LiveOptions& live() { return live_; }
     OutputViews& outputs() { return *outputs_; }
+    SweepState& sweep() { return sweep_; }
     const OutputPanel& output_panel() const { return *output_panel_; }
     const EditorPanel& editor_panel() const { return *editor_panel_; }
     const std::optional<RunOutcome>& latest() const { return latest_; }
@@ -85,6 +87,8 @@ public:
     bool can_run() const { return runner_->capabilities().launches; }
     bool interop_active() const { return copier_ != nullptr; }
     void set_all_panels_visible(bool v);
+    // Shows or hides the panel with this title (benchmarks and screenshots); false when there is none.
+    bool set_panel_visible(const std::string& title, bool v);
     // Ctrl +/- : steps of 0.1, clamped; 0 resets to 1. Saved with the settings.
     void adjust_font_scale(float delta);
     float font_scale() const { return presentation_.font_scale; }
@@ -98,6 +102,7 @@ private:
     void submit_block_suggestion();
     RunJob job_from_inputs();  // a job for the runner with the current file, parameters, launch and images
     void apply_block_suggestion(RunOutcome outcome);
+    void submit_sweep();
     void use_block_suggestion(const AppliedSuggestion& suggestion);
     void maybe_submit(double now);
     void reparse_if_changed();
@@ -130,6 +135,7 @@ private:
     TimingHistory timing_;
     std::optional<RunOutcome> latest_;
     BlockSuggestionState block_suggestion_;
+    SweepState sweep_;
     CompileStatus compile_status_;
     OutputStatus output_status_;
     DeviceStatus device_status_;

@@ -53,4 +53,18 @@ void Workspace::use_block_suggestion(const AppliedSuggestion& suggestion) {
     }
 }
 
+// A block-size sweep, asked by the Sweep panel: submitted like a run when the runner is idle.
+void Workspace::submit_sweep() {
+    sweep_.requested = false;
+    if (!can_run()) {
+        sweep_.result = Result<SweepResult>(make_error("nothing runs kernels here, so there is nothing to time"));
+        return;
+    }
+    sweep_.progress = std::make_shared<SweepProgress>();
+    RunJob job = job_from_inputs();
+    job.sweep_progress = sweep_.progress;
+    job.sweep_repeats = sweep_.repeats;
+    sweep_.running = runner_->submit(std::move(job));
+}
+
 }  // namespace cp::ui

@@ -13,7 +13,7 @@ block: 16 x 16
 grid: ceil(width / block.x) x ceil(height / block.y)
 problem: width x height
 view ids: image(width, height) colormap=viridis
-reference: thread_ids
+reference: thread_ids_reference
 tolerance: 0
 */
 extern "C" __global__ void thread_ids(int* ids, int width, int height)
@@ -24,3 +24,16 @@ extern "C" __global__ void thread_ids(int* ids, int width, int height)
         ids[y * width + x] = y * width + x;
     }
 }
+
+#ifdef PLAYGROUND_REFERENCE
+// Every element holds its own row-major position: count up in storage order.
+static void thread_ids_reference(int* ids, int width, int height)
+{
+    int next = 0;
+    for (int row = 0; row < height; ++row)
+        for (int col = 0; col < width; ++col) {
+            ids[next] = next;
+            ++next;
+        }
+}
+#endif

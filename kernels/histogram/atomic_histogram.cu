@@ -14,7 +14,7 @@ block: 256
 grid: ceil(width * height / block.x)
 problem: width * height
 view bins: plot
-reference: histogram256
+reference: histogram_reference
 tolerance: 0
 */
 extern "C" __global__ void atomic_histogram(const unsigned char* src, unsigned int* bins, int width, int height)
@@ -37,3 +37,12 @@ extern "C" __global__ void atomic_histogram(const unsigned char* src, unsigned i
         }
     }
 }
+
+#ifdef PLAYGROUND_REFERENCE
+// One pass over the pixels, one counter per brightness.
+static void histogram_reference(const unsigned char* src, unsigned int* bins, int width, int height)
+{
+    for (int b = 0; b < 256; ++b) bins[b] = 0;
+    for (long long i = 0; i < (long long)width * height; ++i) ++bins[src[i]];
+}
+#endif

@@ -13,7 +13,7 @@ block: 16 x 16
 grid: ceil(width / block.x) x ceil(height / block.y)
 problem: width x height
 view dst: image(width, height)
-reference: box_blur_3x3
+reference: box_blur_reference
 tolerance: 1
 */
 extern "C" __global__ void box_blur(const uchar4* src, uchar4* dst, int width, int height)
@@ -34,3 +34,29 @@ extern "C" __global__ void box_blur(const uchar4* src, uchar4* dst, int width, i
     // Round to nearest: (sum + 4) / 9.
     dst[y * width + x] = make_uchar4((sum[0] + 4) / 9, (sum[1] + 4) / 9, (sum[2] + 4) / 9, (sum[3] + 4) / 9);
 }
+
+#ifdef PLAYGROUND_REFERENCE
+#include <cmath>
+// The average of the nine samples (edge pixels repeated), rounded to nearest: a sum of nine integers is
+// never exactly halfway, so how ties round does not matter.
+static void box_blur_reference(const uchar4* src, uchar4* dst, int width, int height)
+{
+    auto clamp_to = [](int v, int n) { return v < 0 ? 0 : (v >= n ? n - 1 : v); };
+    for (int y = 0; y < height; ++y) {
+        for (int x = 0; x < width; ++x) {
+            const unsigned char* pixel[9];
+            int count = 0;
+            for (int ny = y - 1; ny <= y + 1; ++ny)
+                for (int nx = x - 1; nx <= x + 1; ++nx)
+                    pixel[count++] = &src[clamp_to(ny, height) * width + clamp_to(nx, width)].x;
+            unsigned char out[4];
+            for (int channel = 0; channel < 4; ++channel) {
+                int sum = 0;
+                for (int s = 0; s < 9; ++s) sum += pixel[s][channel];
+                out[channel] = (unsigned char)std::lround(sum / 9.0);
+            }
+            dst[y * width + x] = make_uchar4(out[0], out[1], out[2], out[3]);
+        }
+    }
+}
+#endif

@@ -14,7 +14,7 @@ block: 16 x 16
 grid: ceil(width / block.x) x ceil(height / block.y)
 problem: width x height
 view dst: image(width, height)
-reference: grayscale_bt601
+reference: grayscale_reference
 tolerance: 1
 */
 extern "C" __global__ void grayscale(const uchar4* src, uchar4* dst, int width, int height)
@@ -28,3 +28,17 @@ extern "C" __global__ void grayscale(const uchar4* src, uchar4* dst, int width, 
     unsigned char g = (unsigned char)fminf(luma + 0.5f, 255.0f);
     dst[y * width + x] = make_uchar4(g, g, g, p.w);
 }
+
+#ifdef PLAYGROUND_REFERENCE
+// Exact integer weights (per mille), rounded half up: Y = round(0.299 R + 0.587 G + 0.114 B). The kernel's
+// float arithmetic may differ by one near halves: the tolerance is 1.
+static void grayscale_reference(const uchar4* src, uchar4* dst, int width, int height)
+{
+    for (long long i = 0; i < (long long)width * height; ++i) {
+        const unsigned weighted = 299u * src[i].x + 587u * src[i].y + 114u * src[i].z;
+        const unsigned y = (weighted + 500) / 1000;
+        const unsigned char g = (unsigned char)(y > 255 ? 255 : y);
+        dst[i] = make_uchar4(g, g, g, src[i].w);
+    }
+}
+#endif

@@ -18,7 +18,7 @@ grid: ceil(n / block.x) x ceil(m / block.y)
 shared: 2 * block.x * block.y * 4
 problem: n x m
 view c: image(n, m) colormap=coolwarm
-reference: matmul
+reference: matmul_reference
 tolerance: 1e-3
 */
 extern "C" __global__ void tiled_matmul(const float* a, const float* b, float* c, int m, int n, int k)
@@ -46,3 +46,18 @@ extern "C" __global__ void tiled_matmul(const float* a, const float* b, float* c
         c[row * n + col] = sum;
     }
 }
+
+#ifdef PLAYGROUND_REFERENCE
+// Row-major, one dot product per element, accumulated in double: the kernel's float sums differ from it
+// only by rounding (the tolerance).
+static void matmul_reference(const float* a, const float* b, float* c, int m, int n, int k)
+{
+    for (int row = 0; row < m; ++row) {
+        for (int col = 0; col < n; ++col) {
+            double acc = 0;
+            for (int j = 0; j < k; ++j) acc += double(a[row * k + j]) * double(b[j * n + col]);
+            c[row * n + col] = (float)acc;
+        }
+    }
+}
+#endif

@@ -13,7 +13,7 @@ block: 256
 grid: ceil(n / block.x)
 problem: n
 view total: table
-reference: sum
+reference: sum_reference
 tolerance: 0
 */
 extern "C" __global__ void warp_shuffle_sum(const int* input, int* total, int n)
@@ -27,3 +27,13 @@ extern "C" __global__ void warp_shuffle_sum(const int* input, int* total, int n)
         atomicAdd(total, value);
     }
 }
+
+#ifdef PLAYGROUND_REFERENCE
+// 64-bit accumulation, then the 32-bit wrap-around the kernel's int atomics would produce.
+static void sum_reference(const int* input, int* total, int n)
+{
+    long long sum = 0;
+    for (int i = 0; i < n; ++i) sum += input[i];
+    total[0] = (int)(unsigned)(unsigned long long)sum;
+}
+#endif

@@ -1,6 +1,7 @@
 // End-to-end tests of the command line: list, info, compile, run, and every user mistake we promise a clear
 // message for. They drive the real binary. Kernels run on the CPU backend here (no GPU in CI).
 #include "core/engine/backend.h"
+#include "core/session/memory_budget.h"
 #include "support/process.h"
 
 #include <gtest/gtest.h>
@@ -163,19 +164,213 @@ TEST(Cli, MetadataBufferMissingFromSignatureNamesBoth) {
 
 // ---- run: the library ----------------------------------------------------------------------------------------
 
+// Every lesson verifies, or (buggy on purpose) fails as its `expect:` says.
 TEST(Cli, EveryLibraryKernelVerifiesOnTheCpuBackend) {
     auto j = nlohmann::json::parse(cli({"list", "--json"}).out);
     ASSERT_FALSE(j.empty());
     for (const auto& k : j) {
+        // Lessons buggy on purpose state their failure (`expect:`); course_test.cpp checks they fail as stated.
+        const std::string text = cp::test::read_file(k["path"].get<std::string>());
+        if (std::regex_search(text.substr(0, text.find("*/")), std::regex(R"((^|\n)(# )?expect:)"))) continue;
         TempDir out;
         auto r = cli({"run", k["path"].get<std::string>(), "--backend", "cpu", "--repeat", "1", "--json", "-"});
         ASSERT_EQ(r.exit_code, 0) << k["path"] << "\n" << r.both();
         auto result = nlohmann::json::parse(r.out);
         EXPECT_EQ(result["backend"], "cpu");
+        if (!result["expect"].is_null()) {  // buggy on purpose: exit 0 means it failed as it says
+            EXPECT_EQ(result["as_expected"], true) << result.dump(2);
+            continue;
+        }
         EXPECT_EQ(result["verified"], true) << result.dump(2);
         EXPECT_EQ(result["mismatches"], 0);
         EXPECT_TRUE(result["error"].is_null());
     }
+}
+
+// A lesson is one file: copied alone into an empty folder it runs and checks itself with its own reference;
+// a wrong reference makes the check fail; a reference that crashes or never ends is reported with its line.
+TEST(Cli, ALessonFileAloneInAnEmptyFolderVerifiesWithItsOwnReference) {
+    TempDir alone;
+    const std::string lesson = cp::test::read_file(kernel("basics/vector_add"));
+    auto write = [&](const std::string& name, const std::string& from, const std::string& to) {
+        std::string text = lesson;
+        const size_t at = text.rfind(from);  // the last occurrence: the reference, not the kernel
+        EXPECT_NE(at, std::string::npos) << from;
+        if (at != std::string::npos && !from.empty()) text.replace(at, from.size(), to);
+        std::ofstream(alone.path() / name) << text;
+        return (alone.path() / name).string();
+    };
+    const std::string sum = "c[i] = a[i] + b[i];";
+    auto r = cli({"run", write("vector_add.cu", "", ""), "--backend", "cpu", "--set", "n=1001", "--json", "-"});
+    ASSERT_EQ(r.exit_code, 0) << r.both();
+    EXPECT_EQ(nlohmann::json::parse(r.out)["verified"], true);
+
+    r = cli({"run", write("wrong.cu", sum, "c[i] = a[i] + b[i] + (i == 7);"), "--backend", "cpu", "--set", "n=1001"});
+    EXPECT_EQ(r.exit_code, 2) << r.both();
+    EXPECT_NE(r.out.find("c[7] = "), std::string::npos) << r.out;
+
+    const int reference_line = 32;  // the reference's loop in vector_add.cu
+    r = cli({"run", write("crash.cu", sum, "c[i + (1 << 28)] = a[i];"), "--backend", "cpu", "--set", "n=1001"});
+    EXPECT_EQ(r.exit_code, 1) << r.both();
+    EXPECT_NE(r.err.find("the CPU reference `vector_add_reference` failed: it wrote to an address it may not"),
+              std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("(line " + std::to_string(reference_line) + ")"), std::string::npos) << r.err;
+
+    const auto hang_file = write("hang.cu", sum, "while (n) c[i] = a[i];");
+    r = cp::test::run_process({CP_BINARY, "run", hang_file, "--backend", "cpu", "--set", "n=1001"},
+                              {"CUDA_PLAYGROUND_CACHE_DIR=" + cache_dir().path().string(), "CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S=2"});
+    EXPECT_EQ(r.exit_code, 1) << r.both();
+    EXPECT_NE(r.err.find("did not finish within 2 s"), std::string::npos) << r.err;
+}
+
+// A buggy-on-purpose lesson passes when its bug shows as `expect:` says, and fails when it stops showing.
+TEST(Cli, ExpectedOutcomesPassWhenTheBugShowsAndFailWhenItDoesNot) {
+    TempDir dir;
+    const std::string lesson = cp::test::read_file(kernel("basics/vector_add"));
+    auto variant = [&](const std::string& name, const std::string& header_lines,
+                       std::vector<std::pair<std::string, std::string>> edits) {
+        std::string text = lesson;
+        text.replace(text.find("reference: "), 0, header_lines);
+        for (const auto& [from, to] : edits) {
+            const size_t at = text.find(from);
+            EXPECT_NE(at, std::string::npos) << from;
+            if (at != std::string::npos) text.replace(at, from.size(), to);
+        }
+        std::ofstream(dir.path() / name) << text;
+        return (dir.path() / name).string();
+    };
+    auto run_json = [&](const std::string& file, std::vector<std::string> env = {}) {
+        env.push_back("CUDA_PLAYGROUND_CACHE_DIR=" + cache_dir().path().string());
+        auto r =
+            cp::test::run_process({CP_BINARY, "run", file, "--backend", "cpu", "--set", "n=1000", "--json", "-"}, env);
+        return std::make_pair(r, r.out.empty() ? nlohmann::json() : nlohmann::json::parse(r.out));
+    };
+    const std::string learn = "expect: mismatch\nlearn: the last element is never written\n";
+    // Mismatch: an off-by-one guard leaves c[999] at zero.
+    auto [r, j] = run_json(variant("off_by_one.cu", learn, {{"if (i < n) {", "if (i < n - 1) {"}}));
+    EXPECT_EQ(r.exit_code, 0) << r.both();
+    EXPECT_EQ(j["expect"], "mismatch");
+    EXPECT_EQ(j["outcome"], "mismatch");
+    EXPECT_EQ(j["as_expected"], true);
+    EXPECT_EQ(j["learn"], "the last element is never written");
+    EXPECT_EQ(j["verified"], false);
+    // The same lesson with the bug fixed no longer fails as it says: the check fails.
+    std::tie(r, j) = run_json(variant("fixed.cu", learn, {}));
+    EXPECT_EQ(r.exit_code, 2) << r.both();
+    EXPECT_EQ(j["outcome"], "verified");
+    EXPECT_EQ(j["as_expected"], false);
+    auto text = cp::test::run_process({CP_BINARY, "run", (dir.path() / "fixed.cu").string(), "--backend", "cpu"},
+                                      {"CUDA_PLAYGROUND_CACHE_DIR=" + cache_dir().path().string()});
+    EXPECT_EQ(text.exit_code, 2);
+    EXPECT_NE(text.out.find("buggy on purpose: it must fail with a mismatch, but the outcome was: verified"),
+              std::string::npos)
+        << text.out;
+
+    // Fault: no bounds check, 1000 elements in blocks of 256.
+    std::tie(r, j) = run_json(
+        variant("no_guard.cu", "expect: fault\nlearn: threads past n write out of bounds\n", {{"if (i < n) {", "{"}}));
+    EXPECT_EQ(r.exit_code, 0) << r.both();
+    EXPECT_EQ(j["outcome"], "fault");
+    EXPECT_EQ(j["as_expected"], true);
+    std::tie(r, j) = run_json(variant("guarded.cu", "expect: fault\nlearn: x\n", {}));
+    EXPECT_EQ(r.exit_code, 2) << r.both();
+
+    // Refused: a block of 2048 threads.
+    std::tie(r, j) = run_json(variant("big_block.cu", "expect: refused\nlearn: at most 1024 threads a block\n",
+                                      {{"block: 256", "block: 2048"}}));
+    EXPECT_EQ(r.exit_code, 0) << r.both();
+    EXPECT_EQ(j["outcome"], "refused");
+    // Hang: a loop that never ends, stopped by the watchdog.
+    std::tie(r, j) = run_json(variant("spin.cu", "expect: hang\nlearn: the loop never ends\n",
+                                      {{"c[i] = a[i] + b[i];", "for (volatile int spin = 1; spin;) c[i] = a[i];"}}),
+                              {"CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S=2"});
+    EXPECT_EQ(r.exit_code, 0) << r.both();
+    EXPECT_EQ(j["outcome"], "hang");
+    std::tie(r, j) = run_json(variant("no_hang.cu", "expect: hang\nlearn: x\n", {}));
+    EXPECT_EQ(r.exit_code, 2) << r.both();
+    EXPECT_EQ(j["as_expected"], false);
+
+    // Header mistakes name their line.
+    auto bad = cli({"run", variant("bad.cu", "expect: crash\n", {}), "--backend", "cpu"});
+    EXPECT_EQ(bad.exit_code, 1);
+    EXPECT_NE(bad.err.find("bad.cu:17:"), std::string::npos) << bad.err;
+    EXPECT_NE(bad.err.find("one of mismatch, fault, refused, hang, not `crash`"), std::string::npos) << bad.err;
+}
+
+// A file with several kernels runs the one `kernel:` names; without `kernel:` it says how to choose.
+TEST(Cli, KernelLinePicksOneOfSeveralKernels) {
+    TempDir dir;
+    std::string text = cp::test::read_file(kernel("basics/vector_add"));
+    const std::string twice =
+        "\nextern \"C\" __global__ void vector_sub(const float* a, const float* b, float* c, int n)\n"
+        "{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) c[i] = a[i] - b[i];\n}\n";
+    text.insert(text.find("#ifdef PLAYGROUND_REFERENCE"), twice);
+    std::ofstream(dir.path() / "two.cu") << text;
+    auto r = cli({"run", (dir.path() / "two.cu").string(), "--backend", "cpu", "--set", "n=999"});
+    EXPECT_EQ(r.exit_code, 1) << r.both();
+    EXPECT_NE(r.err.find("say which one runs with a header line such as `kernel: vector_add`"), std::string::npos)
+        << r.err;
+
+    text.replace(text.find("reference: "), 0, "kernel: vector_sub\n");
+    std::ofstream(dir.path() / "sub.cu") << text;
+    r = cli({"run", (dir.path() / "sub.cu").string(), "--backend", "cpu", "--set", "n=999", "--json", "-"});
+    EXPECT_EQ(r.exit_code, 2) << r.both();  // vector_sub ran and differs from the sum the reference computes
+    EXPECT_EQ(nlohmann::json::parse(r.out)["kernel"], "vector_sub");
+
+    std::string typo = text;
+    typo.replace(typo.find("kernel: vector_sub"), 18, "kernel: vector_sbu");
+    std::ofstream(dir.path() / "typo.cu") << typo;
+    r = cli({"run", (dir.path() / "typo.cu").string(), "--backend", "cpu"});
+    EXPECT_EQ(r.exit_code, 1) << r.both();
+    EXPECT_NE(r.err.find("`kernel: vector_sbu` names no `__global__` function"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("Did you mean `vector_sub`?"), std::string::npos) << r.err;
+}
+
+// `--compare`: a variant (another kernel of the file, or another file) on the same inputs, both checked.
+TEST(Cli, CompareRunsBothOnTheSameInputsChecksEachAndPrintsTheSpeedUp) {
+    TempDir dir;
+    std::string text = cp::test::read_file(kernel("basics/vector_add"));
+    // Two elements per thread, the second half-way along: the same sums by another route.
+    const std::string halves =
+        "\nextern \"C\" __global__ void vector_add_halves(const float* a, const float* b, float* c, int n)\n"
+        "{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    int half = (n + 1) / 2;\n"
+        "    if (i < half) c[i] = a[i] + b[i];\n    if (i + half < n) c[i + half] = a[i + half] + b[i + half];\n}\n";
+    text.insert(text.find("#ifdef PLAYGROUND_REFERENCE"), halves);
+    text.replace(text.find("reference: "), 0, "kernel: vector_add\n");
+    std::ofstream(dir.path() / "pair.cu") << text;
+    const std::string file = (dir.path() / "pair.cu").string();
+
+    auto r = cli({"run", file, "--backend", "cpu", "--set", "n=1001", "--repeat", "2", "--compare", "vector_add_halves",
+                  "--json", "-"});
+    ASSERT_EQ(r.exit_code, 0) << r.both();
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["kernel"], "vector_add");
+    EXPECT_EQ(j["verified"], true);
+    EXPECT_EQ(j["compare"]["kernel"], "vector_add_halves");
+    EXPECT_EQ(j["compare"]["verified"], true);
+    EXPECT_EQ(j["compare"]["params"]["n"], 1001);
+    ASSERT_TRUE(j["speedup"].is_number());
+    EXPECT_NEAR(j["speedup"].get<double>(),
+                j["timing"]["median_ms"].get<double>() / j["compare"]["timing"]["median_ms"].get<double>(), 1e-9);
+
+    r = cli({"run", file, "--backend", "cpu", "--set", "n=1001", "--compare", "vector_add_halves"});
+    ASSERT_EQ(r.exit_code, 0) << r.both();
+    EXPECT_NE(r.out.find("compared with:"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("speed-up: vector_add_halves takes"), std::string::npos) << r.out;
+
+    // A wrong variant fails the check (exit 2) even when the main kernel verifies; another file works too.
+    std::string broken = text;
+    broken.replace(broken.find("if (i + half < n)"), 17, "if (i + half < n - 1)");
+    std::ofstream(dir.path() / "broken.cu") << broken;
+    r = cli({"run", (dir.path() / "broken.cu").string(), "--backend", "cpu", "--set", "n=1001", "--compare",
+             "vector_add_halves"});
+    EXPECT_EQ(r.exit_code, 2) << r.both();
+    r = cli({"run", "basics/vector_add", "--backend", "cpu", "--set", "n=1001", "--compare", file, "--json", "-"});
+    ASSERT_EQ(r.exit_code, 0) << r.both();
+    EXPECT_EQ(nlohmann::json::parse(r.out)["compare"]["kernel"], "vector_add");
+    r = cli({"run", file, "--backend", "cpu", "--compare", "nothing_here"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("vector_add, vector_add_halves"), std::string::npos) << r.err;
 }
 
 TEST(Cli, RunWritesViewsAndTheJsonResult) {
@@ -324,6 +519,52 @@ TEST(Cli, OutOfRangeAndMalformedValuesAreRefused) {
     r = cli({"run", "basics/vector_add", "--backend", "cpu", "--block", "16y16"});
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("--block"), std::string::npos) << r.err;
+}
+
+// A size beyond memory is refused before anything is allocated, with both figures (issue 10): a header
+// without a range, and sizes whose byte counts would overflow.
+TEST(Cli, SizesBeyondMemoryAreRefusedNotAnInternalError) {
+    TempDir dir;
+    const auto file = dir.path() / "big.cu";
+    std::ofstream(file) << "/*@playground\ntitle: Big\nparam n: int = 1000\nbuffer a: float[n] in zeros\n"
+                           "buffer b: float[n * 64] out zeros\nblock: 256\ngrid: ceil(n / block.x)\n*/\n"
+                           "extern \"C\" __global__ void big(const float* a, float* b, int n) {\n"
+                           "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) b[i] = a[i];\n}\n";
+    for (const char* n : {"n=2000000000", "n=2147483647", "n=400000000"}) {
+        auto r = cli({"run", file.string(), "--backend", "cpu", "--set", n});
+        EXPECT_EQ(r.exit_code, 1) << n << ": " << r.err;
+        EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("memory"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("GiB"), std::string::npos) << r.err;
+    }
+    // Half the free memory in buffers fits the machine but not the host copies: the host check refuses it.
+    const uint64_t half_free_n = cp::free_host_memory() / 2 / (65 * 4);
+    if (half_free_n > 0 && half_free_n < 2147483647ull) {
+        auto r = cli({"run", file.string(), "--backend", "cpu", "--set", "n=" + std::to_string(half_free_n)});
+        EXPECT_EQ(r.exit_code, 1) << r.err;
+        EXPECT_NE(r.err.find("of host memory but only"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("smaller n"), std::string::npos) << r.err;
+    }
+    auto r = cli({"run", file.string(), "--backend", "cpu", "--set", "n=3000000000"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("does not fit the kernel's `int`"), std::string::npos) << r.err;
+    r = cli({"run", file.string(), "--backend", "cpu", "--set", "n=1000"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST(Cli, SanitizeRefusesUnknownToolsAndTheCpuBackendPlainly) {
+    auto r = cli({"run", "basics/vector_add", "--sanitize", "leakcheck"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("--sanitize takes memcheck, racecheck, synccheck or initcheck, not `leakcheck`"),
+              std::string::npos) << r.err;
+    r = cli({"run", "basics/vector_add", "--backend", "cpu", "--sanitize", "memcheck"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("needs the CUDA backend"), std::string::npos) << r.err;
+    // No toolkit sanitizer at the given path: said plainly, nothing run.
+    r = cp::test::run_process({CP_BINARY, "run", "basics/vector_add", "--sanitize", "memcheck"},
+                              {"CUDA_PLAYGROUND_COMPUTE_SANITIZER=/nonexistent/compute-sanitizer"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("compute-sanitizer was not found"), std::string::npos) << r.err;
 }
 
 TEST(Cli, BinaryDoesNotNeedTheNvidiaDriverToStart) {

@@ -154,3 +154,27 @@ TEST_F(RenderTest, IntegerAndConvertedTypesKeepTheirValues) {
     // Too little data is an error, not a crash.
     EXPECT_FALSE(dtex.upload_from_host(bytes_of(doubles), 8).ok());
 }
+
+// The check behind "the picture is never silently wrong": a texture whose upload went wrong (here injected:
+// zeros where the read-back has values, as a stale interop copy leaves it) is told apart from the buffer.
+TEST_F(RenderTest, SampledTexelsTellAStaleTextureFromTheReadBack) {
+    const int w = 333, h = 97;  // 32301 elements: samples fall on odd places
+    std::vector<float> data(size_t(w) * h);
+    for (size_t i = 0; i < data.size(); ++i) data[i] = float(i) * 0.5f + 1.0f;
+    BufferTexture texture(ElemType::Float, w, h, nullptr);
+    ASSERT_TRUE(texture.upload_from_host(bytes_of(data), data.size() * 4).ok());
+    EXPECT_TRUE(texture.matches_host(bytes_of(data), data.size() * 4, 64));
+
+    const std::vector<float> zeros(data.size(), 0.0f);
+    ASSERT_TRUE(texture.upload_from_host(bytes_of(zeros), zeros.size() * 4).ok());  // the corrupt upload
+    std::string where;
+    EXPECT_FALSE(texture.matches_host(bytes_of(data), data.size() * 4, 64, &where));
+    EXPECT_EQ(where, "texel (0,0)");
+
+    // One wrong element among many is found when it is sampled (the last one always is).
+    std::vector<float> almost = data;
+    almost.back() = -7.0f;
+    ASSERT_TRUE(texture.upload_from_host(bytes_of(almost), almost.size() * 4).ok());
+    EXPECT_FALSE(texture.matches_host(bytes_of(data), data.size() * 4, 64, &where));
+    EXPECT_EQ(where, "texel (" + std::to_string(w - 1) + "," + std::to_string(h - 1) + ")");
+}

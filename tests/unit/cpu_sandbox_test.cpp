@@ -143,6 +143,28 @@ TEST(CpuSandbox, RefusedCallsFailInTheKernelAndAreReported) {
     EXPECT_EQ(rig.read<int>(out)[0], 7) << "fopen failed inside the kernel";
 }
 
+// glibc 2.39 (Ubuntu 24.04) reads these to count CPUs when a worker thread first allocates: that failed every
+// launch on a 16-core machine as "the kernel tried to read /sys/devices/system/cpu/online". They fail quietly.
+TEST(CpuSandbox, TheCLibrarysCpuCountFilesFailQuietly) {
+    CpuRig rig;
+    const char* src =
+        "#ifdef __CUDA_PLAYGROUND_CPU__\n"
+        "#include <cstdio>\n"
+        "#define PEEK (fopen(\"/sys/devices/system/cpu/online\", \"r\") == nullptr && fopen(\"/proc/stat\", \"r\") == nullptr ? 7 : 8)\n"
+        "#else\n"
+        "#define PEEK 0\n"
+        "#endif\n"
+        "extern \"C\" __global__ void counting(int* out)\n"
+        "{\n"
+        "    if (threadIdx.x == 1) out[0] = PEEK;\n"
+        "}\n";
+    const BufferId out = rig.buffer("out", std::vector<int>(4, 0));
+    const LaunchResult r =
+        rig.launch(rig.compile(src, "counting", "counting.cu"), "counting", {1}, {32}, {buffer_arg("out", out)});
+    ASSERT_TRUE(r.ok) << error_text(r);
+    EXPECT_EQ(rig.read<int>(out)[0], 7) << "both opens failed inside the kernel";
+}
+
 TEST(CpuSandbox, StaticConstructorsRunInTheSandbox) {
     CpuRig rig;
     const char* src =

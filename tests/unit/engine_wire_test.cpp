@@ -50,6 +50,9 @@ TEST(EngineWire, Requests) {
     EXPECT_EQ(u.data, bytes({0, 1, 255, 128}));
     EXPECT_FALSE(u.repeat);
     EXPECT_TRUE(round_trip_request(UploadRequest{7, bytes({1, 2}), true}).repeat);
+    EXPECT_TRUE(round_trip_request(UploadRequest{7, bytes({1, 2}), false, true}).pinned);
+    EXPECT_FALSE(round_trip_request(UploadRequest{7, bytes({1, 2}), false, false}).pinned);
+    EXPECT_TRUE(round_trip_request(ReadBackRequest{42, true}).pinned);
 
     LaunchRequest l;
     l.module = 77;
@@ -126,7 +129,14 @@ TEST(EngineWire, Responses) {
     l.timing = TimingStats::from_samples({3.0, 1.0, 2.0}, false);
     l.printf_output = "hello\n";
     l.error = EngineError{"CUDA_ERROR_ILLEGAL_ADDRESS", "message", "hint", true};
+    l.trace = {{0, 131, 1ull << 40, (1ull << 40) + 5}, {1, 7, 3, 4}};
+    l.trace_unit = "sm";
     const auto l2 = round_trip_response(l);
+    ASSERT_EQ(l2.trace.size(), 2u);
+    EXPECT_EQ(l2.trace[0].unit, 131u);
+    EXPECT_EQ(l2.trace[0].end_ns, (1ull << 40) + 5);
+    EXPECT_EQ(l2.trace[1].block, 1u);
+    EXPECT_EQ(l2.trace_unit, "sm");
     EXPECT_EQ(l2.timing.samples_ms, (std::vector<double>{3.0, 1.0, 2.0}));
     EXPECT_DOUBLE_EQ(l2.timing.median_ms, 2.0);
     EXPECT_EQ(l2.printf_output, "hello\n");
@@ -141,14 +151,21 @@ TEST(EngineWire, Responses) {
     const auto al = round_trip_response(AllocateResult{8, 0, std::nullopt, handle});
     EXPECT_EQ(al.buffer, 8u);
     EXPECT_EQ(al.ipc_handle, handle);
+
+    // The backend's own measure of each copy survives the trip from the CUDA worker.
+    EXPECT_DOUBLE_EQ(round_trip_response(AllocateResult{8, 0, std::nullopt, {}, 4096, 0.25}).elapsed_ms, 0.25);
+    EXPECT_EQ(round_trip_response(AllocateResult{8, 0, std::nullopt, {}, 4096, 0.25}).ipc_offset, 4096u);
+    EXPECT_DOUBLE_EQ(round_trip_response(UploadResult{std::nullopt, 1.5}).elapsed_ms, 1.5);
+    EXPECT_DOUBLE_EQ(round_trip_response(ReadBackResult{bytes({1}), std::nullopt, 2.75}).elapsed_ms, 2.75);
 }
 
 TEST(EngineWire, OccupancyRequestAndResult) {
-    const auto q = round_trip_request(OccupancyRequest{(1ull << 41) + 9, "box_blur", 49152 + 7, 640});
+    const auto q = round_trip_request(OccupancyRequest{(1ull << 41) + 9, "box_blur", 49152 + 7, 640, {64, 96}});
     EXPECT_EQ(q.module, (1ull << 41) + 9);
     EXPECT_EQ(q.kernel_name, "box_blur");
     EXPECT_EQ(q.dynamic_shared_bytes, 49152u + 7);
     EXPECT_EQ(q.block_size_limit, 640u);
+    EXPECT_EQ(q.block_sizes, (std::vector<int>{64, 96}));
 
     OccupancyResult o;
     o.min_grid_size = 264;
@@ -156,7 +173,9 @@ TEST(EngineWire, OccupancyRequestAndResult) {
     o.active_blocks_per_sm = 2;
     o.occupancy = 0.75;
     o.method = "cuOccupancyMaxPotentialBlockSize";
+    o.active_blocks = {32, 21, 0};
     const auto o2 = round_trip_response(o);
+    EXPECT_EQ(o2.active_blocks, (std::vector<int>{32, 21, 0}));
     EXPECT_EQ(o2.min_grid_size, 264);
     EXPECT_EQ(o2.block_size, 768);
     EXPECT_EQ(o2.active_blocks_per_sm, 2);

@@ -206,10 +206,33 @@ TEST(KernelHeader, Views) {
     expect_error(parse(plus(plus(base_header(), "view c: plot"), "view c: table")), 10, {"already has a view (line 9)"});
 }
 
-TEST(KernelHeader, UnknownReferenceListsKnownOnes) {
+TEST(KernelHeader, ReferenceNamesAFunctionInTheFile) {
     expect_error(parse(plus(base_header(), "reference: vec_add")), 9,
-                 {"unknown reference `vec_add`", "Did you mean `vector_add`?",
-                  "Known references: box_blur_3x3, grayscale_bt601, histogram256, matmul, sum, thread_ids, vector_add"});
+                 {"`reference: vec_add` names no function in this file", "#ifdef PLAYGROUND_REFERENCE",
+                  "static void vec_add(const float* a, float* c, int n)"});
+    expect_error(parse(plus(base_header(), "reference: vector add")), 9, {"names a function in this file"});
+    const KernelFile ok = parse(plus(base_header(), "reference: vec_add"),
+                                std::string(kSignature) + "#ifdef PLAYGROUND_REFERENCE\n"
+                                "static void vec_add(const float* a, float* c, int n) {}\n#endif\n");
+    EXPECT_TRUE(ok.usable()) << dump(ok);
+}
+
+TEST(KernelHeader, ExpectLearnAndKernelLines) {
+    expect_error(parse(plus(base_header(), "expect: crash")), 9,
+                 {"`expect:` says how this buggy-on-purpose lesson fails", "not `crash`"});
+    expect_error(parse(plus(base_header(), "expect: mismatch")), 9, {"`expect: mismatch` needs a `reference:`"});
+    expect_error(parse(plus(base_header(), "kernel: two words")), 9, {"`kernel:` names the `__global__` function"});
+    expect_error(parse(plus(base_header(), "kernel: other")), 9,
+                 {"`kernel: other` names no `__global__` function", "`k` (line"});
+    auto lines = plus(plus(base_header(), "expect: fault"), "learn: threads past n write");
+    lines.push_back("  out of bounds");
+    const KernelFile f = parse(lines);
+    EXPECT_TRUE(f.usable()) << dump(f);
+    EXPECT_EQ(f.spec.expect, ExpectedOutcome::Fault);
+    EXPECT_EQ(f.spec.learn, "threads past n write out of bounds");
+    const KernelFile lone = parse(plus(base_header(), "learn: something"));
+    ASSERT_FALSE(lone.diagnostics.empty());
+    EXPECT_NE(lone.diagnostics[0].message.find("`learn:` goes with `expect:`"), std::string::npos) << dump(lone);
 }
 
 TEST(KernelHeader, Tolerance) {

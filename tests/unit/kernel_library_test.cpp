@@ -74,7 +74,7 @@ TEST(KernelLibrary, VectorAddMetadata) {
     EXPECT_EQ(f.spec.launch.problem_expr, std::vector<std::string>{"n"});
     ASSERT_EQ(f.spec.views.size(), 1u);
     EXPECT_EQ(f.spec.views[0].kind, ViewSpec::Kind::Plot);
-    EXPECT_EQ(f.spec.reference, "vector_add");
+    EXPECT_EQ(f.spec.reference, "vector_add_reference");
     EXPECT_DOUBLE_EQ(f.spec.tolerance, 1e-6);
     ASSERT_TRUE(f.signature);
     EXPECT_EQ(f.signature->name, "vector_add");

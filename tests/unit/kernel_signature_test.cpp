@@ -96,7 +96,7 @@ TEST(Signature, KernelKeyPicksOneOfSeveral) {
     EXPECT_EQ(sig->params.size(), 2u);
 }
 
-TEST(Signature, TwoKernelsAreRefusedNamingBoth) {
+TEST(Signature, TwoKernelsWithoutAChoiceAreRefusedNamingBoth) {
     std::vector<Diagnostic> diags;
     auto sig = sig_of("__global__ void first(int* a) {}\n\n__global__ void second(int* b) {}\n", diags);
     EXPECT_FALSE(sig);
@@ -104,7 +104,13 @@ TEST(Signature, TwoKernelsAreRefusedNamingBoth) {
     EXPECT_EQ(diags[0].line, 3);
     EXPECT_NE(diags[0].message.find("`first` (line 1)"), std::string::npos) << diags[0].message;
     EXPECT_NE(diags[0].message.find("`second` (line 3)"), std::string::npos);
-    EXPECT_NE(diags[0].message.find("kernel: first"), std::string::npos) << diags[0].message;
+    EXPECT_NE(diags[0].message.find("`kernel: first`"), std::string::npos) << diags[0].message;
+    diags.clear();
+    sig = parse_signature("__global__ void first(int* a) {}\n\n__global__ void second(int* b, int n) {}\n", "t.cu", diags,
+                          "second", 4);
+    ASSERT_TRUE(sig) << dump(diags);
+    EXPECT_EQ(sig->name, "second");
+    EXPECT_EQ(sig->params.size(), 2u);
 }
 
 TEST(Signature, DeclarationThenDefinitionIsOneKernel) {

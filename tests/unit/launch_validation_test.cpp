@@ -146,14 +146,14 @@ TEST(LaunchValidation, GridTooSmallWarns) {
     ASSERT_EQ(issues.size(), 1u);
     EXPECT_EQ(issues[0].severity, Severity::Warning);
     EXPECT_EQ(issues[0].message,
-              "grid 3x1x1 of 256-thread blocks covers 768 of 1000003 elements in x; use grid ceil(1000003/256) = 3907");
+              "grid 3x1x1 of 256-thread blocks covers 768 of 1000003 elements in x if each thread handles one element; use grid ceil(1000003/256) = 3907");
 }
 
 TEST(LaunchValidation, GridTooSmallIn2D) {
     const auto issues = validate_launch(gpu(), check({21, 5, 1}, {16, 16, 1}, {333, 200}));
     ASSERT_EQ(issues.size(), 1u);
     EXPECT_EQ(issues[0].message,
-              "grid 21x5x1 of 16x16x1 blocks covers 80 of 200 elements in y; use ceil(200/16) = 13 blocks in y (grid 21x13x1)");
+              "grid 21x5x1 of 16x16x1 blocks covers 80 of 200 elements in y if each thread handles one element; use ceil(200/16) = 13 blocks in y (grid 21x13x1)");
 }
 
 TEST(LaunchValidation, BlockNotAWarpMultipleWarns) {

@@ -89,7 +89,7 @@ TEST(CpuBackendOccupancy, EstimatesOnTheCudaLikeLimits) {
     CpuRig rig(test_options(3));
     const ModuleId m = rig.compile(kScale, "scale");
     // 2048 threads and 48 KiB of shared memory per "SM": 1024-thread blocks, 2 of them, full occupancy.
-    OccupancyResult r = rig.backend->occupancy(OccupancyRequest{m, "scale", 0, 0});
+    OccupancyResult r = rig.backend->occupancy(OccupancyRequest{m, "scale", 0, 0, {}});
     ASSERT_FALSE(r.error.has_value()) << r.error->message;
     EXPECT_EQ(r.block_size, 1024);
     EXPECT_EQ(r.active_blocks_per_sm, 2);
@@ -98,16 +98,16 @@ TEST(CpuBackendOccupancy, EstimatesOnTheCudaLikeLimits) {
     EXPECT_EQ(r.method, "estimate from resource usage (CPU backend emulates CUDA limits)");
 
     // 30000 bytes of dynamic shared memory per block: one block fits, so the largest block wins at 50%.
-    r = rig.backend->occupancy(OccupancyRequest{m, "scale", 30000, 0});
+    r = rig.backend->occupancy(OccupancyRequest{m, "scale", 30000, 0, {}});
     EXPECT_EQ(r.block_size, 1024);
     EXPECT_EQ(r.active_blocks_per_sm, 1);
     EXPECT_DOUBLE_EQ(r.occupancy, 0.5);
 
-    r = rig.backend->occupancy(OccupancyRequest{m, "scale", 0, 200});
+    r = rig.backend->occupancy(OccupancyRequest{m, "scale", 0, 200, {}});
     EXPECT_EQ(r.block_size, 128);
     EXPECT_EQ(r.active_blocks_per_sm, 16);
 
-    r = rig.backend->occupancy(OccupancyRequest{m + 1000, "scale", 0, 0});
+    r = rig.backend->occupancy(OccupancyRequest{m + 1000, "scale", 0, 0, {}});
     ASSERT_TRUE(r.error.has_value());
     EXPECT_NE(r.error->message.find("not loaded"), std::string::npos) << r.error->message;
 }

@@ -1,13 +1,16 @@
-// The CPU references against small cases worked out by hand or by a different formulation, and the
-// buffer comparison used to verify kernels.
+// The library's in-file CPU references, run as the app runs them (compiled from the file's reference section,
+// called in the sandbox) against small cases worked out by hand or by a different formulation; and the
+// buffer comparison used to verify kernels. Finding and checking references: file_reference_test.cpp.
+#include "core/kernel_file/expr.h"
 #include "core/kernel_file/kernel_file.h"
-#include "core/session/references.h"
+#include "core/session/file_reference.h"
+#include "core/session/output_compare.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <numeric>
 #include <cstring>
+#include <numeric>
 
 namespace cp {
 namespace {
@@ -27,69 +30,62 @@ std::vector<T> values(const HostBuffer& b) {
     return std::vector<T>(b.as<T>(), b.as<T>() + b.bytes.size() / sizeof(T));
 }
 
-std::map<std::string, HostBuffer> run(const std::string& name, const ReferenceInputs& in) {
-    const ReferenceFn* fn = find_reference(name);
-    EXPECT_NE(fn, nullptr) << name;
-    std::map<std::string, HostBuffer> expected;
-    if (!fn) return expected;
-    const std::string error = (*fn)(in, expected);
-    EXPECT_EQ(error, "");
-    return expected;
-}
+struct ReferenceInputs {
+    std::map<std::string, double> params;
+    std::map<std::string, HostBuffer> buffers;  // inputs; outputs not given start as zeros
+};
 
-TEST(References, EveryReferenceTheLibraryNamesExistsAndUnknownNamesDoNot) {
-    size_t named = 0;
-    for (const KernelFile& k : scan_library(kernels_dir())) {
-        if (k.spec.reference.empty()) continue;
-        ++named;
-        EXPECT_NE(find_reference(k.spec.reference), nullptr) << k.path << " names `" << k.spec.reference << "`";
+// Runs the reference of library file `relative` on `in`; outputs the test does not give are zero-filled.
+std::map<std::string, HostBuffer> run(const std::string& relative, ReferenceInputs in) {
+    auto file = load_kernel_file(kernels_dir() / relative);
+    EXPECT_TRUE(file.ok());
+    if (!file.ok()) return {};
+    EXPECT_TRUE(file->usable()) << relative;
+    EXPECT_TRUE(file->reference_fn.has_value()) << relative;
+    std::map<std::string, const HostBuffer*> initial;
+    for (const auto& b : file->spec.buffers) {
+        if (!in.buffers.count(b.name)) {  // an output: zeros, as many as the header's count says
+            auto count = eval_expr(b.count_expr, in.params);
+            EXPECT_TRUE(count.ok()) << b.count_expr;
+            const size_t n = count.ok() ? size_t(*count) : 0;
+            in.buffers[b.name] = HostBuffer{b.name, b.type, std::vector<std::byte>(n * elem_info(b.type).size)};
+        }
+        initial[b.name] = &in.buffers.at(b.name);
     }
-    EXPECT_GT(named, 0u);
-    EXPECT_EQ(find_reference("nope"), nullptr);
-    EXPECT_EQ(find_reference(""), nullptr);
+    static FileReference reference;  // one sandboxed worker for the whole suite
+    ReferenceOutcome out = reference.compute(*file, in.params, initial);
+    EXPECT_FALSE(out.error) << out.error->full();
+    return out.expected;
 }
 
-TEST(References, VectorAdd) {
+TEST(LibraryReferences, VectorAdd) {
     ReferenceInputs in;
     in.params["n"] = 3;
     in.buffers["a"] = buffer<float>("a", ElemType::Float, {1.0f, 2.5f, -3.0f});
     in.buffers["b"] = buffer<float>("b", ElemType::Float, {0.5f, 0.5f, 0.25f});
     in.buffers["c"] = buffer<float>("c", ElemType::Float, {9, 9, 9});
-    const auto out = run("vector_add", in);
+    const auto out = run("basics/vector_add.cu", in);
     ASSERT_EQ(out.count("c"), 1u);
     EXPECT_EQ(values<float>(out.at("c")), (std::vector<float>{1.5f, 3.0f, -2.75f}));
 }
 
-TEST(References, VectorAddReportsMissingInputs) {
-    ReferenceInputs in;
-    in.params["n"] = 3;
-    in.buffers["a"] = buffer<float>("a", ElemType::Float, {1, 2, 3});
-    std::map<std::string, HostBuffer> expected;
-    const std::string error = (*find_reference("vector_add"))(in, expected);
-    EXPECT_NE(error.find("needs a buffer named `b` (float); this kernel's buffers are: a"), std::string::npos) << error;
-    in.buffers["b"] = buffer<float>("b", ElemType::Float, {1, 2});
-    EXPECT_NE((*find_reference("vector_add"))(in, expected).find("has 2 elements but 3 are needed"), std::string::npos);
-    in.params.clear();
-    EXPECT_NE((*find_reference("vector_add"))(in, expected).find("needs a parameter named `n`"), std::string::npos);
-}
-
-TEST(References, SumWrapsLikeInt32Atomics) {
+TEST(LibraryReferences, SumWrapsLikeInt32Atomics) {
     ReferenceInputs in;
     in.params["n"] = 4;
     in.buffers["input"] = buffer<int32_t>("input", ElemType::Int, {5, -2, 7, 1});
-    EXPECT_EQ(values<int32_t>(run("sum", in).at("total")), (std::vector<int32_t>{11}));
+    EXPECT_EQ(values<int32_t>(run("reduction/shared_memory_sum.cu", in).at("total")), (std::vector<int32_t>{11}));
     // 2^31 - 1 + 1 wraps to -2^31, as repeated atomicAdd on an int does.
     in.params["n"] = 2;
     in.buffers["input"] = buffer<int32_t>("input", ElemType::Int, {2147483647, 1});
-    EXPECT_EQ(values<int32_t>(run("sum", in).at("total")), (std::vector<int32_t>{-2147483647 - 1}));
+    EXPECT_EQ(values<int32_t>(run("reduction/shared_memory_sum.cu", in).at("total")), (std::vector<int32_t>{-2147483647 - 1}));
 }
 
-TEST(References, Histogram256CountsEachValue) {
+TEST(LibraryReferences, Histogram256CountsEachValue) {
     ReferenceInputs in;
     in.params["width"] = 3;
     in.params["height"] = 2;
     in.buffers["src"] = buffer<uint8_t>("src", ElemType::UChar, {0, 255, 7, 7, 7, 0});
-    const auto bins = values<uint32_t>(run("histogram256", in).at("bins"));
+    const auto bins = values<uint32_t>(run("histogram/atomic_histogram.cu", in).at("bins"));
     ASSERT_EQ(bins.size(), 256u);
     EXPECT_EQ(bins[0], 2u);
     EXPECT_EQ(bins[7], 3u);
@@ -97,7 +93,7 @@ TEST(References, Histogram256CountsEachValue) {
     EXPECT_EQ(std::accumulate(bins.begin(), bins.end(), 0u), 6u);
 }
 
-TEST(References, MatmulByHand) {
+TEST(LibraryReferences, MatmulByHand) {
     // [1 2 3]   [1 0]   [ 1*1+2*2+3*0  1*0+2*1+3*(-1) ]   [ 5 -1]
     // [4 5 6] x [2 1] = [ 4*1+5*2+6*0  4*0+5*1+6*(-1) ] = [14 -1]
     //           [0 -1]
@@ -107,31 +103,31 @@ TEST(References, MatmulByHand) {
     in.params["k"] = 3;
     in.buffers["a"] = buffer<float>("a", ElemType::Float, {1, 2, 3, 4, 5, 6});
     in.buffers["b"] = buffer<float>("b", ElemType::Float, {1, 0, 2, 1, 0, -1});
-    EXPECT_EQ(values<float>(run("matmul", in).at("c")), (std::vector<float>{5, -1, 14, -1}));
+    EXPECT_EQ(values<float>(run("matrix/tiled_matmul.cu", in).at("c")), (std::vector<float>{5, -1, 14, -1}));
 }
 
-TEST(References, ThreadIds) {
+TEST(LibraryReferences, ThreadIds) {
     ReferenceInputs in;
     in.params["width"] = 3;
     in.params["height"] = 2;
-    const auto out = run("thread_ids", in);
+    const auto out = run("basics/thread_ids.cu", in);
     EXPECT_EQ(values<int32_t>(out.at("ids")), (std::vector<int32_t>{0, 1, 2, 3, 4, 5}));
     EXPECT_EQ(out.at("ids").type, ElemType::Int);
 }
 
-TEST(References, GrayscaleBt601ByHand) {
+TEST(LibraryReferences, GrayscaleBt601ByHand) {
     ReferenceInputs in;
     in.params["width"] = 5;
     in.params["height"] = 1;
     in.buffers["src"] = buffer<uint8_t>("src", ElemType::UChar4,
                                         {255, 0, 0, 7, 0, 255, 0, 1, 0, 0, 255, 200, 10, 20, 30, 255, 255, 255, 255, 9});
-    const auto out = run("grayscale_bt601", in);
+    const auto out = run("image/grayscale.cu", in);
     // 0.299*255 = 76.245; 0.587*255 = 149.685; 0.114*255 = 29.07; 2.99+11.74+3.42 = 18.15; 255. Alpha kept.
     EXPECT_EQ(values<uint8_t>(out.at("dst")), (std::vector<uint8_t>{76, 76, 76, 7, 150, 150, 150, 1, 29, 29, 29, 200,
                                                                     18, 18, 18, 255, 255, 255, 255, 9}));
 }
 
-TEST(References, BoxBlurSinglePixelByHand) {
+TEST(LibraryReferences, BoxBlurSinglePixelByHand) {
     // One pixel of 90 in the corner of a 5x3 image, zeros elsewhere. With clamped borders the corner
     // sample is seen 4 times from (0,0), twice from (1,0) and (0,1), once from (1,1).
     std::vector<uint8_t> src(5 * 3 * 4, 0);
@@ -140,7 +136,7 @@ TEST(References, BoxBlurSinglePixelByHand) {
     in.params["width"] = 5;
     in.params["height"] = 3;
     in.buffers["src"] = buffer<uint8_t>("src", ElemType::UChar4, src);
-    const auto dst = values<uint8_t>(run("box_blur_3x3", in).at("dst"));
+    const auto dst = values<uint8_t>(run("image/box_blur.cu", in).at("dst"));
     auto red = [&](int x, int y) { return int(dst[(y * 5 + x) * 4]); };
     EXPECT_EQ(red(0, 0), 40);  // 360 / 9
     EXPECT_EQ(red(1, 0), 20);  // 180 / 9
@@ -156,7 +152,7 @@ TEST(References, BoxBlurSinglePixelByHand) {
     }
 }
 
-TEST(References, BoxBlurMatchesPaddedImageFormulation) {
+TEST(LibraryReferences, BoxBlurMatchesPaddedImageFormulation) {
     // A different formulation: copy the image into a 7x5 array padded by repeating the edges, then
     // sum plain 3x3 windows and round with integer arithmetic (2*sum + 9) / 18.
     const int w = 5, h = 3;
@@ -189,7 +185,7 @@ TEST(References, BoxBlurMatchesPaddedImageFormulation) {
     in.params["width"] = w;
     in.params["height"] = h;
     in.buffers["src"] = buffer<uint8_t>("src", ElemType::UChar4, src);
-    EXPECT_EQ(values<uint8_t>(run("box_blur_3x3", in).at("dst")), want);
+    EXPECT_EQ(values<uint8_t>(run("image/box_blur.cu", in).at("dst")), want);
 }
 
 TEST(CompareBuffers, EqualAndWithinTolerance) {

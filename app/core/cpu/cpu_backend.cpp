@@ -182,6 +182,7 @@ CompileResult CpuBackend::compile(const CompileRequest& request) {
 AllocateResult CpuBackend::allocate(const AllocateRequest& request) {
     AllocateResult out;
     runner_->prepare();
+    const auto start = std::chrono::steady_clock::now();  // after the worker's start, which is no allocation
     auto memory = SharedMemoryFile::create(request.name, request.bytes);
     if (!memory) {
         out.error = engine_error("OUT_OF_MEMORY", "buffer `" + request.name + "`: " + memory.error().message, memory.error().hint);
@@ -194,11 +195,13 @@ AllocateResult CpuBackend::allocate(const AllocateRequest& request) {
     }
     out.buffer = id;
     buffers_[id] = Buffer{request.name, std::move(*memory)};
+    out.elapsed_ms = elapsed_ms(start);
     return out;
 }
 
 UploadResult CpuBackend::upload(const UploadRequest& request) {
     UploadResult out;
+    const auto start = std::chrono::steady_clock::now();
     auto it = buffers_.find(request.buffer);
     if (it == buffers_.end()) {
         out.error = engine_error("INVALID_BUFFER", "upload to a buffer that does not exist (id " + std::to_string(request.buffer) + ")");
@@ -210,12 +213,14 @@ UploadResult CpuBackend::upload(const UploadRequest& request) {
         } else {
             fill_with_pattern(it->second.memory.data(), size, request.data);
         }
-    } else if (request.data.size() > it->second.memory.size()) {
-        out.error = engine_error("INVALID_VALUE", "upload of " + std::to_string(request.data.size()) + " bytes into buffer `" +
-                                                      it->second.name + "` of " + std::to_string(it->second.memory.size()) + " bytes");
+    } else if (request.offset > it->second.memory.size() || request.data.size() > it->second.memory.size() - request.offset) {
+        out.error = engine_error("INVALID_VALUE", "upload of " + std::to_string(request.data.size()) + " bytes at offset " +
+                                                      std::to_string(request.offset) + " into buffer `" + it->second.name +
+                                                      "` of " + std::to_string(it->second.memory.size()) + " bytes");
     } else if (!request.data.empty()) {
-        std::memcpy(it->second.memory.data(), request.data.data(), request.data.size());
+        std::memcpy(it->second.memory.data() + request.offset, request.data.data(), request.data.size());
     }
+    out.elapsed_ms = elapsed_ms(start);
     return out;
 }
 
@@ -226,8 +231,10 @@ ReadBackResult CpuBackend::read_back(const ReadBackRequest& request) {
         out.error = engine_error("INVALID_BUFFER", "read-back of a buffer that does not exist (id " + std::to_string(request.buffer) + ")");
         return out;
     }
+    const auto start = std::chrono::steady_clock::now();
     out.data.resize(it->second.memory.size());
     if (!out.data.empty()) std::memcpy(out.data.data(), it->second.memory.data(), out.data.size());
+    out.elapsed_ms = elapsed_ms(start);
     return out;
 }
 

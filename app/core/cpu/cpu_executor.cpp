@@ -193,6 +193,8 @@ ExecutorLaunch CpuExecutor::launch(const LaunchRequest& request) {
     job.dynamic_shared_bytes = request.dynamic_shared_bytes;
     job.order = options_.order;
     job.seed = options_.seed;
+    std::vector<BlockTrace> trace;
+    if (request.trace) trace.resize(request.grid.count());
 
     int warmup = std::clamp(request.timing.warmup, 0, kMaxLaunches);
     int repeats = std::clamp(request.timing.repeats, 1, kMaxLaunches);
@@ -220,6 +222,7 @@ ExecutorLaunch CpuExecutor::launch(const LaunchRequest& request) {
         if (i > 0)
             for (const auto& [memory, copy] : snapshots) std::memcpy(memory->data(), copy.data(), copy.size());
         job.capture_printf = i == 0;  // every run prints the same: the first one's output is shown
+        job.trace = request.trace && i == warmup + repeats - 1 ? &trace : nullptr;
         const auto start = std::chrono::steady_clock::now();
         GridOutcome outcome = pool_.run(job);
         const double ms = elapsed_ms(start);
@@ -246,6 +249,10 @@ ExecutorLaunch CpuExecutor::launch(const LaunchRequest& request) {
         if (i >= warmup) samples.push_back(ms);
     }
     out.timing = TimingStats::from_samples(std::move(samples), true);
+    if (request.trace) {
+        out.trace = std::move(trace);
+        out.trace_unit = "worker";
+    }
     out.ok = true;
     return run;
 }

@@ -135,7 +135,7 @@ std::string squeeze(const std::string& directive) {
 }
 
 // Marks tokens inside #if branches that are never compiled on the CPU backend, i.e. guarded by
-// __CUDA_PLAYGROUND_CPU__, so that code written for both backends is not refused for what the CPU skips.
+// __CUDA_PLAYGROUND_CPU__ (or a lesson's PLAYGROUND_REFERENCE section), so that code written for both backends is not refused for what the CPU skips.
 void mark_cpu_skipped(const std::string& s, std::vector<Token>& tokens) {
     struct Group {
         int cpu_branch;  // 1: first branch is the CPU's; -1: the #else branch is; 0: unrelated
@@ -156,6 +156,9 @@ void mark_cpu_skipped(const std::string& s, std::vector<Token>& tokens) {
         if (d.rfind("ifdef__CUDA_PLAYGROUND_CPU__", 0) == 0 || d.rfind("ifdefined(__CUDA_PLAYGROUND_CPU__)", 0) == 0)
             groups.push_back({1, false});
         else if (d.rfind("ifndef__CUDA_PLAYGROUND_CPU__", 0) == 0 || d.rfind("if!defined(__CUDA_PLAYGROUND_CPU__)", 0) == 0)
+            groups.push_back({-1, false});
+        // A lesson's in-file reference: host code the kernel compile never sees (reference_section.h).
+        else if (d == "ifdefPLAYGROUND_REFERENCE" || d == "ifdefined(PLAYGROUND_REFERENCE)" || d == "ifdefinedPLAYGROUND_REFERENCE")
             groups.push_back({-1, false});
         else if (d.rfind("if", 0) == 0)
             groups.push_back({0, false});

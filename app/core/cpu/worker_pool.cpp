@@ -31,6 +31,7 @@ GridOutcome WorkerPool::run(const GridLaunch& launch) {
     {
         std::unique_lock lock(mutex_);
         job_ = &launch;
+        job_start_ = std::chrono::steady_clock::now();
         total_blocks_ = total;
         // Small chunks keep the workers evenly loaded; more than one block per grab keeps them off the counter.
         chunk_ = std::clamp<uint64_t>(total / (uint64_t(workers_.size()) * 16), 1, 16);
@@ -160,7 +161,15 @@ __attribute__((noinline)) void WorkerPool::run_blocks(Worker& w, cp_abi::ThreadS
         for (uint64_t b = first; b < last && b < first_failure_.load(std::memory_order_relaxed); ++b) {
             w.current_block = b;
             state->block_idx = {unsigned(b % gx), unsigned((b % gxy) / gx), unsigned(b / gxy)};
-            if (!w.scheduler.run_block(b)) {
+            const auto started = std::chrono::steady_clock::now();
+            const bool ran = w.scheduler.run_block(b);
+            if (job.trace) {
+                const auto since = [&](std::chrono::steady_clock::time_point t) {
+                    return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(t - job_start_).count());
+                };
+                (*job.trace)[b] = BlockTrace{b, uint32_t(w.index), since(started), since(std::chrono::steady_clock::now())};
+            }
+            if (!ran) {
                 w.trap.armed = 0;
                 if (job.capture_printf) {
                     std::string text = w.scheduler.take_block_output();

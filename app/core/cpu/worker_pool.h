@@ -7,9 +7,11 @@
 #include "core/cpu/fault_trap.h"
 #include "core/cpu/guarded_memory.h"
 #include "core/cpu/kernel_module.h"
+#include "core/engine/engine_api.h"
 #include "core/types.h"
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -29,6 +31,9 @@ struct GridLaunch {
     ThreadOrder order = ThreadOrder::Natural;
     uint64_t seed = 1;
     bool capture_printf = false;
+    // When set (sized grid.count()), each block's worker and its start/end on the steady clock, in ns from
+    // the launch's start, as a traced GPU launch records SMs and %globaltimer.
+    std::vector<BlockTrace>* trace = nullptr;
 };
 
 // Where a crash's data address fell, when it is somewhere the worker itself knows about.
@@ -66,7 +71,7 @@ public:
 
 private:
     struct Worker {
-        int index = 0;
+        int index = 0;  // which worker (a traced launch's "unit")
         std::thread thread;
         BlockScheduler scheduler;
         FaultTrap trap;
@@ -91,6 +96,7 @@ private:
 
     // The launch in progress.
     const GridLaunch* job_ = nullptr;
+    std::chrono::steady_clock::time_point job_start_;
     uint64_t total_blocks_ = 0, chunk_ = 1;
     std::atomic<uint64_t> next_block_{0};
     // The lowest block that failed so far: later blocks are skipped, earlier ones still run, so the failure

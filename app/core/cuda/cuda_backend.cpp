@@ -1,21 +1,51 @@
 // CUDA backend, part 1: start-up (driver, device, primary context), device facts, compile + module load,
 // buffers, and what happens after sticky errors. Launching lives in cuda_launch.cpp.
 #include "core/cuda/cuda_backend.h"
+#include "core/engine/trace_wrapper.h"
 
 #include "core/cuda/cuda_backend_factory.h"
 #include "core/cuda/cuda_error_words.h"
+#include "core/cuda/guard_zones.h"
 #include "core/cuda/nvrtc_compiler.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <list>
 #include <mutex>
+#include <optional>
 #include <string_view>
 
 namespace cp {
 
 namespace {
+
+double host_ms_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Page-locked host memory for one pinned copy (what cudaMallocHost gives a program), freed on scope exit.
+// Allocated per copy: it never outlives a context reset, and its cost is outside the timed copy.
+struct PinnedStaging {
+    const CudaDriver& d;
+    void* data = nullptr;
+    PinnedStaging(const CudaDriver& driver, size_t bytes) : d(driver) {
+        if (!d.MemAllocHost || !d.MemFreeHost || d.MemAllocHost(&data, std::max<size_t>(bytes, 1)) != CUDA_SUCCESS)
+            data = nullptr;
+    }
+    ~PinnedStaging() {
+        if (data) d.MemFreeHost(data);
+    }
+    PinnedStaging(const PinnedStaging&) = delete;
+    PinnedStaging& operator=(const PinnedStaging&) = delete;
+};
+
+EngineError no_pinned_memory(uint64_t bytes) {
+    return EngineError{"CUDA_ERROR_OUT_OF_MEMORY", "could not allocate " + std::to_string(bytes) +
+                       " bytes of pinned (page-locked) host memory", "run without pinned host memory", false};
+}
 
 constexpr const char* kUseCpu = ": the CUDA backend is unavailable; use --backend cpu";
 constexpr size_t kPrintfFifoBytes = 8u << 20;  // the driver's device printf buffer (default 1 MiB)
@@ -104,7 +134,7 @@ CudaBackend::CudaBackend(const CudaDriver& driver, CUdevice device, CUcontext co
 CudaBackend::~CudaBackend() {
     if (!context_lost_) {  // after a sticky error every call would fail: just let go of the context
         d_.CtxSetCurrent(context_);
-        for (auto& [id, b] : buffers_) d_.MemFree(b.ptr);
+        for (auto& [id, b] : buffers_) d_.MemFree(b.base);
         for (auto& [id, m] : modules_) d_.ModuleUnload(m.module);
         if (l2_flush_buffer_) d_.MemFree(l2_flush_buffer_);
         if (start_) d_.EventDestroy(start_);
@@ -133,6 +163,7 @@ void CudaBackend::read_device_info() {
     i.caps.occupancy_api = true;
     i.caps.event_timing = true;
     i.caps.default_repeats = 10;
+    i.caps.trace_needs_instrumented_module = true;
     char name[256] = {};
     if (d_.DeviceGetName(name, int(sizeof(name)) - 1, device_) == CUDA_SUCCESS) i.name = name;
     i.cc_major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
@@ -234,7 +265,18 @@ std::string CudaBackend::buffer_label(BufferId id) const {
 CompileResult CudaBackend::compile(const CompileRequest& request) {
     std::vector<std::byte> image;
     std::string lowered;
-    CompileResult result = compile_with_nvrtc(request, arch_, &image, &lowered);
+    CompileRequest wrapped;
+    if (request.instrument_trace) {
+        auto source = make_trace_wrapper(request.source, request.kernel_name);
+        if (!source) {
+            CompileResult refused;
+            refused.error = EngineError{"NOT_INSTRUMENTABLE", source.error().message, source.error().hint, false};
+            return refused;
+        }
+        wrapped = request;
+        wrapped.source = std::move(*source);
+    }
+    CompileResult result = compile_with_nvrtc(request.instrument_trace ? wrapped : request, arch_, &image, &lowered);
     if (!result.ok || !request.load) return result;
     if (auto e = bind()) {
         result.ok = false;
@@ -254,6 +296,11 @@ CompileResult CudaBackend::compile(const CompileRequest& request) {
     }
     loaded.can_print = image_contains(image, "vprintf") || image_contains(image, "__assertfail");
     loaded.can_assert = image_contains(image, "__assertfail");
+    if (request.instrument_trace && d_.ModuleGetGlobal) {
+        size_t bytes = 0;
+        if (d_.ModuleGetGlobal(&loaded.trace_records, &bytes, loaded.module, kTraceRecordsSymbol) != CUDA_SUCCESS)
+            loaded.trace_records = 0;
+    }
     if (!request.kernel_name.empty()) {
         CUfunction fn = nullptr;
         const std::string symbol = lowered.empty() ? request.kernel_name : lowered;
@@ -284,35 +331,107 @@ CompileResult CudaBackend::compile(const CompileRequest& request) {
 
 // ---- buffers --------------------------------------------------------------------------------------------
 
+// Guard zones are on unless CUDA_PLAYGROUND_GUARDS=0 (their cost per launch: tests/bench/guard_bench.cpp).
+static bool guards_enabled() {
+    const char* v = std::getenv("CUDA_PLAYGROUND_GUARDS");
+    return !(v && std::string(v) == "0");
+}
+
+CUresult CudaBackend::fill_guards(const DeviceBuffer& b) {
+    if (!b.guarded) return CUDA_SUCCESS;
+    const GuardLayout l = guard_layout(b.bytes);
+    const auto front = guard_pattern(GuardSide::Front, l.front);
+    const auto back = guard_pattern(GuardSide::Back, l.back);
+    CUresult r = d_.MemcpyHtoD(b.base, front.data(), front.size());
+    if (r == CUDA_SUCCESS) r = d_.MemcpyHtoD(b.base + l.back_offset(), back.data(), back.size());
+    return r;
+}
+
+// After a launch: each buffer argument's zones read back and compared with their pattern. A violation is
+// reported (the first one found) and the zones are restored so that the next launch starts clean.
+std::optional<EngineError> CudaBackend::check_guards(const LaunchRequest& request) {
+    std::optional<EngineError> found;
+    std::vector<BufferId> seen;
+    std::vector<std::byte> zone;
+    for (const KernelArg& a : request.args) {
+        auto it = buffers_.find(a.buffer);
+        if (!a.buffer || it == buffers_.end() || !it->second.guarded) continue;
+        if (std::find(seen.begin(), seen.end(), a.buffer) != seen.end()) continue;
+        seen.push_back(a.buffer);
+        const DeviceBuffer& b = it->second;
+        const GuardLayout l = guard_layout(b.bytes);
+        bool violated = false;
+        for (GuardSide side : {GuardSide::Back, GuardSide::Front}) {
+            const uint64_t size = side == GuardSide::Front ? l.front : l.back;
+            zone.resize(size);
+            const CUdeviceptr at = side == GuardSide::Front ? b.base : b.base + l.back_offset();
+            if (CUresult r = d_.MemcpyDtoH(zone.data(), at, size); r != CUDA_SUCCESS) return failure(r, "checking guard zones");
+            auto v = check_guard(side, zone.data(), size, b.bytes, b.element_bytes);
+            if (!v) continue;
+            violated = true;
+            if (!found)
+                found = EngineError{"out of bounds",
+                                    describe_violation(*v, b.name, b.bytes, b.element_bytes) + ", in kernel `" +
+                                        request.kernel_name + "` (found in the guard zone around the buffer; the "
+                                        "outputs may be wrong)",
+                                    "check the index against the size (e.g. `if (i < n)`) before each access; run "
+                                    "with --sanitize memcheck for the thread, block and line",
+                                    false};
+        }
+        if (violated && fill_guards(b) != CUDA_SUCCESS) break;
+    }
+    return found;
+}
+
 AllocateResult CudaBackend::allocate(const AllocateRequest& request) {
     AllocateResult out;
     if ((out.error = bind())) return out;
     DeviceBuffer b;
     b.bytes = request.bytes;
     b.name = request.name;
+    b.element_bytes = std::max<uint32_t>(request.element_bytes, 1);
+    b.guarded = guards_enabled();
+    const GuardLayout layout = guard_layout(request.bytes);
+    const uint64_t total = b.guarded ? layout.total() : std::max<uint64_t>(request.bytes, 1);
+    // Refuse before asking for memory the GPU does not have (the driver's answer would come after the fact,
+    // and a near-full GPU also starves the display).
+    size_t free_now = 0, total_now = 0;
+    if (d_.MemGetInfo(&free_now, &total_now) == CUDA_SUCCESS && total > free_now) {
+        out.error = EngineError{"CUDA_ERROR_OUT_OF_MEMORY",
+                                "buffer `" + request.name + "` needs " + mib(request.bytes) + " of GPU memory but only " +
+                                    mib(free_now) + " is free (of " + mib(total_now) + ").",
+                                "use a smaller size (e.g. a smaller n, or a smaller image)", false};
+        return out;
+    }
+    const auto start = std::chrono::steady_clock::now();
     // cuMemAlloc refuses 0 bytes; an empty buffer still gets a valid (1-byte) address.
-    CUresult r = d_.MemAlloc(&b.ptr, std::max<uint64_t>(request.bytes, 1));
+    CUresult r = d_.MemAlloc(&b.base, total);
     if (r == CUDA_ERROR_OUT_OF_MEMORY) {
-        size_t free_bytes = 0, total = 0;
-        d_.MemGetInfo(&free_bytes, &total);
+        size_t free_bytes = 0, total_bytes = 0;
+        d_.MemGetInfo(&free_bytes, &total_bytes);
         out.error = EngineError{d_.error_name(r),
                                 "not enough GPU memory for buffer `" + request.name + "`: " + mib(request.bytes) +
-                                    " requested, " + mib(free_bytes) + " free of " + mib(total) + ".",
+                                    " requested, " + mib(free_bytes) + " free of " + mib(total_bytes) + ".",
                                 "use a smaller problem size", false};
         return out;
     }
+    b.ptr = b.guarded ? b.base + layout.front : b.base;
     if (r == CUDA_SUCCESS) r = d_.MemsetD8(b.ptr, 0, std::max<uint64_t>(request.bytes, 1));
+    if (r == CUDA_SUCCESS) r = fill_guards(b);
+    if (r == CUDA_SUCCESS) r = d_.CtxSynchronize();
     if (r != CUDA_SUCCESS) {
-        if (b.ptr) d_.MemFree(b.ptr);
+        if (b.base) d_.MemFree(b.base);
         out.error = failure(r, "allocating buffer `" + request.name + "`");
         return out;
     }
+    out.elapsed_ms = host_ms_since(start);  // cuMemAlloc + the clearing memset, which waits for the device
     out.buffer = next_buffer_++;
     out.device_address = b.ptr;
     CUipcMemHandle ipc;
-    if (d_.IpcGetMemHandle && d_.IpcGetMemHandle(&ipc, b.ptr) == CUDA_SUCCESS) {
+    if (d_.IpcGetMemHandle && d_.IpcGetMemHandle(&ipc, b.base) == CUDA_SUCCESS) {
         const auto* raw = reinterpret_cast<const uint8_t*>(ipc.reserved);
         out.ipc_handle.assign(raw, raw + sizeof(ipc.reserved));
+        out.ipc_offset = b.ptr - b.base;  // the handle opens the allocation; the buffer starts after the guard
     }
     buffers_[out.buffer] = std::move(b);
     return out;
@@ -333,13 +452,27 @@ UploadResult CudaBackend::upload(const UploadRequest& request) {
                                 buffer_label(request.buffer) + " of " + std::to_string(bytes) + " bytes", "", false};
         return out;
     }
-    if (!request.repeat && request.data.size() > bytes) {
-        out.error = EngineError{"too much data", std::to_string(request.data.size()) + " bytes do not fit in " +
+    if (!request.repeat && (request.offset > bytes || request.data.size() > bytes - request.offset)) {
+        out.error = EngineError{"too much data", std::to_string(request.data.size()) + " bytes at offset " +
+                                std::to_string(request.offset) + " do not fit in " +
                                 buffer_label(request.buffer) + " of " + std::to_string(bytes) + " bytes",
                                 "", false};
         return out;
     }
     if (request.data.empty() || bytes == 0) return out;
+    // Pinned: the data is first put in page-locked memory, untimed, as if the program had kept it there.
+    std::optional<PinnedStaging> staging;
+    if (request.pinned && !request.repeat) {
+        staging.emplace(d_, request.data.size());
+        if (!staging->data) {
+            out.error = no_pinned_memory(request.data.size());
+            return out;
+        }
+        std::memcpy(staging->data, request.data.data(), request.data.size());
+    }
+    // Host clock around the copy: cuMemcpyHtoD returns once the data is on the device, and the memsets are
+    // followed by a synchronize so that they are counted whole.
+    const auto start = std::chrono::steady_clock::now();
     CUresult r = CUDA_SUCCESS;
     if (request.repeat) {
         // Patterns of one element: the driver's memset for 1/2/4-byte patterns, else an expanded copy.
@@ -355,8 +488,11 @@ UploadResult CudaBackend::upload(const UploadRequest& request) {
             r = d_.MemcpyHtoD(it->second.ptr, expanded.data(), bytes);
         }
     } else {
-        r = d_.MemcpyHtoD(it->second.ptr, request.data.data(), request.data.size());
+        r = d_.MemcpyHtoD(it->second.ptr + request.offset, staging ? staging->data : request.data.data(),
+                          request.data.size());
     }
+    if (r == CUDA_SUCCESS) r = d_.CtxSynchronize();
+    out.elapsed_ms = host_ms_since(start);
     if (r != CUDA_SUCCESS) out.error = failure(r, "uploading to " + buffer_label(request.buffer));
     return out;
 }
@@ -372,7 +508,19 @@ ReadBackResult CudaBackend::read_back(const ReadBackRequest& request) {
     }
     out.data.resize(it->second.bytes);
     if (out.data.empty()) return out;
-    const CUresult r = d_.MemcpyDtoH(out.data.data(), it->second.ptr, out.data.size());
+    std::optional<PinnedStaging> staging;
+    if (request.pinned) {
+        staging.emplace(d_, out.data.size());
+        if (!staging->data) {
+            out.data.clear();
+            out.error = no_pinned_memory(it->second.bytes);
+            return out;
+        }
+    }
+    const auto start = std::chrono::steady_clock::now();
+    const CUresult r = d_.MemcpyDtoH(staging ? staging->data : out.data.data(), it->second.ptr, out.data.size());
+    out.elapsed_ms = host_ms_since(start);
+    if (r == CUDA_SUCCESS && staging) std::memcpy(out.data.data(), staging->data, out.data.size());
     if (r != CUDA_SUCCESS) {
         out.data.clear();
         out.error = failure(r, "reading back " + buffer_label(request.buffer));
@@ -385,7 +533,7 @@ ReleaseResult CudaBackend::release(const ReleaseRequest& request) {
     for (BufferId id : request.buffers) {
         auto it = buffers_.find(id);
         if (it == buffers_.end()) continue;
-        d_.MemFree(it->second.ptr);
+        d_.MemFree(it->second.base);
         buffers_.erase(it);
     }
     for (ModuleId id : request.modules) {

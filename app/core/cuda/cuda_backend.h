@@ -43,12 +43,18 @@ private:
         std::map<std::string, CUfunction> functions;  // by the name requests use
         bool can_print = false;                        // calls printf or assert: capture stdout on launch
         bool can_assert = false;
+        CUdeviceptr trace_records = 0;  // the instrumented variant's record pointer (trace_wrapper.h); 0: none
     };
     struct DeviceBuffer {
-        CUdeviceptr ptr = 0;
+        CUdeviceptr ptr = 0;   // the buffer the kernel sees
+        CUdeviceptr base = 0;  // the allocation: ptr - front guard zone (core/cuda/guard_zones.h), or ptr
         uint64_t bytes = 0;
         std::string name;
+        uint32_t element_bytes = 1;
+        bool guarded = false;
     };
+    CUresult fill_guards(const DeviceBuffer& b);
+    std::optional<EngineError> check_guards(const LaunchRequest& request);
 
     CudaBackend(const CudaDriver& driver, CUdevice device, CUcontext context);
     void read_device_info();

@@ -85,6 +85,7 @@ std::optional<CudaDriver> load_cuda_driver(const std::string& library, std::stri
     need("cuModuleLoadDataEx", d.ModuleLoadDataEx);
     need("cuModuleUnload", d.ModuleUnload);
     need("cuModuleGetFunction", d.ModuleGetFunction);
+    want("cuModuleGetGlobal_v2", d.ModuleGetGlobal);
     need("cuFuncGetAttribute", d.FuncGetAttribute);
     need("cuFuncSetAttribute", d.FuncSetAttribute);
     want("cuFuncGetParamInfo", d.FuncGetParamInfo);
@@ -100,6 +101,8 @@ std::optional<CudaDriver> load_cuda_driver(const std::string& library, std::stri
     if (!d.EventElapsedTime) need("cuEventElapsedTime", d.EventElapsedTime);  // same signature before 12.8
 
     // Optional: the toolkit's stub library has none of the GL entry points.
+    want("cuMemAllocHost_v2", d.MemAllocHost);
+    want("cuMemFreeHost", d.MemFreeHost);
     want("cuIpcGetMemHandle", d.IpcGetMemHandle);
     want("cuIpcOpenMemHandle_v2", d.IpcOpenMemHandle);
     want("cuIpcCloseMemHandle", d.IpcCloseMemHandle);

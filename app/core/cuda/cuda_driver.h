@@ -47,6 +47,9 @@ struct CudaDriver {
     decltype(&::cuMemsetD16_v2) MemsetD16 = nullptr;
     decltype(&::cuMemsetD32_v2) MemsetD32 = nullptr;
     decltype(&::cuMemcpy2D_v2) Memcpy2D = nullptr;
+    // Page-locked host memory (pinned transfers); optional
+    decltype(&::cuMemAllocHost_v2) MemAllocHost = nullptr;
+    decltype(&::cuMemFreeHost) MemFreeHost = nullptr;
     // Sharing buffers between processes (worker backend -> window interop); optional
     decltype(&::cuIpcGetMemHandle) IpcGetMemHandle = nullptr;
     decltype(&::cuIpcOpenMemHandle_v2) IpcOpenMemHandle = nullptr;
@@ -56,6 +59,7 @@ struct CudaDriver {
     decltype(&::cuModuleLoadDataEx) ModuleLoadDataEx = nullptr;
     decltype(&::cuModuleUnload) ModuleUnload = nullptr;
     decltype(&::cuModuleGetFunction) ModuleGetFunction = nullptr;
+    decltype(&::cuModuleGetGlobal_v2) ModuleGetGlobal = nullptr;  // optional: traced launches need it
     decltype(&::cuFuncGetAttribute) FuncGetAttribute = nullptr;
     decltype(&::cuFuncSetAttribute) FuncSetAttribute = nullptr;
     decltype(&::cuFuncGetParamInfo) FuncGetParamInfo = nullptr;  // optional (driver >= 12.4)

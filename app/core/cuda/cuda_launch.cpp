@@ -7,6 +7,7 @@
 // (x[i] += 1, atomics, an in-place reverse) leaves them as after exactly one launch, and its repeats
 // time the same work.
 #include "core/cuda/cuda_backend.h"
+#include "core/engine/trace_wrapper.h"
 
 #include "core/cuda/stdout_capture.h"
 
@@ -88,10 +89,16 @@ std::optional<EngineError> CudaBackend::marshal_args(CUfunction fn, const Launch
     const std::string kernel = "kernel `" + request.kernel_name + "`";
     // The driver copies parameters blindly: a missing or mis-sized one would read garbage, so compare
     // with the kernel's real parameter list when the driver can tell it (12.4+).
+    // Only indices below the argument count are asked: asking past the last parameter is how the driver
+    // says "no more", but it is an error (CUDA_ERROR_INVALID_VALUE) that compute-sanitizer reports against
+    // us. A kernel with more parameters than arguments is refused before this by the signature check, which
+    // reads the same list from the source.
     std::vector<size_t> sizes;
     if (d_.FuncGetParamInfo) {
         size_t offset = 0, size = 0;
-        while (d_.FuncGetParamInfo(fn, sizes.size(), &offset, &size) == CUDA_SUCCESS) sizes.push_back(size);
+        while (sizes.size() < request.args.size() &&
+               d_.FuncGetParamInfo(fn, sizes.size(), &offset, &size) == CUDA_SUCCESS)
+            sizes.push_back(size);
         if (sizes.size() != request.args.size())
             return refused(kernel + " takes " + std::to_string(sizes.size()) + " parameters but " +
                            std::to_string(request.args.size()) + " arguments were given.");
@@ -177,6 +184,26 @@ LaunchResult CudaBackend::launch(const LaunchRequest& request) {
     const LoadedModule& module = modules_.at(request.module);  // found by kernel_function above
     if (module.can_print) capture.emplace(module.can_assert);
 
+    // A traced launch: point the instrumented kernel's record pointer at a zeroed buffer of 3 words a block.
+    CUdeviceptr records = 0;
+    const uint64_t blocks = request.grid.count();
+    const uint64_t record_bytes = blocks * kTraceWordsPerBlock * sizeof(uint64_t);
+    if (request.trace) {
+        if (!module.trace_records) {
+            out.error = EngineError{"NOT_INSTRUMENTED", "a traced launch needs the kernel compiled for tracing",
+                                    "compile with CompileRequest::instrument_trace", false};
+            return out;
+        }
+        CUresult r = d_.MemAlloc(&records, record_bytes);
+        if (r == CUDA_SUCCESS) r = d_.MemsetD8(records, 0, record_bytes);
+        if (r == CUDA_SUCCESS) r = d_.MemcpyHtoD(module.trace_records, &records, sizeof records);
+        if (r != CUDA_SUCCESS) {
+            if (records) d_.MemFree(records);
+            out.error = failure(r, "the trace buffer for " + subject);
+            return out;
+        }
+    }
+
     std::vector<double> samples;
     size_t first_launch_output = std::string::npos;
     CUresult failed = CUDA_SUCCESS;
@@ -208,10 +235,24 @@ LaunchResult CudaBackend::launch(const LaunchRequest& request) {
                                  " further launches (warmup and repeats) not shown]\n";
         }
     }
+    if (records && failed == CUDA_SUCCESS) {
+        std::vector<uint64_t> words(blocks * kTraceWordsPerBlock);
+        const CUdeviceptr none = 0;
+        failed = d_.MemcpyDtoH(words.data(), records, record_bytes);
+        if (failed == CUDA_SUCCESS) failed = d_.MemcpyHtoD(module.trace_records, &none, sizeof none);
+        out.trace_unit = "sm";
+        out.trace.reserve(blocks);
+        for (uint64_t b = 0; b < blocks && failed == CUDA_SUCCESS; ++b) {
+            const uint64_t* w = words.data() + b * kTraceWordsPerBlock;
+            out.trace.push_back({b, uint32_t(w[0]), w[1], w[2]});
+        }
+    }
+    if (records && !context_is_broken()) d_.MemFree(records);
     if (failed != CUDA_SUCCESS) {
         out.error = failure(failed, subject);
         return out;
     }
+    if ((out.error = check_guards(request))) return out;
     out.ok = true;
     out.timing = TimingStats::from_samples(std::move(samples), false);
     return out;
@@ -246,6 +287,13 @@ OccupancyResult CudaBackend::occupancy(const OccupancyRequest& request) {
     if (r == CUDA_SUCCESS)
         r = d_.OccupancyMaxActiveBlocksPerMultiprocessor(&out.active_blocks_per_sm, fn, out.block_size,
                                                          request.dynamic_shared_bytes);
+    for (int threads : request.block_sizes) {
+        if (r != CUDA_SUCCESS) break;
+        int active = 0;  // a size the kernel cannot launch with counts as no block fitting
+        if (d_.OccupancyMaxActiveBlocksPerMultiprocessor(&active, fn, threads, request.dynamic_shared_bytes) != CUDA_SUCCESS)
+            active = 0;
+        out.active_blocks.push_back(active);
+    }
     if (r != CUDA_SUCCESS) {
         out.error = failure(r, "the occupancy query for " + subject);
         return out;

@@ -6,6 +6,7 @@
 #include "core/cuda/cuda_backend.h"
 #include "core/cuda/cuda_backend_factory.h"
 #include "core/cuda/nvrtc_compiler.h"
+#include "core/cuda/sanitizer_report.h"
 #include "core/engine/engine_wire.h"
 
 #include <nlohmann/json.hpp>
@@ -97,14 +98,14 @@ Response failed_response(const Request& request, const EngineError& error, const
             r.error = error;
             return r;
         }
-        case 2: return AllocateResult{0, 0, error, {}};
-        case 3: return UploadResult{error};
+        case 2: return AllocateResult{0, 0, error, {}, 0};
+        case 3: return UploadResult{error, 0};
         case 4: {
             LaunchResult r;
             r.error = error;
             return r;
         }
-        case 5: return ReadBackResult{{}, error};
+        case 5: return ReadBackResult{{}, error, 0};
         case 6: return ReleaseResult{};
         default: {
             OccupancyResult r;
@@ -139,6 +140,18 @@ std::optional<Error> CudaWorkerBackend::start_worker() {
     spawn.env_name = kWorkerEnv;
     spawn.spec = std::to_string(generation_ << 40);
     spawn.process_name = "cuda-playground-cuda-worker";
+    // Under compute-sanitizer (run --sanitize): the sanitizer starts the worker and writes its findings to
+    // the log, which it finishes as the worker ends (hence the long grace). Guard zones are off there: a
+    // write into a zone is inside the allocation, and memcheck would not see it.
+    const char* tool = std::getenv("CUDA_PLAYGROUND_SANITIZE");
+    const char* log = std::getenv("CUDA_PLAYGROUND_SANITIZE_LOG");
+    if (tool && *tool && log && *log) {
+        const std::string sanitizer = find_compute_sanitizer();
+        if (sanitizer.empty()) return make_error("compute-sanitizer was not found", "see run --help (--sanitize)");
+        spawn.wrapper = {sanitizer, "--tool", tool, "--log-file", log, "--show-backtrace", "no"};
+        spawn.extra_env = {"CUDA_PLAYGROUND_GUARDS=0"};
+        spawn.stop_grace_ms = 60000;
+    }
     if (auto e = worker_.start(spawn)) return e;
 
     const WorkerProcess::Reply hello = worker_.receive(kStartTimeoutS);
@@ -156,6 +169,8 @@ std::optional<Error> CudaWorkerBackend::start_worker() {
     } catch (const std::exception& e) {
         failure = make_error(std::string("the CUDA worker process answered nonsense: ") + e.what());
     }
+    if (failure && !spawn.wrapper.empty())
+        failure->message += " (it was started under compute-sanitizer; its log: " + std::string(log) + ")";
     if (failure) worker_.stop(true);
     return failure;
 }
@@ -209,7 +224,8 @@ CompileResult CudaWorkerBackend::compile(const CompileRequest& request) {
 
 AllocateResult CudaWorkerBackend::allocate(const AllocateRequest& request) {
     AllocateResult r = std::get<AllocateResult>(call(request, kTransferTimeoutS, "allocating `" + request.name + "`"));
-    r.device_address = 0;  // an address in the worker process means nothing here
+    // The worker's address is never dereferenced here (interop goes through the IPC handle); it stays in the
+    // report to match compute-sanitizer's addresses with buffers.
     return r;
 }
 

@@ -187,7 +187,7 @@ void preload_nvrtc_builtins() {
 
 // `syntax_only`: the front end's checks, nothing generated (check_device_code_with_nvrtc).
 void compile_uncached(const CompileRequest& request, const LocalIncludes& includes, const std::string& arch,
-                      CompileResult& result, CachedCompile& out, bool syntax_only = false) {
+                      CompileResult& result, CachedCompile& out, bool syntax_only = false, bool allow_pch = true) {
     const std::string path = display_path(request);
     std::vector<const char*> header_names, header_contents;
     for (const auto& h : nvrtc_std_headers()) {
@@ -214,7 +214,8 @@ void compile_uncached(const CompileRequest& request, const LocalIncludes& includ
         }
     }
     // The PCH option is not in result.options: the cubin does not depend on it, so the cache key does not.
-    const std::vector<std::string> pch = syntax_only ? std::vector<std::string>() : pch_options(request.source, result.options);
+    const std::vector<std::string> pch =
+        syntax_only || !allow_pch ? std::vector<std::string>() : pch_options(request.source, result.options);
     std::vector<const char*> argv;
     for (const auto& o : result.options) argv.push_back(o.c_str());
     for (const auto& o : pch) argv.push_back(o.c_str());
@@ -224,6 +225,12 @@ void compile_uncached(const CompileRequest& request, const LocalIncludes& includ
     run_confined(policy, [&] { r = nvrtcCompileProgram(program, int(argv.size()), argv.data()); });
     pch_record(pch, nvrtcGetPCHCreateStatus(program) == NVRTC_SUCCESS);
     out.log = program_log(program);
+    // Making a precompiled header needs temporary files where the confined thread may not write (Landlock allows
+    // the PCH folder only): the header is marked failed above, and this kernel compiles without one.
+    if (r != NVRTC_SUCCESS && !pch.empty() && out.log.find("cannot open temporary file") != std::string::npos) {
+        compile_uncached(request, includes, arch, result, out, syntax_only, false);
+        return;
+    }
     result.log = out.log;
     result.diagnostics = parse_nvrtc_diagnostics(out.log, path, count_lines(request.source));
     locate_header_diagnostics(request, includes, result.diagnostics);

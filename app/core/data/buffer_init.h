@@ -2,7 +2,7 @@
 #pragma once
 
 #include "core/data/image_io.h"
-#include "core/session/references.h"
+#include "core/data/host_buffer.h"
 #include "core/result.h"
 
 namespace cp {

@@ -36,6 +36,10 @@ struct CompileRequest {
     std::string kernel_name;  // the __global__ function to load
     std::vector<std::string> extra_options;
     bool load = true;         // false: compile only (diagnostics + resource usage), no module
+    // true: compile the trace-instrumented variant (core/engine/trace_wrapper.h) so that launches with
+    // LaunchRequest::trace record per block where and when it ran. Backends that trace without
+    // instrumenting (CPU) compile the source as it is.
+    bool instrument_trace = false;
 };
 struct CompileResult {
     bool ok = false;
@@ -52,6 +56,7 @@ struct CompileResult {
 struct AllocateRequest {
     std::string name;  // the buffer's name in the kernel (used in error messages)
     uint64_t bytes = 0;
+    uint32_t element_bytes = 1;  // size of one element, to name elements in out-of-bounds reports
 };
 struct AllocateResult {
     BufferId buffer = 0;
@@ -61,6 +66,8 @@ struct AllocateResult {
     // reach this buffer, e.g. the window's GL interop when the backend runs in a worker process. Empty when
     // unavailable (CPU backend, or a driver without IPC).
     std::vector<uint8_t> ipc_handle;
+    uint64_t ipc_offset = 0;  // the buffer's start within the allocation the handle opens (guard zones)
+    double elapsed_ms = 0;  // the allocation itself (cuMemAlloc + clearing; CPU: the shared-memory file), host clock
 };
 
 struct UploadRequest {
@@ -70,12 +77,17 @@ struct UploadRequest {
     // buffer's size) repeated over the whole buffer — resets an output to zeros or a constant without
     // sending it whole.
     bool repeat = false;
+    // true: copy from page-locked (pinned) host memory, as a program that allocates its host buffers with
+    // cudaMallocHost would; staging into it is not timed. false: from ordinary (pageable) memory. CUDA only.
+    bool pinned = false;
+    uint64_t offset = 0;  // !repeat: where in the buffer `data` goes (bytes), for uploads in several chunks
 };
 
 // Writes `pattern` repeatedly over dst[0, bytes); bytes must be a multiple of the pattern's size.
 void fill_with_pattern(std::byte* dst, uint64_t bytes, const std::vector<std::byte>& pattern);
 struct UploadResult {
     std::optional<EngineError> error;
+    double elapsed_ms = 0;  // the host-to-device copy alone (cuMemcpyHtoD / memset; CPU: into shared memory)
 };
 
 // One kernel argument: a buffer or a scalar's bytes.
@@ -105,20 +117,36 @@ struct LaunchRequest {
     uint32_t dynamic_shared_bytes = 0;
     std::vector<KernelArg> args;
     TimingOptions timing;
+    // Record per block where and when it ran (the last launch of the request). CUDA needs a module compiled
+    // with CompileRequest::instrument_trace; the CPU backend records its worker threads.
+    bool trace = false;
 };
+
+// One block of a traced launch: the SM that ran it (%smid) or the CPU backend's worker thread, and when it
+// started and ended (%globaltimer, or the steady clock from the launch's start), in nanoseconds.
+struct BlockTrace {
+    uint64_t block = 0;  // linear block index: x + grid.x * (y + grid.y * z)
+    uint32_t unit = 0;   // SM or worker
+    uint64_t start_ns = 0, end_ns = 0;
+};
+
 struct LaunchResult {
     bool ok = false;
     TimingStats timing;
     std::string printf_output;  // device printf, captured
     std::optional<EngineError> error;
+    std::vector<BlockTrace> trace;  // one per block when the request asked for it, in block order
+    std::string trace_unit;         // "sm" or "worker"
 };
 
 struct ReadBackRequest {
     BufferId buffer = 0;
+    bool pinned = false;  // as UploadRequest::pinned, for the device-to-host copy
 };
 struct ReadBackResult {
     std::vector<std::byte> data;
     std::optional<EngineError> error;
+    double elapsed_ms = 0;  // the device-to-host copy alone (cuMemcpyDtoH; CPU: out of shared memory)
 };
 
 struct ReleaseRequest {
@@ -134,6 +162,9 @@ struct OccupancyRequest {
     std::string kernel_name;
     uint32_t dynamic_shared_bytes = 0;
     uint32_t block_size_limit = 0;  // 0: the kernel's and the device's own limit
+    // Also answer, for each of these threads-per-block, the active blocks per SM (CUDA:
+    // cuOccupancyMaxActiveBlocksPerMultiprocessor), for the occupancy chart and its check.
+    std::vector<int> block_sizes;
 };
 struct OccupancyResult {
     int min_grid_size = 0;          // blocks that fill every SM at that occupancy
@@ -142,6 +173,7 @@ struct OccupancyResult {
     double occupancy = 0;           // active warps / max warps per SM at block_size
     std::string method;             // "cuOccupancyMaxPotentialBlockSize" or "estimate from resource usage ..."
     std::optional<EngineError> error;
+    std::vector<int> active_blocks;  // per OccupancyRequest::block_sizes (0: that size cannot launch)
 };
 
 using Request = std::variant<InfoRequest, CompileRequest, AllocateRequest, UploadRequest, LaunchRequest,

@@ -40,7 +40,8 @@ void from_json(const json& j, ResourceUsage& u) {
 void to_json(json& j, const DeviceInfo& d) {
     const BackendCapabilities& c = d.caps;
     j = {{"backend", d.backend},
-         {"caps", {c.launches, c.gpu, c.device_buffers, c.buffers_by_ipc, c.occupancy_api, c.event_timing, c.default_repeats}},
+         {"caps", {c.launches, c.gpu, c.device_buffers, c.buffers_by_ipc, c.occupancy_api, c.event_timing, c.default_repeats,
+                  c.trace_needs_instrumented_module}},
          {"name", d.name},
          {"arch", d.arch},
          {"cc", {d.cc_major, d.cc_minor}},
@@ -66,7 +67,7 @@ void from_json(const json& j, DeviceInfo& d) {
     d.backend = j.at("backend").get<std::string>();
     const json& c = j.at("caps");
     d.caps = {c.at(0).get<bool>(), c.at(1).get<bool>(), c.at(2).get<bool>(), c.at(3).get<bool>(),
-              c.at(4).get<bool>(), c.at(5).get<bool>(), c.at(6).get<int>()};
+              c.at(4).get<bool>(), c.at(5).get<bool>(), c.at(6).get<int>(), c.size() > 7 && c.at(7).get<bool>()};
     d.name = j.at("name").get<std::string>();
     d.arch = j.at("arch").get<std::string>();
     d.cc_major = j.at("cc").at(0).get<int>();
@@ -142,12 +143,15 @@ WireMessage encode_request(const Request& request) {
             using T = std::decay_t<decltype(r)>;
             if constexpr (std::is_same_v<T, CompileRequest>) {
                 j.update({{"source", r.source}, {"path", r.path}, {"kernel_name", r.kernel_name},
-                          {"extra_options", r.extra_options}, {"load", r.load}});
+                          {"extra_options", r.extra_options}, {"load", r.load},
+                          {"instrument_trace", r.instrument_trace}});
             } else if constexpr (std::is_same_v<T, AllocateRequest>) {
-                j.update({{"name", r.name}, {"bytes", r.bytes}});
+                j.update({{"name", r.name}, {"bytes", r.bytes}, {"element_bytes", r.element_bytes}});
             } else if constexpr (std::is_same_v<T, UploadRequest>) {
                 j["buffer"] = r.buffer;
                 j["repeat"] = r.repeat;
+                j["pinned"] = r.pinned;
+                j["offset"] = r.offset;
                 m.blob = r.data;
             } else if constexpr (std::is_same_v<T, LaunchRequest>) {
                 json args = json::array();
@@ -155,14 +159,16 @@ WireMessage encode_request(const Request& request) {
                     args.push_back({{"name", a.name}, {"buffer", a.buffer}, {"scalar", bytes_json(a.scalar)}});
                 j.update({{"module", r.module}, {"kernel_name", r.kernel_name}, {"grid", r.grid}, {"block", r.block},
                           {"dynamic_shared_bytes", r.dynamic_shared_bytes}, {"args", args},
-                          {"timing", {r.timing.warmup, r.timing.repeats, r.timing.flush_l2}}});
+                          {"timing", {r.timing.warmup, r.timing.repeats, r.timing.flush_l2}}, {"trace", r.trace}});
             } else if constexpr (std::is_same_v<T, ReadBackRequest>) {
                 j["buffer"] = r.buffer;
+                j["pinned"] = r.pinned;
             } else if constexpr (std::is_same_v<T, ReleaseRequest>) {
                 j.update({{"buffers", r.buffers}, {"modules", r.modules}});
             } else if constexpr (std::is_same_v<T, OccupancyRequest>) {
                 j.update({{"module", r.module}, {"kernel_name", r.kernel_name},
-                          {"dynamic_shared_bytes", r.dynamic_shared_bytes}, {"block_size_limit", r.block_size_limit}});
+                          {"dynamic_shared_bytes", r.dynamic_shared_bytes}, {"block_size_limit", r.block_size_limit},
+                          {"block_sizes", r.block_sizes}});
             }
         },
         request);
@@ -182,10 +188,13 @@ std::optional<Request> decode_request(WireMessage message) {
                 r.kernel_name = j.at("kernel_name").get<std::string>();
                 r.extra_options = j.at("extra_options").get<std::vector<std::string>>();
                 r.load = j.at("load").get<bool>();
+                r.instrument_trace = j.value("instrument_trace", false);
                 return r;
             }
-            case 2: return AllocateRequest{j.at("name").get<std::string>(), j.at("bytes").get<uint64_t>()};
-            case 3: return UploadRequest{j.at("buffer").get<BufferId>(), std::move(message.blob), j.value("repeat", false)};
+            case 2: return AllocateRequest{j.at("name").get<std::string>(), j.at("bytes").get<uint64_t>(),
+                                           j.value("element_bytes", uint32_t(1))};
+            case 3: return UploadRequest{j.at("buffer").get<BufferId>(), std::move(message.blob), j.value("repeat", false),
+                                         j.value("pinned", false), j.value("offset", uint64_t(0))};
             case 4: {
                 LaunchRequest r;
                 r.module = j.at("module").get<ModuleId>();
@@ -198,16 +207,18 @@ std::optional<Request> decode_request(WireMessage message) {
                                       bytes_from(a.at("scalar"))});
                 const json& t = j.at("timing");
                 r.timing = {t.at(0).get<int>(), t.at(1).get<int>(), t.at(2).get<bool>()};
+                r.trace = j.value("trace", false);
                 return r;
             }
-            case 5: return ReadBackRequest{j.at("buffer").get<BufferId>()};
+            case 5: return ReadBackRequest{j.at("buffer").get<BufferId>(), j.value("pinned", false)};
             case 6:
                 return ReleaseRequest{j.at("buffers").get<std::vector<BufferId>>(),
                                       j.at("modules").get<std::vector<ModuleId>>()};
             default:
                 return OccupancyRequest{j.at("module").get<ModuleId>(), j.at("kernel_name").get<std::string>(),
                                         j.at("dynamic_shared_bytes").get<uint32_t>(),
-                                        j.at("block_size_limit").get<uint32_t>()};
+                                        j.at("block_size_limit").get<uint32_t>(),
+                                        j.value("block_sizes", std::vector<int>{})};
         }
     } catch (const std::exception&) {
         return std::nullopt;
@@ -230,19 +241,32 @@ WireMessage encode_response(const Response& response) {
                           {"module", r.module}, {"error", error_json(r.error)}});
             } else if constexpr (std::is_same_v<T, AllocateResult>) {
                 j.update({{"buffer", r.buffer}, {"device_address", r.device_address}, {"ipc_handle", r.ipc_handle},
-                          {"error", error_json(r.error)}});
+                          {"ipc_offset", r.ipc_offset}, {"error", error_json(r.error)}, {"elapsed_ms", r.elapsed_ms}});
             } else if constexpr (std::is_same_v<T, UploadResult>) {
                 j["error"] = error_json(r.error);
+                j["elapsed_ms"] = r.elapsed_ms;
             } else if constexpr (std::is_same_v<T, LaunchResult>) {
                 j.update({{"ok", r.ok}, {"samples_ms", r.timing.samples_ms}, {"cpu_time", r.timing.cpu_time},
-                          {"printf_output", r.printf_output}, {"error", error_json(r.error)}});
+                          {"printf_output", r.printf_output}, {"error", error_json(r.error)},
+                          {"trace_unit", r.trace_unit}});
+                // The trace travels in the JSON itself, 4 numbers a block (block, unit, start, end), so that a
+                // carrier that forwards only the JSON part (the CPU worker's protocol) keeps it.
+                json records = json::array();
+                for (const BlockTrace& b : r.trace) {
+                    records.push_back(b.block);
+                    records.push_back(b.unit);
+                    records.push_back(b.start_ns);
+                    records.push_back(b.end_ns);
+                }
+                j["trace"] = std::move(records);
             } else if constexpr (std::is_same_v<T, ReadBackResult>) {
                 j["error"] = error_json(r.error);
+                j["elapsed_ms"] = r.elapsed_ms;
                 m.blob = r.data;
             } else if constexpr (std::is_same_v<T, OccupancyResult>) {
                 j.update({{"min_grid_size", r.min_grid_size}, {"block_size", r.block_size},
                           {"active_blocks_per_sm", r.active_blocks_per_sm}, {"occupancy", r.occupancy},
-                          {"method", r.method}, {"error", error_json(r.error)}});
+                          {"method", r.method}, {"error", error_json(r.error)}, {"active_blocks", r.active_blocks}});
             }
         },
         response);
@@ -269,8 +293,9 @@ std::optional<Response> decode_response(WireMessage message) {
                 return r;
             }
             case 2: return AllocateResult{j.at("buffer").get<BufferId>(), j.at("device_address").get<uint64_t>(),
-                                          error_from(j), j.value("ipc_handle", std::vector<uint8_t>{})};
-            case 3: return UploadResult{error_from(j)};
+                                          error_from(j), j.value("ipc_handle", std::vector<uint8_t>{}),
+                                          j.value("ipc_offset", uint64_t(0)), j.value("elapsed_ms", 0.0)};
+            case 3: return UploadResult{error_from(j), j.value("elapsed_ms", 0.0)};
             case 4: {
                 LaunchResult r;
                 r.ok = j.at("ok").get<bool>();
@@ -278,9 +303,16 @@ std::optional<Response> decode_response(WireMessage message) {
                                                      j.at("cpu_time").get<bool>());
                 r.printf_output = j.at("printf_output").get<std::string>();
                 r.error = error_from(j);
+                r.trace_unit = j.value("trace_unit", std::string());
+                if (auto t = j.find("trace"); t != j.end() && t->is_array()) {
+                    const auto& a = *t;
+                    for (size_t i = 0; i + 3 < a.size(); i += 4)
+                        r.trace.push_back({a[i].get<uint64_t>(), a[i + 1].get<uint32_t>(), a[i + 2].get<uint64_t>(),
+                                           a[i + 3].get<uint64_t>()});
+                }
                 return r;
             }
-            case 5: return ReadBackResult{std::move(message.blob), error_from(j)};
+            case 5: return ReadBackResult{std::move(message.blob), error_from(j), j.value("elapsed_ms", 0.0)};
             case 6: return ReleaseResult{};
             default: {
                 OccupancyResult r;
@@ -290,6 +322,7 @@ std::optional<Response> decode_response(WireMessage message) {
                 r.occupancy = j.at("occupancy").get<double>();
                 r.method = j.at("method").get<std::string>();
                 r.error = error_from(j);
+                r.active_blocks = j.value("active_blocks", std::vector<int>{});
                 return r;
             }
         }

@@ -146,22 +146,61 @@ void check_registers(const DeviceInfo& device, const LaunchCheck& c, std::vector
                                 "), or cap registers with __launch_bounds__(" + std::to_string(c.block.count()) + ")."));
 }
 
-void warn_coverage(const LaunchCheck& c, std::vector<LaunchIssue>& issues) {
+// A guess from `problem:` (one thread per element); a run that measures coverage replaces it with what
+// happened. Never suggests a grid the device refuses: past a grid limit it suggests a taller block or a
+// grid-stride loop.
+void warn_coverage(const DeviceInfo& device, const LaunchCheck& c, std::vector<LaunchIssue>& issues) {
     const bool one_d = c.block.y == 1 && c.block.z == 1 && c.grid.y == 1 && c.grid.z == 1 && c.problem.size() <= 1;
-    Dim3 full_grid = c.grid;
-    for (size_t i = 0; i < c.problem.size() && i < 3; ++i)
-        dim(full_grid, static_cast<int>(i)) = static_cast<uint32_t>(std::max(dim(c.grid, static_cast<int>(i)), static_cast<uint32_t>(div_up(c.problem[i], dim(c.block, static_cast<int>(i))))));
+    auto grid_for = [&](const Dim3& block) {
+        Dim3 g = c.grid;
+        for (size_t i = 0; i < c.problem.size() && i < 3; ++i) {
+            const int d = static_cast<int>(i);
+            dim(g, d) = static_cast<uint32_t>(std::min<uint64_t>(
+                0xFFFFFFFFull, std::max<uint64_t>(dim(c.grid, d), div_up(c.problem[i], dim(block, d)))));
+        }
+        return g;
+    };
+    auto fits = [&](const Dim3& g) {
+        for (int d = 0; d < 3; ++d)
+            if (dim(g, d) > dim(device.max_grid, d)) return false;
+        return true;
+    };
+    const Dim3 full_grid = grid_for(c.block);
+    // Past a grid limit: grow the block along that axis (taking threads from x when the block is full).
+    Dim3 block = c.block;
+    for (int d = 0; d < 3 && !fits(grid_for(block)); ++d) {
+        if (d >= static_cast<int>(c.problem.size()) || dim(grid_for(block), d) <= dim(device.max_grid, d)) continue;
+        const uint64_t factor = div_up(dim(grid_for(block), d), dim(device.max_grid, d));
+        uint64_t p2 = 1;
+        while (p2 < factor) p2 *= 2;
+        dim(block, d) = static_cast<uint32_t>(dim(block, d) * p2);
+        if (d > 0 && block.count() > static_cast<uint64_t>(device.max_threads_per_block) && block.x % p2 == 0)
+            block.x = static_cast<uint32_t>(block.x / p2);
+    }
+    const bool block_ok = block.count() <= static_cast<uint64_t>(device.max_threads_per_block) &&
+                          block.x <= device.max_block.x && block.y <= device.max_block.y && block.z <= device.max_block.z;
     for (size_t i = 0; i < c.problem.size() && i < 3; ++i) {
         const int d = static_cast<int>(i);
         const uint64_t covered = uint64_t(dim(c.grid, d)) * dim(c.block, d);
         if (covered >= c.problem[i]) continue;
         const std::string blocks = one_d ? std::to_string(c.block.x) + "-thread blocks" : c.block.str() + " blocks";
-        const std::string formula = "ceil(" + std::to_string(c.problem[i]) + "/" + std::to_string(dim(c.block, d)) +
-                                    ") = " + std::to_string(div_up(c.problem[i], dim(c.block, d)));
         std::string message = "grid " + c.grid.str() + " of " + blocks + " covers " + std::to_string(covered) + " of " +
-                              std::to_string(c.problem[i]) + " elements in " + axis_name(d) + "; use ";
-        message += one_d ? "grid " + formula : formula + " blocks in " + axis_name(d) + " (grid " + full_grid.str() + ")";
-        issues.push_back(LaunchIssue{Severity::Warning, "grid covers the problem", message});
+                              std::to_string(c.problem[i]) + " elements in " + axis_name(d) +
+                              " if each thread handles one element; ";
+        if (fits(full_grid)) {
+            const std::string formula = "ceil(" + std::to_string(c.problem[i]) + "/" + std::to_string(dim(c.block, d)) +
+                                        ") = " + std::to_string(div_up(c.problem[i], dim(c.block, d)));
+            message += "use ";
+            message += one_d ? "grid " + formula : formula + " blocks in " + axis_name(d) + " (grid " + full_grid.str() + ")";
+        } else if (block_ok && fits(grid_for(block)) && !(block == c.block)) {
+            message += "one block per element would need grid " + full_grid.str() + ", past this device's grid limit " +
+                       device.max_grid.str() + "; use block " + block.str() + " with grid " + grid_for(block).str() +
+                       ", or a grid-stride loop";
+        } else {
+            message += "one block per element would need grid " + full_grid.str() + ", past this device's grid limit " +
+                       device.max_grid.str() + "; let each thread handle several elements (a grid-stride loop)";
+        }
+        issues.push_back(LaunchIssue{Severity::Warning, kCoverageLimit, message});
     }
 }
 
@@ -201,7 +240,7 @@ std::vector<LaunchIssue> validate_launch(const DeviceInfo& device, const LaunchC
     // A refused launch gets only its refusals: a warning would suggest another change next to the one that
     // is needed (a warp-size hint of 256x1x1 beside "at most 64 in z").
     if (!issues.empty()) return issues;
-    warn_coverage(check, issues);
+    warn_coverage(device, check, issues);
     warn_warp_multiple(device, check, issues);
     return issues;
 }

@@ -15,6 +15,9 @@ struct LaunchIssue {
     std::string message;                  // full sentence with value, limit and a suggestion
 };
 
+// LaunchIssue::limit of the guess that the grid does not cover the problem (a measurement replaces it).
+inline constexpr const char* kCoverageLimit = "grid covers the problem";
+
 struct LaunchCheck {
     Dim3 grid, block;
     uint32_t dynamic_shared_bytes = 0;

@@ -3,6 +3,7 @@
 #include "core/kernel_file/host_code.h"
 
 #include "core/kernel_file/kernel_file_parts.h"
+#include "core/kernel_file/reference_section.h"
 #include "core/text_util.h"
 
 #include <algorithm>
@@ -56,9 +57,12 @@ struct Function {
 
 }  // namespace
 
-HostCodeScan separate_host_code(const std::string& source) {
+HostCodeScan separate_host_code(const std::string& original) {
     HostCodeScan scan;
-    scan.kernel_source = source;
+    scan.kernel_source = original;
+    // A lesson's in-file reference is host code by design (compiled apart, see reference_section.h): not a
+    // pasted program, so it is neither reported nor blanked.
+    const std::string source = without_reference_sections(original);
     const std::string code = blank_comments_and_strings(source);
 
     // Top-level functions: `... name ( ... ) [qualifiers] {` at namespace depth.

@@ -4,6 +4,7 @@
 
 #include "core/kernel_file/host_code.h"
 #include "core/kernel_file/kernel_file_parts.h"
+#include "core/kernel_file/reference_section.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -17,7 +18,7 @@ namespace cp {
 
 namespace fs = std::filesystem;
 
-KernelFile parse_kernel_source(std::string source, fs::path path) {
+KernelFile parse_kernel_source(std::string source, fs::path path, const std::string& kernel) {
     KernelFile f;
     f.path = std::move(path);
     f.source = std::move(source);
@@ -28,9 +29,11 @@ KernelFile parse_kernel_source(std::string source, fs::path path) {
     HeaderState state;
     parse_header(f.source, file, f.spec, f.diagnostics, state);
     check_header(file, f.spec, f.diagnostics, state);
+    if (!kernel.empty()) f.spec.kernel = kernel;
     if (state.unterminated) return f;  // the rest of the file is inside the comment
     f.signature = parse_signature(f.source, file, f.diagnostics, f.spec.kernel, f.spec.kernel_line);
     if (f.signature) cross_check(f.spec, *f.signature, state, file, f.diagnostics);
+    if (f.spec.has_metadata) check_reference(f, state.reference_line);
     std::stable_sort(f.diagnostics.begin(), f.diagnostics.end(),
                      [](const Diagnostic& a, const Diagnostic& b) { return a.line < b.line; });
     return f;

@@ -12,7 +12,9 @@ namespace cp {
 
 // Parses source text (never fails: every problem becomes a Diagnostic with its line).
 // A file without a metadata header gets spec.has_metadata = false and no error.
-KernelFile parse_kernel_source(std::string source, std::filesystem::path path);
+// `kernel`, when given, runs that __global__ function instead of the one the header's `kernel:` names (e.g. a
+// variant in the same file, `run --compare`).
+KernelFile parse_kernel_source(std::string source, std::filesystem::path path, const std::string& kernel = {});
 
 // Reads and parses a file. Fails only when the file cannot be read (missing, a directory, unreadable,
 // not text); the Error says which and how to fix it.

@@ -28,7 +28,7 @@ struct HeaderState {
     std::set<std::string> used_names;    // every name any expression refers to
     int unreadable_lines = 0;            // lines whose key could not be read (one may be the title)
     bool unterminated = false;           // no closing `*/`: nothing else is checked
-    int reference_line = 0, tolerance_line = 0, grid_line = 0;
+    int reference_line = 0, tolerance_line = 0, grid_line = 0, kernel_line = 0, expect_line = 0, learn_line = 0;
 };
 
 // Parses the `/*@playground ... */` block, if any, filling spec and diagnostics.
@@ -45,6 +45,11 @@ void cross_check(const KernelSpec& spec, const KernelSignature& signature, const
 
 // `source` with comments, string literals and preprocessor lines replaced by spaces (newlines kept).
 std::string blank_comments_and_strings(const std::string& source);
+
+// The definition of the (non-kernel) function `name` in `source`, e.g. a lesson's reference; nullopt when there
+// is none (no diagnostic) or a parameter has no name (diagnostic added).
+std::optional<KernelSignature> parse_function(const std::string& source, const std::string& name, const std::string& file,
+                                              std::vector<Diagnostic>& diagnostics);
 
 Diagnostic make_diagnostic(const std::string& file, int line, int column, Severity severity, std::string message);
 

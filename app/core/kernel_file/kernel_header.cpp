@@ -4,7 +4,6 @@
 // `param` and `buffer` lines are read in kernel_header_entries.cpp.
 #include "core/kernel_file/expr.h"
 #include "core/kernel_file/kernel_header_parser.h"
-#include "core/session/references.h"
 #include "core/text_util.h"
 
 #include <algorithm>
@@ -21,9 +20,9 @@ using header::split_dims;
 using header::split_words;
 using header::Word;
 
-const std::vector<std::string> kKeys = {"title", "category", "tags", "about", "param", "buffer", "block",
-                                        "grid", "shared", "problem", "view", "reference", "tolerance", "traffic",
-                                        "kernel"};
+const std::vector<std::string> kKeys = {"title",     "category", "tags",   "about",   "param", "buffer",
+                                        "block",     "grid",     "shared", "problem", "view",  "reference",
+                                        "tolerance", "traffic",  "kernel", "expect",  "learn"};
 const std::vector<std::string> kNamedKeys = {"param", "buffer", "view"};
 const std::vector<std::string> kColormaps = {"gray", "viridis", "magma", "coolwarm"};
 
@@ -57,6 +56,10 @@ private:
         }
         size_t indent = 0;
         while (indent < raw.size() && (raw[indent] == ' ' || raw[indent] == '\t')) ++indent;
+        if (indent >= 2 && last_key_ == "learn") {
+            spec_.learn += (spec_.learn.empty() ? "" : " ") + collapse_spaces(content);
+            return;
+        }
         if (indent >= 2 && last_key_ == "about") {
             spec_.about += (spec_.about.empty() ? "" : " ") + collapse_spaces(content);
             return;
@@ -120,7 +123,7 @@ private:
             }
             first_line_of_[key] = line;
         }
-        if (value.empty() && key != "about" && key != "tags") {
+        if (value.empty() && key != "about" && key != "tags" && key != "learn") {
             error(line, value_column, "`" + key + "` has no value after the `:`.");
             if (named) state_.broken_names.insert(lhs[1].text);
             return;
@@ -144,11 +147,16 @@ private:
             remember(HeaderExpr::Context::Shared, value, "`shared`", l.line, l.column);
         } else if (key == "problem") parse_problem(l);
         else if (key == "reference") parse_reference(l);
-        else if (key == "tolerance") parse_tolerance(l);
-        else if (key == "kernel") {
-            spec_.kernel = value;
-            spec_.kernel_line = line;
-        } else if (key == "traffic") {
+        else if (key == "kernel")
+            parse_kernel(l);
+        else if (key == "expect")
+            parse_expect(l);
+        else if (key == "learn") {
+            state_.learn_line = l.line;
+            spec_.learn = collapse_spaces(value);
+        } else if (key == "tolerance")
+            parse_tolerance(l);
+        else if (key == "traffic") {
             spec_.traffic_expr = value;
             remember(HeaderExpr::Context::Traffic, value, "`traffic`", l.line, l.column);
         }
@@ -297,13 +305,56 @@ private:
 
     void parse_reference(const Line& l) {
         state_.reference_line = l.line;
-        if (!find_reference(l.value)) {
-            error(l.line, l.column, "unknown reference `" + l.value + "`." + did_you_mean(l.value, reference_names()) +
-                                        " Known references: " + join(reference_names(), ", ") +
-                                        ". (Leave out `reference:` if there is none for this kernel.)");
+        // The reference is a function in the same file (checked once the source is read: reference_section.h).
+        const bool identifier = !l.value.empty() && (std::isalpha(static_cast<unsigned char>(l.value[0])) || l.value[0] == '_') &&
+                                std::all_of(l.value.begin(), l.value.end(), [](char c) {
+                                    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                                });
+        if (!identifier) {
+            error(l.line, l.column, "`reference:` names a function in this file, e.g. `reference: blur_reference`, not `" +
+                                        l.value + "`. Write it as plain C++ under `#ifdef PLAYGROUND_REFERENCE` (see "
+                                        "kernels/FORMAT.md), or leave out `reference:`.");
             return;
         }
         spec_.reference = l.value;
+    }
+
+    // ---- kernel, expect ----
+
+    void parse_kernel(const Line& l) {
+        state_.kernel_line = l.line;
+        spec_.kernel_line = l.line;
+        // A name, or a template instantiation `reduce<float, 256>` (a C++ name expression, checked against the
+        // file's kernels once the source is read).
+        const std::string name = l.value.substr(0, l.value.find('<'));
+        const bool identifier = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_') &&
+                                std::all_of(name.begin(), name.end(), [](char c) {
+                                    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                                });
+        const bool instantiation_ok = name.size() == l.value.size() || l.value.back() == '>';
+        if (!identifier || !instantiation_ok) {
+            error(l.line, l.column,
+                  "`kernel:` names the `__global__` function to run, e.g. `kernel: reduce_pass1`, or an instantiation "
+                  "of a template kernel, e.g. `kernel: reduce<float, 256>`, not `" +
+                      l.value + "`.");
+            return;
+        }
+        spec_.kernel = l.value;
+    }
+
+    void parse_expect(const Line& l) {
+        state_.expect_line = l.line;
+        const std::vector<std::string> kinds = {"mismatch", "fault", "refused", "hang"};
+        for (auto e :
+             {ExpectedOutcome::Mismatch, ExpectedOutcome::Fault, ExpectedOutcome::Refused, ExpectedOutcome::Hang}) {
+            if (l.value == expected_outcome_name(e)) {
+                spec_.expect = e;
+                return;
+            }
+        }
+        error(l.line, l.column,
+              "`expect:` says how this buggy-on-purpose lesson fails: one of " + join(kinds, ", ") + ", not `" +
+                  l.value + "`." + did_you_mean(l.value, kinds));
     }
 
     void parse_tolerance(const Line& l) {

@@ -189,6 +189,23 @@ void check_header(const std::string& file, KernelSpec& spec, std::vector<Diagnos
                                               "`reference: " + spec.reference + "` has nothing to check: no buffer is "
                                               "`out` or `inout`."));
     }
+    if (spec.expect == ExpectedOutcome::Mismatch && spec.reference.empty()) {
+        diagnostics.push_back(
+            make_diagnostic(file, state.expect_line, 0, Severity::Error,
+                            "`expect: mismatch` needs a `reference:` whose result the kernel's output "
+                            "differs from; add one (see kernels/FORMAT.md), or expect something else."));
+    }
+    if (spec.expect != ExpectedOutcome::None && spec.learn.empty()) {
+        diagnostics.push_back(
+            make_diagnostic(file, state.expect_line, 0, Severity::Warning,
+                            "a buggy-on-purpose lesson should say what the student learns from it: add "
+                            "`learn: ...` (it may continue on lines indented by 2 spaces)."));
+    }
+    if (spec.expect == ExpectedOutcome::None && !spec.learn.empty()) {
+        diagnostics.push_back(make_diagnostic(file, state.learn_line, 0, Severity::Warning,
+                                              "`learn:` goes with `expect:` (how the lesson fails on purpose); add "
+                                              "`expect: mismatch|fault|refused|hang` or remove `learn:`."));
+    }
 }
 
 }  // namespace cp

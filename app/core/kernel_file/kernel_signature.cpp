@@ -447,3 +447,44 @@ std::optional<KernelSignature> parse_signature(const std::string& source, const 
 }
 
 }  // namespace cp
+
+namespace cp {
+
+std::optional<KernelSignature> parse_function(const std::string& source, const std::string& name, const std::string& file,
+                                              std::vector<Diagnostic>& diagnostics) {
+    const std::string code = blank_non_code(source);
+    const std::vector<Token> tokens = tokenize(code);
+    for (size_t i = 0; i + 1 < tokens.size(); ++i) {
+        if (tokens[i].text != name || tokens[i + 1].text != "(") continue;
+        if (i > 0 && (tokens[i - 1].text == "." || tokens[i - 1].text == ">" || tokens[i - 1].text == ":")) continue;
+        const size_t close = matching(tokens, i + 1);
+        if (close >= tokens.size()) continue;
+        // A definition: `)` then perhaps `noexcept`/attributes, then `{`. A call or declaration is skipped.
+        size_t j = close + 1;
+        while (j < tokens.size() && tokens[j].identifier() && tokens[j].text != "return") ++j;
+        if (j >= tokens.size() || tokens[j].text != "{") continue;
+        KernelSignature sig;
+        sig.name = name;
+        sig.launch_name = name;
+        sig.line = tokens[i].line;
+        bool ok = true;
+        size_t begin = i + 2;
+        int depth = 0;
+        for (size_t k = begin; k <= close; ++k) {
+            const std::string& t = tokens[k].text;
+            if (k < close && (t == "(" || t == "[" || t == "<" || t == "{")) ++depth;
+            if (k < close && (t == ")" || t == "]" || t == ">" || t == "}")) --depth;
+            if (k == close || (t == "," && depth == 0)) {
+                const bool only_void = k == begin + 1 && tokens[begin].text == "void";
+                if (k > begin && !only_void)
+                    sig.params.push_back(read_param(code, tokens, begin, k, sig.params.size(), name, file, {}, diagnostics, ok));
+                begin = k + 1;
+            }
+        }
+        if (!ok) return std::nullopt;
+        return sig;
+    }
+    return std::nullopt;
+}
+
+}  // namespace cp

@@ -105,6 +105,22 @@ std::optional<ScalarType> parse_scalar_type(const std::string& cuda_spelling) {
 
 uint32_t scalar_size(ScalarType t) { return t == ScalarType::Double ? 8 : 4; }
 
+const char* expected_outcome_name(ExpectedOutcome e) {
+    switch (e) {
+        case ExpectedOutcome::None:
+            return "none";
+        case ExpectedOutcome::Mismatch:
+            return "mismatch";
+        case ExpectedOutcome::Fault:
+            return "fault";
+        case ExpectedOutcome::Refused:
+            return "refused";
+        case ExpectedOutcome::Hang:
+            return "hang";
+    }
+    return "?";
+}
+
 const char* direction_name(Direction d) {
     switch (d) {
         case Direction::In: return "in";

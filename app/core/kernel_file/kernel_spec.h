@@ -100,6 +100,10 @@ struct KernelSignature {
     std::vector<SignatureParam> params;
 };
 
+// What a buggy-on-purpose lesson must show (`expect:`); None for a lesson that must verify.
+enum class ExpectedOutcome { None, Mismatch, Fault, Refused, Hang };
+const char* expected_outcome_name(ExpectedOutcome e);  // "mismatch", "fault", ...
+
 struct KernelSpec {
     // Describing text
     std::string title;
@@ -111,9 +115,11 @@ struct KernelSpec {
     std::vector<BufferSpec> buffers;
     LaunchSpec launch;
     std::vector<ViewSpec> views;
-    std::string reference;   // name of a CPU reference in core/references; empty: none
+    std::string reference;   // the in-file CPU reference function (reference_section.h); empty: none
     double tolerance = 0;    // max abs error allowed per component
     std::string traffic_expr;  // bytes one launch moves; empty: sum of buffer sizes by direction
+    ExpectedOutcome expect = ExpectedOutcome::None;  // `expect:` buggy on purpose
+    std::string learn;                               // `learn:` what the student should take from the bug
 
     // `kernel:` the __global__ function to run when the file has several, or the instantiation of a
     // template kernel (`reduce<float, 256>`): a C++ name expression. Empty: the file's only kernel.
@@ -131,6 +137,7 @@ struct KernelFile {
     std::string compile_source;  // what the compilers get: `source` less any host program (host_code.h)
     KernelSpec spec;
     std::optional<KernelSignature> signature;
+    std::optional<KernelSignature> reference_fn;  // the function `reference:` names, when found
     std::vector<Diagnostic> diagnostics;  // metadata errors/warnings and signature mismatches
 
     bool usable() const { return !has_errors(diagnostics) && signature.has_value(); }

@@ -81,6 +81,36 @@ std::string run_report_json(const RunReport& r, const std::vector<std::filesyste
     j["max_abs_error"] = r.max_abs_error;
     j["mismatches"] = r.mismatches;
     j["mismatch_detail"] = r.mismatch_detail;
+    j["mismatched_elements"] = r.mismatched_elements;
+    json errors = json::array();
+    for (const ErrorMap& m : r.error_maps)
+        errors.push_back({{"buffer", m.buffer}, {"elements", m.elements}, {"mismatched_elements", m.mismatched_elements},
+                          {"mismatched_components", m.mismatched_components}, {"tolerance", m.tolerance},
+                          {"max_abs_error", m.max_abs_error}, {"first_mismatches", m.first_mismatches}});
+    j["error_maps"] = errors;
+    if (!r.coverage.empty()) {
+        json cov = json::array();
+        for (const CoverageMap& c : r.coverage) {
+            json one = {{"buffer", c.buffer}, {"elements", c.elements}, {"summary", c.summary()}};
+            if (c.not_measured.empty()) one["never_written"] = c.never_written;
+            else one["not_measured"] = c.not_measured;
+            cov.push_back(one);
+        }
+        j["coverage"] = cov;
+    }
+    if (r.trace) {
+        json blocks = json::array();
+        const bool sm = r.trace->unit == "sm";
+        for (const BlockTrace& b : r.trace->blocks)
+            blocks.push_back({{"block", b.block}, {sm ? "sm" : "worker", b.unit}, {"start_ns", b.start_ns}, {"end_ns", b.end_ns}});
+        j["trace"] = {{"unit", r.trace->unit}, {"units_used", r.trace->units_used},
+                      {"instrumented_median_ms", r.trace->timing.median_ms}, {"blocks", blocks}};
+    }
+    // A buggy-on-purpose lesson: what it must show, what it showed, and whether that is as expected.
+    j["expect"] = r.expect.empty() ? json(nullptr) : json(r.expect);
+    j["learn"] = r.learn.empty() ? json(nullptr) : json(r.learn);
+    j["outcome"] = r.outcome.empty() ? json(nullptr) : json(r.outcome);
+    j["as_expected"] = r.as_expected ? json(*r.as_expected) : json(nullptr);
     j["timing"] = r.launched ? json{{"min_ms", r.timing.min_ms},
                                     {"median_ms", r.timing.median_ms},
                                     {"max_ms", r.timing.max_ms},
@@ -88,6 +118,20 @@ std::string run_report_json(const RunReport& r, const std::vector<std::filesyste
                                     {"samples_ms", r.timing.samples_ms},
                                     {"measured_by", r.timing.cpu_time ? "cpu wall clock (CPU backend)" : "cuda events"}}
                              : json(nullptr);
+    // Where the run's time went: a null step did not happen in this run (e.g. not launched).
+    const TransferTimes& t = r.transfers;
+    j["transfers"] = r.launched ? json{{"allocate_ms", t.allocate_ms}, {"allocations", t.allocations},
+                                       {"allocated_bytes", t.allocated_bytes},
+                                       {"host_to_device_ms", t.upload_ms}, {"host_to_device_copies", t.uploads},
+                                       {"host_to_device_bytes", t.upload_bytes},
+                                       {"host_to_device_ms_per_copy", t.uploads > 0 ? t.upload_ms / t.uploads : 0.0},
+                                       {"kernel_ms", t.kernel_ms},
+                                       {"device_to_host_ms", t.download_ms}, {"device_to_host_copies", t.downloads},
+                                       {"device_to_host_bytes", t.download_bytes},
+                                       {"total_ms", t.total_ms()},
+                                       {"host_memory", t.pinned ? "pinned" : "pageable"},
+                                       {"measured_by", "host clock around each copy; kernel: median launch"}}
+                                : json(nullptr);
     j["bandwidth_gbps"] = r.launched ? json(r.bandwidth_gbps) : json(nullptr);
     j["bandwidth_fraction_of_copy"] = r.launched && r.bandwidth_fraction > 0 ? json(r.bandwidth_fraction) : json(nullptr);
     j["printf"] = r.printf_output;

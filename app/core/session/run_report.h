@@ -43,6 +43,55 @@ struct ResolvedRun {
     std::map<std::string, ResolvedImage> images;    // by buffer name
 };
 
+// One output's measured coverage: the buffer was filled with a sentinel before a launch, twice with different
+// sentinels, and an element that held each sentinel afterwards was written by no thread.
+struct CoverageMap {
+    std::string buffer;
+    uint64_t elements = 0;
+    uint64_t never_written = 0;
+    std::vector<uint8_t> unwritten;  // per element: 1 = no thread wrote it (empty when not measured)
+    std::string not_measured;        // why it could not be measured (an inout buffer); empty when measured
+    std::string summary() const;     // "4,096 of 1,048,576 elements never written"
+};
+
+// Who ran where and when: one record per block (LaunchResult::trace) and what the instrumented launches cost.
+struct LaunchTrace {
+    std::string unit;  // "sm" or "worker"
+    std::vector<BlockTrace> blocks;
+    uint32_t units_used = 0;  // distinct SMs or workers that ran a block
+    TimingStats timing;       // of the instrumented launches
+};
+
+// Per element |output - reference| of one output, and where it exceeds the tolerance.
+struct ErrorMap {
+    std::string buffer;
+    uint64_t elements = 0;
+    uint64_t mismatched_elements = 0;               // elements with any component beyond the tolerance
+    std::vector<uint64_t> mismatched_components;     // per component (x/y/z/w or r/g/b/a)
+    std::vector<float> abs_error;                   // per element: the largest component error
+    double tolerance = 0, max_abs_error = 0;
+    std::vector<std::string> first_mismatches;      // up to 10: "dst[12] (x 12, y 0) = ..., expected ..."
+};
+
+// Where one run's time went, each step as the backend measured it (host clock around cuMemAlloc, cuMemcpyHtoD
+// and cuMemcpyDtoH on CUDA; around the copies into and out of shared memory on the CPU backend), the kernel
+// being the launch's median. Buffers kept from an earlier run (the window's live re-runs keep allocations and
+// const inputs) are not allocated or sent again, and count nothing here.
+struct TransferTimes {
+    double allocate_ms = 0;
+    int allocations = 0;
+    uint64_t allocated_bytes = 0;
+    double upload_ms = 0;  // host -> device
+    int uploads = 0;
+    uint64_t upload_bytes = 0;
+    double kernel_ms = 0;  // the median launch
+    double download_ms = 0;  // device -> host
+    int downloads = 0;
+    uint64_t download_bytes = 0;
+    bool pinned = false;  // the copies came from / went to pinned host memory (CUDA); else pageable
+    double total_ms() const { return allocate_ms + upload_ms + kernel_ms + download_ms; }
+};
+
 enum class RunStage { None, Metadata, Resolve, Compile, Validate, Prepare, Launch, Verify };
 const char* run_stage_name(RunStage s);
 
@@ -66,19 +115,32 @@ struct RunReport {
     // Launch
     bool launched = false;
     TimingStats timing;
+    TransferTimes transfers;         // allocation, host->device, kernel, device->host
     double bandwidth_gbps = 0;       // traffic_bytes / median time
     double bandwidth_fraction = 0;   // of the device's measured copy bandwidth (0 if unknown)
     std::string printf_output;
 
     // Verification: nullopt = not checked (no reference, or not launched)
     std::optional<bool> verified;
+    double reference_ms = 0;  // the CPU reference's own run (0 when its expected outputs were reused)
+    // A buggy-on-purpose lesson (`expect:`): what happened ("mismatch", "fault", "refused", "hang",
+    // "verified", "error") and whether it is what the lesson expects.
+    std::string expect, learn;  // from the header; expect empty: the lesson must verify
+    std::string outcome;
+    std::optional<bool> as_expected;
     double max_abs_error = 0;
-    uint64_t mismatches = 0;
+    uint64_t mismatches = 0;           // components beyond the tolerance, summed over the outputs
+    uint64_t mismatched_elements = 0;  // elements with any component beyond it
     std::string mismatch_detail;
+    std::vector<ErrorMap> error_maps;  // per checked output
+
+    std::vector<CoverageMap> coverage;  // per out buffer, when measured (RunOptions::coverage)
+    std::optional<LaunchTrace> trace;   // when asked (RunOptions::trace)
 
     std::map<std::string, HostBuffer> outputs;         // out/inout buffers read back (when asked)
     std::map<std::string, uint64_t> device_addresses;  // CUDA device pointers (interop, same process)
     std::map<std::string, std::vector<uint8_t>> ipc_handles;  // CUDA IPC handles (interop, worker process)
+    std::map<std::string, uint64_t> ipc_offsets;  // where each buffer starts in the allocation its handle opens
 
     RunStage failed_stage = RunStage::None;
     std::optional<Error> error;  // the user-level failure: what went wrong + how to fix it
@@ -89,6 +151,15 @@ struct RunOptions {
     TimingOptions timing;
     bool read_back = true;  // read out/inout buffers into RunReport::outputs
     bool verify = true;     // compare with the CPU reference (needs read_back)
+    // Measure which output elements no thread wrote (two extra launches over sentinel-filled outputs).
+    bool coverage = false;
+    // Measure coverage anyway when the launch checks guess that the grid misses part of the problem, so the
+    // warning states what happened (and disappears for grid-stride loops and threads that do several elements).
+    bool coverage_when_warned = true;
+    // An instrumented launch recording per block its SM (or CPU worker) and start/end times.
+    bool trace = false;
+    bool pinned_host = false;  // copies from/to pinned (page-locked) host memory, on backends that have it
+    uint64_t upload_chunk_bytes = 0;  // > 0: send each input in copies of at most this many bytes
     // Called just before the launch with the report so far (launch configuration, compile, warnings), so
     // what is about to run can be shown before it runs (and perhaps hangs until the watchdog stops it).
     std::function<void(const RunReport&)> before_launch;

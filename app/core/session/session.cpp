@@ -97,9 +97,11 @@ void KernelSession::forget_device_state() {
     buffers_.clear();
     compile_result_ = {};
     compiled_source_.clear();
+    traced_compile_ = {};
+    traced_source_.clear();
 }
 
-Result<OccupancyResult> KernelSession::suggest_block() {
+Result<OccupancyResult> KernelSession::suggest_block(std::vector<int> block_sizes) {
     if (!kernel_.signature) return make_error("no __global__ function found in " + kernel_.path.string());
     auto resolved = resolve();
     if (!resolved) return resolved.error();
@@ -115,6 +117,7 @@ Result<OccupancyResult> KernelSession::suggest_block() {
     request.module = compiled.module;
     request.kernel_name = kernel_.signature->launch_name;
     request.dynamic_shared_bytes = resolved->dynamic_shared_bytes;
+    request.block_sizes = std::move(block_sizes);
     OccupancyResult answer = engine_.occupancy(std::move(request));
     if (answer.error) {
         if (answer.error->context_was_reset) forget_device_state();

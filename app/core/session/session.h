@@ -3,15 +3,18 @@
 // runs it once; the window keeps one alive and re-runs it when something changes. The session is the one
 // place that turns a file and choices into a run (resolve); its report carries that resolved run.
 //
-// Files: session.cpp (choices, images, compile) · session_resolve.cpp · session_buffers.cpp · session_run.cpp
+// Files: session.cpp (choices, images, compile) · session_resolve.cpp · session_buffers.cpp · session_run.cpp ·
+// session_insight.cpp (coverage, trace) · sweep.cpp (block-size sweeps)
 #pragma once
 
 #include "core/data/image_io.h"
 #include "core/engine/engine.h"
 #include "core/engine/launch_validation.h"
 #include "core/kernel_file/kernel_file.h"
+#include "core/session/file_reference.h"
 #include "core/session/run_choices.h"
 #include "core/session/run_report.h"
+#include "core/session/sweep.h"
 
 #include <filesystem>
 #include <map>
@@ -50,10 +53,16 @@ public:
     // The block size that maximises occupancy, from the engine's occupancy API, for the current kernel with
     // its current dynamic shared memory. Compiles first if needed; an Error when the kernel cannot be
     // resolved or compiled, or the backend cannot answer (e.g. it has no occupancy API).
-    Result<OccupancyResult> suggest_block();
+    // With `block_sizes`, also the driver's active blocks per SM for each (the occupancy chart and its check).
+    Result<OccupancyResult> suggest_block(std::vector<int> block_sizes = {});
+
+    // Times the kernel over block shapes (sweep.h): one compile, buffers set up once, then launches. The
+    // choices are left as they were; apply the best with set_choices.
+    Result<SweepResult> sweep(const SweepOptions& options);
 
     // Everything, in order; never throws; the report says where it stopped and why. With a compile-only
-    // backend it stops after validating, without an error (report.launched is false).
+    // backend it stops after validating, without an error (report.launched is false). A buggy-on-purpose
+    // lesson (`expect:`) gets report.outcome and report.as_expected.
     RunReport run(const RunOptions& options = {});
 
 private:
@@ -62,10 +71,21 @@ private:
     Result<bool> resolve_choices(const ResolvedRun& r, std::vector<InputProblem>& problems) const;
     // The device's per-dimension and per-block limits, which need no compiled kernel: checked before compiling.
     std::vector<InputProblem> check_device_limits(const ResolvedRun& r) const;
-    Result<bool> prepare_buffers(const ResolvedRun& resolved);
+    Result<bool> prepare_buffers(const ResolvedRun& resolved, const RunOptions& options, TransferTimes& times);
+    // For the extra launches of coverage, traces and sweeps: default copies, times not reported.
+    Result<bool> prepare_buffers(const ResolvedRun& resolved) {
+        TransferTimes unreported;
+        return prepare_buffers(resolved, RunOptions{}, unreported);
+    }
     void release_buffers();
     void forget_device_state();  // after the backend reset its context: every buffer and module is gone
+    RunReport run_stages(const RunOptions& options);
     void verify(const ResolvedRun& resolved, RunReport& report);
+    // The launch of `module` with the resolved configuration and the session's buffers as arguments.
+    Result<LaunchRequest> launch_request(const ResolvedRun& resolved, ModuleId module, const TimingOptions& timing) const;
+    // session_insight.cpp: two launches over sentinel-filled outputs; an instrumented launch.
+    Result<std::vector<CoverageMap>> measure_coverage(const ResolvedRun& resolved, ModuleId module);
+    Result<LaunchTrace> trace_launch(const ResolvedRun& resolved, const TimingOptions& timing);
 
     Engine& engine_;
     KernelFile kernel_;
@@ -74,12 +94,15 @@ private:
 
     std::string compiled_source_;
     CompileResult compile_result_;
+    std::string traced_source_;     // the instrumented module's source (CUDA: traced launches need it)
+    CompileResult traced_compile_;
 
     struct DeviceBuffer {
         BufferId id = 0;
         uint64_t bytes = 0;
         uint64_t device_address = 0;
         std::vector<uint8_t> ipc_handle;
+        uint64_t ipc_offset = 0;
         std::string content_key;  // the initial contents the device copy still holds; empty: unknown
     };
     std::map<std::string, DeviceBuffer> buffers_;
@@ -91,6 +114,11 @@ private:
         HostBuffer host;
     };
     std::map<std::string, HostInput> host_inputs_;
+
+    // The file's CPU reference (started at the first check) and its last expected outputs.
+    std::unique_ptr<FileReference> reference_;
+    std::string expected_key_;
+    std::map<std::string, HostBuffer> expected_;
 };
 
 }  // namespace cp

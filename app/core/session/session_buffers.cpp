@@ -33,7 +33,7 @@ bool is_uniform(const BufferInit& init) {
 
 }  // namespace
 
-Result<bool> KernelSession::prepare_buffers(const ResolvedRun& resolved) {
+Result<bool> KernelSession::prepare_buffers(const ResolvedRun& resolved, const RunOptions& options, TransferTimes& times) {
     for (const auto& spec : kernel_.spec.buffers) {
         const uint64_t count = resolved.buffer_counts.at(spec.name);
         const Image* image = nullptr;
@@ -57,14 +57,17 @@ Result<bool> KernelSession::prepare_buffers(const ResolvedRun& resolved) {
         if (dev.id == 0 || dev.bytes != host.bytes.size()) {
             if (dev.id != 0) engine_.release({{dev.id}, {}});
             dev = {};
-            AllocateResult a = engine_.allocate({spec.name, host.bytes.size()});
+            AllocateResult a = engine_.allocate({spec.name, host.bytes.size(), uint32_t(elem_info(spec.type).size)});
             if (a.error) {
                 buffers_.erase(spec.name);
                 return make_error("could not allocate buffer `" + spec.name + "` (" +
                                       std::to_string(host.bytes.size()) + " bytes): " + a.error->message,
                                   a.error->hint.empty() ? "use smaller sizes" : a.error->hint);
             }
-            dev = {a.buffer, host.bytes.size(), a.device_address, a.ipc_handle, {}};
+            dev = {a.buffer, host.bytes.size(), a.device_address, a.ipc_handle, a.ipc_offset, {}};
+            times.allocate_ms += a.elapsed_ms;
+            times.allocations++;
+            times.allocated_bytes += host.bytes.size();
         }
         // A buffer the kernel cannot write (a const input) keeps its contents between runs; every other
         // buffer starts each run from its initial contents again.
@@ -74,19 +77,30 @@ Result<bool> KernelSession::prepare_buffers(const ResolvedRun& resolved) {
         }
         const bool read_only = spec.direction == Direction::In && param && param->type_text.find("const") != std::string::npos;
         if (dev.content_key == key && read_only) continue;
-        UploadRequest upload{dev.id, {}, false};
+        // One request per copy: the whole buffer, a fill pattern, or (when asked) chunks of upload_chunk_bytes.
+        std::vector<UploadRequest> copies;
         if (is_uniform(spec.init) && !host.bytes.empty()) {
             const size_t element = elem_info(spec.type).size;
-            upload.data.assign(host.bytes.begin(), host.bytes.begin() + long(element));
-            upload.repeat = true;
+            copies.push_back({dev.id, {host.bytes.begin(), host.bytes.begin() + long(element)}, true, options.pinned_host});
+        } else if (options.upload_chunk_bytes > 0 && host.bytes.size() > options.upload_chunk_bytes) {
+            for (uint64_t at = 0; at < host.bytes.size(); at += options.upload_chunk_bytes) {
+                const uint64_t end = std::min<uint64_t>(host.bytes.size(), at + options.upload_chunk_bytes);
+                copies.push_back({dev.id, {host.bytes.begin() + long(at), host.bytes.begin() + long(end)}, false,
+                                  options.pinned_host, at});
+            }
         } else {
-            upload.data = host.bytes;
+            copies.push_back({dev.id, host.bytes, false, options.pinned_host});
         }
-        UploadResult u = engine_.upload(std::move(upload));
-        if (u.error) {
-            dev.content_key.clear();
-            return make_error("could not upload buffer `" + spec.name + "`: " + u.error->message, u.error->hint);
+        for (UploadRequest& copy : copies) {
+            UploadResult u = engine_.upload(std::move(copy));
+            if (u.error) {
+                dev.content_key.clear();
+                return make_error("could not upload buffer `" + spec.name + "`: " + u.error->message, u.error->hint);
+            }
+            times.upload_ms += u.elapsed_ms;
+            times.uploads++;
         }
+        times.upload_bytes += host.bytes.size();
         dev.content_key = read_only ? key : std::string();
     }
     return true;

@@ -1,5 +1,6 @@
 // KernelSession::resolve: the user's choices checked, then parameters, buffer sizes, launch dimensions,
 // dynamic shared memory, problem extents, traffic and view sizes evaluated from the metadata's expressions.
+#include "core/session/memory_budget.h"
 #include "core/session/session.h"
 
 #include "core/kernel_file/expr.h"
@@ -28,8 +29,6 @@ std::string blamed_choice(const std::string& expr, const RunChoices& choices) {
         if (choices.params.count(name)) return name;
     return {};
 }
-
-std::string human_mib(uint64_t bytes) { return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB"; }
 
 constexpr int kMaxViewSide = 32768;
 
@@ -153,7 +152,8 @@ Result<ResolvedRun> KernelSession::resolve(std::vector<InputProblem>* problems_o
         scope[p.name] = v;
         r.params[p.name] = v;
     }
-    uint64_t total_bytes = 0;
+    uint64_t total_bytes = 0, output_bytes = 0;
+    std::string largest_choice;  // the user's choice that sizes the buffers, blamed when they do not fit
     for (const auto& b : spec.buffers) {
         const std::string what = "size of buffer `" + b.name + "`";
         auto c = eval(b.count_expr, what, b.line);
@@ -161,14 +161,27 @@ Result<ResolvedRun> KernelSession::resolve(std::vector<InputProblem>* problems_o
         auto n = whole_positive(*c, what, b.count_expr);
         if (!n) return refuse(blamed_choice(b.count_expr, choices_), n.error());
         r.buffer_counts[b.name] = *n;
-        total_bytes += std::min<uint64_t>(*n, UINT64_MAX / 16) * elem_info(b.type).size;
+        const uint64_t bytes = mul_sat(*n, elem_info(b.type).size);
+        total_bytes = add_sat(total_bytes, bytes);
+        if (b.direction != Direction::In) output_bytes = add_sat(output_bytes, bytes);
         const uint64_t memory = device().total_memory;
         if (memory > 0 && total_bytes > memory) {
             return refuse(blamed_choice(b.count_expr, choices_),
-                          make_error("the buffers need " + human_mib(total_bytes) + " (buffer `" + b.name + "` has " +
-                                         std::to_string(*n) + " elements) but the device has " + human_mib(memory),
-                                     "use smaller sizes (parameters or a smaller image)"));
+                          make_error("the buffers need " + human_bytes(total_bytes) + " (buffer `" + b.name + "` has " +
+                                         std::to_string(*n) + " elements) but the device has " + human_bytes(memory) +
+                                         " of memory in all",
+                                     "use smaller sizes (e.g. a smaller n, or a smaller image)"));
         }
+        if (largest_choice.empty()) largest_choice = blamed_choice(b.count_expr, choices_);
+    }
+    // The host keeps each buffer's initial contents, and reads back and computes the reference of each
+    // output; on a backend whose buffers are host memory (the CPU one) the buffers themselves come on top.
+    const uint64_t host_needed = add_sat(mul_sat(total_bytes, device().caps.device_buffers ? 1 : 2),
+                                         mul_sat(output_bytes, 2));
+    if (auto refused = check_fits("the buffers", "host", host_needed, free_host_memory())) {
+        refused->message += " (" + human_bytes(total_bytes) + " of buffers, kept on the host with their initial "
+                            "contents, the read-back and the reference)";
+        return refuse(largest_choice, *refused);
     }
 
     static const char* axis[3] = {"x", "y", "z"};

@@ -1,43 +1,52 @@
 // KernelSession::run: metadata check, resolve, compile, validate, buffers, launch, read back, verify. Every
 // stage that fails ends the run with a report saying where and why; nothing throws.
-#include "core/session/references.h"
+#include "core/kernel_file/reference_section.h"
+#include "core/session/file_reference.h"
+#include "core/session/output_compare.h"
+#include "core/session/scalar_arg.h"
 #include "core/session/session.h"
+#include "core/session/coverage.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
 namespace cp {
+
 namespace {
 
-// Bytes of a scalar kernel argument as the signature declares it.
-Result<std::vector<std::byte>> scalar_bytes(const std::string& base_type, double value) {
-    auto pack = [](auto v) {
-        std::vector<std::byte> b(sizeof(v));
-        std::memcpy(b.data(), &v, sizeof(v));
-        return b;
-    };
-    const std::string& t = base_type;
-    if (t == "int" || t == "int32_t" || t == "signed" || t == "signed int") return pack(int32_t(std::llround(value)));
-    if (t == "unsigned" || t == "unsigned int" || t == "uint" || t == "uint32_t")
-        return pack(uint32_t(std::llround(value)));
-    if (t == "float") return pack(float(value));
-    if (t == "double") return pack(value);
-    if (t == "long long" || t == "int64_t" || t == "long" || t == "ptrdiff_t") return pack(int64_t(std::llround(value)));
-    if (t == "unsigned long long" || t == "uint64_t" || t == "size_t" || t == "unsigned long")
-        return pack(uint64_t(std::llround(value)));
-    if (t == "bool") return pack(bool(value != 0));
-    if (t == "char" || t == "signed char") return pack(int8_t(std::llround(value)));
-    if (t == "unsigned char" || t == "uchar" || t == "uint8_t") return pack(uint8_t(std::llround(value)));
-    if (t == "short" || t == "int16_t") return pack(int16_t(std::llround(value)));
-    if (t == "unsigned short" || t == "ushort" || t == "uint16_t") return pack(uint16_t(std::llround(value)));
-    return make_error("kernel parameter type `" + t + "` cannot be set from the playground",
-                      "use int, unsigned int, float, double, long long or size_t for scalar parameters");
+// What a run showed, in the words of `expect:`.
+std::string run_outcome(const RunReport& r) {
+    if (r.verified == false) return "mismatch";
+    if (r.failed_stage == RunStage::Validate) return "refused";
+    if (r.failed_stage == RunStage::Launch && r.error) {
+        const std::string& m = r.error->message;
+        if (m.find("did not finish within") != std::string::npos) return "hang";
+        if (m.find("LAUNCH_OUT_OF_RESOURCES") != std::string::npos || m.find("launch refused") != std::string::npos)
+            return "refused";
+        return "fault";
+    }
+    if (r.verified == true) return "verified";
+    if (r.error) return "error";
+    return r.launched ? "ran" : "";
 }
 
 }  // namespace
 
 RunReport KernelSession::run(const RunOptions& options) {
+    RunReport report = run_stages(options);
+    const KernelSpec& spec = kernel_.spec;
+    if (spec.expect == ExpectedOutcome::None) return report;
+    report.expect = expected_outcome_name(spec.expect);
+    report.learn = spec.learn;
+    report.outcome = run_outcome(report);
+    // Nothing to judge when the lesson could not run here, or ran unchecked (verification off).
+    if (report.outcome == "" || report.outcome == "ran") return report;
+    report.as_expected = report.outcome == report.expect;
+    return report;
+}
+
+RunReport KernelSession::run_stages(const RunOptions& options) {
     RunReport report;
     const KernelSpec& spec = kernel_.spec;
     report.kernel = kernel_.signature ? kernel_.signature->launch_name : std::string();
@@ -103,27 +112,27 @@ RunReport KernelSession::run(const RunOptions& options) {
     // no error of the kernel's; report.launched says it did not run, the device notes say why.
     if (!engine_.capabilities().launches) return report;
 
-    if (auto prepared = prepare_buffers(*resolved); !prepared) return fail(RunStage::Prepare, prepared.error());
-
-    LaunchRequest launch;
-    launch.module = compiled.module;
-    launch.kernel_name = report.kernel;
-    launch.grid = resolved->grid;
-    launch.block = resolved->block;
-    launch.dynamic_shared_bytes = resolved->dynamic_shared_bytes;
-    launch.timing = options.timing;
-    for (const auto& p : kernel_.signature->params) {
-        KernelArg arg;
-        arg.name = p.name;
-        if (p.is_pointer) {
-            arg.buffer = buffers_.at(p.name).id;
-        } else {
-            auto bytes = scalar_bytes(p.base_type, resolved->params.at(p.name));
-            if (!bytes) return fail(RunStage::Prepare, bytes.error());
-            arg.scalar = std::move(*bytes);
-        }
-        launch.args.push_back(std::move(arg));
+    // Measurements that need launches of their own (session_insight.cpp), before the run's own launch so that
+    // the buffers the window shows hold its output.
+    bool warned = false;
+    for (const auto& issue : report.launch_issues) warned = warned || issue.limit == kCoverageLimit;
+    if (options.coverage || (options.coverage_when_warned && warned)) {
+        auto measured = measure_coverage(*resolved, compiled.module);
+        if (!measured) return fail(RunStage::Launch, measured.error());
+        report.coverage = std::move(*measured);
+        apply_measured_coverage(report.coverage, report.launch_issues);
     }
+    if (options.trace) {
+        auto traced = trace_launch(*resolved, options.timing);
+        if (!traced) return fail(RunStage::Launch, traced.error());
+        report.trace = std::move(*traced);
+    }
+    report.transfers.pinned = options.pinned_host && engine_.capabilities().gpu;
+    if (auto prepared = prepare_buffers(*resolved, options, report.transfers); !prepared) return fail(RunStage::Prepare, prepared.error());
+
+    auto made_launch = launch_request(*resolved, compiled.module, options.timing);
+    if (!made_launch) return fail(RunStage::Prepare, made_launch.error());
+    LaunchRequest launch = std::move(*made_launch);
     if (options.before_launch) options.before_launch(report);
     LaunchResult launched = engine_.launch(std::move(launch));
     report.printf_output = launched.printf_output;
@@ -136,50 +145,99 @@ RunReport KernelSession::run(const RunOptions& options) {
     }
     report.launched = true;
     report.timing = launched.timing;
+    report.transfers.kernel_ms = launched.timing.median_ms;
     if (report.timing.median_ms > 0) {
         report.bandwidth_gbps = double(resolved->traffic_bytes) / (report.timing.median_ms * 1e-3) / 1e9;
         if (device().copy_bandwidth_gbps > 0) report.bandwidth_fraction = report.bandwidth_gbps / device().copy_bandwidth_gbps;
     }
     for (const auto& [name, b] : buffers_) {
         report.device_addresses[name] = b.device_address;
-        if (!b.ipc_handle.empty()) report.ipc_handles[name] = b.ipc_handle;
+        if (!b.ipc_handle.empty()) {
+            report.ipc_handles[name] = b.ipc_handle;
+            report.ipc_offsets[name] = b.ipc_offset;
+        }
     }
 
     if (!options.read_back) return report;
     for (const auto& b : spec.buffers) {
         if (b.direction == Direction::In) continue;
-        ReadBackResult rb = engine_.read_back({buffers_.at(b.name).id});
+        ReadBackResult rb = engine_.read_back({buffers_.at(b.name).id, options.pinned_host});
         if (rb.error) return fail(RunStage::Launch, make_error("could not read back `" + b.name + "`: " + rb.error->message));
+        report.transfers.download_ms += rb.elapsed_ms;
+        report.transfers.downloads++;
+        report.transfers.download_bytes += rb.data.size();
         report.outputs[b.name] = HostBuffer{b.name, b.type, std::move(rb.data)};
     }
     if (options.verify && !spec.reference.empty()) verify(*resolved, report);
+
     return report;
 }
 
-// Compares the outputs with the file's CPU reference, computed from the same initial contents.
+Result<LaunchRequest> KernelSession::launch_request(const ResolvedRun& resolved, ModuleId module,
+                                                     const TimingOptions& timing) const {
+    LaunchRequest launch;
+    launch.module = module;
+    launch.kernel_name = kernel_.signature->launch_name;
+    launch.grid = resolved.grid;
+    launch.block = resolved.block;
+    launch.dynamic_shared_bytes = resolved.dynamic_shared_bytes;
+    launch.timing = timing;
+    for (const auto& p : kernel_.signature->params) {
+        KernelArg arg;
+        arg.name = p.name;
+        if (p.is_pointer) {
+            arg.buffer = buffers_.at(p.name).id;
+        } else {
+            auto bytes = scalar_bytes(p.base_type, resolved.params.at(p.name));
+            if (!bytes) return bytes.error();
+            arg.scalar = std::move(*bytes);
+        }
+        launch.args.push_back(std::move(arg));
+    }
+    return launch;
+}
+
+// Compares the outputs with what the file's CPU reference computes from the same initial contents. The
+// expected outputs are kept while the reference, its params and its inputs stay the same (live re-runs).
 void KernelSession::verify(const ResolvedRun& resolved, RunReport& report) {
     const KernelSpec& spec = kernel_.spec;
-    const ReferenceFn* reference = find_reference(spec.reference);
-    if (!reference) {
-        report.failed_stage = RunStage::Verify;
-        report.error = make_error("unknown CPU reference `" + spec.reference + "`");
-        return;
-    }
-    ReferenceInputs ref_inputs{resolved.params, {}};
-    for (const auto& b : spec.buffers) ref_inputs.buffers.emplace(b.name, host_inputs_.at(b.name).host);
-    std::map<std::string, HostBuffer> expected;
-    if (std::string problem = (*reference)(ref_inputs, expected); !problem.empty()) {
-        report.failed_stage = RunStage::Verify;
-        report.error = make_error("reference `" + spec.reference + "`: " + problem);
-        return;
+    std::string key = spec.reference + "\n" + reference_section(kernel_.source);
+    for (const auto& [name, value] : resolved.params) key += "\n" + name + "=" + std::to_string(value);
+    for (const auto& b : spec.buffers) key += "\n" + b.name + direction_name(b.direction) + ":" + host_inputs_.at(b.name).key;
+    if (key != expected_key_) {
+        expected_key_.clear();
+        if (!reference_) reference_ = std::make_unique<FileReference>();
+        std::map<std::string, const HostBuffer*> initial;
+        for (const auto& b : spec.buffers) initial[b.name] = &host_inputs_.at(b.name).host;
+        ReferenceOutcome outcome = reference_->compute(kernel_, resolved.params, initial);
+        report.reference_ms = outcome.run_ms;
+        report.diagnostics.insert(report.diagnostics.end(), outcome.diagnostics.begin(), outcome.diagnostics.end());
+        if (outcome.error) {
+            report.failed_stage = RunStage::Verify;
+            report.error = *outcome.error;
+            return;
+        }
+        expected_ = std::move(outcome.expected);
+        expected_key_ = key;
     }
     bool all_ok = true;
-    for (const auto& [name, want] : expected) {
+    for (const auto& [name, want] : expected_) {
         auto got = report.outputs.find(name);
         if (got == report.outputs.end()) continue;
-        Comparison c = compare_buffers(got->second, want, spec.tolerance);
+        Comparison c = compare_buffers(got->second, want, spec.tolerance, true);
         report.max_abs_error = std::max(report.max_abs_error, c.max_abs_error);
         report.mismatches += c.mismatches;
+        report.mismatched_elements += c.mismatched_elements;
+        ErrorMap map;
+        map.buffer = name;
+        map.elements = got->second.count();
+        map.mismatched_elements = c.mismatched_elements;
+        map.mismatched_components = c.mismatched_components;
+        map.abs_error = std::move(c.abs_error);
+        map.tolerance = spec.tolerance;
+        map.max_abs_error = c.max_abs_error;
+        map.first_mismatches = c.first_mismatches;
+        report.error_maps.push_back(std::move(map));
         if (!c.ok && all_ok) report.mismatch_detail = c.detail;
         all_ok = all_ok && c.ok;
     }

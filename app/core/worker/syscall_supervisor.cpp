@@ -150,6 +150,12 @@ void SyscallSupervisor::loop() {
     }
 }
 
+// Files the C library itself reads to count CPUs; refusing them is expected to be harmless and quiet.
+static bool quietly_refused(const std::string& path) {
+    return path == "/sys/devices/system/cpu/online" || path == "/sys/devices/system/cpu/possible" ||
+           path == "/proc/stat" || path == "/proc/cpuinfo";
+}
+
 void SyscallSupervisor::handle_one() {
     seccomp_notif* request = nullptr;
     seccomp_notif_resp* response = nullptr;
@@ -185,6 +191,16 @@ void SyscallSupervisor::handle_one() {
         if (mine >= 0) close(mine);
         response->val = fd;
         response->error = fd >= 0 ? 0 : -EACCES;
+        seccomp_notify_respond(listener_, response);
+        seccomp_notify_free(request, response);
+        return;
+    }
+
+    if (opens && quietly_refused(path)) {
+        // The C library counts CPUs from these (glibc 2.39 does so when a thread first allocates): the call
+        // fails as if the file were missing, the library falls back to sched_getaffinity, and it is nothing a
+        // kernel did, so nothing is reported.
+        response->error = -ENOENT;
         seccomp_notify_respond(listener_, response);
         seccomp_notify_free(request, response);
         return;

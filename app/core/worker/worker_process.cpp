@@ -79,9 +79,22 @@ std::optional<Error> WorkerProcess::start(const WorkerSpawn& spawn) {
         env.push_back(*e);
     }
     env.push_back(const_cast<char*>(value.c_str()));
+    std::vector<std::string> extra_env = spawn.extra_env;
+    for (std::string& e : extra_env) env.push_back(e.data());
     env.push_back(nullptr);
-    std::string arg0 = spawn.process_name;
-    char* argv[] = {arg0.data(), nullptr};
+    std::vector<std::string> words = {spawn.process_name};
+    std::string program = "/proc/self/exe";
+    if (!spawn.wrapper.empty()) {
+        // The wrapper starts the worker itself, so it needs this executable's real path.
+        char exe[4096] = {};
+        if (readlink("/proc/self/exe", exe, sizeof exe - 1) <= 0) std::strcpy(exe, "/proc/self/exe");
+        words = spawn.wrapper;
+        words.push_back(exe);
+        program = spawn.wrapper.front();
+    }
+    std::vector<char*> argv;
+    for (std::string& w : words) argv.push_back(w.data());
+    argv.push_back(nullptr);
 
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
@@ -94,7 +107,7 @@ std::optional<Error> WorkerProcess::start(const WorkerSpawn& spawn) {
     for (size_t i = 0; i < extra.size(); ++i)
         posix_spawn_file_actions_adddup2(&actions, extra[i], kWorkerFd + 1 + int(i));
     pid_t pid = -1;
-    const int rc = posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv, env.data());
+    const int rc = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), env.data());
     posix_spawn_file_actions_destroy(&actions);
     close(sv[1]);
     for (int fd : extra) close(fd);
@@ -104,6 +117,7 @@ std::optional<Error> WorkerProcess::start(const WorkerSpawn& spawn) {
     }
     pid_ = pid;
     fd_ = sv[0];
+    stop_grace_ms_ = spawn.stop_grace_ms;
     return std::nullopt;
 }
 
@@ -113,9 +127,9 @@ void WorkerProcess::stop(bool kill_now) {
     if (pid_ <= 0) return;
     int status = 0;
     if (kill_now) kill(pid_, SIGKILL);
-    // Give a worker that is finishing cleanly two seconds before killing it.
+    // Give a worker that is finishing cleanly two seconds (or stop_grace_ms) before killing it.
     for (int waited_ms = 0; waitpid(pid_, &status, WNOHANG) == 0; waited_ms += 5) {
-        if (waited_ms >= 2000) {
+        if (waited_ms >= stop_grace_ms_) {
             kill(pid_, SIGKILL);
             waitpid(pid_, &status, 0);
             break;

@@ -27,6 +27,11 @@ struct WorkerSpawn {
     std::optional<std::vector<std::string>> environment_allowlist;
     bool quiet_stdio = false;   // stdin and stdout from/to /dev/null
     bool quiet_stderr = false;  // stderr to /dev/null too
+    // Non-empty: the worker is started under this program (e.g. compute-sanitizer and its options), which is
+    // given this executable's path last; extra environment entries ("NAME=value") for the worker.
+    std::vector<std::string> wrapper;
+    std::vector<std::string> extra_env;
+    int stop_grace_ms = 2000;  // how long a worker ending cleanly gets before it is killed
 };
 
 class WorkerProcess {
@@ -61,6 +66,7 @@ private:
 
     pid_t pid_ = -1;
     int fd_ = -1;
+    int stop_grace_ms_ = 2000;
 };
 
 // "killed by signal Aborted", "exit status 3".

@@ -45,6 +45,13 @@ std::string thread_of_pixel(int x, int y, int width, Dim3 grid, Dim3 block) {
 
 void OutputPanel::draw() {
     drawn_output_.valid = false;
+    if (!status_.on_purpose.empty()) {
+        // Said before anything else: a red "differs" line below is the lesson working, not a broken app.
+        const ImVec4 colour = status_.as_expected == false ? ImVec4(1, 0.4f, 0.35f, 1) : ImVec4(0.45f, 0.75f, 1, 1);
+        ImGui::PushStyleColor(ImGuiCol_Text, colour);
+        ImGui::TextWrapped("%s", status_.on_purpose.c_str());
+        ImGui::PopStyleColor();
+    }
     if (!status_.stale.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.75f, 0.3f, 1));
         ImGui::TextWrapped("Showing the last good output: %s", status_.stale.c_str());

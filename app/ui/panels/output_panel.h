@@ -24,6 +24,8 @@ struct OutputStatus {
     std::optional<bool> verified;   // against the CPU reference; nullopt: not checked
     std::string verification;       // "matches the CPU reference (max error 0)"
     std::string stale;              // non-empty: the latest run failed, this is the last good output
+    std::string on_purpose;         // non-empty: the lesson is buggy on purpose (`expect:`); what it must show
+    std::optional<bool> as_expected;  // whether the latest run showed it; nullopt: not judged
 };
 
 // Where an image was drawn in the last frame (screen pixels), for tests that crop screenshots.

@@ -8,6 +8,45 @@
 
 namespace cp::ui {
 
+namespace {
+
+// One line per step of the run (allocation, host->device, kernel, device->host) with a bar of its share, so
+// that a student sees at a glance whether the copies or the kernel cost more.
+void draw_breakdown(const TransferTimes& t) {
+    const double total = t.total_ms();
+    if (total <= 0) return;
+    ImGui::TextUnformatted("Where this run's time went:");
+    struct Step {
+        const char* label;
+        double ms;
+        uint64_t bytes;
+        int count;
+        const char* unit;  // what `count` counts
+    };
+    const Step steps[] = {{"allocate", t.allocate_ms, t.allocated_bytes, t.allocations, "buffers"},
+                          {"host->device", t.upload_ms, t.upload_bytes, t.uploads, "copies"},
+                          {"kernel (median)", t.kernel_ms, 0, 1, ""},
+                          {"device->host", t.download_ms, t.download_bytes, t.downloads, "copies"}};
+    const float bar_width = ImGui::GetFontSize() * 8;
+    for (const Step& s : steps) {
+        ImGui::ProgressBar(float(s.ms / total), ImVec2(bar_width, 0), "");
+        ImGui::SameLine();
+        if (s.bytes > 0 && s.count > 1)
+            ImGui::Text("%-15s %9.4f ms  %d %s, %.2f MB, %.4f ms each", s.label, s.ms, s.count, s.unit,
+                        double(s.bytes) / 1e6, s.ms / s.count);
+        else if (s.bytes > 0)
+            ImGui::Text("%-15s %9.4f ms  %.2f MB", s.label, s.ms, double(s.bytes) / 1e6);
+        else if (s.count == 0)
+            ImGui::Text("%-15s %9.4f ms  (kept from the last run)", s.label, s.ms);
+        else
+            ImGui::Text("%-15s %9.4f ms", s.label, s.ms);
+    }
+    ImGui::TextDisabled("total %.4f ms; host clock around each copy, %s host memory", total,
+                        t.pinned ? "pinned" : "pageable");
+}
+
+}  // namespace
+
 void TimingPanel::draw() {
     int repeats = inputs_.timing.repeats;
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
@@ -20,6 +59,16 @@ void TimingPanel::draw() {
     ImGui::SameLine();
     ImGui::Checkbox("re-run every frame", &live_.every_frame);
     if (ImGui::Checkbox("verify every run (F5 always does)", &inputs_.verify)) inputs_.touch();
+    int chunk = inputs_.upload_chunk_kib;
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
+    if (ImGui::SliderInt("copy in chunks of (KiB, 0 = one copy)", &chunk, 0, 4096, "%d", ImGuiSliderFlags_Logarithmic)) {
+        inputs_.upload_chunk_kib = std::clamp(chunk, 0, 1 << 20);
+        inputs_.touch();
+    }
+    if (device_.caps.gpu) {
+        ImGui::SameLine();
+        if (ImGui::Checkbox("pinned host memory", &inputs_.pinned_host)) inputs_.touch();
+    }
 
     const TimingSample* last = history_.last();
     if (!last) {
@@ -39,6 +88,7 @@ void TimingPanel::draw() {
         else
             ImGui::Text("bandwidth %.1f GB/s", last->bandwidth_gbps);
     }
+    draw_breakdown(last->transfers);
 
     const auto& samples = history_.samples();
     std::vector<float> medians;

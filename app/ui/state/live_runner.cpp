@@ -81,8 +81,21 @@ RunOutcome LiveRunner::execute(RunJob& job) {
     KernelSession& s = *session_;
     s.set_kernel(std::move(job.file));
     s.set_choices(std::move(job.choices));
-    if (job.suggest_block) out.suggestion = s.suggest_block();
-    else out.report = s.run(job.options);
+    if (job.suggest_block) {
+        out.suggestion = s.suggest_block();
+    } else if (job.sweep_progress) {
+        SweepOptions options;
+        options.repeats = job.sweep_repeats;
+        std::shared_ptr<SweepProgress> progress = job.sweep_progress;
+        options.cancel = &progress->cancel;
+        options.progress = [progress](size_t done, size_t total) {
+            progress->total = total;
+            progress->done = done;
+        };
+        out.sweep = s.sweep(options);
+    } else {
+        out.report = s.run(job.options);
+    }
     out.finished = std::chrono::steady_clock::now();
     out.wall_ms = std::chrono::duration<double, std::milli>(out.finished - out.submitted).count();
     return out;

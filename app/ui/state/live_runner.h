@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/session/session.h"
+#include "ui/state/sweep_state.h"
 
 #include <chrono>
 #include <condition_variable>
@@ -23,6 +24,9 @@ struct RunJob {
     // Instead of running: ask the engine's occupancy API for a block size (KernelSession::suggest_block),
     // with the job's choices applied (they decide the dynamic shared memory).
     bool suggest_block = false;
+    // Instead of running: a block-size sweep (KernelSession::sweep) reporting into `sweep_progress`.
+    std::shared_ptr<SweepProgress> sweep_progress;
+    int sweep_repeats = 10;
     std::chrono::steady_clock::time_point submitted;  // set by submit()
 };
 
@@ -30,6 +34,7 @@ struct RunOutcome {
     uint64_t job_id = 0;
     RunReport report;  // report.resolved: what the launch used (also when it was refused after resolving)
     std::optional<Result<OccupancyResult>> suggestion;  // the answer of a suggest_block job (nothing ran)
+    std::optional<Result<SweepResult>> sweep;           // the result of a sweep job (no run report)
     double wall_ms = 0;                                 // submit -> done
     std::chrono::steady_clock::time_point submitted, finished;
 };

@@ -62,7 +62,10 @@ void OutputViews::refresh_display(OutputView& v) {
 std::optional<uint64_t> OutputViews::device_address_of(const std::string& buffer, const RunReport& report, std::string& why) {
     if (auto h = report.ipc_handles.find(buffer); h != report.ipc_handles.end()) {
         auto imported = copier_->import_ipc(h->second);
-        if (imported) return *imported;
+        if (imported) {
+            auto offset = report.ipc_offsets.find(buffer);  // the buffer starts after its guard zone
+            return *imported + (offset != report.ipc_offsets.end() ? offset->second : 0);
+        }
         why = imported.error().message;  // e.g. a handle of this very process: fall through to the address
     }
     if (auto a = report.device_addresses.find(buffer); a != report.device_addresses.end() && a->second && !uses_ipc_)
@@ -75,11 +78,21 @@ bool OutputViews::fill_image(OutputView& v, RunReport& report, uint64_t bytes, C
         std::string why;
         if (auto address = device_address_of(v.spec.buffer, report, why)) {
             auto copied = v.raw->copy_from_device(*address, bytes);
-            if (copied) {
+            // When the run read the buffer back, the texture must agree with it at sampled texels: a copy the
+            // driver reported as done but that left the texture stale (seen after a fault on the GPU) must
+            // never sit under "Matches the CPU reference".
+            std::string where;
+            auto host = report.outputs.find(v.spec.buffer);
+            if (copied && host != report.outputs.end() &&
+                !v.raw->matches_host(host->second.bytes.data(), host->second.bytes.size(), 64, &where)) {
+                log.add(LogKind::Warning, "CUDA-GL interop: the texture of `" + v.spec.buffer + "` disagreed with the "
+                                          "buffer read back at " + where + "; showing it from host memory instead");
+            } else if (copied) {
                 v.path = "device copy (CUDA-GL interop)";
                 return true;
+            } else {
+                why = copied.error().full();
             }
-            why = copied.error().full();
         }
         if (!why.empty() && !reported_interop_failure_) {
             log.add(LogKind::Warning, "CUDA-GL interop: " + why + " (showing outputs through host memory)");

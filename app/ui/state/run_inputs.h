@@ -11,7 +11,11 @@ namespace cp::ui {
 struct RunInputs {
     RunChoices choices;
     TimingOptions timing{1, 5, false};
+    bool pinned_host = false;  // copies from/to pinned host memory (CUDA)
+    int upload_chunk_kib = 0;  // > 0: inputs go host->device in copies of this many KiB
     bool verify = false;  // every run: compare with the CPU reference (a read-back); opening a kernel and F5 always do
+    bool measure_coverage = false;  // every run: which output elements no thread wrote (two extra launches)
+    bool trace = false;             // every run: an instrumented launch records where and when each block ran
     uint64_t revision = 0;
 
     void touch() { ++revision; }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/engine/engine_api.h"
+#include "core/session/run_report.h"
 
 #include <cstddef>
 #include <deque>
@@ -16,6 +17,7 @@ struct TimingSample {
     uint32_t dynamic_shared_bytes = 0;
     std::string params;      // "width=3840 height=2160"
     TimingStats stats;
+    TransferTimes transfers;  // allocation, host->device, kernel, device->host of that run
     double bandwidth_gbps = 0;
     double bandwidth_fraction = 0;
     std::string backend;

@@ -9,7 +9,7 @@ buffer bins: uint[256] out zeros
 block: 192
 grid: ceil(width * height / block.x)
 problem: width * height
-reference: histogram256
+reference: histogram_reference
 tolerance: 0
 */
 #include "histogram_common.h"
@@ -25,3 +25,11 @@ __global__ void histogram256Kernel(unsigned int* bins, const unsigned char* src,
     for (int b = threadIdx.x; b < BIN_COUNT; b += blockDim.x)
         if (s_hist[b]) atomicAdd(&bins[b], s_hist[b]);
 }
+
+#ifdef PLAYGROUND_REFERENCE
+static void histogram_reference(const unsigned char* src, unsigned int* bins, int width, int height)
+{
+    for (int b = 0; b < 256; ++b) bins[b] = 0;
+    for (int i = 0; i < width * height; ++i) ++bins[src[i]];
+}
+#endif

@@ -10,7 +10,7 @@ buffer total: int[1] out zeros
 block: 256
 grid: ceil(n / (block.x * 2))
 problem: n
-reference: sum
+reference: sum_reference
 tolerance: 0
 */
 #include <cooperative_groups.h>
@@ -43,3 +43,12 @@ __global__ void reduce(const T* input, T* total, unsigned int n)
     }
     if (tid == 0) atomicAdd(total, sum);
 }
+
+#ifdef PLAYGROUND_REFERENCE
+static void sum_reference(const int* input, int* total, unsigned int n)
+{
+    long long s = 0;
+    for (unsigned int i = 0; i < n; ++i) s += input[i];
+    total[0] = int(s);
+}
+#endif

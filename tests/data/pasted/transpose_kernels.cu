@@ -10,7 +10,7 @@ buffer dst: float[width * height] out zeros
 buffer src: float[width * height] in random(seed=21, min=-1, max=1)
 block: 32 x 8
 grid: ceil(width / 32) x ceil(height / 32)
-reference: transpose
+reference: transpose_reference
 tolerance: 0
 */
 #define TILE_DIM 32
@@ -128,3 +128,12 @@ __global__ void transposeCoarseGrained(float* dst, const float* src, int width, 
     for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)
         if (x < height && y + j < width) dst[(y + j) * height + x] = tile[threadIdx.y + j][threadIdx.x];
 }
+
+#ifdef PLAYGROUND_REFERENCE
+// src is `height` rows of `width`; dst is `width` rows of `height`.
+static void transpose_reference(const float* src, float* dst, int width, int height)
+{
+    for (int row = 0; row < height; ++row)
+        for (int col = 0; col < width; ++col) dst[col * height + row] = src[row * width + col];
+}
+#endif

@@ -10,7 +10,7 @@ buffer c: float[n] out zeros
 block: 256
 grid: ceil(n / block.x)
 problem: n
-reference: vector_add
+reference: vector_add_reference
 tolerance: 1e-6
 */
 #include <stdio.h>
@@ -66,3 +66,10 @@ int main(void)
     printf("Test PASSED\n");
     return 0;
 }
+
+#ifdef PLAYGROUND_REFERENCE
+static void vector_add_reference(const float* a, const float* b, float* c, int n)
+{
+    for (int i = 0; i < n; ++i) c[i] = a[i] + b[i];
+}
+#endif

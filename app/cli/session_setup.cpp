@@ -1,0 +1,47 @@
+// open_session (session_setup.h).
+#include "cli/session_setup.h"
+
+#include "cli/commands.h"
+#include "core/kernel_file/kernel_file.h"
+
+#include <iostream>
+
+namespace cp::cli {
+
+Result<OpenedSession> open_session(const std::string& path, const LaunchOptions& launch) {
+    auto file = load_kernel_file(find_kernel_path(path));
+    if (!file) return file.error();
+    if (!file->spec.has_metadata) {
+        return make_error(file->path.filename().string() + " has no /*@playground ... */ metadata header, so its buffers and "
+                          "launch configuration are unknown",
+                          "add a header (see kernels/FORMAT.md), or use `cuda-playground compile` to compile it only");
+    }
+    if (has_errors(file->diagnostics)) {
+        for (const auto& d : file->diagnostics) std::cerr << d.str() << "\n";
+        return make_error("the kernel file has errors (listed above)", "fix them, then run again");
+    }
+    auto made = make_backend(launch.backend);
+    if (!made) return made.error();
+    for (const auto& [name, why] : made->passed_over) {
+        std::string reason = why;
+        if (auto cut = reason.find(": the CUDA backend is unavailable"); cut != std::string::npos) reason.resize(cut);
+        std::cerr << "note: the " << name << " backend cannot run here (" << reason << "); running on the "
+                  << made->backend->info().device.backend << " backend\n";
+    }
+    OpenedSession opened;
+    opened.engine = std::make_unique<Engine>(std::move(made->backend));
+    opened.session = std::make_unique<KernelSession>(*opened.engine);
+    opened.session->set_kernel(std::move(*file));
+    // The same checks and messages as the window's --set/--block/--grid (core/session/run_choices.h).
+    RunChoices choices;
+    choices.block = launch.block;
+    choices.grid = launch.grid;
+    for (const auto& [name, value] : launch.sets) {
+        auto ok = apply_set(opened.session->kernel(), choices, name, value);
+        if (!ok) return ok.error();
+    }
+    opened.session->set_choices(std::move(choices));
+    return opened;
+}
+
+}  // namespace cp::cli

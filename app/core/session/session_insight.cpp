@@ -1,0 +1,94 @@
+// KernelSession's measurements beyond the run itself: coverage (two launches over sentinel-filled outputs) and
+// the trace (an instrumented launch recording per block where and when it ran). Both run before the run's own
+// launch, which starts from fresh buffers again, so what the window shows is never a measuring launch's output.
+#include "core/session/coverage.h"
+#include "core/session/session.h"
+
+#include <set>
+
+namespace cp {
+
+Result<std::vector<CoverageMap>> KernelSession::measure_coverage(const ResolvedRun& resolved, ModuleId module) {
+    std::vector<CoverageMap> maps;
+    std::map<std::string, std::vector<std::byte>> first;
+    const TimingOptions once{0, 1, false};
+    for (int pass = 0; pass < 2; ++pass) {
+        if (auto prepared = prepare_buffers(resolved); !prepared) return prepared.error();
+        for (const auto& b : kernel_.spec.buffers) {
+            if (b.direction != Direction::Out) continue;
+            UploadResult u = engine_.upload({buffers_.at(b.name).id, coverage_sentinel(elem_info(b.type).size, pass), true});
+            if (u.error) return make_error("could not fill `" + b.name + "` for the coverage measurement: " + u.error->message);
+        }
+        auto launch = launch_request(resolved, module, once);
+        if (!launch) return launch.error();
+        LaunchResult launched = engine_.launch(std::move(*launch));
+        if (!launched.ok) {
+            const EngineError err = launched.error.value_or(EngineError{"", "the launch failed", "", false});
+            if (err.context_was_reset) forget_device_state();
+            return make_error("the coverage measurement's launch failed: " + err.message, err.hint);
+        }
+        for (const auto& b : kernel_.spec.buffers) {
+            if (b.direction != Direction::Out) continue;
+            ReadBackResult rb = engine_.read_back({buffers_.at(b.name).id});
+            if (rb.error) return make_error("could not read back `" + b.name + "`: " + rb.error->message);
+            if (pass == 0) first[b.name] = std::move(rb.data);
+            else maps.push_back(count_unwritten(b.name, elem_info(b.type).size, first[b.name], rb.data));
+        }
+    }
+    for (const auto& b : kernel_.spec.buffers) {
+        if (b.direction != Direction::InOut) continue;
+        CoverageMap map;
+        map.buffer = b.name;
+        map.elements = resolved.buffer_counts.at(b.name);
+        map.not_measured = "an inout buffer: the kernel reads its contents, so they cannot be replaced by a sentinel";
+        maps.push_back(std::move(map));
+    }
+    return maps;
+}
+
+Result<LaunchTrace> KernelSession::trace_launch(const ResolvedRun& resolved, const TimingOptions& timing) {
+    ModuleId module = compile_result_.module;
+    if (engine_.capabilities().trace_needs_instrumented_module) {
+        if (traced_source_ != kernel_.source || traced_compile_.module == 0) {
+            if (traced_compile_.module != 0) engine_.release({{}, {traced_compile_.module}});
+            CompileRequest request;
+            request.source = kernel_.compile_source.empty() ? kernel_.source : kernel_.compile_source;
+            request.path = kernel_.path.string();
+            request.kernel_name = kernel_.signature->launch_name;
+            request.instrument_trace = true;
+            traced_compile_ = engine_.compile(std::move(request));
+            traced_source_ = kernel_.source;
+        }
+        if (!traced_compile_.ok || traced_compile_.module == 0) {
+            std::string why = traced_compile_.error ? traced_compile_.error->message : "it did not compile";
+            for (const auto& d : traced_compile_.diagnostics)
+                if (d.severity == Severity::Error) {
+                    why = d.str();
+                    break;
+                }
+            return make_error("the instrumented kernel for the trace could not be built: " + why,
+                              "run without --trace; the kernel itself is unaffected");
+        }
+        module = traced_compile_.module;
+    }
+    if (auto prepared = prepare_buffers(resolved); !prepared) return prepared.error();
+    auto launch = launch_request(resolved, module, timing);
+    if (!launch) return launch.error();
+    launch->trace = true;
+    LaunchResult launched = engine_.launch(std::move(*launch));
+    if (!launched.ok) {
+        const EngineError err = launched.error.value_or(EngineError{"", "the launch failed", "", false});
+        if (err.context_was_reset) forget_device_state();
+        return make_error("the traced launch failed: " + err.message, err.hint);
+    }
+    LaunchTrace trace;
+    trace.unit = launched.trace_unit;
+    trace.blocks = std::move(launched.trace);
+    trace.timing = launched.timing;
+    std::set<uint32_t> units;
+    for (const auto& b : trace.blocks) units.insert(b.unit);
+    trace.units_used = uint32_t(units.size());
+    return trace;
+}
+
+}  // namespace cp

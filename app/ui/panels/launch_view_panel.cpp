@@ -1,0 +1,185 @@
+// Launch view panel (launch_view_panel.h). The overlay and the timeline are CPU-made textures rebuilt only when
+// the run or the settings change, so a frame costs two textured quads and a hover look-up.
+#include "ui/panels/launch_view_panel.h"
+
+#include "core/data/launch_images.h"
+#include "core/session/coverage.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+namespace cp::ui {
+namespace {
+
+ImTextureID texture_id(const render::Texture& t) { return reinterpret_cast<ImTextureID>(static_cast<intptr_t>(t.id())); }
+
+}  // namespace
+
+void LaunchViewPanel::draw_options() {
+    if (ImGui::Checkbox("Measure coverage", &inputs_.measure_coverage)) inputs_.touch();
+    ImGui::SameLine();
+    if (ImGui::Checkbox("Trace blocks (SM / worker, start, end)", &inputs_.trace)) inputs_.touch();
+    static const OverlayColour modes[] = {OverlayColour::None, OverlayColour::Block, OverlayColour::Warp,
+                                          OverlayColour::Lane, OverlayColour::ThreadInBlock, OverlayColour::Sm,
+                                          OverlayColour::Coverage};
+    ImGui::SetNextItemWidth(150);
+    if (ImGui::BeginCombo("colour by", overlay_colour_name(settings_.colour))) {
+        for (OverlayColour m : modes)
+            if (ImGui::Selectable(overlay_colour_name(m), m == settings_.colour)) settings_.colour = m;
+        ImGui::EndCombo();
+    }
+    ImGui::SameLine();
+    ImGui::Checkbox("block edges", &settings_.boundaries);
+    ImGui::SameLine();
+    int alpha = settings_.alpha;
+    ImGui::SetNextItemWidth(100);
+    if (ImGui::SliderInt("opacity", &alpha, 0, 255)) settings_.alpha = uint8_t(alpha);
+    if (settings_.colour == OverlayColour::Sm && !inputs_.trace)
+        ImGui::TextDisabled("colour by SM needs a trace: tick \"Trace blocks\"");
+}
+
+void LaunchViewPanel::draw() {
+    draw_options();
+    if (!latest_ || !latest_->report.resolved || !latest_->report.launched) {
+        ImGui::TextDisabled("Nothing has run yet.");
+        return;
+    }
+    const RunReport& report = latest_->report;
+    for (const CoverageMap& c : report.coverage) {
+        const bool bad = c.not_measured.empty() && c.never_written > 0;
+        ImGui::TextColored(bad ? ImVec4(1, 0.4f, 0.4f, 1) : ImVec4(0.6f, 0.9f, 0.6f, 1), "%s: %s", c.buffer.c_str(),
+                           c.summary().c_str());
+    }
+    const OutputView* image = nullptr;
+    for (const OutputView& v : views_.views())
+        if (v.is_image() && v.display && v.width > 0 && !image) image = &v;
+    if (image) draw_overlay(*image, report);
+    else ImGui::TextDisabled("No image output to draw the launch over.");
+    if (report.trace) draw_timeline(*report.trace);
+}
+
+void LaunchViewPanel::draw_overlay(const OutputView& view, const RunReport& report) {
+    const CoverageMap* coverage = nullptr;
+    for (const CoverageMap& c : report.coverage)
+        if (c.buffer == view.spec.buffer && c.not_measured.empty()) coverage = &c;
+    const Key key{latest_->job_id, settings_, view.width, view.height};
+    if (!(key == overlay_key_) || !overlay_) {
+        const auto start = std::chrono::steady_clock::now();
+        OverlayInput in{view.width, view.height, report.resolved->grid, report.resolved->block, device_.warp_size,
+                        report.trace ? &*report.trace : nullptr, coverage};
+        const std::vector<uint8_t> rgba = render_overlay(in, settings_);
+        overlay_ = render::texture_from_rgba8(rgba.data(), view.width, view.height);
+        overlay_key_ = key;
+        rebuild_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    }
+    // Fit the image to the panel's width (and at most 60% of its height when a timeline follows).
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float max_h = report.trace ? avail.y * 0.6f : avail.y - ImGui::GetTextLineHeightWithSpacing() * 2;
+    const float scale = std::max(0.01f, std::min(avail.x / float(view.width), max_h / float(view.height)));
+    const ImVec2 size(float(view.width) * scale, float(view.height) * scale);
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton("##overlay_canvas", ImVec2(std::max(size.x, 1.0f), std::max(size.y, 1.0f)));
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    const ImVec2 end(origin.x + size.x, origin.y + size.y);
+    draw->AddImage(texture_id(view.display), origin, end);
+    draw->AddImage(texture_id(overlay_), origin, end);
+
+    const Dim3 grid = report.resolved->grid, block = report.resolved->block;
+    const bool two_d = !(grid.y == 1 && grid.z == 1 && block.y == 1 && block.z == 1);
+    auto outline_block = [&](uint64_t linear, ImU32 colour) {
+        if (two_d) {
+            const float bx = float(linear % grid.x) * float(block.x), by = float(linear / grid.x) * float(block.y);
+            draw->AddRect(ImVec2(origin.x + bx * scale, origin.y + by * scale),
+                          ImVec2(origin.x + (bx + float(block.x)) * scale, origin.y + (by + float(block.y)) * scale), colour, 0, 0, 2.5f);
+        } else {  // 1D: the block's elements may wrap rows; mark its first and last row
+            const uint64_t first = linear * block.x, last = first + block.x - 1;
+            for (uint64_t e : {first, last}) {
+                const float x = float(e % uint64_t(view.width)), y = float(e / uint64_t(view.width));
+                draw->AddRect(ImVec2(origin.x + x * scale, origin.y + y * scale),
+                              ImVec2(origin.x + (x + 1) * scale, origin.y + (y + 1) * scale), colour, 0, 0, 2.5f);
+            }
+        }
+    };
+    if (highlighted_block_) outline_block(*highlighted_block_, IM_COL32(255, 255, 0, 255));
+    if (ImGui::IsItemHovered()) {
+        const ImVec2 m = ImGui::GetIO().MousePos;
+        const int x = int((m.x - origin.x) / scale), y = int((m.y - origin.y) / scale);
+        if (x >= 0 && y >= 0 && x < view.width && y < view.height) {
+            const auto owner = owner_of_pixel(x, y, view.width, grid, block, device_.warp_size);
+            if (owner) outline_block(owner->linear_block, IM_COL32(255, 255, 255, 255));
+            ImGui::BeginTooltip();
+            ImGui::Text("pixel (%d, %d)", x, y);
+            ImGui::TextUnformatted(describe_owner(owner, two_d).c_str());
+            const uint64_t element = uint64_t(y) * uint64_t(view.width) + uint64_t(x);
+            if (coverage && element < coverage->unwritten.size() && coverage->unwritten[element])
+                ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "no thread wrote this element");
+            if (owner && report.trace && owner->linear_block < report.trace->blocks.size()) {
+                const BlockTrace& b = report.trace->blocks[owner->linear_block];
+                ImGui::Text("ran on %s %u, %.1f us", report.trace->unit == "sm" ? "SM" : "worker", b.unit,
+                            double(b.end_ns - b.start_ns) / 1e3);
+            }
+            ImGui::EndTooltip();
+        }
+    }
+    ImGui::TextDisabled("overlay: %s%s (rebuilt in %.1f ms on the last change; per frame: two textured quads)",
+                        overlay_colour_name(settings_.colour), coverage ? ", never-written elements hatched red" : "", rebuild_ms_);
+}
+
+void LaunchViewPanel::draw_timeline(const LaunchTrace& trace) {
+    if (timeline_job_ != latest_->job_id || !timeline_) {
+        const Image img = render_timeline_image(trace, 1200);
+        timeline_ = render::texture_from_rgba8(img.pixels.data(), img.width, img.height);
+        timeline_job_ = latest_->job_id;
+        std::map<uint32_t, std::vector<const BlockTrace*>> by_unit;
+        timeline_t0_ = UINT64_MAX;
+        timeline_t1_ = 0;
+        for (const BlockTrace& b : trace.blocks) {
+            if (b.start_ns == 0 && b.end_ns == 0) continue;
+            by_unit[b.unit].push_back(&b);
+            timeline_t0_ = std::min(timeline_t0_, b.start_ns);
+            timeline_t1_ = std::max(timeline_t1_, b.end_ns);
+        }
+        lanes_.clear();
+        for (auto& [unit, blocks] : by_unit) {
+            std::sort(blocks.begin(), blocks.end(), [](auto* a, auto* b) { return a->start_ns < b->start_ns; });
+            lanes_.push_back(std::move(blocks));
+        }
+    }
+    ImGui::Text("Timeline: %zu blocks on %u %s over %.3f ms", trace.blocks.size(), trace.units_used,
+                trace.unit == "sm" ? "SMs" : "CPU workers",
+                timeline_t1_ > timeline_t0_ ? double(timeline_t1_ - timeline_t0_) / 1e6 : 0.0);
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const ImVec2 size(std::max(avail.x, 50.0f), std::max(avail.y - 4, 40.0f));
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton("##timeline", size);
+    ImGui::GetWindowDrawList()->AddImage(texture_id(timeline_), origin, ImVec2(origin.x + size.x, origin.y + size.y));
+    highlighted_block_.reset();
+    if (!ImGui::IsItemHovered() || lanes_.empty() || timeline_t1_ <= timeline_t0_) return;
+    const ImVec2 m = ImGui::GetIO().MousePos;
+    const size_t lane = std::min(lanes_.size() - 1, size_t(std::max(0.0f, (m.y - origin.y) / size.y * float(lanes_.size()))));
+    const uint64_t t = timeline_t0_ + uint64_t(std::max(0.0f, (m.x - origin.x) / size.x) * float(timeline_t1_ - timeline_t0_));
+    const auto& blocks = lanes_[lane];
+    // The block running at t on this lane (the last to start at or before t that ends after it).
+    auto it = std::upper_bound(blocks.begin(), blocks.end(), t, [](uint64_t v, const BlockTrace* b) { return v < b->start_ns; });
+    const BlockTrace* hit = nullptr;
+    while (it != blocks.begin()) {
+        --it;
+        if ((*it)->end_ns >= t) {
+            hit = *it;
+            break;
+        }
+        if (t - (*it)->end_ns > (timeline_t1_ - timeline_t0_) / 100) break;
+    }
+    if (!hit) return;
+    highlighted_block_ = hit->block;
+    ImGui::BeginTooltip();
+    ImGui::Text("block %llu on %s %u", static_cast<unsigned long long>(hit->block), trace.unit == "sm" ? "SM" : "worker", hit->unit);
+    ImGui::Text("%.2f .. %.2f us (%.2f us)", double(hit->start_ns - timeline_t0_) / 1e3, double(hit->end_ns - timeline_t0_) / 1e3,
+                double(hit->end_ns - hit->start_ns) / 1e3);
+    ImGui::EndTooltip();
+}
+
+}  // namespace cp::ui

@@ -1,0 +1,45 @@
+/*@playground
+title: Matrix multiply, naive
+category: Matrices
+tags: matrix multiply, 2D, global memory, arithmetic intensity
+about: C = A × B with A m×k and B k×n, one thread per element of C: thread (row, col) walks along row
+  `row` of A and column `col` of B and adds the k products. Every element of A is read n times and
+  every element of B m times, all from global memory: the kernel is limited by memory traffic, not by
+  arithmetic. The tiled multiply stages tiles in shared memory to reuse each load 16 times; the
+  register-blocked one goes further. Try: run it and the tiled one at m = n = k = 1000 and compare the
+  median times.
+param m: int = 300 range 1..4096
+param n: int = 250 range 1..4096
+param k: int = 200 range 1..4096
+buffer a: float[m * k] in random(seed=3, min=-1, max=1)
+buffer b: float[k * n] in random(seed=4, min=-1, max=1)
+buffer c: float[m * n] out zeros
+block: 16 x 16
+grid: ceil(n / block.x) x ceil(m / block.y)
+problem: n x m
+view c: image(n, m) colormap=coolwarm
+reference: matmul_loops
+tolerance: 1e-3
+*/
+extern "C" __global__ void matmul_naive(const float* a, const float* b, float* c, int m, int n, int k)
+{
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row < m && col < n) {
+        float sum = 0.0f;
+        for (int i = 0; i < k; ++i) sum += a[row * k + i] * b[i * n + col];
+        c[row * n + col] = sum;
+    }
+}
+
+#ifdef PLAYGROUND_REFERENCE
+static void matmul_loops(const float* a, const float* b, float* c, int m, int n, int k)
+{
+    for (int row = 0; row < m; ++row)
+        for (int col = 0; col < n; ++col) {
+            double sum = 0;
+            for (int i = 0; i < k; ++i) sum += double(a[row * k + i]) * b[i * n + col];
+            c[row * n + col] = float(sum);
+        }
+}
+#endif

@@ -1,0 +1,37 @@
+/*@playground
+title: Coalesced vs strided access
+category: Performance
+tags: coalescing, memory bandwidth, stride
+about: A warp's 32 loads are served together when they fall in the same few 32-byte segments
+  (coalesced). Here thread i reads x[(i × stride) mod n]: with stride 1 neighbouring threads read
+  neighbouring floats and each segment serves 8 threads; with stride 8 or more every thread needs a
+  segment of its own, so the memory system moves up to 8 times the bytes the kernel uses. The writes
+  stay contiguous. The Timing panel's bandwidth (bytes the kernel uses per second) and its history
+  plot show the cost as you move the slider. Try: stride 1, 2, 4, 8, 16, 32, and note the bandwidth
+  at each (the history plot keeps them).
+param n: int = 16777213 range 1..67108864
+param stride: int = 1 range 1..64
+buffer x: float[n] in random(seed=8, min=0, max=1)
+buffer y: float[n] out zeros
+block: 256
+grid: ceil(n / block.x)
+problem: n
+traffic: 2 * n * 4
+view y: plot
+reference: strided_gather
+tolerance: 0
+*/
+extern "C" __global__ void coalesced_vs_strided(const float* x, float* y, int n, int stride)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        y[i] = x[(long long)i * stride % n];
+    }
+}
+
+#ifdef PLAYGROUND_REFERENCE
+static void strided_gather(const float* x, float* y, int n, int stride)
+{
+    for (long long i = 0; i < n; ++i) y[i] = x[i * stride % n];
+}
+#endif

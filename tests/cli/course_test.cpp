@@ -1,0 +1,109 @@
+// The course (issue 12) end to end: every lesson of the library runs with `run --json` on the CPU backend and
+// either verifies against its own reference or fails exactly as its header's `expect:` states (a mismatch,
+// a fault, a refused launch); `list` shows every category of the course; the run reports where its time went.
+#include "support/process.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+using cp::test::ProcessResult;
+using cp::test::TempDir;
+
+namespace {
+
+const TempDir& cache_dir() {
+    static TempDir dir;
+    return dir;
+}
+
+ProcessResult cli(std::vector<std::string> args) {
+    args.insert(args.begin(), CP_BINARY);
+    return cp::test::run_process(args, {"CUDA_PLAYGROUND_CACHE_DIR=" + cache_dir().path().string()});
+}
+
+// "mismatch", "fault", "refused" or "hang" from the header's `expect:` line; "" for a lesson that must verify.
+std::string expected_outcome(const std::string& path) {
+    std::ifstream f(path);
+    std::stringstream text;
+    text << f.rdbuf();
+    const std::string header = text.str().substr(0, text.str().find("*/"));
+    std::smatch m;
+    static const std::regex expect_line(R"((^|\n)(# )?expect:\s*(\w+))");
+    return std::regex_search(header, m, expect_line) ? m[3].str() : std::string();
+}
+
+TEST(Course, EveryLessonVerifiesOrFailsAsItsHeaderSays) {
+    const auto lessons = nlohmann::json::parse(cli({"list", "--json"}).out);
+    ASSERT_GE(lessons.size(), 30u);
+    int buggy = 0;
+    for (const auto& lesson : lessons) {
+        const std::string path = lesson["path"].get<std::string>();
+        const std::string expect = expected_outcome(path);
+        auto r = cli({"run", path, "--backend", "cpu", "--repeat", "1", "--json", "-"});
+        SCOPED_TRACE(path + " (expect: " + (expect.empty() ? "verified" : expect) + ")\n" + r.err);
+        auto result = nlohmann::json::parse(r.out);
+        EXPECT_EQ(result["backend"], "cpu");
+        if (expect.empty()) {
+            EXPECT_EQ(r.exit_code, 0);
+            EXPECT_EQ(result["verified"], true) << result["mismatch_detail"];
+            EXPECT_TRUE(result["error"].is_null()) << result["error"].dump();
+            // Every lesson that ran says where its time went.
+            ASSERT_TRUE(result["transfers"].is_object());
+            EXPECT_GT(result["transfers"]["kernel_ms"].get<double>(), 0);
+            continue;
+        }
+        ++buggy;
+        const auto& error = result["error"];
+        if (expect == "mismatch") {
+            EXPECT_EQ(r.exit_code, 2);
+            EXPECT_EQ(result["verified"], false);
+            EXPECT_GT(result["mismatches"].get<uint64_t>(), 0u);
+        } else if (expect == "fault") {
+            EXPECT_EQ(r.exit_code, 1);
+            ASSERT_FALSE(error.is_null());
+            EXPECT_EQ(error["stage"], "launch") << error.dump();
+        } else if (expect == "refused") {
+            EXPECT_EQ(r.exit_code, 1);
+            ASSERT_FALSE(error.is_null());
+            EXPECT_NE(error["message"].get<std::string>().find("refused"), std::string::npos) << error.dump();
+        } else {
+            ADD_FAILURE() << "unknown expected outcome `" << expect << "`";
+        }
+    }
+    EXPECT_GE(buggy, 6);  // the course's buggy-on-purpose lessons
+}
+
+TEST(Course, ListShowsEveryCategoryOfTheCourse) {
+    const auto lessons = nlohmann::json::parse(cli({"list", "--json"}).out);
+    std::set<std::string> categories;
+    for (const auto& lesson : lessons) categories.insert(lesson["category"].get<std::string>());
+    for (const char* c : {"Basics", "Memory", "Parallel patterns", "Image filters", "Matrices", "Performance",
+                          "Common mistakes", "Streams", "More than one GPU"}) {
+        EXPECT_TRUE(categories.count(c)) << c;
+    }
+}
+
+TEST(Course, RunPrintsTheStepsOfTheRoundTrip) {
+    auto r = cli({"run", "memory/round_trip", "--backend", "cpu", "--set", "n=100003", "--repeat", "1"});
+    ASSERT_EQ(r.exit_code, 0) << r.both();
+    const std::regex steps(R"(steps: +allocate [0-9.]+ ms, host->device [0-9.]+ ms \([0-9.]+ MB in 2 copies\), )"
+                           R"(kernel [0-9.]+ ms, device->host [0-9.]+ ms \([0-9.]+ MB\); total [0-9.]+ ms)");
+    EXPECT_TRUE(std::regex_search(r.out, steps)) << r.out;
+}
+
+TEST(Course, ManySmallCopiesAreCountedAndTheResultIsStillRight) {
+    auto r = cli({"run", "memory/many_small_transfers", "--backend", "cpu", "--set", "n=100003", "--chunk-bytes",
+                  "4096", "--repeat", "1", "--json", "-"});
+    ASSERT_EQ(r.exit_code, 0) << r.both();
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["verified"], true);
+    EXPECT_EQ(j["transfers"]["host_to_device_copies"], 98 + 1);  // x in 4 KiB chunks, y as one fill
+    EXPECT_GT(j["transfers"]["host_to_device_ms_per_copy"].get<double>(), 0);
+}
+
+}  // namespace
