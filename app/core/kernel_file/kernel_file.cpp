@@ -29,10 +29,17 @@ KernelFile parse_kernel_source(std::string source, fs::path path, const std::str
     HeaderState state;
     parse_header(f.source, file, f.spec, f.diagnostics, state);
     check_header(file, f.spec, f.diagnostics, state);
-    if (!kernel.empty()) f.spec.kernel = kernel;
+    if (!kernel.empty()) {
+        f.spec.kernel = kernel;
+        f.spec.steps.clear();  // a kernel chosen from outside (--compare) runs alone, with the file's launch lines
+    }
     if (state.unterminated) return f;  // the rest of the file is inside the comment
-    f.signature = parse_signature(f.source, file, f.diagnostics, f.spec.kernel, f.spec.kernel_line);
-    if (f.signature) cross_check(f.spec, *f.signature, state, file, f.diagnostics);
+    if (!f.spec.steps.empty()) {
+        check_steps(f, state);
+    } else {
+        f.signature = parse_signature(f.source, file, f.diagnostics, f.spec.kernel, f.spec.kernel_line);
+        if (f.signature) cross_check(f.spec, *f.signature, state, file, f.diagnostics);
+    }
     if (f.spec.has_metadata) check_reference(f, state.reference_line);
     std::stable_sort(f.diagnostics.begin(), f.diagnostics.end(),
                      [](const Diagnostic& a, const Diagnostic& b) { return a.line < b.line; });

@@ -22,7 +22,7 @@ using header::Word;
 
 const std::vector<std::string> kKeys = {"title",     "category", "tags",   "about",   "param", "buffer",
                                         "block",     "grid",     "shared", "problem", "view",  "reference",
-                                        "tolerance", "traffic",  "kernel", "expect",  "learn"};
+                                        "tolerance", "traffic",  "kernel", "expect",  "learn", "step"};
 const std::vector<std::string> kNamedKeys = {"param", "buffer", "view"};
 const std::vector<std::string> kColormaps = {"gray", "viridis", "magma", "coolwarm"};
 
@@ -115,7 +115,7 @@ private:
             error(line, key_column, "unknown key `" + lhs_text + "`: `" + key + "` takes no name. Write `" + key + ": ...`.");
             return;
         }
-        if (!named) {
+        if (!named && key != "step") {  // `step:` lines are a sequence: one per step
             if (auto it = first_line_of_.find(key); it != first_line_of_.end()) {
                 error(line, key_column, "`" + key + "` is given twice (first on line " + std::to_string(it->second) +
                                             "); keep one.");
@@ -151,6 +151,8 @@ private:
             parse_kernel(l);
         else if (key == "expect")
             parse_expect(l);
+        else if (key == "step")
+            parse_step(l);
         else if (key == "learn") {
             state_.learn_line = l.line;
             spec_.learn = collapse_spaces(value);

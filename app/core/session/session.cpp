@@ -99,6 +99,7 @@ void KernelSession::forget_device_state() {
     compiled_source_.clear();
     traced_compile_ = {};
     traced_source_.clear();
+    forget_step_compiles();
 }
 
 Result<OccupancyResult> KernelSession::suggest_block(std::vector<int> block_sizes) {
