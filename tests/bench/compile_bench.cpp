@@ -3,6 +3,7 @@
 // Prints figures; asserts nothing. `compile_bench [--arch sm_XY] [--runs N]`; no GPU needed.
 #include "core/cuda/cuda_backend_factory.h"
 #include "core/cuda/nvrtc_compiler.h"
+#include "core/cuda/nvrtc_pch.h"
 
 #include <algorithm>
 #include <chrono>
@@ -63,6 +64,7 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    cp::use_pch_dir_for_temporary_files();  // as the CUDA worker does at its start
     std::string arch = cp::cuda_device_arch();
     if (arch.empty()) arch = cp::kArchWithoutDevice;
     int runs = 3;

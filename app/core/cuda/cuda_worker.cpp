@@ -6,6 +6,7 @@
 #include "core/cuda/cuda_backend.h"
 #include "core/cuda/cuda_backend_factory.h"
 #include "core/cuda/nvrtc_compiler.h"
+#include "core/cuda/nvrtc_pch.h"
 #include "core/cuda/sanitizer_report.h"
 #include "core/engine/engine_wire.h"
 
@@ -32,6 +33,7 @@ constexpr int kTransferTimeoutS = 300;
 
 int serve(int fd, uint64_t id_base) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the app, even inside a kernel that does not end
+    use_pch_dir_for_temporary_files();  // still one thread here (before main): NVRTC's PCH temporaries
     std::string why, detail;
     nlohmann::json hello = {{"ok", false}, {"message", ""}, {"hint", ""}};
     std::unique_ptr<CudaBackend> backend;

@@ -46,10 +46,21 @@ std::string options_key(const std::vector<std::string>& options, const std::stri
 }  // namespace
 
 std::filesystem::path pch_dir() {
+    // Computed once: $TMPDIR may point into it afterwards (use_pch_dir_for_temporary_files).
+    static const fs::path dir = [] {
+        std::error_code ec;
+        fs::path d = fs::temp_directory_path(ec) / ("cuda-playground-pch-" + std::to_string(::getpid()));
+        fs::create_directories(d, ec);
+        return d;
+    }();
     std::error_code ec;
-    fs::path dir = fs::temp_directory_path(ec) / ("cuda-playground-pch-" + std::to_string(::getpid()));
-    fs::create_directories(dir, ec);
+    fs::create_directories(dir, ec);  // again, should something have removed it
     return dir;
+}
+
+void use_pch_dir_for_temporary_files() {
+    if (const char* off = std::getenv("CUDA_PLAYGROUND_NO_PCH"); off && *off && std::string(off) != "0") return;
+    ::setenv("TMPDIR", pch_dir().c_str(), 1);
 }
 
 std::string pch_prefix(const std::string& source) {

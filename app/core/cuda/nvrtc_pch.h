@@ -12,6 +12,12 @@ namespace cp {
 // This process's PCH folder (created on first use): NVRTC's confined thread may write there.
 std::filesystem::path pch_dir();
 
+// Points $TMPDIR at the PCH folder, so that NVRTC's front end, which writes a precompiled header through
+// temporary files in $TMPDIR, stays inside the folder the confined thread may write (Landlock). Call it only
+// while the process has one thread (the CUDA worker at its start; a benchmark's main): setenv is not safe
+// against a concurrent getenv. Nothing else in the CUDA worker uses $TMPDIR.
+void use_pch_dir_for_temporary_files();
+
 // The source's leading `#include <...>` lines (comments and blank lines skipped) when they include a heavy
 // header and nothing else comes first; "" otherwise (no PCH for that source).
 std::string pch_prefix(const std::string& source);

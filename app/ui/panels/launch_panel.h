@@ -29,6 +29,7 @@ public:
 private:
     void draw_suggestion();
     void draw_refusals();
+    void draw_steps();
     const ResolvedRun* resolved() const;
 
     RunInputs& inputs_;
