@@ -171,6 +171,7 @@ int main(int argc, char** argv) {
         {"image/grayscale_fast", {{"src", photo.string()}}},
         {"image/box_blur", {{"src", photo.string()}}},
         {"image/box_blur_shared", {{"src", photo.string()}}},
+        {"image/box_blur_wide", {{"src", photo.string()}}},
         {"matrix/transpose_shared", {{"width", gpu ? "3840" : "600"}, {"height", gpu ? "2160" : "400"}}},
         {"matrix/transpose_naive", {{"width", gpu ? "3840" : "600"}, {"height", gpu ? "2160" : "400"}}},
         {"patterns/reduce_grid_stride", {{"n", big}}},
