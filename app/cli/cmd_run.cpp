@@ -482,9 +482,9 @@ int cmd_run(const std::vector<std::string>& argv) {
     for (const auto& f : written) std::cout << "  wrote:    " << f.string() << "\n";
     if (!export_problem.empty()) return user_error("could not write the output views: " + export_problem);
     if (!other) {
-        const int status = exit_status(report);
-        if (status == 0 && (!sanitized.findings.empty() || sanitized.reported_errors > 0)) return 2;
-        return status;
+        // Sanitizer findings are a failed check (2), also when memcheck's stop made the launch fail.
+        if (!sanitized.findings.empty() || sanitized.reported_errors > 0) return 2;
+        return exit_status(report);
     }
     // Both checked; the worse status wins (a user error over a failed check).
     const int first = exit_status(report), second = exit_status(*other);

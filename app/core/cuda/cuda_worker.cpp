@@ -151,7 +151,7 @@ std::optional<Error> CudaWorkerBackend::start_worker() {
         const std::string sanitizer = find_compute_sanitizer();
         if (sanitizer.empty()) return make_error("compute-sanitizer was not found", "see run --help (--sanitize)");
         spawn.wrapper = {sanitizer, "--tool", tool, "--log-file", log, "--show-backtrace", "no"};
-        spawn.extra_env = {"CUDA_PLAYGROUND_GUARDS=0"};
+        spawn.extra_env = {"CUDA_PLAYGROUND_GUARDS=0", "CUDA_PLAYGROUND_UNDER_SANITIZER=1"};
         spawn.stop_grace_ms = 60000;
     }
     if (auto e = worker_.start(spawn)) return e;

@@ -192,6 +192,8 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
         launched.printf_output = report.printf_output;
     }
     report.printf_output = launched.printf_output;
+    // Where each buffer lived, also for a launch that failed: compute-sanitizer's findings name addresses.
+    for (const auto& [name, b] : buffers_) report.device_addresses[name] = b.device_address;
     if (!launched.ok) {
         const EngineError err = launched.error.value_or(EngineError{"", "the launch failed", "", false});
         if (err.context_was_reset) forget_device_state();  // the backend dropped every buffer and module
@@ -207,7 +209,6 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
         if (device().copy_bandwidth_gbps > 0) report.bandwidth_fraction = report.bandwidth_gbps / device().copy_bandwidth_gbps;
     }
     for (const auto& [name, b] : buffers_) {
-        report.device_addresses[name] = b.device_address;
         if (!b.ipc_handle.empty()) {
             report.ipc_handles[name] = b.ipc_handle;
             report.ipc_offsets[name] = b.ipc_offset;
