@@ -26,6 +26,7 @@ usage: cuda-playground [window options]          open the window (the default de
        cuda-playground compile FILE [options]    NVRTC diagnostics and resource usage
        cuda-playground run FILE [options]        run, time, verify, write outputs
        cuda-playground sweep FILE [options]      time the kernel over block shapes, with occupancy
+       cuda-playground describe FILE [--write]   propose a header for a kernel pasted without one
 
 Window options:
   --open FILE              open this .cu file instead of the last one
@@ -121,8 +122,10 @@ int main(int argc, char** argv) {
         if (command == "compile") return cp::cli::cmd_compile(rest);
         if (command == "run") return cp::cli::cmd_run(rest);
         if (command == "sweep") return cp::cli::cmd_sweep(rest);
+        if (command == "describe") return cp::cli::cmd_describe(rest);
         if (!command.empty() && command[0] != '-') {
-            const std::string guess = cp::closest_name(command, {"list", "info", "compile", "run", "sweep"});
+            const std::string guess =
+                cp::closest_name(command, {"list", "info", "compile", "run", "sweep", "describe"});
             return cp::cli::user_error("unknown command `" + command + "`",
                                        guess.empty() ? "see cuda-playground --help" : "did you mean `" + guess + "`?");
         }

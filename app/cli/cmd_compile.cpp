@@ -56,11 +56,25 @@ int cmd_compile(const std::vector<std::string>& argv) {
     }
 
     std::vector<Diagnostic> diagnostics;
-    if (file->spec.has_metadata) diagnostics = file->diagnostics;
+    if (file->spec.has_metadata) {
+        diagnostics = file->diagnostics;
+    } else {
+        for (const Diagnostic& d : file->diagnostics)
+            if (d.severity == Severity::Note) diagnostics.push_back(d);  // host code left out
+    }
+    if (!file->spec.has_metadata && !file->signature) {
+        // No header: the file need not be runnable, but say why no kernel's resources can be reported
+        // (a template without a chosen instantiation, several kernels).
+        for (Diagnostic d : file->diagnostics) {
+            if (d.severity == Severity::Note) continue;
+            d.severity = Severity::Warning;
+            diagnostics.push_back(d);
+        }
+    }
     CompileRequest request;
-    request.source = file->source;
+    request.source = file->compile_source;
     request.path = file->path.string();
-    request.kernel_name = file->signature ? file->signature->name : std::string();
+    request.kernel_name = file->signature ? file->signature->launch_name : std::string();
     request.extra_options = args->all("--option");
     request.load = false;
     CompileResult result = compile_with_nvrtc(request, arch, nullptr);
@@ -93,7 +107,11 @@ int cmd_compile(const std::vector<std::string>& argv) {
     const ResourceUsage& u = result.usage;
     std::cout << file->path.filename().string() << ": compiled for " << arch << " in " << int(result.compile_ms + 0.5)
               << " ms" << (result.cache_hit ? " (cached)" : "") << "\n";
-    if (!request.kernel_name.empty()) std::cout << "  kernel:          " << request.kernel_name << "\n";
+    if (request.kernel_name.empty()) {
+        std::cout << "  kernel:          none chosen, so there is no resource usage to report (see the warning above)\n";
+        return ok ? 0 : 1;
+    }
+    std::cout << "  kernel:          " << request.kernel_name << "\n";
     std::cout << "  registers:       " << (u.registers < 0 ? std::string("?") : std::to_string(u.registers))
               << " per thread\n"
               << "  static shared:   " << bytes_text(u.static_shared_bytes) << " per block\n"

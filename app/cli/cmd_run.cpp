@@ -97,7 +97,16 @@ Result<std::vector<std::filesystem::path>> export_launch_images(const RunReport&
 // What is about to run: printed before the launch, so a launch that hangs has been announced.
 void print_header(const RunReport& r, const DeviceInfo& device) {
     std::cout << r.title << " (" << r.kernel << ") on " << r.backend << ": " << r.device << "\n";
-    if (r.resolved) {
+    if (r.resolved && !r.resolved->steps.empty()) {
+        for (const ResolvedStep& s : r.resolved->steps) {
+            std::cout << "  step " << s.index << ":   " << s.kernel << ": grid " << s.grid.str() << ", block "
+                      << s.block.str() << " (" << s.grid.count() << (s.grid.count() == 1 ? " block" : " blocks") << " of "
+                      << s.block.count() << " threads)";
+            if (s.dynamic_shared_bytes > 0) std::cout << ", " << s.dynamic_shared_bytes << " B dynamic shared";
+            if (s.repeat > 1) std::cout << ", " << s.repeat << " launches in a row";
+            std::cout << "\n";
+        }
+    } else if (r.resolved) {
         const Dim3& grid = r.resolved->grid;
         const Dim3& block = r.resolved->block;
         const uint64_t threads = block.count();
@@ -126,8 +135,16 @@ void print_header(const RunReport& r, const DeviceInfo& device) {
 void print_results(const RunReport& r, const DeviceInfo& device) {
     if (r.launched) {
         std::cout << std::setprecision(4) << "  time:     median " << r.timing.median_ms << " ms (min " << r.timing.min_ms
-                  << ", max " << r.timing.max_ms << " over " << r.timing.samples_ms.size() << " launches, "
+                  << ", max " << r.timing.max_ms << " over " << r.timing.samples_ms.size()
+                  << (r.steps.empty() ? " launches, " : " timed passes over all steps, ")
                   << (r.timing.cpu_time ? "CPU wall clock" : "CUDA events") << ")\n";
+        for (const StepReport& s : r.steps) {
+            std::cout << std::setprecision(4) << "            step " << s.index << " " << s.kernel << ": " << s.total_ms
+                      << " ms";
+            if (s.repeat > 1) std::cout << " (" << s.repeat << " launches, median " << s.timing.median_ms << " ms each)";
+            if (r.timing.median_ms > 0) std::cout << std::setprecision(3) << ", " << 100 * s.total_ms / r.timing.median_ms << "%";
+            std::cout << "\n";
+        }
         const TransferTimes& t = r.transfers;
         std::cout << std::setprecision(4) << "  steps:    allocate " << t.allocate_ms << " ms, host->device " << t.upload_ms
                   << " ms (" << std::setprecision(2) << double(t.upload_bytes) / 1e6 << " MB in " << t.uploads
@@ -238,7 +255,8 @@ int exit_status(const RunReport& report) {
 // `--compare OTHER`: a kernel of the same file, else a file path or library name.
 Result<KernelFile> load_variant(const KernelFile& main, const std::string& other) {
     for (const auto& k : find_kernels(main.source)) {
-        if (k.name == other) return parse_kernel_source(main.source, main.path, other);
+        // A name or a template's instantiation (`reduce<int, 128>`).
+        if (k.name == other.substr(0, other.find('<'))) return parse_kernel_source(main.source, main.path, other);
     }
     const auto path = find_kernel_path(other);
     std::error_code ec;
@@ -462,9 +480,9 @@ int cmd_run(const std::vector<std::string>& argv) {
     for (const auto& f : written) std::cout << "  wrote:    " << f.string() << "\n";
     if (!export_problem.empty()) return user_error("could not write the output views: " + export_problem);
     if (!other) {
-        const int status = exit_status(report);
-        if (status == 0 && (!sanitized.findings.empty() || sanitized.reported_errors > 0)) return 2;
-        return status;
+        // Sanitizer findings are a failed check (2), also when memcheck's stop made the launch fail.
+        if (!sanitized.findings.empty() || sanitized.reported_errors > 0) return 2;
+        return exit_status(report);
     }
     // Both checked; the worse status wins (a user error over a failed check).
     const int first = exit_status(report), second = exit_status(*other);

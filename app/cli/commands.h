@@ -15,6 +15,7 @@ int cmd_list(const std::vector<std::string>& args);
 int cmd_info(const std::vector<std::string>& args);
 int cmd_compile(const std::vector<std::string>& args);
 int cmd_run(const std::vector<std::string>& args);
+int cmd_describe(const std::vector<std::string>& args);
 int cmd_sweep(const std::vector<std::string>& args);
 
 // Resolves FILE as given, else inside the kernel library ("image/box_blur", "box_blur", "box_blur.cu").

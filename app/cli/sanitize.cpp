@@ -3,6 +3,7 @@
 
 #include "core/kernel_file/kernel_spec.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -46,6 +47,16 @@ SanitizerSummary finish_sanitizing(const std::string& log_path, const KernelFile
         placements.push_back({b.name, address->second, count->second * element, element});
     }
     attribute_findings(summary.findings, placements);
+    // memcheck stops the kernel at the first error it finds, so the launch fails; say that instead of the
+    // driver's "stopped with an exception", which would send the user to compute-sanitizer again.
+    const auto first = std::find_if(summary.findings.begin(), summary.findings.end(),
+                                    [](const SanitizerFinding& f) { return f.thread.has_value(); });
+    if (first != summary.findings.end() && report.error && report.failed_stage == RunStage::Launch) {
+        report.error->message = "compute-sanitizer stopped kernel `" + report.kernel + "` at the first error it found: " +
+                                first->message();
+        report.error->hint = first->line > 0 ? "fix line " + std::to_string(first->line) + ", then run again"
+                                             : "fix the access it names, then run again";
+    }
     for (const SanitizerFinding& f : summary.findings) {
         if (f.line <= 0) continue;
         report.diagnostics.push_back(Diagnostic{file.path.string(), f.line, 0, Severity::Error, f.message()});

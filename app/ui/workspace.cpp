@@ -2,6 +2,8 @@
 // finished runs into textures, logs, timing samples and panel status. Drawing is in workspace_frame.cpp.
 #include "ui/workspace.h"
 
+#include "core/kernel_file/describe.h"
+
 #include "core/engine/backend.h"
 #include "core/kernel_file/kernel_file.h"
 #include "core/text_util.h"
@@ -104,7 +106,19 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
                               else console_.add(LogKind::Info, "Reverted to the stock " + doc_->original_path().filename().string());
                           }
                       },
-                      [this] { return now_; }});
+                      [this] { return now_; },
+                      [this] {
+                          if (!doc_) return;
+                          const KernelFile file = parse_kernel_source(doc_->text(), doc_->original_path());
+                          auto header = propose_header(file);
+                          if (!header) {
+                              console_.add(LogKind::Error, header.error().full());
+                              return;
+                          }
+                          doc_->set_text(with_header(doc_->text(), *header), now_);
+                          console_.add(LogKind::Info, "Added a header proposed from the signature; check it and run (F5).");
+                          request_run();
+                      }});
     editor_panel_ = editor.get();
     panels_.push_back(std::move(editor));
     panels_.push_back(std::make_unique<ParametersPanel>(inputs_, parsed_, latest_));

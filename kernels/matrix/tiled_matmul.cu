@@ -9,7 +9,7 @@ about: C = A × B with A m×k and B k×n. Each block computes one tile of C. It 
   per product. Use a square block (the tile edge is blockDim.x); sizes need not be multiples of it.
 param m: int = 70 range 1..4096
 param n: int = 45 range 1..4096
-param k: int = 33 range 1..2048
+param k: int = 33 range 1..4096
 buffer a: float[m * k] in random(seed=3, min=-1, max=1)
 buffer b: float[k * n] in random(seed=4, min=-1, max=1)
 buffer c: float[m * n] out zeros

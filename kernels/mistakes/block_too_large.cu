@@ -17,7 +17,9 @@ grid: ceil(width / block.x) x ceil(height / block.y)
 problem: width x height
 view dst: image(width, height) colormap=viridis
 reference: scale_image
-# expect: refused (buggy on purpose; becomes a real `expect:` key with the lesson format's expected outcomes)
+expect: refused
+learn: no GPU allows more than 1024 threads per block; the launch is refused and the
+  kernel never runs, so always check the launch's error
 tolerance: 1e-6
 */
 extern "C" __global__ void block_too_large(const float* src, float* dst, int width, int height)

@@ -17,7 +17,9 @@ grid: ceil(n / block.x)
 problem: n
 view y: plot
 reference: doubled_as_float
-# expect: mismatch (buggy on purpose; becomes a real `expect:` key with the lesson format's expected outcomes)
+expect: mismatch
+learn: the bytes are not converted: a double array read as floats gives garbage
+  values; use the same element type on both sides
 tolerance: 1e-5
 */
 extern "C" __global__ void double_data_float_kernel(const double* x, float* y, int n)

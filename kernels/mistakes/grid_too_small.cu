@@ -17,7 +17,9 @@ grid: 32 x 32
 problem: width x height
 view dst: image(width, height) colormap=viridis range=-1..2
 reference: scale_image
-# expect: mismatch (buggy on purpose; becomes a real `expect:` key with the lesson format's expected outcomes)
+expect: mismatch
+learn: compute the grid from the size, ceil(width / block.x) x ceil(height / block.y);
+  a fixed grid leaves elements nobody writes
 tolerance: 1e-6
 */
 extern "C" __global__ void grid_too_small(const float* src, float* dst, int width, int height)

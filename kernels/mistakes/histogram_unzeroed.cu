@@ -18,7 +18,9 @@ grid: ceil(width * height / block.x)
 problem: width * height
 view bins: plot
 reference: count_brightness
-# expect: mismatch (buggy on purpose; becomes a real `expect:` key with the lesson format's expected outcomes)
+expect: mismatch
+learn: device memory is not cleared for you; zero the bins (cudaMemset or a first
+  step) before counting into them
 tolerance: 0
 */
 extern "C" __global__ void histogram_unzeroed(const unsigned char* src, unsigned int* bins, int width, int height)

@@ -19,7 +19,9 @@ shared: block.x * 4
 problem: n
 view out: plot
 reference: reverse_each_block
-# expect: mismatch (buggy on purpose; becomes a real `expect:` key with the lesson format's expected outcomes)
+expect: mismatch
+learn: threads that read what other threads wrote to shared memory must wait at a
+  __syncthreads() between the write and the read
 tolerance: 0
 */
 extern "C" __global__ void missing_syncthreads(const int* in, int* out, int n)

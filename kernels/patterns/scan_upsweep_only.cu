@@ -18,7 +18,9 @@ shared: 2 * block.x * 4
 problem: ceil(n / 2)
 view out: plot
 reference: inclusive_scan
-# expect: mismatch (buggy on purpose; becomes a real `expect:` key with the lesson format's expected outcomes)
+expect: mismatch
+learn: the up-sweep alone leaves only some prefixes right; the down-sweep is what
+  completes the scan (the next lesson has it)
 tolerance: 0
 */
 extern "C" __global__ void scan_upsweep_only(const int* in, int* out, int n)

@@ -168,7 +168,10 @@ int main(int argc, char** argv) {
     const std::string big = gpu ? "67108864" : "1000003";
     const std::vector<Case> cases = {
         {"image/grayscale", {{"src", photo.string()}}},
+        {"image/grayscale_fast", {{"src", photo.string()}}},
         {"image/box_blur", {{"src", photo.string()}}},
+        {"image/box_blur_shared", {{"src", photo.string()}}},
+        {"image/box_blur_wide", {{"src", photo.string()}}},
         {"matrix/transpose_shared", {{"width", gpu ? "3840" : "600"}, {"height", gpu ? "2160" : "400"}}},
         {"matrix/transpose_naive", {{"width", gpu ? "3840" : "600"}, {"height", gpu ? "2160" : "400"}}},
         {"patterns/reduce_grid_stride", {{"n", big}}},

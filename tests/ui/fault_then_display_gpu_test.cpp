@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -31,16 +32,27 @@ std::string faulting(std::string text) {
     return text;
 }
 
+// What the window said, for a person reading a failure (and the screen, where CP_UI_TEST_SHOTS names a folder).
+void dump_state(ui::AppHost& host, ui::Workspace& ws, const char* name) {
+    for (const auto& e : ws.console().entries()) std::printf("console: %s\n", e.text.c_str());
+    if (const char* dir = std::getenv("CP_UI_TEST_SHOTS"))
+        if (auto shot = host.screenshot(); shot.ok()) render::write_png(std::string(dir) + "/" + name + ".png", *shot);
+}
+
 void expect_good_picture(ui::AppHost& host, ui::Workspace& ws) {
     settle(host);
+    const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    dump_state(host, ws, test.c_str());
     ASSERT_TRUE(ws.latest() && ws.latest()->report.launched)
         << (ws.latest() && ws.latest()->report.error ? ws.latest()->report.error->full() : "");
     const RunReport& r = ws.latest()->report;
-    EXPECT_EQ(r.verified, std::optional<bool>(true));
-    ASSERT_EQ(r.outputs.count("ids"), 1u);
+    EXPECT_EQ(r.verified, std::optional<bool>(true))
+        << "outcome " << r.outcome << "; " << (r.error ? r.error->full() : "no error") << "; " << r.mismatch_detail;
+    ASSERT_EQ(r.outputs.count("ids"), 1u) << "outputs read back: " << r.outputs.size();
     std::printf("output path: %s\n", ws.outputs().views().at(0).path.c_str());
     show_output_at_100_percent(host);
-    const size_t compared = expect_screen_matches_output(host, r.outputs.at("ids"), 333);
+    // thread_ids' `ids` are ints shown through viridis: each pixel must be the colour of the value read back.
+    const size_t compared = expect_screen_matches_colormapped(host, r.outputs.at("ids"), 333, "viridis");
     EXPECT_GT(compared, 100u * 100u);
 }
 
@@ -67,6 +79,9 @@ TEST(FaultThenDisplay, SameWindowAfterAFault) {
     EXPECT_FALSE(ws.latest()->report.launched && ws.latest()->report.verified == std::optional<bool>(true))
         << "the faulting kernel must not pass";
     ws.set_source(good, (*host)->seconds() - 5.0);
+    settle(**host);
+    // A run after an edit is not checked unless asked ("verify every run"); Run (F5) always reads back and checks.
+    ws.request_run();
     expect_good_picture(**host, ws);
 }
 

@@ -96,6 +96,21 @@ TEST_F(HeadlessApp, DefaultDemoOutputOnScreenEqualsTheKernelOutput) {
     EXPECT_GT(compared, 200u * 200u) << "too little of the image was visible to compare";
 }
 
+TEST_F(HeadlessApp, ColormappedOutputOnScreenIsEachValueThroughTheColormap) {
+    // thread_ids writes ints 0..66599 shown through viridis with the automatic range: a flat picture (the
+    // symptom after a GPU fault) or a wrong range fails here, pixel by pixel.
+    start(headless_options("basics/thread_ids.cu"), host_kernels_factory());
+    settle();
+    ASSERT_TRUE(ws().latest().has_value());
+    const RunReport& r = ws().latest()->report;
+    ASSERT_TRUE(r.launched) << (r.error ? r.error->full() : "");
+    EXPECT_EQ(r.verified, std::optional<bool>(true));
+    ASSERT_EQ(r.outputs.count("ids"), 1u);
+    show_output_at_100_percent(*host_);
+    const size_t compared = expect_screen_matches_colormapped(*host_, r.outputs.at("ids"), 333, "viridis");
+    EXPECT_GT(compared, 200u * 100u) << "too little of the image was visible to compare";
+}
+
 TEST_F(HeadlessApp, EveryPanelRendersInEveryState) {
     start(headless_options(), host_kernels_factory());
     settle();

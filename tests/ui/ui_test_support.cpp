@@ -2,7 +2,9 @@
 #include "ui_test_support.h"
 
 #include "core/cuda/nvrtc_compiler.h"
+#include "core/data/colormap.h"
 #include "core/kernel_file/kernel_file.h"
+#include "ui/state/output_views.h"
 
 #include <glad/gl.h>
 #include <gtest/gtest.h>
@@ -10,6 +12,9 @@
 #include <imgui_internal.h>
 
 #include <algorithm>
+#include <array>
+#include <cmath>
+#include <functional>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -218,7 +223,12 @@ void show_output_at_100_percent(ui::AppHost& host) {
     host.frame();
 }
 
-size_t expect_screen_matches_output(ui::AppHost& host, const HostBuffer& dst, int width) {
+namespace {
+
+// Compares the visible part of the first output view with the colour `want(element)` gives, per pixel
+// (RGB, within `tolerance` per channel); failures name the first pixels.
+size_t expect_screen_matches(ui::AppHost& host, int width, int tolerance,
+                             const std::function<std::array<int, 3>(size_t)>& want) {
     auto shot = host.screenshot();
     if (!shot.ok()) {
         ADD_FAILURE() << shot.error().full();
@@ -230,20 +240,52 @@ size_t expect_screen_matches_output(ui::AppHost& host, const HostBuffer& dst, in
     size_t compared = 0, mismatched = 0;
     const int x0 = int(std::max(d.x0, d.clip_x0)), y0 = int(std::max(d.y0, d.clip_y0));
     const int x1 = int(std::min(d.x1, d.clip_x1)), y1 = int(std::min(d.y1, d.clip_y1));
-    const auto* expected = reinterpret_cast<const uint8_t*>(dst.bytes.data());
     for (int y = y0; y < y1; ++y)
         for (int x = x0; x < x1; ++x) {
             const int ix = x - int(d.x0), iy = y - int(d.y0);
-            const uint8_t* want = expected + (size_t(iy) * size_t(width) + size_t(ix)) * 4;
+            const std::array<int, 3> w = want(size_t(iy) * size_t(width) + size_t(ix));
             const uint8_t* got = &shot->pixels[(size_t(y) * size_t(shot->width) + size_t(x)) * 4];
-            if (std::memcmp(want, got, 3) != 0 && mismatched++ < 3)
-                ADD_FAILURE() << "pixel (" << ix << "," << iy << ") on screen " << int(got[0]) << "," << int(got[1]) << ","
-                              << int(got[2]) << " but the kernel wrote " << int(want[0]) << "," << int(want[1]) << ","
-                              << int(want[2]);
+            bool same = true;
+            for (int c = 0; c < 3; ++c) same = same && std::abs(int(got[c]) - w[size_t(c)]) <= tolerance;
+            if (!same && mismatched++ < 3)
+                ADD_FAILURE() << "pixel (" << ix << "," << iy << ") on screen " << int(got[0]) << "," << int(got[1])
+                              << "," << int(got[2]) << " but the kernel's output gives " << w[0] << "," << w[1] << ","
+                              << w[2];
             ++compared;
         }
-    EXPECT_EQ(mismatched, 0u);
+    EXPECT_EQ(mismatched, 0u) << "of " << compared << " pixels";
     return compared;
+}
+
+}  // namespace
+
+size_t expect_screen_matches_output(ui::AppHost& host, const HostBuffer& dst, int width) {
+    const auto* bytes = reinterpret_cast<const uint8_t*>(dst.bytes.data());
+    return expect_screen_matches(host, width, 0, [&](size_t i) {
+        return std::array<int, 3>{bytes[i * 4], bytes[i * 4 + 1], bytes[i * 4 + 2]};
+    });
+}
+
+size_t expect_screen_matches_colormapped(ui::AppHost& host, const HostBuffer& values, int width,
+                                         const std::string& colormap) {
+    // The range the view should use (auto range: the data's own min and max), from the read-back itself.
+    const size_t n = values.count();
+    double lo = 0, hi = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const double v = ui::element_value(values, i, 0);
+        if (i == 0 || v < lo) lo = v;
+        if (i == 0 || v > hi) hi = v;
+    }
+    const double span = hi > lo ? hi - lo : 1.0;
+    const auto& table = colormap_table(colormap);
+    return expect_screen_matches(host, width, 2, [&](size_t i) {
+        const double t = std::clamp((ui::element_value(values, i, 0) - lo) / span, 0.0, 1.0) * 255.0;
+        const size_t a = size_t(t), b = std::min<size_t>(a + 1, 255);
+        const double f = t - double(a);
+        std::array<int, 3> c{};
+        for (size_t k = 0; k < 3; ++k) c[k] = int(std::lround(table[a][k] * (1 - f) + table[b][k] * f));
+        return c;
+    });
 }
 
 ::testing::AssertionResult gpu_finishes_within(double seconds) {

@@ -59,6 +59,10 @@ void show_output_at_100_percent(ui::AppHost& host);
 // Compares the on-screen output image (RGB) with an RGBA8 buffer the kernel wrote; failures name pixels.
 // Returns how many pixels were compared (the visible part).
 size_t expect_screen_matches_output(ui::AppHost& host, const HostBuffer& dst, int width);
+// The same for a one-component buffer shown through `colormap` with the automatic range (its own min..max,
+// computed here from the buffer): each pixel within 2 levels per channel of the interpolated table colour.
+size_t expect_screen_matches_colormapped(ui::AppHost& host, const HostBuffer& values, int width,
+                                         const std::string& colormap);
 
 // Waits (a GL fence, at most `seconds`) until the GPU has finished the GL work issued so far on the current
 // context. Read-backs go through this first so that a GPU that no longer finishes work fails with the

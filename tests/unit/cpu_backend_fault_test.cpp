@@ -124,6 +124,33 @@ TEST(CpuBackendFault, WriteJustBeforeTheStartIsFoundAfterTheLaunch) {
     EXPECT_TRUE(rig.launch(rig.compile(ok_src, "fwd"), "fwd", {1}, {4}, {buffer_arg("out", out)}).ok);
 }
 
+TEST(CpuBackendFault, BuffersAre16ByteAlignedForVectorLoadsAndTheAlignmentBytesAreChecked) {
+    // 14 ints = 56 bytes: ending the data at the guard page would start it 8 bytes off a 16-byte boundary;
+    // it starts aligned (as cudaMalloc's does), so a kernel may read it as int4s. `out`'s 40 bytes leave 8
+    // between its end and the guard page: slack, and a write there is reported.
+    CpuRig rig;
+    const char* vec = "extern \"C\" __global__ void sum4(const int* in, int* out)\n"
+                      "{ int4 v = reinterpret_cast<const int4*>(in)[threadIdx.x];\n"
+                      "  out[threadIdx.x] = v.x + v.y + v.z + v.w; }\n";
+    std::vector<int> values(14);
+    for (size_t i = 0; i < values.size(); ++i) values[i] = int(i * i);
+    const BufferId in = rig.buffer("in", values), out = rig.buffer("out", std::vector<int>(10, 0));
+    const LaunchResult r = rig.launch(rig.compile(vec, "sum4"), "sum4", {1}, {3}, {buffer_arg("in", in), buffer_arg("out", out)});
+    ASSERT_TRUE(r.ok) << error_text(r);
+    const std::vector<int> got = rig.read<int>(out);
+    for (int t = 0; t < 3; ++t) EXPECT_EQ(got[size_t(t)], values[size_t(4 * t)] + values[size_t(4 * t + 1)] +
+                                                              values[size_t(4 * t + 2)] + values[size_t(4 * t + 3)]);
+
+    const char* past = "extern \"C\" __global__ void past(int* out) { out[10 + threadIdx.x] = 7; }\n";
+    const LaunchResult bad = rig.launch(rig.compile(past, "past"), "past", {1}, {2}, {buffer_arg("out", out)});
+    ASSERT_FALSE(bad.ok);
+    EXPECT_EQ(bad.error->name, "OUT_OF_BOUNDS");
+    EXPECT_NE(bad.error->message.find("past the end of buffer `out`"), std::string::npos) << bad.error->message;
+    // The slack is restored: a correct launch afterwards passes.
+    const char* ok_src = "extern \"C\" __global__ void fwd(int* out) { out[threadIdx.x] = 7; }\n";
+    EXPECT_TRUE(rig.launch(rig.compile(ok_src, "fwd"), "fwd", {1}, {10}, {buffer_arg("out", out)}).ok);
+}
+
 TEST(CpuBackendFault, IntegerDivisionByZero) {
     CpuRig rig;
     const char* src = "extern \"C\" __global__ void divide(const int* a, int* out, int d)\n"

@@ -54,13 +54,46 @@ TEST(Signature, ExternCLaunchBoundsMultiLineComments) {
     EXPECT_EQ(sig->params[3].line, 10);
 }
 
-TEST(Signature, TemplatesAreRefusedClearly) {
+TEST(Signature, TemplateWithoutInstantiationSaysWhichLineToAdd) {
     std::vector<Diagnostic> diags;
-    auto sig = sig_of("template <typename T>\n__global__ void k(T* x) {}\n", diags);
+    auto sig = sig_of("template <typename T, int B>\n__global__ void k(T* x) {}\n", diags);
     EXPECT_FALSE(sig);
     ASSERT_EQ(diags.size(), 1u);
-    EXPECT_EQ(diags[0].line, 1);
-    EXPECT_NE(diags[0].message.find("templated kernels are not supported"), std::string::npos);
+    EXPECT_EQ(diags[0].line, 2);
+    EXPECT_NE(diags[0].message.find("`kernel: k<float, 256>`"), std::string::npos) << diags[0].message;
+    EXPECT_EQ(diags[0].message.find("replace"), std::string::npos) << diags[0].message;
+}
+
+TEST(Signature, InstantiationGivesTheParametersTheirTypes) {
+    std::vector<Diagnostic> diags;
+    auto sig = parse_signature("template <class T, unsigned int blockSize, class U = int>\n"
+                               "__global__ void reduce(const T* __restrict__ in, T* out, U n) {}\n",
+                               "s.cu", diags, "reduce<double, 128>", 3);
+    ASSERT_TRUE(sig) << (diags.empty() ? "" : diags[0].message);
+    EXPECT_EQ(sig->name, "reduce");
+    EXPECT_EQ(sig->launch_name, "reduce<double, 128, int>");
+    ASSERT_EQ(sig->params.size(), 3u);
+    EXPECT_EQ(sig->params[0].base_type, "double");
+    EXPECT_EQ(sig->params[0].type_text, "const double* __restrict__");
+    EXPECT_EQ(sig->params[1].base_type, "double");
+    EXPECT_EQ(sig->params[2].base_type, "int");
+}
+
+TEST(Signature, WrongNumberOfTemplateArgumentsIsReportedOnTheKernelLine) {
+    std::vector<Diagnostic> diags;
+    auto sig = parse_signature("template <int A, int B>\n__global__ void k(float* x) {}\n", "s.cu", diags, "k<16>", 4);
+    EXPECT_FALSE(sig);
+    ASSERT_EQ(diags.size(), 1u);
+    EXPECT_EQ(diags[0].line, 4);
+    EXPECT_NE(diags[0].message.find("gives 1 template argument"), std::string::npos) << diags[0].message;
+}
+
+TEST(Signature, KernelKeyPicksOneOfSeveral) {
+    std::vector<Diagnostic> diags;
+    auto sig = parse_signature("__global__ void a(int* x) {}\n__global__ void b(float* y, int n) {}\n", "s.cu", diags, "b", 2);
+    ASSERT_TRUE(sig);
+    EXPECT_EQ(sig->launch_name, "b");
+    EXPECT_EQ(sig->params.size(), 2u);
 }
 
 TEST(Signature, TwoKernelsWithoutAChoiceAreRefusedNamingBoth) {

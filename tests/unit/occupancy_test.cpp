@@ -46,6 +46,23 @@ TEST(OccupancyEstimate, RespectsRegistersSharedMemoryAndShape) {
     EXPECT_DOUBLE_EQ(d.occupancy, 0.5);
 }
 
+TEST(OccupancyEstimate, RegistersAreSharedOutPerSubPartition) {
+    // 96 registers per thread = 3072 per warp. A sub-partition's 16384 registers hold 5 such warps, so an SM
+    // holds 20 (not 65536 / 3072 = 21): 20 one-warp blocks, 6 three-warp blocks. The H100's driver
+    // (cuOccupancyMaxActiveBlocksPerMultiprocessor) gave 20 and 6 for the register-blocked matmul.
+    ResourceUsage regs96;
+    regs96.registers = 96;
+    EXPECT_EQ(occupancy_for_block(h100_limits(), regs96, 0, 32).blocks_per_sm, 20);
+    EXPECT_EQ(occupancy_for_block(h100_limits(), regs96, 0, 96).blocks_per_sm, 6);
+    EXPECT_EQ(occupancy_for_block(h100_limits(), regs96, 0, 96).limited_by, "registers");
+    // 255 registers: a 256-thread block (8 warps) needs 8 x 8192 = all 65536 registers: one block.
+    ResourceUsage regs255;
+    regs255.registers = 255;
+    EXPECT_EQ(occupancy_for_block(h100_limits(), regs255, 0, 256).blocks_per_sm, 1);
+    // 224 threads = 7 warps, counted as 8 by the per-block check: 8 x 8192 still fits, so 1 block.
+    EXPECT_EQ(occupancy_for_block(h100_limits(), regs255, 0, 224).blocks_per_sm, 1);
+}
+
 TEST(OccupancyEstimate, BlockSizeLimitCapsTheSearch) {
     // At most 200 threads: 192 (6 warps) fits 10 blocks = 60 of 64 warps; 128 (4 warps) fits 16 = all 64.
     const auto s = estimate_best_block(h100_limits(), ResourceUsage{}, 0, 1, 200);

@@ -26,7 +26,44 @@ hello from the program itself
 ========= ERROR SUMMARY: 2 errors
 )";
 
+// As compute-sanitizer 2025.x (CUDA 13.0) wrote it on the H100 test machine for a one-past-the-end write
+// (addresses changed): "Access to" instead of "Address", and the worker's calls after memcheck stopped the
+// kernel reported as errors of their own.
+const char* kMemcheckCuda13Log = R"(========= COMPUTE-SANITIZER
+========= Invalid __global__ write of size 4 bytes
+=========     at shift+0xe0 in oob.cu:13
+=========     by thread (231,0,0) in block (3,0,0)
+=========     Access to 0x7f69fc801fa0 is out of bounds
+=========     and is 1 bytes after the nearest allocation at 0x7f69fc801000 of size 4,000 bytes
+=========
+========= Program hit CUDA_ERROR_LAUNCH_FAILED (error 719) due to "unspecified launch failure" on CUDA API call to cuCtxSynchronize.
+=========
+========= Program hit CUDA_ERROR_LAUNCH_FAILED (error 719) due to "unspecified launch failure" on CUDA API call to cuCtxSynchronize.
+=========
+========= Target application returned an error
+========= ERROR SUMMARY: 3 errors
+)";
+
 }  // namespace
+
+TEST(SanitizerReport, Cuda13MemcheckLogGivesOneFindingWithItsAddress) {
+    SanitizerSummary s = parse_sanitizer_log(kMemcheckCuda13Log);
+    EXPECT_EQ(s.reported_errors, 3);
+    ASSERT_EQ(s.findings.size(), 1u) << "the stopped launch's echoes are not findings";
+    EXPECT_EQ(s.findings[0].address, 0x7f69fc801fa0ull);
+    EXPECT_EQ(s.findings[0].line, 13);
+    attribute_findings(s.findings, {{"in", 0x7f69fc800000ull, 4000, 4}, {"out", 0x7f69fc801000ull, 4000, 4}});
+    EXPECT_EQ(s.findings[0].buffer, "out");
+    EXPECT_EQ(s.findings[0].element, 1000);
+}
+
+TEST(SanitizerReport, ALaunchFailureWithoutADeviceFindingStaysAFinding) {
+    const SanitizerSummary s = parse_sanitizer_log(
+        "========= Program hit CUDA_ERROR_LAUNCH_FAILED (error 719) due to \"unspecified launch failure\" on CUDA "
+        "API call to cuCtxSynchronize.\n========= ERROR SUMMARY: 1 error\n");
+    ASSERT_EQ(s.findings.size(), 1u);
+    EXPECT_EQ(s.findings[0].kind.rfind("Program hit", 0), 0u);
+}
 
 TEST(SanitizerReport, MemcheckFindingsHaveKindThreadBlockAddressAndLine) {
     const SanitizerSummary s = parse_sanitizer_log(kMemcheckLog);

@@ -236,14 +236,19 @@ ExecutorLaunch CpuExecutor::launch(const LaunchRequest& request) {
             out.error = describe_crash(outcome.failure, report, &run.site);
             return run;
         }
-        // Writes just before a buffer's start land on its page without faulting: look for them now.
+        // Writes just before a buffer's start (or in the few alignment bytes after its end) land on its pages
+        // without faulting: look for them now.
         for (auto& [id, b] : buffers_) {
-            if (b.memory.slack_intact()) continue;
+            const GuardedBuffer::Slack slack = b.memory.slack_intact();
+            if (slack == GuardedBuffer::Slack::Intact) continue;
             b.memory.restore_slack();
+            const bool before = slack == GuardedBuffer::Slack::WrittenBefore;
             out.error = engine_error("OUT_OF_BOUNDS",
-                                     "a thread wrote before the start of buffer `" + b.name +
+                                     std::string("a thread wrote ") + (before ? "before the start" : "past the end") +
+                                         " of buffer `" + b.name +
                                          "` (found after the launch, so the thread and line are not known)",
-                                     "look for a negative index, e.g. a[i - 1] when i is 0");
+                                     before ? "look for a negative index, e.g. a[i - 1] when i is 0"
+                                            : "check the index against the size (e.g. `if (i < n)`) before each access");
             return run;
         }
         if (i >= warmup) samples.push_back(ms);

@@ -24,6 +24,12 @@ size_t page_size() {
 
 size_t round_up(uint64_t n, size_t to) { return size_t((n + to - 1) / to * to); }
 
+// Where the data starts in its pages: as late as possible (so the first access past the end faults), but
+// 16-byte aligned as CUDA allocations are (they are 256-aligned), so a kernel's float4/uint4 loads work.
+// The up to 15 bytes after the end are slack, checked after each launch like the slack before the start.
+constexpr size_t kDataAlign = 16;
+size_t data_offset(uint64_t bytes, size_t data_pages) { return (data_pages - size_t(bytes)) / kDataAlign * kDataAlign; }
+
 }  // namespace
 
 // The reservation: guards as large as the buffer (64 KiB .. 1 GiB), so an index up to twice the size still
@@ -41,7 +47,8 @@ Result<GuardedBuffer> GuardedBuffer::reserve(uint64_t bytes) {
     b.map_ = static_cast<std::byte*>(map);
     b.map_bytes_ = total;
     b.slack_ = b.map_ + guard;
-    b.data_ = b.slack_ + (data_pages - bytes);
+    b.data_ = b.slack_ + data_offset(bytes, data_pages);
+    b.end_ = b.slack_ + data_pages;
     b.bytes_ = bytes;
     return b;
 }
@@ -78,7 +85,7 @@ GuardedBuffer::~GuardedBuffer() { release(); }
 
 void GuardedBuffer::release() {
     if (map_) ::munmap(map_, map_bytes_);
-    map_ = slack_ = data_ = nullptr;
+    map_ = slack_ = data_ = end_ = nullptr;
     map_bytes_ = 0;
     bytes_ = 0;
 }
@@ -92,6 +99,7 @@ GuardedBuffer& GuardedBuffer::operator=(GuardedBuffer&& o) noexcept {
         map_bytes_ = std::exchange(o.map_bytes_, 0);
         slack_ = std::exchange(o.slack_, nullptr);
         data_ = std::exchange(o.data_, nullptr);
+        end_ = std::exchange(o.end_, nullptr);
         bytes_ = std::exchange(o.bytes_, 0);
     }
     return *this;
@@ -106,14 +114,17 @@ GuardedBuffer::Location GuardedBuffer::locate(uintptr_t address) const {
     return {Where::Inside, address - data};
 }
 
-bool GuardedBuffer::slack_intact() const {
+GuardedBuffer::Slack GuardedBuffer::slack_intact() const {
     for (const std::byte* p = slack_; p < data_; ++p)
-        if (*p != std::byte{kSlackPattern}) return false;
-    return true;
+        if (*p != std::byte{kSlackPattern}) return Slack::WrittenBefore;
+    for (const std::byte* p = data_ + bytes_; p < end_; ++p)
+        if (*p != std::byte{kSlackPattern}) return Slack::WrittenAfter;
+    return Slack::Intact;
 }
 
 void GuardedBuffer::restore_slack() {
     if (slack_ && data_ > slack_) std::memset(slack_, kSlackPattern, size_t(data_ - slack_));
+    if (data_ && end_ > data_ + bytes_) std::memset(data_ + bytes_, kSlackPattern, size_t(end_ - (data_ + bytes_)));
 }
 
 }  // namespace cp
@@ -154,7 +165,7 @@ Result<SharedMemoryFile> SharedMemoryFile::create(const std::string& name, uint6
                               "use smaller buffers");
         f.map_ = static_cast<std::byte*>(map);
     }
-    f.data_ = f.map_ + (f.map_bytes_ - bytes);
+    f.data_ = f.map_ + data_offset(bytes, f.map_bytes_);
     return f;
 }
 

@@ -1,5 +1,6 @@
 // Device buffers for the CPU backend: each in its own mapping between inaccessible guard regions, its
-// last byte touching the guard after it, so the first access past the end faults and can be reported.
+// end at most 15 bytes before the guard after it (the start is 16-byte aligned, as on a GPU, for vector
+// loads), so an access past the end faults and can be reported.
 // A buffer's memory is either private (the dynamic shared memory) or a shared-memory file (memfd) that the
 // app also maps (SharedMemoryFile), so uploads and read-backs are plain copies in the app's process.
 #pragma once
@@ -34,9 +35,10 @@ public:
     };
     Location locate(uintptr_t address) const;
 
-    // Pages are 4 KiB but buffers are not, so up to a page before the start is accessible. It holds a
-    // known pattern: a kernel that wrote there is found after the launch.
-    bool slack_intact() const;
+    // Pages are 4 KiB but buffers are not, so up to a page before the start (and up to 15 bytes after the
+    // end) is accessible. It holds a known pattern: a kernel that wrote there is found after the launch.
+    enum class Slack { Intact, WrittenBefore, WrittenAfter };
+    Slack slack_intact() const;
     void restore_slack();
 
 private:
@@ -47,6 +49,7 @@ private:
     size_t map_bytes_ = 0;
     std::byte* slack_ = nullptr;  // first accessible byte (page aligned); data_ - slack_ bytes of pattern
     std::byte* data_ = nullptr;
+    std::byte* end_ = nullptr;  // the guard after the data; data_ + bytes_ .. end_ is slack too
     uint64_t bytes_ = 0;
 };
 

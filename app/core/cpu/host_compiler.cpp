@@ -421,7 +421,7 @@ CpuCompileOutput compile_for_cpu(const CompileRequest& request, const HostCompil
     plan.flags = options.flags;
     plan.kernel_name = prepared.kernel_name;
     for (const KernelDecl& k : prepared.kernels)
-        if (k.name == prepared.kernel_name) plan.kernel_line = k.line;
+        if (k.name == prepared.kernel_name.substr(0, prepared.kernel_name.find('<'))) plan.kernel_line = k.line;
     if (!options.ignored.empty()) {
         plan.ignored_note = "cpu backend: ignored GPU-only options:";
         for (const std::string& o : options.ignored) plan.ignored_note += " " + o;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <set>
 
 namespace cp {
@@ -134,7 +135,7 @@ std::string squeeze(const std::string& directive) {
 }
 
 // Marks tokens inside #if branches that are never compiled on the CPU backend, i.e. guarded by
-// __CUDA_PLAYGROUND_CPU__, so that code written for both backends is not refused for what the CPU skips.
+// __CUDA_PLAYGROUND_CPU__ (or a lesson's PLAYGROUND_REFERENCE section), so that code written for both backends is not refused for what the CPU skips.
 void mark_cpu_skipped(const std::string& s, std::vector<Token>& tokens) {
     struct Group {
         int cpu_branch;  // 1: first branch is the CPU's; -1: the #else branch is; 0: unrelated
@@ -156,6 +157,9 @@ void mark_cpu_skipped(const std::string& s, std::vector<Token>& tokens) {
             groups.push_back({1, false});
         else if (d.rfind("ifndef__CUDA_PLAYGROUND_CPU__", 0) == 0 || d.rfind("if!defined(__CUDA_PLAYGROUND_CPU__)", 0) == 0)
             groups.push_back({-1, false});
+        // A lesson's in-file reference: host code the kernel compile never sees (reference_section.h).
+        else if (d == "ifdefPLAYGROUND_REFERENCE" || d == "ifdefined(PLAYGROUND_REFERENCE)" || d == "ifdefinedPLAYGROUND_REFERENCE")
+            groups.push_back({-1, false});
         else if (d.rfind("if", 0) == 0)
             groups.push_back({0, false});
         else if ((d.rfind("else", 0) == 0 || d.rfind("elif", 0) == 0) && !groups.empty())
@@ -173,11 +177,17 @@ struct Feature {
 const std::vector<Feature>& unsupported_features() {
     static const std::vector<Feature> features = {
         {"inline assembly (asm / PTX)", {"asm", "__asm__", "__asm"}},
-        {"textures and surfaces",
+        {"textures and surfaces ; read a plain buffer instead (`const float* src`, `src[y * width + x]`), clamping x and y "
+         "as the texture's address mode did",
          {"tex1D", "tex2D", "tex3D", "tex1Dfetch", "tex1DLod", "tex2DLod", "tex3DLod", "tex2DGrad", "tex2Dgather",
           "tex1DLayered", "tex2DLayered", "texCubemap", "cudaTextureObject_t", "cudaSurfaceObject_t", "surf1Dread",
           "surf1Dwrite", "surf2Dread", "surf2Dwrite", "surf3Dread", "surf3Dwrite"}},
-        {"cooperative groups", {"cooperative_groups"}},
+        {"multi-grid and cluster groups (this_multi_grid, this_cluster) ; split the work into separate launches",
+         {"this_multi_grid", "multi_grid_group", "this_cluster", "cluster_group"}},
+        {"coalesced_threads() and labeled/binary partitions ; use __activemask() with __shfl_*_sync and a mask",
+         {"coalesced_threads", "coalesced_group", "labeled_partition", "binary_partition"}},
+        {"cg::inclusive_scan / exclusive_scan ; write the scan with tile.shfl_up(v, offset) in a loop",
+         {"inclusive_scan", "exclusive_scan"}},
         {"half-precision types (__half, __nv_bfloat16)", {"__half", "__half2", "__nv_bfloat16", "__nv_bfloat162"}},
         {"tensor core operations (wmma)", {"wmma"}},
         {"managed memory (__managed__)", {"__managed__"}},
@@ -203,7 +213,8 @@ std::string unsupported_include(const std::string& directive) {
     if (d.rfind("include", 0) != 0) return {};
     const std::string target = d.substr(7);
     auto has = [&](const char* name) { return target.find(name) != std::string::npos; };
-    if (has("cooperative_groups")) return "cooperative groups";
+    if (has("cooperative_groups/") && !has("cooperative_groups/reduce.h"))
+        return "cooperative-groups headers other than <cooperative_groups.h> and <cooperative_groups/reduce.h>";
     if (has("cuda_fp16") || has("cuda_bf16") || has("cuda_fp8")) return "half-precision types (cuda_fp16.h, cuda_bf16.h)";
     if (has("mma.h")) return "tensor core operations (mma.h)";
     if (has("cub/") || has("thrust/") || has("cuda/")) return "CUB, Thrust and libcu++ headers";
@@ -211,9 +222,14 @@ std::string unsupported_include(const std::string& directive) {
     return {};
 }
 
+// `what` may carry the plain-CUDA way to write it after " ; ".
 Diagnostic unsupported(const std::string& path, const Token& t, const std::string& what) {
+    const size_t split = what.find(" ; ");
+    const std::string feature = what.substr(0, split);
+    const std::string instead = split == std::string::npos ? std::string() : ": " + what.substr(split + 3);
     return Diagnostic{path, t.line, 0, Severity::Error,
-                      what + " is not supported by the CPU backend; run this kernel with --backend cuda"};
+                      feature + " is not supported by the CPU backend" + instead +
+                          (instead.empty() ? "; on a machine with an NVIDIA GPU, --backend cuda runs it" : "")};
 }
 
 void scan_unsupported(const std::string& s, const std::vector<Token>& tokens, const std::string& path,
@@ -238,7 +254,7 @@ void scan_unsupported(const std::string& s, const std::vector<Token>& tokens, co
         const std::string word = text_of(s, t);
         const bool called = k + 1 < tokens.size() && s[tokens[k + 1].begin] == '(';
         if (word == "texture" && k + 1 < tokens.size() && s[tokens[k + 1].begin] == '<') {
-            report(t, "textures and surfaces");
+            report(t, unsupported_features()[1].what);
             continue;
         }
         if (called && legacy_warp_intrinsics().count(word)) {
@@ -370,9 +386,32 @@ std::vector<KernelDecl> find_kernels(const std::string& s) {
     return kernels;
 }
 
-std::string plain_entry_symbol(const std::string& kernel) { return "cp_run_plain_" + kernel; }
-std::string fiber_entry_symbol(const std::string& kernel) { return "cp_run_one_" + kernel; }
-std::string params_symbol(const std::string& kernel) { return "cp_params_" + kernel; }
+namespace {
+
+// A kernel's name expression as part of a C symbol: `reduce<float, 256>` -> `reduce_float_256_<hash>`
+// (the hash keeps `a<b_c>` and `a<b, c>` apart).
+std::string symbol_part(const std::string& kernel) {
+    std::string out;
+    bool plain = true;
+    for (char c : kernel) {
+        if (ident_char(c)) {
+            out += c;
+        } else {
+            plain = false;
+            if (c != ' ' && !out.empty() && out.back() != '_') out += '_';
+        }
+    }
+    if (plain) return out;
+    uint32_t h = 2166136261u;  // FNV-1a
+    for (char c : kernel) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
+    return out + "_" + std::to_string(h);
+}
+
+}  // namespace
+
+std::string plain_entry_symbol(const std::string& kernel) { return "cp_run_plain_" + symbol_part(kernel); }
+std::string fiber_entry_symbol(const std::string& kernel) { return "cp_run_one_" + symbol_part(kernel); }
+std::string params_symbol(const std::string& kernel) { return "cp_params_" + symbol_part(kernel); }
 
 PreparedSource prepare_kernel_source(const std::string& source, const std::string& display_path,
                                      const std::string& kernel_name) {
@@ -385,6 +424,9 @@ PreparedSource prepare_kernel_source(const std::string& source, const std::strin
 
     std::string names;
     for (const KernelDecl& k : out.kernels) names += (names.empty() ? "" : ", ") + k.name;
+    // `reduce<float, 256>`: the function `reduce`, instantiated by the entry points' `&::reduce<float, 256>`.
+    const std::string base_name = kernel_name.substr(0, kernel_name.find('<'));
+    const bool instantiated = base_name.size() != kernel_name.size();
     if (kernel_name.empty()) {
         if (out.kernels.size() == 1) {
             out.kernel_name = out.kernels[0].name;
@@ -397,16 +439,15 @@ PreparedSource prepare_kernel_source(const std::string& source, const std::strin
     } else {
         out.kernel_name = kernel_name;
         const auto it = std::find_if(out.kernels.begin(), out.kernels.end(),
-                                     [&](const KernelDecl& k) { return k.name == kernel_name; });
+                                     [&](const KernelDecl& k) { return k.name == base_name; });
         if (it == out.kernels.end()) {
             out.diagnostics.push_back({path, 0, 0, Severity::Error,
-                                       "no __global__ function named `" + kernel_name + "` in this file" +
+                                       "no __global__ function named `" + base_name + "` in this file" +
                                            (names.empty() ? std::string() : " (found: " + names + ")")});
-        } else if (it->is_template) {
+        } else if (it->is_template && !instantiated) {
             out.diagnostics.push_back({path, it->line, 0, Severity::Error,
-                                       "kernel `" + kernel_name +
-                                           "` is a template; the CPU backend launches only non-template kernels "
-                                           "(use --backend cuda)"});
+                                       "kernel `" + kernel_name + "` is a template: name the instantiation to run, "
+                                       "e.g. `kernel: " + kernel_name + "<float>` in the header"});
         }
     }
     if (has_errors(out.diagnostics)) return out;

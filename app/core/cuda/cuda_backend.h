@@ -16,6 +16,7 @@ namespace cp {
 
 class CudaBackend final : public Backend {
 public:
+    const std::string& arch() const { return arch_; }  // what NVRTC compiles for
     // Initialises the driver and retains device 0's primary context; Error (plain words, ending with
     // "use --backend cpu") when there is no usable device.
     static Result<std::unique_ptr<CudaBackend>> create(const CudaDriver& driver);

@@ -12,6 +12,7 @@
 #include "core/cuda/stdout_capture.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 namespace cp {
@@ -89,19 +90,25 @@ std::optional<EngineError> CudaBackend::marshal_args(CUfunction fn, const Launch
     const std::string kernel = "kernel `" + request.kernel_name + "`";
     // The driver copies parameters blindly: a missing or mis-sized one would read garbage, so compare
     // with the kernel's real parameter list when the driver can tell it (12.4+).
-    // Only indices below the argument count are asked: asking past the last parameter is how the driver
-    // says "no more", but it is an error (CUDA_ERROR_INVALID_VALUE) that compute-sanitizer reports against
-    // us. A kernel with more parameters than arguments is refused before this by the signature check, which
-    // reads the same list from the source.
+    // Asking one index past the arguments finds a kernel with more parameters than arguments; the driver
+    // answers "no more" with CUDA_ERROR_INVALID_VALUE, which compute-sanitizer reports against us. Under the
+    // sanitizer (run --sanitize) that one question is skipped: the session's signature check, which reads
+    // the same list from the source, has already refused a missing argument.
+    static const bool under_sanitizer = [] {
+        const char* v = std::getenv("CUDA_PLAYGROUND_UNDER_SANITIZER");
+        return v && *v && std::string(v) != "0";
+    }();
     std::vector<size_t> sizes;
     if (d_.FuncGetParamInfo) {
+        const size_t ask = request.args.size() + (under_sanitizer ? 0 : 1);
         size_t offset = 0, size = 0;
-        while (sizes.size() < request.args.size() &&
-               d_.FuncGetParamInfo(fn, sizes.size(), &offset, &size) == CUDA_SUCCESS)
+        while (sizes.size() < ask && d_.FuncGetParamInfo(fn, sizes.size(), &offset, &size) == CUDA_SUCCESS)
             sizes.push_back(size);
         if (sizes.size() != request.args.size())
-            return refused(kernel + " takes " + std::to_string(sizes.size()) + " parameters but " +
-                           std::to_string(request.args.size()) + " arguments were given.");
+            return refused(kernel + " takes " + (sizes.size() > request.args.size() ? "more than " : "") +
+                               std::to_string(std::min(sizes.size(), request.args.size())) + " parameters but " +
+                               std::to_string(request.args.size()) + " arguments were given.",
+                           "pass one argument per kernel parameter, in the kernel's order");
     }
     storage.resize(request.args.size());
     params.resize(request.args.size());

@@ -5,6 +5,8 @@
 
 #include "core/cuda/cuda_backend.h"
 #include "core/cuda/cuda_backend_factory.h"
+#include "core/cuda/nvrtc_compiler.h"
+#include "core/cuda/nvrtc_pch.h"
 #include "core/cuda/sanitizer_report.h"
 #include "core/engine/engine_wire.h"
 
@@ -15,6 +17,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <thread>
 
 namespace cp {
 
@@ -29,6 +33,7 @@ constexpr int kTransferTimeoutS = 300;
 
 int serve(int fd, uint64_t id_base) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the app, even inside a kernel that does not end
+    use_pch_dir_for_temporary_files();  // still one thread here (before main): NVRTC's PCH temporaries
     std::string why, detail;
     nlohmann::json hello = {{"ok", false}, {"message", ""}, {"hint", ""}};
     std::unique_ptr<CudaBackend> backend;
@@ -42,6 +47,10 @@ int serve(int fd, uint64_t id_base) {
     hello["ok"] = backend != nullptr;
     if (!write_message(fd, WireMessage{hello.dump(), {}, {}}) || !backend) return 1;
     backend->run_as_worker(id_base);
+    // The precompiled header for <cooperative_groups.h> is made while the user looks at the first kernel, so
+    // a kernel that includes it later compiles without parsing it. Detached: the worker ends with _Exit.
+    if (const char* off = std::getenv("CUDA_PLAYGROUND_NO_PCH"); !(off && *off && std::string(off) != "0"))
+        std::thread([arch = backend->arch()] { warm_up_nvrtc_pch(arch); }).detach();
 
     for (;;) {
         WireMessage in;
@@ -142,7 +151,7 @@ std::optional<Error> CudaWorkerBackend::start_worker() {
         const std::string sanitizer = find_compute_sanitizer();
         if (sanitizer.empty()) return make_error("compute-sanitizer was not found", "see run --help (--sanitize)");
         spawn.wrapper = {sanitizer, "--tool", tool, "--log-file", log, "--show-backtrace", "no"};
-        spawn.extra_env = {"CUDA_PLAYGROUND_GUARDS=0"};
+        spawn.extra_env = {"CUDA_PLAYGROUND_GUARDS=0", "CUDA_PLAYGROUND_UNDER_SANITIZER=1"};
         spawn.stop_grace_ms = 60000;
     }
     if (auto e = worker_.start(spawn)) return e;

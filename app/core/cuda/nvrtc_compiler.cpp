@@ -2,6 +2,7 @@
 // (extern "C" and C++ names alike), diagnostics and the ptxas resource report. NVRTC itself runs on a
 // thread confined to the toolkit's files (core/worker/sandbox.h).
 #include "core/cuda/nvrtc_compiler.h"
+#include "core/cuda/nvrtc_pch.h"
 
 #include "core/cuda/cubin_cache.h"
 #include "core/cuda/nvrtc_log.h"
@@ -162,6 +163,7 @@ private:
 FileAccessPolicy nvrtc_file_policy() {
     FileAccessPolicy p;
     p.label = "NVRTC";
+    p.read_write.push_back(pch_dir());  // precompiled headers (nvrtc_pch.h)
     for (const auto& dir : cuda_include_dirs()) p.read.push_back(std::filesystem::weakly_canonical(dir));
     Dl_info info{};
     if (dladdr(reinterpret_cast<void*>(&nvrtcVersion), &info) && info.dli_fname) {
@@ -185,7 +187,7 @@ void preload_nvrtc_builtins() {
 
 // `syntax_only`: the front end's checks, nothing generated (check_device_code_with_nvrtc).
 void compile_uncached(const CompileRequest& request, const LocalIncludes& includes, const std::string& arch,
-                      CompileResult& result, CachedCompile& out, bool syntax_only = false) {
+                      CompileResult& result, CachedCompile& out, bool syntax_only = false, bool allow_pch = true) {
     const std::string path = display_path(request);
     std::vector<const char*> header_names, header_contents;
     for (const auto& h : nvrtc_std_headers()) {
@@ -211,13 +213,24 @@ void compile_uncached(const CompileRequest& request, const LocalIncludes& includ
             return;
         }
     }
+    // The PCH option is not in result.options: the cubin does not depend on it, so the cache key does not.
+    const std::vector<std::string> pch =
+        syntax_only || !allow_pch ? std::vector<std::string>() : pch_options(request.source, result.options);
     std::vector<const char*> argv;
     for (const auto& o : result.options) argv.push_back(o.c_str());
+    for (const auto& o : pch) argv.push_back(o.c_str());
     if (!syntax_only) ++g_nvrtc_invocations;
     preload_nvrtc_builtins();
     static const FileAccessPolicy policy = nvrtc_file_policy();
     run_confined(policy, [&] { r = nvrtcCompileProgram(program, int(argv.size()), argv.data()); });
+    pch_record(pch, nvrtcGetPCHCreateStatus(program) == NVRTC_SUCCESS);
     out.log = program_log(program);
+    // Making a precompiled header needs temporary files where the confined thread may not write (Landlock allows
+    // the PCH folder only): the header is marked failed above, and this kernel compiles without one.
+    if (r != NVRTC_SUCCESS && !pch.empty() && out.log.find("cannot open temporary file") != std::string::npos) {
+        compile_uncached(request, includes, arch, result, out, syntax_only, false);
+        return;
+    }
     result.log = out.log;
     result.diagnostics = parse_nvrtc_diagnostics(out.log, path, count_lines(request.source));
     locate_header_diagnostics(request, includes, result.diagnostics);
@@ -278,7 +291,8 @@ std::vector<std::string> nvrtc_options(const CompileRequest& /*request*/, const 
         std::error_code ec;
         if (std::filesystem::is_directory(std::filesystem::path(dir) / "cccl", ec)) options.push_back("-I" + dir + "/cccl");
     }
-    // The kernel's own headers come in memory (local_includes.h): NVRTC is not pointed at the user's folder.
+    // The kernel's own headers come in memory (local_includes.h): NVRTC is not pointed at the user's folder
+    // (which also lets kernels from different folders share a precompiled header, nvrtc_pch.h).
     return options;
 }
 
@@ -327,6 +341,16 @@ CompileResult compile_with_nvrtc(const CompileRequest& request, const std::strin
     result.compile_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return result;
+}
+
+void warm_up_nvrtc_pch(const std::string& arch) {
+    CompileRequest request;
+    request.source = "#include <cooperative_groups.h>\n__global__ void cp_pch_warm_up() {}\n";
+    request.load = false;
+    CompileResult result;
+    result.options = nvrtc_options(request, arch);
+    CachedCompile unused;
+    compile_uncached(request, LocalIncludes{}, arch, result, unused, false);  // never cached: it is for the PCH
 }
 
 std::vector<Diagnostic> check_device_code_with_nvrtc(const CompileRequest& request, std::string* log) {

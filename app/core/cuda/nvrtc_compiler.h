@@ -30,6 +30,10 @@ std::vector<Diagnostic> check_device_code_with_nvrtc(const CompileRequest& reque
 // The options compile_with_nvrtc passes (before request.extra_options), for display and tests.
 std::vector<std::string> nvrtc_options(const CompileRequest& request, const std::string& arch);
 
+// Makes this process's precompiled header for `#include <cooperative_groups.h>` (nvrtc_pch.h), so that the
+// first kernel including it compiles without parsing it. Blocking: call it where nobody waits for it.
+void warm_up_nvrtc_pch(const std::string& arch);
+
 // How many times NVRTC actually compiled something in this process (cache hits do not count).
 uint64_t nvrtc_invocation_count();
 

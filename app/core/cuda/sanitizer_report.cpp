@@ -47,7 +47,8 @@ SanitizerSummary parse_sanitizer_log(const std::string& log) {
     static const std::regex kPrefix(R"(^=+ ?)");
     static const std::regex kThreadBlock(R"(by thread \((\d+),(\d+),(\d+)\) in block \((\d+),(\d+),(\d+)\))");
     static const std::regex kFileLine(R"(in (\S+):(\d+))");
-    static const std::regex kAddress(R"(Address (0x[0-9a-fA-F]+))");
+    // "Address 0x... is out of bounds" (older tools) or "Access to 0x... is out of bounds" (CUDA 13).
+    static const std::regex kAddress(R"((?:Address|Access to|Access at) (0x[0-9a-fA-F]+))");
     static const std::regex kSummary(R"(ERROR SUMMARY: ([\d,]+) error)");
     // The first line of a finding: what went wrong, as each tool words it.
     static const std::regex kStart(R"(^(Invalid |Misaligned |Uninitialized |Race reported|Error: Race|Barrier error|)"
@@ -100,6 +101,15 @@ SanitizerSummary parse_sanitizer_log(const std::string& log) {
         if (std::regex_search(line, m, kAddress)) current->address = parse_number(m[1].str());
         if (line.rfind("at ", 0) != 0) current->detail += (current->detail.empty() ? "" : " ") + line;
     }
+    // memcheck stops a kernel at its first error; the worker's next driver calls then report the stopped
+    // launch ("Program hit CUDA_ERROR_LAUNCH_FAILED ... cuCtxSynchronize"). Those are echoes of the finding
+    // above them, not findings of their own.
+    const bool device_finding = std::any_of(out.findings.begin(), out.findings.end(),
+                                            [](const SanitizerFinding& f) { return f.thread.has_value(); });
+    if (device_finding)
+        std::erase_if(out.findings, [](const SanitizerFinding& f) {
+            return f.kind.rfind("Program hit", 0) == 0 && f.kind.find("CUDA_ERROR_LAUNCH_FAILED") != std::string::npos;
+        });
     return out;
 }
 

@@ -34,7 +34,12 @@ OccupancyFigures occupancy_for_block(const DeviceInfo& d, const ResourceUsage& u
     const int regs_per_warp = (f.registers_per_thread * warp + 255) / 256 * 256;
     const int shared_per_block = f.shared_per_block > 0 ? f.shared_per_block + (d.cc_major >= 8 ? 1024 : 0) : 0;
     const int shared_per_sm = d.max_shared_per_sm > 0 ? d.max_shared_per_sm : d.max_shared_per_block;
-    if (regs_per_warp > 0 && regs_per_warp * f.warps_per_block > d.regs_per_block) {
+    // Registers live in the SM's sub-partitions (4 on every architecture we run on but 6.0's 2); a warp's
+    // registers come from one of them, and the per-block check counts warps rounded up to the partitions.
+    const int partitions = (d.cc_major == 6 && d.cc_minor == 0) ? 2 : 4;
+    const int warps_rounded = (f.warps_per_block + partitions - 1) / partitions * partitions;
+    if (regs_per_warp > 0 && (regs_per_warp * f.warps_per_block > d.regs_per_block ||
+                              regs_per_warp * warps_rounded > d.regs_per_block)) {
         f.limited_by = "registers (more than a block may have)";
         return f;
     }
@@ -47,7 +52,8 @@ OccupancyFigures occupancy_for_block(const DeviceInfo& d, const ResourceUsage& u
         }
     };
     cap(f.max_warps_per_sm / f.warps_per_block, "warps");
-    if (regs_per_warp > 0) cap(d.regs_per_sm / (regs_per_warp * f.warps_per_block), "registers");
+    if (regs_per_warp > 0)
+        cap((d.regs_per_sm / partitions / regs_per_warp) * partitions / f.warps_per_block, "registers");
     if (shared_per_block > 0) cap(shared_per_sm / shared_per_block, "shared memory");
     f.blocks_per_sm = std::max(blocks, 0);
     f.warps_per_sm = f.blocks_per_sm * f.warps_per_block;

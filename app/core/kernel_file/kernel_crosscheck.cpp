@@ -106,6 +106,13 @@ void cross_check(const KernelSpec& spec, const KernelSignature& sig, const Heade
             continue;
         }
         auto scalar = parse_scalar_type(p->base_type);
+        if (!scalar && (p->base_type == "cudaTextureObject_t" || p->base_type == "cudaSurfaceObject_t")) {
+            error(m.line, "`" + m.name + "` is a `" + p->base_type + "` in " + kernel + ": texture objects cannot be "
+                          "set from a param (the playground creates no CUDA arrays or texture objects). Read the data "
+                          "through a buffer instead, e.g. `const float* " + m.name + "` with `buffer " + m.name +
+                          ": float[width * height] in`.");
+            continue;
+        }
         if (!scalar) {
             error(p->line, "parameter `" + p->name + "` of " + kernel + " has type `" + p->base_type +
                                "`; scalar parameters may be int, unsigned int, float or double.");
@@ -126,6 +133,15 @@ void cross_check(const KernelSpec& spec, const KernelSignature& sig, const Heade
                                               [&](const ParamSpec& m) { return m.name == p.name; }))
             continue;
         if (state.broken_names.count(p.name)) continue;  // its line already has an error
+        if (p.base_type == "cudaTextureObject_t" || p.base_type == "cudaSurfaceObject_t") {
+            error(p.line, "parameter `" + p.name + "` of " + kernel + " is a `" + p.base_type +
+                              "`, which the playground cannot pass: it fills and passes buffers as plain pointers and "
+                              "creates no CUDA arrays or texture objects. Read the data through a buffer instead, "
+                              "e.g. `const float* " + p.name + "` described by `buffer " + p.name +
+                              ": float[width * height] in`, with `" + p.name + "[y * width + x]` in place of tex2D and "
+                              "x, y clamped to the image as the texture's address mode did.");
+            continue;
+        }
         error(p.line, "parameter `" + p.name + "` of " + kernel + " is not described in the metadata header; add a "
                       "line such as `" + suggested_line(p) + "`.");
     }

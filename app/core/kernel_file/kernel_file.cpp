@@ -2,6 +2,7 @@
 // asset folders, and scanning the library.
 #include "core/kernel_file/kernel_file.h"
 
+#include "core/kernel_file/host_code.h"
 #include "core/kernel_file/kernel_file_parts.h"
 #include "core/text_util.h"
 #include "core/kernel_file/reference_section.h"
@@ -23,13 +24,23 @@ KernelFile parse_kernel_source(std::string source, fs::path path, const std::str
     f.path = std::move(path);
     f.source = std::move(source);
     const std::string file = f.path.string();
+    const HostCodeScan host = separate_host_code(f.source);
+    f.compile_source = host.kernel_source;
+    if (!host.parts.empty()) f.diagnostics.push_back(host_code_note(file, host));
     HeaderState state;
     parse_header(f.source, file, f.spec, f.diagnostics, state);
     check_header(file, f.spec, f.diagnostics, state);
-    if (!kernel.empty()) f.spec.kernel = kernel;
+    if (!kernel.empty()) {
+        f.spec.kernel = kernel;
+        f.spec.steps.clear();  // a kernel chosen from outside (--compare) runs alone, with the file's launch lines
+    }
     if (state.unterminated) return f;  // the rest of the file is inside the comment
-    f.signature = parse_signature(f.source, file, f.diagnostics, f.spec.kernel, state.kernel_line);
-    if (f.signature) cross_check(f.spec, *f.signature, state, file, f.diagnostics);
+    if (!f.spec.steps.empty()) {
+        check_steps(f, state);
+    } else {
+        f.signature = parse_signature(f.source, file, f.diagnostics, f.spec.kernel, f.spec.kernel_line);
+        if (f.signature) cross_check(f.spec, *f.signature, state, file, f.diagnostics);
+    }
     if (f.spec.has_metadata) check_reference(f, state.reference_line);
     std::stable_sort(f.diagnostics.begin(), f.diagnostics.end(),
                      [](const Diagnostic& a, const Diagnostic& b) { return a.line < b.line; });

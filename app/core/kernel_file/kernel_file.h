@@ -20,8 +20,9 @@ KernelFile parse_kernel_source(std::string source, std::filesystem::path path, c
 // not text); the Error says which and how to fix it.
 Result<KernelFile> load_kernel_file(const std::filesystem::path& path);
 
-// Finds the __global__ function in `source`: `wanted` (the header's `kernel:`) when given, else the only one.
-// Diagnostics when there is none, `wanted` is not there, or there are several and none is chosen.
+// Finds the kernel to run in `source`: the one `wanted` names (`kernel:` in the header: a name, or a template
+// instantiation `reduce<float, 256>` whose arguments give the parameters their types), else the file's only
+// __global__ function. Diagnostics (at `wanted_line` when about `wanted`) when there is none or several.
 std::optional<KernelSignature> parse_signature(const std::string& source, const std::string& file,
                                                std::vector<Diagnostic>& diagnostics, const std::string& wanted = {},
                                                int wanted_line = 0);

@@ -13,7 +13,7 @@ namespace cp {
 
 // An expression written in the header, remembered so its names can be checked once every line is read.
 struct HeaderExpr {
-    enum class Context { ParamDefault, BufferCount, Block, Grid, Shared, Problem, View, Traffic };
+    enum class Context { ParamDefault, BufferCount, Block, Grid, Shared, Problem, View, Traffic, Repeat };
     Context context;
     std::string text;
     std::string where;       // "the grid", "the count of buffer `a`", for messages
@@ -43,10 +43,17 @@ void check_header(const std::string& file, KernelSpec& spec, std::vector<Diagnos
 void cross_check(const KernelSpec& spec, const KernelSignature& signature, const HeaderState& state,
                  const std::string& file, std::vector<Diagnostic>& diagnostics);
 
+// `source` with comments, string literals and preprocessor lines replaced by spaces (newlines kept).
+std::string blank_comments_and_strings(const std::string& source);
+
 // The definition of the (non-kernel) function `name` in `source`, e.g. a lesson's reference; nullopt when there
 // is none (no diagnostic) or a parameter has no name (diagnostic added).
 std::optional<KernelSignature> parse_function(const std::string& source, const std::string& name, const std::string& file,
                                               std::vector<Diagnostic>& diagnostics);
+
+// A file with `step:` lines (kernel_steps.cpp): each step's kernel found, the steps' parameters agreeing, and
+// the header checked against them together; fills step_signatures and signature (the first step's).
+void check_steps(KernelFile& f, const HeaderState& state);
 
 Diagnostic make_diagnostic(const std::string& file, int line, int column, Severity severity, std::string message);
 

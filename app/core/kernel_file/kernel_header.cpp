@@ -22,7 +22,7 @@ using header::Word;
 
 const std::vector<std::string> kKeys = {"title",     "category", "tags",   "about",   "param", "buffer",
                                         "block",     "grid",     "shared", "problem", "view",  "reference",
-                                        "tolerance", "traffic",  "kernel", "expect",  "learn"};
+                                        "tolerance", "traffic",  "kernel", "expect",  "learn", "step"};
 const std::vector<std::string> kNamedKeys = {"param", "buffer", "view"};
 const std::vector<std::string> kColormaps = {"gray", "viridis", "magma", "coolwarm"};
 
@@ -115,7 +115,7 @@ private:
             error(line, key_column, "unknown key `" + lhs_text + "`: `" + key + "` takes no name. Write `" + key + ": ...`.");
             return;
         }
-        if (!named) {
+        if (!named && key != "step") {  // `step:` lines are a sequence: one per step
             if (auto it = first_line_of_.find(key); it != first_line_of_.end()) {
                 error(line, key_column, "`" + key + "` is given twice (first on line " + std::to_string(it->second) +
                                             "); keep one.");
@@ -151,6 +151,8 @@ private:
             parse_kernel(l);
         else if (key == "expect")
             parse_expect(l);
+        else if (key == "step")
+            parse_step(l);
         else if (key == "learn") {
             state_.learn_line = l.line;
             spec_.learn = collapse_spaces(value);
@@ -323,14 +325,20 @@ private:
 
     void parse_kernel(const Line& l) {
         state_.kernel_line = l.line;
-        const bool identifier = (std::isalpha(static_cast<unsigned char>(l.value[0])) || l.value[0] == '_') &&
-                                std::all_of(l.value.begin(), l.value.end(), [](char c) {
+        spec_.kernel_line = l.line;
+        // A name, or a template instantiation `reduce<float, 256>` (a C++ name expression, checked against the
+        // file's kernels once the source is read).
+        const std::string name = l.value.substr(0, l.value.find('<'));
+        const bool identifier = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_') &&
+                                std::all_of(name.begin(), name.end(), [](char c) {
                                     return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
                                 });
-        if (!identifier) {
+        const bool instantiation_ok = name.size() == l.value.size() || l.value.back() == '>';
+        if (!identifier || !instantiation_ok) {
             error(l.line, l.column,
-                  "`kernel:` names the `__global__` function to run, e.g. `kernel: reduce_pass1`, not `" + l.value +
-                      "`.");
+                  "`kernel:` names the `__global__` function to run, e.g. `kernel: reduce_pass1`, or an instantiation "
+                  "of a template kernel, e.g. `kernel: reduce<float, 256>`, not `" +
+                      l.value + "`.");
             return;
         }
         spec_.kernel = l.value;

@@ -86,7 +86,8 @@ std::vector<std::string> known_names(const HeaderExpr& e, const Names& names, co
         known = names.params;
     }
     known.insert(known.end(), state.broken_names.begin(), state.broken_names.end());
-    const bool sees_images = e.context != HeaderExpr::Context::Block && e.context != HeaderExpr::Context::Shared;
+    const bool sees_images = e.context != HeaderExpr::Context::Block && e.context != HeaderExpr::Context::Shared &&
+                             e.context != HeaderExpr::Context::Repeat;
     if (sees_images) known.insert(known.end(), names.image_attrs.begin(), names.image_attrs.end());
     if (e.context == HeaderExpr::Context::Grid || e.context == HeaderExpr::Context::Shared ||
         e.context == HeaderExpr::Context::Traffic)
@@ -177,7 +178,15 @@ void check_header(const std::string& file, KernelSpec& spec, std::vector<Diagnos
     check_expressions(file, names, state, diagnostics);
     check_views(file, spec, names, state, diagnostics);
 
-    if (state.grid_line == 0 && !spec.buffers.empty()) {
+    const bool steps_have_grids = !spec.steps.empty() && std::all_of(spec.steps.begin(), spec.steps.end(),
+                                                                      [](const StepSpec& s) { return !s.grid_expr[0].empty(); });
+    if (!spec.steps.empty() && state.kernel_line > 0) {
+        diagnostics.push_back(make_diagnostic(file, state.kernel_line, 0, Severity::Error,
+                                              "`kernel:` and `step:` both say what runs: with steps, each `step:` line "
+                                              "names its kernel (line " + std::to_string(spec.steps.front().line) +
+                                                  "). Remove `kernel:`, or the `step:` lines to run one kernel."));
+    }
+    if (state.grid_line == 0 && !spec.buffers.empty() && !steps_have_grids) {
         diagnostics.push_back(make_diagnostic(file, spec.header_first_line, 0, Severity::Warning,
                                               "no `grid:` line: the kernel will be launched with a single block. Add "
                                               "e.g. `grid: ceil(n / block.x)`."));

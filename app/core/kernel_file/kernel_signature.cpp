@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <set>
 
 namespace cp {
@@ -124,16 +125,112 @@ const std::set<std::string>& builtin_type_words() {
     return w;
 }
 
+// One template parameter of a kernel: `class T`, `unsigned int blockSize`, `int BLOCK_SIZE = 16`.
+struct TemplateParam {
+    std::string name;
+    bool is_type = false;
+    std::string default_text;
+};
+
 struct FoundKernel {
     std::string name;
     int line = 0;
     size_t params_open = 0, params_close = 0;  // token indices of ( and )
     bool definition = false;
+    bool is_template = false;
+    std::string template_text;  // `template <class T, unsigned int blockSize>`, for messages
+    std::vector<TemplateParam> template_params;
 };
+
+// Splits tokens [begin, end) at commas outside brackets.
+std::vector<std::pair<size_t, size_t>> split_top_level(const std::vector<Token>& tokens, size_t begin, size_t end) {
+    std::vector<std::pair<size_t, size_t>> parts;
+    int depth = 0;
+    size_t from = begin;
+    for (size_t i = begin; i < end; ++i) {
+        const std::string& t = tokens[i].text;
+        if (t == "(" || t == "[" || t == "<" || t == "{") ++depth;
+        if (t == ")" || t == "]" || t == ">" || t == "}") --depth;
+        if (t == "," && depth == 0) {
+            parts.emplace_back(from, i);
+            from = i + 1;
+        }
+    }
+    if (from < end) parts.emplace_back(from, end);
+    return parts;
+}
+
+std::string tokens_text(const std::string& code, const std::vector<Token>& tokens, size_t begin, size_t end) {
+    if (begin >= end) return {};
+    return collapse_spaces(code.substr(tokens[begin].pos, tokens[end - 1].pos + tokens[end - 1].text.size() - tokens[begin].pos));
+}
+
+std::vector<TemplateParam> read_template_params(const std::string& code, const std::vector<Token>& tokens, size_t open,
+                                                size_t close) {
+    std::vector<TemplateParam> out;
+    for (auto [b, e] : split_top_level(tokens, open + 1, close)) {
+        TemplateParam p;
+        size_t stop = e;
+        for (size_t i = b; i < e; ++i)
+            if (tokens[i].text == "=") {
+                stop = i;
+                p.default_text = tokens_text(code, tokens, i + 1, e);
+                break;
+            }
+        p.is_type = tokens[b].text == "class" || tokens[b].text == "typename";
+        for (size_t i = stop; i-- > b;)
+            if (tokens[i].identifier()) {
+                p.name = tokens[i].text;
+                break;
+            }
+        out.push_back(p);
+    }
+    return out;
+}
+
+// A `kernel:` value split into the function's name and its template arguments: `reduce<float, 256>`.
+struct WantedKernel {
+    std::string name;
+    std::vector<std::string> args;
+    bool has_args = false;
+};
+
+WantedKernel split_wanted(const std::string& text) {
+    WantedKernel w;
+    const size_t lt = text.find('<');
+    w.name = trim(text.substr(0, lt));
+    if (w.name.rfind("::", 0) == 0) w.name = w.name.substr(2);
+    if (lt == std::string::npos) return w;
+    w.has_args = true;
+    const size_t gt = text.rfind('>');
+    const std::string inner = text.substr(lt + 1, gt == std::string::npos || gt < lt ? std::string::npos : gt - lt - 1);
+    int depth = 0;
+    std::string part;
+    for (char c : inner) {
+        if (c == '<' || c == '(') ++depth;
+        if (c == '>' || c == ')') --depth;
+        if (c == ',' && depth == 0) {
+            w.args.push_back(trim(part));
+            part.clear();
+        } else {
+            part += c;
+        }
+    }
+    if (!trim(part).empty()) w.args.push_back(trim(part));
+    return w;
+}
+
+// `reduce<float, 256>` for a kernel's template parameters, as an example to copy.
+std::string example_instantiation(const FoundKernel& k) {
+    std::vector<std::string> args;
+    for (const auto& p : k.template_params) args.push_back(p.is_type ? "float" : "256");
+    return k.name + "<" + join(args, ", ") + ">";
+}
 
 SignatureParam read_param(const std::string& source, const std::vector<Token>& tokens, size_t begin, size_t end,
                           size_t index, const std::string& kernel, const std::string& file,
-                          std::vector<Diagnostic>& diags, bool& ok) {
+                          const std::map<std::string, std::string>& template_args, std::vector<Diagnostic>& diags,
+                          bool& ok) {
     SignatureParam p;
     // A default argument (`= 5`) is not part of the type.
     for (size_t i = begin; i < end; ++i)
@@ -165,7 +262,8 @@ SignatureParam read_param(const std::string& source, const std::vector<Token>& t
     std::string type_text, base;
     for (size_t i = begin; i < end; ++i) {
         if (i == name_index) continue;
-        const std::string& t = tokens[i].text;
+        const auto arg = template_args.find(tokens[i].text);  // `T` of `reduce<float, 256>` is `float`
+        const std::string& t = arg == template_args.end() ? tokens[i].text : arg->second;
         if (t == "*" || t == "[") p.is_pointer = true;
         const bool glue = t == "*" || t == "&" || t == "[" || t == "]" || (i > begin && (tokens[i - 1].text == "[" || tokens[i - 1].text == ":"));
         const bool glue_next = t == ":";
@@ -181,27 +279,31 @@ SignatureParam read_param(const std::string& source, const std::vector<Token>& t
 
 }  // namespace
 
+std::string blank_comments_and_strings(const std::string& source) { return blank_non_code(source); }
+
 std::optional<KernelSignature> parse_signature(const std::string& source, const std::string& file,
-                                               std::vector<Diagnostic>& diagnostics, const std::string& wanted,
+                                               std::vector<Diagnostic>& diagnostics, const std::string& wanted_text,
                                                int wanted_line) {
     const std::string code = blank_non_code(source);
     const std::vector<Token> tokens = tokenize(code);
     std::vector<FoundKernel> kernels;
     for (size_t g = 0; g < tokens.size(); ++g) {
         if (tokens[g].text != "__global__") continue;
-        // `template <...> __global__ ...` (the template keyword comes before, after the previous statement).
+        FoundKernel k;
+        // `template <...> __global__ ...` (the template keyword comes before, after the previous statement;
+        // the template's own list holds no `;`, `{` or `}`).
         for (size_t b = g; b-- > 0;) {
             const std::string& t = tokens[b].text;
             if (t == ";" || t == "}" || t == "{") break;
-            if (t == "template") {
-                diagnostics.push_back(make_diagnostic(
-                    file, tokens[b].line, 0, Severity::Error,
-                    "templated kernels are not supported: the playground launches the kernel by its plain name. "
-                    "Write it for one type (e.g. replace `T` with `float`), with `extern \"C\"`."));
-                return std::nullopt;
+            if (t == "template" && b + 1 < g && tokens[b + 1].text == "<") {
+                const size_t close = matching(tokens, b + 1);
+                if (close >= g) break;
+                k.is_template = true;
+                k.template_params = read_template_params(code, tokens, b + 1, close);
+                k.template_text = tokens_text(code, tokens, b, close + 1);
+                break;
             }
         }
-        FoundKernel k;
         std::string candidate;
         int candidate_line = tokens[g].line;
         size_t i = g + 1;
@@ -222,10 +324,9 @@ std::optional<KernelSignature> parse_signature(const std::string& source, const 
         }
         if (i >= tokens.size() || tokens[i].text != "(" || candidate.empty()) {
             if (i < tokens.size() && tokens[i].text == "<") {
-                diagnostics.push_back(make_diagnostic(file, tokens[i].line, 0, Severity::Error,
-                                                      "templated kernels are not supported: the playground launches the "
-                                                      "kernel by its plain name. Write it for one type."));
-                return std::nullopt;
+                // `__global__ void k<float>(...)`: an explicit specialisation; the primary template is the kernel.
+                g = i;
+                continue;
             }
             diagnostics.push_back(make_diagnostic(file, tokens[g].line, 0, Severity::Error,
                                                   "`__global__` is not followed by a function such as "
@@ -255,66 +356,91 @@ std::optional<KernelSignature> parse_signature(const std::string& source, const 
     // Declarations of a kernel that is also defined are not a second kernel.
     std::vector<FoundKernel> defined;
     for (const auto& k : kernels)
-        if (k.definition) defined.push_back(k);
+        if (k.definition && std::none_of(defined.begin(), defined.end(), [&](const FoundKernel& d) { return d.name == k.name; }))
+            defined.push_back(k);
     if (defined.empty()) {
         if (!kernels.empty()) {
             diagnostics.push_back(make_diagnostic(file, kernels[0].line, 0, Severity::Error,
                                                   "`" + kernels[0].name + "` is declared but never defined; give it a body `{ ... }`."));
         } else if (!has_errors(diagnostics)) {
             diagnostics.push_back(make_diagnostic(file, 0, 0, Severity::Error,
-                                                  "no `__global__` function found: a kernel file defines exactly one "
+                                                  "no `__global__` function found: a kernel file defines at least one "
                                                   "kernel, e.g. `extern \"C\" __global__ void my_kernel(float* out, int n) { ... }`."));
         }
         return std::nullopt;
     }
     std::string list;
-    std::vector<std::string> names;
-    for (const auto& k : defined) {
-        list += (list.empty() ? "" : ", ") + ("`" + k.name + "` (line " + std::to_string(k.line) + ")");
-        names.push_back(k.name);
-    }
-    size_t chosen = 0;
-    if (!wanted.empty()) {
-        auto it = std::find_if(defined.begin(), defined.end(), [&](const FoundKernel& k) { return k.name == wanted; });
-        if (it == defined.end()) {
+    for (const auto& k : defined) list += (list.empty() ? "" : ", ") + ("`" + k.name + "` (line " + std::to_string(k.line) + ")");
+
+    const WantedKernel wanted = split_wanted(wanted_text);
+    const FoundKernel* chosen = nullptr;
+    if (!wanted.name.empty()) {
+        for (const auto& k : defined)
+            if (k.name == wanted.name) chosen = &k;
+        if (!chosen) {
+            std::vector<std::string> names;
+            for (const auto& k : defined) names.push_back(k.name);
             diagnostics.push_back(make_diagnostic(file, wanted_line, 0, Severity::Error,
-                                                  "`kernel: " + wanted +
-                                                      "` names no `__global__` function of this file; "
-                                                      "it has " +
-                                                      list + "." + did_you_mean(wanted, names)));
+                                                  "`kernel: " + wanted_text + "` names no `__global__` function of this file; its kernels are " +
+                                                      list + "." + did_you_mean(wanted.name, names)));
             return std::nullopt;
         }
-        chosen = size_t(it - defined.begin());
     } else if (defined.size() > 1) {
-        diagnostics.push_back(
-            make_diagnostic(file, defined[1].line, 0, Severity::Error,
-                            "found " + std::to_string(defined.size()) + " `__global__` kernels: " + list +
-                                "; say which one runs with a header line such as `kernel: " + defined[0].name + "`."));
+        diagnostics.push_back(make_diagnostic(file, defined[1].line, 0, Severity::Error,
+                                              "found " + std::to_string(defined.size()) + " `__global__` kernels: " + list +
+                                                  "; say which one runs with a header line such as `kernel: " +
+                                                  (defined[0].is_template ? example_instantiation(defined[0]) : defined[0].name) + "`."));
+        return std::nullopt;
+    } else {
+        chosen = &defined[0];
+    }
+    const FoundKernel& k = *chosen;
+
+    // Templates: the instantiation the header names gives the parameters their types.
+    std::map<std::string, std::string> template_args;
+    std::vector<std::string> args = wanted.args;
+    if (k.is_template) {
+        for (size_t a = args.size(); a < k.template_params.size(); ++a) {
+            if (k.template_params[a].default_text.empty()) break;
+            args.push_back(k.template_params[a].default_text);
+        }
+        if (args.size() != k.template_params.size()) {
+            const int line = wanted_line > 0 ? wanted_line : k.line;
+            const std::string given = wanted.has_args ? "`kernel: " + wanted_text + "` gives " + std::to_string(wanted.args.size()) +
+                                                            " template argument(s) but "
+                                                      : "";
+            diagnostics.push_back(make_diagnostic(
+                file, line, 0, Severity::Error,
+                given + "`" + k.name + "` (line " + std::to_string(k.line) + ") is a template (`" + k.template_text +
+                    "`), so the compiler needs " + std::to_string(k.template_params.size()) +
+                    " template argument(s) to build it: say which instantiation runs with a header line such as `kernel: " +
+                    example_instantiation(k) + "` (with the types and values you want)."));
+            return std::nullopt;
+        }
+        for (size_t a = 0; a < args.size(); ++a) template_args[k.template_params[a].name] = args[a];
+    } else if (wanted.has_args) {
+        diagnostics.push_back(make_diagnostic(file, wanted_line, 0, Severity::Error,
+                                              "`kernel: " + wanted_text + "` gives template arguments, but `" + k.name + "` (line " +
+                                                  std::to_string(k.line) + ") is not a template; write `kernel: " + k.name + "`."));
         return std::nullopt;
     }
 
-    const FoundKernel& k = defined[chosen];
     KernelSignature sig;
     sig.name = k.name;
+    sig.launch_name = k.is_template ? k.name + "<" + join(args, ", ") + ">" : k.name;
     sig.line = k.line;
     bool ok = true;
-    size_t begin = k.params_open + 1;
-    int depth = 0;
-    for (size_t i = begin; i <= k.params_close; ++i) {
-        const std::string& t = tokens[i].text;
-        if (i < k.params_close && (t == "(" || t == "[" || t == "<" || t == "{")) ++depth;
-        if (i < k.params_close && (t == ")" || t == "]" || t == ">" || t == "}")) --depth;
-        if (i == k.params_close || (t == "," && depth == 0)) {
-            const bool only_void = i == begin + 1 && tokens[begin].text == "void";
-            if (i > begin && !only_void)
-                sig.params.push_back(read_param(code, tokens, begin, i, sig.params.size(), k.name, file, diagnostics, ok));
-            else if (i == begin && t == ",") {
-                diagnostics.push_back(make_diagnostic(file, tokens[i].line, 0, Severity::Error,
-                                                      "empty parameter in the parameter list of `" + k.name + "`."));
-                ok = false;
-            }
-            begin = i + 1;
+    for (auto [b, e] : split_top_level(tokens, k.params_open + 1, k.params_close)) {
+        const bool only_void = e == b + 1 && tokens[b].text == "void";
+        if (only_void) continue;
+        if (b == e) {
+            diagnostics.push_back(make_diagnostic(file, tokens[b].line, 0, Severity::Error,
+                                                  "empty parameter in the parameter list of `" + k.name + "`."));
+            ok = false;
+            continue;
         }
+        sig.params.push_back(
+            read_param(code, tokens, b, e, sig.params.size(), k.name, file, template_args, diagnostics, ok));
     }
     if (!ok) return std::nullopt;
     return sig;
@@ -339,6 +465,7 @@ std::optional<KernelSignature> parse_function(const std::string& source, const s
         if (j >= tokens.size() || tokens[j].text != "{") continue;
         KernelSignature sig;
         sig.name = name;
+        sig.launch_name = name;
         sig.line = tokens[i].line;
         bool ok = true;
         size_t begin = i + 2;
@@ -350,7 +477,7 @@ std::optional<KernelSignature> parse_function(const std::string& source, const s
             if (k == close || (t == "," && depth == 0)) {
                 const bool only_void = k == begin + 1 && tokens[begin].text == "void";
                 if (k > begin && !only_void)
-                    sig.params.push_back(read_param(code, tokens, begin, k, sig.params.size(), name, file, diagnostics, ok));
+                    sig.params.push_back(read_param(code, tokens, begin, k, sig.params.size(), name, file, {}, diagnostics, ok));
                 begin = k + 1;
             }
         }

@@ -94,9 +94,20 @@ struct SignatureParam {
 };
 
 struct KernelSignature {
-    std::string name;
+    std::string name;         // the function's name: `reduce`
+    std::string launch_name;  // what compilers are asked for: `reduce` or an instantiation `reduce<float, 256>`
     int line = 0;
     std::vector<SignatureParam> params;
+};
+
+// One step of a sequence (`step:` lines, run in order over the file's buffers): a kernel of the file and its
+// own launch; a setting it leaves out is the file's (`block:`, `grid:`, `shared:`), the repeat count 1.
+struct StepSpec {
+    std::string kernel;  // a name or a template's instantiation, as `kernel:` takes it
+    int line = 0, column = 0;
+    std::string block_expr[3], grid_expr[3];  // [0] empty: the file's
+    std::string shared_expr;                  // empty: the file's
+    std::string repeat_expr = "1";            // launches in a row, each seeing the previous one's results
 };
 
 // What a buggy-on-purpose lesson must show (`expect:`); None for a lesson that must verify.
@@ -117,9 +128,14 @@ struct KernelSpec {
     std::string reference;   // the in-file CPU reference function (reference_section.h); empty: none
     double tolerance = 0;    // max abs error allowed per component
     std::string traffic_expr;  // bytes one launch moves; empty: sum of buffer sizes by direction
-    std::string kernel;        // `kernel:` the __global__ function to run when the file has several
     ExpectedOutcome expect = ExpectedOutcome::None;  // `expect:` buggy on purpose
     std::string learn;                               // `learn:` what the student should take from the bug
+    std::vector<StepSpec> steps;                     // `step:` lines; empty: the one kernel runs once
+
+    // `kernel:` the __global__ function to run when the file has several, or the instantiation of a
+    // template kernel (`reduce<float, 256>`): a C++ name expression. Empty: the file's only kernel.
+    std::string kernel;
+    int kernel_line = 0;
 
     bool has_metadata = false;  // false for a plain .cu file without a header
     int header_first_line = 0, header_last_line = 0;
@@ -129,9 +145,12 @@ struct KernelSpec {
 struct KernelFile {
     std::filesystem::path path;
     std::string source;
+    std::string compile_source;  // what the compilers get: `source` less any host program (host_code.h)
     KernelSpec spec;
     std::optional<KernelSignature> signature;
     std::optional<KernelSignature> reference_fn;  // the function `reference:` names, when found
+    // With steps: each step's kernel, in order (signature is then the first step's); empty otherwise.
+    std::vector<KernelSignature> step_signatures;
     std::vector<Diagnostic> diagnostics;  // metadata errors/warnings and signature mismatches
 
     bool usable() const { return !has_errors(diagnostics) && signature.has_value(); }

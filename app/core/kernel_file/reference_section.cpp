@@ -71,6 +71,22 @@ std::string reference_section(const std::string& source) {
     return out;
 }
 
+std::string without_reference_sections(const std::string& source) {
+    const std::string kept = reference_section(source);
+    std::string out = source;
+    // Both texts have the same lines; a line the reference section kept is blanked here (same length).
+    size_t at = 0, at_kept = 0;
+    while (at < out.size()) {
+        const size_t end = std::min(out.find('\n', at), out.size());
+        const size_t end_kept = std::min(kept.find('\n', at_kept), kept.size());
+        if (end_kept > at_kept)
+            for (size_t k = at; k < end; ++k) out[k] = ' ';
+        at = end + 1;
+        at_kept = end_kept + 1;
+    }
+    return out;
+}
+
 std::string suggested_reference_signature(const KernelSpec& spec, const std::string& name) {
     std::vector<std::string> params;
     for (const auto& b : spec.buffers)

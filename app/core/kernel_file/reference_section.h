@@ -16,6 +16,10 @@ inline constexpr const char* kReferenceMacro = "PLAYGROUND_REFERENCE";
 // call it; NVRTC and the CPU backend's kernel compile never define the macro, so they never see it.
 std::string reference_section(const std::string& source);
 
+// The complement: `source` with the reference blocks (their directives included) replaced by spaces, offsets
+// and lines unchanged; what scans of the kernel's own code (host code, signatures) look at.
+std::string without_reference_sections(const std::string& source);
+
 // Finds the function `file.spec.reference` names in the reference section, fills file.reference_fn and adds a
 // diagnostic (on the `reference:` line or the function's) for each mismatch with the header, with the fix.
 void check_reference(KernelFile& file, int reference_line);

@@ -118,6 +118,26 @@ std::string run_report_json(const RunReport& r, const std::vector<std::filesyste
                                     {"samples_ms", r.timing.samples_ms},
                                     {"measured_by", r.timing.cpu_time ? "cpu wall clock (CPU backend)" : "cuda events"}}
                              : json(nullptr);
+    // A file with steps: each one's launch and time (timing above is one pass over all of them).
+    if (r.resolved && !r.resolved->steps.empty()) {
+        json steps = json::array();
+        for (const ResolvedStep& s : r.resolved->steps) {
+            json one = {{"index", s.index}, {"kernel", s.kernel}, {"line", s.line}, {"grid", dim3_json(s.grid)},
+                        {"block", dim3_json(s.block)}, {"dynamic_shared_bytes", s.dynamic_shared_bytes},
+                        {"repeat", s.repeat}, {"launched", false}};
+            for (const StepReport& done : r.steps) {
+                if (done.index != s.index || done.timing.samples_ms.empty()) continue;
+                one["launched"] = true;
+                one["launch_median_ms"] = done.timing.median_ms;
+                one["launch_min_ms"] = done.timing.min_ms;
+                one["launch_max_ms"] = done.timing.max_ms;
+                one["total_ms"] = done.total_ms;
+                one["resources"] = usage_object(done.usage);
+            }
+            steps.push_back(one);
+        }
+        j["steps"] = steps;
+    }
     // Where the run's time went: a null step did not happen in this run (e.g. not launched).
     const TransferTimes& t = r.transfers;
     j["transfers"] = r.launched ? json{{"allocate_ms", t.allocate_ms}, {"allocations", t.allocations},

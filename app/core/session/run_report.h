@@ -31,6 +31,18 @@ struct ResolvedImage {
     std::shared_ptr<const Image> image;  // decoded once and shared (the window shows it beside the output)
 };
 
+// One step of a file's sequence (`step:` lines), as resolved: its kernel and launch.
+struct ResolvedStep {
+    int index = 0;       // 1-based, in the file's order
+    std::string kernel;  // a name or an instantiation
+    int line = 0;        // its `step:` line
+    Dim3 grid, block;
+    uint32_t dynamic_shared_bytes = 0;
+    uint64_t repeat = 1;  // launches in a row
+    bool own_block = false, own_grid = false;  // set on its line (else the file's, or the user's choice)
+};
+std::string step_label(const ResolvedStep& s);  // "step 2 (`reduce_final`)"
+
 // Every value needed for one launch, computed from the metadata and the user's choices.
 struct ResolvedRun {
     std::map<std::string, double> params;           // all parameters, derived ones included
@@ -41,6 +53,21 @@ struct ResolvedRun {
     uint64_t traffic_bytes = 0;                     // bytes one launch reads + writes
     std::vector<ResolvedView> views;
     std::map<std::string, ResolvedImage> images;    // by buffer name
+    // A file with steps: each in order (grid, block and dynamic_shared_bytes above are the first step's).
+    std::vector<ResolvedStep> steps;
+};
+
+// What one step of a sequence did: its launch, the compiled kernel's resources and its time.
+struct StepReport {
+    int index = 0;
+    std::string kernel;
+    int line = 0;
+    Dim3 grid, block;
+    uint32_t dynamic_shared_bytes = 0;
+    uint64_t repeat = 1;
+    ResourceUsage usage;
+    TimingStats timing;   // one launch of the step: every timed sample of its launches
+    double total_ms = 0;  // the step's part of one pass: its launches' medians added up
 };
 
 // One output's measured coverage: the buffer was filled with a sentinel before a launch, twice with different
@@ -114,7 +141,8 @@ struct RunReport {
 
     // Launch
     bool launched = false;
-    TimingStats timing;
+    TimingStats timing;  // with steps: one pass over all of them (sample j adds every launch's j-th sample)
+    std::vector<StepReport> steps;   // a file with steps: each, in order (as far as the run got)
     TransferTimes transfers;         // allocation, host->device, kernel, device->host
     double bandwidth_gbps = 0;       // traffic_bytes / median time
     double bandwidth_fraction = 0;   // of the device's measured copy bandwidth (0 if unknown)

@@ -110,9 +110,9 @@ const CompileResult& KernelSession::compile() {
     if (same_text && (compile_result_.module != 0 || !compile_result_.ok)) return compile_result_;
     if (compile_result_.module != 0) engine_.release({{}, {compile_result_.module}});
     CompileRequest request;
-    request.source = kernel_.source;
+    request.source = kernel_.compile_source.empty() ? kernel_.source : kernel_.compile_source;
     request.path = kernel_.path.string();
-    request.kernel_name = kernel_.signature ? kernel_.signature->name : std::string();
+    request.kernel_name = kernel_.signature ? kernel_.signature->launch_name : std::string();
     request.load = engine_.capabilities().launches;
     compile_result_ = engine_.compile(std::move(request));
     compiled_source_ = kernel_.source;
@@ -125,6 +125,7 @@ void KernelSession::forget_device_state() {
     compiled_source_.clear();
     traced_compile_ = {};
     traced_source_.clear();
+    forget_step_compiles();
 }
 
 Result<OccupancyResult> KernelSession::suggest_block(std::vector<int> block_sizes) {
@@ -141,7 +142,7 @@ Result<OccupancyResult> KernelSession::suggest_block(std::vector<int> block_size
     }
     OccupancyRequest request;
     request.module = compiled.module;
-    request.kernel_name = kernel_.signature->name;
+    request.kernel_name = kernel_.signature->launch_name;
     request.dynamic_shared_bytes = resolved->dynamic_shared_bytes;
     request.block_sizes = std::move(block_sizes);
     OccupancyResult answer = engine_.occupancy(std::move(request));

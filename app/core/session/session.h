@@ -10,6 +10,7 @@
 #include "core/data/image_io.h"
 #include "core/engine/engine.h"
 #include "core/engine/launch_validation.h"
+#include "core/kernel_file/expr.h"
 #include "core/kernel_file/kernel_file.h"
 #include "core/session/file_reference.h"
 #include "core/session/run_choices.h"
@@ -81,8 +82,17 @@ private:
     void forget_device_state();  // after the backend reset its context: every buffer and module is gone
     RunReport run_stages(const RunOptions& options);
     void verify(const ResolvedRun& resolved, RunReport& report);
-    // The launch of `module` with the resolved configuration and the session's buffers as arguments.
-    Result<LaunchRequest> launch_request(const ResolvedRun& resolved, ModuleId module, const TimingOptions& timing) const;
+    // The launch of `module` with the resolved configuration and the session's buffers as arguments; with
+    // `signature` and `step`, that step's kernel and launch.
+    Result<LaunchRequest> launch_request(const ResolvedRun& resolved, ModuleId module, const TimingOptions& timing,
+                                         const KernelSignature* signature = nullptr,
+                                         const ResolvedStep* step = nullptr) const;
+    // session_steps.cpp: a file's `step:` sequence resolved, compiled (one module per kernel) and launched.
+    Result<bool> resolve_steps(ResolvedRun& r, const Scope& base) const;
+    Result<std::vector<const CompileResult*>> compile_steps(RunReport& report);
+    void forget_step_compiles();
+    Result<bool> launch_steps(const ResolvedRun& resolved, const std::vector<const CompileResult*>& modules,
+                              const TimingOptions& timing, RunReport& report, bool& context_reset);
     // session_insight.cpp: two launches over sentinel-filled outputs; an instrumented launch.
     Result<std::vector<CoverageMap>> measure_coverage(const ResolvedRun& resolved, ModuleId module);
     Result<LaunchTrace> trace_launch(const ResolvedRun& resolved, const TimingOptions& timing);
@@ -96,6 +106,8 @@ private:
     CompileResult compile_result_;
     std::string traced_source_;     // the instrumented module's source (CUDA: traced launches need it)
     CompileResult traced_compile_;
+    std::string step_compiled_source_;                   // the text the step modules below were built from
+    std::map<std::string, CompileResult> step_compiles_;  // steps' kernels other than the first, by launch name
 
     struct DeviceBuffer {
         BufferId id = 0;

@@ -52,9 +52,9 @@ Result<LaunchTrace> KernelSession::trace_launch(const ResolvedRun& resolved, con
         if (traced_source_ != kernel_.source || traced_compile_.module == 0) {
             if (traced_compile_.module != 0) engine_.release({{}, {traced_compile_.module}});
             CompileRequest request;
-            request.source = kernel_.source;
+            request.source = kernel_.compile_source.empty() ? kernel_.source : kernel_.compile_source;
             request.path = kernel_.path.string();
-            request.kernel_name = kernel_.signature->name;
+            request.kernel_name = kernel_.signature->launch_name;
             request.instrument_trace = true;
             traced_compile_ = engine_.compile(std::move(request));
             traced_source_ = kernel_.source;

@@ -87,18 +87,29 @@ Result<bool> KernelSession::resolve_choices(const ResolvedRun&, std::vector<Inpu
 
 std::vector<InputProblem> KernelSession::check_device_limits(const ResolvedRun& r) const {
     std::vector<InputProblem> problems;
-    for (const LaunchIssue& issue : validate_launch(device(), LaunchCheck{r.grid, r.block, 0, {}, r.problem})) {
-        if (issue.severity != Severity::Error) continue;
-        const bool grid = issue.limit.find("grid") != std::string::npos;
-        const char* what = grid ? "grid" : "block";
-        if (grid ? choices_.grid.has_value() : choices_.block.has_value()) {
-            problems.push_back({what, make_error(issue.message, std::string("change the ") + what + " as suggested")});
-        } else {
-            problems.push_back({"", make_error(issue.message, "the file's `" + std::string(what) + ":` line (line " +
-                                                                  std::to_string(kernel_.spec.launch.line) +
-                                                                  ") gives this; change it, or set another " + what)});
+    auto check = [&](const Dim3& grid_size, const Dim3& block_size, const std::vector<uint64_t>& problem,
+                     const ResolvedStep* step) {
+        for (const LaunchIssue& issue : validate_launch(device(), LaunchCheck{grid_size, block_size, 0, {}, problem})) {
+            if (issue.severity != Severity::Error) continue;
+            const bool grid = issue.limit.find("grid") != std::string::npos;
+            const char* what = grid ? "grid" : "block";
+            const bool own = step && (grid ? step->own_grid : step->own_block);
+            const std::string message = step ? step_label(*step) + ": " + issue.message : issue.message;
+            if (!own && (grid ? choices_.grid.has_value() : choices_.block.has_value())) {
+                problems.push_back({what, make_error(message, std::string("change the ") + what + " as suggested")});
+            } else if (own) {
+                problems.push_back({"", make_error(message, "its `step:` line (line " + std::to_string(step->line) +
+                                                                ") sets `" + what + "=`; change it")});
+            } else {
+                problems.push_back({"", make_error(message, "the file's `" + std::string(what) + ":` line (line " +
+                                                                std::to_string(kernel_.spec.launch.line) +
+                                                                ") gives this; change it, or set another " + what)});
+            }
         }
-    }
+    };
+    if (r.steps.empty()) check(r.grid, r.block, r.problem, nullptr);
+    // A step need not cover the problem (a final pass over the partial sums is one block): no coverage guess.
+    for (const ResolvedStep& s : r.steps) check(s.grid, s.block, {}, &s);
     return problems;
 }
 
@@ -152,6 +163,7 @@ Result<ResolvedRun> KernelSession::resolve(std::vector<InputProblem>* problems_o
         scope[p.name] = v;
         r.params[p.name] = v;
     }
+    const Scope step_scope = scope;  // params and image sizes: what a step's settings start from
     uint64_t total_bytes = 0, output_bytes = 0;
     std::string largest_choice;  // the user's choice that sizes the buffers, blamed when they do not fit
     for (const auto& b : spec.buffers) {
@@ -219,6 +231,22 @@ Result<ResolvedRun> KernelSession::resolve(std::vector<InputProblem>* problems_o
     auto shared_bytes = whole_positive(*shared, "shared", spec.launch.shared_expr, true);
     if (!shared_bytes) return shared_bytes.error();
     r.dynamic_shared_bytes = uint32_t(std::min<uint64_t>(*shared_bytes, 0xFFFFFFFFu));
+
+    if (!spec.steps.empty()) {
+        if (auto ok = resolve_steps(r, step_scope); !ok) return ok.error();
+        const bool any_file_block = std::any_of(r.steps.begin(), r.steps.end(), [](const ResolvedStep& s) { return !s.own_block; });
+        const bool any_file_grid = std::any_of(r.steps.begin(), r.steps.end(), [](const ResolvedStep& s) { return !s.own_grid; });
+        if (choices_.block && !any_file_block)
+            return refuse("block", make_error("every step of this file sets its own block (`block=` on its `step:` line), "
+                                              "so a chosen block would change nothing",
+                                              "change a step's `block=` in the file, or remove it there so that step "
+                                              "follows the chosen block"));
+        if (choices_.grid && !any_file_grid)
+            return refuse("grid", make_error("every step of this file sets its own grid (`grid=` on its `step:` line), "
+                                             "so a chosen grid would change nothing",
+                                             "change a step's `grid=` in the file, or remove it there so that step "
+                                             "follows the chosen grid"));
+    }
 
     for (const auto& e : spec.launch.problem_expr) {
         auto v = eval(e, "problem", spec.launch.line);

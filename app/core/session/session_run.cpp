@@ -50,7 +50,11 @@ RunReport KernelSession::run(const RunOptions& options) {
 RunReport KernelSession::run_stages(const RunOptions& options) {
     RunReport report;
     const KernelSpec& spec = kernel_.spec;
-    report.kernel = kernel_.signature ? kernel_.signature->name : std::string();
+    report.kernel = kernel_.signature ? kernel_.signature->launch_name : std::string();
+    if (!kernel_.step_signatures.empty()) {
+        report.kernel.clear();
+        for (const StepSpec& s : spec.steps) report.kernel += (report.kernel.empty() ? "" : ", ") + s.kernel;
+    }
     report.title = spec.title.empty() ? report.kernel : spec.title;
     report.backend = device().backend;
     report.device = device().name;
@@ -101,12 +105,44 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
                                "fix the source at the line shown; nothing was launched"));
     }
 
-    LaunchCheck check{resolved->grid, resolved->block, resolved->dynamic_shared_bytes, compiled.usage, resolved->problem};
-    report.launch_issues = validate_launch(device(), check);
+    std::vector<const CompileResult*> step_modules;
+    if (!resolved->steps.empty()) {
+        auto modules = compile_steps(report);
+        if (!modules) return fail(RunStage::Compile, modules.error());
+        step_modules = std::move(*modules);
+        for (size_t i = 0; i < step_modules.size(); ++i) {
+            const CompileResult& c = *step_modules[i];
+            if (c.ok) continue;
+            std::string first = c.error ? c.error->message : "compilation failed";
+            for (const auto& d : c.diagnostics)
+                if (d.severity == Severity::Error) {
+                    report.diagnostics.push_back(d);
+                    if (!c.error) first = d.str();
+                }
+            return fail(RunStage::Compile, make_error(step_label(resolved->steps[i]) + ": " + first,
+                                                      "fix the source at the line shown; nothing was launched"));
+        }
+    }
+
+    if (resolved->steps.empty()) {
+        LaunchCheck check{resolved->grid, resolved->block, resolved->dynamic_shared_bytes, compiled.usage, resolved->problem};
+        report.launch_issues = validate_launch(device(), check);
+    }
+    // Each step against its own kernel's resources; no coverage guess (a pass over partial sums is one block).
+    for (size_t i = 0; i < resolved->steps.size(); ++i) {
+        const ResolvedStep& s = resolved->steps[i];
+        for (LaunchIssue issue : validate_launch(device(), LaunchCheck{s.grid, s.block, s.dynamic_shared_bytes,
+                                                                       step_modules[i]->usage, {}})) {
+            issue.message = step_label(s) + ": " + issue.message;
+            report.launch_issues.push_back(std::move(issue));
+        }
+    }
     for (const auto& issue : report.launch_issues) {
         if (issue.severity == Severity::Error) {
             return fail(RunStage::Validate, make_error("launch refused: " + issue.message,
-                                                       "change the block/grid (--block, --grid) as suggested"));
+                                                       resolved->steps.empty()
+                                                           ? "change the block/grid (--block, --grid) as suggested"
+                                                           : "change the step's settings on its `step:` line as suggested"));
         }
     }
     // A compile-only backend (nothing can run kernels here): compiling was the whole job, and not running is
@@ -117,6 +153,12 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
     // the buffers the window shows hold its output.
     bool warned = false;
     for (const auto& issue : report.launch_issues) warned = warned || issue.limit == kCoverageLimit;
+    if (!resolved->steps.empty() && (options.coverage || options.trace))
+        return fail(RunStage::Launch,
+                    make_error(std::string(options.coverage ? "coverage" : "a trace") + " is measured over one kernel's "
+                                   "launch, and this file runs " + std::to_string(resolved->steps.size()) + " steps",
+                               "run one of its kernels alone: copy the file, replace its `step:` lines by `kernel: NAME` "
+                               "with that step's block and grid"));
     if (options.coverage || (options.coverage_when_warned && warned)) {
         auto measured = measure_coverage(*resolved, compiled.module);
         if (!measured) return fail(RunStage::Launch, measured.error());
@@ -131,12 +173,28 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
     report.transfers.pinned = options.pinned_host && engine_.capabilities().gpu;
     if (auto prepared = prepare_buffers(*resolved, options, report.transfers); !prepared) return fail(RunStage::Prepare, prepared.error());
 
+    if (!resolved->steps.empty()) {
+        if (options.before_launch) options.before_launch(report);
+        bool reset = false;
+        auto ran = launch_steps(*resolved, step_modules, options.timing, report, reset);
+        if (reset) forget_device_state();  // the backend dropped every buffer and module
+        if (!ran) return fail(RunStage::Launch, ran.error());
+    }
     auto made_launch = launch_request(*resolved, compiled.module, options.timing);
     if (!made_launch) return fail(RunStage::Prepare, made_launch.error());
     LaunchRequest launch = std::move(*made_launch);
-    if (options.before_launch) options.before_launch(report);
-    LaunchResult launched = engine_.launch(std::move(launch));
+    if (options.before_launch && resolved->steps.empty()) options.before_launch(report);
+    LaunchResult launched;
+    if (resolved->steps.empty()) {
+        launched = engine_.launch(std::move(launch));
+    } else {
+        launched.ok = true;
+        launched.timing = report.timing;
+        launched.printf_output = report.printf_output;
+    }
     report.printf_output = launched.printf_output;
+    // Where each buffer lived, also for a launch that failed: compute-sanitizer's findings name addresses.
+    for (const auto& [name, b] : buffers_) report.device_addresses[name] = b.device_address;
     if (!launched.ok) {
         const EngineError err = launched.error.value_or(EngineError{"", "the launch failed", "", false});
         if (err.context_was_reset) forget_device_state();  // the backend dropped every buffer and module
@@ -153,7 +211,6 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
         if (device().copy_bandwidth_gbps > 0) report.bandwidth_fraction = report.bandwidth_gbps / device().copy_bandwidth_gbps;
     }
     for (const auto& [name, b] : buffers_) {
-        report.device_addresses[name] = b.device_address;
         if (!b.ipc_handle.empty()) {
             report.ipc_handles[name] = b.ipc_handle;
             report.ipc_offsets[name] = b.ipc_offset;
@@ -176,15 +233,17 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
 }
 
 Result<LaunchRequest> KernelSession::launch_request(const ResolvedRun& resolved, ModuleId module,
-                                                     const TimingOptions& timing) const {
+                                                     const TimingOptions& timing, const KernelSignature* signature,
+                                                     const ResolvedStep* step) const {
+    const KernelSignature& sig = signature ? *signature : *kernel_.signature;
     LaunchRequest launch;
     launch.module = module;
-    launch.kernel_name = kernel_.signature->name;
-    launch.grid = resolved.grid;
-    launch.block = resolved.block;
-    launch.dynamic_shared_bytes = resolved.dynamic_shared_bytes;
+    launch.kernel_name = sig.launch_name;
+    launch.grid = step ? step->grid : resolved.grid;
+    launch.block = step ? step->block : resolved.block;
+    launch.dynamic_shared_bytes = step ? step->dynamic_shared_bytes : resolved.dynamic_shared_bytes;
     launch.timing = timing;
-    for (const auto& p : kernel_.signature->params) {
+    for (const auto& p : sig.params) {
         KernelArg arg;
         arg.name = p.name;
         if (p.is_pointer) {

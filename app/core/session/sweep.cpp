@@ -39,6 +39,10 @@ std::vector<Dim3> default_sweep_blocks(int problem_dims, const DeviceInfo& d) {
 }
 
 Result<SweepResult> KernelSession::sweep(const SweepOptions& options) {
+    if (!kernel_.step_signatures.empty())
+        return make_error("a sweep times one kernel over block shapes, and this file runs " +
+                              std::to_string(kernel_.step_signatures.size()) + " steps",
+                          "sweep one of its kernels alone: copy the file and replace its `step:` lines by `kernel: NAME`");
     const auto started = std::chrono::steady_clock::now();
     if (!kernel_.signature) return make_error("no __global__ function found in " + kernel_.path.string());
     if (!engine_.capabilities().launches) return make_error("no backend can run kernels here: " + device().notes);
@@ -56,7 +60,7 @@ Result<SweepResult> KernelSession::sweep(const SweepOptions& options) {
     const std::vector<Dim3> blocks = options.blocks.empty() ? default_sweep_blocks(std::max(dims, 1), device()) : options.blocks;
 
     SweepResult out;
-    out.kernel = kernel_.signature->name;
+    out.kernel = kernel_.signature->launch_name;
     out.backend = device().backend;
     out.device = device().name;
     out.repeats = options.repeats;

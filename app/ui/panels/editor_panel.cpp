@@ -104,6 +104,13 @@ void EditorPanel::draw_toolbar() {
     ImGui::EndDisabled();
     same_line_if_fits(checkbox_width("Compile while typing"));
     ImGui::Checkbox("Compile while typing", &auto_compile_);
+    if (doc.text().find("/*@playground") == std::string::npos && actions_.describe) {
+        // A pasted kernel without a header cannot run yet: one click writes a header from its signature.
+        if (ImGui::Button("Describe: add a header from the signature")) actions_.describe();
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("Buffers for pointers (const: inputs with random values), params for scalars, a launch "
+                              "that covers n (or width x height). Same as `cuda-playground describe FILE`.");
+    }
 
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     // A library kernel is "stock" until edited; a file of the user's own is theirs (its edits are kept apart too).

@@ -98,6 +98,7 @@ void LaunchPanel::draw_controls(bool compact) {
 }
 
 void LaunchPanel::draw_checks() {
+    draw_steps();
     if (!resolved()) {
         // Sizes that come from images or parameters are known once a run resolved them.
         ImGui::Separator();
@@ -141,6 +142,41 @@ void LaunchPanel::draw_checks() {
     }
 
     draw_suggestion();
+}
+
+// A file with `step:` lines: the steps in order with their launches (as the last run resolved them) and times.
+void LaunchPanel::draw_steps() {
+    if (file_.spec.steps.empty()) return;
+    ImGui::Separator();
+    ImGui::Text("%zu steps, run in order over the file's buffers:", file_.spec.steps.size());
+    const ResolvedRun* r = resolved();
+    const bool resolved_steps = r && r->steps.size() == file_.spec.steps.size();
+    if (!ImGui::BeginTable("##steps", 5, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) return;
+    ImGui::TableSetupColumn("step");
+    ImGui::TableSetupColumn("grid");
+    ImGui::TableSetupColumn("block");
+    ImGui::TableSetupColumn("repeat");
+    ImGui::TableSetupColumn("time");
+    ImGui::TableHeadersRow();
+    for (size_t i = 0; i < file_.spec.steps.size(); ++i) {
+        const StepSpec& s = file_.spec.steps[i];
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::Text("%zu. %s", i + 1, s.kernel.c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(resolved_steps ? r->steps[i].grid.str().c_str() : "?");
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(resolved_steps ? r->steps[i].block.str().c_str() : "?");
+        ImGui::TableNextColumn();
+        ImGui::Text("%s", resolved_steps ? std::to_string(r->steps[i].repeat).c_str() : s.repeat_expr.c_str());
+        ImGui::TableNextColumn();
+        const StepReport* done = latest_ && i < latest_->report.steps.size() ? &latest_->report.steps[i] : nullptr;
+        if (done && !done->timing.samples_ms.empty())
+            ImGui::Text("%.4g ms", done->total_ms);
+        else
+            ImGui::TextDisabled("-");
+    }
+    ImGui::EndTable();
 }
 
 void LaunchPanel::draw_refusals() {

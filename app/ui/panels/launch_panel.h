@@ -35,6 +35,7 @@ public:
 private:
     void draw_checks();  // refusals, figures and the occupancy suggestion
     void draw_suggestion();
+    void draw_steps();
     const ResolvedRun* resolved() const;
 
     RunInputs& inputs_;

@@ -8,14 +8,17 @@ about: The complete prefix sum (out[i] = in[0] + ... + in[i]) of an array of any
   that pushes them back down) and writes its segment's total to `sums`. Step 2: one block scans
   `sums` the same way, turning each segment's total into the sum of all segments before it. Step 3:
   every element adds the offset of its segment. Each element is touched O(1) times: O(n) work in
-  total, against O(n log n) for the simpler Hillis-Steele scan. Try: compare `out` after step 1 (a
-  saw-tooth: each segment starts again from 0) with the final result.
+  total, against O(n log n) for the simpler Hillis-Steele scan. Try: delete the last `step:` line
+  and run again: the check shows `out` as a saw-tooth, each segment starting again from 0.
 param n: int = 200003 range 1..262144
 param segments: int = ceil(n / 512)
 buffer in: int[n] in random(seed=3, min=0, max=9)
 buffer out: int[n] out zeros
 buffer sums: int[segments] out zeros
-STEPS
+block: 256
+step: scan_segments grid=segments shared=2 * block.x * 4
+step: scan_sums grid=1 shared=2 * block.x * 4
+step: add_offsets grid=ceil(n / block.x)
 view out: plot
 reference: full_inclusive_scan
 tolerance: 0

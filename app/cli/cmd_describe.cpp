@@ -1,0 +1,57 @@
+// `cuda-playground describe FILE`: prints a header proposed from the kernel's signature, or writes it into
+// the file (--write) so that `run FILE` works unchanged.
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "core/kernel_file/describe.h"
+#include "core/kernel_file/kernel_file.h"
+
+#include <fstream>
+#include <iostream>
+
+namespace cp::cli {
+
+namespace {
+
+std::string usage() {
+    return R"(usage: cuda-playground describe FILE [--kernel NAME] [--write]
+
+Proposes a metadata header for a kernel file that has none, from the kernel's signature: pointers become
+buffers of `n` elements (`const` ones inputs with random values, the others outputs), scalars params with
+defaults, and a 1D or (for width/height parameters) 2D launch that covers the problem. Prints the header;
+with --write, puts it at the top of FILE, after which `cuda-playground run FILE` runs it.
+
+  --kernel NAME   the kernel to describe when the file has several, or a template's instantiation,
+                  e.g. --kernel 'reduce<float, 256>'
+  --write         insert the header into FILE instead of printing it
+)";
+}
+
+}  // namespace
+
+int cmd_describe(const std::vector<std::string>& argv) {
+    auto args = parse_args(argv, {{"--kernel", true}, {"--write"}});
+    if (!args) return user_error(args.error().message, args.error().hint);
+    if (args->has("--help")) {
+        std::cout << usage();
+        return 0;
+    }
+    if (args->positional.size() != 1)
+        return user_error("`describe` needs exactly one FILE", "e.g. cuda-playground describe my_kernel.cu");
+    const auto path = find_kernel_path(args->positional[0]);
+    auto file = load_kernel_file(path);
+    if (!file) return user_error(file.error().message, file.error().hint);
+    auto header = propose_header(*file, args->get("--kernel"));
+    if (!header) return user_error(header.error().message, header.error().hint);
+    if (!args->has("--write")) {
+        std::cout << *header;
+        return 0;
+    }
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << with_header(file->source, *header);
+    out.close();
+    if (!out) return user_error("cannot write `" + path.string() + "`", "check that the file and its folder are writable");
+    std::cout << "wrote a header to " << path.string() << "; run it with: cuda-playground run " << path.string() << "\n";
+    return 0;
+}
+
+}  // namespace cp::cli

@@ -1,0 +1,127 @@
+// NVRTC precompiled headers: which sources qualify (their leading system includes), where this process keeps
+// its PCH files, and which were made. See nvrtc_pch.h.
+#include "core/cuda/nvrtc_pch.h"
+
+#include "core/text_util.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <unistd.h>
+
+namespace cp {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+bool heavy(const std::string& include) {
+    for (const char* h : {"cooperative_groups", "cuda/", "cub/", "thrust/", "cuda_fp16", "cuda_bf16", "mma.h", "cuda_pipeline"})
+        if (include.find(h) != std::string::npos) return true;
+    return false;
+}
+
+enum class PchState { Creating, Ready, Failed };
+
+struct PchStore {
+    std::mutex mutex;
+    std::map<std::string, PchState> files;  // by PCH path
+};
+
+PchStore& store() {
+    static PchStore s;
+    return s;
+}
+
+
+// NVRTC refuses a PCH made with other options (warning 629), so every option is part of the key.
+std::string options_key(const std::vector<std::string>& options, const std::string& prefix) {
+    std::string key = prefix;
+    for (const auto& o : options) key += '\n' + o;
+    return key;
+}
+
+}  // namespace
+
+std::filesystem::path pch_dir() {
+    // Computed once: $TMPDIR may point into it afterwards (use_pch_dir_for_temporary_files).
+    static const fs::path dir = [] {
+        std::error_code ec;
+        fs::path d = fs::temp_directory_path(ec) / ("cuda-playground-pch-" + std::to_string(::getpid()));
+        fs::create_directories(d, ec);
+        return d;
+    }();
+    std::error_code ec;
+    fs::create_directories(dir, ec);  // again, should something have removed it
+    return dir;
+}
+
+void use_pch_dir_for_temporary_files() {
+    if (const char* off = std::getenv("CUDA_PLAYGROUND_NO_PCH"); off && *off && std::string(off) != "0") return;
+    ::setenv("TMPDIR", pch_dir().c_str(), 1);
+}
+
+std::string pch_prefix(const std::string& source) {
+    std::string prefix;
+    bool any_heavy = false;
+    size_t pos = 0;
+    bool in_comment = false;
+    while (pos < source.size()) {
+        const size_t eol = std::min(source.find('\n', pos), source.size());
+        std::string line = trim(source.substr(pos, eol - pos));
+        pos = eol + 1;
+        if (in_comment) {
+            const size_t end = line.find("*/");
+            if (end == std::string::npos) continue;
+            in_comment = false;
+            line = trim(line.substr(end + 2));
+        }
+        if (line.rfind("/*", 0) == 0) {
+            const size_t end = line.find("*/", 2);
+            if (end == std::string::npos) {
+                in_comment = true;
+                continue;
+            }
+            line = trim(line.substr(end + 2));
+        }
+        if (line.empty() || line.rfind("//", 0) == 0) continue;
+        if (line[0] != '#') break;
+        std::string rest = trim(line.substr(1));
+        if (rest.rfind("include", 0) != 0) break;  // a #define before the includes could change them
+        rest = trim(rest.substr(7));
+        if (rest.empty() || rest[0] != '<') break;  // local headers change without the key knowing
+        any_heavy = any_heavy || heavy(rest);
+        prefix += "#include " + rest + "\n";
+    }
+    return any_heavy ? prefix : std::string();
+}
+
+std::vector<std::string> pch_options(const std::string& source, const std::vector<std::string>& options) {
+    if (const char* off = std::getenv("CUDA_PLAYGROUND_NO_PCH"); off && *off && std::string(off) != "0") return {};
+    const std::string prefix = pch_prefix(source);
+    if (prefix.empty()) return {};
+    const fs::path file = pch_dir() / (std::to_string(std::hash<std::string>{}(options_key(options, prefix))) + ".pch");
+    std::lock_guard<std::mutex> lock(store().mutex);
+    auto it = store().files.find(file.string());
+    if (it == store().files.end()) {
+        store().files[file.string()] = PchState::Creating;
+        return {"--create-pch=" + file.string(), "--pch-messages=false"};
+    }
+    if (it->second == PchState::Ready) return {"--use-pch=" + file.string(), "--pch-messages=false"};
+    return {};  // being made by another compile right now, or making it failed: compile without
+}
+
+void pch_record(const std::vector<std::string>& pch_opts, bool created) {
+    for (const auto& o : pch_opts) {
+        const std::string flag = "--create-pch=";
+        if (o.rfind(flag, 0) != 0) continue;
+        const std::string file = o.substr(flag.size());
+        std::error_code ec;
+        std::lock_guard<std::mutex> lock(store().mutex);
+        store().files[file] = created && fs::exists(file, ec) ? PchState::Ready : PchState::Failed;
+    }
+}
+
+}  // namespace cp

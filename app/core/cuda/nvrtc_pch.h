@@ -1,0 +1,33 @@
+// Precompiled headers for NVRTC (12.8+): a kernel that starts with heavy system includes
+// (<cooperative_groups.h>, <cuda/std/...>, <cub/...>) reuses the parsed headers of an earlier compile.
+// A PCH only works in the process (NVRTC instance) that made it, so they live in a per-process folder.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace cp {
+
+// This process's PCH folder (created on first use): NVRTC's confined thread may write there.
+std::filesystem::path pch_dir();
+
+// Points $TMPDIR at the PCH folder, so that NVRTC's front end, which writes a precompiled header through
+// temporary files in $TMPDIR, stays inside the folder the confined thread may write (Landlock). Call it only
+// while the process has one thread (the CUDA worker at its start; a benchmark's main): setenv is not safe
+// against a concurrent getenv. Nothing else in the CUDA worker uses $TMPDIR.
+void use_pch_dir_for_temporary_files();
+
+// The source's leading `#include <...>` lines (comments and blank lines skipped) when they include a heavy
+// header and nothing else comes first; "" otherwise (no PCH for that source).
+std::string pch_prefix(const std::string& source);
+
+// Extra NVRTC options for compiling `source` with `options`: {"--use-pch=FILE"} when this process holds a
+// PCH for its prefix, {"--create-pch=FILE"} when none was tried yet, {} otherwise or with
+// CUDA_PLAYGROUND_NO_PCH=1.
+std::vector<std::string> pch_options(const std::string& source, const std::vector<std::string>& options);
+
+// After a compile that used pch_options: whether the PCH it asked to create exists now.
+void pch_record(const std::vector<std::string>& pch_opts, bool created);
+
+}  // namespace cp

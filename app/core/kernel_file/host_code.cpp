@@ -1,0 +1,195 @@
+// Recognising a host program around pasted kernels and blanking it out of the compiled text: a top-level
+// scan of functions (brace depth, qualifiers before the parameter list) and of #include lines.
+#include "core/kernel_file/host_code.h"
+
+#include "core/kernel_file/kernel_file_parts.h"
+#include "core/kernel_file/reference_section.h"
+#include "core/text_util.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace cp {
+
+namespace {
+
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+int line_at(const std::string& s, size_t pos) {
+    return 1 + int(std::count(s.begin(), s.begin() + long(std::min(pos, s.size())), '\n'));
+}
+
+// Replaces [from, to) by spaces, keeping newlines so line numbers stay.
+void blank(std::string& s, size_t from, size_t to) {
+    for (size_t k = from; k < to && k < s.size(); ++k)
+        if (s[k] != '\n') s[k] = ' ';
+}
+
+std::vector<std::string> words_in(const std::string& code, size_t from, size_t to) {
+    std::vector<std::string> out;
+    for (size_t i = from; i < to;) {
+        if (ident_char(code[i])) {
+            const size_t b = i;
+            while (i < to && ident_char(code[i])) ++i;
+            out.push_back(code.substr(b, i - b));
+        } else {
+            ++i;
+        }
+    }
+    return out;
+}
+
+// Headers a device compile never needs and NVRTC does not have: the samples' helpers and the runtime API.
+bool host_only_header(const std::string& name) {
+    static const std::vector<std::string> exact = {
+        "cuda_runtime.h", "cuda_runtime_api.h", "cuda.h", "device_launch_parameters.h", "stdlib.h", "cstdlib",
+        "string.h", "cstring", "iostream", "vector", "string", "memory", "chrono", "time.h", "ctime", "fstream",
+        "sstream", "iomanip", "random", "exception", "stdexcept", "map", "numeric", "cuda_profiler_api.h"};
+    return name.rfind("helper_", 0) == 0 || std::find(exact.begin(), exact.end(), name) != exact.end();
+}
+
+struct Function {
+    std::string name;
+    size_t head, body_end;  // from the first word of its declaration to its closing brace
+    bool device = false;    // __global__ or __device__ (or constexpr: callable from device code)
+    bool uses_runtime = false;
+};
+
+}  // namespace
+
+HostCodeScan separate_host_code(const std::string& original) {
+    HostCodeScan scan;
+    scan.kernel_source = original;
+    // A lesson's in-file reference is host code by design (compiled apart, see reference_section.h): not a
+    // pasted program, so it is neither reported nor blanked.
+    const std::string source = without_reference_sections(original);
+    const std::string code = blank_comments_and_strings(source);
+
+    // Top-level functions: `... name ( ... ) [qualifiers] {` at namespace depth.
+    std::vector<Function> functions;
+    size_t head = 0;
+    std::vector<bool> transparent;
+    for (size_t i = 0; i < code.size(); ++i) {
+        const char c = code[i];
+        if (c == ';' || c == '}') {
+            if (c == '}' && !transparent.empty()) transparent.pop_back();
+            head = i + 1;
+            continue;
+        }
+        if (c != '{') continue;
+        const std::vector<std::string> words = words_in(code, head, i);
+        const bool is_namespace = std::find(words.begin(), words.end(), "namespace") != words.end() ||
+                                  (words.size() == 1 && words[0] == "extern");
+        if (is_namespace) {
+            transparent.push_back(true);
+            head = i + 1;
+            continue;
+        }
+        // The matching brace.
+        size_t end = i;
+        for (int d = 0; end < code.size(); ++end) {
+            if (code[end] == '{') ++d;
+            if (code[end] == '}' && --d == 0) break;
+        }
+        size_t close = i;
+        while (close > head && code[close] != ')') --close;
+        const bool is_function = close > head && code.find('(', head) < close &&
+                                 std::find(words.begin(), words.end(), "struct") == words.end() &&
+                                 std::find(words.begin(), words.end(), "class") == words.end() &&
+                                 std::find(words.begin(), words.end(), "enum") == words.end() &&
+                                 std::find(words.begin(), words.end(), "union") == words.end();
+        if (is_function) {
+            Function f;
+            const size_t open = code.find('(', head);
+            const std::vector<std::string> before = words_in(code, head, open);
+            f.name = before.empty() ? std::string() : before.back();
+            f.head = head;
+            while (f.head < i && std::isspace(static_cast<unsigned char>(code[f.head]))) ++f.head;
+            f.body_end = std::min(end + 1, code.size());
+            for (const std::string& w : before)
+                if (w == "__global__" || w == "__device__" || w == "constexpr") f.device = true;
+            for (const std::string& w : words_in(code, i, f.body_end)) {
+                if ((w.rfind("cuda", 0) == 0 && w.size() > 4 && std::isupper(static_cast<unsigned char>(w[4]))) ||
+                    w == "checkCudaErrors" || w == "getLastCudaError") {
+                    f.uses_runtime = true;
+                    if (scan.reason.empty()) scan.reason = "`" + w + "`";
+                }
+            }
+            if (code.find("<<<", i) < f.body_end) {
+                f.uses_runtime = true;
+                if (scan.reason.empty()) scan.reason = "a `<<<...>>>` launch";
+            }
+            if (!f.device) functions.push_back(f);
+        }
+        i = end;
+        head = end + 1;
+    }
+
+    bool program = false;
+    for (const Function& f : functions) {
+        if (f.name == "main") {
+            program = true;
+            scan.reason = "`main`";
+        }
+        program = program || f.uses_runtime;
+    }
+
+    // #include lines of host-only headers.
+    std::vector<HostCodePart> includes;
+    size_t pos = 0;
+    while (pos < source.size()) {
+        const size_t eol = std::min(source.find('\n', pos), source.size());
+        const std::string line = trim(source.substr(pos, eol - pos));
+        if (line.rfind("#", 0) == 0) {
+            std::string rest = trim(line.substr(1));
+            if (rest.rfind("include", 0) == 0) {
+                rest = trim(rest.substr(7));
+                const size_t close = rest.find_first_of(">\"", 1);
+                const std::string name = rest.size() > 2 && close != std::string::npos ? rest.substr(1, close - 1) : "";
+                if (host_only_header(name)) {
+                    includes.push_back({"#include " + rest.substr(0, close + 1), line_at(source, pos), line_at(source, pos)});
+                    if (name.rfind("helper_", 0) == 0) {
+                        program = true;
+                        if (scan.reason.empty()) scan.reason = "`" + name + "`";
+                    }
+                }
+            }
+        }
+        pos = eol + 1;
+    }
+    if (!program) return scan;
+
+    for (const Function& f : functions) {
+        scan.parts.push_back({"`" + f.name + "`", line_at(source, f.head), line_at(source, f.body_end - 1)});
+        blank(scan.kernel_source, f.head, f.body_end);
+    }
+    for (const HostCodePart& inc : includes) {
+        scan.parts.push_back(inc);
+        size_t at = 0;
+        for (int l = 1; l < inc.first_line; ++l) at = source.find('\n', at) + 1;
+        blank(scan.kernel_source, at, std::min(source.find('\n', at), source.size()));
+    }
+    std::sort(scan.parts.begin(), scan.parts.end(),
+              [](const HostCodePart& a, const HostCodePart& b) { return a.first_line < b.first_line; });
+    return scan;
+}
+
+Diagnostic host_code_note(const std::string& file, const HostCodeScan& scan) {
+    std::vector<std::string> parts;
+    for (const HostCodePart& p : scan.parts) {
+        const std::string lines = p.first_line == p.last_line
+                                      ? "line " + std::to_string(p.first_line)
+                                      : "lines " + std::to_string(p.first_line) + "-" + std::to_string(p.last_line);
+        parts.push_back(p.what + " (" + lines + ")");
+    }
+    Diagnostic d;
+    d.file = file;
+    d.line = scan.parts.empty() ? 0 : scan.parts.front().first_line;
+    d.severity = Severity::Note;
+    d.message = "this file holds host code (" + scan.reason + "): " + join(parts, ", ") +
+                ". The playground allocates, fills and launches the kernel itself from the header, so host code is "
+                "left out of the compile; keep it or delete it, it is not run.";
+    return d;
+}
+
+}  // namespace cp

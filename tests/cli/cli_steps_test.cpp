@@ -1,0 +1,71 @@
+// `run` on files with steps: each step's launch and time in the text and the JSON, the check of the final
+// buffers, a template instantiation as a step, and a mistake on a `step:` line reported with its line and fix.
+#include "support/process.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <regex>
+
+using cp::test::ProcessResult;
+using cp::test::TempDir;
+
+namespace {
+
+const TempDir& cache_dir() {
+    static TempDir dir;
+    return dir;
+}
+
+ProcessResult cli(std::vector<std::string> args) {
+    args.insert(args.begin(), CP_BINARY);
+    return cp::test::run_process(args, {"CUDA_PLAYGROUND_CACHE_DIR=" + cache_dir().path().string()});
+}
+
+std::string steps_file(const std::string& name) { return std::string(CP_SOURCE_DIR) + "/tests/data/steps/" + name; }
+
+}  // namespace
+
+TEST(CliSteps, TextAndJsonShowEveryStepAndTheTotal) {
+    auto r = cli({"run", steps_file("scan_steps.cu"), "--backend", "cpu", "--repeat", "2"});
+    ASSERT_EQ(r.exit_code, 0) << r.both();
+    EXPECT_NE(r.out.find("step 1:   scan_segments: grid 274x1x1, block 128x1x1"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("step 2:   scan_offsets: grid 1x1x1, block 256x1x1 (1 block of 256 threads)"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("timed passes over all steps"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("step 3 add_offsets: "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("check:    verified"), std::string::npos) << r.out;
+
+    auto j = cli({"run", steps_file("increment_steps.cu"), "--backend", "cpu", "--repeat", "2", "--json", "-"});
+    ASSERT_EQ(j.exit_code, 0) << j.both();
+    const auto result = nlohmann::json::parse(j.out);
+    EXPECT_EQ(result["verified"], true);
+    ASSERT_EQ(result["steps"].size(), 1u);
+    EXPECT_EQ(result["steps"][0]["repeat"], 5);
+    EXPECT_EQ(result["steps"][0]["kernel"], "increment");
+    EXPECT_EQ(result["timing"]["repeats"], 2);
+    EXPECT_GT(result["steps"][0]["total_ms"].get<double>(), result["steps"][0]["launch_median_ms"].get<double>());
+}
+
+TEST(CliSteps, ATemplateInstantiationCanBeAStep) {
+    // The pasted templated reduction, run as one step of a file: the step names the instantiation.
+    TempDir dir;
+    std::string text = cp::test::read_file(std::string(CP_SOURCE_DIR) + "/tests/data/pasted/reduce_cg.cu");
+    text = std::regex_replace(text, std::regex("kernel: [^\n]*\n"), "");
+    text = std::regex_replace(text, std::regex("block: 256\n"), "step: reduce<int, 128> block=128\n");
+    auto r = cli({"run", dir.write("reduce_cg.cu", text).string(), "--backend", "cpu", "--repeat", "1"});
+    ASSERT_EQ(r.exit_code, 0) << r.both();
+    EXPECT_NE(r.out.find("step 1:   reduce<int, 128>: grid 391x1x1, block 128x1x1"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("check:    verified"), std::string::npos) << r.out;
+}
+
+TEST(CliSteps, AMistakeOnAStepLineNamesItsLineAndTheFix) {
+    TempDir dir;
+    std::string text = cp::test::read_file(steps_file("reduce_steps.cu"));
+    text = std::regex_replace(text, std::regex("step: final_pass block=256"), "step: final_pass threads=256");
+    auto r = cli({"run", dir.write("reduce_steps.cu", text).string(), "--backend", "cpu"});
+    EXPECT_EQ(r.exit_code, 1) << r.both();
+    EXPECT_NE(r.err.find("reduce_steps.cu:10:"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("unknown step setting `threads=`"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("block=, grid=, shared=, repeat="), std::string::npos) << r.err;
+}
