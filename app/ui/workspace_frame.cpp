@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <iterator>
 #include <string>
 
 namespace cp::ui {
@@ -195,7 +196,11 @@ void Workspace::draw_panels() {
         build_default_layout(dockspace, work.Min, work.GetSize(), panels_);
         // Windows take the focus when they first appear, and a focused docked window is its group's front tab:
         // the output gets the focus once they all have, so no other group changes its front tab.
-        bring_to_front_.insert(bring_to_front_.begin(), "Output");
+        // (A new list rather than an insert at begin(): GCC 12 -O2 warns of a null dereference in that insert.)
+        std::vector<std::string> order{"Output"};
+        order.insert(order.end(), std::make_move_iterator(bring_to_front_.begin()),
+                     std::make_move_iterator(bring_to_front_.end()));
+        bring_to_front_ = std::move(order);
         reset_layout_ = false;
     }
     ImGui::DockSpace(dockspace, ImVec2(0, 0));
