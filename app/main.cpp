@@ -2,6 +2,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "core/engine/launch_validation.h"
+#include "core/cuda/sanitizer_report.h"
 #include "core/kernel_file/kernel_file.h"
 #include "core/text_util.h"
 
@@ -39,6 +40,10 @@ Window options:
   --headless               render the UI offscreen (EGL, no display needed)
   --frames N               headless: render N frames (default 3), then exit
   --screenshot FILE.png    save the last frame as PNG (headless or window)
+  --thread-order ORDER     CPU backend: natural, reversed or shuffled[:SEED] order of each block's threads
+  --sanitize TOOL          run the opened kernel once under compute-sanitizer (memcheck, racecheck,
+                           synccheck or initcheck; CUDA backend); findings are marked on their lines.
+                           Headless: printed, exit 2 on findings, 1 when it cannot run
 
 Run `cuda-playground COMMAND --help` for a command's options.
 
@@ -62,7 +67,9 @@ int run_window(const std::vector<std::string>& argv) {
                                   {"--size", true},
                                   {"--present"},
                                   {"--show", true, true},
-                                  {"--text-size", true}});
+                                  {"--text-size", true},
+                                  {"--sanitize", true},
+                                  {"--thread-order", true}});
     if (!args) return user_error(args.error().message, args.error().hint);
     if (args->has("--help")) {
         std::cout << usage();
@@ -102,6 +109,20 @@ int run_window(const std::vector<std::string>& argv) {
         if (text.empty() || *end != '\0' || !(v >= 0.6 && v <= 3.0))
             return user_error("`--text-size " + text + "`: expected a number from 0.6 to 3", "e.g. --text-size 1.75");
         options.text_size = float(v);
+    }
+    if (args->has("--thread-order")) {
+        cp::ThreadOrderChoice order;
+        std::string why;
+        if (!cp::parse_thread_order(args->get("--thread-order"), order, &why))
+            return user_error("`--thread-order " + args->get("--thread-order") + "`: " + why,
+                              "e.g. --thread-order reversed, or --thread-order shuffled:7");
+        options.thread_order = order;
+    }
+    if (args->has("--sanitize")) {
+        options.sanitize = args->get("--sanitize");
+        if (!cp::is_sanitizer_tool(options.sanitize))
+            return user_error("`--sanitize " + options.sanitize + "`: the tools are memcheck, racecheck, synccheck and initcheck",
+                              "e.g. --sanitize memcheck (out-of-bounds accesses)");
     }
     options.present = args->has("--present");
     options.show = args->all("--show");

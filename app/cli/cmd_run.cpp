@@ -2,7 +2,6 @@
 // device, compile, launch, time, verify, write views and a JSON result.
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "cli/sanitize.h"
 #include "cli/session_setup.h"
 #include "core/cpu/source_prep.h"
 #include "core/data/launch_images.h"
@@ -11,6 +10,7 @@
 #include "core/kernel_file/kernel_file.h"
 #include "core/session/coverage.h"
 #include "core/session/report_json.h"
+#include "core/session/sanitize.h"
 #include "core/session/session.h"
 #include "core/text_util.h"
 
@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -42,6 +43,9 @@ reference, and writes each output view (PNG for images, CSV for arrays).
   --warmup N                untimed launches first (default 1; 0 for none)
   --flush-l2                flush the L2 cache between timed launches
   --no-verify               skip the check against the CPU reference
+  --thread-order ORDER      CPU backend: run each block's threads in natural, reversed or shuffled[:SEED]
+                            order (a missing __syncthreads() shows in some orders; default:
+                            $CUDA_PLAYGROUND_CPU_ORDER, else natural). A GPU picks its own order.
   --coverage                measure which output elements no thread wrote (two extra launches over outputs
                             filled with sentinels); counts in the JSON, <buffer>_coverage.png in --out-dir
   --trace                   an instrumented launch records per block the SM (GPU) or worker thread (CPU)
@@ -114,6 +118,7 @@ void print_header(const RunReport& r, const DeviceInfo& device) {
         std::cout << "  launch:   grid " << grid.str() << ", block " << block.str() << " (" << count_text(threads, "thread")
                   << ", " << count_text(warps, "warp") << " per block; " << count_text(grid.count(), "block") << ")\n";
     }
+    if (r.resolved && r.resolved->thread_order) std::cout << "  threads:  " << r.resolved->thread_order->str() << " order in each block\n";
     // Only when it compiled: a launch the device refuses is refused before compiling, and "0.0 ms" would say otherwise.
     if (r.compiled && (r.failed_stage == RunStage::None || r.failed_stage > RunStage::Compile)) {
         std::cout << "  compile:  " << std::fixed << std::setprecision(1) << r.compile_ms << " ms"
@@ -313,7 +318,8 @@ int cmd_run(const std::vector<std::string>& argv) {
                                   {"--out-dir", true},
                                   {"--json", true},
                                   {"--compare", true},
-                                  {"--sanitize", true}});
+                                  {"--sanitize", true},
+                                  {"--thread-order", true}});
     if (!args) return user_error(args.error().message, args.error().hint);
     if (args->has("--help")) {
         std::cout << usage();
@@ -354,26 +360,53 @@ int cmd_run(const std::vector<std::string>& argv) {
         if (auto ok = check_output_file("--json", json_path); !ok) return user_error(ok.error().message, ok.error().hint);
     }
 
+    std::optional<ThreadOrderChoice> thread_order;
+    if (args->has("--thread-order")) {
+        ThreadOrderChoice order;
+        std::string why;
+        if (!parse_thread_order(args->get("--thread-order"), order, &why))
+            return user_error("`--thread-order " + args->get("--thread-order") + "`: " + why,
+                              "e.g. --thread-order reversed, or --thread-order shuffled:7");
+        thread_order = order;
+    }
+
     options.coverage = args->has("--coverage");
     options.trace = args->has("--trace");
 
     std::string sanitizer_log;
+    std::function<Result<std::unique_ptr<Backend>>()> sanitized_backend;
     if (args->has("--sanitize")) {
         if (launch->backend == "cpu")
             return user_error("--sanitize runs compute-sanitizer, which needs the CUDA backend",
                               "on the CPU backend out-of-bounds accesses are always reported; drop --backend cpu");
         if (args->has("--compare"))
             return user_error("--sanitize and --compare cannot be combined", "sanitize one kernel at a time");
-        auto log = start_sanitizing(args->get("--sanitize"));
-        if (!log) return user_error(log.error().message, log.error().hint);
-        sanitizer_log = *log;
+        auto setup = prepare_sanitizer(args->get("--sanitize"));
+        if (!setup) return user_error(setup.error().message, setup.error().hint);
+        sanitizer_log = setup->log_path;
+        sanitized_backend = [setup = *setup]() -> Result<std::unique_ptr<Backend>> {
+            auto made = make_sanitized_backend(setup);
+            if (!made)
+                return make_error("--sanitize needs the CUDA backend, and it cannot run here: " + made.error().message,
+                                  "run on a machine with an NVIDIA GPU");
+            return made;
+        };
     }
-    auto opened = open_session(args->positional[0], *launch);
+    auto opened = open_session(args->positional[0], *launch, sanitized_backend);
     if (!opened) return user_error(opened.error().message, opened.error().hint);
     Engine& engine = *opened->engine;
     KernelSession& session = *opened->session;
     if (!sanitizer_log.empty() && !engine.device().caps.gpu)
         return user_error("--sanitize needs the CUDA backend, and it cannot run here", "run on a machine with an NVIDIA GPU");
+    if (thread_order) {
+        if (!engine.capabilities().thread_order) {
+            const Error e = thread_order_unavailable(engine.device());
+            return user_error("--thread-order: " + e.message, e.hint);
+        }
+        RunChoices with_order = session.choices();
+        with_order.thread_order = thread_order;
+        session.set_choices(std::move(with_order));
+    }
     const KernelFile session_kernel = session.kernel();
     // Limits the device has whatever the kernel is are checked by run() before it compiles.
     options.timing.repeats = repeats.value_or(engine.capabilities().default_repeats);
@@ -418,6 +451,7 @@ int cmd_run(const std::vector<std::string>& argv) {
         RunChoices same;
         same.block = launch->block;
         same.grid = launch->grid;
+        same.thread_order = thread_order;
         for (const auto& [name, value] : launch->sets) {
             auto ok = apply_set(other_session->kernel(), same, name, value);
             if (!ok) return user_error("--compare: " + ok.error().message, ok.error().hint);

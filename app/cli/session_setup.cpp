@@ -8,7 +8,8 @@
 
 namespace cp::cli {
 
-Result<OpenedSession> open_session(const std::string& path, const LaunchOptions& launch) {
+Result<OpenedSession> open_session(const std::string& path, const LaunchOptions& launch,
+                                   const std::function<Result<std::unique_ptr<Backend>>()>& make) {
     auto file = load_kernel_file(find_kernel_path(path));
     if (!file) return file.error();
     if (!file->spec.has_metadata) {
@@ -20,7 +21,12 @@ Result<OpenedSession> open_session(const std::string& path, const LaunchOptions&
         for (const auto& d : file->diagnostics) std::cerr << d.str() << "\n";
         return make_error("the kernel file has errors (listed above)", "fix them, then run again");
     }
-    auto made = make_backend(launch.backend);
+    Result<MadeBackend> made = make ? [&]() -> Result<MadeBackend> {
+        auto backend = make();
+        if (!backend) return backend.error();
+        return MadeBackend{std::move(*backend), {}};
+    }()
+                                    : make_backend(launch.backend);
     if (!made) return made.error();
     for (const auto& [name, why] : made->passed_over) {
         std::string reason = why;

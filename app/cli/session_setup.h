@@ -6,6 +6,7 @@
 #include "core/engine/engine.h"
 #include "core/session/session.h"
 
+#include <functional>
 #include <memory>
 
 namespace cp::cli {
@@ -15,6 +16,8 @@ struct OpenedSession {
     std::unique_ptr<KernelSession> session;
 };
 
-Result<OpenedSession> open_session(const std::string& file, const LaunchOptions& launch);
+// `make`: the backend to run on instead of --backend's (e.g. one under compute-sanitizer).
+Result<OpenedSession> open_session(const std::string& file, const LaunchOptions& launch,
+                                   const std::function<Result<std::unique_ptr<Backend>>()>& make = {});
 
 }  // namespace cp::cli

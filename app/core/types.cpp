@@ -11,6 +11,40 @@ std::string Dim3::str() const {
     return std::to_string(x) + "x" + std::to_string(y) + "x" + std::to_string(z);
 }
 
+std::string ThreadOrderChoice::str() const {
+    switch (kind) {
+        case Kind::Natural: return "natural";
+        case Kind::Reversed: return "reversed";
+        case Kind::Shuffled: return "shuffled:" + std::to_string(seed);
+    }
+    return "?";
+}
+
+bool parse_thread_order(const std::string& text, ThreadOrderChoice& out, std::string* why) {
+    std::string name = text;
+    ThreadOrderChoice c;
+    if (const size_t colon = name.find(':'); colon != std::string::npos) {
+        const std::string seed = name.substr(colon + 1);
+        name.resize(colon);
+        const bool digits = !seed.empty() && seed.size() <= 19 &&
+                            std::all_of(seed.begin(), seed.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+        if (name != "shuffled" || !digits) {
+            if (why) *why = name != "shuffled" ? "only shuffled takes a seed (shuffled:SEED)" : "the seed after ':' must be a whole number";
+            return false;
+        }
+        c.seed = std::stoull(seed);
+    }
+    if (name == "natural") c.kind = ThreadOrderChoice::Kind::Natural;
+    else if (name == "reversed") c.kind = ThreadOrderChoice::Kind::Reversed;
+    else if (name == "shuffled") c.kind = ThreadOrderChoice::Kind::Shuffled;
+    else {
+        if (why) *why = "the orders are natural, reversed and shuffled[:SEED]";
+        return false;
+    }
+    out = c;
+    return true;
+}
+
 const char* severity_name(Severity s) {
     switch (s) {
         case Severity::Error: return "error";

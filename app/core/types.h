@@ -43,6 +43,19 @@ struct ResourceUsage {
     int barriers = -1;
 };
 
+// The order a block's threads run in, where a backend lets it be chosen per launch (the CPU backend runs
+// them as fibers: reversed or shuffled order exposes a missing __syncthreads(); a GPU schedules its warps
+// itself, so there it cannot be chosen).
+struct ThreadOrderChoice {
+    enum class Kind { Natural, Reversed, Shuffled };
+    Kind kind = Kind::Natural;
+    uint64_t seed = 1;  // Shuffled's
+    bool operator==(const ThreadOrderChoice&) const = default;
+    std::string str() const;  // "natural", "reversed", "shuffled:7"
+};
+// "natural", "reversed", "shuffled" or "shuffled:SEED"; `why` (when given) says what is wrong otherwise.
+bool parse_thread_order(const std::string& text, ThreadOrderChoice& out, std::string* why = nullptr);
+
 // What a backend can do, asked by the UI and the session instead of looking at which backend it is.
 struct BackendCapabilities {
     bool launches = true;          // false: compile-only (nothing to run kernels on); DeviceInfo::notes says why
@@ -55,6 +68,11 @@ struct BackendCapabilities {
     // Traced launches need a module compiled with CompileRequest::instrument_trace (CUDA: %smid and
     // %globaltimer are read by an instrumented wrapper); otherwise the backend traces any module (CPU).
     bool trace_needs_instrumented_module = false;
+    // Its kernels can run under compute-sanitizer (a CUDA worker process, and the toolkit's sanitizer found):
+    // `run --sanitize` and the window's Sanitize (core/session/sanitize.h).
+    bool sanitizer = false;
+    // The order of a block's threads can be chosen per launch (LaunchRequest::thread_order).
+    bool thread_order = false;
 };
 
 // Limits and facts about the device a backend runs on. The CPU backend reports CUDA-like limits so

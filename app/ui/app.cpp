@@ -110,7 +110,22 @@ int AppHost::run() {
         }
         std::printf("wrote %s (%dx%d)\n", options_.screenshot.c_str(), pixels->width, pixels->height);
     }
+    if (options_.headless && !options_.sanitize.empty()) return report_sanitized();
     return 0;
+}
+
+int AppHost::report_sanitized() {
+    // --sanitize in a script: what the window shows, on stdout, and an exit status like `run --sanitize`'s.
+    const SanitizeState& s = workspace_->sanitize();
+    if (s.failed || s.summary.empty()) {
+        std::fprintf(stderr, "error: %s\n", s.summary.empty() ? "the sanitized run did not finish" : s.summary.c_str());
+        return 1;
+    }
+    std::printf("sanitize %s\n", s.summary.c_str());
+    for (const SanitizerFinding& f : s.findings) std::printf("  %s\n", f.message().c_str());
+    for (const EditorPanel::Marker& m : workspace_->editor_panel().markers())
+        if (m.message.find(s.last_tool + ": ") != std::string::npos) std::printf("  marked line %d\n", m.line);
+    return s.findings.empty() ? 0 : 2;
 }
 
 void AppHost::event_loop(int max_frames, double max_seconds) {

@@ -15,6 +15,7 @@ struct AppOptions {
     std::optional<std::string> open_file;                     // a .cu file to open instead of the last one
     std::vector<std::pair<std::string, std::string>> sets;    // --set name=value
     std::optional<Dim3> block, grid;
+    std::optional<ThreadOrderChoice> thread_order;            // --thread-order (CPU backend)
     int frames = 0;                 // 0: run until closed (window) / a few frames (headless)
     std::string screenshot;         // PNG path, written after the last frame
     std::string backend = "auto";   // auto | cuda | cpu
@@ -22,6 +23,7 @@ struct AppOptions {
     std::optional<float> text_size;   // --text-size: this run's text size, not saved
     bool present = false;             // --present: start in presentation mode
     std::vector<std::string> show;    // --show PANEL: panels to show in front of their tab group (slides, docs)
+    std::string sanitize;             // --sanitize TOOL: run the opened kernel once under compute-sanitizer
 };
 
 // Returns the process exit code; never calls exit().

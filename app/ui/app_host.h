@@ -39,6 +39,8 @@ private:
     AppHost() = default;
     // Waits for events when idle; draws when input arrived or the workspace needs a frame.
     void event_loop(int max_frames, double max_seconds);
+    // Headless --sanitize: prints the findings and the marked lines; 0 clean, 2 findings, 1 could not run.
+    int report_sanitized();
 
     AppOptions options_;
     std::unique_ptr<render::RenderTarget> target_;

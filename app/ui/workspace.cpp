@@ -65,6 +65,7 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     const BackendCapabilities caps = engine->capabilities();
     render::RenderTarget* wake_target = &target_;
     runner_ = std::make_unique<LiveRunner>(std::move(engine), [wake_target] { wake_target->wake(); });
+    sanitize_.unavailable = sanitize_unavailable_reason(runner_->device());
 
     std::string output_path = "host upload (the backend's buffers are in host memory)";
     if (caps.device_buffers) {
@@ -122,7 +123,7 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     editor_panel_ = editor.get();
     panels_.push_back(std::move(editor));
     panels_.push_back(std::make_unique<ParametersPanel>(inputs_, parsed_, latest_));
-    auto launch = std::make_unique<LaunchPanel>(inputs_, device_status_.device, parsed_, latest_, block_suggestion_);
+    auto launch = std::make_unique<LaunchPanel>(inputs_, device_status_.device, parsed_, latest_, block_suggestion_, sanitize_);
     LaunchPanel& launch_panel = *launch;
     panels_.push_back(std::move(launch));
     auto output = std::make_unique<OutputPanel>(*outputs_, output_status_);
@@ -155,6 +156,7 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     else if (!library_.empty()) start = library_.front().path;
     if (!start.empty()) open_kernel(start);
     if (options.present) set_presenting(true);
+    if (!options.sanitize.empty()) request_sanitize(options.sanitize);
 }
 
 Workspace::~Workspace() {
@@ -173,6 +175,13 @@ Result<bool> Workspace::apply_command_line(const AppOptions& options) {
         if (auto ok = apply_set(parsed_, choices, name, value); !ok) return ok.error();
     if (options.block) choices.block = options.block;
     if (options.grid) choices.grid = options.grid;
+    if (options.thread_order) {
+        if (!runner_->capabilities().thread_order) {
+            const Error e = thread_order_unavailable(runner_->device());
+            return Error{"--thread-order: " + e.message, e.hint};
+        }
+        choices.thread_order = options.thread_order;
+    }
     inputs_.choices = std::move(choices);
     inputs_.touch();
     for (const std::string& title : options.show) {
@@ -206,6 +215,10 @@ void Workspace::open_kernel(const fs::path& path) {
     latest_.reset();
     output_status_ = OutputStatus();
     compile_status_ = CompileStatus();
+    run_diagnostics_.clear();
+    sanitizer_marks_.clear();
+    sanitize_.summary.clear();
+    sanitize_.findings.clear();
     verify_next_ = true;
     reparse_if_changed();
     console_.add(LogKind::Info, "Opened " + doc_->shown_path().string() + (doc_->has_user_copy() ? " (your edited copy)" : ""));
@@ -241,6 +254,10 @@ void Workspace::maybe_submit(double now) {
     if (block_suggestion_.requested) {
         submit_block_suggestion();
         if (!runner_->idle()) return;  // the query went to the runner; runs wait for its answer
+    }
+    if (sanitize_.requested) {
+        submit_sanitize();
+        if (!runner_->idle()) return;
     }
     const bool new_kernel = parsed_path_ != submitted_.path;
     const bool source_changed = doc_->revision() != submitted_.doc_revision;
@@ -283,6 +300,10 @@ void Workspace::apply_outcome(RunOutcome outcome) {
         apply_block_suggestion(std::move(outcome));
         return;
     }
+    if (outcome.sanitized) {
+        apply_sanitized(std::move(*outcome.sanitized));
+        return;
+    }
     if (outcome.sweep) {
         sweep_.running = false;
         if (!outcome.sweep->ok()) console_.add(LogKind::Error, "Sweep: " + outcome.sweep->error().full());
@@ -310,6 +331,8 @@ void Workspace::apply_outcome(RunOutcome outcome) {
             revealed_error_ = r.error->message;
         }
     }
+    run_diagnostics_ = compile_status_.diagnostics;
+    merge_sanitizer_marks();
     size_t errors = 0, warnings = 0;
     for (const Diagnostic& d : r.diagnostics) (d.severity == Severity::Error ? errors : warnings) += d.severity != Severity::Note;
     char summary[160];
@@ -442,7 +465,7 @@ double Workspace::idle_timeout(double now) const {
 bool Workspace::needs_frame(double now) {
     if (runner_->has_outcome() || layout_frames_ > 0) return true;
     if (live_.every_frame && can_run()) return true;
-    if (run_requested_ || block_suggestion_.requested || inputs_.revision != submitted_.inputs_revision) return true;
+    if (run_requested_ || block_suggestion_.requested || sanitize_.requested || inputs_.revision != submitted_.inputs_revision) return true;
     if (sweep_.requested || sweep_.running) return true;  // the progress bar moves
     if (doc_) {
         if (doc_->unsaved()) return true;  // autosave is due soon

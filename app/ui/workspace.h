@@ -21,6 +21,7 @@
 #include "ui/panels/panel.h"
 #include "ui/panels/presentation_view.h"
 #include "ui/state/run_inputs.h"
+#include "ui/state/sanitize_state.h"
 #include "ui/state/settings.h"
 #include "ui/theme.h"
 #include "ui/state/timing_history.h"
@@ -82,6 +83,14 @@ public:
     // The Launch panel's occupancy suggestion (its button sets `requested`).
     BlockSuggestionState& block_suggestion() { return block_suggestion_; }
     uint64_t runs_applied() const { return runs_applied_; }
+    // Sanitize (the Launch panel's button, Run > Sanitize, --sanitize): runs the kernel once under
+    // compute-sanitizer with `tool`; false (and a console line saying why) when it cannot run here.
+    bool request_sanitize(const std::string& tool);
+    const SanitizeState& sanitize() const { return sanitize_; }
+    // Tests: the backend sanitize runs use instead of the CUDA worker under compute-sanitizer.
+    void set_sanitized_backend_factory(SanitizedBackendFactory factory) {
+        runner_->set_sanitized_backend_factory(std::move(factory));
+    }
     ConsoleLog& console() { return console_; }
     const TimingHistory& timing() const { return timing_; }
     const CompileStatus& compile_status() const { return compile_status_; }
@@ -117,6 +126,11 @@ private:
     void submit_block_suggestion();
     RunJob job_from_inputs();  // a job for the runner with the current file, parameters, launch and images
     void apply_block_suggestion(RunOutcome outcome);
+    void submit_sanitize();
+    void apply_sanitized(Result<SanitizedRun> result);
+    // compile_status_.diagnostics: the last run's, plus the sanitizer's findings while the text is the one
+    // they were found in.
+    void merge_sanitizer_marks();
     void submit_sweep();
     void use_block_suggestion(const AppliedSuggestion& suggestion);
     void maybe_submit(double now);
@@ -152,6 +166,11 @@ private:
     std::optional<RunOutcome> latest_;
     BlockSuggestionState block_suggestion_;
     SweepState sweep_;
+    SanitizeState sanitize_;
+    std::vector<Diagnostic> run_diagnostics_;      // the last run's, with its runtime error's line
+    std::vector<Diagnostic> sanitizer_marks_;      // the last sanitized run's findings with a line
+    uint64_t sanitizer_marks_revision_ = ~0ull;    // the document revision they were found in
+    std::string sanitizer_marks_path_;
     CompileStatus compile_status_;
     std::string revealed_error_;  // the runtime error whose line the editor last brought into view
     OutputStatus output_status_;

@@ -110,6 +110,19 @@ void Workspace::draw_menu_bar() {
         ImGui::MenuItem("Compile while typing", nullptr, &settings_.auto_compile);
         ImGui::MenuItem("Re-run every frame", nullptr, &live_.every_frame, can_run());
         if (ImGui::MenuItem("Verify every run", nullptr, &inputs_.verify)) inputs_.touch();
+        ImGui::Separator();
+        // Sanitize: one run under compute-sanitizer; where it cannot run, the items are off and the reason shown.
+        if (ImGui::BeginMenu("Sanitize with")) {
+            const bool can = sanitize_.unavailable.empty() && doc_ && !sanitize_.requested && !sanitize_.running;
+            for (const std::string& tool : sanitizer_tools())
+                if (ImGui::MenuItem(tool.c_str(), nullptr, false, can)) request_sanitize(tool);
+            if (!sanitize_.unavailable.empty()) {
+                ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28);
+                ImGui::TextDisabled("%s", sanitize_.unavailable.c_str());
+                ImGui::PopTextWrapPos();
+            }
+            ImGui::EndMenu();
+        }
         ImGui::EndMenu();
     }
     if (doc_) {

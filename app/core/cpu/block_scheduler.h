@@ -15,6 +15,7 @@
 
 namespace cp {
 
+// In the order of ThreadOrderChoice::Kind (core/types.h), which launch requests carry.
 enum class ThreadOrder { Natural, Reversed, Shuffled };
 
 // What stopped a block, in words (the launch's error).

@@ -127,6 +127,7 @@ InfoResult CpuBackend::info() {
     d.backend = "cpu";
     d.caps.launches = true;
     d.caps.default_repeats = 3;  // emulated launches are slow: fewer timed repeats by default
+    d.caps.thread_order = true;  // a block's fibers run in the order asked (LaunchRequest::thread_order)
     d.name = "CPU emulation (" + count_text(workers, "thread") + ", " + cpu_model_name() + ")";
     d.arch = "host";
     d.sm_count = workers;

@@ -193,6 +193,10 @@ ExecutorLaunch CpuExecutor::launch(const LaunchRequest& request) {
     job.dynamic_shared_bytes = request.dynamic_shared_bytes;
     job.order = options_.order;
     job.seed = options_.seed;
+    if (request.thread_order) {  // chosen for this launch (run --thread-order, the window's Launch panel)
+        job.order = ThreadOrder(int(request.thread_order->kind));
+        job.seed = request.thread_order->seed;
+    }
     std::vector<BlockTrace> trace;
     if (request.trace) trace.resize(request.grid.count());
 

@@ -11,6 +11,10 @@ namespace cp {
 // The registry's factory (core/engine/backend_registry.cpp): the worker process (cuda_worker.h).
 Result<std::unique_ptr<Backend>> make_cuda_backend();
 
+// The worker process started under compute-sanitizer with `tool` (memcheck, racecheck, ...), which writes its
+// findings to `log` as the worker ends: destroy the backend before reading it (core/session/sanitize.h).
+Result<std::unique_ptr<Backend>> make_cuda_backend_under_sanitizer(const std::string& tool, const std::string& log);
+
 // The backend in this process: device pointers from allocate() are usable here (CUDA-GL interop), but a
 // sticky error (illegal address, device assert...) leaves CUDA unusable until the process restarts.
 Result<std::unique_ptr<Backend>> make_cuda_backend_in_process();

@@ -134,6 +134,20 @@ Result<std::unique_ptr<Backend>> CudaWorkerBackend::create() {
     return std::unique_ptr<Backend>(std::move(backend));
 }
 
+Result<std::unique_ptr<Backend>> CudaWorkerBackend::create_under_sanitizer(const std::string& tool, const std::string& log) {
+    std::string why, detail;
+    if (!cuda_driver(&why, &detail)) return make_error(why + ": the CUDA backend is unavailable", detail);
+    std::unique_ptr<CudaWorkerBackend> backend(new CudaWorkerBackend());
+    backend->sanitize_tool_ = tool;
+    backend->sanitize_log_ = log;
+    if (auto e = backend->start_worker()) return *e;
+    return std::unique_ptr<Backend>(std::move(backend));
+}
+
+Result<std::unique_ptr<Backend>> make_cuda_backend_under_sanitizer(const std::string& tool, const std::string& log) {
+    return CudaWorkerBackend::create_under_sanitizer(tool, log);
+}
+
 CudaWorkerBackend::~CudaWorkerBackend() { worker_.stop(false); }
 
 std::optional<Error> CudaWorkerBackend::start_worker() {
@@ -142,15 +156,13 @@ std::optional<Error> CudaWorkerBackend::start_worker() {
     spawn.env_name = kWorkerEnv;
     spawn.spec = std::to_string(generation_ << 40);
     spawn.process_name = "cuda-playground-cuda-worker";
-    // Under compute-sanitizer (run --sanitize): the sanitizer starts the worker and writes its findings to
-    // the log, which it finishes as the worker ends (hence the long grace). Guard zones are off there: a
-    // write into a zone is inside the allocation, and memcheck would not see it.
-    const char* tool = std::getenv("CUDA_PLAYGROUND_SANITIZE");
-    const char* log = std::getenv("CUDA_PLAYGROUND_SANITIZE_LOG");
-    if (tool && *tool && log && *log) {
+    // Under compute-sanitizer (run --sanitize, the window's Sanitize): the sanitizer starts the worker and
+    // writes its findings to the log, which it finishes as the worker ends (hence the long grace). Guard zones
+    // are off there: a write into a zone is inside the allocation, and memcheck would not see it.
+    if (!sanitize_tool_.empty()) {
         const std::string sanitizer = find_compute_sanitizer();
         if (sanitizer.empty()) return make_error("compute-sanitizer was not found", "see run --help (--sanitize)");
-        spawn.wrapper = {sanitizer, "--tool", tool, "--log-file", log, "--show-backtrace", "no"};
+        spawn.wrapper = {sanitizer, "--tool", sanitize_tool_, "--log-file", sanitize_log_, "--show-backtrace", "no"};
         spawn.extra_env = {"CUDA_PLAYGROUND_GUARDS=0", "CUDA_PLAYGROUND_UNDER_SANITIZER=1"};
         spawn.stop_grace_ms = 60000;
     }
@@ -172,7 +184,7 @@ std::optional<Error> CudaWorkerBackend::start_worker() {
         failure = make_error(std::string("the CUDA worker process answered nonsense: ") + e.what());
     }
     if (failure && !spawn.wrapper.empty())
-        failure->message += " (it was started under compute-sanitizer; its log: " + std::string(log) + ")";
+        failure->message += " (it was started under compute-sanitizer; its log: " + sanitize_log_ + ")";
     if (failure) worker_.stop(true);
     return failure;
 }
@@ -216,6 +228,7 @@ InfoResult CudaWorkerBackend::info() {
     if (info_) return InfoResult{*info_};
     InfoResult r = std::get<InfoResult>(call(InfoRequest{}, kStartTimeoutS, "measuring the device"));
     r.device.caps.buffers_by_ipc = true;  // the worker's addresses mean nothing in this process; its IPC handles do
+    r.device.caps.sanitizer = !find_compute_sanitizer().empty();  // its workers can start under compute-sanitizer
     if (!r.device.name.empty()) info_ = r.device;
     return r;
 }

@@ -20,6 +20,9 @@ class CudaWorkerBackend final : public Backend {
 public:
     // Starts the first worker; Error (the worker's plain-words reason) when CUDA is unusable here.
     static Result<std::unique_ptr<Backend>> create();
+    // The same, with every worker started under compute-sanitizer (`tool`), which writes its findings to
+    // `log` as the worker ends (core/session/sanitize.h).
+    static Result<std::unique_ptr<Backend>> create_under_sanitizer(const std::string& tool, const std::string& log);
     ~CudaWorkerBackend() override;
 
     InfoResult info() override;
@@ -43,6 +46,7 @@ private:
     WorkerProcess worker_;
     uint64_t generation_ = 0;
     std::optional<DeviceInfo> info_;  // the same device for every worker: measured once
+    std::string sanitize_tool_, sanitize_log_;  // set: workers start under compute-sanitizer
 };
 
 }  // namespace cp

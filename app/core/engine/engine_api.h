@@ -121,6 +121,9 @@ struct LaunchRequest {
     // Record per block where and when it ran (the last launch of the request). CUDA needs a module compiled
     // with CompileRequest::instrument_trace; the CPU backend records its worker threads.
     bool trace = false;
+    // The order of each block's threads, on a backend whose capabilities say it can be chosen
+    // (BackendCapabilities::thread_order); none: the backend's default (CPU: CUDA_PLAYGROUND_CPU_ORDER).
+    std::optional<ThreadOrderChoice> thread_order;
 };
 
 // One block of a traced launch: the SM that ran it (%smid) or the CPU backend's worker thread, and when it

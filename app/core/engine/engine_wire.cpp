@@ -41,7 +41,7 @@ void to_json(json& j, const DeviceInfo& d) {
     const BackendCapabilities& c = d.caps;
     j = {{"backend", d.backend},
          {"caps", {c.launches, c.gpu, c.device_buffers, c.buffers_by_ipc, c.occupancy_api, c.event_timing, c.default_repeats,
-                  c.trace_needs_instrumented_module}},
+                  c.trace_needs_instrumented_module, c.sanitizer, c.thread_order}},
          {"name", d.name},
          {"arch", d.arch},
          {"cc", {d.cc_major, d.cc_minor}},
@@ -67,7 +67,8 @@ void from_json(const json& j, DeviceInfo& d) {
     d.backend = j.at("backend").get<std::string>();
     const json& c = j.at("caps");
     d.caps = {c.at(0).get<bool>(), c.at(1).get<bool>(), c.at(2).get<bool>(), c.at(3).get<bool>(),
-              c.at(4).get<bool>(), c.at(5).get<bool>(), c.at(6).get<int>(), c.size() > 7 && c.at(7).get<bool>()};
+              c.at(4).get<bool>(), c.at(5).get<bool>(), c.at(6).get<int>(), c.size() > 7 && c.at(7).get<bool>(),
+              c.size() > 8 && c.at(8).get<bool>(), c.size() > 9 && c.at(9).get<bool>()};
     d.name = j.at("name").get<std::string>();
     d.arch = j.at("arch").get<std::string>();
     d.cc_major = j.at("cc").at(0).get<int>();
@@ -161,6 +162,8 @@ WireMessage encode_request(const Request& request) {
                 j.update({{"module", r.module}, {"kernel_name", r.kernel_name}, {"grid", r.grid}, {"block", r.block},
                           {"dynamic_shared_bytes", r.dynamic_shared_bytes}, {"args", args},
                           {"timing", {r.timing.warmup, r.timing.repeats, r.timing.flush_l2}}, {"trace", r.trace}});
+                if (r.thread_order)
+                    j["thread_order"] = {int(r.thread_order->kind), r.thread_order->seed};
             } else if constexpr (std::is_same_v<T, ReadBackRequest>) {
                 j["buffer"] = r.buffer;
                 j["pinned"] = r.pinned;
@@ -209,6 +212,12 @@ std::optional<Request> decode_request(WireMessage message) {
                 const json& t = j.at("timing");
                 r.timing = {t.at(0).get<int>(), t.at(1).get<int>(), t.at(2).get<bool>()};
                 r.trace = j.value("trace", false);
+                if (j.contains("thread_order")) {
+                    const json& o = j.at("thread_order");
+                    const int kind = o.at(0).get<int>();
+                    if (kind < 0 || kind > 2) return std::nullopt;
+                    r.thread_order = ThreadOrderChoice{ThreadOrderChoice::Kind(kind), o.at(1).get<uint64_t>()};
+                }
                 return r;
             }
             case 5: return ReadBackRequest{j.at("buffer").get<BufferId>(), j.value("pinned", false)};

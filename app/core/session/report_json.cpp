@@ -66,6 +66,7 @@ std::string run_report_json(const RunReport& r, const std::vector<std::filesyste
     // The resolved run: null when the run stopped before it was resolved.
     j["grid"] = r.resolved ? dim3_json(r.resolved->grid) : json(nullptr);
     j["block"] = r.resolved ? dim3_json(r.resolved->block) : json(nullptr);
+    if (r.resolved && r.resolved->thread_order) j["thread_order"] = r.resolved->thread_order->str();
     j["dynamic_shared_bytes"] = r.resolved ? json(r.resolved->dynamic_shared_bytes) : json(nullptr);
     j["params"] = r.resolved ? json(r.resolved->params) : json::object();
     if (r.resolved) {

@@ -116,4 +116,11 @@ Result<bool> apply_set(const KernelFile& file, RunChoices& choices, const std::s
     return true;
 }
 
+Error thread_order_unavailable(const DeviceInfo& device) {
+    return make_error("the thread order can be chosen on the CPU backend only: the " +
+                          (device.backend.empty() ? std::string("current") : device.backend) +
+                          " backend runs a block's threads in an order it picks itself",
+                      "drop the thread order, or run on the CPU backend (--backend cpu)");
+}
+
 }  // namespace cp

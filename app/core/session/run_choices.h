@@ -17,6 +17,9 @@ struct RunChoices {
     std::map<std::string, double> params;       // by name; absent: the file's default
     std::map<std::string, std::string> images;  // image-initialised buffer -> path as the user wrote it
     std::optional<Dim3> block, grid;            // absent: the file's expressions
+    // The order of each block's threads, where the backend lets it be chosen (capabilities().thread_order);
+    // absent: the backend's default.
+    std::optional<ThreadOrderChoice> thread_order;
 
     bool operator==(const RunChoices&) const = default;
     // Forgets choices whose names `file` does not have (or can no longer take, e.g. a param now derived).
@@ -37,6 +40,9 @@ Result<bool> apply_set(const KernelFile& file, RunChoices& choices, const std::s
 // Why `value` cannot be given to `p` (derived, not whole, out of the C type's or the metadata's range);
 // nullopt when it can.
 std::optional<Error> check_param_value(const ParamSpec& p, double value);
+
+// Why the thread order cannot be chosen on `device` (its backend schedules threads itself), with what to do.
+Error thread_order_unavailable(const DeviceInfo& device);
 
 // 67108864 rather than 6.71089e+07, for messages.
 std::string format_number(double v);

@@ -55,6 +55,8 @@ struct ResolvedRun {
     std::map<std::string, ResolvedImage> images;    // by buffer name
     // A file with steps: each in order (grid, block and dynamic_shared_bytes above are the first step's).
     std::vector<ResolvedStep> steps;
+    // The order of each block's threads chosen for this run (RunChoices::thread_order); none: the backend's.
+    std::optional<ThreadOrderChoice> thread_order;
 };
 
 // What one step of a sequence did: its launch, the compiled kernel's resources and its time.

@@ -81,6 +81,8 @@ Result<bool> KernelSession::resolve_choices(const ResolvedRun&, std::vector<Inpu
     for (const auto& [name, path] : choices_.images)
         if (!is_image_buffer(kernel_.buffer(name)))
             problems.push_back({name, make_error("`" + name + "` is not an image buffer of this kernel")});
+    if (choices_.thread_order && !device().caps.thread_order)
+        problems.push_back({"thread_order", thread_order_unavailable(device())});
     if (!problems.empty()) return problems.front().error;
     return true;
 }
@@ -231,6 +233,7 @@ Result<ResolvedRun> KernelSession::resolve(std::vector<InputProblem>* problems_o
     auto shared_bytes = whole_positive(*shared, "shared", spec.launch.shared_expr, true);
     if (!shared_bytes) return shared_bytes.error();
     r.dynamic_shared_bytes = uint32_t(std::min<uint64_t>(*shared_bytes, 0xFFFFFFFFu));
+    r.thread_order = choices_.thread_order;
 
     if (!spec.steps.empty()) {
         if (auto ok = resolve_steps(r, step_scope); !ok) return ok.error();

@@ -243,6 +243,7 @@ Result<LaunchRequest> KernelSession::launch_request(const ResolvedRun& resolved,
     launch.block = step ? step->block : resolved.block;
     launch.dynamic_shared_bytes = step ? step->dynamic_shared_bytes : resolved.dynamic_shared_bytes;
     launch.timing = timing;
+    if (choices_.thread_order && engine_.capabilities().thread_order) launch.thread_order = choices_.thread_order;
     for (const auto& p : sig.params) {
         KernelArg arg;
         arg.name = p.name;

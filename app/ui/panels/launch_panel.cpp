@@ -2,6 +2,7 @@
 #include "ui/panels/launch_panel.h"
 
 #include "core/engine/launch_validation.h"
+#include "ui/panels/sanitize_controls.h"
 #include "ui/widgets.h"
 
 #include <imgui.h>
@@ -42,6 +43,7 @@ Dim3 LaunchPanel::effective_grid() const {
 
 void LaunchPanel::draw() {
     draw_controls(false);
+    draw_sanitize_controls(sanitize_);
     draw_checks();
 }
 
@@ -85,6 +87,7 @@ void LaunchPanel::draw_controls(bool compact) {
         else inputs_.choices.grid = grid;
         inputs_.touch();
     }
+    draw_thread_order();
     if (compact) return;
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("the file says: grid %s x %s x %s", file_.spec.launch.grid_expr[0].c_str(),
@@ -195,6 +198,40 @@ void LaunchPanel::draw_refusals() {
     for (const LaunchIssue& issue : r.launch_issues) line(issue.severity == Severity::Error, issue.message);
     if (!any && r.resolved && r.failed_stage != RunStage::Resolve)
         ImGui::TextColored(ImVec4(0.4f, 0.9f, 0.4f, 1), "Launch configuration OK");
+}
+
+// The CPU backend runs a block's threads as fibers in the order chosen here: a missing __syncthreads() shows
+// in some orders and hides in others. A GPU picks its own order, so there the combo is replaced by a note.
+void LaunchPanel::draw_thread_order() {
+    if (!device_.caps.launches) return;
+    if (!device_.caps.thread_order) {
+        ImGui::TextDisabled("thread order: the GPU's own (choose one on the CPU backend)");
+        return;
+    }
+    static const char* kNames[] = {"backend default", "natural", "reversed", "shuffled"};
+    const std::optional<ThreadOrderChoice>& chosen = inputs_.choices.thread_order;
+    int current = chosen ? 1 + int(chosen->kind) : 0;
+    const float label_w = ImGui::CalcTextSize("thread order").x + ImGui::GetStyle().ItemInnerSpacing.x;
+    const float seed_w = current == 3 ? ImGui::GetFontSize() * 6 + ImGui::GetStyle().ItemSpacing.x : 0;
+    ImGui::SetNextItemWidth(std::max(ImGui::GetContentRegionAvail().x - label_w - seed_w, ImGui::GetFontSize() * 8));
+    if (ImGui::Combo("thread order", &current, kNames, 4)) {
+        if (current == 0) inputs_.choices.thread_order.reset();
+        else inputs_.choices.thread_order = ThreadOrderChoice{ThreadOrderChoice::Kind(current - 1), chosen ? chosen->seed : 1};
+        inputs_.touch();
+    }
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("The order a block's threads run in on the CPU backend. A missing __syncthreads()\n"
+                          "gives wrong results in some orders and hides in others. Default: "
+                          "$CUDA_PLAYGROUND_CPU_ORDER, else natural.");
+    if (current == 3 && inputs_.choices.thread_order) {
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+        uint64_t seed = inputs_.choices.thread_order->seed;
+        if (ImGui::InputScalar("seed", ImGuiDataType_U64, &seed, nullptr, nullptr, "%llu", ImGuiInputTextFlags_CharsDecimal)) {
+            inputs_.choices.thread_order->seed = seed;
+            inputs_.touch();
+        }
+    }
 }
 
 // The button only asks; the workspace gets the answer off the UI thread and applies it (block_suggestion.h).

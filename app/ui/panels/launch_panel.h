@@ -1,6 +1,6 @@
 // Launch panel: grid and block x/y/z (defaults from the metadata's expressions, as the session resolved
 // them), the session's refusals and warnings for the last run, derived figures, and a block size suggestion from the
-// backend's occupancy API (asked by the workspace, see block_suggestion.h).
+// backend's occupancy API (asked by the workspace, see block_suggestion.h), and Sanitize (sanitize_controls.h).
 #pragma once
 
 #include "core/session/session.h"
@@ -8,6 +8,7 @@
 #include "ui/state/block_suggestion.h"
 #include "ui/panels/panel.h"
 #include "ui/state/run_inputs.h"
+#include "ui/state/sanitize_state.h"
 
 #include <optional>
 
@@ -16,8 +17,8 @@ namespace cp::ui {
 class LaunchPanel final : public Panel {
 public:
     LaunchPanel(RunInputs& inputs, const DeviceInfo& device, const KernelFile& file, const std::optional<RunOutcome>& latest,
-                BlockSuggestionState& suggestion)
-        : inputs_(inputs), device_(device), file_(file), latest_(latest), suggestion_(suggestion) {}
+                BlockSuggestionState& suggestion, SanitizeState& sanitize)
+        : inputs_(inputs), device_(device), file_(file), latest_(latest), suggestion_(suggestion), sanitize_(sanitize) {}
     const char* title() const override { return "Launch"; }
     DockPlace dock_place() const override { return {DockSlot::BelowRight, true}; }
     void draw() override;
@@ -35,6 +36,7 @@ public:
 private:
     void draw_checks();  // refusals, figures and the occupancy suggestion
     void draw_suggestion();
+    void draw_thread_order();  // the order of a block's threads, where the backend lets it be chosen
     void draw_steps();
     const ResolvedRun* resolved() const;
 
@@ -43,6 +45,7 @@ private:
     const KernelFile& file_;
     const std::optional<RunOutcome>& latest_;
     BlockSuggestionState& suggestion_;
+    SanitizeState& sanitize_;
 };
 
 }  // namespace cp::ui

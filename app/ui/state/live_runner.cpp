@@ -78,6 +78,12 @@ RunOutcome LiveRunner::execute(RunJob& job) {
     RunOutcome out;
     out.job_id = job.id;
     out.submitted = job.submitted;
+    if (!job.sanitize_tool.empty()) {
+        out.sanitized = run_sanitized(job.file, job.choices, job.options, job.sanitize_tool, sanitized_factory_);
+        out.finished = std::chrono::steady_clock::now();
+        out.wall_ms = std::chrono::duration<double, std::milli>(out.finished - out.submitted).count();
+        return out;
+    }
     KernelSession& s = *session_;
     s.set_kernel(std::move(job.file));
     s.set_choices(std::move(job.choices));

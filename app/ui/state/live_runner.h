@@ -3,6 +3,7 @@
 // so device buffers never change while the UI copies them into textures.
 #pragma once
 
+#include "core/session/sanitize.h"
 #include "core/session/session.h"
 #include "ui/state/sweep_state.h"
 
@@ -27,6 +28,9 @@ struct RunJob {
     // Instead of running: a block-size sweep (KernelSession::sweep) reporting into `sweep_progress`.
     std::shared_ptr<SweepProgress> sweep_progress;
     int sweep_repeats = 10;
+    // Instead of a live run: one run on a fresh backend under compute-sanitizer with this tool
+    // (core/session/sanitize.h); the live session and its buffers are left as they are.
+    std::string sanitize_tool;
     std::chrono::steady_clock::time_point submitted;  // set by submit()
 };
 
@@ -35,6 +39,9 @@ struct RunOutcome {
     RunReport report;  // report.resolved: what the launch used (also when it was refused after resolving)
     std::optional<Result<OccupancyResult>> suggestion;  // the answer of a suggest_block job (nothing ran)
     std::optional<Result<SweepResult>> sweep;           // the result of a sweep job (no run report)
+    // The result of a sanitize job: its run's report (its buffers are gone) and the findings; `report` above
+    // is left empty.
+    std::optional<Result<SanitizedRun>> sanitized;
     double wall_ms = 0;                                 // submit -> done
     std::chrono::steady_clock::time_point submitted, finished;
 };
@@ -57,6 +64,9 @@ public:
     // Precondition: idle(). Returns false (and ignores the job) otherwise.
     bool submit(RunJob job);
     std::optional<RunOutcome> take_outcome();
+    // The backend sanitize jobs run on (default: the CUDA worker under compute-sanitizer); tests pass their own.
+    // Call while idle.
+    void set_sanitized_backend_factory(SanitizedBackendFactory factory) { sanitized_factory_ = std::move(factory); }
     // Blocks until the current job (if any) finished; the outcome stays for take_outcome().
     void wait_until_done();
 
@@ -67,6 +77,7 @@ private:
     std::unique_ptr<Engine> engine_;
     std::unique_ptr<KernelSession> session_;
     std::function<void()> on_done_;
+    SanitizedBackendFactory sanitized_factory_;
 
     mutable std::mutex mutex_;
     std::condition_variable cv_;

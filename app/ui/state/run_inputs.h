@@ -20,7 +20,10 @@ struct RunInputs {
 
     void touch() { ++revision; }
     void reset_for_new_kernel() {
+        // The thread order is the emulator's, not the kernel's: it stays for the next lesson.
+        const auto order = choices.thread_order;
         choices = RunChoices();
+        choices.thread_order = order;
         touch();
     }
 };
