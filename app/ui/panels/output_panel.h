@@ -1,9 +1,11 @@
 // Output panel: every output view. Images with zoom (wheel) and pan (drag), nearest-neighbour texels at
 // high zoom, display settings (colormap, channel, range), the input beside the output or under a split
 // slider, and a pixel inspector (coordinates, every channel's value, the block and thread that the
-// standard mapping assigns to the pixel). 1D outputs as a line plot and a table.
+// standard mapping assigns to the pixel). 1D outputs as a line plot with the launch as a strip along its
+// bottom (blocks, warps, lanes, threads; output_series.cpp) and a table.
 #pragma once
 
+#include "ui/state/launch_overlay.h"
 #include "ui/state/output_views.h"
 #include "ui/panels/panel.h"
 
@@ -50,6 +52,11 @@ struct DrawnPlot {
     size_t points = 0;
     std::string hover;                     // the tooltip's text when the mouse is over the plot
     bool valid = false;
+    double x_min = 0, x_max = 0;           // the x axis' range (element indices) across x0..x1
+    // The launch strip along the plot's bottom (owners coloured as the image overlay colours pixels).
+    bool strip = false;
+    float strip_y0 = 0, strip_y1 = 0;
+    std::string strip_note;                // why there is no strip, when there is none
 };
 
 class OutputPanel final : public Panel {
@@ -90,6 +97,7 @@ private:
     DrawnPlot drawn_plot_;
     std::map<std::string, PlotCache> plots_;
     std::map<std::string, int> series_channel_;
+    OverlaySettings strip_;  // the 1D views' launch strip: colour mode (None: off) and boundaries
 };
 
 }  // namespace cp::ui

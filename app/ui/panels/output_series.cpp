@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
+#include <string>
 
 namespace cp::ui {
 namespace {
@@ -16,6 +18,69 @@ namespace {
 constexpr size_t kMaxPlotPoints = 4096;
 // Integer series up to this long are drawn as bars (counts, bins).
 constexpr size_t kMaxBars = 512;
+
+// The strip's colour modes, in the combo's order.
+constexpr OverlayColour kStripModes[] = {OverlayColour::None, OverlayColour::Block, OverlayColour::Warp,
+                                         OverlayColour::Lane, OverlayColour::ThreadInBlock};
+
+// The launch as a strip along the plot's bottom: each pixel column the colour of the element at its centre
+// (runs of one colour drawn as one rectangle), block boundaries as lines where blocks are at least a few
+// pixels wide, and the hovered element's block outlined. Elements without a single owner stay uncoloured.
+void draw_launch_strip(const OutputView& v, size_t count, const OverlaySettings& s, std::optional<uint64_t> hovered,
+                       DrawnPlot& drawn) {
+    const ImVec2 pos = ImPlot::GetPlotPos(), size = ImPlot::GetPlotSize();
+    const ImPlotRect limits = ImPlot::GetPlotLimits();
+    const double x_min = limits.X.Min, x_span = limits.X.Max - limits.X.Min;
+    if (size.x < 2 || x_span <= 0) return;
+    const float h = std::min(ImGui::GetFontSize() * 1.2f, size.y * 0.3f);
+    const float y0 = pos.y + size.y - h, y1 = pos.y + size.y;
+    drawn.strip = true;
+    drawn.strip_y0 = y0;
+    drawn.strip_y1 = y1;
+    ImDrawList* dl = ImPlot::GetPlotDrawList();
+    ImPlot::PushPlotClipRect();
+    auto element_at = [&](float px) { return std::llround(x_min + (double(px - pos.x) + 0.5) / size.x * x_span); };
+    auto pixel_of = [&](double x) { return float(pos.x + (x - x_min) / x_span * size.x); };
+    int run_start = 0;
+    uint32_t run_colour = 0;
+    const int columns = int(size.x);
+    for (int c = 0; c <= columns; ++c) {
+        uint32_t colour = 0;
+        if (c < columns) {
+            const long long i = element_at(pos.x + float(c));
+            if (i >= 0 && uint64_t(i) < count) {
+                uint8_t rgba[4];
+                strip_element_rgba(owner_of_element(uint64_t(i), v.element_per_thread, v.grid, v.block), s, rgba);
+                colour = IM_COL32(rgba[0], rgba[1], rgba[2], rgba[3]);
+            }
+        }
+        if (c == columns || colour != run_colour) {
+            if (run_colour != 0) dl->AddRectFilled(ImVec2(pos.x + float(run_start), y0), ImVec2(pos.x + float(c), y1), run_colour);
+            run_start = c;
+            run_colour = colour;
+        }
+    }
+    // Block boundaries: between element b * blockDim.x - 1 and b * blockDim.x.
+    const double block_px = double(v.block.x) / x_span * size.x;
+    if (s.boundaries && v.element_per_thread && block_px >= 4) {
+        const uint64_t threads = uint64_t(v.grid.x) * v.block.x;
+        const uint64_t first = uint64_t(std::max(0.0, x_min)) / v.block.x + 1;
+        for (uint64_t b = first; b * v.block.x < std::min<uint64_t>(count, threads); ++b) {
+            const float x = pixel_of(double(b * v.block.x) - 0.5);
+            if (x > pos.x + size.x) break;
+            dl->AddLine(ImVec2(x, pos.y), ImVec2(x, y0), IM_COL32(255, 255, 255, 50));
+            dl->AddLine(ImVec2(x, y0), ImVec2(x, y1), IM_COL32(255, 255, 255, 220), 2.0f);
+        }
+    }
+    if (hovered) {
+        if (auto o = owner_of_element(*hovered, v.element_per_thread, v.grid, v.block)) {
+            const double b0 = double(o->linear_block * v.block.x) - 0.5;
+            const double b1 = std::min<double>(double(count), double((o->linear_block + 1) * v.block.x)) - 0.5;
+            dl->AddRect(ImVec2(pixel_of(b0), y0), ImVec2(pixel_of(b1), y1), IM_COL32(255, 255, 255, 255), 0.0f, 2.0f);
+        }
+    }
+    ImPlot::PopPlotClipRect();
+}
 
 }  // namespace
 
@@ -35,9 +100,26 @@ void OutputPanel::draw_series_view(OutputView& v) {
         ImGui::SetNextItemWidth(ImGui::CalcTextSize("x / R").x + ImGui::GetFrameHeight() * 2);
         ImGui::Combo("component", &channel, kChannelNames, comps);
     }
+    if (v.spec.kind == ViewSpec::Kind::Plot && !presenting_) {
+        if (comps > 1) ImGui::SameLine();
+        int mode = 0;
+        for (int m = 0; m < int(std::size(kStripModes)); ++m)
+            if (kStripModes[m] == strip_.colour) mode = m;
+        ImGui::SetNextItemWidth(ImGui::CalcTextSize("thread in block").x + ImGui::GetFrameHeight() * 2);
+        if (ImGui::BeginCombo("launch strip", mode == 0 ? "off" : overlay_colour_name(kStripModes[mode]))) {
+            for (int m = 0; m < int(std::size(kStripModes)); ++m)
+                if (ImGui::Selectable(m == 0 ? "off" : overlay_colour_name(kStripModes[m]), m == mode)) strip_.colour = kStripModes[m];
+            ImGui::EndCombo();
+        }
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("The launch along the plot's bottom: element i is thread i %% blockDim.x of block\n"
+                              "i / blockDim.x, coloured by block, warp, lane or thread; white lines are block edges.");
+        ImGui::SameLine();
+        ImGui::Checkbox("block edges", &strip_.boundaries);
+    }
     if (!presenting_)
-        ImGui::TextDisabled("%zu x %s | run #%llu | block %s", count, info.name, static_cast<unsigned long long>(v.run),
-                            v.block.str().c_str());
+        ImGui::TextDisabled("%zu x %s | run #%llu | grid %s, block %s", count, info.name,
+                            static_cast<unsigned long long>(v.run), v.grid.str().c_str(), v.block.str().c_str());
 
     if (v.spec.kind == ViewSpec::Kind::Plot && count > 0) draw_series_plot(v, channel);
     if (presenting_) return;
@@ -99,25 +181,43 @@ void OutputPanel::draw_series_plot(OutputView& v, int channel) {
     drawn_plot_.y0 = pos.y;
     drawn_plot_.x1 = pos.x + size.x;
     drawn_plot_.y1 = pos.y + size.y;
+    drawn_plot_.x_min = ImPlot::GetPlotLimits().X.Min;
+    drawn_plot_.x_max = ImPlot::GetPlotLimits().X.Max;
+    std::optional<uint64_t> hovered;
     if (ImPlot::IsPlotHovered()) {
-        // The element under the mouse: its value, marked on the plot, and who wrote it.
         const ImPlotPoint mouse = ImPlot::GetPlotMousePos();
-        const auto i = size_t(std::clamp(std::llround(mouse.x), 0ll, static_cast<long long>(data.count() - 1)));
+        hovered = uint64_t(std::clamp(std::llround(mouse.x), 0ll, static_cast<long long>(count - 1)));
+    }
+    const bool one_d = v.grid.y == 1 && v.grid.z == 1 && v.block.y == 1 && v.block.z == 1;
+    if (strip_.colour == OverlayColour::None)
+        drawn_plot_.strip_note = "launch strip off";
+    else if (!v.element_per_thread)
+        drawn_plot_.strip_note = "no launch strip: many threads add to each element (not one thread per element)";
+    else if (!one_d)
+        drawn_plot_.strip_note = "no launch strip: the launch is not 1D";
+    else
+        draw_launch_strip(v, count, strip_, hovered, drawn_plot_);
+    if (hovered) {
+        // The element under the mouse: its value, marked on the plot, and who wrote it.
+        const auto i = size_t(*hovered);
         const double value = element_value(data, i, channel);
         const double mx = double(i), my = value;
         ImPlot::PlotScatter("##hovered", &mx, &my, 1,
                             ImPlotSpec(ImPlotProp_Marker, ImPlotMarker_Circle, ImPlotProp_MarkerSize, ImGui::GetFontSize() * 0.3f));
-        char text[160];
-        int n = std::snprintf(text, sizeof text, "%s[%zu] = %s", v.spec.buffer.c_str(), i,
-                              format_value(value, info.is_float).c_str());
-        if (v.element_per_thread && n > 0 && size_t(n) < sizeof text)
-            std::snprintf(text + n, sizeof text - size_t(n), "\nwritten by blockIdx.x %llu, threadIdx.x %llu",
-                          static_cast<unsigned long long>(i / std::max(v.block.x, 1u)),
-                          static_cast<unsigned long long>(i % std::max(v.block.x, 1u)));
+        std::string text = v.spec.buffer + "[" + std::to_string(i) + "] = " + format_value(value, info.is_float);
+        if (v.element_per_thread && one_d) {
+            // Only where one thread owns it: past the launch's threads a grid-stride loop may have written it.
+            const auto owner = owner_of_element(i, true, v.grid, v.block);
+            text += owner ? "\n" + describe_owner(owner, false)
+                          : "\nno thread under i = blockIdx.x * blockDim.x + threadIdx.x (past the launch's " +
+                                std::to_string(uint64_t(v.grid.x) * v.block.x) + " threads)";
+        }
         drawn_plot_.hover = text;
-        ImGui::SetTooltip("%s", text);
+        ImGui::SetTooltip("%s", text.c_str());
     }
     ImPlot::EndPlot();
+    if (!drawn_plot_.strip && strip_.colour != OverlayColour::None && !presenting_)
+        ImGui::TextDisabled("%s", drawn_plot_.strip_note.c_str());
 }
 
 void OutputPanel::draw_series_table(OutputView& v) {
@@ -152,10 +252,14 @@ void OutputPanel::draw_series_table(OutputView& v) {
                 ImGui::TextUnformatted(format_value(element_value(data, i, c), info.is_float).c_str());
             }
             if (!owners) continue;
+            // Past the launch's threads no thread owns it by the standard mapping (a grid-stride loop may write it).
+            const auto owner = owner_of_element(i, true, v.grid, v.block);
             ImGui::TableNextColumn();
-            ImGui::Text("%llu", static_cast<unsigned long long>(i / std::max(v.block.x, 1u)));
+            if (owner) ImGui::Text("%u", owner->block_idx.x);
+            else ImGui::TextDisabled("-");
             ImGui::TableNextColumn();
-            ImGui::Text("%llu", static_cast<unsigned long long>(i % std::max(v.block.x, 1u)));
+            if (owner) ImGui::Text("%u", owner->thread_idx.x);
+            else ImGui::TextDisabled("-");
         }
     }
     ImGui::EndTable();

@@ -137,6 +137,35 @@ std::vector<uint8_t> render_overlay(const OverlayInput& in, const OverlaySetting
     return rgba;
 }
 
+std::optional<PixelOwner> owner_of_element(uint64_t i, bool element_per_thread, Dim3 grid, Dim3 block, int warp_size) {
+    if (!element_per_thread || !is_1d(grid, block) || block.x == 0) return std::nullopt;
+    if (i >= uint64_t(grid.x) * block.x) return std::nullopt;
+    PixelOwner o;
+    o.block_idx = Dim3{uint32_t(i / block.x), 0, 0};
+    o.thread_idx = Dim3{uint32_t(i % block.x), 0, 0};
+    o.linear_block = o.block_idx.x;
+    o.thread_in_block = o.thread_idx.x;
+    const uint32_t warp = uint32_t(std::max(warp_size, 1));
+    o.warp = o.thread_in_block / warp;
+    o.lane = o.thread_in_block % warp;
+    return o;
+}
+
+void strip_element_rgba(const std::optional<PixelOwner>& owner, const OverlaySettings& s, uint8_t rgba[4]) {
+    rgba[0] = rgba[1] = rgba[2] = rgba[3] = 0;
+    if (!owner) return;
+    uint64_t key = 0;
+    switch (s.colour) {
+        case OverlayColour::Block: key = owner->linear_block; break;
+        case OverlayColour::Warp: key = owner->warp; break;
+        case OverlayColour::Lane: key = owner->lane; break;
+        case OverlayColour::ThreadInBlock: key = owner->thread_in_block; break;
+        default: return;  // SM and coverage need a trace or a measurement: not in the strip
+    }
+    hue_colour(key, rgba);
+    rgba[3] = s.alpha;
+}
+
 std::string describe_owner(const std::optional<PixelOwner>& o, bool two_d) {
     if (!o) return "no thread of this launch maps here";
     auto d = [](Dim3 v, bool two) {

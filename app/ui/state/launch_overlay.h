@@ -47,6 +47,17 @@ struct OverlayInput {
 // given) are striped red whatever the colour mode, so they never pass for data.
 std::vector<uint8_t> render_overlay(const OverlayInput& input, const OverlaySettings& settings);
 
+// A 1D output's launch strip (the 1D views' counterpart of the image overlay). Element i's owner under the
+// standard mapping (i = blockIdx.x * blockDim.x + threadIdx.x), or nullopt where that mapping names no
+// thread: past the launch's threads, or when `element_per_thread` is false (a histogram bin or a total that
+// many threads add to). Where the launch has fewer threads than elements, a grid-stride loop may write the
+// rest: those get no owner rather than a false one, as in the 1D table.
+std::optional<PixelOwner> owner_of_element(uint64_t i, bool element_per_thread, Dim3 grid, Dim3 block, int warp_size = 32);
+
+// Element i's strip colour (RGBA, straight alpha; alpha 0 where it has no owner) in `settings`' mode (block,
+// warp, lane or thread in block).
+void strip_element_rgba(const std::optional<PixelOwner>& owner, const OverlaySettings& settings, uint8_t rgba[4]);
+
 // "block (3, 1) · thread (5, 12) · warp 6 · lane 5" or "no thread of this launch maps here".
 std::string describe_owner(const std::optional<PixelOwner>& owner, bool two_d);
 
