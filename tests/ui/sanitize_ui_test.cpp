@@ -19,7 +19,7 @@ using namespace cp::uitest;
 namespace {
 
 int line_of(const std::string& text, const std::string& needle) {
-    const size_t at = text.rfind(needle);
+    const size_t at = text.find(needle);
     if (at == std::string::npos) return 0;
     return 1 + int(std::count(text.begin(), text.begin() + long(at), '\n'));
 }
@@ -87,8 +87,9 @@ TEST(SanitizeUi, FindingsBecomeEditorMarkersWithTheMessageOnHover) {
     ASSERT_TRUE(made.ok()) << made.error().full();
     ui::AppHost& host = **made;
     ui::Workspace& ws = host.workspace();
-    const int line = line_of(document_of(ws).text(), "c[i] = a[i] + b[i];");
-    ASSERT_GT(line, 20) << "the statement, not the header's comment";
+    // The kernel's statement (indented), not the header's words or the reference's loop.
+    const int line = line_of(document_of(ws).text(), "    c[i] = a[i] + b[i];");
+    ASSERT_GT(line, 20);
     int runs = 0;
     ws.set_sanitized_backend_factory([&](const std::string& tool, const std::string& log) -> Result<std::unique_ptr<Backend>> {
         ++runs;

@@ -205,7 +205,7 @@ void LaunchPanel::draw_refusals() {
 void LaunchPanel::draw_thread_order() {
     if (!device_.caps.launches) return;
     if (!device_.caps.thread_order) {
-        ImGui::TextDisabled("thread order: the GPU's own (choose one on the CPU backend)");
+        ImGui::TextWrapped("thread order: the backend's own (it can be chosen on the CPU backend)");
         return;
     }
     static const char* kNames[] = {"backend default", "natural", "reversed", "shuffled"};
