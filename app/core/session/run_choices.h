@@ -17,6 +17,9 @@ struct RunChoices {
     std::map<std::string, double> params;       // by name; absent: the file's default
     std::map<std::string, std::string> images;  // image-initialised buffer -> path as the user wrote it
     std::optional<Dim3> block, grid;            // absent: the file's expressions
+    // A file with steps: run steps 1..until_step only, to see the buffers as that step left them (the check,
+    // which is about the last step's result, is then skipped). Absent: every step.
+    std::optional<int> until_step;
 
     bool operator==(const RunChoices&) const = default;
     // Forgets choices whose names `file` does not have (or can no longer take, e.g. a param now derived).
