@@ -83,6 +83,11 @@ Result<LaunchOptions> parse_launch_options(const Args& args) {
         }
         (std::string(opt) == "--block" ? out.block : out.grid) = *d;
     }
+    if (args.has("--until-step")) {
+        auto k = parse_whole_number("--until-step", args.get("--until-step"), 1, 1000000);
+        if (!k) return k.error();
+        out.until_step = int(*k);
+    }
     return out;
 }
 

@@ -37,6 +37,7 @@ struct LaunchOptions {
     std::string backend = "auto";  // "auto" or a name from the backend registry
     std::vector<std::pair<std::string, std::string>> sets;
     std::optional<Dim3> block, grid;
+    std::optional<int> until_step;  // --until-step K (`run` only)
 };
 Result<LaunchOptions> parse_launch_options(const Args& args);
 // The help line of --backend, from the registry: "--backend NAME  where kernels run: auto (default), cuda or cpu".

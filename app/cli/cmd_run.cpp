@@ -39,6 +39,8 @@ reference, and writes each output view (PNG for images, CSV for arrays).
            R"(  --set NAME=VALUE          set a parameter (repeatable); NAME=PATH for an image buffer loads that image
   --block X[xY[xZ]]         threads per block, e.g. 256 or 16x16 (default: the file's)
   --grid X[xY[xZ]]          blocks per grid (default: the file's expression)
+  --until-step K            a file with steps: run steps 1 to K only and write the buffers as step K left
+                            them (the check, which is about the last step, is skipped)
   --repeat N                timed launches (default 10 on cuda, 3 on cpu); min/median/max are reported
   --warmup N                untimed launches first (default 1; 0 for none)
   --flush-l2                flush the L2 cache between timed launches
@@ -210,6 +212,8 @@ void print_results(const RunReport& r, const DeviceInfo& device) {
             for (size_t i = 0; i < m.first_mismatches.size() && i < 5; ++i)
                 std::cout << "              " << m.first_mismatches[i] << "\n";
         }
+    } else if (r.launched && !r.not_checked.empty()) {
+        std::cout << "  check:    not checked: " << r.not_checked << "\n";
     } else if (r.launched && r.failed_stage == RunStage::Verify) {
         std::cout << "  check:    not done: the CPU reference failed (below)\n";
     } else if (r.launched) {
@@ -307,6 +311,7 @@ int cmd_run(const std::vector<std::string>& argv) {
                                   {"--set", true, true},
                                   {"--block", true},
                                   {"--grid", true},
+                                  {"--until-step", true},
                                   {"--repeat", true},
                                   {"--warmup", true},
                                   {"--flush-l2"},

@@ -42,6 +42,7 @@ Result<OpenedSession> open_session(const std::string& path, const LaunchOptions&
     RunChoices choices;
     choices.block = launch.block;
     choices.grid = launch.grid;
+    choices.until_step = launch.until_step;
     for (const auto& [name, value] : launch.sets) {
         auto ok = apply_set(opened.session->kernel(), choices, name, value);
         if (!ok) return ok.error();

@@ -390,6 +390,8 @@ void Workspace::apply_outcome(RunOutcome outcome) {
         else if (r.verified == false)
             std::snprintf(text, sizeof text, "Differs from the CPU reference: %llu mismatches, max error %g. %s",
                           static_cast<unsigned long long>(r.mismatches), r.max_abs_error, r.mismatch_detail.c_str());
+        else if (!r.not_checked.empty())
+            std::snprintf(text, sizeof text, "Not checked: %s.", r.not_checked.c_str());
         else
             text[0] = '\0';
         output_status_.verification = text;

@@ -4,8 +4,8 @@ category: Basics
 tags: 2D, indexing, grid, blocks
 about: Each thread writes its own global linear index y * width + x into the element it owns, where
   x = blockIdx.x * blockDim.x + threadIdx.x and y = blockIdx.y * blockDim.y + threadIdx.y. The image
-  shows how a 2D grid of 2D blocks tiles the output: change the block size and watch the pattern of
-  blocks; shrink the grid and see which elements nobody writes.
+  shows how a 2D grid of 2D blocks tiles the output. Try: colour the Launch view by block, then set
+  the grid to 10 x 6: the elements nobody writes keep their -1 and the coverage map counts them.
 param width: int = 333 range 1..8192
 param height: int = 200 range 1..8192
 buffer ids: int[width * height] out constant(-1)

@@ -5,7 +5,8 @@ tags: atomics, shared memory, privatisation, contention
 about: Counts how many pixels of a grayscale photo have each brightness 0..255. Thousands of threads
   increment the same 256 counters, so the increments must be atomic. Each block first counts into its
   own copy of the bins in shared memory (fast atomics, less contention), then adds its copy to the
-  global bins: 256 global atomics per block instead of one per pixel.
+  global bins: 256 global atomics per block instead of one per pixel. Try: open "Histogram that
+  forgets to zero its bins" under Common mistakes, and see how its bins differ from these.
 param width: int = src.width
 param height: int = src.height
 buffer src: uchar[width * height] in image("chelsea.png")

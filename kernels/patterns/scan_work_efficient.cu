@@ -8,8 +8,9 @@ about: The complete prefix sum (out[i] = in[0] + ... + in[i]) of an array of any
   that pushes them back down) and writes its segment's total to `sums`. Step 2: one block scans
   `sums` the same way, turning each segment's total into the sum of all segments before it. Step 3:
   every element adds the offset of its segment. Each element is touched O(1) times: O(n) work in
-  total, against O(n log n) for the simpler Hillis-Steele scan. Try: delete the last `step:` line
-  and run again: the check shows `out` as a saw-tooth, each segment starting again from 0.
+  total, against O(n log n) for the simpler Hillis-Steele scan. Try: in the Launch panel's list of
+  steps pick step 1: `out` becomes a saw-tooth, each segment of 512 starting again from its own
+  first value, until step 3 adds the offsets.
 param n: int = 200003 range 1..262144
 param segments: int = ceil(n / 512)
 buffer in: int[n] in random(seed=3, min=0, max=9)

@@ -5,8 +5,8 @@ tags: shared memory, __syncthreads, tree reduction, atomics
 about: Each block loads one element per thread into shared memory, then adds pairs in a tree: at every
   step the lower half of the active threads adds in the upper half, and __syncthreads() makes each
   step's writes visible before the next step reads them. After log2(blockDim.x) steps thread 0 holds
-  the block's sum and adds it to the total with one atomicAdd. Remove the __syncthreads() inside the
-  loop and watch the total go wrong on the CPU backend in natural or shuffled thread order (reversed
+  the block's sum and adds it to the total with one atomicAdd. Try: remove the __syncthreads() inside
+  the loop and watch the total go wrong on the CPU backend in natural or shuffled thread order (reversed
   order hides this race: each thread then runs after the higher ones whose partial sums it reads).
 param n: int = 1000003 range 1..67108864
 buffer input: int[n] in random(seed=7, min=0, max=100)

@@ -69,8 +69,13 @@ int main(int argc, char** argv) {
     for (const KernelFile& file : scan_library(kernels_dir())) {
         if (file.spec.expect == ExpectedOutcome::Fault || file.spec.expect == ExpectedOutcome::Refused ||
             file.spec.expect == ExpectedOutcome::Hang) {
-            std::printf("  %-28s skipped: buggy on purpose (it must %s)\n", file.path.filename().string().c_str(),
+            std::printf("  %-28s skipped: buggy on purpose (expect: %s)\n", file.path.filename().string().c_str(),
                         expected_outcome_name(file.spec.expect));
+            continue;
+        }
+        if (!file.spec.steps.empty()) {
+            std::printf("  %-28s skipped: %zu steps (a trace follows one kernel's launch)\n",
+                        file.path.filename().string().c_str(), file.spec.steps.size());
             continue;
         }
         KernelSession session(engine);

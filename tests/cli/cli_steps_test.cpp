@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cctype>
 #include <regex>
+#include <sstream>
 
 using cp::test::ProcessResult;
 using cp::test::TempDir;
@@ -68,4 +70,42 @@ TEST(CliSteps, AMistakeOnAStepLineNamesItsLineAndTheFix) {
     EXPECT_NE(r.err.find("reduce_steps.cu:10:"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("unknown step setting `threads=`"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("block=, grid=, shared=, repeat="), std::string::npos) << r.err;
+}
+
+TEST(CliSteps, UntilStepWritesTheBuffersAsThatStepLeftThemAndSaysTheyAreUnchecked) {
+    cp::test::TempDir out;
+    auto r = cli({"run", steps_file("scan_steps.cu"), "--backend", "cpu", "--repeat", "1", "--until-step", "2",
+                  "--out-dir", out.path().string()});
+    ASSERT_EQ(r.exit_code, 0) << r.both();
+    EXPECT_NE(r.out.find("step 2:   scan_offsets"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("step 3"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("check:    not checked: shown after step 2 of 3"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("verified"), std::string::npos) << r.out;
+    // The written output is the saw-tooth of per-segment scans, computed here.
+    const std::string csv = cp::test::read_file((out.path() / "out.csv").string());
+    std::vector<long long> values;
+    std::istringstream lines(csv);
+    std::string line;
+    while (std::getline(lines, line)) {
+        const size_t comma = line.rfind(',');
+        const std::string v = comma == std::string::npos ? line : line.substr(comma + 1);
+        if (!v.empty() && (std::isdigit(static_cast<unsigned char>(v[0])) || v[0] == '-')) values.push_back(std::stoll(v));
+    }
+    ASSERT_EQ(values.size(), 70001u) << csv.substr(0, 200);
+    long long sum = 0;
+    for (size_t i = 0; i < values.size(); ++i) {
+        sum = (i % 256 == 0 ? 0 : sum) + 5 + 3LL * static_cast<long long>(i);
+        ASSERT_EQ(values[i], sum) << "element " << i;
+    }
+
+    auto bad = cli({"run", steps_file("scan_steps.cu"), "--backend", "cpu", "--until-step", "7"});
+    EXPECT_EQ(bad.exit_code, 1) << bad.both();
+    EXPECT_NE(bad.err.find("this file has 3 steps"), std::string::npos) << bad.err;
+    EXPECT_NE(bad.err.find("from 1 to 3"), std::string::npos) << bad.err;
+    auto zero = cli({"run", steps_file("scan_steps.cu"), "--backend", "cpu", "--until-step", "0"});
+    EXPECT_EQ(zero.exit_code, 1) << zero.both();
+    EXPECT_NE(zero.err.find("--until-step"), std::string::npos) << zero.err;
+    auto none = cli({"run", "basics/vector_add", "--backend", "cpu", "--until-step", "1"});
+    EXPECT_EQ(none.exit_code, 1) << none.both();
+    EXPECT_NE(none.err.find("has no steps"), std::string::npos) << none.err;
 }

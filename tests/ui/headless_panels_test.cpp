@@ -247,7 +247,9 @@ TEST_F(HeadlessApp, AFileOutsideTheLibraryShowsATableAndKeepsItsEditsApart) {
     o.sets = {{"n", "777"}};
     start(o, host_kernels_factory());
     settle();
-    ASSERT_TRUE(ws().latest() && ws().latest()->report.launched) << (ws().latest()->report.error ? ws().latest()->report.error->full() : "");
+    ASSERT_TRUE(ws().latest() && ws().latest()->report.launched) << (ws().latest()->report.error ? ws().latest()->report.error->full() : "") << " stage "
+        << run_stage_name(ws().latest()->report.failed_stage) << " problems " << ws().latest()->report.input_problems.size()
+        << " diags " << ws().latest()->report.diagnostics.size();
     ASSERT_EQ(ws().outputs().views().size(), 1u);
     const ui::OutputView& v = ws().outputs().views()[0];
     EXPECT_EQ(v.spec.kind, ViewSpec::Kind::Table);
@@ -298,7 +300,9 @@ TEST_F(HeadlessApp, CpuBackendEndToEndSourceChangeGivesNewPixels) {
     if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
     start(o, {});
     settle();
-    ASSERT_TRUE(ws().latest() && ws().latest()->report.launched) << (ws().latest()->report.error ? ws().latest()->report.error->full() : "");
+    ASSERT_TRUE(ws().latest() && ws().latest()->report.launched) << (ws().latest()->report.error ? ws().latest()->report.error->full() : "") << " stage "
+        << run_stage_name(ws().latest()->report.failed_stage) << " problems " << ws().latest()->report.input_problems.size()
+        << " diags " << ws().latest()->report.diagnostics.size();
     EXPECT_EQ(ws().latest()->report.backend, "cpu");
     EXPECT_EQ(ws().latest()->report.verified, std::optional<bool>(true));
     show_output_at_100_percent(*host_);
@@ -318,3 +322,52 @@ TEST_F(HeadlessApp, CpuBackendEndToEndSourceChangeGivesNewPixels) {
 }
 
 }  // namespace
+
+// The Launch panel's step choice: the Output panel shows the buffers as an earlier step left them, and says
+// they are not checked (the reference is about the last step). The three-step scan: after step 1 every
+// segment of 512 holds its own scan, which is the full scan minus the total before the segment.
+TEST_F(HeadlessApp, StoppingAfterAStepShowsThatStepsBuffersUnchecked) {
+    ui::AppOptions options = headless_options("patterns/scan_work_efficient.cu");
+    options.backend = "cpu";  // the real CPU backend: the test backend's host kernels have no steps
+    start(options, {});
+    settle();
+    ASSERT_TRUE(ws().latest());
+    ASSERT_TRUE(ws().latest()->report.launched) << (ws().latest()->report.error ? ws().latest()->report.error->full() : "") << " stage "
+        << run_stage_name(ws().latest()->report.failed_stage) << " problems " << ws().latest()->report.input_problems.size()
+        << " diags " << ws().latest()->report.diagnostics.size();
+    EXPECT_EQ(ws().latest()->report.verified, std::optional<bool>(true));
+    auto values = [&] {
+        const ui::OutputView& v = ws().outputs().views().at(0);
+        EXPECT_TRUE(v.host.has_value());
+        std::vector<double> out;
+        if (v.host)
+            for (size_t i = 0; i < v.host->count(); ++i) out.push_back(ui::element_value(*v.host, i, 0));
+        return out;
+    };
+    const std::vector<double> full = values();
+    ASSERT_EQ(full.size(), 200003u);
+
+    ws().inputs().choices.until_step = 1;
+    ws().inputs().touch();
+    settle();
+    const RunReport& r = ws().latest()->report;
+    ASSERT_TRUE(r.launched);
+    EXPECT_EQ(r.steps.size(), 1u);
+    EXPECT_FALSE(r.verified.has_value());
+    EXPECT_NE(r.not_checked.find("after step 1 of 3"), std::string::npos) << r.not_checked;
+    const std::vector<double> first = values();
+    ASSERT_EQ(first.size(), full.size());
+    for (size_t i = 0; i < full.size(); ++i) {
+        const double before = i < 512 ? 0 : full[(i / 512) * 512 - 1];
+        ASSERT_EQ(first[i], full[i] - before) << "element " << i;
+    }
+    expect_panels_drawn("after step 1 of 3");
+
+    // The last step again, run with F5: the whole scan, checked.
+    ws().inputs().choices.until_step.reset();
+    ws().inputs().touch();
+    ws().request_run();
+    settle();
+    EXPECT_EQ(ws().latest()->report.verified, std::optional<bool>(true));
+    EXPECT_EQ(values(), full);
+}

@@ -2,6 +2,7 @@
 // cache (hits skip NVRTC, corrupt entries are recompiled) and kernel-name lowering for C++ kernels.
 #include "core/cuda/cubin_cache.h"
 #include "core/cuda/nvrtc_compiler.h"
+#include "core/cuda/nvrtc_pch.h"
 
 #include <gtest/gtest.h>
 
@@ -329,6 +330,27 @@ TEST_F(NvrtcTest, VirtualArchGivesPtx) {
     const std::string text(reinterpret_cast<const char*>(ptx.data()), ptx.size());
     EXPECT_NE(text.find(".entry vector_add"), std::string::npos);
     EXPECT_EQ(ptx.back(), std::byte{0}) << "PTX handed to the driver ends with NUL";
+}
+
+// The worker's warm-up must leave a precompiled header that holds <cooperative_groups.h> parsed (about 100 MB; an empty program gives 7 MB),
+// not one made from an empty program, or the first cooperative-groups kernel still pays the whole parse.
+TEST(NvrtcPch, WarmUpPrecompilesCooperativeGroups) {
+    const fs::path dir = pch_dir();
+    auto pch_bytes = [&] {
+        std::uintmax_t most = 0;
+        std::error_code ec;
+        for (const auto& e : fs::directory_iterator(dir, ec))
+            if (e.path().extension() == ".pch") most = std::max(most, e.file_size(ec));
+        return most;
+    };
+    // As the CUDA worker does at its start: NVRTC writes the PCH through temporary files in $TMPDIR.
+    const char* old = std::getenv("TMPDIR");
+    const std::string saved = old ? old : "";
+    use_pch_dir_for_temporary_files();
+    warm_up_nvrtc_pch(kArchWithoutDevice);
+    if (old) ::setenv("TMPDIR", saved.c_str(), 1);
+    else ::unsetenv("TMPDIR");
+    EXPECT_GT(pch_bytes(), std::uintmax_t(32) << 20) << "the PCH in " << dir << " holds no parsed header";
 }
 
 }  // namespace

@@ -198,6 +198,57 @@ TEST(StepsRun, WithoutItsLastStepTheScanFailsItsCheck) {
     EXPECT_EQ(ints(r, "out")[256], 5 + 3 * 256);          // ...the second starts again from its own first element
 }
 
+TEST(StepsRun, StoppingAfterAStepShowsTheBuffersAsThatStepLeftThemUnchecked) {
+    CpuSession s(data() / "scan_steps.cu");
+    RunChoices choices;
+    choices.until_step = 1;  // only the per-segment scans: every segment starts again from its own first element
+    s.session.set_choices(choices);
+    const RunReport r = s.session.run();
+    ASSERT_TRUE(r.ok()) << r.error->message;
+    ASSERT_EQ(r.steps.size(), 1u);
+    ASSERT_TRUE(r.resolved);
+    EXPECT_EQ(r.resolved->steps_in_file, 3u);
+    const int n = 70001;
+    const std::vector<int> out = ints(r, "out");
+    ASSERT_EQ(out.size(), size_t(n));
+    long long sum = 0;
+    for (int i = 0; i < n; ++i) {
+        sum = (i % 256 == 0 ? 0 : sum) + 5 + 3LL * i;
+        ASSERT_EQ(out[i], int(sum)) << "element " << i;
+    }
+    // The reference is about the last step: not run, and said so (never "verified", never "mismatch").
+    EXPECT_FALSE(r.verified.has_value());
+    EXPECT_NE(r.not_checked.find("after step 1 of 3"), std::string::npos) << r.not_checked;
+    const auto j = nlohmann::json::parse(run_report_json(r, {}));
+    EXPECT_EQ(j["steps_in_file"], 3);
+    EXPECT_EQ(j["steps"].size(), 1u);
+    EXPECT_TRUE(j["verified"].is_null());
+    EXPECT_EQ(j["not_checked"], r.not_checked);
+
+    // Every step again: checked.
+    choices.until_step = 3;
+    s.session.set_choices(choices);
+    const RunReport all = s.session.run();
+    EXPECT_EQ(all.verified, std::optional<bool>(true));
+    EXPECT_TRUE(all.not_checked.empty());
+
+    // Out of range, and on a file without steps: refused at the field, with the range.
+    choices.until_step = 4;
+    s.session.set_choices(choices);
+    const RunReport over = s.session.run();
+    ASSERT_FALSE(over.launched);
+    ASSERT_EQ(over.input_problems.size(), 1u);
+    EXPECT_EQ(over.input_problems[0].field, "until_step");
+    EXPECT_NE(over.input_problems[0].error.message.find("has 3 steps"), std::string::npos);
+    EXPECT_NE(over.input_problems[0].error.hint.find("from 1 to 3"), std::string::npos);
+    auto plain = load_kernel_file(data() / "reduce_steps.cu").value();
+    plain.spec.steps.clear();  // as if the file had no `step:` lines
+    RunChoices kept;
+    kept.until_step = 1;
+    kept.keep_only_those_of(plain);  // a choice the file cannot take is forgotten when the file changes
+    EXPECT_FALSE(kept.until_step.has_value());
+}
+
 TEST(StepsRun, AKernelLaunchedFiveTimesInARowAddsFive) {
     CpuSession s(data() / "increment_steps.cu");
     const RunReport r = s.session.run();

@@ -350,7 +350,9 @@ void warm_up_nvrtc_pch(const std::string& arch) {
     CompileResult result;
     result.options = nvrtc_options(request, arch);
     CachedCompile unused;
-    compile_uncached(request, LocalIncludes{}, arch, result, unused, false);  // never cached: it is for the PCH
+    LocalIncludes source;  // no local headers: NVRTC compiles the rewritten source, which is the source itself
+    source.rewritten_source = request.source;
+    compile_uncached(request, source, arch, result, unused, false);  // never cached: it is for the PCH
 }
 
 std::vector<Diagnostic> check_device_code_with_nvrtc(const CompileRequest& request, std::string* log) {

@@ -79,6 +79,7 @@ std::string run_report_json(const RunReport& r, const std::vector<std::filesyste
         refused.push_back({{"field", p.field}, {"message", p.error.message}, {"hint", p.error.hint}});
     j["refused_choices"] = refused;
     j["verified"] = r.verified ? json(*r.verified) : json(nullptr);
+    if (!r.not_checked.empty()) j["not_checked"] = r.not_checked;
     j["max_abs_error"] = r.max_abs_error;
     j["mismatches"] = r.mismatches;
     j["mismatch_detail"] = r.mismatch_detail;
@@ -138,6 +139,7 @@ std::string run_report_json(const RunReport& r, const std::vector<std::filesyste
             steps.push_back(one);
         }
         j["steps"] = steps;
+        j["steps_in_file"] = r.resolved->steps_in_file;
     }
     // Where the run's time went: a null step did not happen in this run (e.g. not launched).
     const TransferTimes& t = r.transfers;

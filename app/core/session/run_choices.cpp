@@ -37,6 +37,7 @@ void RunChoices::keep_only_those_of(const KernelFile& file) {
     }
     for (auto it = images.begin(); it != images.end();)
         it = is_image_buffer(file.buffer(it->first)) ? std::next(it) : images.erase(it);
+    if (until_step && (*until_step < 1 || size_t(*until_step) >= file.spec.steps.size())) until_step.reset();
 }
 
 std::optional<Error> check_param_value(const ParamSpec& p, double value) {

@@ -20,6 +20,9 @@ struct RunChoices {
     // The order of each block's threads, where the backend lets it be chosen (capabilities().thread_order);
     // absent: the backend's default.
     std::optional<ThreadOrderChoice> thread_order;
+    // A file with steps: run steps 1..until_step only, to see the buffers as that step left them (the check,
+    // which is about the last step's result, is then skipped). Absent: every step.
+    std::optional<int> until_step;
 
     bool operator==(const RunChoices&) const = default;
     // Forgets choices whose names `file` does not have (or can no longer take, e.g. a param now derived).

@@ -57,6 +57,8 @@ struct ResolvedRun {
     std::vector<ResolvedStep> steps;
     // The order of each block's threads chosen for this run (RunChoices::thread_order); none: the backend's.
     std::optional<ThreadOrderChoice> thread_order;
+    size_t steps_in_file = 0;  // more than steps.size() when the user stopped after an earlier step
+    bool stopped_early() const { return steps.size() < steps_in_file; }
 };
 
 // What one step of a sequence did: its launch, the compiled kernel's resources and its time.
@@ -152,6 +154,7 @@ struct RunReport {
 
     // Verification: nullopt = not checked (no reference, or not launched)
     std::optional<bool> verified;
+    std::string not_checked;  // why a run that could have been checked was not ("shown after step 2 of 3: ...")
     double reference_ms = 0;  // the CPU reference's own run (0 when its expected outputs were reused)
     // A buggy-on-purpose lesson (`expect:`): what happened ("mismatch", "fault", "refused", "hang",
     // "verified", "error") and whether it is what the lesson expects.

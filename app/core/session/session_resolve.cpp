@@ -235,6 +235,16 @@ Result<ResolvedRun> KernelSession::resolve(std::vector<InputProblem>* problems_o
     r.dynamic_shared_bytes = uint32_t(std::min<uint64_t>(*shared_bytes, 0xFFFFFFFFu));
     r.thread_order = choices_.thread_order;
 
+    if (choices_.until_step) {
+        const size_t n = spec.steps.size();
+        if (n == 0)
+            return refuse("until_step", make_error("this file has no steps (`step:` lines), so there is no step to stop after",
+                                                   "stopping after a step applies to files that run several launches"));
+        if (*choices_.until_step < 1 || size_t(*choices_.until_step) > n)
+            return refuse("until_step", make_error("stop after step " + std::to_string(*choices_.until_step) +
+                                                       ": this file has " + std::to_string(n) + " steps",
+                                                   "give a step from 1 to " + std::to_string(n)));
+    }
     if (!spec.steps.empty()) {
         if (auto ok = resolve_steps(r, step_scope); !ok) return ok.error();
         const bool any_file_block = std::any_of(r.steps.begin(), r.steps.end(), [](const ResolvedStep& s) { return !s.own_block; });

@@ -93,6 +93,8 @@ Result<bool> KernelSession::resolve_steps(ResolvedRun& r, const Scope& base) con
         out.repeat = *n;
         r.steps.push_back(std::move(out));
     }
+    r.steps_in_file = r.steps.size();
+    if (choices_.until_step) r.steps.resize(size_t(*choices_.until_step));  // in range: checked by resolve()
     // The run's own launch figures (the window's overlay, the JSON's grid) are the first step's.
     r.grid = r.steps.front().grid;
     r.block = r.steps.front().block;

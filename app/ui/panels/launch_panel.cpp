@@ -153,8 +153,11 @@ void LaunchPanel::draw_steps() {
     ImGui::Separator();
     ImGui::Text("%zu steps, run in order over the file's buffers:", file_.spec.steps.size());
     const ResolvedRun* r = resolved();
-    const bool resolved_steps = r && r->steps.size() == file_.spec.steps.size();
-    if (!ImGui::BeginTable("##steps", 5, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) return;
+    // Steps after the one the user stopped at are not resolved (nor run): their launch shows as "?".
+    const bool resolved_steps = r && r->steps_in_file == file_.spec.steps.size();
+    ImGui::TextDisabled("Pick a step to see the buffers as it left them (the check runs after the last step).");
+    if (!ImGui::BeginTable("##steps", 6, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) return;
+    ImGui::TableSetupColumn("show");
     ImGui::TableSetupColumn("step");
     ImGui::TableSetupColumn("grid");
     ImGui::TableSetupColumn("block");
@@ -165,13 +168,27 @@ void LaunchPanel::draw_steps() {
         const StepSpec& s = file_.spec.steps[i];
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
+        const int step = int(i) + 1;
+        const bool last = i + 1 == file_.spec.steps.size();
+        const bool shown = inputs_.choices.until_step ? *inputs_.choices.until_step == step : last;
+        ImGui::PushID(step);
+        if (ImGui::RadioButton("##after", shown) && !shown) {
+            if (last) inputs_.choices.until_step.reset();
+            else inputs_.choices.until_step = step;
+            inputs_.touch();
+        }
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("%s", last ? "Run every step (the result is checked)" : "Stop after this step and show the buffers");
+        ImGui::PopID();
+        ImGui::TableNextColumn();
         ImGui::Text("%zu. %s", i + 1, s.kernel.c_str());
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(resolved_steps ? r->steps[i].grid.str().c_str() : "?");
+        const bool known = resolved_steps && i < r->steps.size();
+        ImGui::TextUnformatted(known ? r->steps[i].grid.str().c_str() : "?");
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(resolved_steps ? r->steps[i].block.str().c_str() : "?");
+        ImGui::TextUnformatted(known ? r->steps[i].block.str().c_str() : "?");
         ImGui::TableNextColumn();
-        ImGui::Text("%s", resolved_steps ? std::to_string(r->steps[i].repeat).c_str() : s.repeat_expr.c_str());
+        ImGui::Text("%s", known ? std::to_string(r->steps[i].repeat).c_str() : s.repeat_expr.c_str());
         ImGui::TableNextColumn();
         const StepReport* done = latest_ && i < latest_->report.steps.size() ? &latest_->report.steps[i] : nullptr;
         if (done && !done->timing.samples_ms.empty())

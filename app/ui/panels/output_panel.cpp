@@ -65,6 +65,11 @@ void OutputPanel::draw() {
     if (status_.verified.has_value()) {
         ImGui::TextColored(*status_.verified ? ImVec4(0.4f, 0.9f, 0.4f, 1) : ImVec4(1, 0.4f, 0.35f, 1), "%s",
                            status_.verification.c_str());
+    } else if (!status_.verification.empty()) {
+        // Not checked, and why (e.g. the buffers shown after an earlier step).
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.75f, 0.3f, 1));
+        ImGui::TextWrapped("%s", status_.verification.c_str());
+        ImGui::PopStyleColor();
     }
     auto& views = views_.views();
     if (views.empty()) {
