@@ -43,6 +43,14 @@ std::string CoverageMap::summary() const {
     return with_thousands(never_written) + " of " + with_thousands(elements) + " elements never written";
 }
 
+std::string CoverageMap::writers_summary() const {
+    if (!writers_not_measured.empty()) return "written-more-than-once not measured: " + writers_not_measured;
+    if (!writers_counted) return {};
+    if (written_more_than_once == 0) return "no element written by more than one thread";
+    return with_thousands(written_more_than_once) + (written_more_than_once == 1 ? " element" : " elements") +
+           " written by more than one thread (up to " + std::to_string(max_writers) + ")";
+}
+
 void apply_measured_coverage(const std::vector<CoverageMap>& coverage, std::vector<LaunchIssue>& issues) {
     std::vector<std::string> guesses;
     for (const auto& issue : issues)
