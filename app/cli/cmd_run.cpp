@@ -83,7 +83,8 @@ Result<std::vector<std::filesystem::path>> export_launch_images(const RunReport&
     };
     for (const CoverageMap& c : r.coverage) {
         if (!c.not_measured.empty() && !c.writers_counted) continue;
-        if (auto ok = save(c.buffer + "_coverage.png", render_coverage_image(c, layout_of(c.buffer, c.elements))); !ok)
+        if (auto ok = save(c.buffer + "_coverage.png",
+                           with_legend(render_coverage_image(c, layout_of(c.buffer, c.elements)), coverage_legend(c))); !ok)
             return ok.error();
     }
     for (const ErrorMap& m : r.error_maps) {

@@ -97,6 +97,7 @@ std::string run_report_json(const RunReport& r, const std::vector<std::filesyste
             if (c.writers_counted) {
                 one["written_more_than_once"] = c.written_more_than_once;
                 one["max_writers"] = c.max_writers;
+                one["counting_launch_ms"] = c.counting_launch_ms;
             } else if (!c.writers_not_measured.empty()) {
                 one["written_more_than_once_not_measured"] = c.writers_not_measured;
             }

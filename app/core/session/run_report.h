@@ -87,6 +87,7 @@ struct CoverageMap {
     uint32_t max_writers = 0;
     std::vector<uint32_t> writers;     // per element: the threads that wrote it (empty when not counted)
     std::string writers_not_measured;  // why not (e.g. the variant does not compile); empty when counted or not asked
+    double counting_launch_ms = 0;     // the counting launch's kernel time (one launch, the backend's clock)
     // "512 elements written by more than one thread (up to 3)", "no element written by more than one thread",
     // "written-more-than-once not measured: <why>"; empty when not asked.
     std::string writers_summary() const;

@@ -114,6 +114,7 @@ void KernelSession::count_writers(const ResolvedRun& resolved, std::vector<Cover
         map->writers.assign(map->elements, 0);
         std::memcpy(map->writers.data(), rb.data.data(), std::min<size_t>(rb.data.size(), map->writers.size() * 4));
         map->writers_counted = true;
+        map->counting_launch_ms = launched.timing.median_ms;
         map->written_more_than_once = 0;
         map->max_writers = 0;
         for (uint32_t w : map->writers) {

@@ -44,7 +44,8 @@ struct OverlayInput {
 };
 
 // RGBA8, width x height, straight alpha, to blend over the output. Never-written pixels (when `coverage` is
-// given) are striped red whatever the colour mode, so they never pass for data.
+// given) are striped red whatever the colour mode, so they never pass for data; pixels written by more than
+// one thread (when counted) are striped cyan the other way.
 std::vector<uint8_t> render_overlay(const OverlayInput& input, const OverlaySettings& settings);
 
 // "block (3, 1) · thread (5, 12) · warp 6 · lane 5" or "no thread of this launch maps here".
