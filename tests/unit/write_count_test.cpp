@@ -1,5 +1,5 @@
 // Elements written more than once, counted by the write-counting variant on the real CPU backend: two threads
-// storing one element (count computed independently), a correct kernel (none), a histogram's atomics (none),
+// storing one element (count computed independently), a correct kernel (none), a histogram's atomics and atomics on the pointer (none),
 // whole pixels stored twice, a channel stored alone (not measured), a kernel the variant cannot compile ("not measured", with the reason),
 // and the variant compiling with NVRTC (no GPU needed).
 #include "core/cuda/nvrtc_compiler.h"
@@ -68,6 +68,25 @@ extern "C" __global__ void histogram(const unsigned int* data, unsigned int* his
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) atomicAdd(&hist[data[i] % bins], 1u);
+}
+)";
+
+// Atomics on the output pointer itself and on `out + i`: no double writes either.
+constexpr const char* kTotals = R"(/*@playground
+title: Totals
+param n: int = 3001
+buffer totals: uint[2] out zeros
+block: 64
+grid: ceil(n / block.x)
+problem: n
+*/
+extern "C" __global__ void totals(unsigned int* totals, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        atomicAdd(totals, 1u);
+        atomicAdd(totals + 1, 2u);
+    }
 }
 )";
 
@@ -207,6 +226,20 @@ TEST(WriteCount, HistogramAtomicsAreNoDoubleWrites) {
     EXPECT_EQ(total, 5000u);
 }
 
+TEST(WriteCount, AtomicsThroughTheOutputPointerAreNoDoubleWrites) {
+    const RunReport report = run_counted(kTotals, "totals.cu");
+    ASSERT_TRUE(report.ok()) << report.error->full();
+    ASSERT_EQ(report.coverage.size(), 1u);
+    const CoverageMap& c = report.coverage[0];
+    ASSERT_TRUE(c.writers_counted) << c.writers_not_measured;
+    EXPECT_EQ(c.written_more_than_once, 0u);
+    const auto& out = report.outputs.at("totals");
+    uint32_t v[2];
+    std::memcpy(v, out.bytes.data(), 8);
+    EXPECT_EQ(v[0], 3001u);
+    EXPECT_EQ(v[1], 6002u);
+}
+
 TEST(WriteCount, PixelsAreCountedPerElement) {
     const RunReport report = run_counted(kPixels, "pixels.cu");
     ASSERT_TRUE(report.ok()) << report.error->full();
@@ -258,7 +291,7 @@ TEST(WriteCount, OutputsNotDeclaredAsPointersAreRefusedWithTheReason) {
 }
 
 TEST(WriteCount, TheVariantCompilesWithNvrtcAndKeepsLineNumbers) {
-    for (const char* src : {kHalf, kCorrect, kHistogram, kPixels}) {
+    for (const char* src : {kHalf, kCorrect, kHistogram, kTotals, kPixels}) {
         KernelFile file = parse_kernel_source(src, "k.cu");
         ASSERT_TRUE(file.signature.has_value());
         std::vector<CountedBuffer> counted;

@@ -60,12 +60,6 @@ template <class T> struct cp_counted_ref {
     __device__ __forceinline__ T operator--(int) { const T old = *p; --*p; counted(); return old; }
     __device__ __forceinline__ cp_counted_addr<T> operator&() const { return {p}; }
 };
-#define CP_COUNTED_ATOMIC(NAME) \
-    template <class T, class... A> __device__ __forceinline__ auto NAME(cp_counted_addr<T> a, A... v) -> decltype(NAME(a.p, v...)) { return NAME(a.p, v...); }
-CP_COUNTED_ATOMIC(atomicAdd) CP_COUNTED_ATOMIC(atomicSub) CP_COUNTED_ATOMIC(atomicExch) CP_COUNTED_ATOMIC(atomicMin)
-CP_COUNTED_ATOMIC(atomicMax) CP_COUNTED_ATOMIC(atomicInc) CP_COUNTED_ATOMIC(atomicDec) CP_COUNTED_ATOMIC(atomicCAS)
-CP_COUNTED_ATOMIC(atomicAnd) CP_COUNTED_ATOMIC(atomicOr) CP_COUNTED_ATOMIC(atomicXor)
-#undef CP_COUNTED_ATOMIC
 template <class T> struct cp_counted {
     T* p;
     cp_count_sink s;
@@ -92,6 +86,14 @@ template <class T> struct cp_counted {
     __device__ __forceinline__ bool operator>=(const cp_counted& o) const { return p >= o.p; }
 };
 template <class I, class T> __device__ __forceinline__ cp_counted<T> operator+(I i, const cp_counted<T>& c) { return c + i; }
+// Atomics take `&out[i]` and `out + i` (and `out`) as the plain pointer, uncounted.
+#define CP_COUNTED_ATOMIC(NAME) \
+    template <class T, class... A> __device__ __forceinline__ auto NAME(cp_counted_addr<T> a, A... v) -> decltype(NAME(a.p, v...)) { return NAME(a.p, v...); } \
+    template <class T, class... A> __device__ __forceinline__ auto NAME(const cp_counted<T>& c, A... v) -> decltype(NAME(c.p, v...)) { return NAME(c.p, v...); }
+CP_COUNTED_ATOMIC(atomicAdd) CP_COUNTED_ATOMIC(atomicSub) CP_COUNTED_ATOMIC(atomicExch) CP_COUNTED_ATOMIC(atomicMin)
+CP_COUNTED_ATOMIC(atomicMax) CP_COUNTED_ATOMIC(atomicInc) CP_COUNTED_ATOMIC(atomicDec) CP_COUNTED_ATOMIC(atomicCAS)
+CP_COUNTED_ATOMIC(atomicAnd) CP_COUNTED_ATOMIC(atomicOr) CP_COUNTED_ATOMIC(atomicXor)
+#undef CP_COUNTED_ATOMIC
 // ---- the kernel's own source follows ----
 )";
 
