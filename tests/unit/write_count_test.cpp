@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <iostream>
 
 using namespace cp;
 
@@ -323,6 +324,46 @@ TEST(WriteCount, TheVariantCompilesWithNvrtcAndKeepsLineNumbers) {
     bool line13 = false;
     for (const auto& d : compiled.diagnostics) line13 = line13 || (d.severity == Severity::Error && d.line == 13);
     EXPECT_TRUE(line13) << compiled.log;
+}
+
+}  // namespace
+
+namespace {
+
+// Every library lesson runs with coverage on the CPU backend as it does without (files with steps are refused
+// with the reason, as before); each output is either counted, with no element written twice (the lessons are
+// correct, and the buggy-on-purpose ones have other bugs), or says why it is not.
+TEST(WriteCount, EveryLibraryLessonRunsWithCoverage) {
+    int counted = 0, not_counted = 0;
+    for (const KernelFile& file : scan_library(kernels_dir())) {
+        if (!file.spec.steps.empty()) continue;
+        auto made = make_backend("cpu");
+        ASSERT_TRUE(made.ok()) << made.error().full();
+        Engine engine(std::move(made->backend));
+        KernelSession session(engine);
+        session.set_kernel(file);
+        RunOptions o;
+        o.timing = {0, 1, false};
+        o.coverage = true;
+        const RunReport report = session.run(o);
+        if (file.spec.expect == ExpectedOutcome::None) {
+            ASSERT_TRUE(report.ok()) << file.path << ": " << report.error->full();
+        } else {
+            EXPECT_TRUE(report.as_expected.value_or(false)) << file.path << ": " << report.outcome;
+        }
+        for (const CoverageMap& c : report.coverage) {
+            EXPECT_NE(c.writers_counted, !c.writers_not_measured.empty()) << file.path << " " << c.buffer;
+            if (c.writers_counted) {
+                ++counted;
+                EXPECT_EQ(c.written_more_than_once, 0u) << file.path << " " << c.buffer;
+                EXPECT_EQ(c.writers.size(), c.elements) << file.path << " " << c.buffer;
+            } else {
+                ++not_counted;
+            }
+        }
+    }
+    std::cout << "[lessons] outputs counted: " << counted << ", not measured (with the reason): " << not_counted << "\n";
+    EXPECT_GT(counted, 20);
 }
 
 }  // namespace
