@@ -22,6 +22,7 @@ struct AppOptions {
     std::optional<float> text_size;   // --text-size: this run's text size, not saved
     bool present = false;             // --present: start in presentation mode
     std::vector<std::string> show;    // --show PANEL: panels to show in front of their tab group (slides, docs)
+    bool coverage = false;            // --coverage: start with "Measure coverage" on (never-written, written twice)
 };
 
 // Returns the process exit code; never calls exit().
