@@ -187,6 +187,11 @@ TEST(WriteCount, TwoThreadsStoringOneElementAreCountedExactly) {
     EXPECT_EQ(c.writers, expected);
     EXPECT_EQ(c.never_written, uint64_t(n - (n + 1) / 2));
     EXPECT_EQ(c.writers_summary(), "500 elements written by more than one thread (up to 2)");
+    bool warned = false;
+    for (const auto& i : report.launch_issues)
+        warned = warned || (i.limit == std::string(kWrittenTwiceLimit) &&
+                            i.message.find("500 elements written by more than one thread") != std::string::npos);
+    EXPECT_TRUE(warned);
     // Consistent with the sentinels: never written exactly where no thread was counted.
     for (int i = 0; i < n; ++i) EXPECT_EQ(c.unwritten[i] != 0, c.writers[i] == 0) << i;
 }

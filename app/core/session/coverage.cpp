@@ -52,6 +52,13 @@ std::string CoverageMap::writers_summary() const {
 }
 
 void apply_measured_coverage(const std::vector<CoverageMap>& coverage, std::vector<LaunchIssue>& issues) {
+    // Elements several threads stored: a race whose last store wins (counted, so no guess to replace).
+    for (const auto& c : coverage)
+        if (c.writers_counted && c.written_more_than_once > 0)
+            issues.push_back(LaunchIssue{Severity::Warning, kWrittenTwiceLimit,
+                                         "`" + c.buffer + "`: " + c.writers_summary() +
+                                             " (measured): which store lands is down to timing; check that the "
+                                             "kernel's indexing gives each thread its own elements"});
     std::vector<std::string> guesses;
     for (const auto& issue : issues)
         if (issue.limit == kCoverageLimit) guesses.push_back(issue.message);
