@@ -4,7 +4,8 @@
 // place that turns a file and choices into a run (resolve); its report carries that resolved run.
 //
 // Files: session.cpp (choices, images, compile) · session_resolve.cpp · session_buffers.cpp · session_run.cpp ·
-// session_insight.cpp (coverage, trace) · sweep.cpp (block-size sweeps)
+// session_insight.cpp (coverage, trace) ·
+// session_writers.cpp (elements written more than once) · sweep.cpp (block-size sweeps)
 #pragma once
 
 #include "core/data/image_io.h"
