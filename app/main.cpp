@@ -35,6 +35,7 @@ Window options:
   --block X[xY[xZ]]        block size;  --grid X[xY[xZ]]  grid size
 )" + cp::cli::backend_option_help(25) + R"(  --present                start in presentation mode (F11 toggles it): the output full screen
   --show PANEL             show this panel in front of its tab group, e.g. --show "Launch view" (repeatable)
+  --coverage               start with "Measure coverage" on: never-written and written-twice elements shown
   --text-size X            text size for this run, 0.6 to 3 (default: the saved one, Ctrl +/- changes it)
   --size WxH               window size (headless: the picture's size), default 1600x1000
   --headless               render the UI offscreen (EGL, no display needed)
@@ -67,6 +68,7 @@ int run_window(const std::vector<std::string>& argv) {
                                   {"--size", true},
                                   {"--present"},
                                   {"--show", true, true},
+                                  {"--coverage"},
                                   {"--text-size", true},
                                   {"--sanitize", true},
                                   {"--thread-order", true}});
@@ -126,6 +128,7 @@ int run_window(const std::vector<std::string>& argv) {
     }
     options.present = args->has("--present");
     options.show = args->all("--show");
+    options.coverage = args->has("--coverage");
     options.screenshot = args->get("--screenshot");
     return cp::ui::run_app(options);
 }

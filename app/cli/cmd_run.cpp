@@ -49,7 +49,9 @@ reference, and writes each output view (PNG for images, CSV for arrays).
                             order (a missing __syncthreads() shows in some orders; default:
                             $CUDA_PLAYGROUND_CPU_ORDER, else natural). A GPU picks its own order.
   --coverage                measure which output elements no thread wrote (two extra launches over outputs
-                            filled with sentinels); counts in the JSON, <buffer>_coverage.png in --out-dir
+                            filled with sentinels) and which more than one thread wrote (a launch of a
+                            write-counting variant of the kernel); counts in the JSON, <buffer>_coverage.png
+                            in --out-dir
   --trace                   an instrumented launch records per block the SM (GPU) or worker thread (CPU)
                             and its start and end; per-block records in the JSON, timeline.png in --out-dir
   --chunk-bytes N           send each input in host->device copies of at most N bytes (many small vs one large)
@@ -86,8 +88,9 @@ Result<std::vector<std::filesystem::path>> export_launch_images(const RunReport&
         return true;
     };
     for (const CoverageMap& c : r.coverage) {
-        if (!c.not_measured.empty()) continue;
-        if (auto ok = save(c.buffer + "_coverage.png", render_coverage_image(c, layout_of(c.buffer, c.elements))); !ok)
+        if (!c.not_measured.empty() && !c.writers_counted) continue;
+        if (auto ok = save(c.buffer + "_coverage.png",
+                           with_legend(render_coverage_image(c, layout_of(c.buffer, c.elements)), coverage_legend(c))); !ok)
             return ok.error();
     }
     for (const ErrorMap& m : r.error_maps) {
@@ -166,8 +169,10 @@ void print_results(const RunReport& r, const DeviceInfo& device) {
         }
         std::cout << "\n";
     }
-    for (const CoverageMap& c : r.coverage)
+    for (const CoverageMap& c : r.coverage) {
         std::cout << "  coverage: `" << c.buffer << "`: " << c.summary() << "\n";
+        if (const std::string w = c.writers_summary(); !w.empty()) std::cout << "            `" << c.buffer << "`: " << w << "\n";
+    }
     if (r.trace) {
         uint64_t t0 = UINT64_MAX, t1 = 0;
         for (const auto& b : r.trace->blocks) {

@@ -24,6 +24,7 @@ struct AppOptions {
     bool present = false;             // --present: start in presentation mode
     std::vector<std::string> show;    // --show PANEL: panels to show in front of their tab group (slides, docs)
     std::string sanitize;             // --sanitize TOOL: run the opened kernel once under compute-sanitizer
+    bool coverage = false;            // --coverage: start with "Measure coverage" on (never-written, written twice)
 };
 
 // Returns the process exit code; never calls exit().

@@ -154,6 +154,7 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     else if (!settings_.last_kernel.empty() && fs::exists(settings_.last_kernel)) start = settings_.last_kernel;
     else if (fs::exists(kernels_dir() / "image" / "box_blur.cu")) start = kernels_dir() / "image" / "box_blur.cu";
     else if (!library_.empty()) start = library_.front().path;
+    if (options.coverage) inputs_.measure_coverage = true;
     if (!start.empty()) open_kernel(start);
     if (options.present) set_presenting(true);
     if (!options.sanitize.empty()) request_sanitize(options.sanitize);

@@ -1,12 +1,13 @@
 // The command line's launch views, on the CPU backend: `run --coverage` (the exact never-written count in
 // the JSON and a coverage map PNG), `run --trace` (one record per block, a timeline PNG) and `sweep` (every
-// 1D block size, CSV and JSON, the best marked).
+// 1D block size, CSV and JSON, the best marked); elements written by more than one thread (counted, or why not).
 #include "core/data/image_io.h"
 #include "support/process.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <sstream>
 
 using cp::test::ProcessResult;
@@ -40,11 +41,78 @@ TEST(LaunchCli, CoverageCountsNeverWrittenElementsAndWritesTheMap) {
     auto map = cp::load_image(out.path() / "ids_coverage.png");
     ASSERT_TRUE(map.ok()) << map.error().full();
     EXPECT_EQ(uint64_t(map->width), w);
-    EXPECT_EQ(uint64_t(map->height), h);
+    EXPECT_GT(uint64_t(map->height), h) << "the map, then its legend";
     uint64_t red = 0;
-    for (size_t i = 0; i < map->pixels.size(); i += 4) red += map->pixels[i] > 200 && map->pixels[i + 1] < 80;
+    for (size_t i = 0; i < w * h * 4; i += 4) red += map->pixels[i] > 200 && map->pixels[i + 1] < 80;
     EXPECT_EQ(red, expected);
     EXPECT_TRUE(std::filesystem::exists(out.path() / "ids_error.png"));
+}
+
+// Thread i stores element i / 2 of n (odd): the pairs' elements are written by two threads, the upper half by none.
+constexpr const char* kHalfIndex = R"(/*@playground
+title: Half index
+param n: int = 777
+buffer out: int[n] out zeros
+block: 64
+grid: ceil(n / block.x)
+problem: n
+view out: image(37, 21)
+*/
+extern "C" __global__ void half_index(int* out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i / 2] = i;
+}
+)";
+
+TEST(LaunchCli, CoverageCountsElementsWrittenByMoreThanOneThread) {
+    TempDir dir;
+    const auto file = dir.path() / "half_index.cu";
+    std::ofstream(file) << kHalfIndex;
+    auto r = cli({"run", file.string(), "--backend", "cpu", "--coverage", "--repeat", "1", "--out-dir",
+                  dir.path().string(), "--json", (dir.path() / "r.json").string()});
+    ASSERT_EQ(r.exit_code, 0) << r.both();
+    const int n = 777;
+    std::vector<int> writers(n, 0);
+    for (int i = 0; i < n; ++i) ++writers[i / 2];
+    uint64_t twice = 0, never = 0;
+    for (int w : writers) twice += w > 1, never += w == 0;
+    auto j = nlohmann::json::parse(cp::test::read_file(dir.path() / "r.json"));
+    ASSERT_EQ(j["coverage"].size(), 1u) << j.dump(2);
+    EXPECT_EQ(j["coverage"][0]["written_more_than_once"].get<uint64_t>(), twice);
+    EXPECT_EQ(j["coverage"][0]["max_writers"].get<uint64_t>(), 2u);
+    EXPECT_EQ(j["coverage"][0]["never_written"].get<uint64_t>(), never);
+    EXPECT_NE(r.out.find("388 elements written by more than one thread (up to 2)"), std::string::npos) << r.out;
+    // The map: written-twice elements cyan, never-written red, in the view's 37 x 21 layout.
+    auto map = cp::load_image(dir.path() / "out_coverage.png");
+    ASSERT_TRUE(map.ok()) << map.error().full();
+    uint64_t cyan = 0, red = 0;
+    for (int y = 0; y < 21; ++y)
+        for (int x = 0; x < 37; ++x) {
+            const uint8_t* p = map->pixels.data() + (size_t(y) * map->width + x) * 4;
+            cyan += p[0] < 80 && p[2] > 200;
+            red += p[0] > 200 && p[2] < 80;
+        }
+    EXPECT_EQ(cyan, twice);
+    EXPECT_EQ(red, never);
+}
+
+TEST(LaunchCli, CoverageSaysWhyWritesCouldNotBeCounted) {
+    TempDir dir;
+    const auto file = dir.path() / "cast.cu";
+    std::string source = kHalfIndex;
+    source.replace(source.find("out[i / 2] = i;"), 15, "((int*)out)[i / 2] = i;");
+    std::ofstream(file) << source;
+    auto r = cli({"run", file.string(), "--backend", "cpu", "--coverage", "--repeat", "1", "--json",
+                  (dir.path() / "r.json").string()});
+    ASSERT_EQ(r.exit_code, 0) << r.both();
+    auto j = nlohmann::json::parse(cp::test::read_file(dir.path() / "r.json"));
+    ASSERT_EQ(j["coverage"].size(), 1u) << j.dump(2);
+    EXPECT_FALSE(j["coverage"][0].contains("written_more_than_once"));
+    const std::string why = j["coverage"][0]["written_more_than_once_not_measured"].get<std::string>();
+    EXPECT_NE(why.find("cast.cu:13"), std::string::npos) << why;
+    EXPECT_NE(r.out.find("written-more-than-once not measured: "), std::string::npos) << r.out;
+    EXPECT_EQ(j["coverage"][0]["never_written"].get<uint64_t>(), 388u);
 }
 
 TEST(LaunchCli, TraceRecordsEveryBlockAndDrawsTheTimeline) {

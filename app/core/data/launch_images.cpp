@@ -2,6 +2,7 @@
 #include "core/data/launch_images.h"
 
 #include "core/data/colormap.h"
+#include "core/session/coverage.h"
 
 #include <algorithm>
 #include <cmath>
@@ -67,11 +68,13 @@ Image render_coverage_image(const CoverageMap& c, ElementLayout layout, const Im
     Image img = blank(layout.width, layout.height, 0, 0, 0);
     const bool blend = underlay && underlay->width == layout.width && underlay->height == layout.height &&
                        underlay->channels == 4;
-    const uint64_t n = std::min<uint64_t>(c.unwritten.size(), uint64_t(layout.width) * layout.height);
+    const uint64_t n = std::min<uint64_t>(std::max(c.unwritten.size(), c.writers.size()), uint64_t(layout.width) * layout.height);
     for (uint64_t i = 0; i < n; ++i) {
         uint8_t* p = img.pixels.data() + i * 4;
-        if (c.unwritten[i]) {
-            p[0] = 235, p[1] = 40, p[2] = 40;
+        if (i < c.unwritten.size() && c.unwritten[i]) {
+            p[0] = kNeverWrittenRgb[0], p[1] = kNeverWrittenRgb[1], p[2] = kNeverWrittenRgb[2];
+        } else if (i < c.writers.size() && c.writers[i] > 1) {
+            p[0] = kWrittenTwiceRgb[0], p[1] = kWrittenTwiceRgb[1], p[2] = kWrittenTwiceRgb[2];
         } else if (blend) {
             const uint8_t* u = underlay->pixels.data() + i * 4;
             for (int k = 0; k < 3; ++k) p[k] = uint8_t(30 + u[k] * 90 / 255);
@@ -80,6 +83,22 @@ Image render_coverage_image(const CoverageMap& c, ElementLayout layout, const Im
         }
     }
     return img;
+}
+
+std::vector<LegendEntry> coverage_legend(const CoverageMap& c) {
+    const auto rgb = [](const uint8_t* v) { return std::array<uint8_t, 3>{v[0], v[1], v[2]}; };
+    std::vector<LegendEntry> entries;
+    if (c.not_measured.empty())
+        entries.push_back({rgb(kNeverWrittenRgb), "never written: " + with_thousands(c.never_written) + " of " +
+                                                      with_thousands(c.elements)});
+    if (c.writers_counted)
+        entries.push_back({rgb(kWrittenTwiceRgb), "written by more than one thread: " +
+                                                      with_thousands(c.written_more_than_once) +
+                                                      (c.written_more_than_once ? " (up to " + std::to_string(c.max_writers) + ")" : "")});
+    else if (!c.writers_not_measured.empty())
+        entries.push_back({{24, 24, 28}, "written more than once: not measured"});
+    entries.push_back({{64, 64, 64}, c.writers_counted ? "written by one thread" : "written"});
+    return entries;
 }
 
 Image render_timeline_image(const LaunchTrace& trace, int width) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/data/image_io.h"
+#include "core/data/image_legend.h"
 #include "core/session/run_report.h"
 #include "core/session/sweep.h"
 
@@ -15,9 +16,14 @@ struct ElementLayout {
 };
 ElementLayout element_layout(uint64_t elements, int view_width, int view_height);
 
-// Written elements dark grey, never-written ones red; `underlay` (the output as shown, same size, optional)
-// is blended in dimly so the picture can be read against the image.
+// Written elements dark grey, never-written ones red, ones written by more than one thread (when counted)
+// cyan; `underlay` (the output as shown, same size, optional) is blended in dimly so the picture can be read
+// against the image.
 Image render_coverage_image(const CoverageMap& coverage, ElementLayout layout, const Image* underlay = nullptr);
+inline constexpr uint8_t kNeverWrittenRgb[3] = {235, 40, 40};
+inline constexpr uint8_t kWrittenTwiceRgb[3] = {40, 200, 235};
+// The coverage image's legend: each colour with its count ("never written: 4,096 of 1,048,576").
+std::vector<LegendEntry> coverage_legend(const CoverageMap& coverage);
 
 // One lane per unit (SM or worker) in unit order, time left to right; each block a bar coloured by its
 // linear block index (neighbouring blocks differ), with a dark edge so back-to-back blocks can be told apart.

@@ -43,7 +43,22 @@ std::string CoverageMap::summary() const {
     return with_thousands(never_written) + " of " + with_thousands(elements) + " elements never written";
 }
 
+std::string CoverageMap::writers_summary() const {
+    if (!writers_not_measured.empty()) return "written-more-than-once not measured: " + writers_not_measured;
+    if (!writers_counted) return {};
+    if (written_more_than_once == 0) return "no element written by more than one thread";
+    return with_thousands(written_more_than_once) + (written_more_than_once == 1 ? " element" : " elements") +
+           " written by more than one thread (up to " + std::to_string(max_writers) + ")";
+}
+
 void apply_measured_coverage(const std::vector<CoverageMap>& coverage, std::vector<LaunchIssue>& issues) {
+    // Elements several threads stored: a race whose last store wins (counted, so no guess to replace).
+    for (const auto& c : coverage)
+        if (c.writers_counted && c.written_more_than_once > 0)
+            issues.push_back(LaunchIssue{Severity::Warning, kWrittenTwiceLimit,
+                                         "`" + c.buffer + "`: " + c.writers_summary() +
+                                             " (measured): which store lands is down to timing; check that the "
+                                             "kernel's indexing gives each thread its own elements"});
     std::vector<std::string> guesses;
     for (const auto& issue : issues)
         if (issue.limit == kCoverageLimit) guesses.push_back(issue.message);

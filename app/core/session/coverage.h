@@ -18,7 +18,11 @@ std::vector<std::byte> coverage_sentinel(size_t element_bytes, int pass);
 CoverageMap count_unwritten(const std::string& buffer, size_t element_bytes, const std::vector<std::byte>& after_first,
                             const std::vector<std::byte>& after_second);
 
-// Replaces the launch checks' guess (kCoverageLimit warnings) with what was measured: a warning per output
+// The limit named by the warning about elements written by more than one thread (when counted).
+inline constexpr const char* kWrittenTwiceLimit = "each element written by one thread";
+
+// Adds a warning per output with elements written by more than one thread (when counted), and replaces the
+// launch checks' guess (kCoverageLimit warnings) with what was measured: a warning per output
 // with elements never written, none when every element was written (grid-stride loops, several elements per
 // thread). Suggestions of a grid the guess made are kept (they respect the device's limits).
 void apply_measured_coverage(const std::vector<CoverageMap>& coverage, std::vector<LaunchIssue>& issues);

@@ -96,6 +96,13 @@ std::string run_report_json(const RunReport& r, const std::vector<std::filesyste
             json one = {{"buffer", c.buffer}, {"elements", c.elements}, {"summary", c.summary()}};
             if (c.not_measured.empty()) one["never_written"] = c.never_written;
             else one["not_measured"] = c.not_measured;
+            if (c.writers_counted) {
+                one["written_more_than_once"] = c.written_more_than_once;
+                one["max_writers"] = c.max_writers;
+                one["counting_launch_ms"] = c.counting_launch_ms;
+            } else if (!c.writers_not_measured.empty()) {
+                one["written_more_than_once_not_measured"] = c.writers_not_measured;
+            }
             cov.push_back(one);
         }
         j["coverage"] = cov;

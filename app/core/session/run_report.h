@@ -83,6 +83,18 @@ struct CoverageMap {
     std::vector<uint8_t> unwritten;  // per element: 1 = no thread wrote it (empty when not measured)
     std::string not_measured;        // why it could not be measured (an inout buffer); empty when measured
     std::string summary() const;     // "4,096 of 1,048,576 elements never written"
+
+    // Elements written by more than one thread, from a launch of the write-counting variant (count_wrapper.h),
+    // per element of the buffer as for `unwritten` (an element counts as written when any channel is).
+    bool writers_counted = false;
+    uint64_t written_more_than_once = 0;
+    uint32_t max_writers = 0;
+    std::vector<uint32_t> writers;     // per element: the threads that wrote it (empty when not counted)
+    std::string writers_not_measured;  // why not (e.g. the variant does not compile); empty when counted or not asked
+    double counting_launch_ms = 0;     // the counting launch's kernel time (one launch, the backend's clock)
+    // "512 elements written by more than one thread (up to 3)", "no element written by more than one thread",
+    // "written-more-than-once not measured: <why>"; empty when not asked.
+    std::string writers_summary() const;
 };
 
 // Who ran where and when: one record per block (LaunchResult::trace) and what the instrumented launches cost.
@@ -194,6 +206,9 @@ struct RunOptions {
     // Measure coverage anyway when the launch checks guess that the grid misses part of the problem, so the
     // warning states what happened (and disappears for grid-stride loops and threads that do several elements).
     bool coverage_when_warned = true;
+    // With `coverage`: also count, per output element, the threads that wrote it (a launch of the write-counting
+    // variant, compiled once per source and sizes), for the elements written more than once.
+    bool count_writers = true;
     // An instrumented launch recording per block its SM (or CPU worker) and start/end times.
     bool trace = false;
     bool pinned_host = false;  // copies from/to pinned (page-locked) host memory, on backends that have it

@@ -125,6 +125,8 @@ void KernelSession::forget_device_state() {
     compiled_source_.clear();
     traced_compile_ = {};
     traced_source_.clear();
+    counted_compile_ = {};
+    counted_source_.clear();
     forget_step_compiles();
 }
 

@@ -4,7 +4,8 @@
 // place that turns a file and choices into a run (resolve); its report carries that resolved run.
 //
 // Files: session.cpp (choices, images, compile) · session_resolve.cpp · session_buffers.cpp · session_run.cpp ·
-// session_insight.cpp (coverage, trace) · sweep.cpp (block-size sweeps)
+// session_insight.cpp (coverage, trace) ·
+// session_writers.cpp (elements written more than once) · sweep.cpp (block-size sweeps)
 #pragma once
 
 #include "core/data/image_io.h"
@@ -96,6 +97,9 @@ private:
     // session_insight.cpp: two launches over sentinel-filled outputs; an instrumented launch.
     Result<std::vector<CoverageMap>> measure_coverage(const ResolvedRun& resolved, ModuleId module);
     Result<LaunchTrace> trace_launch(const ResolvedRun& resolved, const TimingOptions& timing);
+    // session_writers.cpp: a launch of the write-counting variant; fills each map's writer counts, or says in
+    // it why they could not be counted (never fails the run).
+    void count_writers(const ResolvedRun& resolved, std::vector<CoverageMap>& maps);
 
     Engine& engine_;
     KernelFile kernel_;
@@ -106,6 +110,8 @@ private:
     CompileResult compile_result_;
     std::string traced_source_;     // the instrumented module's source (CUDA: traced launches need it)
     CompileResult traced_compile_;
+    std::string counted_source_;    // the write-counting variant last compiled (its text: it holds the sizes)
+    CompileResult counted_compile_;
     std::string step_compiled_source_;                   // the text the step modules below were built from
     std::map<std::string, CompileResult> step_compiles_;  // steps' kernels other than the first, by launch name
 

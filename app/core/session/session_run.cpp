@@ -163,6 +163,7 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
         auto measured = measure_coverage(*resolved, compiled.module);
         if (!measured) return fail(RunStage::Launch, measured.error());
         report.coverage = std::move(*measured);
+        if (options.coverage && options.count_writers) count_writers(*resolved, report.coverage);
         apply_measured_coverage(report.coverage, report.launch_issues);
     }
     if (options.trace) {

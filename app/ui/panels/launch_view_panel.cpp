@@ -54,6 +54,14 @@ void LaunchViewPanel::draw() {
         ImGui::PushStyleColor(ImGuiCol_Text, bad ? ImVec4(1, 0.4f, 0.4f, 1) : ImVec4(0.6f, 0.9f, 0.6f, 1));
         ImGui::TextWrapped("%s: %s", c.buffer.c_str(), c.summary().c_str());
         ImGui::PopStyleColor();
+        if (const std::string w = c.writers_summary(); !w.empty()) {
+            const bool twice = c.writers_counted && c.written_more_than_once > 0;
+            ImGui::PushStyleColor(ImGuiCol_Text, twice ? ImVec4(0.3f, 0.8f, 1, 1)
+                                                       : c.writers_counted ? ImVec4(0.6f, 0.9f, 0.6f, 1)
+                                                                           : ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+            ImGui::TextWrapped("%s: %s", c.buffer.c_str(), w.c_str());
+            ImGui::PopStyleColor();
+        }
     }
     const OutputView* image = nullptr;
     for (const OutputView& v : views_.views())
@@ -66,7 +74,7 @@ void LaunchViewPanel::draw() {
 void LaunchViewPanel::draw_overlay(const OutputView& view, const RunReport& report) {
     const CoverageMap* coverage = nullptr;
     for (const CoverageMap& c : report.coverage)
-        if (c.buffer == view.spec.buffer && c.not_measured.empty()) coverage = &c;
+        if (c.buffer == view.spec.buffer && (c.not_measured.empty() || c.writers_counted)) coverage = &c;
     const Key key{latest_->job_id, settings_, view.width, view.height};
     if (!(key == overlay_key_) || !overlay_) {
         const auto start = std::chrono::steady_clock::now();
@@ -118,6 +126,10 @@ void LaunchViewPanel::draw_overlay(const OutputView& view, const RunReport& repo
             const uint64_t element = uint64_t(y) * uint64_t(view.width) + uint64_t(x);
             if (coverage && element < coverage->unwritten.size() && coverage->unwritten[element])
                 ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "no thread wrote this element");
+            else if (coverage && element < coverage->writers.size() && coverage->writers[element] > 0)
+                ImGui::TextColored(coverage->writers[element] > 1 ? ImVec4(0.3f, 0.8f, 1, 1) : ImVec4(0.6f, 0.9f, 0.6f, 1),
+                                   "written by %u thread%s", coverage->writers[element],
+                                   coverage->writers[element] > 1 ? "s" : "");
             if (owner && report.trace && owner->linear_block < report.trace->blocks.size()) {
                 const BlockTrace& b = report.trace->blocks[owner->linear_block];
                 ImGui::Text("ran on %s %u, %.1f us", report.trace->unit == "sm" ? "SM" : "worker", b.unit,
@@ -127,7 +139,11 @@ void LaunchViewPanel::draw_overlay(const OutputView& view, const RunReport& repo
         }
     }
     text_disabled_wrapped("overlay: %s%s (rebuilt in %.1f ms on the last change; per frame: two textured quads)",
-                        overlay_colour_name(settings_.colour), coverage ? ", never-written elements hatched red" : "", rebuild_ms_);
+                        overlay_colour_name(settings_.colour),
+                        !coverage                   ? ""
+                        : coverage->writers_counted ? ", never-written elements hatched red, ones written by more than one thread cyan"
+                                                    : ", never-written elements hatched red",
+                        rebuild_ms_);
 }
 
 void LaunchViewPanel::draw_timeline(const LaunchTrace& trace) {

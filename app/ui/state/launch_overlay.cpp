@@ -98,6 +98,11 @@ std::vector<uint8_t> render_overlay(const OverlayInput& in, const OverlaySetting
                 p[0] = 255, p[1] = stripe ? 40 : 0, p[2] = stripe ? 40 : 0, p[3] = stripe ? 230 : 160;
                 continue;
             }
+            if (in.coverage && element < in.coverage->writers.size() && in.coverage->writers[element] > 1) {
+                const bool stripe = ((x + h - y) / 4) % 2 == 0;  // hatched cyan the other way: several threads wrote it
+                p[0] = stripe ? 40 : 0, p[1] = stripe ? 200 : 120, p[2] = 235, p[3] = stripe ? 230 : 160;
+                continue;
+            }
             uint64_t lb, tib;
             bool edge = false;
             if (one_d) {

@@ -44,7 +44,8 @@ struct OverlayInput {
 };
 
 // RGBA8, width x height, straight alpha, to blend over the output. Never-written pixels (when `coverage` is
-// given) are striped red whatever the colour mode, so they never pass for data.
+// given) are striped red whatever the colour mode, so they never pass for data; pixels written by more than
+// one thread (when counted) are striped cyan the other way.
 std::vector<uint8_t> render_overlay(const OverlayInput& input, const OverlaySettings& settings);
 
 // A 1D output's launch strip (the 1D views' counterpart of the image overlay). Element i's owner under the
