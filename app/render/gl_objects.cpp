@@ -177,13 +177,4 @@ int mip_levels_for(int width, int height) {
     return levels;
 }
 
-std::string gl_context_reset_reason() {
-    switch (glGetGraphicsResetStatus()) {
-    case GL_NO_ERROR: return "";
-    case GL_GUILTY_CONTEXT_RESET: return "the GPU reset the window's OpenGL context because of the window's own drawing";
-    case GL_INNOCENT_CONTEXT_RESET: return "the GPU reset the window's OpenGL context after a fault elsewhere on the GPU";
-    default: return "the GPU reset the window's OpenGL context (cause unknown)";
-    }
-}
-
 }  // namespace cp::render

@@ -91,9 +91,4 @@ bool gl_debug_requested();
 // Routes the current context's debug messages to stderr when requested; does nothing otherwise.
 void install_gl_debug_log();
 
-// Whether the driver reset the current context (glGetGraphicsResetStatus; our contexts ask to be told, with
-// "lose context on reset"): after that, nothing it draws reaches the screen. Seen on NVIDIA after a kernel
-// fault elsewhere on the GPU (dmesg Xid 31 / 109). "" while the context is fine; else what happened.
-std::string gl_context_reset_reason();
-
 }  // namespace cp::render

@@ -76,20 +76,12 @@ EGLContext create_context(EGLDisplay display, std::string& why) {
     EGLConfig config = nullptr;
     EGLint configs = 0;
     if (!eglChooseConfig(display, config_attribs, &config, 1, &configs)) configs = 0;
-    // Robust, and told when the driver resets it (gl_context_reset_reason), where the driver offers that.
-    const EGLint robust_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
-                                     EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
-                                     EGL_CONTEXT_OPENGL_ROBUST_ACCESS, EGL_TRUE,
-                                     EGL_CONTEXT_OPENGL_RESET_NOTIFICATION_STRATEGY, EGL_LOSE_CONTEXT_ON_RESET,
-                                     // a debug context only when asked (CUDA_PLAYGROUND_GL_DEBUG)
-                                     gl_debug_requested() ? EGL_CONTEXT_OPENGL_DEBUG : EGL_NONE, EGL_TRUE,
-                                     EGL_NONE};
     const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
                                       EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+                                      // a debug context only when asked (CUDA_PLAYGROUND_GL_DEBUG)
                                       gl_debug_requested() ? EGL_CONTEXT_OPENGL_DEBUG : EGL_NONE, EGL_TRUE,
                                       EGL_NONE};
-    EGLContext ctx = eglCreateContext(display, configs > 0 ? config : nullptr, EGL_NO_CONTEXT, robust_attribs);
-    if (ctx == EGL_NO_CONTEXT) ctx = eglCreateContext(display, configs > 0 ? config : nullptr, EGL_NO_CONTEXT, context_attribs);
+    EGLContext ctx = eglCreateContext(display, configs > 0 ? config : nullptr, EGL_NO_CONTEXT, context_attribs);
     if (ctx == EGL_NO_CONTEXT) {
         why = "no OpenGL 4.5 core context (" + egl_error_text() + ")";
         eglTerminate(display);

@@ -157,13 +157,7 @@ Result<std::unique_ptr<RenderTarget>> make_window_target(const TargetOptions& op
     glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
     glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);  // HiDPI: the window keeps its apparent size
     glfwWindowHint(GLFW_OPENGL_DEBUG_CONTEXT, gl_debug_requested() ? GLFW_TRUE : GLFW_FALSE);
-    // Told when the driver resets the context (gl_context_reset_reason), where the driver offers that.
-    glfwWindowHint(GLFW_CONTEXT_ROBUSTNESS, GLFW_LOSE_CONTEXT_ON_RESET);
     GLFWwindow* window = glfwCreateWindow(options.width, options.height, options.title.c_str(), nullptr, nullptr);
-    if (!window) {
-        glfwWindowHint(GLFW_CONTEXT_ROBUSTNESS, GLFW_NO_ROBUSTNESS);
-        window = glfwCreateWindow(options.width, options.height, options.title.c_str(), nullptr, nullptr);
-    }
     if (!window) {
         std::string why = last_glfw_error;
         glfwTerminate();

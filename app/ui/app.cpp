@@ -1,7 +1,6 @@
 // run_app and the AppHost: GL target + ImGui set-up, the frame loop, screenshots.
 #include "ui/app_host.h"
 
-#include "render/gl_objects.h"
 #include "ui/state/user_dirs.h"
 
 #include <glad/gl.h>
@@ -85,17 +84,6 @@ void AppHost::frame() {
     workspace_->set_frame_cpu_ms(float(last_frame_cpu_ms_));
     target_->present();
     ++frames_drawn_;
-    if (context_lost_.empty()) {
-        context_lost_ = render::gl_context_reset_reason();
-        if (!context_lost_.empty()) {
-            // Nothing drawn from now on reaches the screen, this line included: say it where it can be read.
-            const std::string text = context_lost_ +
-                                     ", so the window can no longer show pictures (its kernels, values and the console "
-                                     "still work, and your edits are saved). Close CUDA Playground and open it again.";
-            workspace_->console().add(LogKind::Error, text);
-            std::fprintf(stderr, "error: %s\n", text.c_str());
-        }
-    }
 }
 
 int AppHost::run() {
@@ -111,11 +99,6 @@ int AppHost::run() {
         event_loop(frames, 0);
     }
     if (!options_.screenshot.empty()) {
-        if (!context_lost_.empty()) {
-            std::fprintf(stderr, "error: no screenshot: %s, so the picture would not be what the window shows\n",
-                         context_lost_.c_str());
-            return 1;
-        }
         auto pixels = target_->read_pixels();
         if (!pixels) {
             std::fprintf(stderr, "error: %s\n", pixels.error().full().c_str());

@@ -50,7 +50,6 @@ private:
     std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
     double last_frame_cpu_ms_ = 0;
     int frames_drawn_ = 0;
-    std::string context_lost_;  // why the driver reset the GL context ("" while it has not)
 };
 
 }  // namespace cp::ui
