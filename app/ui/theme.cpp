@@ -5,6 +5,7 @@
 #include <imgui.h>
 #include <implot.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -13,8 +14,14 @@ namespace {
 
 ImFont* g_mono = nullptr;
 
-// Where distributions put DejaVu (Debian/Ubuntu, Fedora, Arch).
+// $CUDA_PLAYGROUND_FONT_DIR when set (fonts kept elsewhere; only there), else where distributions put DejaVu
+// (Debian/Ubuntu, Fedora, Arch).
 std::string find_font(const char* file) {
+    if (const char* own = std::getenv("CUDA_PLAYGROUND_FONT_DIR"); own && *own) {
+        std::error_code ec;
+        const std::string path = (std::filesystem::path(own) / file).string();
+        return std::filesystem::is_regular_file(path, ec) ? path : std::string();
+    }
     for (const char* dir : {"/usr/share/fonts/truetype/dejavu/", "/usr/share/fonts/dejavu-sans-fonts/",
                             "/usr/share/fonts/dejavu-sans-mono-fonts/", "/usr/share/fonts/TTF/", "/usr/share/fonts/dejavu/"}) {
         std::error_code ec;

@@ -85,6 +85,22 @@ TEST(Layout, AtFullHdWithLargeTextTheOutputGetsMostOfTheWidthAndNothingIsCutOff)
     expect_nothing_cut_off(*host, 1920, 1080);
 }
 
+// A machine without DejaVu (the GPU test machine has no Debian fonts) gets Dear ImGui's built-in font, whose
+// text is wider at the same size: rows wrap there too, and nothing is cut off.
+TEST(Layout, WithTheBuiltInFontNothingIsCutOffEither) {
+    ScopedUserDir user;
+    cp::test::TempDir no_fonts;
+    ::setenv("CUDA_PLAYGROUND_FONT_DIR", no_fonts.path().c_str(), 1);
+    auto host = start(1920, 1080, 1.75f);
+    ::unsetenv("CUDA_PLAYGROUND_FONT_DIR");
+    ASSERT_TRUE(host);
+    bool builtin = false;
+    for (const auto& e : host->workspace().console().entries())
+        builtin = builtin || e.text.find("built-in") != std::string::npos;
+    EXPECT_TRUE(builtin) << "the console should say the built-in font is used";
+    expect_nothing_cut_off(*host, 1920, 1080);
+}
+
 TEST(Layout, TheDefaultAtTheDefaultSizeToo) {
     ScopedUserDir user;
     auto host = start(1600, 1000, 1.0f);

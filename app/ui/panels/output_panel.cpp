@@ -7,12 +7,14 @@
 #include "ui/panels/output_panel.h"
 
 #include "ui/plots.h"
+#include "ui/widgets.h"
 
 #include <imgui.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 
 namespace cp::ui {
 namespace {
@@ -135,7 +137,7 @@ void OutputPanel::draw_image_toolbar(OutputView& v, bool has_input) {
             d.channel = ch - 1;
             changed = true;
         }
-        ImGui::SameLine();
+        same_line_if_fits(ImGui::CalcTextSize("coolwarm").x + ImGui::GetFrameHeight() * 2);
     }
     const bool scalar = comps == 1 || d.channel >= 0;
     ImGui::BeginDisabled(!scalar);
@@ -151,14 +153,25 @@ void OutputPanel::draw_image_toolbar(OutputView& v, bool has_input) {
         ImGui::EndCombo();
     }
     ImGui::EndDisabled();
-    ImGui::SameLine();
+    same_line_if_fits(checkbox_width("auto range"));
     changed |= ImGui::Checkbox("auto range", &d.auto_range);
-    ImGui::SameLine();
+    // The row wraps where the panel is narrow (large text, a narrow column): nothing runs off its edge.
+    const bool alpha = comps == 4 && d.channel < 0;
+    const float spacing = ImGui::GetStyle().ItemSpacing.x;
+    const float after_range = ImGui::CalcTextSize("range").x + ImGui::GetStyle().ItemInnerSpacing.x +
+                              (alpha ? spacing + checkbox_width("alpha") : 0.0f);
+    const float range_width = ImGui::CalcTextSize("-0.0000e+00").x * 2.5f;
     if (d.auto_range) {
-        if (v.range.valid) ImGui::TextDisabled("[%.4g, %.4g]", v.range.min, v.range.max);
+        if (v.range.valid) {
+            char text[64];
+            std::snprintf(text, sizeof text, "[%.4g, %.4g]", v.range.min, v.range.max);
+            same_line_if_fits(ImGui::CalcTextSize(text).x);
+            ImGui::TextDisabled("%s", text);
+        }
     } else {
+        same_line_if_fits(range_width + after_range);
         double r[2] = {d.range_min, d.range_max};
-        ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.6f);
+        ImGui::SetNextItemWidth(std::min(range_width, ImGui::GetContentRegionAvail().x - after_range));
         if (ImGui::InputScalarN("range", ImGuiDataType_Double, r, 2, nullptr, nullptr, "%.4g",
                                 ImGuiInputTextFlags_EnterReturnsTrue)) {
             d.range_min = r[0];
@@ -166,8 +179,8 @@ void OutputPanel::draw_image_toolbar(OutputView& v, bool has_input) {
             changed = true;
         }
     }
-    if (comps == 4 && d.channel < 0) {
-        ImGui::SameLine();
+    if (alpha) {
+        same_line_if_fits(checkbox_width("alpha"));
         changed |= ImGui::Checkbox("alpha", &d.show_alpha);
     }
     if (changed) views_.refresh_display(v);
