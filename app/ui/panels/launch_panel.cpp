@@ -43,6 +43,9 @@ Dim3 LaunchPanel::effective_grid() const {
 
 void LaunchPanel::draw() {
     draw_controls(false);
+    // What was refused (or warned) comes right under the settings it is about, before anything that could push
+    // it out of view (the sanitizer, the steps, the figures).
+    draw_refusals();
     draw_sanitize_controls(sanitize_);
     draw_checks();
 }
@@ -106,20 +109,15 @@ void LaunchPanel::draw_checks() {
         // Sizes that come from images or parameters are known once a run resolved them.
         ImGui::Separator();
         ImGui::TextDisabled("Validation and figures appear once a run has resolved the sizes.");
-        if (latest_) draw_refusals();
         draw_suggestion();
         return;
     }
-    // The session's own checks on the last run: refusals of the block/grid entered (before compiling), then
-    // the device's and the kernel's limits (after compiling), and warnings.
     LaunchCheck check;
     check.grid = resolved()->grid;
     check.block = resolved()->block;
     check.usage = latest_->report.usage;
     check.dynamic_shared_bytes = resolved()->dynamic_shared_bytes;
     check.problem = resolved()->problem;
-    ImGui::Separator();
-    draw_refusals();
     const LaunchFigures f = launch_figures(device_, check);
     ImGui::Separator();
     if (ImGui::BeginTable("##figures", 2, ImGuiTableFlags_SizingStretchProp)) {
@@ -199,6 +197,8 @@ void LaunchPanel::draw_steps() {
     ImGui::EndTable();
 }
 
+// The session's own checks on the last run: refusals of the launch settings entered (before compiling), then
+// the device's and the kernel's limits (after compiling), and warnings.
 void LaunchPanel::draw_refusals() {
     if (!latest_) return;
     const RunReport& r = latest_->report;
@@ -210,7 +210,8 @@ void LaunchPanel::draw_refusals() {
         ImGui::PopStyleColor();
     };
     for (const InputProblem& p : r.input_problems)
-        if (p.field == "block" || p.field == "grid" || (p.field.empty() && r.failed_stage == RunStage::Validate))
+        if (p.field == "block" || p.field == "grid" || p.field == "until_step" ||
+            (p.field.empty() && r.failed_stage == RunStage::Validate))
             line(true, p.error.message);
     for (const LaunchIssue& issue : r.launch_issues) line(issue.severity == Severity::Error, issue.message);
     if (!any && r.resolved && r.failed_stage != RunStage::Resolve)
