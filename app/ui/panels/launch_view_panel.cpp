@@ -67,7 +67,11 @@ void LaunchViewPanel::draw() {
     for (const OutputView& v : views_.views())
         if (v.is_image() && v.display && v.width > 0 && !image) image = &v;
     if (image) draw_overlay(*image, report);
-    else ImGui::TextDisabled("No image output to draw the launch over.");
+    else if (!views_.views().empty())
+        text_disabled_wrapped("No image output to draw the launch over: the Output panel draws it as a strip under "
+                              "each 1D plot (choose its colouring with the plot's \"launch strip\" setting).");
+    else
+        ImGui::TextDisabled("No image output to draw the launch over.");
     if (report.trace) draw_timeline(*report.trace);
 }
 
