@@ -1,7 +1,7 @@
 // The command line's messages for mistakes in options and paths: each names the option the user gave and what
 // is wrong with it, is given before anything is compiled or run when it can be, and never comes with advice
 // that contradicts it. Exit statuses are documented and no user input reaches "internal error" (3).
-#include "support/process.h"
+#include "cli_support.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -9,17 +9,11 @@
 #include <filesystem>
 #include <fstream>
 
+using cp::test::cli;
 using cp::test::ProcessResult;
 using cp::test::TempDir;
 
 namespace {
-
-ProcessResult cli(std::vector<std::string> args, std::vector<std::string> env = {}) {
-    static const TempDir cache;
-    args.insert(args.begin(), CP_BINARY);
-    env.push_back("CUDA_PLAYGROUND_CACHE_DIR=" + cache.path().string());
-    return cp::test::run_process(args, env);
-}
 
 std::string replaced(std::string text, const std::string& from, const std::string& to) {
     const size_t at = text.find(from);

@@ -1,7 +1,7 @@
 // Kernels pasted from elsewhere (tests/data/pasted: our own versions of the kinds of kernels public CUDA
 // samples hold): templates, several kernels in a file, cooperative groups, local headers, host code, and
 // `describe` on files without a header. All run on the CPU backend and are checked against references.
-#include "support/process.h"
+#include "cli_support.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -9,20 +9,11 @@
 #include <filesystem>
 #include <regex>
 
+using cp::test::cli;
 using cp::test::ProcessResult;
 using cp::test::TempDir;
 
 namespace {
-
-const TempDir& cache_dir() {
-    static TempDir dir;
-    return dir;
-}
-
-ProcessResult cli(std::vector<std::string> args) {
-    args.insert(args.begin(), CP_BINARY);
-    return cp::test::run_process(args, {"CUDA_PLAYGROUND_CACHE_DIR=" + cache_dir().path().string()});
-}
 
 std::string pasted(const std::string& name) { return std::string(CP_SOURCE_DIR) + "/tests/data/pasted/" + name; }
 

@@ -1,6 +1,6 @@
 // `run` on files with steps: each step's launch and time in the text and the JSON, the check of the final
 // buffers, a template instantiation as a step, and a mistake on a `step:` line reported with its line and fix.
-#include "support/process.h"
+#include "cli_support.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -9,20 +9,11 @@
 #include <regex>
 #include <sstream>
 
+using cp::test::cli;
 using cp::test::ProcessResult;
 using cp::test::TempDir;
 
 namespace {
-
-const TempDir& cache_dir() {
-    static TempDir dir;
-    return dir;
-}
-
-ProcessResult cli(std::vector<std::string> args) {
-    args.insert(args.begin(), CP_BINARY);
-    return cp::test::run_process(args, {"CUDA_PLAYGROUND_CACHE_DIR=" + cache_dir().path().string()});
-}
 
 std::string steps_file(const std::string& name) { return std::string(CP_SOURCE_DIR) + "/tests/data/steps/" + name; }
 

@@ -2,7 +2,7 @@
 // message for. They drive the real binary. Kernels run on the CPU backend here (no GPU in CI).
 #include "core/engine/backend.h"
 #include "core/session/memory_budget.h"
-#include "support/process.h"
+#include "cli_support.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -12,20 +12,11 @@
 #include <fstream>
 #include <regex>
 
+using cp::test::cli;
 using cp::test::ProcessResult;
 using cp::test::TempDir;
 
 namespace {
-
-const TempDir& cache_dir() {
-    static TempDir dir;
-    return dir;
-}
-
-ProcessResult cli(std::vector<std::string> args) {
-    args.insert(args.begin(), CP_BINARY);
-    return cp::test::run_process(args, {"CUDA_PLAYGROUND_CACHE_DIR=" + cache_dir().path().string()});
-}
 
 std::string kernel(const std::string& name) { return std::string(CP_SOURCE_DIR) + "/kernels/" + name + ".cu"; }
 
@@ -249,7 +240,7 @@ TEST(Cli, ALessonFileAloneInAnEmptyFolderVerifiesWithItsOwnReference) {
 
     const auto hang_file = write("hang.cu", sum, "while (n) c[i] = a[i];");
     r = cp::test::run_process({CP_BINARY, "run", hang_file, "--backend", "cpu", "--set", "n=1001"},
-                              {"CUDA_PLAYGROUND_CACHE_DIR=" + cache_dir().path().string(), "CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S=2"});
+                              {"CUDA_PLAYGROUND_CACHE_DIR=" + cp::test::cli_cache_dir().path().string(), "CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S=2"});
     EXPECT_EQ(r.exit_code, 1) << r.both();
     EXPECT_NE(r.err.find("did not finish within 2 s"), std::string::npos) << r.err;
 }
@@ -271,7 +262,7 @@ TEST(Cli, ExpectedOutcomesPassWhenTheBugShowsAndFailWhenItDoesNot) {
         return (dir.path() / name).string();
     };
     auto run_json = [&](const std::string& file, std::vector<std::string> env = {}) {
-        env.push_back("CUDA_PLAYGROUND_CACHE_DIR=" + cache_dir().path().string());
+        env.push_back("CUDA_PLAYGROUND_CACHE_DIR=" + cp::test::cli_cache_dir().path().string());
         auto r =
             cp::test::run_process({CP_BINARY, "run", file, "--backend", "cpu", "--set", "n=1000", "--json", "-"}, env);
         return std::make_pair(r, r.out.empty() ? nlohmann::json() : nlohmann::json::parse(r.out));
@@ -291,7 +282,7 @@ TEST(Cli, ExpectedOutcomesPassWhenTheBugShowsAndFailWhenItDoesNot) {
     EXPECT_EQ(j["outcome"], "verified");
     EXPECT_EQ(j["as_expected"], false);
     auto text = cp::test::run_process({CP_BINARY, "run", (dir.path() / "fixed.cu").string(), "--backend", "cpu"},
-                                      {"CUDA_PLAYGROUND_CACHE_DIR=" + cache_dir().path().string()});
+                                      {"CUDA_PLAYGROUND_CACHE_DIR=" + cp::test::cli_cache_dir().path().string()});
     EXPECT_EQ(text.exit_code, 2);
     EXPECT_NE(text.out.find("buggy on purpose: it must fail with a mismatch, but the outcome was: verified"),
               std::string::npos)

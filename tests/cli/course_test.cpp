@@ -1,7 +1,7 @@
 // The course (issue 12) end to end: every lesson of the library runs with `run --json` on the CPU backend and
 // either verifies against its own reference or fails exactly as its header's `expect:` states (a mismatch,
 // a fault, a refused launch); `list` shows every category of the course; the run reports where its time went.
-#include "support/process.h"
+#include "cli_support.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -11,20 +11,11 @@
 #include <set>
 #include <sstream>
 
+using cp::test::cli;
 using cp::test::ProcessResult;
 using cp::test::TempDir;
 
 namespace {
-
-const TempDir& cache_dir() {
-    static TempDir dir;
-    return dir;
-}
-
-ProcessResult cli(std::vector<std::string> args) {
-    args.insert(args.begin(), CP_BINARY);
-    return cp::test::run_process(args, {"CUDA_PLAYGROUND_CACHE_DIR=" + cache_dir().path().string()});
-}
 
 // "mismatch", "fault", "refused" or "hang" from the header's `expect:` line; "" for a lesson that must verify.
 std::string expected_outcome(const std::string& path) {

@@ -2,7 +2,7 @@
 // the JSON and a coverage map PNG), `run --trace` (one record per block, a timeline PNG) and `sweep` (every
 // 1D block size, CSV and JSON, the best marked); elements written by more than one thread (counted, or why not).
 #include "core/data/image_io.h"
-#include "support/process.h"
+#include "cli_support.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -10,16 +10,11 @@
 #include <fstream>
 #include <sstream>
 
+using cp::test::cli;
 using cp::test::ProcessResult;
 using cp::test::TempDir;
 
 namespace {
-
-ProcessResult cli(std::vector<std::string> args) {
-    static TempDir cache;
-    args.insert(args.begin(), CP_BINARY);
-    return cp::test::run_process(args, {"CUDA_PLAYGROUND_CACHE_DIR=" + cache.path().string()});
-}
 
 TEST(LaunchCli, CoverageCountsNeverWrittenElementsAndWritesTheMap) {
     TempDir out;

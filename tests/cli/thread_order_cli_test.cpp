@@ -2,23 +2,17 @@
 // fails in natural and shuffled order and passes in reversed order, as its text says; the environment's
 // CUDA_PLAYGROUND_CPU_ORDER stays the default and the flag wins over it; bad values are refused plainly.
 #include "core/kernel_file/kernel_file.h"
-#include "support/process.h"
+#include "cli_support.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
+using cp::test::cli;
 using cp::test::ProcessResult;
 using cp::test::TempDir;
 
 namespace {
-
-ProcessResult cli(std::vector<std::string> args, std::vector<std::string> env = {}) {
-    static const TempDir cache;
-    args.insert(args.begin(), CP_BINARY);
-    env.push_back("CUDA_PLAYGROUND_CACHE_DIR=" + cache.path().string());
-    return cp::test::run_process(args, env);
-}
 
 // The lesson with the __syncthreads() inside its loop removed (the one after the loads stays).
 std::filesystem::path missing_barrier_lesson(const TempDir& dir) {
