@@ -11,21 +11,12 @@
 
 #include <array>
 #include <cstdlib>
-#include <cstdlib>
 #include <string>
 
 using namespace cp;
 using namespace cp::uitest;
 
 namespace {
-
-std::unique_ptr<ui::AppHost> start(const ui::AppOptions& o, const ui::BackendFactory& factory) {
-    auto h = ui::AppHost::create(o, factory);
-    EXPECT_TRUE(h.ok()) << h.error().full();
-    if (!h.ok()) return nullptr;
-    settle(**h);
-    return std::move(*h);
-}
 
 // The strip's pixel under element `e` (the middle of the strip's height).
 std::array<uint8_t, 3> strip_pixel(const Image& shot, const ui::DrawnPlot& p, double e) {
@@ -70,7 +61,7 @@ TEST(LaunchStrip, OneColourPerBlockWithEdgesAndTheHoveredOwner) {
     o.height = 1080;
     o.text_size = 1.75f;  // as on the projector
     o.sets = {{"n", "1000"}};  // blocks of 256: three whole blocks and one of 232
-    auto host = start(o, host_kernels_factory());
+    auto host = start_settled(o, host_kernels_factory());
     ASSERT_TRUE(host);
     const ui::DrawnPlot& p = host->workspace().output_panel().drawn_plot();
     ASSERT_TRUE(p.valid);
@@ -111,7 +102,7 @@ TEST(LaunchStrip, ElementsNoThreadOwnsStayUncolouredAndSaySo) {
     o.text_size = 1.75f;  // as on the projector
     o.sets = {{"n", "1000"}};
     o.grid = Dim3{2, 1, 1};  // 512 threads for 1000 elements
-    auto host = start(o, host_kernels_factory());
+    auto host = start_settled(o, host_kernels_factory());
     ASSERT_TRUE(host);
     const ui::DrawnPlot& p = host->workspace().output_panel().drawn_plot();
     ASSERT_TRUE(p.strip) << p.strip_note;
@@ -133,7 +124,7 @@ TEST(LaunchStrip, AHistogramGetsNoStripAndSaysWhy) {
     ScopedUserDir user;
     ui::AppOptions o = headless_options("histogram/atomic_histogram.cu");
     o.backend = "cpu";
-    auto host = start(o, {});
+    auto host = start_settled(o, {});
     ASSERT_TRUE(host);
     const ui::DrawnPlot& p = host->workspace().output_panel().drawn_plot();
     ASSERT_TRUE(p.valid);

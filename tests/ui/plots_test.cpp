@@ -17,14 +17,6 @@ using namespace cp::uitest;
 
 namespace {
 
-std::unique_ptr<ui::AppHost> start(const ui::AppOptions& o, const ui::BackendFactory& factory) {
-    auto h = ui::AppHost::create(o, factory);
-    EXPECT_TRUE(h.ok()) << h.error().full();
-    if (!h.ok()) return nullptr;
-    settle(**h);
-    return std::move(*h);
-}
-
 // Moves the mouse to a point and draws two frames (hover states settle a frame after the move).
 void hover(ui::AppHost& host, float x, float y) {
     ImGui::GetIO().AddMousePosEvent(x, y);
@@ -43,7 +35,7 @@ TEST(Plots, AOneDimensionalOutputIsALineWithAxesAndItsHoveredValue) {
     ScopedUserDir user;
     ui::AppOptions o = headless_options("basics/vector_add.cu");
     o.sets = {{"n", "3001"}};  // under the plot's 4096-point budget: every element is a point
-    auto host = start(o, host_kernels_factory());
+    auto host = start_settled(o, host_kernels_factory());
     ASSERT_TRUE(host);
     ui::Workspace& ws = host->workspace();
     ASSERT_TRUE(ws.latest() && ws.latest()->report.launched);
@@ -80,7 +72,7 @@ TEST(Plots, AHistogramsBinsAreBarsWithoutAnOwner) {
     ScopedUserDir user;
     ui::AppOptions o = headless_options("histogram/atomic_histogram.cu");
     o.backend = "cpu";
-    auto host = start(o, {});
+    auto host = start_settled(o, {});
     ASSERT_TRUE(host);
     ui::Workspace& ws = host->workspace();
     ASSERT_TRUE(ws.latest() && ws.latest()->report.launched)
@@ -106,7 +98,7 @@ TEST(Plots, AHistogramsBinsAreBarsWithoutAnOwner) {
 
 TEST(Plots, EveryColormappedImageHasAColourBarWithItsRange) {
     ScopedUserDir user;
-    auto host = start(headless_options("basics/thread_ids.cu"), host_kernels_factory());
+    auto host = start_settled(headless_options("basics/thread_ids.cu"), host_kernels_factory());
     ASSERT_TRUE(host);
     ui::Workspace& ws = host->workspace();
     ASSERT_TRUE(ws.latest() && ws.latest()->report.launched);
@@ -122,7 +114,7 @@ TEST(Plots, EveryColormappedImageHasAColourBarWithItsRange) {
 
     // An RGBA photo shown in colour has none; one channel of it is colormapped and has one, for 0..255.
     host = nullptr;
-    host = start(headless_options("image/box_blur.cu"), host_kernels_factory());
+    host = start_settled(headless_options("image/box_blur.cu"), host_kernels_factory());
     ASSERT_TRUE(host);
     ui::Workspace& blur = host->workspace();
     EXPECT_FALSE(blur.output_panel().drawn_output().colour_bar);
@@ -137,7 +129,7 @@ TEST(Plots, EveryColormappedImageHasAColourBarWithItsRange) {
 
 TEST(Plots, TheTimingHistoryShowsEveryRunAndItsLaunch) {
     ScopedUserDir user;
-    auto host = start(headless_options("basics/thread_ids.cu"), host_kernels_factory());
+    auto host = start_settled(headless_options("basics/thread_ids.cu"), host_kernels_factory());
     ASSERT_TRUE(host);
     ui::Workspace& ws = host->workspace();
     for (uint32_t bx : {8u, 32u}) {

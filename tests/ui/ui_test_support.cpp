@@ -319,4 +319,12 @@ ui::AppOptions headless_options(const std::string& kernel_relative) {
     return o;
 }
 
+std::unique_ptr<ui::AppHost> start_settled(const ui::AppOptions& options, const ui::BackendFactory& factory) {
+    auto h = ui::AppHost::create(options, factory);
+    EXPECT_TRUE(h.ok()) << h.error().full();
+    if (!h.ok()) return nullptr;
+    settle(**h);
+    return std::move(*h);
+}
+
 }  // namespace cp::uitest

@@ -76,4 +76,8 @@ ui::KernelDocument& document_of(ui::Workspace& ws);
 // Headless app options for tests: a fixed size, a given kernel.
 ui::AppOptions headless_options(const std::string& kernel_relative = "image/box_blur.cu");
 
+// A headless app with `options` and `factory`, settled (its first run shown); null, with a test failure, when
+// it cannot start.
+std::unique_ptr<ui::AppHost> start_settled(const ui::AppOptions& options, const ui::BackendFactory& factory);
+
 }  // namespace cp::uitest

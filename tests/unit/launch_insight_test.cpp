@@ -12,6 +12,8 @@
 #include "core/session/output_compare.h"
 #include "core/session/session.h"
 
+#include "cpu_session.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -55,22 +57,7 @@ extern "C" __global__ void stride(unsigned char* out, int n)
 }
 )";
 
-struct CpuRun {
-    std::unique_ptr<Engine> engine;
-    std::unique_ptr<KernelSession> session;
-};
-
-CpuRun open(const std::string& source, const std::string& name) {
-    auto made = make_backend("cpu");
-    EXPECT_TRUE(made.ok()) << made.error().full();
-    CpuRun r;
-    r.engine = std::make_unique<Engine>(std::move(made->backend));
-    r.session = std::make_unique<KernelSession>(*r.engine);
-    KernelFile file = parse_kernel_source(source, name);
-    EXPECT_FALSE(has_errors(file.diagnostics));
-    r.session->set_kernel(std::move(file));
-    return r;
-}
+using test::CpuRun;
 
 RunOptions quick() {
     RunOptions o;
@@ -79,7 +66,7 @@ RunOptions quick() {
 }
 
 TEST(Coverage, GridTooSmallGivesTheExactUncoveredCount) {
-    CpuRun r = open(kFill2D, "fill2d.cu");
+    CpuRun r = test::open_on_cpu(kFill2D, "fill2d.cu");
     RunChoices choices;
     choices.grid = Dim3{50, 15, 1};  // 800 x 240 threads for 1000 x 300 elements
     r.session->set_choices(choices);
@@ -124,7 +111,7 @@ TEST(Coverage, GridTooSmallGivesTheExactUncoveredCount) {
 }
 
 TEST(Coverage, FullGridWritesEverything) {
-    CpuRun r = open(kFill2D, "fill2d.cu");
+    CpuRun r = test::open_on_cpu(kFill2D, "fill2d.cu");
     RunOptions o = quick();
     o.coverage = true;
     const RunReport report = r.session->run(o);
@@ -134,7 +121,7 @@ TEST(Coverage, FullGridWritesEverything) {
 }
 
 TEST(Coverage, GridStrideLoopIsNotWarnedAboutAndSentinelValuesCount) {
-    CpuRun r = open(kStride, "stride.cu");
+    CpuRun r = test::open_on_cpu(kStride, "stride.cu");
     const RunReport report = r.session->run(quick());  // measured because the guess warns
     ASSERT_TRUE(report.ok()) << report.error->full();
     ASSERT_EQ(report.coverage.size(), 1u) << "the guess warned, so coverage is measured";
@@ -144,7 +131,7 @@ TEST(Coverage, GridStrideLoopIsNotWarnedAboutAndSentinelValuesCount) {
 }
 
 TEST(Coverage, OneDimensionalTooSmallGrid) {
-    CpuRun r = open(kStride, "stride.cu");
+    CpuRun r = test::open_on_cpu(kStride, "stride.cu");
     // Same kernel without the loop: one element per thread.
     std::string src = kStride;
     src.replace(src.find("for (int i"), std::string("for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)").size(),
@@ -159,7 +146,7 @@ TEST(Coverage, OneDimensionalTooSmallGrid) {
 }
 
 TEST(Trace, CpuBackendRecordsEveryBlockOnceWithSaneTimes) {
-    CpuRun r = open(kFill2D, "fill2d.cu");
+    CpuRun r = test::open_on_cpu(kFill2D, "fill2d.cu");
     RunOptions o = quick();
     o.trace = true;
     const RunReport report = r.session->run(o);

@@ -9,6 +9,8 @@
 #include "core/session/coverage.h"
 #include "core/session/session.h"
 
+#include "cpu_session.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -144,25 +146,10 @@ extern "C" __global__ void cast4(float* out, int n)
 }
 )";
 
-struct CpuRun {
-    std::unique_ptr<Engine> engine;
-    std::unique_ptr<KernelSession> session;
-};
-
-CpuRun open(const std::string& source, const std::string& name) {
-    auto made = make_backend("cpu");
-    EXPECT_TRUE(made.ok()) << made.error().full();
-    CpuRun r;
-    r.engine = std::make_unique<Engine>(std::move(made->backend));
-    r.session = std::make_unique<KernelSession>(*r.engine);
-    KernelFile file = parse_kernel_source(source, name);
-    EXPECT_FALSE(has_errors(file.diagnostics));
-    r.session->set_kernel(std::move(file));
-    return r;
-}
+using test::CpuRun;
 
 RunReport run_counted(const std::string& source, const std::string& name) {
-    CpuRun r = open(source, name);
+    CpuRun r = test::open_on_cpu(source, name);
     RunOptions o;
     o.timing = {0, 1, false};
     o.coverage = true;
