@@ -23,6 +23,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <sstream>
 
 namespace cp::cli {
 
@@ -162,6 +163,12 @@ void print_results(const RunReport& r, const DeviceInfo& device) {
                   << t.kernel_ms << " ms, device->host " << t.download_ms << " ms (" << std::setprecision(2)
                   << double(t.download_bytes) / 1e6 << " MB); total " << std::setprecision(4) << t.total_ms() << " ms"
                   << (t.pinned ? ", pinned host memory" : "") << "\n";
+        if (r.streams) {
+            std::cout << "  streams:  " << r.streams->summary() << ", split over " << r.streams->param << " = "
+                      << r.streams->elements << "\n";
+            std::istringstream lines(streams_timeline_text(*r.streams));
+            for (std::string line; std::getline(lines, line);) std::cout << "            " << line << "\n";
+        }
         std::cout << std::setprecision(1) << "  bandwidth: " << r.bandwidth_gbps << " GB/s";
         if (r.bandwidth_fraction > 0) {
             std::cout << " (" << r.bandwidth_fraction * 100 << "% of the device's " << std::setprecision(0)

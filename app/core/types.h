@@ -73,6 +73,9 @@ struct BackendCapabilities {
     bool sanitizer = false;
     // The order of a block's threads can be chosen per launch (LaunchRequest::thread_order).
     bool thread_order = false;
+    // Work on different streams runs at the same time (copy engines next to the SMs): a StreamsRequest's
+    // chunks overlap. Otherwise streamed operations run one after another (CPU emulation).
+    bool concurrent_streams = false;
 };
 
 // Limits and facts about the device a backend runs on. The CPU backend reports CUDA-like limits so

@@ -71,6 +71,7 @@ public:
     ReadBackResult read_back(const ReadBackRequest& request) override;
     ReleaseResult release(const ReleaseRequest& request) override;
     OccupancyResult occupancy(const OccupancyRequest& request) override;
+    StreamsResult streams(const StreamsRequest& request) override;
 
 private:
     struct Module {
@@ -292,6 +293,80 @@ LaunchResult CpuBackend::launch(const LaunchRequest& request) {
         if (line > 0) run.result.error->line = line;
     }
     return run.result;
+}
+
+// No copy engines and no concurrent kernels: the chunks' operations run one after another, in the order a
+// single stream would run them, each timed by the host clock. The report says so (caps.concurrent_streams).
+StreamsResult CpuBackend::streams(const StreamsRequest& request) {
+    StreamsResult out;
+    out.host_clock = true;
+    const auto origin = std::chrono::steady_clock::now();
+    auto since_origin = [&] { return elapsed_ms(origin); };
+    auto range = [&](const StreamCopy& c, size_t chunk) -> std::byte* {
+        auto it = buffers_.find(c.buffer);
+        if (it == buffers_.end()) {
+            out.error = engine_error("INVALID_BUFFER", "a copy of chunk " + std::to_string(chunk) +
+                                                           " names a buffer that does not exist (id " +
+                                                           std::to_string(c.buffer) + ")");
+            return nullptr;
+        }
+        const uint64_t size = it->second.memory.size();
+        if (c.offset > size || c.bytes > size - c.offset) {
+            out.error = engine_error("INVALID_VALUE", "a copy of chunk " + std::to_string(chunk) + ": " +
+                                                          std::to_string(c.bytes) + " bytes at offset " +
+                                                          std::to_string(c.offset) + " do not fit in buffer `" +
+                                                          it->second.name + "` of " + std::to_string(size) + " bytes");
+            return nullptr;
+        }
+        return it->second.memory.data() + c.offset;
+    };
+    for (size_t k = 0; k < request.chunks.size(); ++k) {
+        const StreamChunk& c = request.chunks[k];
+        auto record = [&](StreamOpKind kind, double start, uint64_t bytes) {
+            out.ops.push_back({c.stream, int(k), kind, start, since_origin(), bytes});
+        };
+        for (const StreamCopy& copy : c.h2d) {
+            std::byte* dst = range(copy, k);
+            if (!dst) return out;
+            if (copy.data.size() != copy.bytes) {
+                out.error = engine_error("INVALID_VALUE", "a copy of chunk " + std::to_string(k) + " carries " +
+                                                              std::to_string(copy.data.size()) + " bytes for " +
+                                                              std::to_string(copy.bytes));
+                return out;
+            }
+            const double start = since_origin();
+            if (copy.bytes) std::memcpy(dst, copy.data.data(), copy.bytes);
+            record(StreamOpKind::H2D, start, copy.bytes);
+        }
+        LaunchRequest launch_request;
+        launch_request.module = request.module;
+        launch_request.kernel_name = request.kernel_name;
+        launch_request.grid = c.grid;
+        launch_request.block = request.block;
+        launch_request.dynamic_shared_bytes = request.dynamic_shared_bytes;
+        launch_request.args = c.args;
+        launch_request.timing = {0, 1, false};
+        const double start = since_origin();
+        LaunchResult launched = launch(launch_request);
+        out.printf_output += launched.printf_output;
+        if (launched.error) {
+            out.error = std::move(launched.error);
+            out.error->message = "chunk " + std::to_string(k) + " (grid " + c.grid.str() + "): " + out.error->message;
+            return out;
+        }
+        record(StreamOpKind::Kernel, start, 0);
+        for (const StreamCopy& copy : c.d2h) {
+            const std::byte* src = range(copy, k);
+            if (!src) return out;
+            const double copy_start = since_origin();
+            out.d2h_data.emplace_back(src, src + copy.bytes);
+            record(StreamOpKind::D2H, copy_start, copy.bytes);
+        }
+    }
+    for (const StreamOp& op : out.ops) out.total_ms = std::max(out.total_ms, op.end_ms);
+    out.one_stream_ms = out.total_ms;  // the same operations in the same order: one stream is this run
+    out.ok = true;
+    return out;
 }
 
 }  // namespace

@@ -134,7 +134,11 @@ std::optional<EngineError> CpuExecutor::marshal(const std::vector<KernelArg>& ar
             if (p && !p->is_pointer)
                 return engine_error("INVALID_ARGUMENTS", which + " is a value of " + std::to_string(p->size) +
                                                              " bytes in the kernel, but a buffer was passed");
-            void* data = b->second.memory.data();
+            if (a.offset > b->second.memory.size())
+                return engine_error("INVALID_VALUE", which + " points " + std::to_string(a.offset) + " bytes into buffer `" +
+                                                         b->second.name + "` of " +
+                                                         std::to_string(b->second.memory.size()) + " bytes");
+            void* data = b->second.memory.data() + a.offset;  // a chunk of the buffer (streamed runs)
             std::memcpy(slot, &data, sizeof data);
             if (report) report->buffers.push_back({b->second.name, &b->second.memory, p ? p->pointee_size : 0});
         } else if (p && a.scalar.size() != p->size) {

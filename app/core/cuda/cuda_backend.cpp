@@ -1,5 +1,6 @@
 // CUDA backend, part 1: start-up (driver, device, primary context), device facts, compile + module load,
-// buffers, and what happens after sticky errors. Launching lives in cuda_launch.cpp.
+// buffers, and what happens after sticky errors. Launching lives in cuda_launch.cpp, streamed runs in
+// cuda_streams.cpp.
 #include "core/cuda/cuda_backend.h"
 #include "core/engine/trace_wrapper.h"
 
@@ -164,6 +165,8 @@ void CudaBackend::read_device_info() {
     i.caps.event_timing = true;
     i.caps.default_repeats = 10;
     i.caps.trace_needs_instrumented_module = true;
+    // Copies overlap kernels when the device has a copy engine (every GPU the playground's NVRTC targets has).
+    i.caps.concurrent_streams = attr(CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT) > 0;
     char name[256] = {};
     if (d_.DeviceGetName(name, int(sizeof(name)) - 1, device_) == CUDA_SUCCESS) i.name = name;
     i.cc_major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);

@@ -36,6 +36,7 @@ public:
     ReadBackResult read_back(const ReadBackRequest& request) override;
     ReleaseResult release(const ReleaseRequest& request) override;
     OccupancyResult occupancy(const OccupancyRequest& request) override;
+    StreamsResult streams(const StreamsRequest& request) override;  // cuda_streams.cpp
 
 private:
     struct LoadedModule {

@@ -93,6 +93,13 @@ std::optional<CudaDriver> load_cuda_driver(const std::string& library, std::stri
     want("cuOccupancyMaxPotentialBlockSize", d.OccupancyMaxPotentialBlockSize);
     want("cuOccupancyMaxActiveBlocksPerMultiprocessor", d.OccupancyMaxActiveBlocksPerMultiprocessor);
 
+    want("cuStreamCreate", d.StreamCreate);
+    want("cuStreamDestroy_v2", d.StreamDestroy);
+    want("cuStreamSynchronize", d.StreamSynchronize);
+    want("cuStreamWaitEvent", d.StreamWaitEvent);
+    want("cuMemcpyHtoDAsync_v2", d.MemcpyHtoDAsync);
+    want("cuMemcpyDtoHAsync_v2", d.MemcpyDtoHAsync);
+
     need("cuEventCreate", d.EventCreate);
     need("cuEventDestroy_v2", d.EventDestroy);
     need("cuEventRecord", d.EventRecord);

@@ -68,6 +68,14 @@ struct CudaDriver {
     decltype(&::cuOccupancyMaxPotentialBlockSize) OccupancyMaxPotentialBlockSize = nullptr;
     decltype(&::cuOccupancyMaxActiveBlocksPerMultiprocessor) OccupancyMaxActiveBlocksPerMultiprocessor = nullptr;
 
+    // Streams and asynchronous copies (StreamsRequest); optional: without them a streamed run is refused
+    decltype(&::cuStreamCreate) StreamCreate = nullptr;
+    decltype(&::cuStreamDestroy_v2) StreamDestroy = nullptr;
+    decltype(&::cuStreamSynchronize) StreamSynchronize = nullptr;
+    decltype(&::cuStreamWaitEvent) StreamWaitEvent = nullptr;
+    decltype(&::cuMemcpyHtoDAsync_v2) MemcpyHtoDAsync = nullptr;
+    decltype(&::cuMemcpyDtoHAsync_v2) MemcpyDtoHAsync = nullptr;
+
     // Events (timing)
     decltype(&::cuEventCreate) EventCreate = nullptr;
     decltype(&::cuEventDestroy_v2) EventDestroy = nullptr;

@@ -120,8 +120,12 @@ std::optional<EngineError> CudaBackend::marshal_args(CUfunction fn, const Launch
             if (it == buffers_.end())
                 return refused(label + " of " + kernel + " refers to " + buffer_label(a.buffer) +
                                ", which does not exist (released, or lost when the context was reset).");
+            if (a.offset > it->second.bytes)
+                return refused(label + " of " + kernel + " points " + std::to_string(a.offset) + " bytes into " +
+                               buffer_label(a.buffer) + ", which has " + std::to_string(it->second.bytes) + " bytes.");
+            const CUdeviceptr ptr = it->second.ptr + a.offset;  // a chunk of the buffer (streamed runs)
             storage[i].resize(sizeof(CUdeviceptr));
-            std::memcpy(storage[i].data(), &it->second.ptr, sizeof(CUdeviceptr));
+            std::memcpy(storage[i].data(), &ptr, sizeof(CUdeviceptr));
         } else {
             if (a.scalar.empty()) return refused(label + " of " + kernel + " has no value.");
             storage[i] = a.scalar;

@@ -109,6 +109,11 @@ Response failed_response(const Request& request, const EngineError& error, const
         }
         case 5: return ReadBackResult{{}, error, 0};
         case 6: return ReleaseResult{};
+        case 8: {
+            StreamsResult r;
+            r.error = error;
+            return r;
+        }
         default: {
             OccupancyResult r;
             r.error = error;
@@ -212,7 +217,7 @@ Response CudaWorkerBackend::call(const Request& request, int timeout_s, const st
         e.name = "timeout";
         e.message = subject + " did not finish within " + std::to_string(timeout_s) +
                     " s and was stopped. All buffers were lost; the GPU context was reset.";
-        e.hint = request.index() == 4
+        e.hint = request.index() == 4 || request.index() == 8
                      ? "look for a loop that never ends, or __syncthreads() inside a branch that some threads skip; "
                        "set CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S to allow longer launches"
                      : "";
@@ -261,6 +266,12 @@ ReadBackResult CudaWorkerBackend::read_back(const ReadBackRequest& request) {
 ReleaseResult CudaWorkerBackend::release(const ReleaseRequest& request) {
     if (!worker_.running()) return {};  // nothing to release in a worker that is gone
     return std::get<ReleaseResult>(call(request, kTransferTimeoutS, "a release"));
+}
+
+StreamsResult CudaWorkerBackend::streams(const StreamsRequest& request) {
+    const std::string subject = "kernel `" + request.kernel_name + "` in " + std::to_string(request.chunks.size()) +
+                                " chunks on " + std::to_string(request.streams) + " streams";
+    return std::get<StreamsResult>(call(request, launch_timeout_s(), subject));
 }
 
 OccupancyResult CudaWorkerBackend::occupancy(const OccupancyRequest& request) {

@@ -33,6 +33,7 @@ public:
     ReadBackResult read_back(const ReadBackRequest& request) override;
     ReleaseResult release(const ReleaseRequest& request) override;
     OccupancyResult occupancy(const OccupancyRequest& request) override;
+    StreamsResult streams(const StreamsRequest& request) override;
 
     // The worker's process id (-1 when none is running): for tests of the replacement.
     pid_t worker_pid() const { return worker_.pid(); }

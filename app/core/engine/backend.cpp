@@ -14,7 +14,8 @@ Response dispatch_request(Backend& b, const Request& request) {
             else if constexpr (std::is_same_v<T, LaunchRequest>) return b.launch(r);
             else if constexpr (std::is_same_v<T, ReadBackRequest>) return b.read_back(r);
             else if constexpr (std::is_same_v<T, ReleaseRequest>) return b.release(r);
-            else return b.occupancy(r);
+            else if constexpr (std::is_same_v<T, OccupancyRequest>) return b.occupancy(r);
+            else return b.streams(r);
         },
         request);
 }
@@ -26,6 +27,24 @@ OccupancyResult Backend::occupancy(const OccupancyRequest& request) {
                                 request.kernel_name + "`",
                             "the block size can still be estimated from the kernel's resource usage", false};
     return out;
+}
+
+StreamsResult Backend::streams(const StreamsRequest& request) {
+    StreamsResult out;
+    out.error = EngineError{"not supported",
+                            "the " + info().device.backend + " backend cannot run `" + request.kernel_name +
+                                "` split over streams",
+                            "run it on the cuda or cpu backend", false};
+    return out;
+}
+
+const char* stream_op_name(StreamOpKind k) {
+    switch (k) {
+        case StreamOpKind::H2D: return "h2d";
+        case StreamOpKind::Kernel: return "kernel";
+        case StreamOpKind::D2H: return "d2h";
+    }
+    return "?";
 }
 
 const BackendEntry* find_backend(const std::string& name) {

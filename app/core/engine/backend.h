@@ -27,6 +27,8 @@ public:
     virtual ReleaseResult release(const ReleaseRequest& request) = 0;
     // Default: an error saying this backend has no occupancy API (callers fall back to an estimate).
     virtual OccupancyResult occupancy(const OccupancyRequest& request);
+    // Default: an error saying this backend cannot run a launch split over streams.
+    virtual StreamsResult streams(const StreamsRequest& request);
 };
 
 // Hands one request to the matching member of `backend`: the one place that maps requests to calls, used by

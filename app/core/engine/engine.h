@@ -37,6 +37,7 @@ public:
     ReadBackResult read_back(ReadBackRequest r) { return call<ReadBackResult>(std::move(r)); }
     ReleaseResult release(ReleaseRequest r) { return call<ReleaseResult>(std::move(r)); }
     OccupancyResult occupancy(OccupancyRequest r) { return call<OccupancyResult>(std::move(r)); }
+    StreamsResult streams(StreamsRequest r) { return call<StreamsResult>(std::move(r)); }
 
 private:
     template <class R>

@@ -96,6 +96,7 @@ struct KernelArg {
     std::string name;
     BufferId buffer = 0;                 // non-zero: pass this buffer's device pointer
     std::vector<std::byte> scalar;       // else: these bytes (4 or 8)
+    uint64_t offset = 0;                 // with a buffer: pass its pointer plus this many bytes (a chunk of it)
 };
 
 struct TimingOptions {
@@ -180,9 +181,54 @@ struct OccupancyResult {
     std::vector<int> active_blocks;  // per OccupancyRequest::block_sizes (0: that size cannot launch)
 };
 
+// One launch split into chunks queued on several streams (`streams:` in a kernel file): per chunk its copies
+// in, its kernel and its copies out, in that order on its stream, so that different chunks' copies and kernels
+// may overlap. Buffers are the session's (allocated before); the copies name byte ranges of them.
+struct StreamCopy {
+    BufferId buffer = 0;
+    uint64_t offset = 0;           // bytes into the buffer
+    uint64_t bytes = 0;
+    std::vector<std::byte> data;   // host -> device: the bytes to send (`bytes` of them); device -> host: empty
+};
+struct StreamChunk {
+    int stream = 0;                // 0 .. StreamsRequest::streams - 1
+    std::vector<StreamCopy> h2d;   // before the kernel
+    Dim3 grid;
+    std::vector<KernelArg> args;   // buffers with KernelArg::offset at the chunk's start
+    std::vector<StreamCopy> d2h;   // after the kernel
+};
+struct StreamsRequest {
+    ModuleId module = 0;
+    std::string kernel_name;
+    Dim3 block;
+    uint32_t dynamic_shared_bytes = 0;
+    int streams = 1;
+    std::vector<StreamChunk> chunks;
+    // Also run the same operations queued on one stream (one after another) and time them: the comparison.
+    bool time_one_stream = true;
+};
+enum class StreamOpKind { H2D, Kernel, D2H };
+const char* stream_op_name(StreamOpKind k);  // "h2d", "kernel", "d2h"
+struct StreamOp {
+    int stream = 0, chunk = 0;
+    StreamOpKind kind = StreamOpKind::Kernel;
+    double start_ms = 0, end_ms = 0;  // from the first operation's start (GPU events, or the host clock)
+    uint64_t bytes = 0;               // copies: bytes moved
+};
+struct StreamsResult {
+    bool ok = false;
+    std::vector<StreamOp> ops;     // the S-stream run, chunk by chunk in issue order
+    double total_ms = 0;           // first event to last of the S-stream run
+    double one_stream_ms = 0;      // the same operations on one stream (0: not measured)
+    bool host_clock = false;       // times from the host clock around each operation run in order (no overlap)
+    std::vector<std::vector<std::byte>> d2h_data;  // per device -> host copy, chunk by chunk in request order
+    std::string printf_output;
+    std::optional<EngineError> error;
+};
+
 using Request = std::variant<InfoRequest, CompileRequest, AllocateRequest, UploadRequest, LaunchRequest,
-                             ReadBackRequest, ReleaseRequest, OccupancyRequest>;
+                             ReadBackRequest, ReleaseRequest, OccupancyRequest, StreamsRequest>;
 using Response = std::variant<InfoResult, CompileResult, AllocateResult, UploadResult, LaunchResult,
-                              ReadBackResult, ReleaseResult, OccupancyResult>;
+                              ReadBackResult, ReleaseResult, OccupancyResult, StreamsResult>;
 
 }  // namespace cp

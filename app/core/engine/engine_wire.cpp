@@ -41,7 +41,7 @@ void to_json(json& j, const DeviceInfo& d) {
     const BackendCapabilities& c = d.caps;
     j = {{"backend", d.backend},
          {"caps", {c.launches, c.gpu, c.device_buffers, c.buffers_by_ipc, c.occupancy_api, c.event_timing, c.default_repeats,
-                  c.trace_needs_instrumented_module, c.sanitizer, c.thread_order}},
+                  c.trace_needs_instrumented_module, c.sanitizer, c.thread_order, c.concurrent_streams}},
          {"name", d.name},
          {"arch", d.arch},
          {"cc", {d.cc_major, d.cc_minor}},
@@ -68,7 +68,8 @@ void from_json(const json& j, DeviceInfo& d) {
     const json& c = j.at("caps");
     d.caps = {c.at(0).get<bool>(), c.at(1).get<bool>(), c.at(2).get<bool>(), c.at(3).get<bool>(),
               c.at(4).get<bool>(), c.at(5).get<bool>(), c.at(6).get<int>(), c.size() > 7 && c.at(7).get<bool>(),
-              c.size() > 8 && c.at(8).get<bool>(), c.size() > 9 && c.at(9).get<bool>()};
+              c.size() > 8 && c.at(8).get<bool>(), c.size() > 9 && c.at(9).get<bool>(),
+              c.size() > 10 && c.at(10).get<bool>()};
     d.name = j.at("name").get<std::string>();
     d.arch = j.at("arch").get<std::string>();
     d.cc_major = j.at("cc").at(0).get<int>();
@@ -124,7 +125,67 @@ std::vector<std::byte> bytes_from(const json& j) {
 }
 
 // Names on the wire, in the order of the Request and Response variants.
-constexpr const char* kTypes[] = {"info", "compile", "allocate", "upload", "launch", "read_back", "release", "occupancy"};
+constexpr const char* kTypes[] = {"info",      "compile", "allocate",  "upload", "launch",
+                                  "read_back", "release", "occupancy", "streams"};
+
+json args_json(const std::vector<KernelArg>& args) {
+    json out = json::array();
+    for (const auto& a : args)
+        out.push_back({{"name", a.name}, {"buffer", a.buffer}, {"scalar", bytes_json(a.scalar)}, {"offset", a.offset}});
+    return out;
+}
+std::vector<KernelArg> args_from(const json& j) {
+    std::vector<KernelArg> out;
+    for (const auto& a : j)
+        out.push_back({a.at("name").get<std::string>(), a.at("buffer").get<BufferId>(), bytes_from(a.at("scalar")),
+                       a.value("offset", uint64_t(0))});
+    return out;
+}
+
+// A StreamsRequest: the chunks in the JSON, every host -> device copy's bytes one after another in the blob.
+json streams_request_json(const StreamsRequest& r, std::vector<std::byte>& blob) {
+    json chunks = json::array();
+    for (const StreamChunk& c : r.chunks) {
+        json h2d = json::array(), d2h = json::array();
+        for (const StreamCopy& copy : c.h2d) {
+            h2d.push_back({copy.buffer, copy.offset, copy.bytes, copy.data.size()});
+            blob.insert(blob.end(), copy.data.begin(), copy.data.end());
+        }
+        for (const StreamCopy& copy : c.d2h) d2h.push_back({copy.buffer, copy.offset, copy.bytes});
+        chunks.push_back({{"stream", c.stream}, {"grid", c.grid}, {"args", args_json(c.args)}, {"h2d", h2d}, {"d2h", d2h}});
+    }
+    return {{"module", r.module}, {"kernel_name", r.kernel_name}, {"block", r.block},
+            {"dynamic_shared_bytes", r.dynamic_shared_bytes}, {"streams", r.streams}, {"chunks", chunks},
+            {"time_one_stream", r.time_one_stream}};
+}
+std::optional<StreamsRequest> streams_request_from(const json& j, const std::vector<std::byte>& blob) {
+    StreamsRequest r;
+    r.module = j.at("module").get<ModuleId>();
+    r.kernel_name = j.at("kernel_name").get<std::string>();
+    r.block = j.at("block").get<Dim3>();
+    r.dynamic_shared_bytes = j.at("dynamic_shared_bytes").get<uint32_t>();
+    r.streams = j.at("streams").get<int>();
+    r.time_one_stream = j.value("time_one_stream", true);
+    size_t at = 0;
+    for (const json& c : j.at("chunks")) {
+        StreamChunk chunk;
+        chunk.stream = c.at("stream").get<int>();
+        chunk.grid = c.at("grid").get<Dim3>();
+        chunk.args = args_from(c.at("args"));
+        for (const json& h : c.at("h2d")) {
+            StreamCopy copy{h.at(0).get<BufferId>(), h.at(1).get<uint64_t>(), h.at(2).get<uint64_t>(), {}};
+            const uint64_t size = h.at(3).get<uint64_t>();
+            if (size > blob.size() - at) return std::nullopt;
+            copy.data.assign(blob.begin() + std::ptrdiff_t(at), blob.begin() + std::ptrdiff_t(at + size));
+            at += size;
+            chunk.h2d.push_back(std::move(copy));
+        }
+        for (const json& d : c.at("d2h"))
+            chunk.d2h.push_back({d.at(0).get<BufferId>(), d.at(1).get<uint64_t>(), d.at(2).get<uint64_t>(), {}});
+        r.chunks.push_back(std::move(chunk));
+    }
+    return r;
+}
 
 size_t type_index(const json& j) {
     const std::string t = j.at("type").get<std::string>();
@@ -156,11 +217,8 @@ WireMessage encode_request(const Request& request) {
                 j["offset"] = r.offset;
                 m.blob = r.data;
             } else if constexpr (std::is_same_v<T, LaunchRequest>) {
-                json args = json::array();
-                for (const auto& a : r.args)
-                    args.push_back({{"name", a.name}, {"buffer", a.buffer}, {"scalar", bytes_json(a.scalar)}});
                 j.update({{"module", r.module}, {"kernel_name", r.kernel_name}, {"grid", r.grid}, {"block", r.block},
-                          {"dynamic_shared_bytes", r.dynamic_shared_bytes}, {"args", args},
+                          {"dynamic_shared_bytes", r.dynamic_shared_bytes}, {"args", args_json(r.args)},
                           {"timing", {r.timing.warmup, r.timing.repeats, r.timing.flush_l2}}, {"trace", r.trace}});
                 if (r.thread_order)
                     j["thread_order"] = {int(r.thread_order->kind), r.thread_order->seed};
@@ -173,6 +231,8 @@ WireMessage encode_request(const Request& request) {
                 j.update({{"module", r.module}, {"kernel_name", r.kernel_name},
                           {"dynamic_shared_bytes", r.dynamic_shared_bytes}, {"block_size_limit", r.block_size_limit},
                           {"block_sizes", r.block_sizes}});
+            } else if constexpr (std::is_same_v<T, StreamsRequest>) {
+                j.update(streams_request_json(r, m.blob));
             }
         },
         request);
@@ -206,9 +266,7 @@ std::optional<Request> decode_request(WireMessage message) {
                 r.grid = j.at("grid").get<Dim3>();
                 r.block = j.at("block").get<Dim3>();
                 r.dynamic_shared_bytes = j.at("dynamic_shared_bytes").get<uint32_t>();
-                for (const auto& a : j.at("args"))
-                    r.args.push_back({a.at("name").get<std::string>(), a.at("buffer").get<BufferId>(),
-                                      bytes_from(a.at("scalar"))});
+                r.args = args_from(j.at("args"));
                 const json& t = j.at("timing");
                 r.timing = {t.at(0).get<int>(), t.at(1).get<int>(), t.at(2).get<bool>()};
                 r.trace = j.value("trace", false);
@@ -224,6 +282,11 @@ std::optional<Request> decode_request(WireMessage message) {
             case 6:
                 return ReleaseRequest{j.at("buffers").get<std::vector<BufferId>>(),
                                       j.at("modules").get<std::vector<ModuleId>>()};
+            case 8: {
+                auto r = streams_request_from(j, message.blob);
+                if (!r) return std::nullopt;
+                return std::move(*r);
+            }
             default:
                 return OccupancyRequest{j.at("module").get<ModuleId>(), j.at("kernel_name").get<std::string>(),
                                         j.at("dynamic_shared_bytes").get<uint32_t>(),
@@ -277,6 +340,17 @@ WireMessage encode_response(const Response& response) {
                 j.update({{"min_grid_size", r.min_grid_size}, {"block_size", r.block_size},
                           {"active_blocks_per_sm", r.active_blocks_per_sm}, {"occupancy", r.occupancy},
                           {"method", r.method}, {"error", error_json(r.error)}, {"active_blocks", r.active_blocks}});
+            } else if constexpr (std::is_same_v<T, StreamsResult>) {
+                json ops = json::array(), sizes = json::array();
+                for (const StreamOp& op : r.ops)
+                    ops.push_back({op.stream, op.chunk, int(op.kind), op.start_ms, op.end_ms, op.bytes});
+                for (const auto& d : r.d2h_data) {
+                    sizes.push_back(d.size());
+                    m.blob.insert(m.blob.end(), d.begin(), d.end());
+                }
+                j.update({{"ok", r.ok}, {"ops", ops}, {"total_ms", r.total_ms}, {"one_stream_ms", r.one_stream_ms},
+                          {"host_clock", r.host_clock}, {"d2h_sizes", sizes}, {"printf_output", r.printf_output},
+                          {"error", error_json(r.error)}});
             }
         },
         response);
@@ -324,6 +398,30 @@ std::optional<Response> decode_response(WireMessage message) {
             }
             case 5: return ReadBackResult{std::move(message.blob), error_from(j), j.value("elapsed_ms", 0.0)};
             case 6: return ReleaseResult{};
+            case 8: {
+                StreamsResult r;
+                r.ok = j.at("ok").get<bool>();
+                for (const json& op : j.at("ops")) {
+                    const int kind = op.at(2).get<int>();
+                    if (kind < 0 || kind > 2) return std::nullopt;
+                    r.ops.push_back({op.at(0).get<int>(), op.at(1).get<int>(), StreamOpKind(kind), op.at(3).get<double>(),
+                                     op.at(4).get<double>(), op.at(5).get<uint64_t>()});
+                }
+                r.total_ms = j.at("total_ms").get<double>();
+                r.one_stream_ms = j.at("one_stream_ms").get<double>();
+                r.host_clock = j.at("host_clock").get<bool>();
+                size_t at = 0;
+                for (const json& size : j.at("d2h_sizes")) {
+                    const uint64_t n = size.get<uint64_t>();
+                    if (n > message.blob.size() - at) return std::nullopt;
+                    r.d2h_data.emplace_back(message.blob.begin() + std::ptrdiff_t(at),
+                                            message.blob.begin() + std::ptrdiff_t(at + n));
+                    at += n;
+                }
+                r.printf_output = j.at("printf_output").get<std::string>();
+                r.error = error_from(j);
+                return r;
+            }
             default: {
                 OccupancyResult r;
                 r.min_grid_size = j.at("min_grid_size").get<int>();

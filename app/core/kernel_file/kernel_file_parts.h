@@ -13,7 +13,7 @@ namespace cp {
 
 // An expression written in the header, remembered so its names can be checked once every line is read.
 struct HeaderExpr {
-    enum class Context { ParamDefault, BufferCount, Block, Grid, Shared, Problem, View, Traffic, Repeat };
+    enum class Context { ParamDefault, BufferCount, Block, Grid, Shared, Problem, View, Traffic, Repeat, Streams };
     Context context;
     std::string text;
     std::string where;       // "the grid", "the count of buffer `a`", for messages

@@ -163,6 +163,35 @@ void check_views(const std::string& file, const KernelSpec& spec, const Names& n
     }
 }
 
+// `streams: S over PARAM`: PARAM a whole-number param, and one launch to split (not a sequence of steps).
+void check_streams(const std::string& file, const KernelSpec& spec, const Names& names, HeaderState& state,
+                   std::vector<Diagnostic>& diags) {
+    if (!spec.streams) return;
+    const StreamsSpec& st = *spec.streams;
+    state.used_names.insert(st.param);
+    auto report = [&](std::string message) {
+        diags.push_back(make_diagnostic(file, st.line, st.column, Severity::Error, std::move(message)));
+    };
+    if (!spec.steps.empty()) {
+        report("`streams:` splits one kernel's launch into chunks, and this file runs a sequence of `step:` lines "
+               "(line " + std::to_string(spec.steps.front().line) + "). Remove `streams:`, or the steps.");
+        return;
+    }
+    if (state.broken_names.count(st.param)) return;
+    const ParamSpec* p = nullptr;
+    for (const ParamSpec& q : spec.params)
+        if (q.name == st.param) p = &q;
+    if (!p) {
+        report("`streams: ... over " + st.param + "`: there is no param `" + st.param + "`." +
+               did_you_mean(st.param, names.params) + " Name the param that counts the elements the chunks split, "
+               "e.g. `param n: int = 1000003` and `streams: 4 over n`.");
+        return;
+    }
+    if (p->type != ScalarType::Int && p->type != ScalarType::UInt)
+        report("`streams: ... over " + st.param + "`: param `" + st.param + "` (line " + std::to_string(p->line) + ") is " +
+               scalar_type_name(p->type) + "; the chunks split a number of elements, so it must be int or uint.");
+}
+
 }  // namespace
 
 void check_header(const std::string& file, KernelSpec& spec, std::vector<Diagnostic>& diagnostics, HeaderState& state) {
@@ -191,6 +220,7 @@ void check_header(const std::string& file, KernelSpec& spec, std::vector<Diagnos
                                               "no `grid:` line: the kernel will be launched with a single block. Add "
                                               "e.g. `grid: ceil(n / block.x)`."));
     }
+    check_streams(file, spec, names, state, diagnostics);
     const bool has_output = std::any_of(spec.buffers.begin(), spec.buffers.end(),
                                         [](const BufferSpec& b) { return b.direction != Direction::In; });
     if (!spec.reference.empty() && !has_output && state.broken_names.empty()) {

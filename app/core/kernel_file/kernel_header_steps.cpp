@@ -1,10 +1,14 @@
 // Reading a `step:` line of a metadata header: a kernel of the file (a name or a template's instantiation) and
-// its own `block=`, `grid=`, `shared=` and `repeat=` settings, each mistake named with its column and the fix.
+// its own `block=`, `grid=`, `shared=` and `repeat=` settings, each mistake named with its column and the fix;
+// and the `streams: S over PARAM [chunks=C]` line (the launch split into chunks on several streams).
 #include "core/kernel_file/kernel_header_parser.h"
 #include "core/text_util.h"
 
+#include "core/kernel_file/expr.h"
+
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 namespace cp::header {
 
@@ -148,6 +152,109 @@ void HeaderEntryParser::parse_step(const Line& l) {
         }
     }
     if (ok) spec_.steps.push_back(std::move(step));
+}
+
+namespace {
+const char* const kStreamsExample = "`streams: 4 over n` (or `streams: 4 over n chunks=16`)";
+}  // namespace
+
+void HeaderEntryParser::parse_streams(const Line& l) {
+    const std::string& v = l.value;
+    // `over` standing alone outside parentheses splits the stream count from the size parameter.
+    size_t over = std::string::npos;
+    int depth = 0;
+    for (size_t i = 0; i + 4 <= v.size(); ++i) {
+        if (v[i] == '(') ++depth;
+        if (v[i] == ')' && depth > 0) --depth;
+        if (depth == 0 && v.compare(i, 4, "over") == 0 && (i == 0 || std::isspace(static_cast<unsigned char>(v[i - 1]))) &&
+            (i + 4 == v.size() || std::isspace(static_cast<unsigned char>(v[i + 4])))) {
+            over = i;
+            break;
+        }
+    }
+    if (over == std::string::npos) {
+        error(l.line, l.column, "`streams:` takes the number of streams and the size parameter the chunks split, "
+                                "`streams: S over PARAM`; `over PARAM` is missing. Write e.g. " + std::string(kStreamsExample) + ".");
+        return;
+    }
+    StreamsSpec st;
+    st.line = l.line;
+    st.column = l.column;
+    st.streams_expr = trim(v.substr(0, over));
+    if (st.streams_expr.empty()) {
+        error(l.line, l.column, "`streams:` needs the number of streams (1 to " + std::to_string(kMaxStreams) +
+                                    ") before `over`. Write e.g. " + kStreamsExample + ".");
+        return;
+    }
+    size_t p = over + 4;
+    while (p < v.size() && std::isspace(static_cast<unsigned char>(v[p]))) ++p;
+    size_t e = p;
+    while (e < v.size() && ident_char(v[e])) ++e;
+    st.param = v.substr(p, e - p);
+    if (st.param.empty() || !ident_start(st.param[0])) {
+        error(l.line, l.column + int(p), "after `over`, `streams:` takes the name of the size parameter the chunks "
+                                         "split (the param that counts the elements). Write e.g. " + std::string(kStreamsExample) + ".");
+        return;
+    }
+    size_t first_setting = 0;
+    const std::vector<Setting> settings = find_settings(v, e, first_setting);
+    const std::string stray = trim(v.substr(e, first_setting - e));
+    if (!stray.empty()) {
+        error(l.line, l.column + int(v.find(stray, e)),
+              "after the size parameter, `streams:` takes only `chunks=C`, not `" + stray + "`. Write e.g. " +
+                  kStreamsExample + ".");
+        return;
+    }
+    for (const Setting& s : settings) {
+        const int name_column = l.column + int(s.name_pos), value_column = l.column + int(s.value_pos);
+        if (s.name != "chunks") {
+            error(l.line, name_column, "unknown setting `" + s.name + "=` on `streams:`." + did_you_mean(s.name, {"chunks"}) +
+                                           " It takes only `chunks=C` (C at least the number of streams; 4 per stream when left out).");
+            return;
+        }
+        if (!st.chunks_expr.empty()) {
+            error(l.line, name_column, "`chunks=` is given twice on `streams:`; keep one.");
+            return;
+        }
+        if (s.value.empty()) {
+            error(l.line, value_column, "`chunks=` has no value; write e.g. `chunks=16`.");
+            return;
+        }
+        st.chunks_expr = s.value;
+    }
+    // Constants are checked here, with their column; expressions of params when the run is resolved.
+    double streams = 0, chunks = 0;
+    const bool streams_constant = expr_names(st.streams_expr).empty();
+    if (streams_constant) {
+        if (!constant(st.streams_expr, l.line, l.column, "the number of streams", streams)) return;
+        if (streams < 1 || streams > kMaxStreams || streams != std::floor(streams)) {
+            error(l.line, l.column, "`streams: " + st.streams_expr + "`: the number of streams must be a whole number from 1 to " +
+                                        std::to_string(kMaxStreams) + ". Write e.g. " + kStreamsExample + ".");
+            return;
+        }
+    } else {
+        remember(HeaderExpr::Context::Streams, st.streams_expr, "the number of streams", l.line, l.column);
+    }
+    if (!st.chunks_expr.empty()) {
+        const int column = l.column + int(v.rfind(st.chunks_expr));
+        if (expr_names(st.chunks_expr).empty()) {
+            if (!constant(st.chunks_expr, l.line, column, "the number of chunks", chunks)) return;
+            if (chunks < 1 || chunks > kMaxStreamChunks || chunks != std::floor(chunks)) {
+                error(l.line, column, "`chunks=" + st.chunks_expr + "`: the number of chunks must be a whole number from 1 to " +
+                                          std::to_string(kMaxStreamChunks) + ".");
+                return;
+            }
+            if (streams_constant && chunks < streams) {
+                error(l.line, column, "`chunks=" + st.chunks_expr + "` is fewer than the " + st.streams_expr +
+                                          " streams: some streams would get no chunk. Use at least `chunks=" +
+                                          st.streams_expr + "`, or leave it out (4 chunks per stream).");
+                return;
+            }
+        } else {
+            remember(HeaderExpr::Context::Streams, st.chunks_expr, "the number of chunks", l.line, column);
+        }
+    }
+    spec_.streams = std::move(st);
 }
 
 }  // namespace cp::header

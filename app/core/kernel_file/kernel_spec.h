@@ -110,6 +110,17 @@ struct StepSpec {
     std::string repeat_expr = "1";            // launches in a row, each seeing the previous one's results
 };
 
+// `streams: S over PARAM [chunks=C]`: the launch also runs split into C chunks along the size parameter PARAM,
+// chunk k on stream k % S, each chunk's copies in, kernel and copies out queued on its stream (session_streams.cpp).
+struct StreamsSpec {
+    std::string streams_expr;  // S: 1..16, a number or an expression of params (a slider: `streams over n`)
+    std::string param;         // the size parameter the chunks split
+    std::string chunks_expr;   // C >= S; empty: 4 * S
+    int line = 0, column = 0;
+};
+constexpr int kMaxStreams = 16;
+constexpr int kMaxStreamChunks = 1024;
+
 // What a buggy-on-purpose lesson must show (`expect:`); None for a lesson that must verify.
 enum class ExpectedOutcome { None, Mismatch, Fault, Refused, Hang };
 const char* expected_outcome_name(ExpectedOutcome e);  // "mismatch", "fault", ...
@@ -131,6 +142,7 @@ struct KernelSpec {
     ExpectedOutcome expect = ExpectedOutcome::None;  // `expect:` buggy on purpose
     std::string learn;                               // `learn:` what the student should take from the bug
     std::vector<StepSpec> steps;                     // `step:` lines; empty: the one kernel runs once
+    std::optional<StreamsSpec> streams;              // `streams:`; none: one stream
 
     // `kernel:` the __global__ function to run when the file has several, or the instantiation of a
     // template kernel (`reduce<float, 256>`): a C++ name expression. Empty: the file's only kernel.

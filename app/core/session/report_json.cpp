@@ -115,6 +115,27 @@ std::string run_report_json(const RunReport& r, const std::vector<std::filesyste
         j["trace"] = {{"unit", r.trace->unit}, {"units_used", r.trace->units_used},
                       {"instrumented_median_ms", r.trace->timing.median_ms}, {"blocks", blocks}};
     }
+    // `streams:`: the chunked run's operations (times from its first operation) and its totals.
+    if (r.streams) {
+        const StreamsReport& s = *r.streams;
+        json ops = json::array(), lanes = json::array();
+        for (const StreamOp& op : s.ops)
+            ops.push_back({{"stream", op.stream}, {"chunk", op.chunk}, {"kind", stream_op_name(op.kind)},
+                           {"start_ms", op.start_ms}, {"end_ms", op.end_ms}, {"bytes", op.bytes}});
+        for (const auto& lane : s.lanes) lanes.push_back(lane);
+        j["streams"] = {{"streams", s.streams},
+                        {"chunks", s.chunks},
+                        {"param", s.param},
+                        {"elements", s.elements},
+                        {"total_ms", s.total_ms},
+                        {"one_stream_ms", s.one_stream_ms},
+                        {"gained_ms", s.gained_ms()},
+                        {"copy_kernel_overlap_ms", s.copy_kernel_overlap_ms()},
+                        {"concurrent", s.concurrent},
+                        {"measured_by", s.host_clock ? "host clock (operations run one after another)" : "cuda events"},
+                        {"ops", ops},
+                        {"lanes", lanes}};
+    }
     // A buggy-on-purpose lesson: what it must show, what it showed, and whether that is as expected.
     j["expect"] = r.expect.empty() ? json(nullptr) : json(r.expect);
     j["learn"] = r.learn.empty() ? json(nullptr) : json(r.learn);

@@ -4,7 +4,7 @@
 // place that turns a file and choices into a run (resolve); its report carries that resolved run.
 //
 // Files: session.cpp (choices, images, compile) · session_resolve.cpp · session_buffers.cpp · session_run.cpp ·
-// session_insight.cpp (coverage, trace) ·
+// session_insight.cpp (coverage, trace) · session_streams.cpp (`streams:`) ·
 // session_writers.cpp (elements written more than once) · sweep.cpp (block-size sweeps)
 #pragma once
 
@@ -97,6 +97,9 @@ private:
     // session_insight.cpp: two launches over sentinel-filled outputs; an instrumented launch.
     Result<std::vector<CoverageMap>> measure_coverage(const ResolvedRun& resolved, ModuleId module);
     Result<LaunchTrace> trace_launch(const ResolvedRun& resolved, const TimingOptions& timing);
+    // session_streams.cpp: the launch again, split into chunks on streams (`streams:`); its outputs replace the
+    // ordinary read-back in report.outputs, so the check judges them.
+    Result<StreamsReport> run_streams(const ResolvedRun& resolved, ModuleId module, RunReport& report, bool& context_reset);
     // session_writers.cpp: a launch of the write-counting variant; fills each map's writer counts, or says in
     // it why they could not be counted (never fails the run).
     void count_writers(const ResolvedRun& resolved, std::vector<CoverageMap>& maps);

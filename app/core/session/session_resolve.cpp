@@ -66,6 +66,46 @@ ResolvedView resolve_view(const ViewSpec& spec, const KernelFile& file, const Re
     return v;
 }
 
+// `streams: S over PARAM chunks=C`: S from 1 to 16, S <= C <= 1024, and no more chunks than PARAM's elements.
+Result<ResolvedStreams> resolve_streams(const StreamsSpec& st, const ResolvedRun& r, const Scope& scope) {
+    const std::string where = "`streams:` (line " + std::to_string(st.line) + ")";
+    auto whole = [&](const std::string& expr, const std::string& what, double lo, double hi) -> Result<int> {
+        auto v = eval_expr(expr, scope);
+        if (!v) return make_error(where + ", " + what + ": " + v.error().message, v.error().hint);
+        if (!std::isfinite(*v) || *v < lo || *v > hi || std::floor(*v) != *v)
+            return make_error(where + ": " + what + " `" + expr + "` is " + format_number(*v) + "; it must be a whole "
+                                  "number from " + format_number(lo) + " to " + format_number(hi),
+                              "set it from " + format_number(lo) + " to " + format_number(hi));
+        return int(*v);
+    };
+    ResolvedStreams out;
+    out.param = st.param;
+    out.line = st.line;
+    auto streams = whole(st.streams_expr, "the number of streams", 1, kMaxStreams);
+    if (!streams) return streams.error();
+    out.streams = *streams;
+    if (st.chunks_expr.empty()) {
+        out.chunks = 4 * out.streams;
+    } else {
+        auto chunks = whole(st.chunks_expr, "the number of chunks", 1, kMaxStreamChunks);
+        if (!chunks) return chunks.error();
+        out.chunks = *chunks;
+        if (out.chunks < out.streams)
+            return make_error(where + ": " + std::to_string(out.chunks) + " chunks for " + std::to_string(out.streams) +
+                                  " streams would leave a stream without work",
+                              "use at least as many chunks as streams (`chunks=" + std::to_string(out.streams) +
+                                  "` or more), or fewer streams");
+    }
+    auto n = r.params.find(st.param);
+    if (n == r.params.end()) return make_error(where + ": there is no param `" + st.param + "`");
+    if (n->second < out.chunks) {
+        // Few elements: fewer chunks (one element each) rather than refusing a small n the student slid to.
+        out.chunks = std::max(1, int(n->second));
+        out.streams = std::min(out.streams, out.chunks);
+    }
+    return out;
+}
+
 }  // namespace
 
 // The choices alone: each refused one becomes a problem with its field, so the window can mark it.
@@ -278,6 +318,14 @@ Result<ResolvedRun> KernelSession::resolve(std::vector<InputProblem>* problems_o
             const uint64_t bytes = r.buffer_counts[b.name] * elem_info(b.type).size;
             r.traffic_bytes += b.direction == Direction::InOut ? 2 * bytes : bytes;
         }
+    }
+
+    if (spec.streams) {
+        auto streams = resolve_streams(*spec.streams, r, scope);
+        if (!streams) return refuse(blamed_choice(spec.streams->streams_expr + " + " + spec.streams->chunks_expr + " + " +
+                                                      spec.streams->param, choices_),
+                                    streams.error());
+        r.streams = *streams;
     }
 
     Scope view_scope(r.params.begin(), r.params.end());
