@@ -217,5 +217,72 @@ TEST(EngineWire, FramesOverASocket) {
     close(sv[1]);
 }
 
+// A streamed run: the chunks' copies (their bytes in the blob, in order), arguments with offsets, and back the
+// operations' times and each copy out's bytes.
+TEST(EngineWire, StreamsRequestAndResult) {
+    StreamsRequest r;
+    r.module = 7;
+    r.kernel_name = "overlap";
+    r.block = {256, 1, 1};
+    r.dynamic_shared_bytes = 64;
+    r.streams = 3;
+    r.time_one_stream = false;
+    for (int k = 0; k < 2; ++k) {
+        StreamChunk c;
+        c.stream = k;
+        c.grid = {uint32_t(10 + k), 1, 1};
+        c.h2d.push_back({11, uint64_t(8 * k), 3, bytes({k, k + 1, k + 2})});
+        c.h2d.push_back({12, 0, 0, {}});
+        c.args.push_back({"x", 11, {}, uint64_t(8 * k)});
+        c.args.push_back({"n", 0, bytes({5, 0, 0, 0}), 0});
+        c.d2h.push_back({13, uint64_t(4 * k), 4, {}});
+        r.chunks.push_back(c);
+    }
+    const StreamsRequest r2 = round_trip_request(r);
+    EXPECT_EQ(r2.module, 7u);
+    EXPECT_EQ(r2.kernel_name, "overlap");
+    EXPECT_EQ(r2.block, r.block);
+    EXPECT_EQ(r2.dynamic_shared_bytes, 64u);
+    EXPECT_EQ(r2.streams, 3);
+    EXPECT_FALSE(r2.time_one_stream);
+    ASSERT_EQ(r2.chunks.size(), 2u);
+    for (int k = 0; k < 2; ++k) {
+        const StreamChunk& c = r2.chunks[size_t(k)];
+        EXPECT_EQ(c.stream, k);
+        EXPECT_EQ(c.grid.x, uint32_t(10 + k));
+        ASSERT_EQ(c.h2d.size(), 2u);
+        EXPECT_EQ(c.h2d[0].offset, uint64_t(8 * k));
+        EXPECT_EQ(c.h2d[0].data, bytes({k, k + 1, k + 2}));
+        EXPECT_TRUE(c.h2d[1].data.empty());
+        ASSERT_EQ(c.args.size(), 2u);
+        EXPECT_EQ(c.args[0].offset, uint64_t(8 * k));
+        EXPECT_EQ(c.args[0].buffer, 11u);
+        EXPECT_EQ(c.args[1].scalar, bytes({5, 0, 0, 0}));
+        ASSERT_EQ(c.d2h.size(), 1u);
+        EXPECT_EQ(c.d2h[0].offset, uint64_t(4 * k));
+        EXPECT_EQ(c.d2h[0].bytes, 4u);
+    }
+
+    StreamsResult res;
+    res.ok = true;
+    res.ops = {{0, 0, StreamOpKind::H2D, 0.0, 0.5, 12}, {1, 1, StreamOpKind::Kernel, 0.25, 1.5, 0},
+               {2, 2, StreamOpKind::D2H, 1.0, 2.0, 4}};
+    res.total_ms = 2.0;
+    res.one_stream_ms = 3.5;
+    res.d2h_data = {bytes({1, 2, 3, 4}), {}, bytes({9})};
+    res.printf_output = "hi\n";
+    const StreamsResult res2 = round_trip_response(res);
+    EXPECT_TRUE(res2.ok);
+    ASSERT_EQ(res2.ops.size(), 3u);
+    EXPECT_EQ(res2.ops[1].kind, StreamOpKind::Kernel);
+    EXPECT_EQ(res2.ops[2].stream, 2);
+    EXPECT_DOUBLE_EQ(res2.ops[1].start_ms, 0.25);
+    EXPECT_EQ(res2.ops[0].bytes, 12u);
+    EXPECT_DOUBLE_EQ(res2.one_stream_ms, 3.5);
+    EXPECT_EQ(res2.d2h_data, res.d2h_data);
+    EXPECT_EQ(res2.printf_output, "hi\n");
+    EXPECT_FALSE(res2.error.has_value());
+}
+
 }  // namespace
 }  // namespace cp
