@@ -134,6 +134,9 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     timing_panel_ = timing.get();
     panels_.push_back(std::move(timing));
     panels_.push_back(std::make_unique<LaunchViewPanel>(*outputs_, latest_, inputs_, device_status_.device));
+    auto streams = std::make_unique<StreamsPanel>(latest_);
+    streams_panel_ = streams.get();
+    panels_.push_back(std::move(streams));
     panels_.push_back(std::make_unique<OccupancyPanel>(latest_, inputs_, device_status_.device));
     panels_.push_back(std::make_unique<SweepPanel>(sweep_, inputs_));
     panels_.push_back(std::make_unique<ConsolePanel>(console_));
@@ -212,6 +215,7 @@ void Workspace::open_kernel(const fs::path& path) {
     if (doc_ && doc_->unsaved()) save_now();
     doc_ = std::move(*doc);
     inputs_.reset_for_new_kernel();
+    streams_shown_ = false;
     outputs_->clear();
     latest_.reset();
     output_status_ = OutputStatus();
@@ -316,6 +320,11 @@ void Workspace::apply_outcome(RunOutcome outcome) {
     }
     ++runs_applied_;
     RunReport& r = outcome.report;
+    // A lesson with `streams:`: its timeline comes to the front with the first streamed run of the kernel.
+    if (r.streams && !streams_shown_) {
+        streams_shown_ = true;
+        show_panel("Streams");
+    }
     // The first refusal is the run's error (logged below); any others are logged here.
     for (size_t i = 1; i < r.input_problems.size(); ++i) console_.add(LogKind::Error, "Refused: " + r.input_problems[i].error.full());
 

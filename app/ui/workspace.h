@@ -25,6 +25,7 @@
 #include "ui/state/settings.h"
 #include "ui/theme.h"
 #include "ui/state/timing_history.h"
+#include "ui/panels/streams_panel.h"
 #include "ui/panels/timing_panel.h"
 
 #include <filesystem>
@@ -79,6 +80,7 @@ public:
     const OutputPanel& output_panel() const { return *output_panel_; }
     const EditorPanel& editor_panel() const { return *editor_panel_; }
     const TimingPanel* timing_panel() const { return timing_panel_; }
+    const StreamsPanel* streams_panel() const { return streams_panel_; }
     const std::optional<RunOutcome>& latest() const { return latest_; }
     // The Launch panel's occupancy suggestion (its button sets `requested`).
     BlockSuggestionState& block_suggestion() { return block_suggestion_; }
@@ -193,6 +195,8 @@ private:
     EditorPanel* editor_panel_ = nullptr;
     OutputPanel* output_panel_ = nullptr;
     TimingPanel* timing_panel_ = nullptr;
+    StreamsPanel* streams_panel_ = nullptr;
+    bool streams_shown_ = false;  // the Streams panel was brought to the front for this kernel
     std::unique_ptr<PresentationView> presentation_view_;
     bool presenting_ = false;
     OpenFileDialog open_dialog_;
