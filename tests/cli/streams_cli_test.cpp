@@ -22,8 +22,8 @@ TEST(StreamsCli, RunPrintsTheTimelineAndTheJsonHasEveryOperation) {
     EXPECT_NE(text.out.find("H host->device, K kernel, D device->host"), std::string::npos) << text.out;
     EXPECT_NE(text.out.find("verified"), std::string::npos) << text.out;
 
-    auto json = cli({"run", lesson, "--backend", "cpu", "--repeat", "1", "--set", "n=20011", "--set", "streams=2",
-                     "--json", "-"});
+    auto json = cli(
+        {"run", lesson, "--backend", "cpu", "--repeat", "1", "--set", "n=20011", "--set", "streams=2", "--json", "-"});
     ASSERT_EQ(json.exit_code, 0) << json.err;
     const auto j = nlohmann::json::parse(json.out);
     EXPECT_EQ(j["verified"], true);

@@ -103,12 +103,13 @@ TEST(GpuStreams, ChunksOverlapAndOutputsAreRight) {
         } else {
             EXPECT_GT(overlapping, 0) << "no copy in ran during the previous chunk's kernel";
         }
-        std::printf("[gpu] streams %d, %d chunks of n=16000007 (64 rounds): %.3f ms on %d streams, %.3f ms on one "
-                    "stream (%.0f%% less); h2d(k+1) overlapping kernel(k) in %d of %d pairs, %.3f ms; copy/kernel "
-                    "overlap %.3f ms\n",
-                    streams, s.chunks, s.total_ms, streams, s.one_stream_ms,
-                    s.one_stream_ms > 0 ? 100.0 * s.gained_ms() / s.one_stream_ms : 0.0, overlapping, pairs,
-                    overlapped_ms, s.copy_kernel_overlap_ms());
+        std::printf(
+            "[gpu] streams %d, %d chunks of n=16000007 (64 rounds): %.3f ms on %d streams, %.3f ms on one "
+            "stream (%.0f%% less); h2d(k+1) overlapping kernel(k) in %d of %d pairs, %.3f ms; copy/kernel "
+            "overlap %.3f ms\n",
+            streams, s.chunks, s.total_ms, streams, s.one_stream_ms,
+            s.one_stream_ms > 0 ? 100.0 * s.gained_ms() / s.one_stream_ms : 0.0, overlapping, pairs, overlapped_ms,
+            s.copy_kernel_overlap_ms());
         if (streams == 4) std::cout << streams_timeline_text(s, 100);
     }
 }

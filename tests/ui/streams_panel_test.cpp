@@ -73,8 +73,8 @@ TEST(StreamsPanel, LayoutOfAHandMadeReport) {
     r.param = "n";
     r.elements = 10;
     r.concurrent = true;
-    r.ops = {{0, 0, StreamOpKind::H2D, 0.0, 1.0, 20}, {0, 0, StreamOpKind::Kernel, 1.0, 2.0, 0},
-             {1, 1, StreamOpKind::H2D, 1.0, 2.0, 20}, {0, 0, StreamOpKind::D2H, 2.0, 3.0, 20},
+    r.ops = {{0, 0, StreamOpKind::H2D, 0.0, 1.0, 20},   {0, 0, StreamOpKind::Kernel, 1.0, 2.0, 0},
+             {1, 1, StreamOpKind::H2D, 1.0, 2.0, 20},   {0, 0, StreamOpKind::D2H, 2.0, 3.0, 20},
              {1, 1, StreamOpKind::Kernel, 2.0, 3.0, 0}, {1, 1, StreamOpKind::D2H, 3.0, 4.0, 20}};
     r.total_ms = 4;
     r.one_stream_ms = 6;

@@ -23,15 +23,17 @@ const char* kKernel = "extern \"C\" __global__ void k(const float* a, float* c, 
 
 // Header lines 2..8, then `extra` from line 9.
 KernelFile parse_with(const std::string& extra, const std::string& params = "param s: int = 4\n") {
-    const std::string text = "/*@playground\n"
-                             "title: Streams\n"          // line 2
-                             "param n: int = 1000\n"     // 3
-                             "param f: float = 1.5\n" +  // 4
-                             params +                    // 5
-                             "buffer a: float[n] in\n"   // 6
-                             "buffer c: float[n] out\n"  // 7
-                             "grid: ceil(n / block.x)\n" +  // 8
-                             extra + "*/\n" + kKernel;
+    const std::string text =
+        "/*@playground\n"
+        "title: Streams\n"             // line 2
+        "param n: int = 1000\n"        // 3
+        "param f: float = 1.5\n" +     // 4
+        params +                       // 5
+        "buffer a: float[n] in\n"      // 6
+        "buffer c: float[n] out\n"     // 7
+        "grid: ceil(n / block.x)\n" +  // 8
+        extra +
+        "*/\n" + kKernel;
     return parse_kernel_source(text, "streams.cu");
 }
 
@@ -82,17 +84,18 @@ TEST(StreamsHeader, MistakesNameTheirLineAndTheFix) {
 }
 
 TEST(StreamsHeader, CountsFromParamsAreCheckedWhenResolving) {
-    auto run = test::open_on_cpu("/*@playground\n"
-                                 "title: Streams\n"
-                                 "param n: int = 1000\n"
-                                 "param s: int = 20\n"  // line 4: no range, so the header cannot refuse it
-                                 "buffer a: float[n] in\n"
-                                 "buffer c: float[n] out\n"
-                                 "grid: ceil(n / block.x)\n"
-                                 "streams: s over n\n"  // line 8
-                                 "*/\n"
-                                 "extern \"C\" __global__ void k(const float* a, float* c, int n, int s) { }\n",
-                                 "streams.cu");
+    auto run = test::open_on_cpu(
+        "/*@playground\n"
+        "title: Streams\n"
+        "param n: int = 1000\n"
+        "param s: int = 20\n"  // line 4: no range, so the header cannot refuse it
+        "buffer a: float[n] in\n"
+        "buffer c: float[n] out\n"
+        "grid: ceil(n / block.x)\n"
+        "streams: s over n\n"  // line 8
+        "*/\n"
+        "extern \"C\" __global__ void k(const float* a, float* c, int n, int s) { }\n",
+        "streams.cu");
     auto resolved = run.session->resolve();
     ASSERT_FALSE(resolved.ok());
     EXPECT_NE(resolved.error().message.find("line 8"), std::string::npos) << resolved.error().message;

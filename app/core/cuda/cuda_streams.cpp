@@ -86,7 +86,8 @@ StreamsResult CudaBackend::streams(const StreamsRequest& request) {
             return refused(label + " refers to " + buffer_label(c.buffer) + ", which does not exist");
         if (c.offset > it->second.bytes || c.bytes > it->second.bytes - c.offset)
             return refused(label + ": " + std::to_string(c.bytes) + " bytes at offset " + std::to_string(c.offset) +
-                           " do not fit in " + buffer_label(c.buffer) + " of " + std::to_string(it->second.bytes) + " bytes");
+                           " do not fit in " + buffer_label(c.buffer) + " of " + std::to_string(it->second.bytes) +
+                           " bytes");
         return std::nullopt;
     };
     for (size_t k = 0; k < request.chunks.size(); ++k) {
@@ -115,8 +116,8 @@ StreamsResult CudaBackend::streams(const StreamsRequest& request) {
         p.launch.block = request.block;
         p.launch.dynamic_shared_bytes = request.dynamic_shared_bytes;
         p.launch.args = c.args;
-        const std::string chunk_subject = "kernel `" + request.kernel_name + "` (chunk " + std::to_string(k) + ", grid " +
-                                          c.grid.str() + ", block " + request.block.str() + ")";
+        const std::string chunk_subject = "kernel `" + request.kernel_name + "` (chunk " + std::to_string(k) +
+                                          ", grid " + c.grid.str() + ", block " + request.block.str() + ")";
         if ((out.error = check_launch(fn, p.launch, chunk_subject))) return out;
         if ((out.error = marshal_args(fn, p.launch, p.storage, p.params))) return out;
         all_args.args.insert(all_args.args.end(), c.args.begin(), c.args.end());
@@ -125,8 +126,9 @@ StreamsResult CudaBackend::streams(const StreamsRequest& request) {
     // Pinned staging, untimed: a program that overlaps copies keeps its host data in page-locked memory.
     PinnedArea staged_in(d_, in_bytes), staged_out(d_, out_bytes);
     if (!staged_in.data || !staged_out.data) {
-        out.error = EngineError{"CUDA_ERROR_OUT_OF_MEMORY", "could not allocate " + std::to_string(in_bytes + out_bytes) +
-                                " bytes of pinned (page-locked) host memory for the streamed run",
+        out.error = EngineError{"CUDA_ERROR_OUT_OF_MEMORY",
+                                "could not allocate " + std::to_string(in_bytes + out_bytes) +
+                                    " bytes of pinned (page-locked) host memory for the streamed run",
                                 "use a smaller size", false};
         return out;
     }
@@ -186,8 +188,8 @@ StreamsResult CudaBackend::streams(const StreamsRequest& request) {
             }
             Prepared& p = prepared[k];
             op(s, [&] {
-                return d_.LaunchKernel(fn, c.grid.x, c.grid.y, c.grid.z, request.block.x, request.block.y, request.block.z,
-                                       request.dynamic_shared_bytes, s, p.params.data(), nullptr);
+                return d_.LaunchKernel(fn, c.grid.x, c.grid.y, c.grid.z, request.block.x, request.block.y,
+                                       request.block.z, request.dynamic_shared_bytes, s, p.params.data(), nullptr);
             });
             for (const StreamCopy& copy : c.d2h) {
                 const CUdeviceptr src = buffers_.at(copy.buffer).ptr + copy.offset;
@@ -214,7 +216,8 @@ StreamsResult CudaBackend::streams(const StreamsRequest& request) {
     }
     // Every stream starts after the origin event, so every time is measured from one point.
     if (r == CUDA_SUCCESS) r = d_.EventRecord(origin, first);
-    for (size_t s = 1; s < set.streams.size() && r == CUDA_SUCCESS; ++s) r = d_.StreamWaitEvent(set.streams[s], origin, 0);
+    for (size_t s = 1; s < set.streams.size() && r == CUDA_SUCCESS; ++s)
+        r = d_.StreamWaitEvent(set.streams[s], origin, 0);
     if (r == CUDA_SUCCESS) r = enqueue(false, true);
     if (r == CUDA_SUCCESS) r = d_.CtxSynchronize();
     if (capture) {

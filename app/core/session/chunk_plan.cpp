@@ -71,14 +71,15 @@ Result<ChunkPlan> plan_chunks(const ResolvedRun& run, const std::vector<BufferSp
         any_split = any_split || c->second == n;
     }
     if (!any_split)
-        return make_error("no buffer has " + param + " = " + std::to_string(n) + " elements, so there is nothing to split",
-                          "split over the parameter that sizes the buffers (e.g. `buffer x: float[n]` and `over n`)");
+        return make_error(
+            "no buffer has " + param + " = " + std::to_string(n) + " elements, so there is nothing to split",
+            "split over the parameter that sizes the buffers (e.g. `buffer x: float[n]` and `over n`)");
     for (const BufferSpec& b : buffers) {
         const uint64_t count = run.buffer_counts.at(b.name);
         if (count != n && b.direction != Direction::In)
             return make_error("buffer `" + b.name + "` (line " + std::to_string(b.line) + ") is `" +
-                                  direction_name(b.direction) + "` with " + std::to_string(count) +
-                                  " elements, not " + param + " = " + std::to_string(n) +
+                                  direction_name(b.direction) + "` with " + std::to_string(count) + " elements, not " +
+                                  param + " = " + std::to_string(n) +
                                   ", so every part would write all of it at once (a race)",
                               "only `in` buffers may have another size than `" + param + "`; size `" + b.name +
                                   "` by " + param + ", or run the kernel without splitting it");

@@ -33,8 +33,8 @@ struct ChunkPart {
 };
 
 struct ChunkPlan {
-    std::string param;    // the split parameter
-    uint64_t total = 0;   // its value in the run
+    std::string param;   // the split parameter
+    uint64_t total = 0;  // its value in the run
     std::vector<ChunkPart> parts;
 };
 

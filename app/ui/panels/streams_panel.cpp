@@ -12,9 +12,12 @@ namespace {
 
 ImU32 op_colour(StreamOpKind k) {
     switch (k) {
-        case StreamOpKind::H2D: return IM_COL32(66, 150, 250, 255);    // blue
-        case StreamOpKind::Kernel: return IM_COL32(240, 140, 40, 255);  // orange
-        case StreamOpKind::D2H: return IM_COL32(80, 190, 100, 255);     // green
+        case StreamOpKind::H2D:
+            return IM_COL32(66, 150, 250, 255);  // blue
+        case StreamOpKind::Kernel:
+            return IM_COL32(240, 140, 40, 255);  // orange
+        case StreamOpKind::D2H:
+            return IM_COL32(80, 190, 100, 255);  // green
     }
     return IM_COL32(200, 200, 200, 255);
 }
@@ -23,7 +26,8 @@ void legend_entry(StreamOpKind k) {
     const float side = ImGui::GetTextLineHeight() * 0.8f;
     const ImVec2 p = ImGui::GetCursorScreenPos();
     const float pad = (ImGui::GetTextLineHeight() - side) * 0.5f;
-    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + pad), ImVec2(p.x + side, p.y + pad + side), op_colour(k));
+    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + pad), ImVec2(p.x + side, p.y + pad + side),
+                                              op_colour(k));
     ImGui::Dummy(ImVec2(side, ImGui::GetTextLineHeight()));
     ImGui::SameLine();
     ImGui::TextUnformatted(stream_op_label(k));
@@ -35,9 +39,10 @@ void StreamsPanel::draw() {
     drawn_ = {};
     const StreamsReport* report = latest_ && latest_->report.streams ? &*latest_->report.streams : nullptr;
     if (!report) {
-        ImGui::TextWrapped("This lesson runs its launch on one stream. A lesson with a `streams: 4 over n` line "
-                           "(kernels/FORMAT.md) also runs it cut into chunks on several streams, and this panel then "
-                           "draws each stream's copies and kernels on a timeline. Open Streams in the library to see one.");
+        ImGui::TextWrapped(
+            "This lesson runs its launch on one stream. A lesson with a `streams: 4 over n` line "
+            "(kernels/FORMAT.md) also runs it cut into chunks on several streams, and this panel then "
+            "draws each stream's copies and kernels on a timeline. Open Streams in the library to see one.");
         return;
     }
     drawn_.timeline = true;

@@ -14,9 +14,12 @@ size_t StreamsTimeline::bars_in_lane(int lane) const {
 
 const char* stream_op_label(StreamOpKind k) {
     switch (k) {
-        case StreamOpKind::H2D: return "host -> device";
-        case StreamOpKind::Kernel: return "kernel";
-        case StreamOpKind::D2H: return "device -> host";
+        case StreamOpKind::H2D:
+            return "host -> device";
+        case StreamOpKind::Kernel:
+            return "kernel";
+        case StreamOpKind::D2H:
+            return "device -> host";
     }
     return "?";
 }
@@ -39,7 +42,8 @@ StreamsTimeline layout_streams_timeline(const StreamsReport& r) {
                       r.total_ms, r.one_stream_ms, 100.0 * std::abs(gained) / r.one_stream_ms,
                       gained >= 0 ? "less" : "more");
         t.note = "Each bar is one operation of one chunk (" + std::to_string(r.chunks) + " chunks of " + r.param +
-                 " = " + std::to_string(r.elements) + "), timed with CUDA events recorded before and after it on its "
+                 " = " + std::to_string(r.elements) +
+                 "), timed with CUDA events recorded before and after it on its "
                  "stream. Bars of different streams above each other ran at the same time.";
     } else {
         std::snprintf(text, sizeof text, "%d streams: %.3f ms (one after another)", r.streams, r.total_ms);

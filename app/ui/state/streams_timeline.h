@@ -21,9 +21,9 @@ struct StreamsTimeline {
     int lanes = 0;                         // streams: lane k is stream k, drawn from the top
     std::vector<std::string> lane_labels;  // "stream 0"
     std::vector<TimelineBar> bars;
-    double axis_ms = 0;                    // the time axis runs from 0 to this (the S-stream total)
-    std::string totals;                    // "4 streams: 3.100 ms   one stream: 5.020 ms   38% less"
-    std::string note;                      // how to read it (CPU backend: nothing overlaps; events vs host clock)
+    double axis_ms = 0;  // the time axis runs from 0 to this (the S-stream total)
+    std::string totals;  // "4 streams: 3.100 ms   one stream: 5.020 ms   38% less"
+    std::string note;    // how to read it (CPU backend: nothing overlaps; events vs host clock)
     size_t bars_in_lane(int lane) const;
 };
 
