@@ -21,8 +21,8 @@ using namespace cp::uitest;
 
 namespace {
 
-const char* kPanels[] = {"Library", "Editor", "Parameters", "Launch", "Output", "Timing",
-                         "Console", "Device", "Launch view", "Occupancy", "Sweep"};
+const char* kPanels[] = {"Library", "Editor",      "Parameters", "Launch", "Output",  "Timing",
+                         "Console", "Device",      "Launch view", "Occupancy", "Sweep", "Streams"};
 
 std::unique_ptr<ui::AppHost> start(int width, int height, float text_size) {
     ui::Settings s;
@@ -125,7 +125,7 @@ TEST(Layout, ClosedPanelsGiveTheirSpaceToTheOutputAndResetBringsThemBack) {
     ui::Workspace& ws = host->workspace();
     const Rect before = window_rect("Output");
     // Close everything under the output, as the tabs' close buttons do.
-    for (const char* title : {"Parameters", "Launch", "Timing", "Occupancy", "Sweep"}) ws.hide_panel(title);
+    for (const char* title : {"Parameters", "Launch", "Timing", "Occupancy", "Sweep", "Streams"}) ws.hide_panel(title);
     host->frame();
     host->frame();
     host->frame();
