@@ -15,6 +15,7 @@ grid: ceil(width / block.x) x ceil(height / block.y)
 problem: width x height
 view dst: image(width, height)
 reference: box_blur_reference
+compare: image/box_blur_shared image/box_blur_wide
 tolerance: 1
 */
 extern "C" __global__ void box_blur(const uchar4* src, uchar4* dst, int width, int height)

@@ -15,6 +15,7 @@ grid: ceil(width / block.x) x ceil(height / block.y)
 problem: width x height
 view dst: image(width, height)
 reference: grayscale_reference
+compare: image/grayscale_fast
 tolerance: 1
 */
 extern "C" __global__ void grayscale(const uchar4* src, uchar4* dst, int width, int height)

@@ -19,6 +19,7 @@ grid: ceil(n / block.x) x ceil(m / block.y)
 problem: n x m
 view c: image(n, m) colormap=coolwarm
 reference: matmul_loops
+compare: matrix/tiled_matmul matrix/matmul_register_blocked
 tolerance: 1e-3
 */
 extern "C" __global__ void matmul_naive(const float* a, const float* b, float* c, int m, int n, int k)

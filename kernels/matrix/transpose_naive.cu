@@ -18,6 +18,7 @@ problem: width x height
 traffic: 2 * width * height * 4
 view out: image(height, width) colormap=viridis
 reference: transpose_loops
+compare: matrix/transpose_shared
 tolerance: 0
 */
 extern "C" __global__ void transpose_naive(const float* in, float* out, int width, int height)

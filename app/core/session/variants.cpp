@@ -1,0 +1,122 @@
+// Turning a comparison's variant names into kernel files, translating the main kernel's choices for them, and
+// the speed ratio (variants.h).
+#include "core/session/variants.h"
+
+#include "core/text_util.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+
+namespace cp {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The names the file's __global__ functions go by, for messages.
+std::vector<std::string> kernel_names(const KernelFile& main) {
+    std::vector<std::string> names;
+    for (size_t at = main.source.find("__global__"); at != std::string::npos; at = main.source.find("__global__", at + 1)) {
+        const size_t open = main.source.find('(', at);
+        if (open == std::string::npos) break;
+        size_t end = open;
+        while (end > at && std::isspace(static_cast<unsigned char>(main.source[end - 1]))) --end;
+        size_t start = end;
+        while (start > at && (std::isalnum(static_cast<unsigned char>(main.source[start - 1])) || main.source[start - 1] == '_'))
+            --start;
+        const std::string name = main.source.substr(start, end - start);
+        if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    }
+    return names;
+}
+
+bool is_file(const fs::path& p) {
+    std::error_code ec;
+    return fs::is_regular_file(p, ec);
+}
+
+// A variant file: next to main's file, as given (the working folder), then in the library.
+std::optional<fs::path> find_variant_file(const KernelFile& main, const std::string& variant) {
+    const fs::path given(variant);
+    std::vector<fs::path> tries;
+    if (!main.path.empty() && given.is_relative()) {
+        tries.push_back(main.path.parent_path() / given);
+        tries.push_back(main.path.parent_path() / (variant + ".cu"));
+    }
+    tries.push_back(given);
+    const fs::path lib = kernels_dir();
+    tries.push_back(lib / given);
+    tries.push_back(lib / (variant + ".cu"));
+    for (const fs::path& p : tries)
+        if (is_file(p)) return p;
+    if (given.parent_path().empty()) {
+        // A bare library name such as `matmul_tiled`: search the library's folders.
+        std::error_code ec;
+        for (auto it = fs::recursive_directory_iterator(lib, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+            if (it->path().extension() == ".cu" && (it->path().stem() == variant || it->path().filename() == variant))
+                return it->path();
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+Result<KernelFile> load_variant(const KernelFile& main, const std::string& variant, const std::string& where) {
+    const std::vector<std::string> names = kernel_names(main);
+    const std::string base = variant.substr(0, variant.find('<'));
+    if (!variant_names_a_file(variant) && std::find(names.begin(), names.end(), base) != names.end())
+        return parse_kernel_source(main.source, main.path, variant);
+    if (auto path = find_variant_file(main, variant)) {
+        if (*path == main.path) return parse_kernel_source(main.source, main.path, variant);
+        return load_kernel_file(*path);
+    }
+    std::string hint = "give another kernel of " + main.path.filename().string() + " (" + join(names, ", ") +
+                       "), a .cu file (next to it or a path) or a library name such as matrix/matmul_tiled";
+    if (const std::string guess = closest_name(base, names); !guess.empty() && guess != base)
+        hint = "did you mean `" + guess + "`? Or " + hint;
+    else if (const std::string lib = closest_library_kernel(variant); !lib.empty())
+        hint = "did you mean `" + lib + "`? Or " + hint;
+    return make_error(where + ": no kernel of that name in " + main.path.filename().string() + " and no such file", hint);
+}
+
+std::vector<std::pair<std::string, Result<KernelFile>>> header_variants(const KernelFile& main) {
+    std::vector<std::pair<std::string, Result<KernelFile>>> out;
+    for (const std::string& v : main.spec.compare)
+        out.emplace_back(v, load_variant(main, v, "`compare: " + v + "` (line " + std::to_string(main.spec.compare_line) + ")"));
+    return out;
+}
+
+RunChoices variant_choices(const KernelFile& main, const RunChoices& main_choices, const ResolvedRun* main_resolved,
+                           const KernelFile& variant) {
+    RunChoices c = main_choices;
+    c.until_step.reset();
+    if (variant.path != main.path) {
+        c.block.reset();
+        c.grid.reset();
+        if (main_resolved)
+            for (const auto& [name, value] : main_resolved->params)
+                if (const ParamSpec* p = main.param(name); p && !p->derived) c.params.emplace(name, value);
+    }
+    c.keep_only_those_of(variant);
+    return c;
+}
+
+std::optional<double> speedup(const RunReport& main, const RunReport& variant) {
+    if (!main.launched || !variant.launched || variant.timing.median_ms <= 0 || main.timing.median_ms <= 0)
+        return std::nullopt;
+    return main.timing.median_ms / variant.timing.median_ms;
+}
+
+std::string speedup_text(const RunReport& main, const RunReport& variant) {
+    const auto ratio = speedup(main, variant);
+    if (!ratio) return "";
+    char text[64];
+    if (*ratio >= 1)
+        std::snprintf(text, sizeof text, "%.3gx faster than ", *ratio);
+    else
+        std::snprintf(text, sizeof text, "%.3gx slower than ", 1 / *ratio);
+    return variant.kernel + ": " + text + main.kernel;
+}
+
+}  // namespace cp
