@@ -67,7 +67,9 @@ void Workspace::apply_variants(RunOutcome& outcome) {
                 col.error = run_failure_text(r);
                 if (!r.error->hint.empty()) col.error += "\n  hint: " + r.error->hint;
                 for (const Diagnostic& d : r.diagnostics)
-                    if (d.severity == Severity::Error && r.failed_stage <= RunStage::Compile) col.error += "\n" + d.str();
+                    if (d.severity == Severity::Error && r.failed_stage <= RunStage::Compile &&
+                        col.error.find(d.str()) == std::string::npos)
+                        col.error += "\n" + d.str();
             } else if (!r.launched) {
                 col.error = "Compiled, not run: this backend cannot launch kernels";
             }

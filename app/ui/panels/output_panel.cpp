@@ -211,14 +211,14 @@ void OutputPanel::draw_image_toolbar(OutputView& v, bool has_input) {
 void OutputPanel::draw_image_view(OutputView& v) {
     InputImage& input = views_.input();
     const bool has_input = input.raw && input.display;
-    if (!presenting_) draw_image_toolbar(v, has_input);
+    if (!presenting_ && !compact_) draw_image_toolbar(v, has_input);
     if (!v.display) {
         ImGui::TextDisabled("Nothing to show yet.");
         return;
     }
     ImageViewState& s = v.state;
-    const CompareMode mode = has_input ? s.compare : CompareMode::OutputOnly;
-    const float inspector_height = ImGui::GetTextLineHeightWithSpacing() * 3;
+    const CompareMode mode = has_input && !compact_ ? s.compare : CompareMode::OutputOnly;
+    const float inspector_height = compact_ ? 0.0f : ImGui::GetTextLineHeightWithSpacing() * 3;
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     // Scalars (or one channel) are colormapped: a colour bar with the range stands beside them.
     const int comps = v.raw ? v.raw->format().data_components : int(elem_info(v.type).components);
@@ -313,7 +313,13 @@ void OutputPanel::draw_image_view(OutputView& v) {
         const int py = int(std::floor((io.MousePos.y - o.y) / s.zoom));
         pixel = std::make_pair(px, py);
     }
-    draw_inspector(v, pixel, over_input);
+    if (!compact_) {
+        draw_inspector(v, pixel, over_input);
+    } else if (pixel) {  // a side-by-side column has no room below its image: the values follow the mouse
+        ImGui::BeginTooltip();
+        draw_inspector(v, pixel, over_input);
+        ImGui::EndTooltip();
+    }
 }
 
 void OutputPanel::draw_inspector(OutputView& v, std::optional<std::pair<int, int>> pixel, bool over_input) {

@@ -103,6 +103,7 @@ private:
     };
 
     bool presenting_ = false;
+    bool compact_ = false;  // a side-by-side column: no display settings of its own (one row above the columns)
     OutputViews& views_;
     const OutputStatus& status_;
     CompareState& compare_;
