@@ -42,9 +42,11 @@ void OutputPanel::draw_side_by_side() {
     // values look the same side by side; the columns themselves stay compact.
     for (OutputView& main_view : views_.views()) {
         if (!main_view.is_image() || !main_view.display) continue;
-        ImGui::PushID("display");
-        draw_image_toolbar(main_view, false);
-        ImGui::PopID();
+        if (!presenting_) {
+            ImGui::PushID("display");
+            draw_image_toolbar(main_view, false);
+            ImGui::PopID();
+        }
         for (VariantColumn& c : compare_.columns) {
             if (!c.views) continue;
             for (OutputView& v : c.views->views()) {
