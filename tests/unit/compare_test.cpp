@@ -136,6 +136,17 @@ TEST(Variants, ASameFileKernelKeepsTheHeaderAndAFileIsReadFromBesideTheLesson) {
     EXPECT_TRUE(listed[0].second.ok());
 }
 
+TEST(Variants, AKernelWithLaunchBoundsIsFoundInTheSameFile) {
+    std::string src = scale_source();
+    src.replace(src.find("__global__ void scale_rows"), 26, "__global__ void __launch_bounds__(256) scale_rows");
+    const KernelFile main = parse_kernel_source(src, kScale);
+    ASSERT_FALSE(has_errors(main.diagnostics)) << dump(main);
+    auto v = load_variant(main, "scale_rows", "--compare scale_rows");
+    ASSERT_TRUE(v.ok()) << v.error().full();
+    ASSERT_TRUE(v->signature);
+    EXPECT_EQ(v->signature->name, "scale_rows");
+}
+
 TEST(Variants, ChoicesCarryOverAndAnotherFileKeepsItsOwnLaunchButGetsTheSameParameters) {
     const KernelFile main = parse_kernel_source(scale_source(), kScale);
     RunChoices chosen;

@@ -2,10 +2,10 @@
 // the speed ratio (variants.h).
 #include "core/session/variants.h"
 
+#include "core/cpu/source_prep.h"
 #include "core/text_util.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 
 namespace cp {
@@ -14,20 +14,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The names the file's __global__ functions go by, for messages.
+// The names of the file's __global__ functions (the same token scan the CPU backend uses).
 std::vector<std::string> kernel_names(const KernelFile& main) {
     std::vector<std::string> names;
-    for (size_t at = main.source.find("__global__"); at != std::string::npos; at = main.source.find("__global__", at + 1)) {
-        const size_t open = main.source.find('(', at);
-        if (open == std::string::npos) break;
-        size_t end = open;
-        while (end > at && std::isspace(static_cast<unsigned char>(main.source[end - 1]))) --end;
-        size_t start = end;
-        while (start > at && (std::isalnum(static_cast<unsigned char>(main.source[start - 1])) || main.source[start - 1] == '_'))
-            --start;
-        const std::string name = main.source.substr(start, end - start);
-        if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-    }
+    for (const KernelDecl& k : find_kernels(main.source))
+        if (std::find(names.begin(), names.end(), k.name) == names.end()) names.push_back(k.name);
     return names;
 }
 

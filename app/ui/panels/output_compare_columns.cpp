@@ -114,6 +114,8 @@ void OutputPanel::draw_side_by_side() {
     ImGui::EndTable();
     column_key_.clear();
     compact_ = false;
+    // drawn_output() stays the main kernel's image, as without the comparison.
+    drawn_output_ = drawn_columns_.front().image;
 }
 
 }  // namespace cp::ui

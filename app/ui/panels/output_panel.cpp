@@ -63,7 +63,8 @@ void OutputPanel::draw() {
         for (size_t i = 0; i < compare_.listed.size(); ++i) label += (i ? ", " : "") + compare_.listed[i];
         ImGui::Checkbox(label.c_str(), &compare_.enabled);
     }
-    if (compare_.active() && !compare_.columns.empty()) {
+    // Presentation mode shows the main kernel's output over the whole screen; the columns are the Output panel's.
+    if (compare_.active() && !compare_.columns.empty() && !presenting_) {
         draw_side_by_side();
         return;
     }

@@ -76,7 +76,8 @@ public:
 
     const DrawnImage& drawn_output() const { return drawn_output_; }
     const DrawnPlot& drawn_plot() const { return drawn_plot_; }
-    // Side by side (a lesson with `compare:`): one column per kernel, the main one first, as drawn last frame.
+    // Side by side (a lesson with `compare:`): one column per kernel, the main one first, as drawn last frame
+    // (drawn_output() is then the main column's image).
     struct DrawnColumn {
         std::string kernel, verdict, error;
         float x0 = 0, x1 = 0;  // the column on screen
