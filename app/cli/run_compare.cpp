@@ -25,8 +25,9 @@ Result<std::vector<std::string>> compare_names(const Args& args, const KernelFil
     return main.spec.compare;
 }
 
-std::vector<CompareRun> run_variants(const std::vector<std::string>& names, Engine& engine, const KernelSession& main_session,
-                                     const RunReport& main_report, const RunOptions& options, const std::function<void(const RunReport&)>& before,
+std::vector<CompareRun> run_variants(const std::vector<std::string>& names, Engine& engine,
+                                     const KernelSession& main_session, const RunReport& main_report,
+                                     const RunOptions& options, const std::function<void(const RunReport&)>& before,
                                      const std::function<void(const RunReport&)>& after) {
     std::vector<CompareRun> out;
     const KernelFile& main = main_session.kernel();
@@ -34,10 +35,12 @@ std::vector<CompareRun> run_variants(const std::vector<std::string>& names, Engi
         CompareRun run;
         run.name = name;
         if (before || after) std::cout << "compared with " << name << ":\n";
-        const bool listed = std::find(main.spec.compare.begin(), main.spec.compare.end(), name) != main.spec.compare.end();
-        auto variant = load_variant(main, name,
-                                    listed ? "`compare: " + name + "` (line " + std::to_string(main.spec.compare_line) + ")"
-                                           : "--compare " + name);
+        const bool listed =
+            std::find(main.spec.compare.begin(), main.spec.compare.end(), name) != main.spec.compare.end();
+        auto variant =
+            load_variant(main, name,
+                         listed ? "`compare: " + name + "` (line " + std::to_string(main.spec.compare_line) + ")"
+                                : "--compare " + name);
         if (variant && has_errors(variant->diagnostics)) {
             std::string first;
             for (const auto& d : variant->diagnostics) {
@@ -54,7 +57,8 @@ std::vector<CompareRun> run_variants(const std::vector<std::string>& names, Engi
             continue;
         }
         run.session = std::make_unique<KernelSession>(engine);
-        const RunChoices choices = variant_choices(main, main_session.choices(), main_report.resolved ? &*main_report.resolved : nullptr, *variant);
+        const RunChoices choices = variant_choices(main, main_session.choices(),
+                                                   main_report.resolved ? &*main_report.resolved : nullptr, *variant);
         run.session->set_kernel(std::move(*variant));
         run.session->set_choices(choices);
         RunOptions variant_options = options;
@@ -73,9 +77,9 @@ void print_speedups(const RunReport& main, const std::vector<CompareRun>& others
             continue;
         }
         if (auto ratio = speedup(main, *o.report)) {
-            std::cout << std::setprecision(3) << "speed-up: " << o.report->kernel << " takes " << o.report->timing.median_ms
-                      << " ms, " << main.kernel << " " << main.timing.median_ms << " ms (median): " << *ratio << "x"
-                      << (*ratio >= 1 ? " faster" : " (slower)") << "\n";
+            std::cout << std::setprecision(3) << "speed-up: " << o.report->kernel << " takes "
+                      << o.report->timing.median_ms << " ms, " << main.kernel << " " << main.timing.median_ms
+                      << " ms (median): " << *ratio << "x" << (*ratio >= 1 ? " faster" : " (slower)") << "\n";
         } else {
             std::cout << "speed-up: " << o.name << " not measured (both must run)\n";
         }

@@ -14,9 +14,9 @@
 namespace cp::cli {
 
 struct CompareRun {
-    std::string name;                         // as given (`matmul_tiled`, `matrix/matmul_tiled`)
-    std::unique_ptr<KernelSession> session;   // keeps its buffers until the results are written
-    std::optional<RunReport> report;          // nullopt: it could not be read (problem says why)
+    std::string name;                        // as given (`matmul_tiled`, `matrix/matmul_tiled`)
+    std::unique_ptr<KernelSession> session;  // keeps its buffers until the results are written
+    std::optional<RunReport> report;         // nullopt: it could not be read (problem says why)
     Error problem;
 };
 
@@ -24,10 +24,12 @@ struct CompareRun {
 // there are none.
 Result<std::vector<std::string>> compare_names(const Args& args, const KernelFile& main);
 
-// Runs each variant with `main_session`'s choices (variant_choices, with `main_report`'s resolved parameters) and `options`. `before` / `after` print a
-// variant's header and results (text output); a variant that cannot be read is kept with its problem.
-std::vector<CompareRun> run_variants(const std::vector<std::string>& names, Engine& engine, const KernelSession& main_session,
-                                     const RunReport& main_report, const RunOptions& options, const std::function<void(const RunReport&)>& before,
+// Runs each variant with `main_session`'s choices (variant_choices, with `main_report`'s resolved parameters) and
+// `options`. `before` / `after` print a variant's header and results (text output); a variant that cannot be read is
+// kept with its problem.
+std::vector<CompareRun> run_variants(const std::vector<std::string>& names, Engine& engine,
+                                     const KernelSession& main_session, const RunReport& main_report,
+                                     const RunOptions& options, const std::function<void(const RunReport&)>& before,
                                      const std::function<void(const RunReport&)>& after);
 
 // "speed-up: matmul_tiled takes 1.2 ms, matmul_naive 5.1 ms (median): 4.25x faster", one line per variant.

@@ -46,7 +46,9 @@ void Workspace::apply_variants(RunOutcome& outcome) {
         col.error.clear();
         col.median_ms.reset();
         col.ratio.clear();
-        if (!col.views) col.views = std::make_unique<OutputViews>(copier_.get(), colormap_.get(), runner_->capabilities().buffers_by_ipc);
+        if (!col.views)
+            col.views =
+                std::make_unique<OutputViews>(copier_.get(), colormap_.get(), runner_->capabilities().buffers_by_ipc);
         if (!v.file || !v.report) {
             col.error = v.problem.full();
             col.views->clear();
@@ -74,7 +76,8 @@ void Workspace::apply_variants(RunOutcome& outcome) {
                 col.error = "Compiled, not run: this backend cannot launch kernels";
             }
         }
-        if (!col.error.empty() && col.error != previous_error) console_.add(LogKind::Error, "Compare with " + v.name + ": " + col.error);
+        if (!col.error.empty() && col.error != previous_error)
+            console_.add(LogKind::Error, "Compare with " + v.name + ": " + col.error);
         if (col.verified == false) console_.add(LogKind::Warning, "Compare with " + v.name + ": " + col.verdict);
     }
 }

@@ -32,7 +32,8 @@ TEST(CliCompare, WithoutOtherTheHeadersVariantsRunOnTheSameInputsAndEachVerifies
     EXPECT_EQ(v["params"]["width"], 45) << "the same --set";
     EXPECT_EQ(v["params"]["height"], 23);
     ASSERT_TRUE(v["speedup"].is_number());
-    EXPECT_NEAR(v["speedup"].get<double>(), j["timing"]["median_ms"].get<double>() / v["timing"]["median_ms"].get<double>(), 1e-9);
+    EXPECT_NEAR(v["speedup"].get<double>(),
+                j["timing"]["median_ms"].get<double>() / v["timing"]["median_ms"].get<double>(), 1e-9);
     EXPECT_EQ(j["compare"]["kernel"], "scale_rows") << "`compare` stays the first variant's result";
 
     r = cli({"run", kScale, "--backend", "cpu", "--compare"});
@@ -77,7 +78,8 @@ TEST(CliCompare, AWrongVariantFailsTheRunAndOneThatCannotBeReadIsAnError) {
     EXPECT_EQ(r.exit_code, 1) << r.both();
     j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["variants"][0]["verified"], true);
-    EXPECT_NE(j["variants"][1]["error"].get<std::string>().find("`compare: missing/nowhere` (line"), std::string::npos) << r.out;
+    EXPECT_NE(j["variants"][1]["error"].get<std::string>().find("`compare: missing/nowhere` (line"), std::string::npos)
+        << r.out;
 
     // --compare alone on a lesson without `compare:` says how to name one.
     r = cli({"run", "basics/vector_add", "--backend", "cpu", "--compare"});

@@ -27,7 +27,8 @@ TEST(GpuCompare, EveryLibraryComparisonVerifiesOnTheGpuWithItsSpeedUps) {
         const RunReport r = session.run(options);
         ASSERT_TRUE(r.ok()) << main.path << ": " << r.error->full();
         EXPECT_EQ(r.verified, std::optional<bool>(true)) << main.path << ": " << r.mismatch_detail;
-        std::cout << "[gpu] " << main.path.filename().string() << " " << r.kernel << ": median " << r.timing.median_ms << " ms\n";
+        std::cout << "[gpu] " << main.path.filename().string() << " " << r.kernel << ": median " << r.timing.median_ms
+                  << " ms\n";
         for (auto& [name, loaded] : header_variants(main)) {
             ASSERT_TRUE(loaded.ok()) << main.path << " " << name << ": " << loaded.error().full();
             KernelSession variant(engine);
@@ -41,7 +42,8 @@ TEST(GpuCompare, EveryLibraryComparisonVerifiesOnTheGpuWithItsSpeedUps) {
                     EXPECT_EQ(value, r.resolved->params.at(param)) << name << " " << param;
                 }
             }
-            std::cout << "[gpu]   " << name << ": median " << v.timing.median_ms << " ms; " << speedup_text(r, v) << "\n";
+            std::cout << "[gpu]   " << name << ": median " << v.timing.median_ms << " ms; " << speedup_text(r, v)
+                      << "\n";
         }
     }
     EXPECT_GE(lessons, 4u);

@@ -23,7 +23,9 @@ const std::filesystem::path kScale = std::filesystem::path(CP_TEST_DATA_DIR) / "
 constexpr int kWidth = 37, kHeight = 23;  // blocks of 16 x 16: neither is a multiple
 
 // The lesson's result, computed here: in = 0.5 i (a ramp), out = 2 in + x - y.
-float expected(int x, int y) { return 2.0f * (0.5f * float(y * kWidth + x)) + float(x) - float(y); }
+float expected(int x, int y) {
+    return 2.0f * (0.5f * float(y * kWidth + x)) + float(x) - float(y);
+}
 
 // Every element of `v`'s texture against expected() (`skip_last_column`: the wrong variant's, which it never
 // writes, must hold the zeros it started with). Returns the number of elements that disagree.

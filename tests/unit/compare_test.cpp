@@ -13,7 +13,9 @@ namespace {
 
 const std::filesystem::path kScale = std::filesystem::path(CP_TEST_DATA_DIR) / "compare" / "scale.cu";
 
-std::string scale_source() { return test::read_file(kScale); }
+std::string scale_source() {
+    return test::read_file(kScale);
+}
 
 // The scale lesson with its `compare:` line replaced by `line` (empty: removed).
 std::string with_compare(const std::string& line) {
@@ -45,7 +47,8 @@ TEST(CompareHeader, KernelsOfTheFileAndFilesAreAccepted) {
     const std::string src = with_compare("compare: scale_rows  scale_wrong matrix/tiled_matmul other.cu");
     const KernelFile f = parse_kernel_source(src, "scale.cu");
     EXPECT_TRUE(errors_of(f).empty()) << dump(f);
-    EXPECT_EQ(f.spec.compare, (std::vector<std::string>{"scale_rows", "scale_wrong", "matrix/tiled_matmul", "other.cu"}));
+    EXPECT_EQ(f.spec.compare,
+              (std::vector<std::string>{"scale_rows", "scale_wrong", "matrix/tiled_matmul", "other.cu"}));
     EXPECT_EQ(f.spec.compare_line, line_of(src, "compare:"));
     EXPECT_TRUE(variant_names_a_file("matrix/tiled_matmul"));
     EXPECT_TRUE(variant_names_a_file("other.cu"));
@@ -59,7 +62,8 @@ TEST(CompareHeader, AnUnknownKernelIsNamedWithItsLineADidYouMeanAndTheFix) {
     const auto errors = errors_of(f);
     ASSERT_EQ(errors.size(), 1u) << dump(f);
     EXPECT_EQ(errors[0].line, line_of(src, "compare:"));
-    EXPECT_NE(errors[0].message.find("`compare: scale_rws` names no `__global__` function"), std::string::npos) << errors[0].message;
+    EXPECT_NE(errors[0].message.find("`compare: scale_rws` names no `__global__` function"), std::string::npos)
+        << errors[0].message;
     EXPECT_NE(errors[0].message.find("Did you mean `scale_rows`?"), std::string::npos) << errors[0].message;
     EXPECT_NE(errors[0].message.find("List kernels of this file or files"), std::string::npos) << errors[0].message;
 }

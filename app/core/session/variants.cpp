@@ -44,7 +44,8 @@ std::optional<fs::path> find_variant_file(const KernelFile& main, const std::str
     if (given.parent_path().empty()) {
         // A bare library name such as `matmul_tiled`: search the library's folders.
         std::error_code ec;
-        for (auto it = fs::recursive_directory_iterator(lib, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+        for (auto it = fs::recursive_directory_iterator(lib, ec); !ec && it != fs::recursive_directory_iterator();
+             it.increment(ec))
             if (it->path().extension() == ".cu" && (it->path().stem() == variant || it->path().filename() == variant))
                 return it->path();
     }
@@ -68,13 +69,15 @@ Result<KernelFile> load_variant(const KernelFile& main, const std::string& varia
         hint = "did you mean `" + guess + "`? Or " + hint;
     else if (const std::string lib = closest_library_kernel(variant); !lib.empty())
         hint = "did you mean `" + lib + "`? Or " + hint;
-    return make_error(where + ": no kernel of that name in " + main.path.filename().string() + " and no such file", hint);
+    return make_error(where + ": no kernel of that name in " + main.path.filename().string() + " and no such file",
+                      hint);
 }
 
 std::vector<std::pair<std::string, Result<KernelFile>>> header_variants(const KernelFile& main) {
     std::vector<std::pair<std::string, Result<KernelFile>>> out;
     for (const std::string& v : main.spec.compare)
-        out.emplace_back(v, load_variant(main, v, "`compare: " + v + "` (line " + std::to_string(main.spec.compare_line) + ")"));
+        out.emplace_back(
+            v, load_variant(main, v, "`compare: " + v + "` (line " + std::to_string(main.spec.compare_line) + ")"));
     return out;
 }
 

@@ -24,8 +24,12 @@ void heading_line(std::optional<double> median_ms, std::optional<bool> verified,
     char time[48] = "";
     if (median_ms) std::snprintf(time, sizeof time, "%.4g ms", *median_ms);
     const char* sep = median_ms ? " | " : "";
-    const char* words = verified == true ? "matches its reference" : verified == false ? "WRONG: differs from its reference" : "not checked";
-    wrapped(verified == true ? kGood : verified == false ? kBad : ImVec4(1, 0.75f, 0.3f, 1),
+    const char* words = verified == true    ? "matches its reference"
+                        : verified == false ? "WRONG: differs from its reference"
+                                            : "not checked";
+    wrapped(verified == true    ? kGood
+            : verified == false ? kBad
+                                : ImVec4(1, 0.75f, 0.3f, 1),
             std::string(time) + sep + words);
     if (!verdict.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", verdict.c_str());
 }
@@ -35,8 +39,10 @@ void heading_line(std::optional<double> median_ms, std::optional<bool> verified,
 void OutputPanel::draw_side_by_side() {
     for (const VariantColumn& c : compare_.columns) {
         if (c.ratio.empty()) continue;
-        if (c.verified == false) ImGui::TextWrapped("%s (but its result is wrong)", c.ratio.c_str());
-        else ImGui::TextWrapped("%s", c.ratio.c_str());
+        if (c.verified == false)
+            ImGui::TextWrapped("%s (but its result is wrong)", c.ratio.c_str());
+        else
+            ImGui::TextWrapped("%s", c.ratio.c_str());
     }
     // One row of display settings for every column (the main kernel's first image view's), so that the same
     // values look the same side by side; the columns themselves stay compact.
@@ -54,7 +60,8 @@ void OutputPanel::draw_side_by_side() {
                 const render::DisplaySettings& a = v.state.display;
                 const render::DisplaySettings& b = main_view.state.display;
                 const bool same = a.channel == b.channel && a.colormap == b.colormap && a.auto_range == b.auto_range &&
-                                  a.range_min == b.range_min && a.range_max == b.range_max && a.show_alpha == b.show_alpha;
+                                  a.range_min == b.range_min && a.range_max == b.range_max &&
+                                  a.show_alpha == b.show_alpha;
                 if (same) continue;
                 v.state.display = b;
                 c.views->refresh_display(v);
@@ -63,7 +70,8 @@ void OutputPanel::draw_side_by_side() {
         break;
     }
     const int columns = 1 + int(compare_.columns.size());
-    const ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable | ImGuiTableFlags_SizingStretchSame;
+    const ImGuiTableFlags flags =
+        ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable | ImGuiTableFlags_SizingStretchSame;
     if (!ImGui::BeginTable("##side_by_side", columns, flags)) return;
     ImGui::TableNextRow();
     compact_ = true;
@@ -100,8 +108,10 @@ void OutputPanel::draw_side_by_side() {
         x0 = ImGui::GetCursorScreenPos().x;
         ImGui::TextWrapped("%s", c.kernel.empty() ? c.name.c_str() : c.kernel.c_str());
         if (!c.kernel.empty() && c.kernel != c.name && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", c.name.c_str());
-        if (!c.error.empty()) wrapped(kBad, c.error);
-        else heading_line(c.median_ms, c.verified, c.verdict);
+        if (!c.error.empty())
+            wrapped(kBad, c.error);
+        else
+            heading_line(c.median_ms, c.verified, c.verdict);
         column_key_ = "variant" + std::to_string(i) + "/";
         if (c.views) draw_views(*c.views);
         DrawnColumn column;

@@ -13,15 +13,15 @@
 namespace cp::ui {
 
 struct VariantColumn {
-    std::string name;     // as `compare:` lists it
-    std::string kernel;   // the kernel that ran (`matmul_tiled`)
-    std::string title;    // its lesson's title
+    std::string name;    // as `compare:` lists it
+    std::string kernel;  // the kernel that ran (`matmul_tiled`)
+    std::string title;   // its lesson's title
     std::unique_ptr<OutputViews> views;
     std::optional<bool> verified;  // against its own CPU reference; nullopt: not checked
     std::string verdict;           // "Matches its CPU reference", "Differs from its CPU reference: ..."
     std::string error;             // could not be read, compiled or launched: why (its views may be older)
     std::optional<double> median_ms;
-    std::string ratio;             // "matmul_tiled: 4.3x faster than matmul_naive"
+    std::string ratio;  // "matmul_tiled: 4.3x faster than matmul_naive"
 };
 
 struct CompareState {
