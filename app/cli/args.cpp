@@ -46,10 +46,12 @@ Result<Args> parse_args(const std::vector<std::string>& argv, const std::vector<
             return make_error("unknown option `" + name + "`",
                               guess.empty() ? "see --help for the options" : "did you mean `" + guess + "`? (see --help)");
         }
-        if (spec->takes_value && !inline_value) {
+        if (spec->optional_value && !inline_value) {
+            if (i + 1 < argv.size() && !argv[i + 1].empty() && argv[i + 1][0] != '-') value = argv[++i];
+        } else if (spec->takes_value && !inline_value) {
             if (i + 1 >= argv.size()) return make_error("option `" + name + "` needs a value", "see --help");
             value = argv[++i];
-        } else if (!spec->takes_value && inline_value) {
+        } else if (!spec->takes_value && !spec->optional_value && inline_value) {
             return make_error("option `" + name + "` takes no value");
         }
         auto& slot = args.values[name];

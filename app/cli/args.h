@@ -18,6 +18,9 @@ struct OptionSpec {
     std::string name;        // "--block"
     bool takes_value = false;
     bool repeatable = false;
+    // Takes the next argument as its value only when one follows that is not an option (`--compare` alone is
+    // the flag, with the value "").
+    bool optional_value = false;
 };
 
 struct Args {

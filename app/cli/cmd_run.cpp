@@ -2,6 +2,7 @@
 // device, compile, launch, time, verify, write views and a JSON result.
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/run_compare.h"
 #include "cli/session_setup.h"
 #include "core/cpu/source_prep.h"
 #include "core/data/launch_images.h"
@@ -11,6 +12,7 @@
 #include "core/session/coverage.h"
 #include "core/session/report_json.h"
 #include "core/session/sanitize.h"
+#include "core/session/variants.h"
 #include "core/session/session.h"
 #include "core/text_util.h"
 
@@ -59,8 +61,9 @@ reference, and writes each output view (PNG for images, CSV for arrays).
   --pinned                  copy from/to pinned (page-locked) host memory (CUDA; the CPU backend has no such thing)
   --out-dir DIR             write the output views there (created if missing)
   --json FILE               write the result as JSON (- for stdout; its folder is created if missing)
-  --compare OTHER           also run OTHER (another kernel of FILE, a file or a library name) on the same
-                            inputs and choices, check it, and print its speed-up over FILE's kernel
+  --compare [OTHER]         also run OTHER (another kernel of FILE, a file or a library name; repeatable) on
+                            the same inputs and choices, check it, and print its speed-up over FILE's kernel;
+                            without OTHER, the variants FILE's header lists (`compare:`)
   --sanitize TOOL           run under compute-sanitizer: memcheck, racecheck, synccheck or initcheck (CUDA
                             backend); findings give thread, block, buffer and element, and file:line
 
@@ -244,12 +247,6 @@ void print_results(const RunReport& r, const DeviceInfo& device) {
     }
 }
 
-// How many times faster `other` is than `first` (median times); nullopt unless both ran.
-std::optional<double> speedup(const RunReport& first, const RunReport& other) {
-    if (!first.launched || !other.launched || other.timing.median_ms <= 0) return std::nullopt;
-    return first.timing.median_ms / other.timing.median_ms;
-}
-
 // The exit status for one report, with its error on stderr (see usage()).
 int exit_status(const RunReport& report) {
     // A buggy-on-purpose lesson succeeds when it fails as it says, and fails (2) when it does not.
@@ -271,24 +268,6 @@ int exit_status(const RunReport& report) {
         return user_error(report.error->message, report.error->hint);
     }
     return report.verified.value_or(true) ? 0 : 2;
-}
-
-// `--compare OTHER`: a kernel of the same file, else a file path or library name.
-Result<KernelFile> load_variant(const KernelFile& main, const std::string& other) {
-    for (const auto& k : find_kernels(main.source)) {
-        // A name or a template's instantiation (`reduce<int, 128>`).
-        if (k.name == other.substr(0, other.find('<'))) return parse_kernel_source(main.source, main.path, other);
-    }
-    const auto path = find_kernel_path(other);
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) {
-        std::vector<std::string> names;
-        for (const auto& k : find_kernels(main.source)) names.push_back(k.name);
-        return make_error(
-            "--compare " + other + ": no kernel of that name in " + main.path.filename().string() + " and no such file",
-            "give another kernel of the file (" + join(names, ", ") + "), a .cu file or a library name");
-    }
-    return load_kernel_file(path);
 }
 
 void print_sanitizer(const std::string& tool, const SanitizerSummary& s) {
@@ -334,13 +313,18 @@ int cmd_run(const std::vector<std::string>& argv) {
                                   {"--chunk-bytes", true},
                                   {"--out-dir", true},
                                   {"--json", true},
-                                  {"--compare", true},
+                                  {"--compare", false, true, true},
                                   {"--sanitize", true},
                                   {"--thread-order", true}});
     if (!args) return user_error(args.error().message, args.error().hint);
     if (args->has("--help")) {
         std::cout << usage();
         return 0;
+    }
+    // `run --compare FILE`: the optional value took the file.
+    if (args->positional.empty() && args->all("--compare").size() == 1 && !args->get("--compare").empty()) {
+        args->positional.push_back(args->get("--compare"));
+        args->values["--compare"] = {""};
     }
     if (args->positional.size() != 1) {
         return user_error("`run` needs exactly one FILE", "e.g. cuda-playground run image/box_blur (see `list`)");
@@ -447,39 +431,22 @@ int cmd_run(const std::vector<std::string>& argv) {
         sanitized = finish_sanitizing(sanitizer_log, session_kernel, report);
     }
 
-    // A variant on the same inputs (the same --set, --block, --grid), checked the same way.
-    std::optional<RunReport> other;
-    std::unique_ptr<KernelSession> other_session;
+    // Variants on the same inputs (the same --set, --block, --grid), each checked the same way.
+    std::vector<CompareRun> others;
     if (args->has("--compare")) {
-        auto variant = load_variant(session.kernel(), args->get("--compare"));
-        if (!variant) return user_error(variant.error().message, variant.error().hint);
-        if (has_errors(variant->diagnostics)) {
-            for (const auto& d : variant->diagnostics) std::cerr << d.str() << "\n";
-            return user_error("the variant to compare with has errors (listed above)", "fix them, then run again");
-        }
+        auto names = compare_names(*args, session_kernel);
+        if (!names) return user_error(names.error().message, names.error().hint);
+        std::function<void(const RunReport&)> before, after;
         if (text_to_stdout) {
-            if (!header_printed) print_header(report, session.device());
-            print_results(report, session.device());
+            if (!header_printed) print_header(report, device);
+            print_results(report, device);
             header_printed = true;
-            std::cout << "compared with:\n";
+            before = [&](const RunReport& so_far) { print_header(so_far, device); };
+            after = [&](const RunReport& done) { print_results(done, device); };
         }
-        other_session = std::make_unique<KernelSession>(engine);
-        other_session->set_kernel(std::move(*variant));
-        RunChoices same;
-        same.block = launch->block;
-        same.grid = launch->grid;
-        same.thread_order = thread_order;
-        for (const auto& [name, value] : launch->sets) {
-            auto ok = apply_set(other_session->kernel(), same, name, value);
-            if (!ok) return user_error("--compare: " + ok.error().message, ok.error().hint);
-        }
-        other_session->set_choices(std::move(same));
-        RunOptions other_options = options;
-        if (text_to_stdout)
-            other_options.before_launch = [&](const RunReport& so_far) { print_header(so_far, session.device()); };
-        other = other_session->run(other_options);
-        if (text_to_stdout) print_results(*other, session.device());
+        others = run_variants(*names, engine, session, report, options, before, after);
     }
+    const bool compared = !others.empty();
     std::vector<std::filesystem::path> written;
     std::string export_problem;
     if (report.launched && args->has("--out-dir")) {
@@ -496,12 +463,7 @@ int cmd_run(const std::vector<std::string>& argv) {
     }
     if (args->has("--json")) {
         std::string json = run_report_json(report, written);
-        if (other) {
-            auto j = nlohmann::json::parse(json);
-            j["compare"] = nlohmann::json::parse(run_report_json(*other, {}));
-            j["speedup"] = speedup(report, *other) ? nlohmann::json(*speedup(report, *other)) : nlohmann::json(nullptr);
-            json = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-        }
+        if (compared) json = with_variants_json(json, report, others);
         if (!sanitizer_log.empty()) json = with_sanitizer_json(json, args->get("--sanitize"), sanitized);
         if (json_path == "-") {
             std::cout << json << "\n";
@@ -514,30 +476,29 @@ int cmd_run(const std::vector<std::string>& argv) {
             if (!out) return user_error("cannot write " + json_path, "check that its folder is writable and the disk is not full");
         }
     }
-    if (text_to_stdout && !other) {
+    if (text_to_stdout && !compared) {
         if (!header_printed) print_header(report, device);
         print_results(report, device);
         if (!sanitizer_log.empty()) print_sanitizer(args->get("--sanitize"), sanitized);
+        if (!session_kernel.spec.compare.empty())
+            std::cout << "  compare:  this lesson compares " << report.kernel << " with " << join(session_kernel.spec.compare, ", ")
+                      << ": add --compare to run them too\n";
     }
-    if (text_to_stdout && other) {
-        if (auto ratio = speedup(report, *other)) {
-            std::cout << std::setprecision(3) << "speed-up: " << other->kernel << " takes " << other->timing.median_ms
-                      << " ms, " << report.kernel << " " << report.timing.median_ms << " ms (median): " << *ratio << "x"
-                      << (*ratio >= 1 ? " faster" : " (slower)") << "\n";
-        } else {
-            std::cout << "speed-up: not measured (both must run)\n";
-        }
-    }
+    if (text_to_stdout && compared) print_speedups(report, others);
     for (const auto& f : written) std::cout << "  wrote:    " << f.string() << "\n";
     if (!export_problem.empty()) return user_error("could not write the output views: " + export_problem);
-    if (!other) {
+    if (!compared) {
         // Sanitizer findings are a failed check (2), also when memcheck's stop made the launch fail.
         if (!sanitized.findings.empty() || sanitized.reported_errors > 0) return 2;
         return exit_status(report);
     }
-    // Both checked; the worse status wins (a user error over a failed check).
-    const int first = exit_status(report), second = exit_status(*other);
-    return first == 1 || second == 1 ? 1 : std::max(first, second);
+    // Each checked; the worse status wins (a user error over a failed check).
+    int status = exit_status(report);
+    for (const CompareRun& o : others) {
+        const int one = o.report ? exit_status(*o.report) : user_error(o.problem.message, o.problem.hint);
+        status = status == 1 || one == 1 ? 1 : std::max(status, one);
+    }
+    return status;
 }
 
 }  // namespace cp::cli

@@ -126,10 +126,10 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     auto launch = std::make_unique<LaunchPanel>(inputs_, device_status_.device, parsed_, latest_, block_suggestion_, sanitize_);
     LaunchPanel& launch_panel = *launch;
     panels_.push_back(std::move(launch));
-    auto output = std::make_unique<OutputPanel>(*outputs_, output_status_);
+    auto output = std::make_unique<OutputPanel>(*outputs_, output_status_, compare_);
     output_panel_ = output.get();
     panels_.push_back(std::move(output));
-    auto timing = std::make_unique<TimingPanel>(timing_, inputs_, live_, device_status_.device);
+    auto timing = std::make_unique<TimingPanel>(timing_, inputs_, live_, device_status_.device, compare_);
     TimingPanel& timing_panel = *timing;
     timing_panel_ = timing.get();
     panels_.push_back(std::move(timing));
@@ -166,6 +166,7 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
 Workspace::~Workspace() {
     if (doc_ && doc_->unsaved()) save_now();
     save_settings_if_persistent();
+    compare_.columns.clear();
     outputs_.reset();  // textures unregister from interop before the copier goes
     copier_.reset();
     runner_.reset();
@@ -219,6 +220,8 @@ void Workspace::open_kernel(const fs::path& path) {
     outputs_->clear();
     latest_.reset();
     output_status_ = OutputStatus();
+    compare_.columns.clear();
+    compare_.enabled = true;  // a comparison lesson opens showing its variants
     compile_status_ = CompileStatus();
     run_diagnostics_.clear();
     sanitizer_marks_.clear();
@@ -246,6 +249,7 @@ void Workspace::reparse_if_changed() {
     const std::string path = doc_->original_path().string();
     if (doc_->revision() == parsed_revision_ && path == parsed_path_) return;
     parsed_ = parse_kernel_source(doc_->text(), doc_->original_path());
+    compare_.listed = parsed_.spec.compare;
     parsed_revision_ = doc_->revision();
     parsed_path_ = path;
 }
@@ -266,7 +270,7 @@ void Workspace::maybe_submit(double now) {
     }
     const bool new_kernel = parsed_path_ != submitted_.path;
     const bool source_changed = doc_->revision() != submitted_.doc_revision;
-    const bool inputs_changed = inputs_.revision != submitted_.inputs_revision;
+    const bool inputs_changed = inputs_.revision != submitted_.inputs_revision || compare_.active() != submitted_.compare;
     compile_status_.pending = source_changed && !new_kernel;
     bool go = new_kernel || run_requested_ || inputs_changed || (live_.every_frame && can_run());
     if (source_changed && settings_.auto_compile && now - doc_->last_edit_time() >= kCompilePause) go = true;
@@ -283,9 +287,10 @@ void Workspace::maybe_submit(double now) {
     job.options.read_back = job.options.verify || outputs_->needs_host_data(parsed_);
     job.options.coverage = inputs_.measure_coverage;
     job.options.trace = inputs_.trace;
+    job.compare = compare_.active();
     inflight_file_ = parsed_;
     inflight_new_source_ = source_changed || new_kernel;
-    submitted_ = {doc_->revision(), inputs_.revision, parsed_path_};
+    submitted_ = {doc_->revision(), inputs_.revision, parsed_path_, job.compare};
     run_requested_ = false;
     verify_next_ = false;
     compile_status_.pending = false;
@@ -431,6 +436,7 @@ void Workspace::apply_outcome(RunOutcome outcome) {
             console_.add(LogKind::Info, "Stopped re-running every frame after the failure.");
         }
     }
+    apply_variants(outcome);
     latest_ = std::move(outcome);
 }
 

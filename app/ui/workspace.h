@@ -9,6 +9,7 @@
 #include "render/render_target.h"
 #include "ui/app.h"
 #include "ui/state/block_suggestion.h"
+#include "ui/state/compare_state.h"
 #include "ui/state/console_log.h"
 #include "ui/panels/device_panel.h"
 #include "ui/panels/editor_panel.h"
@@ -76,6 +77,8 @@ public:
     RunInputs& inputs() { return inputs_; }
     LiveOptions& live() { return live_; }
     OutputViews& outputs() { return *outputs_; }
+    // The side-by-side comparison of a lesson with `compare:` (its toggle, and each variant's column).
+    CompareState& compare() { return compare_; }
     SweepState& sweep() { return sweep_; }
     const OutputPanel& output_panel() const { return *output_panel_; }
     const EditorPanel& editor_panel() const { return *editor_panel_; }
@@ -123,6 +126,8 @@ public:
 
 private:
     void apply_outcome(RunOutcome outcome);
+    // The variants of a compare run, into their columns (workspace_compare.cpp); clears them after a plain run.
+    void apply_variants(RunOutcome& outcome);
     // The occupancy suggestion (workspace_suggest.cpp): ask the session on the runner's thread, or estimate
     // here without a backend; then apply, show and log the answer.
     void submit_block_suggestion();
@@ -176,12 +181,14 @@ private:
     CompileStatus compile_status_;
     std::string revealed_error_;  // the runtime error whose line the editor last brought into view
     OutputStatus output_status_;
+    CompareState compare_;
     DeviceStatus device_status_;
 
     // Run bookkeeping: what the last submitted job was made of, so changes trigger the next one.
     struct Submitted {
         uint64_t doc_revision = ~0ull, inputs_revision = ~0ull;
         std::string path;
+        bool compare = false;
     } submitted_;
     KernelFile inflight_file_;
     bool inflight_new_source_ = false;

@@ -5,8 +5,8 @@ tags: transpose, 2D, coalescing, bandwidth
 about: out = transpose(in): element (row, col) of the height×width input goes to (col, row) of the output. Each
   thread moves one element. Neighbouring threads (consecutive x) read neighbouring input elements, so
   the reads are coalesced, but they write elements `height` floats apart, one per row of the output,
-  so every write is a separate memory transaction. Compare the bandwidth in the Timing panel with
-  the shared-memory transpose, which makes both sides coalesced. Try: swap the roles (read strided,
+  so every write is a separate memory transaction. The shared-memory transpose, which makes both
+  sides coalesced, runs beside it on the same matrix (the Output panel's columns, the Timing panel). Try: swap the roles (read strided,
   write contiguous) and see whether reads or writes cost more.
 param width: int = 2000 range 1..8192
 param height: int = 1500 range 1..8192
@@ -18,6 +18,7 @@ problem: width x height
 traffic: 2 * width * height * 4
 view out: image(height, width) colormap=viridis
 reference: transpose_loops
+compare: matrix/transpose_shared
 tolerance: 0
 */
 extern "C" __global__ void transpose_naive(const float* in, float* out, int width, int height)

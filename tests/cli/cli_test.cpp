@@ -377,7 +377,7 @@ TEST(Cli, CompareRunsBothOnTheSameInputsChecksEachAndPrintsTheSpeedUp) {
 
     r = cli({"run", file, "--backend", "cpu", "--set", "n=1001", "--compare", "vector_add_halves"});
     ASSERT_EQ(r.exit_code, 0) << r.both();
-    EXPECT_NE(r.out.find("compared with:"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("compared with vector_add_halves:"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("speed-up: vector_add_halves takes"), std::string::npos) << r.out;
 
     // A wrong variant fails the check (exit 2) even when the main kernel verifies; another file works too.

@@ -42,9 +42,15 @@ KernelFile parse_kernel_source(std::string source, fs::path path, const std::str
         if (f.signature) cross_check(f.spec, *f.signature, state, file, f.diagnostics);
     }
     if (f.spec.has_metadata) check_reference(f, state.reference_line);
+    if (!f.spec.compare.empty() && kernel.empty()) check_compare(f, state);
     std::stable_sort(f.diagnostics.begin(), f.diagnostics.end(),
                      [](const Diagnostic& a, const Diagnostic& b) { return a.line < b.line; });
     return f;
+}
+
+bool variant_names_a_file(const std::string& variant) {
+    return variant.find('/') != std::string::npos ||
+           (variant.size() > 3 && variant.compare(variant.size() - 3, 3, ".cu") == 0);
 }
 
 std::string closest_library_kernel(const std::string& given) {

@@ -16,6 +16,10 @@ namespace cp {
 // variant in the same file, `run --compare`).
 KernelFile parse_kernel_source(std::string source, std::filesystem::path path, const std::string& kernel = {});
 
+// Whether a `compare:` / `--compare` variant names a file (`matrix/matmul_tiled`, `tiled.cu`: a `/` or a `.cu`
+// ending) rather than a kernel of the same file.
+bool variant_names_a_file(const std::string& variant);
+
 // Reads and parses a file. Fails only when the file cannot be read (missing, a directory, unreadable,
 // not text); the Error says which and how to fix it.
 Result<KernelFile> load_kernel_file(const std::filesystem::path& path);

@@ -55,6 +55,10 @@ std::optional<KernelSignature> parse_function(const std::string& source, const s
 // the header checked against them together; fills step_signatures and signature (the first step's).
 void check_steps(KernelFile& f, const HeaderState& state);
 
+// `compare:` (kernel_compare.cpp): each variant that is a kernel of this file is found, is not the kernel the file
+// runs, and takes the parameters the header describes (it runs with the same header).
+void check_compare(KernelFile& f, const HeaderState& state);
+
 Diagnostic make_diagnostic(const std::string& file, int line, int column, Severity severity, std::string message);
 
 }  // namespace cp

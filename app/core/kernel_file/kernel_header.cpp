@@ -23,7 +23,8 @@ using header::Word;
 const std::vector<std::string> kKeys = {"title",     "category", "tags",   "about",   "param", "buffer",
                                         "block",     "grid",     "shared", "problem", "view",  "reference",
                                         "tolerance", "traffic",  "kernel", "expect",  "learn", "step",
-                                        "streams"};
+                                        "streams",
+                                        "compare"};
 const std::vector<std::string> kNamedKeys = {"param", "buffer", "view"};
 const std::vector<std::string> kColormaps = {"gray", "viridis", "magma", "coolwarm"};
 
@@ -156,6 +157,8 @@ private:
             parse_step(l);
         else if (key == "streams")
             parse_streams(l);
+        else if (key == "compare")
+            parse_compare(l);
         else if (key == "learn") {
             state_.learn_line = l.line;
             spec_.learn = collapse_spaces(value);
@@ -345,6 +348,47 @@ private:
             return;
         }
         spec_.kernel = l.value;
+    }
+
+    // `compare: matmul_tiled matrix/other`: names split on spaces outside `<...>` (`reduce<float, 256>` stays
+    // whole); which of them are kernels of this file is checked once the source is read (check_compare).
+    void parse_compare(const Line& l) {
+        spec_.compare_line = l.line;
+        const std::string& v = l.value;
+        size_t i = 0;
+        while (i < v.size()) {
+            while (i < v.size() && std::isspace(static_cast<unsigned char>(v[i]))) ++i;
+            if (i >= v.size()) break;
+            const size_t start = i;
+            int angle = 0;
+            while (i < v.size() && !(angle == 0 && std::isspace(static_cast<unsigned char>(v[i])))) {
+                if (v[i] == '<') ++angle;
+                if (v[i] == '>' && angle > 0) --angle;
+                ++i;
+            }
+            const std::string name = v.substr(start, i - start);
+            const int column = l.column + static_cast<int>(start);
+            const std::string base = name.substr(0, name.find('<'));
+            const bool is_file = name.find('/') != std::string::npos ||
+                                 (name.size() > 3 && name.compare(name.size() - 3, 3, ".cu") == 0);
+            const bool identifier = !base.empty() && (std::isalpha(static_cast<unsigned char>(base[0])) || base[0] == '_') &&
+                                    std::all_of(base.begin(), base.end(), [](char c) {
+                                        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                                    }) &&
+                                    (base.size() == name.size() || (angle == 0 && name.back() == '>'));
+            if (!is_file && !identifier) {
+                error(l.line, column,
+                      "`compare:` lists the variants to compare with: kernels of this file (`compare: matmul_tiled`) or "
+                      "other files (`compare: matrix/matmul_tiled`, `compare: tiled.cu`), separated by spaces; `" + name +
+                          "` is neither.");
+                continue;
+            }
+            if (contains(spec_.compare, name)) {
+                error(l.line, column, "`compare:` lists `" + name + "` twice; keep one.");
+                continue;
+            }
+            spec_.compare.push_back(name);
+        }
     }
 
     void parse_expect(const Line& l) {

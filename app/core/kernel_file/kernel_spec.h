@@ -149,6 +149,12 @@ struct KernelSpec {
     std::string kernel;
     int kernel_line = 0;
 
+    // `compare:` the variants this lesson is compared with (run on the same inputs, each checked, shown side by
+    // side): other kernels of the file (a name or an instantiation) or other files (`matrix/matmul_tiled`,
+    // `tiled.cu`: a name with a `/` or ending in `.cu`). Empty: none.
+    std::vector<std::string> compare;
+    int compare_line = 0;
+
     bool has_metadata = false;  // false for a plain .cu file without a header
     int header_first_line = 0, header_last_line = 0;
 };

@@ -49,6 +49,8 @@ std::string thread_of_pixel(int x, int y, int width, Dim3 grid, Dim3 block) {
 
 void OutputPanel::draw() {
     drawn_output_.valid = false;
+    drawn_columns_.clear();
+    column_key_.clear();
     if (!status_.on_purpose.empty()) {
         // Said before anything else: a red "differs" line below is the lesson working, not a broken app.
         const ImVec4 colour = status_.as_expected == false ? ImVec4(1, 0.4f, 0.35f, 1) : ImVec4(0.45f, 0.75f, 1, 1);
@@ -56,6 +58,21 @@ void OutputPanel::draw() {
         ImGui::TextWrapped("%s", status_.on_purpose.c_str());
         ImGui::PopStyleColor();
     }
+    if (!compare_.listed.empty() && !presenting_) {
+        std::string label = "Compare side by side with ";
+        for (size_t i = 0; i < compare_.listed.size(); ++i) label += (i ? ", " : "") + compare_.listed[i];
+        ImGui::Checkbox(label.c_str(), &compare_.enabled);
+    }
+    // Presentation mode shows the main kernel's output over the whole screen; the columns are the Output panel's.
+    if (compare_.active() && !compare_.columns.empty() && !presenting_) {
+        draw_side_by_side();
+        return;
+    }
+    draw_status();
+    draw_views(views_);
+}
+
+void OutputPanel::draw_status() {
     if (!status_.failure.empty()) {
         // Why there is no new output, where the output would be; older output below is marked as such.
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.5f, 0.4f, 1));
@@ -65,17 +82,21 @@ void OutputPanel::draw() {
             ImGui::TextDisabled("Below: the last good output (run #%llu).", static_cast<unsigned long long>(status_.run));
     }
     if (status_.verified.has_value()) {
-        ImGui::TextColored(*status_.verified ? ImVec4(0.4f, 0.9f, 0.4f, 1) : ImVec4(1, 0.4f, 0.35f, 1), "%s",
-                           status_.verification.c_str());
+        ImGui::PushStyleColor(ImGuiCol_Text, *status_.verified ? ImVec4(0.4f, 0.9f, 0.4f, 1) : ImVec4(1, 0.4f, 0.35f, 1));
+        ImGui::TextWrapped("%s", status_.verification.c_str());
+        ImGui::PopStyleColor();
     } else if (!status_.verification.empty()) {
         // Not checked, and why (e.g. the buffers shown after an earlier step).
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.75f, 0.3f, 1));
         ImGui::TextWrapped("%s", status_.verification.c_str());
         ImGui::PopStyleColor();
     }
-    auto& views = views_.views();
+}
+
+void OutputPanel::draw_views(OutputViews& outputs) {
+    auto& views = outputs.views();
     if (views.empty()) {
-        InputImage& input = views_.input();
+        InputImage& input = outputs.input();
         if (input.raw && input.display) {
             // Nothing has run (or nothing can): show the input, so the first screen is not empty.
             ImGui::TextDisabled("Input %s (%s); the output appears once the kernel runs.", input.buffer.c_str(), input.path.c_str());
@@ -85,7 +106,7 @@ void OutputPanel::draw() {
             ImGui::Image(texture_id(input.display), ImVec2(float(input.raw->width()) * zoom, float(input.raw->height()) * zoom));
             return;
         }
-        if (status_.failure.empty())
+        if (&outputs == &views_ && status_.failure.empty())
             ImGui::TextDisabled(status_.run ? "This kernel declares no outputs to show." : "No output yet: run the kernel (F5).");
         return;
     }
@@ -191,14 +212,14 @@ void OutputPanel::draw_image_toolbar(OutputView& v, bool has_input) {
 void OutputPanel::draw_image_view(OutputView& v) {
     InputImage& input = views_.input();
     const bool has_input = input.raw && input.display;
-    if (!presenting_) draw_image_toolbar(v, has_input);
+    if (!presenting_ && !compact_) draw_image_toolbar(v, has_input);
     if (!v.display) {
         ImGui::TextDisabled("Nothing to show yet.");
         return;
     }
     ImageViewState& s = v.state;
-    const CompareMode mode = has_input ? s.compare : CompareMode::OutputOnly;
-    const float inspector_height = ImGui::GetTextLineHeightWithSpacing() * 3;
+    const CompareMode mode = has_input && !compact_ ? s.compare : CompareMode::OutputOnly;
+    const float inspector_height = compact_ ? 0.0f : ImGui::GetTextLineHeightWithSpacing() * 3;
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     // Scalars (or one channel) are colormapped: a colour bar with the range stands beside them.
     const int comps = v.raw ? v.raw->format().data_components : int(elem_info(v.type).components);
@@ -293,7 +314,13 @@ void OutputPanel::draw_image_view(OutputView& v) {
         const int py = int(std::floor((io.MousePos.y - o.y) / s.zoom));
         pixel = std::make_pair(px, py);
     }
-    draw_inspector(v, pixel, over_input);
+    if (!compact_) {
+        draw_inspector(v, pixel, over_input);
+    } else if (pixel) {  // a side-by-side column has no room below its image: the values follow the mouse
+        ImGui::BeginTooltip();
+        draw_inspector(v, pixel, over_input);
+        ImGui::EndTooltip();
+    }
 }
 
 void OutputPanel::draw_inspector(OutputView& v, std::optional<std::pair<int, int>> pixel, bool over_input) {

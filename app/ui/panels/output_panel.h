@@ -5,6 +5,7 @@
 // bottom (blocks, warps, lanes, threads; output_series.cpp) and a table.
 #pragma once
 
+#include "ui/state/compare_state.h"
 #include "ui/state/launch_overlay.h"
 #include "ui/state/output_views.h"
 #include "ui/panels/panel.h"
@@ -61,7 +62,8 @@ struct DrawnPlot {
 
 class OutputPanel final : public Panel {
 public:
-    OutputPanel(OutputViews& views, const OutputStatus& status) : views_(views), status_(status) {}
+    OutputPanel(OutputViews& views, const OutputStatus& status, CompareState& compare)
+        : views_(views), status_(status), compare_(compare) {}
     const char* title() const override { return "Output"; }
     DockPlace dock_place() const override { return {DockSlot::Main, true}; }
     void draw() override;
@@ -74,8 +76,19 @@ public:
 
     const DrawnImage& drawn_output() const { return drawn_output_; }
     const DrawnPlot& drawn_plot() const { return drawn_plot_; }
+    // Side by side (a lesson with `compare:`): one column per kernel, the main one first, as drawn last frame
+    // (drawn_output() is then the main column's image).
+    struct DrawnColumn {
+        std::string kernel, verdict, error;
+        float x0 = 0, x1 = 0;  // the column on screen
+        DrawnImage image;      // its first image view, when it showed one
+    };
+    const std::vector<DrawnColumn>& drawn_columns() const { return drawn_columns_; }
 
 private:
+    void draw_status();                       // the main kernel's failure / verdict lines
+    void draw_views(OutputViews& views);      // one kernel's views, as tabs
+    void draw_side_by_side();                 // output_compare_columns.cpp
     void draw_image_view(OutputView& v);
     void draw_image_toolbar(OutputView& v, bool has_input);
     void draw_series_view(OutputView& v);  // output_series.cpp
@@ -91,8 +104,12 @@ private:
     };
 
     bool presenting_ = false;
+    bool compact_ = false;  // a side-by-side column: no display settings of its own (one row above the columns)
     OutputViews& views_;
     const OutputStatus& status_;
+    CompareState& compare_;
+    std::string column_key_;  // which column's views are drawn: keeps plot caches apart per column
+    std::vector<DrawnColumn> drawn_columns_;
     DrawnImage drawn_output_;
     DrawnPlot drawn_plot_;
     std::map<std::string, PlotCache> plots_;

@@ -94,7 +94,7 @@ void OutputPanel::draw_series_view(OutputView& v) {
     const size_t count = data.count();
     const ElemTypeInfo& info = elem_info(data.type);
     const int comps = int(info.components);
-    int& channel = series_channel_[v.spec.buffer];
+    int& channel = series_channel_[column_key_ + v.spec.buffer];
     channel = std::clamp(channel, 0, comps - 1);
     if (comps > 1 && !presenting_) {
         ImGui::SetNextItemWidth(ImGui::CalcTextSize("x / R").x + ImGui::GetFrameHeight() * 2);
@@ -131,7 +131,7 @@ void OutputPanel::draw_series_plot(OutputView& v, int channel) {
     const size_t count = data.count();
     const ElemTypeInfo& info = elem_info(data.type);
     const bool bars = !info.is_float && info.components == 1 && count <= kMaxBars;
-    PlotCache& cache = plots_[v.spec.buffer];
+    PlotCache& cache = plots_[column_key_ + v.spec.buffer];
     const bool new_data = cache.run != v.run || cache.channel != channel || cache.xs.empty();
     if (new_data) {
         cache.per_point = count <= kMaxPlotPoints ? 1 : (count + kMaxPlotPoints / 2 - 1) / (kMaxPlotPoints / 2);

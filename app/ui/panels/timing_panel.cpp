@@ -84,6 +84,7 @@ void TimingPanel::draw() {
 
     ImGui::Separator();
     if (!draw_summary()) return;
+    if (compare_.active() && !compare_.columns.empty()) draw_comparison();
     draw_history();
     if (const TimingSample* last = history_.last()) draw_breakdown(last->transfers);
 }
@@ -109,6 +110,35 @@ bool TimingPanel::draw_summary() {
             ImGui::TextWrapped("bandwidth %.1f GB/s", last->bandwidth_gbps);
     }
     return true;
+}
+
+void TimingPanel::draw_comparison() {
+    ImGui::Separator();
+    ImGui::TextUnformatted("Side by side (median of each):");
+    double longest = compare_.main_median_ms.value_or(0);
+    for (const VariantColumn& c : compare_.columns) longest = std::max(longest, c.median_ms.value_or(0));
+    const float bar_height = std::max(4.0f, ImGui::GetFontSize() * 0.35f);
+    auto row = [&](const std::string& name, std::optional<double> ms, const std::string& note) {
+        if (ms)
+            ImGui::TextWrapped("%s: %.4g ms%s%s", name.c_str(), *ms, note.empty() ? "" : ", ", note.c_str());
+        else
+            ImGui::TextWrapped("%s: not timed%s%s", name.c_str(), note.empty() ? "" : ", ", note.c_str());
+        if (ms && longest > 0) ImGui::ProgressBar(float(*ms / longest), ImVec2(-1, bar_height), "");
+    };
+    row(compare_.main_kernel + " (this lesson)", compare_.main_median_ms, "");
+    for (const VariantColumn& c : compare_.columns) {
+        std::string note;
+        if (!c.error.empty()) note = "failed (see its column)";
+        else if (c.median_ms && compare_.main_median_ms && *c.median_ms > 0) {
+            char text[64];
+            const double ratio = *compare_.main_median_ms / *c.median_ms;
+            if (ratio >= 1) std::snprintf(text, sizeof text, "%.3gx faster", ratio);
+            else std::snprintf(text, sizeof text, "%.3gx slower", 1 / ratio);
+            note = text;
+        }
+        if (c.verified == false) note += note.empty() ? "WRONG RESULT" : ", WRONG RESULT";
+        row(c.kernel.empty() ? c.name : c.kernel, c.median_ms, note);
+    }
 }
 
 void TimingPanel::draw_history() {

@@ -1,9 +1,10 @@
 // Timing panel: the last run's last / median / min of its repeats, a history plot of medians (hover shows
 // the launch configuration each came from), achieved bandwidth as a fraction of the device's copy
-// bandwidth, the recent runs as a table, and the timing options.
+// bandwidth, the recent runs as a table, the timing options, and a comparison lesson's variants' times.
 #pragma once
 
 #include "ui/panels/panel.h"
+#include "ui/state/compare_state.h"
 #include "ui/state/run_inputs.h"
 #include "ui/state/timing_history.h"
 
@@ -18,8 +19,9 @@ struct LiveOptions {
 
 class TimingPanel final : public Panel {
 public:
-    TimingPanel(TimingHistory& history, RunInputs& inputs, LiveOptions& live, const DeviceInfo& device)
-        : history_(history), inputs_(inputs), live_(live), device_(device) {}
+    TimingPanel(TimingHistory& history, RunInputs& inputs, LiveOptions& live, const DeviceInfo& device,
+                const CompareState& compare)
+        : history_(history), inputs_(inputs), live_(live), device_(device), compare_(compare) {}
     const char* title() const override { return "Timing"; }
     DockPlace dock_place() const override { return {DockSlot::BelowRight, false}; }
     void draw() override;
@@ -37,12 +39,14 @@ public:
 
 private:
     void draw_history();  // the plot of past runs and their table
+    void draw_comparison();  // side by side: each variant's median time beside the main kernel's
 
     DrawnHistory drawn_history_;
     TimingHistory& history_;
     RunInputs& inputs_;
     LiveOptions& live_;
     const DeviceInfo& device_;
+    const CompareState& compare_;
 };
 
 }  // namespace cp::ui

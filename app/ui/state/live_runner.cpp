@@ -1,6 +1,8 @@
 // The session worker: applies a job's choices to the KernelSession and runs it, on its own thread.
 #include "ui/state/live_runner.h"
 
+#include "core/session/variants.h"
+
 namespace cp::ui {
 
 LiveRunner::LiveRunner(std::unique_ptr<Engine> engine, std::function<void()> on_done)
@@ -15,6 +17,7 @@ LiveRunner::~LiveRunner() {
     }
     cv_.notify_all();
     worker_.join();
+    variant_sessions_.clear();
     session_.reset();  // releases its buffers through the engine before the engine goes
     engine_.reset();
 }
@@ -101,10 +104,41 @@ RunOutcome LiveRunner::execute(RunJob& job) {
         out.sweep = s.sweep(options);
     } else {
         out.report = s.run(job.options);
+        if (job.compare) run_variants(job, out);
+        else variant_sessions_.clear();  // their buffers are no longer shown
     }
     out.finished = std::chrono::steady_clock::now();
     out.wall_ms = std::chrono::duration<double, std::milli>(out.finished - out.submitted).count();
     return out;
+}
+
+void LiveRunner::run_variants(const RunJob& job, RunOutcome& out) {
+    const KernelFile& main = session_->kernel();
+    const auto variants = header_variants(main);
+    variant_sessions_.resize(variants.size());
+    // Coverage and traces are about the main kernel; each variant is timed and checked as it is.
+    RunOptions options = job.options;
+    options.coverage = false;
+    options.trace = false;
+    options.read_back = true;
+    options.before_launch = nullptr;
+    for (size_t i = 0; i < variants.size(); ++i) {
+        VariantOutcome v;
+        v.name = variants[i].first;
+        const Result<KernelFile>& loaded = variants[i].second;
+        if (!loaded) {
+            v.problem = loaded.error();
+            out.variants.push_back(std::move(v));
+            continue;
+        }
+        if (!variant_sessions_[i]) variant_sessions_[i] = std::make_unique<KernelSession>(*engine_);
+        KernelSession& vs = *variant_sessions_[i];
+        vs.set_kernel(*loaded);
+        vs.set_choices(variant_choices(main, session_->choices(), out.report.resolved ? &*out.report.resolved : nullptr, *loaded));
+        v.file = vs.kernel();
+        v.report = vs.run(options);
+        out.variants.push_back(std::move(v));
+    }
 }
 
 }  // namespace cp::ui

@@ -31,7 +31,18 @@ struct RunJob {
     // Instead of a live run: one run on a fresh backend under compute-sanitizer with this tool
     // (core/session/sanitize.h); the live session and its buffers are left as they are.
     std::string sanitize_tool;
+    // A plain run of a lesson with `compare:`: also run each variant it lists (core/session/variants.h) with the
+    // same choices, after the main kernel, each in its own session so its buffers stay for the UI to show.
+    bool compare = false;
     std::chrono::steady_clock::time_point submitted;  // set by submit()
+};
+
+// One variant's run beside the main kernel's.
+struct VariantOutcome {
+    std::string name;                 // as `compare:` lists it
+    std::optional<KernelFile> file;   // what ran (nullopt: it could not be read, `problem` says why)
+    std::optional<RunReport> report;  // its run (compile errors and faults are in it)
+    Error problem;
 };
 
 struct RunOutcome {
@@ -42,6 +53,7 @@ struct RunOutcome {
     // The result of a sanitize job: its run's report (its buffers are gone) and the findings; `report` above
     // is left empty.
     std::optional<Result<SanitizedRun>> sanitized;
+    std::vector<VariantOutcome> variants;               // a compare job's variants, in `compare:` order
     double wall_ms = 0;                                 // submit -> done
     std::chrono::steady_clock::time_point submitted, finished;
 };
@@ -73,9 +85,11 @@ public:
 private:
     void worker_loop();
     RunOutcome execute(RunJob& job);
+    void run_variants(const RunJob& job, RunOutcome& out);
 
     std::unique_ptr<Engine> engine_;
     std::unique_ptr<KernelSession> session_;
+    std::vector<std::unique_ptr<KernelSession>> variant_sessions_;  // one per variant of the last compare job
     std::function<void()> on_done_;
     SanitizedBackendFactory sanitized_factory_;
 

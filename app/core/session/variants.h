@@ -1,0 +1,41 @@
+// Comparisons: the variants a lesson is compared with (`compare:` in its header, `run --compare OTHER`, the
+// window's side-by-side view), each turned into a kernel file to run on the same inputs and choices, and the
+// speed ratio between two runs. The command line and the window share these.
+#pragma once
+
+#include "core/kernel_file/kernel_file.h"
+#include "core/result.h"
+#include "core/session/run_choices.h"
+#include "core/session/run_report.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cp {
+
+// A variant's name: a kernel of `main`'s file (a name or an instantiation, run with main's header and its
+// `kernel:` swapped) or a file: a path (relative to main's folder, or as given) or a library name
+// (`matrix/matmul_tiled`, `matmul_tiled`). An Error names what was tried and the kernels main's file has.
+// `where` starts the message: "--compare matmul_tild", "`compare:` (line 7) matmul_tild".
+Result<KernelFile> load_variant(const KernelFile& main, const std::string& variant, const std::string& where);
+
+// The file's own variants (`compare:`), each loaded as load_variant does; a variant that cannot be loaded is an
+// Error in its slot, so the others still run.
+std::vector<std::pair<std::string, Result<KernelFile>>> header_variants(const KernelFile& main);
+
+// main's choices for a variant. A kernel of main's file (the same header) takes them all: the same block, grid,
+// thread order, parameters and images. A variant in another file keeps its own launch (its header's block and
+// grid) and gets main's parameter values as main's run resolved them (`main_resolved`, when it got that far)
+// and main's images, wherever it has a parameter or image buffer of the same name: the same inputs. A step
+// cut-off is main's alone.
+RunChoices variant_choices(const KernelFile& main, const RunChoices& main_choices, const ResolvedRun* main_resolved,
+                           const KernelFile& variant);
+
+// How many times faster `variant` is than `main` (median times); nullopt unless both ran and were timed.
+std::optional<double> speedup(const RunReport& main, const RunReport& variant);
+
+// "matmul_tiled: 4.3x faster than matmul_naive" (or "1.2x slower than"); "" unless both ran.
+std::string speedup_text(const RunReport& main, const RunReport& variant);
+
+}  // namespace cp

@@ -1,0 +1,194 @@
+// Comparisons (issue 8 item 4): the `compare:` header key (accepted, an unknown kernel named with its line and a
+// did-you-mean, a name twice, the main kernel itself, a variant that does not fit the header), turning variant
+// names into kernel files, carrying the main kernel's choices over, and the speed ratio's words.
+#include "core/session/variants.h"
+#include "support/process.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+namespace cp {
+namespace {
+
+const std::filesystem::path kScale = std::filesystem::path(CP_TEST_DATA_DIR) / "compare" / "scale.cu";
+
+std::string scale_source() {
+    return test::read_file(kScale);
+}
+
+// The scale lesson with its `compare:` line replaced by `line` (empty: removed).
+std::string with_compare(const std::string& line) {
+    std::string s = scale_source();
+    const size_t at = s.find("compare: scale_rows\n");
+    s.replace(at, std::string("compare: scale_rows\n").size(), line.empty() ? "" : line + "\n");
+    return s;
+}
+
+int line_of(const std::string& source, const std::string& text) {
+    const size_t at = source.find(text);
+    return 1 + int(std::count(source.begin(), source.begin() + long(at), '\n'));
+}
+
+std::string dump(const KernelFile& f) {
+    std::string out;
+    for (const auto& d : f.diagnostics) out += "  " + d.str() + "\n";
+    return out;
+}
+
+std::vector<Diagnostic> errors_of(const KernelFile& f) {
+    std::vector<Diagnostic> out;
+    for (const auto& d : f.diagnostics)
+        if (d.severity == Severity::Error) out.push_back(d);
+    return out;
+}
+
+TEST(CompareHeader, KernelsOfTheFileAndFilesAreAccepted) {
+    const std::string src = with_compare("compare: scale_rows  scale_wrong matrix/tiled_matmul other.cu");
+    const KernelFile f = parse_kernel_source(src, "scale.cu");
+    EXPECT_TRUE(errors_of(f).empty()) << dump(f);
+    EXPECT_EQ(f.spec.compare,
+              (std::vector<std::string>{"scale_rows", "scale_wrong", "matrix/tiled_matmul", "other.cu"}));
+    EXPECT_EQ(f.spec.compare_line, line_of(src, "compare:"));
+    EXPECT_TRUE(variant_names_a_file("matrix/tiled_matmul"));
+    EXPECT_TRUE(variant_names_a_file("other.cu"));
+    EXPECT_FALSE(variant_names_a_file("scale_rows"));
+    EXPECT_FALSE(variant_names_a_file("reduce<float, 256>"));
+}
+
+TEST(CompareHeader, AnUnknownKernelIsNamedWithItsLineADidYouMeanAndTheFix) {
+    const std::string src = with_compare("compare: scale_rws");
+    const KernelFile f = parse_kernel_source(src, "scale.cu");
+    const auto errors = errors_of(f);
+    ASSERT_EQ(errors.size(), 1u) << dump(f);
+    EXPECT_EQ(errors[0].line, line_of(src, "compare:"));
+    EXPECT_NE(errors[0].message.find("`compare: scale_rws` names no `__global__` function"), std::string::npos)
+        << errors[0].message;
+    EXPECT_NE(errors[0].message.find("Did you mean `scale_rows`?"), std::string::npos) << errors[0].message;
+    EXPECT_NE(errors[0].message.find("List kernels of this file or files"), std::string::npos) << errors[0].message;
+}
+
+TEST(CompareHeader, ANameTwiceTheKeyTwiceTheMainKernelAndNonsenseAreErrors) {
+    {
+        const std::string src = with_compare("compare: scale_rows scale_rows");
+        const auto errors = errors_of(parse_kernel_source(src, "scale.cu"));
+        ASSERT_EQ(errors.size(), 1u);
+        EXPECT_EQ(errors[0].line, line_of(src, "compare:"));
+        EXPECT_NE(errors[0].message.find("lists `scale_rows` twice"), std::string::npos) << errors[0].message;
+    }
+    {
+        const std::string src = with_compare("compare: scale_rows\ncompare: scale_wrong");
+        const auto errors = errors_of(parse_kernel_source(src, "scale.cu"));
+        ASSERT_EQ(errors.size(), 1u);
+        EXPECT_EQ(errors[0].line, line_of(src, "compare: scale_wrong"));
+        EXPECT_NE(errors[0].message.find("given twice"), std::string::npos) << errors[0].message;
+    }
+    {
+        const std::string src = with_compare("compare: scale_2d");
+        const auto errors = errors_of(parse_kernel_source(src, "scale.cu"));
+        ASSERT_EQ(errors.size(), 1u);
+        EXPECT_NE(errors[0].message.find("names the kernel this file runs"), std::string::npos) << errors[0].message;
+    }
+    {
+        const std::string src = with_compare("compare: 3rows");
+        const auto errors = errors_of(parse_kernel_source(src, "scale.cu"));
+        ASSERT_EQ(errors.size(), 1u);
+        EXPECT_NE(errors[0].message.find("`3rows` is neither"), std::string::npos) << errors[0].message;
+    }
+}
+
+TEST(CompareHeader, AVariantWhoseParametersDoNotFitTheHeaderSaysSo) {
+    std::string src = with_compare("compare: scale_int");
+    src.insert(src.find("#ifdef PLAYGROUND_REFERENCE"),
+               "extern \"C\" __global__ void scale_int(const int* in, float* out, int width, int height) { }\n");
+    const auto errors = errors_of(parse_kernel_source(src, "scale.cu"));
+    ASSERT_EQ(errors.size(), 1u);
+    EXPECT_EQ(errors[0].line, line_of(src, "compare:"));
+    EXPECT_NE(errors[0].message.find("does not fit it"), std::string::npos) << errors[0].message;
+}
+
+TEST(Variants, ASameFileKernelKeepsTheHeaderAndAFileIsReadFromBesideTheLesson) {
+    test::TempDir dir;
+    std::ofstream(dir.path() / "scale.cu") << scale_source();
+    std::string other = scale_source();
+    other.replace(other.find("kernel: scale_2d"), 16, "kernel: scale_rows");
+    other.replace(other.find("compare: scale_rows\n"), 20, "");
+    std::ofstream(dir.path() / "rows.cu") << other;
+    auto main = load_kernel_file(dir.path() / "scale.cu");
+    ASSERT_TRUE(main.ok());
+
+    auto same = load_variant(*main, "scale_rows", "--compare scale_rows");
+    ASSERT_TRUE(same.ok()) << same.error().full();
+    ASSERT_TRUE(same->signature);
+    EXPECT_EQ(same->signature->name, "scale_rows");
+    EXPECT_EQ(same->spec.buffers.size(), main->spec.buffers.size());
+    EXPECT_TRUE(same->spec.compare.size() == 1 && !has_errors(same->diagnostics)) << dump(*same);
+
+    auto file = load_variant(*main, "rows.cu", "--compare rows.cu");
+    ASSERT_TRUE(file.ok()) << file.error().full();
+    EXPECT_EQ(file->path, dir.path() / "rows.cu");
+    EXPECT_EQ(file->signature->name, "scale_rows");
+
+    auto missing = load_variant(*main, "scale_rws", "--compare scale_rws");
+    ASSERT_FALSE(missing.ok());
+    EXPECT_NE(missing.error().message.find("--compare scale_rws: no kernel of that name"), std::string::npos);
+    EXPECT_NE(missing.error().hint.find("did you mean `scale_rows`?"), std::string::npos) << missing.error().hint;
+
+    const auto listed = header_variants(*main);
+    ASSERT_EQ(listed.size(), 1u);
+    EXPECT_EQ(listed[0].first, "scale_rows");
+    EXPECT_TRUE(listed[0].second.ok());
+}
+
+TEST(Variants, AKernelWithLaunchBoundsIsFoundInTheSameFile) {
+    std::string src = scale_source();
+    src.replace(src.find("__global__ void scale_rows"), 26, "__global__ void __launch_bounds__(256) scale_rows");
+    const KernelFile main = parse_kernel_source(src, kScale);
+    ASSERT_FALSE(has_errors(main.diagnostics)) << dump(main);
+    auto v = load_variant(main, "scale_rows", "--compare scale_rows");
+    ASSERT_TRUE(v.ok()) << v.error().full();
+    ASSERT_TRUE(v->signature);
+    EXPECT_EQ(v->signature->name, "scale_rows");
+}
+
+TEST(Variants, ChoicesCarryOverAndAnotherFileKeepsItsOwnLaunchButGetsTheSameParameters) {
+    const KernelFile main = parse_kernel_source(scale_source(), kScale);
+    RunChoices chosen;
+    chosen.params["width"] = 41;
+    chosen.block = Dim3{8, 8, 1};
+    chosen.until_step = 1;
+    const KernelFile same = parse_kernel_source(scale_source(), kScale, "scale_rows");
+    ResolvedRun resolved;
+    resolved.params = {{"width", 41}, {"height", 23}};
+    RunChoices c = variant_choices(main, chosen, &resolved, same);
+    EXPECT_EQ(c.params, (std::map<std::string, double>{{"width", 41}}));  // the same header: its own defaults apply
+    ASSERT_TRUE(c.block);
+    EXPECT_EQ(c.block->x, 8u);
+    EXPECT_FALSE(c.until_step);
+
+    std::string other_text = scale_source();
+    other_text.replace(other_text.find("param width"), 11, "param cols");
+    const KernelFile other = parse_kernel_source(other_text, "/elsewhere/other.cu");
+    c = variant_choices(main, chosen, &resolved, other);
+    EXPECT_FALSE(c.block) << "another file keeps its own block";
+    // Only the parameters it has, at the values main's run resolved (its own default for height would be the same
+    // here, but a chosen value must not be lost to it).
+    EXPECT_EQ(c.params, (std::map<std::string, double>{{"height", 23}})) << "only the parameters it has";
+}
+
+TEST(Variants, TheSpeedRatioInWords) {
+    RunReport a, b;
+    a.kernel = "matmul_naive";
+    b.kernel = "matmul_tiled";
+    a.launched = b.launched = true;
+    a.timing.median_ms = 4.3;
+    b.timing.median_ms = 1.0;
+    EXPECT_EQ(speedup_text(a, b), "matmul_tiled: 4.3x faster than matmul_naive");
+    EXPECT_EQ(speedup_text(b, a), "matmul_naive: 4.3x slower than matmul_tiled");
+    b.launched = false;
+    EXPECT_EQ(speedup_text(a, b), "");
+    EXPECT_FALSE(speedup(a, b));
+}
+
+}  // namespace
+}  // namespace cp
