@@ -49,6 +49,8 @@ json device_object(const DeviceInfo& d) {
             {"l2_bytes", d.l2_bytes},
             {"copy_bandwidth_gbps", d.copy_bandwidth_gbps},
             {"driver_version", d.driver_version},
+            {"ordinal", d.ordinal},
+            {"device_count", d.device_count},
             {"capabilities", {{"launches", d.caps.launches}, {"gpu", d.caps.gpu},
                               {"device_buffers", d.caps.device_buffers}, {"occupancy_api", d.caps.occupancy_api},
                               {"event_timing", d.caps.event_timing}}},
