@@ -22,7 +22,8 @@ using header::Word;
 
 const std::vector<std::string> kKeys = {"title",     "category", "tags",   "about",   "param", "buffer",
                                         "block",     "grid",     "shared", "problem", "view",  "reference",
-                                        "tolerance", "traffic",  "kernel", "expect",  "learn", "step"};
+                                        "tolerance", "traffic",  "kernel", "expect",  "learn", "step",
+                                        "devices"};
 const std::vector<std::string> kNamedKeys = {"param", "buffer", "view"};
 const std::vector<std::string> kColormaps = {"gray", "viridis", "magma", "coolwarm"};
 
@@ -153,6 +154,8 @@ private:
             parse_expect(l);
         else if (key == "step")
             parse_step(l);
+        else if (key == "devices")
+            parse_devices(l);
         else if (key == "learn") {
             state_.learn_line = l.line;
             spec_.learn = collapse_spaces(value);
