@@ -61,7 +61,7 @@ int cmd_info(const std::vector<std::string>& argv) {
         Result<std::unique_ptr<Backend>> backend;
     };
     std::vector<Probe> probes;
-    for (const BackendEntry& e : backend_registry()) probes.push_back({&e, e.make(0)});
+    for (const BackendEntry& e : backend_registry()) probes.push_back({&e, e.make()});
     std::string default_backend = "none";
     for (const Probe& p : probes)
         if (p.backend && default_backend == "none") default_backend = p.entry->name;

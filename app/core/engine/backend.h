@@ -39,7 +39,8 @@ struct BackendEntry {
     std::string description;  // one line for `info`, --help and the Device panel
     // Makes the backend on device `device` (an ordinal, 0 first) of this kind, or an Error saying plainly why it
     // cannot be used here (no driver, no compiler, no such device...).
-    std::function<Result<std::unique_ptr<Backend>>(int device)> make;
+    std::function<Result<std::unique_ptr<Backend>>(int device)> factory;
+    Result<std::unique_ptr<Backend>> make(int device = 0) const { return factory(device); }
 };
 
 // In order of preference: `--backend auto` takes the first that can be made.
