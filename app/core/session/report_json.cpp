@@ -180,6 +180,7 @@ std::string run_report_json(const RunReport& r, const std::vector<std::filesyste
                         {"devices_used", s.devices_used}, {"kind", s.gpu ? "gpu" : "cpu worker"},
                         {"parts", parts}, {"split_wall_ms", s.split_ms}, {"one_device_wall_ms", s.one_device_ms},
                         {"one_device", part_object(s.one_device)}, {"speedup", s.speedup()},
+                        {"slowest_device_total_ms", s.slowest_part_ms()}, {"stage_speedup", s.stage_speedup()},
                         {"summary", s.summary()},
                         {"measured_by", "host clock around all devices' work (allocation, copies, timed launches, "
                                         "read-backs), run concurrently; one_device: the same on the first device alone"}};

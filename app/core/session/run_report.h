@@ -158,6 +158,10 @@ struct DeviceSplitReport {
     double split_ms = 0, one_device_ms = 0;
     DevicePart one_device;    // that single-device run's own figures
     double speedup() const { return split_ms > 0 ? one_device_ms / split_ms : 0; }
+    // The same from the devices' own figures (allocation + copies + median kernel): the first device alone against
+    // the slowest device of the split, without the host's threads, repeats and first-use costs.
+    double slowest_part_ms() const;
+    double stage_speedup() const { return slowest_part_ms() > 0 ? one_device.times.total_ms() / slowest_part_ms() : 0; }
     // What was done, in words: "2 GPUs: GPU 0 did [0, 500001), GPU 1 [500001, 1000003)" or, with one device,
     // "1 GPU here: GPU 0 did all 1,000,003 elements; with 2 GPUs each would take about 500,002".
     std::string summary() const;

@@ -168,6 +168,12 @@ std::string DeviceSplitReport::summary() const {
     return text;
 }
 
+double DeviceSplitReport::slowest_part_ms() const {
+    double slowest = 0;
+    for (const DevicePart& p : parts) slowest = std::max(slowest, p.times.total_ms());
+    return slowest;
+}
+
 void KernelSession::use_devices(int count, OpenEngine open) {
     device_count_ = std::max(1, count);
     open_engine_ = std::move(open);

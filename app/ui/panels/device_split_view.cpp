@@ -46,6 +46,8 @@ void draw_device_split(const DeviceSplitReport& s) {
     if (s.parts.size() > 1) {
         ImGui::TextWrapped("all %zu at once: %.3f ms wall; one %s alone: %.3f ms; speed-up %.2fx", s.parts.size(),
                            s.split_ms, s.unit().c_str(), s.one_device_ms, s.speedup());
+        text_disabled_wrapped("by the devices' own times: %.3f ms alone, %.3f ms the slowest part, %.2fx",
+                              s.one_device.times.total_ms(), s.slowest_part_ms(), s.stage_speedup());
         if (!s.gpu)
             text_disabled_wrapped("CPU workers share this machine's cores, so this is not what GPUs would gain.");
     } else {
