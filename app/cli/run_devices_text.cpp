@@ -24,7 +24,8 @@ void print_device_split(const DeviceSplitReport& s) {
         std::cout << std::setprecision(3) << ": " << s.speedup() << "x; by the devices' own times (one alone "
                   << s.one_device.times.total_ms() << " ms, slowest part " << s.slowest_part_ms() << " ms) "
                   << s.stage_speedup() << "x";
-    if (s.parts.size() > 1 && !s.gpu) std::cout << " (CPU workers share this machine's cores: no GPU speed-up to expect)";
+    if (s.parts.size() > 1 && !s.gpu)
+        std::cout << " (CPU workers share this machine's cores: no GPU speed-up to expect)";
     std::cout << "\n";
 }
 

@@ -36,7 +36,8 @@ TEST(DevicesCli, TheLessonSplitsOverThreeCpuWorkersAndVerifies) {
     EXPECT_GT(d["one_device_wall_ms"].get<double>(), 0.0);
 
     // The text says it too.
-    auto text = cli({"run", "multigpu/split_across_gpus", "--backend", "cpu", "--repeat", "1"}, {"CUDA_PLAYGROUND_CPU_DEVICES=3"});
+    auto text = cli({"run", "multigpu/split_across_gpus", "--backend", "cpu", "--repeat", "1"},
+                    {"CUDA_PLAYGROUND_CPU_DEVICES=3"});
     ASSERT_EQ(text.exit_code, 0) << text.err;
     EXPECT_NE(text.out.find("devices:  3 CPU workers: CPU worker 0 did [0, 333334)"), std::string::npos) << text.out;
     EXPECT_NE(text.out.find("CPU workers share this machine's cores"), std::string::npos) << text.out;

@@ -22,18 +22,20 @@ std::string dump(const std::vector<Diagnostic>& diags) {
 
 KernelFile parse_devices(const std::string& devices_line, const std::string& extra_buffers = "",
                          const std::string& extra_params = "") {
-    const std::string source = "/*@playground\n"  // line 1
-                               "title: Split\n"
-                               "param n: int = 1000\n"
-                               "param s: float = 2\n"
-                               "buffer x: float[n] in\n"  // line 5
-                               "buffer y: float[n] out\n" +
-                               extra_buffers +
-                               "block: 128\n"
-                               "grid: ceil(n / block.x)\n" +
-                               devices_line + "\n*/\n"
-                               "extern \"C\" __global__ void k(const float* x, float* y, int n, float s" +
-                               extra_params + ") {}\n";
+    const std::string source =
+        "/*@playground\n"  // line 1
+        "title: Split\n"
+        "param n: int = 1000\n"
+        "param s: float = 2\n"
+        "buffer x: float[n] in\n"  // line 5
+        "buffer y: float[n] out\n" +
+        extra_buffers +
+        "block: 128\n"
+        "grid: ceil(n / block.x)\n" +
+        devices_line +
+        "\n*/\n"
+        "extern \"C\" __global__ void k(const float* x, float* y, int n, float s" +
+        extra_params + ") {}\n";
     return parse_kernel_source(source, "split.cu");
 }
 
@@ -277,8 +279,9 @@ TEST_F(SplitOnCpuWorkers, OneDeviceRunsItAllAndSaysWhatItWouldDo) {
     ASSERT_TRUE(r.device_split.has_value());
     ASSERT_EQ(r.device_split->parts.size(), 1u);
     EXPECT_EQ(r.device_split->parts[0].end, 1000003u);
-    EXPECT_EQ(r.device_split->summary(),
-              "1 CPU worker here: CPU worker 0 did all 1,000,003 elements; with 2 CPU workers each would take about 500,002");
+    EXPECT_EQ(
+        r.device_split->summary(),
+        "1 CPU worker here: CPU worker 0 did all 1,000,003 elements; with 2 CPU workers each would take about 500,002");
     EXPECT_EQ(r.verified, std::optional<bool>(true)) << r.mismatch_detail;
 }
 

@@ -41,7 +41,8 @@ Result<ModuleId> DeviceSet::module(int index, const CompileRequest& request) {
     kept = {};
     CompileResult compiled = (*engine_of)->compile(request);
     const std::string device = "device " + std::to_string((*engine_of)->device().ordinal);
-    if (compiled.error) return make_error(device + " could not load the kernel: " + compiled.error->message, compiled.error->hint);
+    if (compiled.error)
+        return make_error(device + " could not load the kernel: " + compiled.error->message, compiled.error->hint);
     if (!compiled.ok || !compiled.module)
         return make_error("the kernel compiled for the first device but not for " + device,
                           compiled.diagnostics.empty() ? std::string() : compiled.diagnostics.front().str());

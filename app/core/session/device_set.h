@@ -25,7 +25,7 @@ public:
     DeviceSet(const DeviceSet&) = delete;
     DeviceSet& operator=(const DeviceSet&) = delete;
 
-    int count() const { return count_; }    // devices there are
+    int count() const { return count_; }               // devices there are
     int usable() const { return open_ ? count_ : 1; }  // devices a split can use
     // The engine of the `index`-th device of the set (0: the first engine's device); opened on first use.
     Result<Engine*> engine(int index);

@@ -98,7 +98,9 @@ PartOutcome run_part(Engine& engine, ModuleId module, const ChunkPart& chunk, co
                 arg.buffer = ids.at(param.name);
             } else {
                 auto bytes = scalar_bytes(param.base_type, chunk.params.at(param.name));
-                if (!bytes) return fail("argument `" + param.name + "`", EngineError{"", bytes.error().message, bytes.error().hint});
+                if (!bytes)
+                    return fail("argument `" + param.name + "`",
+                                EngineError{"", bytes.error().message, bytes.error().hint});
                 arg.scalar = std::move(*bytes);
             }
             launch.args.push_back(std::move(arg));
@@ -139,7 +141,8 @@ std::vector<PartOutcome> run_parts(const std::vector<Job>& jobs, const PartInput
     const auto start = std::chrono::steady_clock::now();
     std::vector<std::future<PartOutcome>> running;
     for (const Job& job : jobs)
-        running.push_back(std::async(std::launch::async, [&in, job] { return run_part(*job.engine, job.module, *job.part, in); }));
+        running.push_back(
+            std::async(std::launch::async, [&in, job] { return run_part(*job.engine, job.module, *job.part, in); }));
     std::vector<PartOutcome> done;
     for (auto& f : running) done.push_back(f.get());
     wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -153,13 +156,15 @@ std::string DeviceSplitReport::summary() const {
     auto units = [&u](int k) { return std::to_string(k) + " " + u + (k == 1 ? "" : "s"); };
     if (parts.size() <= 1) {
         const uint64_t half = (total + 1) / 2;
-        std::string text = units(devices_here) + " here: " + u + " " + std::to_string(parts.empty() ? 0 : parts[0].ordinal) +
-                           " did all " + with_thousands(total) + " elements";
+        std::string text = units(devices_here) + " here: " + u + " " +
+                           std::to_string(parts.empty() ? 0 : parts[0].ordinal) + " did all " + with_thousands(total) +
+                           " elements";
         if (devices_here > 1 && devices_used == 1) text += " (the file asks for at most 1)";
         if (total >= 2) text += "; with 2 " + u + "s each would take about " + with_thousands(half);
         return text;
     }
-    std::string text = units(int(parts.size())) + (devices_here > int(parts.size()) ? " of " + std::to_string(devices_here) : "") + ": ";
+    std::string text = units(int(parts.size())) +
+                       (devices_here > int(parts.size()) ? " of " + std::to_string(devices_here) : "") + ": ";
     for (size_t i = 0; i < parts.size(); ++i) {
         const DevicePart& p = parts[i];
         text += (i == 0 ? "" : ", ") + u + " " + std::to_string(p.ordinal) + (i == 0 ? " did [" : " [") +
@@ -205,8 +210,10 @@ RunReport KernelSession::run_on_devices(const ResolvedRun& resolved, const Compi
                         engine_.capabilities().thread_order ? choices_.thread_order : std::nullopt};
     auto setback = [&](const PartOutcome& o, size_t index) {
         if (!o.context_reset) return;
-        if (index == 0) forget_device_state();  // this session's engine dropped every buffer and module
-        else devices_->forget(int(index));
+        if (index == 0)
+            forget_device_state();  // this session's engine dropped every buffer and module
+        else
+            devices_->forget(int(index));
     };
 
     // The first device alone: the one-device time, and the whole run when there is nothing to split it over.
@@ -265,7 +272,8 @@ RunReport KernelSession::run_on_devices(const ResolvedRun& resolved, const Compi
     report.transfers.kernel_ms = report.timing.median_ms;
     if (report.timing.median_ms > 0) {
         report.bandwidth_gbps = double(resolved.traffic_bytes) / (report.timing.median_ms * 1e-3) / 1e9;
-        if (device().copy_bandwidth_gbps > 0) report.bandwidth_fraction = report.bandwidth_gbps / device().copy_bandwidth_gbps;
+        if (device().copy_bandwidth_gbps > 0)
+            report.bandwidth_fraction = report.bandwidth_gbps / device().copy_bandwidth_gbps;
     }
     report.device_split = s;
     if (!options.read_back) return report;
@@ -278,7 +286,8 @@ RunReport KernelSession::run_on_devices(const ResolvedRun& resolved, const Compi
             const std::vector<std::byte>& got = outcomes[i].outputs.at(b.name);
             for (const ChunkBuffer& cb : plan->parts[i].buffers)
                 if (cb.name == b.name && cb.byte_offset + got.size() <= assembled.bytes.size())
-                    std::memcpy(assembled.bytes.data() + cb.byte_offset, got.data(), std::min<uint64_t>(got.size(), cb.bytes));
+                    std::memcpy(assembled.bytes.data() + cb.byte_offset, got.data(),
+                                std::min<uint64_t>(got.size(), cb.bytes));
         }
         report.outputs[b.name] = std::move(assembled);
     }

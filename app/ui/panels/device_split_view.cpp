@@ -11,7 +11,8 @@ void draw_device_split(const DeviceSplitReport& s) {
     ImGui::Separator();
     ImGui::TextWrapped("%s split over %ss, one part each:", s.param.c_str(), s.unit().c_str());
     ImGui::TextWrapped("%s", s.summary().c_str());
-    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_BordersInnerV;
+    const ImGuiTableFlags flags =
+        ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_BordersInnerV;
     if (ImGui::BeginTable("##devices", 6, flags)) {
         ImGui::TableSetupColumn(s.gpu ? "GPU" : "worker");
         ImGui::TableSetupColumn("elements");
