@@ -29,6 +29,8 @@ Exit status: 0 shown (also when no backend can run kernels), 1 a mistake in the 
 
 void print_device(const DeviceInfo& d) {
     std::cout << "  device:        " << d.name << "\n";
+    if (d.device_count > 1)  // what a `devices:` file would split over
+        std::cout << "  devices:       " << d.device_count << " (this is device " << d.ordinal << ")\n";
     if (d.caps.gpu) {
         std::cout << "  compute cap.:  " << d.cc_major << "." << d.cc_minor << " (" << d.arch << ")\n"
                   << "  SMs:           " << d.sm_count << "\n"

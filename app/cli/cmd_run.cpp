@@ -172,6 +172,7 @@ void print_results(const RunReport& r, const DeviceInfo& device) {
             std::istringstream lines(streams_timeline_text(*r.streams));
             for (std::string line; std::getline(lines, line);) std::cout << "            " << line << "\n";
         }
+        if (r.device_split) print_device_split(*r.device_split);
         std::cout << std::setprecision(1) << "  bandwidth: " << r.bandwidth_gbps << " GB/s";
         if (r.bandwidth_fraction > 0) {
             std::cout << " (" << r.bandwidth_fraction * 100 << "% of the device's " << std::setprecision(0)

@@ -9,6 +9,10 @@
 #include <string>
 #include <vector>
 
+namespace cp {
+struct DeviceSplitReport;  // core/session/run_report.h
+}
+
 namespace cp::cli {
 
 int cmd_list(const std::vector<std::string>& args);
@@ -25,6 +29,9 @@ std::filesystem::path find_kernel_path(const std::string& file);
 Result<bool> check_output_folder(const std::string& option, const std::filesystem::path& dir);
 // Before a run: the file is not a folder and can be written, or created (with its folder).
 Result<bool> check_output_file(const std::string& option, const std::filesystem::path& file);
+
+// `run`'s lines for a `devices:` run (run_devices_text.cpp).
+void print_device_split(const DeviceSplitReport& split);
 
 // Prints "error: message" and "  hint: ..." to stderr; returns 1.
 int user_error(const std::string& message, const std::string& hint = {});

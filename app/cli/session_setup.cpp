@@ -38,6 +38,16 @@ Result<OpenedSession> open_session(const std::string& path, const LaunchOptions&
     opened.engine = std::make_unique<Engine>(std::move(made->backend));
     opened.session = std::make_unique<KernelSession>(*opened.engine);
     opened.session->set_kernel(std::move(*file));
+    // A `devices:` file runs on every device of the same backend, each opened like this one (not a backend
+    // made by `make`, e.g. under compute-sanitizer: that one runs the split alone).
+    if (!make) {
+        const DeviceInfo& device = opened.engine->device();
+        opened.session->use_devices(device.device_count, [backend = device.backend](int ordinal) -> Result<std::unique_ptr<Engine>> {
+            auto other = make_backend(backend, ordinal);
+            if (!other) return other.error();
+            return std::make_unique<Engine>(std::move(other->backend));
+        });
+    }
     // The same checks and messages as the window's --set/--block/--grid (core/session/run_choices.h).
     RunChoices choices;
     choices.block = launch.block;

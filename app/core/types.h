@@ -102,6 +102,10 @@ struct DeviceInfo {
     int l2_bytes = 0;
     double copy_bandwidth_gbps = 0;  // measured device-to-device copy bandwidth; 0 if not measured
     std::string driver_version;
+    // Which of this backend's devices this is, and how many the machine has: CUDA asks cuDeviceGet(ordinal) and
+    // cuDeviceGetCount; the CPU backend is one device unless CUDA_PLAYGROUND_CPU_DEVICES asks for more workers.
+    int ordinal = 0;
+    int device_count = 1;
     std::string notes;  // anything the user should know (e.g. "CPU emulation: timings are CPU time")
 };
 

@@ -64,7 +64,17 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     auto engine = std::make_unique<Engine>(std::move(backend));
     const BackendCapabilities caps = engine->capabilities();
     render::RenderTarget* wake_target = &target_;
+    const DeviceInfo device = engine->device();
     runner_ = std::make_unique<LiveRunner>(std::move(engine), [wake_target] { wake_target->wake(); });
+    // A `devices:` file runs on every device of this backend, each opened as this one was (a backend given by
+    // the caller, e.g. a test's, runs the split alone).
+    if (caps.launches && !backend_factory) {
+        runner_->use_devices(device.device_count, [name = device.backend](int ordinal) -> Result<std::unique_ptr<Engine>> {
+            auto other = make_backend(name, ordinal);
+            if (!other) return other.error();
+            return std::make_unique<Engine>(std::move(other->backend));
+        });
+    }
     sanitize_.unavailable = sanitize_unavailable_reason(runner_->device());
 
     std::string output_path = "host upload (the backend's buffers are in host memory)";
@@ -395,6 +405,7 @@ void Workspace::apply_outcome(RunOutcome outcome) {
         sample.bandwidth_fraction = r.bandwidth_fraction;
         sample.transfers = r.transfers;
         sample.backend = r.backend;
+        sample.devices = r.device_split;
         timing_.add(std::move(sample));
         output_status_.run = runs_applied_;
         output_status_.failure.clear();

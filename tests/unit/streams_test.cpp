@@ -81,6 +81,7 @@ TEST(StreamsHeader, MistakesNameTheirLineAndTheFix) {
     expect_error(parse_with("streams: 4 over n chunks=4 chunks=8\n"), 9, {"given twice"});
     expect_error(parse_with("streams: q over n\n"), 9, {"number of streams", "q"});
     expect_error(parse_with("streams: 2 over n\nstreams: 4 over n\n"), 10, {"given twice", "line 9"});
+    expect_error(parse_with("streams: 2 over n\ndevices: all over n\n"), 9, {"`devices:` (line 10)", "one of the two"});
 }
 
 TEST(StreamsHeader, CountsFromParamsAreCheckedWhenResolving) {

@@ -130,6 +130,11 @@ InfoResult CpuBackend::info() {
     d.caps.default_repeats = 3;  // emulated launches are slow: fewer timed repeats by default
     d.caps.thread_order = true;  // a block's fibers run in the order asked (LaunchRequest::thread_order)
     d.name = "CPU emulation (" + count_text(workers, "thread") + ", " + cpu_model_name() + ")";
+    d.ordinal = options_.device;
+    d.device_count = std::max(1, options_.device_count);
+    // Several CPU "devices" are workers sharing one CPU, never GPUs: their names say so wherever they are shown.
+    if (d.device_count > 1)
+        d.name = "CPU worker " + std::to_string(d.ordinal) + " of " + std::to_string(d.device_count) + " (" + d.name + ")";
     d.arch = "host";
     d.sm_count = workers;
     d.total_memory = uint64_t(::sysconf(_SC_PHYS_PAGES)) * uint64_t(::sysconf(_SC_PAGESIZE));
@@ -381,6 +386,14 @@ Result<CpuBackendOptions> cpu_backend_options_from_env() {
                               "use 1 for deterministic runs, or 0 for one per core");
         o.workers = int(n);
     }
+    if (const char* n = std::getenv("CUDA_PLAYGROUND_CPU_DEVICES"); n && *n) {
+        char* end = nullptr;
+        const long count = std::strtol(n, &end, 10);
+        if (*end || count < 1 || count > 64)
+            return make_error(std::string("CUDA_PLAYGROUND_CPU_DEVICES=") + n + " is not a number of devices from 1 to 64",
+                              "unset it for one CPU device, or e.g. set it to 3 to split `devices:` lessons over 3 CPU workers");
+        o.device_count = int(count);
+    }
     if (const char* s = std::getenv("CUDA_PLAYGROUND_CPU_SEED"); s && *s) {
         char* end = nullptr;
         o.seed = std::strtoull(s, &end, 10);
@@ -419,9 +432,14 @@ Result<std::unique_ptr<Backend>> make_cpu_backend_with(const CpuBackendOptions& 
         new CpuBackend(options, std::move(*compiler), std::move(*shim), std::move(cache), std::move(runner)));
 }
 
-Result<std::unique_ptr<Backend>> make_cpu_backend() {
+Result<std::unique_ptr<Backend>> make_cpu_backend(int device) {
     auto options = cpu_backend_options_from_env();
     if (!options) return options.error();
+    if (device < 0 || device >= options->device_count)
+        return make_error("there is no CPU device " + std::to_string(device) + ": the CPU backend has " +
+                              count_text(uint64_t(options->device_count), "device", "devices") + " (numbered from 0)",
+                          "set CUDA_PLAYGROUND_CPU_DEVICES=N to have N CPU workers play N devices");
+    options->device = device;
     return make_cpu_backend_with(*options);
 }
 

@@ -66,7 +66,7 @@ Error unavailable(std::string message, std::string hint = {}) {
 
 // ---- start-up ------------------------------------------------------------------------------------------
 
-Result<std::unique_ptr<CudaBackend>> CudaBackend::create(const CudaDriver& d) {
+Result<std::unique_ptr<CudaBackend>> CudaBackend::create(const CudaDriver& d, int ordinal) {
     CUresult r = d.Init(0);
     if (r == CUDA_ERROR_STUB_LIBRARY)
         return unavailable("no NVIDIA driver found (" + d.library_name +
@@ -81,11 +81,17 @@ Result<std::unique_ptr<CudaBackend>> CudaBackend::create(const CudaDriver& d) {
     if (d.DeviceGetCount(&count) != CUDA_SUCCESS || count == 0)
         return unavailable("the NVIDIA driver is present but there is no CUDA device",
                            "check nvidia-smi and CUDA_VISIBLE_DEVICES");
+    if (ordinal < 0 || ordinal >= count)
+        return make_error("there is no CUDA device " + std::to_string(ordinal) + ": this machine has " +
+                              std::to_string(count) + (count == 1 ? " GPU (device 0)" : " GPUs (devices 0 to " +
+                                                                                             std::to_string(count - 1) + ")"),
+                          "choose a device from 0 to " + std::to_string(count - 1) + "; nvidia-smi lists them, "
+                          "and CUDA_VISIBLE_DEVICES may hide some");
     CUdevice device = 0;
     CUcontext context = nullptr;
-    if ((r = d.DeviceGet(&device, 0)) != CUDA_SUCCESS || (r = d.DevicePrimaryCtxRetain(&context, device)) != CUDA_SUCCESS)
+    if ((r = d.DeviceGet(&device, ordinal)) != CUDA_SUCCESS || (r = d.DevicePrimaryCtxRetain(&context, device)) != CUDA_SUCCESS)
         return unavailable("the CUDA device could not be opened (" + d.error_name(r) + ": " + d.error_string(r) + ")");
-    std::unique_ptr<CudaBackend> backend(new CudaBackend(d, device, context));
+    std::unique_ptr<CudaBackend> backend(new CudaBackend(d, device, context, ordinal, count));
     if (backend->arch_.empty()) {
         return make_error("NVRTC " + nvrtc_version_text() + " cannot compile for this GPU (" + backend->info_.arch +
                           ")" + kUseCpu);
@@ -121,10 +127,12 @@ void CudaBackend::run_as_worker(uint64_t id_base) {
     next_buffer_ = id_base + 1;
 }
 
-CudaBackend::CudaBackend(const CudaDriver& driver, CUdevice device, CUcontext context)
+CudaBackend::CudaBackend(const CudaDriver& driver, CUdevice device, CUcontext context, int ordinal, int count)
     : d_(driver), device_(device), context_(context) {
     d_.CtxSetCurrent(context_);
     read_device_info();
+    info_.ordinal = ordinal;
+    info_.device_count = count;
     arch_ = nvrtc_arch_for_device(info_.cc_major, info_.cc_minor);
     info_.notes = "kernels are compiled by NVRTC " + nvrtc_version_text() + " for " +
                   (arch_.empty() ? std::string("(no supported architecture)") : arch_);

@@ -17,9 +17,9 @@ namespace cp {
 class CudaBackend final : public Backend {
 public:
     const std::string& arch() const { return arch_; }  // what NVRTC compiles for
-    // Initialises the driver and retains device 0's primary context; Error (plain words, ending with
-    // "use --backend cpu") when there is no usable device.
-    static Result<std::unique_ptr<CudaBackend>> create(const CudaDriver& driver);
+    // Initialises the driver and retains the primary context of device `ordinal` (cuDeviceGet); Error (plain
+    // words, ending with "use --backend cpu") when there is no usable device, or none with that ordinal.
+    static Result<std::unique_ptr<CudaBackend>> create(const CudaDriver& driver, int ordinal = 0);
     ~CudaBackend() override;
 
     // In a worker process: ids start above `id_base` (so ids of a replaced worker never come back), and
@@ -57,7 +57,7 @@ private:
     CUresult fill_guards(const DeviceBuffer& b);
     std::optional<EngineError> check_guards(const LaunchRequest& request);
 
-    CudaBackend(const CudaDriver& driver, CUdevice device, CUcontext context);
+    CudaBackend(const CudaDriver& driver, CUdevice device, CUcontext context, int ordinal, int count);
     void read_device_info();
     void measure_copy_bandwidth();
     void prepare_context();  // limits and timing events on a fresh context

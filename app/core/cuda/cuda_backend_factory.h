@@ -8,8 +8,9 @@
 
 namespace cp {
 
-// The registry's factory (core/engine/backend_registry.cpp): the worker process (cuda_worker.h).
-Result<std::unique_ptr<Backend>> make_cuda_backend();
+// The registry's factory (core/engine/backend_registry.cpp): the worker process (cuda_worker.h) on CUDA device
+// `device` (the cuDeviceGet ordinal; an Error in plain words when the machine has no such device).
+Result<std::unique_ptr<Backend>> make_cuda_backend(int device = 0);
 
 // The worker process started under compute-sanitizer with `tool` (memcheck, racecheck, ...), which writes its
 // findings to `log` as the worker ends: destroy the backend before reading it (core/session/sanitize.h).

@@ -31,14 +31,14 @@ constexpr int kTransferTimeoutS = 300;
 
 // ---- worker side ----------------------------------------------------------------------------------------
 
-int serve(int fd, uint64_t id_base) {
+int serve(int fd, uint64_t id_base, int ordinal) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the app, even inside a kernel that does not end
     use_pch_dir_for_temporary_files();  // still one thread here (before main): NVRTC's PCH temporaries
     std::string why, detail;
     nlohmann::json hello = {{"ok", false}, {"message", ""}, {"hint", ""}};
     std::unique_ptr<CudaBackend> backend;
     if (const CudaDriver* driver = cuda_driver(&why, &detail)) {
-        auto created = CudaBackend::create(*driver);
+        auto created = CudaBackend::create(*driver, ordinal);
         if (created) backend = std::move(*created);
         else hello.update({{"message", created.error().message}, {"hint", created.error().hint}});
     } else {
@@ -69,9 +69,11 @@ int serve(int fd, uint64_t id_base) {
 [[maybe_unused]] const bool g_is_worker = [] {
     const std::optional<WorkerEntry> entry = take_worker_entry(kWorkerEnv);
     if (!entry) return false;
+    // The spec is "<first id> <device ordinal>" (start_worker).
     unsigned long long id_base = 0;
-    if (std::sscanf(entry->spec.c_str(), "%llu", &id_base) != 1) std::_Exit(3);
-    std::_Exit(serve(entry->fd, id_base));
+    int ordinal = 0;
+    if (std::sscanf(entry->spec.c_str(), "%llu %d", &id_base, &ordinal) != 2) std::_Exit(3);
+    std::_Exit(serve(entry->fd, id_base, ordinal));
 }();
 
 // ---- app side -------------------------------------------------------------------------------------------
@@ -124,17 +126,20 @@ Response failed_response(const Request& request, const EngineError& error, const
 
 }  // namespace
 
-Result<std::unique_ptr<Backend>> make_cuda_backend() {
+Result<std::unique_ptr<Backend>> make_cuda_backend(int device) {
     // Answer "no driver" without starting a process (dlopen only; CUDA is never initialised here).
     std::string why, detail;
     if (!cuda_driver(&why, &detail)) return make_error(why + ": the CUDA backend is unavailable; use --backend cpu", detail);
     if (const char* v = std::getenv("CUDA_PLAYGROUND_CUDA_IN_PROCESS"); v && *v && std::string(v) != "0")
-        return make_cuda_backend_in_process();
-    return CudaWorkerBackend::create();
+        return device == 0 ? make_cuda_backend_in_process()
+                           : make_error("CUDA_PLAYGROUND_CUDA_IN_PROCESS runs device 0 only, in this process",
+                                        "unset it to open device " + std::to_string(device) + " in a worker process");
+    return CudaWorkerBackend::create(device);
 }
 
-Result<std::unique_ptr<Backend>> CudaWorkerBackend::create() {
+Result<std::unique_ptr<Backend>> CudaWorkerBackend::create(int device) {
     std::unique_ptr<CudaWorkerBackend> backend(new CudaWorkerBackend());
+    backend->device_ = device;
     if (auto e = backend->start_worker()) return *e;
     return std::unique_ptr<Backend>(std::move(backend));
 }
@@ -159,7 +164,7 @@ std::optional<Error> CudaWorkerBackend::start_worker() {
     ++generation_;
     WorkerSpawn spawn;
     spawn.env_name = kWorkerEnv;
-    spawn.spec = std::to_string(generation_ << 40);
+    spawn.spec = std::to_string(generation_ << 40) + " " + std::to_string(device_);
     spawn.process_name = "cuda-playground-cuda-worker";
     // Under compute-sanitizer (run --sanitize, the window's Sanitize): the sanitizer starts the worker and
     // writes its findings to the log, which it finishes as the worker ends (hence the long grace). Guard zones

@@ -19,7 +19,8 @@ namespace cp {
 class CudaWorkerBackend final : public Backend {
 public:
     // Starts the first worker; Error (the worker's plain-words reason) when CUDA is unusable here.
-    static Result<std::unique_ptr<Backend>> create();
+    // `device`: the CUDA ordinal the worker opens (and every worker that replaces it).
+    static Result<std::unique_ptr<Backend>> create(int device = 0);
     // The same, with every worker started under compute-sanitizer (`tool`), which writes its findings to
     // `log` as the worker ends (core/session/sanitize.h).
     static Result<std::unique_ptr<Backend>> create_under_sanitizer(const std::string& tool, const std::string& log);
@@ -48,6 +49,7 @@ private:
     uint64_t generation_ = 0;
     std::optional<DeviceInfo> info_;  // the same device for every worker: measured once
     std::string sanitize_tool_, sanitize_log_;  // set: workers start under compute-sanitizer
+    int device_ = 0;                            // the CUDA ordinal each worker opens
 };
 
 }  // namespace cp

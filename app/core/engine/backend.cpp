@@ -65,18 +65,21 @@ Result<std::string> check_backend_name(const std::string& name) {
     return make_error("unknown backend `" + name + "`", "use " + backend_choices_text());
 }
 
-Result<MadeBackend> make_backend(const std::string& name) {
+Result<MadeBackend> make_backend(const std::string& name, int device) {
     if (auto known = check_backend_name(name); !known) return known.error();
+    if (device < 0)
+        return make_error("there is no device " + std::to_string(device) + ": devices are numbered from 0",
+                          "use 0 for the first device");
     MadeBackend made;
     if (name != "auto") {
-        auto backend = find_backend(name)->make();
+        auto backend = find_backend(name)->make(device);
         if (!backend) return backend.error();
         made.backend = std::move(*backend);
         return made;
     }
     std::string reasons, hint;
     for (const BackendEntry& e : backend_registry()) {
-        auto backend = e.make();
+        auto backend = e.make(device);
         if (backend) {
             made.backend = std::move(*backend);
             return made;

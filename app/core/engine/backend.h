@@ -39,8 +39,10 @@ Response dispatch_request(Backend& backend, const Request& request);
 struct BackendEntry {
     std::string name;         // what --backend takes and what `info`, the JSON and the window print
     std::string description;  // one line for `info`, --help and the Device panel
-    // Makes the backend, or an Error saying plainly why it cannot be used here (no driver, no compiler...).
-    std::function<Result<std::unique_ptr<Backend>>()> make;
+    // Makes the backend on device `device` (an ordinal, 0 first) of this kind, or an Error saying plainly why it
+    // cannot be used here (no driver, no compiler, no such device...).
+    std::function<Result<std::unique_ptr<Backend>>(int device)> factory;
+    Result<std::unique_ptr<Backend>> make(int device = 0) const { return factory(device); }
 };
 
 // In order of preference: `--backend auto` takes the first that can be made.
@@ -57,8 +59,9 @@ struct MadeBackend {
     // For "auto": why each backend earlier in the registry was passed over ("cuda: no NVIDIA driver ...").
     std::vector<std::pair<std::string, std::string>> passed_over;
 };
-// `name` is "auto" or a registry name. For "auto", the Error lists why every backend failed.
-Result<MadeBackend> make_backend(const std::string& name);
+// `name` is "auto" or a registry name; `device` the ordinal of the device among that backend's (DeviceInfo::
+// ordinal, ::device_count). For "auto", the Error lists why every backend failed.
+Result<MadeBackend> make_backend(const std::string& name, int device = 0);
 
 // A backend that only compiles (NVRTC for the default architecture) and says `why` when asked to run: what
 // the window uses when no backend can run kernels here, so the editor still gets diagnostics.

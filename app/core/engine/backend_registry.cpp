@@ -5,15 +5,15 @@
 namespace cp {
 
 // Defined in the backends' folders.
-Result<std::unique_ptr<Backend>> make_cuda_backend();  // core/cuda/cuda_worker.cpp
-Result<std::unique_ptr<Backend>> make_cpu_backend();   // core/cpu/cpu_backend.cpp
+Result<std::unique_ptr<Backend>> make_cuda_backend(int device);  // core/cuda/cuda_worker.cpp
+Result<std::unique_ptr<Backend>> make_cpu_backend(int device);   // core/cpu/cpu_backend.cpp
 
 const std::vector<BackendEntry>& backend_registry() {
     static const std::vector<BackendEntry> registry = {
         {"cuda", "an NVIDIA GPU: NVRTC and the CUDA driver API, in a worker process that is replaced after a fault",
-         make_cuda_backend},
+         [](int device) { return make_cuda_backend(device); }},
         {"cpu", "the CPU emulator: the same source built by the host compiler, GPU threads run as fibers",
-         make_cpu_backend},
+         [](int device) { return make_cpu_backend(device); }},
     };
     return registry;
 }

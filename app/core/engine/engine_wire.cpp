@@ -61,6 +61,8 @@ void to_json(json& j, const DeviceInfo& d) {
          {"l2_bytes", d.l2_bytes},
          {"copy_bandwidth_gbps", d.copy_bandwidth_gbps},
          {"driver_version", d.driver_version},
+         {"ordinal", d.ordinal},
+         {"device_count", d.device_count},
          {"notes", d.notes}};
 }
 void from_json(const json& j, DeviceInfo& d) {
@@ -90,6 +92,8 @@ void from_json(const json& j, DeviceInfo& d) {
     d.l2_bytes = j.at("l2_bytes").get<int>();
     d.copy_bandwidth_gbps = j.at("copy_bandwidth_gbps").get<double>();
     d.driver_version = j.at("driver_version").get<std::string>();
+    d.ordinal = j.at("ordinal").get<int>();
+    d.device_count = j.at("device_count").get<int>();
     d.notes = j.at("notes").get<std::string>();
 }
 

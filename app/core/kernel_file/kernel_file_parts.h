@@ -51,6 +51,10 @@ std::string blank_comments_and_strings(const std::string& source);
 std::optional<KernelSignature> parse_function(const std::string& source, const std::string& name, const std::string& file,
                                               std::vector<Diagnostic>& diagnostics);
 
+// `devices: ... over PARAM` against the rest of the header (kernel_header_devices.cpp): PARAM a settable whole-
+// number param, buffers of PARAM elements to cut, other buffers only read, no steps.
+void check_devices(const std::string& file, const KernelSpec& spec, std::vector<Diagnostic>& diagnostics);
+
 // A file with `step:` lines (kernel_steps.cpp): each step's kernel found, the steps' parameters agreeing, and
 // the header checked against them together; fills step_signatures and signature (the first step's).
 void check_steps(KernelFile& f, const HeaderState& state);

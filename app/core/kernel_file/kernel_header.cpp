@@ -24,7 +24,8 @@ const std::vector<std::string> kKeys = {"title",     "category", "tags",   "abou
                                         "block",     "grid",     "shared", "problem", "view",  "reference",
                                         "tolerance", "traffic",  "kernel", "expect",  "learn", "step",
                                         "streams",
-                                        "compare"};
+                                        "compare",
+                                        "devices"};
 const std::vector<std::string> kNamedKeys = {"param", "buffer", "view"};
 const std::vector<std::string> kColormaps = {"gray", "viridis", "magma", "coolwarm"};
 
@@ -159,6 +160,8 @@ private:
             parse_streams(l);
         else if (key == "compare")
             parse_compare(l);
+        else if (key == "devices")
+            parse_devices(l);
         else if (key == "learn") {
             state_.learn_line = l.line;
             spec_.learn = collapse_spaces(value);

@@ -177,6 +177,12 @@ void check_streams(const std::string& file, const KernelSpec& spec, const Names&
                "(line " + std::to_string(spec.steps.front().line) + "). Remove `streams:`, or the steps.");
         return;
     }
+    if (spec.devices.enabled()) {
+        report("`streams:` splits the launch into chunks on one device, and `devices:` (line " +
+               std::to_string(spec.devices.line) + ") splits it across devices; a file can do one of the two. "
+               "Remove `streams:` or `devices:`.");
+        return;
+    }
     if (state.broken_names.count(st.param)) return;
     const ParamSpec* p = nullptr;
     for (const ParamSpec& q : spec.params)
@@ -206,6 +212,7 @@ void check_header(const std::string& file, KernelSpec& spec, std::vector<Diagnos
     mark_derived_params(spec, names);
     check_expressions(file, names, state, diagnostics);
     check_views(file, spec, names, state, diagnostics);
+    if (spec.devices.enabled()) check_devices(file, spec, diagnostics);
 
     const bool steps_have_grids = !spec.steps.empty() && std::all_of(spec.steps.begin(), spec.steps.end(),
                                                                       [](const StepSpec& s) { return !s.grid_expr[0].empty(); });

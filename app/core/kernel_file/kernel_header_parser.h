@@ -52,6 +52,7 @@ protected:
     void parse_buffer(const std::string& name, int name_column, const Line& l);
     void parse_step(const Line& l);  // kernel_header_steps.cpp
     void parse_streams(const Line& l);  // kernel_header_steps.cpp
+    void parse_devices(const Line& l);  // kernel_header_devices.cpp
 
     const std::string& file_;
     KernelSpec& spec_;

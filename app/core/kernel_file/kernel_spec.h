@@ -120,6 +120,15 @@ struct StreamsSpec {
 };
 constexpr int kMaxStreams = 16;
 constexpr int kMaxStreamChunks = 1024;
+// `devices: all over n` (or `devices: 2 over n`): the run is split along the size parameter `n` into one part
+// per device, each device running the kernel on its part (core/session/device_set.h).
+struct DeviceSplitSpec {
+    int max_devices = 0;  // 0: every device the machine has; else at most this many
+    std::string param;    // the size parameter the parts divide; empty: no split
+    int line = 0, column = 0;
+    bool enabled() const { return !param.empty(); }
+    std::string str() const;  // "all over n", "2 over n"
+};
 
 // What a buggy-on-purpose lesson must show (`expect:`); None for a lesson that must verify.
 enum class ExpectedOutcome { None, Mismatch, Fault, Refused, Hang };
@@ -143,6 +152,7 @@ struct KernelSpec {
     std::string learn;                               // `learn:` what the student should take from the bug
     std::vector<StepSpec> steps;                     // `step:` lines; empty: the one kernel runs once
     std::optional<StreamsSpec> streams;              // `streams:`; none: one stream
+    DeviceSplitSpec devices;                         // `devices:`; not enabled(): one device runs it all
 
     // `kernel:` the __global__ function to run when the file has several, or the instantiation of a
     // template kernel (`reduce<float, 256>`): a C++ name expression. Empty: the file's only kernel.

@@ -49,6 +49,8 @@ json device_object(const DeviceInfo& d) {
             {"l2_bytes", d.l2_bytes},
             {"copy_bandwidth_gbps", d.copy_bandwidth_gbps},
             {"driver_version", d.driver_version},
+            {"ordinal", d.ordinal},
+            {"device_count", d.device_count},
             {"capabilities", {{"launches", d.caps.launches}, {"gpu", d.caps.gpu},
                               {"device_buffers", d.caps.device_buffers}, {"occupancy_api", d.caps.occupancy_api},
                               {"event_timing", d.caps.event_timing}}},
@@ -183,6 +185,27 @@ std::string run_report_json(const RunReport& r, const std::vector<std::filesyste
                                        {"host_memory", t.pinned ? "pinned" : "pageable"},
                                        {"measured_by", "host clock around each copy; kernel: median launch"}}
                                 : json(nullptr);
+    // A `devices:` file: each device's part and times, the split's wall time and the one-device time.
+    if (r.device_split) {
+        const DeviceSplitReport& s = *r.device_split;
+        auto part_object = [](const DevicePart& p) {
+            const TransferTimes& pt = p.times;
+            return json{{"ordinal", p.ordinal}, {"name", p.name}, {"begin", p.begin}, {"end", p.end},
+                        {"elements", p.end - p.begin}, {"grid", dim3_json(p.grid)},
+                        {"allocate_ms", pt.allocate_ms}, {"host_to_device_ms", pt.upload_ms},
+                        {"kernel_ms", pt.kernel_ms}, {"device_to_host_ms", pt.download_ms}, {"total_ms", pt.total_ms()}};
+        };
+        json parts = json::array();
+        for (const DevicePart& p : s.parts) parts.push_back(part_object(p));
+        j["devices"] = {{"over", s.param}, {"elements", s.total}, {"devices_here", s.devices_here},
+                        {"devices_used", s.devices_used}, {"kind", s.gpu ? "gpu" : "cpu worker"},
+                        {"parts", parts}, {"split_wall_ms", s.split_ms}, {"one_device_wall_ms", s.one_device_ms},
+                        {"one_device", part_object(s.one_device)}, {"speedup", s.speedup()},
+                        {"slowest_device_total_ms", s.slowest_part_ms()}, {"stage_speedup", s.stage_speedup()},
+                        {"summary", s.summary()},
+                        {"measured_by", "host clock around all devices' work (allocation, copies, timed launches, "
+                                        "read-backs), run concurrently; one_device: the same on the first device alone"}};
+    }
     j["bandwidth_gbps"] = r.launched ? json(r.bandwidth_gbps) : json(nullptr);
     j["bandwidth_fraction_of_copy"] = r.launched && r.bandwidth_fraction > 0 ? json(r.bandwidth_fraction) : json(nullptr);
     j["printf"] = r.printf_output;

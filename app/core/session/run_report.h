@@ -164,6 +164,38 @@ struct StreamsReport {
 // A text timeline: one line per stream, `width` columns from 0 to the total, H (host->device), K (kernel) and
 // D (device->host) where an operation of that stream ran, then a legend; for `cuda-playground run`.
 std::string streams_timeline_text(const StreamsReport& s, int width = 64);
+// One device's part of a `devices:` split: the elements it did and where its time went.
+struct DevicePart {
+    int ordinal = 0;
+    std::string name;            // the device's own name (several CPU "devices" say they are CPU workers)
+    uint64_t begin = 0, end = 0;  // elements [begin, end) of the split parameter
+    Dim3 grid;                    // its launch: the file's grid for a part of end - begin elements
+    TransferTimes times;          // allocation, host->device, kernel (median launch), device->host
+};
+
+// A `devices: ... over PARAM` run: the work cut into one part per device, every device working at the same time
+// (one thread per engine), and the same work done by the first device alone for the speed-up.
+struct DeviceSplitReport {
+    std::string param;        // the split parameter
+    uint64_t total = 0;       // its value: the elements split
+    int devices_here = 1;     // devices of this backend on the machine
+    int devices_used = 1;     // parts (at most the header's N; at most the elements)
+    bool gpu = false;         // the devices are GPUs; else CPU workers (which share one CPU: no real speed-up)
+    std::vector<DevicePart> parts;
+    // Host clock around each run of all parts: allocation, copies, the timed launches and read-backs of every
+    // device, concurrently; one_device_ms is the same work on the first device alone.
+    double split_ms = 0, one_device_ms = 0;
+    DevicePart one_device;    // that single-device run's own figures
+    double speedup() const { return split_ms > 0 ? one_device_ms / split_ms : 0; }
+    // The same from the devices' own figures (allocation + copies + median kernel): the first device alone against
+    // the slowest device of the split, without the host's threads, repeats and first-use costs.
+    double slowest_part_ms() const;
+    double stage_speedup() const { return slowest_part_ms() > 0 ? one_device.times.total_ms() / slowest_part_ms() : 0; }
+    // What was done, in words: "2 GPUs: GPU 0 did [0, 500001), GPU 1 [500001, 1000003)" or, with one device,
+    // "1 GPU here: GPU 0 did all 1,000,003 elements; with 2 GPUs each would take about 500,002".
+    std::string summary() const;
+    std::string unit() const { return gpu ? "GPU" : "CPU worker"; }
+};
 
 enum class RunStage { None, Metadata, Resolve, Compile, Validate, Prepare, Launch, Verify };
 const char* run_stage_name(RunStage s);  // "compile", "validate": the JSON's names for the stages
@@ -212,6 +244,7 @@ struct RunReport {
     std::vector<CoverageMap> coverage;  // per out buffer, when measured (RunOptions::coverage)
     std::optional<LaunchTrace> trace;   // when asked (RunOptions::trace)
     std::optional<StreamsReport> streams;  // a file with `streams:` (the outputs checked are the streamed run's)
+    std::optional<DeviceSplitReport> device_split;  // a `devices:` file: each device's part
 
     std::map<std::string, HostBuffer> outputs;         // out/inout buffers read back (when asked)
     std::map<std::string, uint64_t> device_addresses;  // CUDA device pointers (interop, same process)

@@ -13,6 +13,7 @@
 #include "core/engine/launch_validation.h"
 #include "core/kernel_file/expr.h"
 #include "core/kernel_file/kernel_file.h"
+#include "core/session/device_set.h"
 #include "core/session/file_reference.h"
 #include "core/session/run_choices.h"
 #include "core/session/run_report.h"
@@ -62,6 +63,11 @@ public:
     // choices are left as they were; apply the best with set_choices.
     Result<SweepResult> sweep(const SweepOptions& options);
 
+    // The devices a `devices:` file is split over: `count` of them (the backend's DeviceInfo::device_count), the
+    // others opened by `open` when first needed (session_devices.cpp). Not called, or without `open`: a split
+    // runs on this session's device alone and says what it would do with more.
+    void use_devices(int count, OpenEngine open);
+
     // Everything, in order; never throws; the report says where it stopped and why. With a compile-only
     // backend it stops after validating, without an error (report.launched is false). A buggy-on-purpose
     // lesson (`expect:`) gets report.outcome and report.as_expected.
@@ -79,7 +85,12 @@ private:
         TransferTimes unreported;
         return prepare_buffers(resolved, RunOptions{}, unreported);
     }
+    // Each buffer's initial contents on the host, refilled only when what determines them changed.
+    Result<const HostBuffer*> host_input(const BufferSpec& spec, const ResolvedRun& resolved);
     void release_buffers();
+    // session_devices.cpp: a `devices:` file's run, one part per device, outputs assembled and checked.
+    RunReport run_on_devices(const ResolvedRun& resolved, const CompileResult& compiled, const RunOptions& options,
+                             RunReport report);
     void forget_device_state();  // after the backend reset its context: every buffer and module is gone
     RunReport run_stages(const RunOptions& options);
     void verify(const ResolvedRun& resolved, RunReport& report);
@@ -140,6 +151,13 @@ private:
     std::unique_ptr<FileReference> reference_;
     std::string expected_key_;
     std::map<std::string, HostBuffer> expected_;
+
+    int device_count_ = 1;
+    OpenEngine open_engine_;
+    std::unique_ptr<DeviceSet> devices_;  // made at the first split, from the two above
 };
+
+// A buffer filled with one repeated value (zeros, constant): sent as a pattern, not whole (session_buffers.cpp).
+bool buffer_is_uniform(const BufferSpec& spec);
 
 }  // namespace cp

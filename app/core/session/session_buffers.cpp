@@ -33,25 +33,34 @@ bool is_uniform(const BufferInit& init) {
 
 }  // namespace
 
+Result<const HostBuffer*> KernelSession::host_input(const BufferSpec& spec, const ResolvedRun& resolved) {
+    const uint64_t count = resolved.buffer_counts.at(spec.name);
+    const Image* image = nullptr;
+    std::string image_file;
+    if (spec.init.kind == BufferInit::Kind::Image) {
+        const ResolvedImage& resolved_image = resolved.images.at(spec.name);
+        image_file = resolved_image.path;
+        image = resolved_image.image.get();
+    }
+    const std::string key = init_key(spec, count, image_file);
+    HostInput& input = host_inputs_[spec.name];
+    if (input.key != key) {
+        input.key.clear();
+        input.host = HostBuffer{spec.name, spec.type, std::vector<std::byte>(count * elem_info(spec.type).size)};
+        if (auto filled = fill_buffer(spec, input.host, image); !filled) return filled.error();
+        input.key = key;
+    }
+    return &input.host;
+}
+
+bool buffer_is_uniform(const BufferSpec& spec) { return is_uniform(spec.init); }
+
 Result<bool> KernelSession::prepare_buffers(const ResolvedRun& resolved, const RunOptions& options, TransferTimes& times) {
     for (const auto& spec : kernel_.spec.buffers) {
-        const uint64_t count = resolved.buffer_counts.at(spec.name);
-        const Image* image = nullptr;
-        std::string image_file;
-        if (spec.init.kind == BufferInit::Kind::Image) {
-            const ResolvedImage& resolved_image = resolved.images.at(spec.name);
-            image_file = resolved_image.path;
-            image = resolved_image.image.get();
-        }
-        const std::string key = init_key(spec, count, image_file);
-        HostInput& input = host_inputs_[spec.name];
-        if (input.key != key) {
-            input.key.clear();
-            input.host = HostBuffer{spec.name, spec.type, std::vector<std::byte>(count * elem_info(spec.type).size)};
-            if (auto filled = fill_buffer(spec, input.host, image); !filled) return filled.error();
-            input.key = key;
-        }
-        const HostBuffer& host = input.host;
+        auto filled = host_input(spec, resolved);
+        if (!filled) return filled.error();
+        const HostBuffer& host = **filled;
+        const std::string& key = host_inputs_.at(spec.name).key;
 
         DeviceBuffer& dev = buffers_[spec.name];
         if (dev.id == 0 || dev.bytes != host.bytes.size()) {

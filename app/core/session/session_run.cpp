@@ -172,6 +172,7 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
         report.trace = std::move(*traced);
     }
     report.transfers.pinned = options.pinned_host && engine_.capabilities().gpu;
+    if (spec.devices.enabled()) return run_on_devices(*resolved, compiled, options, std::move(report));
     if (auto prepared = prepare_buffers(*resolved, options, report.transfers); !prepared) return fail(RunStage::Prepare, prepared.error());
 
     if (!resolved->steps.empty()) {

@@ -28,6 +28,8 @@ void DevicePanel::draw() {
             row("device", d.name);
             row("compute capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor) + " (" + d.arch + ")");
             row("SMs", std::to_string(d.sm_count));
+            // What a `devices:` file splits over.
+            row("devices", std::to_string(d.device_count) + " (this is device " + std::to_string(d.ordinal) + ")");
             row("memory", std::to_string(d.total_memory >> 20) + " MiB");
             row("threads / block", std::to_string(d.max_threads_per_block));
             row("max block", d.max_block.str());

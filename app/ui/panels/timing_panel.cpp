@@ -1,6 +1,7 @@
-// Timing panel drawing.
+// Timing panel drawing (a `devices:` run's per-device table: device_split_view.cpp).
 #include "ui/panels/timing_panel.h"
 
+#include "ui/panels/device_split_view.h"
 #include "ui/widgets.h"
 
 #include <imgui.h>
@@ -85,6 +86,8 @@ void TimingPanel::draw() {
     ImGui::Separator();
     if (!draw_summary()) return;
     if (compare_.active() && !compare_.columns.empty()) draw_comparison();
+    // A split run's devices first: in a short panel they are what the lesson is about.
+    if (const TimingSample* last = history_.last(); last && last->devices) draw_device_split(*last->devices);
     draw_history();
     if (const TimingSample* last = history_.last()) draw_breakdown(last->transfers);
 }

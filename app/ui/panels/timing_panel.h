@@ -1,6 +1,7 @@
 // Timing panel: the last run's last / median / min of its repeats, a history plot of medians (hover shows
 // the launch configuration each came from), achieved bandwidth as a fraction of the device's copy
-// bandwidth, the recent runs as a table, the timing options, and a comparison lesson's variants' times.
+// bandwidth, the recent runs as a table, a `devices:` run's parts per device, the timing options, and a
+// comparison lesson's variants' times.
 #pragma once
 
 #include "ui/panels/panel.h"

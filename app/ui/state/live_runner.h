@@ -79,6 +79,8 @@ public:
     // The backend sanitize jobs run on (default: the CUDA worker under compute-sanitizer); tests pass their own.
     // Call while idle.
     void set_sanitized_backend_factory(SanitizedBackendFactory factory) { sanitized_factory_ = std::move(factory); }
+    // The other devices a `devices:` file is split over (KernelSession::use_devices). Call while idle.
+    void use_devices(int count, OpenEngine open) { session_->use_devices(count, std::move(open)); }
     // Blocks until the current job (if any) finished; the outcome stays for take_outcome().
     void wait_until_done();
 

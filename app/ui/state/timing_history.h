@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <deque>
+#include <optional>
 #include <string>
 
 namespace cp::ui {
@@ -21,6 +22,7 @@ struct TimingSample {
     double bandwidth_gbps = 0;
     double bandwidth_fraction = 0;
     std::string backend;
+    std::optional<DeviceSplitReport> devices;  // a `devices:` run: each device's part and times
 };
 
 class TimingHistory {

@@ -1,0 +1,298 @@
+// A `devices: ... over n` file's run (KernelSession::run_on_devices): the work cut into one part per device by
+// the chunk plan, each device (its own engine, its own worker process) allocating, uploading, launching and
+// reading back its part at the same time as the others, then the parts put together and checked against the
+// reference as any run. The same work on the first device alone gives the one-device time for the speed-up.
+#include "core/session/chunk_plan.h"
+#include "core/session/coverage.h"
+#include "core/session/scalar_arg.h"
+#include "core/session/session.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <future>
+
+namespace cp {
+
+namespace {
+
+// One part's run on one device, with the bytes it read back.
+struct PartOutcome {
+    DevicePart part;
+    TimingStats timing;
+    std::string printf_output;
+    std::map<std::string, std::vector<std::byte>> outputs;  // out/inout buffers: the part's bytes
+    std::optional<Error> error;
+    bool context_reset = false;
+};
+
+// What every part's run reads, shared by the device threads (read only).
+struct PartInputs {
+    const KernelFile& kernel;
+    const ResolvedRun& resolved;
+    const std::map<std::string, const HostBuffer*>& host;
+    const RunOptions& options;
+    std::optional<ThreadOrderChoice> thread_order;
+};
+
+std::string where(const DevicePart& p, bool gpu) {
+    return std::string(gpu ? "GPU " : "CPU worker ") + std::to_string(p.ordinal) + " (elements [" +
+           std::to_string(p.begin) + ", " + std::to_string(p.end) + "))";
+}
+
+// Allocate, upload, launch, read back and release the part's buffers on `engine`: blocking calls, run on a thread
+// of its own so that every device works at once.
+PartOutcome run_part(Engine& engine, ModuleId module, const ChunkPart& chunk, const PartInputs& in) {
+    PartOutcome out;
+    DevicePart& p = out.part;
+    p.ordinal = engine.device().ordinal;
+    p.name = engine.device().name;
+    p.begin = chunk.begin;
+    p.end = chunk.end;
+    p.grid = chunk.grid;
+    const bool gpu = engine.capabilities().gpu;
+    std::map<std::string, BufferId> ids;
+    auto fail = [&](const std::string& what, const EngineError& e) {
+        out.error = make_error(where(p, gpu) + ": " + what + ": " + e.message, e.hint);
+        out.context_reset = out.context_reset || e.context_was_reset;
+    };
+    auto run = [&] {
+        for (const ChunkBuffer& b : chunk.buffers) {
+            const BufferSpec& spec = *in.kernel.buffer(b.name);
+            const uint32_t element = elem_info(spec.type).size;
+            AllocateResult a = engine.allocate({b.name, b.bytes, element});
+            if (a.error) return fail("could not allocate its part of `" + b.name + "`", *a.error);
+            ids[b.name] = a.buffer;
+            p.times.allocate_ms += a.elapsed_ms;
+            p.times.allocations++;
+            p.times.allocated_bytes += b.bytes;
+            const std::vector<std::byte>& host = in.host.at(b.name)->bytes;
+            UploadRequest up;
+            up.buffer = a.buffer;
+            up.pinned = in.options.pinned_host;
+            if (buffer_is_uniform(spec)) {
+                up.data.assign(host.begin(), host.begin() + element);
+                up.repeat = true;
+            } else {
+                up.data.assign(host.begin() + long(b.byte_offset), host.begin() + long(b.byte_offset + b.bytes));
+            }
+            UploadResult u = engine.upload(std::move(up));
+            if (u.error) return fail("could not upload its part of `" + b.name + "`", *u.error);
+            p.times.upload_ms += u.elapsed_ms;
+            p.times.uploads++;
+            p.times.upload_bytes += b.bytes;
+        }
+        const KernelSignature& sig = *in.kernel.signature;
+        LaunchRequest launch;
+        launch.module = module;
+        launch.kernel_name = sig.launch_name;
+        launch.grid = chunk.grid;
+        launch.block = in.resolved.block;
+        launch.dynamic_shared_bytes = in.resolved.dynamic_shared_bytes;
+        launch.timing = in.options.timing;
+        if (engine.capabilities().thread_order) launch.thread_order = in.thread_order;
+        for (const SignatureParam& param : sig.params) {
+            KernelArg arg;
+            arg.name = param.name;
+            if (param.is_pointer) {
+                arg.buffer = ids.at(param.name);
+            } else {
+                auto bytes = scalar_bytes(param.base_type, chunk.params.at(param.name));
+                if (!bytes)
+                    return fail("argument `" + param.name + "`",
+                                EngineError{"", bytes.error().message, bytes.error().hint});
+                arg.scalar = std::move(*bytes);
+            }
+            launch.args.push_back(std::move(arg));
+        }
+        LaunchResult launched = engine.launch(std::move(launch));
+        out.printf_output = launched.printf_output;
+        if (!launched.ok) {
+            const EngineError e = launched.error.value_or(EngineError{"", "the launch failed", "", false});
+            return fail("the kernel failed", e);
+        }
+        out.timing = launched.timing;
+        p.times.kernel_ms = launched.timing.median_ms;
+        for (const ChunkBuffer& b : chunk.buffers) {
+            if (b.direction == Direction::In) continue;
+            ReadBackResult rb = engine.read_back({ids.at(b.name), in.options.pinned_host});
+            if (rb.error) return fail("could not read back its part of `" + b.name + "`", *rb.error);
+            p.times.download_ms += rb.elapsed_ms;
+            p.times.downloads++;
+            p.times.download_bytes += rb.data.size();
+            out.outputs[b.name] = std::move(rb.data);
+        }
+    };
+    run();
+    std::vector<BufferId> release;
+    for (const auto& [name, id] : ids) release.push_back(id);
+    if (!release.empty() && !out.context_reset) engine.release({release, {}});
+    return out;
+}
+
+struct Job {
+    Engine* engine = nullptr;
+    ModuleId module = 0;
+    const ChunkPart* part = nullptr;
+};
+
+// Every job at once, one thread per device; the host clock around all of them.
+std::vector<PartOutcome> run_parts(const std::vector<Job>& jobs, const PartInputs& in, double& wall_ms) {
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<std::future<PartOutcome>> running;
+    for (const Job& job : jobs)
+        running.push_back(
+            std::async(std::launch::async, [&in, job] { return run_part(*job.engine, job.module, *job.part, in); }));
+    std::vector<PartOutcome> done;
+    for (auto& f : running) done.push_back(f.get());
+    wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return done;
+}
+
+}  // namespace
+
+std::string DeviceSplitReport::summary() const {
+    const std::string u = unit();
+    auto units = [&u](int k) { return std::to_string(k) + " " + u + (k == 1 ? "" : "s"); };
+    if (parts.size() <= 1) {
+        const uint64_t half = (total + 1) / 2;
+        std::string text = units(devices_here) + " here: " + u + " " +
+                           std::to_string(parts.empty() ? 0 : parts[0].ordinal) + " did all " + with_thousands(total) +
+                           " elements";
+        if (devices_here > 1 && devices_used == 1) text += " (the file asks for at most 1)";
+        if (total >= 2) text += "; with 2 " + u + "s each would take about " + with_thousands(half);
+        return text;
+    }
+    std::string text = units(int(parts.size())) +
+                       (devices_here > int(parts.size()) ? " of " + std::to_string(devices_here) : "") + ": ";
+    for (size_t i = 0; i < parts.size(); ++i) {
+        const DevicePart& p = parts[i];
+        text += (i == 0 ? "" : ", ") + u + " " + std::to_string(p.ordinal) + (i == 0 ? " did [" : " [") +
+                std::to_string(p.begin) + ", " + std::to_string(p.end) + ")";
+    }
+    return text;
+}
+
+double DeviceSplitReport::slowest_part_ms() const {
+    double slowest = 0;
+    for (const DevicePart& p : parts) slowest = std::max(slowest, p.times.total_ms());
+    return slowest;
+}
+
+void KernelSession::use_devices(int count, OpenEngine open) {
+    device_count_ = std::max(1, count);
+    open_engine_ = std::move(open);
+    devices_.reset();
+}
+
+RunReport KernelSession::run_on_devices(const ResolvedRun& resolved, const CompileResult& compiled,
+                                        const RunOptions& options, RunReport report) {
+    const KernelSpec& spec = kernel_.spec;
+    const DeviceSplitSpec& split = spec.devices;
+    auto fail = [&report](RunStage stage, Error e) {
+        report.failed_stage = stage;
+        report.error = std::move(e);
+        return report;
+    };
+    std::map<std::string, const HostBuffer*> host;
+    for (const BufferSpec& b : spec.buffers) {
+        auto filled = host_input(b, resolved);
+        if (!filled) return fail(RunStage::Prepare, filled.error());
+        host[b.name] = *filled;
+    }
+    if (!devices_) devices_ = std::make_unique<DeviceSet>(engine_, device_count_, open_engine_);
+
+    DeviceSplitReport s;
+    s.param = split.param;
+    s.devices_here = devices_->count();
+    s.gpu = engine_.capabilities().gpu;
+    const PartInputs in{kernel_, resolved, host, options,
+                        engine_.capabilities().thread_order ? choices_.thread_order : std::nullopt};
+    auto setback = [&](const PartOutcome& o, size_t index) {
+        if (!o.context_reset) return;
+        if (index == 0)
+            forget_device_state();  // this session's engine dropped every buffer and module
+        else
+            devices_->forget(int(index));
+    };
+
+    // The first device alone: the one-device time, and the whole run when there is nothing to split it over.
+    auto whole = plan_chunks(resolved, spec.buffers, spec.launch, split.param, 1);
+    if (!whole) return fail(RunStage::Prepare, whole.error());
+    s.total = whole->total;
+    if (options.before_launch) options.before_launch(report);
+    double one_ms = 0;
+    std::vector<PartOutcome> alone = run_parts({{&engine_, compiled.module, &whole->parts[0]}}, in, one_ms);
+    setback(alone[0], 0);
+    report.printf_output = alone[0].printf_output;
+    if (alone[0].error) return fail(RunStage::Launch, *alone[0].error);
+    s.one_device = alone[0].part;
+    s.one_device_ms = one_ms;
+    const bool pinned = report.transfers.pinned;
+    report.transfers = alone[0].part.times;
+    report.transfers.pinned = pinned;
+    report.timing = alone[0].timing;
+
+    int parts = devices_->usable();
+    if (split.max_devices > 0) parts = std::min(parts, split.max_devices);
+    parts = int(std::min<uint64_t>(uint64_t(parts), std::max<uint64_t>(s.total, 1)));
+    s.devices_used = parts;
+    std::vector<PartOutcome> outcomes;
+    std::optional<ChunkPlan> plan;
+    if (parts == 1) {
+        s.parts = {alone[0].part};
+        s.split_ms = one_ms;
+        outcomes = std::move(alone);
+        plan = std::move(*whole);
+    } else {
+        auto cut = plan_chunks(resolved, spec.buffers, spec.launch, split.param, parts);
+        if (!cut) return fail(RunStage::Prepare, cut.error());
+        plan = std::move(*cut);
+        CompileRequest request;
+        request.source = kernel_.compile_source.empty() ? kernel_.source : kernel_.compile_source;
+        request.path = kernel_.path.string();
+        request.kernel_name = kernel_.signature->launch_name;
+        std::vector<Job> jobs{{&engine_, compiled.module, &plan->parts[0]}};
+        for (int i = 1; i < parts; ++i) {  // opened and compiled one after the other, before the clock starts
+            auto engine = devices_->engine(i);
+            if (!engine) return fail(RunStage::Prepare, engine.error());
+            auto module = devices_->module(i, request);
+            if (!module) return fail(RunStage::Compile, module.error());
+            jobs.push_back({*engine, *module, &plan->parts[size_t(i)]});
+        }
+        outcomes = run_parts(jobs, in, s.split_ms);
+        for (size_t i = 0; i < outcomes.size(); ++i) setback(outcomes[i], i);
+        for (const PartOutcome& o : outcomes) {
+            if (!o.printf_output.empty()) report.printf_output += o.printf_output;
+            if (o.error) return fail(RunStage::Launch, *o.error);
+            s.parts.push_back(o.part);
+        }
+    }
+    report.launched = true;
+    report.transfers.kernel_ms = report.timing.median_ms;
+    if (report.timing.median_ms > 0) {
+        report.bandwidth_gbps = double(resolved.traffic_bytes) / (report.timing.median_ms * 1e-3) / 1e9;
+        if (device().copy_bandwidth_gbps > 0)
+            report.bandwidth_fraction = report.bandwidth_gbps / device().copy_bandwidth_gbps;
+    }
+    report.device_split = s;
+    if (!options.read_back) return report;
+
+    // The parts put back together where the plan cut them: a device that wrote the wrong place shows up below.
+    for (const BufferSpec& b : spec.buffers) {
+        if (b.direction == Direction::In) continue;
+        HostBuffer assembled = *host.at(b.name);
+        for (size_t i = 0; i < outcomes.size(); ++i) {
+            const std::vector<std::byte>& got = outcomes[i].outputs.at(b.name);
+            for (const ChunkBuffer& cb : plan->parts[i].buffers)
+                if (cb.name == b.name && cb.byte_offset + got.size() <= assembled.bytes.size())
+                    std::memcpy(assembled.bytes.data() + cb.byte_offset, got.data(),
+                                std::min<uint64_t>(got.size(), cb.bytes));
+        }
+        report.outputs[b.name] = std::move(assembled);
+    }
+    if (options.verify && !spec.reference.empty()) verify(resolved, report);
+    return report;
+}
+
+}  // namespace cp
