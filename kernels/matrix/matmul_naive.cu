@@ -4,10 +4,13 @@ category: Matrices
 tags: matrix multiply, 2D, global memory, arithmetic intensity
 about: C = A × B with A m×k and B k×n, one thread per element of C: thread (row, col) walks along row
   `row` of A and column `col` of B and adds the k products. Every element of A is read n times and
-  every element of B m times, all from global memory: the kernel is limited by memory traffic, not by
-  arithmetic. The tiled multiply stages tiles in shared memory to reuse each load 16 times; the
-  register-blocked one goes further; the window shows both beside this one (`compare:`). Try: set
-  m = n = k = 1000 and read the three columns' times and the speed-up lines above them.
+  every element of B m times from global memory, so the kernel leans on memory traffic; a recent
+  GPU's L1 and L2 caches absorb much of it. The tiled multiply stages tiles in shared memory to reuse
+  each load 16 times; the register-blocked one keeps an 8×8 block of C per thread in registers. The
+  window shows both beside this one (`compare:`). Try: set m = n = k = 1000 and read the three
+  columns' times. On an H100 the caches already serve the naive reads well, so the tiles barely help
+  (0.39 ms against 0.33 ms), while register blocking is about 3x faster (0.12 ms): reuse in registers
+  is what pays on a GPU with big caches.
 param m: int = 300 range 1..4096
 param n: int = 250 range 1..4096
 param k: int = 200 range 1..4096
