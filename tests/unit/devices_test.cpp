@@ -5,6 +5,7 @@
 #include "core/kernel_file/kernel_file.h"
 #include "core/session/report_json.h"
 #include "core/session/session.h"
+#include "unit/diagnostics_text.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -14,11 +15,7 @@
 namespace cp {
 namespace {
 
-std::string dump(const std::vector<Diagnostic>& diags) {
-    std::string out;
-    for (const auto& d : diags) out += "  " + d.str() + "\n";
-    return out;
-}
+using test::dump;
 
 KernelFile parse_devices(const std::string& devices_line, const std::string& extra_buffers = "",
                          const std::string& extra_params = "") {

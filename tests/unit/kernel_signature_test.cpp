@@ -1,16 +1,13 @@
 // Finding the __global__ function in CUDA source, and checking it against the metadata header.
 #include "core/kernel_file/kernel_file.h"
+#include "unit/diagnostics_text.h"
 
 #include <gtest/gtest.h>
 
 namespace cp {
 namespace {
 
-std::string dump(const std::vector<Diagnostic>& diags) {
-    std::string out;
-    for (const auto& d : diags) out += "  " + d.str() + "\n";
-    return out;
-}
+using test::dump;
 
 std::optional<KernelSignature> sig_of(const std::string& source, std::vector<Diagnostic>& diags) {
     return parse_signature(source, "s.cu", diags);

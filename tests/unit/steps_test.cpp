@@ -5,6 +5,7 @@
 #include "core/kernel_file/kernel_file.h"
 #include "core/session/report_json.h"
 #include "core/session/session.h"
+#include "unit/diagnostics_text.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -16,11 +17,7 @@ namespace {
 
 std::filesystem::path data() { return std::filesystem::path(CP_SOURCE_DIR) / "tests" / "data" / "steps"; }
 
-std::string dump(const std::vector<Diagnostic>& diags) {
-    std::string out;
-    for (const auto& d : diags) out += "  " + d.str() + "\n";
-    return out;
-}
+using test::dump;
 
 const char* kTwoKernels = R"(
 extern "C" __global__ void first(const float* a, float* b, int n) { int i = threadIdx.x; if (i < n) b[i] = a[i]; }

@@ -4,6 +4,7 @@
 #include "core/kernel_file/kernel_file.h"
 #include "core/session/report_json.h"
 #include "unit/cpu_session.h"
+#include "unit/diagnostics_text.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -13,11 +14,7 @@
 namespace cp {
 namespace {
 
-std::string dump(const std::vector<Diagnostic>& diags) {
-    std::string out;
-    for (const auto& d : diags) out += "  " + d.str() + "\n";
-    return out;
-}
+using test::dump;
 
 const char* kKernel = "extern \"C\" __global__ void k(const float* a, float* c, int n) { }\n";
 
