@@ -11,7 +11,8 @@ about: With several GPUs, the simplest way to use them all is to split the data.
   each GPU's part and times and the speed-up over one GPU doing it all; with one GPU it says what it
   would do. Try: treat `i` as the index in the whole array, writing `y[i] = i` in the kernel and in the
   reference: on one GPU it checks, on two the check fails from GPU 1's first element on, because every
-  part's `i` starts again at 0.
+  part's `i` starts again at 0. Only one GPU? Start the playground with CUDA_PLAYGROUND_CPU_DEVICES=2
+  and the CPU backend: two CPU workers then play two GPUs.
 param n: int = 1000003 range 1..100000000
 buffer x: float[n] in random(seed=41, min=-1, max=1)
 buffer y: float[n] out constant(-9)
