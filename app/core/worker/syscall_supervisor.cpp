@@ -215,12 +215,16 @@ void SyscallSupervisor::handle_one() {
     call.instruction = request->data.instruction_pointer;
     call.stack_pointer = stack_pointer_of(worker_, call.tid);
     if (observer_) observer_(call);
+    // Recorded before the answer: once answered, the worker may finish its request at once, and the app's
+    // take_blocked() must already see the call (recording it afterwards lost the report under load).
+    {
+        std::lock_guard lock(mutex_);
+        if (blocked_.size() < 64) blocked_.push_back(std::move(call));
+    }
     // Refused: the call fails in the worker as if the kernel had said no.
     response->error = path_arg >= 0 ? -EACCES : -EPERM;
     seccomp_notify_respond(listener_, response);
     seccomp_notify_free(request, response);
-    std::lock_guard lock(mutex_);
-    if (blocked_.size() < 64) blocked_.push_back(std::move(call));
 }
 
 }  // namespace cp
