@@ -19,21 +19,15 @@ namespace {
 
 // The host-kernels backend plus an occupancy API with a fixed answer (or, `fails`, an error), counting the
 // questions. It says it has the API (its capabilities), as the CUDA backend does.
-class OccupancyAnsweringBackend final : public Backend {
+class OccupancyAnsweringBackend final : public ForwardingBackend {
 public:
     OccupancyAnsweringBackend(std::atomic<int>& asked, bool fails = false)
-        : inner_(make_host_kernels_backend()), asked_(asked), fails_(fails) {}
+        : ForwardingBackend(make_host_kernels_backend()), asked_(asked), fails_(fails) {}
     InfoResult info() override {
-        InfoResult r = inner_->info();
+        InfoResult r = ForwardingBackend::info();
         r.device.caps.occupancy_api = true;
         return r;
     }
-    CompileResult compile(const CompileRequest& r) override { return inner_->compile(r); }
-    AllocateResult allocate(const AllocateRequest& r) override { return inner_->allocate(r); }
-    UploadResult upload(const UploadRequest& r) override { return inner_->upload(r); }
-    LaunchResult launch(const LaunchRequest& r) override { return inner_->launch(r); }
-    ReadBackResult read_back(const ReadBackRequest& r) override { return inner_->read_back(r); }
-    ReleaseResult release(const ReleaseRequest& r) override { return inner_->release(r); }
     OccupancyResult occupancy(const OccupancyRequest& r) override {
         ++asked_;
         OccupancyResult out;
@@ -50,7 +44,6 @@ public:
     }
 
 private:
-    std::unique_ptr<Backend> inner_;
     std::atomic<int>& asked_;
     bool fails_;
 };

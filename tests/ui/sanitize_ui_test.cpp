@@ -26,23 +26,14 @@ int line_of(const std::string& text, const std::string& needle) {
 
 // The CPU backend, saying its kernels can run under a sanitizer (as the CUDA worker does where
 // compute-sanitizer is installed), so the window offers Sanitize.
-class SanitizerCapableCpu final : public Backend {
+class SanitizerCapableCpu final : public ForwardingBackend {
 public:
-    explicit SanitizerCapableCpu(std::unique_ptr<Backend> inner) : inner_(std::move(inner)) {}
+    using ForwardingBackend::ForwardingBackend;
     InfoResult info() override {
-        InfoResult r = inner_->info();
+        InfoResult r = ForwardingBackend::info();
         r.device.caps.sanitizer = true;
         return r;
     }
-    CompileResult compile(const CompileRequest& r) override { return inner_->compile(r); }
-    AllocateResult allocate(const AllocateRequest& r) override { return inner_->allocate(r); }
-    UploadResult upload(const UploadRequest& r) override { return inner_->upload(r); }
-    LaunchResult launch(const LaunchRequest& r) override { return inner_->launch(r); }
-    ReadBackResult read_back(const ReadBackRequest& r) override { return inner_->read_back(r); }
-    ReleaseResult release(const ReleaseRequest& r) override { return inner_->release(r); }
-
-private:
-    std::unique_ptr<Backend> inner_;
 };
 
 // compute-sanitizer's memcheck log (CUDA 13's wording) for a write at vector_add.cu:`line`.

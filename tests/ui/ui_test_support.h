@@ -35,6 +35,25 @@ std::unique_ptr<Backend> make_host_kernels_backend();
 ui::BackendFactory host_kernels_factory();
 ui::BackendFactory no_backend_factory(const std::string& why);
 
+// A backend that hands every request to `inner`: tests derive from it and override only what they change (a
+// capability in info(), a scripted occupancy answer).
+class ForwardingBackend : public Backend {
+public:
+    explicit ForwardingBackend(std::unique_ptr<Backend> inner) : inner_(std::move(inner)) {}
+    InfoResult info() override { return inner_->info(); }
+    CompileResult compile(const CompileRequest& r) override { return inner_->compile(r); }
+    AllocateResult allocate(const AllocateRequest& r) override { return inner_->allocate(r); }
+    UploadResult upload(const UploadRequest& r) override { return inner_->upload(r); }
+    LaunchResult launch(const LaunchRequest& r) override { return inner_->launch(r); }
+    ReadBackResult read_back(const ReadBackRequest& r) override { return inner_->read_back(r); }
+    ReleaseResult release(const ReleaseRequest& r) override { return inner_->release(r); }
+    OccupancyResult occupancy(const OccupancyRequest& r) override { return inner_->occupancy(r); }
+    StreamsResult streams(const StreamsRequest& r) override { return inner_->streams(r); }
+
+private:
+    std::unique_ptr<Backend> inner_;
+};
+
 struct Rect {
     int x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // [x0, x1) x [y0, y1)
     int width() const { return x1 - x0; }
