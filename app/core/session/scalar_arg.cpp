@@ -32,4 +32,24 @@ Result<std::vector<std::byte>> scalar_bytes(const std::string& base_type, double
                       "use int, unsigned int, float, double, long long or size_t for scalar parameters");
 }
 
+Result<std::vector<KernelArg>> kernel_args(const KernelSignature& sig, const std::map<std::string, double>& params,
+                                           const std::function<BufferArg(const std::string&)>& buffer) {
+    std::vector<KernelArg> args;
+    for (const SignatureParam& p : sig.params) {
+        KernelArg arg;
+        arg.name = p.name;
+        if (p.is_pointer) {
+            const BufferArg b = buffer(p.name);
+            arg.buffer = b.buffer;
+            arg.offset = b.offset;
+        } else {
+            auto bytes = scalar_bytes(p.base_type, params.at(p.name));
+            if (!bytes) return bytes.error();
+            arg.scalar = std::move(*bytes);
+        }
+        args.push_back(std::move(arg));
+    }
+    return args;
+}
+
 }  // namespace cp

@@ -91,20 +91,11 @@ PartOutcome run_part(Engine& engine, ModuleId module, const ChunkPart& chunk, co
         launch.dynamic_shared_bytes = in.resolved.dynamic_shared_bytes;
         launch.timing = in.options.timing;
         if (engine.capabilities().thread_order) launch.thread_order = in.thread_order;
-        for (const SignatureParam& param : sig.params) {
-            KernelArg arg;
-            arg.name = param.name;
-            if (param.is_pointer) {
-                arg.buffer = ids.at(param.name);
-            } else {
-                auto bytes = scalar_bytes(param.base_type, chunk.params.at(param.name));
-                if (!bytes)
-                    return fail("argument `" + param.name + "`",
-                                EngineError{"", bytes.error().message, bytes.error().hint});
-                arg.scalar = std::move(*bytes);
-            }
-            launch.args.push_back(std::move(arg));
-        }
+        auto args = kernel_args(sig, chunk.params, [&ids](const std::string& name) {
+            return BufferArg{ids.at(name), 0};
+        });
+        if (!args) return fail("an argument", EngineError{"", args.error().message, args.error().hint});
+        launch.args = std::move(*args);
         LaunchResult launched = engine.launch(std::move(launch));
         out.printf_output = launched.printf_output;
         if (!launched.ok) {

@@ -262,18 +262,11 @@ Result<LaunchRequest> KernelSession::launch_request(const ResolvedRun& resolved,
     launch.dynamic_shared_bytes = step ? step->dynamic_shared_bytes : resolved.dynamic_shared_bytes;
     launch.timing = timing;
     if (choices_.thread_order && engine_.capabilities().thread_order) launch.thread_order = choices_.thread_order;
-    for (const auto& p : sig.params) {
-        KernelArg arg;
-        arg.name = p.name;
-        if (p.is_pointer) {
-            arg.buffer = buffers_.at(p.name).id;
-        } else {
-            auto bytes = scalar_bytes(p.base_type, resolved.params.at(p.name));
-            if (!bytes) return bytes.error();
-            arg.scalar = std::move(*bytes);
-        }
-        launch.args.push_back(std::move(arg));
-    }
+    auto args = kernel_args(sig, resolved.params, [this](const std::string& name) {
+        return BufferArg{buffers_.at(name).id, 0};
+    });
+    if (!args) return args.error();
+    launch.args = std::move(*args);
     return launch;
 }
 

@@ -98,20 +98,14 @@ Result<StreamsReport> KernelSession::run_streams(const ResolvedRun& resolved, Mo
             }
             if (cb.direction != Direction::In) chunk.d2h.push_back({id, cb.byte_offset, cb.bytes, {}});
         }
-        for (const SignatureParam& p : kernel_.signature->params) {
-            KernelArg arg;
-            arg.name = p.name;
-            if (p.is_pointer) {
-                arg.buffer = buffers_.at(p.name).id;
-                for (const ChunkBuffer& cb : part.buffers)
-                    if (cb.name == p.name) arg.offset = cb.byte_offset;
-            } else {
-                auto bytes = scalar_bytes(p.base_type, part.params.at(p.name));
-                if (!bytes) return bytes.error();
-                arg.scalar = std::move(*bytes);
-            }
-            chunk.args.push_back(std::move(arg));
-        }
+        auto args = kernel_args(*kernel_.signature, part.params, [&](const std::string& name) {
+            BufferArg b{buffers_.at(name).id, 0};
+            for (const ChunkBuffer& cb : part.buffers)
+                if (cb.name == name) b.offset = cb.byte_offset;
+            return b;
+        });
+        if (!args) return args.error();
+        chunk.args = std::move(*args);
         request.chunks.push_back(std::move(chunk));
     }
 
