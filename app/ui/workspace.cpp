@@ -17,6 +17,7 @@
 #include "ui/state/user_dirs.h"
 
 #include <cctype>
+#include <chrono>
 #include <cstdlib>
 #include <sstream>
 
@@ -392,7 +393,9 @@ void Workspace::apply_outcome(RunOutcome outcome) {
         output_status_.failure = "Compiled, not run: " + (r.backend.empty() ? std::string("this backend") : "the " + r.backend + " backend") +
                                  " cannot launch kernels (see the Device panel)";
     if (r.launched && r.resolved) {
+        const auto views_started = std::chrono::steady_clock::now();
         outputs_->update(inflight_file_, r, runs_applied_, console_);
+        views_ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - views_started).count();
         TimingSample sample;
         sample.run = runs_applied_;
         sample.kernel = r.title;

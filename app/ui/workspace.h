@@ -123,6 +123,11 @@ public:
     float font_scale() const { return presentation_.font_scale; }
     float frame_cpu_ms() const { return frame_cpu_ms_; }
     void set_frame_cpu_ms(float ms) { frame_cpu_ms_ = ms; }
+    // The UI thread's part of the frame budget: applying the last outcome (its views' textures by interop or
+    // upload, the display passes, the compare columns) and, of that, the output views alone; 0 on frames
+    // that applied nothing.
+    double apply_ms() const { return apply_ms_; }
+    double views_ms() const { return views_ms_; }
 
 private:
     void apply_outcome(RunOutcome outcome);
@@ -197,6 +202,7 @@ private:
     bool verify_next_ = true;
     double now_ = 0, last_watch_check_ = 0;
     float frame_cpu_ms_ = 0;
+    double apply_ms_ = 0, views_ms_ = 0;
 
     std::vector<std::unique_ptr<Panel>> panels_;
     EditorPanel* editor_panel_ = nullptr;

@@ -3,6 +3,7 @@
 #include "core/session/variants.h"
 #include "ui/workspace.h"
 
+#include <chrono>
 #include <cstdio>
 
 namespace cp::ui {
@@ -57,7 +58,9 @@ void Workspace::apply_variants(RunOutcome& outcome) {
             col.kernel = r.kernel;
             col.title = r.title;
             if (r.launched && r.resolved) {
+                const auto views_started = std::chrono::steady_clock::now();
                 col.views->update(*v.file, r, runs_applied_, console_);
+                views_ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - views_started).count();
                 col.median_ms = r.timing.median_ms;
                 col.verified = r.verified;
                 col.verdict = verdict_text(r);

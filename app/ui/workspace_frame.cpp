@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <iterator>
 #include <string>
@@ -23,7 +24,12 @@ void Workspace::frame(double now) {
         for (const std::string& title : startup_show_) show_panel(title);
         startup_show_.clear();
     }
-    if (auto outcome = runner_->take_outcome()) apply_outcome(std::move(*outcome));
+    apply_ms_ = views_ms_ = 0;
+    if (auto outcome = runner_->take_outcome()) {
+        const auto started = std::chrono::steady_clock::now();
+        apply_outcome(std::move(*outcome));
+        apply_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    }
     if (doc_) {
         if (auto r = doc_->autosave_if_due(now); !r) console_.add(LogKind::Error, "Autosave failed: " + r.error().full());
         if (now - last_watch_check_ >= 0.5) {

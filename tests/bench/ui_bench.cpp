@@ -33,6 +33,29 @@ double median(std::vector<double> v) {
     return v[v.size() / 2];
 }
 
+// Medians of each stage over the runs applied (the frame budget), printed on one line.
+struct StageSamples {
+    std::vector<double> resolve, compile, prepare, insight, launch, read_back, check, variants, session, apply, views,
+        frame;
+    void add(const RunReport& r, double apply_ms, double views_ms, double frame_ms) {
+        const StageTimes& s = r.stages;
+        resolve.push_back(s.resolve_ms), compile.push_back(s.compile_ms), prepare.push_back(s.prepare_ms);
+        insight.push_back(s.insight_ms), launch.push_back(s.launch_ms), read_back.push_back(s.read_back_ms);
+        check.push_back(s.check_ms), variants.push_back(s.variants_ms), session.push_back(s.total_ms);
+        apply.push_back(apply_ms), views.push_back(views_ms), frame.push_back(frame_ms);
+    }
+    void print(const char* what) const;
+};
+
+void StageSamples::print(const char* what) const {
+    std::printf("[ui-bench]     per stage (%s, median ms): resolve %.3f, compile %.3f, prepare %.3f, insight %.3f, "
+                "launch %.3f, read-back %.3f, check %.3f | session %.3f + variants %.3f | UI: apply %.3f (views, interop "
+                "+ display %.3f), whole frame %.3f\n",
+                what, median(resolve), median(compile), median(prepare), median(insight), median(launch),
+                median(read_back), median(check), median(session), median(variants), median(apply), median(views),
+                median(frame));
+}
+
 double since_ms(std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }
@@ -82,13 +105,17 @@ bool measure(const std::string& backend, const std::filesystem::path& photo, con
     ws.live().every_frame = true;
     (*host)->frame();
     std::vector<double> busy, worker;
+    StageSamples live_stages;
     const uint64_t runs_before = ws.runs_applied();
     const auto t0 = std::chrono::steady_clock::now();
     const int frames = cuda ? 100 : 10;
     for (int i = 0; i < frames; ++i) {
+        const uint64_t applied = ws.runs_applied();
         (*host)->frame();
         busy.push_back((*host)->last_frame_cpu_ms());
         if (ws.latest()) worker.push_back(ws.latest()->wall_ms);
+        if (ws.latest() && ws.runs_applied() != applied)
+            live_stages.add(ws.latest()->report, ws.apply_ms(), ws.views_ms(), (*host)->last_frame_cpu_ms());
     }
     const double wall_per_frame = since_ms(t0) / frames;
     const uint64_t runs = ws.runs_applied() - runs_before;
@@ -98,6 +125,7 @@ bool measure(const std::string& backend, const std::filesystem::path& photo, con
 
     // Source change -> new pixels: a new text each time (so NVRTC really compiles), typing pause excluded.
     std::vector<double> latency, compile;
+    StageSamples edit_stages;
     std::string text = document_of(ws).text();
     for (int i = 0; i < 5; ++i) {
         text += "\n// edit " + std::to_string(i) + "\n";
@@ -107,6 +135,7 @@ bool measure(const std::string& backend, const std::filesystem::path& photo, con
         while (ws.outputs().views().at(0).run == shown && since_ms(t) < 30000) (*host)->frame();
         latency.push_back(since_ms(t));
         compile.push_back(ws.latest()->report.compile_ms);
+        edit_stages.add(ws.latest()->report, ws.apply_ms(), ws.views_ms(), (*host)->last_frame_cpu_ms());
     }
     std::printf("\n[ui-bench] %s: %s, %dx%d, output path: %s; window %dx%d, text size %.2f\n", label, device.c_str(), width,
                 height, path.c_str(), window.width, window.height, double(window.text_size));
@@ -115,10 +144,12 @@ bool measure(const std::string& backend, const std::filesystem::path& photo, con
     std::printf("[ui-bench]   re-running box_blur every frame: CPU %.3f ms per frame (median), wall %.3f ms per frame, "
                 "%llu runs in %d frames; per run: session (prepare + launch) %.1f ms, kernel %.3f ms\n",
                 median(busy), wall_per_frame, static_cast<unsigned long long>(runs), frames, median(worker), kernel_ms);
+    live_stages.print("re-run every frame");
     std::printf("[ui-bench]   source change -> new pixels (compile + run + texture; the 0.6 s typing pause not included): "
                 "median %.1f ms (min %.1f, max %.1f), of which compile %.1f ms\n",
                 median(latency), *std::min_element(latency.begin(), latency.end()),
                 *std::max_element(latency.begin(), latency.end()), median(compile));
+    edit_stages.print("source change");
     return true;
 }
 

@@ -197,6 +197,21 @@ struct DeviceSplitReport {
     std::string unit() const { return gpu ? "GPU" : "CPU worker"; }
 };
 
+// Where one run's wall time went on the host, stage by stage (the frame budget that `cp_ui_bench` and the Timing
+// panel print): each measured by the session around its stage, requests to the backend included. A stage that
+// had nothing to do (a compile of unchanged text, an input already on the device) costs ~0 here.
+struct StageTimes {
+    double resolve_ms = 0;    // choices checked, expressions evaluated, images found (decoded once)
+    double compile_ms = 0;    // the compile request(s), cached or not
+    double prepare_ms = 0;    // allocations and uploads of the buffers that needed them
+    double insight_ms = 0;    // coverage, write counting and trace launches (only when asked or warned)
+    double launch_ms = 0;     // the launch request: the timed launches and the round trip to the backend
+    double read_back_ms = 0;  // outputs copied to the host (only for views, the inspector or the check)
+    double check_ms = 0;      // the CPU reference (when its inputs changed) and the comparison
+    double variants_ms = 0;   // compare variants (set by whoever runs them)
+    double total_ms = 0;      // the whole run as the caller saw it
+};
+
 enum class RunStage { None, Metadata, Resolve, Compile, Validate, Prepare, Launch, Verify };
 const char* run_stage_name(RunStage s);  // "compile", "validate": the JSON's names for the stages
 
@@ -222,6 +237,7 @@ struct RunReport {
     TimingStats timing;  // with steps: one pass over all of them (sample j adds every launch's j-th sample)
     std::vector<StepReport> steps;   // a file with steps: each, in order (as far as the run got)
     TransferTimes transfers;         // allocation, host->device, kernel, device->host
+    StageTimes stages;               // the host's wall time per stage (the frame budget)
     double bandwidth_gbps = 0;       // traffic_bytes / median time
     double bandwidth_fraction = 0;   // of the device's measured copy bandwidth (0 if unknown)
     std::string printf_output;

@@ -9,6 +9,7 @@
 #include "core/session/coverage.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 
@@ -32,10 +33,25 @@ std::string run_outcome(const RunReport& r) {
     return r.launched ? "ran" : "";
 }
 
+// Wall time since the previous lap, added to a stage's figure (StageTimes).
+class StageClock {
+public:
+    void lap(double& stage_ms) {
+        const auto now = std::chrono::steady_clock::now();
+        stage_ms += std::chrono::duration<double, std::milli>(now - last_).count();
+        last_ = now;
+    }
+
+private:
+    std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
 }  // namespace
 
 RunReport KernelSession::run(const RunOptions& options) {
+    const auto started = std::chrono::steady_clock::now();
     RunReport report = run_stages(options);
+    report.stages.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     const KernelSpec& spec = kernel_.spec;
     if (spec.expect == ExpectedOutcome::None) return report;
     report.expect = expected_outcome_name(spec.expect);
@@ -59,6 +75,7 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
     report.backend = device().backend;
     report.device = device().name;
     report.diagnostics = kernel_.diagnostics;
+    StageClock clock;
     auto fail = [&report](RunStage stage, Error e) {
         report.failed_stage = stage;
         report.error = std::move(e);
@@ -77,6 +94,7 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
     }
 
     auto resolved = resolve(&report.input_problems);
+    clock.lap(report.stages.resolve_ms);
     if (!resolved) return fail(RunStage::Resolve, resolved.error());
     report.resolved = *resolved;
     // What the device refuses whatever the kernel is, before spending a compile on it; the limits that
@@ -87,6 +105,7 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
     }
 
     const CompileResult& compiled = compile();
+    clock.lap(report.stages.compile_ms);
     report.compiled = true;
     report.diagnostics.insert(report.diagnostics.end(), compiled.diagnostics.begin(), compiled.diagnostics.end());
     report.usage = compiled.usage;
@@ -108,6 +127,7 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
     std::vector<const CompileResult*> step_modules;
     if (!resolved->steps.empty()) {
         auto modules = compile_steps(report);
+        clock.lap(report.stages.compile_ms);
         if (!modules) return fail(RunStage::Compile, modules.error());
         step_modules = std::move(*modules);
         for (size_t i = 0; i < step_modules.size(); ++i) {
@@ -148,6 +168,7 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
     // A compile-only backend (nothing can run kernels here): compiling was the whole job, and not running is
     // no error of the kernel's; report.launched says it did not run, the device notes say why.
     if (!engine_.capabilities().launches) return report;
+    clock.lap(report.stages.resolve_ms);  // the launch checks
 
     // Measurements that need launches of their own (session_insight.cpp), before the run's own launch so that
     // the buffers the window shows hold its output.
@@ -161,19 +182,24 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
                                "with that step's block and grid"));
     if (options.coverage || (options.coverage_when_warned && warned)) {
         auto measured = measure_coverage(*resolved, compiled.module);
+        clock.lap(report.stages.insight_ms);
         if (!measured) return fail(RunStage::Launch, measured.error());
         report.coverage = std::move(*measured);
         if (options.coverage && options.count_writers) count_writers(*resolved, report.coverage);
         apply_measured_coverage(report.coverage, report.launch_issues);
+        clock.lap(report.stages.insight_ms);
     }
     if (options.trace) {
         auto traced = trace_launch(*resolved, options.timing);
+        clock.lap(report.stages.insight_ms);
         if (!traced) return fail(RunStage::Launch, traced.error());
         report.trace = std::move(*traced);
     }
     report.transfers.pinned = options.pinned_host && engine_.capabilities().gpu;
     if (spec.devices.enabled()) return run_on_devices(*resolved, compiled, options, std::move(report));
-    if (auto prepared = prepare_buffers(*resolved, options, report.transfers); !prepared) return fail(RunStage::Prepare, prepared.error());
+    auto prepared = prepare_buffers(*resolved, options, report.transfers);
+    clock.lap(report.stages.prepare_ms);
+    if (!prepared) return fail(RunStage::Prepare, prepared.error());
 
     if (!resolved->steps.empty()) {
         if (options.before_launch) options.before_launch(report);
@@ -194,6 +220,7 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
         launched.timing = report.timing;
         launched.printf_output = report.printf_output;
     }
+    clock.lap(report.stages.launch_ms);  // with steps: their launches above
     report.printf_output = launched.printf_output;
     // Where each buffer lived, also for a launch that failed: compute-sanitizer's findings name addresses.
     for (const auto& [name, b] : buffers_) report.device_addresses[name] = b.device_address;
@@ -228,10 +255,12 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
         report.transfers.download_bytes += rb.data.size();
         report.outputs[b.name] = HostBuffer{b.name, b.type, std::move(rb.data)};
     }
+    clock.lap(report.stages.read_back_ms);
     // `streams:` (session_streams.cpp): the launch again in chunks on streams; its outputs are the ones checked.
     if (resolved->streams) {
         bool reset = false;
         auto streamed = run_streams(*resolved, compiled.module, report, reset);
+        clock.lap(report.stages.launch_ms);
         if (reset) forget_device_state();
         if (!streamed) return fail(RunStage::Launch, streamed.error());
         report.streams = std::move(*streamed);
@@ -246,6 +275,7 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
                              ": the check compares the result of the last step, so it did not run";
     else if (options.verify && !spec.reference.empty())
         verify(*resolved, report);
+    clock.lap(report.stages.check_ms);
 
     return report;
 }

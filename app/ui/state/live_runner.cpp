@@ -104,8 +104,14 @@ RunOutcome LiveRunner::execute(RunJob& job) {
         out.sweep = s.sweep(options);
     } else {
         out.report = s.run(job.options);
-        if (job.compare) run_variants(job, out);
-        else variant_sessions_.clear();  // their buffers are no longer shown
+        if (job.compare) {
+            const auto started = std::chrono::steady_clock::now();
+            run_variants(job, out);
+            out.report.stages.variants_ms =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+        } else {
+            variant_sessions_.clear();  // their buffers are no longer shown
+        }
     }
     out.finished = std::chrono::steady_clock::now();
     out.wall_ms = std::chrono::duration<double, std::milli>(out.finished - out.submitted).count();
