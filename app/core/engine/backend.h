@@ -32,7 +32,7 @@ public:
 };
 
 // Hands one request to the matching member of `backend`: the one place that maps requests to calls, used by
-// the engine's worker thread and by the CUDA worker process alike.
+// the engine and by the CUDA worker process alike.
 Response dispatch_request(Backend& backend, const Request& request);
 
 // One entry of the registry. Adding a backend: its own folder under core/, and one line in backend_registry.cpp.

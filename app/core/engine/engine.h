@@ -1,17 +1,12 @@
-// The engine: executes requests on one worker thread that owns the backend (and so its CUDA context).
-// Callers get futures; every request/response is a plain value (see engine_api.h).
+// The engine: the one door to a backend. Requests are plain values (engine_api.h) answered in the calling thread;
+// calls from several threads (the window's runner, a split's per-device threads) take turns.
 #pragma once
 
 #include "core/engine/backend.h"
 #include "core/engine/engine_api.h"
 
-#include <condition_variable>
-#include <deque>
-#include <functional>
-#include <future>
 #include <memory>
 #include <mutex>
-#include <thread>
 
 namespace cp {
 
@@ -26,9 +21,11 @@ public:
     const DeviceInfo& device() const { return device_; }
     const BackendCapabilities& capabilities() const { return device_.caps; }
 
-    std::future<Response> submit(Request request);
+    // The request's response (of the type that answers it), from the backend, in this thread. Each backend does
+    // its own waiting (the CUDA and CPU workers are processes): a thread of the engine's own only added two
+    // hand-overs to every request.
+    Response call(const Request& request);
 
-    // Blocking conveniences over submit().
     InfoResult info() { return call<InfoResult>(InfoRequest{}); }
     CompileResult compile(CompileRequest r) { return call<CompileResult>(std::move(r)); }
     AllocateResult allocate(AllocateRequest r) { return call<AllocateResult>(std::move(r)); }
@@ -42,17 +39,12 @@ public:
 private:
     template <class R>
     R call(Request r) {
-        return std::get<R>(submit(std::move(r)).get());
+        return std::get<R>(call(static_cast<const Request&>(r)));
     }
-    void worker_loop();
 
+    std::mutex mutex_;  // one request at a time
     std::unique_ptr<Backend> backend_;
     DeviceInfo device_;
-    std::mutex mutex_;
-    std::condition_variable cv_;
-    std::deque<std::pair<Request, std::promise<Response>>> queue_;
-    bool stopping_ = false;
-    std::thread worker_;
 };
 
 }  // namespace cp
