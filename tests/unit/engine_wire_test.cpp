@@ -33,13 +33,15 @@ std::vector<std::byte> bytes(std::initializer_list<int> v) {
 }
 
 TEST(EngineWire, Requests) {
-    CompileRequest c{"__global__ void k() {}\n\"quoted\" \xc3\xa9", "dir/k.cu", "k<int>", {"-DX=1", "-G"}, false};
+    CompileRequest c{"__global__ void k() {}\n\"quoted\" \xc3\xa9", "dir/k.cu", "k<int>", {"-DX=1", "-G"}, false, false, {}};
     const auto c2 = round_trip_request(c);
     EXPECT_EQ(c2.source, c.source);
     EXPECT_EQ(c2.path, c.path);
     EXPECT_EQ(c2.kernel_name, c.kernel_name);
     EXPECT_EQ(c2.extra_options, c.extra_options);
     EXPECT_EQ(c2.load, false);
+    c.also_kernels = {"k<float>", "k2"};
+    EXPECT_EQ(round_trip_request(c).also_kernels, c.also_kernels);
 
     const auto a = round_trip_request(AllocateRequest{"buf", (1ull << 33) + 5});
     EXPECT_EQ(a.name, "buf");
@@ -113,8 +115,11 @@ TEST(EngineWire, Responses) {
     c.cache_hit = true;
     c.compile_ms = 1.5;
     c.module = 5;
+    c.also_usage["k2"].registers = 40;
     const auto c2 = round_trip_response(c);
     EXPECT_TRUE(c2.ok);
+    ASSERT_EQ(c2.also_usage.count("k2"), 1u);
+    EXPECT_EQ(c2.also_usage.at("k2").registers, 40);
     ASSERT_EQ(c2.diagnostics.size(), 1u);
     EXPECT_EQ(c2.diagnostics[0].str(), "k.cu:3:7: warning: unused");
     EXPECT_EQ(c2.usage.registers, 24);

@@ -332,8 +332,9 @@ TEST_F(NvrtcTest, VirtualArchGivesPtx) {
     EXPECT_EQ(ptx.back(), std::byte{0}) << "PTX handed to the driver ends with NUL";
 }
 
-// The worker's warm-up must leave a precompiled header that holds <cooperative_groups.h> parsed (about 100 MB; an empty program gives 7 MB),
-// not one made from an empty program, or the first cooperative-groups kernel still pays the whole parse.
+// A warm-up (compile_bench's; the worker makes the PCH with the first kernel that includes the header) must leave a
+// precompiled header that holds <cooperative_groups.h> parsed (about 100 MB; an empty program gives 7 MB), not one
+// made from an empty program, or the next cooperative-groups kernel still pays the whole parse.
 TEST(NvrtcPch, WarmUpPrecompilesCooperativeGroups) {
     const fs::path dir = pch_dir();
     auto pch_bytes = [&] {
@@ -343,7 +344,7 @@ TEST(NvrtcPch, WarmUpPrecompilesCooperativeGroups) {
             if (e.path().extension() == ".pch") most = std::max(most, e.file_size(ec));
         return most;
     };
-    // As the CUDA worker does at its start: NVRTC writes the PCH through temporary files in $TMPDIR.
+    // As the CUDA worker sets up at its start: NVRTC writes the PCH through temporary files in $TMPDIR.
     const char* old = std::getenv("TMPDIR");
     const std::string saved = old ? old : "";
     use_pch_dir_for_temporary_files();

@@ -111,15 +111,19 @@ std::string cache_key(std::string_view inputs) {
     return hex64(fnv1a64(inputs)) + hex64(fnv1a64(inputs, 0x84222325cbf29ce4ull));
 }
 
+std::filesystem::path user_cache_dir() {
+    if (const char* dir = std::getenv("CUDA_PLAYGROUND_CACHE_DIR"); dir && *dir) return std::filesystem::path(dir);
+    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+        return std::filesystem::path(xdg) / "cuda-playground";
+    if (const char* home = std::getenv("HOME"); home && *home)
+        return std::filesystem::path(home) / ".cache" / "cuda-playground";
+    return {};
+}
+
 std::filesystem::path cubin_cache_dir() {
     if (const char* off = std::getenv("CUDA_PLAYGROUND_NO_CACHE"); off && *off && std::string(off) != "0") return {};
-    if (const char* dir = std::getenv("CUDA_PLAYGROUND_CACHE_DIR"); dir && *dir)
-        return std::filesystem::path(dir) / "cubin";
-    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-        return std::filesystem::path(xdg) / "cuda-playground" / "cubin";
-    if (const char* home = std::getenv("HOME"); home && *home)
-        return std::filesystem::path(home) / ".cache" / "cuda-playground" / "cubin";
-    return {};
+    const std::filesystem::path base = user_cache_dir();
+    return base.empty() ? base : base / "cubin";
 }
 
 std::optional<CachedCompile> load_cached_compile(const std::filesystem::path& dir, const std::string& key) {
@@ -135,6 +139,7 @@ std::optional<CachedCompile> load_cached_compile(const std::filesystem::path& di
         CachedCompile entry;
         entry.log = j.at("log").get<std::string>();
         entry.lowered_name = j.at("lowered_name").get<std::string>();
+        entry.also_lowered = j.value("also_lowered", std::map<std::string, std::string>{});
         entry.usage = usage_from_json(j.at("usage"));
         auto image = base64_decode(j.at("image").get<std::string>());
         if (!image || image->empty() || image->size() != j.at("image_size").get<size_t>() ||
@@ -156,6 +161,7 @@ bool store_cached_compile(const std::filesystem::path& dir, const std::string& k
                               {"key", key},
                               {"log", entry.log},
                               {"lowered_name", entry.lowered_name},
+                              {"also_lowered", entry.also_lowered},
                               {"usage", usage_json(entry.usage)},
                               {"image_size", entry.image.size()},
                               {"image_fnv", hex64(fnv1a64(bytes_view(entry.image)))},

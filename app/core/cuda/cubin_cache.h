@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +19,7 @@ namespace cp {
 struct CachedCompile {
     std::string log;
     std::string lowered_name;
+    std::map<std::string, std::string> also_lowered;  // CompileRequest::also_kernels: name -> symbol
     ResourceUsage usage;
     std::vector<std::byte> image;  // cubin (or PTX when compiled for a virtual architecture)
 };
@@ -25,6 +27,9 @@ struct CachedCompile {
 // $CUDA_PLAYGROUND_CACHE_DIR/cubin, else $XDG_CACHE_HOME/cuda-playground/cubin, else
 // ~/.cache/cuda-playground/cubin. Empty when CUDA_PLAYGROUND_NO_CACHE is set or no home is known.
 std::filesystem::path cubin_cache_dir();
+// The folder above it, whatever CUDA_PLAYGROUND_NO_CACHE says (what else is remembered per user: the GPU's
+// architecture for `compile`); empty when no home is known.
+std::filesystem::path user_cache_dir();
 
 // A cache key: two independent 64-bit FNV-1a hashes of `inputs` (32 hex digits).
 std::string cache_key(std::string_view inputs);

@@ -273,9 +273,23 @@ std::string CudaBackend::buffer_label(BufferId id) const {
 
 // ---- compile --------------------------------------------------------------------------------------------
 
+// The driver's figures are authoritative (and include __launch_bounds__); ptxas's add spills.
+void CudaBackend::add_driver_usage(CUfunction fn, ResourceUsage& u) const {
+    auto fattr = [&](CUfunction_attribute a, int fallback) {
+        int v = 0;
+        return d_.FuncGetAttribute(&v, a, fn) == CUDA_SUCCESS ? v : fallback;
+    };
+    u.registers = fattr(CU_FUNC_ATTRIBUTE_NUM_REGS, u.registers);
+    u.static_shared_bytes = fattr(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, u.static_shared_bytes);
+    u.local_bytes = std::max(u.local_bytes, fattr(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, u.local_bytes));
+    u.constant_bytes = fattr(CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES, u.constant_bytes);
+    u.max_threads_per_block = fattr(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, u.max_threads_per_block);
+}
+
 CompileResult CudaBackend::compile(const CompileRequest& request) {
     std::vector<std::byte> image;
     std::string lowered;
+    std::map<std::string, std::string> also_lowered;
     CompileRequest wrapped;
     if (request.instrument_trace) {
         auto source = make_trace_wrapper(request.source, request.kernel_name);
@@ -287,7 +301,8 @@ CompileResult CudaBackend::compile(const CompileRequest& request) {
         wrapped = request;
         wrapped.source = std::move(*source);
     }
-    CompileResult result = compile_with_nvrtc(request.instrument_trace ? wrapped : request, arch_, &image, &lowered);
+    CompileResult result =
+        compile_with_nvrtc(request.instrument_trace ? wrapped : request, arch_, &image, &lowered, &also_lowered);
     if (!result.ok || !request.load) return result;
     if (auto e = bind()) {
         result.ok = false;
@@ -323,17 +338,21 @@ CompileResult CudaBackend::compile(const CompileRequest& request) {
             return result;
         }
         loaded.functions[request.kernel_name] = fn;
-        // The driver's figures are authoritative (and include __launch_bounds__); ptxas's add spills.
-        auto fattr = [&](CUfunction_attribute a, int fallback) {
-            int v = 0;
-            return d_.FuncGetAttribute(&v, a, fn) == CUDA_SUCCESS ? v : fallback;
-        };
-        ResourceUsage& u = result.usage;
-        u.registers = fattr(CU_FUNC_ATTRIBUTE_NUM_REGS, u.registers);
-        u.static_shared_bytes = fattr(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, u.static_shared_bytes);
-        u.local_bytes = std::max(u.local_bytes, fattr(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, u.local_bytes));
-        u.constant_bytes = fattr(CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES, u.constant_bytes);
-        u.max_threads_per_block = fattr(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, u.max_threads_per_block);
+        add_driver_usage(fn, result.usage);
+    }
+    // The other kernels asked for (compare variants of the same file): loaded from this one module. One that
+    // cannot be found is left out of also_usage, and its session compiles it on its own.
+    for (auto it = result.also_usage.begin(); it != result.also_usage.end();) {
+        const auto symbol = also_lowered.find(it->first);
+        CUfunction fn = nullptr;
+        if (symbol == also_lowered.end() ||
+            d_.ModuleGetFunction(&fn, loaded.module, symbol->second.c_str()) != CUDA_SUCCESS) {
+            it = result.also_usage.erase(it);
+            continue;
+        }
+        loaded.functions[it->first] = fn;
+        add_driver_usage(fn, it->second);
+        ++it;
     }
     result.module = next_module_++;
     modules_[result.module] = std::move(loaded);

@@ -69,6 +69,7 @@ private:
     bool context_is_broken();
 
     CUfunction find_function(LoadedModule& module, const std::string& kernel_name);
+    void add_driver_usage(CUfunction fn, ResourceUsage& usage) const;
     // The kernel `name` of module `module`, or null with `error` saying what is missing (for `subject`).
     CUfunction kernel_function(ModuleId module, const std::string& name, const std::string& subject,
                                std::optional<EngineError>& error);

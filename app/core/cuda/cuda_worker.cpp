@@ -18,7 +18,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <thread>
 
 namespace cp {
 
@@ -47,10 +46,9 @@ int serve(int fd, uint64_t id_base, int ordinal) {
     hello["ok"] = backend != nullptr;
     if (!write_message(fd, WireMessage{hello.dump(), {}, {}}) || !backend) return 1;
     backend->run_as_worker(id_base);
-    // The precompiled header for <cooperative_groups.h> is made while the user looks at the first kernel, so
-    // a kernel that includes it later compiles without parsing it. Detached: the worker ends with _Exit.
-    if (const char* off = std::getenv("CUDA_PLAYGROUND_NO_PCH"); !(off && *off && std::string(off) != "0"))
-        std::thread([arch = backend->arch()] { warm_up_nvrtc_pch(arch); }).detach();
+    // No precompiled header is made ahead of time: NVRTC compiles one program at a time, so a warm-up in the
+    // background made every new process's first compile wait ~1.5 s for it. The first kernel that includes a
+    // heavy header makes the PCH as it compiles (pch_options), and the later ones use it.
 
     for (;;) {
         WireMessage in;

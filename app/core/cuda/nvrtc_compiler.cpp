@@ -116,6 +116,7 @@ std::string inputs_fingerprint(const CompileRequest& request, const std::string&
         add(h.contents);
     }
     add(request.kernel_name);
+    for (const auto& k : request.also_kernels) add(k);
     add(display_path(request));
     add(request.source);
     add(local_includes_fingerprint(includes));
@@ -213,6 +214,13 @@ void compile_uncached(const CompileRequest& request, const LocalIncludes& includ
             return;
         }
     }
+    for (const auto& k : request.also_kernels) {
+        r = nvrtcAddNameExpression(program, k.c_str());
+        if (r != NVRTC_SUCCESS) {
+            result.error = nvrtc_failure(r, "nvrtcAddNameExpression");
+            return;
+        }
+    }
     // The PCH option is not in result.options: the cubin does not depend on it, so the cache key does not.
     const std::vector<std::string> pch =
         syntax_only || !allow_pch ? std::vector<std::string>() : pch_options(request.source, result.options);
@@ -252,6 +260,10 @@ void compile_uncached(const CompileRequest& request, const LocalIncludes& includ
         const char* lowered = nullptr;
         if (nvrtcGetLoweredName(program, request.kernel_name.c_str(), &lowered) == NVRTC_SUCCESS && lowered)
             out.lowered_name = lowered;
+    }
+    for (const auto& k : request.also_kernels) {
+        const char* lowered = nullptr;
+        if (nvrtcGetLoweredName(program, k.c_str(), &lowered) == NVRTC_SUCCESS && lowered) out.also_lowered[k] = lowered;
     }
     const bool cubin = arch.rfind("sm_", 0) == 0;
     out.image = program_image(program, cubin);
@@ -296,43 +308,69 @@ std::vector<std::string> nvrtc_options(const CompileRequest& /*request*/, const 
     return options;
 }
 
+bool nvrtc_minimal_applies(const std::string& source) {
+    static const bool available = [] {
+        int major = 0, minor = 0;
+        return nvrtcVersion(&major, &minor) == NVRTC_SUCCESS && (major > 12 || (major == 12 && minor >= 4));
+    }();
+    if (!available) return false;
+    if (const char* off = std::getenv("CUDA_PLAYGROUND_NO_MINIMAL"); off && *off && std::string(off) != "0") return false;
+    // What -minimal leaves out: texture and surface functions, the device runtime (cuda* calls, launches from a
+    // kernel) and the runtime API's types (cuda*_t). Any include may pull them in.
+    for (const char* needs : {"#include", "cuda", "tex", "surf", "<<<"})
+        if (source.find(needs) != std::string::npos) return false;
+    return true;
+}
+
 CompileResult compile_with_nvrtc(const CompileRequest& request, const std::string& arch,
-                                 std::vector<std::byte>* image_out, std::string* lowered_name_out) {
+                                 std::vector<std::byte>* image_out, std::string* lowered_name_out,
+                                 std::map<std::string, std::string>* also_lowered_out) {
     const auto start = std::chrono::steady_clock::now();
     CompileResult result;
     try {
-        result.options = nvrtc_options(request, arch);
-        result.options.insert(result.options.end(), request.extra_options.begin(), request.extra_options.end());
-
         const LocalIncludes includes = resolve_local_includes(request.source, display_path(request));
         if (has_errors(includes.diagnostics)) {
+            result.options = nvrtc_options(request, arch);
             result.diagnostics = includes.diagnostics;
             result.compile_ms =
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
             return result;
         }
         const auto cache_dir = cubin_cache_dir();
-        const std::string key = cache_key(inputs_fingerprint(request, arch, result.options, includes));
-
         CachedCompile compiled;
-        if (auto hit = load_cached_compile(cache_dir, key)) {
-            compiled = std::move(*hit);
-            result.cache_hit = true;
-            result.log = compiled.log;
-            result.diagnostics =
-                parse_nvrtc_diagnostics(compiled.log, display_path(request), count_lines(request.source));
-            locate_header_diagnostics(request, includes, result.diagnostics);
-        } else {
-            compile_uncached(request, includes, arch, result, compiled);
-            if (!compiled.image.empty() && !has_errors(result.diagnostics) && !result.error)
-                store_cached_compile(cache_dir, key, compiled);
-        }
-        result.ok = !compiled.image.empty() && !result.error && !has_errors(result.diagnostics) &&
-                    check_is_entry(request, compiled, result);
+        // One attempt with `minimal` or without: the cache, else NVRTC.
+        const auto attempt = [&](bool minimal) {
+            result = CompileResult();
+            compiled = CachedCompile();
+            result.options = nvrtc_options(request, arch);
+            if (minimal) result.options.emplace_back("-minimal");
+            result.options.insert(result.options.end(), request.extra_options.begin(), request.extra_options.end());
+            const std::string key = cache_key(inputs_fingerprint(request, arch, result.options, includes));
+            if (auto hit = load_cached_compile(cache_dir, key)) {
+                compiled = std::move(*hit);
+                result.cache_hit = true;
+                result.log = compiled.log;
+                result.diagnostics =
+                    parse_nvrtc_diagnostics(compiled.log, display_path(request), count_lines(request.source));
+                locate_header_diagnostics(request, includes, result.diagnostics);
+            } else {
+                compile_uncached(request, includes, arch, result, compiled);
+                if (!compiled.image.empty() && !has_errors(result.diagnostics) && !result.error)
+                    store_cached_compile(cache_dir, key, compiled);
+            }
+            result.ok = !compiled.image.empty() && !result.error && !has_errors(result.diagnostics) &&
+                        check_is_entry(request, compiled, result);
+        };
+        const bool minimal = nvrtc_minimal_applies(includes.rewritten_source);
+        attempt(minimal);
+        if (minimal && !result.ok) attempt(false);
         if (result.ok) {
             result.usage = compiled.usage;
+            for (const auto& [name, lowered] : compiled.also_lowered)
+                result.also_usage[name] = parse_ptxas_usage(compiled.log, lowered);
             if (image_out) *image_out = std::move(compiled.image);
             if (lowered_name_out) *lowered_name_out = compiled.lowered_name;
+            if (also_lowered_out) *also_lowered_out = compiled.also_lowered;
         }
     } catch (const std::exception& e) {
         result.ok = false;

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -16,11 +17,20 @@ inline constexpr const char* kArchWithoutDevice = "sm_90";
 
 // Compiles request.source for `arch` ("sm_90" gives a cubin; "compute_90" gives PTX for the driver to
 // JIT). On success `image_out` receives the cubin/PTX and `lowered_name_out` the symbol to load for
-// request.kernel_name (the name itself for extern "C" kernels, the mangled name otherwise).
+// request.kernel_name (the name itself for extern "C" kernels, the mangled name otherwise); `also_lowered_out`
+// the symbols of request.also_kernels that exist (and result.also_usage their ptxas figures).
+// Small programs that cannot need textures, the device runtime or the runtime API's types compile with
+// NVRTC's -minimal (about half the time); one that fails with it is compiled again without it, so errors are
+// never -minimal's.
 // Never throws; source errors come back as diagnostics with ok == false, and failures of NVRTC itself
 // (out of memory, a missing builtins library) additionally set `error`. `module` stays 0.
 CompileResult compile_with_nvrtc(const CompileRequest& request, const std::string& arch,
-                                 std::vector<std::byte>* image_out, std::string* lowered_name_out = nullptr);
+                                 std::vector<std::byte>* image_out, std::string* lowered_name_out = nullptr,
+                                 std::map<std::string, std::string>* also_lowered_out = nullptr);
+
+// Whether compile_with_nvrtc tries -minimal for this source (this NVRTC has it, and nothing in the text can need
+// what it leaves out).
+bool nvrtc_minimal_applies(const std::string& source);
 
 // The CPU backend's check that a file's device code obeys CUDA's rules (e.g. no host function called from a
 // kernel): NVRTC's front end only (-fdevice-syntax-only), nothing generated or cached. Error diagnostics

@@ -1,5 +1,5 @@
 // The engine's vocabulary: requests and results made of plain values (no pointers into the engine),
-// so the same requests serve the engine's worker thread and the backends' worker processes (the CUDA backend
+// so the same requests serve the engine (in the caller's thread) and the backends' worker processes (the CUDA backend
 // runs in a watchdogged child process; engine_wire.h carries these values over its socket).
 #pragma once
 
@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <variant>
@@ -41,6 +42,9 @@ struct CompileRequest {
     // LaunchRequest::trace record per block where and when it ran. Backends that trace without
     // instrumenting (CPU) compile the source as it is.
     bool instrument_trace = false;
+    // More __global__ functions of the same source to load from the same module (a lesson's compare variants): one
+    // compile serves them all. CompileResult::also_usage says which a backend loaded.
+    std::vector<std::string> also_kernels;
 };
 struct CompileResult {
     bool ok = false;
@@ -52,6 +56,9 @@ struct CompileResult {
     double compile_ms = 0;         // wall time of this request (cache look-up included)
     ModuleId module = 0;
     std::optional<EngineError> error;  // set when something other than the source failed (e.g. load)
+    // Of CompileRequest::also_kernels, those loaded into `module` (launch them by name), with their resources.
+    // Empty for a backend that compiles each kernel on its own (the CPU backend).
+    std::map<std::string, ResourceUsage> also_usage;
 };
 
 struct AllocateRequest {

@@ -210,7 +210,7 @@ WireMessage encode_request(const Request& request) {
             using T = std::decay_t<decltype(r)>;
             if constexpr (std::is_same_v<T, CompileRequest>) {
                 j.update({{"source", r.source}, {"path", r.path}, {"kernel_name", r.kernel_name},
-                          {"extra_options", r.extra_options}, {"load", r.load},
+                          {"also_kernels", r.also_kernels}, {"extra_options", r.extra_options}, {"load", r.load},
                           {"instrument_trace", r.instrument_trace}});
             } else if constexpr (std::is_same_v<T, AllocateRequest>) {
                 j.update({{"name", r.name}, {"bytes", r.bytes}, {"element_bytes", r.element_bytes}});
@@ -254,6 +254,7 @@ std::optional<Request> decode_request(WireMessage message) {
                 r.source = j.at("source").get<std::string>();
                 r.path = j.at("path").get<std::string>();
                 r.kernel_name = j.at("kernel_name").get<std::string>();
+                r.also_kernels = j.at("also_kernels").get<std::vector<std::string>>();
                 r.extra_options = j.at("extra_options").get<std::vector<std::string>>();
                 r.load = j.at("load").get<bool>();
                 r.instrument_trace = j.value("instrument_trace", false);
@@ -315,7 +316,7 @@ WireMessage encode_response(const Response& response) {
             } else if constexpr (std::is_same_v<T, CompileResult>) {
                 j.update({{"ok", r.ok}, {"diagnostics", r.diagnostics}, {"log", r.log}, {"options", r.options},
                           {"usage", r.usage}, {"cache_hit", r.cache_hit}, {"compile_ms", r.compile_ms},
-                          {"module", r.module}, {"error", error_json(r.error)}});
+                          {"module", r.module}, {"error", error_json(r.error)}, {"also_usage", r.also_usage}});
             } else if constexpr (std::is_same_v<T, AllocateResult>) {
                 j.update({{"buffer", r.buffer}, {"device_address", r.device_address}, {"ipc_handle", r.ipc_handle},
                           {"ipc_offset", r.ipc_offset}, {"error", error_json(r.error)}, {"elapsed_ms", r.elapsed_ms}});
@@ -378,6 +379,7 @@ std::optional<Response> decode_response(WireMessage message) {
                 r.compile_ms = j.at("compile_ms").get<double>();
                 r.module = j.at("module").get<ModuleId>();
                 r.error = error_from(j);
+                r.also_usage = j.at("also_usage").get<std::map<std::string, ResourceUsage>>();
                 return r;
             }
             case 2: return AllocateResult{j.at("buffer").get<BufferId>(), j.at("device_address").get<uint64_t>(),
