@@ -422,6 +422,16 @@ int cmd_run(const std::vector<std::string>& argv) {
         };
     }
 
+    // Variants on the same inputs (the same --set, --block, --grid), each checked the same way; those of the same
+    // file are loaded by the main kernel's compile.
+    CompareRunner compare(engine);
+    std::vector<std::string> compare_list;
+    if (args->has("--compare")) {
+        auto names = compare_names(*args, session_kernel);
+        if (!names) return user_error(names.error().message, names.error().hint);
+        compare_list = *names;
+        session.set_also_kernels(compare.prepare(session_kernel, compare_list));
+    }
     RunReport report = session.run(options);
     const DeviceInfo device = session.device();
     SanitizerSummary sanitized;
@@ -432,20 +442,19 @@ int cmd_run(const std::vector<std::string>& argv) {
         sanitized = finish_sanitizing(sanitizer_log, session_kernel, report);
     }
 
-    // Variants on the same inputs (the same --set, --block, --grid), each checked the same way.
-    std::vector<CompareRun> others;
-    if (args->has("--compare")) {
-        auto names = compare_names(*args, session_kernel);
-        if (!names) return user_error(names.error().message, names.error().hint);
-        std::function<void(const RunReport&)> before, after;
+    std::vector<VariantRun> others;
+    if (!compare_list.empty()) {
+        VariantHooks hooks;
         if (text_to_stdout) {
             if (!header_printed) print_header(report, device);
             print_results(report, device);
             header_printed = true;
-            before = [&](const RunReport& so_far) { print_header(so_far, device); };
-            after = [&](const RunReport& done) { print_results(done, device); };
+            hooks.starting = [](const std::string& name) { std::cout << "compared with " << name << ":\n"; };
+            hooks.unreadable = [](const std::string&, const Error& e) { std::cout << "  error:    " << e.message << "\n"; };
+            hooks.before_launch = [&](const RunReport& so_far) { print_header(so_far, device); };
+            hooks.after = [&](const RunReport& done) { print_results(done, device); };
         }
-        others = run_variants(*names, engine, session, report, options, before, after);
+        others = compare.run(session, report, options, hooks);
     }
     const bool compared = !others.empty();
     std::vector<std::filesystem::path> written;
@@ -495,7 +504,7 @@ int cmd_run(const std::vector<std::string>& argv) {
     }
     // Each checked; the worse status wins (a user error over a failed check).
     int status = exit_status(report);
-    for (const CompareRun& o : others) {
+    for (const VariantRun& o : others) {
         const int one = o.report ? exit_status(*o.report) : user_error(o.problem.message, o.problem.hint);
         status = status == 1 || one == 1 ? 1 : std::max(status, one);
     }

@@ -1,4 +1,4 @@
-// `run --compare`: choosing, running, printing and writing the variants (run_compare.h).
+// `run --compare`: choosing, printing and writing the variants (run_compare.h).
 #include "cli/run_compare.h"
 
 #include "core/session/report_json.h"
@@ -25,53 +25,8 @@ Result<std::vector<std::string>> compare_names(const Args& args, const KernelFil
     return main.spec.compare;
 }
 
-std::vector<CompareRun> run_variants(const std::vector<std::string>& names, Engine& engine,
-                                     const KernelSession& main_session, const RunReport& main_report,
-                                     const RunOptions& options, const std::function<void(const RunReport&)>& before,
-                                     const std::function<void(const RunReport&)>& after) {
-    std::vector<CompareRun> out;
-    const KernelFile& main = main_session.kernel();
-    for (const std::string& name : names) {
-        CompareRun run;
-        run.name = name;
-        if (before || after) std::cout << "compared with " << name << ":\n";
-        const bool listed =
-            std::find(main.spec.compare.begin(), main.spec.compare.end(), name) != main.spec.compare.end();
-        auto variant =
-            load_variant(main, name,
-                         listed ? "`compare: " + name + "` (line " + std::to_string(main.spec.compare_line) + ")"
-                                : "--compare " + name);
-        if (variant && has_errors(variant->diagnostics)) {
-            std::string first;
-            for (const auto& d : variant->diagnostics) {
-                if (d.severity != Severity::Error) continue;
-                std::cerr << d.str() << "\n";
-                if (first.empty()) first = d.str();
-            }
-            variant = make_error("the variant " + name + " has errors: " + first, "fix them, then run again");
-        }
-        if (!variant) {
-            run.problem = variant.error();
-            if (before || after) std::cout << "  error:    " << run.problem.message << "\n";
-            out.push_back(std::move(run));
-            continue;
-        }
-        run.session = std::make_unique<KernelSession>(engine);
-        const RunChoices choices = variant_choices(main, main_session.choices(),
-                                                   main_report.resolved ? &*main_report.resolved : nullptr, *variant);
-        run.session->set_kernel(std::move(*variant));
-        run.session->set_choices(choices);
-        RunOptions variant_options = options;
-        variant_options.before_launch = before;
-        run.report = run.session->run(variant_options);
-        if (after) after(*run.report);
-        out.push_back(std::move(run));
-    }
-    return out;
-}
-
-void print_speedups(const RunReport& main, const std::vector<CompareRun>& others) {
-    for (const CompareRun& o : others) {
+void print_speedups(const RunReport& main, const std::vector<VariantRun>& others) {
+    for (const VariantRun& o : others) {
         if (!o.report) {
             std::cout << "speed-up: " << o.name << " not measured (it could not be read)\n";
             continue;
@@ -86,10 +41,10 @@ void print_speedups(const RunReport& main, const std::vector<CompareRun>& others
     }
 }
 
-std::string with_variants_json(const std::string& json, const RunReport& main, const std::vector<CompareRun>& others) {
+std::string with_variants_json(const std::string& json, const RunReport& main, const std::vector<VariantRun>& others) {
     auto j = nlohmann::json::parse(json);
     nlohmann::json variants = nlohmann::json::array();
-    for (const CompareRun& o : others) {
+    for (const VariantRun& o : others) {
         nlohmann::json v;
         if (o.report) {
             v = nlohmann::json::parse(run_report_json(*o.report, {}));

@@ -299,6 +299,7 @@ void Workspace::maybe_submit(double now) {
     job.options.coverage = inputs_.measure_coverage;
     job.options.trace = inputs_.trace;
     job.compare = compare_.active();
+    job.host_data_for = [views = outputs_.get()](const KernelFile& f) { return views->needs_host_data(f); };
     inflight_file_ = parsed_;
     inflight_new_source_ = source_changed || new_kernel;
     submitted_ = {doc_->revision(), inputs_.revision, parsed_path_, job.compare};
@@ -409,9 +410,58 @@ void Workspace::apply_outcome(RunOutcome outcome) {
         sample.transfers = r.transfers;
         sample.backend = r.backend;
         sample.devices = r.device_split;
+        sample.stages = r.stages;
         timing_.add(std::move(sample));
         output_status_.run = runs_applied_;
         output_status_.failure.clear();
+    }
+    show_verdict(r);
+    if (r.error) {
+        const std::string what = run_failure_text(r);
+        console_.add(LogKind::Error, r.error->hint.empty() ? what : what + "\n  hint: " + r.error->hint);
+        output_status_.failure = what;
+        if (live_.every_frame) {
+            live_.every_frame = false;
+            console_.add(LogKind::Info, "Stopped re-running every frame after the failure.");
+        }
+    }
+    apply_variants(outcome);
+    if (copier_) {
+        // The worker's buffers that no view of this run shows (the main kernel's or a variant's) are closed; the
+        // others stay open, so a live re-run copies from them without opening them again.
+        std::vector<std::vector<uint8_t>> in_use;
+        for (const auto& [name, handle] : r.ipc_handles) in_use.push_back(handle);
+        for (const VariantOutcome& v : outcome.variants)
+            if (v.report)
+                for (const auto& [name, handle] : v.report->ipc_handles) in_use.push_back(handle);
+        copier_->keep_only(in_use);
+    }
+    latest_ = std::move(outcome);
+}
+
+void Workspace::apply_check(CheckOutcome checked) {
+    if (!latest_ || latest_->job_id != checked.job_id) return;  // a newer run replaced it
+    if (checked.main) {
+        RunReport& r = latest_->report;
+        const bool had_error = r.error.has_value();
+        take_check(r, *checked.main);
+        show_verdict(r);
+        if (r.error && !had_error) {  // the reference itself failed
+            const std::string what = run_failure_text(r);
+            console_.add(LogKind::Error, r.error->hint.empty() ? what : what + "\n  hint: " + r.error->hint);
+        }
+    }
+    for (size_t i = 0; i < checked.variants.size() && i < latest_->variants.size(); ++i) {
+        VariantOutcome& v = latest_->variants[i];
+        if (!checked.variants[i] || !v.report || i >= compare_.columns.size()) continue;
+        take_check(*v.report, *checked.variants[i]);
+        show_column_verdict(compare_.columns[i], *v.report);
+    }
+}
+
+// The verdict under the output: checked and matching, checked and wrong, checking, or not checked and why.
+void Workspace::show_verdict(const RunReport& r) {
+    if (r.launched && r.resolved) {
         output_status_.verified = r.verified;
         char text[256];
         if (r.verified == true)
@@ -419,8 +469,12 @@ void Workspace::apply_outcome(RunOutcome outcome) {
         else if (r.verified == false)
             std::snprintf(text, sizeof text, "Differs from the CPU reference: %llu mismatches, max error %g. %s",
                           static_cast<unsigned long long>(r.mismatches), r.max_abs_error, r.mismatch_detail.c_str());
+        else if (r.check_pending)
+            std::snprintf(text, sizeof text, "Checking against the CPU reference...");
         else if (!r.not_checked.empty())
             std::snprintf(text, sizeof text, "Not checked: %s.", r.not_checked.c_str());
+        else if (!inflight_file_.spec.reference.empty())
+            std::snprintf(text, sizeof text, "Not checked: this re-run skipped the check (press F5 to check it).");
         else
             text[0] = '\0';
         output_status_.verification = text;
@@ -441,17 +495,6 @@ void Workspace::apply_outcome(RunOutcome outcome) {
         output_status_.on_purpose = note;
         if (r.as_expected) console_.add(*r.as_expected ? LogKind::Info : LogKind::Warning, note);
     }
-    if (r.error) {
-        const std::string what = run_failure_text(r);
-        console_.add(LogKind::Error, r.error->hint.empty() ? what : what + "\n  hint: " + r.error->hint);
-        output_status_.failure = what;
-        if (live_.every_frame) {
-            live_.every_frame = false;
-            console_.add(LogKind::Info, "Stopped re-running every frame after the failure.");
-        }
-    }
-    apply_variants(outcome);
-    latest_ = std::move(outcome);
 }
 
 bool Workspace::take_presentation_change(Presentation& out) {

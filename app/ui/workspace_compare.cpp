@@ -17,6 +17,8 @@ std::string verdict_text(const RunReport& r) {
     else if (r.verified == false)
         std::snprintf(text, sizeof text, "Differs from its CPU reference: %llu mismatches, max error %g",
                       static_cast<unsigned long long>(r.mismatches), r.max_abs_error);
+    else if (r.check_pending)
+        std::snprintf(text, sizeof text, "Checking against its CPU reference...");
     else if (!r.not_checked.empty())
         std::snprintf(text, sizeof text, "Not checked: %s.", r.not_checked.c_str());
     else
@@ -62,9 +64,8 @@ void Workspace::apply_variants(RunOutcome& outcome) {
                 col.views->update(*v.file, r, runs_applied_, console_);
                 views_ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - views_started).count();
                 col.median_ms = r.timing.median_ms;
-                col.verified = r.verified;
-                col.verdict = verdict_text(r);
                 col.ratio = speedup_text(main, r);
+                show_column_verdict(col, r);
             } else {
                 col.views->clear();  // never an older picture under a failure
             }
@@ -81,8 +82,13 @@ void Workspace::apply_variants(RunOutcome& outcome) {
         }
         if (!col.error.empty() && col.error != previous_error)
             console_.add(LogKind::Error, "Compare with " + v.name + ": " + col.error);
-        if (col.verified == false) console_.add(LogKind::Warning, "Compare with " + v.name + ": " + col.verdict);
     }
+}
+
+void Workspace::show_column_verdict(VariantColumn& col, const RunReport& r) {
+    col.verified = r.verified;
+    col.verdict = verdict_text(r);
+    if (col.verified == false) console_.add(LogKind::Warning, "Compare with " + col.name + ": " + col.verdict);
 }
 
 }  // namespace cp::ui

@@ -29,7 +29,9 @@ void Workspace::frame(double now) {
         const auto started = std::chrono::steady_clock::now();
         apply_outcome(std::move(*outcome));
         apply_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+        timing_.set_last_ui_apply_ms(apply_ms_);
     }
+    if (auto checked = runner_->take_check()) apply_check(std::move(*checked));
     if (doc_) {
         if (auto r = doc_->autosave_if_due(now); !r) console_.add(LogKind::Error, "Autosave failed: " + r.error().full());
         if (now - last_watch_check_ >= 0.5) {

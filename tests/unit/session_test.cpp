@@ -2,6 +2,7 @@
 // scalar argument packing, verification, and recovery after a sticky error — independent of CUDA and CPU.
 #include "core/kernel_file/kernel_file.h"
 #include "core/session/session.h"
+#include "unit/scripted_backend.h"
 
 #include <gtest/gtest.h>
 
@@ -10,111 +11,11 @@
 #include <map>
 
 using namespace cp;
+using cp::test::ScriptedBackend;
+using cp::test::scalar;
+using cp::test::vector_add;
 
 namespace {
-
-// Executes kernels by name with host lambdas over the raw bytes of the buffers it holds.
-class ScriptedBackend : public Backend {
-public:
-    using KernelFn = std::function<void(const LaunchRequest&, std::map<BufferId, std::vector<std::byte>>&)>;
-    std::map<std::string, KernelFn> kernels;
-    std::map<BufferId, std::vector<std::byte>> memory;
-    int allocations = 0, uploads = 0, pattern_uploads = 0, compiles = 0;
-    bool fail_next_launch_sticky = false;
-    LaunchRequest last_launch;
-
-    InfoResult info() override {
-        InfoResult r;
-        r.device.backend = "cpu";
-        r.device.name = "scripted";
-        r.device.total_memory = 1ull << 30;
-        r.device.copy_bandwidth_gbps = 100;
-        return r;
-    }
-    CompileResult compile(const CompileRequest& req) override {
-        ++compiles;
-        CompileResult r;
-        r.ok = kernels.count(req.kernel_name) != 0;
-        if (!r.ok) r.diagnostics.push_back({req.path, 1, 1, Severity::Error, "no such kernel"});
-        r.module = r.ok ? 1 : 0;
-        r.usage.registers = 8;
-        return r;
-    }
-    AllocateResult allocate(const AllocateRequest& req) override {
-        ++allocations;
-        const BufferId id = next_id_++;
-        memory[id].assign(req.bytes, std::byte{0});
-        return {id, 0x1000 * id, std::nullopt, {}};
-    }
-    UploadResult upload(const UploadRequest& req) override {
-        ++uploads;
-        auto& m = memory.at(req.buffer);
-        if (req.repeat) {
-            ++pattern_uploads;
-            fill_with_pattern(m.data(), m.size(), req.data);
-        } else {
-            std::copy(req.data.begin(), req.data.end(), m.begin());
-        }
-        return {};
-    }
-    LaunchResult launch(const LaunchRequest& req) override {
-        last_launch = req;
-        LaunchResult r;
-        if (fail_next_launch_sticky) {
-            fail_next_launch_sticky = false;
-            memory.clear();
-            r.error = EngineError{"CUDA_ERROR_ILLEGAL_ADDRESS", "illegal address", "", true};
-            return r;
-        }
-        kernels.at(req.kernel_name)(req, memory);
-        r.ok = true;
-        r.timing = TimingStats::from_samples({2.0, 1.0, 3.0}, true);
-        return r;
-    }
-    ReadBackResult read_back(const ReadBackRequest& req) override {
-        auto it = memory.find(req.buffer);
-        if (it == memory.end()) return {{}, EngineError{"", "buffer gone", "", false}};
-        return {it->second, std::nullopt};
-    }
-    ReleaseResult release(const ReleaseRequest& req) override {
-        for (auto id : req.buffers) memory.erase(id);
-        return {};
-    }
-    // Off: answers as a backend without an occupancy API does (the base class's default).
-    bool has_occupancy_api = true;
-    std::optional<OccupancyRequest> last_occupancy;
-    OccupancyResult occupancy(const OccupancyRequest& req) override {
-        if (!has_occupancy_api) return Backend::occupancy(req);
-        last_occupancy = req;
-        OccupancyResult r;
-        r.block_size = 640;
-        r.active_blocks_per_sm = 3;
-        r.min_grid_size = 396;
-        r.occupancy = 0.9375;
-        r.method = "scripted";
-        return r;
-    }
-
-private:
-    BufferId next_id_ = 1;
-};
-
-template <class T>
-T scalar(const KernelArg& a) {
-    T v{};
-    std::memcpy(&v, a.scalar.data(), sizeof(T));
-    return v;
-}
-
-// vector_add over the buffers, honouring the grid (so a short grid leaves elements unwritten).
-void vector_add(const LaunchRequest& req, std::map<BufferId, std::vector<std::byte>>& mem) {
-    auto* a = reinterpret_cast<const float*>(mem.at(req.args[0].buffer).data());
-    auto* b = reinterpret_cast<const float*>(mem.at(req.args[1].buffer).data());
-    auto* c = reinterpret_cast<float*>(mem.at(req.args[2].buffer).data());
-    const int n = scalar<int>(req.args[3]);
-    const uint64_t threads = req.grid.count() * req.block.count();
-    for (uint64_t i = 0; i < threads && i < uint64_t(n); ++i) c[i] = a[i] + b[i];
-}
 
 KernelFile library_kernel(const std::string& name) {
     auto f = load_kernel_file(std::string(CP_SOURCE_DIR) + "/kernels/" + name + ".cu");

@@ -244,6 +244,9 @@ struct RunReport {
 
     // Verification: nullopt = not checked (no reference, or not launched)
     std::optional<bool> verified;
+    // The check was asked for and left to KernelSession::check (RunOptions::defer_check): the outputs are here
+    // and the verdict is still to come ("checking...").
+    bool check_pending = false;
     std::string not_checked;  // why a run that could have been checked was not ("shown after step 2 of 3: ...")
     double reference_ms = 0;  // the CPU reference's own run (0 when its expected outputs were reused)
     // A buggy-on-purpose lesson (`expect:`): what happened ("mismatch", "fault", "refused", "hang",
@@ -273,6 +276,10 @@ struct RunReport {
     bool ok() const { return !error.has_value(); }
 };
 
+// Copies what a check found (KernelSession::check on a copy of `shown`) into the report being shown: the
+// verdict, the errors, the expected outcome's judgement and the reference's diagnostics.
+void take_check(RunReport& shown, const RunReport& checked);
+
 // A failed run in words for people, without the internal stage names: "Compile error: kernel.cu:12:5:
 // error: expected a \";\"", "Launch refused: a block of 2048 threads...", "The kernel failed: thread...".
 std::string run_failure_text(const RunReport& r);
@@ -281,6 +288,9 @@ struct RunOptions {
     TimingOptions timing;
     bool read_back = true;  // read out/inout buffers into RunReport::outputs
     bool verify = true;     // compare with the CPU reference (needs read_back)
+    // With verify: don't check in run(); the report says check_pending and KernelSession::check does it, so a
+    // window can show the picture before the CPU reference has run.
+    bool defer_check = false;
     // Measure which output elements no thread wrote (two extra launches over sentinel-filled outputs).
     bool coverage = false;
     // Measure coverage anyway when the launch checks guess that the grid misses part of the problem, so the

@@ -54,7 +54,7 @@ void KernelSession::set_kernel(KernelFile file) {
         if (kernel_.buffer(it->first)) {
             ++it;
         } else {
-            unused.push_back(it->second.id);
+            if (!it->second.borrowed) unused.push_back(it->second.id);
             it = buffers_.erase(it);
         }
     }
@@ -105,17 +105,44 @@ Result<std::shared_ptr<const Image>> KernelSession::image_for(const BufferSpec& 
 }
 
 const CompileResult& KernelSession::compile() {
+    const std::string name = kernel_.signature ? kernel_.signature->launch_name : std::string();
+    // A variant of the same file: the lender's compile loaded this kernel too (asked again each time: the lender
+    // may have compiled again, or lost its module to a reset).
+    if (lender_ && !name.empty()) {
+        const CompileResult& lent = lender_->compile_result_;
+        const auto usage = lent.also_usage.find(name);
+        if (lent.ok && lent.module != 0 && usage != lent.also_usage.end() && lender_->kernel_.path == kernel_.path &&
+            lender_->compiled_source_ == kernel_.source) {
+            if (compile_result_.module != 0 && !module_borrowed_) engine_.release({{}, {compile_result_.module}});
+            compile_result_ = lent;
+            compile_result_.usage = usage->second;
+            compile_result_.also_usage.clear();
+            compile_result_.cache_hit = true;  // nothing compiled for it
+            compile_result_.compile_ms = 0;
+            compiled_source_ = kernel_.source;
+            compiled_also_.clear();
+            module_borrowed_ = true;
+            return compile_result_;
+        }
+    }
+    if (module_borrowed_) {  // from here on, a module of its own
+        compile_result_ = {};
+        compiled_source_.clear();
+        module_borrowed_ = false;
+    }
     // The same text compiles to the same result: keep a loaded module, and don't re-report a failure twice.
-    const bool same_text = !compiled_source_.empty() && compiled_source_ == kernel_.source;
+    const bool same_text = !compiled_source_.empty() && compiled_source_ == kernel_.source && compiled_also_ == also_kernels_;
     if (same_text && (compile_result_.module != 0 || !compile_result_.ok)) return compile_result_;
     if (compile_result_.module != 0) engine_.release({{}, {compile_result_.module}});
     CompileRequest request;
     request.source = kernel_.compile_source.empty() ? kernel_.source : kernel_.compile_source;
     request.path = kernel_.path.string();
-    request.kernel_name = kernel_.signature ? kernel_.signature->launch_name : std::string();
+    request.kernel_name = name;
+    request.also_kernels = also_kernels_;
     request.load = engine_.capabilities().launches;
     compile_result_ = engine_.compile(std::move(request));
     compiled_source_ = kernel_.source;
+    compiled_also_ = also_kernels_;
     return compile_result_;
 }
 
@@ -123,6 +150,7 @@ void KernelSession::forget_device_state() {
     buffers_.clear();
     compile_result_ = {};
     compiled_source_.clear();
+    module_borrowed_ = false;
     traced_compile_ = {};
     traced_source_.clear();
     counted_compile_ = {};

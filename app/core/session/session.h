@@ -50,8 +50,16 @@ public:
     // refused choice is added to `problems` (when given) with the field it was entered in.
     Result<ResolvedRun> resolve(std::vector<InputProblem>* problems = nullptr);
 
-    // Compiles the current source unless the last compile was of the same text.
+    // Compiles the current source unless the last compile was of the same text (and the same also-kernels).
     const CompileResult& compile();
+
+    // A compare variant's session: `lender` is the main kernel's session on the same engine, run just before this
+    // one. Its module serves this session when it loaded this kernel too (set_also_kernels), and its inputs that
+    // neither kernel can write (const, the same contents) serve as this session's: one compile and one upload for
+    // all. nullptr: on its own.
+    void borrow_from(const KernelSession* lender) { lender_ = lender; }
+    // Other kernels of this file to load from the same compile (the compare variants of the same file).
+    void set_also_kernels(std::vector<std::string> names) { also_kernels_ = std::move(names); }
 
     // The block size that maximises occupancy, from the engine's occupancy API, for the current kernel with
     // its current dynamic shared memory. Compiles first if needed; an Error when the kernel cannot be
@@ -72,6 +80,9 @@ public:
     // backend it stops after validating, without an error (report.launched is false). A buggy-on-purpose
     // lesson (`expect:`) gets report.outcome and report.as_expected.
     RunReport run(const RunOptions& options = {});
+    // The check a run with RunOptions::defer_check left pending, on that run's report (its outputs, as read back)
+    // before anything else ran in this session: compares with the CPU reference and judges an `expect:` lesson.
+    void check(RunReport& report);
 
 private:
     std::filesystem::path image_path(const BufferSpec& buffer) const;
@@ -93,6 +104,7 @@ private:
                              RunReport report);
     void forget_device_state();  // after the backend reset its context: every buffer and module is gone
     RunReport run_stages(const RunOptions& options);
+    void judge_expected(RunReport& report) const;  // `expect:`: the outcome and whether it is the one expected
     void verify(const ResolvedRun& resolved, RunReport& report);
     // The launch of `module` with the resolved configuration and the session's buffers as arguments; with
     // `signature` and `step`, that step's kernel and launch.
@@ -122,6 +134,9 @@ private:
 
     std::string compiled_source_;
     CompileResult compile_result_;
+    std::vector<std::string> also_kernels_, compiled_also_;  // asked for next; in compile_result_
+    const KernelSession* lender_ = nullptr;
+    bool module_borrowed_ = false;  // compile_result_.module is the lender's: never released here
     std::string traced_source_;     // the instrumented module's source (CUDA: traced launches need it)
     CompileResult traced_compile_;
     std::string counted_source_;    // the write-counting variant last compiled (its text: it holds the sizes)
@@ -136,8 +151,12 @@ private:
         std::vector<uint8_t> ipc_handle;
         uint64_t ipc_offset = 0;
         std::string content_key;  // the initial contents the device copy still holds; empty: unknown
+        bool borrowed = false;    // the lender's buffer (an input neither kernel writes): never released here
     };
     std::map<std::string, DeviceBuffer> buffers_;
+    // The lender's device copy of input `name` when it holds exactly these contents and neither kernel can
+    // write it (see borrow_from); nullptr otherwise.
+    const DeviceBuffer* lent_input(const std::string& name, const std::string& content_key, uint64_t bytes) const;
 
     // Each buffer's initial contents on the host (for uploads and the reference), refilled only when what
     // determines them changes: live re-runs of a 4K filter must not re-decode and re-send the photo.

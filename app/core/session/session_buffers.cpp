@@ -10,7 +10,8 @@ namespace cp {
 
 void KernelSession::release_buffers() {
     std::vector<BufferId> ids;
-    for (const auto& [name, b] : buffers_) ids.push_back(b.id);
+    for (const auto& [name, b] : buffers_)
+        if (!b.borrowed) ids.push_back(b.id);
     buffers_.clear();
     if (!ids.empty()) engine_.release({ids, {}});
 }
@@ -55,6 +56,17 @@ Result<const HostBuffer*> KernelSession::host_input(const BufferSpec& spec, cons
 
 bool buffer_is_uniform(const BufferSpec& spec) { return is_uniform(spec.init); }
 
+const KernelSession::DeviceBuffer* KernelSession::lent_input(const std::string& name, const std::string& content_key,
+                                                             uint64_t bytes) const {
+    if (!lender_) return nullptr;
+    auto it = lender_->buffers_.find(name);
+    // The lender keeps a content key only for an input its kernel cannot write (see prepare_buffers).
+    if (it == lender_->buffers_.end() || it->second.id == 0 || it->second.bytes != bytes ||
+        it->second.content_key != content_key)
+        return nullptr;
+    return &it->second;
+}
+
 Result<bool> KernelSession::prepare_buffers(const ResolvedRun& resolved, const RunOptions& options, TransferTimes& times) {
     for (const auto& spec : kernel_.spec.buffers) {
         auto filled = host_input(spec, resolved);
@@ -62,7 +74,23 @@ Result<bool> KernelSession::prepare_buffers(const ResolvedRun& resolved, const R
         const HostBuffer& host = **filled;
         const std::string& key = host_inputs_.at(spec.name).key;
 
+        // A buffer the kernel cannot write (a const input) keeps its contents between runs; every other
+        // buffer starts each run from its initial contents again.
+        const SignatureParam* param = nullptr;
+        for (const auto& p : kernel_.signature->params) {
+            if (p.name == spec.name) param = &p;
+        }
+        const bool read_only = spec.direction == Direction::In && param && param->type_text.find("const") != std::string::npos;
+
         DeviceBuffer& dev = buffers_[spec.name];
+        // A compare variant reads the main kernel's copy of an input that neither kernel writes: no upload of its own.
+        if (const DeviceBuffer* lent = read_only ? lent_input(spec.name, key, host.bytes.size()) : nullptr) {
+            if (dev.id != 0 && !dev.borrowed && dev.id != lent->id) engine_.release({{dev.id}, {}});
+            dev = *lent;
+            dev.borrowed = true;
+            continue;
+        }
+        if (dev.borrowed) dev = {};  // the lender's copy changed: one of its own from here
         if (dev.id == 0 || dev.bytes != host.bytes.size()) {
             if (dev.id != 0) engine_.release({{dev.id}, {}});
             dev = {};
@@ -73,18 +101,11 @@ Result<bool> KernelSession::prepare_buffers(const ResolvedRun& resolved, const R
                                       std::to_string(host.bytes.size()) + " bytes): " + a.error->message,
                                   a.error->hint.empty() ? "use smaller sizes" : a.error->hint);
             }
-            dev = {a.buffer, host.bytes.size(), a.device_address, a.ipc_handle, a.ipc_offset, {}};
+            dev = {a.buffer, host.bytes.size(), a.device_address, a.ipc_handle, a.ipc_offset, {}, false};
             times.allocate_ms += a.elapsed_ms;
             times.allocations++;
             times.allocated_bytes += host.bytes.size();
         }
-        // A buffer the kernel cannot write (a const input) keeps its contents between runs; every other
-        // buffer starts each run from its initial contents again.
-        const SignatureParam* param = nullptr;
-        for (const auto& p : kernel_.signature->params) {
-            if (p.name == spec.name) param = &p;
-        }
-        const bool read_only = spec.direction == Direction::In && param && param->type_text.find("const") != std::string::npos;
         if (dev.content_key == key && read_only) continue;
         // One request per copy: the whole buffer, a fill pattern, or (when asked) chunks of upload_chunk_bytes.
         std::vector<UploadRequest> copies;

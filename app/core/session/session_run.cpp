@@ -52,15 +52,49 @@ RunReport KernelSession::run(const RunOptions& options) {
     const auto started = std::chrono::steady_clock::now();
     RunReport report = run_stages(options);
     report.stages.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    judge_expected(report);
+    return report;
+}
+
+void KernelSession::judge_expected(RunReport& report) const {
     const KernelSpec& spec = kernel_.spec;
-    if (spec.expect == ExpectedOutcome::None) return report;
+    if (spec.expect == ExpectedOutcome::None) return;
     report.expect = expected_outcome_name(spec.expect);
     report.learn = spec.learn;
     report.outcome = run_outcome(report);
-    // Nothing to judge when the lesson could not run here, or ran unchecked (verification off).
-    if (report.outcome == "" || report.outcome == "ran") return report;
+    report.as_expected.reset();
+    // Nothing to judge when the lesson could not run here, or ran unchecked (verification off, or still to come).
+    if (report.outcome == "" || report.outcome == "ran" || report.check_pending) return;
     report.as_expected = report.outcome == report.expect;
-    return report;
+}
+
+void KernelSession::check(RunReport& report) {
+    if (!report.check_pending || !report.resolved) return;
+    const auto started = std::chrono::steady_clock::now();
+    report.check_pending = false;
+    verify(*report.resolved, report);
+    report.stages.check_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    judge_expected(report);
+}
+
+void take_check(RunReport& shown, const RunReport& checked) {
+    shown.check_pending = checked.check_pending;
+    shown.verified = checked.verified;
+    shown.reference_ms = checked.reference_ms;
+    shown.max_abs_error = checked.max_abs_error;
+    shown.mismatches = checked.mismatches;
+    shown.mismatched_elements = checked.mismatched_elements;
+    shown.mismatch_detail = checked.mismatch_detail;
+    shown.error_maps = checked.error_maps;
+    shown.outcome = checked.outcome;
+    shown.as_expected = checked.as_expected;
+    shown.stages.check_ms = checked.stages.check_ms;
+    if (checked.error && !shown.error) {  // the reference itself failed
+        shown.error = checked.error;
+        shown.failed_stage = checked.failed_stage;
+    }
+    for (size_t i = shown.diagnostics.size(); i < checked.diagnostics.size(); ++i)
+        shown.diagnostics.push_back(checked.diagnostics[i]);
 }
 
 RunReport KernelSession::run_stages(const RunOptions& options) {
@@ -273,6 +307,8 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
         report.not_checked = "shown after step " + std::to_string(resolved->steps.size()) + " of " +
                              std::to_string(resolved->steps_in_file) +
                              ": the check compares the result of the last step, so it did not run";
+    else if (options.verify && !spec.reference.empty() && options.defer_check)
+        report.check_pending = true;
     else if (options.verify && !spec.reference.empty())
         verify(*resolved, report);
     clock.lap(report.stages.check_ms);

@@ -79,7 +79,9 @@ void LaunchViewPanel::draw_overlay(const OutputView& view, const RunReport& repo
     const CoverageMap* coverage = nullptr;
     for (const CoverageMap& c : report.coverage)
         if (c.buffer == view.spec.buffer && (c.not_measured.empty() || c.writers_counted)) coverage = &c;
-    const Key key{latest_->job_id, settings_, view.width, view.height};
+    const bool measured = coverage || (report.trace && settings_.colour == OverlayColour::Sm);
+    const Key key{measured ? latest_->job_id : 0, report.resolved->grid, report.resolved->block, settings_, view.width,
+                  view.height};
     if (!(key == overlay_key_) || !overlay_) {
         const auto start = std::chrono::steady_clock::now();
         OverlayInput in{view.width, view.height, report.resolved->grid, report.resolved->block, device_.warp_size,

@@ -36,8 +36,11 @@ private:
     const DeviceInfo& device_;
 
     OverlaySettings settings_;
+    // What the overlay is drawn from: the launch's shape, the settings and the picture's size; the run itself
+    // only when it measured something drawn (coverage, a trace), so live re-runs of one launch reuse it.
     struct Key {
         uint64_t job = 0;
+        Dim3 grid, block;
         OverlaySettings settings;
         int width = 0, height = 0;
         bool operator==(const Key&) const = default;

@@ -89,7 +89,35 @@ void TimingPanel::draw() {
     // A split run's devices first: in a short panel they are what the lesson is about.
     if (const TimingSample* last = history_.last(); last && last->devices) draw_device_split(*last->devices);
     draw_history();
-    if (const TimingSample* last = history_.last()) draw_breakdown(last->transfers);
+    if (const TimingSample* last = history_.last()) {
+        draw_breakdown(last->transfers);
+        draw_budget(*last);
+    }
+}
+
+// Where the last run's wall time went, stage by stage (what cp_ui_bench prints): folded until asked for.
+void TimingPanel::draw_budget(const TimingSample& last) {
+    if (!ImGui::CollapsingHeader("Frame budget of the last run")) return;
+    const StageTimes& s = last.stages;
+    const std::pair<const char*, double> rows[] = {
+        {"resolve", s.resolve_ms},       {"compile", s.compile_ms},   {"upload / prepare", s.prepare_ms},
+        {"coverage / trace", s.insight_ms}, {"launch (kernel + round trip)", s.launch_ms},
+        {"read-back", s.read_back_ms},   {"check", s.check_ms},       {"compare variants", s.variants_ms},
+        {"window: textures + columns", last.ui_apply_ms}};
+    if (!ImGui::BeginTable("##budget", 2, ImGuiTableFlags_SizingStretchProp)) return;
+    for (const auto& [name, ms] : rows) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(name);
+        ImGui::TableNextColumn();
+        ImGui::Text("%.3f ms", ms);
+    }
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted("session total (with variants)");
+    ImGui::TableNextColumn();
+    ImGui::Text("%.3f ms", s.total_ms + s.variants_ms);
+    ImGui::EndTable();
 }
 
 bool TimingPanel::draw_summary() {

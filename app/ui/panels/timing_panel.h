@@ -41,6 +41,7 @@ public:
 private:
     void draw_history();  // the plot of past runs and their table
     void draw_comparison();  // side by side: each variant's median time beside the main kernel's
+    void draw_budget(const TimingSample& last);
 
     DrawnHistory drawn_history_;
     TimingHistory& history_;

@@ -88,6 +88,17 @@ std::vector<uint8_t> render_overlay(const OverlayInput& in, const OverlaySetting
         if (s.colour == OverlayColour::Lane) key = t % warp;
         hue_colour(key, per_thread.data() + t * 3);
     }
+    // A block's (or SM's) hue, computed once per run of equal keys along a row rather than per pixel: the
+    // overlay of a 4K output is rebuilt on every change of launch and must stay well inside a frame.
+    uint64_t hued_key = UINT64_MAX;
+    uint8_t hued[3] = {0, 0, 0};
+    const auto hue_of = [&](uint64_t key, uint8_t* rgb) {
+        if (key != hued_key) {
+            hue_colour(key, hued);
+            hued_key = key;
+        }
+        rgb[0] = hued[0], rgb[1] = hued[1], rgb[2] = hued[2];
+    };
     for (int y = 0; y < h; ++y) {
         uint8_t* row = rgba.data() + size_t(y) * w * 4;
         for (int x = 0; x < w; ++x) {
@@ -126,10 +137,10 @@ std::vector<uint8_t> render_overlay(const OverlayInput& in, const OverlaySetting
             switch (s.colour) {
                 case OverlayColour::None: continue;
                 case OverlayColour::Coverage: p[0] = 40, p[1] = 200, p[2] = 80, p[3] = uint8_t(s.alpha / 2); continue;
-                case OverlayColour::Block: hue_colour(lb, rgb); break;
+                case OverlayColour::Block: hue_of(lb, rgb); break;
                 case OverlayColour::Sm:
                     if (lb >= unit_of_block.size() || unit_of_block[lb] == UINT32_MAX) continue;
-                    hue_colour(unit_of_block[lb], rgb);
+                    hue_of(unit_of_block[lb], rgb);
                     break;
                 default: {
                     const uint8_t* c = per_thread.data() + std::min<uint64_t>(tib, threads - 1) * 3;

@@ -1,12 +1,14 @@
 // The session worker: applies a job's choices to the KernelSession and runs it, on its own thread.
 #include "ui/state/live_runner.h"
 
-#include "core/session/variants.h"
 
 namespace cp::ui {
 
 LiveRunner::LiveRunner(std::unique_ptr<Engine> engine, std::function<void()> on_done)
-    : engine_(std::move(engine)), session_(std::make_unique<KernelSession>(*engine_)), on_done_(std::move(on_done)) {
+    : engine_(std::move(engine)),
+      session_(std::make_unique<KernelSession>(*engine_)),
+      compare_(std::make_unique<CompareRunner>(*engine_)),
+      on_done_(std::move(on_done)) {
     worker_ = std::thread([this] { worker_loop(); });
 }
 
@@ -17,26 +19,26 @@ LiveRunner::~LiveRunner() {
     }
     cv_.notify_all();
     worker_.join();
-    variant_sessions_.clear();
+    compare_.reset();
     session_.reset();  // releases its buffers through the engine before the engine goes
     engine_.reset();
 }
 
 bool LiveRunner::idle() const {
     std::lock_guard lock(mutex_);
-    return !running_ && !job_ && !outcome_;
+    return !running_ && !job_ && !outcome_ && !check_;
 }
 
 bool LiveRunner::has_outcome() const {
     std::lock_guard lock(mutex_);
-    return outcome_.has_value();
+    return outcome_.has_value() || check_.has_value();
 }
 
 bool LiveRunner::submit(RunJob job) {
     job.submitted = std::chrono::steady_clock::now();
     {
         std::lock_guard lock(mutex_);
-        if (running_ || job_ || outcome_) return false;
+        if (running_ || job_ || outcome_ || check_) return false;
         job_ = std::move(job);
     }
     cv_.notify_all();
@@ -47,6 +49,14 @@ std::optional<RunOutcome> LiveRunner::take_outcome() {
     std::lock_guard lock(mutex_);
     std::optional<RunOutcome> out = std::move(outcome_);
     outcome_.reset();
+    return out;
+}
+
+std::optional<CheckOutcome> LiveRunner::take_check() {
+    std::lock_guard lock(mutex_);
+    if (outcome_) return std::nullopt;  // the run it checks is shown first
+    std::optional<CheckOutcome> out = std::move(check_);
+    check_.reset();
     return out;
 }
 
@@ -67,14 +77,60 @@ void LiveRunner::worker_loop() {
             running_ = true;
         }
         RunOutcome outcome = execute(job);
+        keep_pending_checks(outcome);
         {
             std::lock_guard lock(mutex_);
             outcome_ = std::move(outcome);
+            running_ = pending_.has_value();
+        }
+        cv_.notify_all();
+        if (on_done_) on_done_();
+        if (!pending_) continue;
+        CheckOutcome checked = run_checks();
+        {
+            std::lock_guard lock(mutex_);
+            check_ = std::move(checked);
             running_ = false;
         }
         cv_.notify_all();
         if (on_done_) on_done_();
     }
+}
+
+void LiveRunner::keep_pending_checks(const RunOutcome& out) {
+    pending_.reset();
+    CheckOutcome pending;
+    pending.job_id = out.job_id;
+    bool any = false;
+    if (out.report.check_pending) {
+        pending.main = out.report;
+        any = true;
+    }
+    for (const VariantOutcome& v : out.variants) {
+        pending.variants.emplace_back();
+        if (v.report && v.report->check_pending) {
+            pending.variants.back() = *v.report;
+            any = true;
+        }
+    }
+    if (any) pending_ = std::move(pending);
+}
+
+CheckOutcome LiveRunner::run_checks() {
+    CheckOutcome out = std::move(*pending_);
+    pending_.reset();
+    // Each session still holds the run's inputs and reference state: nothing ran in between.
+    if (out.main) {
+        session_->check(*out.main);
+        out.main->outputs.clear();  // the shown report has them
+    }
+    for (size_t i = 0; i < out.variants.size(); ++i) {
+        KernelSession* session = compare_->session(i);
+        if (!out.variants[i] || !session) continue;
+        session->check(*out.variants[i]);
+        out.variants[i]->outputs.clear();
+    }
+    return out;
 }
 
 RunOutcome LiveRunner::execute(RunJob& job) {
@@ -103,48 +159,25 @@ RunOutcome LiveRunner::execute(RunJob& job) {
         };
         out.sweep = s.sweep(options);
     } else {
-        out.report = s.run(job.options);
+        RunOptions options = job.options;
+        options.defer_check = options.verify;  // the picture first, the check after it (run_checks)
+        // The variants of the same file are loaded from the main kernel's compile (one compile per edit).
+        s.set_also_kernels(job.compare ? compare_->prepare(s.kernel(), s.kernel().spec.compare) : std::vector<std::string>{});
+        out.report = s.run(options);
         if (job.compare) {
+            // Their outputs cross to the host only when the main run's do (a check, or views drawn from host
+            // memory) or their own views need it: their images reach their columns device to device.
             const auto started = std::chrono::steady_clock::now();
-            run_variants(job, out);
+            out.variants = compare_->run(s, out.report, options, {}, job.host_data_for);
             out.report.stages.variants_ms =
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
         } else {
-            variant_sessions_.clear();  // their buffers are no longer shown
+            compare_->clear();  // their buffers are no longer shown
         }
     }
     out.finished = std::chrono::steady_clock::now();
     out.wall_ms = std::chrono::duration<double, std::milli>(out.finished - out.submitted).count();
     return out;
-}
-
-void LiveRunner::run_variants(const RunJob& job, RunOutcome& out) {
-    const KernelFile& main = session_->kernel();
-    const auto variants = header_variants(main);
-    variant_sessions_.resize(variants.size());
-    // Coverage and traces are about the main kernel; each variant is timed and checked as it is.
-    RunOptions options = job.options;
-    options.coverage = false;
-    options.trace = false;
-    options.read_back = true;
-    options.before_launch = nullptr;
-    for (size_t i = 0; i < variants.size(); ++i) {
-        VariantOutcome v;
-        v.name = variants[i].first;
-        const Result<KernelFile>& loaded = variants[i].second;
-        if (!loaded) {
-            v.problem = loaded.error();
-            out.variants.push_back(std::move(v));
-            continue;
-        }
-        if (!variant_sessions_[i]) variant_sessions_[i] = std::make_unique<KernelSession>(*engine_);
-        KernelSession& vs = *variant_sessions_[i];
-        vs.set_kernel(*loaded);
-        vs.set_choices(variant_choices(main, session_->choices(), out.report.resolved ? &*out.report.resolved : nullptr, *loaded));
-        v.file = vs.kernel();
-        v.report = vs.run(options);
-        out.variants.push_back(std::move(v));
-    }
 }
 
 }  // namespace cp::ui

@@ -3,6 +3,7 @@
 // so device buffers never change while the UI copies them into textures.
 #pragma once
 
+#include "core/session/compare_runner.h"
 #include "core/session/sanitize.h"
 #include "core/session/session.h"
 #include "ui/state/sweep_state.h"
@@ -34,16 +35,14 @@ struct RunJob {
     // A plain run of a lesson with `compare:`: also run each variant it lists (core/session/variants.h) with the
     // same choices, after the main kernel, each in its own session so its buffers stay for the UI to show.
     bool compare = false;
+    // Whether a variant's views need its outputs in host memory (plots, tables, no device path); variants read
+    // back only then or when the job checks its results. Called on the runner's thread.
+    std::function<bool(const KernelFile&)> host_data_for;
     std::chrono::steady_clock::time_point submitted;  // set by submit()
 };
 
-// One variant's run beside the main kernel's.
-struct VariantOutcome {
-    std::string name;                 // as `compare:` lists it
-    std::optional<KernelFile> file;   // what ran (nullopt: it could not be read, `problem` says why)
-    std::optional<RunReport> report;  // its run (compile errors and faults are in it)
-    Error problem;
-};
+// One variant's run beside the main kernel's (compile errors and faults are in its report).
+using VariantOutcome = VariantRun;
 
 struct RunOutcome {
     uint64_t job_id = 0;
@@ -58,6 +57,14 @@ struct RunOutcome {
     std::chrono::steady_clock::time_point submitted, finished;
 };
 
+// The checks of a run that were left pending so its picture could be shown first (RunOptions::defer_check):
+// the reports as checked, for the job that ran (Workspace merges them with take_check).
+struct CheckOutcome {
+    uint64_t job_id = 0;
+    std::optional<RunReport> main;                 // set when the main run's check was pending
+    std::vector<std::optional<RunReport>> variants;  // by variant, likewise
+};
+
 class LiveRunner {
 public:
     // `engine` must not be null (the workspace falls back to a compile-only backend when nothing can run).
@@ -70,12 +77,15 @@ public:
     const DeviceInfo& device() const { return engine_->device(); }
     const BackendCapabilities& capabilities() const { return engine_->capabilities(); }
 
-    // Idle: no job running and no outcome waiting to be taken.
+    // Idle: no job running or checking, and no outcome or check waiting to be taken.
     bool idle() const;
-    bool has_outcome() const;
+    bool has_outcome() const;  // a run's outcome or a check's is waiting
     // Precondition: idle(). Returns false (and ignores the job) otherwise.
     bool submit(RunJob job);
     std::optional<RunOutcome> take_outcome();
+    // A run's outcome comes as soon as its outputs are on the device; its check (the CPU reference, when the job
+    // verifies) follows on the runner's thread and comes here. The runner stays busy until it is done.
+    std::optional<CheckOutcome> take_check();
     // The backend sanitize jobs run on (default: the CUDA worker under compute-sanitizer); tests pass their own.
     // Call while idle.
     void set_sanitized_backend_factory(SanitizedBackendFactory factory) { sanitized_factory_ = std::move(factory); }
@@ -87,11 +97,14 @@ public:
 private:
     void worker_loop();
     RunOutcome execute(RunJob& job);
-    void run_variants(const RunJob& job, RunOutcome& out);
+    // Keeps copies of the reports whose check is pending (their outputs included) for run_checks().
+    void keep_pending_checks(const RunOutcome& out);
+    CheckOutcome run_checks();
+
 
     std::unique_ptr<Engine> engine_;
     std::unique_ptr<KernelSession> session_;
-    std::vector<std::unique_ptr<KernelSession>> variant_sessions_;  // one per variant of the last compare job
+    std::unique_ptr<CompareRunner> compare_;  // the variants of the last compare job, in their own sessions
     std::function<void()> on_done_;
     SanitizedBackendFactory sanitized_factory_;
 
@@ -99,6 +112,8 @@ private:
     std::condition_variable cv_;
     std::optional<RunJob> job_;
     std::optional<RunOutcome> outcome_;
+    std::optional<CheckOutcome> check_;
+    std::optional<CheckOutcome> pending_;  // the runner thread's own: reports still to check
     bool running_ = false, stopping_ = false;
     std::thread worker_;
 };

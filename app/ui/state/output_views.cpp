@@ -119,12 +119,6 @@ void OutputViews::update(const KernelFile& file, RunReport& report, uint64_t run
         clear();
         kernel_path_ = path;
     }
-    if (copier_) {
-        // Buffers of earlier runs that the worker no longer has are closed here.
-        std::vector<std::vector<uint8_t>> in_use;
-        for (const auto& [name, handle] : report.ipc_handles) in_use.push_back(handle);
-        copier_->keep_only(in_use);
-    }
     std::vector<OutputView> next;
     for (const ResolvedView& rv : resolved.views) {
         const ViewSpec& spec = rv.spec;

@@ -73,6 +73,8 @@ public:
 
     // Takes the results of a finished run (engine idle; report.resolved set): the views and their sizes as the
     // session resolved them, the input image it loaded. Keeps each view's state when the kernel is the same.
+    // Buffers imported from the worker stay open for the next run (the copier is shared by every column: the
+    // workspace closes those no run uses any more, once all are updated).
     void update(const KernelFile& file, RunReport& report, uint64_t run, ConsoleLog& log);
     // Re-draws a view's display texture after its display settings changed.
     void refresh_display(OutputView& view);

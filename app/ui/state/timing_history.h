@@ -23,6 +23,8 @@ struct TimingSample {
     double bandwidth_fraction = 0;
     std::string backend;
     std::optional<DeviceSplitReport> devices;  // a `devices:` run: each device's part and times
+    StageTimes stages;     // the host's time per stage of that run (the frame budget)
+    double ui_apply_ms = 0;  // the window's part: the outcome applied (views by interop or upload, columns)
 };
 
 class TimingHistory {
@@ -32,6 +34,10 @@ public:
     void clear() { samples_.clear(); }
     const std::deque<TimingSample>& samples() const { return samples_; }
     const TimingSample* last() const { return samples_.empty() ? nullptr : &samples_.back(); }
+    // The window's time to apply the last run, known only once it is applied.
+    void set_last_ui_apply_ms(double ms) {
+        if (!samples_.empty()) samples_.back().ui_apply_ms = ms;
+    }
 
 private:
     size_t capacity_;

@@ -1,0 +1,243 @@
+// What a run redoes and what it reuses, counted through the backend interface: a scalar parameter re-launches on
+// the buffers already there, a source edit compiles once, a new image uploads that buffer only, a check runs once
+// per new result (and after the picture when deferred), and a compare variant borrows the main kernel's compile
+// and inputs.
+#include "core/data/image_io.h"
+#include "core/kernel_file/kernel_file.h"
+#include "core/session/session.h"
+#include "support/process.h"
+#include "unit/scripted_backend.h"
+
+#include <gtest/gtest.h>
+
+using namespace cp;
+using cp::test::scalar;
+using cp::test::ScriptedBackend;
+
+namespace {
+
+// y[i] = a * x[i] for i < n; and a variant that adds one, for the compare tests.
+constexpr const char* kScale = R"(/*@playground
+title: Scale
+kernel: scale
+param n: int = 1001
+param a: float = 2
+buffer x: float[n] in random(seed=3, min=-1, max=1)
+buffer y: float[n] out zeros
+block: 128
+grid: ceil(n / block.x)
+problem: n
+view y: plot
+compare: scale_plus_one
+*/
+extern "C" __global__ void scale(const float* x, float* y, int n, float a) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i];
+}
+extern "C" __global__ void scale_plus_one(const float* x, float* y, int n, float a) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + 1.0f;
+}
+)";
+
+// The two kernels on the host: the arguments come in the signature's order (x, y, n, a).
+ScriptedBackend::KernelFn scale_by(float add) {
+    return [add](const LaunchRequest& req, std::map<BufferId, std::vector<std::byte>>& mem) {
+        auto* x = reinterpret_cast<const float*>(mem.at(req.args[0].buffer).data());
+        auto* y = reinterpret_cast<float*>(mem.at(req.args[1].buffer).data());
+        const int n = scalar<int>(req.args[2]);
+        const float a = scalar<float>(req.args[3]);
+        for (int i = 0; i < n; ++i) y[i] = a * x[i] + add;
+    };
+}
+
+struct Rig {
+    ScriptedBackend* backend = nullptr;
+    std::unique_ptr<Engine> engine;
+    Rig() {
+        auto b = std::make_unique<ScriptedBackend>();
+        backend = b.get();
+        backend->kernels["scale"] = scale_by(0);
+        backend->kernels["scale_plus_one"] = scale_by(1);
+        engine = std::make_unique<Engine>(std::move(b));
+    }
+};
+
+RunOptions unchecked() {
+    RunOptions o;
+    o.verify = false;
+    o.coverage_when_warned = false;
+    return o;
+}
+
+std::vector<float> floats(const HostBuffer& b) {
+    std::vector<float> v(b.bytes.size() / sizeof(float));
+    std::memcpy(v.data(), b.bytes.data(), b.bytes.size());
+    return v;
+}
+
+}  // namespace
+
+TEST(RunReuse, AScalarParameterRelaunchesOnTheBuffersAlreadyThere) {
+    Rig rig;
+    KernelSession s(*rig.engine);
+    s.set_kernel(parse_kernel_source(kScale, "scale.cu"));
+    const RunReport first = s.run(unchecked());
+    ASSERT_TRUE(first.ok()) << first.error->full();
+    const int compiles = rig.backend->compiles, allocations = rig.backend->allocations;
+    const int uploads = rig.backend->uploads, patterns = rig.backend->pattern_uploads;
+    EXPECT_EQ(compiles, 1);
+    EXPECT_EQ(allocations, 2);
+
+    ASSERT_TRUE(s.set_param("a", "3.5").ok());
+    const RunReport second = s.run(unchecked());
+    ASSERT_TRUE(second.ok()) << second.error->full();
+    EXPECT_EQ(rig.backend->compiles, compiles) << "a scalar does not recompile";
+    EXPECT_EQ(rig.backend->allocations, allocations) << "nor allocate";
+    EXPECT_EQ(rig.backend->uploads - uploads, 1) << "only the output is reset; the const input stays on the device";
+    EXPECT_EQ(rig.backend->pattern_uploads - patterns, 1) << "and the reset is a fill pattern, not 1001 floats";
+    EXPECT_EQ(rig.backend->launches, 2);
+    EXPECT_FLOAT_EQ(scalar<float>(rig.backend->last_launch.args[3]), 3.5f);
+    // The output really is 3.5 * x for the same x as the first run (x = y1 / 2).
+    const std::vector<float> y1 = floats(first.outputs.at("y")), y2 = floats(second.outputs.at("y"));
+    ASSERT_EQ(y1.size(), 1001u);
+    for (size_t i = 0; i < y1.size(); ++i) ASSERT_FLOAT_EQ(y2[i], 3.5f * (y1[i] / 2.0f)) << i;
+}
+
+TEST(RunReuse, ASourceEditCompilesOnceAndKeepsTheInputs) {
+    Rig rig;
+    KernelSession s(*rig.engine);
+    s.set_kernel(parse_kernel_source(kScale, "scale.cu"));
+    ASSERT_TRUE(s.run(unchecked()).ok());
+    const int uploads = rig.backend->uploads, allocations = rig.backend->allocations;
+    s.set_kernel(parse_kernel_source(std::string(kScale) + "// an edit\n", "scale.cu"));
+    ASSERT_TRUE(s.run(unchecked()).ok());
+    ASSERT_TRUE(s.run(unchecked()).ok());
+    EXPECT_EQ(rig.backend->compiles, 2) << "one compile for the edit, none for the re-run of the same text";
+    EXPECT_EQ(rig.backend->allocations, allocations);
+    EXPECT_EQ(rig.backend->uploads - uploads, 2) << "two runs: each resets the output only";
+}
+
+TEST(RunReuse, ANewImageUploadsThatBufferOnly) {
+    cp::test::TempDir dir;
+    // Two 37x23 pictures (not a multiple of the 16x16 block), different pixels.
+    for (int k = 0; k < 2; ++k) {
+        Image im;
+        im.width = 37, im.height = 23;
+        im.pixels.resize(size_t(im.width) * im.height * 4);
+        for (size_t i = 0; i < im.pixels.size(); ++i) im.pixels[i] = uint8_t((i * (k + 3)) % 251);
+        ASSERT_TRUE(save_png(dir.path() / ("p" + std::to_string(k) + ".png"), im).ok());
+    }
+    const std::string source =
+        "/*@playground\ntitle: Copy\nparam width: int = src.width\nparam height: int = src.height\n"
+        "buffer src: uchar4[width * height] in image(\"p0.png\")\n"
+        "buffer dst: uchar4[width * height] out zeros\nblock: 16 x 16\n"
+        "grid: ceil(width / block.x) x ceil(height / block.y)\nview dst: image(width, height)\n*/\n"
+        "extern \"C\" __global__ void copy(const uchar4* src, uchar4* dst, int width, int height) {}\n";
+    Rig rig;
+    rig.backend->kernels["copy"] = [](const LaunchRequest& req, std::map<BufferId, std::vector<std::byte>>& mem) {
+        mem.at(req.args[1].buffer) = mem.at(req.args[0].buffer);
+    };
+    KernelSession s(*rig.engine);
+    s.set_kernel(parse_kernel_source(source, dir.path() / "copy.cu"));
+    const RunReport first = s.run(unchecked());
+    ASSERT_TRUE(first.ok()) << first.error->full();
+    const int uploads = rig.backend->uploads, patterns = rig.backend->pattern_uploads;
+    const int allocations = rig.backend->allocations;
+
+    RunChoices c = s.choices();
+    c.images["src"] = (dir.path() / "p1.png").string();
+    s.set_choices(c);
+    const RunReport second = s.run(unchecked());
+    ASSERT_TRUE(second.ok()) << second.error->full();
+    EXPECT_EQ(rig.backend->allocations, allocations) << "the same size keeps the buffers";
+    EXPECT_EQ(rig.backend->uploads - uploads, 2) << "the new picture, and the output's reset";
+    EXPECT_EQ(rig.backend->pattern_uploads - patterns, 1) << "of which the reset is a pattern";
+    // What the kernel saw is the second picture.
+    auto p1 = load_image(dir.path() / "p1.png");
+    ASSERT_TRUE(p1.ok());
+    const HostBuffer& out = second.outputs.at("dst");
+    ASSERT_EQ(out.bytes.size(), p1->pixels.size());
+    EXPECT_EQ(std::memcmp(out.bytes.data(), p1->pixels.data(), out.bytes.size()), 0);
+}
+
+TEST(RunReuse, ADeferredCheckRunsOnceAfterThePictureAndTheReferenceIsReusedForTheSameInputs) {
+    Rig rig;
+    rig.backend->kernels["vector_add"] = cp::test::vector_add;
+    auto lesson = load_kernel_file(std::string(CP_SOURCE_DIR) + "/kernels/basics/vector_add.cu");
+    ASSERT_TRUE(lesson.ok()) << lesson.error().full();
+    KernelSession s(*rig.engine);
+    s.set_kernel(*lesson);
+    ASSERT_TRUE(s.set_param("n", "1001").ok());
+    RunOptions deferred;
+    deferred.defer_check = true;
+    RunReport r = s.run(deferred);
+    ASSERT_TRUE(r.ok()) << r.error->full();
+    EXPECT_TRUE(r.check_pending);
+    EXPECT_FALSE(r.verified.has_value()) << "no verdict before the check";
+    ASSERT_EQ(r.outputs.count("c"), 1u) << "the outputs the check needs were read back";
+    s.check(r);
+    EXPECT_FALSE(r.check_pending);
+    EXPECT_EQ(r.verified, std::optional<bool>(true)) << r.mismatch_detail;
+    EXPECT_GT(r.reference_ms, 0) << "the reference ran for the first result";
+    const RunReport verdict = r;
+    s.check(r);  // nothing pending: nothing runs again
+    EXPECT_EQ(r.verified, verdict.verified);
+
+    RunReport again = s.run();  // the same inputs: the expected outputs are reused
+    EXPECT_EQ(again.verified, std::optional<bool>(true));
+    EXPECT_EQ(again.reference_ms, 0) << "the reference is not run again for the same inputs";
+
+    // A wrong result is found by the deferred check, and the shown report takes the verdict.
+    rig.backend->kernels["vector_add"] = [](const LaunchRequest& req, std::map<BufferId, std::vector<std::byte>>& m) {
+        cp::test::vector_add(req, m);
+        reinterpret_cast<float*>(m.at(req.args[2].buffer).data())[1000] += 1.0f;  // the last element, wrong
+    };
+    RunReport wrong = s.run(deferred);
+    RunReport shown = wrong;
+    s.check(wrong);
+    take_check(shown, wrong);
+    EXPECT_EQ(shown.verified, std::optional<bool>(false));
+    EXPECT_EQ(shown.mismatched_elements, 1u);
+    EXPECT_FALSE(shown.check_pending);
+}
+
+TEST(RunReuse, ACompareVariantOfTheSameFileBorrowsTheCompileAndTheInputs) {
+    Rig rig;
+    const KernelFile main_file = parse_kernel_source(kScale, "scale.cu");
+    KernelSession main(*rig.engine);
+    main.set_kernel(main_file);
+    main.set_also_kernels({"scale_plus_one"});
+    const RunReport m = main.run(unchecked());
+    ASSERT_TRUE(m.ok()) << m.error->full();
+    EXPECT_EQ(rig.backend->compiles, 1);
+    EXPECT_EQ(rig.backend->last_compile.also_kernels, std::vector<std::string>{"scale_plus_one"});
+    const int uploads = rig.backend->uploads, allocations = rig.backend->allocations;
+
+    KernelSession variant(*rig.engine);
+    variant.borrow_from(&main);
+    variant.set_kernel(parse_kernel_source(kScale, "scale.cu", "scale_plus_one"));
+    const RunReport v = variant.run(unchecked());
+    ASSERT_TRUE(v.ok()) << v.error->full();
+    EXPECT_EQ(rig.backend->compiles, 1) << "the variant was loaded by the main kernel's compile";
+    EXPECT_EQ(v.usage.registers, 16) << "its own resources, not the main kernel's";
+    EXPECT_EQ(rig.backend->allocations - allocations, 1) << "an output of its own, the input borrowed";
+    EXPECT_EQ(rig.backend->uploads - uploads, 1) << "only its output's reset: the input is the main kernel's copy";
+    // Both computed from the same x: variant = main + 1, and the main output is untouched by the variant.
+    const std::vector<float> ym = floats(m.outputs.at("y")), yv = floats(v.outputs.at("y"));
+    ASSERT_EQ(ym.size(), yv.size());
+    for (size_t i = 0; i < ym.size(); ++i) ASSERT_FLOAT_EQ(yv[i], ym[i] + 1.0f) << i;
+
+    // The main kernel edited: one compile for both again, and the variant follows it.
+    const KernelFile edited = parse_kernel_source(std::string(kScale) + "// edit\n", "scale.cu");
+    main.set_kernel(edited);
+    ASSERT_TRUE(main.run(unchecked()).ok());
+    variant.set_kernel(parse_kernel_source(edited.source, "scale.cu", "scale_plus_one"));
+    ASSERT_TRUE(variant.run(unchecked()).ok());
+    EXPECT_EQ(rig.backend->compiles, 2);
+
+    // Without a lender the variant compiles on its own (as the CPU backend's variants do).
+    variant.borrow_from(nullptr);
+    ASSERT_TRUE(variant.run(unchecked()).ok());
+    EXPECT_EQ(rig.backend->compiles, 3);
+}
