@@ -7,6 +7,7 @@
 #include "ui/app_host.h"
 
 #include "support/process.h"
+#include "support/scoped_env.h"
 
 #include <gtest/gtest.h>
 #include <imgui.h>
@@ -20,13 +21,11 @@ namespace cp::uitest {
 class ScopedUserDir {
 public:
     ScopedUserDir();
-    ~ScopedUserDir();
     const std::filesystem::path& path() const { return dir_.path(); }
 
 private:
     test::TempDir dir_;
-    std::string old_user_, old_cache_;
-    bool had_user_ = false, had_cache_ = false;
+    test::ScopedEnv env_;  // puts both variables back as they were
 };
 
 // Runs box_blur, grayscale, vector_add and thread_ids on the host over exactly the launched grid (threads
