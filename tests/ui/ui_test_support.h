@@ -28,6 +28,11 @@ private:
     test::ScopedEnv env_;  // puts both variables back as they were
 };
 
+// What cp_ui_test_helper die-saving saves first and second: different sizes and bytes, so that half of one, or
+// a mix of both, is told apart from either.
+inline const std::string kOldContents(size_t(1) << 20, 'a');
+inline const std::string kNewContents((size_t(1) << 20) + 4099, 'b');
+
 // Runs box_blur, grayscale, vector_add and thread_ids on the host over exactly the launched grid (threads
 // outside it write nothing, as on a GPU). Reports BackendKind::Cpu, so outputs take the host path.
 std::unique_ptr<Backend> make_host_kernels_backend();
