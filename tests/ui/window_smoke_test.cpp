@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <ctime>
 #include <dlfcn.h>
 #include <functional>
 #include <unistd.h>
@@ -74,6 +75,13 @@ bool rerun_under_xvfb(std::string& output, int& exit_code) {
     return true;
 }
 
+// CPU time this thread (the one running the event loop) has used.
+double thread_cpu_seconds() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
 // Draws frames, handing the window its events between them, until the workspace has nothing left to draw (no
 // run in flight, no layout frames owed) and `done` holds. A condition, not a delay: the cap on frames is only
 // there so that a broken build fails here instead of hanging.
@@ -125,11 +133,15 @@ TEST(Window, OpensOnTheDefaultDemoAndIdlesWithoutSpinning) {
     // Idle: settled (above), the workspace asks the loop to wait for events, not to draw...
     EXPECT_FALSE(ws.needs_frame((*host)->seconds()));
     EXPECT_GT(ws.idle_timeout((*host)->seconds()), 0.0);
-    // ...and the loop does wait, in glfwWaitEventsTimeout: a loop that spins draws hundreds of frames in 2 s, one
-    // that waits draws none unless an event comes. A loaded machine only draws fewer.
+    // ...and the loop does wait, in glfwWaitEventsTimeout: a loop that spins draws hundreds of frames in 2 s, or
+    // polls without drawing and burns this thread's CPU time; one that waits does neither unless an event comes.
+    // A loaded machine only lowers both figures.
+    const double cpu_before = thread_cpu_seconds();
     const int frames = (*host)->run_for(2.0);
-    std::printf("frames drawn in 2 s of idling: %d\n", frames);
+    const double cpu_used = thread_cpu_seconds() - cpu_before;
+    std::printf("in 2 s of idling: %d frames drawn, %.3f s of CPU time\n", frames, cpu_used);
     EXPECT_LE(frames, 10);
+    EXPECT_LT(cpu_used, 0.2) << "the idle loop kept the CPU busy instead of waiting for events";
 
     // Presentation mode (F11) makes the window cover its monitor (the 1920x1080 virtual screen), and back.
     auto screen_is = [&](int width, int height) {
