@@ -109,7 +109,10 @@ case "$cmd" in
     test)
         install_missing; find_cuda; build
         say "running the tests (window tests under Xvfb)"
-        # The window smoke test needs an X server; everything else (headless EGL included) does not.
+        # The window smoke test needs an X server; everything else (headless EGL included) does not. Each test
+        # case is a CTest test: one per core at a time unless -j is given (those that share the display or the
+        # GPU take turns, tests/CMakeLists.txt).
+        export CTEST_PARALLEL_LEVEL=${CTEST_PARALLEL_LEVEL:-$(nproc)}
         exec xvfb-run -a -s "-screen 0 1920x1080x24" ctest --test-dir build --output-on-failure "$@"
         ;;
     fuzz)

@@ -1,4 +1,5 @@
-// cuda-playground: subcommands (list, info, compile, run) for scripts and people; without one, the window.
+// cuda-playground: subcommands (cli/command_list.cpp: list, info, compile, run...) for scripts and people; without
+// one, the window.
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "core/engine/launch_validation.h"
@@ -10,6 +11,7 @@
 #include "ui/app.h"
 #endif
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <new>
@@ -18,17 +20,27 @@
 
 namespace {
 
+// "usage: cuda-playground [window options]   ..." and one line per subcommand, its summary in one column.
+std::string usage_lines() {
+    auto line = [](const char* lead, const std::string& what, const std::string& summary) {
+        std::string text = std::string(lead) + "cuda-playground " + what;
+        text.resize(std::max<size_t>(text.size() + 1, 49), ' ');
+        return text + summary + "\n";
+    };
+    std::string out = line("usage: ", "[window options]", "open the window (the default demo, or --open FILE)");
+    for (const cp::cli::Command& c : cp::cli::commands())
+        out += line("       ", std::string(c.name) + " " + c.synopsis, c.summary);
+    return out;
+}
+
+std::vector<std::string> command_names() {
+    std::vector<std::string> names;
+    for (const cp::cli::Command& c : cp::cli::commands()) names.push_back(c.name);
+    return names;
+}
+
 std::string usage() {
-    return R"(CUDA Playground: write CUDA kernels, run them, see what they do.
-
-usage: cuda-playground [window options]          open the window (the default demo, or --open FILE)
-       cuda-playground list [--json]             the kernel library
-       cuda-playground info [--json]             backends, device, limits
-       cuda-playground compile FILE [options]    NVRTC diagnostics and resource usage
-       cuda-playground run FILE [options]        run, time, verify, write outputs
-       cuda-playground sweep FILE [options]      time the kernel over block shapes, with occupancy
-       cuda-playground describe FILE [--write]   propose a header for a kernel pasted without one
-
+    return "CUDA Playground: write CUDA kernels, run them, see what they do.\n\n" + usage_lines() + R"(
 Window options:
   --open FILE              open this .cu file instead of the last one
   --set NAME=VALUE         set a parameter (repeatable)
@@ -141,15 +153,10 @@ int main(int argc, char** argv) {
     const std::string command = args.empty() ? std::string() : args[0];
     const std::vector<std::string> rest = args.empty() ? args : std::vector<std::string>(args.begin() + 1, args.end());
     try {
-        if (command == "list") return cp::cli::cmd_list(rest);
-        if (command == "info") return cp::cli::cmd_info(rest);
-        if (command == "compile") return cp::cli::cmd_compile(rest);
-        if (command == "run") return cp::cli::cmd_run(rest);
-        if (command == "sweep") return cp::cli::cmd_sweep(rest);
-        if (command == "describe") return cp::cli::cmd_describe(rest);
+        for (const cp::cli::Command& c : cp::cli::commands())
+            if (command == c.name) return c.run(rest);
         if (!command.empty() && command[0] != '-') {
-            const std::string guess =
-                cp::closest_name(command, {"list", "info", "compile", "run", "sweep", "describe"});
+            const std::string guess = cp::closest_name(command, command_names());
             return cp::cli::user_error("unknown command `" + command + "`",
                                        guess.empty() ? "see cuda-playground --help" : "did you mean `" + guess + "`?");
         }
@@ -165,7 +172,7 @@ int main(int argc, char** argv) {
             return 0;
         }
         return cp::cli::user_error("this build has no window (configured with -DCP_BUILD_GUI=OFF)",
-                                   "use the subcommands: list, info, compile, run");
+                                   "use the subcommands: " + cp::join(command_names(), ", "));
 #endif
     } catch (const std::bad_alloc&) {
         // Sizes come from the user (--set, images): running out of memory is theirs to fix, not a bug.

@@ -15,6 +15,16 @@ struct DeviceSplitReport;  // core/session/run_report.h
 
 namespace cp::cli {
 
+// One subcommand: its name, what follows it in `--help`'s usage lines, and what it does. commands() is the only
+// list of them: main() dispatches on it, suggests the closest name from it and prints `--help` from it.
+struct Command {
+    const char* name;      // "run"
+    const char* synopsis;  // "FILE [options]"
+    const char* summary;   // "run, time, verify, write outputs"
+    int (*run)(const std::vector<std::string>& args);
+};
+const std::vector<Command>& commands();
+
 int cmd_list(const std::vector<std::string>& args);
 int cmd_info(const std::vector<std::string>& args);
 int cmd_compile(const std::vector<std::string>& args);

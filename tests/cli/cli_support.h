@@ -1,5 +1,5 @@
 // What the CLI tests share: the real binary, run with one compile cache for the whole test program (so its
-// tests reuse each other's compiles, and none reads the user's cache).
+// tests reuse each other's compiles, also as separate processes under ctest, and none reads the user's cache).
 #pragma once
 
 #include "support/process.h"
@@ -9,8 +9,8 @@
 
 namespace cp::test {
 
-inline const TempDir& cli_cache_dir() {
-    static const TempDir dir;
+inline const TestCacheDir& cli_cache_dir() {
+    static const TestCacheDir dir("cli");
     return dir;
 }
 

@@ -7,10 +7,12 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <sstream>
 
 using cp::test::cli;
 using cp::test::ProcessResult;
@@ -77,15 +79,24 @@ TEST(Cli, InfoSaysWhichBackendsExist) {
     EXPECT_EQ(j["cpu"]["max_threads_per_block"], 1024);
 }
 
+// The commands are read from the program's own `--help` (printed from its one list of commands, which main()
+// also dispatches on), so a command added there is checked here without anyone editing this test.
 TEST(Cli, EveryCommandHasHelp) {
-    for (const char* command : {"list", "info", "compile", "run"}) {
+    auto top = cli({"--help"});
+    ASSERT_EQ(top.exit_code, 0) << top.both();
+    std::vector<std::string> commands;
+    // The usage block: "usage: cuda-playground [window options] ..." then "       cuda-playground NAME ...".
+    const std::regex usage_line(R"(^(usage: |       )cuda-playground ([a-z][a-z-]*)( |$))");
+    std::istringstream lines(top.out);
+    for (std::string line; std::getline(lines, line);)
+        if (std::smatch m; std::regex_search(line, m, usage_line)) commands.push_back(m[2]);
+    ASSERT_FALSE(commands.empty()) << "no command found in --help:\n" << top.out;
+    EXPECT_NE(std::find(commands.begin(), commands.end(), "run"), commands.end()) << top.out;
+    for (const std::string& command : commands) {
         auto r = cli({command, "--help"});
-        EXPECT_EQ(r.exit_code, 0) << command;
-        EXPECT_NE(r.out.find(std::string("usage: cuda-playground ") + command), std::string::npos) << r.out;
+        EXPECT_EQ(r.exit_code, 0) << command << "\n" << r.both();
+        EXPECT_NE(r.out.find("usage: cuda-playground " + command), std::string::npos) << command << "\n" << r.out;
     }
-    auto r = cli({"--help"});
-    EXPECT_EQ(r.exit_code, 0);
-    EXPECT_NE(r.out.find("usage:"), std::string::npos);
 }
 
 TEST(Cli, UnknownCommandAndOptionSuggestTheClosest) {
@@ -444,12 +455,20 @@ TEST(Cli, BlockTooLargeIsRefusedWithASuggestion) {
 }
 
 TEST(Cli, GridTooSmallWarnsAndTheCheckFails) {
-    auto r = cli({"run", "basics/vector_add", "--backend", "cpu", "--set", "n=1000", "--block", "128", "--grid", "3",
-                  "--repeat", "1"});
-    EXPECT_EQ(r.exit_code, 2) << r.both();  // elements 384..999 never written
+    const int n = 1000, block = 128, grid = 3;
+    const int covered = grid * block, needed = (n + block - 1) / block;  // elements covered..n-1 never written
+    auto r = cli({"run", "basics/vector_add", "--backend", "cpu", "--set", "n=" + std::to_string(n), "--block",
+                  std::to_string(block), "--grid", std::to_string(grid), "--repeat", "1"});
+    EXPECT_EQ(r.exit_code, 2) << r.both();
+    const std::string warning = "covers " + std::to_string(covered) + " of " + std::to_string(n) + " elements";
     EXPECT_NE(r.out.find("warning:"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("384"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(warning), std::string::npos) << warning << "\n" << r.out;
+    EXPECT_NE(r.out.find("ceil(" + std::to_string(n) + "/" + std::to_string(block) + ") = " + std::to_string(needed)),
+              std::string::npos)
+        << r.out;
     EXPECT_NE(r.out.find("FAILED"), std::string::npos) << r.out;
+    // The first mismatch is the first element no thread reached.
+    EXPECT_NE(r.out.find("c[" + std::to_string(covered) + "] = 0, expected"), std::string::npos) << r.out;
 }
 
 TEST(Cli, RunOnCudaWithoutADeviceSaysSo) {

@@ -5,7 +5,24 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+#include <string>
+
 using cp::test::cli;
+
+namespace {
+
+// 1000003 -> "1,000,003", as the report writes counts.
+std::string with_commas(uint64_t v) {
+    std::string digits = std::to_string(v), out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+}  // namespace
 
 TEST(DevicesCli, TheLessonSplitsOverThreeCpuWorkersAndVerifies) {
     auto r = cli({"run", "multigpu/split_across_gpus", "--backend", "cpu", "--repeat", "1", "--json", "-"},
@@ -35,21 +52,26 @@ TEST(DevicesCli, TheLessonSplitsOverThreeCpuWorkersAndVerifies) {
     EXPECT_GT(d["split_wall_ms"].get<double>(), 0.0);
     EXPECT_GT(d["one_device_wall_ms"].get<double>(), 0.0);
 
-    // The text says it too.
+    // The text says it too: each worker's part, computed from n as above.
     auto text = cli({"run", "multigpu/split_across_gpus", "--backend", "cpu", "--repeat", "1"},
                     {"CUDA_PLAYGROUND_CPU_DEVICES=3"});
     ASSERT_EQ(text.exit_code, 0) << text.err;
-    EXPECT_NE(text.out.find("devices:  3 CPU workers: CPU worker 0 did [0, 333334)"), std::string::npos) << text.out;
+    std::string parts = "devices:  3 CPU workers: ";
+    for (uint64_t k = 0; k < 3; ++k)
+        parts += (k ? ", CPU worker " : "CPU worker ") + std::to_string(k) + (k ? " [" : " did [") +
+                 std::to_string(n * k / 3) + ", " + std::to_string(n * (k + 1) / 3) + ")";
+    EXPECT_NE(text.out.find(parts), std::string::npos) << parts << "\n" << text.out;
     EXPECT_NE(text.out.find("CPU workers share this machine's cores"), std::string::npos) << text.out;
 }
 
 TEST(DevicesCli, OnOneDeviceItSaysWhatItWouldDo) {
-    auto r = cli({"run", "multigpu/split_across_gpus", "--backend", "cpu", "--repeat", "1"});
+    const uint64_t n = 1234567;  // odd: the halves differ by one, and the larger is said
+    auto r = cli(
+        {"run", "multigpu/split_across_gpus", "--backend", "cpu", "--repeat", "1", "--set", "n=" + std::to_string(n)});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_NE(r.out.find("1 CPU worker here: CPU worker 0 did all 1,000,003 elements; with 2 CPU workers each would "
-                         "take about 500,002"),
-              std::string::npos)
-        << r.out;
+    const std::string says = "1 CPU worker here: CPU worker 0 did all " + with_commas(n) +
+                             " elements; with 2 CPU workers each would take about " + with_commas(n - n / 2);
+    EXPECT_NE(r.out.find(says), std::string::npos) << says << "\n" << r.out;
 }
 
 TEST(DevicesCli, ABadDeviceCountIsNamed) {

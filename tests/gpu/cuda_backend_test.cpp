@@ -1,6 +1,7 @@
 // The CUDA backend on a real GPU, driven through the Engine (so requests run on its worker thread):
 // results checked against CPU loops, printf capture, refusals, the compile cache, timing.
 #include "gpu/gpu_test_support.h"
+#include "support/scoped_env.h"
 
 namespace cp::gpu_test {
 namespace {
@@ -180,9 +181,10 @@ TEST_F(CudaBackendTest, BadConfigurationsAreRefusedWithoutResettingTheContext) {
 TEST_F(CudaBackendTest, CompileCacheHitsAndCompileOnly) {
     const auto dir = std::filesystem::temp_directory_path() / ("cp-gpu-cache-" + std::to_string(std::random_device{}()));
     // The worker process reads the cache location when it starts: start one that sees a fresh directory.
-    setenv("CUDA_PLAYGROUND_CACHE_DIR", dir.c_str(), 1);
-    auto backend = make_cuda_backend();
-    unsetenv("CUDA_PLAYGROUND_CACHE_DIR");
+    auto backend = [&] {
+        const cp::test::ScopedEnv cache("CUDA_PLAYGROUND_CACHE_DIR", dir.string());
+        return make_cuda_backend();
+    }();
     ASSERT_TRUE(backend.ok()) << backend.error().message;
     engine_ = std::make_unique<Engine>(std::move(*backend));
     CompileRequest r;

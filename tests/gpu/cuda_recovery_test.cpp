@@ -2,6 +2,7 @@
 // worker process, the watchdog stops kernels that never end, a crashed worker is replaced, and the
 // in-process backend explains that it cannot recover.
 #include "gpu/gpu_test_support.h"
+#include "support/scoped_env.h"
 
 namespace cp::gpu_test {
 namespace {
@@ -110,11 +111,12 @@ TEST_F(CudaBackendTest, WatchdogStopsAKernelThatNeverEnds) {
     l.block = {32, 1, 1};
     l.args = {buffer("flag", flag)};
     l.timing = {0, 1, false};
-    setenv("CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S", "3", 1);
     const auto start = std::chrono::steady_clock::now();
-    const LaunchResult r = engine_->launch(l);
+    const LaunchResult r = [&] {
+        const cp::test::ScopedEnv timeout("CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S", "3");  // for this launch only
+        return engine_->launch(l);
+    }();
     const double waited_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    unsetenv("CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S");
     ASSERT_FALSE(r.ok);
     EXPECT_EQ(r.error->name, "timeout");
     EXPECT_TRUE(r.error->context_was_reset);

@@ -15,8 +15,8 @@
 
 namespace cp::test {
 
-inline const TempDir& hostile_cache_dir() {
-    static TempDir dir;
+inline const TestCacheDir& hostile_cache_dir() {
+    static const TestCacheDir dir("hostile");
     return dir;
 }
 

@@ -19,8 +19,8 @@
 #include <random>
 #include <spawn.h>
 #include <sys/wait.h>
-#include <thread>
 #include <unistd.h>
+#include <utility>
 
 extern char** environ;
 
@@ -37,15 +37,15 @@ struct Helper {
     pid_t pid = -1;
     int out = -1;
 
-    Helper(const std::string& mode, const std::string& arg) {
+    Helper(const std::string& mode, const std::string& arg, const std::string& arg2 = {}) {
         int fds[2];
         if (pipe(fds) != 0) return;
         posix_spawn_file_actions_t actions;
         posix_spawn_file_actions_init(&actions);
         posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
         posix_spawn_file_actions_addclose(&actions, fds[0]);
-        std::string self = CP_UI_TEST_HELPER, m = mode, a = arg;
-        char* argv[] = {self.data(), m.data(), a.data(), nullptr};
+        std::string self = CP_UI_TEST_HELPER, m = mode, a = arg, a2 = arg2;
+        char* argv[] = {self.data(), m.data(), a.data(), arg2.empty() ? nullptr : a2.data(), nullptr};
         if (posix_spawn(&pid, self.c_str(), &actions, nullptr, argv, environ) != 0) pid = -1;
         posix_spawn_file_actions_destroy(&actions);
         close(fds[1]);
@@ -70,6 +70,13 @@ struct Helper {
         }
         if (seen) *seen = text;
         return text.find(word) != std::string::npos;
+    }
+    // Waits for the helper to end on its own; its wait status.
+    int wait_exit() {
+        int status = 0;
+        waitpid(pid, &status, 0);
+        pid = -1;
+        return status;
     }
     void kill_now() {
         ::kill(pid, SIGKILL);
@@ -106,18 +113,23 @@ TEST(Autosave, EditsSurviveKill9) {
     EXPECT_EQ(document_of(ws).user_copy_path(), ui::edits_dir() / "image" / "box_blur.cu");
 }
 
+// kill -9 at each moment of a save (the helper kills itself there, through the writer's test hook): before the
+// rename the file still holds the old contents, after it the new ones; never a part or a mix.
 TEST(Autosave, KillDuringSaveLeavesAWholeFile) {
     ScopedUserDir user;
     const fs::path file = user.path() / "stress" / "kernel.cu";
-    std::mt19937 rng(12345);
-    for (int round = 0; round < 5; ++round) {
-        Helper helper("save-loop", file.string());
-        ASSERT_TRUE(helper.wait_for("READY", 60));
-        std::this_thread::sleep_for(std::chrono::milliseconds(20 + rng() % 80));
-        helper.kill_now();
+    const std::pair<const char*, const std::string*> stages[] = {
+        {"part-written", &kOldContents}, {"written", &kOldContents}, {"renamed", &kNewContents}};
+    for (const auto& [stage, expected] : stages) {
+        Helper helper("die-saving", stage, file.string());
+        ASSERT_GT(helper.pid, 0);
+        const int status = helper.wait_exit();
+        ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+            << stage << ": the helper was to die at this stage (status " << status << ")";
         const std::string text = test::read_file(file);
-        ASSERT_EQ(text.size(), size_t(1) << 20) << "round " << round << ": a half-written file";
-        EXPECT_TRUE(text.find_first_not_of(text[0]) == std::string::npos) << "round " << round << ": mixed contents";
+        EXPECT_EQ(text.size(), expected->size()) << stage << ": a half-written file or the wrong version";
+        EXPECT_TRUE(text == *expected) << stage << ": not the " << (expected == &kOldContents ? "old" : "new")
+                                       << " contents";
     }
 }
 

@@ -3,6 +3,7 @@
 #include "ui_test_support.h"
 
 #include "core/cpu/cpu_backend.h"
+#include "support/scoped_env.h"
 
 #include <gtest/gtest.h>
 
@@ -56,10 +57,7 @@ protected:
 const std::string kStore = "    dst[y * width + x] = make_uchar4(";
 
 TEST_F(CpuSandboxWindow, CrashExitAndHangAreReportedAndTheNextEditRuns) {
-    struct ShortTimeOut {
-        ShortTimeOut() { ::setenv("CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S", "2", 1); }
-        ~ShortTimeOut() { ::unsetenv("CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S"); }
-    } short_time_out;
+    const cp::test::ScopedEnv short_time_out("CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S", "2");
 
     edit(kStore, "    dst[y * width + x + 1] = make_uchar4(");
     EXPECT_FALSE(launched());

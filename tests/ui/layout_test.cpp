@@ -3,6 +3,7 @@
 // output; View > Reset layout brings every panel back where it was; dragging a splitter resizes.
 #include "ui_test_support.h"
 
+#include "support/scoped_env.h"
 #include "ui/state/settings.h"
 #include "ui/theme.h"
 #include "ui/state/user_dirs.h"
@@ -90,9 +91,13 @@ TEST(Layout, AtFullHdWithLargeTextTheOutputGetsMostOfTheWidthAndNothingIsCutOff)
 TEST(Layout, WithTheBuiltInFontNothingIsCutOffEither) {
     ScopedUserDir user;
     cp::test::TempDir no_fonts;
-    ::setenv("CUDA_PLAYGROUND_FONT_DIR", no_fonts.path().c_str(), 1);
-    auto host = start(1920, 1080, 1.75f);
-    ::unsetenv("CUDA_PLAYGROUND_FONT_DIR");
+    std::unique_ptr<ui::AppHost> host;
+    {
+        // Restored (not unset) afterwards: a machine whose fonts live in CUDA_PLAYGROUND_FONT_DIR keeps them for
+        // the tests after this one.
+        cp::test::ScopedEnv fonts("CUDA_PLAYGROUND_FONT_DIR", no_fonts.path().string());
+        host = start(1920, 1080, 1.75f);
+    }
     ASSERT_TRUE(host);
     bool builtin = false;
     for (const auto& e : host->workspace().console().entries())

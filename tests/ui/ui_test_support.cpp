@@ -24,17 +24,8 @@
 namespace cp::uitest {
 
 ScopedUserDir::ScopedUserDir() {
-    if (const char* v = std::getenv("CUDA_PLAYGROUND_USER_DIR")) old_user_ = v, had_user_ = true;
-    if (const char* v = std::getenv("CUDA_PLAYGROUND_CACHE_DIR")) old_cache_ = v, had_cache_ = true;
-    setenv("CUDA_PLAYGROUND_USER_DIR", (dir_.path() / "user").c_str(), 1);
-    setenv("CUDA_PLAYGROUND_CACHE_DIR", (dir_.path() / "cache").c_str(), 1);
-}
-
-ScopedUserDir::~ScopedUserDir() {
-    if (had_user_) setenv("CUDA_PLAYGROUND_USER_DIR", old_user_.c_str(), 1);
-    else unsetenv("CUDA_PLAYGROUND_USER_DIR");
-    if (had_cache_) setenv("CUDA_PLAYGROUND_CACHE_DIR", old_cache_.c_str(), 1);
-    else unsetenv("CUDA_PLAYGROUND_CACHE_DIR");
+    env_.set("CUDA_PLAYGROUND_USER_DIR", (dir_.path() / "user").string());
+    env_.set("CUDA_PLAYGROUND_CACHE_DIR", (dir_.path() / "cache").string());
 }
 
 namespace {

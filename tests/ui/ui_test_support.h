@@ -7,6 +7,7 @@
 #include "ui/app_host.h"
 
 #include "support/process.h"
+#include "support/scoped_env.h"
 
 #include <gtest/gtest.h>
 #include <imgui.h>
@@ -20,14 +21,17 @@ namespace cp::uitest {
 class ScopedUserDir {
 public:
     ScopedUserDir();
-    ~ScopedUserDir();
     const std::filesystem::path& path() const { return dir_.path(); }
 
 private:
     test::TempDir dir_;
-    std::string old_user_, old_cache_;
-    bool had_user_ = false, had_cache_ = false;
+    test::ScopedEnv env_;  // puts both variables back as they were
 };
+
+// What cp_ui_test_helper die-saving saves first and second: different sizes and bytes, so that half of one, or
+// a mix of both, is told apart from either.
+inline const std::string kOldContents(size_t(1) << 20, 'a');
+inline const std::string kNewContents((size_t(1) << 20) + 4099, 'b');
 
 // Runs box_blur, grayscale, vector_add and thread_ids on the host over exactly the launched grid (threads
 // outside it write nothing, as on a GPU). Reports BackendKind::Cpu, so outputs take the host path.

@@ -4,6 +4,7 @@
 #include "ui_test_support.h"
 
 #include "render/render_target.h"
+#include "support/scoped_env.h"
 #include "ui/state/settings.h"
 #include "ui/state/user_dirs.h"
 
@@ -11,7 +12,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <ctime>
 #include <dlfcn.h>
+#include <functional>
 #include <unistd.h>
 
 using namespace cp;
@@ -72,6 +75,29 @@ bool rerun_under_xvfb(std::string& output, int& exit_code) {
     return true;
 }
 
+// CPU time this thread (the one running the event loop) has used.
+double thread_cpu_seconds() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
+// Draws frames, handing the window its events between them, until the workspace has nothing left to draw (no
+// run in flight, no layout frames owed) and `done` holds. A condition, not a delay: the cap on frames is only
+// there so that a broken build fails here instead of hanging.
+bool settle_window(ui::AppHost& host, const std::function<bool()>& done = [] { return true; }) {
+    ui::Workspace& ws = host.workspace();
+    for (int i = 0; i < 2000; ++i) {
+        if (!ws.run_in_flight() && !ws.needs_frame(host.seconds()) && done()) {
+            host.frame();  // the settled state drawn once more, so what is read next is what the user sees
+            return done();
+        }
+        host.frame();
+        host.run_for(0.005);  // events: the X server's answer to a resize arrives as one
+    }
+    return false;
+}
+
 }  // namespace
 
 TEST(Window, OpensOnTheDefaultDemoAndIdlesWithoutSpinning) {
@@ -96,33 +122,38 @@ TEST(Window, OpensOnTheDefaultDemoAndIdlesWithoutSpinning) {
     EXPECT_FALSE((*host)->target().headless());
     EXPECT_EQ(document_of(ws).original_path().filename(), "box_blur.cu");
 
-    // Live: the first run finishes and its texture is drawn within a few frames of the event loop.
-    for (int i = 0; i < 100 && !(ws.latest() && ws.latest()->report.launched); ++i) (*host)->run_for(0.05);
-    ASSERT_TRUE(ws.latest() && ws.latest()->report.launched);
-    (*host)->run_for(0.2);
+    // Live: the first run finishes and its texture is drawn.
+    ASSERT_TRUE(settle_window(**host, [&] { return ws.latest() && ws.latest()->report.launched; }))
+        << "the first run never finished";
     auto shot = (*host)->screenshot();
     ASSERT_TRUE(shot.ok()) << shot.error().full();
     const Rect output = window_rect("Output");
     EXPECT_GT(distinct_colors(*shot, output), 500u) << "the photo should be visible in the Output panel";
 
-    // Idle: nothing changes, so the loop sleeps in glfwWaitEventsTimeout; a busy loop would draw ~60+ per second.
+    // Idle: settled (above), the workspace asks the loop to wait for events, not to draw...
+    EXPECT_FALSE(ws.needs_frame((*host)->seconds()));
+    EXPECT_GT(ws.idle_timeout((*host)->seconds()), 0.0);
+    // ...and the loop does wait, in glfwWaitEventsTimeout: a loop that spins draws hundreds of frames in 2 s, or
+    // polls without drawing and burns this thread's CPU time; one that waits does neither unless an event comes.
+    // A loaded machine only lowers both figures.
+    const double cpu_before = thread_cpu_seconds();
     const int frames = (*host)->run_for(2.0);
-    std::printf("frames drawn in 2 s of idling: %d\n", frames);
+    const double cpu_used = thread_cpu_seconds() - cpu_before;
+    std::printf("in 2 s of idling: %d frames drawn, %.3f s of CPU time\n", frames, cpu_used);
     EXPECT_LE(frames, 10);
+    EXPECT_LT(cpu_used, 0.2) << "the idle loop kept the CPU busy instead of waiting for events";
 
     // Presentation mode (F11) makes the window cover its monitor (the 1920x1080 virtual screen), and back.
+    auto screen_is = [&](int width, int height) {
+        auto pixels = (*host)->screenshot();
+        return pixels.ok() && pixels->width == width && pixels->height == height;
+    };
     ws.set_presenting(true);
-    (*host)->run_for(0.5);
-    auto full = (*host)->screenshot();
-    ASSERT_TRUE(full.ok());
-    EXPECT_EQ(full->width, 1920);
-    EXPECT_EQ(full->height, 1080);
+    EXPECT_TRUE(settle_window(**host, [&] { return screen_is(1920, 1080); }))
+        << "presentation mode did not make the window 1920x1080";
     ws.set_presenting(false);
-    (*host)->run_for(0.5);
-    auto windowed = (*host)->screenshot();
-    ASSERT_TRUE(windowed.ok());
-    EXPECT_EQ(windowed->width, 1280);
-    EXPECT_EQ(windowed->height, 800);
+    EXPECT_TRUE(settle_window(**host, [&] { return screen_is(1280, 800); }))
+        << "leaving presentation mode did not bring the window back to 1280x800";
 
     // Presentation is remembered: font scale (Ctrl +) and the docking layout (here: which tab is in front
     // under the output, and a closed panel).
@@ -131,8 +162,8 @@ TEST(Window, OpensOnTheDefaultDemoAndIdlesWithoutSpinning) {
     EXPECT_EQ(window_rect("Timing").width(), 0);
     ws.show_panel("Timing");
     ws.hide_panel("Device");
-    (*host)->run_for(0.2);
-    EXPECT_GT(window_rect("Timing").width(), 0);
+    EXPECT_TRUE(settle_window(**host, [] { return window_rect("Timing").width() > 0; }))
+        << "Timing never came to front";
     host->reset();
     const ui::Settings saved = ui::load_settings(ui::config_dir() / "settings.json");
     EXPECT_NEAR(saved.font_scale, 1.2f, 1e-4);
@@ -142,7 +173,7 @@ TEST(Window, OpensOnTheDefaultDemoAndIdlesWithoutSpinning) {
     auto again = ui::AppHost::create(o, host_kernels_factory());
     ASSERT_TRUE(again.ok()) << again.error().full();
     EXPECT_NEAR((*again)->workspace().font_scale(), 1.2f, 1e-4);
-    (*again)->run_for(0.2);
+    ASSERT_TRUE(settle_window(**again)) << "the reopened window never settled";
     EXPECT_GT(window_rect("Timing").width(), 0) << "the tab in front is remembered";
     EXPECT_EQ(window_rect("Launch").width(), 0);
     EXPECT_EQ(window_rect("Device").width(), 0) << "a closed panel stays closed";
@@ -150,20 +181,18 @@ TEST(Window, OpensOnTheDefaultDemoAndIdlesWithoutSpinning) {
 
     // View > Reset layout: every panel back in its place.
     (*again)->workspace().reset_layout();
-    (*again)->run_for(0.2);
+    ASSERT_TRUE(settle_window(**again)) << "the reset layout never settled";
     EXPECT_GT(window_rect("Launch").width(), 0);
     EXPECT_EQ(window_rect("Timing").width(), 0);
 }
 
 TEST(Window, WithoutADisplayTheErrorSaysWhatToDo) {
-    const char* display = std::getenv("DISPLAY");
-    const char* wayland = std::getenv("WAYLAND_DISPLAY");
-    const std::string saved_display = display ? display : "", saved_wayland = wayland ? wayland : "";
-    unsetenv("DISPLAY");
-    unsetenv("WAYLAND_DISPLAY");
-    auto target = render::make_window_target({});
-    if (display) setenv("DISPLAY", saved_display.c_str(), 1);
-    if (wayland) setenv("WAYLAND_DISPLAY", saved_wayland.c_str(), 1);
+    auto target = [] {
+        cp::test::ScopedEnv no_display;
+        no_display.unset("DISPLAY");
+        no_display.unset("WAYLAND_DISPLAY");
+        return render::make_window_target({});
+    }();
     ASSERT_FALSE(target.ok());
     EXPECT_NE(target.error().message.find("no display"), std::string::npos) << target.error().full();
     EXPECT_NE(target.error().hint.find("--headless"), std::string::npos) << target.error().full();

@@ -1,6 +1,7 @@
 // CPU backend basics through the Backend API: device info, 1D/2D indexing, printf, dynamic shared memory,
 // the compile cache, compile errors on the user's line, unsupported features, argument checks.
 #include "cpu_backend_rig.h"
+#include "support/scoped_env.h"
 
 #include <random>
 
@@ -303,22 +304,20 @@ TEST(CpuBackendBasic, TimingHasOneSamplePerRepeat) {
 }
 
 TEST(CpuBackendOptionsEnv, ParsesAndRejects) {
-    ::setenv("CUDA_PLAYGROUND_CPU_WORKERS", "1", 1);
-    ::setenv("CUDA_PLAYGROUND_CPU_ORDER", "shuffled:42", 1);
+    cp::test::ScopedEnv env("CUDA_PLAYGROUND_CPU_WORKERS", "1");
+    env.set("CUDA_PLAYGROUND_CPU_ORDER", "shuffled:42");
     auto o = cpu_backend_options_from_env();
     ASSERT_TRUE(o.ok());
     EXPECT_EQ(o->workers, 1);
     EXPECT_EQ(o->order, ThreadOrder::Shuffled);
     EXPECT_EQ(o->seed, 42u);
-    ::setenv("CUDA_PLAYGROUND_CPU_ORDER", "sideways", 1);
+    env.set("CUDA_PLAYGROUND_CPU_ORDER", "sideways");
     o = cpu_backend_options_from_env();
     ASSERT_FALSE(o.ok());
     EXPECT_NE(o.error().message.find("sideways"), std::string::npos);
-    ::setenv("CUDA_PLAYGROUND_CPU_ORDER", "reversed", 1);
-    ::setenv("CUDA_PLAYGROUND_CPU_WORKERS", "many", 1);
+    env.set("CUDA_PLAYGROUND_CPU_ORDER", "reversed");
+    env.set("CUDA_PLAYGROUND_CPU_WORKERS", "many");
     EXPECT_FALSE(cpu_backend_options_from_env().ok());
-    ::unsetenv("CUDA_PLAYGROUND_CPU_WORKERS");
-    ::unsetenv("CUDA_PLAYGROUND_CPU_ORDER");
 }
 
 

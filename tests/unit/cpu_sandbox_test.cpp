@@ -3,6 +3,7 @@
 // sandbox, and the in-process executor the benchmarks compare with.
 #include "core/cpu/host_code.h"
 #include "cpu_backend_rig.h"
+#include "support/scoped_env.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -25,16 +26,6 @@ const char* kForever =
     "    while (spin) out[threadIdx.x] += 1;\n"
     "}\n";
 
-// Sets an environment variable for one test.
-class ScopedEnv {
-public:
-    ScopedEnv(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
-    ~ScopedEnv() { ::unsetenv(name_); }
-
-private:
-    const char* name_;
-};
-
 std::vector<int> iota_ints(int n) {
     std::vector<int> v(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i) v[size_t(i)] = i - 500;
@@ -53,7 +44,7 @@ void expect_square_works(CpuRig& rig, BufferId in, BufferId out, int n) {
 }
 
 TEST(CpuSandbox, AnInfiniteLoopEndsWithinTheTimeOutPlusOneSecondAndTheNextLaunchWorks) {
-    ScopedEnv timeout("CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S", "2");
+    const cp::test::ScopedEnv timeout("CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S", "2");
     CpuRig rig;
     const int n = 1001;
     const BufferId in = rig.buffer("in", iota_ints(n)), out = rig.buffer("out", std::vector<int>(size_t(n), 0));

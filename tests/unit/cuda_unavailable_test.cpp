@@ -2,6 +2,7 @@
 #include "core/engine/backend.h"
 #include "core/cuda/cuda_backend_factory.h"
 #include "core/cuda/cuda_worker.h"
+#include "support/scoped_env.h"
 
 #include <gtest/gtest.h>
 
@@ -45,9 +46,8 @@ TEST(CudaUnavailable, ToolkitStubLibraryIsNotADriver) {
 
 // The worker process (this test binary, re-executed) reports why CUDA is unusable over its socket.
 TEST(CudaUnavailable, WorkerProcessExplainsMissingDriver) {
-    setenv("CUDA_PLAYGROUND_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
+    const cp::test::ScopedEnv libcuda("CUDA_PLAYGROUND_LIBCUDA", "/nonexistent/libcuda.so.1");
     auto backend = CudaWorkerBackend::create();
-    unsetenv("CUDA_PLAYGROUND_LIBCUDA");
     ASSERT_FALSE(backend.ok());
     EXPECT_EQ(backend.error().message,
               "no NVIDIA driver found (/nonexistent/libcuda.so.1 could not be loaded): the CUDA backend is "
@@ -57,9 +57,8 @@ TEST(CudaUnavailable, WorkerProcessExplainsMissingDriver) {
 TEST(CudaUnavailable, WorkerProcessExplainsStubLibrary) {
     const std::filesystem::path stub = "/usr/local/cuda/lib64/stubs/libcuda.so";
     if (!std::filesystem::exists(stub)) GTEST_SKIP() << "no CUDA toolkit stub library at " << stub;
-    setenv("CUDA_PLAYGROUND_LIBCUDA", stub.c_str(), 1);
+    const cp::test::ScopedEnv libcuda("CUDA_PLAYGROUND_LIBCUDA", stub.string());
     auto backend = CudaWorkerBackend::create();
-    unsetenv("CUDA_PLAYGROUND_LIBCUDA");
     ASSERT_FALSE(backend.ok());
     EXPECT_NE(backend.error().message.find("stub library"), std::string::npos) << backend.error().message;
 }

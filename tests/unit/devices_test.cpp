@@ -5,6 +5,7 @@
 #include "core/kernel_file/kernel_file.h"
 #include "core/session/report_json.h"
 #include "core/session/session.h"
+#include "support/scoped_env.h"
 #include "unit/diagnostics_text.h"
 
 #include <gtest/gtest.h>
@@ -146,8 +147,8 @@ std::string with_devices(const std::string& devices) {
 // Three CPU devices for the test's duration: each make_backend("cpu", k) is a worker process of its own.
 class SplitOnCpuWorkers : public ::testing::Test {
 protected:
-    void SetUp() override { setenv("CUDA_PLAYGROUND_CPU_DEVICES", "3", 1); }
-    void TearDown() override { unsetenv("CUDA_PLAYGROUND_CPU_DEVICES"); }
+    // Restored when the fixture dies, whatever a test changed it to meanwhile.
+    cp::test::ScopedEnv devices_{"CUDA_PLAYGROUND_CPU_DEVICES", "3"};
 
     struct Opened {
         std::unique_ptr<Engine> engine;
@@ -264,7 +265,7 @@ TEST_F(SplitOnCpuWorkers, AKernelThatForgetsItsPartsOffsetFailsTheCheck) {
 }
 
 TEST_F(SplitOnCpuWorkers, OneDeviceRunsItAllAndSaysWhatItWouldDo) {
-    unsetenv("CUDA_PLAYGROUND_CPU_DEVICES");
+    devices_.unset("CUDA_PLAYGROUND_CPU_DEVICES");
     auto made = make_backend("cpu");
     ASSERT_TRUE(made.ok());
     Engine engine(std::move(made->backend));
@@ -291,7 +292,7 @@ TEST_F(SplitOnCpuWorkers, ABadOrdinalIsRefusedInPlainWords) {
     auto negative = make_backend("cpu", -1);
     ASSERT_FALSE(negative.ok());
     EXPECT_NE(negative.error().message.find("numbered from 0"), std::string::npos) << negative.error().message;
-    setenv("CUDA_PLAYGROUND_CPU_DEVICES", "0", 1);
+    devices_.set("CUDA_PLAYGROUND_CPU_DEVICES", "0");
     auto zero = make_backend("cpu", 0);
     ASSERT_FALSE(zero.ok());
     EXPECT_NE(zero.error().message.find("CUDA_PLAYGROUND_CPU_DEVICES=0"), std::string::npos) << zero.error().message;

@@ -3,6 +3,7 @@
 #include "core/session/file_reference.h"
 #include "core/kernel_file/kernel_file.h"
 #include "core/kernel_file/reference_section.h"
+#include "support/scoped_env.h"
 
 #include <gtest/gtest.h>
 
@@ -139,7 +140,7 @@ TEST(FileReference, CannotCallTheKernel) {
 }
 
 TEST(FileReference, CrashExitAndHangAreReportedWithTheLineAndTheNextCallWorks) {
-    ::setenv("CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S", "2", 1);
+    const cp::test::ScopedEnv timeout("CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S", "2");
     FileReference reference;
     const std::string start =
         "#ifdef PLAYGROUND_REFERENCE\n#include <cstdlib>\n"
@@ -169,7 +170,6 @@ TEST(FileReference, CrashExitAndHangAreReportedWithTheLineAndTheNextCallWorks) {
     r = compute(reference, good);
     ASSERT_FALSE(r.error) << r.error->full();
     EXPECT_EQ(r.expected.at("out").as<int>()[0], 250000);
-    ::unsetenv("CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Reading kernel files from disk: each way a file can be unusable gets its own message; the library and
 // asset folders can be moved with environment variables.
 #include "core/kernel_file/kernel_file.h"
+#include "support/scoped_env.h"
 
 #include <gtest/gtest.h>
 
@@ -104,19 +105,16 @@ TEST_F(KernelFileIo, ScanKeepsBrokenFilesWithTheirReason) {
 }
 
 TEST(KernelDirs, EnvironmentOverridesBuiltInFolders) {
-    const char* old_kernels = std::getenv("CUDA_PLAYGROUND_KERNELS");
-    const std::string saved = old_kernels ? old_kernels : "";
     // Built in: the source tree's folders, which exist in a build tree.
-    ::unsetenv("CUDA_PLAYGROUND_KERNELS");
+    cp::test::ScopedEnv env;
+    env.unset("CUDA_PLAYGROUND_KERNELS");
+    env.unset("CUDA_PLAYGROUND_ASSETS");
     EXPECT_TRUE(fs::exists(kernels_dir() / "basics" / "vector_add.cu")) << kernels_dir();
-    ::setenv("CUDA_PLAYGROUND_KERNELS", "/some/where", 1);
-    EXPECT_EQ(kernels_dir(), fs::path("/some/where"));
-    ::setenv("CUDA_PLAYGROUND_ASSETS", "/assets/here", 1);
-    EXPECT_EQ(assets_dir(), fs::path("/assets/here"));
-    ::unsetenv("CUDA_PLAYGROUND_ASSETS");
     EXPECT_TRUE(fs::exists(assets_dir() / "coffee.png")) << assets_dir();
-    if (old_kernels) ::setenv("CUDA_PLAYGROUND_KERNELS", saved.c_str(), 1);
-    else ::unsetenv("CUDA_PLAYGROUND_KERNELS");
+    env.set("CUDA_PLAYGROUND_KERNELS", "/some/where");
+    EXPECT_EQ(kernels_dir(), fs::path("/some/where"));
+    env.set("CUDA_PLAYGROUND_ASSETS", "/assets/here");
+    EXPECT_EQ(assets_dir(), fs::path("/assets/here"));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include "core/cuda/cubin_cache.h"
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/cuda/nvrtc_pch.h"
+#include "support/scoped_env.h"
 
 #include <gtest/gtest.h>
 
@@ -48,12 +49,9 @@ protected:
         std::random_device rd;
         cache_root_ = fs::temp_directory_path() / ("cp-nvrtc-test-" + std::to_string(rd()) + std::to_string(rd()));
         fs::create_directories(cache_root_);
-        if (const char* old = std::getenv("CUDA_PLAYGROUND_CACHE_DIR")) old_cache_ = old;
-        setenv("CUDA_PLAYGROUND_CACHE_DIR", cache_root_.c_str(), 1);
+        cache_env_.set("CUDA_PLAYGROUND_CACHE_DIR", cache_root_.string());
     }
     void TearDown() override {
-        if (old_cache_) setenv("CUDA_PLAYGROUND_CACHE_DIR", old_cache_->c_str(), 1);
-        else unsetenv("CUDA_PLAYGROUND_CACHE_DIR");
         std::error_code ec;
         fs::remove_all(cache_root_, ec);
     }
@@ -75,7 +73,7 @@ protected:
     }
 
     fs::path cache_root_;
-    std::optional<std::string> old_cache_;
+    cp::test::ScopedEnv cache_env_;
 };
 
 TEST_F(NvrtcTest, GoodKernelGivesCubinAndResourceUsage) {
@@ -274,16 +272,29 @@ TEST_F(NvrtcTest, HelperWithoutDeviceQualifierCompiles) {
     // -default-device: plain helper functions work as they do on the CPU backend.
     const std::string src = "float twice(float x) { return 2 * x; }\n"
                             "extern \"C\" __global__ void k(float* x) { x[0] = twice(x[0]); }\n";
-    const auto r = compile_with_nvrtc(request(src, "k"), kArchWithoutDevice, nullptr);
-    EXPECT_TRUE(r.ok) << r.log;
+    std::vector<std::byte> cubin;
+    std::string lowered;
+    const auto r = compile_with_nvrtc(request(src, "k"), kArchWithoutDevice, &cubin, &lowered);
+    ASSERT_TRUE(r.ok) << r.log;
+    EXPECT_FALSE(has_errors(r.diagnostics)) << r.log;
+    EXPECT_NE(std::find(r.options.begin(), r.options.end(), "-default-device"), r.options.end());
+    EXPECT_EQ(lowered, "k");
+    ASSERT_GE(cubin.size(), 4u) << "no code came out";
+    EXPECT_EQ(cubin[0], std::byte{0x7f});  // an ELF file
+    // The same helper made host-only is what an unqualified one is without -default-device: NVRTC refuses the
+    // call, so the success above is the option's doing, not a compiler that lets anything through.
+    std::string host_only = src;
+    host_only.insert(0, "__host__ ");
+    const auto refused = compile_with_nvrtc(request(host_only, "k"), kArchWithoutDevice, nullptr);
+    EXPECT_FALSE(refused.ok) << refused.log;
+    EXPECT_TRUE(has_errors(refused.diagnostics)) << refused.log;
 }
 
 TEST_F(NvrtcTest, CacheCanBeSwitchedOff) {
-    setenv("CUDA_PLAYGROUND_NO_CACHE", "1", 1);
+    const cp::test::ScopedEnv no_cache("CUDA_PLAYGROUND_NO_CACHE", "1");
     const uint64_t calls_before = nvrtc_invocation_count();
     compile_with_nvrtc(request(kVectorAdd, "vector_add"), kArchWithoutDevice, nullptr);
     const auto r = compile_with_nvrtc(request(kVectorAdd, "vector_add"), kArchWithoutDevice, nullptr);
-    unsetenv("CUDA_PLAYGROUND_NO_CACHE");
     EXPECT_FALSE(r.cache_hit);
     EXPECT_EQ(nvrtc_invocation_count(), calls_before + 2);
     EXPECT_TRUE(cache_files().empty());
@@ -345,12 +356,11 @@ TEST(NvrtcPch, WarmUpPrecompilesCooperativeGroups) {
         return most;
     };
     // As the CUDA worker sets up at its start: NVRTC writes the PCH through temporary files in $TMPDIR.
-    const char* old = std::getenv("TMPDIR");
-    const std::string saved = old ? old : "";
-    use_pch_dir_for_temporary_files();
-    warm_up_nvrtc_pch(kArchWithoutDevice);
-    if (old) ::setenv("TMPDIR", saved.c_str(), 1);
-    else ::unsetenv("TMPDIR");
+    {
+        const cp::test::ScopedEnv tmpdir("TMPDIR");  // use_pch_dir_for_temporary_files() sets it; put back after
+        use_pch_dir_for_temporary_files();
+        warm_up_nvrtc_pch(kArchWithoutDevice);
+    }
     EXPECT_GT(pch_bytes(), std::uintmax_t(32) << 20) << "the PCH in " << dir << " holds no parsed header";
 }
 

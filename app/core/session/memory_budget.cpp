@@ -36,15 +36,15 @@ uint64_t free_host_memory() {
     std::ifstream in("/proc/meminfo");
     std::stringstream text;
     text << in.rdbuf();
-    uint64_t available = mem_available_from_meminfo(text.str());
     // A container's limit can be far below the machine's memory.
-    const uint64_t limit = read_number_file("/sys/fs/cgroup/memory.max");
-    if (limit > 0) {
-        const uint64_t used = read_number_file("/sys/fs/cgroup/memory.current");
-        const uint64_t left = limit > used ? limit - used : 0;
-        if (available == 0 || left < available) available = left;
-    }
-    return available;
+    return within_cgroup_limit(mem_available_from_meminfo(text.str()), read_number_file("/sys/fs/cgroup/memory.max"),
+                               read_number_file("/sys/fs/cgroup/memory.current"));
+}
+
+uint64_t within_cgroup_limit(uint64_t available, uint64_t limit, uint64_t used) {
+    if (limit == 0) return available;
+    const uint64_t left = limit > used ? limit - used : 0;
+    return available == 0 || left < available ? left : available;
 }
 
 std::string human_bytes(uint64_t bytes) {

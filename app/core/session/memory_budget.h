@@ -17,6 +17,8 @@ uint64_t free_host_memory();
 
 // Parses /proc/meminfo's text for MemAvailable (bytes); 0 when absent. Apart for tests.
 uint64_t mem_available_from_meminfo(const std::string& meminfo);
+// `available` lowered to what a cgroup limit leaves (limit - used; limit 0: none). Apart for tests.
+uint64_t within_cgroup_limit(uint64_t available, uint64_t limit, uint64_t used);
 
 // "1.5 GiB" / "12 MiB" / "512 bytes"
 std::string human_bytes(uint64_t bytes);

@@ -12,11 +12,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <set>
+#include <thread>
 #include <utility>
 
 namespace cp {
@@ -72,14 +74,23 @@ std::string read_worker_string(pid_t pid, uint64_t address) {
 }
 
 // The stack pointer of a thread stopped in a system call: /proc/PID/task/TID/syscall is
-// "nr arg0 .. arg5 sp pc".
+// "nr arg0 .. arg5 sp pc" once the thread sleeps, and "running" before. The calling thread queues its
+// notification and only then goes to sleep waiting for the answer; on a loaded machine it can be preempted in
+// between, and a read then says "running" (the report lost its line: CpuSandbox and HostileFiles tests failed
+// now and then). It cannot go on without the answer, so wait until it sleeps; the bound only covers a thread
+// that left the call (a signal interrupted it).
 uint64_t stack_pointer_of(pid_t pid, pid_t tid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/syscall");
-    std::string word;
-    std::vector<std::string> words;
-    while (in >> word) words.push_back(word);
-    if (words.size() < 9) return 0;
-    return std::strtoull(words[7].c_str(), nullptr, 16);
+    const std::string path = "/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/syscall";
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    for (;;) {
+        std::ifstream in(path);
+        std::string word;
+        std::vector<std::string> words;
+        while (in >> word) words.push_back(word);
+        if (words.size() >= 9) return std::strtoull(words[7].c_str(), nullptr, 16);
+        if (words.size() != 1 || words[0] != "running" || std::chrono::steady_clock::now() > give_up) return 0;
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Whole-file text I/O with POSIX calls, so the new contents reach the disk before the rename publishes them.
 #include "ui/state/text_file.h"
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -18,6 +19,18 @@ Result<std::string> read_text_file(const std::filesystem::path& path) {
     return ss.str();
 }
 
+namespace {
+
+std::atomic<WriteStageHook> g_stage_hook{nullptr};
+
+void reached(WriteStage stage) {
+    if (const WriteStageHook hook = g_stage_hook.load()) hook(stage);
+}
+
+}  // namespace
+
+void set_write_stage_hook(WriteStageHook hook) { g_stage_hook.store(hook); }
+
 Result<bool> write_file_atomically(const std::filesystem::path& path, const std::string& contents) {
     std::error_code ec;
     std::filesystem::create_directories(path.parent_path(), ec);
@@ -26,25 +39,37 @@ Result<bool> write_file_atomically(const std::filesystem::path& path, const std:
     const std::filesystem::path tmp = path.string() + ".tmp" + std::to_string(::getpid());
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return make_error("cannot write " + tmp.string() + ": " + std::strerror(errno));
+    // Writes bytes [done, end) of the contents; false (with errno) when the disk refuses.
     size_t done = 0;
-    while (done < contents.size()) {
-        const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            const std::string why = std::strerror(errno);
-            ::close(fd);
-            ::unlink(tmp.c_str());
-            return make_error("cannot write " + tmp.string() + ": " + why);
+    auto write_up_to = [&](size_t end) {
+        while (done < end) {
+            const ssize_t n = ::write(fd, contents.data() + done, end - done);
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0) return false;
+            done += size_t(n);
         }
-        done += size_t(n);
+        return true;
+    };
+    bool written = write_up_to(contents.size() / 2);
+    if (written) {
+        reached(WriteStage::PartWritten);
+        written = write_up_to(contents.size());
+    }
+    if (!written) {
+        const std::string why = std::strerror(errno);
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        return make_error("cannot write " + tmp.string() + ": " + why);
     }
     ::fsync(fd);
     ::close(fd);
+    reached(WriteStage::Written);
     if (::rename(tmp.c_str(), path.c_str()) != 0) {
         const std::string why = std::strerror(errno);
         ::unlink(tmp.c_str());
         return make_error("cannot replace " + path.string() + ": " + why);
     }
+    reached(WriteStage::Renamed);
     return true;
 }
 

@@ -1,17 +1,20 @@
 // cp_ui_test_helper: processes the autosave tests start and kill (tests/ui/autosave_test.cpp). Not a test:
 //   cp_ui_test_helper app-autosaves MARKER   the headless app; types MARKER into the demo, lets the app's own
 //                                            loop autosave it, prints READY, then keeps drawing until killed
-//   cp_ui_test_helper save-loop FILE         writes 1 MiB of 'a' then of 'b' to FILE atomically, forever;
-//                                            prints READY after the first write
+//   cp_ui_test_helper die-saving STAGE FILE  saves kOldContents to FILE, then saves kNewContents and kills
+//                                            itself with SIGKILL at STAGE of the atomic write
+//                                            (part-written, written, renamed: see ui/state/text_file.h)
 #include "ui/ui_test_support.h"
 
 #include "ui/state/text_file.h"
 #include "ui/workspace.h"
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <string>
 #include <thread>
+#include <unistd.h>
 
 using namespace cp;
 using namespace cp::uitest;
@@ -42,18 +45,25 @@ int app_autosaves(const std::string& marker) {
     }
 }
 
-int save_loop(const std::string& path) {
-    const std::string a(1 << 20, 'a'), b(1 << 20, 'b');
-    for (uint64_t i = 0;; ++i) {
-        if (auto r = ui::write_file_atomically(path, i % 2 ? b : a); !r) {
-            std::fprintf(stderr, "%s\n", r.error().full().c_str());
-            return 1;
-        }
-        if (i == 0) {
-            std::printf("READY\n");
-            std::fflush(stdout);
-        }
+ui::WriteStage g_die_at = ui::WriteStage::Renamed;
+
+// kill -9 at exactly that moment: no handler, no flushing, as when the power goes.
+void die_at_stage(ui::WriteStage stage) {
+    if (stage == g_die_at) ::kill(::getpid(), SIGKILL);
+}
+
+int die_saving(const std::string& stage, const std::string& path) {
+    if (stage == "part-written") g_die_at = ui::WriteStage::PartWritten;
+    else if (stage == "written") g_die_at = ui::WriteStage::Written;
+    else if (stage != "renamed") return 2;
+    if (auto r = ui::write_file_atomically(path, kOldContents); !r) {
+        std::fprintf(stderr, "%s\n", r.error().full().c_str());
+        return 1;
     }
+    ui::set_write_stage_hook(die_at_stage);
+    auto r = ui::write_file_atomically(path, kNewContents);
+    std::fprintf(stderr, "still alive after saving (%s)\n", r ? "saved" : r.error().full().c_str());
+    return 3;
 }
 
 }  // namespace
@@ -61,7 +71,7 @@ int save_loop(const std::string& path) {
 int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
     if (mode == "app-autosaves" && argc == 3) return app_autosaves(argv[2]);
-    if (mode == "save-loop" && argc == 3) return save_loop(argv[2]);
-    std::fprintf(stderr, "usage: cp_ui_test_helper app-autosaves MARKER | save-loop FILE\n");
+    if (mode == "die-saving" && argc == 4) return die_saving(argv[2], argv[3]);
+    std::fprintf(stderr, "usage: cp_ui_test_helper app-autosaves MARKER | die-saving STAGE FILE\n");
     return 2;
 }

@@ -1,0 +1,18 @@
+// The subcommands, in the order `cuda-playground --help` lists them; adding one here is all main() needs.
+#include "cli/commands.h"
+
+namespace cp::cli {
+
+const std::vector<Command>& commands() {
+    static const std::vector<Command> all = {
+        {"list", "[--json]", "the kernel library", cmd_list},
+        {"info", "[--json]", "backends, device, limits", cmd_info},
+        {"compile", "FILE [options]", "NVRTC diagnostics and resource usage", cmd_compile},
+        {"run", "FILE [options]", "run, time, verify, write outputs", cmd_run},
+        {"sweep", "FILE [options]", "time the kernel over block shapes, with occupancy", cmd_sweep},
+        {"describe", "FILE [--write]", "propose a header for a kernel pasted without one", cmd_describe},
+    };
+    return all;
+}
+
+}  // namespace cp::cli
