@@ -43,20 +43,22 @@ Result<Args> parse_args(const std::vector<std::string>& argv, const std::vector<
         auto spec = std::find_if(options.begin(), options.end(), [&](const OptionSpec& o) { return o.name == name; });
         if (spec == options.end()) {
             const std::string guess = closest_name(name, names);
-            return make_error("unknown option `" + name + "`",
-                              guess.empty() ? "see --help for the options" : "did you mean `" + guess + "`? (see --help)");
+            return make_error(
+                ErrorKind::UserInput, "unknown option `" + name + "`",
+                guess.empty() ? "see --help for the options" : "did you mean `" + guess + "`? (see --help)");
         }
         if (spec->optional_value && !inline_value) {
             if (i + 1 < argv.size() && !argv[i + 1].empty() && argv[i + 1][0] != '-') value = argv[++i];
         } else if (spec->takes_value && !inline_value) {
-            if (i + 1 >= argv.size()) return make_error("option `" + name + "` needs a value", "see --help");
+            if (i + 1 >= argv.size())
+                return make_error(ErrorKind::UserInput, "option `" + name + "` needs a value", "see --help");
             value = argv[++i];
         } else if (!spec->takes_value && !spec->optional_value && inline_value) {
-            return make_error("option `" + name + "` takes no value");
+            return make_error(ErrorKind::UserInput, "option `" + name + "` takes no value");
         }
         auto& slot = args.values[name];
         if (!slot.empty() && !spec->repeatable) {
-            return make_error("option `" + name + "` is given more than once", "give it once");
+            return make_error(ErrorKind::UserInput, "option `" + name + "` is given more than once", "give it once");
         }
         slot.push_back(value);
     }
@@ -70,7 +72,8 @@ Result<LaunchOptions> parse_launch_options(const Args& args) {
     out.backend = *backend;
     for (const auto& s : args.all("--set")) {
         const auto eq = s.find('=');
-        if (eq == std::string::npos || eq == 0) return make_error("`--set " + s + "` is not NAME=VALUE", "e.g. --set n=1000");
+        if (eq == std::string::npos || eq == 0)
+            return make_error(ErrorKind::UserInput, "`--set " + s + "` is not NAME=VALUE", "e.g. --set n=1000");
         out.sets.emplace_back(s.substr(0, eq), s.substr(eq + 1));
     }
     for (const char* opt : {"--block", "--grid"}) {
@@ -79,9 +82,10 @@ Result<LaunchOptions> parse_launch_options(const Args& args) {
         auto d = parse_dim3(args.get(opt), &why);
         if (!d) {
             const std::string o = opt;
-            return make_error("`" + o + " " + args.get(opt) + "`: " + why,
-                              o == "--block" ? "e.g. --block 256 or --block 16x16"
-                                             : "e.g. --grid 64 or --grid 38x25 (or leave --grid out: the file computes it)");
+            return make_error(ErrorKind::UserInput, "`" + o + " " + args.get(opt) + "`: " + why,
+                              o == "--block"
+                                  ? "e.g. --block 256 or --block 16x16"
+                                  : "e.g. --grid 64 or --grid 38x25 (or leave --grid out: the file computes it)");
         }
         (std::string(opt) == "--block" ? out.block : out.grid) = *d;
     }
@@ -108,8 +112,8 @@ Result<int> parse_whole_number(const std::string& option, const std::string& tex
         if (used == text.size() && v >= min && v <= max) return int(v);
     } catch (...) {
     }
-    return make_error("`" + option + " " + text + "`: expected a whole number from " + std::to_string(min) + " to " +
-                      std::to_string(max));
+    return make_error(ErrorKind::UserInput, "`" + option + " " + text + "`: expected a whole number from " +
+                                                std::to_string(min) + " to " + std::to_string(max));
 }
 
 Result<int> parse_positive_int(const std::string& option, const std::string& text) {

@@ -35,7 +35,7 @@ std::string bytes_text(int b) { return b < 0 ? "?" : std::to_string(b) + " B"; }
 
 int cmd_compile(const std::vector<std::string>& argv) {
     auto args = parse_args(argv, {{"--arch", true}, {"--option", true, true}, {"--json"}});
-    if (!args) return user_error(args.error().message, args.error().hint);
+    if (!args) return user_error(args.error());
     if (args->has("--help")) {
         std::cout << usage();
         return 0;
@@ -44,7 +44,7 @@ int cmd_compile(const std::vector<std::string>& argv) {
         return user_error("`compile` needs exactly one FILE", "e.g. cuda-playground compile kernels/image/box_blur.cu");
     }
     auto file = load_kernel_file(find_kernel_path(args->positional[0]));
-    if (!file) return user_error(file.error().message, file.error().hint);
+    if (!file) return user_error(file.error());
 
     std::string arch = args->get("--arch");
     if (arch.empty()) {

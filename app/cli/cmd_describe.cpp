@@ -30,7 +30,7 @@ with --write, puts it at the top of FILE, after which `cuda-playground run FILE`
 
 int cmd_describe(const std::vector<std::string>& argv) {
     auto args = parse_args(argv, {{"--kernel", true}, {"--write"}});
-    if (!args) return user_error(args.error().message, args.error().hint);
+    if (!args) return user_error(args.error());
     if (args->has("--help")) {
         std::cout << usage();
         return 0;
@@ -39,9 +39,9 @@ int cmd_describe(const std::vector<std::string>& argv) {
         return user_error("`describe` needs exactly one FILE", "e.g. cuda-playground describe my_kernel.cu");
     const auto path = find_kernel_path(args->positional[0]);
     auto file = load_kernel_file(path);
-    if (!file) return user_error(file.error().message, file.error().hint);
+    if (!file) return user_error(file.error());
     auto header = propose_header(*file, args->get("--kernel"));
-    if (!header) return user_error(header.error().message, header.error().hint);
+    if (!header) return user_error(header.error());
     if (!args->has("--write")) {
         std::cout << *header;
         return 0;

@@ -53,7 +53,7 @@ void print_device(const DeviceInfo& d) {
 
 int cmd_info(const std::vector<std::string>& argv) {
     auto args = parse_args(argv, {{"--json"}});
-    if (!args) return user_error(args.error().message, args.error().hint);
+    if (!args) return user_error(args.error());
     if (args->has("--help")) {
         std::cout << kUsage;
         return 0;

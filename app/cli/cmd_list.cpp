@@ -23,7 +23,7 @@ Exit status: 0 listed, 1 a mistake in the command, 3 an internal error (a bug: p
 
 int cmd_list(const std::vector<std::string>& argv) {
     auto args = parse_args(argv, {{"--json"}});
-    if (!args) return user_error(args.error().message, args.error().hint);
+    if (!args) return user_error(args.error());
     if (args->has("--help")) {
         std::cout << kUsage;
         return 0;

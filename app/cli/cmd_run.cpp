@@ -266,7 +266,7 @@ int exit_status(const RunReport& report) {
                 if (d.severity == Severity::Error) std::cerr << d.str() << "\n";
             }
         }
-        return user_error(report.error->message, report.error->hint);
+        return user_error(*report.error);
     }
     return report.verified.value_or(true) ? 0 : 2;
 }
@@ -317,7 +317,7 @@ int cmd_run(const std::vector<std::string>& argv) {
                                   {"--compare", false, true, true},
                                   {"--sanitize", true},
                                   {"--thread-order", true}});
-    if (!args) return user_error(args.error().message, args.error().hint);
+    if (!args) return user_error(args.error());
     if (args->has("--help")) {
         std::cout << usage();
         return 0;
@@ -333,17 +333,17 @@ int cmd_run(const std::vector<std::string>& argv) {
 
     // Everything that can be checked without the kernel comes first: a mistake here costs no compile or run.
     auto launch = parse_launch_options(*args);
-    if (!launch) return user_error(launch.error().message, launch.error().hint);
+    if (!launch) return user_error(launch.error());
     RunOptions options;
     std::optional<int> repeats;
     if (args->has("--repeat")) {
         auto n = parse_positive_int("--repeat", args->get("--repeat"));
-        if (!n) return user_error(n.error().message);
+        if (!n) return user_error(n.error());
         repeats = *n;
     }
     if (args->has("--warmup")) {
         auto n = parse_whole_number("--warmup", args->get("--warmup"), 0, 1000000);
-        if (!n) return user_error(n.error().message);
+        if (!n) return user_error(n.error());
         options.timing.warmup = *n;
     }
     options.timing.flush_l2 = args->has("--flush-l2");
@@ -351,15 +351,15 @@ int cmd_run(const std::vector<std::string>& argv) {
     options.pinned_host = args->has("--pinned");
     if (args->has("--chunk-bytes")) {
         auto n = parse_positive_int("--chunk-bytes", args->get("--chunk-bytes"));
-        if (!n) return user_error(n.error().message);
+        if (!n) return user_error(n.error());
         options.upload_chunk_bytes = uint64_t(*n);
     }
     const std::string json_path = args->get("--json");
     if (args->has("--out-dir")) {
-        if (auto ok = check_output_folder("--out-dir", args->get("--out-dir")); !ok) return user_error(ok.error().message, ok.error().hint);
+        if (auto ok = check_output_folder("--out-dir", args->get("--out-dir")); !ok) return user_error(ok.error());
     }
     if (args->has("--json") && json_path != "-") {
-        if (auto ok = check_output_file("--json", json_path); !ok) return user_error(ok.error().message, ok.error().hint);
+        if (auto ok = check_output_file("--json", json_path); !ok) return user_error(ok.error());
     }
 
     std::optional<ThreadOrderChoice> thread_order;
@@ -384,18 +384,19 @@ int cmd_run(const std::vector<std::string>& argv) {
         if (args->has("--compare"))
             return user_error("--sanitize and --compare cannot be combined", "sanitize one kernel at a time");
         auto setup = prepare_sanitizer(args->get("--sanitize"));
-        if (!setup) return user_error(setup.error().message, setup.error().hint);
+        if (!setup) return user_error(setup.error());
         sanitizer_log = setup->log_path;
         sanitized_backend = [setup = *setup]() -> Result<std::unique_ptr<Backend>> {
             auto made = make_sanitized_backend(setup);
             if (!made)
-                return make_error("--sanitize needs the CUDA backend, and it cannot run here: " + made.error().message,
+                return make_error(ErrorKind::Unsupported,
+                                  "--sanitize needs the CUDA backend, and it cannot run here: " + made.error().message,
                                   "run on a machine with an NVIDIA GPU");
             return made;
         };
     }
     auto opened = open_session(args->positional[0], *launch, sanitized_backend);
-    if (!opened) return user_error(opened.error().message, opened.error().hint);
+    if (!opened) return user_error(opened.error());
     Engine& engine = *opened->engine;
     KernelSession& session = *opened->session;
     if (!sanitizer_log.empty() && !engine.device().caps.gpu)
@@ -505,7 +506,7 @@ int cmd_run(const std::vector<std::string>& argv) {
     // Each checked; the worse status wins (a user error over a failed check).
     int status = exit_status(report);
     for (const VariantRun& o : others) {
-        const int one = o.report ? exit_status(*o.report) : user_error(o.problem.message, o.problem.hint);
+        const int one = o.report ? exit_status(*o.report) : user_error(o.problem);
         status = status == 1 || one == 1 ? 1 : std::max(status, one);
     }
     return status;

@@ -43,7 +43,7 @@ Result<bool> write_file(const std::string& path, const std::string& text) {
     }
     std::ofstream out(path);
     out << text;
-    if (!out) return make_error("cannot write " + path, "check that the folder exists and is writable");
+    if (!out) return make_error(ErrorKind::Io, "cannot write " + path, "check that the folder exists and is writable");
     return true;
 }
 
@@ -52,7 +52,7 @@ Result<bool> write_file(const std::string& path, const std::string& text) {
 int cmd_sweep(const std::vector<std::string>& argv) {
     auto args = parse_args(argv, {{"--backend", true}, {"--set", true, true}, {"--blocks", true}, {"--repeat", true},
                                   {"--warmup", true}, {"--json", true}, {"--csv", true}, {"--png", true}});
-    if (!args) return user_error(args.error().message, args.error().hint);
+    if (!args) return user_error(args.error());
     if (args->has("--help")) {
         std::cout << usage();
         return 0;
@@ -60,16 +60,16 @@ int cmd_sweep(const std::vector<std::string>& argv) {
     if (args->positional.size() != 1)
         return user_error("`sweep` needs exactly one FILE", "e.g. cuda-playground sweep image/box_blur (see `list`)");
     auto launch = parse_launch_options(*args);
-    if (!launch) return user_error(launch.error().message, launch.error().hint);
+    if (!launch) return user_error(launch.error());
     SweepOptions options;
     if (args->has("--repeat")) {
         auto n = parse_positive_int("--repeat", args->get("--repeat"));
-        if (!n) return user_error(n.error().message);
+        if (!n) return user_error(n.error());
         options.repeats = *n;
     }
     if (args->has("--warmup")) {
         auto n = parse_positive_int("--warmup", args->get("--warmup"));
-        if (!n) return user_error(n.error().message);
+        if (!n) return user_error(n.error());
         options.warmup = *n;
     }
     if (args->has("--blocks")) {
@@ -83,12 +83,12 @@ int cmd_sweep(const std::vector<std::string>& argv) {
         }
     }
     auto opened = open_session(args->positional[0], *launch);
-    if (!opened) return user_error(opened.error().message, opened.error().hint);
+    if (!opened) return user_error(opened.error());
     KernelSession& session = *opened->session;
     const bool quiet = args->get("--json") == "-";
     if (!quiet) std::cerr << "sweeping " << session.kernel().path.filename().string() << " on " << session.device().backend << "...\n";
     auto result = session.sweep(options);
-    if (!result) return user_error(result.error().message, result.error().hint);
+    if (!result) return user_error(result.error());
     const SweepResult& r = *result;
     if (!quiet) {
         std::cout << "Sweep of " << r.kernel << " on " << r.backend << ": " << r.device << " (" << r.repeats
@@ -113,11 +113,11 @@ int cmd_sweep(const std::vector<std::string>& argv) {
                                    << r.configs[size_t(r.best)].block.str() << ")\n";
     }
     if (args->has("--json"))
-        if (auto ok = write_file(args->get("--json"), sweep_json(r)); !ok) return user_error(ok.error().message, ok.error().hint);
+        if (auto ok = write_file(args->get("--json"), sweep_json(r)); !ok) return user_error(ok.error());
     if (args->has("--csv"))
-        if (auto ok = write_file(args->get("--csv"), sweep_csv(r)); !ok) return user_error(ok.error().message, ok.error().hint);
+        if (auto ok = write_file(args->get("--csv"), sweep_csv(r)); !ok) return user_error(ok.error());
     if (args->has("--png"))
-        if (auto ok = save_png(args->get("--png"), render_sweep_chart(r)); !ok) return user_error(ok.error().message, ok.error().hint);
+        if (auto ok = save_png(args->get("--png"), render_sweep_chart(r)); !ok) return user_error(ok.error());
     return 0;
 }
 

@@ -45,5 +45,8 @@ void print_device_split(const DeviceSplitReport& split);
 
 // Prints "error: message" and "  hint: ..." to stderr; returns 1.
 int user_error(const std::string& message, const std::string& hint = {});
+// An Error on stderr, and the exit status its kind says: 3 for an internal error (a bug in CUDA Playground,
+// with a request to report it), else 1 (the user's to fix: the message says how).
+int user_error(const Error& error);
 
 }  // namespace cp::cli

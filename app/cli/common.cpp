@@ -30,4 +30,12 @@ int user_error(const std::string& message, const std::string& hint) {
     return 1;
 }
 
+int user_error(const Error& error) {
+    if (error.kind != ErrorKind::Internal) return user_error(error.message, error.hint);
+    std::cerr << "internal error: " << error.message << "\n";
+    if (!error.hint.empty()) std::cerr << "  hint: " << error.hint << "\n";
+    std::cerr << "  please report this with the command you ran\n";
+    return 3;
+}
+
 }  // namespace cp::cli

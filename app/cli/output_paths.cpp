@@ -24,11 +24,13 @@ Result<bool> check_creatable(const std::string& given, const fs::path& dir, cons
     if (existing.empty()) existing = ".";
     if (!fs::is_directory(existing, ec)) {
         return make_error(
+            ErrorKind::Io,
             given + ": " + quoted(existing) + " is a file, not a folder, so " + quoted(target) + " cannot be created",
             "choose another path");
     }
     if (::access(existing.c_str(), W_OK | X_OK) != 0) {
         return make_error(
+            ErrorKind::Io,
             given + ": cannot create " + quoted(target) + " in " + quoted(existing) + ": " + std::strerror(errno),
             "choose a folder you can write to");
     }
@@ -42,10 +44,10 @@ Result<bool> check_output_folder(const std::string& option, const fs::path& dir)
     std::error_code ec;
     if (!fs::exists(dir, ec)) return check_creatable(given, dir, dir);
     if (!fs::is_directory(dir, ec))
-        return make_error(given + ": " + quoted(dir) + " is a file, not a folder",
+        return make_error(ErrorKind::Io, given + ": " + quoted(dir) + " is a file, not a folder",
                           "give a folder, e.g. " + option + " out");
     if (::access(dir.c_str(), W_OK | X_OK) != 0)
-        return make_error(given + ": cannot write in " + quoted(dir) + ": " + std::strerror(errno),
+        return make_error(ErrorKind::Io, given + ": cannot write in " + quoted(dir) + ": " + std::strerror(errno),
                           "choose a folder you can write to");
     return true;
 }
@@ -54,12 +56,12 @@ Result<bool> check_output_file(const std::string& option, const fs::path& file) 
     const std::string given = "`" + option + " " + file.string() + "`";
     std::error_code ec;
     if (fs::is_directory(file, ec)) {
-        return make_error(given + ": " + quoted(file) + " is a folder; " + option + " needs a file name",
+        return make_error(ErrorKind::Io, given + ": " + quoted(file) + " is a folder; " + option + " needs a file name",
                           "e.g. " + option + " " + (file / "result.json").string());
     }
     if (fs::exists(file, ec)) {
         if (::access(file.c_str(), W_OK) != 0)
-            return make_error(given + ": cannot write " + quoted(file) + ": " + std::strerror(errno),
+            return make_error(ErrorKind::Io, given + ": cannot write " + quoted(file) + ": " + std::strerror(errno),
                               "choose another file");
         return true;
     }

@@ -18,7 +18,8 @@ Result<std::vector<std::string>> compare_names(const Args& args, const KernelFil
         if (!v.empty()) names.push_back(v);
     if (!names.empty()) return names;
     if (main.spec.compare.empty())
-        return make_error("--compare without OTHER runs the variants the file's header lists, and " +
+        return make_error(ErrorKind::UserInput,
+                          "--compare without OTHER runs the variants the file's header lists, and " +
                               main.path.filename().string() + " lists none",
                           "name one (--compare OTHER: another kernel of the file, a file or a library name), or add "
                           "a header line such as `compare: matmul_tiled`");

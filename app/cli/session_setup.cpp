@@ -13,13 +13,15 @@ Result<OpenedSession> open_session(const std::string& path, const LaunchOptions&
     auto file = load_kernel_file(find_kernel_path(path));
     if (!file) return file.error();
     if (!file->spec.has_metadata) {
-        return make_error(file->path.filename().string() + " has no /*@playground ... */ metadata header, so its buffers and "
-                          "launch configuration are unknown",
+        return make_error(ErrorKind::Metadata,
+                          file->path.filename().string() +
+                              " has no /*@playground ... */ metadata header, so its buffers and "
+                              "launch configuration are unknown",
                           "add a header (see kernels/FORMAT.md), or use `cuda-playground compile` to compile it only");
     }
     if (has_errors(file->diagnostics)) {
         for (const auto& d : file->diagnostics) std::cerr << d.str() << "\n";
-        return make_error("the kernel file has errors (listed above)", "fix them, then run again");
+        return make_error(ErrorKind::Metadata, "the kernel file has errors (listed above)", "fix them, then run again");
     }
     Result<MadeBackend> made = make ? [&]() -> Result<MadeBackend> {
         auto backend = make();
@@ -29,9 +31,7 @@ Result<OpenedSession> open_session(const std::string& path, const LaunchOptions&
                                     : make_backend(launch.backend);
     if (!made) return made.error();
     for (const auto& [name, why] : made->passed_over) {
-        std::string reason = why;
-        if (auto cut = reason.find(": the CUDA backend is unavailable"); cut != std::string::npos) reason.resize(cut);
-        std::cerr << "note: the " << name << " backend cannot run here (" << reason << "); running on the "
+        std::cerr << "note: the " << name << " backend cannot run here (" << why << "); running on the "
                   << made->backend->info().device.backend << " backend\n";
     }
     OpenedSession opened;

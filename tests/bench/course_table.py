@@ -24,20 +24,21 @@ def expected_outcome(path):
 
 def outcome(result, rc):
     """What happened, in the words `expect:` uses."""
+    # Decided on the error's kind (the JSON's "error_kind"), never on its message's words.
     err = result.get("error") or {}
     stage = (err.get("stage") or "").lower()
-    message = (err.get("message") or "").lower()
+    kind = result.get("error_kind") or ""
     if result.get("verified") is True:
         return "verified"
     if result.get("verified") is False:
         return "mismatch"
-    if "refused" in message or stage in ("validate", "resolve"):
+    if kind == "launch_refused":
         return "refused"
-    if "time" in message and ("out" in message or "limit" in message):
+    if kind == "hang":
         return "hang"
-    if stage == "launch":
+    if kind in ("fault", "out_of_bounds", "worker_lost") or (kind == "unknown" and stage == "launch"):
         return "fault"
-    return "error:" + (stage or f"rc={rc}")
+    return "error:" + (kind or stage or f"rc={rc}")
 
 
 def main():

@@ -304,6 +304,7 @@ TEST(Cli, ExpectedOutcomesPassWhenTheBugShowsAndFailWhenItDoesNot) {
         variant("no_guard.cu", "expect: fault\nlearn: threads past n write out of bounds\n", {{"if (i < n) {", "{"}}));
     EXPECT_EQ(r.exit_code, 0) << r.both();
     EXPECT_EQ(j["outcome"], "fault");
+    EXPECT_EQ(j["error_kind"], "out_of_bounds");
     EXPECT_EQ(j["as_expected"], true);
     std::tie(r, j) = run_json(variant("guarded.cu", "expect: fault\nlearn: x\n", {}));
     EXPECT_EQ(r.exit_code, 2) << r.both();
@@ -313,12 +314,14 @@ TEST(Cli, ExpectedOutcomesPassWhenTheBugShowsAndFailWhenItDoesNot) {
                                       {{"block: 256", "block: 2048"}}));
     EXPECT_EQ(r.exit_code, 0) << r.both();
     EXPECT_EQ(j["outcome"], "refused");
+    EXPECT_EQ(j["error_kind"], "launch_refused");
     // Hang: a loop that never ends, stopped by the watchdog.
     std::tie(r, j) = run_json(variant("spin.cu", "expect: hang\nlearn: the loop never ends\n",
                                       {{"c[i] = a[i] + b[i];", "for (volatile int spin = 1; spin;) c[i] = a[i];"}}),
                               {"CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S=2"});
     EXPECT_EQ(r.exit_code, 0) << r.both();
     EXPECT_EQ(j["outcome"], "hang");
+    EXPECT_EQ(j["error_kind"], "hang");
     std::tie(r, j) = run_json(variant("no_hang.cu", "expect: hang\nlearn: x\n", {}));
     EXPECT_EQ(r.exit_code, 2) << r.both();
     EXPECT_EQ(j["as_expected"], false);

@@ -118,7 +118,8 @@ bool BlockScheduler::run_block(uint64_t linear_block) {
 
     void* top = stacks_.acquire_top();
     if (!top) {
-        failure_ = {"OUT_OF_MEMORY", block_name() + ": no memory for a thread stack", "run a smaller block"};
+        failure_ = {"OUT_OF_MEMORY", block_name() + ": no memory for a thread stack", "run a smaller block",
+                    ErrorKind::OutOfMemory};
         return false;
     }
     plain_ctx_ = ctx::make_fcontext(top, FiberStackPool::kStackBytes, &BlockScheduler::plain_main);
@@ -331,7 +332,8 @@ void BlockScheduler::on_fail(int kind, const char* what, int line) {
     } else if (kind == cp_abi::kTrap) {
         failure_ = {"TRAP", where + " executed " + std::string(what) + at, "the kernel stopped itself on purpose"};
     } else {
-        failure_ = {"CPU_BACKEND_LIMIT", where + ": " + std::string(what) + at, "run a smaller block"};
+        failure_ = {"CPU_BACKEND_LIMIT", where + ": " + std::string(what) + at, "run a smaller block",
+                    ErrorKind::Unsupported};
     }
     failed_ = true;
     switch_to(kMain);  // never resumed: the block is abandoned

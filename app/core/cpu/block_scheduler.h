@@ -5,6 +5,7 @@
 
 #include "core/cpu/kernel_module.h"
 #include "core/cpu/shim/cp_shim_abi.h"
+#include "core/result.h"
 
 #include <boost/context/detail/fcontext.hpp>
 
@@ -23,6 +24,7 @@ struct BlockFailure {
     std::string name;  // BARRIER_DIVERGENCE, DEADLOCK, ASSERT, TRAP
     std::string message;
     std::string hint;
+    ErrorKind kind = ErrorKind::Fault;
 };
 
 // The same for every block of a launch.

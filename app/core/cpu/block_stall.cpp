@@ -96,12 +96,14 @@ void BlockScheduler::describe_stall() {
         failure_ = {"DEADLOCK", message,
                     "the lanes named in a warp operation's mask must all reach that operation, and every thread must "
                     "reach the block's barriers; compute the mask with __ballot_sync or __activemask, or move the "
-                    "call out of the branch"};
+                    "call out of the branch",
+                    ErrorKind::Hang};  // on a GPU these threads would wait forever
     } else {
         failure_ = {"BARRIER_DIVERGENCE", message,
                     "every thread of a block that has not returned must reach the same __syncthreads(); a barrier "
                     "inside a branch that only some threads take hangs or misbehaves on a GPU. Move it out of the "
-                    "branch"};
+                    "branch",
+                    ErrorKind::Hang};
     }
 }
 

@@ -45,10 +45,6 @@ double elapsed_ms(std::chrono::steady_clock::time_point since) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();
 }
 
-EngineError engine_error(std::string name, std::string message, std::string hint = {}) {
-    return EngineError{std::move(name), std::move(message), std::move(hint), false};
-}
-
 // Static __shared__ arrays are thread-local variables: the TLS size bounds them from above.
 int static_shared_bound(const ModuleFacts& facts) {
     const uint64_t state = sizeof(cp_abi::ThreadState);
@@ -186,7 +182,7 @@ CompileResult CpuBackend::compile(const CompileRequest& request) {
     if (!facts) {
         cleanup();
         out.ok = false;
-        out.error = engine_error("MODULE_LOAD_FAILED", facts.error().message, facts.error().hint);
+        out.error = to_engine_error(facts.error(), "MODULE_LOAD_FAILED", ErrorKind::Compile);
     } else {
         module.facts = *facts;
         out.usage.static_shared_bytes = static_shared_bound(*facts);
@@ -204,7 +200,8 @@ AllocateResult CpuBackend::allocate(const AllocateRequest& request) {
     const auto start = std::chrono::steady_clock::now();  // after the worker's start, which is no allocation
     auto memory = SharedMemoryFile::create(request.name, request.bytes);
     if (!memory) {
-        out.error = engine_error("OUT_OF_MEMORY", "buffer `" + request.name + "`: " + memory.error().message, memory.error().hint);
+        out.error = engine_error(ErrorKind::OutOfMemory, "OUT_OF_MEMORY",
+                                 "buffer `" + request.name + "`: " + memory.error().message, memory.error().hint);
         return out;
     }
     const BufferId id = next_id_++;
@@ -223,19 +220,23 @@ UploadResult CpuBackend::upload(const UploadRequest& request) {
     const auto start = std::chrono::steady_clock::now();
     auto it = buffers_.find(request.buffer);
     if (it == buffers_.end()) {
-        out.error = engine_error("INVALID_BUFFER", "upload to a buffer that does not exist (id " + std::to_string(request.buffer) + ")");
+        out.error = engine_error(ErrorKind::Internal, "INVALID_BUFFER",
+                                 "upload to a buffer that does not exist (id " + std::to_string(request.buffer) + ")");
     } else if (request.repeat) {
         const uint64_t size = it->second.memory.size();
         if (request.data.empty() || request.data.size() > 16 || size % request.data.size() != 0) {
-            out.error = engine_error("INVALID_VALUE", "a " + std::to_string(request.data.size()) + "-byte fill pattern does not divide buffer `" +
-                                                          it->second.name + "` of " + std::to_string(size) + " bytes");
+            out.error = engine_error(ErrorKind::Internal, "INVALID_VALUE",
+                                     "a " + std::to_string(request.data.size()) +
+                                         "-byte fill pattern does not divide buffer `" + it->second.name + "` of " +
+                                         std::to_string(size) + " bytes");
         } else {
             fill_with_pattern(it->second.memory.data(), size, request.data);
         }
     } else if (request.offset > it->second.memory.size() || request.data.size() > it->second.memory.size() - request.offset) {
-        out.error = engine_error("INVALID_VALUE", "upload of " + std::to_string(request.data.size()) + " bytes at offset " +
-                                                      std::to_string(request.offset) + " into buffer `" + it->second.name +
-                                                      "` of " + std::to_string(it->second.memory.size()) + " bytes");
+        out.error = engine_error(ErrorKind::Internal, "INVALID_VALUE",
+                                 "upload of " + std::to_string(request.data.size()) + " bytes at offset " +
+                                     std::to_string(request.offset) + " into buffer `" + it->second.name + "` of " +
+                                     std::to_string(it->second.memory.size()) + " bytes");
     } else if (!request.data.empty()) {
         std::memcpy(it->second.memory.data() + request.offset, request.data.data(), request.data.size());
     }
@@ -247,7 +248,9 @@ ReadBackResult CpuBackend::read_back(const ReadBackRequest& request) {
     ReadBackResult out;
     auto it = buffers_.find(request.buffer);
     if (it == buffers_.end()) {
-        out.error = engine_error("INVALID_BUFFER", "read-back of a buffer that does not exist (id " + std::to_string(request.buffer) + ")");
+        out.error =
+            engine_error(ErrorKind::Internal, "INVALID_BUFFER",
+                         "read-back of a buffer that does not exist (id " + std::to_string(request.buffer) + ")");
         return out;
     }
     const auto start = std::chrono::steady_clock::now();
@@ -274,7 +277,8 @@ OccupancyResult CpuBackend::occupancy(const OccupancyRequest& request) {
     out.method = "estimate from resource usage (CPU backend emulates CUDA limits)";
     auto it = modules_.find(request.module);
     if (it == modules_.end()) {
-        out.error = engine_error("INVALID_MODULE", "the module of kernel `" + request.kernel_name + "` is not loaded",
+        out.error = engine_error(ErrorKind::Internal, "INVALID_MODULE",
+                                 "the module of kernel `" + request.kernel_name + "` is not loaded",
                                  "compile the kernel again");
         return out;
     }
@@ -310,17 +314,17 @@ StreamsResult CpuBackend::streams(const StreamsRequest& request) {
     auto range = [&](const StreamCopy& c, size_t chunk) -> std::byte* {
         auto it = buffers_.find(c.buffer);
         if (it == buffers_.end()) {
-            out.error = engine_error("INVALID_BUFFER", "a copy of chunk " + std::to_string(chunk) +
-                                                           " names a buffer that does not exist (id " +
-                                                           std::to_string(c.buffer) + ")");
+            out.error = engine_error(ErrorKind::Internal, "INVALID_BUFFER",
+                                     "a copy of chunk " + std::to_string(chunk) +
+                                         " names a buffer that does not exist (id " + std::to_string(c.buffer) + ")");
             return nullptr;
         }
         const uint64_t size = it->second.memory.size();
         if (c.offset > size || c.bytes > size - c.offset) {
-            out.error = engine_error("INVALID_VALUE", "a copy of chunk " + std::to_string(chunk) + ": " +
-                                                          std::to_string(c.bytes) + " bytes at offset " +
-                                                          std::to_string(c.offset) + " do not fit in buffer `" +
-                                                          it->second.name + "` of " + std::to_string(size) + " bytes");
+            out.error = engine_error(ErrorKind::Internal, "INVALID_VALUE",
+                                     "a copy of chunk " + std::to_string(chunk) + ": " + std::to_string(c.bytes) +
+                                         " bytes at offset " + std::to_string(c.offset) + " do not fit in buffer `" +
+                                         it->second.name + "` of " + std::to_string(size) + " bytes");
             return nullptr;
         }
         return it->second.memory.data() + c.offset;
@@ -334,9 +338,10 @@ StreamsResult CpuBackend::streams(const StreamsRequest& request) {
             std::byte* dst = range(copy, k);
             if (!dst) return out;
             if (copy.data.size() != copy.bytes) {
-                out.error = engine_error("INVALID_VALUE", "a copy of chunk " + std::to_string(k) + " carries " +
-                                                              std::to_string(copy.data.size()) + " bytes for " +
-                                                              std::to_string(copy.bytes));
+                out.error =
+                    engine_error(ErrorKind::Internal, "INVALID_VALUE",
+                                 "a copy of chunk " + std::to_string(k) + " carries " +
+                                     std::to_string(copy.data.size()) + " bytes for " + std::to_string(copy.bytes));
                 return out;
             }
             const double start = since_origin();
@@ -382,7 +387,8 @@ Result<CpuBackendOptions> cpu_backend_options_from_env() {
         char* end = nullptr;
         const long n = std::strtol(w, &end, 10);
         if (*end || n < 0 || n > 4096)
-            return make_error(std::string("CUDA_PLAYGROUND_CPU_WORKERS=") + w + " is not a number of threads",
+            return make_error(ErrorKind::UserInput,
+                              std::string("CUDA_PLAYGROUND_CPU_WORKERS=") + w + " is not a number of threads",
                               "use 1 for deterministic runs, or 0 for one per core");
         o.workers = int(n);
     }
@@ -390,27 +396,34 @@ Result<CpuBackendOptions> cpu_backend_options_from_env() {
         char* end = nullptr;
         const long count = std::strtol(n, &end, 10);
         if (*end || count < 1 || count > 64)
-            return make_error(std::string("CUDA_PLAYGROUND_CPU_DEVICES=") + n + " is not a number of devices from 1 to 64",
-                              "unset it for one CPU device, or e.g. set it to 3 to split `devices:` lessons over 3 CPU workers");
+            return make_error(
+                ErrorKind::UserInput,
+                std::string("CUDA_PLAYGROUND_CPU_DEVICES=") + n + " is not a number of devices from 1 to 64",
+                "unset it for one CPU device, or e.g. set it to 3 to split `devices:` lessons over 3 CPU workers");
         o.device_count = int(count);
     }
     if (const char* s = std::getenv("CUDA_PLAYGROUND_CPU_SEED"); s && *s) {
         char* end = nullptr;
         o.seed = std::strtoull(s, &end, 10);
-        if (*end) return make_error(std::string("CUDA_PLAYGROUND_CPU_SEED=") + s + " is not a number");
+        if (*end)
+            return make_error(ErrorKind::UserInput, std::string("CUDA_PLAYGROUND_CPU_SEED=") + s + " is not a number");
     }
     if (const char* order = std::getenv("CUDA_PLAYGROUND_CPU_ORDER"); order && *order) {
         std::string v = order;
         if (const size_t colon = v.find(':'); colon != std::string::npos) {
             char* end = nullptr;
             o.seed = std::strtoull(v.c_str() + colon + 1, &end, 10);
-            if (*end) return make_error("CUDA_PLAYGROUND_CPU_ORDER=" + v + ": the seed after ':' is not a number");
+            if (*end)
+                return make_error(ErrorKind::UserInput,
+                                  "CUDA_PLAYGROUND_CPU_ORDER=" + v + ": the seed after ':' is not a number");
             v.resize(colon);
         }
         if (v == "natural") o.order = ThreadOrder::Natural;
         else if (v == "reversed") o.order = ThreadOrder::Reversed;
         else if (v == "shuffled") o.order = ThreadOrder::Shuffled;
-        else return make_error("CUDA_PLAYGROUND_CPU_ORDER=" + v + " is not an order", "use natural, reversed or shuffled[:SEED]");
+        else
+            return make_error(ErrorKind::UserInput, "CUDA_PLAYGROUND_CPU_ORDER=" + v + " is not an order",
+                              "use natural, reversed or shuffled[:SEED]");
     }
     return o;
 }
@@ -436,7 +449,8 @@ Result<std::unique_ptr<Backend>> make_cpu_backend(int device) {
     auto options = cpu_backend_options_from_env();
     if (!options) return options.error();
     if (device < 0 || device >= options->device_count)
-        return make_error("there is no CPU device " + std::to_string(device) + ": the CPU backend has " +
+        return make_error(ErrorKind::UserInput,
+                          "there is no CPU device " + std::to_string(device) + ": the CPU backend has " +
                               count_text(uint64_t(options->device_count), "device", "devices") + " (numbered from 0)",
                           "set CUDA_PLAYGROUND_CPU_DEVICES=N to have N CPU workers play N devices");
     options->device = device;

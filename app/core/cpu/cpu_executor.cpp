@@ -24,10 +24,6 @@ double elapsed_ms(std::chrono::steady_clock::time_point since) {
 
 constexpr int kMaxLaunches = 100000;  // warmup + repeats of one request, as on the CUDA backend
 
-EngineError engine_error(std::string name, std::string message, std::string hint = {}) {
-    return EngineError{std::move(name), std::move(message), std::move(hint), false};
-}
-
 class CpuExecutor final : public KernelRunner {
 public:
     CpuExecutor(const ExecutorOptions& options, ThreadStateObserver observer)
@@ -62,7 +58,7 @@ private:
 Result<ModuleFacts> CpuExecutor::load_module(ModuleId id, const std::string& library, const std::string& kernel,
                                              const std::string& subject) {
     auto loaded = KernelModule::load(library, {});
-    if (!loaded) return make_error(subject + ": " + loaded.error().message, loaded.error().hint);
+    if (!loaded) return make_error(loaded.error().kind, subject + ": " + loaded.error().message, loaded.error().hint);
     if (!kernel.empty()) {
         auto entry = (*loaded)->kernel(kernel);
         if (!entry) return entry.error();
@@ -80,7 +76,8 @@ Result<ModuleFacts> CpuExecutor::load_module(ModuleId id, const std::string& lib
 std::optional<EngineError> CpuExecutor::map_buffer(BufferId id, const std::string& name, int fd, uint64_t bytes) {
     auto memory = GuardedBuffer::map_shared(fd, bytes);
     if (!memory)
-        return engine_error("OUT_OF_MEMORY", "buffer `" + name + "`: " + memory.error().message, memory.error().hint);
+        return engine_error(ErrorKind::OutOfMemory, "OUT_OF_MEMORY", "buffer `" + name + "`: " + memory.error().message,
+                            memory.error().hint);
     buffers_[id] = Buffer{name, std::move(*memory)};
     return std::nullopt;
 }
@@ -89,21 +86,21 @@ std::optional<EngineError> CpuExecutor::check_config(const LaunchRequest& r, con
     const DeviceInfo limits;  // CUDA's usual limits, as info() reports them
     const std::string hint = "the CPU backend enforces the same limits as a GPU";
     if (!r.block.count() || !r.grid.count())
-        return engine_error("INVALID_CONFIGURATION",
+        return engine_error(ErrorKind::LaunchRefused, "INVALID_CONFIGURATION",
                             "grid " + r.grid.str() + " and block " + r.block.str() + " must not be 0 in any dimension",
                             hint);
     if (r.block.count() > uint64_t(limits.max_threads_per_block) || r.block.x > limits.max_block.x ||
         r.block.y > limits.max_block.y || r.block.z > limits.max_block.z)
-        return engine_error("INVALID_CONFIGURATION",
+        return engine_error(ErrorKind::LaunchRefused, "INVALID_CONFIGURATION",
                             "block " + r.block.str() + " exceeds the limits (1024 threads, 1024x1024x64)", hint);
     if (r.grid.x > limits.max_grid.x || r.grid.y > limits.max_grid.y || r.grid.z > limits.max_grid.z)
-        return engine_error("INVALID_CONFIGURATION",
+        return engine_error(ErrorKind::LaunchRefused, "INVALID_CONFIGURATION",
                             "grid " + r.grid.str() + " exceeds the limits (2147483647x65535x65535)", hint);
     const uint64_t tls = m.tls_bytes();
     if (r.dynamic_shared_bytes > uint32_t(limits.max_shared_per_block) ||
         r.dynamic_shared_bytes + tls > uint64_t(limits.max_shared_per_block) + sizeof(cp_abi::ThreadState) + 64)
         return engine_error(
-            "INVALID_CONFIGURATION",
+            ErrorKind::LaunchRefused, "INVALID_CONFIGURATION",
             "shared memory per block (" + std::to_string(r.dynamic_shared_bytes) + " bytes dynamic) exceeds 48 KiB",
             hint);
     return std::nullopt;
@@ -114,8 +111,9 @@ std::optional<EngineError> CpuExecutor::marshal(const std::vector<KernelArg>& ar
                                                 std::vector<std::vector<std::byte>>& storage,
                                                 std::vector<void*>& pointers, FaultReportContext* report) {
     if (params && args.size() != params->size())
-        return engine_error("INVALID_ARGUMENTS", callee + " takes " + std::to_string(params->size()) +
-                                                     " parameters, the launch passed " + std::to_string(args.size()));
+        return engine_error(ErrorKind::LaunchRefused, "INVALID_ARGUMENTS",
+                            callee + " takes " + std::to_string(params->size()) + " parameters, the launch passed " +
+                                std::to_string(args.size()));
     storage.assign(args.size(), {});
     pointers.assign(args.size(), nullptr);
     for (size_t i = 0; i < args.size(); ++i) {
@@ -130,21 +128,23 @@ std::optional<EngineError> CpuExecutor::marshal(const std::vector<KernelArg>& ar
         if (a.buffer) {
             auto b = buffers_.find(a.buffer);
             if (b == buffers_.end())
-                return engine_error("INVALID_BUFFER", which + " names a buffer that does not exist");
+                return engine_error(ErrorKind::Internal, "INVALID_BUFFER",
+                                    which + " names a buffer that does not exist");
             if (p && !p->is_pointer)
-                return engine_error("INVALID_ARGUMENTS", which + " is a value of " + std::to_string(p->size) +
-                                                             " bytes in the kernel, but a buffer was passed");
+                return engine_error(ErrorKind::LaunchRefused, "INVALID_ARGUMENTS",
+                                    which + " is a value of " + std::to_string(p->size) +
+                                        " bytes in the kernel, but a buffer was passed");
             if (a.offset > b->second.memory.size())
-                return engine_error("INVALID_VALUE", which + " points " + std::to_string(a.offset) + " bytes into buffer `" +
-                                                         b->second.name + "` of " +
-                                                         std::to_string(b->second.memory.size()) + " bytes");
+                return engine_error(ErrorKind::LaunchRefused, "INVALID_VALUE",
+                                    which + " points " + std::to_string(a.offset) + " bytes into buffer `" +
+                                        b->second.name + "` of " + std::to_string(b->second.memory.size()) + " bytes");
             void* data = b->second.memory.data() + a.offset;  // a chunk of the buffer (streamed runs)
             std::memcpy(slot, &data, sizeof data);
             if (report) report->buffers.push_back({b->second.name, &b->second.memory, p ? p->pointee_size : 0});
         } else if (p && a.scalar.size() != p->size) {
-            return engine_error("INVALID_ARGUMENTS", which + " takes " + std::to_string(p->size) +
-                                                         " bytes, the launch passed " +
-                                                         std::to_string(a.scalar.size()));
+            return engine_error(ErrorKind::LaunchRefused, "INVALID_ARGUMENTS",
+                                which + " takes " + std::to_string(p->size) + " bytes, the launch passed " +
+                                    std::to_string(a.scalar.size()));
         } else if (!a.scalar.empty()) {
             std::memcpy(slot, a.scalar.data(), a.scalar.size());
         }
@@ -165,14 +165,14 @@ ExecutorLaunch CpuExecutor::launch(const LaunchRequest& request) {
     LaunchResult& out = run.result;
     auto mod = modules_.find(request.module);
     if (mod == modules_.end()) {
-        out.error = engine_error("INVALID_MODULE",
+        out.error = engine_error(ErrorKind::Internal, "INVALID_MODULE",
                                  "launch of a module that is not loaded (id " + std::to_string(request.module) + ")");
         return run;
     }
     KernelModule& module = *mod->second;
     auto entry = module.kernel(request.kernel_name);
     if (!entry) {
-        out.error = engine_error("KERNEL_NOT_FOUND", entry.error().message, entry.error().hint);
+        out.error = to_engine_error(entry.error(), "KERNEL_NOT_FOUND", ErrorKind::Compile);
         return run;
     }
     if (auto bad = check_config(request, module)) {
@@ -251,12 +251,12 @@ ExecutorLaunch CpuExecutor::launch(const LaunchRequest& request) {
             if (slack == GuardedBuffer::Slack::Intact) continue;
             b.memory.restore_slack();
             const bool before = slack == GuardedBuffer::Slack::WrittenBefore;
-            out.error = engine_error("OUT_OF_BOUNDS",
-                                     std::string("a thread wrote ") + (before ? "before the start" : "past the end") +
-                                         " of buffer `" + b.name +
-                                         "` (found after the launch, so the thread and line are not known)",
-                                     before ? "look for a negative index, e.g. a[i - 1] when i is 0"
-                                            : "check the index against the size (e.g. `if (i < n)`) before each access");
+            out.error = engine_error(
+                ErrorKind::OutOfBounds, "OUT_OF_BOUNDS",
+                std::string("a thread wrote ") + (before ? "before the start" : "past the end") + " of buffer `" +
+                    b.name + "` (found after the launch, so the thread and line are not known)",
+                before ? "look for a negative index, e.g. a[i - 1] when i is 0"
+                       : "check the index against the size (e.g. `if (i < n)`) before each access");
             return run;
         }
         if (i >= warmup) samples.push_back(ms);
@@ -275,14 +275,15 @@ HostCallResult CpuExecutor::call_host(const HostCallRequest& request) {
     HostCallResult out;
     auto mod = modules_.find(request.module);
     if (mod == modules_.end()) {
-        out.error = engine_error("INVALID_MODULE",
+        out.error = engine_error(ErrorKind::Internal, "INVALID_MODULE",
                                  "call into a module that is not loaded (id " + std::to_string(request.module) + ")");
         return out;
     }
     KernelModule& module = *mod->second;
     auto fn = reinterpret_cast<void (*)(void**)>(module.symbol(request.symbol));
     if (!fn) {
-        out.error = engine_error("SYMBOL_NOT_FOUND", "`" + request.symbol + "` is not in the compiled code",
+        out.error = engine_error(ErrorKind::Internal, "SYMBOL_NOT_FOUND",
+                                 "`" + request.symbol + "` is not in the compiled code",
                                  "declare it extern \"C\" with default visibility");
         return out;
     }
@@ -302,8 +303,9 @@ HostCallResult CpuExecutor::call_host(const HostCallRequest& request) {
                                  : fault->access == 2
                                      ? "wrote to an address it may not (" + std::to_string(fault->address) + ")"
                                      : "read an address it may not (" + std::to_string(fault->address) + ")";
-        out.error = engine_error("HOST_CODE_CRASHED", "`" + request.symbol + "` " + what + kCodeSiteMarker,
-                                 "check the indices against the buffers' sizes");
+        out.error =
+            engine_error(ErrorKind::Fault, "HOST_CODE_CRASHED", "`" + request.symbol + "` " + what + kCodeSiteMarker,
+                         "check the indices against the buffers' sizes");
         return out;
     }
     out.ok = true;

@@ -38,10 +38,6 @@ std::string uint3_text(cp_abi::Uint3 v) {
     return "(" + std::to_string(v.x) + "," + std::to_string(v.y) + "," + std::to_string(v.z) + ")";
 }
 
-EngineError engine_error(std::string name, std::string message, std::string hint = {}) {
-    return EngineError{std::move(name), std::move(message), std::move(hint), false};
-}
-
 // Absolute addresses in the worker -> offsets in the module that holds them.
 std::optional<CodeSite> site_of(const std::map<ModuleId, ModuleFacts>& modules, const uint64_t* addresses,
                                 size_t count) {
@@ -123,10 +119,12 @@ std::optional<Error> CpuWorker::spawn() {
     if (!status_) {
         status_fd_ = memfd_create("cp-worker-status", MFD_CLOEXEC);
         if (status_fd_ < 0 || ftruncate(status_fd_, sizeof(WorkerStatus)) != 0)
-            return make_error(std::string("cannot create the CPU worker's status page: ") + std::strerror(errno));
+            return make_error(ErrorKind::WorkerLost,
+                              std::string("cannot create the CPU worker's status page: ") + std::strerror(errno));
         void* page = mmap(nullptr, sizeof(WorkerStatus), PROT_READ | PROT_WRITE, MAP_SHARED, status_fd_, 0);
         if (page == MAP_FAILED)
-            return make_error(std::string("cannot map the CPU worker's status page: ") + std::strerror(errno));
+            return make_error(ErrorKind::WorkerLost,
+                              std::string("cannot map the CPU worker's status page: ") + std::strerror(errno));
         status_ = static_cast<WorkerStatus*>(page);
     }
     std::memset(static_cast<void*>(status_), 0, sizeof(WorkerStatus));
@@ -156,19 +154,24 @@ std::optional<Error> CpuWorker::start() {
     std::optional<Error> failure;
     try {
         if (hello.outcome != WorkerProcess::Outcome::Answered) {
-            failure = make_error("the CPU worker process " +
-                                 std::string(hello.outcome == WorkerProcess::Outcome::TimedOut
-                                                 ? "did not start in time"
-                                                 : "ended while starting (" + hello.ended_how + ")"));
+            failure = make_error(
+                ErrorKind::WorkerLost,
+                "the CPU worker process " + std::string(hello.outcome == WorkerProcess::Outcome::TimedOut
+                                                            ? "did not start in time"
+                                                            : "ended while starting (" + hello.ended_how + ")"));
         } else {
             const json j = json::parse(hello.message.json);
-            if (!j.at("ok").get<bool>() || hello.message.fds.size() > 1)
+            // First the protocol: a worker from another build may not even word its greeting the same way.
+            failure = check_worker_protocol(j.value("protocol", 0), "CPU worker");
+            if (!failure && (!j.at("ok").get<bool>() || hello.message.fds.size() > 1))
                 failure =
-                    make_error("the CPU backend's sandbox cannot be set up here: " + j.at("message").get<std::string>(),
+                    make_error(ErrorKind::Unsupported,
+                               "the CPU backend's sandbox cannot be set up here: " + j.at("message").get<std::string>(),
                                "kernel code is not run without it; use --backend cuda on a machine with a GPU");
         }
     } catch (const std::exception& e) {
-        failure = make_error(std::string("the CPU worker process answered nonsense: ") + e.what());
+        failure =
+            make_error(ErrorKind::WorkerLost, std::string("the CPU worker process answered nonsense: ") + e.what());
     }
     if (failure) {
         close_fds(hello.message.fds);
@@ -184,7 +187,7 @@ std::optional<Error> CpuWorker::start() {
     loaded_.clear();
     std::vector<std::pair<BufferId, const Buffer*>> all;
     for (const auto& [id, b] : buffers_) all.emplace_back(id, &b);
-    if (auto e = map_in_worker(all)) return make_error(e->message, e->hint);
+    if (auto e = map_in_worker(all)) return to_error(*e);
     return std::nullopt;
 }
 
@@ -228,7 +231,7 @@ std::optional<CpuWorker::Failure> CpuWorker::refused_calls(const std::string& wh
     Failure f;
     const std::string who = c.who.empty() ? what : what + ": " + c.who;
     f.error =
-        engine_error("BLOCKED_SYSTEM_CALL",
+        engine_error(ErrorKind::SandboxRefusal, "BLOCKED_SYSTEM_CALL",
                      who + " tried to " + c.attempt + " (" + c.syscall + ")" + kCodeSiteMarker + kCanOnlyCompute,
                      "remove the call: a kernel can read and write its buffers and print with printf, nothing more");
     std::set<std::string> others;  // distinct attempts besides the first (repeated runs repeat them)
@@ -254,7 +257,7 @@ CpuWorker::Failure CpuWorker::ended(const WorkerProcess::Reply& reply, const std
         case WorkerStatus::kExit:
         case WorkerStatus::kQuickExit:
             f.error =
-                engine_error("KERNEL_EXITED",
+                engine_error(ErrorKind::Fault, "KERNEL_EXITED",
                              who + " called " +
                                  (s.end.load() == WorkerStatus::kExit ? "exit(" + std::to_string(s.exit_status) + ")"
                                                                       : std::string("quick_exit()")) +
@@ -265,7 +268,7 @@ CpuWorker::Failure CpuWorker::ended(const WorkerProcess::Reply& reply, const std
             return f;
         case WorkerStatus::kAbort:
             f.error = engine_error(
-                "KERNEL_ABORTED",
+                ErrorKind::Fault, "KERNEL_ABORTED",
                 who + " called abort()" + std::string(kCodeSiteMarker) + "; kernels cannot end the program",
                 "abort() also comes from failed C++ checks (an exception thrown, std::terminate); "
                 "use assert() or __trap(), which report the thread and the line; " +
@@ -273,7 +276,7 @@ CpuWorker::Failure CpuWorker::ended(const WorkerProcess::Reply& reply, const std
             return f;
         case WorkerStatus::kCrash:
             f.error = engine_error(
-                "KERNEL_CRASHED",
+                ErrorKind::Fault, "KERNEL_CRASHED",
                 what + " crashed outside the kernel's threads (" + strsignal(s.signal) + ")" + kCodeSiteMarker,
                 "a thread the kernel started, or code that runs when the library loads, crashed; " + restarted);
             return f;
@@ -281,12 +284,12 @@ CpuWorker::Failure CpuWorker::ended(const WorkerProcess::Reply& reply, const std
             break;
     }
     if (reply.wait_status >= 0 && WIFEXITED(reply.wait_status)) {
-        f.error = engine_error("KERNEL_EXITED",
+        f.error = engine_error(ErrorKind::Fault, "KERNEL_EXITED",
                                what + " ended the process (" + reply.ended_how + "); kernels cannot end the program",
                                "return from the kernel instead; " + restarted);
     } else {
         f.error = engine_error(
-            "WORKER_STOPPED",
+            ErrorKind::WorkerLost, "WORKER_STOPPED",
             "the CPU backend's worker process stopped unexpectedly during " + what + " (" + reply.ended_how + ")",
             restarted);
     }
@@ -298,7 +301,8 @@ CpuWorker::Failure CpuWorker::ended(const WorkerProcess::Reply& reply, const std
 std::variant<json, CpuWorker::Failure> CpuWorker::call(const WireMessage& request, double timeout_s,
                                                        const std::string& what, const std::string& timeout_hint,
                                                        const std::string& library) {
-    if (auto e = start()) return Failure{engine_error("WORKER_UNAVAILABLE", e->message, e->hint), std::nullopt};
+    if (auto e = start())
+        return Failure{engine_error(ErrorKind::WorkerLost, "WORKER_UNAVAILABLE", e->message, e->hint), std::nullopt};
     if (supervisor_) {
         (void)supervisor_->take_blocked();  // from an earlier request: already reported or moot
         supervisor_->set_library(library);
@@ -314,14 +318,15 @@ std::variant<json, CpuWorker::Failure> CpuWorker::call(const WireMessage& reques
             return j;
         } catch (const std::exception&) {
             stop();
-            return Failure{engine_error("WORKER_STOPPED", "the CPU backend's worker process answered nonsense during " +
-                                                              what + "; it was replaced"),
-                           std::nullopt};
+            return Failure{
+                engine_error(ErrorKind::WorkerLost, "WORKER_STOPPED",
+                             "the CPU backend's worker process answered nonsense during " + what + "; it was replaced"),
+                std::nullopt};
         }
     }
     Failure f;
     if (reply.outcome == WorkerProcess::Outcome::TimedOut) {
-        f.error = engine_error("LAUNCH_TIMEOUT",
+        f.error = engine_error(ErrorKind::Hang, "LAUNCH_TIMEOUT",
                                what + " did not finish within " + std::to_string(int(timeout_s)) +
                                    " s (CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S) and was stopped; an infinite loop?",
                                timeout_hint);
@@ -351,7 +356,8 @@ std::optional<EngineError> CpuWorker::map_in_worker(const std::vector<std::pair<
         auto r = call(m, kQuickTimeoutS, "mapping buffers", "");
         if (auto* f = std::get_if<Failure>(&r)) return f->error;
         for (const json& e : std::get<json>(r).at("errors"))
-            return engine_error("OUT_OF_MEMORY", e.at("message").get<std::string>(), e.at("hint").get<std::string>());
+            return engine_error(error_kind_in(e, ErrorKind::OutOfMemory), "OUT_OF_MEMORY",
+                                e.at("message").get<std::string>(), e.at("hint").get<std::string>());
     }
     return std::nullopt;
 }
@@ -376,7 +382,7 @@ Result<ModuleFacts> CpuWorker::load_module(ModuleId id, const std::string& libra
     modules_[id] = Module{library, kernel, subject, {}};
     if (auto failure = ensure_loaded(id)) {
         modules_.erase(id);
-        return make_error(place_code_site(failure->error.message, ""), failure->error.hint);
+        return make_error(failure->error.kind, place_code_site(failure->error.message, ""), failure->error.hint);
     }
     return modules_[id].facts;
 }
@@ -394,9 +400,10 @@ std::optional<CpuWorker::Failure> CpuWorker::ensure_loaded(ModuleId id) {
     if (auto* f = std::get_if<Failure>(&r)) return *f;
     const json& j = std::get<json>(r);
     if (j.contains("error"))
-        return Failure{engine_error("MODULE_LOAD_FAILED", j["error"].at("message").get<std::string>(),
-                                    j["error"].at("hint").get<std::string>()),
-                       std::nullopt};
+        return Failure{
+            engine_error(error_kind_in(j["error"], ErrorKind::Compile), "MODULE_LOAD_FAILED",
+                         j["error"].at("message").get<std::string>(), j["error"].at("hint").get<std::string>()),
+            std::nullopt};
     m.facts = facts_from(j.at("facts"));
     loaded_[id] = m.facts;
     return std::nullopt;
@@ -413,8 +420,9 @@ ExecutorLaunch CpuWorker::launch(const LaunchRequest& request) {
     ExecutorLaunch out;
     const std::string what = "kernel `" + request.kernel_name + "`";
     if (!modules_.count(request.module)) {
-        out.result.error = engine_error(
-            "INVALID_MODULE", "launch of a module that is not loaded (id " + std::to_string(request.module) + ")");
+        out.result.error =
+            engine_error(ErrorKind::Internal, "INVALID_MODULE",
+                         "launch of a module that is not loaded (id " + std::to_string(request.module) + ")");
         return out;
     }
     if (auto failure = ensure_loaded(request.module)) {
@@ -434,11 +442,11 @@ ExecutorLaunch CpuWorker::launch(const LaunchRequest& request) {
         return out;
     }
     const json& j = std::get<json>(r);
-    std::optional<Response> response = decode_response(WireMessage{j.at("result").dump(), {}, {}});
+    Result<Response> response = decode_response(WireMessage{j.at("result").dump(), {}, {}});
     if (!response || !std::holds_alternative<LaunchResult>(*response)) {
         stop();
-        out.result.error =
-            engine_error("WORKER_STOPPED", "the CPU backend's worker process answered nonsense; it was replaced");
+        out.result.error = engine_error(ErrorKind::WorkerLost, "WORKER_STOPPED",
+                                        "the CPU backend's worker process answered nonsense; it was replaced");
         return out;
     }
     out.result = std::get<LaunchResult>(*response);
@@ -450,7 +458,7 @@ HostCallResult CpuWorker::call_host(const HostCallRequest& request) {
     HostCallResult out;
     const std::string what = "`" + request.symbol + "`";
     if (!modules_.count(request.module)) {
-        out.error = engine_error("INVALID_MODULE",
+        out.error = engine_error(ErrorKind::Internal, "INVALID_MODULE",
                                  "call into a module that is not loaded (id " + std::to_string(request.module) + ")");
         return out;
     }

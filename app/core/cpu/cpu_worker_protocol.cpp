@@ -36,13 +36,23 @@ std::optional<CodeSite> site_from(const json& j) {
 
 json error_json(const std::optional<EngineError>& e) {
     if (!e) return nullptr;
-    return {{"name", e->name}, {"message", e->message}, {"hint", e->hint}};
+    return {{"name", e->name}, {"message", e->message}, {"hint", e->hint}, {"kind", error_kind_name(e->kind)}};
 }
 
 std::optional<EngineError> error_from(const json& j) {
     if (j.is_null()) return std::nullopt;
-    return EngineError{j.at("name").get<std::string>(), j.at("message").get<std::string>(),
-                       j.at("hint").get<std::string>(), false};
+    return engine_error(error_kind_in(j, ErrorKind::Unknown), j.at("name").get<std::string>(),
+                        j.at("message").get<std::string>(), j.at("hint").get<std::string>());
+}
+
+json error_json(const Error& e) {
+    return {{"message", e.message}, {"hint", e.hint}, {"kind", error_kind_name(e.kind)}};
+}
+
+ErrorKind error_kind_in(const json& j, ErrorKind fallback) {
+    if (!j.is_object() || !j.contains("kind")) return fallback;
+    // Both ends are the same build (the greeting checks it), so an unknown name is a bug: say so.
+    return error_kind_from_name(j.at("kind").get<std::string>()).value_or(ErrorKind::Internal);
 }
 
 json host_call_json(const HostCallRequest& r) {

@@ -2,11 +2,12 @@
 // "op" naming the request; descriptors (shared memory, the kernel library) travel beside it. Launches and
 // their results reuse the engine's own encoding (engine_wire.h).
 //
-//   greeting  worker -> app   {ok, message}                       fds: [seccomp listener]
+//   greeting  worker -> app   {ok, message, protocol}             fds: [seccomp listener]
+//             (protocol: kWireProtocolVersion, engine_wire.h; the app refuses a worker from another build)
 //   map       {buffers: [{id, name, bytes}]}                      fds: one per buffer
-//                                                                 -> {errors: [{id, message, hint}]}
+//                                                                 -> {errors: [{id, message, hint, kind}]}
 //   unmap     {buffers: [ids], modules: [ids]}                    -> {}
-//   load      {id, library, kernel, subject}                      -> {facts} | {error}
+//   load      {id, library, kernel, subject}                      -> {facts} | {error: {message, hint, kind}}
 //   launch    {request: <engine launch request>}                  -> {result: <engine launch result>, site}
 //   call      {module, symbol, args: [{name, buffer, scalar}]}    -> {ok, ms, error, site}
 #pragma once
@@ -27,6 +28,9 @@ std::optional<CodeSite> site_from(const nlohmann::json& j);
 
 nlohmann::json error_json(const std::optional<EngineError>& error);
 std::optional<EngineError> error_from(const nlohmann::json& j);
+nlohmann::json error_json(const Error& error);  // {message, hint, kind}: load and map errors
+// The "kind" member of an error object `j` (error_kind_name's words); `fallback` when it has none.
+ErrorKind error_kind_in(const nlohmann::json& j, ErrorKind fallback);
 
 nlohmann::json host_call_json(const HostCallRequest& request);
 HostCallRequest host_call_from(const nlohmann::json& j);

@@ -143,7 +143,9 @@ WireMessage handle(KernelRunner& executor, const json& j, WireMessage& in) {
             const int fd = i < in.fds.size() ? in.fds[i] : -1;
             auto e = executor.map_buffer(id, buffers[i].at("name").get<std::string>(), fd,
                                          buffers[i].at("bytes").get<uint64_t>());
-            if (e) errors.push_back({{"id", id}, {"message", e->message}, {"hint", e->hint}});
+            if (e)
+                errors.push_back(
+                    {{"id", id}, {"message", e->message}, {"hint", e->hint}, {"kind", error_kind_name(e->kind)}});
         }
         return answer({{"errors", errors}});
     }
@@ -159,12 +161,12 @@ WireMessage handle(KernelRunner& executor, const json& j, WireMessage& in) {
         const ModuleId id = j.at("id").get<ModuleId>();
         auto facts = executor.load_module(id, j.at("library").get<std::string>(), j.at("kernel").get<std::string>(),
                                           j.at("subject").get<std::string>());
-        if (!facts) return answer({{"error", {{"message", facts.error().message}, {"hint", facts.error().hint}}}});
+        if (!facts) return answer({{"error", error_json(facts.error())}});
         publish_module(id, &*facts);
         return answer({{"facts", facts_json(*facts)}});
     }
     if (op == "launch") {
-        std::optional<Request> request = decode_request(WireMessage{j.at("request").dump(), {}, {}});
+        Result<Request> request = decode_request(WireMessage{j.at("request").dump(), {}, {}});
         if (!request || !std::holds_alternative<LaunchRequest>(*request)) throw std::runtime_error("not a launch");
         const ExecutorLaunch run = executor.launch(std::get<LaunchRequest>(*request));
         return answer({{"result", json::parse(encode_response(run.result).json)}, {"site", site_json(run.site)}});
@@ -199,11 +201,12 @@ int serve(const WorkerEntry& entry) {
     install_fault_handlers();
     set_unhandled_fault_hook(on_unhandled_fault);
 
-    json greeting = {{"ok", true}, {"message", ""}};
+    // The greeting says which wire protocol this binary speaks; the app refuses another build's worker.
+    json greeting = {{"ok", true}, {"message", ""}, {"protocol", kWireProtocolVersion}};
     WireMessage hello;
     const Result<int> listener = enter_worker_sandbox();
     if (!listener)
-        greeting = {{"ok", false}, {"message", listener.error().message}};
+        greeting = {{"ok", false}, {"message", listener.error().message}, {"protocol", kWireProtocolVersion}};
     else if (*listener >= 0)
         hello.fds.push_back(*listener);  // none: refusals are not supervised here
     hello.json = greeting.dump();

@@ -140,9 +140,10 @@ std::string code_site_text(const CodeSite& site, const std::string& library, con
 EngineError describe_crash(const GridFailure& failure, const FaultReportContext& context, std::optional<CodeSite>* site) {
     if (failure.block_failure) {
         const BlockFailure& b = *failure.block_failure;
-        return EngineError{b.name, b.message, b.hint, false};
+        return engine_error(b.kind, b.name, b.message, b.hint);
     }
-    if (!failure.fault) return EngineError{"LAUNCH_FAILED", "the launch failed for an unknown reason", "", false};
+    if (!failure.fault)
+        return engine_error(ErrorKind::Fault, "LAUNCH_FAILED", "the launch failed for an unknown reason");
     const FaultRecord& r = *failure.fault;
     const std::string who = "thread " + uint3_text(r.thread) + " of block " + uint3_text(r.block);
     if (context.module) *site = code_site_of(*context.module, context.module_id, r.instruction, r.stack_pointer);
@@ -151,45 +152,46 @@ EngineError describe_crash(const GridFailure& failure, const FaultReportContext&
 
     if (r.signal == SIGFPE) {
         const bool overflow = r.code == FPE_INTOVF;
-        return EngineError{"INTEGER_DIVIDE_BY_ZERO",
-                           who + (overflow ? " overflowed an integer division (INT_MIN / -1)" : " divided an integer by zero") + at,
-                           "a GPU returns an unspecified value here, the CPU stops; check the divisor before dividing", false};
+        return engine_error(
+            ErrorKind::Fault, "INTEGER_DIVIDE_BY_ZERO",
+            who + (overflow ? " overflowed an integer division (INT_MIN / -1)" : " divided an integer by zero") + at,
+            "a GPU returns an unspecified value here, the CPU stops; check the divisor before dividing");
     }
     if (r.signal == SIGILL) {
-        return EngineError{"ILLEGAL_INSTRUCTION", who + " executed an illegal instruction" + at,
-                           "the host compiler plants a trap where code has undefined behaviour, e.g. a non-void "
-                           "function that does not return a value",
-                           false};
+        return engine_error(ErrorKind::Fault, "ILLEGAL_INSTRUCTION", who + " executed an illegal instruction" + at,
+                            "the host compiler plants a trap where code has undefined behaviour, e.g. a non-void "
+                            "function that does not return a value");
     }
     if (failure.place.kind == WorkerFaultPlace::Kind::StackGuard) {
-        return EngineError{"STACK_OVERFLOW", who + " overflowed its stack" + at,
-                           "each thread has 128 KiB of stack on the CPU backend: use smaller local arrays or less recursion",
-                           false};
+        return engine_error(
+            ErrorKind::Fault, "STACK_OVERFLOW", who + " overflowed its stack" + at,
+            "each thread has 128 KiB of stack on the CPU backend: use smaller local arrays or less recursion");
     }
     if (failure.place.kind == WorkerFaultPlace::Kind::DynamicShared) {
         const std::string region = "the dynamic shared memory (extern __shared__, " +
                                    std::to_string(failure.place.shared_bytes) + " bytes)";
-        return EngineError{"OUT_OF_BOUNDS", who + " " + outside_text(verb, region, failure.place.location, 0) + at,
-                           "the launch's dynamic shared memory size is what extern __shared__ arrays may use", false};
+        return engine_error(ErrorKind::OutOfBounds, "OUT_OF_BOUNDS",
+                            who + " " + outside_text(verb, region, failure.place.location, 0) + at,
+                            "the launch's dynamic shared memory size is what extern __shared__ arrays may use");
     }
     for (const BufferForReport& b : context.buffers) {
         if (!b.memory) continue;
         const GuardedBuffer::Location loc = b.memory->locate(r.address);
         if (loc.where == GuardedBuffer::Where::Outside) continue;
-        return EngineError{"OUT_OF_BOUNDS",
-                           who + " " + outside_text(verb, "buffer `" + b.name + "`", loc, b.element_size) + at,
-                           element_hint(b, loc) +
-                               "Check the bounds test before the access (e.g. `if (i < n)`) and that the grid does "
-                               "not cover more than the data.",
-                           false};
+        return engine_error(ErrorKind::OutOfBounds, "OUT_OF_BOUNDS",
+                            who + " " + outside_text(verb, "buffer `" + b.name + "`", loc, b.element_size) + at,
+                            element_hint(b, loc) +
+                                "Check the bounds test before the access (e.g. `if (i < n)`) and that the grid does "
+                                "not cover more than the data.");
     }
     if (r.address < 65536) {
-        return EngineError{"INVALID_ADDRESS", who + " " + verb + " address " + hex(r.address) + " (a null pointer)" + at,
-                           "a pointer parameter was not given a buffer, or an index was applied to a null pointer", false};
+        return engine_error(ErrorKind::Fault, "INVALID_ADDRESS",
+                            who + " " + verb + " address " + hex(r.address) + " (a null pointer)" + at,
+                            "a pointer parameter was not given a buffer, or an index was applied to a null pointer");
     }
-    return EngineError{"INVALID_ADDRESS",
-                       who + " " + verb + " address " + hex(r.address) + ", which is not inside any buffer" + at,
-                       "an index far outside a buffer, or a pointer that was never set, gives such addresses", false};
+    return engine_error(ErrorKind::Fault, "INVALID_ADDRESS",
+                        who + " " + verb + " address " + hex(r.address) + ", which is not inside any buffer" + at,
+                        "an index far outside a buffer, or a pointer that was never set, gives such addresses");
 }
 
 }  // namespace cp

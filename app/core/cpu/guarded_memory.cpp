@@ -41,7 +41,8 @@ Result<GuardedBuffer> GuardedBuffer::reserve(uint64_t bytes) {
     const size_t total = guard + data_pages + guard;
     void* map = ::mmap(nullptr, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (map == MAP_FAILED)
-        return make_error("cannot reserve " + std::to_string(bytes) + " bytes for a buffer: " + std::strerror(errno),
+        return make_error(ErrorKind::OutOfMemory,
+                          "cannot reserve " + std::to_string(bytes) + " bytes for a buffer: " + std::strerror(errno),
                           "use smaller buffers");
     GuardedBuffer b;
     b.map_ = static_cast<std::byte*>(map);
@@ -59,7 +60,8 @@ Result<GuardedBuffer> GuardedBuffer::allocate(uint64_t bytes) {
     GuardedBuffer& b = *reserved;
     const size_t data_pages = round_up(bytes, page_size());
     if (data_pages && ::mprotect(b.slack_, data_pages, PROT_READ | PROT_WRITE) != 0)
-        return make_error("cannot allocate " + std::to_string(bytes) + " bytes for a buffer: " + std::strerror(errno),
+        return make_error(ErrorKind::OutOfMemory,
+                          "cannot allocate " + std::to_string(bytes) + " bytes for a buffer: " + std::strerror(errno),
                           "use smaller buffers");
     forget_stack_poison(b.slack_, data_pages);  // the addresses may have been a fiber stack before
     b.restore_slack();
@@ -73,9 +75,10 @@ Result<GuardedBuffer> GuardedBuffer::map_shared(int fd, uint64_t bytes) {
     const size_t data_pages = round_up(bytes, page_size());
     if (data_pages &&
         ::mmap(b.slack_, data_pages, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED)
-        return make_error("cannot map " + std::to_string(bytes) + " bytes of shared memory for a buffer: " +
-                              std::strerror(errno),
-                          "use smaller buffers");
+        return make_error(
+            ErrorKind::OutOfMemory,
+            "cannot map " + std::to_string(bytes) + " bytes of shared memory for a buffer: " + std::strerror(errno),
+            "use smaller buffers");
     forget_stack_poison(b.slack_, data_pages);
     b.restore_slack();
     return reserved;
@@ -150,19 +153,23 @@ int new_memfd(const std::string& name) {
 Result<SharedMemoryFile> SharedMemoryFile::create(const std::string& name, uint64_t bytes) {
     SharedMemoryFile f;
     f.fd_ = new_memfd(name);
-    if (f.fd_ < 0) return make_error(std::string("cannot create shared memory for a buffer: ") + std::strerror(errno));
+    if (f.fd_ < 0)
+        return make_error(ErrorKind::OutOfMemory,
+                          std::string("cannot create shared memory for a buffer: ") + std::strerror(errno));
     f.bytes_ = bytes;
     f.map_bytes_ = round_up(bytes, page_size());
     if (::ftruncate(f.fd_, off_t(f.map_bytes_)) != 0 || ::fcntl(f.fd_, F_ADD_SEALS, kSizeSeals) != 0)
-        return make_error("cannot allocate " + std::to_string(bytes) + " bytes of shared memory for a buffer: " +
-                              std::strerror(errno),
+        return make_error(ErrorKind::OutOfMemory,
+                          "cannot allocate " + std::to_string(bytes) +
+                              " bytes of shared memory for a buffer: " + std::strerror(errno),
                           "use smaller buffers");
     if (f.map_bytes_) {
         void* map = ::mmap(nullptr, f.map_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, f.fd_, 0);
         if (map == MAP_FAILED)
-            return make_error("cannot map " + std::to_string(bytes) + " bytes of shared memory for a buffer: " +
-                                  std::strerror(errno),
-                              "use smaller buffers");
+            return make_error(
+                ErrorKind::OutOfMemory,
+                "cannot map " + std::to_string(bytes) + " bytes of shared memory for a buffer: " + std::strerror(errno),
+                "use smaller buffers");
         f.map_ = static_cast<std::byte*>(map);
     }
     f.data_ = f.map_ + data_offset(bytes, f.map_bytes_);

@@ -42,7 +42,7 @@ public:
             auto facts = runner_->load_module(id, built.library.string(), "", "the host code of " + path);
             if (!facts) {
                 out.ok = false;
-                out.error = EngineError{"MODULE_LOAD_FAILED", facts.error().message, facts.error().hint, false};
+                out.error = to_engine_error(facts.error(), "MODULE_LOAD_FAILED", ErrorKind::Compile);
             } else {
                 modules_[id] = Module{built.library, built.temporary_dir, path};
                 out.module = id;
@@ -60,7 +60,7 @@ public:
         auto memory = SharedMemoryFile::create(name, bytes);
         if (!memory) return memory.error();
         const BufferId id = next_id_++;
-        if (auto e = runner_->map_buffer(id, name, memory->fd(), bytes)) return make_error(e->message, e->hint);
+        if (auto e = runner_->map_buffer(id, name, memory->fd(), bytes)) return to_error(*e);
         buffers_[id] = std::move(*memory);
         return id;
     }

@@ -86,7 +86,7 @@ Result<HostCompiler> find_host_compiler(const std::string& preferred) {
     }
     std::string tried;
     for (const std::string& n : candidates) tried += (tried.empty() ? "" : ", ") + n;
-    return make_error("no host C++ compiler found for the CPU backend (tried " + tried + ")",
+    return make_error(ErrorKind::Unsupported, "no host C++ compiler found for the CPU backend (tried " + tried + ")",
                       "install g++ (apt install g++) or set CXX to a C++17 compiler");
 }
 
@@ -94,7 +94,8 @@ Result<ShimLocation> find_shim() {
     std::vector<fs::path> candidates;
     if (const char* env = std::getenv("CUDA_PLAYGROUND_SHIM_DIR"); env && *env) {
         if (!fs::exists(fs::path(env) / "cuda_shim.h"))
-            return make_error(std::string("CUDA_PLAYGROUND_SHIM_DIR=") + env + " does not contain cuda_shim.h",
+            return make_error(ErrorKind::UserInput,
+                              std::string("CUDA_PLAYGROUND_SHIM_DIR=") + env + " does not contain cuda_shim.h",
                               "point it at app/core/cpu/shim in the source tree, or unset it");
         candidates.push_back(env);
     }
@@ -118,7 +119,7 @@ Result<ShimLocation> find_shim() {
         shim.fingerprint = cpu_cache_key(all);
         return shim;
     }
-    return make_error("the CPU backend's shim headers (cuda_shim.h) were not found",
+    return make_error(ErrorKind::Unsupported, "the CPU backend's shim headers (cuda_shim.h) were not found",
                       "set CUDA_PLAYGROUND_SHIM_DIR to the app/core/cpu/shim folder of the source tree");
 }
 

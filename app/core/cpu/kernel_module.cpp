@@ -45,13 +45,15 @@ Result<std::unique_ptr<KernelModule>> KernelModule::load(const fs::path& library
     m->handle_ = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!m->handle_) {
         const char* why = ::dlerror();
-        return make_error("cannot load the compiled kernel library: " + std::string(why ? why : "unknown error"),
+        return make_error(ErrorKind::Compile,
+                          "cannot load the compiled kernel library: " + std::string(why ? why : "unknown error"),
                           "delete the CPU compile cache (CUDA_PLAYGROUND_CACHE_DIR/cpu) and compile again");
     }
     auto version = reinterpret_cast<int (*)()>(::dlsym(m->handle_, "cp_module_abi_version"));
     m->state_fn_ = reinterpret_cast<cp_abi::ThreadState* (*)()>(::dlsym(m->handle_, "cp_module_state"));
     if (!version || !m->state_fn_ || version() != CP_SHIM_ABI_VERSION)
-        return make_error("the compiled kernel library was built against another version of the CPU shim",
+        return make_error(ErrorKind::Compile,
+                          "the compiled kernel library was built against another version of the CPU shim",
                           "delete the CPU compile cache and compile again");
     Dl_info info{};
     if (::dladdr(reinterpret_cast<void*>(m->state_fn_), &info) && info.dli_fbase) {
@@ -84,7 +86,7 @@ Result<const KernelEntry*> KernelModule::kernel(const std::string& name) {
     e.run_one = reinterpret_cast<void (*)(void**)>(::dlsym(handle_, fiber_entry_symbol(name).c_str()));
     auto params = reinterpret_cast<const cp_abi::ParamInfo* (*)(int*)>(::dlsym(handle_, params_symbol(name).c_str()));
     if (!e.run_plain || !e.run_one || !params)
-        return make_error("kernel `" + name + "` is not in this module",
+        return make_error(ErrorKind::Compile, "kernel `" + name + "` is not in this module",
                           "compile the module with this kernel name (the CPU backend builds entry points per kernel)");
     int count = 0;
     const cp_abi::ParamInfo* infos = params(&count);

@@ -93,7 +93,8 @@ void WorkerPool::execute(Worker& w) {
         if (!buffer) {
             w.failed = true;
             w.failure.block = 0;
-            w.failure.block_failure = BlockFailure{"OUT_OF_MEMORY", buffer.error().message, buffer.error().hint};
+            w.failure.block_failure =
+                BlockFailure{"OUT_OF_MEMORY", buffer.error().message, buffer.error().hint, ErrorKind::OutOfMemory};
             note_failure(0);
             return;
         }

@@ -33,7 +33,9 @@ public:
     ReleaseResult release(const ReleaseRequest&) override { return {}; }
 
 private:
-    EngineError refusal() const { return {"no backend", "nothing can run kernels here: " + why_, "", false}; }
+    EngineError refusal() const {
+        return engine_error(ErrorKind::Unsupported, "no backend", "nothing can run kernels here: " + why_);
+    }
     std::string why_;
 };
 

@@ -44,8 +44,9 @@ struct PinnedStaging {
 };
 
 EngineError no_pinned_memory(uint64_t bytes) {
-    return EngineError{"CUDA_ERROR_OUT_OF_MEMORY", "could not allocate " + std::to_string(bytes) +
-                       " bytes of pinned (page-locked) host memory", "run without pinned host memory", false};
+    return engine_error(ErrorKind::OutOfMemory, "CUDA_ERROR_OUT_OF_MEMORY",
+                        "could not allocate " + std::to_string(bytes) + " bytes of pinned (page-locked) host memory",
+                        "run without pinned host memory");
 }
 
 constexpr const char* kUseCpu = ": the CUDA backend is unavailable; use --backend cpu";
@@ -59,7 +60,7 @@ bool image_contains(const std::vector<std::byte>& image, std::string_view text) 
 }
 
 Error unavailable(std::string message, std::string hint = {}) {
-    return make_error(std::move(message) + kUseCpu, std::move(hint));
+    return make_error(ErrorKind::Unsupported, std::move(message) + kUseCpu, std::move(hint));
 }
 
 }  // namespace
@@ -82,19 +83,21 @@ Result<std::unique_ptr<CudaBackend>> CudaBackend::create(const CudaDriver& d, in
         return unavailable("the NVIDIA driver is present but there is no CUDA device",
                            "check nvidia-smi and CUDA_VISIBLE_DEVICES");
     if (ordinal < 0 || ordinal >= count)
-        return make_error("there is no CUDA device " + std::to_string(ordinal) + ": this machine has " +
-                              std::to_string(count) + (count == 1 ? " GPU (device 0)" : " GPUs (devices 0 to " +
-                                                                                             std::to_string(count - 1) + ")"),
-                          "choose a device from 0 to " + std::to_string(count - 1) + "; nvidia-smi lists them, "
-                          "and CUDA_VISIBLE_DEVICES may hide some");
+        return make_error(
+            ErrorKind::UserInput,
+            "there is no CUDA device " + std::to_string(ordinal) + ": this machine has " + std::to_string(count) +
+                (count == 1 ? " GPU (device 0)" : " GPUs (devices 0 to " + std::to_string(count - 1) + ")"),
+            "choose a device from 0 to " + std::to_string(count - 1) +
+                "; nvidia-smi lists them, "
+                "and CUDA_VISIBLE_DEVICES may hide some");
     CUdevice device = 0;
     CUcontext context = nullptr;
     if ((r = d.DeviceGet(&device, ordinal)) != CUDA_SUCCESS || (r = d.DevicePrimaryCtxRetain(&context, device)) != CUDA_SUCCESS)
         return unavailable("the CUDA device could not be opened (" + d.error_name(r) + ": " + d.error_string(r) + ")");
     std::unique_ptr<CudaBackend> backend(new CudaBackend(d, device, context, ordinal, count));
     if (backend->arch_.empty()) {
-        return make_error("NVRTC " + nvrtc_version_text() + " cannot compile for this GPU (" + backend->info_.arch +
-                          ")" + kUseCpu);
+        return make_error(ErrorKind::Unsupported, "NVRTC " + nvrtc_version_text() + " cannot compile for this GPU (" +
+                                                      backend->info_.arch + ")" + kUseCpu);
     }
     return backend;
 }
@@ -236,7 +239,8 @@ InfoResult CudaBackend::info() {
 
 std::optional<EngineError> CudaBackend::bind() {
     if (context_lost_)
-        return EngineError{"context lost", context_lost_reason_, "restart CUDA Playground to use the GPU again", false};
+        return engine_error(ErrorKind::WorkerLost, "context lost", context_lost_reason_,
+                            "restart CUDA Playground to use the GPU again");
     d_.CtxSetCurrent(context_);
     return std::nullopt;
 }
@@ -249,6 +253,7 @@ EngineError CudaBackend::failure(CUresult r, const std::string& subject) {
     e.name = d_.error_name(r);
     e.message = subject + " " + words.what + " (" + e.name + ").";
     e.hint = words.hint;
+    e.kind = cuda_error_kind(r);
     if (is_sticky_cuda_error(r) || context_is_broken()) {
         // The context (and, per CUDA, this whole process) can no longer run anything.
         context_lost_ = true;
@@ -295,7 +300,7 @@ CompileResult CudaBackend::compile(const CompileRequest& request) {
         auto source = make_trace_wrapper(request.source, request.kernel_name);
         if (!source) {
             CompileResult refused;
-            refused.error = EngineError{"NOT_INSTRUMENTABLE", source.error().message, source.error().hint, false};
+            refused.error = to_engine_error(source.error(), "NOT_INSTRUMENTABLE", ErrorKind::Unsupported);
             return refused;
         }
         wrapped = request;
@@ -400,13 +405,13 @@ std::optional<EngineError> CudaBackend::check_guards(const LaunchRequest& reques
             if (!v) continue;
             violated = true;
             if (!found)
-                found = EngineError{"out of bounds",
-                                    describe_violation(*v, b.name, b.bytes, b.element_bytes) + ", in kernel `" +
-                                        request.kernel_name + "` (found in the guard zone around the buffer; the "
-                                        "outputs may be wrong)",
-                                    "check the index against the size (e.g. `if (i < n)`) before each access; run "
-                                    "with --sanitize memcheck for the thread, block and line",
-                                    false};
+                found = engine_error(ErrorKind::OutOfBounds, "out of bounds",
+                                     describe_violation(*v, b.name, b.bytes, b.element_bytes) + ", in kernel `" +
+                                         request.kernel_name +
+                                         "` (found in the guard zone around the buffer; the "
+                                         "outputs may be wrong)",
+                                     "check the index against the size (e.g. `if (i < n)`) before each access; run "
+                                     "with --sanitize memcheck for the thread, block and line");
         }
         if (violated && fill_guards(b) != CUDA_SUCCESS) break;
     }
@@ -427,10 +432,11 @@ AllocateResult CudaBackend::allocate(const AllocateRequest& request) {
     // and a near-full GPU also starves the display).
     size_t free_now = 0, total_now = 0;
     if (d_.MemGetInfo(&free_now, &total_now) == CUDA_SUCCESS && total > free_now) {
-        out.error = EngineError{"CUDA_ERROR_OUT_OF_MEMORY",
-                                "buffer `" + request.name + "` needs " + mib(request.bytes) + " of GPU memory but only " +
-                                    mib(free_now) + " is free (of " + mib(total_now) + ").",
-                                "use a smaller size (e.g. a smaller n, or a smaller image)", false};
+        out.error =
+            engine_error(ErrorKind::OutOfMemory, "CUDA_ERROR_OUT_OF_MEMORY",
+                         "buffer `" + request.name + "` needs " + mib(request.bytes) + " of GPU memory but only " +
+                             mib(free_now) + " is free (of " + mib(total_now) + ").",
+                         "use a smaller size (e.g. a smaller n, or a smaller image)");
         return out;
     }
     const auto start = std::chrono::steady_clock::now();
@@ -439,10 +445,10 @@ AllocateResult CudaBackend::allocate(const AllocateRequest& request) {
     if (r == CUDA_ERROR_OUT_OF_MEMORY) {
         size_t free_bytes = 0, total_bytes = 0;
         d_.MemGetInfo(&free_bytes, &total_bytes);
-        out.error = EngineError{d_.error_name(r),
-                                "not enough GPU memory for buffer `" + request.name + "`: " + mib(request.bytes) +
-                                    " requested, " + mib(free_bytes) + " free of " + mib(total_bytes) + ".",
-                                "use a smaller problem size", false};
+        out.error = engine_error(ErrorKind::OutOfMemory, d_.error_name(r),
+                                 "not enough GPU memory for buffer `" + request.name + "`: " + mib(request.bytes) +
+                                     " requested, " + mib(free_bytes) + " free of " + mib(total_bytes) + ".",
+                                 "use a smaller problem size");
         return out;
     }
     b.ptr = b.guarded ? b.base + layout.front : b.base;
@@ -472,21 +478,25 @@ UploadResult CudaBackend::upload(const UploadRequest& request) {
     if ((out.error = bind())) return out;
     auto it = buffers_.find(request.buffer);
     if (it == buffers_.end()) {
-        out.error = EngineError{"unknown buffer", buffer_label(request.buffer) + " does not exist (it was released, or lost "
-                                "when the context was reset)", "allocate it again", false};
+        out.error = engine_error(ErrorKind::Internal, "unknown buffer",
+                                 buffer_label(request.buffer) +
+                                     " does not exist (it was released, or lost "
+                                     "when the context was reset)",
+                                 "allocate it again");
         return out;
     }
     const uint64_t bytes = it->second.bytes;
     if (request.repeat && (request.data.empty() || request.data.size() > 16 || bytes % request.data.size() != 0)) {
-        out.error = EngineError{"bad pattern", "a " + std::to_string(request.data.size()) + "-byte fill pattern does not divide " +
-                                buffer_label(request.buffer) + " of " + std::to_string(bytes) + " bytes", "", false};
+        out.error = engine_error(ErrorKind::Internal, "bad pattern",
+                                 "a " + std::to_string(request.data.size()) + "-byte fill pattern does not divide " +
+                                     buffer_label(request.buffer) + " of " + std::to_string(bytes) + " bytes");
         return out;
     }
     if (!request.repeat && (request.offset > bytes || request.data.size() > bytes - request.offset)) {
-        out.error = EngineError{"too much data", std::to_string(request.data.size()) + " bytes at offset " +
-                                std::to_string(request.offset) + " do not fit in " +
-                                buffer_label(request.buffer) + " of " + std::to_string(bytes) + " bytes",
-                                "", false};
+        out.error = engine_error(ErrorKind::Internal, "too much data",
+                                 std::to_string(request.data.size()) + " bytes at offset " +
+                                     std::to_string(request.offset) + " do not fit in " + buffer_label(request.buffer) +
+                                     " of " + std::to_string(bytes) + " bytes");
         return out;
     }
     if (request.data.empty() || bytes == 0) return out;
@@ -532,8 +542,11 @@ ReadBackResult CudaBackend::read_back(const ReadBackRequest& request) {
     if ((out.error = bind())) return out;
     auto it = buffers_.find(request.buffer);
     if (it == buffers_.end()) {
-        out.error = EngineError{"unknown buffer", buffer_label(request.buffer) + " does not exist (it was released, or lost "
-                                "when the context was reset)", "run the kernel again", false};
+        out.error = engine_error(ErrorKind::Internal, "unknown buffer",
+                                 buffer_label(request.buffer) +
+                                     " does not exist (it was released, or lost "
+                                     "when the context was reset)",
+                                 "run the kernel again");
         return out;
     }
     out.data.resize(it->second.bytes);

@@ -84,4 +84,30 @@ bool is_sticky_cuda_error(CUresult r) {
     }
 }
 
+ErrorKind cuda_error_kind(CUresult r) {
+    switch (r) {
+        case CUDA_SUCCESS:
+            return ErrorKind::Unknown;
+        case CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES:
+        case CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE:
+            return ErrorKind::LaunchRefused;
+        case CUDA_ERROR_LAUNCH_TIMEOUT:
+            return ErrorKind::Hang;
+        case CUDA_ERROR_OUT_OF_MEMORY:
+            return ErrorKind::OutOfMemory;
+        case CUDA_ERROR_NO_BINARY_FOR_GPU:
+        case CUDA_ERROR_INVALID_IMAGE:
+        case CUDA_ERROR_INVALID_PTX:
+        case CUDA_ERROR_UNSUPPORTED_PTX_VERSION:
+        case CUDA_ERROR_NOT_FOUND:
+            return ErrorKind::Compile;
+        case CUDA_ERROR_NOT_SUPPORTED:
+            return ErrorKind::Unsupported;
+        default:
+            break;
+    }
+    // Illegal address, misaligned address, assert, trap, illegal instruction...: the kernel crashed.
+    return is_sticky_cuda_error(r) ? ErrorKind::Fault : ErrorKind::Unknown;
+}
+
 }  // namespace cp

@@ -23,7 +23,7 @@ constexpr size_t kMaxPrintfBytes = 4u << 20;
 constexpr int kMaxLaunches = 100000;
 
 EngineError refused(std::string message, std::string hint = {}) {
-    return EngineError{"launch refused", std::move(message), std::move(hint), false};
+    return engine_error(ErrorKind::LaunchRefused, "launch refused", std::move(message), std::move(hint));
 }
 
 bool fits(const Dim3& d, const Dim3& max) { return d.x <= max.x && d.y <= max.y && d.z <= max.z; }
@@ -201,8 +201,9 @@ LaunchResult CudaBackend::launch(const LaunchRequest& request) {
     const uint64_t record_bytes = blocks * kTraceWordsPerBlock * sizeof(uint64_t);
     if (request.trace) {
         if (!module.trace_records) {
-            out.error = EngineError{"NOT_INSTRUMENTED", "a traced launch needs the kernel compiled for tracing",
-                                    "compile with CompileRequest::instrument_trace", false};
+            out.error = engine_error(ErrorKind::Internal, "NOT_INSTRUMENTED",
+                                     "a traced launch needs the kernel compiled for tracing",
+                                     "compile with CompileRequest::instrument_trace");
             return out;
         }
         CUresult r = d_.MemAlloc(&records, record_bytes);
@@ -218,6 +219,7 @@ LaunchResult CudaBackend::launch(const LaunchRequest& request) {
     std::vector<double> samples;
     size_t first_launch_output = std::string::npos;
     CUresult failed = CUDA_SUCCESS;
+    bool launch_call_failed = false;  // cuLaunchKernel itself said no: the configuration, not the kernel
     for (int i = 0; i < warmup + repeats && failed == CUDA_SUCCESS; ++i) {
         const bool timed = i >= warmup;
         for (const Snapshot& snap : snapshots)
@@ -227,7 +229,10 @@ LaunchResult CudaBackend::launch(const LaunchRequest& request) {
         d_.EventRecord(start_, nullptr);
         failed = d_.LaunchKernel(fn, request.grid.x, request.grid.y, request.grid.z, request.block.x, request.block.y,
                                  request.block.z, request.dynamic_shared_bytes, nullptr, params.data(), nullptr);
-        if (failed != CUDA_SUCCESS) break;
+        if (failed != CUDA_SUCCESS) {
+            launch_call_failed = true;
+            break;
+        }
         d_.EventRecord(stop_, nullptr);
         // Synchronising after each launch surfaces errors at the launch that caused them and flushes its printf.
         if ((failed = d_.CtxSynchronize()) != CUDA_SUCCESS) break;
@@ -261,6 +266,8 @@ LaunchResult CudaBackend::launch(const LaunchRequest& request) {
     if (records && !context_is_broken()) d_.MemFree(records);
     if (failed != CUDA_SUCCESS) {
         out.error = failure(failed, subject);
+        // CUDA_ERROR_INVALID_VALUE from cuLaunchKernel is a configuration the driver refused.
+        if (launch_call_failed && failed == CUDA_ERROR_INVALID_VALUE) out.error->kind = ErrorKind::LaunchRefused;
         return out;
     }
     if ((out.error = check_guards(request))) return out;
@@ -277,8 +284,9 @@ OccupancyResult CudaBackend::occupancy(const OccupancyRequest& request) {
     if ((out.error = bind())) return out;
     const std::string subject = "kernel `" + request.kernel_name + "`";
     if (!d_.OccupancyMaxPotentialBlockSize || !d_.OccupancyMaxActiveBlocksPerMultiprocessor) {
-        out.error = EngineError{"not supported", "this NVIDIA driver has no occupancy API (cuOccupancyMaxPotentialBlockSize)",
-                                "the block size can still be estimated from the kernel's resource usage", false};
+        out.error = engine_error(ErrorKind::Unsupported, "not supported",
+                                 "this NVIDIA driver has no occupancy API (cuOccupancyMaxPotentialBlockSize)",
+                                 "the block size can still be estimated from the kernel's resource usage");
         return out;
     }
     CUfunction fn = kernel_function(request.module, request.kernel_name, subject, out.error);

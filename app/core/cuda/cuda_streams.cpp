@@ -16,7 +16,7 @@ namespace {
 constexpr size_t kMaxPrintfBytes = 4u << 20;
 
 EngineError refused(std::string message, std::string hint = {}) {
-    return EngineError{"launch refused", std::move(message), std::move(hint), false};
+    return engine_error(ErrorKind::LaunchRefused, "launch refused", std::move(message), std::move(hint));
 }
 
 // Page-locked host memory for the whole request (what cudaMallocHost gives a program); staging into it is not timed.
@@ -56,8 +56,9 @@ StreamsResult CudaBackend::streams(const StreamsRequest& request) {
     if ((out.error = bind())) return out;
     if (!d_.StreamCreate || !d_.StreamDestroy || !d_.StreamSynchronize || !d_.StreamWaitEvent || !d_.MemcpyHtoDAsync ||
         !d_.MemcpyDtoHAsync) {
-        out.error = EngineError{"not supported", "this NVIDIA driver lacks the stream functions a streamed run needs",
-                                "update the NVIDIA driver", false};
+        out.error = engine_error(ErrorKind::Unsupported, "not supported",
+                                 "this NVIDIA driver lacks the stream functions a streamed run needs",
+                                 "update the NVIDIA driver");
         return out;
     }
     const std::string subject = "kernel `" + request.kernel_name + "` (" + std::to_string(request.chunks.size()) +
@@ -126,10 +127,10 @@ StreamsResult CudaBackend::streams(const StreamsRequest& request) {
     // Pinned staging, untimed: a program that overlaps copies keeps its host data in page-locked memory.
     PinnedArea staged_in(d_, in_bytes), staged_out(d_, out_bytes);
     if (!staged_in.data || !staged_out.data) {
-        out.error = EngineError{"CUDA_ERROR_OUT_OF_MEMORY",
-                                "could not allocate " + std::to_string(in_bytes + out_bytes) +
-                                    " bytes of pinned (page-locked) host memory for the streamed run",
-                                "use a smaller size", false};
+        out.error = engine_error(ErrorKind::OutOfMemory, "CUDA_ERROR_OUT_OF_MEMORY",
+                                 "could not allocate " + std::to_string(in_bytes + out_bytes) +
+                                     " bytes of pinned (page-locked) host memory for the streamed run",
+                                 "use a smaller size");
         return out;
     }
     {

@@ -34,14 +34,21 @@ int serve(int fd, uint64_t id_base, int ordinal) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the app, even inside a kernel that does not end
     use_pch_dir_for_temporary_files();  // still one thread here (before main): NVRTC's PCH temporaries
     std::string why, detail;
-    nlohmann::json hello = {{"ok", false}, {"message", ""}, {"hint", ""}};
+    // The greeting says which wire protocol this binary speaks; the app refuses another build's worker.
+    nlohmann::json hello = {
+        {"ok", false}, {"message", ""}, {"hint", ""}, {"kind", ""}, {"protocol", kWireProtocolVersion}};
     std::unique_ptr<CudaBackend> backend;
     if (const CudaDriver* driver = cuda_driver(&why, &detail)) {
         auto created = CudaBackend::create(*driver, ordinal);
         if (created) backend = std::move(*created);
-        else hello.update({{"message", created.error().message}, {"hint", created.error().hint}});
+        else
+            hello.update({{"message", created.error().message},
+                          {"hint", created.error().hint},
+                          {"kind", error_kind_name(created.error().kind)}});
     } else {
-        hello.update({{"message", why + ": the CUDA backend is unavailable; use --backend cpu"}, {"hint", detail}});
+        hello.update({{"message", why + ": the CUDA backend is unavailable; use --backend cpu"},
+                      {"hint", detail},
+                      {"kind", error_kind_name(ErrorKind::Unsupported)}});
     }
     hello["ok"] = backend != nullptr;
     if (!write_message(fd, WireMessage{hello.dump(), {}, {}}) || !backend) return 1;
@@ -53,8 +60,8 @@ int serve(int fd, uint64_t id_base, int ordinal) {
     for (;;) {
         WireMessage in;
         if (read_message(fd, -1, &in) != ReadStatus::Ok) return 0;  // the app closed the connection
-        std::optional<Request> request = decode_request(std::move(in));
-        if (!request) return 2;
+        Result<Request> request = decode_request(std::move(in));
+        if (!request) return 2;  // the app's side reports the worker gone (it sent what this build cannot read)
         const Response response = dispatch_request(*backend, *request);
         if (!write_message(fd, encode_response(response))) return 0;
         // The answer said the context was reset: this process cannot use CUDA any more, so it ends and
@@ -88,38 +95,24 @@ std::optional<EngineError> error_of(const Response& r) {
 
 // The response of the request's type that carries `error`.
 Response failed_response(const Request& request, const EngineError& error, const std::optional<DeviceInfo>& info) {
-    switch (request.index()) {
-        case 0: {
-            InfoResult r;
-            if (info) r.device = *info;
-            r.device.notes = error.message;
-            return r;
-        }
-        case 1: {
-            CompileResult r;
-            r.error = error;
-            return r;
-        }
-        case 2: return AllocateResult{0, 0, error, {}, 0};
-        case 3: return UploadResult{error, 0};
-        case 4: {
-            LaunchResult r;
-            r.error = error;
-            return r;
-        }
-        case 5: return ReadBackResult{{}, error, 0};
-        case 6: return ReleaseResult{};
-        case 8: {
-            StreamsResult r;
-            r.error = error;
-            return r;
-        }
-        default: {
-            OccupancyResult r;
-            r.error = error;
-            return r;
-        }
-    }
+    return std::visit(
+        [&](const auto& r) -> Response {
+            using Answer = ResponseFor<std::decay_t<decltype(r)>>;
+            Answer out{};
+            if constexpr (std::is_same_v<Answer, InfoResult>) {
+                if (info) out.device = *info;
+                out.device.notes = error.message;
+            } else if constexpr (!std::is_same_v<Answer, ReleaseResult>) {
+                out.error = error;
+            }
+            return out;
+        },
+        request);
+}
+
+// Requests that run kernel code, whose time limit is the launch watchdog's.
+bool runs_kernels(const Request& request) {
+    return std::holds_alternative<LaunchRequest>(request) || std::holds_alternative<StreamsRequest>(request);
 }
 
 }  // namespace
@@ -127,10 +120,12 @@ Response failed_response(const Request& request, const EngineError& error, const
 Result<std::unique_ptr<Backend>> make_cuda_backend(int device) {
     // Answer "no driver" without starting a process (dlopen only; CUDA is never initialised here).
     std::string why, detail;
-    if (!cuda_driver(&why, &detail)) return make_error(why + ": the CUDA backend is unavailable; use --backend cpu", detail);
+    if (!cuda_driver(&why, &detail))
+        return make_error(ErrorKind::Unsupported, why + ": the CUDA backend is unavailable; use --backend cpu", detail);
     if (const char* v = std::getenv("CUDA_PLAYGROUND_CUDA_IN_PROCESS"); v && *v && std::string(v) != "0")
         return device == 0 ? make_cuda_backend_in_process()
-                           : make_error("CUDA_PLAYGROUND_CUDA_IN_PROCESS runs device 0 only, in this process",
+                           : make_error(ErrorKind::UserInput,
+                                        "CUDA_PLAYGROUND_CUDA_IN_PROCESS runs device 0 only, in this process",
                                         "unset it to open device " + std::to_string(device) + " in a worker process");
     return CudaWorkerBackend::create(device);
 }
@@ -144,7 +139,8 @@ Result<std::unique_ptr<Backend>> CudaWorkerBackend::create(int device) {
 
 Result<std::unique_ptr<Backend>> CudaWorkerBackend::create_under_sanitizer(const std::string& tool, const std::string& log) {
     std::string why, detail;
-    if (!cuda_driver(&why, &detail)) return make_error(why + ": the CUDA backend is unavailable", detail);
+    if (!cuda_driver(&why, &detail))
+        return make_error(ErrorKind::Unsupported, why + ": the CUDA backend is unavailable", detail);
     std::unique_ptr<CudaWorkerBackend> backend(new CudaWorkerBackend());
     backend->sanitize_tool_ = tool;
     backend->sanitize_log_ = log;
@@ -169,7 +165,8 @@ std::optional<Error> CudaWorkerBackend::start_worker() {
     // are off there: a write into a zone is inside the allocation, and memcheck would not see it.
     if (!sanitize_tool_.empty()) {
         const std::string sanitizer = find_compute_sanitizer();
-        if (sanitizer.empty()) return make_error("compute-sanitizer was not found", "see run --help (--sanitize)");
+        if (sanitizer.empty())
+            return make_error(ErrorKind::Unsupported, "compute-sanitizer was not found", "see run --help (--sanitize)");
         spawn.wrapper = {sanitizer, "--tool", sanitize_tool_, "--log-file", sanitize_log_, "--show-backtrace", "no"};
         spawn.extra_env = {"CUDA_PLAYGROUND_GUARDS=0", "CUDA_PLAYGROUND_UNDER_SANITIZER=1"};
         spawn.stop_grace_ms = 60000;
@@ -180,16 +177,21 @@ std::optional<Error> CudaWorkerBackend::start_worker() {
     std::optional<Error> failure;
     try {
         if (hello.outcome != WorkerProcess::Outcome::Answered) {
-            failure = make_error(hello.outcome == WorkerProcess::Outcome::TimedOut
+            failure = make_error(ErrorKind::WorkerLost,
+                                 hello.outcome == WorkerProcess::Outcome::TimedOut
                                      ? "the CUDA worker process did not start in time"
                                      : "the CUDA worker process ended while starting (" + hello.ended_how + ")");
         } else {
             const auto j = nlohmann::json::parse(hello.message.json);
-            if (!j.at("ok").get<bool>())
-                failure = make_error(j.at("message").get<std::string>(), j.at("hint").get<std::string>());
+            // First the protocol: a worker from another build may not even word its greeting the same way.
+            failure = check_worker_protocol(j.value("protocol", 0), "CUDA worker");
+            if (!failure && !j.at("ok").get<bool>())
+                failure = make_error(error_kind_from_name(j.at("kind").get<std::string>()).value_or(ErrorKind::Unknown),
+                                     j.at("message").get<std::string>(), j.at("hint").get<std::string>());
         }
     } catch (const std::exception& e) {
-        failure = make_error(std::string("the CUDA worker process answered nonsense: ") + e.what());
+        failure =
+            make_error(ErrorKind::WorkerLost, std::string("the CUDA worker process answered nonsense: ") + e.what());
     }
     if (failure && !spawn.wrapper.empty())
         failure->message += " (it was started under compute-sanitizer; its log: " + sanitize_log_ + ")";
@@ -200,32 +202,36 @@ std::optional<Error> CudaWorkerBackend::start_worker() {
 Response CudaWorkerBackend::call(const Request& request, int timeout_s, const std::string& subject) {
     if (!worker_.running()) {
         if (auto e = start_worker())
-            return failed_response(request, EngineError{"worker unavailable", "the CUDA worker could not be restarted: " +
-                                                        e->message, e->hint, false}, info_);
+            return failed_response(request,
+                                   engine_error(ErrorKind::WorkerLost, "worker unavailable",
+                                                "the CUDA worker could not be restarted: " + e->message, e->hint),
+                                   info_);
     }
     WorkerProcess::Reply reply = worker_.call(encode_request(request), timeout_s);
     if (reply.outcome == WorkerProcess::Outcome::Answered) {
-        if (std::optional<Response> response = decode_response(std::move(reply.message))) {
+        if (Result<Response> response = decode_response(std::move(reply.message))) {
             const auto error = error_of(*response);
             if (error && error->context_was_reset) worker_.stop(false);  // it is ending: start afresh next time
             return std::move(*response);
         }
         worker_.stop(true);  // it answered nonsense: it cannot be trusted with the next request
-        reply.ended_how = "it sent an answer that could not be read";
+        reply.ended_how = "it sent an answer that could not be read";  // the worker's fault, not the kernel's
     }
     // The worker hung or died: its GPU context and every buffer go with it.
     EngineError e;
     e.context_was_reset = true;
     if (reply.outcome == WorkerProcess::Outcome::TimedOut) {
         e.name = "timeout";
+        e.kind = ErrorKind::Hang;
         e.message = subject + " did not finish within " + std::to_string(timeout_s) +
                     " s and was stopped. All buffers were lost; the GPU context was reset.";
-        e.hint = request.index() == 4 || request.index() == 8
+        e.hint = runs_kernels(request)
                      ? "look for a loop that never ends, or __syncthreads() inside a branch that some threads skip; "
                        "set CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S to allow longer launches"
                      : "";
     } else {
         e.name = "worker stopped";
+        e.kind = ErrorKind::WorkerLost;
         e.message = "the CUDA worker process stopped unexpectedly during " + subject + " (" + reply.ended_how +
                     "). All buffers were lost; the next request starts a new GPU context.";
     }

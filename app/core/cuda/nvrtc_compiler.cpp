@@ -144,8 +144,8 @@ std::vector<std::byte> program_image(nvrtcProgram program, bool cubin) {
 }
 
 EngineError nvrtc_failure(nvrtcResult r, const std::string& what) {
-    return EngineError{nvrtcGetErrorString(r), what + " failed: " + nvrtcGetErrorString(r),
-                       "this is a problem with the NVRTC installation, not with the kernel", false};
+    return engine_error(ErrorKind::Internal, nvrtcGetErrorString(r), what + " failed: " + nvrtcGetErrorString(r),
+                        "this is a problem with the NVRTC installation, not with the kernel");
 }
 
 class ProgramGuard {
@@ -374,7 +374,8 @@ CompileResult compile_with_nvrtc(const CompileRequest& request, const std::strin
         }
     } catch (const std::exception& e) {
         result.ok = false;
-        result.error = EngineError{"internal", std::string("compiling failed unexpectedly: ") + e.what(), "", false};
+        result.error =
+            engine_error(ErrorKind::Internal, "internal", std::string("compiling failed unexpectedly: ") + e.what());
     }
     result.compile_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -32,22 +32,27 @@ private:
 double luma(const uint8_t* rgba) { return std::floor(0.299 * rgba[0] + 0.587 * rgba[1] + 0.114 * rgba[2] + 0.5); }
 
 Result<bool> fill_from_image(const BufferSpec& spec, HostBuffer& out, const Image* image) {
-    if (!image) return make_error("buffer `" + spec.name + "` is filled from an image, but no image was loaded");
+    if (!image)
+        return make_error(ErrorKind::UserInput,
+                          "buffer `" + spec.name + "` is filled from an image, but no image was loaded");
     const uint64_t pixels = uint64_t(image->width) * uint64_t(image->height);
     if (out.count() != pixels) {
-        return make_error("buffer `" + spec.name + "` has " + std::to_string(out.count()) + " elements but its image `" +
-                              spec.init.image + "` is " + std::to_string(image->width) + "x" +
-                              std::to_string(image->height) + " = " + std::to_string(pixels) + " pixels",
+        return make_error(ErrorKind::UserInput,
+                          "buffer `" + spec.name + "` has " + std::to_string(out.count()) +
+                              " elements but its image `" + spec.init.image + "` is " + std::to_string(image->width) +
+                              "x" + std::to_string(image->height) + " = " + std::to_string(pixels) + " pixels",
                           "Make its count `" + spec.name + ".width * " + spec.name + ".height` (e.g. params width = " +
                               spec.name + ".width and height = " + spec.name + ".height, count `width * height`).");
     }
     if (image->channels != 1 && image->channels != 4)
-        return make_error("image `" + spec.init.image + "` has " + std::to_string(image->channels) + " channels; expected 1 or 4");
+        return make_error(ErrorKind::UserInput, "image `" + spec.init.image + "` has " +
+                                                    std::to_string(image->channels) + " channels; expected 1 or 4");
     const ElemTypeInfo& info = elem_info(spec.type);
     const bool to_float = info.is_float;
     if (spec.type != ElemType::UChar4 && spec.type != ElemType::UChar3 && spec.type != ElemType::UChar &&
         spec.type != ElemType::Float && spec.type != ElemType::Float3 && spec.type != ElemType::Float4) {
-        return make_error(std::string("buffer `") + spec.name + "` holds " + info.name + ", which an image cannot fill",
+        return make_error(ErrorKind::UserInput,
+                          std::string("buffer `") + spec.name + "` holds " + info.name + ", which an image cannot fill",
                           "Use uchar4 (RGBA), uchar3, uchar (gray), float (gray 0..1), float3 or float4 (RGBA 0..1).");
     }
     if (spec.type == ElemType::UChar4 && image->channels == 4) {  // the common case: the pixels as they are
@@ -80,8 +85,9 @@ Result<bool> fill_buffer(const BufferSpec& spec, HostBuffer& out, const Image* i
     out.type = spec.type;
     const ElemTypeInfo& info = elem_info(spec.type);
     if (out.bytes.size() % info.size != 0) {
-        return make_error("buffer `" + spec.name + "` has " + std::to_string(out.bytes.size()) +
-                          " bytes, not a whole number of " + info.name + " elements (" + std::to_string(info.size) + " bytes each)");
+        return make_error(ErrorKind::UserInput, "buffer `" + spec.name + "` has " + std::to_string(out.bytes.size()) +
+                                                    " bytes, not a whole number of " + info.name + " elements (" +
+                                                    std::to_string(info.size) + " bytes each)");
     }
     const uint64_t count = out.count();
     const BufferInit& init = spec.init;
@@ -100,13 +106,16 @@ Result<bool> fill_buffer(const BufferSpec& spec, HostBuffer& out, const Image* i
                     write_component(out.bytes.data() + i * info.size, spec.type, c, init.start + double(i) * init.step);
             return true;
         case BufferInit::Kind::Random: {
-            if (init.min > init.max) return make_error("buffer `" + spec.name + "`: random min is above max");
+            if (init.min > init.max)
+                return make_error(ErrorKind::UserInput, "buffer `" + spec.name + "`: random min is above max");
             SplitMix64 rng(init.seed);
             // Integers: every whole number in [min, max] equally likely (rounding a real would halve the ends).
             const double lo = info.is_float ? init.min : std::ceil(init.min);
             const double hi = info.is_float ? init.max : std::floor(init.max);
             if (!info.is_float && lo > hi)
-                return make_error("buffer `" + spec.name + "`: random(min, max) contains no whole number for an integer buffer");
+                return make_error(
+                    ErrorKind::UserInput,
+                    "buffer `" + spec.name + "`: random(min, max) contains no whole number for an integer buffer");
             for (uint64_t i = 0; i < count; ++i) {
                 for (uint32_t c = 0; c < info.components; ++c) {
                     const double u = rng.uniform01();

@@ -79,18 +79,25 @@ Result<Image> load_image(const fs::path& path, uint64_t max_pixels) {
     std::error_code ec;
     const auto status = fs::status(path, ec);
     if (ec || !fs::exists(status))
-        return make_error("image " + quoted(path) + " does not exist", "Check the path (relative paths are looked up in the assets folder and next to the kernel file).");
-    if (fs::is_directory(status)) return make_error("image " + quoted(path) + " is a folder, not an image file");
+        return make_error(
+            ErrorKind::Io, "image " + quoted(path) + " does not exist",
+            "Check the path (relative paths are looked up in the assets folder and next to the kernel file).");
+    if (fs::is_directory(status))
+        return make_error(ErrorKind::Io, "image " + quoted(path) + " is a folder, not an image file");
     const auto size = fs::file_size(path, ec);
-    if (ec) return make_error("cannot read image " + quoted(path) + ": " + ec.message());
-    if (size == 0) return make_error("image " + quoted(path) + " is empty (0 bytes)", "Save the image again, or choose another file.");
+    if (ec) return make_error(ErrorKind::Io, "cannot read image " + quoted(path) + ": " + ec.message());
+    if (size == 0)
+        return make_error(ErrorKind::Io, "image " + quoted(path) + " is empty (0 bytes)",
+                          "Save the image again, or choose another file.");
     if (size > std::numeric_limits<int>::max())
-        return make_error("image " + quoted(path) + " is " + std::to_string(size >> 20) + " MiB; files over 2 GiB are not supported");
+        return make_error(ErrorKind::Io, "image " + quoted(path) + " is " + std::to_string(size >> 20) +
+                                             " MiB; files over 2 GiB are not supported");
 
     std::ifstream in(path, std::ios::binary);
     std::vector<unsigned char> bytes(size);
     if (!in || !in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size)))
-        return make_error("cannot read image " + quoted(path), "Check that you have permission to read it.");
+        return make_error(ErrorKind::Io, "cannot read image " + quoted(path),
+                          "Check that you have permission to read it.");
     auto image = decode_image(bytes.data(), bytes.size(), "image " + quoted(path), max_pixels);
     if (image) return image;
     // The name says one format, the bytes another (or none): say so, it is often the whole story.
@@ -107,21 +114,26 @@ Result<Image> load_image(const fs::path& path, uint64_t max_pixels) {
 }
 
 Result<Image> decode_image(const uint8_t* bytes, size_t size, const std::string& name, uint64_t max_pixels) {
-    if (size == 0) return make_error(name + " is empty (0 bytes)", "Save the image again, or choose another file.");
+    if (size == 0)
+        return make_error(ErrorKind::Io, name + " is empty (0 bytes)", "Save the image again, or choose another file.");
     if (size > size_t(std::numeric_limits<int>::max()))
-        return make_error(name + " is " + std::to_string(size >> 20) + " MiB; files over 2 GiB are not supported");
+        return make_error(ErrorKind::Io,
+                          name + " is " + std::to_string(size >> 20) + " MiB; files over 2 GiB are not supported");
     const ImageFormat format = sniff_image_format(bytes, size);
     const std::string a_format = with_article(format) + " file";
     auto damaged = [&](const StructureProblem& problem) {
         if (problem.kind == StructureProblem::Kind::Truncated)
-            return make_error(name + " is " + a_format + " that was cut short: " + problem.detail, kCutShort);
+            return make_error(ErrorKind::Io, name + " is " + a_format + " that was cut short: " + problem.detail,
+                              kCutShort);
         if (problem.kind == StructureProblem::Kind::Unsupported)
-            return make_error(name + " is " + a_format + " of a kind the playground cannot read: " + problem.detail,
+            return make_error(ErrorKind::Io,
+                              name + " is " + a_format + " of a kind the playground cannot read: " + problem.detail,
                               "Save it as PNG.");
-        return make_error(name + " is " + a_format + " that is corrupt: " + problem.detail, kCorrupt);
+        return make_error(ErrorKind::Io, name + " is " + a_format + " that is corrupt: " + problem.detail, kCorrupt);
     };
     auto too_large = [&](uint64_t w, uint64_t h) {
-        return make_error(name + " is " + std::to_string(w) + "x" + std::to_string(h) + " (" + megapixels(w * h) +
+        return make_error(ErrorKind::Io,
+                          name + " is " + std::to_string(w) + "x" + std::to_string(h) + " (" + megapixels(w * h) +
                               " Mpixel); the limit is " + megapixels(max_pixels) + " Mpixel",
                           "Scale the image down, or choose a smaller one.");
     };
@@ -137,30 +149,36 @@ Result<Image> decode_image(const uint8_t* bytes, size_t size, const std::string&
         uint64_t png_w = 0, png_h = 0;
         if (png_dimensions(bytes, size, png_w, png_h) && png_w * png_h > max_pixels) return too_large(png_w, png_h);
         if (format == ImageFormat::Unknown) {
-            return make_error(name + " is not in an image format the playground can read: its first bytes (" +
+            return make_error(ErrorKind::Io,
+                              name + " is not in an image format the playground can read: its first bytes (" +
                                   first_bytes(bytes, size) + ") match none of them",
                               kFormats);
         }
         if (problem) return damaged(*problem);
-        return make_error(name + " is " + a_format + " whose header cannot be read" + with_reason(reason),
-                          kCorrupt);
+        return make_error(ErrorKind::Io,
+                          name + " is " + a_format + " whose header cannot be read" + with_reason(reason), kCorrupt);
     }
     if (format == ImageFormat::Bmp && height < 0 && height > std::numeric_limits<int>::min()) height = -height;  // top-down rows
     if (width > 0 && height > 0 && uint64_t(width) * uint64_t(height) > max_pixels) return too_large(uint64_t(width), uint64_t(height));
     if (problem) return damaged(*problem);
-    if (width <= 0 || height <= 0) return make_error(name + " has no pixels (" + std::to_string(width) + "x" + std::to_string(height) + ")", kCorrupt);
+    if (width <= 0 || height <= 0)
+        return make_error(ErrorKind::Io,
+                          name + " has no pixels (" + std::to_string(width) + "x" + std::to_string(height) + ")",
+                          kCorrupt);
     int w = 0, h = 0, c = 0;
     std::unique_ptr<stbi_uc, void (*)(void*)> decoded(stbi_load_from_memory(bytes, static_cast<int>(size), &w, &h, &c, 4),
                                                       stbi_image_free);
     if (!decoded) {
-        return make_error(name + " is " + (format == ImageFormat::Unknown ? std::string("an image file") : a_format) +
+        return make_error(ErrorKind::Io,
+                          name + " is " + (format == ImageFormat::Unknown ? std::string("an image file") : a_format) +
                               " that could not be decoded" + with_reason(stb_reason()),
                           kCorrupt);
     }
     // The size was checked from the header; an image that decodes to another size would bypass that check.
     if (w != width || h != height) {
-        return make_error(name + " decoded as " + std::to_string(w) + "x" + std::to_string(h) + " but its header says " +
-                              std::to_string(width) + "x" + std::to_string(height),
+        return make_error(ErrorKind::Io,
+                          name + " decoded as " + std::to_string(w) + "x" + std::to_string(h) +
+                              " but its header says " + std::to_string(width) + "x" + std::to_string(height),
                           kCorrupt);
     }
     Image image;
@@ -173,22 +191,28 @@ Result<Image> decode_image(const uint8_t* bytes, size_t size, const std::string&
 
 Result<bool> save_png(const fs::path& path, const Image& image) {
     if (image.width <= 0 || image.height <= 0)
-        return make_error("cannot save an empty image (" + std::to_string(image.width) + "x" + std::to_string(image.height) + ") to " + quoted(path));
+        return make_error(ErrorKind::Io, "cannot save an empty image (" + std::to_string(image.width) + "x" +
+                                             std::to_string(image.height) + ") to " + quoted(path));
     if (image.channels < 1 || image.channels > 4)
-        return make_error("cannot save " + quoted(path) + ": an image has 1 to 4 channels, not " + std::to_string(image.channels));
+        return make_error(ErrorKind::Io, "cannot save " + quoted(path) + ": an image has 1 to 4 channels, not " +
+                                             std::to_string(image.channels));
     const size_t expected = size_t(image.width) * size_t(image.height) * size_t(image.channels);
     if (image.pixels.size() != expected) {
-        return make_error("cannot save " + quoted(path) + ": the image is " + std::to_string(image.width) + "x" +
-                          std::to_string(image.height) + "x" + std::to_string(image.channels) + " = " +
-                          std::to_string(expected) + " bytes but holds " + std::to_string(image.pixels.size()));
+        return make_error(ErrorKind::Io, "cannot save " + quoted(path) + ": the image is " +
+                                             std::to_string(image.width) + "x" + std::to_string(image.height) + "x" +
+                                             std::to_string(image.channels) + " = " + std::to_string(expected) +
+                                             " bytes but holds " + std::to_string(image.pixels.size()));
     }
     std::error_code ec;
     const fs::path parent = path.parent_path();
     if (!parent.empty() && !fs::is_directory(parent, ec))
-        return make_error("cannot save " + quoted(path) + ": the folder " + quoted(parent) + " does not exist", "Create it first.");
+        return make_error(ErrorKind::Io,
+                          "cannot save " + quoted(path) + ": the folder " + quoted(parent) + " does not exist",
+                          "Create it first.");
     if (!stbi_write_png(path.c_str(), image.width, image.height, image.channels, image.pixels.data(),
                         image.width * image.channels)) {
-        return make_error("could not write " + quoted(path), "Check that the folder is writable and the disk is not full.");
+        return make_error(ErrorKind::Io, "could not write " + quoted(path),
+                          "Check that the folder is writable and the disk is not full.");
     }
     return true;
 }

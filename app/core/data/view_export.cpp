@@ -23,12 +23,15 @@ double component(const HostBuffer& b, size_t i, uint32_t c) {
 
 Result<ViewImage> render_view_image(const ViewSpec& view, const HostBuffer& buffer, int width, int height) {
     if (width <= 0 || height <= 0) {
-        return make_error("view of `" + view.buffer + "` has size " + std::to_string(width) + "x" + std::to_string(height),
-                          "the view's width and height must be positive");
+        return make_error(
+            ErrorKind::UserInput,
+            "view of `" + view.buffer + "` has size " + std::to_string(width) + "x" + std::to_string(height),
+            "the view's width and height must be positive");
     }
     const size_t n = size_t(width) * size_t(height);
     if (buffer.count() < n) {
-        return make_error("view of `" + view.buffer + "` is " + std::to_string(width) + "x" + std::to_string(height) +
+        return make_error(ErrorKind::UserInput,
+                          "view of `" + view.buffer + "` is " + std::to_string(width) + "x" + std::to_string(height) +
                               " but the buffer holds only " + std::to_string(buffer.count()) + " elements",
                           "make the view's size match the buffer's (line " + std::to_string(view.line) + ")");
     }
@@ -101,7 +104,7 @@ Result<std::vector<std::filesystem::path>> export_views(const std::vector<Export
                                                        const std::filesystem::path& dir) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
-    if (ec) return make_error("cannot create output folder " + dir.string() + ": " + ec.message());
+    if (ec) return make_error(ErrorKind::Io, "cannot create output folder " + dir.string() + ": " + ec.message());
     std::vector<std::filesystem::path> written;
     for (const ExportView& view : views) {
         auto it = outputs.find(view.spec.buffer);
@@ -117,7 +120,7 @@ Result<std::vector<std::filesystem::path>> export_views(const std::vector<Export
             const auto path = dir / (view.spec.buffer + ".csv");
             std::ofstream f(path);
             f << buffer_csv(it->second);
-            if (!f) return make_error("cannot write " + path.string());
+            if (!f) return make_error(ErrorKind::Io, "cannot write " + path.string());
             written.push_back(path);
         }
     }

@@ -22,19 +22,19 @@ Response dispatch_request(Backend& b, const Request& request) {
 
 OccupancyResult Backend::occupancy(const OccupancyRequest& request) {
     OccupancyResult out;
-    out.error = EngineError{"not supported",
-                            "the " + info().device.backend + " backend has no occupancy API to ask about `" +
-                                request.kernel_name + "`",
-                            "the block size can still be estimated from the kernel's resource usage", false};
+    out.error = engine_error(
+        ErrorKind::Unsupported, "not supported",
+        "the " + info().device.backend + " backend has no occupancy API to ask about `" + request.kernel_name + "`",
+        "the block size can still be estimated from the kernel's resource usage");
     return out;
 }
 
 StreamsResult Backend::streams(const StreamsRequest& request) {
     StreamsResult out;
-    out.error = EngineError{"not supported",
-                            "the " + info().device.backend + " backend cannot run `" + request.kernel_name +
-                                "` split over streams",
-                            "run it on the cuda or cpu backend", false};
+    out.error = engine_error(
+        ErrorKind::Unsupported, "not supported",
+        "the " + info().device.backend + " backend cannot run `" + request.kernel_name + "` split over streams",
+        "run it on the cuda or cpu backend");
     return out;
 }
 
@@ -62,13 +62,14 @@ std::string backend_choices_text() {
 
 Result<std::string> check_backend_name(const std::string& name) {
     if (name == "auto" || find_backend(name)) return name;
-    return make_error("unknown backend `" + name + "`", "use " + backend_choices_text());
+    return make_error(ErrorKind::UserInput, "unknown backend `" + name + "`", "use " + backend_choices_text());
 }
 
 Result<MadeBackend> make_backend(const std::string& name, int device) {
     if (auto known = check_backend_name(name); !known) return known.error();
     if (device < 0)
-        return make_error("there is no device " + std::to_string(device) + ": devices are numbered from 0",
+        return make_error(ErrorKind::UserInput,
+                          "there is no device " + std::to_string(device) + ": devices are numbered from 0",
                           "use 0 for the first device");
     MadeBackend made;
     if (name != "auto") {
@@ -88,7 +89,7 @@ Result<MadeBackend> make_backend(const std::string& name, int device) {
         reasons += (reasons.empty() ? "" : "; ") + e.name + ": " + backend.error().message;
         if (hint.empty()) hint = backend.error().hint;
     }
-    return make_error("no backend can run kernels here (" + reasons + ")", hint);
+    return make_error(ErrorKind::Unsupported, "no backend can run kernels here (" + reasons + ")", hint);
 }
 
 }  // namespace cp

@@ -146,7 +146,8 @@ std::string count_param_name(const std::string& param, int which) {
 Result<std::string> make_count_wrapper(const std::string& source, const std::string& kernel_name,
                                        const std::vector<CountedBuffer>& counted) {
     const auto refused = [&](const std::string& why) {
-        return make_error("cannot make the write-counting variant of `" + kernel_name + "`: " + why,
+        return make_error(ErrorKind::Unsupported,
+                          "cannot make the write-counting variant of `" + kernel_name + "`: " + why,
                           "the count needs `__global__ void NAME(...)` with each output declared `T* name`");
     };
     std::string why;

@@ -3,6 +3,7 @@
 // runs in a watchdogged child process; engine_wire.h carries these values over its socket).
 #pragma once
 
+#include "core/result.h"
 #include "core/types.h"
 
 #include <cstddef>
@@ -18,14 +19,29 @@ namespace cp {
 using ModuleId = uint64_t;  // 0 = none
 using BufferId = uint64_t;  // 0 = none
 
-// Plain-words failure of one request. `name` is the backend's error name (e.g. CUDA_ERROR_ILLEGAL_ADDRESS).
+// Plain-words failure of one request. `name` is the backend's error name (e.g. CUDA_ERROR_ILLEGAL_ADDRESS);
+// `kind` is what happened (result.h), set where the backend raises it: callers decide on the kind.
 struct EngineError {
     std::string name;
     std::string message;
     std::string hint;
     bool context_was_reset = false;  // a sticky error was recovered from; all buffers/modules are gone
     int line = 0;                    // the kernel source's line it happened on (1-based); 0 when unknown
+    ErrorKind kind = ErrorKind::Unknown;
 };
+inline EngineError engine_error(ErrorKind kind, std::string name, std::string message, std::string hint = {}) {
+    EngineError e{std::move(name), std::move(message), std::move(hint)};
+    e.kind = kind;
+    return e;
+}
+// The user-level Error for an engine error: its words and its kind.
+inline Error to_error(const EngineError& e) {
+    return Error{e.message, e.hint, e.kind};
+}
+// The EngineError named `name` for an Error; `fallback` when the Error's kind is Unknown.
+inline EngineError to_engine_error(const Error& e, std::string name, ErrorKind fallback) {
+    return engine_error(e.kind == ErrorKind::Unknown ? fallback : e.kind, std::move(name), e.message, e.hint);
+}
 
 struct InfoRequest {};
 struct InfoResult {

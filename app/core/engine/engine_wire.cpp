@@ -1,4 +1,8 @@
-// Serialising engine requests/responses (nlohmann JSON + a blob).
+// Serialising engine requests/responses (nlohmann JSON + a blob), type by type: each message type has a
+// WireTag (its name), a to_wire and a from_wire; the encoder visits the variant and the decoder's table is
+// built from the variant's alternatives, so a type that lacks one of the three is a compile error.
+//
+// Sections: value types · message types · the tables · requests and responses · the greeting
 #include "core/engine/engine_wire.h"
 
 #include <nlohmann/json.hpp>
@@ -37,11 +41,36 @@ void from_json(const json& j, ResourceUsage& u) {
     for (size_t i = 0; i < std::size(fields); ++i) *fields[i] = j.at(i).get<int>();
 }
 
+void to_json(json& j, const BackendCapabilities& c) {
+    j = {{"launches", c.launches},
+         {"gpu", c.gpu},
+         {"device_buffers", c.device_buffers},
+         {"buffers_by_ipc", c.buffers_by_ipc},
+         {"occupancy_api", c.occupancy_api},
+         {"event_timing", c.event_timing},
+         {"default_repeats", c.default_repeats},
+         {"trace_needs_instrumented_module", c.trace_needs_instrumented_module},
+         {"sanitizer", c.sanitizer},
+         {"thread_order", c.thread_order},
+         {"concurrent_streams", c.concurrent_streams}};
+}
+void from_json(const json& j, BackendCapabilities& c) {
+    c.launches = j.at("launches").get<bool>();
+    c.gpu = j.at("gpu").get<bool>();
+    c.device_buffers = j.at("device_buffers").get<bool>();
+    c.buffers_by_ipc = j.at("buffers_by_ipc").get<bool>();
+    c.occupancy_api = j.at("occupancy_api").get<bool>();
+    c.event_timing = j.at("event_timing").get<bool>();
+    c.default_repeats = j.at("default_repeats").get<int>();
+    c.trace_needs_instrumented_module = j.at("trace_needs_instrumented_module").get<bool>();
+    c.sanitizer = j.at("sanitizer").get<bool>();
+    c.thread_order = j.at("thread_order").get<bool>();
+    c.concurrent_streams = j.at("concurrent_streams").get<bool>();
+}
+
 void to_json(json& j, const DeviceInfo& d) {
-    const BackendCapabilities& c = d.caps;
     j = {{"backend", d.backend},
-         {"caps", {c.launches, c.gpu, c.device_buffers, c.buffers_by_ipc, c.occupancy_api, c.event_timing, c.default_repeats,
-                  c.trace_needs_instrumented_module, c.sanitizer, c.thread_order, c.concurrent_streams}},
+         {"caps", d.caps},
          {"name", d.name},
          {"arch", d.arch},
          {"cc", {d.cc_major, d.cc_minor}},
@@ -67,11 +96,7 @@ void to_json(json& j, const DeviceInfo& d) {
 }
 void from_json(const json& j, DeviceInfo& d) {
     d.backend = j.at("backend").get<std::string>();
-    const json& c = j.at("caps");
-    d.caps = {c.at(0).get<bool>(), c.at(1).get<bool>(), c.at(2).get<bool>(), c.at(3).get<bool>(),
-              c.at(4).get<bool>(), c.at(5).get<bool>(), c.at(6).get<int>(), c.size() > 7 && c.at(7).get<bool>(),
-              c.size() > 8 && c.at(8).get<bool>(), c.size() > 9 && c.at(9).get<bool>(),
-              c.size() > 10 && c.at(10).get<bool>()};
+    d.caps = j.at("caps").get<BackendCapabilities>();
     d.name = j.at("name").get<std::string>();
     d.arch = j.at("arch").get<std::string>();
     d.cc_major = j.at("cc").at(0).get<int>();
@@ -98,14 +123,20 @@ void from_json(const json& j, DeviceInfo& d) {
 }
 
 void to_json(json& j, const EngineError& e) {
-    j = {{"name", e.name}, {"message", e.message}, {"hint", e.hint}, {"context_was_reset", e.context_was_reset}, {"line", e.line}};
+    j = {{"name", e.name}, {"message", e.message},
+         {"hint", e.hint}, {"context_was_reset", e.context_was_reset},
+         {"line", e.line}, {"kind", error_kind_name(e.kind)}};
 }
 void from_json(const json& j, EngineError& e) {
     e.name = j.at("name").get<std::string>();
     e.message = j.at("message").get<std::string>();
     e.hint = j.at("hint").get<std::string>();
     e.context_was_reset = j.at("context_was_reset").get<bool>();
-    e.line = j.value("line", 0);
+    e.line = j.at("line").get<int>();
+    const std::string kind = j.at("kind").get<std::string>();
+    const std::optional<ErrorKind> k = error_kind_from_name(kind);
+    if (!k) throw std::runtime_error("unknown error kind `" + kind + "`");
+    e.kind = *k;
 }
 
 namespace {
@@ -128,10 +159,6 @@ std::vector<std::byte> bytes_from(const json& j) {
     return out;
 }
 
-// Names on the wire, in the order of the Request and Response variants.
-constexpr const char* kTypes[] = {"info",      "compile", "allocate",  "upload", "launch",
-                                  "read_back", "release", "occupancy", "streams"};
-
 json args_json(const std::vector<KernelArg>& args) {
     json out = json::array();
     for (const auto& a : args)
@@ -142,12 +169,155 @@ std::vector<KernelArg> args_from(const json& j) {
     std::vector<KernelArg> out;
     for (const auto& a : j)
         out.push_back({a.at("name").get<std::string>(), a.at("buffer").get<BufferId>(), bytes_from(a.at("scalar")),
-                       a.value("offset", uint64_t(0))});
+                       a.at("offset").get<uint64_t>()});
     return out;
 }
 
-// A StreamsRequest: the chunks in the JSON, every host -> device copy's bytes one after another in the blob.
-json streams_request_json(const StreamsRequest& r, std::vector<std::byte>& blob) {
+[[noreturn]] void malformed(const std::string& what) {
+    throw std::runtime_error(what);
+}
+
+// ---- message types --------------------------------------------------------------------------------------
+// Per type: its name (WireTag), to_wire (fields into the JSON, bulk bytes into the blob) and from_wire (the
+// reverse; throws on a malformed message). There is deliberately no generic fallback for any of the three.
+
+template <class T>
+struct WireTag;  // undefined: a message type without a name does not compile
+template <class T>
+struct Type {};  // selects from_wire's overload by the type it makes
+
+#define CP_WIRE_TAG(T, NAME)                           \
+    template <>                                        \
+    struct WireTag<T> {                                \
+        static constexpr std::string_view name = NAME; \
+    }
+
+CP_WIRE_TAG(InfoRequest, "info");
+CP_WIRE_TAG(CompileRequest, "compile");
+CP_WIRE_TAG(AllocateRequest, "allocate");
+CP_WIRE_TAG(UploadRequest, "upload");
+CP_WIRE_TAG(LaunchRequest, "launch");
+CP_WIRE_TAG(ReadBackRequest, "read_back");
+CP_WIRE_TAG(ReleaseRequest, "release");
+CP_WIRE_TAG(OccupancyRequest, "occupancy");
+CP_WIRE_TAG(StreamsRequest, "streams");
+CP_WIRE_TAG(InfoResult, "info");
+CP_WIRE_TAG(CompileResult, "compile");
+CP_WIRE_TAG(AllocateResult, "allocate");
+CP_WIRE_TAG(UploadResult, "upload");
+CP_WIRE_TAG(LaunchResult, "launch");
+CP_WIRE_TAG(ReadBackResult, "read_back");
+CP_WIRE_TAG(ReleaseResult, "release");
+CP_WIRE_TAG(OccupancyResult, "occupancy");
+CP_WIRE_TAG(StreamsResult, "streams");
+#undef CP_WIRE_TAG
+
+using Blob = std::vector<std::byte>;
+
+// -- requests
+
+void to_wire(const InfoRequest&, json&, Blob&) {}
+InfoRequest from_wire(Type<InfoRequest>, const json&, Blob&) {
+    return {};
+}
+
+void to_wire(const CompileRequest& r, json& j, Blob&) {
+    j.update({{"source", r.source},
+              {"path", r.path},
+              {"kernel_name", r.kernel_name},
+              {"extra_options", r.extra_options},
+              {"load", r.load},
+              {"instrument_trace", r.instrument_trace},
+              {"also_kernels", r.also_kernels}});
+}
+CompileRequest from_wire(Type<CompileRequest>, const json& j, Blob&) {
+    CompileRequest r;
+    r.source = j.at("source").get<std::string>();
+    r.path = j.at("path").get<std::string>();
+    r.kernel_name = j.at("kernel_name").get<std::string>();
+    r.extra_options = j.at("extra_options").get<std::vector<std::string>>();
+    r.load = j.at("load").get<bool>();
+    r.instrument_trace = j.at("instrument_trace").get<bool>();
+    r.also_kernels = j.at("also_kernels").get<std::vector<std::string>>();
+    return r;
+}
+
+void to_wire(const AllocateRequest& r, json& j, Blob&) {
+    j.update({{"name", r.name}, {"bytes", r.bytes}, {"element_bytes", r.element_bytes}});
+}
+AllocateRequest from_wire(Type<AllocateRequest>, const json& j, Blob&) {
+    return AllocateRequest{j.at("name").get<std::string>(), j.at("bytes").get<uint64_t>(),
+                           j.at("element_bytes").get<uint32_t>()};
+}
+
+void to_wire(const UploadRequest& r, json& j, Blob& blob) {
+    j.update({{"buffer", r.buffer}, {"repeat", r.repeat}, {"pinned", r.pinned}, {"offset", r.offset}});
+    blob = r.data;
+}
+UploadRequest from_wire(Type<UploadRequest>, const json& j, Blob& blob) {
+    return UploadRequest{j.at("buffer").get<BufferId>(), std::move(blob), j.at("repeat").get<bool>(),
+                         j.at("pinned").get<bool>(), j.at("offset").get<uint64_t>()};
+}
+
+void to_wire(const LaunchRequest& r, json& j, Blob&) {
+    j.update({{"module", r.module},
+              {"kernel_name", r.kernel_name},
+              {"grid", r.grid},
+              {"block", r.block},
+              {"dynamic_shared_bytes", r.dynamic_shared_bytes},
+              {"args", args_json(r.args)},
+              {"timing", {r.timing.warmup, r.timing.repeats, r.timing.flush_l2}},
+              {"trace", r.trace}});
+    j["thread_order"] = r.thread_order ? json{int(r.thread_order->kind), r.thread_order->seed} : json(nullptr);
+}
+LaunchRequest from_wire(Type<LaunchRequest>, const json& j, Blob&) {
+    LaunchRequest r;
+    r.module = j.at("module").get<ModuleId>();
+    r.kernel_name = j.at("kernel_name").get<std::string>();
+    r.grid = j.at("grid").get<Dim3>();
+    r.block = j.at("block").get<Dim3>();
+    r.dynamic_shared_bytes = j.at("dynamic_shared_bytes").get<uint32_t>();
+    r.args = args_from(j.at("args"));
+    const json& t = j.at("timing");
+    r.timing = {t.at(0).get<int>(), t.at(1).get<int>(), t.at(2).get<bool>()};
+    r.trace = j.at("trace").get<bool>();
+    if (const json& o = j.at("thread_order"); !o.is_null()) {
+        const int kind = o.at(0).get<int>();
+        if (kind < 0 || kind > 2) malformed("thread order " + std::to_string(kind) + " is not one this build knows");
+        r.thread_order = ThreadOrderChoice{ThreadOrderChoice::Kind(kind), o.at(1).get<uint64_t>()};
+    }
+    return r;
+}
+
+void to_wire(const ReadBackRequest& r, json& j, Blob&) {
+    j.update({{"buffer", r.buffer}, {"pinned", r.pinned}});
+}
+ReadBackRequest from_wire(Type<ReadBackRequest>, const json& j, Blob&) {
+    return ReadBackRequest{j.at("buffer").get<BufferId>(), j.at("pinned").get<bool>()};
+}
+
+void to_wire(const ReleaseRequest& r, json& j, Blob&) {
+    j.update({{"buffers", r.buffers}, {"modules", r.modules}});
+}
+ReleaseRequest from_wire(Type<ReleaseRequest>, const json& j, Blob&) {
+    return ReleaseRequest{j.at("buffers").get<std::vector<BufferId>>(), j.at("modules").get<std::vector<ModuleId>>()};
+}
+
+void to_wire(const OccupancyRequest& r, json& j, Blob&) {
+    j.update({{"module", r.module},
+              {"kernel_name", r.kernel_name},
+              {"dynamic_shared_bytes", r.dynamic_shared_bytes},
+              {"block_size_limit", r.block_size_limit},
+              {"block_sizes", r.block_sizes}});
+}
+OccupancyRequest from_wire(Type<OccupancyRequest>, const json& j, Blob&) {
+    return OccupancyRequest{j.at("module").get<ModuleId>(), j.at("kernel_name").get<std::string>(),
+                            j.at("dynamic_shared_bytes").get<uint32_t>(), j.at("block_size_limit").get<uint32_t>(),
+                            j.at("block_sizes").get<std::vector<int>>()};
+}
+
+// The chunks in the JSON, every host -> device copy's bytes one after another in the blob.
+void to_wire(const StreamsRequest& r, json& j, Blob& blob) {
     json chunks = json::array();
     for (const StreamChunk& c : r.chunks) {
         json h2d = json::array(), d2h = json::array();
@@ -158,18 +328,22 @@ json streams_request_json(const StreamsRequest& r, std::vector<std::byte>& blob)
         for (const StreamCopy& copy : c.d2h) d2h.push_back({copy.buffer, copy.offset, copy.bytes});
         chunks.push_back({{"stream", c.stream}, {"grid", c.grid}, {"args", args_json(c.args)}, {"h2d", h2d}, {"d2h", d2h}});
     }
-    return {{"module", r.module}, {"kernel_name", r.kernel_name}, {"block", r.block},
-            {"dynamic_shared_bytes", r.dynamic_shared_bytes}, {"streams", r.streams}, {"chunks", chunks},
-            {"time_one_stream", r.time_one_stream}};
+    j.update({{"module", r.module},
+              {"kernel_name", r.kernel_name},
+              {"block", r.block},
+              {"dynamic_shared_bytes", r.dynamic_shared_bytes},
+              {"streams", r.streams},
+              {"chunks", chunks},
+              {"time_one_stream", r.time_one_stream}});
 }
-std::optional<StreamsRequest> streams_request_from(const json& j, const std::vector<std::byte>& blob) {
+StreamsRequest from_wire(Type<StreamsRequest>, const json& j, Blob& blob) {
     StreamsRequest r;
     r.module = j.at("module").get<ModuleId>();
     r.kernel_name = j.at("kernel_name").get<std::string>();
     r.block = j.at("block").get<Dim3>();
     r.dynamic_shared_bytes = j.at("dynamic_shared_bytes").get<uint32_t>();
     r.streams = j.at("streams").get<int>();
-    r.time_one_stream = j.value("time_one_stream", true);
+    r.time_one_stream = j.at("time_one_stream").get<bool>();
     size_t at = 0;
     for (const json& c : j.at("chunks")) {
         StreamChunk chunk;
@@ -179,7 +353,7 @@ std::optional<StreamsRequest> streams_request_from(const json& j, const std::vec
         for (const json& h : c.at("h2d")) {
             StreamCopy copy{h.at(0).get<BufferId>(), h.at(1).get<uint64_t>(), h.at(2).get<uint64_t>(), {}};
             const uint64_t size = h.at(3).get<uint64_t>();
-            if (size > blob.size() - at) return std::nullopt;
+            if (size > blob.size() - at) malformed("a copy's bytes run past the end of the message's data");
             copy.data.assign(blob.begin() + std::ptrdiff_t(at), blob.begin() + std::ptrdiff_t(at + size));
             at += size;
             chunk.h2d.push_back(std::move(copy));
@@ -191,258 +365,264 @@ std::optional<StreamsRequest> streams_request_from(const json& j, const std::vec
     return r;
 }
 
-size_t type_index(const json& j) {
-    const std::string t = j.at("type").get<std::string>();
-    for (size_t i = 0; i < std::size(kTypes); ++i)
-        if (t == kTypes[i]) return i;
-    throw std::runtime_error("unknown message type " + t);
+// -- responses
+
+void to_wire(const InfoResult& r, json& j, Blob&) {
+    j["device"] = r.device;
+}
+InfoResult from_wire(Type<InfoResult>, const json& j, Blob&) {
+    return InfoResult{j.at("device").get<DeviceInfo>()};
+}
+
+void to_wire(const CompileResult& r, json& j, Blob&) {
+    j.update({{"ok", r.ok},
+              {"diagnostics", r.diagnostics},
+              {"log", r.log},
+              {"options", r.options},
+              {"usage", r.usage},
+              {"cache_hit", r.cache_hit},
+              {"compile_ms", r.compile_ms},
+              {"module", r.module},
+              {"error", error_json(r.error)},
+              {"also_usage", r.also_usage}});
+}
+CompileResult from_wire(Type<CompileResult>, const json& j, Blob&) {
+    CompileResult r;
+    r.ok = j.at("ok").get<bool>();
+    r.diagnostics = j.at("diagnostics").get<std::vector<Diagnostic>>();
+    r.log = j.at("log").get<std::string>();
+    r.options = j.at("options").get<std::vector<std::string>>();
+    r.usage = j.at("usage").get<ResourceUsage>();
+    r.cache_hit = j.at("cache_hit").get<bool>();
+    r.compile_ms = j.at("compile_ms").get<double>();
+    r.module = j.at("module").get<ModuleId>();
+    r.error = error_from(j);
+    r.also_usage = j.at("also_usage").get<std::map<std::string, ResourceUsage>>();
+    return r;
+}
+
+void to_wire(const AllocateResult& r, json& j, Blob&) {
+    j.update({{"buffer", r.buffer},
+              {"device_address", r.device_address},
+              {"ipc_handle", r.ipc_handle},
+              {"ipc_offset", r.ipc_offset},
+              {"error", error_json(r.error)},
+              {"elapsed_ms", r.elapsed_ms}});
+}
+AllocateResult from_wire(Type<AllocateResult>, const json& j, Blob&) {
+    return AllocateResult{j.at("buffer").get<BufferId>(),
+                          j.at("device_address").get<uint64_t>(),
+                          error_from(j),
+                          j.at("ipc_handle").get<std::vector<uint8_t>>(),
+                          j.at("ipc_offset").get<uint64_t>(),
+                          j.at("elapsed_ms").get<double>()};
+}
+
+void to_wire(const UploadResult& r, json& j, Blob&) {
+    j.update({{"error", error_json(r.error)}, {"elapsed_ms", r.elapsed_ms}});
+}
+UploadResult from_wire(Type<UploadResult>, const json& j, Blob&) {
+    return UploadResult{error_from(j), j.at("elapsed_ms").get<double>()};
+}
+
+void to_wire(const LaunchResult& r, json& j, Blob&) {
+    j.update({{"ok", r.ok},
+              {"samples_ms", r.timing.samples_ms},
+              {"cpu_time", r.timing.cpu_time},
+              {"printf_output", r.printf_output},
+              {"error", error_json(r.error)},
+              {"trace_unit", r.trace_unit}});
+    // The trace travels in the JSON itself, 4 numbers a block (block, unit, start, end), so that a carrier that
+    // forwards only the JSON part (the CPU worker's protocol) keeps it.
+    json records = json::array();
+    for (const BlockTrace& b : r.trace) {
+        records.push_back(b.block);
+        records.push_back(b.unit);
+        records.push_back(b.start_ns);
+        records.push_back(b.end_ns);
+    }
+    j["trace"] = std::move(records);
+}
+LaunchResult from_wire(Type<LaunchResult>, const json& j, Blob&) {
+    LaunchResult r;
+    r.ok = j.at("ok").get<bool>();
+    r.timing = TimingStats::from_samples(j.at("samples_ms").get<std::vector<double>>(), j.at("cpu_time").get<bool>());
+    r.printf_output = j.at("printf_output").get<std::string>();
+    r.error = error_from(j);
+    r.trace_unit = j.at("trace_unit").get<std::string>();
+    const json& a = j.at("trace");
+    if (a.size() % 4 != 0) malformed("a trace of " + std::to_string(a.size()) + " numbers (4 a block)");
+    for (size_t i = 0; i + 3 < a.size(); i += 4)
+        r.trace.push_back(
+            {a[i].get<uint64_t>(), a[i + 1].get<uint32_t>(), a[i + 2].get<uint64_t>(), a[i + 3].get<uint64_t>()});
+    return r;
+}
+
+void to_wire(const ReadBackResult& r, json& j, Blob& blob) {
+    j.update({{"error", error_json(r.error)}, {"elapsed_ms", r.elapsed_ms}});
+    blob = r.data;
+}
+ReadBackResult from_wire(Type<ReadBackResult>, const json& j, Blob& blob) {
+    return ReadBackResult{std::move(blob), error_from(j), j.at("elapsed_ms").get<double>()};
+}
+
+void to_wire(const ReleaseResult&, json&, Blob&) {}
+ReleaseResult from_wire(Type<ReleaseResult>, const json&, Blob&) {
+    return {};
+}
+
+void to_wire(const OccupancyResult& r, json& j, Blob&) {
+    j.update({{"min_grid_size", r.min_grid_size},
+              {"block_size", r.block_size},
+              {"active_blocks_per_sm", r.active_blocks_per_sm},
+              {"occupancy", r.occupancy},
+              {"method", r.method},
+              {"error", error_json(r.error)},
+              {"active_blocks", r.active_blocks}});
+}
+OccupancyResult from_wire(Type<OccupancyResult>, const json& j, Blob&) {
+    OccupancyResult r;
+    r.min_grid_size = j.at("min_grid_size").get<int>();
+    r.block_size = j.at("block_size").get<int>();
+    r.active_blocks_per_sm = j.at("active_blocks_per_sm").get<int>();
+    r.occupancy = j.at("occupancy").get<double>();
+    r.method = j.at("method").get<std::string>();
+    r.error = error_from(j);
+    r.active_blocks = j.at("active_blocks").get<std::vector<int>>();
+    return r;
+}
+
+void to_wire(const StreamsResult& r, json& j, Blob& blob) {
+    json ops = json::array(), sizes = json::array();
+    for (const StreamOp& op : r.ops)
+        ops.push_back({op.stream, op.chunk, int(op.kind), op.start_ms, op.end_ms, op.bytes});
+    for (const auto& d : r.d2h_data) {
+        sizes.push_back(d.size());
+        blob.insert(blob.end(), d.begin(), d.end());
+    }
+    j.update({{"ok", r.ok},
+              {"ops", ops},
+              {"total_ms", r.total_ms},
+              {"one_stream_ms", r.one_stream_ms},
+              {"host_clock", r.host_clock},
+              {"d2h_sizes", sizes},
+              {"printf_output", r.printf_output},
+              {"error", error_json(r.error)}});
+}
+StreamsResult from_wire(Type<StreamsResult>, const json& j, Blob& blob) {
+    StreamsResult r;
+    r.ok = j.at("ok").get<bool>();
+    for (const json& op : j.at("ops")) {
+        const int kind = op.at(2).get<int>();
+        if (kind < 0 || kind > 2)
+            malformed("stream operation kind " + std::to_string(kind) + " is not one this build knows");
+        r.ops.push_back({op.at(0).get<int>(), op.at(1).get<int>(), StreamOpKind(kind), op.at(3).get<double>(),
+                         op.at(4).get<double>(), op.at(5).get<uint64_t>()});
+    }
+    r.total_ms = j.at("total_ms").get<double>();
+    r.one_stream_ms = j.at("one_stream_ms").get<double>();
+    r.host_clock = j.at("host_clock").get<bool>();
+    size_t at = 0;
+    for (const json& size : j.at("d2h_sizes")) {
+        const uint64_t n = size.get<uint64_t>();
+        if (n > blob.size() - at) malformed("a copy's bytes run past the end of the message's data");
+        r.d2h_data.emplace_back(blob.begin() + std::ptrdiff_t(at), blob.begin() + std::ptrdiff_t(at + n));
+        at += n;
+    }
+    r.printf_output = j.at("printf_output").get<std::string>();
+    r.error = error_from(j);
+    return r;
+}
+
+// ---- the tables -----------------------------------------------------------------------------------------
+
+// Every alternative of the variant has a name, and no two share one (else decoding would be ambiguous).
+template <class V, size_t... I>
+constexpr bool names_distinct(std::index_sequence<I...>) {
+    constexpr std::string_view names[] = {WireTag<std::variant_alternative_t<I, V>>::name...};
+    for (size_t a = 0; a < sizeof...(I); ++a)
+        for (size_t b = a + 1; b < sizeof...(I); ++b)
+            if (names[a] == names[b]) return false;
+    return true;
+}
+static_assert(names_distinct<Request>(std::make_index_sequence<std::variant_size_v<Request>>{}),
+              "two request types share a wire name");
+static_assert(names_distinct<Response>(std::make_index_sequence<std::variant_size_v<Response>>{}),
+              "two response types share a wire name");
+
+template <class V>
+WireMessage encode(const V& value) {
+    WireMessage m;
+    json j;
+    std::visit(
+        [&](const auto& x) {
+            using T = std::decay_t<decltype(x)>;
+            j["type"] = std::string(WireTag<T>::name);
+            to_wire(x, j, m.blob);
+        },
+        value);
+    m.json = j.dump(-1, ' ', false, json::error_handler_t::replace);
+    return m;
+}
+
+// The alternative of V whose name is `type`, made by its from_wire: one comparison per alternative, the list
+// built from the variant itself.
+template <class V, size_t... I>
+std::optional<V> decode_named(std::string_view type, const json& j, Blob& blob, std::index_sequence<I...>) {
+    std::optional<V> out;
+    (void)((type == WireTag<std::variant_alternative_t<I, V>>::name
+                ? (out.emplace(from_wire(Type<std::variant_alternative_t<I, V>>{}, j, blob)), true)
+                : false) ||
+           ...);
+    return out;
+}
+
+template <class V>
+Result<V> decode(WireMessage message, const char* what) {
+    auto fail = [&](const std::string& why) {
+        return make_error(ErrorKind::Internal, std::string("a malformed ") + what + " on a worker's socket: " + why,
+                          "the app and its worker disagree on the messages between them; this is a bug, or a worker "
+                          "from another build: rebuild or reinstall CUDA Playground");
+    };
+    try {
+        const json j = json::parse(message.json);
+        const std::string type = j.at("type").get<std::string>();
+        std::optional<V> out =
+            decode_named<V>(type, j, message.blob, std::make_index_sequence<std::variant_size_v<V>>{});
+        if (!out) return fail("unknown message type `" + type + "`");
+        return std::move(*out);
+    } catch (const std::exception& e) {
+        return fail(e.what());
+    }
 }
 
 }  // namespace
 
-// ---- requests -------------------------------------------------------------------------------------------
+// ---- requests and responses -----------------------------------------------------------------------------
 
 WireMessage encode_request(const Request& request) {
-    WireMessage m;
-    json j = {{"type", kTypes[request.index()]}};
-    std::visit(
-        [&](const auto& r) {
-            using T = std::decay_t<decltype(r)>;
-            if constexpr (std::is_same_v<T, CompileRequest>) {
-                j.update({{"source", r.source}, {"path", r.path}, {"kernel_name", r.kernel_name},
-                          {"also_kernels", r.also_kernels}, {"extra_options", r.extra_options}, {"load", r.load},
-                          {"instrument_trace", r.instrument_trace}});
-            } else if constexpr (std::is_same_v<T, AllocateRequest>) {
-                j.update({{"name", r.name}, {"bytes", r.bytes}, {"element_bytes", r.element_bytes}});
-            } else if constexpr (std::is_same_v<T, UploadRequest>) {
-                j["buffer"] = r.buffer;
-                j["repeat"] = r.repeat;
-                j["pinned"] = r.pinned;
-                j["offset"] = r.offset;
-                m.blob = r.data;
-            } else if constexpr (std::is_same_v<T, LaunchRequest>) {
-                j.update({{"module", r.module}, {"kernel_name", r.kernel_name}, {"grid", r.grid}, {"block", r.block},
-                          {"dynamic_shared_bytes", r.dynamic_shared_bytes}, {"args", args_json(r.args)},
-                          {"timing", {r.timing.warmup, r.timing.repeats, r.timing.flush_l2}}, {"trace", r.trace}});
-                if (r.thread_order)
-                    j["thread_order"] = {int(r.thread_order->kind), r.thread_order->seed};
-            } else if constexpr (std::is_same_v<T, ReadBackRequest>) {
-                j["buffer"] = r.buffer;
-                j["pinned"] = r.pinned;
-            } else if constexpr (std::is_same_v<T, ReleaseRequest>) {
-                j.update({{"buffers", r.buffers}, {"modules", r.modules}});
-            } else if constexpr (std::is_same_v<T, OccupancyRequest>) {
-                j.update({{"module", r.module}, {"kernel_name", r.kernel_name},
-                          {"dynamic_shared_bytes", r.dynamic_shared_bytes}, {"block_size_limit", r.block_size_limit},
-                          {"block_sizes", r.block_sizes}});
-            } else if constexpr (std::is_same_v<T, StreamsRequest>) {
-                j.update(streams_request_json(r, m.blob));
-            }
-        },
-        request);
-    m.json = j.dump(-1, ' ', false, json::error_handler_t::replace);
-    return m;
+    return encode(request);
 }
-
-std::optional<Request> decode_request(WireMessage message) {
-    try {
-        const json j = json::parse(message.json);
-        switch (type_index(j)) {
-            case 0: return InfoRequest{};
-            case 1: {
-                CompileRequest r;
-                r.source = j.at("source").get<std::string>();
-                r.path = j.at("path").get<std::string>();
-                r.kernel_name = j.at("kernel_name").get<std::string>();
-                r.also_kernels = j.at("also_kernels").get<std::vector<std::string>>();
-                r.extra_options = j.at("extra_options").get<std::vector<std::string>>();
-                r.load = j.at("load").get<bool>();
-                r.instrument_trace = j.value("instrument_trace", false);
-                return r;
-            }
-            case 2: return AllocateRequest{j.at("name").get<std::string>(), j.at("bytes").get<uint64_t>(),
-                                           j.value("element_bytes", uint32_t(1))};
-            case 3: return UploadRequest{j.at("buffer").get<BufferId>(), std::move(message.blob), j.value("repeat", false),
-                                         j.value("pinned", false), j.value("offset", uint64_t(0))};
-            case 4: {
-                LaunchRequest r;
-                r.module = j.at("module").get<ModuleId>();
-                r.kernel_name = j.at("kernel_name").get<std::string>();
-                r.grid = j.at("grid").get<Dim3>();
-                r.block = j.at("block").get<Dim3>();
-                r.dynamic_shared_bytes = j.at("dynamic_shared_bytes").get<uint32_t>();
-                r.args = args_from(j.at("args"));
-                const json& t = j.at("timing");
-                r.timing = {t.at(0).get<int>(), t.at(1).get<int>(), t.at(2).get<bool>()};
-                r.trace = j.value("trace", false);
-                if (j.contains("thread_order")) {
-                    const json& o = j.at("thread_order");
-                    const int kind = o.at(0).get<int>();
-                    if (kind < 0 || kind > 2) return std::nullopt;
-                    r.thread_order = ThreadOrderChoice{ThreadOrderChoice::Kind(kind), o.at(1).get<uint64_t>()};
-                }
-                return r;
-            }
-            case 5: return ReadBackRequest{j.at("buffer").get<BufferId>(), j.value("pinned", false)};
-            case 6:
-                return ReleaseRequest{j.at("buffers").get<std::vector<BufferId>>(),
-                                      j.at("modules").get<std::vector<ModuleId>>()};
-            case 8: {
-                auto r = streams_request_from(j, message.blob);
-                if (!r) return std::nullopt;
-                return std::move(*r);
-            }
-            default:
-                return OccupancyRequest{j.at("module").get<ModuleId>(), j.at("kernel_name").get<std::string>(),
-                                        j.at("dynamic_shared_bytes").get<uint32_t>(),
-                                        j.at("block_size_limit").get<uint32_t>(),
-                                        j.value("block_sizes", std::vector<int>{})};
-        }
-    } catch (const std::exception&) {
-        return std::nullopt;
-    }
+Result<Request> decode_request(WireMessage message) {
+    return decode<Request>(std::move(message), "request");
 }
-
-// ---- responses ------------------------------------------------------------------------------------------
-
 WireMessage encode_response(const Response& response) {
-    WireMessage m;
-    json j = {{"type", kTypes[response.index()]}};
-    std::visit(
-        [&](const auto& r) {
-            using T = std::decay_t<decltype(r)>;
-            if constexpr (std::is_same_v<T, InfoResult>) {
-                j["device"] = r.device;
-            } else if constexpr (std::is_same_v<T, CompileResult>) {
-                j.update({{"ok", r.ok}, {"diagnostics", r.diagnostics}, {"log", r.log}, {"options", r.options},
-                          {"usage", r.usage}, {"cache_hit", r.cache_hit}, {"compile_ms", r.compile_ms},
-                          {"module", r.module}, {"error", error_json(r.error)}, {"also_usage", r.also_usage}});
-            } else if constexpr (std::is_same_v<T, AllocateResult>) {
-                j.update({{"buffer", r.buffer}, {"device_address", r.device_address}, {"ipc_handle", r.ipc_handle},
-                          {"ipc_offset", r.ipc_offset}, {"error", error_json(r.error)}, {"elapsed_ms", r.elapsed_ms}});
-            } else if constexpr (std::is_same_v<T, UploadResult>) {
-                j["error"] = error_json(r.error);
-                j["elapsed_ms"] = r.elapsed_ms;
-            } else if constexpr (std::is_same_v<T, LaunchResult>) {
-                j.update({{"ok", r.ok}, {"samples_ms", r.timing.samples_ms}, {"cpu_time", r.timing.cpu_time},
-                          {"printf_output", r.printf_output}, {"error", error_json(r.error)},
-                          {"trace_unit", r.trace_unit}});
-                // The trace travels in the JSON itself, 4 numbers a block (block, unit, start, end), so that a
-                // carrier that forwards only the JSON part (the CPU worker's protocol) keeps it.
-                json records = json::array();
-                for (const BlockTrace& b : r.trace) {
-                    records.push_back(b.block);
-                    records.push_back(b.unit);
-                    records.push_back(b.start_ns);
-                    records.push_back(b.end_ns);
-                }
-                j["trace"] = std::move(records);
-            } else if constexpr (std::is_same_v<T, ReadBackResult>) {
-                j["error"] = error_json(r.error);
-                j["elapsed_ms"] = r.elapsed_ms;
-                m.blob = r.data;
-            } else if constexpr (std::is_same_v<T, OccupancyResult>) {
-                j.update({{"min_grid_size", r.min_grid_size}, {"block_size", r.block_size},
-                          {"active_blocks_per_sm", r.active_blocks_per_sm}, {"occupancy", r.occupancy},
-                          {"method", r.method}, {"error", error_json(r.error)}, {"active_blocks", r.active_blocks}});
-            } else if constexpr (std::is_same_v<T, StreamsResult>) {
-                json ops = json::array(), sizes = json::array();
-                for (const StreamOp& op : r.ops)
-                    ops.push_back({op.stream, op.chunk, int(op.kind), op.start_ms, op.end_ms, op.bytes});
-                for (const auto& d : r.d2h_data) {
-                    sizes.push_back(d.size());
-                    m.blob.insert(m.blob.end(), d.begin(), d.end());
-                }
-                j.update({{"ok", r.ok}, {"ops", ops}, {"total_ms", r.total_ms}, {"one_stream_ms", r.one_stream_ms},
-                          {"host_clock", r.host_clock}, {"d2h_sizes", sizes}, {"printf_output", r.printf_output},
-                          {"error", error_json(r.error)}});
-            }
-        },
-        response);
-    m.json = j.dump(-1, ' ', false, json::error_handler_t::replace);
-    return m;
+    return encode(response);
+}
+Result<Response> decode_response(WireMessage message) {
+    return decode<Response>(std::move(message), "response");
 }
 
-std::optional<Response> decode_response(WireMessage message) {
-    try {
-        const json j = json::parse(message.json);
-        switch (type_index(j)) {
-            case 0: return InfoResult{j.at("device").get<DeviceInfo>()};
-            case 1: {
-                CompileResult r;
-                r.ok = j.at("ok").get<bool>();
-                r.diagnostics = j.at("diagnostics").get<std::vector<Diagnostic>>();
-                r.log = j.at("log").get<std::string>();
-                r.options = j.at("options").get<std::vector<std::string>>();
-                r.usage = j.at("usage").get<ResourceUsage>();
-                r.cache_hit = j.at("cache_hit").get<bool>();
-                r.compile_ms = j.at("compile_ms").get<double>();
-                r.module = j.at("module").get<ModuleId>();
-                r.error = error_from(j);
-                r.also_usage = j.at("also_usage").get<std::map<std::string, ResourceUsage>>();
-                return r;
-            }
-            case 2: return AllocateResult{j.at("buffer").get<BufferId>(), j.at("device_address").get<uint64_t>(),
-                                          error_from(j), j.value("ipc_handle", std::vector<uint8_t>{}),
-                                          j.value("ipc_offset", uint64_t(0)), j.value("elapsed_ms", 0.0)};
-            case 3: return UploadResult{error_from(j), j.value("elapsed_ms", 0.0)};
-            case 4: {
-                LaunchResult r;
-                r.ok = j.at("ok").get<bool>();
-                r.timing = TimingStats::from_samples(j.at("samples_ms").get<std::vector<double>>(),
-                                                     j.at("cpu_time").get<bool>());
-                r.printf_output = j.at("printf_output").get<std::string>();
-                r.error = error_from(j);
-                r.trace_unit = j.value("trace_unit", std::string());
-                if (auto t = j.find("trace"); t != j.end() && t->is_array()) {
-                    const auto& a = *t;
-                    for (size_t i = 0; i + 3 < a.size(); i += 4)
-                        r.trace.push_back({a[i].get<uint64_t>(), a[i + 1].get<uint32_t>(), a[i + 2].get<uint64_t>(),
-                                           a[i + 3].get<uint64_t>()});
-                }
-                return r;
-            }
-            case 5: return ReadBackResult{std::move(message.blob), error_from(j), j.value("elapsed_ms", 0.0)};
-            case 6: return ReleaseResult{};
-            case 8: {
-                StreamsResult r;
-                r.ok = j.at("ok").get<bool>();
-                for (const json& op : j.at("ops")) {
-                    const int kind = op.at(2).get<int>();
-                    if (kind < 0 || kind > 2) return std::nullopt;
-                    r.ops.push_back({op.at(0).get<int>(), op.at(1).get<int>(), StreamOpKind(kind), op.at(3).get<double>(),
-                                     op.at(4).get<double>(), op.at(5).get<uint64_t>()});
-                }
-                r.total_ms = j.at("total_ms").get<double>();
-                r.one_stream_ms = j.at("one_stream_ms").get<double>();
-                r.host_clock = j.at("host_clock").get<bool>();
-                size_t at = 0;
-                for (const json& size : j.at("d2h_sizes")) {
-                    const uint64_t n = size.get<uint64_t>();
-                    if (n > message.blob.size() - at) return std::nullopt;
-                    r.d2h_data.emplace_back(message.blob.begin() + std::ptrdiff_t(at),
-                                            message.blob.begin() + std::ptrdiff_t(at + n));
-                    at += n;
-                }
-                r.printf_output = j.at("printf_output").get<std::string>();
-                r.error = error_from(j);
-                return r;
-            }
-            default: {
-                OccupancyResult r;
-                r.min_grid_size = j.at("min_grid_size").get<int>();
-                r.block_size = j.at("block_size").get<int>();
-                r.active_blocks_per_sm = j.at("active_blocks_per_sm").get<int>();
-                r.occupancy = j.at("occupancy").get<double>();
-                r.method = j.at("method").get<std::string>();
-                r.error = error_from(j);
-                r.active_blocks = j.value("active_blocks", std::vector<int>{});
-                return r;
-            }
-        }
-    } catch (const std::exception&) {
-        return std::nullopt;
-    }
+// ---- the greeting ---------------------------------------------------------------------------------------
+
+std::optional<Error> check_worker_protocol(int worker_version, const std::string& worker) {
+    if (worker_version == kWireProtocolVersion) return std::nullopt;
+    return make_error(ErrorKind::WorkerLost,
+                      "the " + worker + " process speaks wire protocol " + std::to_string(worker_version) +
+                          " but this app speaks " + std::to_string(kWireProtocolVersion) +
+                          ": the worker binary is from another build of CUDA Playground",
+                      "rebuild CUDA Playground (./playground.sh build), or reinstall it, so that the app and its "
+                      "workers come from the same build");
 }
 
 }  // namespace cp

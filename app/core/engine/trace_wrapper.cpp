@@ -12,7 +12,7 @@ Result<std::string> make_trace_wrapper(const std::string& source, const std::str
     std::string why;
     const auto def = find_kernel_definition(source, kernel_name, why);
     if (!def)
-        return make_error("cannot instrument kernel `" + kernel_name + "` for tracing: " + why,
+        return make_error(ErrorKind::Unsupported, "cannot instrument kernel `" + kernel_name + "` for tracing: " + why,
                           "a traced launch needs `extern \"C\" __global__ void NAME(...)` with named parameters");
     const std::string& params_text = def->params_text;
     const std::string& bounds = def->bounds;

@@ -26,7 +26,7 @@ const SignatureParam* find(const KernelSignature& sig, std::initializer_list<con
 
 Result<std::string> propose_header(const KernelFile& file, const std::string& kernel) {
     if (file.spec.has_metadata)
-        return make_error("`" + file.path.string() + "` already has a `/*@playground` header",
+        return make_error(ErrorKind::UserInput, "`" + file.path.string() + "` already has a `/*@playground` header",
                           "describe writes a header for a file without one; edit the existing header instead");
     std::vector<Diagnostic> diags;
     const auto sig = parse_signature(file.source, file.path.string(), diags, kernel, 0);
@@ -34,7 +34,7 @@ Result<std::string> propose_header(const KernelFile& file, const std::string& ke
         std::string why;
         for (const auto& d : diags)
             if (d.severity == Severity::Error) why += (why.empty() ? "" : "; ") + d.message;
-        return make_error("cannot describe `" + file.path.string() + "`: " + why,
+        return make_error(ErrorKind::UserInput, "cannot describe `" + file.path.string() + "`: " + why,
                           "choose the kernel or instantiation with --kernel, e.g. --kernel 'reduce<float, 256>'");
     }
 

@@ -275,10 +275,13 @@ Result<double> eval_expr(const std::string& text, const Scope& scope) {
     try {
         ExprParser parser(text, &scope, nullptr);
         const double v = parser.parse_all();
-        if (!std::isfinite(v)) return make_error("`" + text + "` does not give a finite number", "Check the values it uses.");
+        if (!std::isfinite(v))
+            return make_error(ErrorKind::UserInput, "`" + text + "` does not give a finite number",
+                              "Check the values it uses.");
         return v;
     } catch (const Failure& f) {
-        return make_error("in `" + text + "` at column " + std::to_string(f.problem.column) + ": " + f.problem.message,
+        return make_error(ErrorKind::UserInput,
+                          "in `" + text + "` at column " + std::to_string(f.problem.column) + ": " + f.problem.message,
                           f.problem.hint);
     }
 }

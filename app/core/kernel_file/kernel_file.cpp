@@ -83,40 +83,43 @@ Result<KernelFile> load_kernel_file(const fs::path& path) {
     const auto status = fs::status(path, ec);
     if (ec || !fs::exists(status)) {
         if (const std::string guess = closest_library_kernel(path.string()); !guess.empty())
-            return make_error("kernel file `" + path.string() + "` does not exist",
+            return make_error(ErrorKind::Io, "kernel file `" + path.string() + "` does not exist",
                               "Did you mean `" + guess + "`? (`cuda-playground list` shows the library)");
-        return make_error("kernel file `" + path.string() + "` does not exist",
+        return make_error(ErrorKind::Io, "kernel file `" + path.string() + "` does not exist",
                           "Check the path; library kernels are under " + kernels_dir().string() +
                               " (`cuda-playground list` shows them).");
     }
     if (fs::is_directory(status)) {
-        return make_error("`" + path.string() + "` is a folder, not a kernel file",
+        return make_error(ErrorKind::Io, "`" + path.string() + "` is a folder, not a kernel file",
                           "Give the path of a .cu file inside it.");
     }
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-        return make_error("cannot read kernel file `" + path.string() + "`: " + std::strerror(errno),
+        return make_error(ErrorKind::Io, "cannot read kernel file `" + path.string() + "`: " + std::strerror(errno),
                           "Check that you have permission to read it.");
     }
     std::ostringstream text;
     text << in.rdbuf();
-    if (in.bad()) return make_error("reading kernel file `" + path.string() + "` failed part-way");
+    if (in.bad()) return make_error(ErrorKind::Io, "reading kernel file `" + path.string() + "` failed part-way");
     std::string source = text.str();
     if (source.empty()) {
-        return make_error("kernel file `" + path.string() + "` is empty",
-                          "Start from a library kernel, e.g. " + (kernels_dir() / "basics" / "vector_add.cu").string() + ".");
+        return make_error(
+            ErrorKind::Io, "kernel file `" + path.string() + "` is empty",
+            "Start from a library kernel, e.g. " + (kernels_dir() / "basics" / "vector_add.cu").string() + ".");
     }
     if (source.find('\0') != std::string::npos) {
-        return make_error("`" + path.string() + "` is not a text file (it contains NUL bytes)",
+        return make_error(ErrorKind::Io, "`" + path.string() + "` is not a text file (it contains NUL bytes)",
                           "Kernel files are CUDA C++ source text (.cu); compiled files cannot be loaded.");
     }
     // NVRTC reads the byte 0xFF as the end of the file: what follows would vanish without a word (or leave a
     // "comment unclosed" error on line 1). UTF-8 text never contains it.
     if (const size_t ff = source.find('\xFF'); ff != std::string::npos) {
         const auto line = 1 + std::count(source.begin(), source.begin() + static_cast<long>(ff), '\n');
-        return make_error("`" + path.string() + "` line " + std::to_string(line) +
-                              " holds the byte 0xFF, which the CUDA compiler takes for the end of the file",
-                          "Save the file as UTF-8 (an editor's \"encoding\" setting); 0xFF never occurs in UTF-8 text.");
+        return make_error(
+            ErrorKind::Io,
+            "`" + path.string() + "` line " + std::to_string(line) +
+                " holds the byte 0xFF, which the CUDA compiler takes for the end of the file",
+            "Save the file as UTF-8 (an editor's \"encoding\" setting); 0xFF never occurs in UTF-8 text.");
     }
     return parse_kernel_source(std::move(source), path);
 }

@@ -34,9 +34,10 @@ Result<Dim3> part_grid(const LaunchSpec& launch, const Scope& scope, const std::
         const std::string where = "grid." + std::string(axis[i]) + " = `" + launch.grid_expr[i] + "` (line " +
                                   std::to_string(launch.line) + ") for a part of " + std::to_string(length) + " (" +
                                   param + " = " + std::to_string(length) + ")";
-        if (!v) return make_error(where + ": " + v.error().message, v.error().hint);
+        if (!v) return make_error(v.error().kind, where + ": " + v.error().message, v.error().hint);
         if (!std::isfinite(*v) || *v < 1 || *v > 4294967295.0 || std::floor(*v) != *v)
-            return make_error(where + " evaluates to " + format_number(*v) + ", which is not a positive whole number",
+            return make_error(ErrorKind::UserInput,
+                              where + " evaluates to " + format_number(*v) + ", which is not a positive whole number",
                               "write the grid from the size parameter, e.g. `grid: div_up(" + param + ", block.x)`");
         *dst[i] = uint32_t(*v);
     }
@@ -49,17 +50,22 @@ Result<ChunkPlan> plan_chunks(const ResolvedRun& run, const std::vector<BufferSp
                               const std::string& param, int parts) {
     auto p = run.params.find(param);
     if (p == run.params.end())
-        return make_error("cannot split over `" + param + "`: the file has no parameter of that name",
+        return make_error(ErrorKind::UserInput,
+                          "cannot split over `" + param + "`: the file has no parameter of that name",
                           "name the parameter that holds the number of elements, e.g. `over n`");
     const double value = p->second;
     if (!std::isfinite(value) || value < 1 || value > 1e15 || std::floor(value) != value)
-        return make_error("cannot split over `" + param + "` = " + format_number(value) +
+        return make_error(ErrorKind::UserInput,
+                          "cannot split over `" + param + "` = " + format_number(value) +
                               ": it must be a positive whole number of elements",
                           "split over the parameter that counts the elements");
     const uint64_t n = uint64_t(value);
-    if (parts < 1) return make_error("cannot split into " + std::to_string(parts) + " parts", "use at least 1 part");
+    if (parts < 1)
+        return make_error(ErrorKind::UserInput, "cannot split into " + std::to_string(parts) + " parts",
+                          "use at least 1 part");
     if (uint64_t(parts) > n)
-        return make_error("cannot split " + param + " = " + std::to_string(n) + " elements into " +
+        return make_error(ErrorKind::UserInput,
+                          "cannot split " + param + " = " + std::to_string(n) + " elements into " +
                               std::to_string(parts) + " parts: some parts would be empty",
                           "use at most " + std::to_string(n) + " parts, or a larger " + param);
 
@@ -67,17 +73,20 @@ Result<ChunkPlan> plan_chunks(const ResolvedRun& run, const std::vector<BufferSp
     for (const BufferSpec& b : buffers) {
         auto c = run.buffer_counts.find(b.name);
         if (c == run.buffer_counts.end())
-            return make_error("buffer `" + b.name + "` has no resolved size", "resolve the run before splitting it");
+            return make_error(ErrorKind::Internal, "buffer `" + b.name + "` has no resolved size",
+                              "resolve the run before splitting it");
         any_split = any_split || c->second == n;
     }
     if (!any_split)
         return make_error(
+            ErrorKind::UserInput,
             "no buffer has " + param + " = " + std::to_string(n) + " elements, so there is nothing to split",
             "split over the parameter that sizes the buffers (e.g. `buffer x: float[n]` and `over n`)");
     for (const BufferSpec& b : buffers) {
         const uint64_t count = run.buffer_counts.at(b.name);
         if (count != n && b.direction != Direction::In)
-            return make_error("buffer `" + b.name + "` (line " + std::to_string(b.line) + ") is `" +
+            return make_error(ErrorKind::UserInput,
+                              "buffer `" + b.name + "` (line " + std::to_string(b.line) + ") is `" +
                                   direction_name(b.direction) + "` with " + std::to_string(count) + " elements, not " +
                                   param + " = " + std::to_string(n) +
                                   ", so every part would write all of it at once (a race)",

@@ -21,7 +21,8 @@ std::vector<std::string> CompareRunner::prepare(const KernelFile& main, const st
                 std::string first;
                 for (const auto& d : variant->diagnostics)
                     if (d.severity == Severity::Error && first.empty()) first = d.str();
-                variant = make_error("the variant " + name + " has errors: " + first, "fix them, then run again");
+                variant = make_error(ErrorKind::Metadata, "the variant " + name + " has errors: " + first,
+                                     "fix them, then run again");
             }
             loaded_.push_back(std::move(variant));
         }

@@ -16,8 +16,8 @@ DeviceSet::~DeviceSet() {
 Result<Engine*> DeviceSet::engine(int index) {
     if (index == 0) return &first_;
     if (index < 0 || index >= usable())
-        return make_error("there is no device " + std::to_string(index) + " to run on: " + std::to_string(usable()) +
-                          " can be used here");
+        return make_error(ErrorKind::UserInput, "there is no device " + std::to_string(index) +
+                                                    " to run on: " + std::to_string(usable()) + " can be used here");
     auto it = others_.find(index);
     if (it != others_.end()) return it->second.get();
     // The set's devices are the machine's in order, the first engine's own device standing for its ordinal.
@@ -25,10 +25,12 @@ Result<Engine*> DeviceSet::engine(int index) {
     const int ordinal = index <= first_ordinal ? index - 1 : index;
     auto opened = open_(ordinal);
     if (!opened)
-        return make_error("could not open device " + std::to_string(ordinal) + ": " + opened.error().message,
+        return make_error(opened.error().kind,
+                          "could not open device " + std::to_string(ordinal) + ": " + opened.error().message,
                           opened.error().hint);
     if (!(*opened)->capabilities().launches)
-        return make_error("device " + std::to_string(ordinal) + " cannot run kernels: " + (*opened)->device().notes);
+        return make_error(ErrorKind::Unsupported,
+                          "device " + std::to_string(ordinal) + " cannot run kernels: " + (*opened)->device().notes);
     return others_.emplace(index, std::move(*opened)).first->second.get();
 }
 
@@ -42,9 +44,10 @@ Result<ModuleId> DeviceSet::module(int index, const CompileRequest& request) {
     CompileResult compiled = (*engine_of)->compile(request);
     const std::string device = "device " + std::to_string((*engine_of)->device().ordinal);
     if (compiled.error)
-        return make_error(device + " could not load the kernel: " + compiled.error->message, compiled.error->hint);
+        return make_error(compiled.error->kind, device + " could not load the kernel: " + compiled.error->message,
+                          compiled.error->hint);
     if (!compiled.ok || !compiled.module)
-        return make_error("the kernel compiled for the first device but not for " + device,
+        return make_error(ErrorKind::Compile, "the kernel compiled for the first device but not for " + device,
                           compiled.diagnostics.empty() ? std::string() : compiled.diagnostics.front().str());
     kept = {request.source, compiled.module};
     return kept.module;

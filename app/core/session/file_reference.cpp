@@ -38,8 +38,9 @@ ReferenceOutcome FileReference::compute(const KernelFile& file, const std::map<s
                                         const std::map<std::string, const HostBuffer*>& initial) {
     ReferenceOutcome out;
     if (!file.reference_fn) {
-        out.error = make_error("the reference `" + file.spec.reference + "` was not found in the file",
-                               "fix the error marked on the `reference:` line");
+        out.error =
+            make_error(ErrorKind::Metadata, "the reference `" + file.spec.reference + "` was not found in the file",
+                       "fix the error marked on the `reference:` line");
         return out;
     }
     const std::string name = file.reference_fn->name;
@@ -48,7 +49,8 @@ ReferenceOutcome FileReference::compute(const KernelFile& file, const std::map<s
     if (!runner_) {
         auto made = make_host_code_runner();
         if (!made) {
-            out.error = make_error("the CPU reference cannot run here: " + made.error().message, made.error().hint);
+            out.error = make_error(made.error().kind, "the CPU reference cannot run here: " + made.error().message,
+                                   made.error().hint);
             return out;
         }
         runner_ = std::move(*made);
@@ -69,7 +71,8 @@ ReferenceOutcome FileReference::compute(const KernelFile& file, const std::map<s
                 first = d.str();
                 break;
             }
-            out.error = make_error("the CPU reference `" + name + "` did not compile: " + first, fix);
+            out.error =
+                make_error(ErrorKind::Compile, "the CPU reference `" + name + "` did not compile: " + first, fix);
             return out;
         }
         module_ = c.module;
@@ -86,15 +89,16 @@ ReferenceOutcome FileReference::compute(const KernelFile& file, const std::map<s
             auto it = initial.find(p.name);
             if (it == initial.end() || !it->second) {
                 release();
-                out.error =
-                    make_error("the CPU reference `" + name + "` takes `" + p.name + "`, which has no contents");
+                out.error = make_error(ErrorKind::Metadata, "the CPU reference `" + name + "` takes `" + p.name +
+                                                                "`, which has no contents");
                 return out;
             }
             const HostBuffer& b = *it->second;
             auto id = runner_->allocate(p.name, std::max<uint64_t>(b.bytes.size(), 1));
             if (!id) {
                 release();
-                out.error = make_error("the CPU reference `" + name + "`: " + id.error().message, id.error().hint);
+                out.error = make_error(id.error().kind, "the CPU reference `" + name + "`: " + id.error().message,
+                                       id.error().hint);
                 return out;
             }
             allocated.push_back(*id);
@@ -105,7 +109,8 @@ ReferenceOutcome FileReference::compute(const KernelFile& file, const std::map<s
             auto bytes = scalar_bytes(p.base_type, v == params.end() ? 0.0 : v->second);
             if (!bytes) {
                 release();
-                out.error = make_error("the CPU reference `" + name + "`: " + bytes.error().message, fix);
+                out.error =
+                    make_error(bytes.error().kind, "the CPU reference `" + name + "`: " + bytes.error().message, fix);
                 return out;
             }
             arg.scalar = std::move(*bytes);

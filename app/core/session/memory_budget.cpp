@@ -62,7 +62,8 @@ uint64_t mul_sat(uint64_t a, uint64_t b) { return b != 0 && a > UINT64_MAX / b ?
 std::optional<Error> check_fits(const std::string& what, const std::string& where, uint64_t needed,
                                 uint64_t free_bytes) {
     if (free_bytes == 0 || needed <= free_bytes) return std::nullopt;
-    return make_error(what + " need " + human_bytes(needed) + " of " + where + " memory but only " +
+    return make_error(ErrorKind::OutOfMemory,
+                      what + " need " + human_bytes(needed) + " of " + where + " memory but only " +
                           human_bytes(free_bytes) + " is free",
                       "use a smaller size (e.g. a smaller n or a smaller image), or close programs that use memory");
 }

@@ -221,6 +221,8 @@ std::string run_report_json(const RunReport& r, const std::vector<std::filesyste
                                 {"message", r.error->message},
                                 {"hint", r.error->hint}}
                          : json(nullptr);
+    // What kind of failure it was (result.h's error_kind_name): scripts decide on this, not on the message.
+    j["error_kind"] = r.error ? json(error_kind_name(r.error->kind)) : json(nullptr);
     json files = json::array();
     for (const auto& f : written_files) files.push_back(f.string());
     j["outputs"] = files;

@@ -43,35 +43,43 @@ void RunChoices::keep_only_those_of(const KernelFile& file) {
 std::optional<Error> check_param_value(const ParamSpec& p, double value) {
     const std::string& name = p.name;
     if (p.derived) {
-        return make_error("parameter `" + name + "` is derived (`" + p.default_expr + "`) and cannot be set",
+        return make_error(ErrorKind::UserInput,
+                          "parameter `" + name + "` is derived (`" + p.default_expr + "`) and cannot be set",
                           "it follows the image; choose another image instead, e.g. --set <image buffer>=photo.png");
     }
-    if (!std::isfinite(value)) return make_error("parameter `" + name + "` must be a finite number");
+    if (!std::isfinite(value))
+        return make_error(ErrorKind::UserInput, "parameter `" + name + "` must be a finite number");
     const bool integer = p.type == ScalarType::Int || p.type == ScalarType::UInt;
     if (integer && std::floor(value) != value) {
-        return make_error("parameter `" + name + "` is an integer; " + format_number(value) + " is not",
+        return make_error(ErrorKind::UserInput,
+                          "parameter `" + name + "` is an integer; " + format_number(value) + " is not",
                           "use a whole number");
     }
     if (p.type == ScalarType::UInt && value < 0) {
-        return make_error("parameter `" + name + "` is unsigned; " + format_number(value) + " is negative",
+        return make_error(ErrorKind::UserInput,
+                          "parameter `" + name + "` is unsigned; " + format_number(value) + " is negative",
                           "use 0 or a positive whole number");
     }
     // The kernel receives a 32-bit value: refuse what would wrap around rather than pass another number.
     const double lo = p.type == ScalarType::Int ? -2147483648.0 : 0.0;
     const double hi = p.type == ScalarType::Int ? 2147483647.0 : 4294967295.0;
     if (integer && (value < lo || value > hi)) {
-        return make_error("parameter `" + name + "` = " + format_number(value) + " does not fit the kernel's `" +
+        return make_error(ErrorKind::UserInput,
+                          "parameter `" + name + "` = " + format_number(value) + " does not fit the kernel's `" +
                               scalar_type_name(p.type) + "` (" + format_number(lo) + ".." + format_number(hi) + ")",
                           "use a smaller value, or make the parameter `long long` in the kernel and the header");
     }
     if (p.type == ScalarType::Float && std::abs(value) > 3.4028234663852886e38) {
-        return make_error("parameter `" + name + "` = " + format_number(value) + " does not fit a float",
+        return make_error(ErrorKind::UserInput,
+                          "parameter `" + name + "` = " + format_number(value) + " does not fit a float",
                           "use a value below 3.4e38 in magnitude");
     }
     if ((p.min && value < *p.min) || (p.max && value > *p.max)) {
-        return make_error("parameter `" + name + "` = " + format_number(value) + " is out of range " +
-                              (p.min ? format_number(*p.min) : "-inf") + ".." + (p.max ? format_number(*p.max) : "inf"),
-                          "pick a value inside the range given in the kernel file (line " + std::to_string(p.line) + ")");
+        return make_error(
+            ErrorKind::UserInput,
+            "parameter `" + name + "` = " + format_number(value) + " is out of range " +
+                (p.min ? format_number(*p.min) : "-inf") + ".." + (p.max ? format_number(*p.max) : "inf"),
+            "pick a value inside the range given in the kernel file (line " + std::to_string(p.line) + ")");
     }
     return std::nullopt;
 }
@@ -80,13 +88,15 @@ Result<bool> apply_set(const KernelFile& file, RunChoices& choices, const std::s
     const BufferSpec* buffer = file.buffer(name);
     if (is_image_buffer(buffer)) {
         if (trim(value).empty()) {
-            return make_error("`" + name + "` needs an image file", "e.g. --set " + name + "=assets/astronaut.png");
+            return make_error(ErrorKind::UserInput, "`" + name + "` needs an image file",
+                              "e.g. --set " + name + "=assets/astronaut.png");
         }
         choices.images[name] = value;
         return true;
     }
     if (buffer) {
-        return make_error("`" + name + "` is a buffer, not a parameter; only image buffers can be set (to a file)",
+        return make_error(ErrorKind::UserInput,
+                          "`" + name + "` is a buffer, not a parameter; only image buffers can be set (to a file)",
                           "its contents come from its metadata line `buffer " + name + ": ...`");
     }
     const ParamSpec* p = file.param(name);
@@ -97,7 +107,7 @@ Result<bool> apply_set(const KernelFile& file, RunChoices& choices, const std::s
         const std::string known = names_of(file);
         const std::string guess = closest_name(name, candidates);
         const std::string list = known.empty() ? "this kernel has no parameters" : "its parameters are: " + known;
-        return make_error("unknown parameter `" + name + "` for kernel `" + file.spec.title + "`",
+        return make_error(ErrorKind::UserInput, "unknown parameter `" + name + "` for kernel `" + file.spec.title + "`",
                           guess.empty() ? list : "did you mean `" + guess + "`? (" + list + ")");
     }
     std::optional<double> number;
@@ -110,7 +120,8 @@ Result<bool> apply_set(const KernelFile& file, RunChoices& choices, const std::s
             hint = "choose one of:";
             for (const auto& [label, cv] : p->choices) hint += " " + label;
         }
-        return make_error("`" + value + "` is not a valid value for parameter `" + name + "`", hint);
+        return make_error(ErrorKind::UserInput, "`" + value + "` is not a valid value for parameter `" + name + "`",
+                          hint);
     }
     if (auto refused = check_param_value(*p, *number)) return *refused;
     choices.params[name] = *number;
@@ -118,7 +129,8 @@ Result<bool> apply_set(const KernelFile& file, RunChoices& choices, const std::s
 }
 
 Error thread_order_unavailable(const DeviceInfo& device) {
-    return make_error("the thread order can be chosen on the CPU backend only: the " +
+    return make_error(ErrorKind::UserInput,
+                      "the thread order can be chosen on the CPU backend only: the " +
                           (device.backend.empty() ? std::string("current") : device.backend) +
                           " backend runs a block's threads in an order it picks itself",
                       "drop the thread order, or run on the CPU backend (--backend cpu)");

@@ -284,6 +284,10 @@ void take_check(RunReport& shown, const RunReport& checked);
 // error: expected a \";\"", "Launch refused: a block of 2048 threads...", "The kernel failed: thread...".
 std::string run_failure_text(const RunReport& r);
 
+// What a run showed, in the words of `expect:` ("mismatch", "fault", "refused", "hang"), or "verified",
+// "error", "ran", "" (did not run). Decided on the stage that failed and its error's kind, never its words.
+std::string run_outcome(const RunReport& r);
+
 struct RunOptions {
     TimingOptions timing;
     bool read_back = true;  // read out/inout buffers into RunReport::outputs

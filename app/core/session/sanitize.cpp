@@ -43,11 +43,13 @@ std::string sanitize_unavailable_reason(const DeviceInfo& device) {
 
 Result<SanitizerSetup> prepare_sanitizer(const std::string& tool, bool find_sanitizer) {
     if (!is_sanitizer_tool(tool))
-        return make_error("--sanitize takes memcheck, racecheck, synccheck or initcheck, not `" + tool + "`",
+        return make_error(ErrorKind::UserInput,
+                          "--sanitize takes memcheck, racecheck, synccheck or initcheck, not `" + tool + "`",
                           "memcheck finds out-of-bounds accesses; racecheck shared-memory races; synccheck barrier "
                           "misuse; initcheck reads of memory never written");
     if (find_sanitizer && find_compute_sanitizer().empty())
-        return make_error("compute-sanitizer was not found (looked in $CUDA_PLAYGROUND_COMPUTE_SANITIZER, "
+        return make_error(ErrorKind::Unsupported,
+                          "compute-sanitizer was not found (looked in $CUDA_PLAYGROUND_COMPUTE_SANITIZER, "
                           "$CUDA_HOME/bin, /usr/local/cuda/bin and PATH)",
                           "install the CUDA toolkit's sanitizer (Debian/Ubuntu: apt-get install cuda-sanitizer-13-0), "
                           "or set CUDA_PLAYGROUND_COMPUTE_SANITIZER to its path");

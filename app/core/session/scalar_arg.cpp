@@ -28,7 +28,7 @@ Result<std::vector<std::byte>> scalar_bytes(const std::string& base_type, double
     if (t == "unsigned char" || t == "uchar" || t == "uint8_t") return pack(uint8_t(std::llround(value)));
     if (t == "short" || t == "int16_t") return pack(int16_t(std::llround(value)));
     if (t == "unsigned short" || t == "ushort" || t == "uint16_t") return pack(uint16_t(std::llround(value)));
-    return make_error("parameter type `" + t + "` cannot be set from the playground",
+    return make_error(ErrorKind::Metadata, "parameter type `" + t + "` cannot be set from the playground",
                       "use int, unsigned int, float, double, long long or size_t for scalar parameters");
 }
 

@@ -159,15 +159,19 @@ void KernelSession::forget_device_state() {
 }
 
 Result<OccupancyResult> KernelSession::suggest_block(std::vector<int> block_sizes) {
-    if (!kernel_.signature) return make_error("no __global__ function found in " + kernel_.path.string());
+    if (!kernel_.signature)
+        return make_error(ErrorKind::Metadata, "no __global__ function found in " + kernel_.path.string());
     auto resolved = resolve();
     if (!resolved) return resolved.error();
     const CompileResult& compiled = compile();
     if (!compiled.ok || compiled.module == 0) {
-        if (compiled.error) return make_error(compiled.error->message, compiled.error->hint);
+        if (compiled.error) return to_error(*compiled.error);
         if (!engine_.capabilities().launches)
-            return make_error("no backend can run kernels here, so there is no occupancy API to ask: " + device().notes);
-        return make_error("the kernel does not compile, so there is no code to ask the occupancy API about",
+            return make_error(
+                ErrorKind::Unsupported,
+                "no backend can run kernels here, so there is no occupancy API to ask: " + device().notes);
+        return make_error(ErrorKind::Compile,
+                          "the kernel does not compile, so there is no code to ask the occupancy API about",
                           "fix the compile errors first");
     }
     OccupancyRequest request;
@@ -178,7 +182,7 @@ Result<OccupancyResult> KernelSession::suggest_block(std::vector<int> block_size
     OccupancyResult answer = engine_.occupancy(std::move(request));
     if (answer.error) {
         if (answer.error->context_was_reset) forget_device_state();
-        return make_error(answer.error->message, answer.error->hint);
+        return to_error(*answer.error);
     }
     return answer;
 }

@@ -97,7 +97,8 @@ Result<bool> KernelSession::prepare_buffers(const ResolvedRun& resolved, const R
             AllocateResult a = engine_.allocate({spec.name, host.bytes.size(), uint32_t(elem_info(spec.type).size)});
             if (a.error) {
                 buffers_.erase(spec.name);
-                return make_error("could not allocate buffer `" + spec.name + "` (" +
+                return make_error(a.error->kind,
+                                  "could not allocate buffer `" + spec.name + "` (" +
                                       std::to_string(host.bytes.size()) + " bytes): " + a.error->message,
                                   a.error->hint.empty() ? "use smaller sizes" : a.error->hint);
             }
@@ -125,7 +126,8 @@ Result<bool> KernelSession::prepare_buffers(const ResolvedRun& resolved, const R
             UploadResult u = engine_.upload(std::move(copy));
             if (u.error) {
                 dev.content_key.clear();
-                return make_error("could not upload buffer `" + spec.name + "`: " + u.error->message, u.error->hint);
+                return make_error(u.error->kind, "could not upload buffer `" + spec.name + "`: " + u.error->message,
+                                  u.error->hint);
             }
             times.upload_ms += u.elapsed_ms;
             times.uploads++;

@@ -53,7 +53,7 @@ PartOutcome run_part(Engine& engine, ModuleId module, const ChunkPart& chunk, co
     const bool gpu = engine.capabilities().gpu;
     std::map<std::string, BufferId> ids;
     auto fail = [&](const std::string& what, const EngineError& e) {
-        out.error = make_error(where(p, gpu) + ": " + what + ": " + e.message, e.hint);
+        out.error = make_error(e.kind, where(p, gpu) + ": " + what + ": " + e.message, e.hint);
         out.context_reset = out.context_reset || e.context_was_reset;
     };
     auto run = [&] {
@@ -94,7 +94,7 @@ PartOutcome run_part(Engine& engine, ModuleId module, const ChunkPart& chunk, co
         auto args = kernel_args(sig, chunk.params, [&ids](const std::string& name) {
             return BufferArg{ids.at(name), 0};
         });
-        if (!args) return fail("an argument", EngineError{"", args.error().message, args.error().hint});
+        if (!args) return fail("an argument", to_engine_error(args.error(), "", ErrorKind::UserInput));
         launch.args = std::move(*args);
         LaunchResult launched = engine.launch(std::move(launch));
         out.printf_output = launched.printf_output;

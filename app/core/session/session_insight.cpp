@@ -17,7 +17,9 @@ Result<std::vector<CoverageMap>> KernelSession::measure_coverage(const ResolvedR
         for (const auto& b : kernel_.spec.buffers) {
             if (b.direction != Direction::Out) continue;
             UploadResult u = engine_.upload({buffers_.at(b.name).id, coverage_sentinel(elem_info(b.type).size, pass), true});
-            if (u.error) return make_error("could not fill `" + b.name + "` for the coverage measurement: " + u.error->message);
+            if (u.error)
+                return make_error(u.error->kind,
+                                  "could not fill `" + b.name + "` for the coverage measurement: " + u.error->message);
         }
         auto launch = launch_request(resolved, module, once);
         if (!launch) return launch.error();
@@ -25,12 +27,13 @@ Result<std::vector<CoverageMap>> KernelSession::measure_coverage(const ResolvedR
         if (!launched.ok) {
             const EngineError err = launched.error.value_or(EngineError{"", "the launch failed", "", false});
             if (err.context_was_reset) forget_device_state();
-            return make_error("the coverage measurement's launch failed: " + err.message, err.hint);
+            return make_error(err.kind, "the coverage measurement's launch failed: " + err.message, err.hint);
         }
         for (const auto& b : kernel_.spec.buffers) {
             if (b.direction != Direction::Out) continue;
             ReadBackResult rb = engine_.read_back({buffers_.at(b.name).id});
-            if (rb.error) return make_error("could not read back `" + b.name + "`: " + rb.error->message);
+            if (rb.error)
+                return make_error(rb.error->kind, "could not read back `" + b.name + "`: " + rb.error->message);
             if (pass == 0) first[b.name] = std::move(rb.data);
             else maps.push_back(count_unwritten(b.name, elem_info(b.type).size, first[b.name], rb.data));
         }
@@ -66,7 +69,8 @@ Result<LaunchTrace> KernelSession::trace_launch(const ResolvedRun& resolved, con
                     why = d.str();
                     break;
                 }
-            return make_error("the instrumented kernel for the trace could not be built: " + why,
+            return make_error(ErrorKind::Unsupported,
+                              "the instrumented kernel for the trace could not be built: " + why,
                               "run without --trace; the kernel itself is unaffected");
         }
         module = traced_compile_.module;
@@ -79,7 +83,7 @@ Result<LaunchTrace> KernelSession::trace_launch(const ResolvedRun& resolved, con
     if (!launched.ok) {
         const EngineError err = launched.error.value_or(EngineError{"", "the launch failed", "", false});
         if (err.context_was_reset) forget_device_state();
-        return make_error("the traced launch failed: " + err.message, err.hint);
+        return make_error(err.kind, "the traced launch failed: " + err.message, err.hint);
     }
     LaunchTrace trace;
     trace.unit = launched.trace_unit;

@@ -16,7 +16,8 @@ bool is_image_buffer(const BufferSpec* b) { return b && b->init.kind == BufferIn
 // Positive whole number from an expression value, or an error naming what it was for.
 Result<uint64_t> whole_positive(double v, const std::string& what, const std::string& expr, bool allow_zero = false) {
     if (!std::isfinite(v) || v < (allow_zero ? 0 : 1) || v > 1e15 || std::floor(v) != v) {
-        return make_error(what + " = `" + expr + "` evaluates to " + format_number(v) + ", which is not a " +
+        return make_error(ErrorKind::UserInput,
+                          what + " = `" + expr + "` evaluates to " + format_number(v) + ", which is not a " +
                               (allow_zero ? "non-negative" : "positive") + " whole number",
                           "check the expression and the parameter values it uses");
     }
@@ -71,10 +72,13 @@ Result<ResolvedStreams> resolve_streams(const StreamsSpec& st, const ResolvedRun
     const std::string where = "`streams:` (line " + std::to_string(st.line) + ")";
     auto whole = [&](const std::string& expr, const std::string& what, double lo, double hi) -> Result<int> {
         auto v = eval_expr(expr, scope);
-        if (!v) return make_error(where + ", " + what + ": " + v.error().message, v.error().hint);
+        if (!v) return make_error(v.error().kind, where + ", " + what + ": " + v.error().message, v.error().hint);
         if (!std::isfinite(*v) || *v < lo || *v > hi || std::floor(*v) != *v)
-            return make_error(where + ": " + what + " `" + expr + "` is " + format_number(*v) + "; it must be a whole "
-                                  "number from " + format_number(lo) + " to " + format_number(hi),
+            return make_error(ErrorKind::UserInput,
+                              where + ": " + what + " `" + expr + "` is " + format_number(*v) +
+                                  "; it must be a whole "
+                                  "number from " +
+                                  format_number(lo) + " to " + format_number(hi),
                               "set it from " + format_number(lo) + " to " + format_number(hi));
         return int(*v);
     };
@@ -91,13 +95,14 @@ Result<ResolvedStreams> resolve_streams(const StreamsSpec& st, const ResolvedRun
         if (!chunks) return chunks.error();
         out.chunks = *chunks;
         if (out.chunks < out.streams)
-            return make_error(where + ": " + std::to_string(out.chunks) + " chunks for " + std::to_string(out.streams) +
+            return make_error(ErrorKind::UserInput,
+                              where + ": " + std::to_string(out.chunks) + " chunks for " + std::to_string(out.streams) +
                                   " streams would leave a stream without work",
                               "use at least as many chunks as streams (`chunks=" + std::to_string(out.streams) +
                                   "` or more), or fewer streams");
     }
     auto n = r.params.find(st.param);
-    if (n == r.params.end()) return make_error(where + ": there is no param `" + st.param + "`");
+    if (n == r.params.end()) return make_error(ErrorKind::UserInput, where + ": there is no param `" + st.param + "`");
     if (n->second < out.chunks) {
         // Few elements: fewer chunks (one element each) rather than refusing a small n the student slid to.
         out.chunks = std::max(1, int(n->second));
@@ -113,14 +118,16 @@ Result<bool> KernelSession::resolve_choices(const ResolvedRun&, std::vector<Inpu
     for (const auto& [name, value] : choices_.params) {
         const ParamSpec* p = kernel_.param(name);
         if (!p) {
-            problems.push_back({name, make_error("unknown parameter `" + name + "` for kernel `" + kernel_.spec.title + "`")});
+            problems.push_back({name, make_error(ErrorKind::UserInput, "unknown parameter `" + name + "` for kernel `" +
+                                                                           kernel_.spec.title + "`")});
         } else if (auto refused = check_param_value(*p, value)) {
             problems.push_back({name, *refused});
         }
     }
     for (const auto& [name, path] : choices_.images)
         if (!is_image_buffer(kernel_.buffer(name)))
-            problems.push_back({name, make_error("`" + name + "` is not an image buffer of this kernel")});
+            problems.push_back(
+                {name, make_error(ErrorKind::UserInput, "`" + name + "` is not an image buffer of this kernel")});
     if (choices_.thread_order && !device().caps.thread_order)
         problems.push_back({"thread_order", thread_order_unavailable(device())});
     if (!problems.empty()) return problems.front().error;
@@ -138,14 +145,17 @@ std::vector<InputProblem> KernelSession::check_device_limits(const ResolvedRun& 
             const bool own = step && (grid ? step->own_grid : step->own_block);
             const std::string message = step ? step_label(*step) + ": " + issue.message : issue.message;
             if (!own && (grid ? choices_.grid.has_value() : choices_.block.has_value())) {
-                problems.push_back({what, make_error(message, std::string("change the ") + what + " as suggested")});
+                problems.push_back({what, make_error(ErrorKind::UserInput, message,
+                                                     std::string("change the ") + what + " as suggested")});
             } else if (own) {
-                problems.push_back({"", make_error(message, "its `step:` line (line " + std::to_string(step->line) +
-                                                                ") sets `" + what + "=`; change it")});
+                problems.push_back({"", make_error(ErrorKind::UserInput, message,
+                                                   "its `step:` line (line " + std::to_string(step->line) + ") sets `" +
+                                                       what + "=`; change it")});
             } else {
-                problems.push_back({"", make_error(message, "the file's `" + std::string(what) + ":` line (line " +
-                                                                std::to_string(kernel_.spec.launch.line) +
-                                                                ") gives this; change it, or set another " + what)});
+                problems.push_back({"", make_error(ErrorKind::UserInput, message,
+                                                   "the file's `" + std::string(what) + ":` line (line " +
+                                                       std::to_string(kernel_.spec.launch.line) +
+                                                       ") gives this; change it, or set another " + what)});
             }
         }
     };
@@ -164,7 +174,8 @@ Result<ResolvedRun> KernelSession::resolve(std::vector<InputProblem>* problems_o
     };
     const KernelSpec& spec = kernel_.spec;
     if (!spec.has_metadata) {
-        return make_error(kernel_.path.filename().string() +
+        return make_error(ErrorKind::Metadata,
+                          kernel_.path.filename().string() +
                               " has no /*@playground ... */ metadata header, so its buffers, sizes and launch "
                               "configuration are unknown",
                           "add a header (see kernels/FORMAT.md), or use `cuda-playground compile` to compile it only");
@@ -221,7 +232,8 @@ Result<ResolvedRun> KernelSession::resolve(std::vector<InputProblem>* problems_o
         const uint64_t memory = device().total_memory;
         if (memory > 0 && total_bytes > memory) {
             return refuse(blamed_choice(b.count_expr, choices_),
-                          make_error("the buffers need " + human_bytes(total_bytes) + " (buffer `" + b.name + "` has " +
+                          make_error(ErrorKind::OutOfMemory,
+                                     "the buffers need " + human_bytes(total_bytes) + " (buffer `" + b.name + "` has " +
                                          std::to_string(*n) + " elements) but the device has " + human_bytes(memory) +
                                          " of memory in all",
                                      "use smaller sizes (e.g. a smaller n, or a smaller image)"));
@@ -246,7 +258,9 @@ Result<ResolvedRun> KernelSession::resolve(std::vector<InputProblem>* problems_o
             if (!v) return v.error();
             auto n = whole_positive(*v, std::string(what) + "." + axis[i], exprs[i]);
             if (!n) return n.error();
-            if (*n > 0xFFFFFFFFull) return make_error(std::string(what) + "." + axis[i] + " = " + std::to_string(*n) + " is too large");
+            if (*n > 0xFFFFFFFFull)
+                return make_error(ErrorKind::UserInput,
+                                  std::string(what) + "." + axis[i] + " = " + std::to_string(*n) + " is too large");
             *dst[i] = uint32_t(*n);
         }
         return true;
@@ -278,10 +292,13 @@ Result<ResolvedRun> KernelSession::resolve(std::vector<InputProblem>* problems_o
     if (choices_.until_step) {
         const size_t n = spec.steps.size();
         if (n == 0)
-            return refuse("until_step", make_error("this file has no steps (`step:` lines), so there is no step to stop after",
-                                                   "stopping after a step applies to files that run several launches"));
+            return refuse("until_step",
+                          make_error(ErrorKind::UserInput,
+                                     "this file has no steps (`step:` lines), so there is no step to stop after",
+                                     "stopping after a step applies to files that run several launches"));
         if (*choices_.until_step < 1 || size_t(*choices_.until_step) > n)
-            return refuse("until_step", make_error("stop after step " + std::to_string(*choices_.until_step) +
+            return refuse("until_step", make_error(ErrorKind::UserInput,
+                                                   "stop after step " + std::to_string(*choices_.until_step) +
                                                        ": this file has " + std::to_string(n) + " steps",
                                                    "give a step from 1 to " + std::to_string(n)));
     }
@@ -290,12 +307,15 @@ Result<ResolvedRun> KernelSession::resolve(std::vector<InputProblem>* problems_o
         const bool any_file_block = std::any_of(r.steps.begin(), r.steps.end(), [](const ResolvedStep& s) { return !s.own_block; });
         const bool any_file_grid = std::any_of(r.steps.begin(), r.steps.end(), [](const ResolvedStep& s) { return !s.own_grid; });
         if (choices_.block && !any_file_block)
-            return refuse("block", make_error("every step of this file sets its own block (`block=` on its `step:` line), "
-                                              "so a chosen block would change nothing",
-                                              "change a step's `block=` in the file, or remove it there so that step "
-                                              "follows the chosen block"));
+            return refuse("block",
+                          make_error(ErrorKind::UserInput,
+                                     "every step of this file sets its own block (`block=` on its `step:` line), "
+                                     "so a chosen block would change nothing",
+                                     "change a step's `block=` in the file, or remove it there so that step "
+                                     "follows the chosen block"));
         if (choices_.grid && !any_file_grid)
-            return refuse("grid", make_error("every step of this file sets its own grid (`grid=` on its `step:` line), "
+            return refuse("grid", make_error(ErrorKind::UserInput,
+                                             "every step of this file sets its own grid (`grid=` on its `step:` line), "
                                              "so a chosen grid would change nothing",
                                              "change a step's `grid=` in the file, or remove it there so that step "
                                              "follows the chosen grid"));

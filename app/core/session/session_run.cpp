@@ -15,23 +15,32 @@
 
 namespace cp {
 
-namespace {
-
-// What a run showed, in the words of `expect:`.
 std::string run_outcome(const RunReport& r) {
     if (r.verified == false) return "mismatch";
-    if (r.failed_stage == RunStage::Validate) return "refused";
-    if (r.failed_stage == RunStage::Launch && r.error) {
-        const std::string& m = r.error->message;
-        if (m.find("did not finish within") != std::string::npos) return "hang";
-        if (m.find("LAUNCH_OUT_OF_RESOURCES") != std::string::npos || m.find("launch refused") != std::string::npos)
-            return "refused";
-        return "fault";
+    if (r.error) {
+        switch (r.error->kind) {
+            case ErrorKind::LaunchRefused:
+                return "refused";
+            case ErrorKind::Hang:
+                return "hang";
+            case ErrorKind::Fault:
+            case ErrorKind::OutOfBounds:
+            case ErrorKind::WorkerLost:
+                return "fault";  // a crash that took the worker with it is a fault too
+            case ErrorKind::Unknown:
+                // Unclassified: the stage says it (a launch that failed is the kernel's fault).
+                if (r.failed_stage == RunStage::Validate) return "refused";
+                if (r.failed_stage == RunStage::Launch) return "fault";
+                return "error";
+            default:
+                return "error";
+        }
     }
     if (r.verified == true) return "verified";
-    if (r.error) return "error";
     return r.launched ? "ran" : "";
 }
+
+namespace {
 
 // Wall time since the previous lap, added to a stage's figure (StageTimes).
 class StageClock {
@@ -118,13 +127,14 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
 
     for (const auto& d : kernel_.diagnostics) {
         if (d.severity == Severity::Error) {
-            return fail(RunStage::Metadata, make_error("the kernel file has an error: " + d.str(),
+            return fail(RunStage::Metadata, make_error(ErrorKind::Metadata, "the kernel file has an error: " + d.str(),
                                                        "fix the metadata header or the signature as the message says"));
         }
     }
     if (!kernel_.signature) {
-        return fail(RunStage::Metadata, make_error("no __global__ function found in " + kernel_.path.string(),
-                                                   "a kernel file holds exactly one __global__ function"));
+        return fail(RunStage::Metadata,
+                    make_error(ErrorKind::Metadata, "no __global__ function found in " + kernel_.path.string(),
+                               "a kernel file holds exactly one __global__ function"));
     }
 
     auto resolved = resolve(&report.input_problems);
@@ -135,7 +145,9 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
     // depend on the compiled kernel (registers, shared memory, __launch_bounds__) come after compiling.
     if (auto refused = check_device_limits(*resolved); !refused.empty()) {
         report.input_problems = refused;
-        return fail(RunStage::Validate, make_error("launch refused: " + refused.front().error.message, refused.front().error.hint));
+        return fail(RunStage::Validate,
+                    make_error(ErrorKind::LaunchRefused, "launch refused: " + refused.front().error.message,
+                               refused.front().error.hint));
     }
 
     const CompileResult& compiled = compile();
@@ -146,7 +158,7 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
     report.cache_hit = compiled.cache_hit;
     report.compile_ms = compiled.compile_ms;
     if (!compiled.ok) {
-        if (compiled.error) return fail(RunStage::Compile, make_error(compiled.error->message, compiled.error->hint));
+        if (compiled.error) return fail(RunStage::Compile, to_error(*compiled.error));
         std::string first = "compilation failed";
         size_t errors = 0;
         for (const auto& d : compiled.diagnostics) {
@@ -154,7 +166,9 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
             if (errors++ == 0) first = d.str();
         }
         return fail(RunStage::Compile,
-                    make_error(errors > 1 ? first + " (and " + count_text(errors - 1, "more error", "more errors") + ")" : first,
+                    make_error(ErrorKind::Compile,
+                               errors > 1 ? first + " (and " + count_text(errors - 1, "more error", "more errors") + ")"
+                                          : first,
                                "fix the source at the line shown; nothing was launched"));
     }
 
@@ -173,7 +187,7 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
                     report.diagnostics.push_back(d);
                     if (!c.error) first = d.str();
                 }
-            return fail(RunStage::Compile, make_error(step_label(resolved->steps[i]) + ": " + first,
+            return fail(RunStage::Compile, make_error(ErrorKind::Compile, step_label(resolved->steps[i]) + ": " + first,
                                                       "fix the source at the line shown; nothing was launched"));
         }
     }
@@ -193,10 +207,11 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
     }
     for (const auto& issue : report.launch_issues) {
         if (issue.severity == Severity::Error) {
-            return fail(RunStage::Validate, make_error("launch refused: " + issue.message,
-                                                       resolved->steps.empty()
-                                                           ? "change the block/grid (--block, --grid) as suggested"
-                                                           : "change the step's settings on its `step:` line as suggested"));
+            return fail(
+                RunStage::Validate,
+                make_error(ErrorKind::LaunchRefused, "launch refused: " + issue.message,
+                           resolved->steps.empty() ? "change the block/grid (--block, --grid) as suggested"
+                                                   : "change the step's settings on its `step:` line as suggested"));
         }
     }
     // A compile-only backend (nothing can run kernels here): compiling was the whole job, and not running is
@@ -209,11 +224,15 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
     bool warned = false;
     for (const auto& issue : report.launch_issues) warned = warned || issue.limit == kCoverageLimit;
     if (!resolved->steps.empty() && (options.coverage || options.trace))
-        return fail(RunStage::Launch,
-                    make_error(std::string(options.coverage ? "coverage" : "a trace") + " is measured over one kernel's "
-                                   "launch, and this file runs " + std::to_string(resolved->steps.size()) + " steps",
-                               "run one of its kernels alone: copy the file, replace its `step:` lines by `kernel: NAME` "
-                               "with that step's block and grid"));
+        return fail(
+            RunStage::Launch,
+            make_error(ErrorKind::UserInput,
+                       std::string(options.coverage ? "coverage" : "a trace") +
+                           " is measured over one kernel's "
+                           "launch, and this file runs " +
+                           std::to_string(resolved->steps.size()) + " steps",
+                       "run one of its kernels alone: copy the file, replace its `step:` lines by `kernel: NAME` "
+                       "with that step's block and grid"));
     if (options.coverage || (options.coverage_when_warned && warned)) {
         auto measured = measure_coverage(*resolved, compiled.module);
         clock.lap(report.stages.insight_ms);
@@ -264,7 +283,7 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
         std::string message = err.message;
         if (!err.name.empty() && message.find(err.name) == std::string::npos) message += " (" + err.name + ")";
         report.error_line = err.line;
-        return fail(RunStage::Launch, make_error(message, err.hint));
+        return fail(RunStage::Launch, make_error(err.kind, message, err.hint));
     }
     report.launched = true;
     report.timing = launched.timing;
@@ -283,7 +302,9 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
     for (const auto& b : spec.buffers) {
         if (b.direction == Direction::In || !options.read_back) continue;
         ReadBackResult rb = engine_.read_back({buffers_.at(b.name).id, options.pinned_host});
-        if (rb.error) return fail(RunStage::Launch, make_error("could not read back `" + b.name + "`: " + rb.error->message));
+        if (rb.error)
+            return fail(RunStage::Launch,
+                        make_error(rb.error->kind, "could not read back `" + b.name + "`: " + rb.error->message));
         report.transfers.download_ms += rb.elapsed_ms;
         report.transfers.downloads++;
         report.transfers.download_bytes += rb.data.size();

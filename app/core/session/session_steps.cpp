@@ -17,8 +17,9 @@ constexpr uint64_t kMaxStepRepeat = 100000;
 
 Result<uint64_t> whole(double v, const std::string& what, const std::string& expr, uint64_t lo, uint64_t hi) {
     if (!std::isfinite(v) || v < double(lo) || v > double(hi) || std::floor(v) != v)
-        return make_error(what + " = `" + expr + "` evaluates to " + format_number(v) + ", which is not a whole number from " +
-                              std::to_string(lo) + " to " + std::to_string(hi),
+        return make_error(ErrorKind::UserInput,
+                          what + " = `" + expr + "` evaluates to " + format_number(v) +
+                              ", which is not a whole number from " + std::to_string(lo) + " to " + std::to_string(hi),
                           "check the expression and the parameter values it uses");
     return uint64_t(v);
 }
@@ -176,7 +177,7 @@ Result<bool> KernelSession::launch_steps(const ResolvedRun& resolved, const std:
                                                                               std::to_string(s.repeat)
                                                                         : std::string());
                 report.steps.push_back(sr);
-                return make_error(where + ": " + message, err.hint);
+                return make_error(err.kind, where + ": " + message, err.hint);
             }
             launch_medians.push_back(launched.timing.median_ms);
             medians += launched.timing.median_ms;

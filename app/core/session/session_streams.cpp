@@ -66,14 +66,16 @@ Result<StreamsReport> KernelSession::run_streams(const ResolvedRun& resolved, Mo
     const KernelSpec& spec = kernel_.spec;
     const std::string where = "`streams:` (line " + std::to_string(st.line) + ")";
     auto plan = plan_chunks(resolved, spec.buffers, spec.launch, st.param, st.chunks);
-    if (!plan) return make_error(where + ": " + plan.error().message, plan.error().hint);
+    if (!plan) return make_error(plan.error().kind, where + ": " + plan.error().message, plan.error().hint);
 
     // The outputs' device copies are first spoiled (NaN bytes), so that what the ordinary launch left there
     // cannot stand in for a chunk that was not written.
     for (const BufferSpec& b : spec.buffers) {
         if (b.direction != Direction::Out) continue;
         UploadResult u = engine_.upload({buffers_.at(b.name).id, {std::byte{0xFF}}, true, false, 0});
-        if (u.error) return make_error("could not reset `" + b.name + "` before the streamed run: " + u.error->message);
+        if (u.error)
+            return make_error(u.error->kind,
+                              "could not reset `" + b.name + "` before the streamed run: " + u.error->message);
     }
 
     StreamsRequest request;
@@ -116,7 +118,8 @@ Result<StreamsReport> KernelSession::run_streams(const ResolvedRun& resolved, Mo
         report.error_line = err.line;
         std::string message = err.message;
         if (!err.name.empty() && message.find(err.name) == std::string::npos) message += " (" + err.name + ")";
-        return make_error("the streamed run (" + std::to_string(st.chunks) + " chunks on " +
+        return make_error(err.kind,
+                          "the streamed run (" + std::to_string(st.chunks) + " chunks on " +
                               std::to_string(st.streams) + " streams): " + message,
                           err.hint);
     }
@@ -135,8 +138,9 @@ Result<StreamsReport> KernelSession::run_streams(const ResolvedRun& resolved, Mo
         for (const ChunkBuffer& cb : part.buffers) {
             if (cb.whole || cb.direction == Direction::In) continue;
             if (next >= ran.d2h_data.size() || ran.d2h_data[next].size() != cb.bytes)
-                return make_error("the streamed run returned " + std::to_string(ran.d2h_data.size()) +
-                                  " copies, not the ones asked for");
+                return make_error(ErrorKind::Internal, "the streamed run returned " +
+                                                           std::to_string(ran.d2h_data.size()) +
+                                                           " copies, not the ones asked for");
             HostBuffer& out = report.outputs.at(cb.name);
             std::copy(ran.d2h_data[next].begin(), ran.d2h_data[next].end(),
                       out.bytes.begin() + std::ptrdiff_t(cb.byte_offset));

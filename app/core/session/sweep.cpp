@@ -40,19 +40,24 @@ std::vector<Dim3> default_sweep_blocks(int problem_dims, const DeviceInfo& d) {
 
 Result<SweepResult> KernelSession::sweep(const SweepOptions& options) {
     if (!kernel_.step_signatures.empty())
-        return make_error("a sweep times one kernel over block shapes, and this file runs " +
-                              std::to_string(kernel_.step_signatures.size()) + " steps",
-                          "sweep one of its kernels alone: copy the file and replace its `step:` lines by `kernel: NAME`");
+        return make_error(
+            ErrorKind::UserInput,
+            "a sweep times one kernel over block shapes, and this file runs " +
+                std::to_string(kernel_.step_signatures.size()) + " steps",
+            "sweep one of its kernels alone: copy the file and replace its `step:` lines by `kernel: NAME`");
     const auto started = std::chrono::steady_clock::now();
-    if (!kernel_.signature) return make_error("no __global__ function found in " + kernel_.path.string());
-    if (!engine_.capabilities().launches) return make_error("no backend can run kernels here: " + device().notes);
+    if (!kernel_.signature)
+        return make_error(ErrorKind::Metadata, "no __global__ function found in " + kernel_.path.string());
+    if (!engine_.capabilities().launches)
+        return make_error(ErrorKind::Unsupported, "no backend can run kernels here: " + device().notes);
     const RunChoices saved = choices_;
     auto first = resolve();
     if (!first) return first.error();
     const CompileResult& compiled = compile();
     if (!compiled.ok || compiled.module == 0) {
-        if (compiled.error) return make_error(compiled.error->message, compiled.error->hint);
-        return make_error("the kernel does not compile", "fix the compile errors first (`cuda-playground compile FILE`)");
+        if (compiled.error) return to_error(*compiled.error);
+        return make_error(ErrorKind::Compile, "the kernel does not compile",
+                          "fix the compile errors first (`cuda-playground compile FILE`)");
     }
     int dims = 0;
     for (uint64_t e : first->problem) dims += e > 1;
@@ -106,7 +111,8 @@ Result<SweepResult> KernelSession::sweep(const SweepOptions& options) {
                     if (err.context_was_reset) {
                         forget_device_state();
                         choices_ = saved;
-                        return make_error("the sweep stopped at block " + blocks[i].str() + ": " + err.message, err.hint);
+                        return make_error(
+                            err.kind, "the sweep stopped at block " + blocks[i].str() + ": " + err.message, err.hint);
                     }
                 } else {
                     config.median_ms = r.timing.median_ms;

@@ -69,7 +69,8 @@ Result<KernelFile> load_variant(const KernelFile& main, const std::string& varia
         hint = "did you mean `" + guess + "`? Or " + hint;
     else if (const std::string lib = closest_library_kernel(variant); !lib.empty())
         hint = "did you mean `" + lib + "`? Or " + hint;
-    return make_error(where + ": no kernel of that name in " + main.path.filename().string() + " and no such file",
+    return make_error(ErrorKind::UserInput,
+                      where + ": no kernel of that name in " + main.path.filename().string() + " and no such file",
                       hint);
 }
 

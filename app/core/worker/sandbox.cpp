@@ -233,7 +233,8 @@ bool single_threaded() {
 
 Result<int> enter_worker_sandbox() {
     const SandboxSupport& support = sandbox_support();
-    if (!single_threaded()) return make_error("the CPU worker started threads before entering its sandbox");
+    if (!single_threaded())
+        return make_error(ErrorKind::Unsupported, "the CPU worker started threads before entering its sandbox");
     // No core files: a kernel that crashes the worker must not write one either.
     const rlimit no_core{0, 0};
     setrlimit(RLIMIT_CORE, &no_core);
@@ -243,14 +244,15 @@ Result<int> enter_worker_sandbox() {
     // are older than Landlock anyway.)
     if (support.seccomp_notify && support.landlock_abi > 0 &&
         !restrict_thread(make_ruleset(support.landlock_abi, {}, {})))
-        return make_error(std::string("Landlock could not be applied: ") + std::strerror(errno));
+        return make_error(ErrorKind::Unsupported,
+                          std::string("Landlock could not be applied: ") + std::strerror(errno));
 #endif
     // Everything not allowed below goes to the app's supervisor, which refuses it and says what it was.
     // Without user notification (before Linux 5.9) it simply fails; then a read-only open must be allowed
     // (the kernel library is loaded by path) and, without Landlock, file reads are not confined.
     const bool supervised = support.seccomp_notify;
     scmp_filter_ctx ctx = seccomp_init(supervised ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(EPERM));
-    if (!ctx) return make_error("libseccomp could not start a filter");
+    if (!ctx) return make_error(ErrorKind::Unsupported, "libseccomp could not start a filter");
     seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);  // 32-bit system calls: fatal
     seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 1);
     std::optional<std::string> problem = build_worker_filter(ctx);
@@ -265,13 +267,15 @@ Result<int> enter_worker_sandbox() {
     }
     if (problem) {
         seccomp_release(ctx);
-        return make_error("the seccomp filter could not be built: " + *problem);
+        return make_error(ErrorKind::Unsupported, "the seccomp filter could not be built: " + *problem);
     }
     const int rc = seccomp_load(ctx);
     const int listener = rc == 0 && supervised ? seccomp_notify_fd(ctx) : -1;
     seccomp_release(ctx);
-    if (rc != 0) return make_error(std::string("the seccomp filter could not be loaded: ") + std::strerror(-rc));
-    if (supervised && listener < 0) return make_error("the seccomp filter has no listener");
+    if (rc != 0)
+        return make_error(ErrorKind::Unsupported,
+                          std::string("the seccomp filter could not be loaded: ") + std::strerror(-rc));
+    if (supervised && listener < 0) return make_error(ErrorKind::Unsupported, "the seccomp filter has no listener");
     return listener;
 }
 

@@ -53,8 +53,8 @@ std::optional<Error> WorkerProcess::start(const WorkerSpawn& spawn) {
     stop(true);
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-        return make_error("could not start the " + spawn.process_name +
-                          " process: socketpair failed: " + std::strerror(errno));
+        return make_error(ErrorKind::WorkerLost, "could not start the " + spawn.process_name +
+                                                     " process: socketpair failed: " + std::strerror(errno));
     // dup2(fd, fd) would keep close-on-exec set, so the child's end must not already be one of the target
     // numbers; the same goes for the extra descriptors.
     const int first_free = kWorkerFd + 1 + int(spawn.extra_fds.size());
@@ -113,7 +113,8 @@ std::optional<Error> WorkerProcess::start(const WorkerSpawn& spawn) {
     for (int fd : extra) close(fd);
     if (rc != 0) {
         close(sv[0]);
-        return make_error("could not start the " + spawn.process_name + " process: " + std::strerror(rc));
+        return make_error(ErrorKind::WorkerLost,
+                          "could not start the " + spawn.process_name + " process: " + std::strerror(rc));
     }
     pid_ = pid;
     fd_ = sv[0];
