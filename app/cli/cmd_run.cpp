@@ -281,8 +281,7 @@ void print_sanitizer(const std::string& tool, const SanitizerSummary& s) {
     for (const auto& f : s.findings) std::cout << "    " << f.message() << "\n";
 }
 
-std::string with_sanitizer_json(const std::string& json, const std::string& tool, const SanitizerSummary& s) {
-    nlohmann::json j = nlohmann::json::parse(json);
+void add_sanitizer_json(nlohmann::json& j, const std::string& tool, const SanitizerSummary& s) {
     nlohmann::json findings = nlohmann::json::array();
     for (const auto& f : s.findings) {
         nlohmann::json x = {{"kind", f.kind}, {"message", f.message()}, {"detail", f.detail}, {"file", f.file},
@@ -293,7 +292,6 @@ std::string with_sanitizer_json(const std::string& json, const std::string& tool
         findings.push_back(x);
     }
     j["sanitizer"] = {{"tool", tool}, {"errors", s.reported_errors}, {"findings", findings}};
-    return j.dump(2);
 }
 
 }  // namespace
@@ -463,9 +461,10 @@ int cmd_run(const std::vector<std::string>& argv) {
         }
     }
     if (args->has("--json")) {
-        std::string json = run_report_json(report, written);
-        if (compared) json = with_variants_json(json, report, others);
-        if (!sanitizer_log.empty()) json = with_sanitizer_json(json, args->get("--sanitize"), sanitized);
+        nlohmann::json j = run_report_json(report, written);
+        if (compared) add_variants_json(j, report, others);
+        if (!sanitizer_log.empty()) add_sanitizer_json(j, args->get("--sanitize"), sanitized);
+        const std::string json = json_text(j);
         if (json_path == "-") {
             std::cout << json << "\n";
         } else {

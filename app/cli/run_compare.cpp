@@ -86,13 +86,12 @@ void print_speedups(const RunReport& main, const std::vector<CompareRun>& others
     }
 }
 
-std::string with_variants_json(const std::string& json, const RunReport& main, const std::vector<CompareRun>& others) {
-    auto j = nlohmann::json::parse(json);
+void add_variants_json(nlohmann::json& j, const RunReport& main, const std::vector<CompareRun>& others) {
     nlohmann::json variants = nlohmann::json::array();
     for (const CompareRun& o : others) {
         nlohmann::json v;
         if (o.report) {
-            v = nlohmann::json::parse(run_report_json(*o.report, {}));
+            v = run_report_json(*o.report, {});
             const auto ratio = speedup(main, *o.report);
             v["speedup"] = ratio ? nlohmann::json(*ratio) : nlohmann::json(nullptr);
         } else {
@@ -106,7 +105,6 @@ std::string with_variants_json(const std::string& json, const RunReport& main, c
         j["speedup"] = variants[0]["speedup"];
     }
     j["variants"] = variants;
-    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace cp::cli
