@@ -6,6 +6,7 @@
 
 #include "core/engine/backend.h"
 #include "core/kernel_file/kernel_file.h"
+#include "core/session/report_text.h"
 #include "core/text_util.h"
 #include "ui/panels/launch_panel.h"
 #include "ui/panels/launch_view_panel.h"
@@ -410,30 +411,13 @@ void Workspace::apply_outcome(RunOutcome outcome) {
         output_status_.run = runs_applied_;
         output_status_.failure.clear();
         output_status_.verified = r.verified;
-        char text[256];
-        if (r.verified == true)
-            std::snprintf(text, sizeof text, "Matches the CPU reference (max error %g)", r.max_abs_error);
-        else if (r.verified == false)
-            std::snprintf(text, sizeof text, "Differs from the CPU reference: %llu mismatches, max error %g. %s",
-                          static_cast<unsigned long long>(r.mismatches), r.max_abs_error, r.mismatch_detail.c_str());
-        else if (!r.not_checked.empty())
-            std::snprintf(text, sizeof text, "Not checked: %s.", r.not_checked.c_str());
-        else
-            text[0] = '\0';
-        output_status_.verification = text;
-        if (r.verified == false) console_.add(LogKind::Warning, text);
+        output_status_.verification = verdict_text(r);
+        if (r.verified == false) console_.add(LogKind::Warning, output_status_.verification);
     }
     output_status_.on_purpose.clear();
     output_status_.as_expected = r.as_expected;
     if (!r.expect.empty()) {
-        std::string note = "This lesson is buggy on purpose: it must fail with a " +
-                           (r.expect == "refused" ? std::string("refused launch") : r.expect) + ". ";
-        if (r.as_expected == true)
-            note += "It did, as expected.";
-        else if (r.as_expected == false)
-            note += "It did not (outcome: " + r.outcome + "): the bug no longer shows.";
-        else
-            note += "Not judged yet (it has not run and been checked).";
+        std::string note = expected_outcome_text(r);
         if (!r.learn.empty()) note += "\nLearn: " + r.learn;
         output_status_.on_purpose = note;
         if (r.as_expected) console_.add(*r.as_expected ? LogKind::Info : LogKind::Warning, note);
