@@ -6,6 +6,7 @@
 
 #include "core/engine/backend.h"
 #include "core/kernel_file/kernel_file.h"
+#include "core/session/backend_setup.h"
 #include "core/session/report_text.h"
 #include "core/text_util.h"
 #include "ui/panels/launch_panel.h"
@@ -49,33 +50,14 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
 
     // The backend: the one asked for (or the registry's first that works); when none can run kernels, a
     // compile-only one, so the editor still gets the compiler's diagnostics.
-    std::unique_ptr<Backend> backend;
-    std::string passed_over;
-    if (backend_factory) {
-        auto made = backend_factory();
-        if (made) backend = std::move(*made);
-        else passed_over = made.error().message;
-    } else if (auto made = make_backend(options.backend); made) {
-        backend = std::move(made->backend);
-        for (const auto& [name, why] : made->passed_over) passed_over += (passed_over.empty() ? "" : "; ") + name + ": " + why;
-    } else {
-        passed_over = made.error().message;
-    }
-    if (!backend) backend = make_compile_only_backend(passed_over);
-    auto engine = std::make_unique<Engine>(std::move(backend));
-    const BackendCapabilities caps = engine->capabilities();
-    render::RenderTarget* wake_target = &target_;
-    const DeviceInfo device = engine->device();
-    runner_ = std::make_unique<LiveRunner>(std::move(engine), [wake_target] { wake_target->wake(); });
     // A `devices:` file runs on every device of this backend, each opened as this one was (a backend given by
-    // the caller, e.g. a test's, runs the split alone).
-    if (caps.launches && !backend_factory) {
-        runner_->use_devices(device.device_count, [name = device.backend](int ordinal) -> Result<std::unique_ptr<Engine>> {
-            auto other = make_backend(name, ordinal);
-            if (!other) return other.error();
-            return std::make_unique<Engine>(std::move(other->backend));
-        });
-    }
+    // the caller, e.g. a test's, runs the split alone): core/session/backend_setup.h, as the command line.
+    BackendSetup setup = set_up_backend_or_compile_only(options.backend, backend_factory);
+    const BackendCapabilities caps = setup.engine->capabilities();
+    const std::string passed_over = setup.passed_over_text();
+    render::RenderTarget* wake_target = &target_;
+    runner_ = std::make_unique<LiveRunner>(std::move(setup.engine), [wake_target] { wake_target->wake(); });
+    if (setup.open_device) runner_->use_devices(setup.device_count, setup.open_device);
     sanitize_.unavailable = sanitize_unavailable_reason(runner_->device());
 
     std::string output_path = "host upload (the backend's buffers are in host memory)";
