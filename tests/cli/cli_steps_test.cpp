@@ -70,7 +70,7 @@ TEST(CliSteps, UntilStepWritesTheBuffersAsThatStepLeftThemAndSaysTheyAreUnchecke
     ASSERT_EQ(r.exit_code, 0) << r.both();
     EXPECT_NE(r.out.find("step 2:   scan_offsets"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("step 3"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("check:    Not checked: shown after step 2 of 3."), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("check:    Not checked: shown after step 2 of 3"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("Matches"), std::string::npos) << r.out;
     // The written output is the saw-tooth of per-segment scans, computed here.
     const std::string csv = cp::test::read_file((out.path() / "out.csv").string());
