@@ -89,10 +89,10 @@ int cmd_compile(const std::vector<std::string>& argv) {
                          {"cache_hit", result.cache_hit},
                          {"compile_ms", result.compile_ms},
                          {"options", result.options},
-                         {"diagnostics", nlohmann::json::parse(diagnostics_json(diagnostics))},
-                         {"resources", result.ok ? nlohmann::json::parse(usage_json(result.usage)) : nlohmann::json()}};
+                         {"diagnostics", diagnostics_json(diagnostics)},
+                         {"resources", result.ok ? usage_json(result.usage) : nlohmann::json()}};
         if (result.error) j["error"] = result.error->message;
-        std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+        std::cout << json_text(j) << "\n";
         return ok ? 0 : 1;
     }
     for (const auto& d : diagnostics) (d.severity == Severity::Error ? std::cerr : std::cout) << d.str() << "\n";

@@ -79,12 +79,12 @@ int cmd_info(const std::vector<std::string>& argv) {
                  {"kernel", sandbox.kernel_release},
                  {"summary", sandbox_summary(sandbox)}}}};
         for (const Probe& p : probes) {
-            json d = p.backend ? json::parse(device_info_json((*p.backend)->info().device))
+            json d = p.backend ? device_info_json((*p.backend)->info().device)
                                : json{{"available", false}, {"reason", p.backend.error().message}};
             d["description"] = p.entry->description;
             j[p.entry->name] = d;
         }
-        std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+        std::cout << json_text(j) << "\n";
         return 0;
     }
     std::cout << "CUDA Playground " << CP_VERSION << "\n"

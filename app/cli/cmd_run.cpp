@@ -11,6 +11,7 @@
 #include "core/kernel_file/kernel_file.h"
 #include "core/session/coverage.h"
 #include "core/session/report_json.h"
+#include "core/session/report_text.h"
 #include "core/session/sanitize.h"
 #include "core/session/variants.h"
 #include "core/session/session.h"
@@ -210,9 +211,11 @@ void print_results(const RunReport& r, const DeviceInfo& device) {
         }
         if (start < r.printf_output.size() && lines >= 40) std::cout << "    ... (more in --json output)\n";
     }
-    if (r.verified) {
-        std::cout << std::defaultfloat << "  check:    " << (*r.verified ? "verified" : "FAILED")
-                  << " against the CPU reference (max abs error " << r.max_abs_error << ")\n";
+    // The first mismatches are listed below the verdict, buffer by buffer.
+    if (const std::string verdict = verdict_text(r, VerdictOf::Run, false); !verdict.empty())
+        std::cout << "  check:    " << verdict << "\n";
+    if (r.verified == false) {
+        std::cout << std::defaultfloat << std::setprecision(6);  // tolerances as written (1e-06, 0.001)
         for (const ErrorMap& m : r.error_maps) {
             if (m.mismatched_elements == 0) continue;
             std::cout << "            `" << m.buffer << "`: " << with_thousands(m.mismatched_elements) << " of "
@@ -228,22 +231,9 @@ void print_results(const RunReport& r, const DeviceInfo& device) {
             for (size_t i = 0; i < m.first_mismatches.size() && i < 5; ++i)
                 std::cout << "              " << m.first_mismatches[i] << "\n";
         }
-    } else if (r.launched && !r.not_checked.empty()) {
-        std::cout << "  check:    not checked: " << r.not_checked << "\n";
-    } else if (r.launched && r.failed_stage == RunStage::Verify) {
-        std::cout << "  check:    not done: the CPU reference failed (below)\n";
-    } else if (r.launched) {
-        std::cout << "  check:    not verified (no CPU reference)\n";
     }
     if (!r.expect.empty()) {
-        const std::string a = r.expect == "refused" ? "a refused launch" : "a " + r.expect;
-        std::cout << "  lesson:   buggy on purpose: it must fail with " << a;
-        if (r.as_expected == true)
-            std::cout << ", and it did (failed as expected)\n";
-        else if (r.as_expected == false)
-            std::cout << ", but the outcome was: " << r.outcome << " (the bug no longer shows as the lesson says)\n";
-        else
-            std::cout << " (not judged: it did not run and check here)\n";
+        std::cout << "  lesson:   " << expected_outcome_text(r) << "\n";
         if (!r.learn.empty()) std::cout << "  learn:    " << r.learn << "\n";
     }
 }
@@ -281,8 +271,7 @@ void print_sanitizer(const std::string& tool, const SanitizerSummary& s) {
     for (const auto& f : s.findings) std::cout << "    " << f.message() << "\n";
 }
 
-std::string with_sanitizer_json(const std::string& json, const std::string& tool, const SanitizerSummary& s) {
-    nlohmann::json j = nlohmann::json::parse(json);
+void add_sanitizer_json(nlohmann::json& j, const std::string& tool, const SanitizerSummary& s) {
     nlohmann::json findings = nlohmann::json::array();
     for (const auto& f : s.findings) {
         nlohmann::json x = {{"kind", f.kind}, {"message", f.message()}, {"detail", f.detail}, {"file", f.file},
@@ -293,7 +282,6 @@ std::string with_sanitizer_json(const std::string& json, const std::string& tool
         findings.push_back(x);
     }
     j["sanitizer"] = {{"tool", tool}, {"errors", s.reported_errors}, {"findings", findings}};
-    return j.dump(2);
 }
 
 }  // namespace
@@ -473,9 +461,10 @@ int cmd_run(const std::vector<std::string>& argv) {
         }
     }
     if (args->has("--json")) {
-        std::string json = run_report_json(report, written);
-        if (compared) json = with_variants_json(json, report, others);
-        if (!sanitizer_log.empty()) json = with_sanitizer_json(json, args->get("--sanitize"), sanitized);
+        nlohmann::json j = run_report_json(report, written);
+        if (compared) add_variants_json(j, report, others);
+        if (!sanitizer_log.empty()) add_sanitizer_json(j, args->get("--sanitize"), sanitized);
+        const std::string json = json_text(j);
         if (json_path == "-") {
             std::cout << json << "\n";
         } else {

@@ -42,13 +42,12 @@ void print_speedups(const RunReport& main, const std::vector<VariantRun>& others
     }
 }
 
-std::string with_variants_json(const std::string& json, const RunReport& main, const std::vector<VariantRun>& others) {
-    auto j = nlohmann::json::parse(json);
+void add_variants_json(nlohmann::json& j, const RunReport& main, const std::vector<VariantRun>& others) {
     nlohmann::json variants = nlohmann::json::array();
     for (const VariantRun& o : others) {
         nlohmann::json v;
         if (o.report) {
-            v = nlohmann::json::parse(run_report_json(*o.report, {}));
+            v = run_report_json(*o.report, {});
             const auto ratio = speedup(main, *o.report);
             v["speedup"] = ratio ? nlohmann::json(*ratio) : nlohmann::json(nullptr);
         } else {
@@ -62,7 +61,6 @@ std::string with_variants_json(const std::string& json, const RunReport& main, c
         j["speedup"] = variants[0]["speedup"];
     }
     j["variants"] = variants;
-    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace cp::cli

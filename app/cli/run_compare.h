@@ -5,6 +5,8 @@
 #include "cli/args.h"
 #include "core/session/compare_runner.h"
 
+#include <nlohmann/json.hpp>
+
 #include <functional>
 #include <memory>
 #include <optional>
@@ -20,8 +22,8 @@ Result<std::vector<std::string>> compare_names(const Args& args, const KernelFil
 // "speed-up: matmul_tiled takes 1.2 ms, matmul_naive 5.1 ms (median): 4.25x faster", one line per variant.
 void print_speedups(const RunReport& main, const std::vector<VariantRun>& others);
 
-// `json` (main's result) with `compare` / `speedup` (the first variant, as before) and `variants` (each
+// Adds to main's result `compare` / `speedup` (the first variant, as before) and `variants` (each
 // variant's result with its `speedup` over main, or its `error`).
-std::string with_variants_json(const std::string& json, const RunReport& main, const std::vector<VariantRun>& others);
+void add_variants_json(nlohmann::json& report_json, const RunReport& main, const std::vector<VariantRun>& others);
 
 }  // namespace cp::cli

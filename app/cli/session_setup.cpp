@@ -3,13 +3,13 @@
 
 #include "cli/commands.h"
 #include "core/kernel_file/kernel_file.h"
+#include "core/session/backend_setup.h"
 
 #include <iostream>
 
 namespace cp::cli {
 
-Result<OpenedSession> open_session(const std::string& path, const LaunchOptions& launch,
-                                   const std::function<Result<std::unique_ptr<Backend>>()>& make) {
+Result<OpenedSession> open_session(const std::string& path, const LaunchOptions& launch, const MakeBackendFn& make) {
     auto file = load_kernel_file(find_kernel_path(path));
     if (!file) return file.error();
     if (!file->spec.has_metadata) {
@@ -23,31 +23,15 @@ Result<OpenedSession> open_session(const std::string& path, const LaunchOptions&
         for (const auto& d : file->diagnostics) std::cerr << d.str() << "\n";
         return make_error(ErrorKind::Metadata, "the kernel file has errors (listed above)", "fix them, then run again");
     }
-    Result<MadeBackend> made = make ? [&]() -> Result<MadeBackend> {
-        auto backend = make();
-        if (!backend) return backend.error();
-        return MadeBackend{std::move(*backend), {}};
-    }()
-                                    : make_backend(launch.backend);
-    if (!made) return made.error();
-    for (const auto& [name, why] : made->passed_over) {
-        std::cerr << "note: the " << name << " backend cannot run here (" << why << "); running on the "
-                  << made->backend->info().device.backend << " backend\n";
-    }
+    // The backend, and for a `devices:` file the other devices of it (core/session/backend_setup.h, as the window).
+    auto setup = set_up_backend(launch.backend, make);
+    if (!setup) return setup.error();
+    for (const std::string& note : setup->fallback_notes()) std::cerr << "note: " << note << "\n";
     OpenedSession opened;
-    opened.engine = std::make_unique<Engine>(std::move(made->backend));
+    opened.engine = std::move(setup->engine);
     opened.session = std::make_unique<KernelSession>(*opened.engine);
     opened.session->set_kernel(std::move(*file));
-    // A `devices:` file runs on every device of the same backend, each opened like this one (not a backend
-    // made by `make`, e.g. under compute-sanitizer: that one runs the split alone).
-    if (!make) {
-        const DeviceInfo& device = opened.engine->device();
-        opened.session->use_devices(device.device_count, [backend = device.backend](int ordinal) -> Result<std::unique_ptr<Engine>> {
-            auto other = make_backend(backend, ordinal);
-            if (!other) return other.error();
-            return std::make_unique<Engine>(std::move(other->backend));
-        });
-    }
+    setup->use_devices(*opened.session);
     // The same checks and messages as the window's --set/--block/--grid (core/session/run_choices.h).
     RunChoices choices;
     choices.block = launch.block;

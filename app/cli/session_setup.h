@@ -4,6 +4,7 @@
 
 #include "cli/args.h"
 #include "core/engine/engine.h"
+#include "core/session/backend_setup.h"
 #include "core/session/session.h"
 
 #include <functional>
@@ -17,7 +18,6 @@ struct OpenedSession {
 };
 
 // `make`: the backend to run on instead of --backend's (e.g. one under compute-sanitizer).
-Result<OpenedSession> open_session(const std::string& file, const LaunchOptions& launch,
-                                   const std::function<Result<std::unique_ptr<Backend>>()>& make = {});
+Result<OpenedSession> open_session(const std::string& file, const LaunchOptions& launch, const MakeBackendFn& make = {});
 
 }  // namespace cp::cli

@@ -6,6 +6,8 @@
 
 #include "core/engine/backend.h"
 #include "core/kernel_file/kernel_file.h"
+#include "core/session/backend_setup.h"
+#include "core/session/report_text.h"
 #include "core/text_util.h"
 #include "ui/panels/launch_panel.h"
 #include "ui/panels/launch_view_panel.h"
@@ -49,33 +51,14 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
 
     // The backend: the one asked for (or the registry's first that works); when none can run kernels, a
     // compile-only one, so the editor still gets the compiler's diagnostics.
-    std::unique_ptr<Backend> backend;
-    std::string passed_over;
-    if (backend_factory) {
-        auto made = backend_factory();
-        if (made) backend = std::move(*made);
-        else passed_over = made.error().message;
-    } else if (auto made = make_backend(options.backend); made) {
-        backend = std::move(made->backend);
-        for (const auto& [name, why] : made->passed_over) passed_over += (passed_over.empty() ? "" : "; ") + name + ": " + why;
-    } else {
-        passed_over = made.error().message;
-    }
-    if (!backend) backend = make_compile_only_backend(passed_over);
-    auto engine = std::make_unique<Engine>(std::move(backend));
-    const BackendCapabilities caps = engine->capabilities();
-    render::RenderTarget* wake_target = &target_;
-    const DeviceInfo device = engine->device();
-    runner_ = std::make_unique<LiveRunner>(std::move(engine), [wake_target] { wake_target->wake(); });
     // A `devices:` file runs on every device of this backend, each opened as this one was (a backend given by
-    // the caller, e.g. a test's, runs the split alone).
-    if (caps.launches && !backend_factory) {
-        runner_->use_devices(device.device_count, [name = device.backend](int ordinal) -> Result<std::unique_ptr<Engine>> {
-            auto other = make_backend(name, ordinal);
-            if (!other) return other.error();
-            return std::make_unique<Engine>(std::move(other->backend));
-        });
-    }
+    // the caller, e.g. a test's, runs the split alone): core/session/backend_setup.h, as the command line.
+    BackendSetup setup = set_up_backend_or_compile_only(options.backend, backend_factory);
+    const BackendCapabilities caps = setup.engine->capabilities();
+    const std::string passed_over = setup.passed_over_text();
+    render::RenderTarget* wake_target = &target_;
+    runner_ = std::make_unique<LiveRunner>(std::move(setup.engine), [wake_target] { wake_target->wake(); });
+    if (setup.open_device) runner_->use_devices(setup.device_count, setup.open_device);
     sanitize_.unavailable = sanitize_unavailable_reason(runner_->device());
 
     std::string output_path = "host upload (the backend's buffers are in host memory)";
@@ -463,34 +446,13 @@ void Workspace::apply_check(CheckOutcome checked) {
 void Workspace::show_verdict(const RunReport& r) {
     if (r.launched && r.resolved) {
         output_status_.verified = r.verified;
-        char text[256];
-        if (r.verified == true)
-            std::snprintf(text, sizeof text, "Matches the CPU reference (max error %g)", r.max_abs_error);
-        else if (r.verified == false)
-            std::snprintf(text, sizeof text, "Differs from the CPU reference: %llu mismatches, max error %g. %s",
-                          static_cast<unsigned long long>(r.mismatches), r.max_abs_error, r.mismatch_detail.c_str());
-        else if (r.check_pending)
-            std::snprintf(text, sizeof text, "Checking against the CPU reference...");
-        else if (!r.not_checked.empty())
-            std::snprintf(text, sizeof text, "Not checked: %s.", r.not_checked.c_str());
-        else if (!inflight_file_.spec.reference.empty())
-            std::snprintf(text, sizeof text, "Not checked: this re-run skipped the check (press F5 to check it).");
-        else
-            text[0] = '\0';
-        output_status_.verification = text;
-        if (r.verified == false) console_.add(LogKind::Warning, text);
+        output_status_.verification = verdict_text(r);
+        if (r.verified == false) console_.add(LogKind::Warning, output_status_.verification);
     }
     output_status_.on_purpose.clear();
     output_status_.as_expected = r.as_expected;
     if (!r.expect.empty()) {
-        std::string note = "This lesson is buggy on purpose: it must fail with a " +
-                           (r.expect == "refused" ? std::string("refused launch") : r.expect) + ". ";
-        if (r.as_expected == true)
-            note += "It did, as expected.";
-        else if (r.as_expected == false)
-            note += "It did not (outcome: " + r.outcome + "): the bug no longer shows.";
-        else
-            note += "Not judged yet (it has not run and been checked).";
+        std::string note = expected_outcome_text(r);
         if (!r.learn.empty()) note += "\nLearn: " + r.learn;
         output_status_.on_purpose = note;
         if (r.as_expected) console_.add(*r.as_expected ? LogKind::Info : LogKind::Warning, note);

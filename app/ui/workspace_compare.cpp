@@ -1,5 +1,6 @@
 // The side-by-side comparison: a compare run's variants into their columns (output views, check verdict,
 // median time, speed ratio to the main kernel), each variant's failure in its own column and in the console.
+#include "core/session/report_text.h"
 #include "core/session/variants.h"
 #include "ui/workspace.h"
 
@@ -7,26 +8,6 @@
 #include <cstdio>
 
 namespace cp::ui {
-
-namespace {
-
-std::string verdict_text(const RunReport& r) {
-    char text[320];
-    if (r.verified == true)
-        std::snprintf(text, sizeof text, "Matches its CPU reference (max error %g)", r.max_abs_error);
-    else if (r.verified == false)
-        std::snprintf(text, sizeof text, "Differs from its CPU reference: %llu mismatches, max error %g",
-                      static_cast<unsigned long long>(r.mismatches), r.max_abs_error);
-    else if (r.check_pending)
-        std::snprintf(text, sizeof text, "Checking against its CPU reference...");
-    else if (!r.not_checked.empty())
-        std::snprintf(text, sizeof text, "Not checked: %s.", r.not_checked.c_str());
-    else
-        text[0] = '\0';
-    return text;
-}
-
-}  // namespace
 
 void Workspace::apply_variants(RunOutcome& outcome) {
     if (outcome.variants.empty()) {
@@ -87,7 +68,7 @@ void Workspace::apply_variants(RunOutcome& outcome) {
 
 void Workspace::show_column_verdict(VariantColumn& col, const RunReport& r) {
     col.verified = r.verified;
-    col.verdict = verdict_text(r);
+    col.verdict = verdict_text(r, VerdictOf::Variant, false);
     if (col.verified == false) console_.add(LogKind::Warning, "Compare with " + col.name + ": " + col.verdict);
 }
 

@@ -295,7 +295,7 @@ TEST(Cli, ExpectedOutcomesPassWhenTheBugShowsAndFailWhenItDoesNot) {
     auto text = cp::test::run_process({CP_BINARY, "run", (dir.path() / "fixed.cu").string(), "--backend", "cpu"},
                                       {"CUDA_PLAYGROUND_CACHE_DIR=" + cp::test::cli_cache_dir().path().string()});
     EXPECT_EQ(text.exit_code, 2);
-    EXPECT_NE(text.out.find("buggy on purpose: it must fail with a mismatch, but the outcome was: verified"),
+    EXPECT_NE(text.out.find("lesson:   Buggy on purpose: it must fail with a mismatch, but the outcome was: verified"),
               std::string::npos)
         << text.out;
 
@@ -469,7 +469,7 @@ TEST(Cli, GridTooSmallWarnsAndTheCheckFails) {
     EXPECT_NE(r.out.find("ceil(" + std::to_string(n) + "/" + std::to_string(block) + ") = " + std::to_string(needed)),
               std::string::npos)
         << r.out;
-    EXPECT_NE(r.out.find("FAILED"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("check:    Differs from the CPU reference"), std::string::npos) << r.out;
     // The first mismatch is the first element no thread reached.
     EXPECT_NE(r.out.find("c[" + std::to_string(covered) + "] = 0, expected"), std::string::npos) << r.out;
 }

@@ -223,7 +223,7 @@ TEST_F(SplitOnCpuWorkers, ThreeDevicesTileTheArrayAndTheAssembledOutputsAreRight
     }
     EXPECT_EQ(r.verified, std::optional<bool>(true)) << r.mismatch_detail;
 
-    const auto j = nlohmann::json::parse(run_report_json(r, {}));
+    const auto j = run_report_json(r, {});
     ASSERT_TRUE(j.contains("devices"));
     EXPECT_EQ(j["devices"]["kind"], "cpu worker");
     EXPECT_EQ(j["devices"]["parts"].size(), 3u);

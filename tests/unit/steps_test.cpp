@@ -145,7 +145,7 @@ TEST(StepsRun, TwoPassReductionMatchesSumsComputedHere) {
                 0.5 * (r.steps[0].total_ms + r.steps[1].total_ms));
     EXPECT_DOUBLE_EQ(r.transfers.kernel_ms, r.timing.median_ms);
 
-    const auto j = nlohmann::json::parse(run_report_json(r, {}));
+    const auto j = run_report_json(r, {});
     ASSERT_EQ(j.at("steps").size(), 2u);
     EXPECT_EQ(j["steps"][1]["kernel"], "final_pass");
     EXPECT_EQ(j["steps"][1]["line"], 10);
@@ -216,7 +216,7 @@ TEST(StepsRun, StoppingAfterAStepShowsTheBuffersAsThatStepLeftThemUnchecked) {
     // The reference is about the last step: not run, and said so (never "verified", never "mismatch").
     EXPECT_FALSE(r.verified.has_value());
     EXPECT_NE(r.not_checked.find("after step 1 of 3"), std::string::npos) << r.not_checked;
-    const auto j = nlohmann::json::parse(run_report_json(r, {}));
+    const auto j = run_report_json(r, {});
     EXPECT_EQ(j["steps_in_file"], 3);
     EXPECT_EQ(j["steps"].size(), 1u);
     EXPECT_TRUE(j["verified"].is_null());

@@ -212,7 +212,7 @@ TEST(StreamsRun, ChunkedOutputsMatchValuesComputedHere) {
     EXPECT_GT(s.total_ms, 0);
     EXPECT_DOUBLE_EQ(s.total_ms, s.ops.back().end_ms);
 
-    const auto j = nlohmann::json::parse(run_report_json(r, {}));
+    const auto j = run_report_json(r, {});
     ASSERT_TRUE(j.contains("streams"));
     EXPECT_EQ(j["streams"]["streams"], 3);
     EXPECT_EQ(j["streams"]["chunks"], 7);

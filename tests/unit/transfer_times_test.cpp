@@ -52,7 +52,7 @@ TEST(TransferTimes, EveryStepOfARunIsMeasuredAndTheyAddUp) {
     // Each step is a part of the run: together they cannot take longer than the run did.
     EXPECT_LT(t.total_ms(), wall_ms);
 
-    const auto j = nlohmann::json::parse(run_report_json(r, {}));
+    const auto j = run_report_json(r, {});
     ASSERT_TRUE(j.at("transfers").is_object());
     EXPECT_DOUBLE_EQ(j["transfers"]["host_to_device_ms"].get<double>(), t.upload_ms);
     EXPECT_DOUBLE_EQ(j["transfers"]["device_to_host_ms"].get<double>(), t.download_ms);
@@ -92,7 +92,7 @@ TEST(TransferTimes, NotLaunchedMeansNoBreakdownInTheJson) {
     s.session.set_choices(choices);
     const RunReport r = s.session.run();
     ASSERT_FALSE(r.ok());
-    EXPECT_TRUE(nlohmann::json::parse(run_report_json(r, {})).at("transfers").is_null());
+    EXPECT_TRUE(run_report_json(r, {}).at("transfers").is_null());
 }
 
 }  // namespace

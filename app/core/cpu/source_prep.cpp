@@ -1,7 +1,9 @@
-// Kernel source preparation for the CPU backend: a small C++ tokenizer (comments, strings and directives
-// recognised, nothing evaluated), the unsupported-feature scan, the `extern __shared__` rewrite and the
+// Kernel source preparation for the CPU backend: over the shared C++ tokens (kernel_scan.h), the
+// unsupported-feature scan, the `extern __shared__` rewrite and the
 // generated entry points. Line numbers are kept with #line so compiler messages name the user's lines.
 #include "core/cpu/source_prep.h"
+
+#include "core/kernel_file/kernel_scan.h"
 
 #include <algorithm>
 #include <cctype>
@@ -11,118 +13,9 @@
 namespace cp {
 namespace {
 
-struct Token {
-    enum Kind { Ident, Number, String, Char, Punct, Directive } kind;
-    size_t begin, end;
-    int line;
-    bool skipped_on_cpu = false;  // inside an #if branch that the CPU backend never compiles
-};
+using Token = CodeToken;
 
-bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-std::vector<Token> tokenize(const std::string& s) {
-    std::vector<Token> out;
-    size_t i = 0;
-    int line = 1;
-    bool line_start = true;
-    auto skip_quoted = [&](char quote) {  // i at the opening quote
-        ++i;
-        while (i < s.size() && s[i] != quote && s[i] != '\n') {
-            if (s[i] == '\\' && i + 1 < s.size()) {
-                if (s[i + 1] == '\n') ++line;
-                ++i;
-            }
-            ++i;
-        }
-        if (i < s.size() && s[i] == quote) ++i;
-    };
-    while (i < s.size()) {
-        const char c = s[i];
-        if (c == '\n') {
-            ++line;
-            ++i;
-            line_start = true;
-            continue;
-        }
-        if (std::isspace(static_cast<unsigned char>(c))) {
-            ++i;
-            continue;
-        }
-        if (c == '/' && i + 1 < s.size() && s[i + 1] == '/') {
-            while (i < s.size() && s[i] != '\n') ++i;
-            continue;
-        }
-        if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') {
-            i += 2;
-            while (i + 1 < s.size() && !(s[i] == '*' && s[i + 1] == '/')) {
-                if (s[i] == '\n') ++line;
-                ++i;
-            }
-            i = std::min(s.size(), i + 2);
-            continue;
-        }
-        const size_t begin = i;
-        const int begin_line = line;
-        if (c == '#' && line_start) {
-            while (i < s.size() && s[i] != '\n') {
-                if (s[i] == '\\' && i + 1 < s.size() && s[i + 1] == '\n') {
-                    ++line;
-                    ++i;
-                }
-                ++i;
-            }
-            out.push_back({Token::Directive, begin, i, begin_line});
-            continue;
-        }
-        line_start = false;
-        if (ident_start(c)) {
-            while (i < s.size() && ident_char(s[i])) ++i;
-            const std::string word = s.substr(begin, i - begin);
-            const bool raw = !word.empty() && word.back() == 'R' &&
-                             (word == "R" || word == "u8R" || word == "uR" || word == "UR" || word == "LR");
-            if (raw && i < s.size() && s[i] == '"') {
-                const size_t paren = s.find('(', i);
-                if (paren == std::string::npos) {
-                    i = s.size();
-                } else {
-                    const std::string close = ")" + s.substr(i + 1, paren - i - 1) + "\"";
-                    const size_t end = s.find(close, paren);
-                    const size_t stop = end == std::string::npos ? s.size() : end + close.size();
-                    line += int(std::count(s.begin() + long(i), s.begin() + long(stop), '\n'));
-                    i = stop;
-                }
-                out.push_back({Token::String, begin, i, begin_line});
-                continue;
-            }
-            out.push_back({Token::Ident, begin, i, begin_line});
-            continue;
-        }
-        if (std::isdigit(static_cast<unsigned char>(c)) ||
-            (c == '.' && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
-            while (i < s.size()) {
-                const char d = s[i];
-                if ((d == '+' || d == '-') && (s[i - 1] == 'e' || s[i - 1] == 'E' || s[i - 1] == 'p' || s[i - 1] == 'P')) {
-                    ++i;
-                } else if (ident_char(d) || d == '.' || (d == '\'' && i + 1 < s.size() && ident_char(s[i + 1]))) {
-                    ++i;
-                } else {
-                    break;
-                }
-            }
-            out.push_back({Token::Number, begin, i, begin_line});
-            continue;
-        }
-        if (c == '"' || c == '\'') {
-            skip_quoted(c);
-            out.push_back({c == '"' ? Token::String : Token::Char, begin, i, begin_line});
-            continue;
-        }
-        ++i;
-        out.push_back({Token::Punct, begin, i, begin_line});
-    }
-    return out;
-}
 
 std::string text_of(const std::string& s, const Token& t) { return s.substr(t.begin, t.end - t.begin); }
 
@@ -136,7 +29,8 @@ std::string squeeze(const std::string& directive) {
 
 // Marks tokens inside #if branches that are never compiled on the CPU backend, i.e. guarded by
 // __CUDA_PLAYGROUND_CPU__ (or a lesson's PLAYGROUND_REFERENCE section), so that code written for both backends is not refused for what the CPU skips.
-void mark_cpu_skipped(const std::string& s, std::vector<Token>& tokens) {
+std::vector<bool> cpu_skipped(const std::string& s, const std::vector<Token>& tokens) {
+    std::vector<bool> skipped(tokens.size(), false);
     struct Group {
         int cpu_branch;  // 1: first branch is the CPU's; -1: the #else branch is; 0: unrelated
         bool in_else;
@@ -147,9 +41,10 @@ void mark_cpu_skipped(const std::string& s, std::vector<Token>& tokens) {
             return (g.cpu_branch == 1 && g.in_else) || (g.cpu_branch == -1 && !g.in_else);
         });
     };
-    for (Token& t : tokens) {
+    for (size_t k = 0; k < tokens.size(); ++k) {
+        const Token& t = tokens[k];
         if (t.kind != Token::Directive) {
-            t.skipped_on_cpu = skipping();
+            skipped[k] = skipping();
             continue;
         }
         const std::string d = squeeze(text_of(s, t));
@@ -167,6 +62,7 @@ void mark_cpu_skipped(const std::string& s, std::vector<Token>& tokens) {
         else if (d.rfind("endif", 0) == 0 && !groups.empty())
             groups.pop_back();
     }
+    return skipped;
 }
 
 struct Feature {
@@ -232,15 +128,15 @@ Diagnostic unsupported(const std::string& path, const Token& t, const std::strin
                           (instead.empty() ? "; on a machine with an NVIDIA GPU, --backend cuda runs it" : "")};
 }
 
-void scan_unsupported(const std::string& s, const std::vector<Token>& tokens, const std::string& path,
-                      std::vector<Diagnostic>& diags) {
+void scan_unsupported(const std::string& s, const std::vector<Token>& tokens, const std::vector<bool>& skipped,
+                      const std::string& path, std::vector<Diagnostic>& diags) {
     std::set<std::string> reported;  // one message per feature: the first line that uses it
     auto report = [&](const Token& t, const std::string& what) {
         if (reported.insert(what).second) diags.push_back(unsupported(path, t, what));
     };
     for (size_t k = 0; k < tokens.size(); ++k) {
         const Token& t = tokens[k];
-        if (t.skipped_on_cpu) continue;
+        if (skipped[k]) continue;
         if (t.kind == Token::Directive) {
             if (const std::string what = unsupported_include(text_of(s, t)); !what.empty()) report(t, what);
             continue;
@@ -356,32 +252,11 @@ std::string rewrite_extern_shared(const std::string& s, const std::vector<Token>
 
 }  // namespace
 
-std::vector<KernelDecl> find_kernels(const std::string& s) {
-    const std::vector<Token> tokens = tokenize(s);
+std::vector<KernelDecl> find_kernels(const std::string& source) {
     std::vector<KernelDecl> kernels;
-    for (size_t k = 0; k < tokens.size(); ++k) {
-        if (!(tokens[k].kind == Token::Ident && text_of(s, tokens[k]) == "__global__")) continue;
-        KernelDecl decl;
-        for (size_t b = k; b-- > 0;) {
-            const std::string w = text_of(s, tokens[b]);
-            if (w == ";" || w == "}" || w == "{" || tokens[b].kind == Token::Directive) break;
-            if (w == "template") decl.is_template = true;
-        }
-        for (size_t f = k + 1; f + 1 < tokens.size(); ++f) {
-            const std::string w = text_of(s, tokens[f]);
-            if (w == ";" || w == "{") break;
-            if (tokens[f].kind != Token::Ident || !is_punct(s, tokens[f + 1], '(')) continue;
-            if (w == "__launch_bounds__" || w == "__attribute__" || w == "__declspec" || w == "alignas" ||
-                w == "__align__" || w == "decltype") {
-                f = matching(s, tokens, f + 1, '(', ')');
-                continue;
-            }
-            decl.name = w;
-            decl.line = tokens[f].line;
-            break;
-        }
-        const bool seen = std::any_of(kernels.begin(), kernels.end(), [&](const KernelDecl& d) { return d.name == decl.name; });
-        if (!decl.name.empty() && !seen) kernels.push_back(decl);
+    for (const ScannedKernel& k : scan_kernels(source).kernels) {
+        const bool seen = std::any_of(kernels.begin(), kernels.end(), [&](const KernelDecl& d) { return d.name == k.name; });
+        if (!seen) kernels.push_back({k.name, k.line, k.is_template});
     }
     return kernels;
 }
@@ -417,9 +292,8 @@ PreparedSource prepare_kernel_source(const std::string& source, const std::strin
                                      const std::string& kernel_name) {
     PreparedSource out;
     const std::string path = display_path.empty() ? std::string("kernel.cu") : display_path;
-    std::vector<Token> tokens = tokenize(source);
-    mark_cpu_skipped(source, tokens);
-    scan_unsupported(source, tokens, path, out.diagnostics);
+    const std::vector<Token> tokens = tokenize_code(source);
+    scan_unsupported(source, tokens, cpu_skipped(source, tokens), path, out.diagnostics);
     out.kernels = find_kernels(source);
 
     std::string names;

@@ -29,7 +29,7 @@ inline constexpr const char* kEntryPointsFile = "cpu-backend-entry-points";
 PreparedSource prepare_kernel_source(const std::string& source, const std::string& display_path,
                                      const std::string& kernel_name);
 
-// The __global__ functions in `source` (a light token scan: comments and strings are skipped).
+// The __global__ functions in `source`, each name once (scan_kernels, kernel_scan.h).
 std::vector<KernelDecl> find_kernels(const std::string& source);
 
 // Symbols the generated entry points export for `kernel`.

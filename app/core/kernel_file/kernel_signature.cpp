@@ -1,7 +1,8 @@
-// Finding the kernel's __global__ function in CUDA source (without a C++ parser: comments, strings and
-// preprocessor lines are blanked first), and checking its parameters against the metadata header.
+// Choosing the kernel among the file's __global__ functions (found by scan_kernels, kernel_scan.h) and reading its
+// parameters (comments, strings and preprocessor lines blanked first), to check them against the metadata header.
 #include "core/kernel_file/kernel_file.h"
 #include "core/kernel_file/kernel_file_parts.h"
+#include "core/kernel_file/kernel_scan.h"
 #include "core/text_util.h"
 
 #include <algorithm>
@@ -286,71 +287,41 @@ std::optional<KernelSignature> parse_signature(const std::string& source, const 
                                                int wanted_line) {
     const std::string code = blank_non_code(source);
     const std::vector<Token> tokens = tokenize(code);
-    std::vector<FoundKernel> kernels;
-    for (size_t g = 0; g < tokens.size(); ++g) {
-        if (tokens[g].text != "__global__") continue;
-        FoundKernel k;
-        // `template <...> __global__ ...` (the template keyword comes before, after the previous statement;
-        // the template's own list holds no `;`, `{` or `}`).
-        for (size_t b = g; b-- > 0;) {
-            const std::string& t = tokens[b].text;
-            if (t == ";" || t == "}" || t == "{") break;
-            if (t == "template" && b + 1 < g && tokens[b + 1].text == "<") {
-                const size_t close = matching(tokens, b + 1);
-                if (close >= g) break;
-                k.is_template = true;
-                k.template_params = read_template_params(code, tokens, b + 1, close);
-                k.template_text = tokens_text(code, tokens, b, close + 1);
-                break;
-            }
-        }
-        std::string candidate;
-        int candidate_line = tokens[g].line;
-        size_t i = g + 1;
-        for (; i < tokens.size(); ++i) {
-            const std::string& t = tokens[i].text;
-            if ((t == "__launch_bounds__" || t == "__attribute__" || t == "__declspec" || t == "alignas" ||
-                 t == "__maxnreg__" || t == "__cluster_dims__") &&
-                i + 1 < tokens.size() && tokens[i + 1].text == "(") {
-                i = matching(tokens, i + 1);
-                continue;
-            }
-            if (tokens[i].identifier()) {
-                candidate = t;
-                candidate_line = tokens[i].line;
-            } else if (t == "(" || t == "<" || t == ";" || t == "{") {
-                break;
-            }
-        }
-        if (i >= tokens.size() || tokens[i].text != "(" || candidate.empty()) {
-            if (i < tokens.size() && tokens[i].text == "<") {
-                // `__global__ void k<float>(...)`: an explicit specialisation; the primary template is the kernel.
-                g = i;
-                continue;
-            }
-            diagnostics.push_back(make_diagnostic(file, tokens[g].line, 0, Severity::Error,
+    const KernelScan scan = scan_kernels(source);
+    for (const KernelScanProblem& problem : scan.problems) {
+        if (problem.kind == KernelScanProblem::NotAFunction) {
+            diagnostics.push_back(make_diagnostic(file, problem.line, 0, Severity::Error,
                                                   "`__global__` is not followed by a function such as "
                                                   "`__global__ void my_kernel(float* out, int n)`."));
-            continue;
-        }
-        k.name = candidate;
-        k.line = candidate_line;
-        k.params_open = i;
-        k.params_close = matching(tokens, i);
-        if (k.params_close >= tokens.size()) {
-            diagnostics.push_back(make_diagnostic(file, tokens[i].line, 0, Severity::Error,
-                                                  "the parameter list of `" + k.name + "` is never closed with `)`."));
+        } else {
+            diagnostics.push_back(make_diagnostic(file, problem.line, 0, Severity::Error,
+                                                  "the parameter list of `" + problem.name + "` is never closed with `)`."));
             return std::nullopt;
         }
-        for (size_t j = k.params_close + 1; j < tokens.size(); ++j) {
-            if (tokens[j].text == ";") break;
-            if (tokens[j].text == "{") {
-                k.definition = true;
-                break;
-            }
+    }
+    // The scan's offsets as indices into this file's tokens (blanking keeps offsets), to read the parameters.
+    auto token_at = [&](size_t offset) {
+        const auto it = std::lower_bound(tokens.begin(), tokens.end(), offset,
+                                         [](const Token& t, size_t at) { return t.pos < at; });
+        return it != tokens.end() && it->pos == offset ? size_t(it - tokens.begin()) : tokens.size();
+    };
+    std::vector<FoundKernel> kernels;
+    for (const ScannedKernel& scanned : scan.kernels) {
+        FoundKernel k;
+        k.name = scanned.name;
+        k.line = scanned.line;
+        k.params_open = token_at(scanned.params_open);
+        k.params_close = token_at(scanned.params_close);
+        k.definition = scanned.definition;
+        if (k.params_open >= tokens.size() || k.params_close >= tokens.size()) continue;
+        if (scanned.is_template) {
+            const size_t open = token_at(scanned.template_open), close = token_at(scanned.template_close);
+            if (open >= tokens.size() || close >= tokens.size()) continue;
+            k.is_template = true;
+            k.template_params = read_template_params(code, tokens, open, close);
+            k.template_text = scanned.template_text;
         }
-        kernels.push_back(k);
-        g = k.params_close;
+        kernels.push_back(std::move(k));
     }
 
     // Declarations of a kernel that is also defined are not a second kernel.

@@ -9,9 +9,6 @@ namespace {
 
 using nlohmann::json;
 
-// Kernel files and their printf output need not be UTF-8: invalid bytes become U+FFFD instead of an exception.
-std::string dump(const json& j) { return j.dump(2, ' ', false, json::error_handler_t::replace); }
-
 json dim3_json(const Dim3& d) { return json::array({d.x, d.y, d.z}); }
 
 json diag_array(const std::vector<Diagnostic>& diags) {
@@ -59,8 +56,11 @@ json device_object(const DeviceInfo& d) {
 
 }  // namespace
 
-std::string run_report_json(const RunReport& r, const std::vector<std::filesystem::path>& written_files) {
+std::string json_text(const json& j) { return j.dump(2, ' ', false, json::error_handler_t::replace); }
+
+json run_report_json(const RunReport& r, const std::vector<std::filesystem::path>& written_files) {
     json j;
+    j["schema_version"] = kRunReportSchemaVersion;
     j["kernel"] = r.kernel;
     j["title"] = r.title;
     j["backend"] = r.backend;
@@ -226,11 +226,11 @@ std::string run_report_json(const RunReport& r, const std::vector<std::filesyste
     json files = json::array();
     for (const auto& f : written_files) files.push_back(f.string());
     j["outputs"] = files;
-    return dump(j);
+    return j;
 }
 
-std::string diagnostics_json(const std::vector<Diagnostic>& diagnostics) { return dump(diag_array(diagnostics)); }
-std::string device_info_json(const DeviceInfo& device) { return dump(device_object(device)); }
-std::string usage_json(const ResourceUsage& usage) { return dump(usage_object(usage)); }
+json diagnostics_json(const std::vector<Diagnostic>& diagnostics) { return diag_array(diagnostics); }
+json device_info_json(const DeviceInfo& device) { return device_object(device); }
+json usage_json(const ResourceUsage& usage) { return usage_object(usage); }
 
 }  // namespace cp

@@ -1,7 +1,10 @@
-// Machine-readable forms of results for the command line's --json output and scripts.
+// Machine-readable forms of results for the command line's --json output and scripts: built once here as
+// nlohmann::json values, which front ends extend (variants, sanitizer findings) and print with json_text.
 #pragma once
 
 #include "core/session/run_report.h"
+
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <string>
@@ -9,9 +12,17 @@
 
 namespace cp {
 
-std::string run_report_json(const RunReport& report, const std::vector<std::filesystem::path>& written_files);
-std::string diagnostics_json(const std::vector<Diagnostic>& diagnostics);
-std::string device_info_json(const DeviceInfo& device);
-std::string usage_json(const ResourceUsage& usage);
+// The run report's top-level "schema_version". MUST bump when a field changes meaning or is removed (adding
+// a field does not need a bump): scripts check it before they read the rest. Documented in README.md.
+inline constexpr int kRunReportSchemaVersion = 1;
+
+nlohmann::json run_report_json(const RunReport& report, const std::vector<std::filesystem::path>& written_files);
+nlohmann::json diagnostics_json(const std::vector<Diagnostic>& diagnostics);
+nlohmann::json device_info_json(const DeviceInfo& device);
+nlohmann::json usage_json(const ResourceUsage& usage);
+
+// Indented text of a JSON value. Kernel files and their printf output need not be UTF-8: invalid bytes
+// become U+FFFD instead of an exception.
+std::string json_text(const nlohmann::json& j);
 
 }  // namespace cp

@@ -320,6 +320,8 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
         if (!streamed) return fail(RunStage::Launch, streamed.error());
         report.streams = std::move(*streamed);
     }
+    if (!options.verify && !spec.reference.empty() && !resolved->stopped_early())
+        report.not_checked = "this run skipped the check (F5 in the window checks it; `run` checks unless --no-verify)";
     if (!options.read_back) {
         report.outputs.clear();
         return report;
@@ -332,6 +334,7 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
         report.check_pending = true;
     else if (options.verify && !spec.reference.empty())
         verify(*resolved, report);
+
     clock.lap(report.stages.check_ms);
 
     return report;

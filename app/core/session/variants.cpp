@@ -2,7 +2,7 @@
 // the speed ratio (variants.h).
 #include "core/session/variants.h"
 
-#include "core/cpu/source_prep.h"
+#include "core/kernel_file/kernel_scan.h"
 #include "core/text_util.h"
 
 #include <algorithm>
@@ -14,10 +14,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The names of the file's __global__ functions (the same token scan the CPU backend uses).
+// The names of the file's __global__ functions (the scan every part of the app uses).
 std::vector<std::string> kernel_names(const KernelFile& main) {
     std::vector<std::string> names;
-    for (const KernelDecl& k : find_kernels(main.source))
+    for (const ScannedKernel& k : scan_kernels(main.source).kernels)
         if (std::find(names.begin(), names.end(), k.name) == names.end()) names.push_back(k.name);
     return names;
 }
