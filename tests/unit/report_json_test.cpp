@@ -34,6 +34,7 @@ const std::set<std::string> kPlainRunKeys = {
     "diagnostics",
     "dynamic_shared_bytes",
     "error",
+    "error_kind",
     "error_maps",
     "expect",
     "grid",
