@@ -399,15 +399,7 @@ void Workspace::apply_outcome(RunOutcome outcome) {
         output_status_.failure.clear();
     }
     show_verdict(r);
-    if (r.error) {
-        const std::string what = run_failure_text(r);
-        console_.add(LogKind::Error, r.error->hint.empty() ? what : what + "\n  hint: " + r.error->hint);
-        output_status_.failure = what;
-        if (live_.every_frame) {
-            live_.every_frame = false;
-            console_.add(LogKind::Info, "Stopped re-running every frame after the failure.");
-        }
-    }
+    if (r.error) show_failure(r);
     apply_variants(outcome);
     if (copier_) {
         // The worker's buffers that no view of this run shows (the main kernel's or a variant's) are closed; the
@@ -422,6 +414,17 @@ void Workspace::apply_outcome(RunOutcome outcome) {
     latest_ = std::move(outcome);
 }
 
+// A run's failure in the console and under the output; live re-running stops after one.
+void Workspace::show_failure(const RunReport& r) {
+    const std::string what = run_failure_text(r);
+    console_.add(LogKind::Error, r.error->hint.empty() ? what : what + "\n  hint: " + r.error->hint);
+    output_status_.failure = what;
+    if (live_.every_frame) {
+        live_.every_frame = false;
+        console_.add(LogKind::Info, "Stopped re-running every frame after the failure.");
+    }
+}
+
 void Workspace::apply_check(CheckOutcome checked) {
     if (!latest_ || latest_->job_id != checked.job_id) return;  // a newer run replaced it
     if (checked.main) {
@@ -429,10 +432,7 @@ void Workspace::apply_check(CheckOutcome checked) {
         const bool had_error = r.error.has_value();
         take_check(r, *checked.main);
         show_verdict(r);
-        if (r.error && !had_error) {  // the reference itself failed
-            const std::string what = run_failure_text(r);
-            console_.add(LogKind::Error, r.error->hint.empty() ? what : what + "\n  hint: " + r.error->hint);
-        }
+        if (r.error && !had_error) show_failure(r);  // the reference itself failed
     }
     for (size_t i = 0; i < checked.variants.size() && i < latest_->variants.size(); ++i) {
         VariantOutcome& v = latest_->variants[i];

@@ -134,6 +134,7 @@ private:
     // A check that followed the shown run (LiveRunner::take_check): its verdicts into the status and the columns.
     void apply_check(CheckOutcome checked);
     void show_verdict(const RunReport& r);
+    void show_failure(const RunReport& r);  // precondition: r.error
     void show_column_verdict(VariantColumn& col, const RunReport& r);
     // The variants of a compare run, into their columns (workspace_compare.cpp); clears them after a plain run.
     void apply_variants(RunOutcome& outcome);
