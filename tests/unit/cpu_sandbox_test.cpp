@@ -127,6 +127,7 @@ TEST(CpuSandbox, RefusedCallsFailInTheKernelAndAreReported) {
     const LaunchResult r = rig.launch(rig.compile(src, "nosy", "nosy.cu"), "nosy", {1}, {32}, {buffer_arg("out", out)});
     ASSERT_FALSE(r.ok);
     EXPECT_EQ(r.error->name, "BLOCKED_SYSTEM_CALL");
+    EXPECT_EQ(r.error->kind, ErrorKind::SandboxRefusal);
     EXPECT_EQ(r.error->message,
               "kernel `nosy` (grid 1x1x1, block 32x1x1): thread (1,0,0) of block (0,0,0) tried to "
               "read the file /etc/hostname (openat) (line 9); kernels can only compute, so the CPU "
