@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include "test_paths.h"
 
 using namespace cp;
 using Clock = std::chrono::steady_clock;

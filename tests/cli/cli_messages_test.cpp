@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include "test_paths.h"
 
 using cp::test::cli;
 using cp::test::ProcessResult;

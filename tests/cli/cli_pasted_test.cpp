@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <regex>
+#include "test_paths.h"
 
 using cp::test::cli;
 using cp::test::ProcessResult;

@@ -8,6 +8,7 @@
 #include <cctype>
 #include <regex>
 #include <sstream>
+#include "test_paths.h"
 
 using cp::test::cli;
 using cp::test::ProcessResult;

@@ -6,6 +6,7 @@
 
 #include <string>
 #include <vector>
+#include "test_paths.h"
 
 namespace cp::test {
 

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include "test_paths.h"
 
 using cp::test::cli;
 using cp::test::ProcessResult;

@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <iostream>
 #include <random>
+#include "test_paths.h"
 
 using cp::test::Hostile;
 using cp::test::ProcessResult;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include "test_paths.h"
 
 using cp::test::cli;
 using cp::test::TempDir;

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <iostream>
+#include "test_paths.h"
 
 using namespace cp;
 

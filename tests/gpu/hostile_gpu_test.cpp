@@ -6,6 +6,7 @@
 #include "support/hostile_files.h"
 
 #include <chrono>
+#include "test_paths.h"
 
 namespace cp::gpu_test {
 namespace {

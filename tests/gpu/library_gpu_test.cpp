@@ -5,6 +5,7 @@
 #include "core/session/session.h"
 
 #include <gtest/gtest.h>
+#include "test_paths.h"
 
 using namespace cp;
 

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include "test_paths.h"
 
 namespace cp::gpu_test {
 namespace {

@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include "test_paths.h"
 
 using namespace cp;
 

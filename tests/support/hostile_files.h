@@ -12,6 +12,7 @@
 #include <string>
 #include <utility>
 #include <vector>
+#include "test_paths.h"
 
 namespace cp::test {
 

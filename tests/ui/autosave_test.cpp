@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <utility>
+#include "test_paths.h"
 
 extern char** environ;
 

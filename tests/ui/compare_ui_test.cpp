@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include "test_paths.h"
 
 using namespace cp;
 using namespace cp::uitest;

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string>
+#include "test_paths.h"
 
 using namespace cp;
 using namespace cp::uitest;

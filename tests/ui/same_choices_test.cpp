@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <optional>
+#include "test_paths.h"
 
 using namespace cp;
 using namespace cp::uitest;

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include "test_paths.h"
 
 namespace cp {
 namespace {

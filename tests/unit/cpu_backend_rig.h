@@ -14,6 +14,7 @@
 #include <string>
 #include <unistd.h>
 #include <vector>
+#include "test_paths.h"
 
 namespace cp::test {
 

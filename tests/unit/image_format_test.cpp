@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include "test_paths.h"
 
 namespace cp {
 namespace {

@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <sstream>
+#include "test_paths.h"
 
 namespace cp {
 namespace {

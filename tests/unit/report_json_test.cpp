@@ -10,6 +10,7 @@
 
 #include <set>
 #include <string>
+#include "test_paths.h"
 
 namespace cp {
 namespace {

@@ -9,6 +9,7 @@
 #include "unit/scripted_backend.h"
 
 #include <gtest/gtest.h>
+#include "test_paths.h"
 
 using namespace cp;
 using cp::test::scalar;

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include "test_paths.h"
 
 using namespace cp;
 using cp::test::ScriptedBackend;

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <numeric>
+#include "test_paths.h"
 
 namespace cp {
 namespace {

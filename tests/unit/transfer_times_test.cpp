@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include "test_paths.h"
 
 namespace cp {
 namespace {

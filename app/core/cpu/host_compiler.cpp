@@ -17,6 +17,7 @@
 #include <regex>
 #include <sstream>
 #include <unistd.h>
+#include "cp_build_paths.h"
 
 namespace cp {
 namespace fs = std::filesystem;

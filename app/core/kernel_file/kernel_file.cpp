@@ -14,6 +14,7 @@
 #include <fstream>
 #include <sstream>
 #include <unistd.h>
+#include "cp_build_paths.h"
 
 namespace cp {
 
