@@ -6,10 +6,15 @@
 #include "ui_test_support.h"
 
 #include "core/cuda/cuda_backend_factory.h"
+#include "core/data/image_io.h"
+#include "core/engine/backend.h"
+#include "core/kernel_file/kernel_file.h"
 #include "support/process.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -102,3 +107,100 @@ TEST(FaultThenDisplay, NewProcessAfterAnotherProcessFaulted) {
     ASSERT_TRUE(host.ok()) << host.error().full();
     expect_good_picture(**host, (*host)->workspace());
 }
+
+namespace {
+
+// The blur lesson with its two compare variants, run with F5 at 1920x1080 x 1.75: every column's texture holds
+// the blur computed here from the photo (3x3, edges clamped, rounded to nearest; the variants within the
+// lesson's tolerance of 1), each column checked against its reference, and each drawn.
+void expect_compare_columns_right(const std::string& backend) {
+    ScopedUserDir user;
+    ui::AppOptions o = headless_options("image/box_blur.cu");
+    o.backend = backend;
+    o.width = 1920;
+    o.height = 1080;
+    o.text_size = 1.75f;
+    auto host = ui::AppHost::create(o);
+    ASSERT_TRUE(host.ok()) << host.error().full();
+    ui::Workspace& ws = (*host)->workspace();
+    settle(**host);
+    ws.request_run();  // F5: every column reads back and is checked
+    settle(**host);
+    dump_state(**host, ws, ("compare_columns_" + backend).c_str());
+    ASSERT_TRUE(ws.latest() && ws.latest()->report.launched);
+    ASSERT_TRUE(ws.compare().active());
+    ASSERT_EQ(ws.compare().columns.size(), 2u);
+
+    // The blur computed here from the photo (3x3, edges clamped, rounded to nearest): every column's texture
+    // must hold it (the variants are allowed the lesson's tolerance of 1).
+    auto photo = load_image(assets_dir() / "coffee.png");
+    ASSERT_TRUE(photo.ok());
+    const int w = photo->width, h = photo->height;
+    auto expected = [&](int x, int y, int c) {
+        int sum = 0;
+        for (int dy = -1; dy <= 1; ++dy)
+            for (int dx = -1; dx <= 1; ++dx) {
+                const int sx = std::clamp(x + dx, 0, w - 1), sy = std::clamp(y + dy, 0, h - 1);
+                sum += photo->pixels[(size_t(sy) * size_t(w) + size_t(sx)) * 4 + size_t(c)];
+            }
+        return (sum + 4) / 9;
+    };
+    auto expect_view_right = [&](const ui::OutputView& v, const std::string& who) {
+        ASSERT_TRUE(v.raw) << who << ": " << v.problem;
+        ASSERT_EQ(v.raw->width(), w);
+        ASSERT_EQ(v.raw->height(), h);
+        int wrong = 0;
+        std::string first;
+        for (int k = 0; k < 1500; ++k) {
+            const int x = k < 4 ? (k % 2) * (w - 1) : (k * 7919) % w, y = k < 4 ? (k / 2) * (h - 1) : (k * 104729) % h;
+            const auto got = v.raw->read_element(x, y);
+            for (int c = 0; c < 4; ++c)
+                if (std::abs(got[size_t(c)] - expected(x, y, c)) > 1.0) {
+                    if (wrong++ == 0)
+                        first = "(" + std::to_string(x) + "," + std::to_string(y) + ") channel " + std::to_string(c) +
+                                ": " + std::to_string(got[size_t(c)]) + " instead of " + std::to_string(expected(x, y, c));
+                }
+        }
+        EXPECT_EQ(wrong, 0) << who << " shows a wrong picture, first at " << first << " (path: " << v.path << ")";
+        std::printf("%s: %s\n", who.c_str(), v.path.c_str());
+    };
+    EXPECT_EQ(ws.latest()->report.verified, std::optional<bool>(true));
+    ASSERT_EQ(ws.outputs().views().size(), 1u);
+    expect_view_right(ws.outputs().views()[0], "box_blur");
+    for (const ui::VariantColumn& c : ws.compare().columns) {
+        EXPECT_EQ(c.verified, std::optional<bool>(true)) << c.kernel << ": " << c.verdict << c.error;
+        ASSERT_TRUE(c.views && c.views->views().size() == 1u) << c.kernel << ": " << c.error;
+        expect_view_right(c.views->views()[0], c.kernel);
+    }
+    (*host)->frame();
+    const auto& cols = ws.output_panel().drawn_columns();
+    ASSERT_EQ(cols.size(), 3u);
+    for (const auto& c : cols) EXPECT_TRUE(c.image.valid) << c.kernel << " draws its image (" << c.error << ")";
+}
+
+}  // namespace
+
+// Issue 21: after another process's kernel faulted, a lesson with compare columns (the blur and its two
+// variants) shows every column right: each column's texture equals the output its run read back at every
+// sampled texel (through the interop copy, or from host memory once the copy is caught stale), each checked
+// against its own reference, and each drawn.
+TEST(FaultThenDisplay, CompareColumnsInANewProcessAfterAnotherProcessFaulted) {
+    std::string why;
+    if (!cuda_usable(why)) GTEST_SKIP() << "no CUDA device: " << why;
+    test::TempDir dir;
+    std::ifstream in(std::string(CP_SOURCE_DIR) + "/kernels/basics/thread_ids.cu");
+    std::stringstream text;
+    text << in.rdbuf();
+    const auto bad = dir.path() / "thread_ids_fault.cu";
+    std::ofstream(bad) << faulting(text.str());
+    const test::ProcessResult r = test::run_process({CP_BINARY, "run", bad.string(), "--backend", "cuda", "--repeat", "1"});
+    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+    expect_compare_columns_right("cuda");
+}
+
+// The same on the CPU backend (in CI): the columns' pictures are the blur.
+TEST(CompareColumns, EachColumnShowsTheBlurOnTheCpuBackend) {
+    if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
+    expect_compare_columns_right("cpu");
+}
+

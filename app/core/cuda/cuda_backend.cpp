@@ -149,6 +149,7 @@ CudaBackend::~CudaBackend() {
         for (auto& [id, b] : buffers_) d_.MemFree(b.base);
         for (auto& [id, m] : modules_) d_.ModuleUnload(m.module);
         if (l2_flush_buffer_) d_.MemFree(l2_flush_buffer_);
+        if (guard_staging_) d_.MemFreeHost(guard_staging_);
         if (start_) d_.EventDestroy(start_);
         if (stop_) d_.EventDestroy(stop_);
     }
@@ -382,39 +383,93 @@ CUresult CudaBackend::fill_guards(const DeviceBuffer& b) {
     return r;
 }
 
-// After a launch: each buffer argument's zones read back and compared with their pattern. A violation is
-// reported (the first one found) and the zones are restored so that the next launch starts clean.
-std::optional<EngineError> CudaBackend::check_guards(const LaunchRequest& request) {
-    std::optional<EngineError> found;
-    std::vector<BufferId> seen;
-    std::vector<std::byte> zone;
+bool CudaBackend::queue_guard_reads(const LaunchRequest& request, std::vector<GuardRead>& reads) {
+    reads.clear();
+    if (!d_.MemcpyDtoHAsync || !d_.MemAllocHost || !d_.MemFreeHost) return false;
+    uint64_t total = 0;
     for (const KernelArg& a : request.args) {
         auto it = buffers_.find(a.buffer);
         if (!a.buffer || it == buffers_.end() || !it->second.guarded) continue;
-        if (std::find(seen.begin(), seen.end(), a.buffer) != seen.end()) continue;
-        seen.push_back(a.buffer);
-        const DeviceBuffer& b = it->second;
-        const GuardLayout l = guard_layout(b.bytes);
-        bool violated = false;
-        for (GuardSide side : {GuardSide::Back, GuardSide::Front}) {
-            const uint64_t size = side == GuardSide::Front ? l.front : l.back;
-            zone.resize(size);
-            const CUdeviceptr at = side == GuardSide::Front ? b.base : b.base + l.back_offset();
-            if (CUresult r = d_.MemcpyDtoH(zone.data(), at, size); r != CUDA_SUCCESS) return failure(r, "checking guard zones");
-            auto v = check_guard(side, zone.data(), size, b.bytes, b.element_bytes);
-            if (!v) continue;
-            violated = true;
-            if (!found)
-                found = engine_error(ErrorKind::OutOfBounds, "out of bounds",
-                                     describe_violation(*v, b.name, b.bytes, b.element_bytes) + ", in kernel `" +
-                                         request.kernel_name +
-                                         "` (found in the guard zone around the buffer; the "
-                                         "outputs may be wrong)",
-                                     "check the index against the size (e.g. `if (i < n)`) before each access; run "
-                                     "with --sanitize memcheck for the thread, block and line");
-        }
-        if (violated && fill_guards(b) != CUDA_SUCCESS) break;
+        bool seen = false;
+        for (const GuardRead& r : reads) seen = seen || r.buffer == a.buffer;
+        if (seen) continue;
+        const GuardLayout l = guard_layout(it->second.bytes);
+        reads.push_back({a.buffer, GuardSide::Back, total, l.back});
+        total += l.back;
+        reads.push_back({a.buffer, GuardSide::Front, total, l.front});
+        total += l.front;
     }
+    if (reads.empty()) return true;
+    if (total > guard_staging_bytes_) {
+        if (guard_staging_) d_.MemFreeHost(guard_staging_);
+        guard_staging_ = nullptr;
+        guard_staging_bytes_ = 0;
+        if (d_.MemAllocHost(&guard_staging_, total) != CUDA_SUCCESS) {
+            guard_staging_ = nullptr;
+            reads.clear();
+            return false;
+        }
+        guard_staging_bytes_ = total;
+    }
+    auto* staging = static_cast<std::byte*>(guard_staging_);
+    for (const GuardRead& r : reads) {
+        const DeviceBuffer& b = buffers_.at(r.buffer);
+        const CUdeviceptr at = r.side == GuardSide::Front ? b.base : b.base + guard_layout(b.bytes).back_offset();
+        if (d_.MemcpyDtoHAsync(staging + r.at, at, r.bytes, nullptr) != CUDA_SUCCESS) {
+            reads.clear();  // read them the slow way after the synchronise
+            return false;
+        }
+    }
+    return true;
+}
+
+// After a launch: each buffer argument's zones (queued behind the launch, or read here) compared with their
+// pattern. A violation is reported (the first one found) and the zones are restored so that the next launch
+// starts clean.
+std::optional<EngineError> CudaBackend::check_guards(const LaunchRequest& request, const std::vector<GuardRead>& queued) {
+    std::vector<GuardRead> reads = queued;
+    std::vector<std::byte> read_here;
+    if (reads.empty()) {  // nothing queued: read each zone now, synchronously
+        uint64_t total = 0;
+        for (const KernelArg& a : request.args) {
+            auto it = buffers_.find(a.buffer);
+            if (!a.buffer || it == buffers_.end() || !it->second.guarded) continue;
+            bool seen = false;
+            for (const GuardRead& r : reads) seen = seen || r.buffer == a.buffer;
+            if (seen) continue;
+            const GuardLayout l = guard_layout(it->second.bytes);
+            reads.push_back({a.buffer, GuardSide::Back, total, l.back});
+            total += l.back;
+            reads.push_back({a.buffer, GuardSide::Front, total, l.front});
+            total += l.front;
+        }
+        read_here.resize(total);
+        for (const GuardRead& r : reads) {
+            const DeviceBuffer& b = buffers_.at(r.buffer);
+            const CUdeviceptr at = r.side == GuardSide::Front ? b.base : b.base + guard_layout(b.bytes).back_offset();
+            if (CUresult e = d_.MemcpyDtoH(read_here.data() + r.at, at, r.bytes); e != CUDA_SUCCESS)
+                return failure(e, "checking guard zones");
+        }
+    }
+    const std::byte* zones = read_here.empty() ? static_cast<const std::byte*>(guard_staging_) : read_here.data();
+    std::optional<EngineError> found;
+    std::vector<BufferId> violated;
+    for (const GuardRead& r : reads) {
+        const DeviceBuffer& b = buffers_.at(r.buffer);
+        auto v = check_guard(r.side, zones + r.at, r.bytes, b.bytes, b.element_bytes);
+        if (!v) continue;
+        if (std::find(violated.begin(), violated.end(), r.buffer) == violated.end()) violated.push_back(r.buffer);
+        if (!found)
+            found = engine_error(ErrorKind::OutOfBounds, "out of bounds",
+                                 describe_violation(*v, b.name, b.bytes, b.element_bytes) + ", in kernel `" +
+                                     request.kernel_name +
+                                     "` (found in the guard zone around the buffer; the "
+                                     "outputs may be wrong)",
+                                 "check the index against the size (e.g. `if (i < n)`) before each access; run "
+                                 "with --sanitize memcheck for the thread, block and line");
+    }
+    for (BufferId id : violated)
+        if (fill_guards(buffers_.at(id)) != CUDA_SUCCESS) break;
     return found;
 }
 
@@ -531,7 +586,11 @@ UploadResult CudaBackend::upload(const UploadRequest& request) {
         r = d_.MemcpyHtoD(it->second.ptr + request.offset, staging ? staging->data : request.data.data(),
                           request.data.size());
     }
-    if (r == CUDA_SUCCESS) r = d_.CtxSynchronize();
+    // A reset by memset is queued on the null stream, ahead of the next launch, without waiting for it: on a
+    // GPU that also draws the window, each synchronise can wait for the GPU to switch contexts, and a reset
+    // has no result to wait for. A copy of data is waited for (its time is the upload's time).
+    const bool queued = request.repeat && request.data.size() <= 4 && request.data.size() != 3;
+    if (r == CUDA_SUCCESS && !queued) r = d_.CtxSynchronize();
     out.elapsed_ms = host_ms_since(start);
     if (r != CUDA_SUCCESS) out.error = failure(r, "uploading to " + buffer_label(request.buffer));
     return out;

@@ -7,6 +7,7 @@
 
 #include "core/engine/backend.h"
 #include "core/cuda/cuda_driver.h"
+#include "core/cuda/guard_zones.h"
 
 #include <map>
 #include <optional>
@@ -55,7 +56,17 @@ private:
         bool guarded = false;
     };
     CUresult fill_guards(const DeviceBuffer& b);
-    std::optional<EngineError> check_guards(const LaunchRequest& request);
+    // Guard zones after a launch, in two halves so that the launch's one synchronise also waits for them:
+    // queue_guard_reads puts a copy of each zone of the launch's buffers into pinned staging behind the launch
+    // (false: no pinned memory or no async copies here), check_guards compares them once the context is idle
+    // (reading them itself, synchronously, when nothing was queued).
+    struct GuardRead {
+        BufferId buffer = 0;
+        GuardSide side = GuardSide::Back;
+        uint64_t at = 0, bytes = 0;  // where in guard_staging_
+    };
+    bool queue_guard_reads(const LaunchRequest& request, std::vector<GuardRead>& reads);
+    std::optional<EngineError> check_guards(const LaunchRequest& request, const std::vector<GuardRead>& queued);
 
     CudaBackend(const CudaDriver& driver, CUdevice device, CUcontext context, int ordinal, int count);
     void read_device_info();
@@ -96,6 +107,8 @@ private:
 
     CUevent start_ = nullptr, stop_ = nullptr;
     CUdeviceptr l2_flush_buffer_ = 0;
+    void* guard_staging_ = nullptr;  // pinned host memory the guard zones are copied into (grows, kept)
+    size_t guard_staging_bytes_ = 0;
     size_t l2_flush_bytes_ = 0;
     std::map<ModuleId, LoadedModule> modules_;
     std::map<BufferId, DeviceBuffer> buffers_;

@@ -217,6 +217,7 @@ LaunchResult CudaBackend::launch(const LaunchRequest& request) {
     }
 
     std::vector<double> samples;
+    std::vector<GuardRead> guard_reads;
     size_t first_launch_output = std::string::npos;
     CUresult failed = CUDA_SUCCESS;
     bool launch_call_failed = false;  // cuLaunchKernel itself said no: the configuration, not the kernel
@@ -234,6 +235,8 @@ LaunchResult CudaBackend::launch(const LaunchRequest& request) {
             break;
         }
         d_.EventRecord(stop_, nullptr);
+        // The last launch's guard zones are copied behind it, so that one synchronise waits for both.
+        if (i + 1 == warmup + repeats) queue_guard_reads(request, guard_reads);
         // Synchronising after each launch surfaces errors at the launch that caused them and flushes its printf.
         if ((failed = d_.CtxSynchronize()) != CUDA_SUCCESS) break;
         if (i == 0 && capture) first_launch_output = capture->size();
@@ -270,7 +273,7 @@ LaunchResult CudaBackend::launch(const LaunchRequest& request) {
         if (launch_call_failed && failed == CUDA_ERROR_INVALID_VALUE) out.error->kind = ErrorKind::LaunchRefused;
         return out;
     }
-    if ((out.error = check_guards(request))) return out;
+    if ((out.error = check_guards(request, guard_reads))) return out;
     out.ok = true;
     out.timing = TimingStats::from_samples(std::move(samples), false);
     return out;

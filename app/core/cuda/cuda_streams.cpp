@@ -259,7 +259,7 @@ StreamsResult CudaBackend::streams(const StreamsRequest& request) {
             out.d2h_data.emplace_back(staged_out.data + at, staged_out.data + at + copy.bytes);
             at += copy.bytes;
         }
-    if ((out.error = check_guards(all_args))) return out;
+    if ((out.error = check_guards(all_args, {}))) return out;
     out.ok = true;
     return out;
 }
