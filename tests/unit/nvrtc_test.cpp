@@ -366,3 +366,23 @@ TEST(NvrtcPch, WarmUpPrecompilesCooperativeGroups) {
 
 }  // namespace
 }  // namespace cp
+
+// -minimal (a faster NVRTC compile) is tried when the device code cannot need what it leaves out: a lesson's
+// header comment saying "CUDA" or "texture" and its CPU reference's `#include <cmath>` do not count; the same
+// words in the code, an include of the device code, or a launch from a kernel do.
+TEST(NvrtcMinimal, JudgesTheDeviceCodeOnly) {
+    const std::string version = cp::nvrtc_version_text();  // "13.0"
+    const int major = std::atoi(version.c_str());
+    const int minor = version.find('.') == std::string::npos ? 0 : std::atoi(version.c_str() + version.find('.') + 1);
+    if (major < 12 || (major == 12 && minor < 4)) GTEST_SKIP() << "NVRTC " << version << " has no -minimal";
+    const std::string header = "/*@playground\ntitle: CUDA texture-free blur\nabout: no tex, no surf here\n*/\n";
+    const std::string kernel = "extern \"C\" __global__ void k(float* a) { a[threadIdx.x] *= 2.0f; }\n";
+    const std::string reference =
+        "#ifdef PLAYGROUND_REFERENCE\n#include <cmath>\nstatic void ref(float* a, int n) { (void)std::sqrt(2.0); }\n#endif\n";
+    EXPECT_TRUE(cp::nvrtc_minimal_applies(header + kernel + reference));
+    EXPECT_TRUE(cp::nvrtc_minimal_applies(kernel + "// cudaMalloc in a comment\nconst char* s = \"tex2D\";\n"));
+    EXPECT_FALSE(cp::nvrtc_minimal_applies("#include <cuda_fp16.h>\n" + kernel));
+    EXPECT_FALSE(cp::nvrtc_minimal_applies(kernel + "__device__ float f(cudaTextureObject_t t) { return 0; }\n"));
+    EXPECT_FALSE(cp::nvrtc_minimal_applies(kernel + "__device__ float g(float x) { return tex1Dfetch<float>(0, 0); }\n"));
+    EXPECT_FALSE(cp::nvrtc_minimal_applies(kernel + "__global__ void p(float* a) { k<<<1, 1>>>(a); }\n"));
+}

@@ -2,6 +2,8 @@
 // (extern "C" and C++ names alike), diagnostics and the ptxas resource report. NVRTC itself runs on a
 // thread confined to the toolkit's files (core/worker/sandbox.h).
 #include "core/cuda/nvrtc_compiler.h"
+#include "core/kernel_file/kernel_file_parts.h"
+#include "core/kernel_file/reference_section.h"
 #include "core/cuda/nvrtc_pch.h"
 
 #include "core/cuda/cubin_cache.h"
@@ -316,9 +318,14 @@ bool nvrtc_minimal_applies(const std::string& source) {
     if (!available) return false;
     if (const char* off = std::getenv("CUDA_PLAYGROUND_NO_MINIMAL"); off && *off && std::string(off) != "0") return false;
     // What -minimal leaves out: texture and surface functions, the device runtime (cuda* calls, launches from a
-    // kernel) and the runtime API's types (cuda*_t). Any include may pull them in.
-    for (const char* needs : {"#include", "cuda", "tex", "surf", "<<<"})
-        if (source.find(needs) != std::string::npos) return false;
+    // kernel) and the runtime API's types (cuda*_t). Any include may pull them in. Only the code NVRTC compiles
+    // counts: not comments or strings (a lesson's header speaks of "CUDA"), and not the CPU reference, which is
+    // compiled apart (its `#include <cmath>` is no device code's).
+    const std::string device_source = without_reference_sections(source);
+    if (device_source.find("#include") != std::string::npos) return false;
+    const std::string code = blank_comments_and_strings(device_source);  // also blanks preprocessor lines
+    for (const char* needs : {"cuda", "tex", "surf", "<<<"})
+        if (code.find(needs) != std::string::npos) return false;
     return true;
 }
 
