@@ -85,8 +85,12 @@ bool OutputViews::fill_image(OutputView& v, RunReport& report, uint64_t bytes, C
             auto host = report.outputs.find(v.spec.buffer);
             if (copied && host != report.outputs.end() &&
                 !v.raw->matches_host(host->second.bytes.data(), host->second.bytes.size(), 64, &where)) {
-                log.add(LogKind::Warning, "CUDA-GL interop: the texture of `" + v.spec.buffer + "` disagreed with the "
-                                          "buffer read back at " + where + "; showing it from host memory instead");
+                log.add(LogKind::Warning,
+                        "CUDA-GL interop: the texture of `" + v.spec.buffer + "` disagreed with the buffer read back at " +
+                            where +
+                            "; showing it from host memory instead. This happens after a kernel faulted on this GPU "
+                            "(the NVIDIA driver logs Xid 109, CTX SWITCH TIMEOUT) until the GPU is reset: see the "
+                            "README, \"After a kernel faults on the GPU\"");
             } else if (copied) {
                 v.path = "device copy (CUDA-GL interop)";
                 return true;
