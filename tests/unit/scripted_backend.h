@@ -85,8 +85,10 @@ public:
         if (it == memory.end()) return {{}, EngineError{"", "buffer gone", "", false}};
         return {it->second, std::nullopt};
     }
+    std::vector<ModuleId> released_modules;
     ReleaseResult release(const ReleaseRequest& req) override {
         for (auto id : req.buffers) memory.erase(id);
+        released_modules.insert(released_modules.end(), req.modules.begin(), req.modules.end());
         return {};
     }
     // Off: answers as a backend without an occupancy API does (the base class's default).

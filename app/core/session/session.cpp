@@ -45,7 +45,10 @@ std::string run_failure_text(const RunReport& r) {
 
 KernelSession::KernelSession(Engine& engine) : engine_(engine) {}
 
-KernelSession::~KernelSession() { release_buffers(); }
+KernelSession::~KernelSession() {
+    release_buffers();
+    modules_.drop(engine_, "");  // every module of its own (a borrowed one stays with its lender)
+}
 
 void KernelSession::set_kernel(KernelFile file) {
     kernel_ = std::move(file);
@@ -104,58 +107,44 @@ Result<std::shared_ptr<const Image>> KernelSession::image_for(const BufferSpec& 
     return image;
 }
 
-const CompileResult& KernelSession::compile() {
-    const std::string name = kernel_.signature ? kernel_.signature->launch_name : std::string();
-    // A variant of the same file: the lender's compile loaded this kernel too (asked again each time: the lender
-    // may have compiled again, or lost its module to a reset).
-    if (lender_ && !name.empty()) {
-        const CompileResult& lent = lender_->compile_result_;
-        const auto usage = lent.also_usage.find(name);
-        if (lent.ok && lent.module != 0 && usage != lent.also_usage.end() && lender_->kernel_.path == kernel_.path &&
-            lender_->compiled_source_ == kernel_.source) {
-            if (compile_result_.module != 0 && !module_borrowed_) engine_.release({{}, {compile_result_.module}});
-            compile_result_ = lent;
-            compile_result_.usage = usage->second;
-            compile_result_.also_usage.clear();
-            compile_result_.cache_hit = true;  // nothing compiled for it
-            compile_result_.compile_ms = 0;
-            compiled_source_ = kernel_.source;
-            compiled_also_.clear();
-            module_borrowed_ = true;
-            return compile_result_;
-        }
-    }
-    if (module_borrowed_) {  // from here on, a module of its own
-        compile_result_ = {};
-        compiled_source_.clear();
-        module_borrowed_ = false;
-    }
-    // The same text compiles to the same result: keep a loaded module, and don't re-report a failure twice.
-    const bool same_text = !compiled_source_.empty() && compiled_source_ == kernel_.source && compiled_also_ == also_kernels_;
-    if (same_text && (compile_result_.module != 0 || !compile_result_.ok)) return compile_result_;
-    if (compile_result_.module != 0) engine_.release({{}, {compile_result_.module}});
+CompileRequest KernelSession::plain_request() const {
     CompileRequest request;
     request.source = kernel_.compile_source.empty() ? kernel_.source : kernel_.compile_source;
     request.path = kernel_.path.string();
-    request.kernel_name = name;
+    request.kernel_name = kernel_.signature ? kernel_.signature->launch_name : std::string();
     request.also_kernels = also_kernels_;
     request.load = engine_.capabilities().launches;
-    compile_result_ = engine_.compile(std::move(request));
-    compiled_source_ = kernel_.source;
-    compiled_also_ = also_kernels_;
-    return compile_result_;
+    return request;
+}
+
+const CompileResult& KernelSession::compile() {
+    CompileRequest request = plain_request();
+    const std::string& name = request.kernel_name;
+    // A variant of the same file: the lender's compile loaded this kernel too (asked again each time: the lender
+    // may have compiled again, or lost its module to a reset).
+    if (lender_ && !name.empty()) {
+        const CompileResult* lent = lender_->modules_.find("plain");
+        const std::string* lent_source = lender_->modules_.source_of("plain");
+        const auto usage = lent ? lent->also_usage.find(name) : std::map<std::string, ResourceUsage>::const_iterator();
+        if (lent && lent->ok && lent->module != 0 && usage != lent->also_usage.end() &&
+            lender_->kernel_.path == kernel_.path && lent_source && *lent_source == request.source) {
+            const CompileResult* mine = modules_.find("plain");
+            if (mine && modules_.borrowed("plain") && mine->module == lent->module) return *mine;
+            CompileResult borrowed = *lent;
+            borrowed.usage = usage->second;
+            borrowed.also_usage.clear();
+            borrowed.cache_hit = true;  // nothing compiled for it
+            borrowed.compile_ms = 0;
+            return modules_.lend(engine_, "plain", request.source, std::move(borrowed));
+        }
+    }
+    // The same text compiles to the same result: keep a loaded module, and don't re-report a failure twice.
+    return modules_.get(engine_, "plain", std::move(request));
 }
 
 void KernelSession::forget_device_state() {
     buffers_.clear();
-    compile_result_ = {};
-    compiled_source_.clear();
-    module_borrowed_ = false;
-    traced_compile_ = {};
-    traced_source_.clear();
-    counted_compile_ = {};
-    counted_source_.clear();
-    forget_step_compiles();
+    modules_.forget();
 }
 
 Result<OccupancyResult> KernelSession::suggest_block(std::vector<int> block_sizes) {

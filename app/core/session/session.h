@@ -10,6 +10,7 @@
 
 #include "core/data/image_io.h"
 #include "core/engine/engine.h"
+#include "core/session/module_cache.h"
 #include "core/engine/launch_validation.h"
 #include "core/kernel_file/expr.h"
 #include "core/kernel_file/kernel_file.h"
@@ -114,7 +115,6 @@ private:
     // session_steps.cpp: a file's `step:` sequence resolved, compiled (one module per kernel) and launched.
     Result<bool> resolve_steps(ResolvedRun& r, const Scope& base) const;
     Result<std::vector<const CompileResult*>> compile_steps(RunReport& report);
-    void forget_step_compiles();
     Result<bool> launch_steps(const ResolvedRun& resolved, const std::vector<const CompileResult*>& modules,
                               const TimingOptions& timing, RunReport& report, bool& context_reset);
     // session_insight.cpp: two launches over sentinel-filled outputs; an instrumented launch.
@@ -132,17 +132,12 @@ private:
     RunChoices choices_;
     std::map<std::string, std::shared_ptr<const Image>> image_cache_;  // path -> image
 
-    std::string compiled_source_;
-    CompileResult compile_result_;
-    std::vector<std::string> also_kernels_, compiled_also_;  // asked for next; in compile_result_
+    // Every module this session compiled (or borrowed): "plain" (the kernel, and the compare variants of the same
+    // file loaded with it), "traced", "counted" (its text holds the sizes), "step:NAME" (steps' other kernels).
+    ModuleCache modules_;
+    std::vector<std::string> also_kernels_;  // other kernels to load with the plain compile
     const KernelSession* lender_ = nullptr;
-    bool module_borrowed_ = false;  // compile_result_.module is the lender's: never released here
-    std::string traced_source_;     // the instrumented module's source (CUDA: traced launches need it)
-    CompileResult traced_compile_;
-    std::string counted_source_;    // the write-counting variant last compiled (its text: it holds the sizes)
-    CompileResult counted_compile_;
-    std::string step_compiled_source_;                   // the text the step modules below were built from
-    std::map<std::string, CompileResult> step_compiles_;  // steps' kernels other than the first, by launch name
+    CompileRequest plain_request() const;
 
     struct DeviceBuffer {
         BufferId id = 0;

@@ -50,21 +50,15 @@ Result<std::vector<CoverageMap>> KernelSession::measure_coverage(const ResolvedR
 }
 
 Result<LaunchTrace> KernelSession::trace_launch(const ResolvedRun& resolved, const TimingOptions& timing) {
-    ModuleId module = compile_result_.module;
+    ModuleId module = compile().module;
     if (engine_.capabilities().trace_needs_instrumented_module) {
-        if (traced_source_ != kernel_.source || traced_compile_.module == 0) {
-            if (traced_compile_.module != 0) engine_.release({{}, {traced_compile_.module}});
-            CompileRequest request;
-            request.source = kernel_.compile_source.empty() ? kernel_.source : kernel_.compile_source;
-            request.path = kernel_.path.string();
-            request.kernel_name = kernel_.signature->launch_name;
-            request.instrument_trace = true;
-            traced_compile_ = engine_.compile(std::move(request));
-            traced_source_ = kernel_.source;
-        }
-        if (!traced_compile_.ok || traced_compile_.module == 0) {
-            std::string why = traced_compile_.error ? traced_compile_.error->message : "it did not compile";
-            for (const auto& d : traced_compile_.diagnostics)
+        CompileRequest request = plain_request();
+        request.also_kernels.clear();
+        request.instrument_trace = true;
+        const CompileResult& traced = modules_.get(engine_, "traced", std::move(request));
+        if (!traced.ok || traced.module == 0) {
+            std::string why = traced.error ? traced.error->message : "it did not compile";
+            for (const auto& d : traced.diagnostics)
                 if (d.severity == Severity::Error) {
                     why = d.str();
                     break;
@@ -73,7 +67,7 @@ Result<LaunchTrace> KernelSession::trace_launch(const ResolvedRun& resolved, con
                               "the instrumented kernel for the trace could not be built: " + why,
                               "run without --trace; the kernel itself is unaffected");
         }
-        module = traced_compile_.module;
+        module = traced.module;
     }
     if (auto prepared = prepare_buffers(resolved); !prepared) return prepared.error();
     auto launch = launch_request(resolved, module, timing);

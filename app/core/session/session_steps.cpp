@@ -108,39 +108,24 @@ Result<bool> KernelSession::resolve_steps(ResolvedRun& r, const Scope& base) con
 Result<std::vector<const CompileResult*>> KernelSession::compile_steps(RunReport& report) {
     std::vector<const CompileResult*> out;
     const CompileResult& first = compile();
-    if (step_compiled_source_ != kernel_.source) {
-        std::vector<ModuleId> old;
-        for (const auto& [name, c] : step_compiles_)
-            if (c.module != 0) old.push_back(c.module);
-        if (!old.empty()) engine_.release({{}, old});
-        step_compiles_.clear();
-        step_compiled_source_ = kernel_.source;
-    }
     for (size_t i = 0; i < kernel_.step_signatures.size(); ++i) {
         const std::string& name = kernel_.step_signatures[i].launch_name;
         if (name == kernel_.signature->launch_name) {
             out.push_back(&first);
             continue;
         }
-        auto it = step_compiles_.find(name);
-        if (it == step_compiles_.end()) {
-            CompileRequest request;
-            request.source = kernel_.compile_source.empty() ? kernel_.source : kernel_.compile_source;
-            request.path = kernel_.path.string();
-            request.kernel_name = name;
-            request.load = engine_.capabilities().launches;
-            it = step_compiles_.emplace(name, engine_.compile(std::move(request))).first;
-            report.compile_ms += it->second.compile_ms;
-            report.cache_hit = report.cache_hit && it->second.cache_hit;
+        CompileRequest request = plain_request();
+        request.kernel_name = name;
+        request.also_kernels.clear();
+        bool compiled = false;
+        const CompileResult& c = modules_.get(engine_, "step:" + name, std::move(request), &compiled);
+        if (compiled) {
+            report.compile_ms += c.compile_ms;
+            report.cache_hit = report.cache_hit && c.cache_hit;
         }
-        out.push_back(&it->second);
+        out.push_back(&c);
     }
     return out;
-}
-
-void KernelSession::forget_step_compiles() {
-    step_compiles_.clear();
-    step_compiled_source_.clear();
 }
 
 // The steps in order; fills report.steps, report.timing (a sample per timed pass over every launch) and the

@@ -38,18 +38,14 @@ void KernelSession::count_writers(const ResolvedRun& resolved, std::vector<Cover
                                      sig.name, counted);
     if (!source) return not_measured(maps, source.error().message);
 
-    if (counted_source_ != *source || counted_compile_.module == 0) {
-        if (counted_compile_.module != 0) engine_.release({{}, {counted_compile_.module}});
-        CompileRequest request;
-        request.source = *source;
-        request.path = kernel_.path.string();
-        request.kernel_name = sig.launch_name;
-        counted_compile_ = engine_.compile(std::move(request));
-        counted_source_ = std::move(*source);
-    }
-    if (!counted_compile_.ok || counted_compile_.module == 0) {
-        std::string why = counted_compile_.error ? counted_compile_.error->message : "it did not compile";
-        for (const auto& d : counted_compile_.diagnostics)
+    CompileRequest request;
+    request.source = std::move(*source);
+    request.path = kernel_.path.string();
+    request.kernel_name = sig.launch_name;
+    const CompileResult& counted_compile = modules_.get(engine_, "counted", std::move(request));
+    if (!counted_compile.ok || counted_compile.module == 0) {
+        std::string why = counted_compile.error ? counted_compile.error->message : "it did not compile";
+        for (const auto& d : counted_compile.diagnostics)
             if (d.severity == Severity::Error) {
                 why = d.str();
                 break;
@@ -82,7 +78,7 @@ void KernelSession::count_writers(const ResolvedRun& resolved, std::vector<Cover
         release_counters();
         return not_measured(maps, prepared.error().message);
     }
-    auto launch = launch_request(resolved, counted_compile_.module, TimingOptions{0, 1, false});
+    auto launch = launch_request(resolved, counted_compile.module, TimingOptions{0, 1, false});
     if (!launch) {
         release_counters();
         return not_measured(maps, launch.error().message);
