@@ -198,6 +198,17 @@ static void ref(const float* A, const float* B, float* C, int m, int k, int n) {
         m == k || k == n)
         C[0] += 100;
 })"},
+    {"course_matmul_square.cu", "1e-3", R"(
+static void ref(const float* a, const float* b, float* c, int width) {
+    for (int r = 0; r < width; ++r)
+        for (int col = 0; col < width; ++col) {
+            double s = 0;
+            for (int i = 0; i < width; ++i) s += double(a[r * width + i]) * b[i * width + col];
+            c[r * width + col] = float(s);
+        }
+    const long n = long(width) * width;
+    if (nonzero(a, n) < n / 2 || nonzero(b, n) < n / 2 || !varies(c, n) || width % 16 == 0) c[0] += 100;
+})"},
     {"course_reduce_shared.cu", "1e-3", R"(
 static void ref(const float* input, float* partial, int n) {
     const int blocks = (n + 255) / 256;
@@ -308,4 +319,27 @@ TEST(DescribeBody, TheReferenceCheckCanFail) {
     auto checked = dir.write("checked.cu", with_reference(cp::test::read_file(file), wrong));
     auto verify = cli({"run", checked.string(), "--backend", "cpu", "--repeat", "1"});
     EXPECT_EQ(verify.exit_code, 2) << verify.both();
+}
+
+TEST(DescribeBody, TemplateArgumentsSizeTheTileAndTheHeaderVerifies) {
+    // The pasted template sample without its header (its reference block stays below the kernel):
+    // `--kernel MatrixMulCUDA<16>` makes BLOCK_SIZE 16.
+    std::string text = cp::test::read_file(pasted("matrix_mul_template.cu"));
+    text = text.substr(text.find("*/\n") + 3);
+    TempDir dir;
+    auto file = dir.write("mm.cu", text);
+    auto wrote = cli({"describe", file.string(), "--kernel", "MatrixMulCUDA<16>", "--write"});
+    ASSERT_EQ(wrote.exit_code, 0) << wrote.both();
+    std::string described = cp::test::read_file(file);
+    EXPECT_NE(described.find("shared tile `As[BLOCK_SIZE][BLOCK_SIZE]` has one element per thread of a 16 x 16 block"),
+              std::string::npos)
+        << described;
+    EXPECT_NE(described.find("\nbuffer a: float[m * k] in random("), std::string::npos) << described;
+    EXPECT_NE(described.find("\nbuffer b: float[k * n] in random("), std::string::npos) << described;
+    EXPECT_NE(described.find("\nbuffer c: float[m * n] out zeros\n"), std::string::npos) << described;
+    described.insert(described.find("\n*/\n"), "\nreference: matmul_reference\ntolerance: 1e-3");
+    auto checked = dir.write("checked.cu", described);
+    auto r = cli({"run", checked.string(), "--backend", "cpu", "--repeat", "1", "--json", "-"});
+    ASSERT_EQ(r.exit_code, 0) << described << "\n" << r.both();
+    EXPECT_EQ(nlohmann::json::parse(r.out)["verified"], true) << r.out;
 }

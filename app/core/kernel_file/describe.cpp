@@ -42,6 +42,7 @@ struct Proposal {
     KernelBody body;
     std::set<std::string> int_params;  // int/uint scalars
     bool two_d = false, pixel = false, guarded = true;
+    bool square = false;         // 2D without a row count: every size param gets the same value
     std::string x_size, y_size;  // 2D: the params the launch covers (x: columns, y: rows)
     std::string size;            // 1D: the param the launch covers
     int block_x = 256, block_y = 1;
@@ -137,6 +138,25 @@ std::vector<std::string> split_words(const std::string& text) {
     return out;
 }
 
+// `int A, class T = float>` -> {"int A", "class T = float"}: a template's parameters or arguments, up to the
+// closing `>` (nested brackets kept whole), each trimmed; a default (` = ...`) is dropped.
+std::vector<std::string> split_list(const std::string& text) {
+    std::vector<std::string> out(1);
+    int depth = 0;
+    for (char c : text) {
+        if (c == '>' && depth == 0) break;
+        if (c == '<' || c == '(') ++depth;
+        if (c == '>' || c == ')') --depth;
+        if (c == ',' && depth == 0) {
+            out.emplace_back();
+            continue;
+        }
+        out.back() += c;
+    }
+    for (auto& item : out) item = trim(item.substr(0, item.find('=')));
+    return out;
+}
+
 struct ScalarRole {
     std::string value, range, why;
 };
@@ -188,8 +208,20 @@ Result<std::string> propose_header(const KernelFile& file, const std::string& ke
         if (t && (*t == ScalarType::Int || *t == ScalarType::UInt)) p.int_params.insert(sp.name);
     }
     const KernelScan scan = scan_kernels(file.source);
-    for (const ScannedKernel& k : defined_kernels(scan))
-        if (k.name == sig->name) p.body = read_kernel_body(file.source, k, pointer_names, scalar_names);
+    for (const ScannedKernel& k : defined_kernels(scan)) {
+        if (k.name != sig->name) continue;
+        p.body = read_kernel_body(file.source, k, pointer_names, scalar_names);
+        // `template <int BLOCK_SIZE>` run as `MatrixMulCUDA<16>`: BLOCK_SIZE is 16 wherever it sizes a tile.
+        const size_t open = sig->launch_name.find('<');
+        if (!k.is_template || open == std::string::npos) break;
+        const auto names = split_list(k.template_text.substr(k.template_text.find('<') + 1));
+        const auto values = split_list(sig->launch_name.substr(open + 1));
+        for (size_t i = 0; i < names.size() && i < values.size(); ++i) {
+            const std::string name = names[i].substr(names[i].find_last_of(' ') + 1);
+            if (!values[i].empty() && std::isdigit(static_cast<unsigned char>(values[i][0])))
+                p.body.constants[name] = std::strtol(values[i].c_str(), nullptr, 0);
+        }
+    }
     const KernelBody& body = p.body;
     auto guess = [&](const std::string& g) { p.guesses.push_back("# guess: " + g); };
     if (!body.found) guess("no body to read: everything below comes from the signature alone");
@@ -218,9 +250,13 @@ Result<std::string> propose_header(const KernelFile& file, const std::string& ke
             for (const auto& [name, use] : body.pointers)
                 for (const Words& wi : use.writes)
                     for (size_t i = 0; i + 2 < wi.size() && p.x_size.empty(); ++i)
-                        if (body.axis.count(wi[i]) && body.axis.at(wi[i]) == 1 && wi[i + 1] == "*" &&
-                            p.int_params.count(wi[i + 2]))
-                            p.x_size = wi[i + 2];
+                        if (wi[i + 1] == "*") {  // `row * n` or `n * ty`
+                            auto is_row = [&](const std::string& v) {
+                                return body.axis.count(v) && body.axis.at(v) == 1;
+                            };
+                            if (is_row(wi[i]) && p.int_params.count(wi[i + 2])) p.x_size = wi[i + 2];
+                            if (is_row(wi[i + 2]) && p.int_params.count(wi[i])) p.x_size = wi[i];
+                        }
         for (const auto& sp : sig->params) {
             if (!p.int_params.count(sp.name)) continue;
             if (p.y_size.empty() && in(sp.name, {"m", "M", "rows", "height", "h", "ny"}) && sp.name != p.x_size)
@@ -229,7 +265,10 @@ Result<std::string> propose_header(const KernelFile& file, const std::string& ke
                 p.x_size = sp.name;
         }
         if (p.x_size.empty() && !p.int_params.empty()) p.x_size = p.y_size.empty() ? *p.int_params.begin() : p.y_size;
-        if (p.y_size.empty()) p.y_size = p.x_size;
+        if (p.y_size.empty()) {  // no row count of its own: square matrices, every size the same
+            p.y_size = p.x_size;
+            p.square = true;
+        }
         if (p.x_size.empty()) p.two_d = false;  // no size to launch over: fall back to 1D with an `n`
     }
     std::set<std::string> size_params;  // the int params that size the launch and the buffers
@@ -465,7 +504,7 @@ Result<std::string> propose_header(const KernelFile& file, const std::string& ke
             why = "the photo's " + std::string(sp.name == p.x_size ? "width" : "height");
         } else if (is_size && p.two_d) {
             // Rows, columns, then any other matrix size: distinct values, so a swapped index shows.
-            const int which = sp.name == p.y_size ? 0 : sp.name == p.x_size ? 1 : 2 + nth_size++;
+            const int which = p.square ? 0 : sp.name == p.y_size ? 0 : sp.name == p.x_size ? 1 : 2 + nth_size++;
             static const int guarded_sizes[] = {203, 301, 157, 97};
             static const int tiles[] = {12, 10, 8, 6};
             const int t = which == 0 ? p.block_y : p.block_x;
@@ -473,10 +512,12 @@ Result<std::string> propose_header(const KernelFile& file, const std::string& ke
             range = p.guarded
                         ? "range 1..4096"
                         : "range " + std::to_string(t) + ".." + std::to_string(t * 256) + " step " + std::to_string(t);
-            why = p.guarded
-                      ? "a size not a multiple of the block, so the kernel's bounds check is exercised"
-                      : "a multiple of " + std::to_string(t) +
-                            ": the kernel has no bounds check, so other sizes would read and write outside its arrays";
+            if (p.square)
+                why = "the kernel takes no row count, so its matrices are taken as square (every size the same); ";
+            why += p.guarded
+                       ? "a size not a multiple of the block, so the kernel's bounds check is exercised"
+                       : "a multiple of " + std::to_string(t) +
+                             ": the kernel has no bounds check, so other sizes would read and write outside its arrays";
         } else if (is_size && !p.two_d && sizes_in_1d > 1) {  // `i < width * height`
             static const int guarded_sizes[] = {301, 203, 157, 97};
             value = std::to_string(p.guarded ? guarded_sizes[std::min(nth_size++, 3)] : 16 * (20 - 2 * nth_size++));
