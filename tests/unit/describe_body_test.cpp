@@ -53,6 +53,47 @@ TEST(KernelBody, SharedTilesAndConstantsAreRead) {
     EXPECT_EQ(b.constants.at("PAD"), 1);
 }
 
+std::string header_for(const std::string& source) {
+    KernelFile file;
+    file.path = "k.cu";
+    file.source = source;
+    auto header = propose_header(file);
+    EXPECT_TRUE(header) << header.error().full();
+    return header ? *header : std::string();
+}
+
+TEST(Describe, ExternSharedIsSizedFromHowItIsIndexed) {
+    // The 2D linear index is one element per thread; `t + blockDim.x` and `2 * t` go past it.
+    EXPECT_NE(header_for("__global__ void k(float* src, float* dst, int width, int height) {\n"
+                         "  extern __shared__ float cache[];\n"
+                         "  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;\n"
+                         "  if (x >= width || y >= height) return;\n"
+                         "  cache[threadIdx.y * blockDim.x + threadIdx.x] = src[y * width + x];\n"
+                         "  dst[y * width + x] = cache[threadIdx.y * blockDim.x + threadIdx.x];\n}\n")
+                  .find("\nshared: block.x * block.y * 4\n"),
+              std::string::npos);
+    for (const char* index : {"t + blockDim.x", "2 * t"}) {
+        const std::string h = header_for(std::string("__global__ void k(int* in, int* out, int n) {\n"
+                                                     "  extern __shared__ int s[]; int t = threadIdx.x;\n"
+                                                     "  int i = blockIdx.x * blockDim.x + t;\n"
+                                                     "  s[") +
+                                         index +
+                                         "] = i < n ? in[i] : 0;\n"
+                                         "  if (i < n) out[i] = s[t];\n}\n");
+        EXPECT_NE(h.find("\nshared: 2 * block.x * 4\n"), std::string::npos) << index << "\n" << h;
+    }
+}
+
+TEST(Describe, OneDimensionalPassOverAnImageCoversWidthTimesHeight) {
+    const std::string h = header_for(
+        "__global__ void brighten(unsigned char* img, unsigned char* out, int width, int height,"
+        " float gain) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < width * height) out[i] = min(255.0f, img[i] * gain);\n}\n");
+    EXPECT_NE(h.find("\ngrid: ceil(width * height / block.x)\n"), std::string::npos) << h;
+    EXPECT_NE(h.find("\nbuffer img: uchar[width * height] in image(\"chelsea.png\")\n"), std::string::npos) << h;
+    EXPECT_NE(h.find("\nparam gain: float = 2.0 range -10..10 step 0.5\n"), std::string::npos) << h;
+}
+
 TEST(KernelBody, AHostileBodyIsReadAndDescribed) {
     std::string source = "__global__ void k(float* p, int n) {";
     for (int i = 0; i < 20000; ++i) source += "p[";

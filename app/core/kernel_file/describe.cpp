@@ -32,10 +32,6 @@ bool is_height_name(const std::string& n) {
     return in(n, {"height", "h", "ny", "rows", "H", "nrows", "num_rows", "numRows", "imageH", "image_height"});
 }
 
-bool contains(const Words& w, const std::string& word) {
-    return std::find(w.begin(), w.end(), word) != w.end();
-}
-
 // Everything describe works out about one kernel, then written as header lines.
 struct Proposal {
     const KernelSignature& sig;
@@ -545,9 +541,24 @@ Result<std::string> propose_header(const KernelFile& file, const std::string& ke
     std::string shared_line;
     for (const SharedArray& a : body.shared) {
         if (!a.is_extern) continue;
+        // Past one element per thread: `pout * blockDim.x + tid`, `tid + blockDim.x`, `2 * tid + 1`. The 2D
+        // linear index `threadIdx.y * blockDim.x + threadIdx.x` is one per thread.
+        auto row_index = [&](const Words& wi, size_t i) {
+            return (wi[i] == "threadIdx" && i + 2 < wi.size() && wi[i + 2] == "y") ||
+                   (body.axis.count(wi[i]) && body.axis.at(wi[i]) == 1);
+        };
         bool twice = false;
         for (const Words& wi : a.indexes)
-            if (contains(wi, "blockDim") || (contains(wi, "2") && contains(wi, "*"))) twice = true;
+            for (size_t i = 0; i < wi.size(); ++i) {
+                if (wi[i] == "2" && ((i > 0 && wi[i - 1] == "*") || (i + 1 < wi.size() && wi[i + 1] == "*")))
+                    twice = true;
+                if (wi[i] != "blockDim") continue;
+                const bool times_row =
+                    (i >= 2 && wi[i - 1] == "*" &&
+                     (row_index(wi, i - 2) || (i >= 4 && wi[i - 2] == "y" && row_index(wi, i - 4)))) ||
+                    (i + 4 < wi.size() && wi[i + 3] == "*" && row_index(wi, i + 4));
+                if (!times_row) twice = true;
+            }
         const auto elem = parse_elem_type(a.type);
         const uint32_t bytes = elem ? elem_info(*elem).size : 4;
         const std::string threads = p.two_d ? "block.x * block.y" : "block.x";
