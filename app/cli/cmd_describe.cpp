@@ -1,5 +1,5 @@
-// `cuda-playground describe FILE`: prints a header proposed from the kernel's signature, or writes it into
-// the file (--write) so that `run FILE` works unchanged.
+// `cuda-playground describe FILE`: prints a header proposed from the kernel's signature and body, or writes it
+// into the file (--write) so that `run FILE` works unchanged.
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "core/kernel_file/describe.h"
@@ -15,10 +15,13 @@ namespace {
 std::string usage() {
     return R"(usage: cuda-playground describe FILE [--kernel NAME] [--write]
 
-Proposes a metadata header for a kernel file that has none, from the kernel's signature: pointers become
-buffers of `n` elements (`const` ones inputs with random values, the others outputs), scalars params with
-defaults, and a 1D or (for width/height parameters) 2D launch that covers the problem. Prints the header;
-with --write, puts it at the top of FILE, after which `cuda-playground run FILE` runs it.
+Proposes a metadata header for a kernel file that has none, from the kernel's signature and body: a
+pointer only read is an input (a photo for 2D pixel kernels, in the layout it indexes; random values
+otherwise), one only written an output, one both `inout`; sizes come from its indexing (packed RGB
+`idx * 3 + c`, a matrix's `row * k + i`, `in[i + 1]`), a 2D launch when it uses blockIdx.y/threadIdx.y, the
+block from a `__shared__ float tile[16][16]`, a `shared:` line from an `extern __shared__` array's use, and
+scalars values by their role (n, width, radius, sigma...). Each guess is a `# guess:` line of the header.
+Prints the header; with --write, puts it at the top of FILE, after which `cuda-playground run FILE` runs it.
 
   --kernel NAME   the kernel to describe when the file has several, or a template's instantiation,
                   e.g. --kernel 'reduce<float, 256>'

@@ -111,7 +111,8 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
                               return;
                           }
                           doc_->set_text(with_header(doc_->text(), *header), now_);
-                          console_.add(LogKind::Info, "Added a header proposed from the signature; check it and run (F5).");
+                          console_.add(LogKind::Info, "Added a header proposed from the kernel's signature and body; "
+                                                      "its `# guess:` lines say what it guessed. Check them and run (F5).");
                           request_run();
                       }});
     editor_panel_ = editor.get();

@@ -131,7 +131,9 @@ TEST(Pasted, DescribedTwoDimensionalKernelCoversTheImage) {
     auto file = dir.write("s.cu", cp::test::read_file(pasted("scale_2d_bare.cu")));
     auto header = cli({"describe", file.string()});
     EXPECT_NE(header.out.find("grid: ceil(width / block.x) x ceil(height / block.y)"), std::string::npos) << header.out;
-    EXPECT_NE(header.out.find("buffer in: float[width * height] in random"), std::string::npos) << header.out;
+    // `in` is only read by a pixel kernel with a bounds check: it gets the photo (gray, 0..1), and the size follows it.
+    EXPECT_NE(header.out.find("buffer in: float[width * height] in image(\"chelsea.png\")"), std::string::npos) << header.out;
+    EXPECT_NE(header.out.find("param width: int = in.width"), std::string::npos) << header.out;
     EXPECT_NE(header.out.find("buffer out: float[width * height] out zeros"), std::string::npos) << header.out;
 }
 

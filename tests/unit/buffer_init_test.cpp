@@ -159,6 +159,22 @@ TEST(BufferInit, ImageIntoGrayAndFloat) {
     for (size_t i = 0; i < 24; ++i) EXPECT_FLOAT_EQ(f4.as<float>()[i], img.pixels[i] / 255.0f) << i;
 }
 
+TEST(BufferInit, ImageIntoPackedRgbAndRgbaBytes) {
+    const Image img = test_image();
+    // 3 values per pixel: r, g, b of each pixel in turn (`rgb[idx * 3 + c]`); 4: with alpha.
+    const HostBuffer rgb = filled(ElemType::UChar, 18, image_init(), &img);
+    for (size_t p = 0; p < 6; ++p)
+        for (size_t c = 0; c < 3; ++c) EXPECT_EQ(rgb.as<uint8_t>()[p * 3 + c], img.pixels[p * 4 + c]) << p << " " << c;
+    const HostBuffer rgba = filled(ElemType::UChar, 24, image_init(), &img);
+    EXPECT_EQ(std::vector<uint8_t>(rgba.as<uint8_t>(), rgba.as<uint8_t>() + 24), img.pixels);
+    const HostBuffer f = filled(ElemType::Float, 18, image_init(), &img);
+    EXPECT_FLOAT_EQ(f.as<float>()[4], img.pixels[5] / 255.0f);  // pixel 1, green
+    HostBuffer twice = sized(ElemType::UChar, 12);  // 2 per pixel is no layout
+    EXPECT_FALSE(fill_buffer(spec(ElemType::UChar, image_init()), twice, &img));
+    HostBuffer packed_vector = sized(ElemType::UChar4, 18);  // packing is for one-component buffers only
+    EXPECT_FALSE(fill_buffer(spec(ElemType::UChar4, image_init()), packed_vector, &img));
+}
+
 TEST(BufferInit, GrayImageIntoUchar4) {
     Image gray;
     gray.width = 2;

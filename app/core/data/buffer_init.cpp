@@ -36,18 +36,23 @@ Result<bool> fill_from_image(const BufferSpec& spec, HostBuffer& out, const Imag
         return make_error(ErrorKind::UserInput,
                           "buffer `" + spec.name + "` is filled from an image, but no image was loaded");
     const uint64_t pixels = uint64_t(image->width) * uint64_t(image->height);
-    if (out.count() != pixels) {
+    const ElemTypeInfo& info = elem_info(spec.type);
+    // A one-component buffer of 3 or 4 values per pixel holds them packed (`rgb[idx * 3 + c]`), as course
+    // kernels index an RGB or RGBA image: R, G, B (and A) of each pixel in a row.
+    const uint64_t packed = info.components == 1 && pixels > 0 && (out.count() == 3 * pixels || out.count() == 4 * pixels)
+                                ? out.count() / pixels
+                                : 1;
+    if (out.count() != pixels && packed == 1) {
         return make_error(ErrorKind::UserInput,
                           "buffer `" + spec.name + "` has " + std::to_string(out.count()) +
                               " elements but its image `" + spec.init.image + "` is " + std::to_string(image->width) +
                               "x" + std::to_string(image->height) + " = " + std::to_string(pixels) + " pixels",
                           "Make its count `" + spec.name + ".width * " + spec.name + ".height` (e.g. params width = " +
-                              spec.name + ".width and height = " + spec.name + ".height, count `width * height`).");
+                              spec.name + ".width and height = " + spec.name + ".height, count `width * height`; `width * height * 3` or `* 4` for packed RGB or RGBA bytes).");
     }
     if (image->channels != 1 && image->channels != 4)
         return make_error(ErrorKind::UserInput, "image `" + spec.init.image + "` has " +
                                                     std::to_string(image->channels) + " channels; expected 1 or 4");
-    const ElemTypeInfo& info = elem_info(spec.type);
     const bool to_float = info.is_float;
     if (spec.type != ElemType::UChar4 && spec.type != ElemType::UChar3 && spec.type != ElemType::UChar &&
         spec.type != ElemType::Float && spec.type != ElemType::Float3 && spec.type != ElemType::Float4) {
@@ -67,9 +72,11 @@ Result<bool> fill_from_image(const BufferSpec& spec, HostBuffer& out, const Imag
             rgba[0] = rgba[1] = rgba[2] = image->pixels[i];
             rgba[3] = 255;
         }
-        std::byte* element = out.bytes.data() + i * info.size;
+        std::byte* element = out.bytes.data() + i * info.size * packed;
         const double scale = to_float ? 1.0 / 255.0 : 1.0;
-        if (info.components == 1) {
+        if (packed > 1) {
+            for (uint64_t c = 0; c < packed; ++c) write_component(element + c * info.size, spec.type, 0, rgba[c] * scale);
+        } else if (info.components == 1) {
             write_component(element, spec.type, 0, luma(rgba) * scale);
         } else {
             for (uint32_t c = 0; c < info.components; ++c) write_component(element, spec.type, c, rgba[c] * scale);

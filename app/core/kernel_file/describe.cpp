@@ -1,25 +1,183 @@
-// Proposing a header from a kernel signature: names decide 1D or 2D (width/height, nx/ny, cols/rows), const
-// pointers are inputs with random values, other pointers outputs, scalars params with defaults.
+// Proposing a header for a pasted kernel from its signature and its body (kernel_body.h): directions from how
+// each pointer is used, sizes from how it is indexed, a 2D launch when the body uses .y, the block from its
+// __shared__ tiles, dynamic shared memory from an `extern __shared__` array, inputs with data that shows
+// something (a photo for pixel kernels). Every guess is written into the header as a `# guess:` line.
 #include "core/kernel_file/describe.h"
 
+#include "core/kernel_file/kernel_body.h"
 #include "core/kernel_file/kernel_file.h"
 #include "core/text_util.h"
 
 #include <algorithm>
+#include <set>
 
 namespace cp {
 
 namespace {
 
+// The photo that pixel kernels get: 451 x 300, so a launch that forgets the edge blocks shows.
+constexpr const char* kPhoto = "chelsea.png";
+
 bool points_to_const(const SignatureParam& p) {
     return p.type_text.substr(0, p.type_text.find('*')).find("const") != std::string::npos;
 }
 
-const SignatureParam* find(const KernelSignature& sig, std::initializer_list<const char*> names) {
-    for (const char* name : names)
+bool in(const std::string& name, std::initializer_list<const char*> names) {
+    return std::any_of(names.begin(), names.end(), [&](const char* n) { return name == n; });
+}
+bool is_width_name(const std::string& n) {
+    return in(n, {"width", "w", "nx", "cols", "W", "ncols", "num_cols", "numCols", "columns", "imageW", "image_width"});
+}
+bool is_height_name(const std::string& n) {
+    return in(n, {"height", "h", "ny", "rows", "H", "nrows", "num_rows", "numRows", "imageH", "image_height"});
+}
+
+// Everything describe works out about one kernel, then written as header lines.
+struct Proposal {
+    const KernelSignature& sig;
+    KernelBody body;
+    std::set<std::string> int_params;  // int/uint scalars
+    bool two_d = false, pixel = false, guarded = true;
+    bool square = false;         // 2D without a row count: every size param gets the same value
+    std::string x_size, y_size;  // 2D: the params the launch covers (x: columns, y: rows)
+    std::string size;            // 1D: the param the launch covers
+    int block_x = 256, block_y = 1;
+    std::string block_why;
+    std::string image_buffer;  // the first input filled from the photo: width/height follow it
+    std::vector<std::string> guesses;
+
+    explicit Proposal(const KernelSignature& s) : sig(s) {}
+
+    const SignatureParam* param(const std::string& name) const {
         for (const auto& p : sig.params)
-            if (!p.is_pointer && p.name == name) return &p;
-    return nullptr;
+            if (p.name == name) return &p;
+        return nullptr;
+    }
+    // The first int param among the words of `w` (a bound such as `k / TILE_WIDTH` gives `k`).
+    std::string size_param_in(const Words& w) const {
+        for (const auto& word : w)
+            if (int_params.count(word)) return word;
+        return {};
+    }
+    // The extent a variable runs over: its bound's param, else the launch axis it follows.
+    std::string extent_of(const std::string& var) const {
+        if (int_params.count(var)) return var;
+        if (auto b = body.bounds.find(var); b != body.bounds.end())
+            if (auto p = size_param_in(b->second); !p.empty()) return p;
+        if (auto a = body.axis.find(var); a != body.axis.end()) return a->second == 1 ? y_size : x_size;
+        return {};
+    }
+};
+
+// Packed channels: `idx * 3 + c` reads three values per element (2, 3 or 4; else 1).
+int channels_of(const PointerUse& use) {
+    for (const auto* list : {&use.reads, &use.writes})
+        for (const Words& w : *list)
+            for (size_t i = 0; i < w.size(); ++i)
+                if ((w[i] == "2" || w[i] == "3" || w[i] == "4") &&
+                    ((i > 0 && w[i - 1] == "*") || (i + 1 < w.size() && w[i + 1] == "*")))
+                    return w[i][0] - '0';
+    return 1;
+}
+
+// The largest `+ K` at the end of a read's index (`in[i + 1]`): the reads go K past the covered range. `where`
+// gets that index.
+int read_overhang(const PointerUse& use, Words& where) {
+    int most = 0;
+    for (const Words& w : use.reads)
+        if (w.size() >= 2 && w[w.size() - 2] == "+" && !w.back().empty() &&
+            std::isdigit(static_cast<unsigned char>(w.back()[0])) && std::atoi(w.back().c_str()) > most) {
+            most = std::atoi(w.back().c_str());
+            where = w;
+        }
+    return most;
+}
+
+// `row * k + ...`: the rows times the row length, when an index multiplies a variable by a size param.
+std::string matrix_count(const Proposal& p, const Words& w) {
+    int depth = 0;
+    for (size_t i = 0; i < w.size(); ++i) {
+        if (w[i] == "(") ++depth;
+        if (w[i] == ")") --depth;
+        if (w[i] != "*" || depth != 0 || i == 0 || i + 1 >= w.size()) continue;
+        // P on the right of `*` and the rows on the left, or the other way round.
+        for (int side = 0; side < 2; ++side) {
+            const std::string length = side == 0 ? w[i + 1] : w[i - 1];
+            if (!p.int_params.count(length)) continue;
+            std::vector<std::string> vars;
+            if (side == 0 && w[i - 1] == ")") {
+                int d = 0;
+                for (size_t j = i; j-- > 0;) {
+                    if (w[j] == ")") ++d;
+                    if (w[j] == "(" && --d == 0) break;
+                    vars.push_back(w[j]);
+                }
+                std::reverse(vars.begin(), vars.end());
+            } else {
+                vars.push_back(side == 0 ? w[i - 1] : w[i + 1]);
+            }
+            for (const auto& v : vars)
+                if (auto rows = p.extent_of(v); !rows.empty()) return rows + " * " + length;
+        }
+    }
+    return {};
+}
+
+std::vector<std::string> split_words(const std::string& text) {
+    std::vector<std::string> out;
+    size_t at = 0;
+    while (at < text.size()) {
+        const size_t end = std::min(text.find(' ', at), text.size());
+        if (end > at) out.push_back(text.substr(at, end - at));
+        at = end + 1;
+    }
+    return out;
+}
+
+// `int A, class T = float>` -> {"int A", "class T = float"}: a template's parameters or arguments, up to the
+// closing `>` (nested brackets kept whole), each trimmed; a default (` = ...`) is dropped.
+std::vector<std::string> split_list(const std::string& text) {
+    std::vector<std::string> out(1);
+    int depth = 0;
+    for (char c : text) {
+        if (c == '>' && depth == 0) break;
+        if (c == '<' || c == '(') ++depth;
+        if (c == '>' || c == ')') --depth;
+        if (c == ',' && depth == 0) {
+            out.emplace_back();
+            continue;
+        }
+        out.back() += c;
+    }
+    for (auto& item : out) item = trim(item.substr(0, item.find('=')));
+    return out;
+}
+
+struct ScalarRole {
+    std::string value, range, why;
+};
+
+ScalarRole scalar_role(const Proposal& p, const SignatureParam& param, ScalarType type) {
+    const std::string& n = param.name;
+    const bool is_float = type == ScalarType::Float || type == ScalarType::Double;
+    std::string lower = n;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    auto has = [&](const char* part) { return lower.find(part) != std::string::npos; };
+    if (!is_float &&
+        (has("pitch") || has("stride") || lower == "ld" || lower == "lda" || lower == "ldb" || lower == "ldc") &&
+        !p.x_size.empty())
+        return {p.x_size, "", "a row's length in elements, as wide as `" + p.x_size + "` (no padding)"};
+    if (has("radius") || lower == "r" || has("half"))
+        return {is_float ? "3.0" : "3", "range 0..16", "a radius: 3, up to 16"};
+    if (has("sigma")) return {"2.0", "range 0.1..10", "a Gaussian's width in pixels"};
+    if (has("iter") || has("steps") || lower == "repeat") return {"10", "range 1..1000", "a number of iterations"};
+    if (has("thresh")) return {is_float ? "0.5" : "128", "", "a threshold in the middle of the data's range"};
+    if (is_float && (lower == "a" || has("alpha") || has("beta") || has("scale") || has("factor") || has("gain")))
+        return {"2.0", "range -10..10 step 0.5", "a factor: 2, so the change is visible"};
+    if (is_float && (has("offset") || lower == "b" || has("bias")))
+        return {"0.5", "range -10..10 step 0.5", "an offset"};
+    if (is_float && (has("dt") || has("eps"))) return {"0.01", "range 0..1", "a small step"};
+    return {is_float ? "1.5" : "1", "", "no role known from its name or uses"};
 }
 
 }  // namespace
@@ -38,73 +196,408 @@ Result<std::string> propose_header(const KernelFile& file, const std::string& ke
                           "choose the kernel or instantiation with --kernel, e.g. --kernel 'reduce<float, 256>'");
     }
 
-    // 2D when the kernel takes a width and a height under a usual pair of names.
-    const SignatureParam *w = nullptr, *h = nullptr;
-    for (auto [wn, hn] : {std::pair{"width", "height"}, {"w", "h"}, {"nx", "ny"}, {"cols", "rows"}, {"W", "H"}}) {
-        w = find(*sig, {wn});
-        h = find(*sig, {hn});
-        if (w && h) break;
+    Proposal p(*sig);
+    std::vector<std::string> pointer_names, scalar_names;
+    for (const auto& sp : sig->params) {
+        (sp.is_pointer ? pointer_names : scalar_names).push_back(sp.name);
+        const auto t = sp.is_pointer ? std::nullopt : parse_scalar_type(sp.base_type);
+        if (t && (*t == ScalarType::Int || *t == ScalarType::UInt)) p.int_params.insert(sp.name);
     }
-    const bool two_d = w && h;
-    const SignatureParam* size = two_d ? nullptr : find(*sig, {"n", "N", "count", "size", "len", "length", "numElements", "num_elements", "elements"});
-    if (!two_d && !size)
-        for (const auto& p : sig->params)
-            if (!p.is_pointer && parse_scalar_type(p.base_type) == ScalarType::Int) {
-                size = &p;
+    const KernelScan scan = scan_kernels(file.source);
+    for (const ScannedKernel& k : defined_kernels(scan)) {
+        if (k.name != sig->name) continue;
+        p.body = read_kernel_body(file.source, k, pointer_names, scalar_names);
+        // `template <int BLOCK_SIZE>` run as `MatrixMulCUDA<16>`: BLOCK_SIZE is 16 wherever it sizes a tile.
+        const size_t open = sig->launch_name.find('<');
+        if (!k.is_template || open == std::string::npos) break;
+        const auto names = split_list(k.template_text.substr(k.template_text.find('<') + 1));
+        const auto values = split_list(sig->launch_name.substr(open + 1));
+        for (size_t i = 0; i < names.size() && i < values.size(); ++i) {
+            const std::string name = names[i].substr(names[i].find_last_of(' ') + 1);
+            if (!values[i].empty() && std::isdigit(static_cast<unsigned char>(values[i][0])))
+                p.body.constants[name] = std::strtol(values[i].c_str(), nullptr, 0);
+        }
+    }
+    const KernelBody& body = p.body;
+    auto guess = [&](const std::string& g) { p.guesses.push_back("# guess: " + g); };
+    if (!body.found) guess("no body to read: everything below comes from the signature alone");
+
+    // --- Dimensions: 2D when the body uses .y (or, without a body, when it takes a width and a height).
+    const SignatureParam *w = nullptr, *h = nullptr;
+    for (const auto& sp : sig->params) {
+        if (!w && !sp.is_pointer && is_width_name(sp.name)) w = &sp;
+        if (!h && !sp.is_pointer && is_height_name(sp.name)) h = &sp;
+    }
+    p.two_d = body.found ? body.two_d : (w && h);
+    p.guarded = !body.found || body.guarded;
+    if (p.two_d) {
+        if (w && h) {
+            p.x_size = w->name;
+            p.y_size = h->name;
+            p.pixel = true;
+        }
+        for (const auto& [var, bound] : body.bounds) {  // guards: `col < n`, `row < m`
+            auto a = body.axis.find(var);
+            if (a == body.axis.end()) continue;
+            std::string& side = a->second == 1 ? p.y_size : p.x_size;
+            if (side.empty()) side = p.size_param_in(bound);
+        }
+        if (p.x_size.empty())  // an output written at `row * n + col`: rows are n long
+            for (const auto& [name, use] : body.pointers)
+                for (const Words& wi : use.writes)
+                    for (size_t i = 0; i + 2 < wi.size() && p.x_size.empty(); ++i)
+                        if (wi[i + 1] == "*") {  // `row * n` or `n * ty`
+                            auto is_row = [&](const std::string& v) {
+                                return body.axis.count(v) && body.axis.at(v) == 1;
+                            };
+                            if (is_row(wi[i]) && p.int_params.count(wi[i + 2])) p.x_size = wi[i + 2];
+                            if (is_row(wi[i + 2]) && p.int_params.count(wi[i])) p.x_size = wi[i];
+                        }
+        for (const auto& sp : sig->params) {
+            if (!p.int_params.count(sp.name)) continue;
+            if (p.y_size.empty() && in(sp.name, {"m", "M", "rows", "height", "h", "ny"}) && sp.name != p.x_size)
+                p.y_size = sp.name;
+            if (p.x_size.empty() && in(sp.name, {"n", "N", "cols", "width", "w", "nx", "size"}) && sp.name != p.y_size)
+                p.x_size = sp.name;
+        }
+        if (p.x_size.empty() && !p.int_params.empty()) p.x_size = p.y_size.empty() ? *p.int_params.begin() : p.y_size;
+        if (p.y_size.empty()) {  // no row count of its own: square matrices, every size the same
+            p.y_size = p.x_size;
+            p.square = true;
+        }
+        if (p.x_size.empty()) p.two_d = false;  // no size to launch over: fall back to 1D with an `n`
+    }
+    std::set<std::string> size_params;  // the int params that size the launch and the buffers
+    if (!p.two_d) {
+        // The bounds check says what the launch covers: `i < n`, or `i < width * height` for a 1D pass over an image.
+        for (const auto& [var, bound] : body.bounds) {
+            if (!body.axis.count(var) || !p.size.empty()) continue;
+            const bool plain = std::all_of(bound.begin(), bound.end(), [&](const std::string& word) {
+                return p.int_params.count(word) || word == "*" || word == "+" || word == "-" ||
+                       std::isdigit(static_cast<unsigned char>(word[0]));
+            });
+            if (plain && !p.size_param_in(bound).empty()) {
+                p.size = words_text(bound);
+                for (const auto& word : bound)
+                    if (p.int_params.count(word)) size_params.insert(word);
+            }
+        }
+        if (w && h && size_params.count(w->name) && size_params.count(h->name)) {  // one thread per pixel, in 1D
+            p.pixel = true;
+            p.x_size = w->name;
+            p.y_size = h->name;
+        }
+        for (const char* name : {"n", "N", "count", "size", "len", "length", "numElements", "num_elements", "elements"})
+            if (p.int_params.count(name) && p.size.empty()) p.size = name;
+        if (p.size.empty())
+            for (const auto& sp : sig->params)
+                if (p.int_params.count(sp.name)) {
+                    p.size = sp.name;
+                    break;
+                }
+    }
+
+    // --- The block: a 2D __shared__ tile fixes it; else 16 x 16 (2D) or 256.
+    if (p.two_d) {
+        p.block_x = p.block_y = 16;
+        for (const SharedArray& a : body.shared) {
+            if (a.is_extern || a.dims.size() != 2) continue;
+            auto ty = leading_constant(a.dims[0], body.constants), tx = leading_constant(a.dims[1], body.constants);
+            if (ty && tx && *tx > 0 && *ty > 0 && *tx * *ty <= 1024) {
+                p.block_x = int(*tx);
+                p.block_y = int(*ty);
+                p.block_why = "the shared tile `" + a.name + "[" + words_text(a.dims[0]) + "][" +
+                              words_text(a.dims[1]) + "]` has one element per thread of a " +
+                              std::to_string(p.block_x) + " x " + std::to_string(p.block_y) + " block";
                 break;
             }
-    const std::string count = two_d ? w->name + " * " + h->name : size ? size->name : "n";
+        }
+        if (p.block_why.empty()) p.block_why = "16 x 16, the usual block for a 2D launch (no __shared__ tile fixes it)";
+    } else {
+        for (const SharedArray& a : body.shared) {
+            if (a.is_extern || a.dims.size() != 1) continue;
+            if (auto c = leading_constant(a.dims[0], body.constants); c && *c >= 32 && *c <= 1024) {
+                p.block_x = int(*c);
+                p.block_why =
+                    "the shared array `" + a.name + "[" + words_text(a.dims[0]) + "]` holds one element per thread";
+                break;
+            }
+        }
+        if (p.block_why.empty()) p.block_why = "256 threads, a usual 1D block";
+    }
+    guess("block " +
+          (p.two_d ? std::to_string(p.block_x) + " x " + std::to_string(p.block_y) : std::to_string(p.block_x)) + ": " +
+          p.block_why);
+    if (p.two_d)
+        guess("2D launch over " + p.x_size + " x " + p.y_size + ": the kernel uses blockIdx.y/threadIdx.y" +
+              (p.pixel ? ""
+                       : "; `" + p.x_size + "` columns and `" + p.y_size + "` rows, from how it indexes its arrays"));
+
+    // --- What each pointer is: direction from use, count from indexing, initial values that show something.
+    std::set<std::string> used_as_index;  // `bins[data[i]]`: data's values are positions
+    for (const auto& [name, use] : body.pointers)
+        for (const auto* list : {&use.reads, &use.writes})
+            for (const Words& wi : *list)
+                for (size_t i = 0; i + 1 < wi.size(); ++i)
+                    if (body.pointers.count(wi[i]) && wi[i + 1] == "[") used_as_index.insert(wi[i]);
+    const std::string covered = p.two_d
+                                    ? (p.x_size == p.y_size ? p.x_size + " * " + p.x_size : p.x_size + " * " + p.y_size)
+                                    : (p.size.empty() ? "n" : p.size);
+    std::vector<std::string> buffer_lines, view_lines;
+    size_params.insert({p.x_size, p.y_size, p.size});
+    int seed = 1;
+    for (const auto& sp : sig->params) {
+        if (!sp.is_pointer) continue;
+        const auto elem = parse_elem_type(sp.base_type);
+        if (!elem) {
+            buffer_lines.push_back("# `" + sp.name + "` points to `" + sp.base_type +
+                                   "`, which the playground cannot fill: change it to one of " +
+                                   join(elem_type_names(), ", "));
+            continue;
+        }
+        const ElemTypeInfo& info = elem_info(*elem);
+        const auto found = body.pointers.find(sp.name);
+        const PointerUse use = found == body.pointers.end() ? PointerUse{} : found->second;
+        const bool seen = use.read || use.written || use.atomic;
+
+        // Direction.
+        std::string direction, why;
+        if (!seen) {
+            direction = points_to_const(sp) || !body.found ? (points_to_const(sp) ? "in" : "out") : "inout";
+            why = body.found
+                      ? "the body never indexes it, so its use is not known; " +
+                            std::string(points_to_const(sp) ? "`const`: an input" : "read and written, to be safe")
+                      : (points_to_const(sp) ? "`const`: an input" : "not `const`: an output");
+        } else if (use.atomic && !use.read && !use.written) {
+            direction = "inout";
+            why = "accumulated with atomics: read and written, starting at zero";
+        } else if (use.read && (use.written || use.atomic)) {
+            direction = "inout";
+            why = "read and written: an input and an output, with random initial values";
+        } else if (use.read) {
+            direction = "in";
+            why = "only read: an input";
+        } else {
+            direction = "out";
+            why = "only written: an output, starting at zero";
+        }
+        if (use.other) why += " (also used in a way not followed, e.g. through another pointer: check it)";
+
+        // Count.
+        const int channels = info.components == 1 ? channels_of(use) : 1;
+        std::string count = covered, count_why;
+        bool per_block = false;
+        for (const auto* list : {&use.writes, &use.reads})
+            for (const Words& wi : *list)
+                if (wi == Words{"blockIdx", ".", "x"}) per_block = true;
+        bool indexed_by_values = false;
+        for (const auto* list : {&use.writes, &use.reads})
+            for (const Words& wi : *list)
+                if (!wi.empty() && body.pointers.count(wi[0]) && wi.size() > 1 && wi[1] == "[")
+                    indexed_by_values = true;
+        if (indexed_by_values) {
+            count = "256";
+            count_why = "indexed by another buffer's values, which are 0..255";
+        } else if (per_block && !p.two_d) {
+            count = "ceil(" + covered + " / " + std::to_string(p.block_x) + ")";
+            count_why = "indexed by blockIdx.x: one element per block of " + std::to_string(p.block_x) +
+                        " threads (change it with the block)";
+        } else if (p.two_d && !p.pixel) {
+            for (const auto* list : {&use.writes, &use.reads})
+                for (const Words& wi : *list)
+                    if (count_why.empty())
+                        if (auto m = matrix_count(p, wi); !m.empty()) {
+                            count = m;
+                            count_why = "indexed `[" + words_text(wi) + "]`";
+                            for (const auto& part : {m.substr(0, m.find(' ')), m.substr(m.rfind(' ') + 1)})
+                                size_params.insert(part);
+                        }
+        }
+        if (channels > 1) {
+            count += " * " + std::to_string(channels);
+            const std::vector<Words>& uses = use.reads.empty() ? use.writes : use.reads;
+            count_why = std::to_string(channels) + " values per element, packed, as `" + sp.name + "[" +
+                        words_text(uses.back()) + "]` indexes them";
+        }
+        Words overhang_at;
+        if (const int over = read_overhang(use, overhang_at);
+            over > 0 && channels == 1 && !per_block && !indexed_by_values) {
+            count += " + " + std::to_string(over);
+            count_why = "reads up to " + std::to_string(over) + " past the covered range (`" + sp.name + "[" +
+                        words_text(overhang_at) + "]`), so it holds that many more";
+        }
+
+        // Initial values.
+        std::string init;
+        const bool fillable_by_photo = *elem == ElemType::UChar || *elem == ElemType::UChar4 ||
+                                       *elem == ElemType::UChar3 || *elem == ElemType::Float ||
+                                       *elem == ElemType::Float4 || *elem == ElemType::Float3;
+        if (direction == "out" || (direction == "inout" && use.atomic && !use.read && !use.written)) {
+            init = "zeros";
+        } else if (p.pixel && p.guarded && fillable_by_photo && (channels == 1 || channels == 3 || channels == 4) &&
+                   direction == "in") {
+            init = std::string("image(\"") + kPhoto + "\")";
+            if (p.image_buffer.empty()) p.image_buffer = sp.name;
+            const std::string layout = channels == 3          ? "packed RGB, 3 values per pixel"
+                                       : channels == 4        ? "packed RGBA, 4 values per pixel"
+                                       : info.components == 4 ? "RGBA, one " + std::string(info.name) + " per pixel"
+                                       : info.components == 3 ? "RGB, one " + std::string(info.name) + " per pixel"
+                                                              : "gray, one value per pixel";
+            why += "; a photo (" + std::string(kPhoto) + ") in the layout it indexes: " + layout +
+                   (info.is_float ? ", 0..1" : "");
+        } else {
+            const bool small = used_as_index.count(sp.name) > 0;
+            const std::string range = info.is_float ? "min=-1, max=1"
+                                      : small || *elem == ElemType::UChar || *elem == ElemType::UChar4
+                                          ? "min=0, max=255"
+                                          : "min=0, max=100";
+            init = "random(seed=" + std::to_string(seed++) + ", " + range + ")";
+            why += std::string("; random values in ") + (info.is_float                                     ? "-1..1"
+                                                         : small || range.find("255") != std::string::npos ? "0..255"
+                                                                                                           : "0..100");
+            if (small) why += "; its values index another buffer, so they stay in 0..255";
+        }
+        guess("`" + sp.name + "`: " + why + "; " + count + " elements" + (count_why.empty() ? "" : ": " + count_why));
+        buffer_lines.push_back("buffer " + sp.name + ": " + info.name + "[" + count + "] " + direction + " " + init);
+
+        // A view for each output: an image for 2D ones the size of the launch, a plot for 1D ones.
+        if (direction == "in") continue;
+        if ((p.two_d || p.pixel) && channels == 1 && (count == covered || count == p.y_size + " * " + p.x_size)) {
+            bool transposed = false;  // `out[x * height + y]`: rows as long as the launch is high
+            for (const Words& wi : use.writes)
+                for (size_t i = 0; i + 1 < wi.size(); ++i)
+                    if (wi[i] == "*" && wi[i + 1] == p.y_size && p.y_size != p.x_size) transposed = true;
+            view_lines.push_back("view " + sp.name + ": image(" +
+                                 (transposed ? p.y_size + ", " + p.x_size : p.x_size + ", " + p.y_size) + ")");
+        } else if (!p.two_d) {
+            view_lines.push_back("view " + sp.name + ": plot");
+        }
+    }
+
+    // --- Scalars by role.
+    std::vector<std::string> param_lines;
+    if (!p.two_d && p.size.empty()) {
+        p.size = "n";
+        param_lines.push_back("param n: int = 100003 range 1..16777216");
+        guess("`n`: the kernel takes no size, so the header adds one for the launch to cover");
+    }
+    const int tile = p.block_x;
+    int nth_size = 0;
+    int sizes_in_1d = 0;  // params in the 1D size expression: two for `width * height`
+    for (const auto& word : split_words(p.size)) sizes_in_1d += int(p.int_params.count(word));
+    for (const auto& sp : sig->params) {
+        if (sp.is_pointer) continue;
+        const auto scalar = parse_scalar_type(sp.base_type);
+        if (!scalar) {
+            param_lines.push_back("# `" + sp.name + "` has type `" + sp.base_type +
+                                  "`; scalar parameters may be int, unsigned int, float or double");
+            continue;
+        }
+        std::string value, range, why;
+        const bool is_size = p.int_params.count(sp.name) && size_params.count(sp.name);
+        if (is_size && !p.image_buffer.empty() && (sp.name == p.x_size || sp.name == p.y_size)) {
+            value = p.image_buffer + (sp.name == p.x_size ? ".width" : ".height");
+            why = "the photo's " + std::string(sp.name == p.x_size ? "width" : "height");
+        } else if (is_size && p.two_d) {
+            // Rows, columns, then any other matrix size: distinct values, so a swapped index shows.
+            const int which = p.square ? 0 : sp.name == p.y_size ? 0 : sp.name == p.x_size ? 1 : 2 + nth_size++;
+            static const int guarded_sizes[] = {203, 301, 157, 97};
+            static const int tiles[] = {12, 10, 8, 6};
+            const int t = which == 0 ? p.block_y : p.block_x;
+            value = std::to_string(p.guarded ? guarded_sizes[std::min(which, 3)] : tiles[std::min(which, 3)] * t);
+            range = p.guarded
+                        ? "range 1..4096"
+                        : "range " + std::to_string(t) + ".." + std::to_string(t * 256) + " step " + std::to_string(t);
+            if (p.square)
+                why = "the kernel takes no row count, so its matrices are taken as square (every size the same); ";
+            why += p.guarded
+                       ? "a size not a multiple of the block, so the kernel's bounds check is exercised"
+                       : "a multiple of " + std::to_string(t) +
+                             ": the kernel has no bounds check, so other sizes would read and write outside its arrays";
+        } else if (is_size && !p.two_d && sizes_in_1d > 1) {  // `i < width * height`
+            static const int guarded_sizes[] = {301, 203, 157, 97};
+            value = std::to_string(p.guarded ? guarded_sizes[std::min(nth_size++, 3)] : 16 * (20 - 2 * nth_size++));
+            range = "range 1..4096";
+            why = "one of the sizes whose product the launch covers (`" + p.size + "`)";
+        } else if (is_size) {
+            value = p.guarded ? "100003" : std::to_string(391 * tile);
+            range = p.guarded ? "range 1..16777216"
+                              : "range " + std::to_string(tile) + "..16777216 step " + std::to_string(tile);
+            why = p.guarded ? "the number of elements, not a multiple of the block"
+                            : "a multiple of the block (" + std::to_string(tile) +
+                                  "): the kernel has no bounds check, so other sizes would go past its arrays";
+        } else {
+            const ScalarRole role = scalar_role(p, sp, *scalar);
+            value = role.value;
+            range = role.range;
+            why = role.why;
+        }
+        guess("`" + sp.name + "` = " + value + ": " + why);
+        param_lines.push_back("param " + sp.name + ": " + scalar_type_name(*scalar) + " = " + value +
+                              (range.empty() ? "" : " " + range));
+    }
+
+    // --- Dynamic shared memory: sized from how the `extern __shared__` array is indexed.
+    std::string shared_line;
+    for (const SharedArray& a : body.shared) {
+        if (!a.is_extern) continue;
+        // Past one element per thread: `pout * blockDim.x + tid`, `tid + blockDim.x`, `2 * tid + 1`. The 2D
+        // linear index `threadIdx.y * blockDim.x + threadIdx.x` is one per thread.
+        auto row_index = [&](const Words& wi, size_t i) {
+            return (wi[i] == "threadIdx" && i + 2 < wi.size() && wi[i + 2] == "y") ||
+                   (body.axis.count(wi[i]) && body.axis.at(wi[i]) == 1);
+        };
+        bool twice = false;
+        for (const Words& wi : a.indexes)
+            for (size_t i = 0; i < wi.size(); ++i) {
+                if (wi[i] == "2" && ((i > 0 && wi[i - 1] == "*") || (i + 1 < wi.size() && wi[i + 1] == "*")))
+                    twice = true;
+                if (wi[i] != "blockDim") continue;
+                const bool times_row =
+                    (i >= 2 && wi[i - 1] == "*" &&
+                     (row_index(wi, i - 2) || (i >= 4 && wi[i - 2] == "y" && row_index(wi, i - 4)))) ||
+                    (i + 4 < wi.size() && wi[i + 3] == "*" && row_index(wi, i + 4));
+                if (!times_row) twice = true;
+            }
+        const auto elem = parse_elem_type(a.type);
+        const uint32_t bytes = elem ? elem_info(*elem).size : 4;
+        const std::string threads = p.two_d ? "block.x * block.y" : "block.x";
+        shared_line = "shared: " + std::string(twice ? "2 * " : "") + threads + " * " + std::to_string(bytes);
+        guess("dynamic shared memory for `extern __shared__ " + a.type + " " + a.name +
+              "[]`: " + (twice ? "2 * " : "") + (p.two_d ? "blockDim.x * blockDim.y" : "blockDim.x") + " * sizeof(" +
+              a.type + "), " + (twice ? "as its indexing goes past one element per thread" : "one element per thread"));
+        break;
+    }
+    p.guesses.push_back(
+        "# not known: what the kernel should compute. Add a `reference:` (kernels/FORMAT.md) to check it");
 
     std::vector<std::string> lines;
     lines.push_back("title: " + sig->name);
-    lines.push_back("about: A header proposed by `cuda-playground describe` from the signature of `" + sig->launch_name +
-                    "`. Check the buffer sizes, directions and the launch, then write what the kernel teaches here.");
+    lines.push_back("about: A header proposed by `cuda-playground describe` from the signature and body of `" +
+                    sig->launch_name + "`. Check the guesses below, then write what the kernel teaches here.");
+    lines.insert(lines.end(), p.guesses.begin(), p.guesses.end());
     if (!kernel.empty() || sig->launch_name != sig->name) lines.push_back("kernel: " + sig->launch_name);
-    if (!two_d && !size) lines.push_back("param n: int = 100003");
-    int seed = 1;
-    for (const auto& p : sig->params) {
-        if (p.is_pointer) {
-            const auto elem = parse_elem_type(p.base_type);
-            if (!elem) {
-                lines.push_back("# `" + p.name + "` points to `" + p.base_type + "`, which the playground cannot fill: change it to one of " +
-                                join(elem_type_names(), ", "));
-                continue;
-            }
-            const ElemTypeInfo& info = elem_info(*elem);
-            std::string line = "buffer " + p.name + ": " + info.name + "[" + count + "] ";
-            if (points_to_const(p))
-                line += "in random(seed=" + std::to_string(seed++) + (info.is_float ? ", min=-1, max=1)" : ", min=0, max=100)");
-            else
-                line += "out zeros";
-            lines.push_back(line);
-            continue;
-        }
-        const auto scalar = parse_scalar_type(p.base_type);
-        if (!scalar) {
-            lines.push_back("# `" + p.name + "` has type `" + p.base_type + "`; scalar parameters may be int, unsigned int, float or double");
-            continue;
-        }
-        const bool is_float = *scalar == ScalarType::Float || *scalar == ScalarType::Double;
-        std::string value = is_float ? "1.0" : "1";
-        if (two_d && &p == w) value = "301";
-        if (two_d && &p == h) value = "203";
-        if (&p == size) value = "100003";
-        lines.push_back("param " + p.name + ": " + scalar_type_name(*scalar) + " = " + value);
-    }
-    if (two_d) {
-        lines.push_back("block: 16 x 16");
-        lines.push_back("grid: ceil(" + w->name + " / block.x) x ceil(" + h->name + " / block.y)");
-        lines.push_back("problem: " + w->name + " x " + h->name);
+    lines.insert(lines.end(), param_lines.begin(), param_lines.end());
+    lines.insert(lines.end(), buffer_lines.begin(), buffer_lines.end());
+    if (p.two_d) {
+        lines.push_back("block: " + std::to_string(p.block_x) + " x " + std::to_string(p.block_y));
+        lines.push_back("grid: ceil(" + p.x_size + " / block.x) x ceil(" + p.y_size + " / block.y)");
+        if (!shared_line.empty()) lines.push_back(shared_line);
+        lines.push_back("problem: " + p.x_size + " x " + p.y_size);
     } else {
-        lines.push_back("block: 256");
-        lines.push_back("grid: ceil(" + count + " / block.x)");
-        lines.push_back("problem: " + count);
+        lines.push_back("block: " + std::to_string(p.block_x));
+        lines.push_back("grid: ceil(" + p.size + " / block.x)");
+        if (!shared_line.empty()) lines.push_back(shared_line);
+        lines.push_back("problem: " + p.size);
     }
+    lines.insert(lines.end(), view_lines.begin(), view_lines.end());
     std::string out = "/*@playground\n";
     for (const auto& l : lines) out += l + "\n";
     return out + "*/\n";
 }
 
-std::string with_header(const std::string& source, const std::string& header) { return header + source; }
+std::string with_header(const std::string& source, const std::string& header) {
+    return header + source;
+}
 
 }  // namespace cp

@@ -1,5 +1,5 @@
-// `describe`: a proposed metadata header written from a kernel's signature, so a pasted kernel without a
-// header runs after one step (pointers become buffers of `n` elements, scalars params with defaults).
+// `describe`: a proposed metadata header written from a kernel's signature and body, so a pasted kernel without
+// a header runs after one step, on inputs that show something (describe.cpp says how it guesses).
 #pragma once
 
 #include "core/kernel_file/kernel_spec.h"

@@ -105,11 +105,13 @@ void EditorPanel::draw_toolbar() {
     same_line_if_fits(checkbox_width("Compile while typing"));
     ImGui::Checkbox("Compile while typing", &auto_compile_);
     if (doc.text().find("/*@playground") == std::string::npos && actions_.describe) {
-        // A pasted kernel without a header cannot run yet: one click writes a header from its signature.
-        if (ImGui::Button("Describe: add a header from the signature")) actions_.describe();
+        // A pasted kernel without a header cannot run yet: one click writes a header from its signature and body.
+        if (ImGui::Button("Describe: add a header from the kernel")) actions_.describe();
         if (ImGui::IsItemHovered())
-            ImGui::SetTooltip("Buffers for pointers (const: inputs with random values), params for scalars, a launch "
-                              "that covers n (or width x height). Same as `cuda-playground describe FILE`.");
+            ImGui::SetTooltip("Reads the kernel: buffers read are inputs (a photo for pixel kernels, random values "
+                              "otherwise), buffers written are outputs, sizes and a 1D or 2D launch from its "
+                              "indexing, the block from its __shared__ tiles. Each guess is a `# guess:` line. Same "
+                              "as `cuda-playground describe FILE`.");
     }
 
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));

@@ -23,7 +23,7 @@ struct EditorActions {
     std::function<void()> save;
     std::function<void()> revert;
     std::function<double()> now;
-    std::function<void()> describe;  // puts a header proposed from the signature at the top of a header-less file
+    std::function<void()> describe;  // puts a header proposed from the kernel (signature and body) at the top of a header-less file
 };
 
 // What the editor shows about the last compile.
