@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -36,25 +37,25 @@ double rss_mib(pid_t pid) {
     return double(resident) * double(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
 }
 
-std::string comm_of(pid_t pid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/comm");
-    std::string name;
-    std::getline(in, name);
-    return name;
+// The executable a process runs ("" when it is gone or not ours to read).
+std::string exe_of(const std::string& pid) {
+    char path[4096];
+    const ssize_t n = readlink(("/proc/" + pid + "/exe").c_str(), path, sizeof path - 1);
+    return n > 0 ? std::string(path, size_t(n)) : std::string();
 }
 
-// This process's worker processes: children started from the same executable (posix_spawn of /proc/self/exe),
-// not the host compiler's.
+// This process's worker processes: children running the same executable (posix_spawn of /proc/self/exe; their
+// name is "exe"), not the host compiler's.
 std::vector<pid_t> worker_pids() {
     std::vector<pid_t> out;
-    const std::string me = comm_of(getpid());
+    const std::string me = exe_of("self");
     DIR* tasks = opendir("/proc/self/task");
     if (!tasks) return out;
     while (dirent* t = readdir(tasks)) {
         if (t->d_name[0] == '.') continue;
         std::ifstream children(std::string("/proc/self/task/") + t->d_name + "/children");
         for (pid_t pid = 0; children >> pid;)
-            if (comm_of(pid) == me) out.push_back(pid);
+            if (exe_of(std::to_string(pid)) == me) out.push_back(pid);
     }
     closedir(tasks);
     return out;

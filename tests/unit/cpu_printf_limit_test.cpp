@@ -1,5 +1,5 @@
 // A kernel that prints a lot on the CPU backend: the output is kept up to kPrintfShownLines lines and ends with
-// how many were not shown, and the launch succeeds (it was once reported as a sandbox breach: the worker's
+// how many were not shown ("... 3,000 lines not shown"), and the launch succeeds (it was once reported as a sandbox breach: the worker's
 // malloc read /proc/sys/vm/overcommit_memory when its heap shrank).
 #include "core/cpu/worker_pool.h"
 #include "cpu_backend_rig.h"
@@ -41,7 +41,7 @@ TEST(CpuPrintfLimit, EightThousandLinesFromOneThreadShowTheFirstFiveThousandAndS
     for (int k = 0; k < int(shown); ++k) expected += expected_line(k);
     EXPECT_EQ(r.printf_output.substr(0, expected.size()), expected);
     const std::string last = r.printf_output.substr(expected.size());
-    EXPECT_EQ(last.rfind("… 3,000 lines not shown", 0), 0u) << last;
+    EXPECT_EQ(last.rfind("... 3,000 lines not shown", 0), 0u) << last;
 }
 
 TEST(CpuPrintfLimit, UnderTheLimitEverythingIsShownAndTheLaunchIsNotABreach) {
@@ -55,7 +55,7 @@ TEST(CpuPrintfLimit, UnderTheLimitEverythingIsShownAndTheLaunchIsNotABreach) {
         if (size_t(printed) > shown) {
             const std::string with_comma =
                 not_shown.substr(0, not_shown.size() - 3) + "," + not_shown.substr(not_shown.size() - 3);
-            EXPECT_NE(r.printf_output.find("… " + with_comma + " lines not shown"), std::string::npos)
+            EXPECT_NE(r.printf_output.find("... " + with_comma + " lines not shown"), std::string::npos)
                 << r.printf_output.substr(r.printf_output.size() - 300);
         }
     }
@@ -67,13 +67,13 @@ TEST(CpuPrintfLimit, TheCapCountsWhatTheWorkersDroppedAndKeepsWholeLines) {
     EXPECT_EQ(cap_printf_output(text, 0, 0, 10, 1 << 20), text);  // at the limit: unchanged
     const std::string cut = cap_printf_output(text, 2, 50, 4, 1 << 20);
     EXPECT_EQ(cut.substr(0, 24), "abc 0\nabc 1\nabc 2\nabc 3\n");
-    EXPECT_EQ(cut.substr(24).rfind("… 8 lines not shown", 0), 0u) << cut;  // 6 here + 2 dropped in a worker
+    EXPECT_EQ(cut.substr(24).rfind("... 8 lines not shown", 0), 0u) << cut;  // 6 here + 2 dropped in a worker
     // A byte limit mid-line keeps the lines before it whole.
     const std::string bytes = cap_printf_output(text, 0, 0, 100, 8);
     EXPECT_EQ(bytes.substr(0, 6), "abc 0\n");
-    EXPECT_EQ(bytes.substr(6).rfind("… 9 lines not shown", 0), 0u) << bytes;
+    EXPECT_EQ(bytes.substr(6).rfind("... 9 lines not shown", 0), 0u) << bytes;
     // Dropped text without a newline is counted in bytes.
-    EXPECT_NE(cap_printf_output("x\n", 0, 1234, 100, 1 << 20).find("… 1,234 bytes not shown"), std::string::npos);
+    EXPECT_NE(cap_printf_output("x\n", 0, 1234, 100, 1 << 20).find("... 1,234 bytes not shown"), std::string::npos);
 }
 
 }  // namespace

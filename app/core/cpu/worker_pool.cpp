@@ -107,8 +107,11 @@ std::string cap_printf_output(std::string text, uint64_t dropped_lines, uint64_t
     if (!text.empty() && text.back() != '\n') text += '\n';
     const std::string what = dropped_lines > 0 ? with_commas(dropped_lines) + (dropped_lines == 1 ? " line" : " lines")
                                                : with_commas(dropped_bytes) + " bytes";
-    return text + "… " + what + " not shown (a launch's printf output is kept up to " + with_commas(max_lines) +
-           " lines and " + std::to_string(max_bytes >> 20) + " MiB, as CUDA keeps it in a fixed-size buffer)\n";
+    // "..." rather than an ellipsis character: the window's font has Latin-1 glyphs only.
+    const std::string limit = max_bytes >= (size_t(1) << 20) ? std::to_string(max_bytes >> 20) + " MiB"
+                                                               : with_commas(max_bytes) + " bytes";
+    return text + "... " + what + " not shown (a launch's printf output is kept up to " + with_commas(max_lines) +
+           " lines and " + limit + ", as CUDA keeps it in a fixed-size buffer)\n";
 }
 
 void WorkerPool::worker_loop(Worker& w) {

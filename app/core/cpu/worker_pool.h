@@ -57,7 +57,7 @@ struct GridOutcome {
 };
 
 // The printf output of a launch as shown: at most kPrintfShownLines lines and kPrintfShownBytes (the rest, and what the workers
-// already dropped past their byte limit, summed up in one last line: "… 3,000 lines not shown"), like CUDA's
+// already dropped past their byte limit, summed up in one last line: "... 3,000 lines not shown"), like CUDA's
 // fixed-size printf buffer, so a kernel printing in a loop cannot fill the app's memory or the Output panel.
 inline constexpr size_t kPrintfShownLines = 5000;
 inline constexpr size_t kPrintfShownBytes = size_t(1) << 20;  // and per worker, what it keeps before the merge
