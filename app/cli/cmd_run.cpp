@@ -10,6 +10,7 @@
 #include "core/engine/backend.h"
 #include "core/kernel_file/kernel_file.h"
 #include "core/session/coverage.h"
+#include "core/session/device_split_check.h"
 #include "core/session/report_json.h"
 #include "core/session/report_text.h"
 #include "core/session/sanitize.h"
@@ -176,8 +177,11 @@ void print_results(const RunReport& r, const DeviceInfo& device) {
         if (r.device_split) print_device_split(*r.device_split);
         std::cout << std::setprecision(1) << "  bandwidth: " << r.bandwidth_gbps << " GB/s";
         if (r.bandwidth_fraction > 0) {
-            std::cout << " (" << r.bandwidth_fraction * 100 << "% of the device's " << std::setprecision(0)
-                      << device.copy_bandwidth_gbps << " GB/s copy bandwidth)";
+            const size_t devices = r.device_split && top_lines_are_split(*r.device_split) ? r.device_split->parts.size() : 1;
+            std::cout << " (" << r.bandwidth_fraction * 100 << "% of "
+                      << (devices > 1 ? std::to_string(devices) + " devices' " : std::string("the device's "))
+                      << std::setprecision(0) << device.copy_bandwidth_gbps << " GB/s copy bandwidth"
+                      << (devices > 1 ? " each" : "") << ")";
         }
         std::cout << "\n";
     }

@@ -32,10 +32,10 @@ void print_speedups(const RunReport& main, const std::vector<VariantRun>& others
             std::cout << "speed-up: " << o.name << " not measured (it could not be read)\n";
             continue;
         }
-        if (auto ratio = speedup(main, *o.report)) {
+        if (auto verdict = speedup_verdict(main, *o.report)) {
             std::cout << std::setprecision(3) << "speed-up: " << o.report->kernel << " takes "
                       << o.report->timing.median_ms << " ms, " << main.kernel << " " << main.timing.median_ms
-                      << " ms (median): " << *ratio << "x" << (*ratio >= 1 ? " faster" : " (slower)") << "\n";
+                      << " ms (median): " << speedup_words(*verdict) << "\n";
         } else {
             std::cout << "speed-up: " << o.name << " not measured (both must run)\n";
         }
@@ -48,10 +48,14 @@ void add_variants_json(nlohmann::json& j, const RunReport& main, const std::vect
         nlohmann::json v;
         if (o.report) {
             v = run_report_json(*o.report, {});
-            const auto ratio = speedup(main, *o.report);
-            v["speedup"] = ratio ? nlohmann::json(*ratio) : nlohmann::json(nullptr);
+            const auto verdict = speedup_verdict(main, *o.report);
+            v["speedup"] = verdict ? nlohmann::json(verdict->ratio) : nlohmann::json(nullptr);
+            // The spread of the ratio (relative: 0.08 for ±8%) and whether the difference is inside it.
+            v["speedup_spread"] = verdict ? nlohmann::json(verdict->spread) : nlohmann::json(nullptr);
+            v["same_within_noise"] = verdict ? nlohmann::json(verdict->within_noise) : nlohmann::json(nullptr);
         } else {
-            v = {{"variant", o.name}, {"error", o.problem.message}, {"hint", o.problem.hint}, {"speedup", nullptr}};
+            v = {{"variant", o.name},  {"error", o.problem.message}, {"hint", o.problem.hint},
+                 {"speedup", nullptr}, {"speedup_spread", nullptr},  {"same_within_noise", nullptr}};
         }
         v["variant"] = o.name;
         variants.push_back(v);

@@ -4,6 +4,7 @@
 #include "core/cuda/cuda_backend_factory.h"
 #include "core/data/buffer_init.h"
 #include "core/kernel_file/kernel_file.h"
+#include "core/session/device_split_check.h"
 #include "core/session/session.h"
 
 #include <gtest/gtest.h>
@@ -31,6 +32,9 @@ void print_split(const RunReport& r) {
     std::cout << "[gpu]   split wall " << s.split_ms << " ms, one GPU alone " << s.one_device_ms << " ms (its total "
               << s.one_device.times.total_ms() << " ms, kernel " << s.one_device.times.kernel_ms << " ms), speed-up "
               << s.speedup() << "x\n";
+    if (!speedup_meaningful(s)) std::cout << "[gpu]   " << speedup_caveat(s) << "\n";
+    std::cout << "[gpu]   top lines (" << (top_lines_are_split(s) ? "the split" : "one device") << "): median "
+              << r.timing.median_ms << " ms, bandwidth " << r.bandwidth_gbps << " GB/s\n";
 }
 
 }  // namespace

@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <fstream>
 #include "test_paths.h"
 
@@ -182,13 +185,72 @@ TEST(Variants, TheSpeedRatioInWords) {
     a.kernel = "matmul_naive";
     b.kernel = "matmul_tiled";
     a.launched = b.launched = true;
-    a.timing.median_ms = 4.3;
-    b.timing.median_ms = 1.0;
-    EXPECT_EQ(speedup_text(a, b), "matmul_tiled: 4.3x faster than matmul_naive");
-    EXPECT_EQ(speedup_text(b, a), "matmul_naive: 4.3x slower than matmul_tiled");
+    // Five repeats each, 2% apart: a spread of 2% a run (the middle half), 4% for the ratio.
+    a.timing = TimingStats::from_samples({4.214, 4.257, 4.3, 4.343, 4.386}, false);
+    b.timing = TimingStats::from_samples({0.98, 0.99, 1.0, 1.01, 1.02}, false);
+    EXPECT_EQ(speedup_text(a, b), "matmul_tiled: 4.3x faster than matmul_naive ± 4%");
+    EXPECT_EQ(speedup_text(b, a), "matmul_naive: 4.3x slower than matmul_tiled ± 4%");
     b.launched = false;
     EXPECT_EQ(speedup_text(a, b), "");
     EXPECT_FALSE(speedup(a, b));
+    EXPECT_FALSE(speedup_verdict(a, b));
+}
+
+// The spread of a run: the middle half of its repeats over their median, computed here from the sorted samples.
+double iqr_over_median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    auto q = [&v](double f) {
+        const double at = f * double(v.size() - 1);
+        const size_t lo = size_t(std::floor(at));
+        return lo + 1 < v.size() ? v[lo] + (at - double(lo)) * (v[lo + 1] - v[lo]) : v[lo];
+    };
+    return (q(0.75) - q(0.25)) / q(0.5);
+}
+
+TEST(Variants, ADifferenceInsideTheSpreadOfTheRepeatsIsTheSameWithinNoise) {
+    RunReport a, b;
+    a.kernel = "k1";
+    b.kernel = "k2";
+    a.launched = b.launched = true;
+    // Short kernels as on the H100 (6-7 us), noisy: medians 6.6 and 6.25 us, ratio 1.056.
+    const std::vector<double> sa = {0.0061, 0.0072, 0.0066, 0.0063, 0.0070, 0.0059, 0.0068};
+    const std::vector<double> sb = {0.0058, 0.0066, 0.0062, 0.0065, 0.0060, 0.0069, 0.00625};
+    a.timing = TimingStats::from_samples(sa, false);
+    b.timing = TimingStats::from_samples(sb, false);
+    const auto v = speedup_verdict(a, b);
+    ASSERT_TRUE(v);
+    const double ratio = a.timing.median_ms / b.timing.median_ms;
+    const double spread = iqr_over_median(sa) + iqr_over_median(sb);
+    EXPECT_DOUBLE_EQ(v->ratio, ratio);
+    EXPECT_NEAR(v->spread, spread, 1e-12);
+    ASSERT_LT(ratio - 1, spread) << "the test's figures must make a difference inside the spread";
+    EXPECT_TRUE(v->within_noise);
+    EXPECT_EQ(v->samples, 7);
+    char expected[128];
+    std::snprintf(expected, sizeof expected, "k2: %.3gx faster than k1 ± %.0f%%: the same within noise", ratio,
+                  spread * 100);
+    EXPECT_EQ(speedup_text(a, b), expected);
+
+    // The same medians with tight repeats: a real difference, said without "noise".
+    const std::vector<double> ta = {0.00658, 0.0066, 0.00662, 0.0066, 0.00659};
+    const std::vector<double> tb = {0.00624, 0.00625, 0.00626, 0.00625, 0.00624};
+    a.timing = TimingStats::from_samples(ta, false);
+    b.timing = TimingStats::from_samples(tb, false);
+    const auto w = speedup_verdict(a, b);
+    ASSERT_TRUE(w);
+    EXPECT_FALSE(w->within_noise);
+    EXPECT_NEAR(w->spread, iqr_over_median(ta) + iqr_over_median(tb), 1e-12);
+    EXPECT_EQ(speedup_text(a, b).find("noise"), std::string::npos) << speedup_text(a, b);
+
+    // Slower within noise says so too; one launch each says the spread is unknown rather than judging.
+    a.timing = TimingStats::from_samples(sb, false);
+    b.timing = TimingStats::from_samples(sa, false);
+    EXPECT_NE(speedup_text(a, b).find("slower than k1 ± "), std::string::npos) << speedup_text(a, b);
+    EXPECT_NE(speedup_text(a, b).find(": the same within noise"), std::string::npos) << speedup_text(a, b);
+    a.timing = TimingStats::from_samples({0.0066}, false);
+    b.timing = TimingStats::from_samples({0.0062}, false);
+    EXPECT_FALSE(speedup_verdict(a, b)->within_noise);
+    EXPECT_NE(speedup_text(a, b).find("the spread is not known"), std::string::npos) << speedup_text(a, b);
 }
 
 }  // namespace

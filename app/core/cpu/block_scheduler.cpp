@@ -98,6 +98,7 @@ void BlockScheduler::begin_launch(const BlockLaunch& launch, cp_abi::ThreadState
     plain_run_.count = threads_;
     plain_run_.promoted = &promoted_;
     printed_bytes_ = 0;
+    dropped_lines_ = dropped_bytes_ = 0;
 }
 
 void BlockScheduler::make_order(uint64_t linear_block) {
@@ -314,8 +315,11 @@ __attribute__((always_inline)) inline unsigned long long BlockScheduler::on_warp
 void BlockScheduler::on_print(const char* text, size_t length) {
     if (!launch_.capture_printf) return;
     if (printed_bytes_ + length > launch_.printf_limit) {
-        if (printed_bytes_ <= launch_.printf_limit) block_output_ += "\n[printf output truncated]\n";
+        // Past the limit, as CUDA's fixed-size printf buffer drops it: counted, so the pool can say how much
+        // was not shown (worker_pool.cpp), and kept out of memory.
         printed_bytes_ = launch_.printf_limit + 1;
+        dropped_lines_ += uint64_t(std::count(text, text + length, '\n'));
+        dropped_bytes_ += length;
         return;
     }
     printed_bytes_ += length;

@@ -75,6 +75,9 @@ public:
 
     const BlockFailure& failure() const { return failure_; }
     std::string take_block_output();  // printf text of the last block
+    // printf text past the launch's limit, dropped (counted since begin_launch): its newlines, and its bytes.
+    uint64_t dropped_printf_lines() const { return dropped_lines_; }
+    uint64_t dropped_printf_bytes() const { return dropped_bytes_; }
     bool stack_guard_contains(uintptr_t address) const { return stacks_.in_guard(address); }
 
     static const cp_abi::HostApi* host_api();
@@ -147,6 +150,7 @@ private:
     BlockFailure failure_;
     std::string block_output_;
     size_t printed_bytes_ = 0;
+    uint64_t dropped_lines_ = 0, dropped_bytes_ = 0;
 };
 
 }  // namespace cp

@@ -19,11 +19,20 @@ bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || 
 
 std::string text_of(const std::string& s, const Token& t) { return s.substr(t.begin, t.end - t.begin); }
 
-// A directive's words with whitespace removed around '#': "#  if !defined(X)" -> "if!defined(X)".
+// A directive's words with whitespace and comments removed: "#  if !defined(X) // why" -> "if!defined(X)".
 std::string squeeze(const std::string& directive) {
     std::string out;
-    for (char c : directive)
+    for (size_t k = 0; k < directive.size(); ++k) {
+        if (directive.compare(k, 2, "//") == 0) break;
+        if (directive.compare(k, 2, "/*") == 0) {
+            const size_t end = directive.find("*/", k + 2);
+            if (end == std::string::npos) break;
+            k = end + 1;
+            continue;
+        }
+        const char c = directive[k];
         if (!std::isspace(static_cast<unsigned char>(c)) && c != '#') out += c;
+    }
     return out;
 }
 
@@ -254,10 +263,9 @@ std::string rewrite_extern_shared(const std::string& s, const std::vector<Token>
 
 std::vector<KernelDecl> find_kernels(const std::string& source) {
     std::vector<KernelDecl> kernels;
-    for (const ScannedKernel& k : scan_kernels(source).kernels) {
-        const bool seen = std::any_of(kernels.begin(), kernels.end(), [&](const KernelDecl& d) { return d.name == k.name; });
-        if (!seen) kernels.push_back({k.name, k.line, k.is_template});
-    }
+    std::set<std::string> seen;  // not a search of `kernels` per kernel: linear in the kernel count
+    for (const ScannedKernel& k : scan_kernels(source).kernels)
+        if (seen.insert(k.name).second) kernels.push_back({k.name, k.line, k.is_template});
     return kernels;
 }
 

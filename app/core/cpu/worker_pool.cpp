@@ -49,7 +49,10 @@ GridOutcome WorkerPool::run(const GridLaunch& launch) {
 
     GridOutcome out;
     std::vector<std::pair<uint64_t, std::string>> printed;
+    uint64_t dropped_lines = 0, dropped_bytes = 0;
     for (auto& w : workers_) {
+        dropped_lines += w->scheduler.dropped_printf_lines();
+        dropped_bytes += w->scheduler.dropped_printf_bytes();
         if (w->failed && (out.ok || w->failure.block < out.failure.block)) {
             out.ok = false;
             out.failure = w->failure;
@@ -59,7 +62,56 @@ GridOutcome WorkerPool::run(const GridLaunch& launch) {
     }
     std::stable_sort(printed.begin(), printed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     for (const auto& p : printed) out.printf_output += p.second;
+    if (launch.capture_printf)
+        out.printf_output = cap_printf_output(std::move(out.printf_output), dropped_lines, dropped_bytes);
     return out;
+}
+
+namespace {
+
+// 3000 -> "3,000"
+std::string with_commas(uint64_t n) {
+    std::string digits = std::to_string(n), out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string cap_printf_output(std::string text, uint64_t dropped_lines, uint64_t dropped_bytes, size_t max_lines,
+                              size_t max_bytes) {
+    size_t lines = 0, cut = std::string::npos;
+    for (size_t i = 0; i < text.size(); ++i) {
+        if (i == max_bytes) {  // whole lines only: back to the last line's end
+            const size_t eol = text.rfind('\n', i - 1);
+            cut = eol == std::string::npos ? i : eol + 1;
+            break;
+        }
+        if (text[i] != '\n') continue;
+        if (++lines == max_lines) {
+            cut = i + 1;
+            break;
+        }
+    }
+    if (cut != std::string::npos && cut < text.size()) {
+        const uint64_t rest = uint64_t(std::count(text.begin() + long(cut), text.end(), '\n'));
+        dropped_lines += rest;
+        dropped_bytes += text.size() - cut;
+        if (text.back() != '\n') ++dropped_lines;  // the unfinished last line
+        text.resize(cut);
+    }
+    if (dropped_bytes == 0) return text;
+    if (!text.empty() && text.back() != '\n') text += '\n';
+    const std::string what = dropped_lines > 0 ? with_commas(dropped_lines) + (dropped_lines == 1 ? " line" : " lines")
+                                               : with_commas(dropped_bytes) + " bytes";
+    // "..." rather than an ellipsis character: the window's font has Latin-1 glyphs only.
+    const std::string limit = max_bytes >= (size_t(1) << 20) ? std::to_string(max_bytes >> 20) + " MiB"
+                                                               : with_commas(max_bytes) + " bytes";
+    return text + "... " + what + " not shown (a launch's printf output is kept up to " + with_commas(max_lines) +
+           " lines and " + limit + ", as CUDA keeps it in a fixed-size buffer)\n";
 }
 
 void WorkerPool::worker_loop(Worker& w) {
@@ -114,7 +166,7 @@ void WorkerPool::execute(Worker& w) {
     block_launch.order = job.order;
     block_launch.seed = job.seed;
     block_launch.capture_printf = job.capture_printf;
-    block_launch.printf_limit = (size_t(1) << 20) / workers_.size() + 1024;
+    block_launch.printf_limit = kPrintfShownBytes;  // each worker's share may be all that is shown
     w.scheduler.begin_launch(block_launch, state);
     w.trap.state = state;
     if (observer_) observer_(w.index, state);

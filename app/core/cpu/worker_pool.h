@@ -56,6 +56,14 @@ struct GridOutcome {
     std::string printf_output;  // blocks in order
 };
 
+// The printf output of a launch as shown: at most kPrintfShownLines lines and kPrintfShownBytes (the rest, and what the workers
+// already dropped past their byte limit, summed up in one last line: "... 3,000 lines not shown"), like CUDA's
+// fixed-size printf buffer, so a kernel printing in a loop cannot fill the app's memory or the Output panel.
+inline constexpr size_t kPrintfShownLines = 5000;
+inline constexpr size_t kPrintfShownBytes = size_t(1) << 20;  // and per worker, what it keeps before the merge
+std::string cap_printf_output(std::string text, uint64_t dropped_lines, uint64_t dropped_bytes,
+                              size_t max_lines = kPrintfShownLines, size_t max_bytes = kPrintfShownBytes);
+
 class WorkerPool {
 public:
     // `observer` (may be null) is told, on each worker thread as a launch starts, where that thread's

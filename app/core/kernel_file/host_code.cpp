@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <string_view>
 
 namespace cp {
 
@@ -15,9 +16,21 @@ namespace {
 
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
-int line_at(const std::string& s, size_t pos) {
-    return 1 + int(std::count(s.begin(), s.begin() + long(std::min(pos, s.size())), '\n'));
-}
+// Line numbers by binary search over the newlines, found once: counting from the start for every function
+// and include made a large pasted file quadratic.
+class LineIndex {
+public:
+    explicit LineIndex(const std::string& s) {
+        for (size_t k = 0; k < s.size(); ++k)
+            if (s[k] == '\n') newlines_.push_back(k);
+    }
+    int line_at(size_t pos) const {
+        return 1 + int(std::lower_bound(newlines_.begin(), newlines_.end(), pos) - newlines_.begin());
+    }
+
+private:
+    std::vector<size_t> newlines_;
+};
 
 // Replaces [from, to) by spaces, keeping newlines so line numbers stay.
 void blank(std::string& s, size_t from, size_t to) {
@@ -93,14 +106,18 @@ HostCodeScan separate_host_code(const std::string& original) {
         }
         size_t close = i;
         while (close > head && code[close] != ')') --close;
-        const bool is_function = close > head && code.find('(', head) < close &&
+        // Searches stay inside this declaration ([head, close), the body below): a search to the end of the file
+        // from every function is quadratic in a large paste.
+        const size_t open =
+            close > head ? head + std::min(std::string_view(code).substr(head, close - head).find('('), close - head)
+                         : close;
+        const bool is_function = close > head && open < close &&
                                  std::find(words.begin(), words.end(), "struct") == words.end() &&
                                  std::find(words.begin(), words.end(), "class") == words.end() &&
                                  std::find(words.begin(), words.end(), "enum") == words.end() &&
                                  std::find(words.begin(), words.end(), "union") == words.end();
         if (is_function) {
             Function f;
-            const size_t open = code.find('(', head);
             const std::vector<std::string> before = words_in(code, head, open);
             f.name = before.empty() ? std::string() : before.back();
             f.head = head;
@@ -115,7 +132,7 @@ HostCodeScan separate_host_code(const std::string& original) {
                     if (scan.reason.empty()) scan.reason = "`" + w + "`";
                 }
             }
-            if (code.find("<<<", i) < f.body_end) {
+            if (std::string_view(code).substr(i, f.body_end - i).find("<<<") != std::string_view::npos) {
                 f.uses_runtime = true;
                 if (scan.reason.empty()) scan.reason = "a `<<<...>>>` launch";
             }
@@ -134,8 +151,10 @@ HostCodeScan separate_host_code(const std::string& original) {
         program = program || f.uses_runtime;
     }
 
-    // #include lines of host-only headers.
+    const LineIndex lines(source);
+    // #include lines of host-only headers, with where each line starts.
     std::vector<HostCodePart> includes;
+    std::vector<size_t> include_at;
     size_t pos = 0;
     while (pos < source.size()) {
         const size_t eol = std::min(source.find('\n', pos), source.size());
@@ -147,7 +166,9 @@ HostCodeScan separate_host_code(const std::string& original) {
                 const size_t close = rest.find_first_of(">\"", 1);
                 const std::string name = rest.size() > 2 && close != std::string::npos ? rest.substr(1, close - 1) : "";
                 if (host_only_header(name)) {
-                    includes.push_back({"#include " + rest.substr(0, close + 1), line_at(source, pos), line_at(source, pos)});
+                    const int number = lines.line_at(pos);
+                    includes.push_back({"#include " + rest.substr(0, close + 1), number, number});
+                    include_at.push_back(pos);
                     if (name.rfind("helper_", 0) == 0) {
                         program = true;
                         if (scan.reason.empty()) scan.reason = "`" + name + "`";
@@ -160,14 +181,12 @@ HostCodeScan separate_host_code(const std::string& original) {
     if (!program) return scan;
 
     for (const Function& f : functions) {
-        scan.parts.push_back({"`" + f.name + "`", line_at(source, f.head), line_at(source, f.body_end - 1)});
+        scan.parts.push_back({"`" + f.name + "`", lines.line_at(f.head), lines.line_at(f.body_end - 1)});
         blank(scan.kernel_source, f.head, f.body_end);
     }
-    for (const HostCodePart& inc : includes) {
-        scan.parts.push_back(inc);
-        size_t at = 0;
-        for (int l = 1; l < inc.first_line; ++l) at = source.find('\n', at) + 1;
-        blank(scan.kernel_source, at, std::min(source.find('\n', at), source.size()));
+    for (size_t k = 0; k < includes.size(); ++k) {
+        scan.parts.push_back(includes[k]);
+        blank(scan.kernel_source, include_at[k], std::min(source.find('\n', include_at[k]), source.size()));
     }
     std::sort(scan.parts.begin(), scan.parts.end(),
               [](const HostCodePart& a, const HostCodePart& b) { return a.first_line < b.first_line; });

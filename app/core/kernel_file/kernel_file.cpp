@@ -1,18 +1,22 @@
 // Kernel files on disk: reading one (with plain-words errors), parsing it, finding the library and
 // asset folders, and scanning the library.
 #include "core/kernel_file/kernel_file.h"
+#include "core/kernel_file/file_limits.h"
 
 #include "core/kernel_file/host_code.h"
 #include "core/kernel_file/kernel_file_parts.h"
+#include "core/kernel_file/kernel_scan.h"
 #include "core/text_util.h"
 #include "core/kernel_file/reference_section.h"
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <unistd.h>
 #include "cp_build_paths.h"
 
@@ -20,11 +24,76 @@ namespace cp {
 
 namespace fs = std::filesystem;
 
+std::string kernel_file_too_large_message(const std::string& file, size_t bytes) {
+    char size[32];
+    std::snprintf(size, sizeof size, "%.1f MiB", double(bytes) / double(1 << 20));
+    return "`" + file + "` is " + size + " (" + std::to_string(bytes) + " bytes); kernel files are limited to " +
+           std::to_string(kKernelFileMaxBytes >> 20) + " MiB";
+}
+
+namespace {
+
+// `extern __shared__ T name[];` with no `shared:` line: the launch gives 0 bytes, and the first access
+// faults at a null pointer, which says nothing about the missing line. Named here, with the line to add.
+void check_dynamic_shared(KernelFile& f) {
+    if (f.spec.launch.shared_expr != "0") return;
+    for (const StepSpec& st : f.spec.steps)
+        if (!st.shared_expr.empty() && st.shared_expr != "0") return;
+    const std::string& s = f.compile_source;
+    const std::vector<CodeToken> tokens = tokenize_code(s);
+    auto word = [&](size_t k) { return std::string_view(s).substr(tokens[k].begin, tokens[k].end - tokens[k].begin); };
+    for (size_t k = 0; k + 1 < tokens.size(); ++k) {
+        if (tokens[k].kind != CodeToken::Ident || word(k) != "extern" || word(k + 1) != "__shared__") continue;
+        // The element type (the words before `name [`) sizes the suggestion: block.x elements of it.
+        size_t end = k + 2;
+        while (end < tokens.size() && !(tokens[end].kind == CodeToken::Punct && (s[tokens[end].begin] == ';' ||
+                                                                                 s[tokens[end].begin] == '[')))
+            ++end;
+        std::string type, name;
+        for (size_t m = k + 2; m < end; ++m) {
+            if (tokens[m].kind != CodeToken::Ident || word(m) == "__align__" || word(m) == "alignas" ||
+                word(m) == "__attribute__" || word(m) == "aligned")
+                continue;
+            if (!name.empty()) type += (type.empty() ? "" : " ") + name;
+            name = std::string(word(m));
+        }
+        std::string size = "4";
+        if (type == "double" || type == "long long" || type == "int64_t" || type == "uint64_t" || type == "size_t")
+            size = "8";
+        else if (type == "char" || type == "unsigned char" || type == "uint8_t" || type == "int8_t" || type == "bool")
+            size = "1";
+        else if (type == "short" || type == "unsigned short" || type == "uint16_t" || type == "int16_t")
+            size = "2";
+        const std::string line = "shared: block.x * " + size;
+        // An error in a lesson (its header is where the launch is described); a warning in a file without a
+        // header, which may be only compiled.
+        f.diagnostics.push_back(make_diagnostic(
+            f.path.string(), tokens[k].line, 0, f.spec.has_metadata ? Severity::Error : Severity::Warning,
+            "`extern __shared__" + (type.empty() ? std::string() : " " + type) + " " + name +
+                "[]` gets no memory: " +
+                (f.spec.has_metadata ? "the header has no `shared:` line" : "this file has no header with a `shared:` line") +
+                ", so each block's dynamic shared memory is 0 bytes. Add the line `" + line +
+                "` to the header (the bytes one block uses: here one " + (type.empty() ? "element" : type) +
+                " per thread)."));
+        return;  // one message: the same line fixes every declaration
+    }
+}
+
+}  // namespace
+
 KernelFile parse_kernel_source(std::string source, fs::path path, const std::string& kernel) {
     KernelFile f;
     f.path = std::move(path);
     f.source = std::move(source);
     const std::string file = f.path.string();
+    if (f.source.size() > kKernelFileMaxBytes) {
+        // Refused before any scan: the text is kept (an editor still shows it) but nothing is compiled.
+        f.diagnostics.push_back(make_diagnostic(
+            file, 0, 0, Severity::Error,
+            kernel_file_too_large_message(file, f.source.size()) +
+                ". Keep the kernels (and the functions they call) in the file and leave the rest out."));
+        return f;
+    }
     const HostCodeScan host = separate_host_code(f.source);
     f.compile_source = host.kernel_source;
     if (!host.parts.empty()) f.diagnostics.push_back(host_code_note(file, host));
@@ -42,6 +111,7 @@ KernelFile parse_kernel_source(std::string source, fs::path path, const std::str
         f.signature = parse_signature(f.source, file, f.diagnostics, f.spec.kernel, f.spec.kernel_line);
         if (f.signature) cross_check(f.spec, *f.signature, state, file, f.diagnostics);
     }
+    check_dynamic_shared(f);
     if (f.spec.has_metadata) check_reference(f, state.reference_line);
     if (!f.spec.compare.empty() && kernel.empty()) check_compare(f, state);
     std::stable_sort(f.diagnostics.begin(), f.diagnostics.end(),
@@ -93,6 +163,10 @@ Result<KernelFile> load_kernel_file(const fs::path& path) {
     if (fs::is_directory(status)) {
         return make_error(ErrorKind::Io, "`" + path.string() + "` is a folder, not a kernel file",
                           "Give the path of a .cu file inside it.");
+    }
+    if (const auto bytes = fs::file_size(path, ec); !ec && bytes > kKernelFileMaxBytes) {
+        return make_error(ErrorKind::Io, kernel_file_too_large_message(path.string(), size_t(bytes)),
+                          "Keep the kernels (and the functions they call) in the file and leave the rest out.");
     }
     std::ifstream in(path, std::ios::binary);
     if (!in) {

@@ -1,5 +1,6 @@
 // Reading the `param` and `buffer` lines of a metadata header (with ranges, enums and initialisers), and
 // the text helpers the header parser shares.
+#include "core/kernel_file/scalar_range.h"
 #include "core/kernel_file/expr.h"
 #include "core/kernel_file/kernel_header_parser.h"
 #include "core/text_util.h"
@@ -259,6 +260,19 @@ bool HeaderEntryParser::check_constant_default(const ParamSpec& p, int column) {
     }
     if (p.type == ScalarType::UInt && *v < 0) {
         error(p.line, column, "param `" + p.name + "` is uint but its default is negative.");
+        return false;
+    }
+    // As `--set` refuses it (run_choices.cpp): a default the kernel's argument cannot hold would reach the
+    // kernel as another number (3e9 as an int is -1294967296).
+    if (const auto [lo, hi] = scalar_range(p.type); *v < lo || *v > hi) {
+        char value[32], from[32], to[32];
+        std::snprintf(value, sizeof value, "%.15g", *v);
+        std::snprintf(from, sizeof from, "%.15g", lo);
+        std::snprintf(to, sizeof to, "%.15g", hi);
+        error(p.line, column,
+              "parameter `" + p.name + "` = " + value + " (its default `" + p.default_expr +
+                  "`) does not fit the kernel's `" + scalar_type_name(p.type) + "` (" + from + ".." + to +
+                  "): use a smaller default.");
         return false;
     }
     if ((p.min && *v < *p.min) || (p.max && *v > *p.max)) {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <unordered_set>
 
 namespace cp {
 namespace {
@@ -259,10 +260,9 @@ KernelScan scan_kernels(const std::string& s) {
 
 std::vector<ScannedKernel> defined_kernels(const KernelScan& scan) {
     std::vector<ScannedKernel> defined;
+    std::unordered_set<std::string> names;  // not a search of `defined` per kernel: linear in the kernel count
     for (const ScannedKernel& k : scan.kernels)
-        if (k.definition &&
-            std::none_of(defined.begin(), defined.end(), [&](const ScannedKernel& d) { return d.name == k.name; }))
-            defined.push_back(k);
+        if (k.definition && names.insert(k.name).second) defined.push_back(k);
     return defined;
 }
 

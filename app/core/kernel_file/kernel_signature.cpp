@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <unordered_set>
 #include <set>
 
 namespace cp {
@@ -325,10 +326,11 @@ std::optional<KernelSignature> parse_signature(const std::string& source, const 
     }
 
     // Declarations of a kernel that is also defined are not a second kernel.
+    // (A set of names, not a search of `defined` per kernel: a paste with thousands of kernels stays linear.)
     std::vector<FoundKernel> defined;
+    std::unordered_set<std::string> defined_names;
     for (const auto& k : kernels)
-        if (k.definition && std::none_of(defined.begin(), defined.end(), [&](const FoundKernel& d) { return d.name == k.name; }))
-            defined.push_back(k);
+        if (k.definition && defined_names.insert(k.name).second) defined.push_back(k);
     if (defined.empty()) {
         if (!kernels.empty()) {
             diagnostics.push_back(make_diagnostic(file, kernels[0].line, 0, Severity::Error,

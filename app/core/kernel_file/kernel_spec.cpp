@@ -1,5 +1,6 @@
 // Element and scalar type tables for kernel files: sizes, CUDA spellings, and look-ups by name.
 #include "core/kernel_file/kernel_spec.h"
+#include "core/kernel_file/scalar_range.h"
 
 #include "core/text_util.h"
 
@@ -104,6 +105,20 @@ std::optional<ScalarType> parse_scalar_type(const std::string& cuda_spelling) {
 }
 
 uint32_t scalar_size(ScalarType t) { return t == ScalarType::Double ? 8 : 4; }
+
+ScalarRange scalar_range(ScalarType t) {
+    switch (t) {
+        case ScalarType::Int:
+            return {-2147483648.0, 2147483647.0};
+        case ScalarType::UInt:
+            return {0.0, 4294967295.0};
+        case ScalarType::Float:
+            return {-3.4028234663852886e38, 3.4028234663852886e38};
+        case ScalarType::Double:
+            break;
+    }
+    return {-1.7976931348623157e308, 1.7976931348623157e308};
+}
 
 const char* expected_outcome_name(ExpectedOutcome e) {
     switch (e) {

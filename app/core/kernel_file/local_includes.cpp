@@ -117,7 +117,9 @@ LocalIncludes resolve_local_includes(const std::string& source, const std::strin
     // Resolves the directives of one text (the kernel or a header at `dir` inside root) and returns it with
     // local includes spelled as names; new headers are appended to out.headers.
     auto process = [&](const std::string& text, const fs::path& dir, const std::string& file) {
-        std::string rewritten = text;
+        // Spellings to replace, from the end; applied in one pass below (a replace() per directive moves the
+        // rest of the text each time: quadratic in a file of many includes).
+        std::vector<std::pair<const Directive*, std::string>> respelled;
         const std::vector<Directive> directives = scan_directives(text);
         std::vector<Diagnostic> refused;  // found from the end (the rewriting keeps earlier offsets valid)
         for (auto d = directives.rbegin(); d != directives.rend(); ++d) {
@@ -152,7 +154,7 @@ LocalIncludes resolve_local_includes(const std::string& source, const std::strin
                 continue;
             }
             const std::string local = candidate.lexically_relative(root).generic_string();
-            rewritten.replace(d->begin, d->end - d->begin, local);
+            respelled.push_back({&*d, local});
             if (index.count(local)) continue;
             if (out.headers.size() >= kMaxHeaders) {
                 refuse("a kernel file may use at most " + std::to_string(kMaxHeaders) + " local headers");
@@ -172,6 +174,15 @@ LocalIncludes resolve_local_includes(const std::string& source, const std::strin
             out.headers.push_back({local, *contents, {}});
         }
         out.diagnostics.insert(out.diagnostics.end(), refused.rbegin(), refused.rend());
+        std::string rewritten;
+        rewritten.reserve(text.size());
+        size_t copied = 0;
+        for (auto r = respelled.rbegin(); r != respelled.rend(); ++r) {
+            rewritten.append(text, copied, r->first->begin - copied);
+            rewritten += r->second;
+            copied = r->first->end;
+        }
+        rewritten.append(text, copied, std::string::npos);
         return rewritten;
     };
 

@@ -13,11 +13,29 @@ namespace cp {
 
 namespace {
 
-// "#  ifdef  NAME" -> {"ifdef", "NAME"}; not a directive -> {"", ""}.
+// A directive line without its comments: `#ifdef PLAYGROUND_REFERENCE // host reference` is the directive
+// `#ifdef PLAYGROUND_REFERENCE` to the preprocessor, so it must be here too.
+std::string without_comments(const std::string& line) {
+    std::string out;
+    for (size_t k = 0; k < line.size(); ++k) {
+        if (line.compare(k, 2, "//") == 0) break;
+        if (line.compare(k, 2, "/*") == 0) {
+            const size_t end = line.find("*/", k + 2);
+            if (end == std::string::npos) break;
+            out += ' ';
+            k = end + 1;
+            continue;
+        }
+        out += line[k];
+    }
+    return out;
+}
+
+// "#  ifdef  NAME  // why" -> {"ifdef", "NAME"}; not a directive -> {"", ""}.
 std::pair<std::string, std::string> directive(const std::string& line) {
     size_t i = line.find_first_not_of(" \t");
     if (i == std::string::npos || line[i] != '#') return {};
-    std::istringstream words(line.substr(i + 1));
+    std::istringstream words(without_comments(line.substr(i + 1)));
     std::string word, rest;
     words >> word;
     std::getline(words, rest);

@@ -1,6 +1,8 @@
 // JSON for run reports, diagnostics, resource usage and device info (nlohmann::json kept inside core).
 #include "core/session/report_json.h"
 
+#include "core/session/device_split_check.h"
+
 #include <nlohmann/json.hpp>
 
 namespace cp {
@@ -202,6 +204,9 @@ json run_report_json(const RunReport& r, const std::vector<std::filesystem::path
                         {"parts", parts}, {"split_wall_ms", s.split_ms}, {"one_device_wall_ms", s.one_device_ms},
                         {"one_device", part_object(s.one_device)}, {"speedup", s.speedup()},
                         {"slowest_device_total_ms", s.slowest_part_ms()}, {"stage_speedup", s.stage_speedup()},
+                        {"speedup_meaningful", speedup_meaningful(s)},
+                        {"speedup_caveat", speedup_caveat(s).empty() ? json(nullptr) : json(speedup_caveat(s))},
+                        {"top_level_times", top_lines_are_split(s) ? "split" : "one device"},
                         {"summary", s.summary()},
                         {"measured_by", "host clock around all devices' work (allocation, copies, timed launches, "
                                         "read-backs), run concurrently; one_device: the same on the first device alone"}};

@@ -1,6 +1,7 @@
 // Checking the user's choices against a kernel file: --set values, enum labels, ranges, derived parameters.
 #include "core/session/run_choices.h"
 
+#include "core/kernel_file/scalar_range.h"
 #include "core/text_util.h"
 
 #include <cmath>
@@ -61,15 +62,14 @@ std::optional<Error> check_param_value(const ParamSpec& p, double value) {
                           "use 0 or a positive whole number");
     }
     // The kernel receives a 32-bit value: refuse what would wrap around rather than pass another number.
-    const double lo = p.type == ScalarType::Int ? -2147483648.0 : 0.0;
-    const double hi = p.type == ScalarType::Int ? 2147483647.0 : 4294967295.0;
+    const auto [lo, hi] = scalar_range(p.type);
     if (integer && (value < lo || value > hi)) {
         return make_error(ErrorKind::UserInput,
                           "parameter `" + name + "` = " + format_number(value) + " does not fit the kernel's `" +
                               scalar_type_name(p.type) + "` (" + format_number(lo) + ".." + format_number(hi) + ")",
                           "use a smaller value, or make the parameter `long long` in the kernel and the header");
     }
-    if (p.type == ScalarType::Float && std::abs(value) > 3.4028234663852886e38) {
+    if (p.type == ScalarType::Float && std::abs(value) > hi) {
         return make_error(ErrorKind::UserInput,
                           "parameter `" + name + "` = " + format_number(value) + " does not fit a float",
                           "use a value below 3.4e38 in magnitude");

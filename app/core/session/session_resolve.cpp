@@ -4,6 +4,7 @@
 #include "core/session/session.h"
 
 #include "core/kernel_file/expr.h"
+#include "core/kernel_file/scalar_range.h"
 
 #include <algorithm>
 #include <cmath>
@@ -212,6 +213,15 @@ Result<ResolvedRun> KernelSession::resolve(std::vector<InputProblem>* problems_o
             if (!d) return d.error();
             v = *d;
             if (p.type == ScalarType::Int || p.type == ScalarType::UInt) v = std::round(v);
+            // A default computed from other values (`width * height`) is refused as `--set` would refuse it,
+            // rather than wrapping on its way into the kernel (constant defaults are refused by the header check).
+            if (const auto [lo, hi] = scalar_range(p.type); v < lo || v > hi)
+                return make_error(ErrorKind::UserInput,
+                                  "parameter `" + p.name + "` = " + format_number(v) + " (its default `" +
+                                      p.default_expr + "`, line " + std::to_string(p.line) +
+                                      ") does not fit the kernel's `" + scalar_type_name(p.type) + "` (" +
+                                      format_number(lo) + ".." + format_number(hi) + ")",
+                                  "use smaller values, or change the default in the header");
         }
         scope[p.name] = v;
         r.params[p.name] = v;

@@ -6,6 +6,7 @@
 #include "core/text_util.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace cp {
@@ -103,15 +104,53 @@ std::optional<double> speedup(const RunReport& main, const RunReport& variant) {
     return main.timing.median_ms / variant.timing.median_ms;
 }
 
-std::string speedup_text(const RunReport& main, const RunReport& variant) {
+double relative_spread(const TimingStats& timing) {
+    std::vector<double> v = timing.samples_ms;
+    if (v.size() < 2 || timing.median_ms <= 0) return 0;
+    std::sort(v.begin(), v.end());
+    if (v.size() < 4) return (v.back() - v.front()) / timing.median_ms;
+    auto quantile = [&v](double q) {  // linear between the nearest ranks
+        const double at = q * double(v.size() - 1);
+        const size_t lo = size_t(at);
+        const double frac = at - double(lo);
+        return lo + 1 < v.size() ? v[lo] + frac * (v[lo + 1] - v[lo]) : v[lo];
+    };
+    return (quantile(0.75) - quantile(0.25)) / timing.median_ms;
+}
+
+std::optional<SpeedupVerdict> speedup_verdict(const RunReport& main, const RunReport& variant) {
     const auto ratio = speedup(main, variant);
-    if (!ratio) return "";
-    char text[64];
-    if (*ratio >= 1)
-        std::snprintf(text, sizeof text, "%.3gx faster than ", *ratio);
+    if (!ratio) return std::nullopt;
+    SpeedupVerdict v;
+    v.ratio = *ratio;
+    v.spread = relative_spread(main.timing) + relative_spread(variant.timing);
+    v.samples = int(std::min(main.timing.samples_ms.size(), variant.timing.samples_ms.size()));
+    // The difference, as a fraction of the slower time, against the spread (both relative to a median).
+    const double difference = std::abs(v.ratio >= 1 ? v.ratio - 1 : 1 / v.ratio - 1);
+    v.within_noise = v.samples >= 2 && difference <= v.spread;
+    return v;
+}
+
+std::string speedup_words(const SpeedupVerdict& v) {
+    char text[96];
+    const double shown = v.ratio >= 1 ? v.ratio : 1 / v.ratio;
+    const char* way = v.ratio >= 1 ? "faster" : "slower";
+    if (v.samples < 2)
+        std::snprintf(text, sizeof text, "%.3gx %s (one launch each: the spread is not known)", shown, way);
     else
-        std::snprintf(text, sizeof text, "%.3gx slower than ", 1 / *ratio);
-    return variant.kernel + ": " + text + main.kernel;
+        std::snprintf(text, sizeof text, "%.3gx %s ± %.0f%%%s", shown, way, v.spread * 100,
+                      v.within_noise ? ": the same within noise" : "");
+    return text;
+}
+
+std::string speedup_text(const RunReport& main, const RunReport& variant) {
+    const auto v = speedup_verdict(main, variant);
+    if (!v) return "";
+    std::string words = speedup_words(*v);
+    // "1.06x faster than k1 ± 8%: ...": the kernel named before the spread.
+    const size_t after = words.find(v->ratio >= 1 ? "faster" : "slower") + 6;
+    words.insert(after, " than " + main.kernel);
+    return variant.kernel + ": " + words;
 }
 
 }  // namespace cp

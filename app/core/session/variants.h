@@ -35,7 +35,26 @@ RunChoices variant_choices(const KernelFile& main, const RunChoices& main_choice
 // How many times faster `variant` is than `main` (median times); nullopt unless both ran and were timed.
 std::optional<double> speedup(const RunReport& main, const RunReport& variant);
 
-// "matmul_tiled: 4.3x faster than matmul_naive" (or "1.2x slower than"); "" unless both ran.
+// How much a run's repeats vary: the interquartile range of its launch times over their median (with fewer than
+// four, the whole range); 0 with one sample.
+double relative_spread(const TimingStats& timing);
+
+// A comparison judged against the noise of its repeats: the ratio of medians, and the spread a ratio of two such
+// runs has (the two runs' relative spreads added). A difference no larger than the spread is "the same within
+// noise": 6-7 us kernels flipped between "1.06x faster" and "1.1x slower" from run to run.
+struct SpeedupVerdict {
+    double ratio = 0;   // main's median / variant's: > 1 is the variant faster
+    double spread = 0;  // relative, 0.08 for ±8%
+    bool within_noise = false;
+    int samples = 0;    // the fewer repeats of the two runs
+};
+std::optional<SpeedupVerdict> speedup_verdict(const RunReport& main, const RunReport& variant);
+
+// "1.06x faster ± 8%: the same within noise", "4.3x faster ± 2%", "1.2x slower ± 3%"; "" unless both ran.
+std::string speedup_words(const SpeedupVerdict& v);
+
+// "matmul_tiled: 4.3x faster than matmul_naive ± 2%" or "k2: 1.06x faster than k1 ± 8%: the same within noise";
+// "" unless both ran.
 std::string speedup_text(const RunReport& main, const RunReport& variant);
 
 }  // namespace cp

@@ -161,10 +161,12 @@ void SyscallSupervisor::loop() {
     }
 }
 
-// Files the C library itself reads to count CPUs; refusing them is expected to be harmless and quiet.
+// Files the C library itself reads to count CPUs, and the one malloc reads the first time a thread's heap
+// shrinks (glibc's check_may_shrink_heap; a kernel that printed a lot freed enough to trigger it): refusing
+// them is harmless (the library falls back to a default) and quiet, since no kernel asked for them.
 static bool quietly_refused(const std::string& path) {
     return path == "/sys/devices/system/cpu/online" || path == "/sys/devices/system/cpu/possible" ||
-           path == "/proc/stat" || path == "/proc/cpuinfo";
+           path == "/proc/stat" || path == "/proc/cpuinfo" || path == "/proc/sys/vm/overcommit_memory";
 }
 
 void SyscallSupervisor::handle_one() {

@@ -1,6 +1,7 @@
 // draw_device_split (device_split_view.h).
 #include "ui/panels/device_split_view.h"
 
+#include "core/session/device_split_check.h"
 #include "ui/widgets.h"
 
 #include <imgui.h>
@@ -51,6 +52,7 @@ void draw_device_split(const DeviceSplitReport& s) {
                               s.one_device.times.total_ms(), s.slowest_part_ms(), s.stage_speedup());
         if (!s.gpu)
             text_disabled_wrapped("CPU workers share this machine's cores, so this is not what GPUs would gain.");
+        if (const std::string caveat = speedup_caveat(s); !caveat.empty()) ImGui::TextWrapped("%s", caveat.c_str());
     } else {
         text_disabled_wrapped("%.3f ms wall for the whole run on one %s", s.one_device_ms, s.unit().c_str());
     }
