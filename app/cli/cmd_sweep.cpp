@@ -1,6 +1,7 @@
 // `cuda-playground sweep FILE`: times the kernel over block shapes with repeats, beside the predicted
 // occupancy, and marks the best; --json and --csv write the table.
 #include "cli/args.h"
+#include "cli/chart_output.h"
 #include "cli/commands.h"
 #include "cli/session_setup.h"
 #include "core/data/launch_images.h"
@@ -29,8 +30,9 @@ buffer setup serve every shape.
   --warmup N                untimed launches per shape first (default 1)
   --json FILE               write the table as JSON (- for stdout)
   --csv FILE                write the table as CSV
-  --png FILE                draw the sweep as a chart (bars: median time, the fastest gold; white ticks: the
-                            predicted occupancy, top = 100%)
+  --png FILE                draw the sweep as a chart, 1920 px wide (bars: median time in ms per block shape,
+                            the fastest gold; white line: the predicted occupancy in %, on its own axis); without
+                            OpenGL (or with CUDA_PLAYGROUND_NO_GL=1) a plain bar picture without axes
 
 Exit status: 0 success, 1 a user error (message on stderr).
 )";
@@ -117,7 +119,7 @@ int cmd_sweep(const std::vector<std::string>& argv) {
     if (args->has("--csv"))
         if (auto ok = write_file(args->get("--csv"), sweep_csv(r)); !ok) return user_error(ok.error());
     if (args->has("--png"))
-        if (auto ok = save_png(args->get("--png"), render_sweep_chart(r)); !ok) return user_error(ok.error());
+        if (auto ok = PictureWriter().sweep(args->get("--png"), r); !ok) return user_error(ok.error());
     return 0;
 }
 
