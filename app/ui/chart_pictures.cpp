@@ -166,7 +166,7 @@ Result<ChartPicture> timeline_picture(const LaunchTrace& trace, const PictureOpt
     const std::vector<std::string> lines = {
         "Timeline: " + with_thousands(blocks) + (blocks == 1 ? " block" : " blocks") + " on " + units + " over " +
         (span_us >= 1e4 ? fixed(span_us / 1e3, 2) + " ms" : fixed(span_us, span_us < 10 ? 2 : 1) + " \xC2\xB5s") +
-        "; each bar is one block, from its start to its end"};
+        "; each bar is one block from its start to its end, coloured by its index"};
     return picture(o, height, lines, [&](ImVec2 room, ChartText& text) { timeline_chart(data, room, &text); });
 }
 

@@ -119,6 +119,10 @@ TimelineData timeline_data(const LaunchTrace& trace) {
 }
 
 std::optional<uint64_t> timeline_chart(const TimelineData& d, ImVec2 size, ChartText* text) {
+    if (d.lanes.empty()) {
+        ImGui::TextDisabled("The trace recorded no blocks.");
+        return std::nullopt;
+    }
     const bool bare = text && !text->labels;
     const int lanes = std::max<int>(1, int(d.lanes.size()));
     // Microseconds (a GPU's blocks take a few); milliseconds when that would need five-digit ticks (the CPU).
@@ -148,8 +152,7 @@ std::optional<uint64_t> timeline_chart(const TimelineData& d, ImVec2 size, Chart
                           label(text, in_ms ? "time since the first block started (ms)"
                                             : "time since the first block started (\xC2\xB5s)"),
                           axis_flags(text));
-        ImPlot::SetupAxis(ImAxis_Y1,
-                          label(text, d.sm ? "SM (one lane per multiprocessor)" : "CPU worker (one lane each)"),
+        ImPlot::SetupAxis(ImAxis_Y1, label(text, d.sm ? "SM" : "CPU worker"),
                           ImPlotAxisFlags_Invert | ImPlotAxisFlags_NoGridLines | axis_flags(text));
         ImPlot::SetupAxisLimits(ImAxis_X1, 0, span > 0 ? span * 1.01 : 1, ImPlotCond_Always);
         ImPlot::SetupAxisLimits(ImAxis_Y1, -0.6, double(lanes) - 0.4, ImPlotCond_Always);
@@ -187,7 +190,7 @@ std::optional<uint64_t> timeline_chart(const TimelineData& d, ImVec2 size, Chart
     if (bare) {
         ImGui::Dummy(ImVec2(bar_width, plot_size.y));
     } else {
-        const char* what = label(text, "linear block index (colour)");
+        const char* what = label(text, "block index");
         ImPlot::ColormapScale(what, 0, double(std::max<uint64_t>(d.blocks, 2) - 1), ImVec2(bar_width, plot_size.y),
                               "%.0f", ImPlotColormapScaleFlags_None, cmap);
     }

@@ -176,7 +176,7 @@ TEST(LaunchCli, TraceAndCoveragePicturesAreChartsWithLabels) {
     const std::string lanes = chart_text(r, "timeline.png");
     EXPECT_NE(lanes.find("[worker 0]"), std::string::npos) << r.err;
     EXPECT_NE(lanes.find("time since the first block started ("), std::string::npos) << r.err;
-    EXPECT_NE(lanes.find("[linear block index (colour)]"), std::string::npos) << r.err;
+    EXPECT_NE(lanes.find("[block index]"), std::string::npos) << r.err;
     EXPECT_EQ(coverage->width, 1920);
     // 600 x 400 elements drawn square: the picture is taller than wide's two thirds.
     EXPECT_GT(coverage->height, 1920 * 2 / 3);

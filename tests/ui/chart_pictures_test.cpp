@@ -2,11 +2,15 @@
 // sizes that follow the data, a 132-SM timeline with its lanes labelled, and the text a chart draws proven on
 // the pixels by drawing the same chart bare (labels off) and counting the text's pixels. CP_UI_TEST_SHOTS=DIR
 // keeps the pictures for a look.
-#include "ui/chart_pictures.h"
+#include "ui_test_support.h"
+
 #include "core/data/image_io.h"
 #include "core/data/launch_images.h"
+#include "ui/chart_pictures.h"
 
 #include <gtest/gtest.h>
+#include <implot.h>
+#include <implot_internal.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -21,11 +25,15 @@ void keep(const Image& image, const std::string& name) {
     if (const char* d = std::getenv("CP_UI_TEST_SHOTS"); d && *d) (void)save_png(std::string(d) + "/" + name, image);
 }
 
-// Pixels bright enough to be the text (the charts' text is near white; bars and the background are not).
-size_t text_pixels(const Image& img) {
+// Pixels bright enough to be text (the charts' text is near white; bars, colour scales and the background are
+// not) in the part of the picture between fractions x0..x1 of its width and y0..y1 of its height.
+size_t text_pixels(const Image& img, double x0 = 0, double y0 = 0, double x1 = 1, double y1 = 1) {
     size_t n = 0;
-    for (size_t i = 0; i + 3 < img.pixels.size(); i += 4)
-        if (img.pixels[i] > 215 && img.pixels[i + 1] > 215 && img.pixels[i + 2] > 215) ++n;
+    for (int y = int(y0 * img.height); y < int(y1 * img.height); ++y)
+        for (int x = int(x0 * img.width); x < int(x1 * img.width); ++x) {
+            const uint8_t* p = img.pixels.data() + (size_t(y) * size_t(img.width) + size_t(x)) * 4;
+            n += p[0] > 215 && p[1] > 215 && p[2] > 215;
+        }
     return n;
 }
 
@@ -72,6 +80,20 @@ SweepResult sweep_result() {
     return r;
 }
 
+// The host kernels with a trace: each block on worker (block % 3), one after another, 2 us each.
+class TracingBackend : public uitest::ForwardingBackend {
+public:
+    TracingBackend() : ForwardingBackend(uitest::make_host_kernels_backend()) {}
+    LaunchResult launch(const LaunchRequest& r) override {
+        LaunchResult out = ForwardingBackend::launch(r);
+        if (!r.trace || !out.ok) return out;
+        out.trace_unit = "worker";
+        for (uint64_t b = 0; b < r.grid.count(); ++b)
+            out.trace.push_back({b, uint32_t(b % 3), 1000 + b * 2000, 1000 + b * 2000 + 1900});
+        return out;
+    }
+};
+
 bool gl_available(std::string& why) {
     auto probe = ui::sweep_picture(sweep_result(), {320, 1.0f, true});
     if (!probe) why = probe.error().full();
@@ -92,7 +114,7 @@ TEST(ChartPictures, ATimelineOf132SmsHasLabelledLanesAMicrosecondAxisAndABlockSc
     EXPECT_LE(pic->image.height, 1400);
     EXPECT_TRUE(has(pic->texts, "SM 0")) << testing::PrintToString(pic->texts);
     EXPECT_TRUE(has(pic->texts, "(\xC2\xB5s)"));
-    EXPECT_TRUE(has(pic->texts, "linear block index"));
+    EXPECT_TRUE(has(pic->texts, "block index"));
     EXPECT_TRUE(has(pic->texts, "1,003 blocks on 132 SMs"));
     // Not every lane is labelled at this height (the labels would overlap), but more than a handful are.
     const auto lanes = std::count_if(pic->texts.begin(), pic->texts.end(),
@@ -107,9 +129,16 @@ TEST(ChartPictures, ATimelineOf132SmsHasLabelledLanesAMicrosecondAxisAndABlockSc
     ASSERT_TRUE(plain) << plain.error().full();
     EXPECT_EQ(plain->image.height, pic->image.height);
     EXPECT_TRUE(plain->texts.empty());
-    // The labels are on the pixels: thousands of text pixels more than the same chart drawn bare.
+    // The labels are on the pixels: thousands of text pixels more than the same chart drawn bare, and where the
+    // axes are: the lanes' names left of the plot, the time ticks and the axis label under it.
     EXPECT_GT(text_pixels(pic->image), text_pixels(plain->image) + 5000)
         << text_pixels(pic->image) << " vs " << text_pixels(plain->image);
+    const size_t lane_names = text_pixels(pic->image, 0, 0.1, 0.08, 0.85),
+                 bare_left = text_pixels(plain->image, 0, 0.1, 0.08, 0.85);
+    EXPECT_GT(lane_names, bare_left + 1000) << lane_names << " vs " << bare_left;
+    const size_t time_axis = text_pixels(pic->image, 0.1, 0.92, 0.8, 1),
+                 bare_bottom = text_pixels(plain->image, 0.1, 0.92, 0.8, 1);
+    EXPECT_GT(time_axis, bare_bottom + 1000) << time_axis << " vs " << bare_bottom;
 }
 
 TEST(ChartPictures, TheSweepChartNamesItsAxesWithUnitsAndItsShapes) {
@@ -127,6 +156,13 @@ TEST(ChartPictures, TheSweepChartNamesItsAxesWithUnitsAndItsShapes) {
     ASSERT_TRUE(plain) << plain.error().full();
     EXPECT_GT(text_pixels(pic->image), text_pixels(plain->image) + 5000)
         << text_pixels(pic->image) << " vs " << text_pixels(plain->image);
+    // The time axis's numbers and name left of the plot, the shapes and their axis's name under it.
+    const size_t left = text_pixels(pic->image, 0, 0.15, 0.045, 0.85),
+                 bare_left = text_pixels(plain->image, 0, 0.15, 0.045, 0.85);
+    EXPECT_GT(left, bare_left + 400) << left << " vs " << bare_left;
+    const size_t bottom = text_pixels(pic->image, 0.05, 0.92, 0.95, 1),
+                 bare_bottom = text_pixels(plain->image, 0.05, 0.92, 0.95, 1);
+    EXPECT_GT(bottom, bare_bottom + 1000) << bottom << " vs " << bare_bottom;
 }
 
 TEST(ChartPictures, AnErrorMapKeepsItsShapeAndHasItsScale) {
@@ -153,4 +189,33 @@ TEST(ChartPictures, AnErrorMapKeepsItsShapeAndHasItsScale) {
     EXPECT_TRUE(has(pic->texts, "|output - reference|"));
     EXPECT_TRUE(has(pic->texts, std::to_string(m.mismatched_elements) + " of 23,177 elements"));
     EXPECT_TRUE(has(pic->texts, "x (element column)"));
+}
+
+// The window's Launch view draws the timeline with the same chart as timeline.png: an ImPlot plot whose lanes
+// are named "worker 0"... (the CPU backend's units), not an unlabelled texture.
+TEST(ChartPictures, TheLaunchViewDrawsTheSameLabelledTimeline) {
+    uitest::ScopedUserDir user;
+    auto host = uitest::start_settled(uitest::headless_options(), [] {
+        return Result<std::unique_ptr<Backend>>(std::unique_ptr<Backend>(std::make_unique<TracingBackend>()));
+    });
+    ASSERT_TRUE(host);
+    ui::Workspace& ws = host->workspace();
+    ws.inputs().trace = true;
+    ws.inputs().touch();
+    uitest::settle(*host);
+    ws.show_panel("Launch view");
+    for (int i = 0; i < 4; ++i) host->frame();
+    ASSERT_TRUE(ws.latest() && ws.latest()->report.trace) << "the run was not traced";
+    std::vector<std::string> lanes;
+    ImPlotContext& plots = *ImPlot::GetCurrentContext();
+    for (int i = 0; i < plots.Plots.GetBufSize(); ++i) {
+        ImPlotPlot* p = plots.Plots.GetByIndex(i);
+        if (!p) continue;
+        ImPlotTicker& ticks = p->Axes[ImAxis_Y1].Ticker;
+        for (int t = 0; t < ticks.TickCount(); ++t)
+            if (std::string(ticks.GetText(t)).rfind("worker ", 0) == 0) lanes.push_back(ticks.GetText(t));
+    }
+    if (auto shot = host->screenshot(); shot) keep(*shot, "launch_view_timeline.png");
+    ASSERT_FALSE(lanes.empty()) << "no plot with lanes named \"worker N\"";
+    EXPECT_EQ(lanes.front(), "worker 0");
 }
