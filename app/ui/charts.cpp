@@ -218,7 +218,10 @@ void element_map_chart(const ElementMapChart& map, ImVec2 size, ChartText* text)
         ImPlot::SetupAxisLimits(ImAxis_Y1, 0, map.height, ImPlotCond_Always);
         ImPlot::SetupLegend(ImPlotLocation_South, ImPlotLegendFlags_Outside);
         ImPlot::SetupFinish();
-        ImPlot::PlotImage("##map", map.texture, ImPlotPoint(0, 0), ImPlotPoint(map.width, map.height));
+        // ImPlot puts the texture's top row at the y axis's maximum, which the inverted axis draws at the bottom:
+        // flip v so that row 0 is at the top, as in the output image.
+        ImPlot::PlotImage("##map", map.texture, ImPlotPoint(0, 0), ImPlotPoint(map.width, map.height), ImVec2(0, 1),
+                          ImVec2(1, 0));
         if (!bare)
             for (const LegendEntry& e : map.legend) {
                 ImPlot::PlotDummy(e.label.c_str(),

@@ -181,11 +181,29 @@ TEST(ChartPictures, AnErrorMapKeepsItsShapeAndHasItsScale) {
     ASSERT_TRUE(pic) << pic.error().full();
     keep(pic->image, "error_map.png");
     EXPECT_EQ(pic->image.width, 1920);
-    // A wide map makes a low picture, a square one a tall picture.
-    Image square = render_error_image(m, {152, 152});
-    auto tall = ui::error_picture(m, square);
+    // A wide map makes a low picture, a square one a tall picture, with row 0 at the top as in the output: here
+    // only rows 0..14 of 152 are wrong, so the bright (magma's top) pixels are all in the picture's upper part.
+    ErrorMap top = m;
+    top.elements = 152 * 152;
+    top.abs_error.assign(top.elements, 0.0f);
+    for (uint64_t i = 0; i < 152 * 15; ++i) top.abs_error[i] = 0.25f;
+    top.mismatched_elements = 152 * 15;
+    auto tall = ui::error_picture(top, render_error_image(top, {152, 152}));
     ASSERT_TRUE(tall) << tall.error().full();
+    keep(tall->image, "error_map_top_rows.png");
     EXPECT_GT(tall->image.height, pic->image.height + 500);
+    auto bright = [&](double y0, double y1) {
+        size_t n = 0;
+        const Image& img = tall->image;
+        for (int y = int(y0 * img.height); y < int(y1 * img.height); ++y)
+            for (int x = 0; x < img.width * 3 / 4; ++x) {  // left of the colour bar
+                const uint8_t* p = img.pixels.data() + (size_t(y) * size_t(img.width) + size_t(x)) * 4;
+                n += p[0] > 230 && p[1] > 200 && p[2] > 120 && p[2] < 210;
+            }
+        return n;
+    };
+    EXPECT_GT(bright(0, 0.3), 10000u);
+    EXPECT_EQ(bright(0.3, 1), 0u);
     EXPECT_TRUE(has(pic->texts, "|output - reference|"));
     EXPECT_TRUE(has(pic->texts, std::to_string(m.mismatched_elements) + " of 23,177 elements"));
     EXPECT_TRUE(has(pic->texts, "x (element column)"));
