@@ -172,7 +172,7 @@ Result<ChartPicture> timeline_picture(const LaunchTrace& trace, const PictureOpt
 
 Result<ChartPicture> sweep_picture(const SweepResult& r, const PictureOptions& o) {
     std::vector<std::string> lines = {"Sweep of " + r.kernel + " on " + r.backend + " (" + r.device + "), " +
-                                      count_text(uint64_t(std::max(r.repeats, 0)), "timed launch") + " per shape"};
+                                      count_text(uint64_t(std::max(r.repeats, 0)), "timed launch", "timed launches") + " per shape"};
     if (r.best >= 0) {
         const SweepConfig& b = r.configs[size_t(r.best)];
         lines.push_back("fastest: block " + b.block.str() + ", " + fixed(b.median_ms, 4) + " ms median, " +

@@ -34,6 +34,13 @@ int tick_step(int count, float pixels, float spacing) {
     return int(std::ceil(need));
 }
 
+// A block shape as short as it reads: "256" (1D), "16x16" (2D), "8x8x4" (3D); the tick labels then fit more often.
+std::string shape_name(const Dim3& b) {
+    if (b.z == 1 && b.y == 1) return std::to_string(b.x);
+    if (b.z == 1) return std::to_string(b.x) + "x" + std::to_string(b.y);
+    return b.str();
+}
+
 }  // namespace
 
 int sweep_chart(const SweepResult& r, ImVec2 size, ChartText* text) {
@@ -44,7 +51,7 @@ int sweep_chart(const SweepResult& r, ImVec2 size, ChartText* text) {
         xs.push_back(double(i));
         times.push_back(c.timed() ? c.median_ms : 0.0);
         occupancy.push_back(c.predicted.occupancy * 100);
-        names.push_back(c.block.str());
+        names.push_back(shape_name(c.block));
         if (int(i) == r.best) {
             best_x.push_back(double(i));
             best_y.push_back(c.median_ms);
@@ -52,7 +59,9 @@ int sweep_chart(const SweepResult& r, ImVec2 size, ChartText* text) {
     }
     // Tick labels: every shape when they fit, otherwise every k-th.
     const size_t n = r.configs.size();
-    const float label_width = ImGui::CalcTextSize("1024x1x1 ").x;
+    float label_width = 0;
+    for (const std::string& name : names)
+        label_width = std::max(label_width, ImGui::CalcTextSize((name + "  ").c_str()).x);
     const float width = size.x > 0 ? size.x : ImGui::GetContentRegionAvail().x;
     const size_t every = std::max<size_t>(1, size_t(std::ceil(float(n) * label_width / std::max(width, 1.0f))));
     std::vector<double> tick_at;
@@ -64,7 +73,7 @@ int sweep_chart(const SweepResult& r, ImVec2 size, ChartText* text) {
     }
     const bool bare = text && !text->labels;
     if (!ImPlot::BeginPlot("##sweep_chart", size, bare ? ImPlotFlags_NoLegend : ImPlotFlags_None)) return -1;
-    ImPlot::SetupAxis(ImAxis_X1, label(text, "block shape (threads per block, x*y*z)"), axis_flags(text));
+    ImPlot::SetupAxis(ImAxis_X1, label(text, "block shape (threads per block: x, x*y or x*y*z)"), axis_flags(text));
     ImPlot::SetupAxis(ImAxis_Y1, label(text, "median time (ms)"), axis_flags(text));
     ImPlot::SetupAxis(ImAxis_Y2, label(text, "predicted occupancy (%)"), ImPlotAxisFlags_AuxDefault | axis_flags(text));
     ImPlot::SetupAxisLimits(ImAxis_X1, -0.75, double(n) - 0.25, ImPlotCond_Always);
@@ -74,7 +83,8 @@ int sweep_chart(const SweepResult& r, ImVec2 size, ChartText* text) {
     ImPlot::SetupAxisLimits(ImAxis_Y1, 0, top > 0 ? top * 1.15 : 1, ImPlotCond_Always);
     ImPlot::SetupAxisLimits(ImAxis_Y2, 0, 115, ImPlotCond_Always);
     if (n > 0) ImPlot::SetupAxisTicks(ImAxis_X1, tick_at.data(), int(tick_at.size()), tick_text.data());
-    ImPlot::SetupLegend(ImPlotLocation_NorthEast);
+    // Above the plot, in one row: inside it would hide the occupancy line's 100%.
+    ImPlot::SetupLegend(ImPlotLocation_North, ImPlotLegendFlags_Outside | ImPlotLegendFlags_Horizontal);
     ImPlot::SetAxes(ImAxis_X1, ImAxis_Y1);
     ImPlot::PlotBars(bare ? "##median" : "median time", xs.data(), times.data(), int(n), 0.8);
     if (!best_x.empty())

@@ -149,9 +149,12 @@ TEST(ChartPictures, TheSweepChartNamesItsAxesWithUnitsAndItsShapes) {
     keep(pic->image, "sweep.png");
     EXPECT_EQ(pic->image.width, 1700);
     EXPECT_EQ(pic->image.height, 1700 * 9 / 16);
-    for (const char* t :
-         {"median time (ms)", "predicted occupancy (%)", "threads per block", "32x1x1", "fastest: block 224x1x1"})
+    for (const char* t : {"median time (ms)", "predicted occupancy (%)", "threads per block", "fastest: block 224x1x1",
+                          "3 timed launches"})
         EXPECT_TRUE(has(pic->texts, t)) << t << " in " << testing::PrintToString(pic->texts);
+    // 1D shapes by their thread count: 13 of them fit 1700 px at text size 1.75, each one labelled.
+    for (int i = 1; i <= 13; ++i)
+        EXPECT_NE(std::find(pic->texts.begin(), pic->texts.end(), std::to_string(32 * i)), pic->texts.end()) << 32 * i;
     auto plain = ui::sweep_picture(sweep_result(), {1700, 1.75f, false});
     ASSERT_TRUE(plain) << plain.error().full();
     EXPECT_GT(text_pixels(pic->image), text_pixels(plain->image) + 5000)
