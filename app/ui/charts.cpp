@@ -172,11 +172,17 @@ std::optional<uint64_t> timeline_chart(const TimelineData& d, ImVec2 size, Chart
         ImPlot::PushPlotClipRect();
         const double colour_scale = d.blocks > 1 ? 1.0 / double(d.blocks - 1) : 0.0;
         for (size_t l = 0; l < d.lanes.size(); ++l) {
+            // A bar of a pixel or less ending in a column already painted on this lane is skipped: a frame then
+            // draws about one bar per pixel column and lane however many blocks ran (wider bars always draw, as
+            // the blocks an SM runs at once overlap in its lane).
+            float painted_to = -1e30f;
             for (const BlockTrace* b : d.lanes[l]) {
                 ImVec2 a = ImPlot::PlotToPixels(double(b->start_ns - d.t0) / ns_per_unit, double(l) - 0.4);
                 ImVec2 c = ImPlot::PlotToPixels(double(b->end_ns - d.t0) / ns_per_unit, double(l) + 0.4);
                 if (a.y > c.y) std::swap(a.y, c.y);
                 c.x = std::max(c.x, a.x + 1.0f);  // a very short block still shows
+                if (c.x - a.x <= 1.5f && std::floor(c.x) <= painted_to) continue;
+                painted_to = std::max(painted_to, std::floor(c.x));
                 const ImU32 fill =
                     ImGui::GetColorU32(ImPlot::SampleColormap(float(double(b->block) * colour_scale), cmap));
                 list->AddRectFilled(a, c, fill);
