@@ -14,8 +14,8 @@
 #include "core/session/report_json.h"
 #include "core/session/report_text.h"
 #include "core/session/sanitize.h"
-#include "core/session/variants.h"
 #include "core/session/session.h"
+#include "core/session/variants.h"
 #include "core/text_util.h"
 
 #include <nlohmann/json.hpp>

@@ -24,7 +24,8 @@ the usual shapes), each with warm-up and repeats; the grid follows the file's gr
 median time and the occupancy each shape is predicted to reach, and marks the fastest. One compile and one
 buffer setup serve every shape.
 
-)" + backend_option_help(28) + R"(  --set NAME=VALUE          set a parameter (repeatable)
+)" + backend_option_help(28) +
+           R"(  --set NAME=VALUE          set a parameter (repeatable)
   --blocks LIST             the shapes to try, e.g. 64,128,256 or 16x16,32x8 (default: see above)
   --repeat N                timed launches per shape (default 10)
   --warmup N                untimed launches per shape first (default 1)

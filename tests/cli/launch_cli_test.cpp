@@ -161,8 +161,8 @@ TEST(LaunchCli, TraceRecordsEveryBlockAndDrawsTheTimeline) {
 // microseconds (or ms), the coverage legend with its counts; without one (or no OpenGL), pixel pictures and a note.
 TEST(LaunchCli, TraceAndCoveragePicturesAreChartsWithLabels) {
     TempDir out;
-    auto r = cli({"run", "image/box_blur", "--backend", "cpu", "--trace", "--coverage", "--repeat", "1",
-                  "--out-dir", out.path().string()},
+    auto r = cli({"run", "image/box_blur", "--backend", "cpu", "--trace", "--coverage", "--repeat", "1", "--out-dir",
+                  out.path().string()},
                  {"CUDA_PLAYGROUND_CHART_TEXT=1"});
     ASSERT_EQ(r.exit_code, 0) << r.both();
     auto timeline = cp::load_image(out.path() / "timeline.png");
@@ -191,8 +191,8 @@ TEST(LaunchCli, TraceAndCoveragePicturesAreChartsWithLabels) {
 
 TEST(LaunchCli, WithoutOpenGlThePicturesArePixelsAndOneLineSaysSo) {
     TempDir out;
-    auto r = cli({"run", "image/box_blur", "--backend", "cpu", "--trace", "--coverage", "--repeat", "1",
-                  "--out-dir", out.path().string()},
+    auto r = cli({"run", "image/box_blur", "--backend", "cpu", "--trace", "--coverage", "--repeat", "1", "--out-dir",
+                  out.path().string()},
                  {"CUDA_PLAYGROUND_NO_GL=1", "CUDA_PLAYGROUND_CHART_TEXT=1"});
     ASSERT_EQ(r.exit_code, 0) << r.both();
     EXPECT_EQ(occurrences(r.err, kFallbackNote), 1u) << r.err;
@@ -216,8 +216,8 @@ TEST(LaunchCli, WithoutOpenGlThePicturesArePixelsAndOneLineSaysSo) {
 
 TEST(LaunchCli, SweepTimesEveryOneDimensionalBlockSize) {
     TempDir out;
-    auto r = cli({"sweep", "basics/vector_add", "--backend", "cpu", "--set", "n=20011", "--repeat", "1", "--warmup", "1",
-                  "--csv", (out.path() / "s.csv").string(), "--json", (out.path() / "s.json").string(), "--png",
+    auto r = cli({"sweep", "basics/vector_add", "--backend", "cpu", "--set", "n=20011", "--repeat", "1", "--warmup",
+                  "1", "--csv", (out.path() / "s.csv").string(), "--json", (out.path() / "s.json").string(), "--png",
                   (out.path() / "s.png").string()},
                  {"CUDA_PLAYGROUND_CHART_TEXT=1"});
     ASSERT_EQ(r.exit_code, 0) << r.both();

@@ -1,5 +1,6 @@
 // Launch view panel (launch_view_panel.h). The overlay is a CPU-made texture rebuilt only when the run or the
-// settings change; the timeline is the chart of ui/charts.h (the one `run --trace` writes), its lanes sorted once per run.
+// settings change; the timeline is the chart of ui/charts.h (the one `run --trace` writes), its lanes sorted once per
+// run.
 #include "ui/panels/launch_view_panel.h"
 
 #include "core/data/launch_images.h"
@@ -162,13 +163,15 @@ void LaunchViewPanel::draw_timeline(const LaunchTrace& trace) {
                        timeline_.t1 > timeline_.t0 ? double(timeline_.t1 - timeline_.t0) / 1e6 : 0.0);
     // The chart `run --trace` writes as timeline.png (ui/charts.h): lanes named, time in us, the block colours' scale.
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    highlighted_block_ = timeline_chart(timeline_, ImVec2(std::max(avail.x, 50.0f), std::max(avail.y - 4, ImGui::GetFontSize() * 8)));
+    highlighted_block_ =
+        timeline_chart(timeline_, ImVec2(std::max(avail.x, 50.0f), std::max(avail.y - 4, ImGui::GetFontSize() * 8)));
     if (!highlighted_block_ || *highlighted_block_ >= trace.blocks.size()) return;
     const BlockTrace& hit = trace.blocks[*highlighted_block_];
     ImGui::BeginTooltip();
-    ImGui::Text("block %llu on %s %u", static_cast<unsigned long long>(hit.block), trace.unit == "sm" ? "SM" : "worker", hit.unit);
-    ImGui::Text("%.2f .. %.2f us (%.2f us)", double(hit.start_ns - timeline_.t0) / 1e3, double(hit.end_ns - timeline_.t0) / 1e3,
-                double(hit.end_ns - hit.start_ns) / 1e3);
+    ImGui::Text("block %llu on %s %u", static_cast<unsigned long long>(hit.block), trace.unit == "sm" ? "SM" : "worker",
+                hit.unit);
+    ImGui::Text("%.2f .. %.2f us (%.2f us)", double(hit.start_ns - timeline_.t0) / 1e3,
+                double(hit.end_ns - timeline_.t0) / 1e3, double(hit.end_ns - hit.start_ns) / 1e3);
     ImGui::EndTooltip();
 }
 

@@ -49,7 +49,7 @@ private:
     Key overlay_key_;
     render::Texture overlay_;
     uint64_t timeline_job_ = 0;
-    TimelineData timeline_;  // the latest run's trace in lanes (points into latest_'s report)
+    TimelineData timeline_;                      // the latest run's trace in lanes (points into latest_'s report)
     std::optional<uint64_t> highlighted_block_;  // hovered on the timeline
     double rebuild_ms_ = 0;
 };
