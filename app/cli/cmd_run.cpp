@@ -1,6 +1,7 @@
 // `cuda-playground run FILE`: check the options and output paths, then resolve, check the launch against the
 // device, compile, launch, time, verify, write views and a JSON result.
 #include "cli/args.h"
+#include "cli/chart_output.h"
 #include "cli/commands.h"
 #include "cli/run_compare.h"
 #include "cli/session_setup.h"
@@ -14,8 +15,8 @@
 #include "core/session/report_json.h"
 #include "core/session/report_text.h"
 #include "core/session/sanitize.h"
-#include "core/session/variants.h"
 #include "core/session/session.h"
+#include "core/session/variants.h"
 #include "core/text_util.h"
 
 #include <nlohmann/json.hpp>
@@ -79,33 +80,34 @@ exits 0 when it fails as it says ("failed as expected") and 2 when it does not. 
 )";
 }
 
-// The coverage maps, error maps (when the check failed) and the timeline, as PNGs next to the views.
+// The coverage maps, error maps (when the check failed) and the timeline, as PNGs next to the views: charts with
+// axes and legends where an OpenGL context can be made (chart_output.h), else pixel pictures.
 Result<std::vector<std::filesystem::path>> export_launch_images(const RunReport& r, const std::filesystem::path& dir) {
     std::vector<std::filesystem::path> files;
+    PictureWriter pictures;
     auto layout_of = [&](const std::string& buffer, uint64_t elements) {
         for (const ResolvedView& v : r.resolved->views)
             if (v.spec.buffer == buffer && v.width > 0) return element_layout(elements, v.width, v.height);
         return element_layout(elements, 0, 0);
     };
-    auto save = [&](const std::string& name, const Image& image) -> Result<bool> {
-        const std::filesystem::path path = dir / name;
-        if (auto ok = save_png(path, image); !ok) return ok.error();
+    auto saved = [&](const std::filesystem::path& path, const Result<bool>& ok) -> Result<bool> {
+        if (!ok) return ok.error();
         files.push_back(path);
         return true;
     };
     for (const CoverageMap& c : r.coverage) {
         if (!c.not_measured.empty() && !c.writers_counted) continue;
-        if (auto ok = save(c.buffer + "_coverage.png",
-                           with_legend(render_coverage_image(c, layout_of(c.buffer, c.elements)), coverage_legend(c))); !ok)
-            return ok.error();
+        const std::filesystem::path path = dir / (c.buffer + "_coverage.png");
+        if (auto ok = saved(path, pictures.coverage(path, c, layout_of(c.buffer, c.elements))); !ok) return ok.error();
     }
     for (const ErrorMap& m : r.error_maps) {
         if (m.mismatched_elements == 0) continue;
-        if (auto ok = save(m.buffer + "_error.png", render_error_image(m, layout_of(m.buffer, m.elements))); !ok)
-            return ok.error();
+        const std::filesystem::path path = dir / (m.buffer + "_error.png");
+        if (auto ok = saved(path, pictures.error(path, m, layout_of(m.buffer, m.elements))); !ok) return ok.error();
     }
     if (r.trace)
-        if (auto ok = save("timeline.png", render_timeline_image(*r.trace)); !ok) return ok.error();
+        if (auto ok = saved(dir / "timeline.png", pictures.timeline(dir / "timeline.png", *r.trace)); !ok)
+            return ok.error();
     return files;
 }
 

@@ -1,6 +1,7 @@
 // `cuda-playground sweep FILE`: times the kernel over block shapes with repeats, beside the predicted
 // occupancy, and marks the best; --json and --csv write the table.
 #include "cli/args.h"
+#include "cli/chart_output.h"
 #include "cli/commands.h"
 #include "cli/session_setup.h"
 #include "core/data/launch_images.h"
@@ -23,14 +24,16 @@ the usual shapes), each with warm-up and repeats; the grid follows the file's gr
 median time and the occupancy each shape is predicted to reach, and marks the fastest. One compile and one
 buffer setup serve every shape.
 
-)" + backend_option_help(28) + R"(  --set NAME=VALUE          set a parameter (repeatable)
+)" + backend_option_help(28) +
+           R"(  --set NAME=VALUE          set a parameter (repeatable)
   --blocks LIST             the shapes to try, e.g. 64,128,256 or 16x16,32x8 (default: see above)
   --repeat N                timed launches per shape (default 10)
   --warmup N                untimed launches per shape first (default 1)
   --json FILE               write the table as JSON (- for stdout)
   --csv FILE                write the table as CSV
-  --png FILE                draw the sweep as a chart (bars: median time, the fastest gold; white ticks: the
-                            predicted occupancy, top = 100%)
+  --png FILE                draw the sweep as a chart, 1920 px wide (bars: median time in ms per block shape,
+                            the fastest gold; white line: the predicted occupancy in %, on its own axis); without
+                            OpenGL (or with CUDA_PLAYGROUND_NO_GL=1) a plain bar picture without axes
 
 Exit status: 0 success, 1 a user error (message on stderr).
 )";
@@ -117,7 +120,7 @@ int cmd_sweep(const std::vector<std::string>& argv) {
     if (args->has("--csv"))
         if (auto ok = write_file(args->get("--csv"), sweep_csv(r)); !ok) return user_error(ok.error());
     if (args->has("--png"))
-        if (auto ok = save_png(args->get("--png"), render_sweep_chart(r)); !ok) return user_error(ok.error());
+        if (auto ok = PictureWriter().sweep(args->get("--png"), r); !ok) return user_error(ok.error());
     return 0;
 }
 

@@ -1,6 +1,8 @@
 // The command line's launch views, on the CPU backend: `run --coverage` (the exact never-written count in
 // the JSON and a coverage map PNG), `run --trace` (one record per block, a timeline PNG) and `sweep` (every
 // 1D block size, CSV and JSON, the best marked); elements written by more than one thread (counted, or why not).
+// The pictures are charts with axes and legends (drawn by the window's ImPlot code on headless EGL); with
+// CUDA_PLAYGROUND_NO_GL=1 they are the plain pixel maps, whose every pixel is an element (checked exactly here).
 #include "core/data/image_io.h"
 #include "cli_support.h"
 
@@ -11,17 +13,36 @@
 #include <fstream>
 #include <sstream>
 
+#include "test_paths.h"
+
 using cp::test::cli;
 using cp::test::ProcessResult;
 using cp::test::TempDir;
 
 namespace {
 
+// The pixel pictures instead of charts: one element one pixel, so the maps can be counted.
+const std::vector<std::string> kPixelPictures = {"CUDA_PLAYGROUND_NO_GL=1"};
+constexpr const char* kFallbackNote = "note: pictures drawn without axes, labels or legend";
+
+size_t occurrences(const std::string& text, const std::string& needle) {
+    size_t n = 0;
+    for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+    return n;
+}
+
+// The text a chart reported drawing (CUDA_PLAYGROUND_CHART_TEXT=1): its line on stderr, or "".
+std::string chart_text(const ProcessResult& r, const std::string& file) {
+    const size_t at = r.err.find("chart text " + file + ":");
+    return at == std::string::npos ? "" : r.err.substr(at, r.err.find('\n', at) - at);
+}
+
 TEST(LaunchCli, CoverageCountsNeverWrittenElementsAndWritesTheMap) {
     TempDir out;
     // Thread IDs is 333x200 with 16x16 blocks by default; a 3x2 grid reaches x < 48 and y < 32.
     auto r = cli({"run", "basics/thread_ids", "--backend", "cpu", "--grid", "3x2", "--coverage", "--repeat", "1",
-                  "--out-dir", out.path().string(), "--json", (out.path() / "r.json").string()});
+                  "--out-dir", out.path().string(), "--json", (out.path() / "r.json").string()},
+                 kPixelPictures);
     ASSERT_EQ(r.exit_code, 2) << "the reference disagrees where nothing was written\n" << r.both();
     auto j = nlohmann::json::parse(cp::test::read_file(out.path() / "r.json"));
     const uint64_t w = j["params"]["width"].get<uint64_t>(), h = j["params"]["height"].get<uint64_t>();
@@ -42,6 +63,7 @@ TEST(LaunchCli, CoverageCountsNeverWrittenElementsAndWritesTheMap) {
     for (size_t i = 0; i < w * h * 4; i += 4) red += map->pixels[i] > 200 && map->pixels[i + 1] < 80;
     EXPECT_EQ(red, expected);
     EXPECT_TRUE(std::filesystem::exists(out.path() / "ids_error.png"));
+    EXPECT_EQ(occurrences(r.err, kFallbackNote), 1u) << "one line for both pictures\n" << r.err;
 }
 
 // Thread i stores element i / 2 of n (odd): the pairs' elements are written by two threads, the upper half by none.
@@ -66,7 +88,8 @@ TEST(LaunchCli, CoverageCountsElementsWrittenByMoreThanOneThread) {
     const auto file = dir.path() / "half_index.cu";
     std::ofstream(file) << kHalfIndex;
     auto r = cli({"run", file.string(), "--backend", "cpu", "--coverage", "--repeat", "1", "--out-dir",
-                  dir.path().string(), "--json", (dir.path() / "r.json").string()});
+                  dir.path().string(), "--json", (dir.path() / "r.json").string()},
+                 kPixelPictures);
     ASSERT_EQ(r.exit_code, 0) << r.both();
     const int n = 777;
     std::vector<int> writers(n, 0);
@@ -134,11 +157,69 @@ TEST(LaunchCli, TraceRecordsEveryBlockAndDrawsTheTimeline) {
     EXPECT_NE(r.out.find("trace:"), std::string::npos) << r.out;
 }
 
+// A build with the window draws the timeline and the coverage map as charts: 1920 px wide, lanes named, time in
+// microseconds (or ms), the coverage legend with its counts; without one (or no OpenGL), pixel pictures and a note.
+TEST(LaunchCli, TraceAndCoveragePicturesAreChartsWithLabels) {
+    TempDir out;
+    auto r = cli({"run", "image/box_blur", "--backend", "cpu", "--trace", "--coverage", "--repeat", "1", "--out-dir",
+                  out.path().string()},
+                 {"CUDA_PLAYGROUND_CHART_TEXT=1"});
+    ASSERT_EQ(r.exit_code, 0) << r.both();
+    auto timeline = cp::load_image(out.path() / "timeline.png");
+    ASSERT_TRUE(timeline.ok()) << timeline.error().full();
+    auto coverage = cp::load_image(out.path() / "dst_coverage.png");
+    ASSERT_TRUE(coverage.ok()) << coverage.error().full();
+#ifdef CP_UI_TEST_HELPER
+    ASSERT_EQ(r.err.find(kFallbackNote), std::string::npos) << "no headless OpenGL (Mesa's EGL) here?\n" << r.err;
+    EXPECT_EQ(timeline->width, 1920);
+    EXPECT_GE(timeline->height, 500);
+    const std::string lanes = chart_text(r, "timeline.png");
+    EXPECT_NE(lanes.find("[worker 0]"), std::string::npos) << r.err;
+    EXPECT_NE(lanes.find("time since the first block started ("), std::string::npos) << r.err;
+    EXPECT_NE(lanes.find("[block index]"), std::string::npos) << r.err;
+    EXPECT_EQ(coverage->width, 1920);
+    // 600 x 400 elements drawn square: the picture is taller than wide's two thirds.
+    EXPECT_GT(coverage->height, 1920 * 2 / 3);
+    const std::string legend = chart_text(r, "dst_coverage.png");
+    EXPECT_NE(legend.find("[never written: 0 of 240,000]"), std::string::npos) << r.err;
+    EXPECT_NE(legend.find("[x (element column)]"), std::string::npos) << r.err;
+#else
+    EXPECT_EQ(occurrences(r.err, kFallbackNote), 1u) << r.err;
+    EXPECT_EQ(timeline->width, 1600);
+#endif
+}
+
+TEST(LaunchCli, WithoutOpenGlThePicturesArePixelsAndOneLineSaysSo) {
+    TempDir out;
+    auto r = cli({"run", "image/box_blur", "--backend", "cpu", "--trace", "--coverage", "--repeat", "1", "--out-dir",
+                  out.path().string()},
+                 {"CUDA_PLAYGROUND_NO_GL=1", "CUDA_PLAYGROUND_CHART_TEXT=1"});
+    ASSERT_EQ(r.exit_code, 0) << r.both();
+    EXPECT_EQ(occurrences(r.err, kFallbackNote), 1u) << r.err;
+    EXPECT_EQ(r.err.find("chart text"), std::string::npos) << r.err;
+    auto timeline = cp::load_image(out.path() / "timeline.png");
+    ASSERT_TRUE(timeline.ok()) << timeline.error().full();
+    EXPECT_EQ(timeline->width, 1600);  // render_timeline_image's width
+    auto coverage = cp::load_image(out.path() / "dst_coverage.png");
+    ASSERT_TRUE(coverage.ok()) << coverage.error().full();
+    EXPECT_EQ(coverage->width, 600);  // one pixel per element, the legend below
+    auto s = cli({"sweep", "basics/vector_add", "--backend", "cpu", "--set", "n=5001", "--blocks", "96,160", "--repeat",
+                  "1", "--png", (out.path() / "s.png").string()},
+                 {"CUDA_PLAYGROUND_NO_GL=1"});
+    ASSERT_EQ(s.exit_code, 0) << s.both();
+    EXPECT_EQ(occurrences(s.err, kFallbackNote), 1u) << s.err;
+    auto sweep = cp::load_image(out.path() / "s.png");
+    ASSERT_TRUE(sweep.ok()) << sweep.error().full();
+    EXPECT_EQ(sweep->width, 1200);
+    EXPECT_EQ(sweep->height, 400);
+}
+
 TEST(LaunchCli, SweepTimesEveryOneDimensionalBlockSize) {
     TempDir out;
-    auto r = cli({"sweep", "basics/vector_add", "--backend", "cpu", "--set", "n=20011", "--repeat", "1", "--warmup", "1",
-                  "--csv", (out.path() / "s.csv").string(), "--json", (out.path() / "s.json").string(), "--png",
-                  (out.path() / "s.png").string()});
+    auto r = cli({"sweep", "basics/vector_add", "--backend", "cpu", "--set", "n=20011", "--repeat", "1", "--warmup",
+                  "1", "--csv", (out.path() / "s.csv").string(), "--json", (out.path() / "s.json").string(), "--png",
+                  (out.path() / "s.png").string()},
+                 {"CUDA_PLAYGROUND_CHART_TEXT=1"});
     ASSERT_EQ(r.exit_code, 0) << r.both();
     auto j = nlohmann::json::parse(cp::test::read_file(out.path() / "s.json"));
     ASSERT_EQ(j["configs"].size(), 32u);
@@ -157,7 +238,16 @@ TEST(LaunchCli, SweepTimesEveryOneDimensionalBlockSize) {
     while (std::getline(csv, line)) ++lines;
     EXPECT_EQ(lines, 33);
     EXPECT_NE(r.out.find("<- best"), std::string::npos) << r.out;
-    EXPECT_TRUE(std::filesystem::exists(out.path() / "s.png"));
+    auto png = cp::load_image(out.path() / "s.png");
+    ASSERT_TRUE(png.ok()) << png.error().full();
+#ifdef CP_UI_TEST_HELPER
+    // The chart: 1920 x 1080, its axes named with units, the shapes on the x axis.
+    EXPECT_EQ(png->width, 1920);
+    EXPECT_EQ(png->height, 1080);
+    const std::string text = chart_text(r, "s.png");
+    for (const char* t : {"[median time (ms)]", "[predicted occupancy (%)]", "[32]", "[fastest]"})
+        EXPECT_NE(text.find(t), std::string::npos) << t << "\n" << r.err;
+#endif
 }
 
 }  // namespace

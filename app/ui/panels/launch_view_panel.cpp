@@ -1,16 +1,17 @@
-// Launch view panel (launch_view_panel.h). The overlay and the timeline are CPU-made textures rebuilt only when
-// the run or the settings change, so a frame costs two textured quads and a hover look-up.
+// Launch view panel (launch_view_panel.h). The overlay is a CPU-made texture rebuilt only when the run or the
+// settings change; the timeline is the chart of ui/charts.h (the one `run --trace` writes), its lanes sorted once per
+// run.
 #include "ui/panels/launch_view_panel.h"
 
 #include "core/data/launch_images.h"
 #include "core/session/coverage.h"
+#include "ui/charts.h"
 #include "ui/widgets.h"
 
 #include <imgui.h>
 
 #include <algorithm>
 #include <chrono>
-#include <map>
 
 namespace cp::ui {
 namespace {
@@ -153,56 +154,24 @@ void LaunchViewPanel::draw_overlay(const OutputView& view, const RunReport& repo
 }
 
 void LaunchViewPanel::draw_timeline(const LaunchTrace& trace) {
-    if (timeline_job_ != latest_->job_id || !timeline_) {
-        const Image img = render_timeline_image(trace, 1200);
-        timeline_ = render::texture_from_rgba8(img.pixels.data(), img.width, img.height);
+    if (timeline_job_ != latest_->job_id) {  // lanes sorted once per run, not per frame
+        timeline_ = timeline_data(trace);
         timeline_job_ = latest_->job_id;
-        std::map<uint32_t, std::vector<const BlockTrace*>> by_unit;
-        timeline_t0_ = UINT64_MAX;
-        timeline_t1_ = 0;
-        for (const BlockTrace& b : trace.blocks) {
-            if (b.start_ns == 0 && b.end_ns == 0) continue;
-            by_unit[b.unit].push_back(&b);
-            timeline_t0_ = std::min(timeline_t0_, b.start_ns);
-            timeline_t1_ = std::max(timeline_t1_, b.end_ns);
-        }
-        lanes_.clear();
-        for (auto& [unit, blocks] : by_unit) {
-            std::sort(blocks.begin(), blocks.end(), [](auto* a, auto* b) { return a->start_ns < b->start_ns; });
-            lanes_.push_back(std::move(blocks));
-        }
     }
     ImGui::TextWrapped("Timeline: %zu blocks on %u %s over %.3f ms", trace.blocks.size(), trace.units_used,
-                trace.unit == "sm" ? "SMs" : "CPU workers",
-                timeline_t1_ > timeline_t0_ ? double(timeline_t1_ - timeline_t0_) / 1e6 : 0.0);
+                       trace.unit == "sm" ? "SMs" : "CPU workers",
+                       timeline_.t1 > timeline_.t0 ? double(timeline_.t1 - timeline_.t0) / 1e6 : 0.0);
+    // The chart `run --trace` writes as timeline.png (ui/charts.h): lanes named, time in us, the block colours' scale.
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const ImVec2 size(std::max(avail.x, 50.0f), std::max(avail.y - 4, 40.0f));
-    const ImVec2 origin = ImGui::GetCursorScreenPos();
-    ImGui::InvisibleButton("##timeline", size);
-    ImGui::GetWindowDrawList()->AddImage(texture_id(timeline_), origin, ImVec2(origin.x + size.x, origin.y + size.y));
-    highlighted_block_.reset();
-    if (!ImGui::IsItemHovered() || lanes_.empty() || timeline_t1_ <= timeline_t0_) return;
-    const ImVec2 m = ImGui::GetIO().MousePos;
-    const size_t lane = std::min(lanes_.size() - 1, size_t(std::max(0.0f, (m.y - origin.y) / size.y * float(lanes_.size()))));
-    const uint64_t t = timeline_t0_ + uint64_t(std::max(0.0f, (m.x - origin.x) / size.x) * float(timeline_t1_ - timeline_t0_));
-    const auto& blocks = lanes_[lane];
-    // The block running at t on this lane (the last to start at or before t that ends after it).
-    auto it = std::upper_bound(blocks.begin(), blocks.end(), t, [](uint64_t v, const BlockTrace* b) { return v < b->start_ns; });
-    const BlockTrace* hit = nullptr;
-    while (it != blocks.begin()) {
-        --it;
-        if ((*it)->end_ns >= t) {
-            hit = *it;
-            break;
-        }
-        if (t - (*it)->end_ns > (timeline_t1_ - timeline_t0_) / 100) break;
-    }
-    if (!hit) return;
-    highlighted_block_ = hit->block;
+    highlighted_block_ =
+        timeline_chart(timeline_, ImVec2(std::max(avail.x, 50.0f), std::max(avail.y - 4, ImGui::GetFontSize() * 8)));
+    if (!highlighted_block_ || *highlighted_block_ >= trace.blocks.size()) return;
+    const BlockTrace& hit = trace.blocks[*highlighted_block_];
     ImGui::BeginTooltip();
-    ImGui::Text("block %llu on %s %u", static_cast<unsigned long long>(hit->block), trace.unit == "sm" ? "SM" : "worker", hit->unit);
-    ImGui::Text("%.2f .. %.2f us (%.2f us)", double(hit->start_ns - timeline_t0_) / 1e3, double(hit->end_ns - timeline_t0_) / 1e3,
-                double(hit->end_ns - hit->start_ns) / 1e3);
+    ImGui::Text("block %llu on %s %u", static_cast<unsigned long long>(hit.block), trace.unit == "sm" ? "SM" : "worker",
+                hit.unit);
+    ImGui::Text("%.2f .. %.2f us (%.2f us)", double(hit.start_ns - timeline_.t0) / 1e3,
+                double(hit.end_ns - timeline_.t0) / 1e3, double(hit.end_ns - hit.start_ns) / 1e3);
     ImGui::EndTooltip();
 }
 

@@ -4,6 +4,7 @@
 // bar to highlight its block on the output).
 #pragma once
 
+#include "ui/charts.h"
 #include "ui/panels/panel.h"
 #include "ui/state/launch_overlay.h"
 #include "ui/state/live_runner.h"
@@ -48,9 +49,7 @@ private:
     Key overlay_key_;
     render::Texture overlay_;
     uint64_t timeline_job_ = 0;
-    render::Texture timeline_;
-    std::vector<std::vector<const BlockTrace*>> lanes_;  // per lane, blocks by start time
-    uint64_t timeline_t0_ = 0, timeline_t1_ = 0;
+    TimelineData timeline_;                      // the latest run's trace in lanes (points into latest_'s report)
     std::optional<uint64_t> highlighted_block_;  // hovered on the timeline
     double rebuild_ms_ = 0;
 };
