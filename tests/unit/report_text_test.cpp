@@ -97,7 +97,8 @@ TEST(ReportText, AWrongResultSaysHowManyElementsWereNeverWritten) {
     EXPECT_EQ(j["check"]["state"], "differs");
     EXPECT_EQ(j["check"]["never_written"], 190464u);
     r.coverage[0].never_written = 0;  // all written: the difference is the kernel's arithmetic
-    EXPECT_EQ(verdict_text(r, VerdictOf::Run, false), "Differs from the CPU reference: 190464 mismatches, max error 255");
+    EXPECT_EQ(verdict_text(r, VerdictOf::Run, false),
+              "Differs from the CPU reference: 190464 mismatches, max error 255");
 }
 
 TEST(ReportText, BuggyOnPurposeSaysWhatItMustShowAndWhetherItDid) {

@@ -26,10 +26,10 @@ void heading_line(std::optional<double> median_ms, std::optional<bool> verified,
     if (median_ms) std::snprintf(time, sizeof time, "%.4g ms", *median_ms);
     const char* sep = median_ms ? " | " : "";
     // Checking, or not checked and why in short (report_text.h); the whole sentence on hover.
-    const std::string words = verified == true    ? "matches its reference"
-                              : verified == false ? "WRONG: differs from its reference"
+    const std::string words = verified == true         ? "matches its reference"
+                              : verified == false      ? "WRONG: differs from its reference"
                               : !short_verdict.empty() ? short_verdict
-                                                     : "not checked";
+                                                       : "not checked";
     wrapped(verified == true    ? kGood
             : verified == false ? kBad
                                 : ImVec4(1, 0.75f, 0.3f, 1),
