@@ -342,6 +342,7 @@ int cmd_run(const std::vector<std::string>& argv) {
     }
     options.timing.flush_l2 = args->has("--flush-l2");
     options.verify = !args->has("--no-verify");
+    options.skipped_check_reason = "--no-verify skipped it";
     options.pinned_host = args->has("--pinned");
     if (args->has("--chunk-bytes")) {
         auto n = parse_positive_int("--chunk-bytes", args->get("--chunk-bytes"));

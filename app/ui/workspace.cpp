@@ -91,16 +91,12 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     panels_.push_back(std::make_unique<LibraryPanel>(
         library_, LibraryActions{[this](const fs::path& p) { open_kernel(p); },
                                  [this] { return doc_ ? doc_->original_path() : fs::path(); },
-                                 [](const fs::path& p) { return fs::exists(KernelDocument::user_copy_for(p, kernels_dir(), edits_dir())); }}));
+                                 [this](const fs::path& p) { return edit_mark_label(edit_marks_.of(p)); }}));
+    refresh_edit_marks();
     auto editor = std::make_unique<EditorPanel>(
         doc_, compile_status_, settings_.auto_compile,
         EditorActions{[this] { request_run(); }, [this] { save_now(); },
-                      [this] {
-                          if (doc_) {
-                              if (auto r = doc_->revert_to_original(now_); !r) console_.add(LogKind::Error, r.error().full());
-                              else console_.add(LogKind::Info, "Reverted to the stock " + doc_->original_path().filename().string());
-                          }
-                      },
+                      [this] { take_stock(); },
                       [this] { return now_; },
                       [this] {
                           if (!doc_) return;
@@ -114,7 +110,8 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
                           console_.add(LogKind::Info, "Added a header proposed from the kernel's signature and body; "
                                                       "its `# guess:` lines say what it guessed. Check them and run (F5).");
                           request_run();
-                      }});
+                      },
+                      [this] { keep_my_edits(); }});
     editor_panel_ = editor.get();
     panels_.push_back(std::move(editor));
     panels_.push_back(std::make_unique<ParametersPanel>(inputs_, parsed_, latest_));
@@ -225,14 +222,51 @@ void Workspace::open_kernel(const fs::path& path) {
     verify_next_ = true;
     reparse_if_changed();
     console_.add(LogKind::Info, "Opened " + doc_->shown_path().string() + (doc_->has_user_copy() ? " (your edited copy)" : ""));
+    if (doc_->stock_changed())
+        console_.add(LogKind::Warning, "The library's " + doc_->original_path().filename().string() +
+                                           " changed since you edited it: the Editor compares them and lets you keep "
+                                           "yours or take the new one.");
+    if (!doc_->earlier_private_copy().empty())
+        console_.add(LogKind::Info, "An earlier version kept your edits of this file apart, in " +
+                                        doc_->earlier_private_copy().string() +
+                                        "; the file itself is shown (and saved) now, that copy is left as it was.");
+    if (doc_->from_library())
+        edit_marks_.set(doc_->original_path(), EditMarks::read(doc_->original_path(), kernels_dir(), edits_dir()));
     settings_.last_kernel = fs::absolute(path).string();
     save_settings_if_persistent();
 }
 
 void Workspace::save_now() {
     if (!doc_) return;
-    if (auto r = doc_->save(); !r) console_.add(LogKind::Error, "Saving failed: " + r.error().full());
-    else console_.add(LogKind::Info, "Saved " + doc_->user_copy_path().string());
+    const bool had_copy = doc_->has_user_copy();
+    auto r = doc_->save();
+    if (!r) console_.add(LogKind::Error, "Saving failed: " + r.error().full());
+    else if (*r) console_.add(LogKind::Info, "Saved " + doc_->user_copy_path().string());
+    else if (had_copy && !doc_->has_user_copy())
+        console_.add(LogKind::Info, "Your text is the stock text again: the edited copy is removed.");
+    if (doc_->from_library())
+        edit_marks_.set(doc_->original_path(), EditMarks::read(doc_->original_path(), kernels_dir(), edits_dir()));
+}
+
+void Workspace::take_stock() {
+    if (!doc_) return;
+    if (auto r = doc_->revert_to_original(now_); !r) console_.add(LogKind::Error, r.error().full());
+    else console_.add(LogKind::Info, "Took the stock " + doc_->original_path().filename().string() + " (your edits are removed)");
+    edit_marks_.set(doc_->original_path(), EditMarks::read(doc_->original_path(), kernels_dir(), edits_dir()));
+}
+
+void Workspace::keep_my_edits() {
+    if (!doc_) return;
+    if (auto r = doc_->keep_mine(); !r) console_.add(LogKind::Error, r.error().full());
+    else console_.add(LogKind::Info, "Kept your edits of " + doc_->original_path().filename().string() +
+                                         " (the library's change is not taken)");
+    edit_marks_.set(doc_->original_path(), EditMarks::read(doc_->original_path(), kernels_dir(), edits_dir()));
+}
+
+void Workspace::refresh_edit_marks() {
+    std::vector<fs::path> lessons;
+    for (const KernelFile& k : library_) lessons.push_back(k.path);
+    edit_marks_.refresh(lessons, kernels_dir(), edits_dir());
 }
 
 void Workspace::set_source(std::string text, double now) {
@@ -251,6 +285,9 @@ void Workspace::reparse_if_changed() {
 
 void Workspace::maybe_submit(double now) {
     if (!doc_ || !runner_->idle()) return;
+    // The text may have changed while panels drew (Describe's header, a revert): the job is made of this text,
+    // never of the parse before it (a run of the old text marked as the new one stayed until F5).
+    reparse_if_changed();
     if (sweep_.requested) {
         submit_sweep();
         return;
@@ -277,6 +314,7 @@ void Workspace::maybe_submit(double now) {
     RunJob job = job_from_inputs();
     job.options.timing = inputs_.timing;
     job.options.verify = verify && !live_.every_frame;
+    job.options.skipped_check_reason = skipped_check_reason(source_changed);
     job.options.pinned_host = inputs_.pinned_host;
     job.options.upload_chunk_bytes = uint64_t(std::max(inputs_.upload_chunk_kib, 0)) * 1024;
     job.options.read_back = job.options.verify || outputs_->needs_host_data(parsed_);
@@ -286,11 +324,22 @@ void Workspace::maybe_submit(double now) {
     job.host_data_for = [views = outputs_.get()](const KernelFile& f) { return views->needs_host_data(f); };
     inflight_file_ = parsed_;
     inflight_new_source_ = source_changed || new_kernel;
-    submitted_ = {doc_->revision(), inputs_.revision, parsed_path_, job.compare};
+    submitted_ = {doc_->revision(), inputs_.revision, parsed_path_, job.compare, inputs_.choices.block, inputs_.choices.grid};
+    inflight_compiled_path_ = doc_->compiled_path();
     run_requested_ = false;
     verify_next_ = false;
     compile_status_.pending = false;
     runner_->submit(std::move(job));
+}
+
+// Why a re-run is not checked, as the Output panel says it (and what to do): a check costs a read-back and the
+// CPU reference, so only F5, opening a kernel and "Verify every run" check.
+std::string Workspace::skipped_check_reason(bool source_changed) const {
+    if (live_.every_frame) return "re-run every frame, which skips the check: press F5 to check";
+    if (source_changed) return "re-run after an edit: press F5 to check";
+    if (inputs_.choices.block != submitted_.block || inputs_.choices.grid != submitted_.grid)
+        return "re-run after a launch change: press F5 to check";
+    return "re-run after a change of the inputs: press F5 to check";
 }
 
 RunJob Workspace::job_from_inputs() {
@@ -329,12 +378,13 @@ void Workspace::apply_outcome(RunOutcome outcome) {
     // The first refusal is the run's error (logged below); any others are logged here.
     for (size_t i = 1; i < r.input_problems.size(); ++i) console_.add(LogKind::Error, "Refused: " + r.input_problems[i].error.full());
 
+    name_compiled_file(r, inflight_file_.path.string(), inflight_compiled_path_.string());
     // Compile status for the editor.
     compile_status_.diagnostics = r.diagnostics;
     // A runtime error with a line (a fault, an out-of-bounds access on the CPU backend) is marked there too.
     if (r.error && r.error_line > 0 && doc_) {
         compile_status_.diagnostics.push_back(
-            Diagnostic{doc_->shown_path().string(), r.error_line, 0, Severity::Error, "at run time: " + r.error->message});
+            Diagnostic{inflight_compiled_path_.string(), r.error_line, 0, Severity::Error, "at run time: " + r.error->message});
         // A fault on a line scrolled out of sight is brought into view once (the cursor stays where it is).
         if (r.error_line != compile_status_.reveal_line || r.error->message != revealed_error_) {
             compile_status_.reveal_line = r.error_line;
@@ -415,6 +465,24 @@ void Workspace::apply_outcome(RunOutcome outcome) {
     latest_ = std::move(outcome);
 }
 
+// Messages name the file that was compiled: an edited lesson's copy, not the stock file it came from (the
+// session compiles the text under the stock path so that files beside it are found).
+void Workspace::name_compiled_file(RunReport& r, const std::string& parsed_as, const std::string& saved_as) {
+    if (parsed_as == saved_as || parsed_as.empty()) return;
+    auto rename = [&](std::string& text) {
+        for (size_t at = text.find(parsed_as); at != std::string::npos; at = text.find(parsed_as, at + saved_as.size()))
+            text.replace(at, parsed_as.size(), saved_as);
+    };
+    for (Diagnostic& d : r.diagnostics) {
+        if (d.file == parsed_as) d.file = saved_as;
+        rename(d.message);
+    }
+    if (r.error) {
+        rename(r.error->message);
+        rename(r.error->hint);
+    }
+}
+
 // A run's failure in the console and under the output; live re-running stops after one.
 void Workspace::show_failure(const RunReport& r) {
     const std::string what = run_failure_text(r);
@@ -448,6 +516,7 @@ void Workspace::show_verdict(const RunReport& r) {
     if (r.launched && r.resolved) {
         output_status_.verified = r.verified;
         output_status_.verification = verdict_text(r);
+        output_status_.short_verdict = short_verdict_text(r);
         if (r.verified == false) console_.add(LogKind::Warning, output_status_.verification);
     }
     output_status_.on_purpose.clear();

@@ -13,6 +13,7 @@
 #include "ui/state/console_log.h"
 #include "ui/panels/device_panel.h"
 #include "ui/panels/editor_panel.h"
+#include "ui/state/edit_marks.h"
 #include "ui/state/kernel_document.h"
 #include "ui/state/live_runner.h"
 #include "ui/state/sweep_state.h"
@@ -72,6 +73,8 @@ public:
     void open_kernel(const std::filesystem::path& path);
     void request_run() { run_requested_ = true; }
     void save_now();
+    void take_stock();     // an edited lesson back to the library's text (Revert, "Take the new one")
+    void keep_my_edits();  // an edited lesson whose stock changed: keep the edits, the notice goes
     KernelDocument* document() { return doc_ ? &*doc_ : nullptr; }
     void set_source(std::string text, double now);  // as if typed
     RunInputs& inputs() { return inputs_; }
@@ -141,7 +144,10 @@ private:
     // The occupancy suggestion (workspace_suggest.cpp): ask the session on the runner's thread, or estimate
     // here without a backend; then apply, show and log the answer.
     void submit_block_suggestion();
-    RunJob job_from_inputs();  // a job for the runner with the current file, parameters, launch and images
+    std::string skipped_check_reason(bool source_changed) const;  // RunOptions::skipped_check_reason, in the window's words
+    RunJob job_from_inputs();
+    void refresh_edit_marks();  // the Library's "(edited)" marks, from disk
+    static void name_compiled_file(RunReport& r, const std::string& parsed_as, const std::string& saved_as);  // a job for the runner with the current file, parameters, launch and images
     void apply_block_suggestion(RunOutcome outcome);
     void submit_sanitize();
     void apply_sanitized(Result<SanitizedRun> result);
@@ -189,6 +195,8 @@ private:
     uint64_t sanitizer_marks_revision_ = ~0ull;    // the document revision they were found in
     std::string sanitizer_marks_path_;
     CompileStatus compile_status_;
+    EditMarks edit_marks_;
+    double last_marks_check_ = 0;
     std::string revealed_error_;  // the runtime error whose line the editor last brought into view
     OutputStatus output_status_;
     CompareState compare_;
@@ -199,8 +207,10 @@ private:
         uint64_t doc_revision = ~0ull, inputs_revision = ~0ull;
         std::string path;
         bool compare = false;
+        std::optional<Dim3> block, grid;  // the launch chosen, to say why a re-run was not checked
     } submitted_;
     KernelFile inflight_file_;
+    std::filesystem::path inflight_compiled_path_;  // the file the submitted text is saved as (its messages name it)
     bool inflight_new_source_ = false;
     uint64_t next_job_ = 1, runs_applied_ = 0;
     bool run_requested_ = false;

@@ -69,6 +69,7 @@ void Workspace::apply_variants(RunOutcome& outcome) {
 void Workspace::show_column_verdict(VariantColumn& col, const RunReport& r) {
     col.verified = r.verified;
     col.verdict = verdict_text(r, VerdictOf::Variant, false);
+    col.short_verdict = short_verdict_text(r);
     if (col.verified == false) console_.add(LogKind::Warning, "Compare with " + col.name + ": " + col.verdict);
 }
 

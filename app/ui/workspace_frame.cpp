@@ -4,6 +4,7 @@
 
 #include "core/kernel_file/kernel_file.h"
 #include "ui/dock_layout.h"
+#include "ui/state/user_dirs.h"
 
 #include <imgui.h>
 #include <imgui_internal.h>  // the dock builder and the viewport's work area of this frame
@@ -33,11 +34,22 @@ void Workspace::frame(double now) {
     }
     if (auto checked = runner_->take_check()) apply_check(std::move(*checked));
     if (doc_) {
+        const bool had_copy = doc_->has_user_copy();
         if (auto r = doc_->autosave_if_due(now); !r) console_.add(LogKind::Error, "Autosave failed: " + r.error().full());
+        else if (doc_->from_library() && (*r || had_copy != doc_->has_user_copy()))
+            edit_marks_.set(doc_->original_path(), EditMarks::read(doc_->original_path(), kernels_dir(), edits_dir()));
         if (now - last_watch_check_ >= 0.5) {
             last_watch_check_ = now;
             if (doc_->reload_if_changed_on_disk(now))
                 console_.add(LogKind::Info, "Reloaded " + doc_->shown_path().string() + " (changed outside the app)");
+        }
+        // The library may be updated while the app runs (a git pull): the open lesson and the marks follow.
+        if (now - last_marks_check_ >= 2.0) {
+            last_marks_check_ = now;
+            if (doc_->refresh_stock() && doc_->stock_changed())
+                console_.add(LogKind::Warning, "The library's " + doc_->original_path().filename().string() +
+                                                   " changed since you edited it: see the Editor.");
+            refresh_edit_marks();
         }
     }
     reparse_if_changed();
@@ -85,9 +97,7 @@ void Workspace::draw_menu_bar() {
     if (ImGui::BeginMenu("File")) {
         if (ImGui::MenuItem("Open...", "Ctrl+O")) open_dialog_.open(doc_ ? doc_->original_path().parent_path() : kernels_dir());
         if (ImGui::MenuItem("Save", "Ctrl+S", false, doc_.has_value())) save_now();
-        if (ImGui::MenuItem("Revert to stock", nullptr, false, doc_ && doc_->has_user_copy())) {
-            if (auto r = doc_->revert_to_original(now_); !r) console_.add(LogKind::Error, r.error().full());
-        }
+        if (ImGui::MenuItem("Revert to stock", nullptr, false, doc_ && doc_->has_user_copy())) take_stock();
         ImGui::Separator();
         if (ImGui::MenuItem("Quit")) target_.request_close();
         ImGui::EndMenu();

@@ -233,7 +233,7 @@ TEST_F(HeadlessApp, OneDimensionalOutputsShowAsPlotAndTable) {
     expect_panels_drawn("vector_add plot");
 }
 
-TEST_F(HeadlessApp, AFileOutsideTheLibraryShowsATableAndKeepsItsEditsApart) {
+TEST_F(HeadlessApp, AFileOutsideTheLibraryShowsATableAndIsSavedInPlace) {
     // vector_add with a table view of `c`, opened from a folder of the user's.
     std::string text = test::read_file(kernels_dir() / "basics" / "vector_add.cu");
     const size_t at = text.find("view c: plot");
@@ -255,11 +255,12 @@ TEST_F(HeadlessApp, AFileOutsideTheLibraryShowsATableAndKeepsItsEditsApart) {
     EXPECT_EQ(v.spec.kind, ViewSpec::Kind::Table);
     ASSERT_TRUE(v.host.has_value());
     EXPECT_EQ(v.host->count(), 777u);
-    // Its edits go under edits/external/<its absolute path>, never into the file itself.
+    // Its edits go into the file itself (so `run FILE` sees them), not to a private copy.
     ws().set_source("// note\n" + text, 0);
     ws().save_now();
-    EXPECT_EQ(test::read_file(file), text);
-    EXPECT_EQ(document_of(ws()).user_copy_path(), ui::edits_dir() / "external" / file.relative_path());
+    EXPECT_EQ(test::read_file(file), "// note\n" + text);
+    EXPECT_EQ(document_of(ws()).user_copy_path(), file);
+    EXPECT_FALSE(std::filesystem::exists(ui::edits_dir() / "external"));
     expect_panels_drawn("table view");
 }
 

@@ -30,6 +30,7 @@ const std::set<std::string> kPlainRunKeys = {
     "bandwidth_gbps",
     "block",
     "buffer_counts",
+    "check",
     "compile",
     "device",
     "diagnostics",
@@ -73,6 +74,7 @@ TEST(ReportJson, ACheckedCpuRunHasExactlyTheDocumentedTopLevelKeys) {
     EXPECT_EQ(keys_of(j), kPlainRunKeys) << json_text(j);
     // The number itself, not the constant: bumping the version is a decision this test makes visible.
     EXPECT_EQ(j.at("schema_version"), 1);
+    EXPECT_EQ(j.at("check").at("state"), "matches");
     EXPECT_EQ(kRunReportSchemaVersion, 1);
     // A few values with their meaning: the test would pass on a JSON of the right shape but wrong content.
     EXPECT_EQ(j.at("kernel"), "vector_add");

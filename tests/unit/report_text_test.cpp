@@ -2,6 +2,8 @@
 // state a run's check can end in.
 #include "core/session/report_text.h"
 
+#include "core/session/report_json.h"
+
 #include <gtest/gtest.h>
 
 namespace cp {
@@ -35,6 +37,68 @@ TEST(ReportText, VerdictForEachWayACheckEnds) {
     EXPECT_EQ(verdict_text(r), "Not checked: the CPU reference failed (see the error).");
     EXPECT_EQ(verdict_text(launched()), "Not checked: there is no CPU reference.");
     EXPECT_EQ(verdict_text(RunReport{}), "");  // nothing ran: nothing to say about a check
+}
+
+TEST(ReportText, EveryRunHasOneCheckStateAndTheJsonCarriesIt) {
+    struct Case {
+        RunReport r;
+        CheckState state;
+        const char* name;
+        const char* reason;  // not_checked_reason, "" when checked
+    };
+    RunReport matches = launched(), differs = launched(), checking = launched(), skipped = launched(),
+              failed = launched(), none = launched();
+    matches.verified = true;
+    differs.verified = false;
+    checking.check_pending = true;
+    skipped.not_checked = "re-run after a launch change: press F5 to check";
+    failed.failed_stage = RunStage::Verify;
+    const Case cases[] = {
+        {matches, CheckState::Matches, "matches", ""},
+        {differs, CheckState::Differs, "differs", ""},
+        {checking, CheckState::Checking, "checking", ""},
+        {skipped, CheckState::NotChecked, "not_checked", "re-run after a launch change: press F5 to check"},
+        {failed, CheckState::NotChecked, "not_checked", "the CPU reference failed (see the error)"},
+        {none, CheckState::NoReference, "no_reference", "there is no CPU reference"},
+        {RunReport{}, CheckState::NotRun, "not_run", "the kernel did not run"},
+    };
+    for (const Case& c : cases) {
+        EXPECT_EQ(check_state(c.r), c.state) << c.name;
+        EXPECT_STREQ(check_state_name(check_state(c.r)), c.name);
+        EXPECT_EQ(not_checked_reason(c.r), c.reason) << c.name;
+        const nlohmann::json j = run_report_json(c.r, {});
+        ASSERT_TRUE(j.contains("check")) << c.name;
+        EXPECT_EQ(j["check"]["state"], c.name);
+        EXPECT_EQ(j["check"]["text"], verdict_text(c.r, VerdictOf::Run, false)) << c.name;
+        EXPECT_EQ(j["check"].value("reason", ""), c.reason) << c.name;
+        EXPECT_EQ(j["schema_version"], 1) << "a new key, no meaning changed: no bump (README)";
+        // Every state that ran is said in words, in the column heading too.
+        if (c.state != CheckState::NotRun) EXPECT_FALSE(verdict_text(c.r).empty()) << c.name;
+        if (c.state != CheckState::NotRun) EXPECT_FALSE(short_verdict_text(c.r).empty()) << c.name;
+    }
+    EXPECT_EQ(short_verdict_text(skipped), "not checked: press F5");
+    EXPECT_EQ(short_verdict_text(checking), "checking...");
+}
+
+TEST(ReportText, AWrongResultSaysHowManyElementsWereNeverWritten) {
+    RunReport r = launched();
+    r.verified = false;
+    r.mismatches = 190464;
+    r.max_abs_error = 255;
+    CoverageMap c;
+    c.buffer = "edges";
+    c.elements = 262144;
+    c.never_written = 190464;
+    r.coverage.push_back(c);
+    EXPECT_EQ(verdict_text(r, VerdictOf::Run, false),
+              "Differs from the CPU reference: 190464 mismatches, max error 255; 190,464 of 262,144 elements never "
+              "written (`edges`)");
+    const nlohmann::json j = run_report_json(r, {});
+    EXPECT_EQ(j["check"]["state"], "differs");
+    EXPECT_EQ(j["check"]["never_written"], 190464u);
+    r.coverage[0].never_written = 0;  // all written: the difference is the kernel's arithmetic
+    EXPECT_EQ(verdict_text(r, VerdictOf::Run, false),
+              "Differs from the CPU reference: 190464 mismatches, max error 255");
 }
 
 TEST(ReportText, BuggyOnPurposeSaysWhatItMustShowAndWhetherItDid) {

@@ -2,6 +2,7 @@
 #include "core/session/report_json.h"
 
 #include "core/session/device_split_check.h"
+#include "core/session/report_text.h"
 
 #include <nlohmann/json.hpp>
 
@@ -84,6 +85,14 @@ json run_report_json(const RunReport& r, const std::vector<std::filesystem::path
     j["refused_choices"] = refused;
     j["verified"] = r.verified ? json(*r.verified) : json(nullptr);
     if (!r.not_checked.empty()) j["not_checked"] = r.not_checked;
+    // The verdict as one state (the window shows the same): a script need not combine the keys above.
+    const CheckState state = check_state(r);
+    json check = {{"state", check_state_name(state)}, {"text", verdict_text(r, VerdictOf::Run, false)}};
+    if (const std::string why = not_checked_reason(r); !why.empty()) check["reason"] = why;
+    uint64_t never_written = 0;
+    for (const CoverageMap& c : r.coverage) never_written += c.never_written;
+    if (!r.coverage.empty()) check["never_written"] = never_written;
+    j["check"] = std::move(check);
     j["max_abs_error"] = r.max_abs_error;
     j["mismatches"] = r.mismatches;
     j["mismatch_detail"] = r.mismatch_detail;

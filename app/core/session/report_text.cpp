@@ -5,22 +5,102 @@
 
 namespace cp {
 
+namespace {
+
+// "; 190,464 of 262,144 elements never written (`edges`)" for a wrong result whose coverage was measured:
+// often why it is wrong (a grid too small).
+std::string never_written_text(const RunReport& r) {
+    std::string text;
+    for (const CoverageMap& c : r.coverage)
+        if (c.never_written > 0) text += "; " + c.summary() + " (`" + c.buffer + "`)";
+    return text;
+}
+
+}  // namespace
+
+CheckState check_state(const RunReport& r) {
+    if (r.verified == true) return CheckState::Matches;
+    if (r.verified == false) return CheckState::Differs;
+    if (!r.launched) return CheckState::NotRun;
+    if (r.check_pending) return CheckState::Checking;
+    if (!r.not_checked.empty() || r.failed_stage == RunStage::Verify) return CheckState::NotChecked;
+    return CheckState::NoReference;
+}
+
+const char* check_state_name(CheckState s) {
+    switch (s) {
+        case CheckState::Matches:
+            return "matches";
+        case CheckState::Differs:
+            return "differs";
+        case CheckState::Checking:
+            return "checking";
+        case CheckState::NotChecked:
+            return "not_checked";
+        case CheckState::NoReference:
+            return "no_reference";
+        case CheckState::NotRun:
+            return "not_run";
+    }
+    return "not_run";
+}
+
+std::string not_checked_reason(const RunReport& r) {
+    switch (check_state(r)) {
+        case CheckState::NotChecked:
+            return !r.not_checked.empty() ? r.not_checked : std::string("the CPU reference failed (see the error)");
+        case CheckState::NoReference:
+            return "there is no CPU reference";
+        case CheckState::NotRun:
+            return "the kernel did not run";
+        default:
+            return "";
+    }
+}
+
 std::string verdict_text(const RunReport& r, VerdictOf whose, bool with_detail) {
     const std::string reference = whose == VerdictOf::Run ? "the CPU reference" : "its CPU reference";
     char error[64];
     std::snprintf(error, sizeof error, "%g", r.max_abs_error);
-    if (r.verified == true) return "Matches " + reference + " (max error " + error + ")";
-    if (r.verified == false) {
-        std::string text =
-            "Differs from " + reference + ": " + std::to_string(r.mismatches) + " mismatches, max error " + error;
-        if (with_detail && !r.mismatch_detail.empty()) text += ". " + r.mismatch_detail;
-        return text;
+    switch (check_state(r)) {
+        case CheckState::Matches:
+            return "Matches " + reference + " (max error " + error + ")";
+        case CheckState::Differs: {
+            std::string text = "Differs from " + reference + ": " + std::to_string(r.mismatches) +
+                               " mismatches, max error " + error + never_written_text(r);
+            if (with_detail && !r.mismatch_detail.empty()) text += ". " + r.mismatch_detail;
+            return text;
+        }
+        case CheckState::NotRun:
+            return "";
+        case CheckState::Checking:
+            return "Checking against " + reference + "...";
+        case CheckState::NotChecked:
+            if (r.not_checked.empty()) return "Not checked: " + reference + " failed (see the error).";
+            return "Not checked: " + r.not_checked + ".";
+        case CheckState::NoReference:
+            return "Not checked: there is no CPU reference.";
     }
-    if (!r.launched) return "";
-    if (r.check_pending) return "Checking against " + reference + "...";
-    if (!r.not_checked.empty()) return "Not checked: " + r.not_checked + ".";
-    if (r.failed_stage == RunStage::Verify) return "Not checked: " + reference + " failed (see the error).";
-    return "Not checked: there is no CPU reference.";
+    return "";
+}
+
+std::string short_verdict_text(const RunReport& r) {
+    switch (check_state(r)) {
+        case CheckState::Matches:
+            return "matches its reference";
+        case CheckState::Differs:
+            return "WRONG: differs from its reference";
+        case CheckState::Checking:
+            return "checking...";
+        case CheckState::NoReference:
+            return "not checked: no reference";
+        case CheckState::NotChecked:
+            return r.not_checked.find("press F5") != std::string::npos ? "not checked: press F5"
+                                                                       : "not checked (hover: why)";
+        case CheckState::NotRun:
+            return "";
+    }
+    return "";
 }
 
 std::string expected_outcome_text(const RunReport& r) {

@@ -18,6 +18,26 @@ enum class VerdictOf { Run, Variant };
 // mismatch to a difference (for front ends that do not list the mismatches themselves).
 std::string verdict_text(const RunReport& r, VerdictOf whose = VerdictOf::Run, bool with_detail = true);
 
+// The check's state in one word, the same for the window, the command line and --json's "check" object.
+enum class CheckState {
+    Matches,      // checked and matching
+    Differs,      // checked and wrong
+    Checking,     // a deferred check still to come
+    NotChecked,   // could have been checked and was not (RunReport::not_checked, or the reference failed)
+    NoReference,  // nothing to check against
+    NotRun,       // the kernel did not run: there is no output to check
+};
+CheckState check_state(const RunReport& r);
+// "matches", "differs", "checking", "not_checked", "no_reference", "not_run"
+const char* check_state_name(CheckState s);
+// Why a run is not checked, in words ("re-run after a launch change: press F5 to check"); empty when it is.
+std::string not_checked_reason(const RunReport& r);
+
+// The verdict in a few words for a compact column heading ("matches its reference", "WRONG: differs from its
+// reference", "checking...", "not checked: press F5", "not checked: no reference"); the full sentence is
+// verdict_text. Empty when the kernel did not run.
+std::string short_verdict_text(const RunReport& r);
+
 // A buggy-on-purpose lesson (`expect:`): what it must show and whether it did ("Buggy on purpose: it must fail
 // with a mismatch, and it did (failed as expected)."). Empty for other lessons. The `learn:` text is apart.
 std::string expected_outcome_text(const RunReport& r);

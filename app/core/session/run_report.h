@@ -295,6 +295,9 @@ struct RunOptions {
     // With verify: don't check in run(); the report says check_pending and KernelSession::check does it, so a
     // window can show the picture before the CPU reference has run.
     bool defer_check = false;
+    // With verify off: why, in the caller's words, for RunReport::not_checked ("re-run after a launch change:
+    // press F5 to check"); empty gives the generic sentence.
+    std::string skipped_check_reason;
     // Measure which output elements no thread wrote (two extra launches over sentinel-filled outputs).
     bool coverage = false;
     // Measure coverage anyway when the launch checks guess that the grid misses part of the problem, so the

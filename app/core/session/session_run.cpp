@@ -321,7 +321,9 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
         report.streams = std::move(*streamed);
     }
     if (!options.verify && !spec.reference.empty() && !resolved->stopped_early())
-        report.not_checked = "this run skipped the check (F5 in the window checks it; `run` checks unless --no-verify)";
+        report.not_checked = !options.skipped_check_reason.empty()
+                                 ? options.skipped_check_reason
+                                 : "this run skipped the check (F5 in the window checks it; `run` checks unless --no-verify)";
     if (!options.read_back) {
         report.outputs.clear();
         return report;

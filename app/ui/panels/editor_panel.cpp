@@ -2,6 +2,7 @@
 // KernelDocument, markers on the lines with errors, and the list of messages.
 #include "ui/panels/editor_panel.h"
 
+#include "ui/state/line_diff.h"
 #include "ui/theme.h"
 #include "ui/widgets.h"
 
@@ -92,13 +93,26 @@ void EditorPanel::draw() {
     draw_diagnostics();
 }
 
+void EditorPanel::note_button(const std::string& name) {
+    const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+    buttons_[name] = ButtonRect{a.x, a.y, b.x, b.y};
+}
+
+bool EditorPanel::button_rect(const std::string& name, ButtonRect& out) const {
+    const auto it = buttons_.find(name);
+    if (it == buttons_.end()) return false;
+    out = it->second;
+    return true;
+}
+
 void EditorPanel::draw_toolbar() {
     KernelDocument& doc = *doc_;
+    buttons_.clear();
     if (ImGui::Button("Run (F5)") && actions_.run) actions_.run();
     same_line_if_fits(button_width("Save (Ctrl+S)"));
     if (ImGui::Button("Save (Ctrl+S)") && actions_.save) actions_.save();
     same_line_if_fits(button_width("Revert to stock"));
-    const bool edited = doc.has_user_copy() || doc.unsaved();
+    const bool edited = doc.from_library() && (doc.has_user_copy() || doc.unsaved());
     ImGui::BeginDisabled(!edited);
     if (ImGui::Button("Revert to stock")) confirm_revert_ = true;
     ImGui::EndDisabled();
@@ -107,6 +121,7 @@ void EditorPanel::draw_toolbar() {
     if (doc.text().find("/*@playground") == std::string::npos && actions_.describe) {
         // A pasted kernel without a header cannot run yet: one click writes a header from its signature and body.
         if (ImGui::Button("Describe: add a header from the kernel")) actions_.describe();
+        note_button("Describe");
         if (ImGui::IsItemHovered())
             ImGui::SetTooltip("Reads the kernel: buffers read are inputs (a photo for pixel kernels, random values "
                               "otherwise), buffers written are outputs, sizes and a 1D or 2D launch from its "
@@ -115,10 +130,10 @@ void EditorPanel::draw_toolbar() {
     }
 
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    // A library kernel is "stock" until edited; a file of the user's own is theirs (its edits are kept apart too).
+    // A library kernel is "stock" until edited (edits go to a copy); a file of the user's own is saved in place.
     const std::string where = doc.has_user_copy() ? "edited copy: " + doc.user_copy_path().string()
                               : doc.from_library() ? "stock: " + doc.original_path().string()
-                                                   : "your file: " + doc.original_path().string();
+                                                   : "your file (saved in place): " + doc.original_path().string();
     ImGui::TextWrapped("%s", where.c_str());
     ImGui::PopStyleColor();
     char position[48];
@@ -132,6 +147,8 @@ void EditorPanel::draw_toolbar() {
                                                                   : ImGui::GetStyleColorVec4(ImGuiCol_Text),
                            "%s", state.c_str());
     }
+
+    draw_stock_changed();
 
     if (confirm_revert_) {
         ImGui::OpenPopup("Revert to stock?");
@@ -147,6 +164,57 @@ void EditorPanel::draw_toolbar() {
         if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
         ImGui::EndPopup();
     }
+}
+
+void EditorPanel::draw_stock_changed() {
+    KernelDocument& doc = *doc_;
+    if (!doc.stock_changed()) {
+        comparing_ = false;
+        return;
+    }
+    ImGui::PushStyleColor(ImGuiCol_Text, kWarningColor);
+    ImGui::TextWrapped("The library's version of this lesson changed since you edited it. Your edits are kept; "
+                       "compare them with the new version, keep yours, or take the new one.");
+    ImGui::PopStyleColor();
+    if (ImGui::Button(comparing_ ? "Hide the comparison" : "Compare")) comparing_ = !comparing_;
+    note_button("Compare");
+    same_line_if_fits(button_width("Keep mine"));
+    if (ImGui::Button("Keep mine") && actions_.keep_mine) actions_.keep_mine();
+    note_button("Keep mine");
+    same_line_if_fits(button_width("Take the new one"));
+    if (ImGui::Button("Take the new one")) confirm_take_ = true;
+    note_button("Take the new one");
+    if (confirm_take_) {
+        ImGui::OpenPopup("Take the library's new version?");
+        confirm_take_ = false;
+    }
+    if (ImGui::BeginPopupModal("Take the library's new version?", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+        ImGui::TextUnformatted("Discard your edits and take the library's new version of this lesson?");
+        if (ImGui::Button("Take the new one") && actions_.revert) {
+            actions_.revert();
+            ImGui::CloseCurrentPopup();
+        }
+        ImGui::SameLine();
+        if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
+        ImGui::EndPopup();
+    }
+    if (!comparing_) return;
+    // "-" lines are the library's new version only, "+" lines yours only (the diff is rebuilt when either changes).
+    if (doc.revision() != diff_revision_ || doc.stock_text() != diff_stock_) {
+        diff_ = line_diff(doc.stock_text(), doc.text());
+        diff_revision_ = doc.revision();
+        diff_stock_ = doc.stock_text();
+    }
+    ImGui::TextDisabled("- the library's new version only   + yours only");
+    ImGui::BeginChild("##stock_diff", ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * 12), ImGuiChildFlags_Borders);
+    ImGui::PushFont(mono_font(), 0.0f);
+    for (const DiffLine& l : diff_) {
+        if (l.kind == DiffLine::Kind::Same) ImGui::TextDisabled("  %s", l.text.c_str());
+        else if (l.kind == DiffLine::Kind::OnlyInFirst) ImGui::TextColored(ImVec4(1, 0.5f, 0.45f, 1), "- %s", l.text.c_str());
+        else ImGui::TextColored(ImVec4(0.45f, 0.9f, 0.45f, 1), "+ %s", l.text.c_str());
+    }
+    ImGui::PopFont();
+    ImGui::EndChild();
 }
 
 void EditorPanel::update_markers() {

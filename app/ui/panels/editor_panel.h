@@ -6,11 +6,13 @@
 
 #include "core/types.h"
 #include "ui/state/kernel_document.h"
+#include "ui/state/line_diff.h"
 #include "ui/panels/panel.h"
 
 class TextEditor;
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,6 +26,7 @@ struct EditorActions {
     std::function<void()> revert;
     std::function<double()> now;
     std::function<void()> describe;  // puts a header proposed from the kernel (signature and body) at the top of a header-less file
+    std::function<void()> keep_mine;  // an edited lesson whose stock changed: keep the edits (`revert` takes the new)
 };
 
 // What the editor shows about the last compile.
@@ -49,6 +52,13 @@ public:
     bool text_active() const { return active_; }
     int cursor_line() const { return cursor_line_; }
 
+    // Where a toolbar or notice button was drawn in the last frame, in screen pixels ("Describe", "Compare",
+    // "Keep mine", "Take the new one"), for tests that click it; false when it was not drawn.
+    struct ButtonRect {
+        float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    };
+    bool button_rect(const std::string& name, ButtonRect& out) const;
+
     // A line marked in the editor (tests, and the README's pictures): 1-based line, the hover text.
     struct Marker {
         int line = 0;
@@ -63,6 +73,7 @@ public:
 
 private:
     void draw_toolbar();
+    void draw_stock_changed();  // the notice for an edited lesson whose library version changed
     void draw_source();
     void draw_diagnostics();
     void update_markers();
@@ -76,6 +87,13 @@ private:
     uint64_t buffer_revision_ = ~0ull;  // the document revision the widget's text is
     std::string buffer_path_;
     bool edited_ = false;               // the widget's change callback fired: its text goes to the document
+    bool comparing_ = false;            // the stock-changed notice shows the library's text against the user's
+    bool confirm_take_ = false;
+    std::map<std::string, ButtonRect> buttons_;  // button_rect(), this frame's
+    void note_button(const std::string& name);  // the last item's rectangle as `name`
+    std::vector<DiffLine> diff_;  // the comparison shown, of the texts below
+    uint64_t diff_revision_ = ~0ull;
+    std::string diff_stock_;
     std::vector<Marker> markers_;
     std::string markers_key_;           // what markers_ was built from
     std::string hovered_marker_;

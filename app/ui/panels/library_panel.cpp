@@ -51,7 +51,7 @@ void LibraryPanel::draw() {
         if (!open) continue;
         const bool is_current = k.path == current;
         std::string label = k.spec.title.empty() ? k.path.filename().string() : k.spec.title;
-        if (actions_.edited && actions_.edited(k.path)) label += "  (edited)";
+        if (actions_.edit_mark) label += actions_.edit_mark(k.path);
         label += "##" + k.path.string();
         if (ImGui::Selectable(label.c_str(), is_current) && actions_.open) actions_.open(k.path);
         if (ImGui::IsItemHovered()) shown = &k;

@@ -15,7 +15,8 @@ namespace cp::ui {
 struct LibraryActions {
     std::function<void(const std::filesystem::path&)> open;
     std::function<std::filesystem::path()> current;             // the open kernel's original path
-    std::function<bool(const std::filesystem::path&)> edited;   // has a user copy
+    // "  (edited)", "  (edited; library updated)" or "" (ui/state/edit_marks.h)
+    std::function<const char*(const std::filesystem::path&)> edit_mark;
 };
 
 class LibraryPanel final : public Panel {

@@ -20,13 +20,16 @@ void wrapped(const ImVec4& colour, const std::string& text) {
 }
 
 // One line under a column's name: its median time and its verdict in short (the whole verdict on hover).
-void heading_line(std::optional<double> median_ms, std::optional<bool> verified, const std::string& verdict) {
+void heading_line(std::optional<double> median_ms, std::optional<bool> verified, const std::string& verdict,
+                  const std::string& short_verdict) {
     char time[48] = "";
     if (median_ms) std::snprintf(time, sizeof time, "%.4g ms", *median_ms);
     const char* sep = median_ms ? " | " : "";
-    const char* words = verified == true    ? "matches its reference"
-                        : verified == false ? "WRONG: differs from its reference"
-                                            : "not checked";
+    // Checking, or not checked and why in short (report_text.h); the whole sentence on hover.
+    const std::string words = verified == true         ? "matches its reference"
+                              : verified == false      ? "WRONG: differs from its reference"
+                              : !short_verdict.empty() ? short_verdict
+                                                       : "not checked";
     wrapped(verified == true    ? kGood
             : verified == false ? kBad
                                 : ImVec4(1, 0.75f, 0.3f, 1),
@@ -90,7 +93,7 @@ void OutputPanel::draw_side_by_side() {
     if (!status_.failure.empty()) {
         draw_status();
     } else {
-        heading_line(compare_.main_median_ms, status_.verified, status_.verification);
+        heading_line(compare_.main_median_ms, status_.verified, status_.verification, status_.short_verdict);
     }
     column_key_ = "main/";
     draw_views(views_);
@@ -111,7 +114,7 @@ void OutputPanel::draw_side_by_side() {
         if (!c.error.empty())
             wrapped(kBad, c.error);
         else
-            heading_line(c.median_ms, c.verified, c.verdict);
+            heading_line(c.median_ms, c.verified, c.verdict, c.short_verdict);
         column_key_ = "variant" + std::to_string(i) + "/";
         if (c.views) draw_views(*c.views);
         DrawnColumn column;

@@ -30,6 +30,7 @@ struct OutputStatus {
     uint64_t run = 0;
     std::optional<bool> verified;   // against the CPU reference; nullopt: not checked
     std::string verification;       // "matches the CPU reference (max error 0)"
+    std::string short_verdict;      // in a compact column heading: "matches its reference", "not checked: press F5"
     std::string failure;            // why the latest run gave no new output ("Compile error: ..."); empty if it did
     std::string on_purpose;         // non-empty: the lesson is buggy on purpose (`expect:`); what it must show
     std::optional<bool> as_expected;  // whether the latest run showed it; nullopt: not judged

@@ -19,6 +19,7 @@ struct VariantColumn {
     std::unique_ptr<OutputViews> views;
     std::optional<bool> verified;  // against its own CPU reference; nullopt: not checked
     std::string verdict;           // "Matches its CPU reference", "Differs from its CPU reference: ..."
+    std::string short_verdict;     // the heading's words: "matches its reference", "not checked: press F5"
     std::string error;             // could not be read, compiled or launched: why (its views may be older)
     std::optional<double> median_ms;
     std::string ratio;  // "matmul_tiled: 4.3x faster than matmul_naive"

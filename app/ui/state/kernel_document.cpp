@@ -1,4 +1,5 @@
-// User copies, atomic autosave, revert, and the external-change watch for the kernel being edited.
+// User copies (with the stock text they started from), in-place saving of the user's own files, atomic
+// autosave, revert, and the external-change watch for the kernel being edited.
 #include "ui/state/kernel_document.h"
 
 #include <sys/stat.h>
@@ -18,13 +19,53 @@ fs::path KernelDocument::user_copy_for(const fs::path& original, const fs::path&
     return edits / "external" / file.relative_path();
 }
 
+fs::path KernelDocument::base_path_for(const fs::path& user_copy) {
+    return user_copy.string() + ".stock";
+}
+
+namespace {
+
+// Removes `p` if it is there; an error only when it is there and stays.
+Result<bool> remove_if_there(const fs::path& p, const char* what) {
+    std::error_code ec;
+    fs::remove(p, ec);
+    if (ec) return make_error(std::string("cannot delete ") + what + " " + p.string() + ": " + ec.message());
+    return true;
+}
+
+}  // namespace
+
 Result<KernelDocument> KernelDocument::open(const fs::path& original, const fs::path& library_dir,
                                             const fs::path& edits) {
     KernelDocument doc;
     doc.original_ = original;
-    doc.user_copy_ = user_copy_for(original, library_dir, edits);
-    const fs::path rel = doc.user_copy_.lexically_relative(edits);  // user_copy_for: "external/..." for other files
+    const fs::path copy = user_copy_for(original, library_dir, edits);
+    const fs::path rel = copy.lexically_relative(edits);  // user_copy_for: "external/..." for other files
     doc.from_library_ = !rel.empty() && *rel.begin() != "external";
+    doc.user_copy_ = doc.from_library_ ? copy : original;
+    if (doc.from_library_) {
+        auto stock = read_text_file(original);
+        if (!stock) return stock.error();
+        doc.stock_text_ = std::move(*stock);
+        std::error_code ec;
+        if (fs::exists(copy, ec)) {
+            auto base = read_text_file(base_path_for(copy));
+            auto mine = read_text_file(copy);
+            if (mine && *mine == doc.stock_text_) {
+                // A copy that is the stock text edits nothing (F5 used to save one): without it, library
+                // updates reach this lesson and the Library stops calling it edited.
+                (void)remove_if_there(copy, "the unedited copy");
+                (void)remove_if_there(base_path_for(copy), "the stock text kept");
+            } else if (base) {
+                doc.base_text_ = std::move(*base);
+                doc.stock_changed_ = doc.base_text_ != doc.stock_text_;
+            }
+        }
+    } else if (std::error_code ec; fs::exists(copy, ec)) {
+        // Earlier versions kept the edits of a user's own file apart; the file itself is the truth now.
+        auto mine = read_text_file(copy), theirs = read_text_file(original);
+        if (mine && theirs && *mine != *theirs) doc.earlier_copy_ = copy;
+    }
     auto text = read_text_file(doc.shown_path());
     if (!text) return text.error();
     doc.text_ = std::move(*text);
@@ -32,6 +73,10 @@ Result<KernelDocument> KernelDocument::open(const fs::path& original, const fs::
     doc.watched_ = doc.shown_path();
     doc.watched_stamp_ = stamp_of(doc.watched_);
     return doc;
+}
+
+fs::path KernelDocument::compiled_path() const {
+    return edited() ? user_copy_ : original_;
 }
 
 KernelDocument::Stamp KernelDocument::stamp_of(const fs::path& p) {
@@ -57,12 +102,49 @@ void KernelDocument::set_text(std::string text, double now) {
 }
 
 Result<bool> KernelDocument::save() {
+    if (!unsaved_) return false;  // F5 on a lesson never edited writes nothing
+    if (from_library_ && text_ == stock_text_) {
+        // Edited back to the stock: nothing is edited, so no copy stays to hide later library updates.
+        if (auto r = remove_if_there(user_copy_, "the edited copy"); !r) return r;
+        (void)remove_if_there(base_path_for(user_copy_), "the stock text kept");
+        base_text_.clear();
+        stock_changed_ = false;
+        disk_text_ = text_;
+        unsaved_ = false;
+        watched_ = original_;
+        watched_stamp_ = stamp_of(original_);
+        return false;
+    }
+    if (from_library_ && !std::filesystem::exists(user_copy_)) {
+        // The stock this copy starts from, so a later library update is noticed (stock_changed).
+        if (auto r = write_file_atomically(base_path_for(user_copy_), stock_text_); !r) return r;
+        base_text_ = stock_text_;
+        stock_changed_ = false;
+    }
     if (auto r = write_file_atomically(user_copy_, text_); !r) return r;
     disk_text_ = text_;
     unsaved_ = false;
     watched_ = user_copy_;
     watched_stamp_ = stamp_of(user_copy_);  // our own write is not an external change
     return true;
+}
+
+Result<bool> KernelDocument::keep_mine() {
+    if (!has_user_copy()) return false;
+    if (auto r = write_file_atomically(base_path_for(user_copy_), stock_text_); !r) return r;
+    base_text_ = stock_text_;
+    stock_changed_ = false;
+    return true;
+}
+
+bool KernelDocument::refresh_stock() {
+    if (!from_library_) return false;
+    auto stock = read_text_file(original_);
+    if (!stock || *stock == stock_text_) return false;
+    stock_text_ = std::move(*stock);
+    const bool was = stock_changed_;
+    stock_changed_ = has_user_copy() && !base_text_.empty() && base_text_ != stock_text_;
+    return was != stock_changed_;
 }
 
 Result<bool> KernelDocument::autosave_if_due(double now, double pause_s) {
@@ -74,9 +156,12 @@ Result<bool> KernelDocument::autosave_if_due(double now, double pause_s) {
 Result<bool> KernelDocument::revert_to_original(double now) {
     auto text = read_text_file(original_);
     if (!text) return text.error();
-    std::error_code ec;
-    fs::remove(user_copy_, ec);
-    if (ec) return make_error("cannot delete the edited copy " + user_copy_.string() + ": " + ec.message());
+    if (!from_library_) return make_error("a file of your own has no stock version to go back to");
+    if (auto r = remove_if_there(user_copy_, "the edited copy"); !r) return r;
+    (void)remove_if_there(base_path_for(user_copy_), "the stock text kept");
+    stock_text_ = *text;
+    base_text_.clear();
+    stock_changed_ = false;
     if (*text != text_) ++revision_;
     text_ = std::move(*text);
     disk_text_ = text_;
@@ -99,6 +184,7 @@ bool KernelDocument::reload_if_changed_on_disk(double now) {
     // (and any edits not yet saved).
     if (!text || *text == disk_text_) return false;
     disk_text_ = *text;
+    if (from_library_ && shown == original_) stock_text_ = *text;  // the stock itself changed (no copy)
     if (*text == text_) return false;
     text_ = std::move(*text);
     ++revision_;

@@ -1,6 +1,8 @@
 // The kernel being edited. Stock kernels (the library) are never written: edits go to a user copy under
-// edits_dir(), saved atomically a moment after each change, and that copy is what reopening shows.
-// The shown file is watched, so changes from an external editor reload. No ImGui here (tested directly).
+// edits_dir(), saved atomically a moment after each change, and that copy is what reopening shows. Beside the
+// copy lies the stock text it was made from, so a library update is noticed and offered. A file of the user's
+// own is saved in place (atomically too). The shown file is watched, so changes from an external editor
+// reload. No ImGui here (tested directly).
 #pragma once
 
 #include "core/result.h"
@@ -17,7 +19,7 @@ public:
     static Result<KernelDocument> open(const std::filesystem::path& original, const std::filesystem::path& library_dir,
                                        const std::filesystem::path& edits_dir);
     // Where the user copy of `original` lives (library kernels keep their relative path; other files
-    // their absolute path under edits/external/).
+    // their absolute path under edits/external/, where versions before 0.9 kept their edits).
     static std::filesystem::path user_copy_for(const std::filesystem::path& original,
                                                const std::filesystem::path& library_dir,
                                                const std::filesystem::path& edits_dir);
@@ -30,15 +32,39 @@ public:
     double last_edit_time() const { return last_edit_; }
 
     const std::filesystem::path& original_path() const { return original_; }
+    // Where saving writes: the user copy of a library kernel, the file itself for a file of the user's own.
     const std::filesystem::path& user_copy_path() const { return user_copy_; }
-    bool has_user_copy() const { return std::filesystem::exists(user_copy_); }
+    // A library kernel with an edited copy on disk (a file of the user's own has none: it is saved in place).
+    bool has_user_copy() const { return from_library_ && std::filesystem::exists(user_copy_); }
     // A kernel of the bundled library ("stock"), not a file of the user's own from elsewhere.
     bool from_library() const { return from_library_; }
     // The file the text comes from: the user copy when it exists, else the original.
     std::filesystem::path shown_path() const { return has_user_copy() ? user_copy_ : original_; }
+    // The file the current text is (or is about to be, by autosave) saved as, which compile messages name:
+    // the user copy once a library kernel's text differs from the stock, else the original.
+    std::filesystem::path compiled_path() const;
     bool unsaved() const { return unsaved_; }
+    // A library kernel whose text differs from the stock (saved or not).
+    bool edited() const { return from_library_ && text_ != stock_text_; }
 
-    // Writes the user copy now (Ctrl+S, leaving the app).
+    // The library's file changed since the user copy was made from it: both texts are here to compare, and
+    // keep_mine() / take_stock() answer. False when unknown (a copy from before the stock was kept beside it).
+    bool stock_changed() const { return stock_changed_; }
+    const std::string& stock_text() const { return stock_text_; }
+    const std::string& base_text() const { return base_text_; }  // the stock the edits started from
+    // Keeps the edits and records the current stock as their base (the notice goes).
+    Result<bool> keep_mine();
+    // Re-reads the stock file (the library may be updated while the app runs); true when stock_changed() changed.
+    bool refresh_stock();
+    // Where the stock text an edited copy started from is kept.
+    static std::filesystem::path base_path_for(const std::filesystem::path& user_copy);
+    // A private copy an earlier version made of a file of the user's own (edits/external/...) that differs from
+    // the file: the file is what is shown, the copy is left where it is. Empty when there is none.
+    const std::filesystem::path& earlier_private_copy() const { return earlier_copy_; }
+
+    // Writes the text now (Ctrl+S, F5, leaving the app) if it changed: to the user copy, or in place for a file of
+    // the user's own. A library kernel whose text is the stock again has its copy removed (nothing is edited).
+    // True when a file was written.
     Result<bool> save();
     // Saves when there are unsaved changes and typing paused for `pause_s`, or changes are older than 1 s.
     Result<bool> autosave_if_due(double now, double pause_s = 0.25);
@@ -61,7 +87,10 @@ private:
 
     std::filesystem::path original_, user_copy_;
     std::string text_;
-    std::string disk_text_;  // the contents of the shown file as last read or written by us
+    std::string disk_text_;               // the contents of the shown file as last read or written by us
+    std::string stock_text_, base_text_;  // library kernels: the stock file now, and the one the copy started from
+    bool stock_changed_ = false;
+    std::filesystem::path earlier_copy_;
     uint64_t revision_ = 0;
     bool unsaved_ = false;
     bool from_library_ = false;

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <fstream>
 #include <sstream>
 #include <unistd.h>
@@ -31,14 +32,22 @@ void reached(WriteStage stage) {
 
 void set_write_stage_hook(WriteStageHook hook) { g_stage_hook.store(hook); }
 
-Result<bool> write_file_atomically(const std::filesystem::path& path, const std::string& contents) {
+Result<bool> write_file_atomically(const std::filesystem::path& where, const std::string& contents) {
     std::error_code ec;
+    // A link is followed: the file it names gets the new contents (renaming over the link would replace it).
+    std::filesystem::path path = where;
+    if (std::filesystem::is_symlink(where, ec)) {
+        const std::filesystem::path target = std::filesystem::canonical(where, ec);
+        if (!ec) path = target;
+    }
     std::filesystem::create_directories(path.parent_path(), ec);
     if (ec) return make_error("cannot create " + path.parent_path().string() + ": " + ec.message());
     // The temp file sits next to the target so rename() stays within one file system.
     const std::filesystem::path tmp = path.string() + ".tmp" + std::to_string(::getpid());
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return make_error("cannot write " + tmp.string() + ": " + std::strerror(errno));
+    // A file saved in place (the user's own) keeps its permissions.
+    if (struct stat st {}; ::stat(path.c_str(), &st) == 0) (void)::fchmod(fd, st.st_mode & 07777);
     // Writes bytes [done, end) of the contents; false (with errno) when the disk refuses.
     size_t done = 0;
     auto write_up_to = [&](size_t end) {

@@ -10,7 +10,8 @@
 namespace cp::ui {
 
 Result<std::string> read_text_file(const std::filesystem::path& path);
-// Creates missing parent folders.
+// Creates missing parent folders; follows a symbolic link to the file it names and keeps an existing file's
+// permissions (a file of the user's own is saved in place).
 Result<bool> write_file_atomically(const std::filesystem::path& path, const std::string& contents);
 
 // For tests: the moments of write_file_atomically() where a crash must still leave a whole file. A hook set
