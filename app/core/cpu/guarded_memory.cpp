@@ -24,11 +24,13 @@ size_t page_size() {
 
 size_t round_up(uint64_t n, size_t to) { return size_t((n + to - 1) / to * to); }
 
-// Where the data starts in its pages: as late as possible (so the first access past the end faults), but
-// 16-byte aligned as CUDA allocations are (they are 256-aligned), so a kernel's float4/uint4 loads work.
-// The up to 15 bytes after the end are slack, checked after each launch like the slack before the start.
-constexpr size_t kDataAlign = 16;
-size_t data_offset(uint64_t bytes, size_t data_pages) { return (data_pages - size_t(bytes)) / kDataAlign * kDataAlign; }
+// Where the data starts in its pages: its last byte is the last byte of the last page, so the first byte past
+// the end is the guard's and faults, whatever the element size (1001 floats, 999 uchar3s). The start is then
+// aligned to the largest power of two dividing the size, which is at least the alignment of the element
+// type (a type's size is a multiple of its alignment): a float buffer is 4-byte aligned, a float4 buffer
+// 16-byte aligned. A GPU's buffers start 256-byte aligned; a kernel that reads a float buffer of 1001
+// elements as float4s needs more than the size gives, which fault_report.cpp explains when it happens.
+size_t data_offset(uint64_t bytes, size_t data_pages) { return data_pages - size_t(bytes); }
 
 }  // namespace
 
@@ -118,16 +120,17 @@ GuardedBuffer::Location GuardedBuffer::locate(uintptr_t address) const {
 }
 
 GuardedBuffer::Slack GuardedBuffer::slack_intact() const {
+    return slack_written_distance() ? Slack::WrittenBefore : Slack::Intact;
+}
+
+uint64_t GuardedBuffer::slack_written_distance() const {
     for (const std::byte* p = slack_; p < data_; ++p)
-        if (*p != std::byte{kSlackPattern}) return Slack::WrittenBefore;
-    for (const std::byte* p = data_ + bytes_; p < end_; ++p)
-        if (*p != std::byte{kSlackPattern}) return Slack::WrittenAfter;
-    return Slack::Intact;
+        if (*p != std::byte{kSlackPattern}) return uint64_t(data_ - p);
+    return 0;
 }
 
 void GuardedBuffer::restore_slack() {
     if (slack_ && data_ > slack_) std::memset(slack_, kSlackPattern, size_t(data_ - slack_));
-    if (data_ && end_ > data_ + bytes_) std::memset(data_ + bytes_, kSlackPattern, size_t(end_ - (data_ + bytes_)));
 }
 
 }  // namespace cp
