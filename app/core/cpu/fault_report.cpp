@@ -99,11 +99,18 @@ EngineError describe_protection_fault(const FaultRecord& r, const std::string& w
             if (!b.memory) continue;
             const GuardedBuffer::Location loc = b.memory->locate(r.address);
             if (loc.where != GuardedBuffer::Where::Inside) continue;
+            const std::string what = who + " " + verb + " 16 bytes at byte " + std::to_string(loc.distance) +
+                                     " of buffer `" + b.name +
+                                     "` with one vector instruction, which needs an address that is a multiple of 16" +
+                                     at;
+            if (loc.distance % 16 != 0)  // misaligned from a 256-aligned start too: a GPU faults the same way
+                return engine_error(ErrorKind::Fault, "MISALIGNED_ADDRESS", what,
+                                    "a float4, int4 or double2 at byte " + std::to_string(loc.distance) +
+                                        " of a buffer: vector accesses need an offset that is a multiple of their "
+                                        "size (for float4 from a float*, an index that is a multiple of 4)");
             const uint64_t align = start_alignment(b.memory->size());
             return engine_error(
-                ErrorKind::Fault, "MISALIGNED_ADDRESS",
-                who + " " + verb + " 16 bytes at byte " + std::to_string(loc.distance) + " of buffer `" + b.name +
-                    "` with one vector instruction, which needs an address that is a multiple of 16" + at,
+                ErrorKind::Fault, "MISALIGNED_ADDRESS", what,
                 "A GPU starts buffers 256-byte aligned. The CPU backend ends each buffer exactly at a guard page so "
                 "that any access past its end is caught; `" + b.name + "` (" + std::to_string(b.memory->size()) +
                     " bytes, not a multiple of 16) therefore starts only " + std::to_string(align) +
@@ -207,6 +214,7 @@ EngineError describe_crash(const GridFailure& failure, const FaultReportContext&
                             "the host compiler plants a trap where code has undefined behaviour, e.g. a non-void "
                             "function that does not return a value");
     }
+    if (r.signal == SIGSEGV && r.code == SI_KERNEL) return describe_protection_fault(r, who, at, context);
     if (failure.place.kind == WorkerFaultPlace::Kind::StackGuard) {
         return engine_error(
             ErrorKind::Fault, "STACK_OVERFLOW", who + " overflowed its stack" + at,
@@ -219,7 +227,6 @@ EngineError describe_crash(const GridFailure& failure, const FaultReportContext&
                             who + " " + outside_text(verb, region, failure.place.shared_bytes, failure.place.location, 0) + at,
                             "the launch's dynamic shared memory size is what extern __shared__ arrays may use");
     }
-    if (r.signal == SIGSEGV && r.code == SI_KERNEL) return describe_protection_fault(r, who, at, context);
     for (const BufferForReport& b : context.buffers) {
         if (!b.memory) continue;
         const GuardedBuffer::Location loc = b.memory->locate(r.address);
