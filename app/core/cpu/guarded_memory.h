@@ -16,7 +16,9 @@ namespace cp {
 class GuardedBuffer {
 public:
     GuardedBuffer() = default;
-    static Result<GuardedBuffer> allocate(uint64_t bytes);  // zero-filled
+    // Zero-filled. `start_align` > 1 (a power of two) starts the data that aligned instead, its end up to
+    // start_align - 1 bytes before the guard (the dynamic shared memory: kernels carve float4s out of it).
+    static Result<GuardedBuffer> allocate(uint64_t bytes, size_t start_align = 1);
     // The data pages are the shared-memory file `fd` (a SharedMemoryFile of the same `bytes`).
     static Result<GuardedBuffer> map_shared(int fd, uint64_t bytes);
     ~GuardedBuffer();
@@ -44,7 +46,7 @@ public:
     void restore_slack();
 
 private:
-    static Result<GuardedBuffer> reserve(uint64_t bytes);
+    static Result<GuardedBuffer> reserve(uint64_t bytes, size_t start_align);
     void release();
 
     std::byte* map_ = nullptr;  // the whole reservation, guards included
