@@ -257,6 +257,37 @@ TEST(Cli, ALessonFileAloneInAnEmptyFolderVerifiesWithItsOwnReference) {
     EXPECT_NE(r.err.find("did not finish within 2 s"), std::string::npos) << r.err;
 }
 
+// The CPU backend catches a read or a write one element past the end for sizes that are not multiples of
+// 16 bytes (these passed silently, or were found after the launch without thread or line).
+TEST(Cli, OneElementPastTheEndIsCaughtWithThreadLineAndElementOnTheCpuBackend) {
+    TempDir dir;
+    const std::string lesson = cp::test::read_file(kernel("basics/vector_add"));
+    const std::string body = "c[i] = a[i] + b[i];";
+    const size_t at = lesson.find(body);
+    ASSERT_NE(at, std::string::npos);
+    const long line = 1 + std::count(lesson.begin(), lesson.begin() + long(at), '\n');
+    struct Case {
+        std::string body, words;  // the words before ": element N of N"
+    };
+    for (const Case& c : {Case{"c[i] = a[i + 1] + b[i];", "read past the end of buffer `a`"},
+                          Case{"c[i + 1] = a[i] + b[i];", "wrote past the end of buffer `c`"}}) {
+        std::string text = lesson;
+        text.replace(at, body.size(), c.body);
+        const auto file = dir.path() / "shift.cu";
+        std::ofstream(file) << text;
+        for (const int n : {1001, 999, 1002, 100003}) {
+            auto r = cli({"run", file.string(), "--backend", "cpu", "--set", "n=" + std::to_string(n), "--repeat", "1"});
+            EXPECT_EQ(r.exit_code, 1) << r.both();
+            const int last = n - 1;  // the thread that goes one past the end
+            const std::string expected = "thread (" + std::to_string(last % 256) + ",0,0) of block (" +
+                                         std::to_string(last / 256) + ",0,0) " + c.words + ": element " +
+                                         std::to_string(n) + " of " + std::to_string(n) + " (line " +
+                                         std::to_string(line) + ")";
+            EXPECT_NE(r.err.find(expected), std::string::npos) << expected << "\n" << r.err;
+        }
+    }
+}
+
 // A buggy-on-purpose lesson passes when its bug shows as `expect:` says, and fails when it stops showing.
 TEST(Cli, ExpectedOutcomesPassWhenTheBugShowsAndFailWhenItDoesNot) {
     TempDir dir;

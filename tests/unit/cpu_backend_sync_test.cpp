@@ -134,8 +134,9 @@ extern "C" __global__ void reduce2(const int* in, long long* total, int n)
     EXPECT_EQ(rig.read<long long>(bt)[0], expect);
 }
 
-TEST_P(CpuBackendOrders, ThreadsLeavingBetweenBarriers) {
-    // Thread t runs t % 7 rounds of barriers, then returns; the rest keep meeting without it.
+TEST_P(CpuBackendOrders, ThreadsLeavingBetweenBarriersAreReported) {
+    // Thread t runs t % 7 rounds of barriers, then returns; the others would meet without it, which CUDA
+    // leaves undefined: the first barrier that the returned threads never reach is reported, in any order.
     CpuRig rig(test_options(1, GetParam(), 31));
     const char* src = R"(
 extern "C" __global__ void leave(int* out)
@@ -153,17 +154,19 @@ extern "C" __global__ void leave(int* out)
 }
 )";
     const unsigned block = 100;
+    unsigned returned = 0;
+    for (unsigned t = 0; t < block; ++t) returned += t % 7 == 0 ? 1 : 0;  // zero rounds: gone after line 6
     const ModuleId m = rig.compile(src, "leave");
     const BufferId bo = rig.buffer("out", std::vector<int>(18, -1));
     const LaunchResult r = rig.launch(m, "leave", {3}, {block}, {buffer_arg("out", bo)});
-    ASSERT_TRUE(r.ok) << error_text(r);
-    const std::vector<int> out = rig.read<int>(bo);
-    for (int b = 0; b < 3; ++b)
-        for (int round = 0; round < 6; ++round) {
-            int staying = 0;
-            for (unsigned t = 0; t < block; ++t) staying += int(t % 7) > round ? 1 : 0;
-            EXPECT_EQ(out[size_t(b * 6 + round)], staying) << "block " << b << " round " << round;
-        }
+    ASSERT_FALSE(r.ok);
+    EXPECT_EQ(r.error->name, "BARRIER_DIVERGENCE");
+    EXPECT_EQ(r.error->message.rfind("block (0,0,0): " + std::to_string(block - returned) + " threads (1-6, 8-13, ", 0), 0u)
+        << r.error->message;
+    EXPECT_NE(r.error->message.find("wait at __syncthreads_count at line 9, but " + std::to_string(returned) +
+                                    " threads (0, 7, 14, 21, 28, 35, ...) have already returned"),
+              std::string::npos)
+        << r.error->message;
 }
 
 INSTANTIATE_TEST_SUITE_P(Orders, CpuBackendOrders,
@@ -333,9 +336,9 @@ TEST(CpuBackendSync, DivergentBarrierIsReportedNotHung) {
     ASSERT_TRUE(r.error.has_value());
     EXPECT_EQ(r.error->name, "BARRIER_DIVERGENCE");
     EXPECT_NE(r.error->message.find("block (0,0,0)"), std::string::npos) << r.error->message;
-    EXPECT_NE(r.error->message.find("__syncthreads at line 4 reached by threads 0-15"), std::string::npos) << r.error->message;
-    EXPECT_NE(r.error->message.find("threads 16-63 are waiting at __syncthreads at line 7"), std::string::npos)
-        << r.error->message;
+    EXPECT_EQ(r.error->kind, ErrorKind::Hang);
+    EXPECT_EQ(r.error->message, "block (0,0,0): __syncthreads at line 4 reached by 16 threads (0-15), but 48 threads "
+                                "(16-63) are waiting at __syncthreads at line 7");
 
     // The backend still works afterwards.
     const ModuleId m2 = rig.compile(kTreeReduce, "block_sums");
@@ -345,29 +348,105 @@ TEST(CpuBackendSync, DivergentBarrierIsReportedNotHung) {
     EXPECT_EQ(rig.read<int>(bs), expected_block_sums(in, 256));
 }
 
-TEST(CpuBackendSync, EarlyReturnCountsAsArrived) {
-    CpuRig rig;
-    const char* src = R"(
-extern "C" __global__ void tail(const int* in, int* out, int n)
+// Threads that return before a barrier never reach it (undefined in CUDA; a GPU lets the others pass with
+// what the returned threads did not write): reported with the block, the line and how many threads were where.
+const char* kEarlyReturn = R"(extern "C" __global__ void tail(const int* in, int* out, int n)
 {
-    __shared__ int s[64];
+    __shared__ int s[256];
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;              // the last block's extra threads leave before the barrier
     s[threadIdx.x] = in[i];
-    __syncthreads();
-    out[i] = s[(threadIdx.x + 1) % blockDim.x] ;
+    __syncthreads();                 // line 7
+    out[i] = s[(threadIdx.x + 1) % blockDim.x];
 }
 )";
-    const int n = 100;  // block 64: the second block has 36 live threads
+
+TEST(CpuBackendSync, EarlyReturnBeforeABarrierIsReported) {
+    for (const ThreadOrder order : {ThreadOrder::Natural, ThreadOrder::Reversed, ThreadOrder::Shuffled}) {
+        CpuRig rig(test_options(2, order));
+        const int n = 1000, block = 256;  // the last block, (3,0,0), has 232 live threads and 24 extra
+        const int last = n / block, live = n - last * block;
+        const ModuleId m = rig.compile(kEarlyReturn, "tail");
+        const BufferId bi = rig.buffer("in", std::vector<int>(n, 1)), bo = rig.buffer("out", std::vector<int>(n, -1));
+        const LaunchResult r = rig.launch(m, "tail", {uint32_t(last + 1)}, {uint32_t(block)},
+                                          {buffer_arg("in", bi), buffer_arg("out", bo), value_arg("n", n)});
+        ASSERT_FALSE(r.ok);
+        EXPECT_EQ(r.error->name, "BARRIER_DIVERGENCE");
+        EXPECT_EQ(r.error->kind, ErrorKind::Hang);
+        EXPECT_EQ(r.error->message, "block (" + std::to_string(last) + ",0,0): " + std::to_string(live) + " threads (0-" +
+                                        std::to_string(live - 1) + ") wait at __syncthreads at line 7, but " +
+                                        std::to_string(block - live) + " threads (" + std::to_string(live) + "-" +
+                                        std::to_string(block - 1) + ") have already returned and will never reach it");
+        EXPECT_NE(r.error->hint.find("guard the work instead"), std::string::npos) << r.error->hint;
+    }
+}
+
+TEST(CpuBackendSync, EarlyReturnOfAllButOneThread) {
+    CpuRig rig;
+    const char* src = "extern \"C\" __global__ void one(int* out)\n"
+                      "{\n"
+                      "    if (threadIdx.x != 5) return;\n"
+                      "    __syncthreads();\n"  // line 4
+                      "    out[0] = 1;\n"
+                      "}\n";
+    const BufferId bo = rig.buffer("out", std::vector<int>(1, 0));
+    const LaunchResult r = rig.launch(rig.compile(src, "one"), "one", {1}, {40}, {buffer_arg("out", bo)});
+    ASSERT_FALSE(r.ok);
+    EXPECT_EQ(r.error->message, "block (0,0,0): thread 5 waits at __syncthreads at line 4, but 39 threads (0-4, 6-39) "
+                                "have already returned and will never reach it");
+}
+
+// Different barriers in the two branches, while other threads have returned: all three groups are named.
+TEST(CpuBackendSync, DifferentBarriersAndReturnedThreads) {
+    CpuRig rig;
+    const char* src = "extern \"C\" __global__ void split(int* out)\n"
+                      "{\n"
+                      "    if (threadIdx.x >= 48) return;\n"
+                      "    if (threadIdx.x < 16) __syncthreads();\n"  // line 4
+                      "    else __syncthreads();\n"                   // line 5
+                      "    out[threadIdx.x] = 1;\n"
+                      "}\n";
+    const BufferId bo = rig.buffer("out", std::vector<int>(64, 0));
+    const LaunchResult r = rig.launch(rig.compile(src, "split"), "split", {1}, {64}, {buffer_arg("out", bo)});
+    ASSERT_FALSE(r.ok);
+    EXPECT_EQ(r.error->name, "BARRIER_DIVERGENCE");
+    EXPECT_EQ(r.error->message, "block (0,0,0): __syncthreads at line 4 reached by 16 threads (0-15), but 32 threads "
+                                "(16-47) are waiting at __syncthreads at line 5 (16 threads (48-63) have already "
+                                "returned)");
+}
+
+// The correct forms are not reported: a bounds check around the work with the barrier outside it, and a
+// return after the last barrier (the first warp then finishes with shuffles).
+TEST(CpuBackendSync, BarrierAfterABoundsCheckAndReturnAfterTheLastBarrierPass) {
+    const char* src = R"(extern "C" __global__ void guarded(const int* in, int* out, int n)
+{
+    __shared__ int s[256];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) s[threadIdx.x] = in[i];
+    __syncthreads();
+    if (i < n) out[i] = s[threadIdx.x] + (threadIdx.x > 0 ? s[threadIdx.x - 1] : 0);
+    __syncthreads();
+    if (threadIdx.x >= 32) return;   // after the last barrier: fine
+    int v = threadIdx.x;
+    for (int d = 16; d > 0; d /= 2) v += __shfl_down_sync(0xffffffff, v, d);
+    if (threadIdx.x == 0 && i < n) out[i] += 1000 * v;
+}
+)";
+    const int n = 1000;  // the last block is partly empty
     std::vector<int> in(n);
-    std::iota(in.begin(), in.end(), 0);
-    const ModuleId m = rig.compile(src, "tail");
-    const BufferId bi = rig.buffer("in", in), bo = rig.buffer("out", std::vector<int>(n, -1));
-    const LaunchResult r = rig.launch(m, "tail", {2}, {64}, {buffer_arg("in", bi), buffer_arg("out", bo), value_arg("n", n)});
-    ASSERT_TRUE(r.ok) << error_text(r);
-    const std::vector<int> out = rig.read<int>(bo);
-    for (int i = 0; i < 64; ++i) EXPECT_EQ(out[size_t(i)], (i + 1) % 64);
-    for (int i = 64; i < 99; ++i) EXPECT_EQ(out[size_t(i)], i + 1);
+    for (int i = 0; i < n; ++i) in[size_t(i)] = 3 * i + 1;
+    std::vector<int> expected(n);
+    for (int i = 0; i < n; ++i) expected[size_t(i)] = in[size_t(i)] + (i % 256 > 0 ? in[size_t(i - 1)] : 0);
+    for (int b = 0; b * 256 < n; ++b) expected[size_t(b * 256)] += 1000 * (31 * 32 / 2);
+    for (const ThreadOrder order : {ThreadOrder::Natural, ThreadOrder::Shuffled}) {
+        CpuRig ordered(test_options(2, order));
+        const ModuleId m = ordered.compile(src, "guarded");
+        const BufferId bi = ordered.buffer("in", in), bo = ordered.buffer("out", std::vector<int>(n, -1));
+        const LaunchResult r = ordered.launch(m, "guarded", {div_up(n, 256)}, {256},
+                                              {buffer_arg("in", bi), buffer_arg("out", bo), value_arg("n", n)});
+        ASSERT_TRUE(r.ok) << error_text(r);
+        EXPECT_EQ(ordered.read<int>(bo), expected);
+    }
 }
 
 TEST(CpuBackendSync, WarpOpWaitingForThreadsAtABarrierIsADeadlock) {
@@ -384,7 +463,7 @@ TEST(CpuBackendSync, WarpOpWaitingForThreadsAtABarrierIsADeadlock) {
     EXPECT_EQ(r.error->name, "DEADLOCK");
     EXPECT_NE(r.error->message.find("__shfl_sync (mask 0xffffffff) at line 3 reached by thread 0"), std::string::npos)
         << r.error->message;
-    EXPECT_NE(r.error->message.find("threads 1-31 are waiting at __syncthreads at line 4"), std::string::npos)
+    EXPECT_NE(r.error->message.find("31 threads (1-31) are waiting at __syncthreads at line 4"), std::string::npos)
         << r.error->message;
 }
 

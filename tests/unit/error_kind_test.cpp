@@ -252,5 +252,21 @@ TEST(ErrorKind, LessonThatMustFaultFaultsOutOfBounds) {
     EXPECT_EQ(r.as_expected, true);
 }
 
+// Threads that return before a __syncthreads(): the CPU backend reports the barrier they never reach as a
+// hang (kernels/FORMAT.md), naming the block, the line and how many threads were where.
+TEST(ErrorKind, LessonWithAnEarlyReturnBeforeABarrierHangs) {
+    const RunReport r = run_lesson("mistakes/early_return_before_syncthreads.cu");
+    EXPECT_EQ(r.expect, "hang");
+    ASSERT_TRUE(r.error.has_value());
+    EXPECT_EQ(r.error->kind, ErrorKind::Hang) << r.error->full();
+    EXPECT_NE(r.error->message.find("block (3,0,0): 232 threads (0-231) wait at __syncthreads at line "),
+              std::string::npos)
+        << r.error->message;
+    EXPECT_NE(r.error->message.find("but 24 threads (232-255) have already returned"), std::string::npos)
+        << r.error->message;
+    EXPECT_EQ(r.outcome, "hang");
+    EXPECT_EQ(r.as_expected, true);
+}
+
 }  // namespace
 }  // namespace cp::test

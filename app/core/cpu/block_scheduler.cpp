@@ -427,10 +427,13 @@ unsigned BlockScheduler::release_warp(unsigned warp, bool include_active_mask) {
     return released;
 }
 
-// Every live thread is at the same barrier (threads that returned count as arrived): release them all.
+// Every thread of the block is at the same barrier: release them all. A thread that has returned never
+// reaches it, which CUDA leaves undefined (a GPU usually lets the others pass, with whatever the returned
+// threads did not write): not released, so describe_stall() reports it.
 // Their status stays AtBarrier until each is switched to; nothing reads it before then.
 bool BlockScheduler::release_barrier() {
     if (!barrier_arrived_ || barrier_arrived_ != alive_ || barrier_mismatch_ || warp_waiting_total_) return false;
+    if (alive_ != threads_) return false;
     switch (barrier_kind_) {
         case cp_abi::kSyncThreadsCount: barrier_result_ = barrier_true_; break;
         case cp_abi::kSyncThreadsAnd: barrier_result_ = barrier_true_ == barrier_arrived_ ? 1 : 0; break;

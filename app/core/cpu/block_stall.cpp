@@ -28,8 +28,10 @@ std::string format_ranges(const std::vector<unsigned>& ids) {
     return out;
 }
 
+// "thread 5", "16 threads (0-15)".
 std::string threads_text(const std::vector<unsigned>& ids) {
-    return (ids.size() == 1 ? "thread " : "threads ") + format_ranges(ids);
+    if (ids.size() == 1) return "thread " + format_ranges(ids);
+    return std::to_string(ids.size()) + " threads (" + format_ranges(ids) + ")";
 }
 
 std::string uint3_text(cp_abi::Uint3 v) {
@@ -78,7 +80,15 @@ void BlockScheduler::describe_stall() {
     for (const WaitPoint& p : points) any_warp = any_warp || p.warp;
 
     std::string message = block_name() + ": ";
-    for (size_t i = 0; i < points.size(); ++i) {
+    // Every live thread waits at one barrier, but some returned before it: they never arrive.
+    const bool returned_early = points.size() == 1 && !any_warp && !exited.empty();
+    if (returned_early) {
+        const WaitPoint& p = points[0];
+        message += threads_text(p.threads) + (p.threads.size() == 1 ? " waits" : " wait") + " at " + p.what +
+                   ", but " + threads_text(exited) + (exited.size() == 1 ? " has" : " have") +
+                   " already returned and will never reach it";
+    }
+    for (size_t i = 0; i < points.size() && !returned_early; ++i) {
         const WaitPoint& p = points[i];
         if (i == 0) {
             message += p.what + " reached by " + threads_text(p.threads);
@@ -87,8 +97,9 @@ void BlockScheduler::describe_stall() {
                        (p.threads.size() == 1 ? " is" : " are") + " waiting at " + p.what;
         }
     }
-    if (points.size() == 1) message += ", which cannot complete";
-    if (!exited.empty()) message += " (" + threads_text(exited) + " exited)";
+    if (points.size() == 1 && !returned_early) message += ", which cannot complete";
+    if (!exited.empty() && !returned_early)
+        message += " (" + threads_text(exited) + (exited.size() == 1 ? " has" : " have") + " already returned)";
     if (thread_index_.size() > 1 && (launch_.block_dim.y > 1 || launch_.block_dim.z > 1))
         message += "; threads are numbered x + y*blockDim.x + z*blockDim.x*blockDim.y";
 
@@ -98,6 +109,14 @@ void BlockScheduler::describe_stall() {
                     "reach the block's barriers; compute the mask with __ballot_sync or __activemask, or move the "
                     "call out of the branch",
                     ErrorKind::Hang};  // on a GPU these threads would wait forever
+    } else if (returned_early) {
+        failure_ = {"BARRIER_DIVERGENCE", message,
+                    "every thread of a block must reach each __syncthreads(); one that returns early never does "
+                    "(CUDA leaves this undefined: a GPU usually lets the others pass, and what the returned threads "
+                    "should have written to shared memory is missing). Do not return before a barrier: guard the "
+                    "work instead (`if (i < n) { ... }`) so that every thread reaches it, or return only after the "
+                    "last barrier",
+                    ErrorKind::Hang};  // as a barrier that some threads never reach (kernels/FORMAT.md, `hang`)
     } else {
         failure_ = {"BARRIER_DIVERGENCE", message,
                     "every thread of a block that has not returned must reach the same __syncthreads(); a barrier "

@@ -244,19 +244,21 @@ ExecutorLaunch CpuExecutor::launch(const LaunchRequest& request) {
             out.error = describe_crash(outcome.failure, report, &run.site);
             return run;
         }
-        // Writes just before a buffer's start (or in the few alignment bytes after its end) land on its pages
-        // without faulting: look for them now.
+        // Writes just before a buffer's start land on its first page without faulting (its end touches the
+        // guard, its start cannot too): look for them now.
         for (auto& [id, b] : buffers_) {
-            const GuardedBuffer::Slack slack = b.memory.slack_intact();
-            if (slack == GuardedBuffer::Slack::Intact) continue;
+            const uint64_t distance = b.memory.slack_written_distance();
+            if (!distance) continue;
             b.memory.restore_slack();
-            const bool before = slack == GuardedBuffer::Slack::WrittenBefore;
-            out.error = engine_error(
-                ErrorKind::OutOfBounds, "OUT_OF_BOUNDS",
-                std::string("a thread wrote ") + (before ? "before the start" : "past the end") + " of buffer `" +
-                    b.name + "` (found after the launch, so the thread and line are not known)",
-                before ? "look for a negative index, e.g. a[i - 1] when i is 0"
-                       : "check the index against the size (e.g. `if (i < n)`) before each access");
+            std::string element;
+            for (const BufferForReport& r : report.buffers)
+                if (r.memory == &b.memory && r.element_size)
+                    element = ": element -" + std::to_string((distance + r.element_size - 1) / r.element_size) +
+                              " of " + std::to_string(b.memory.size() / r.element_size);
+            out.error = engine_error(ErrorKind::OutOfBounds, "OUT_OF_BOUNDS",
+                                     "a thread wrote before the start of buffer `" + b.name + "`" + element +
+                                         " (found after the launch, so the thread and line are not known)",
+                                     "look for a negative index, e.g. a[i - 1] when i is 0");
             return run;
         }
         if (i >= warmup) samples.push_back(ms);

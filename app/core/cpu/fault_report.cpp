@@ -1,5 +1,5 @@
-// Crash reports for the CPU backend: "thread (x,y,z) of block (x,y,z) wrote 4 bytes past the end of
-// buffer `out` (line N)", and the like for other buffers, the stack, division by zero and stalls.
+// Crash reports for the CPU backend: "thread (x,y,z) of block (x,y,z) wrote past the end of buffer `out`:
+// element 1000 of 1000 (line N)", and the like for other buffers, the stack, division by zero and stalls.
 #include "core/cpu/fault_report.h"
 
 #include "core/cpu/subprocess.h"
@@ -49,31 +49,83 @@ std::string line_text(const std::optional<SourceLine>& where, const std::string&
     return " (" + where->file + ":" + std::to_string(where->line) + ")";
 }
 
-// "wrote 4 bytes past the end of buffer `out`" and its variants.
-std::string outside_text(const std::string& verb, const std::string& region, GuardedBuffer::Location loc, uint32_t elem) {
+// The element the access hit, counted from the buffer's start (negative before it): "element 1001 of 1001".
+std::string element_text(uint64_t bytes, GuardedBuffer::Location loc, uint32_t elem) {
+    const int64_t offset =
+        loc.where == GuardedBuffer::Where::PastEnd ? int64_t(bytes + loc.distance) : -int64_t(loc.distance);
+    const int64_t e = int64_t(elem);
+    const int64_t element = offset >= 0 ? offset / e : -((-offset + e - 1) / e);
+    return "element " + std::to_string(element) + " of " + std::to_string(bytes / elem);
+}
+
+// "wrote past the end of buffer `out`: element 1001 of 1001" and its variants. Without the element size
+// (a void* parameter, a buffer this kernel was not given) the distance in bytes.
+std::string outside_text(const std::string& verb, const std::string& region, uint64_t bytes,
+                         GuardedBuffer::Location loc, uint32_t elem) {
     const uint64_t d = loc.distance;
-    const std::string size = elem == 1 ? std::string("1 byte") : std::to_string(elem) + " bytes";
+    const std::string element = elem ? ": " + element_text(bytes, loc, elem) : "";
     switch (loc.where) {
         case GuardedBuffer::Where::PastEnd:
-            if (elem && d < elem) return verb + " " + size + " past the end of " + region;
-            if (elem) return verb + " " + size + " at " + std::to_string(d) + " bytes past the end of " + region;
-            if (d == 0) return verb + " past the end of " + region;
+            if (elem || d == 0) return verb + " past the end of " + region + element;
             return verb + " memory " + std::to_string(d) + " bytes past the end of " + region;
         case GuardedBuffer::Where::BeforeStart:
-            if (elem && d <= elem) return verb + " " + size + " before the start of " + region;
-            if (elem) return verb + " " + size + " at " + std::to_string(d) + " bytes before the start of " + region;
+            if (elem) return verb + " before the start of " + region + element;
             return verb + " memory " + std::to_string(d) + " bytes before the start of " + region;
         default: return verb + " " + region + " at byte offset " + std::to_string(d) + ", which faulted";
     }
 }
 
-std::string element_hint(const BufferForReport& b, GuardedBuffer::Location loc) {
+std::string element_hint(const BufferForReport& b) {
     if (!b.element_size) return "";
-    const int64_t bytes = int64_t(b.memory->size());
-    const int64_t offset = loc.where == GuardedBuffer::Where::PastEnd ? bytes + int64_t(loc.distance) : -int64_t(loc.distance);
-    const int64_t element = offset >= 0 ? offset / b.element_size : -((-offset + b.element_size - 1) / b.element_size);
-    return "`" + b.name + "` holds " + std::to_string(bytes / b.element_size) + " elements of " +
-           std::to_string(b.element_size) + " bytes; the access was to element " + std::to_string(element) + ". ";
+    return "`" + b.name + "` holds " + std::to_string(b.memory->size() / b.element_size) + " elements of " +
+           std::to_string(b.element_size) + (b.element_size == 1 ? " byte" : " bytes") +
+           ", numbered from 0. ";
+}
+
+// The largest power of two (up to 256) that divides `bytes`: how aligned the CPU backend's buffer starts.
+uint64_t start_alignment(uint64_t bytes) {
+    uint64_t a = 1;
+    while (a < 256 && bytes % (a * 2) == 0) a *= 2;
+    return a;
+}
+
+// A general-protection fault: a 16-byte SSE access at an address that is not a multiple of 16 (a float4 or
+// uint4 read through a cast pointer), or an address no pointer can hold (a garbage pointer).
+EngineError describe_protection_fault(const FaultRecord& r, const std::string& who, const std::string& at,
+                                      const FaultReportContext& context) {
+    const std::string verb = r.access == 2 ? "wrote" : "read";
+    if (r.vector_operand && r.address % 16 != 0) {
+        for (const BufferForReport& b : context.buffers) {
+            if (!b.memory) continue;
+            const GuardedBuffer::Location loc = b.memory->locate(r.address);
+            if (loc.where != GuardedBuffer::Where::Inside) continue;
+            const std::string what = who + " " + verb + " 16 bytes at byte " + std::to_string(loc.distance) +
+                                     " of buffer `" + b.name +
+                                     "` with one vector instruction, which needs an address that is a multiple of 16" +
+                                     at;
+            if (loc.distance % 16 != 0)  // misaligned from a 256-aligned start too: a GPU faults the same way
+                return engine_error(ErrorKind::Fault, "MISALIGNED_ADDRESS", what,
+                                    "a float4, int4 or double2 at byte " + std::to_string(loc.distance) +
+                                        " of a buffer: vector accesses need an offset that is a multiple of their "
+                                        "size (for float4 from a float*, an index that is a multiple of 4)");
+            const uint64_t align = start_alignment(b.memory->size());
+            return engine_error(
+                ErrorKind::Fault, "MISALIGNED_ADDRESS", what,
+                "A GPU starts buffers 256-byte aligned. The CPU backend ends each buffer exactly at a guard page so "
+                "that any access past its end is caught; `" + b.name + "` (" + std::to_string(b.memory->size()) +
+                    " bytes, not a multiple of 16) therefore starts only " + std::to_string(align) +
+                    "-byte aligned. Read it as float4/uint4 only when its size in bytes is a multiple of 16 (e.g. "
+                    "an element count that is a multiple of 4), or run with --backend cuda.");
+        }
+        return engine_error(ErrorKind::Fault, "MISALIGNED_ADDRESS",
+                            who + " " + verb + " 16 bytes at address " + hex(r.address) +
+                                " with one vector instruction, which needs an address that is a multiple of 16" + at,
+                            "a float4, int4 or double2 read or written through a pointer that is not 16-byte "
+                            "aligned (e.g. cast from a float* at an odd index)");
+    }
+    return engine_error(ErrorKind::Fault, "INVALID_ADDRESS",
+                        who + " used an address that no pointer can hold (a garbage pointer)" + at,
+                        "a pointer that was never set, or computed from garbage, gives such addresses");
 }
 
 }  // namespace
@@ -162,6 +214,7 @@ EngineError describe_crash(const GridFailure& failure, const FaultReportContext&
                             "the host compiler plants a trap where code has undefined behaviour, e.g. a non-void "
                             "function that does not return a value");
     }
+    if (r.signal == SIGSEGV && r.code == SI_KERNEL) return describe_protection_fault(r, who, at, context);
     if (failure.place.kind == WorkerFaultPlace::Kind::StackGuard) {
         return engine_error(
             ErrorKind::Fault, "STACK_OVERFLOW", who + " overflowed its stack" + at,
@@ -171,7 +224,7 @@ EngineError describe_crash(const GridFailure& failure, const FaultReportContext&
         const std::string region = "the dynamic shared memory (extern __shared__, " +
                                    std::to_string(failure.place.shared_bytes) + " bytes)";
         return engine_error(ErrorKind::OutOfBounds, "OUT_OF_BOUNDS",
-                            who + " " + outside_text(verb, region, failure.place.location, 0) + at,
+                            who + " " + outside_text(verb, region, failure.place.shared_bytes, failure.place.location, 0) + at,
                             "the launch's dynamic shared memory size is what extern __shared__ arrays may use");
     }
     for (const BufferForReport& b : context.buffers) {
@@ -179,8 +232,8 @@ EngineError describe_crash(const GridFailure& failure, const FaultReportContext&
         const GuardedBuffer::Location loc = b.memory->locate(r.address);
         if (loc.where == GuardedBuffer::Where::Outside) continue;
         return engine_error(ErrorKind::OutOfBounds, "OUT_OF_BOUNDS",
-                            who + " " + outside_text(verb, "buffer `" + b.name + "`", loc, b.element_size) + at,
-                            element_hint(b, loc) +
+                            who + " " + outside_text(verb, "buffer `" + b.name + "`", b.memory->size(), loc, b.element_size) + at,
+                            element_hint(b) +
                                 "Check the bounds test before the access (e.g. `if (i < n)`) and that the grid does "
                                 "not cover more than the data.");
     }

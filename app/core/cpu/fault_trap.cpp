@@ -22,6 +22,62 @@ int signal_slot(int sig) {
     return -1;
 }
 
+#if defined(__x86_64__)
+// The memory operand of a legacy-encoded SSE instruction (0F xx, with 66/F2/F3 and REX prefixes), as the
+// kernel library's code holds them (it is compiled without -mavx): the aligned moves and arithmetic whose
+// 16-byte memory operand must be 16-byte aligned. False for anything else. Async-signal-safe.
+bool sse_memory_operand(const unsigned char* code, const greg_t* gregs, uintptr_t* address, int* access) {
+    static constexpr int kReg[16] = {REG_RAX, REG_RCX, REG_RDX, REG_RBX, REG_RSP, REG_RBP, REG_RSI, REG_RDI,
+                                     REG_R8,  REG_R9,  REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15};
+    const unsigned char* p = code;
+    for (int i = 0; i < 4 && (*p == 0x66 || *p == 0xF2 || *p == 0xF3); ++i) ++p;
+    unsigned rex = 0;
+    if ((*p & 0xF0) == 0x40) rex = *p++;
+    if (*p++ != 0x0F) return false;
+    const unsigned char op = *p++;
+    bool imm8 = (op >= 0x70 && op <= 0x73) || op == 0xC2 || (op >= 0xC4 && op <= 0xC6);
+    if (op == 0x38 || op == 0x3A) {
+        imm8 = op == 0x3A;
+        ++p;
+    }
+    const unsigned modrm = *p++, mod = modrm >> 6, rm = modrm & 7;
+    if (mod == 3) return false;  // a register operand
+    uintptr_t a = 0;
+    bool rip_relative = false;
+    if (rm == 4) {
+        const unsigned sib = *p++, index = ((sib >> 3) & 7) | ((rex & 2) << 2), base = (sib & 7) | ((rex & 1) << 3);
+        if (index != 4) a += uintptr_t(gregs[kReg[index]]) << (sib >> 6);
+        if ((sib & 7) == 5 && mod == 0) {
+            int32_t d;
+            __builtin_memcpy(&d, p, 4);
+            p += 4;
+            a += uintptr_t(intptr_t(d));
+        } else {
+            a += uintptr_t(gregs[kReg[base]]);
+        }
+    } else if (rm == 5 && mod == 0) {
+        rip_relative = true;
+    } else {
+        a += uintptr_t(gregs[kReg[rm | ((rex & 1) << 3)]]);
+    }
+    if (mod == 1 || rip_relative || mod == 2) {
+        if (mod == 1) {
+            a += uintptr_t(intptr_t(static_cast<signed char>(*p++)));
+        } else {
+            int32_t d;
+            __builtin_memcpy(&d, p, 4);
+            p += 4;
+            a += uintptr_t(intptr_t(d));
+        }
+    }
+    if (rip_relative) a += uintptr_t(p + (imm8 ? 1 : 0));
+    *address = a;
+    // Stores: movaps/movapd (29), movdqa (66 7F), movntps/pd (2B), movntdq (E7); everything else reads.
+    *access = op == 0x29 || op == 0x7F || op == 0x2B || op == 0xE7 ? 2 : 1;
+    return true;
+}
+#endif
+
 void on_fault(int sig, siginfo_t* info, void* context) {
     FaultTrap* trap = tls_trap;
     if (trap && trap->armed) {
@@ -33,12 +89,18 @@ void on_fault(int sig, siginfo_t* info, void* context) {
         r.instruction = 0;
         r.stack_pointer = 0;
         r.access = 0;
+        r.vector_operand = false;
 #if defined(__x86_64__)
         const auto* uc = static_cast<const ucontext_t*>(context);
         r.instruction = uintptr_t(uc->uc_mcontext.gregs[REG_RIP]);
         r.stack_pointer = uintptr_t(uc->uc_mcontext.gregs[REG_RSP]);
         // Page-fault error code: bit 1 set for a write.
         if (sig == SIGSEGV) r.access = (uc->uc_mcontext.gregs[REG_ERR] & 2) ? 2 : 1;
+        if (sig == SIGSEGV && info->si_code == SI_KERNEL) {  // general protection: no address, no error code
+            r.access = 0;
+            r.vector_operand = sse_memory_operand(reinterpret_cast<const unsigned char*>(r.instruction),
+                                                  uc->uc_mcontext.gregs, &r.address, &r.access);
+        }
 #elif defined(__aarch64__)
         r.instruction = uintptr_t(static_cast<const ucontext_t*>(context)->uc_mcontext.pc);
         r.stack_pointer = uintptr_t(static_cast<const ucontext_t*>(context)->uc_mcontext.sp);

@@ -19,6 +19,9 @@ struct FaultRecord {
     uintptr_t instruction = 0;    // the faulting instruction
     uintptr_t stack_pointer = 0;  // to look for the kernel's return address when it crashed inside libc
     int access = 0;               // 0 unknown, 1 read, 2 write
+    // A general-protection fault (SIGSEGV, si_code SI_KERNEL: a misaligned 16-byte SSE access, or a
+    // non-canonical address) has no si_addr: the memory operand of the SSE instruction, decoded.
+    bool vector_operand = false;  // `address` is that operand's address
     cp_abi::Uint3 thread{}, block{};
 };
 

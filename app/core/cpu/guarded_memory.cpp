@@ -24,17 +24,21 @@ size_t page_size() {
 
 size_t round_up(uint64_t n, size_t to) { return size_t((n + to - 1) / to * to); }
 
-// Where the data starts in its pages: as late as possible (so the first access past the end faults), but
-// 16-byte aligned as CUDA allocations are (they are 256-aligned), so a kernel's float4/uint4 loads work.
-// The up to 15 bytes after the end are slack, checked after each launch like the slack before the start.
-constexpr size_t kDataAlign = 16;
-size_t data_offset(uint64_t bytes, size_t data_pages) { return (data_pages - size_t(bytes)) / kDataAlign * kDataAlign; }
+// Where the data starts in its pages: its last byte is the last byte of the last page, so the first byte past
+// the end is the guard's and faults, whatever the element size (1001 floats, 999 uchar3s). The start is then
+// aligned to the largest power of two dividing the size, which is at least the alignment of the element
+// type (a type's size is a multiple of its alignment): a float buffer is 4-byte aligned, a float4 buffer
+// 16-byte aligned. A GPU's buffers start 256-byte aligned; a kernel that reads a float buffer of 1001
+// elements as float4s needs more than the size gives, which fault_report.cpp explains when it happens.
+size_t data_offset(uint64_t bytes, size_t data_pages, size_t start_align = 1) {
+    return (data_pages - size_t(bytes)) / start_align * start_align;
+}
 
 }  // namespace
 
 // The reservation: guards as large as the buffer (64 KiB .. 1 GiB), so an index up to twice the size still
 // faults here instead of landing in another buffer. Address space only; no memory is committed.
-Result<GuardedBuffer> GuardedBuffer::reserve(uint64_t bytes) {
+Result<GuardedBuffer> GuardedBuffer::reserve(uint64_t bytes, size_t start_align) {
     const size_t page = page_size();
     const size_t data_pages = round_up(bytes, page);
     const size_t guard = std::clamp<size_t>(data_pages, size_t(64) << 10, size_t(1) << 30);
@@ -48,14 +52,14 @@ Result<GuardedBuffer> GuardedBuffer::reserve(uint64_t bytes) {
     b.map_ = static_cast<std::byte*>(map);
     b.map_bytes_ = total;
     b.slack_ = b.map_ + guard;
-    b.data_ = b.slack_ + data_offset(bytes, data_pages);
+    b.data_ = b.slack_ + data_offset(bytes, data_pages, start_align);
     b.end_ = b.slack_ + data_pages;
     b.bytes_ = bytes;
     return b;
 }
 
-Result<GuardedBuffer> GuardedBuffer::allocate(uint64_t bytes) {
-    auto reserved = reserve(bytes);
+Result<GuardedBuffer> GuardedBuffer::allocate(uint64_t bytes, size_t start_align) {
+    auto reserved = reserve(bytes, start_align);
     if (!reserved) return reserved;
     GuardedBuffer& b = *reserved;
     const size_t data_pages = round_up(bytes, page_size());
@@ -69,7 +73,7 @@ Result<GuardedBuffer> GuardedBuffer::allocate(uint64_t bytes) {
 }
 
 Result<GuardedBuffer> GuardedBuffer::map_shared(int fd, uint64_t bytes) {
-    auto reserved = reserve(bytes);
+    auto reserved = reserve(bytes, 1);
     if (!reserved) return reserved;
     GuardedBuffer& b = *reserved;
     const size_t data_pages = round_up(bytes, page_size());
@@ -118,16 +122,17 @@ GuardedBuffer::Location GuardedBuffer::locate(uintptr_t address) const {
 }
 
 GuardedBuffer::Slack GuardedBuffer::slack_intact() const {
+    return slack_written_distance() ? Slack::WrittenBefore : Slack::Intact;
+}
+
+uint64_t GuardedBuffer::slack_written_distance() const {
     for (const std::byte* p = slack_; p < data_; ++p)
-        if (*p != std::byte{kSlackPattern}) return Slack::WrittenBefore;
-    for (const std::byte* p = data_ + bytes_; p < end_; ++p)
-        if (*p != std::byte{kSlackPattern}) return Slack::WrittenAfter;
-    return Slack::Intact;
+        if (*p != std::byte{kSlackPattern}) return uint64_t(data_ - p);
+    return 0;
 }
 
 void GuardedBuffer::restore_slack() {
     if (slack_ && data_ > slack_) std::memset(slack_, kSlackPattern, size_t(data_ - slack_));
-    if (data_ && end_ > data_ + bytes_) std::memset(data_ + bytes_, kSlackPattern, size_t(end_ - (data_ + bytes_)));
 }
 
 }  // namespace cp

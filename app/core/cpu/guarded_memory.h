@@ -1,6 +1,6 @@
-// Device buffers for the CPU backend: each in its own mapping between inaccessible guard regions, its
-// end at most 15 bytes before the guard after it (the start is 16-byte aligned, as on a GPU, for vector
-// loads), so an access past the end faults and can be reported.
+// Device buffers for the CPU backend: each in its own mapping between inaccessible guard regions, its last
+// byte touching the guard after it, so any access past the end (of any element type) faults and can be
+// reported. The start is then only as aligned as the size allows (a multiple of 16 bytes: 16-byte aligned).
 // A buffer's memory is either private (the dynamic shared memory) or a shared-memory file (memfd) that the
 // app also maps (SharedMemoryFile), so uploads and read-backs are plain copies in the app's process.
 #pragma once
@@ -16,7 +16,9 @@ namespace cp {
 class GuardedBuffer {
 public:
     GuardedBuffer() = default;
-    static Result<GuardedBuffer> allocate(uint64_t bytes);  // zero-filled
+    // Zero-filled. `start_align` > 1 (a power of two) starts the data that aligned instead, its end up to
+    // start_align - 1 bytes before the guard (the dynamic shared memory: kernels carve float4s out of it).
+    static Result<GuardedBuffer> allocate(uint64_t bytes, size_t start_align = 1);
     // The data pages are the shared-memory file `fd` (a SharedMemoryFile of the same `bytes`).
     static Result<GuardedBuffer> map_shared(int fd, uint64_t bytes);
     ~GuardedBuffer();
@@ -35,25 +37,27 @@ public:
     };
     Location locate(uintptr_t address) const;
 
-    // Pages are 4 KiB but buffers are not, so up to a page before the start (and up to 15 bytes after the
-    // end) is accessible. It holds a known pattern: a kernel that wrote there is found after the launch.
-    enum class Slack { Intact, WrittenBefore, WrittenAfter };
+    // Pages are 4 KiB but buffers are not, so up to a page before the start is accessible. It holds a
+    // known pattern: a kernel that wrote there is found after the launch.
+    enum class Slack { Intact, WrittenBefore };
     Slack slack_intact() const;
+    // Bytes from the lowest written slack byte to the start (0 when the slack is intact).
+    uint64_t slack_written_distance() const;
     void restore_slack();
 
 private:
-    static Result<GuardedBuffer> reserve(uint64_t bytes);
+    static Result<GuardedBuffer> reserve(uint64_t bytes, size_t start_align);
     void release();
 
     std::byte* map_ = nullptr;  // the whole reservation, guards included
     size_t map_bytes_ = 0;
     std::byte* slack_ = nullptr;  // first accessible byte (page aligned); data_ - slack_ bytes of pattern
     std::byte* data_ = nullptr;
-    std::byte* end_ = nullptr;  // the guard after the data; data_ + bytes_ .. end_ is slack too
+    std::byte* end_ = nullptr;  // the guard after the data: data_ + bytes_
     uint64_t bytes_ = 0;
 };
 
-// A buffer's bytes in a sealed shared-memory file (memfd) of whole pages, the data at its end as
+// A buffer's bytes in a sealed shared-memory file (memfd) of whole pages, the data at its very end as
 // GuardedBuffer places it; mapped here for uploads and read-backs and handed to a worker by descriptor.
 // The seals stop the worker from shrinking it under the app (which would crash the app on access).
 class SharedMemoryFile {

@@ -141,7 +141,9 @@ void WorkerPool::execute(Worker& w) {
     w.failed = false;
     w.printed.clear();
     if (job.dynamic_shared_bytes && w.dynamic_shared.size() != job.dynamic_shared_bytes) {
-        auto buffer = GuardedBuffer::allocate(job.dynamic_shared_bytes);
+        // 16-byte aligned, as on a GPU, where kernels carve vector types out of it: up to 15 bytes past its
+        // end are then not caught.
+        auto buffer = GuardedBuffer::allocate(job.dynamic_shared_bytes, 16);
         if (!buffer) {
             w.failed = true;
             w.failure.block = 0;
