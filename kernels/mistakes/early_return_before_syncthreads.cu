@@ -19,7 +19,7 @@ grid: ceil(n / block.x)
 problem: n
 view sums: table
 reference: sum_each_block
-expect: hang
+expect: hang on cpu
 learn: every thread of a block must reach each __syncthreads(); instead of returning early, guard
   the work (`if (i < n)`, or load 0 past the end) and let every thread reach the barrier
 tolerance: 0

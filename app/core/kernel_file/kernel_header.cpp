@@ -397,10 +397,23 @@ private:
     void parse_expect(const Line& l) {
         state_.expect_line = l.line;
         const std::vector<std::string> kinds = {"mismatch", "fault", "refused", "hang"};
+        // `hang on cpu`: judged on that backend only (where the bug is undefined behaviour on the others).
+        std::string value = l.value, backend;
+        if (const size_t on = value.find(" on "); on != std::string::npos) {
+            backend = trim(value.substr(on + 4));
+            value = trim(value.substr(0, on));
+            if (backend != "cpu" && backend != "cuda") {
+                error(l.line, l.column,
+                      "`expect: " + value + " on BACKEND` names the backend the bug shows on: `cpu` or `cuda`, not `" +
+                          backend + "`.");
+                return;
+            }
+        }
         for (auto e :
              {ExpectedOutcome::Mismatch, ExpectedOutcome::Fault, ExpectedOutcome::Refused, ExpectedOutcome::Hang}) {
-            if (l.value == expected_outcome_name(e)) {
+            if (value == expected_outcome_name(e)) {
                 spec_.expect = e;
+                spec_.expect_backend = backend;
                 return;
             }
         }

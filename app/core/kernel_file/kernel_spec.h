@@ -149,6 +149,9 @@ struct KernelSpec {
     double tolerance = 0;    // max abs error allowed per component
     std::string traffic_expr;  // bytes one launch moves; empty: sum of buffer sizes by direction
     ExpectedOutcome expect = ExpectedOutcome::None;  // `expect:` buggy on purpose
+    // `expect: hang on cpu`: the one backend the bug shows the same way on (undefined behaviour elsewhere, e.g. a
+    // barrier that returned threads never reach); empty: every backend.
+    std::string expect_backend;
     std::string learn;                               // `learn:` what the student should take from the bug
     std::vector<StepSpec> steps;                     // `step:` lines; empty: the one kernel runs once
     std::optional<StreamsSpec> streams;              // `streams:`; none: one stream
