@@ -404,7 +404,7 @@ CpuCompileOutput compile_for_cpu(const CompileRequest& request, const HostCompil
                                  const fs::path& cache_dir) {
     CpuCompileOutput out;
     const std::string user_path = request.path.empty() ? std::string("kernel.cu") : request.path;
-    const LocalIncludes includes = resolve_local_includes(request.source, user_path);
+    const LocalIncludes includes = resolve_local_includes(request.source, user_path, true);
     if (has_errors(includes.diagnostics)) {
         out.diagnostics = includes.diagnostics;
         return out;

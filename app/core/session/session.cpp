@@ -1,5 +1,6 @@
 // KernelSession: the kernel and the user's choices, the images they name, compiling, the occupancy question.
 #include "core/session/session.h"
+#include "core/kernel_file/constant_fill.h"
 
 #include <cctype>
 
@@ -112,14 +113,14 @@ const CompileResult& KernelSession::compile() {
         const CompileResult& lent = lender_->compile_result_;
         const auto usage = lent.also_usage.find(name);
         if (lent.ok && lent.module != 0 && usage != lent.also_usage.end() && lender_->kernel_.path == kernel_.path &&
-            lender_->compiled_source_ == kernel_.source) {
+            lender_->compiled_source_ == text_to_compile(kernel_)) {
             if (compile_result_.module != 0 && !module_borrowed_) engine_.release({{}, {compile_result_.module}});
             compile_result_ = lent;
             compile_result_.usage = usage->second;
             compile_result_.also_usage.clear();
             compile_result_.cache_hit = true;  // nothing compiled for it
             compile_result_.compile_ms = 0;
-            compiled_source_ = kernel_.source;
+            compiled_source_ = text_to_compile(kernel_);
             compiled_also_.clear();
             module_borrowed_ = true;
             return compile_result_;
@@ -131,17 +132,17 @@ const CompileResult& KernelSession::compile() {
         module_borrowed_ = false;
     }
     // The same text compiles to the same result: keep a loaded module, and don't re-report a failure twice.
-    const bool same_text = !compiled_source_.empty() && compiled_source_ == kernel_.source && compiled_also_ == also_kernels_;
+    const bool same_text = !compiled_source_.empty() && compiled_source_ == text_to_compile(kernel_) && compiled_also_ == also_kernels_;
     if (same_text && (compile_result_.module != 0 || !compile_result_.ok)) return compile_result_;
     if (compile_result_.module != 0) engine_.release({{}, {compile_result_.module}});
     CompileRequest request;
-    request.source = kernel_.compile_source.empty() ? kernel_.source : kernel_.compile_source;
+    request.source = text_to_compile(kernel_);
     request.path = kernel_.path.string();
     request.kernel_name = name;
     request.also_kernels = also_kernels_;
     request.load = engine_.capabilities().launches;
     compile_result_ = engine_.compile(std::move(request));
-    compiled_source_ = kernel_.source;
+    compiled_source_ = text_to_compile(kernel_);
     compiled_also_ = also_kernels_;
     return compile_result_;
 }

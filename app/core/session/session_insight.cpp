@@ -3,6 +3,7 @@
 // launch, which starts from fresh buffers again, so what the window shows is never a measuring launch's output.
 #include "core/session/coverage.h"
 #include "core/session/session.h"
+#include "core/kernel_file/constant_fill.h"
 
 #include <set>
 
@@ -52,7 +53,7 @@ Result<std::vector<CoverageMap>> KernelSession::measure_coverage(const ResolvedR
 Result<LaunchTrace> KernelSession::trace_launch(const ResolvedRun& resolved, const TimingOptions& timing) {
     ModuleId module = compile_result_.module;
     if (engine_.capabilities().trace_needs_instrumented_module) {
-        if (traced_source_ != kernel_.source || traced_compile_.module == 0) {
+        if (traced_source_ != text_to_compile(kernel_) || traced_compile_.module == 0) {
             if (traced_compile_.module != 0) engine_.release({{}, {traced_compile_.module}});
             CompileRequest request;
             request.source = kernel_.compile_source.empty() ? kernel_.source : kernel_.compile_source;
@@ -60,7 +61,7 @@ Result<LaunchTrace> KernelSession::trace_launch(const ResolvedRun& resolved, con
             request.kernel_name = kernel_.signature->launch_name;
             request.instrument_trace = true;
             traced_compile_ = engine_.compile(std::move(request));
-            traced_source_ = kernel_.source;
+            traced_source_ = text_to_compile(kernel_);
         }
         if (!traced_compile_.ok || traced_compile_.module == 0) {
             std::string why = traced_compile_.error ? traced_compile_.error->message : "it did not compile";

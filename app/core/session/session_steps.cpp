@@ -5,6 +5,7 @@
 // snapshot the arguments), so the sequence's results are those of one pass.
 #include "core/kernel_file/expr.h"
 #include "core/session/session.h"
+#include "core/kernel_file/constant_fill.h"
 
 #include <algorithm>
 #include <cmath>
@@ -108,13 +109,13 @@ Result<bool> KernelSession::resolve_steps(ResolvedRun& r, const Scope& base) con
 Result<std::vector<const CompileResult*>> KernelSession::compile_steps(RunReport& report) {
     std::vector<const CompileResult*> out;
     const CompileResult& first = compile();
-    if (step_compiled_source_ != kernel_.source) {
+    if (step_compiled_source_ != text_to_compile(kernel_)) {
         std::vector<ModuleId> old;
         for (const auto& [name, c] : step_compiles_)
             if (c.module != 0) old.push_back(c.module);
         if (!old.empty()) engine_.release({{}, old});
         step_compiles_.clear();
-        step_compiled_source_ = kernel_.source;
+        step_compiled_source_ = text_to_compile(kernel_);
     }
     for (size_t i = 0; i < kernel_.step_signatures.size(); ++i) {
         const std::string& name = kernel_.step_signatures[i].launch_name;
