@@ -225,13 +225,14 @@ TEST(Pasted, ConstantWeightsSetFromTheHeaderVerify) {
 
 TEST(Pasted, AConstantNothingSetsIsAWarningBeforeTheRunNeverSilentZeros) {
     TempDir dir;
-    auto file = dir.write("conv.cu", without_line(cp::test::read_file(pasted("convolution_separable_constant.cu")),
-                                                  "constant c_Kernel"));
+    auto file = dir.write(
+        "conv.cu", without_line(cp::test::read_file(pasted("convolution_separable_constant.cu")), "constant c_Kernel"));
     auto r = cli({"run", file.string(), "--backend", "cpu", "--repeat", "1"});
     const std::string all = r.both();
     const size_t warning = all.find("`c_Kernel` is never set: its values are all zero");
     ASSERT_NE(warning, std::string::npos) << all;
-    EXPECT_NE(all.find("set it in the header: constant c_Kernel: float[COUNT] = gaussian(2.0)"), std::string::npos) << all;
+    EXPECT_NE(all.find("set it in the header: constant c_Kernel: float[COUNT] = gaussian(2.0)"), std::string::npos)
+        << all;
     EXPECT_NE(all.find("cudaMemcpyToSymbol"), std::string::npos) << all;
     // Before the run: in the header printed before launching, ahead of its time and the check's verdict. And the
     // zeros fail the check (exit 2), never a silent 0.
@@ -250,7 +251,8 @@ TEST(Pasted, ConstantLineMistakesAreReportedOnTheirLine) {
     auto r = cli({"run", typo.string(), "--backend", "cpu"});
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.both().find("`constant c_Kernl` names no `__constant__` variable of this file; it has c_Kernel"),
-              std::string::npos) << r.both();
+              std::string::npos)
+        << r.both();
     // A count that is not the array's: the compile says so on both backends (no unannounced zeros at the end).
     auto short_count = dir.write("short.cu", std::regex_replace(text, std::regex("float\\[17\\]"), "float[9]"));
     auto cpu = cli({"run", short_count.string(), "--backend", "cpu"});
@@ -263,18 +265,19 @@ TEST(Pasted, ConstantLineMistakesAreReportedOnTheirLine) {
 
 TEST(Pasted, ExplicitConstantValuesReachTheKernel) {
     TempDir dir;
-    auto file = dir.write("taps.cu", "/*@playground\ntitle: taps\nparam n: int = 37\nparam scale: float = 2.5\n"
-                                     "buffer out: float[n] out zeros\nconstant c_Taps: float[3] = values(1, -2, 0.5 * scale)\n"
-                                     "constant c_Offset: int = n\nblock: 32\ngrid: ceil(n / block.x)\n"
-                                     "reference: taps_reference\n*/\n"
-                                     "__constant__ float c_Taps[3];\n__constant__ int c_Offset;\n"
-                                     "__global__ void k(float* out, int n) {\n"
-                                     "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                                     "  if (i < n) out[i] = c_Taps[i % 3] + c_Offset; }\n"
-                                     "#ifdef PLAYGROUND_REFERENCE\n"
-                                     "static void taps_reference(float* out, int n, float scale) {\n"
-                                     "  const float taps[3] = {1, -2, 0.5f * scale};\n"
-                                     "  for (int i = 0; i < n; ++i) out[i] = taps[i % 3] + n; }\n#endif\n");
+    auto file = dir.write("taps.cu",
+                          "/*@playground\ntitle: taps\nparam n: int = 37\nparam scale: float = 2.5\n"
+                          "buffer out: float[n] out zeros\nconstant c_Taps: float[3] = values(1, -2, 0.5 * scale)\n"
+                          "constant c_Offset: int = n\nblock: 32\ngrid: ceil(n / block.x)\n"
+                          "reference: taps_reference\n*/\n"
+                          "__constant__ float c_Taps[3];\n__constant__ int c_Offset;\n"
+                          "__global__ void k(float* out, int n) {\n"
+                          "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                          "  if (i < n) out[i] = c_Taps[i % 3] + c_Offset; }\n"
+                          "#ifdef PLAYGROUND_REFERENCE\n"
+                          "static void taps_reference(float* out, int n, float scale) {\n"
+                          "  const float taps[3] = {1, -2, 0.5f * scale};\n"
+                          "  for (int i = 0; i < n; ++i) out[i] = taps[i % 3] + n; }\n#endif\n");
     expect_verifies(file.string());
     auto r = cli({"run", file.string(), "--backend", "cpu", "--repeat", "1", "--set", "scale=-4", "--set", "n=50",
                   "--json", "-"});
@@ -291,7 +294,7 @@ TEST(Pasted, TextureKernelBesideAPlainOneStopsOnlyWhenChosen) {
     auto r = cli({"run", with_kernel(dir, "texture_beside_plain.cu", "flipTexture").string(), "--backend", "cpu"});
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.both().find("creates no CUDA arrays or texture objects"), std::string::npos) << r.both();
-    EXPECT_NE(r.both().find("tex[y * width + x]"), std::string::npos) << r.both();  // the plain-pointer way
+    EXPECT_NE(r.both().find("tex[y * width + x]"), std::string::npos) << r.both();          // the plain-pointer way
     EXPECT_NE(r.both().find("texture_beside_plain.cu:24"), std::string::npos) << r.both();  // flipTexture's line
 }
 
@@ -307,21 +310,23 @@ TEST(Pasted, CooperativeGroupsTilesAsSamplesUseThemVerify) {
 
 TEST(Pasted, CooperativeGroupsPiecesTheShimLacksNameTheUsersLine) {
     TempDir dir;
-    auto big = dir.write("big.cu", "/*@playground\ntitle: g\nparam n: int = 10\nbuffer out: int[n] out\n*/\n"
-                                   "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
-                                   "__global__ void k(int* out, int n) {\n"
-                                   "  cg::thread_block_tile<64> t = cg::tiled_partition<64>(cg::this_thread_block());\n"
-                                   "  if (threadIdx.x < n) out[threadIdx.x] = t.thread_rank(); }\n");
+    auto big = dir.write("big.cu",
+                         "/*@playground\ntitle: g\nparam n: int = 10\nbuffer out: int[n] out\n*/\n"
+                         "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+                         "__global__ void k(int* out, int n) {\n"
+                         "  cg::thread_block_tile<64> t = cg::tiled_partition<64>(cg::this_thread_block());\n"
+                         "  if (threadIdx.x < n) out[threadIdx.x] = t.thread_rank(); }\n");
     auto r = cli({"run", big.string(), "--backend", "cpu"});
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.both().find("big.cu:9"), std::string::npos) << r.both();
     EXPECT_NE(r.both().find("at most 32 threads"), std::string::npos) << r.both();
     EXPECT_EQ(r.both().find("cooperative_groups.h:"), std::string::npos) << r.both();  // not our header's line
 
-    auto grid = dir.write("grid.cu", "/*@playground\ntitle: g\nparam n: int = 10\nbuffer out: int[n] out\n*/\n"
-                                     "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
-                                     "__global__ void k(int* out, int n) {\n  cg::grid_group g = cg::this_grid();\n"
-                                     "  if (threadIdx.x < n) out[threadIdx.x] = 1;\n  g.sync();\n}\n");
+    auto grid = dir.write("grid.cu",
+                          "/*@playground\ntitle: g\nparam n: int = 10\nbuffer out: int[n] out\n*/\n"
+                          "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+                          "__global__ void k(int* out, int n) {\n  cg::grid_group g = cg::this_grid();\n"
+                          "  if (threadIdx.x < n) out[threadIdx.x] = 1;\n  g.sync();\n}\n");
     auto s = cli({"run", grid.string(), "--backend", "cpu"});
     EXPECT_EQ(s.exit_code, 1);
     EXPECT_NE(s.both().find("grid.cu:11"), std::string::npos) << s.both();
@@ -331,12 +336,35 @@ TEST(Pasted, CooperativeGroupsPiecesTheShimLacksNameTheUsersLine) {
 
 TEST(Pasted, DynamicParallelismHintDoesNotPromiseTheCudaBackend) {
     TempDir dir;
-    auto file = dir.write("dp.cu", "/*@playground\ntitle: dp\nparam n: int = 10\nbuffer out: int[n] out\nkernel: parent\n*/\n"
-                                   "__global__ void child(int* out, int n) { if (threadIdx.x < n) out[threadIdx.x] = 1; }\n"
-                                   "__global__ void parent(int* out, int n) { if (threadIdx.x == 0) child<<<1, 32>>>(out, n); }\n");
+    auto file =
+        dir.write("dp.cu",
+                  "/*@playground\ntitle: dp\nparam n: int = 10\nbuffer out: int[n] out\nkernel: parent\n*/\n"
+                  "__global__ void child(int* out, int n) { if (threadIdx.x < n) out[threadIdx.x] = 1; }\n"
+                  "__global__ void parent(int* out, int n) { if (threadIdx.x == 0) child<<<1, 32>>>(out, n); }\n");
     auto r = cli({"run", file.string(), "--backend", "cpu"});
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.both().find("dynamic parallelism"), std::string::npos) << r.both();
     EXPECT_EQ(r.both().find("--backend cuda"), std::string::npos) << r.both();
     EXPECT_NE(r.both().find("`step:` line"), std::string::npos) << r.both();
+}
+
+TEST(Pasted, TheCpuBackendNamesTheCudaBackendOnlyWhenCudasCompilerTakesTheFile) {
+    TempDir dir;
+    const std::string head = "/*@playground\ntitle: a\nparam n: int = 10\nbuffer out: int[n] out\n*/\n";
+    // Inline PTX: NVRTC compiles it, so the hint is true.
+    auto lane = dir.write("lane.cu", head + "__global__ void k(int* out, int n) {\n  unsigned lane;\n"
+                                             "  asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(lane));\n"
+                                             "  if (threadIdx.x < n) out[threadIdx.x] = lane; }\n");
+    auto r = cli({"run", lane.string(), "--backend", "cpu"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.both().find("inline assembly"), std::string::npos) << r.both();
+    EXPECT_NE(r.both().find("--backend cuda runs it"), std::string::npos) << r.both();
+    // The same with a device-code error NVRTC refuses as well: no promise.
+    auto broken = dir.write("broken.cu", head + "__global__ void k(int* out, int n) {\n  unsigned lane;\n"
+                                                "  asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(lane));\n"
+                                                "  if (threadIdx.x < n) out[threadIdx.x] = lane + undeclared_name; }\n");
+    auto b = cli({"run", broken.string(), "--backend", "cpu"});
+    EXPECT_EQ(b.exit_code, 1);
+    EXPECT_EQ(b.both().find("--backend cuda runs it"), std::string::npos) << b.both();
+    EXPECT_NE(b.both().find("refuses the file too"), std::string::npos) << b.both();
 }

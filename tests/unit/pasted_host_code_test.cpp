@@ -14,20 +14,23 @@
 namespace cp {
 namespace {
 
-int lines(const std::string& s) { return int(std::count(s.begin(), s.end(), '\n')); }
+int lines(const std::string& s) {
+    return int(std::count(s.begin(), s.end(), '\n'));
+}
 
 TEST(PastedHostCode, HostGlobalsAndTemplateLaunchersAreLeftOutConstantsKept) {
-    const std::string src = "#include <vector>\n"
-                            "const int TILE = 16;\n"
-                            "constexpr float SCALE = 2.0f;\n"
-                            "std::vector<float> h_data(1024);\n"
-                            "float* d_buf = NULL;\n"
-                            "const char* name = \"x\";\n"
-                            "__device__ int d_counter;\n"
-                            "__constant__ float c_w[3];\n"
-                            "__global__ void k(float* p) { p[threadIdx.x] = TILE * SCALE + c_w[0]; }\n"
-                            "template <int B> void launch(float* p) { k<<<1, B>>>(p); }\n"
-                            "int main() { launch<32>(d_buf); return 0; }\n";
+    const std::string src =
+        "#include <vector>\n"
+        "const int TILE = 16;\n"
+        "constexpr float SCALE = 2.0f;\n"
+        "std::vector<float> h_data(1024);\n"
+        "float* d_buf = NULL;\n"
+        "const char* name = \"x\";\n"
+        "__device__ int d_counter;\n"
+        "__constant__ float c_w[3];\n"
+        "__global__ void k(float* p) { p[threadIdx.x] = TILE * SCALE + c_w[0]; }\n"
+        "template <int B> void launch(float* p) { k<<<1, B>>>(p); }\n"
+        "int main() { launch<32>(d_buf); return 0; }\n";
     const HostCodeScan scan = separate_host_code(src);
     EXPECT_EQ(lines(scan.kernel_source), lines(src));  // line numbers kept
     const std::string& out = scan.kernel_source;
@@ -51,11 +54,12 @@ TEST(PastedHostCode, AKernelsOnlyPasteLosesItsHostIncludesButKeepsCstdlibWhenItC
 }
 
 TEST(PastedHostCode, AHelperHeaderKeepsDeviceCodeAndLosesHostFunctions) {
-    const std::string header = "#include <cuda_runtime.h>\n#include <stdio.h>\n"
-                               "struct Blend { float w; };\n"
-                               "inline __host__ __device__ float4 operator+(float4 a, float4 b) { return a; }\n"
-                               "__device__ inline float twice(float v) { return 2 * v; }\n"
-                               "inline void show(float4 v) { printf(\"%f\", v.x); }\n";
+    const std::string header =
+        "#include <cuda_runtime.h>\n#include <stdio.h>\n"
+        "struct Blend { float w; };\n"
+        "inline __host__ __device__ float4 operator+(float4 a, float4 b) { return a; }\n"
+        "__device__ inline float twice(float v) { return 2 * v; }\n"
+        "inline void show(float4 v) { printf(\"%f\", v.x); }\n";
     const std::string out = separate_host_code(header, true).kernel_source;
     EXPECT_NE(out.find("struct Blend"), std::string::npos);
     EXPECT_NE(out.find("operator+"), std::string::npos);
@@ -67,13 +71,16 @@ TEST(PastedHostCode, AHelperHeaderKeepsDeviceCodeAndLosesHostFunctions) {
               std::string::npos);
 }
 
-KernelFile parsed(const std::string& text) { return parse_kernel_source(text, "c.cu"); }
+KernelFile parsed(const std::string& text) {
+    return parse_kernel_source(text, "c.cu");
+}
 
 TEST(ConstantFill, GaussianWeightsAreWrittenIntoTheDeclarationOnItsLine) {
-    const std::string text = "/*@playground\ntitle: c\nparam n: int = 8\nparam sigma: float = 1.5\n"
-                             "buffer out: float[n] out\nconstant c_w: float[5] = gaussian(sigma)\n*/\n"
-                             "__constant__ float c_w[5];\n"
-                             "__global__ void k(float* out, int n, float sigma) { out[0] = c_w[0]; }\n";
+    const std::string text =
+        "/*@playground\ntitle: c\nparam n: int = 8\nparam sigma: float = 1.5\n"
+        "buffer out: float[n] out\nconstant c_w: float[5] = gaussian(sigma)\n*/\n"
+        "__constant__ float c_w[5];\n"
+        "__global__ void k(float* out, int n, float sigma) { out[0] = c_w[0]; }\n";
     KernelFile f = parsed(text);
     EXPECT_FALSE(has_errors(f.diagnostics));
     EXPECT_EQ(lines(f.compile_source), lines(text));
@@ -92,9 +99,10 @@ TEST(ConstantFill, GaussianWeightsAreWrittenIntoTheDeclarationOnItsLine) {
 }
 
 TEST(ConstantFill, AnUnsetConstantWarnsAndAWrongLineIsAnError) {
-    KernelFile unset = parsed("/*@playground\ntitle: c\nparam n: int = 8\nbuffer out: float[n] out\n*/\n"
-                              "__constant__ float c_Kernel[17];\n__constant__ int c_set[2] = {1, 2};\n"
-                              "__global__ void k(float* out, int n) { out[0] = c_Kernel[0] + c_set[0]; }\n");
+    KernelFile unset = parsed(
+        "/*@playground\ntitle: c\nparam n: int = 8\nbuffer out: float[n] out\n*/\n"
+        "__constant__ float c_Kernel[17];\n__constant__ int c_set[2] = {1, 2};\n"
+        "__global__ void k(float* out, int n) { out[0] = c_Kernel[0] + c_set[0]; }\n");
     const auto warning = std::find_if(unset.diagnostics.begin(), unset.diagnostics.end(),
                                       [](const Diagnostic& d) { return d.severity == Severity::Warning; });
     ASSERT_NE(warning, unset.diagnostics.end());
@@ -107,18 +115,20 @@ TEST(ConstantFill, AnUnsetConstantWarnsAndAWrongLineIsAnError) {
                             [](const Diagnostic& d) { return d.severity == Severity::Warning; }),
               1);  // c_set has its own values
 
-    KernelFile typed = parsed("/*@playground\ntitle: c\nparam n: int = 8\nbuffer out: float[n] out\n"
-                              "constant c_w: int[2] = values(1, 2)\n*/\n__constant__ float c_w[2];\n"
-                              "__global__ void k(float* out, int n) { out[0] = c_w[0]; }\n");
+    KernelFile typed = parsed(
+        "/*@playground\ntitle: c\nparam n: int = 8\nbuffer out: float[n] out\n"
+        "constant c_w: int[2] = values(1, 2)\n*/\n__constant__ float c_w[2];\n"
+        "__global__ void k(float* out, int n) { out[0] = c_w[0]; }\n");
     ASSERT_TRUE(has_errors(typed.diagnostics));
     EXPECT_NE(typed.diagnostics.front().message.find("is declared `float`"), std::string::npos);
 }
 
 TEST(CpuSourcePrepReach, AnUnreachableTextureKernelIsLeftOutAndAReachableOneRefused) {
-    const std::string src = "__device__ float fetch(cudaTextureObject_t t) { return tex2D<float>(t, 0.f, 0.f); }\n"
-                            "__global__ void viaTexture(cudaTextureObject_t t, float* o) { o[0] = fetch(t); }\n"
-                            "__device__ float plainHelper(const float* s) { return s[0]; }\n"
-                            "__global__ void plain(const float* s, float* o) { o[0] = plainHelper(s); }\n";
+    const std::string src =
+        "__device__ float fetch(cudaTextureObject_t t) { return tex2D<float>(t, 0.f, 0.f); }\n"
+        "__global__ void viaTexture(cudaTextureObject_t t, float* o) { o[0] = fetch(t); }\n"
+        "__device__ float plainHelper(const float* s) { return s[0]; }\n"
+        "__global__ void plain(const float* s, float* o) { o[0] = plainHelper(s); }\n";
     const PreparedSource ok = prepare_kernel_source(src, "t.cu", "plain");
     EXPECT_FALSE(has_errors(ok.diagnostics));
     EXPECT_EQ(ok.text.find("tex2D"), std::string::npos);

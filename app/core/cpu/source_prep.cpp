@@ -74,11 +74,29 @@ struct Feature {
 const std::vector<Feature>& unsupported_features() {
     static const std::vector<Feature> features = {
         {"inline assembly (asm / PTX)", {"asm", "__asm__", "__asm"}},
-        {"textures and surfaces ; read a plain buffer instead (`const float* src`, `src[y * width + x]`), clamping x and y "
+        {"textures and surfaces ; read a plain buffer instead (`const float* src`, `src[y * width + x]`), clamping x "
+         "and y "
          "as the texture's address mode did",
-         {"tex1D", "tex2D", "tex3D", "tex1Dfetch", "tex1DLod", "tex2DLod", "tex3DLod", "tex2DGrad", "tex2Dgather",
-          "tex1DLayered", "tex2DLayered", "texCubemap", "cudaTextureObject_t", "cudaSurfaceObject_t", "surf1Dread",
-          "surf1Dwrite", "surf2Dread", "surf2Dwrite", "surf3Dread", "surf3Dwrite"}},
+         {"tex1D",
+          "tex2D",
+          "tex3D",
+          "tex1Dfetch",
+          "tex1DLod",
+          "tex2DLod",
+          "tex3DLod",
+          "tex2DGrad",
+          "tex2Dgather",
+          "tex1DLayered",
+          "tex2DLayered",
+          "texCubemap",
+          "cudaTextureObject_t",
+          "cudaSurfaceObject_t",
+          "surf1Dread",
+          "surf1Dwrite",
+          "surf2Dread",
+          "surf2Dwrite",
+          "surf3Dread",
+          "surf3Dwrite"}},
         {"multi-grid and cluster groups (this_multi_grid, this_cluster) ; split the work into separate launches",
          {"this_multi_grid", "multi_grid_group", "this_cluster", "cluster_group"}},
         {"coalesced_threads() and labeled/binary partitions ; use __activemask() with __shfl_*_sync and a mask",
@@ -127,9 +145,8 @@ Diagnostic unsupported(const std::string& path, const Token& t, const std::strin
     const size_t split = what.find(" ; ");
     const std::string feature = what.substr(0, split);
     const std::string instead = split == std::string::npos ? std::string() : ": " + what.substr(split + 3);
-    return Diagnostic{path, t.line, 0, Severity::Error,
-                      feature + " is not supported by the CPU backend" + instead +
-                          (instead.empty() ? "; on a machine with an NVIDIA GPU, --backend cuda runs it" : "")};
+    // Without a plain-CUDA way, compile_for_cpu says whether --backend cuda runs it (when NVRTC compiles the file).
+    return Diagnostic{path, t.line, 0, Severity::Error, feature + " is not supported by the CPU backend" + instead};
 }
 
 void scan_unsupported(const std::string& s, const std::vector<Token>& tokens, const std::vector<bool>& skipped,
@@ -148,9 +165,10 @@ void scan_unsupported(const std::string& s, const std::vector<Token>& tokens, co
         }
         if (t.kind == Token::Punct && s[t.begin] == '<' && k + 2 < tokens.size() && tokens[k + 1].begin == t.end &&
             tokens[k + 2].begin == t.end + 1 && s[tokens[k + 1].begin] == '<' && s[tokens[k + 2].begin] == '<') {
-            report(t, "launching kernels from a kernel (dynamic parallelism, <<<...>>>) ; the playground's CUDA backend "
-                      "does not link the device runtime either: launch each kernel from the header, one `step:` line "
-                      "per launch");
+            report(t,
+                   "launching kernels from a kernel (dynamic parallelism, <<<...>>>) ; the playground's CUDA backend "
+                   "does not link the device runtime either: launch each kernel from the header, one `step:` line "
+                   "per launch");
             continue;
         }
         if (t.kind != Token::Ident) continue;
@@ -161,21 +179,23 @@ void scan_unsupported(const std::string& s, const std::vector<Token>& tokens, co
             s[tokens[k + 1].begin] == '<' && tokens[k + 2].kind == Token::Number) {
             const unsigned long n = std::strtoul(text_of(s, tokens[k + 2]).c_str(), nullptr, 0);
             if (n == 0 || n > 32 || (n & (n - 1)) != 0)
-                report(t, "`" + word + "<" + std::to_string(n) + ">` (tiles of other than 1, 2, 4, 8, 16 or 32 threads) ; "
-                          "use tiles of at most 32 threads, or the whole block (this_thread_block()) with __syncthreads()");
+                report(t, "`" + word + "<" + std::to_string(n) +
+                              ">` (tiles of other than 1, 2, 4, 8, 16 or 32 threads) ; "
+                              "use tiles of at most 32 threads, or the whole block (this_thread_block()) with "
+                              "__syncthreads()");
         }
         if (word == "grid_group" && k + 1 < tokens.size() && tokens[k + 1].kind == Token::Ident)
             grid_names.insert(text_of(s, tokens[k + 1]));
-        const bool grid_sync =
-            (word == "this_grid" && k + 5 < tokens.size() && text_of(s, tokens[k + 3]) == "." &&
-             text_of(s, tokens[k + 4]) == "sync") ||
-            (grid_names.count(word) && k + 2 < tokens.size() && text_of(s, tokens[k + 1]) == "." &&
-             text_of(s, tokens[k + 2]) == "sync") ||
-            (word == "sync" && k + 2 < tokens.size() && s[tokens[k + 1].begin] == '(' &&
-             grid_names.count(text_of(s, tokens[k + 2])));
+        const bool grid_sync = (word == "this_grid" && k + 5 < tokens.size() && text_of(s, tokens[k + 3]) == "." &&
+                                text_of(s, tokens[k + 4]) == "sync") ||
+                               (grid_names.count(word) && k + 2 < tokens.size() && text_of(s, tokens[k + 1]) == "." &&
+                                text_of(s, tokens[k + 2]) == "sync") ||
+                               (word == "sync" && k + 2 < tokens.size() && s[tokens[k + 1].begin] == '(' &&
+                                grid_names.count(text_of(s, tokens[k + 2])));
         if (grid_sync) {
-            report(t, "grid-wide sync (this_grid().sync()) ; end the kernel at that point and run what follows as a "
-                      "second kernel (a `step:` line each): a launch boundary syncs the whole grid");
+            report(t,
+                   "grid-wide sync (this_grid().sync()) ; end the kernel at that point and run what follows as a "
+                   "second kernel (a `step:` line each): a launch boundary syncs the whole grid");
             continue;
         }
         if (word == "texture" && k + 1 < tokens.size() && s[tokens[k + 1].begin] == '<') {
@@ -183,7 +203,8 @@ void scan_unsupported(const std::string& s, const std::vector<Token>& tokens, co
             continue;
         }
         if (called && legacy_warp_intrinsics().count(word)) {
-            report(t, "`" + word + "` (warp intrinsics without _sync, removed in CUDA 9; use " + word + "_sync)");
+            report(t, "`" + word + "` (warp intrinsics without _sync, removed in CUDA 9) ; use " + word +
+                          "_sync with a mask of the threads taking part (0xffffffff for a whole warp)");
             continue;
         }
         for (const Feature& f : unsupported_features())
@@ -303,7 +324,8 @@ std::vector<TopFunction> top_functions(const std::string& s, const std::vector<T
         bool namespace_like = false;
         for (size_t b = start; b < k; ++b) {
             const std::string w = text_of(s, tokens[b]);
-            if (w == "namespace" || (w == "extern" && b + 1 < k && tokens[b + 1].kind == Token::String)) namespace_like = true;
+            if (w == "namespace" || (w == "extern" && b + 1 < k && tokens[b + 1].kind == Token::String))
+                namespace_like = true;
         }
         if (namespace_like) {
             start = k + 1;
@@ -418,10 +440,12 @@ PreparedSource prepare_kernel_source(const std::string& whole_source, const std:
     PreparedSource out;
     const std::string path = display_path.empty() ? std::string("kernel.cu") : display_path;
     out.kernels = find_kernels(whole_source);
-    const std::string wanted = kernel_name.empty() && out.kernels.size() == 1 ? out.kernels[0].name
-                                                                                : kernel_name.substr(0, kernel_name.find('<'));
-    const std::string source = wanted.empty() ? whole_source
-                                              : without_unreachable_unsupported(whole_source, tokenize_code(whole_source), wanted);
+    const std::string wanted = kernel_name.empty() && out.kernels.size() == 1
+                                   ? out.kernels[0].name
+                                   : kernel_name.substr(0, kernel_name.find('<'));
+    const std::string source = wanted.empty()
+                                   ? whole_source
+                                   : without_unreachable_unsupported(whole_source, tokenize_code(whole_source), wanted);
     const std::vector<Token> tokens = tokenize_code(source);
     scan_unsupported(source, tokens, cpu_skipped(source, tokens), path, out.diagnostics);
 

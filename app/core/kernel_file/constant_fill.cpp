@@ -16,7 +16,9 @@ namespace cp {
 
 namespace {
 
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool ident_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
 
 int line_at(const std::string& s, size_t pos) {
     return 1 + int(std::count(s.begin(), s.begin() + long(std::min(pos, s.size())), '\n'));
@@ -40,7 +42,9 @@ std::vector<std::string> split_lines(const std::string& s) {
     return out;
 }
 
-bool supported_type(const std::string& t) { return t == "float" || t == "double" || t == "int" || t == "uint"; }
+bool supported_type(const std::string& t) {
+    return t == "float" || t == "double" || t == "int" || t == "uint";
+}
 
 Diagnostic diag(const KernelFile& f, int line, Severity s, std::string message) {
     Diagnostic d;
@@ -225,8 +229,9 @@ Result<std::string> fill_constants(const KernelFile& f, const Scope& params) {
         if (!count) return Error{where + ": " + count.error().message, count.error().hint, ErrorKind::Metadata};
         const long n = std::lround(*count);
         if (!s.array && n != 1)
-            return make_error(ErrorKind::Metadata, where + " gives " + std::to_string(n) + " values but `" + s.name +
-                                                       "` is one value (line " + std::to_string(s.line) + ")",
+            return make_error(ErrorKind::Metadata,
+                              where + " gives " + std::to_string(n) + " values but `" + s.name +
+                                  "` is one value (line " + std::to_string(s.line) + ")",
                               "write it without `[...]`: `constant " + s.name + ": " + fill->type + " = ...`");
         if (n < 1 || n > 16384)
             return make_error(ErrorKind::Metadata, where + " gives " + std::to_string(n) + " elements",
@@ -250,7 +255,8 @@ Result<std::string> fill_constants(const KernelFile& f, const Scope& params) {
                 v.assign(size_t(n), *x);
             } else {
                 if (!(*x > 0))
-                    return make_error(ErrorKind::Metadata, where + ": gaussian(" + fill->exprs[0] + ") needs a sigma above 0",
+                    return make_error(ErrorKind::Metadata,
+                                      where + ": gaussian(" + fill->exprs[0] + ") needs a sigma above 0",
                                       "give a positive sigma, e.g. gaussian(2.0)");
                 double total = 0;
                 const double mid = double(n - 1) / 2;
@@ -264,10 +270,14 @@ Result<std::string> fill_constants(const KernelFile& f, const Scope& params) {
         std::string init = " = {";
         for (size_t i = 0; i < v.size(); ++i) {
             char buf[64];
-            if (fill->type == "float") std::snprintf(buf, sizeof buf, "%.9gf", v[i]);
-            else if (fill->type == "double") std::snprintf(buf, sizeof buf, "%.17g", v[i]);
-            else if (fill->type == "uint") std::snprintf(buf, sizeof buf, "%lluu", static_cast<unsigned long long>(std::llround(v[i])));
-            else std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(std::llround(v[i])));
+            if (fill->type == "float")
+                std::snprintf(buf, sizeof buf, "%.9gf", v[i]);
+            else if (fill->type == "double")
+                std::snprintf(buf, sizeof buf, "%.17g", v[i]);
+            else if (fill->type == "uint")
+                std::snprintf(buf, sizeof buf, "%lluu", static_cast<unsigned long long>(std::llround(v[i])));
+            else
+                std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(std::llround(v[i])));
             std::string num = buf;
             if ((fill->type == "float" || fill->type == "double") && num.find_first_of(".eEn") == std::string::npos)
                 num.insert(fill->type == "float" ? num.size() - 1 : num.size(), ".0");
@@ -292,12 +302,14 @@ void check_and_fill_constants(KernelFile& f) {
     for (const ConstantSymbol& s : symbols) names.push_back(s.name);
     bool fills_any = false;
     for (const ConstantFill& c : fills) {
-        auto s = std::find_if(symbols.begin(), symbols.end(), [&](const ConstantSymbol& x) { return x.name == c.name; });
+        auto s =
+            std::find_if(symbols.begin(), symbols.end(), [&](const ConstantSymbol& x) { return x.name == c.name; });
         if (s == symbols.end()) {
-            f.diagnostics.push_back(diag(f, c.line, Severity::Error,
-                                         "`constant " + c.name + "` names no `__constant__` variable of this file" +
-                                             (names.empty() ? std::string(" (it has none)") : "; it has " + join(names, ", ")) +
-                                             ". Use the variable's name as the source declares it."));
+            f.diagnostics.push_back(
+                diag(f, c.line, Severity::Error,
+                     "`constant " + c.name + "` names no `__constant__` variable of this file" +
+                         (names.empty() ? std::string(" (it has none)") : "; it has " + join(names, ", ")) +
+                         ". Use the variable's name as the source declares it."));
             continue;
         }
         if (s->initialised) {
@@ -309,9 +321,10 @@ void check_and_fill_constants(KernelFile& f) {
         }
         if (canonical_type(s->type) != c.type) {
             f.diagnostics.push_back(diag(f, c.line, Severity::Error,
-                                         "`" + c.name + "` is declared `" + s->type + "` (line " + std::to_string(s->line) +
-                                             ") but this line fills `" + c.type + "`; write `constant " + c.name + ": " +
-                                             canonical_type(s->type) + "[...] = ...`."));
+                                         "`" + c.name + "` is declared `" + s->type + "` (line " +
+                                             std::to_string(s->line) + ") but this line fills `" + c.type +
+                                             "`; write `constant " + c.name + ": " + canonical_type(s->type) +
+                                             "[...] = ...`."));
             continue;
         }
         fills_any = true;
@@ -320,11 +333,12 @@ void check_and_fill_constants(KernelFile& f) {
     for (const ConstantSymbol& s : symbols) {
         if (s.initialised) continue;
         if (std::any_of(fills.begin(), fills.end(), [&](const ConstantFill& c) { return c.name == s.name; })) continue;
-        f.diagnostics.push_back(diag(
-            f, s.line, Severity::Warning,
-            "`" + s.name + "` is never set: its values are all zero" +
-                (host_sets ? std::string(" (the host code's cudaMemcpyToSymbol is left out with the rest of it)") : "") +
-                "; set it in the header: " + suggestion(s)));
+        f.diagnostics.push_back(
+            diag(f, s.line, Severity::Warning,
+                 "`" + s.name + "` is never set: its values are all zero" +
+                     (host_sets ? std::string(" (the host code's cudaMemcpyToSymbol is left out with the rest of it)")
+                                : "") +
+                     "; set it in the header: " + suggestion(s)));
     }
     if (!fills_any) return;
     auto filled = fill_constants(f, default_params(f.spec));

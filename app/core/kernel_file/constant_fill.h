@@ -27,7 +27,7 @@ struct ConstantFill {
 // A `__constant__` variable declared in the compiled part of the file.
 struct ConstantSymbol {
     std::string name;
-    std::string type;         // its element type as written: "float", "unsigned int"
+    std::string type;          // its element type as written: "float", "unsigned int"
     bool initialised = false;  // `= {...}` in the source
     bool array = false;        // declared with `[...]`
     size_t end = 0;            // the position of its declaration's `;` in the source

@@ -55,8 +55,9 @@ bool host_global(const std::string& code, size_t from, size_t to) {
     const std::vector<std::string> words = words_in(code, from, to);
     if (words.empty()) return false;
     static const std::vector<std::string> device_or_declaration = {
-        "__device__", "__constant__", "__shared__", "__managed__", "__global__", "typedef", "using", "template",
-        "static_assert", "namespace", "extern", "constexpr", "friend", "operator", "struct", "class", "enum", "union"};
+        "__device__", "__constant__", "__shared__",    "__managed__", "__global__", "typedef",
+        "using",      "template",     "static_assert", "namespace",   "extern",     "constexpr",
+        "friend",     "operator",     "struct",        "class",       "enum",       "union"};
     for (const std::string& w : words)
         if (std::find(device_or_declaration.begin(), device_or_declaration.end(), w) != device_or_declaration.end())
             return false;
@@ -186,10 +187,12 @@ HostCodeScan separate_host_code(const std::string& original, bool as_program) {
         // A kernels-only paste: its host-only includes (<stdlib.h>, <vector>...) are left out too, as in the whole
         // file, unless the code calls what <cstdlib> declares (a kernel that calls exit() must still meet the sandbox).
         const bool needs_stdlib = code.find("exit(") != std::string::npos || code.find("abort(") != std::string::npos ||
-                                  code.find("system(") != std::string::npos || code.find("getenv(") != std::string::npos;
+                                  code.find("system(") != std::string::npos ||
+                                  code.find("getenv(") != std::string::npos;
         bool any = false;
         for (const HostCodePart& inc : includes) {
-            if (needs_stdlib && (inc.what.find("stdlib") != std::string::npos || inc.what.find("cstdlib") != std::string::npos))
+            if (needs_stdlib &&
+                (inc.what.find("stdlib") != std::string::npos || inc.what.find("cstdlib") != std::string::npos))
                 continue;
             scan.parts.push_back(inc);
             size_t at = 0;
@@ -204,7 +207,8 @@ HostCodeScan separate_host_code(const std::string& original, bool as_program) {
     for (const auto& [from, to] : globals) {
         const std::vector<std::string> words = words_in(code, from, to);
         const size_t eq = code.find('=', from);
-        const std::vector<std::string> named = words_in(code, from, std::min({eq, code.find('(', from), code.find('[', from), to}));
+        const std::vector<std::string> named =
+            words_in(code, from, std::min({eq, code.find('(', from), code.find('[', from), to}));
         std::string name = named.empty() ? words.back() : named.back();
         scan.parts.push_back({"host global `" + name + "`", line_at(source, from), line_at(source, to - 1)});
         blank(scan.kernel_source, from, to);

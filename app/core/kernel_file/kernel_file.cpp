@@ -5,8 +5,8 @@
 #include "core/kernel_file/constant_fill.h"
 #include "core/kernel_file/host_code.h"
 #include "core/kernel_file/kernel_file_parts.h"
-#include "core/text_util.h"
 #include "core/kernel_file/reference_section.h"
+#include "core/text_util.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -20,13 +20,10 @@ using header::split_dims;
 using header::split_words;
 using header::Word;
 
-const std::vector<std::string> kKeys = {"title",     "category", "tags",   "about",   "param", "buffer",
-                                        "block",     "grid",     "shared", "problem", "view",  "reference",
-                                        "tolerance", "traffic",  "kernel", "expect",  "learn", "step",
-                                        "streams",
-                                        "compare",
-                                        "devices",
-                                        "constant"};
+const std::vector<std::string> kKeys = {"title",     "category", "tags",    "about",   "param", "buffer",
+                                        "block",     "grid",     "shared",  "problem", "view",  "reference",
+                                        "tolerance", "traffic",  "kernel",  "expect",  "learn", "step",
+                                        "streams",   "compare",  "devices", "constant"};
 const std::vector<std::string> kNamedKeys = {"param", "buffer", "view", "constant"};
 const std::vector<std::string> kColormaps = {"gray", "viridis", "magma", "coolwarm"};
 
@@ -106,10 +103,10 @@ private:
         }
         const bool named = contains(kNamedKeys, key);
         if (named && lhs.size() != 2) {
-            const std::string example = key == "param"    ? "param n: int = 1000"
-                                        : key == "buffer" ? "buffer a: float[n] in"
+            const std::string example = key == "param"      ? "param n: int = 1000"
+                                        : key == "buffer"   ? "buffer a: float[n] in"
                                         : key == "constant" ? "constant c_Kernel: float[17] = gaussian(2.0)"
-                                                          : "view c: plot";
+                                                            : "view c: plot";
             error(line, key_column, "`" + key + "` needs exactly one name before the `:`, e.g. `" + example + "`.");
             if (lhs.size() > 2) state_.broken_names.insert(lhs[1].text);
             return;
@@ -148,14 +145,15 @@ private:
             for (size_t i = 0; i < value.size();) {
                 if (std::isalpha(static_cast<unsigned char>(value[i])) || value[i] == '_') {
                     const size_t b = i;
-                    while (i < value.size() && (std::isalnum(static_cast<unsigned char>(value[i])) || value[i] == '_')) ++i;
+                    while (i < value.size() && (std::isalnum(static_cast<unsigned char>(value[i])) || value[i] == '_'))
+                        ++i;
                     state_.used_names.insert(value.substr(b, i - b));
                 } else {
                     ++i;
                 }
             }
-        }
-        else if (key == "block") parse_dims(l, "block", HeaderExpr::Context::Block, spec_.launch.block_expr);
+        } else if (key == "block")
+            parse_dims(l, "block", HeaderExpr::Context::Block, spec_.launch.block_expr);
         else if (key == "grid") {
             state_.grid_line = line;
             parse_dims(l, "grid", HeaderExpr::Context::Grid, spec_.launch.grid_expr);

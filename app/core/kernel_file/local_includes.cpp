@@ -174,7 +174,8 @@ LocalIncludes resolve_local_includes(const std::string& source, const std::strin
                 continue;
             }
             index[local] = out.headers.size();
-            out.headers.push_back({local, device_only ? separate_host_code(*contents, true).kernel_source : *contents, {}});
+            out.headers.push_back(
+                {local, device_only ? separate_host_code(*contents, true).kernel_source : *contents, {}});
         }
         out.diagnostics.insert(out.diagnostics.end(), refused.rbegin(), refused.rend());
         return rewritten;

@@ -132,7 +132,8 @@ const CompileResult& KernelSession::compile() {
         module_borrowed_ = false;
     }
     // The same text compiles to the same result: keep a loaded module, and don't re-report a failure twice.
-    const bool same_text = !compiled_source_.empty() && compiled_source_ == text_to_compile(kernel_) && compiled_also_ == also_kernels_;
+    const bool same_text =
+        !compiled_source_.empty() && compiled_source_ == text_to_compile(kernel_) && compiled_also_ == also_kernels_;
     if (same_text && (compile_result_.module != 0 || !compile_result_.ok)) return compile_result_;
     if (compile_result_.module != 0) engine_.release({{}, {compile_result_.module}});
     CompileRequest request;
