@@ -13,9 +13,12 @@ using namespace cp;
 
 namespace {
 
-std::string pasted(const std::string& name) { return std::string(CP_TEST_DATA_DIR) + "/pasted/" + name; }
+std::string pasted(const std::string& name) {
+    return std::string(CP_TEST_DATA_DIR) + "/pasted/" + name;
+}
 
-RunReport run_on_gpu(Engine& engine, const KernelFile& file, const std::vector<std::pair<std::string, std::string>>& sets = {}) {
+RunReport run_on_gpu(Engine& engine, const KernelFile& file,
+                     const std::vector<std::pair<std::string, std::string>>& sets = {}) {
     KernelSession session(engine);
     session.set_kernel(file);
     for (const auto& [name, value] : sets) EXPECT_TRUE(session.set_param(name, value).ok()) << name;
@@ -30,9 +33,9 @@ TEST(GpuPasted, SampleStyleFilesVerifyOnTheGpu) {
     auto backend = make_cuda_backend();
     if (!backend) GTEST_SKIP() << "no CUDA device, GPU test skipped: " << backend.error().message;
     Engine engine(std::move(*backend));
-    for (const char* name : {"scale_bias_whole_sample.cu", "lerp_float4_helper_header.cu", "histogram_kernels_only.cu",
-                             "convolution_separable_constant.cu", "texture_beside_plain.cu", "uint4_xor_words.cu",
-                             "cg_tile_sums.cu"}) {
+    for (const char* name :
+         {"scale_bias_whole_sample.cu", "lerp_float4_helper_header.cu", "histogram_kernels_only.cu",
+          "convolution_separable_constant.cu", "texture_beside_plain.cu", "uint4_xor_words.cu", "cg_tile_sums.cu"}) {
         auto file = load_kernel_file(pasted(name));
         ASSERT_TRUE(file.ok()) << name;
         const RunReport r = run_on_gpu(engine, *file);
