@@ -31,6 +31,8 @@ TexelFormat texel_format(ElemType type) {
         case ElemType::UInt: return fmt(GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, S::UInt, 1);
         case ElemType::Int2: return fmt(GL_RG32I, GL_RG_INTEGER, GL_INT, S::Int, 2);
         case ElemType::Int4: return fmt(GL_RGBA32I, GL_RGBA_INTEGER, GL_INT, S::Int, 4);
+        case ElemType::UInt2: return fmt(GL_RG32UI, GL_RG_INTEGER, GL_UNSIGNED_INT, S::UInt, 2);
+        case ElemType::UInt4: return fmt(GL_RGBA32UI, GL_RGBA_INTEGER, GL_UNSIGNED_INT, S::UInt, 4);
         case ElemType::Float: return fmt(GL_R32F, GL_RED, GL_FLOAT, S::Float, 1);
         case ElemType::Float2: return fmt(GL_RG32F, GL_RG, GL_FLOAT, S::Float, 2);
         case ElemType::Float4: return fmt(GL_RGBA32F, GL_RGBA, GL_FLOAT, S::Float, 4);
@@ -39,6 +41,7 @@ TexelFormat texel_format(ElemType type) {
         case ElemType::ULongLong:
         case ElemType::UChar3:
         case ElemType::Int3:
+        case ElemType::UInt3:
         case ElemType::Float3: {
             TexelFormat f = fmt(GL_RGBA32F, GL_RGBA, GL_FLOAT, S::Float, 4);
             f.data_components = int(elem_info(type).components);
@@ -66,6 +69,7 @@ double component_value(ElemType type, const std::byte* data, size_t i, int c) {
         case ElemType::ULongLong: return read(uint64_t{});
         case ElemType::UChar3: return read(uint8_t{});
         case ElemType::Int3: return read(int32_t{});
+        case ElemType::UInt3: return read(uint32_t{});
         case ElemType::Float3: return read(float{});
         default: return 0;
     }

@@ -404,7 +404,7 @@ CpuCompileOutput compile_for_cpu(const CompileRequest& request, const HostCompil
                                  const fs::path& cache_dir) {
     CpuCompileOutput out;
     const std::string user_path = request.path.empty() ? std::string("kernel.cu") : request.path;
-    const LocalIncludes includes = resolve_local_includes(request.source, user_path);
+    const LocalIncludes includes = resolve_local_includes(request.source, user_path, true);
     if (has_errors(includes.diagnostics)) {
         out.diagnostics = includes.diagnostics;
         return out;
@@ -414,7 +414,23 @@ CpuCompileOutput compile_for_cpu(const CompileRequest& request, const HostCompil
     out.kernel_name = prepared.kernel_name;
     const HostCompileOptions options = host_compile_options(shim, request.extra_options);
     out.options = options.flags;
-    if (prepared.text.empty()) return out;  // refused before compiling: diagnostics say why
+    if (prepared.text.empty()) {  // refused before compiling: diagnostics say why
+        // A feature with no plain-CUDA way: --backend cuda is named only when CUDA's compiler takes the file.
+        const std::string bare = " is not supported by the CPU backend";
+        std::vector<Diagnostic*> bare_refusals;
+        for (Diagnostic& d : out.diagnostics)
+            if (d.message.size() > bare.size() && d.message.compare(d.message.size() - bare.size(), bare.size(), bare) == 0)
+                bare_refusals.push_back(&d);
+        if (!bare_refusals.empty()) {
+            const bool cuda_compiles = check_device_code_with_nvrtc(request).empty();
+            for (Diagnostic* d : bare_refusals)
+                d->message += cuda_compiles ? "; CUDA's compiler accepts the file: on a machine with an NVIDIA GPU, "
+                                              "--backend cuda runs it"
+                                            : "; CUDA's compiler refuses the file too (`cuda-playground compile` shows "
+                                              "why)";
+        }
+        return out;
+    }
 
     LibraryPlan plan;
     plan.text = prepared.text;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <cstdlib>
 #include <set>
 
 namespace cp {
@@ -82,11 +83,29 @@ struct Feature {
 const std::vector<Feature>& unsupported_features() {
     static const std::vector<Feature> features = {
         {"inline assembly (asm / PTX)", {"asm", "__asm__", "__asm"}},
-        {"textures and surfaces ; read a plain buffer instead (`const float* src`, `src[y * width + x]`), clamping x and y "
+        {"textures and surfaces ; read a plain buffer instead (`const float* src`, `src[y * width + x]`), clamping x "
+         "and y "
          "as the texture's address mode did",
-         {"tex1D", "tex2D", "tex3D", "tex1Dfetch", "tex1DLod", "tex2DLod", "tex3DLod", "tex2DGrad", "tex2Dgather",
-          "tex1DLayered", "tex2DLayered", "texCubemap", "cudaTextureObject_t", "cudaSurfaceObject_t", "surf1Dread",
-          "surf1Dwrite", "surf2Dread", "surf2Dwrite", "surf3Dread", "surf3Dwrite"}},
+         {"tex1D",
+          "tex2D",
+          "tex3D",
+          "tex1Dfetch",
+          "tex1DLod",
+          "tex2DLod",
+          "tex3DLod",
+          "tex2DGrad",
+          "tex2Dgather",
+          "tex1DLayered",
+          "tex2DLayered",
+          "texCubemap",
+          "cudaTextureObject_t",
+          "cudaSurfaceObject_t",
+          "surf1Dread",
+          "surf1Dwrite",
+          "surf2Dread",
+          "surf2Dwrite",
+          "surf3Dread",
+          "surf3Dwrite"}},
         {"multi-grid and cluster groups (this_multi_grid, this_cluster) ; split the work into separate launches",
          {"this_multi_grid", "multi_grid_group", "this_cluster", "cluster_group"}},
         {"coalesced_threads() and labeled/binary partitions ; use __activemask() with __shfl_*_sync and a mask",
@@ -95,8 +114,11 @@ const std::vector<Feature>& unsupported_features() {
          {"inclusive_scan", "exclusive_scan"}},
         {"half-precision types (__half, __nv_bfloat16)", {"__half", "__half2", "__nv_bfloat16", "__nv_bfloat162"}},
         {"tensor core operations (wmma)", {"wmma"}},
-        {"managed memory (__managed__)", {"__managed__"}},
-        {"device-side CUDA runtime calls (dynamic parallelism)",
+        {"managed memory (__managed__) ; declare the data as a `buffer` line in the header and take it as a pointer "
+         "parameter",
+         {"__managed__"}},
+        {"device-side CUDA runtime calls (dynamic parallelism) ; the playground's CUDA backend does not link the "
+         "device runtime either: launch each kernel from the header, one `step:` line per launch",
          {"cudaMalloc", "cudaFree", "cudaMemcpyAsync", "cudaDeviceSynchronize", "cudaLaunchDevice",
           "cudaGetParameterBuffer", "cudaStreamCreateWithFlags"}},
         {"asynchronous copies (memcpy_async / __pipeline_*)",
@@ -132,14 +154,14 @@ Diagnostic unsupported(const std::string& path, const Token& t, const std::strin
     const size_t split = what.find(" ; ");
     const std::string feature = what.substr(0, split);
     const std::string instead = split == std::string::npos ? std::string() : ": " + what.substr(split + 3);
-    return Diagnostic{path, t.line, 0, Severity::Error,
-                      feature + " is not supported by the CPU backend" + instead +
-                          (instead.empty() ? "; on a machine with an NVIDIA GPU, --backend cuda runs it" : "")};
+    // Without a plain-CUDA way, compile_for_cpu says whether --backend cuda runs it (when NVRTC compiles the file).
+    return Diagnostic{path, t.line, 0, Severity::Error, feature + " is not supported by the CPU backend" + instead};
 }
 
 void scan_unsupported(const std::string& s, const std::vector<Token>& tokens, const std::vector<bool>& skipped,
                       const std::string& path, std::vector<Diagnostic>& diags) {
     std::set<std::string> reported;  // one message per feature: the first line that uses it
+    std::set<std::string> grid_names;  // variables of type grid_group
     auto report = [&](const Token& t, const std::string& what) {
         if (reported.insert(what).second) diags.push_back(unsupported(path, t, what));
     };
@@ -152,18 +174,46 @@ void scan_unsupported(const std::string& s, const std::vector<Token>& tokens, co
         }
         if (t.kind == Token::Punct && s[t.begin] == '<' && k + 2 < tokens.size() && tokens[k + 1].begin == t.end &&
             tokens[k + 2].begin == t.end + 1 && s[tokens[k + 1].begin] == '<' && s[tokens[k + 2].begin] == '<') {
-            report(t, "launching kernels from a kernel (dynamic parallelism, <<<...>>>)");
+            report(t,
+                   "launching kernels from a kernel (dynamic parallelism, <<<...>>>) ; the playground's CUDA backend "
+                   "does not link the device runtime either: launch each kernel from the header, one `step:` line "
+                   "per launch");
             continue;
         }
         if (t.kind != Token::Ident) continue;
         const std::string word = text_of(s, t);
         const bool called = k + 1 < tokens.size() && s[tokens[k + 1].begin] == '(';
+        // Cooperative-groups pieces the shim lacks, refused here with the user's line (not by our header).
+        if ((word == "tiled_partition" || word == "thread_block_tile") && k + 2 < tokens.size() &&
+            s[tokens[k + 1].begin] == '<' && tokens[k + 2].kind == Token::Number) {
+            const unsigned long n = std::strtoul(text_of(s, tokens[k + 2]).c_str(), nullptr, 0);
+            if (n == 0 || n > 32 || (n & (n - 1)) != 0)
+                report(t, "`" + word + "<" + std::to_string(n) +
+                              ">` (tiles of other than 1, 2, 4, 8, 16 or 32 threads) ; "
+                              "use tiles of at most 32 threads, or the whole block (this_thread_block()) with "
+                              "__syncthreads()");
+        }
+        if (word == "grid_group" && k + 1 < tokens.size() && tokens[k + 1].kind == Token::Ident)
+            grid_names.insert(text_of(s, tokens[k + 1]));
+        const bool grid_sync = (word == "this_grid" && k + 5 < tokens.size() && text_of(s, tokens[k + 3]) == "." &&
+                                text_of(s, tokens[k + 4]) == "sync") ||
+                               (grid_names.count(word) && k + 2 < tokens.size() && text_of(s, tokens[k + 1]) == "." &&
+                                text_of(s, tokens[k + 2]) == "sync") ||
+                               (word == "sync" && k + 2 < tokens.size() && s[tokens[k + 1].begin] == '(' &&
+                                grid_names.count(text_of(s, tokens[k + 2])));
+        if (grid_sync) {
+            report(t,
+                   "grid-wide sync (this_grid().sync()) ; end the kernel at that point and run what follows as a "
+                   "second kernel (a `step:` line each): a launch boundary syncs the whole grid");
+            continue;
+        }
         if (word == "texture" && k + 1 < tokens.size() && s[tokens[k + 1].begin] == '<') {
             report(t, unsupported_features()[1].what);
             continue;
         }
         if (called && legacy_warp_intrinsics().count(word)) {
-            report(t, "`" + word + "` (warp intrinsics without _sync, removed in CUDA 9; use " + word + "_sync)");
+            report(t, "`" + word + "` (warp intrinsics without _sync, removed in CUDA 9) ; use " + word +
+                          "_sync with a mask of the threads taking part (0xffffffff for a whole warp)");
             continue;
         }
         for (const Feature& f : unsupported_features())
@@ -259,6 +309,103 @@ std::string rewrite_extern_shared(const std::string& s, const std::vector<Token>
     return out;
 }
 
+// A function defined at namespace scope: its tokens [first, last] and the names its body uses.
+struct TopFunction {
+    std::string name;
+    size_t first = 0, last = 0;
+    std::set<std::string> uses;
+};
+
+std::vector<TopFunction> top_functions(const std::string& s, const std::vector<Token>& tokens) {
+    std::vector<TopFunction> out;
+    size_t start = 0;  // the token after the last `;`, `}` or namespace `{` at namespace depth
+    for (size_t k = 0; k < tokens.size(); ++k) {
+        const Token& t = tokens[k];
+        if (t.kind == Token::Directive) {
+            if (start == k) start = k + 1;
+            continue;
+        }
+        if (is_punct(s, t, ';') || is_punct(s, t, '}')) {
+            start = k + 1;
+            continue;
+        }
+        if (!is_punct(s, t, '{')) continue;
+        bool namespace_like = false;
+        for (size_t b = start; b < k; ++b) {
+            const std::string w = text_of(s, tokens[b]);
+            if (w == "namespace" || (w == "extern" && b + 1 < k && tokens[b + 1].kind == Token::String))
+                namespace_like = true;
+        }
+        if (namespace_like) {
+            start = k + 1;
+            continue;
+        }
+        const size_t close = matching(s, tokens, k, '{', '}');
+        // A function: `... name ( ... ) [qualifiers] {`; the last `)` before the brace closes its parameters.
+        size_t paren = k;
+        while (paren > start && !is_punct(s, tokens[paren - 1], ')')) --paren;
+        bool is_function = paren > start;
+        for (size_t b = start; b < k && is_function; ++b) {
+            const std::string w = text_of(s, tokens[b]);
+            if (w == "struct" || w == "class" || w == "union" || w == "enum" || w == "=") is_function = false;
+        }
+        if (is_function) {
+            int depth = 0;
+            size_t open = paren - 1;
+            for (size_t b = paren; b-- > start;) {
+                if (is_punct(s, tokens[b], ')')) ++depth;
+                if (is_punct(s, tokens[b], '(') && --depth == 0) {
+                    open = b;
+                    break;
+                }
+            }
+            TopFunction f;
+            if (open > start && tokens[open - 1].kind == Token::Ident) f.name = text_of(s, tokens[open - 1]);
+            f.first = start;
+            f.last = std::min(close, tokens.size() - 1);
+            for (size_t b = open; b <= f.last; ++b)
+                if (tokens[b].kind == Token::Ident) f.uses.insert(text_of(s, tokens[b]));
+            out.push_back(std::move(f));
+        }
+        k = close;
+        start = close + 1;
+    }
+    return out;
+}
+
+// The source with every function the chosen kernel cannot reach (by calls, transitively) that uses a feature the
+// CPU backend lacks blanked out, newlines kept: a texture kernel beside a plain one does not stop the plain one.
+std::string without_unreachable_unsupported(const std::string& s, const std::vector<Token>& tokens,
+                                            const std::string& kernel) {
+    const std::vector<TopFunction> functions = top_functions(s, tokens);
+    std::set<std::string> reachable = {kernel}, names;
+    for (const TopFunction& f : functions) names.insert(f.name);
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (const TopFunction& f : functions) {
+            if (!reachable.count(f.name)) continue;
+            for (const std::string& u : f.uses)
+                if (names.count(u) && reachable.insert(u).second) grew = true;
+        }
+    }
+    std::string out = s;
+    for (const TopFunction& f : functions) {
+        if (reachable.count(f.name)) continue;
+        bool unsupported = s.substr(tokens[f.first].begin, tokens[f.last].end - tokens[f.first].begin).find("<<<") !=
+                           std::string::npos;
+        for (size_t k = f.first; k <= f.last && !unsupported; ++k) {
+            if (tokens[k].kind != Token::Ident) continue;
+            const std::string w = text_of(s, tokens[k]);
+            for (const Feature& feature : unsupported_features())
+                if (feature.identifiers.count(w)) unsupported = true;
+        }
+        if (!unsupported) continue;
+        for (size_t c = tokens[f.first].begin; c < tokens[f.last].end; ++c)
+            if (out[c] != '\n') out[c] = ' ';
+    }
+    return out;
+}
+
 }  // namespace
 
 std::vector<KernelDecl> find_kernels(const std::string& source) {
@@ -296,13 +443,19 @@ std::string plain_entry_symbol(const std::string& kernel) { return "cp_run_plain
 std::string fiber_entry_symbol(const std::string& kernel) { return "cp_run_one_" + symbol_part(kernel); }
 std::string params_symbol(const std::string& kernel) { return "cp_params_" + symbol_part(kernel); }
 
-PreparedSource prepare_kernel_source(const std::string& source, const std::string& display_path,
+PreparedSource prepare_kernel_source(const std::string& whole_source, const std::string& display_path,
                                      const std::string& kernel_name) {
     PreparedSource out;
     const std::string path = display_path.empty() ? std::string("kernel.cu") : display_path;
+    out.kernels = find_kernels(whole_source);
+    const std::string wanted = kernel_name.empty() && out.kernels.size() == 1
+                                   ? out.kernels[0].name
+                                   : kernel_name.substr(0, kernel_name.find('<'));
+    const std::string source = wanted.empty()
+                                   ? whole_source
+                                   : without_unreachable_unsupported(whole_source, tokenize_code(whole_source), wanted);
     const std::vector<Token> tokens = tokenize_code(source);
     scan_unsupported(source, tokens, cpu_skipped(source, tokens), path, out.diagnostics);
-    out.kernels = find_kernels(source);
 
     std::string names;
     for (const KernelDecl& k : out.kernels) names += (names.empty() ? "" : ", ") + k.name;

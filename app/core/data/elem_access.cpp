@@ -41,6 +41,7 @@ bool is_signed_component(ElemType t) {
     switch (t) {
         case ElemType::UChar: case ElemType::UShort: case ElemType::UInt: case ElemType::ULongLong:
         case ElemType::UChar2: case ElemType::UChar3: case ElemType::UChar4:
+        case ElemType::UInt2: case ElemType::UInt3: case ElemType::UInt4:
             return false;
         default:
             return true;

@@ -58,7 +58,27 @@ bool host_only_header(const std::string& name) {
         "cuda_runtime.h", "cuda_runtime_api.h", "cuda.h", "device_launch_parameters.h", "stdlib.h", "cstdlib",
         "string.h", "cstring", "iostream", "vector", "string", "memory", "chrono", "time.h", "ctime", "fstream",
         "sstream", "iomanip", "random", "exception", "stdexcept", "map", "numeric", "cuda_profiler_api.h"};
+    // helper_math.h is the samples' float2/float4 operators: device code, kept (next to the file, it is found).
+    if (name == "helper_math.h") return false;
     return name.rfind("helper_", 0) == 0 || std::find(exact.begin(), exact.end(), name) != exact.end();
+}
+
+// A statement at namespace scope that ends in `;`: a host global when it is none of the things device code may use.
+bool host_global(const std::string& code, size_t from, size_t to) {
+    const std::vector<std::string> words = words_in(code, from, to);
+    if (words.empty()) return false;
+    static const std::vector<std::string> device_or_declaration = {
+        "__device__", "__constant__", "__shared__",    "__managed__", "__global__", "typedef",
+        "using",      "template",     "static_assert", "namespace",   "extern",     "constexpr",
+        "friend",     "operator",     "struct",        "class",       "enum",       "union"};
+    for (const std::string& w : words)
+        if (std::find(device_or_declaration.begin(), device_or_declaration.end(), w) != device_or_declaration.end())
+            return false;
+    const std::string text = code.substr(from, to - from);
+    // `const int N = 16;` is a compile-time constant kernels may use; `const char* name = ...` is a host variable.
+    const bool is_const = std::find(words.begin(), words.end(), "const") != words.end();
+    if (is_const && text.find('*') == std::string::npos && text.find('(') == std::string::npos) return false;
+    return true;
 }
 
 struct Function {
@@ -70,7 +90,7 @@ struct Function {
 
 }  // namespace
 
-HostCodeScan separate_host_code(const std::string& original) {
+HostCodeScan separate_host_code(const std::string& original, bool as_program) {
     HostCodeScan scan;
     scan.kernel_source = original;
     // A lesson's in-file reference is host code by design (compiled apart, see reference_section.h): not a
@@ -80,10 +100,16 @@ HostCodeScan separate_host_code(const std::string& original) {
 
     // Top-level functions: `... name ( ... ) [qualifiers] {` at namespace depth.
     std::vector<Function> functions;
+    std::vector<std::pair<size_t, size_t>> globals;  // host globals: [first word, `;`]
     size_t head = 0;
     std::vector<bool> transparent;
     for (size_t i = 0; i < code.size(); ++i) {
         const char c = code[i];
+        if (c == ';' && host_global(code, head, i)) {
+            size_t first = head;
+            while (first < i && std::isspace(static_cast<unsigned char>(code[first]))) ++first;
+            globals.push_back({first, i + 1});
+        }
         if (c == ';' || c == '}') {
             if (c == '}' && !transparent.empty()) transparent.pop_back();
             head = i + 1;
@@ -142,7 +168,7 @@ HostCodeScan separate_host_code(const std::string& original) {
         head = end + 1;
     }
 
-    bool program = false;
+    bool program = as_program;
     for (const Function& f : functions) {
         if (f.name == "main") {
             program = true;
@@ -178,8 +204,36 @@ HostCodeScan separate_host_code(const std::string& original) {
         }
         pos = eol + 1;
     }
-    if (!program) return scan;
+    if (!program) {
+        // A kernels-only paste: its host-only includes (<stdlib.h>, <vector>...) are left out too, as in the whole
+        // file, unless the code calls what <cstdlib> declares (a kernel that calls exit() must still meet the sandbox).
+        const bool needs_stdlib = code.find("exit(") != std::string::npos || code.find("abort(") != std::string::npos ||
+                                  code.find("system(") != std::string::npos ||
+                                  code.find("getenv(") != std::string::npos;
+        bool any = false;
+        for (const HostCodePart& inc : includes) {
+            if (needs_stdlib &&
+                (inc.what.find("stdlib") != std::string::npos || inc.what.find("cstdlib") != std::string::npos))
+                continue;
+            scan.parts.push_back(inc);
+            size_t at = 0;
+            for (int l = 1; l < inc.first_line; ++l) at = source.find('\n', at) + 1;
+            blank(scan.kernel_source, at, std::min(source.find('\n', at), source.size()));
+            any = true;
+        }
+        if (any) scan.reason = "host-only includes";
+        return scan;
+    }
 
+    for (const auto& [from, to] : globals) {
+        const std::vector<std::string> words = words_in(code, from, to);
+        const size_t eq = code.find('=', from);
+        const std::vector<std::string> named =
+            words_in(code, from, std::min({eq, code.find('(', from), code.find('[', from), to}));
+        std::string name = named.empty() ? words.back() : named.back();
+        scan.parts.push_back({"host global `" + name + "`", line_at(source, from), line_at(source, to - 1)});
+        blank(scan.kernel_source, from, to);
+    }
     for (const Function& f : functions) {
         scan.parts.push_back({"`" + f.name + "`", lines.line_at(f.head), lines.line_at(f.body_end - 1)});
         blank(scan.kernel_source, f.head, f.body_end);

@@ -23,7 +23,9 @@ struct HostCodeScan {
 // Finds host code. Only a file that holds a host *program* (main, a CUDA runtime call, a <<<...>>> launch,
 // a helper_*.h include) is changed: then every function that is neither __global__ nor __device__ (a device
 // cannot call those) and every include of a host-only header is blanked.
-HostCodeScan separate_host_code(const std::string& source);
+// `as_program`: treat the text as host code's even without a program in it (a helper header shared with the
+// host: its host functions, globals and host-only includes are left out of device compiles).
+HostCodeScan separate_host_code(const std::string& source, bool as_program = false);
 
 // The one message explaining it (a note on the first host line).
 Diagnostic host_code_note(const std::string& file, const HostCodeScan& scan);

@@ -3,11 +3,12 @@
 #include "core/kernel_file/kernel_file.h"
 #include "core/kernel_file/file_limits.h"
 
+#include "core/kernel_file/constant_fill.h"
 #include "core/kernel_file/host_code.h"
 #include "core/kernel_file/kernel_file_parts.h"
 #include "core/kernel_file/kernel_scan.h"
-#include "core/text_util.h"
 #include "core/kernel_file/reference_section.h"
+#include "core/text_util.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -112,6 +113,7 @@ KernelFile parse_kernel_source(std::string source, fs::path path, const std::str
         if (f.signature) cross_check(f.spec, *f.signature, state, file, f.diagnostics);
     }
     check_dynamic_shared(f);
+    check_and_fill_constants(f);  // after the header: its `constant` lines fill the file's __constant__ variables
     if (f.spec.has_metadata) check_reference(f, state.reference_line);
     if (!f.spec.compare.empty() && kernel.empty()) check_compare(f, state);
     std::stable_sort(f.diagnostics.begin(), f.diagnostics.end(),

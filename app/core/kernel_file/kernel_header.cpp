@@ -20,13 +20,11 @@ using header::split_dims;
 using header::split_words;
 using header::Word;
 
-const std::vector<std::string> kKeys = {"title",     "category", "tags",   "about",   "param", "buffer",
-                                        "block",     "grid",     "shared", "problem", "view",  "reference",
-                                        "tolerance", "traffic",  "kernel", "expect",  "learn", "step",
-                                        "streams",
-                                        "compare",
-                                        "devices"};
-const std::vector<std::string> kNamedKeys = {"param", "buffer", "view"};
+const std::vector<std::string> kKeys = {"title",     "category", "tags",    "about",   "param", "buffer",
+                                        "block",     "grid",     "shared",  "problem", "view",  "reference",
+                                        "tolerance", "traffic",  "kernel",  "expect",  "learn", "step",
+                                        "streams",   "compare",  "devices", "constant"};
+const std::vector<std::string> kNamedKeys = {"param", "buffer", "view", "constant"};
 const std::vector<std::string> kColormaps = {"gray", "viridis", "magma", "coolwarm"};
 
 class HeaderParser : public header::HeaderEntryParser {
@@ -105,9 +103,10 @@ private:
         }
         const bool named = contains(kNamedKeys, key);
         if (named && lhs.size() != 2) {
-            const std::string example = key == "param"    ? "param n: int = 1000"
-                                        : key == "buffer" ? "buffer a: float[n] in"
-                                                          : "view c: plot";
+            const std::string example = key == "param"      ? "param n: int = 1000"
+                                        : key == "buffer"   ? "buffer a: float[n] in"
+                                        : key == "constant" ? "constant c_Kernel: float[17] = gaussian(2.0)"
+                                                            : "view c: plot";
             error(line, key_column, "`" + key + "` needs exactly one name before the `:`, e.g. `" + example + "`.");
             if (lhs.size() > 2) state_.broken_names.insert(lhs[1].text);
             return;
@@ -141,7 +140,20 @@ private:
         else if (key == "param") parse_param(lhs[1].text, column_base + static_cast<int>(lhs[1].pos), l);
         else if (key == "buffer") parse_buffer(lhs[1].text, column_base + static_cast<int>(lhs[1].pos), l);
         else if (key == "view") parse_view(lhs[1].text, l);
-        else if (key == "block") parse_dims(l, "block", HeaderExpr::Context::Block, spec_.launch.block_expr);
+        else if (key == "constant") {
+            // Read, checked and applied by constant_fill.cpp; the params its values use are used.
+            for (size_t i = 0; i < value.size();) {
+                if (std::isalpha(static_cast<unsigned char>(value[i])) || value[i] == '_') {
+                    const size_t b = i;
+                    while (i < value.size() && (std::isalnum(static_cast<unsigned char>(value[i])) || value[i] == '_'))
+                        ++i;
+                    state_.used_names.insert(value.substr(b, i - b));
+                } else {
+                    ++i;
+                }
+            }
+        } else if (key == "block")
+            parse_dims(l, "block", HeaderExpr::Context::Block, spec_.launch.block_expr);
         else if (key == "grid") {
             state_.grid_line = line;
             parse_dims(l, "grid", HeaderExpr::Context::Grid, spec_.launch.grid_expr);

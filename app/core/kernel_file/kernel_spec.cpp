@@ -11,7 +11,7 @@ namespace cp {
 
 namespace {
 
-constexpr std::array<ElemTypeInfo, 19> kElemTypes = {{
+constexpr std::array<ElemTypeInfo, 22> kElemTypes = {{
     {ElemType::Char, "char", 1, 1, false, 1},
     {ElemType::UChar, "uchar", 1, 1, false, 1},
     {ElemType::Short, "short", 2, 1, false, 2},
@@ -31,6 +31,9 @@ constexpr std::array<ElemTypeInfo, 19> kElemTypes = {{
     {ElemType::Float2, "float2", 8, 2, true, 4},
     {ElemType::Float3, "float3", 12, 3, true, 4},
     {ElemType::Float4, "float4", 16, 4, true, 4},
+    {ElemType::UInt2, "uint2", 8, 2, false, 4},
+    {ElemType::UInt3, "uint3", 12, 3, false, 4},
+    {ElemType::UInt4, "uint4", 16, 4, false, 4},
 }};
 
 // Other spellings a CUDA programmer may write for the same types (whitespace already collapsed).
@@ -48,7 +51,7 @@ const std::map<std::string, ElemType>& elem_aliases() {
         {"long long", ElemType::LongLong},        {"long long int", ElemType::LongLong},
         {"signed long long", ElemType::LongLong}, {"int64_t", ElemType::LongLong},
         {"unsigned long long", ElemType::ULongLong}, {"unsigned long long int", ElemType::ULongLong},
-        {"uint64_t", ElemType::ULongLong},        {"float1", ElemType::Float},
+        {"uint64_t", ElemType::ULongLong},        {"uint1", ElemType::UInt},        {"float1", ElemType::Float},
     };
     return aliases;
 }

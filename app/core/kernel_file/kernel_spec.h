@@ -16,7 +16,7 @@ namespace cp {
 // Element types a buffer may hold. Vector types follow CUDA's layout (uchar4 is 4 bytes, float4 16).
 enum class ElemType {
     Char, UChar, Short, UShort, Int, UInt, LongLong, ULongLong, Float, Double,
-    UChar2, UChar3, UChar4, Int2, Int3, Int4, Float2, Float3, Float4,
+    UChar2, UChar3, UChar4, Int2, Int3, Int4, Float2, Float3, Float4, UInt2, UInt3, UInt4,
 };
 struct ElemTypeInfo {
     ElemType type;

@@ -2,6 +2,8 @@
 // checks against the kernel file's folder, and the rewritten spellings NVRTC needs.
 #include "core/kernel_file/local_includes.h"
 
+#include "core/kernel_file/host_code.h"
+
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -102,10 +104,13 @@ std::optional<std::string> read_all(const fs::path& p) {
 
 }  // namespace
 
-LocalIncludes resolve_local_includes(const std::string& source, const std::string& path) {
+LocalIncludes resolve_local_includes(const std::string& source, const std::string& path, bool device_only) {
     LocalIncludes out;
     std::error_code ec;
-    const fs::path folder = fs::path(path).parent_path();
+    // `run file.cu` in the file's own folder: a bare name that is a file here has this folder (an unsaved buffer's
+    // name, which is no file, has none).
+    const bool bare_file = !path.empty() && fs::path(path).parent_path().empty() && fs::is_regular_file(path, ec);
+    const fs::path folder = bare_file ? fs::absolute(path, ec).parent_path() : fs::path(path).parent_path();
     const bool has_folder = !path.empty() && !folder.empty() && fs::is_directory(folder, ec);
     const fs::path root = has_folder ? fs::absolute(folder, ec).lexically_normal() : fs::path();
     const fs::path real_root = has_folder ? fs::weakly_canonical(root, ec) : fs::path();
@@ -171,7 +176,8 @@ LocalIncludes resolve_local_includes(const std::string& source, const std::strin
                 continue;
             }
             index[local] = out.headers.size();
-            out.headers.push_back({local, *contents, {}});
+            out.headers.push_back(
+                {local, device_only ? separate_host_code(*contents, true).kernel_source : *contents, {}});
         }
         out.diagnostics.insert(out.diagnostics.end(), refused.rbegin(), refused.rend());
         std::string rewritten;

@@ -26,7 +26,9 @@ struct LocalIncludes {
 // `path` is the kernel file's path (its folder is where headers may come from; with no folder, no header is
 // local). Quoted includes that name no file in the folder are left to the compiler's include path (the
 // toolkit's headers, e.g. "cuda_runtime.h").
-LocalIncludes resolve_local_includes(const std::string& source, const std::string& path);
+// `device_only`: each header as device compiles take it, its host functions, host globals and host-only includes
+// left out (host_code.h), so a helper header shared with a sample's host code compiles for the device.
+LocalIncludes resolve_local_includes(const std::string& source, const std::string& path, bool device_only = false);
 
 // One string that changes when any header's name or contents change (for compile caches).
 std::string local_includes_fingerprint(const LocalIncludes& includes);

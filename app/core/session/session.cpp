@@ -1,5 +1,6 @@
 // KernelSession: the kernel and the user's choices, the images they name, compiling, the occupancy question.
 #include "core/session/session.h"
+#include "core/kernel_file/constant_fill.h"
 
 #include <cctype>
 
@@ -109,7 +110,7 @@ Result<std::shared_ptr<const Image>> KernelSession::image_for(const BufferSpec& 
 
 CompileRequest KernelSession::plain_request() const {
     CompileRequest request;
-    request.source = kernel_.compile_source.empty() ? kernel_.source : kernel_.compile_source;
+    request.source = text_to_compile(kernel_);
     request.path = kernel_.path.string();
     request.kernel_name = kernel_.signature ? kernel_.signature->launch_name : std::string();
     request.also_kernels = also_kernels_;

@@ -1,6 +1,7 @@
 // KernelSession's measurements beyond the run itself: coverage (two launches over sentinel-filled outputs) and
 // the trace (an instrumented launch recording per block where and when it ran). Both run before the run's own
 // launch, which starts from fresh buffers again, so what the window shows is never a measuring launch's output.
+#include "core/kernel_file/constant_fill.h"
 #include "core/session/coverage.h"
 #include "core/session/session.h"
 

@@ -3,6 +3,8 @@
 #include "core/session/memory_budget.h"
 #include "core/session/session.h"
 
+#include "core/kernel_file/constant_fill.h"
+
 #include "core/kernel_file/expr.h"
 #include "core/kernel_file/scalar_range.h"
 
@@ -227,6 +229,12 @@ Result<ResolvedRun> KernelSession::resolve(std::vector<InputProblem>* problems_o
         r.params[p.name] = v;
     }
     const Scope step_scope = scope;  // params and image sizes: what a step's settings start from
+    // `constant` lines: the __constant__ values follow the params (a changed sigma compiles the new weights in).
+    if (!read_constant_lines(kernel_).empty()) {
+        auto filled = fill_constants(kernel_, scope);
+        if (!filled) return filled.error();
+        kernel_.compile_source = std::move(*filled);
+    }
     uint64_t total_bytes = 0, output_bytes = 0;
     std::string largest_choice;  // the user's choice that sizes the buffers, blamed when they do not fit
     for (const auto& b : spec.buffers) {

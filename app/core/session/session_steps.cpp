@@ -3,6 +3,7 @@
 // timed per step and in total. A step repeated N times is N launches in a row, each seeing the previous one's
 // results; the engine's warmup and timing repeats of each launch start from the same contents (the backends
 // snapshot the arguments), so the sequence's results are those of one pass.
+#include "core/kernel_file/constant_fill.h"
 #include "core/kernel_file/expr.h"
 #include "core/session/session.h"
 

@@ -1,6 +1,7 @@
 // Parameters panel drawing: one widget per parameter, image choosers, buffer sizes.
 #include "ui/panels/parameters_panel.h"
 
+#include "core/kernel_file/constant_fill.h"
 #include "core/kernel_file/kernel_file.h"
 
 #include <imgui.h>
@@ -43,6 +44,8 @@ void ParametersPanel::draw() {
     }
     if (file_.spec.params.empty()) ImGui::TextDisabled("This kernel has no parameters.");
     for (const ParamSpec& p : file_.spec.params) draw_param(p);
+    // `constant` lines (read-only here: edit the header, or the params they use, to change them).
+    for (const std::string& c : constant_lines_text(file_)) ImGui::TextDisabled("__constant__ %s", c.c_str());
     for (const BufferSpec& b : file_.spec.buffers)
         if (b.init.kind == BufferInit::Kind::Image) draw_image_choice(b);
     if (!inputs_.choices.params.empty() && ImGui::Button("Reset parameters")) {

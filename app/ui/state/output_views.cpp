@@ -27,7 +27,7 @@ double element_value(const HostBuffer& b, size_t i, int c) {
         case ElemType::Short: return read(int16_t{});
         case ElemType::UShort: return read(uint16_t{});
         case ElemType::Int: case ElemType::Int2: case ElemType::Int3: case ElemType::Int4: return read(int32_t{});
-        case ElemType::UInt: return read(uint32_t{});
+        case ElemType::UInt: case ElemType::UInt2: case ElemType::UInt3: case ElemType::UInt4: return read(uint32_t{});
         case ElemType::LongLong: return read(int64_t{});
         case ElemType::ULongLong: return read(uint64_t{});
         case ElemType::Float: case ElemType::Float2: case ElemType::Float3: case ElemType::Float4: return read(float{});

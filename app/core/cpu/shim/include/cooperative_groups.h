@@ -30,10 +30,25 @@ public:
 
 inline thread_block this_thread_block() { return thread_block(); }
 
+// Scratch the samples declare for tiles larger than a warp (CUDA 11 takes <TileCommunicationSize, MaxBlockSize>,
+// CUDA 12 <MaxBlockSize>): the CPU backend needs none, so any arguments are accepted.
+template <unsigned int... Sizes>
+struct block_tile_memory {};
+template <unsigned int... Sizes>
+thread_block this_thread_block(block_tile_memory<Sizes...>&) {
+    return thread_block();
+}
+
+template <unsigned N, class Parent = void>
+class thread_block_tile;
+
 // A group whose size is known only at run time: tiled_partition(block, n).
 class thread_group {
 public:
     explicit thread_group(unsigned size) : size_(size) {}
+    thread_group(const thread_block&) : size_(details::block_threads()) {}
+    template <unsigned N, class P>
+    thread_group(const thread_block_tile<N, P>&) : size_(N) {}
     void sync(int line = __builtin_LINE()) const {
         if (size_ >= details::block_threads())
             (void)::cp_shim::sync_threads(::cp_abi::kSyncThreads, 1, line);
@@ -54,13 +69,19 @@ private:
     unsigned size_;
 };
 
-// A tile of N threads (N a power of two up to 32) of consecutive thread ranks.
-template <unsigned N>
+// A tile of N threads (N a power of two up to 32) of consecutive thread ranks. Other sizes are refused with the
+// user's line before compiling (source_prep.cpp); the check here only catches an N known once instantiated.
+template <unsigned N, class Parent>
 class thread_block_tile {
     static_assert(N >= 1 && N <= 32 && (N & (N - 1)) == 0,
                   "the CPU backend supports tiled_partition<N> for N = 1, 2, 4, 8, 16 or 32");
 
 public:
+    thread_block_tile() = default;
+    // thread_block_tile<32> t = tiled_partition<32>(block): the parent is part of CUDA's type, not of ours.
+    template <class P>
+    thread_block_tile(const thread_block_tile<N, P>&) {}
+    bool is_valid() const { return true; }
     static constexpr unsigned num_threads_v = N;
     void sync(int line = __builtin_LINE()) const { ::cp_shim::warp_call(::cp_abi::kSyncWarp, mask(), 0, 0, 32, line); }
     unsigned long long thread_rank() const { return details::linear_tid() % N; }
@@ -102,8 +123,8 @@ private:
 };
 
 template <unsigned N, class Parent>
-thread_block_tile<N> tiled_partition(const Parent&) {
-    return thread_block_tile<N>();
+thread_block_tile<N, Parent> tiled_partition(const Parent&) {
+    return thread_block_tile<N, Parent>();
 }
 template <class Parent>
 thread_group tiled_partition(const Parent&, unsigned size) {
@@ -174,8 +195,8 @@ struct bit_xor {
 };
 
 // cg::reduce over a tile: every thread of the tile gets op applied over the tile's values.
-template <unsigned N, class T, class Op>
-T reduce(const thread_block_tile<N>& tile, T value, Op op) {
+template <unsigned N, class P, class T, class Op>
+T reduce(const thread_block_tile<N, P>& tile, T value, Op op) {
     for (unsigned offset = N / 2; offset > 0; offset /= 2) value = op(value, tile.shfl_xor(value, offset));
     return value;
 }
