@@ -2,6 +2,7 @@
 // fresh buffers, giving per output element the threads that wrote it. It runs before the run's own launch,
 // like the coverage launches; when the variant cannot be made, compiled or run, each map says why instead.
 #include "core/engine/count_wrapper.h"
+#include "core/kernel_file/constant_fill.h"
 #include "core/session/coverage.h"
 #include "core/session/session.h"
 
@@ -34,8 +35,7 @@ void KernelSession::count_writers(const ResolvedRun& resolved, std::vector<Cover
         if (is_param) counted.push_back({b.name, uint32_t(elem_info(b.type).size), resolved.buffer_counts.at(b.name)});
     }
     if (counted.empty()) return;
-    auto source = make_count_wrapper(kernel_.compile_source.empty() ? kernel_.source : kernel_.compile_source,
-                                     sig.name, counted);
+    auto source = make_count_wrapper(text_to_compile(kernel_), sig.name, counted);
     if (!source) return not_measured(maps, source.error().message);
 
     CompileRequest request;
