@@ -105,6 +105,13 @@ std::optional<ScalarType> parse_scalar_type(const std::string& cuda_spelling) {
 
 uint32_t scalar_size(ScalarType t) { return t == ScalarType::Double ? 8 : 4; }
 
+const std::vector<std::string>& showable_panels() {
+    static const std::vector<std::string> names = {"Output",  "Compare",   "Console", "Streams", "Timing",
+                                                   "Occupancy", "Sweep",   "Launch view", "Launch", "Parameters",
+                                                   "Device",  "Editor",    "Library"};
+    return names;
+}
+
 const char* expected_outcome_name(ExpectedOutcome e) {
     switch (e) {
         case ExpectedOutcome::None:
