@@ -4,6 +4,7 @@
 #include "ui_test_support.h"
 
 #include "core/engine/backend.h"
+#include "support/scoped_env.h"
 
 #include <gtest/gtest.h>
 #include <imgui.h>
@@ -45,6 +46,7 @@ TEST(Plots, AOneDimensionalOutputIsALineWithAxesAndItsHoveredValue) {
     EXPECT_EQ(plot.x_label, "element index");
     EXPECT_EQ(plot.y_label, "c (float)");
     EXPECT_EQ(plot.points, 3001u);
+    EXPECT_FALSE(plot.envelope);
 
     // The element under the mouse and its value, as the kernel wrote it, and who wrote it (block of 256).
     hover(*host, plot.x0 + (plot.x1 - plot.x0) * 0.5f, plot.y0 + (plot.y1 - plot.y0) * 0.5f);
@@ -65,6 +67,24 @@ TEST(Plots, AOneDimensionalOutputIsALineWithAxesAndItsHoveredValue) {
         << tip;
     if (!shots_dir().empty())
         if (auto s = host->screenshot()) render::write_png(shots_dir() + "/plot_vector_add.png", *s);
+}
+
+// A series of 100003 elements (not a multiple of the bucket) is drawn as a min..max band with its mean, one
+// point per bucket (not a zig-zag through every min and max, which fills the plot solid); a short one is not.
+TEST(Plots, ALongSeriesIsAnEnvelopeNotASolidBlock) {
+    ScopedUserDir user;
+    ui::AppOptions o = headless_options("basics/vector_add.cu");
+    o.sets = {{"n", "100003"}};
+    auto host = start_settled(o, host_kernels_factory());
+    ASSERT_TRUE(host);
+    const ui::DrawnPlot& plot = host->workspace().output_panel().drawn_plot();
+    ASSERT_TRUE(plot.valid);
+    EXPECT_TRUE(plot.envelope);
+    const size_t per_bucket = (100003 + 2048 - 1) / 2048;
+    EXPECT_EQ(plot.points, (100003 + per_bucket - 1) / per_bucket);
+    EXPECT_LE(plot.points, 2048u);
+    if (!shots_dir().empty())
+        if (auto s = host->screenshot()) render::write_png(shots_dir() + "/plot_envelope.png", *s);
 }
 
 TEST(Plots, AHistogramsBinsAreBarsWithoutAnOwner) {
@@ -153,4 +173,20 @@ TEST(Plots, TheTimingHistoryShowsEveryRunAndItsLaunch) {
     EXPECT_NE(tip.find("block 32x8x1"), std::string::npos) << tip;
     if (!shots_dir().empty())
         if (auto s = host->screenshot()) render::write_png(shots_dir() + "/timing.png", *s);
+}
+
+// A `devices:` run (two CPU workers play two GPUs) marks where each device's part starts on its plot.
+TEST(Plots, ASplitRunMarksEachDevicesPart) {
+    if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
+    ScopedUserDir user;
+    cp::test::ScopedEnv devices("CUDA_PLAYGROUND_CPU_DEVICES", "2");
+    ui::AppOptions o = headless_options("multigpu/split_across_gpus.cu");
+    o.backend = "cpu";
+    o.sets = {{"n", "10007"}};
+    auto host = start_settled(o, {});
+    ASSERT_TRUE(host);
+    ui::Workspace& ws = host->workspace();
+    ASSERT_TRUE(ws.latest() && ws.latest()->report.device_split);
+    ASSERT_EQ(ws.latest()->report.device_split->parts.size(), 2u);
+    EXPECT_EQ(ws.output_panel().drawn_plot().parts_marked, 2u);
 }

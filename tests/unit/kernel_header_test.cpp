@@ -250,6 +250,13 @@ TEST(KernelHeader, ShowNamesPanels) {
     expect_error(parse(plus(base_header(), "show: Timing,")), 9, {"`show:` has an empty name"});
 }
 
+// Whole numbers in messages print whole: a range of 1..1e6 reads "1..1000000", not "1..1e+06".
+TEST(KernelHeader, RangesInMessagesPrintWholeNumbersWhole) {
+    expect_error(parse(with(base_header(), 1, "param n: int = 2000000 range 1..1e6")), 3,
+                 {"outside its range 1..1000000."});
+    expect_error(parse(with(base_header(), 1, "param n: int = 1 range 2.5..900")), 3, {"outside its range 2.5..900."});
+}
+
 TEST(KernelHeader, Tolerance) {
     expect_error(parse(plus(base_header(), "tolerance: small")), 9, {"tolerance must be a number", "`small`"});
     expect_error(parse(plus(base_header(), "tolerance: -1")), 9, {"0 or more"});
