@@ -252,7 +252,8 @@ void Workspace::draw_panels() {
         // the output gets the focus once they all have, so no other group changes its front tab.
         // (A new list rather than an insert at begin(): GCC 12 -O2 warns of a null dereference in that insert.)
         std::vector<std::string> order{"Output"};
-        order.insert(order.end(), layout_stage_.begin(), layout_stage_.end());
+        // The lesson's first `show:` panel last: the window focused last is its group's front tab.
+        if (!layout_stage_.empty()) order.push_back(layout_stage_.front());
         order.insert(order.end(), std::make_move_iterator(bring_to_front_.begin()),
                      std::make_move_iterator(bring_to_front_.end()));
         bring_to_front_ = std::move(order);

@@ -59,6 +59,7 @@ DrawnSplit draw_device_split(const DeviceSplitReport& s) {
         }
         ImGui::EndTable();
     }
+    drawn.y1 = ImGui::GetItemRectMax().y;  // the per-device lines end here; the speed-up follows
     if (s.parts.size() > 1) {
         ImGui::TextWrapped("all %zu at once: %.3f ms wall; one %s alone: %.3f ms; speed-up %.2fx", s.parts.size(),
                            s.split_ms, s.unit().c_str(), s.one_device_ms, s.speedup());
@@ -69,7 +70,6 @@ DrawnSplit draw_device_split(const DeviceSplitReport& s) {
     } else {
         text_disabled_wrapped("%.3f ms wall for the whole run on one %s", s.one_device_ms, s.unit().c_str());
     }
-    drawn.y1 = ImGui::GetItemRectMax().y;
     return drawn;
 }
 

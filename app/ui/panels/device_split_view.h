@@ -6,7 +6,7 @@
 
 namespace cp::ui {
 
-// Where the lines were drawn (screen pixels), for the layout tests: from the separator to the last line.
+// Where the lines were drawn (screen pixels), for the layout tests: from the separator to the last device's line.
 struct DrawnSplit {
     bool valid = false;
     int devices = 0;
