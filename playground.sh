@@ -92,6 +92,12 @@ screenshots() {
     }
     shot window --open image/box_blur
     shot presentation --open image/box_blur --present
+    # Each lesson's stage (its `show:` line): the streams timeline, printf in the Console, the two-device split
+    # (two CPU workers play two GPUs), and a comparison's columns in presentation mode.
+    shot stage_streams --open streams/overlap
+    shot stage_printf --open basics/printf_double
+    CUDA_PLAYGROUND_CPU_DEVICES=2 shot stage_two_devices --open multigpu/split_across_gpus
+    shot presentation_compare --open matrix/matmul_naive --present
     shot plot --open histogram/atomic_histogram
     shot error_marker --open tests/data/planted_oob.cu
     # The launch views: coverage map, timeline, sweep chart, and the window's Launch view and Occupancy panel.

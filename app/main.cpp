@@ -20,6 +20,9 @@
 
 namespace {
 
+// The largest --size on either side: OpenGL drivers commonly allow framebuffers of at most 16384 pixels.
+constexpr unsigned kMaxWindowSide = 16384;
+
 // "usage: cuda-playground [window options]   ..." and one line per subcommand, its summary in one column.
 std::string usage_lines() {
     auto line = [](const char* lead, const std::string& what, const std::string& summary) {
@@ -113,6 +116,12 @@ int run_window(const std::vector<std::string>& argv) {
         std::string why;
         auto d = cp::parse_dim3(args->get("--size"), &why);
         if (!d || d->x < 320 || d->y < 240) return user_error("`--size " + args->get("--size") + "`: expected WIDTHxHEIGHT, at least 320x240");
+        // OpenGL drivers allow pictures of at most 16384 (often less) on a side; beyond that the failure would
+        // read as a missing driver.
+        if (d->x > kMaxWindowSide || d->y > kMaxWindowSide)
+            return user_error("`--size " + args->get("--size") + "`: at most " + std::to_string(kMaxWindowSide) +
+                                  " pixels on each side (the largest picture OpenGL drivers commonly allow)",
+                              "e.g. --size 1920x1080 or --size 3840x2160");
         options.width = int(d->x);
         options.height = int(d->y);
     }

@@ -151,6 +151,9 @@ void print_header(const RunReport& r, const DeviceInfo& device) {
 }
 
 void print_results(const RunReport& r, const DeviceInfo& device) {
+    // Fixed notation throughout: with the default one, a precision of 1 or 2 prints 900 GB/s or 104 MB as
+    // "9e+02" and "1e+02" (and which one applied depended on what was printed before).
+    std::cout << std::fixed;
     if (r.launched) {
         std::cout << std::setprecision(4) << "  time:     median " << r.timing.median_ms << " ms (min " << r.timing.min_ms
                   << ", max " << r.timing.max_ms << " over " << r.timing.samples_ms.size()

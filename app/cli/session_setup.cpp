@@ -17,7 +17,7 @@ Result<OpenedSession> open_session(const std::string& path, const LaunchOptions&
                           file->path.filename().string() +
                               " has no /*@playground ... */ metadata header, so its buffers and "
                               "launch configuration are unknown",
-                          "add a header (see kernels/FORMAT.md), or use `cuda-playground compile` to compile it only");
+                          "`cuda-playground describe " + file->path.string() + "` writes one from its signature; or add it by hand (see kernels/FORMAT.md), or use `cuda-playground compile` to compile it only");
     }
     if (has_errors(file->diagnostics)) {
         for (const auto& d : file->diagnostics) std::cerr << d.str() << "\n";

@@ -2,6 +2,8 @@
 // finished runs into textures, logs, timing samples and panel status. Drawing is in workspace_frame.cpp.
 #include "ui/workspace.h"
 
+#include "ui/dock_layout.h"
+
 #include "core/kernel_file/describe.h"
 
 #include "core/engine/backend.h"
@@ -213,7 +215,6 @@ void Workspace::open_kernel(const fs::path& path) {
     latest_.reset();
     output_status_ = OutputStatus();
     compare_.columns.clear();
-    compare_.enabled = true;  // a comparison lesson opens showing its variants
     compile_status_ = CompileStatus();
     run_diagnostics_.clear();
     sanitizer_marks_.clear();
@@ -221,6 +222,7 @@ void Workspace::open_kernel(const fs::path& path) {
     sanitize_.findings.clear();
     verify_next_ = true;
     reparse_if_changed();
+    apply_lesson_stage();
     console_.add(LogKind::Info, "Opened " + doc_->shown_path().string() + (doc_->has_user_copy() ? " (your edited copy)" : ""));
     if (doc_->stock_changed())
         console_.add(LogKind::Warning, "The library's " + doc_->original_path().filename().string() +
@@ -234,6 +236,27 @@ void Workspace::open_kernel(const fs::path& path) {
         edit_marks_.set(doc_->original_path(), EditMarks::read(doc_->original_path(), kernels_dir(), edits_dir()));
     settings_.last_kernel = fs::absolute(path).string();
     save_settings_if_persistent();
+}
+
+// The lesson's `show:`: a comparison lesson opens on its side-by-side columns unless `show:` leaves `Compare`
+// out (the default demo opens on its one big picture, the columns a tick away); the panels it names are shown
+// and get their own column beside the output (the layout is rebuilt when they differ from the last lesson's).
+void Workspace::apply_lesson_stage() {
+    const std::vector<std::string>& show = parsed_.spec.show;
+    compare_.enabled = show.empty() || std::find(show.begin(), show.end(), "Compare") != show.end();
+    std::vector<std::string> stage = stage_panels(show);
+    std::vector<Panel*> presented;
+    for (const std::string& title : stage)
+        for (auto& p : panels_)
+            if (title == p->title()) presented.push_back(p.get());
+    presentation_view_->set_stage(std::move(presented));
+    if (stage == layout_stage_) return;
+    layout_stage_ = std::move(stage);
+    for (const std::string& title : layout_stage_)
+        for (auto& p : panels_)
+            if (title == p->title()) p->visible = true;
+    reset_layout_ = true;
+    layout_frames_ = std::max(layout_frames_, 2 + int(layout_stage_.size()));
 }
 
 void Workspace::save_now() {
@@ -448,6 +471,11 @@ void Workspace::apply_outcome(RunOutcome outcome) {
         timing_.add(std::move(sample));
         output_status_.run = runs_applied_;
         output_status_.failure.clear();
+        // A `devices:` run: where each device's part starts, for the 1D views to mark.
+        output_status_.parts.clear();
+        if (r.device_split && r.device_split->parts.size() > 1)
+            for (const DevicePart& p : r.device_split->parts)
+                output_status_.parts.push_back({p.begin, r.device_split->unit() + " " + std::to_string(p.ordinal)});
     }
     show_verdict(r);
     if (r.error) show_failure(r);

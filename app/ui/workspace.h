@@ -44,6 +44,10 @@ namespace cp::ui {
 // registry); tests pass their own. When it fails, the window still compiles (a compile-only backend).
 using BackendFactory = std::function<Result<std::unique_ptr<Backend>>()>;
 
+// The status bar's left text cut to `max_width` (measured by `width`): its first line, shortened with "..." so
+// that it stops before the frame-time readout on the right.
+std::string status_bar_fit(const std::string& text, float max_width, const std::function<float(const std::string&)>& width);
+
 class Workspace {
 public:
     // `persist`: save settings and the ImGui layout (false in headless runs).
@@ -125,6 +129,12 @@ public:
     void adjust_font_scale(float delta);
     float font_scale() const { return presentation_.font_scale; }
     float frame_cpu_ms() const { return frame_cpu_ms_; }
+    // Where the status bar's two texts were drawn last frame (screen pixels), for the layout tests.
+    struct DrawnRect {
+        float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    };
+    DrawnRect status_left() const { return status_left_; }
+    DrawnRect status_right() const { return status_right_; }
     void set_frame_cpu_ms(float ms) { frame_cpu_ms_ = ms; }
     // The UI thread's part of the frame budget: applying the last outcome (its views' textures by interop or
     // upload, the display passes, the compare columns) and, of that, the output views alone; 0 on frames
@@ -158,6 +168,7 @@ private:
     void use_block_suggestion(const AppliedSuggestion& suggestion);
     void maybe_submit(double now);
     void reparse_if_changed();
+    void apply_lesson_stage();  // the opened lesson's `show:`: its panels in front, with room
     void handle_shortcuts();
     void draw_menu_bar();
     void draw_status_bar();
@@ -217,6 +228,7 @@ private:
     bool verify_next_ = true;
     double now_ = 0, last_watch_check_ = 0;
     float frame_cpu_ms_ = 0;
+    DrawnRect status_left_, status_right_;
     double apply_ms_ = 0, views_ms_ = 0;
 
     std::vector<std::unique_ptr<Panel>> panels_;
@@ -229,6 +241,9 @@ private:
     bool presenting_ = false;
     OpenFileDialog open_dialog_;
     bool reset_layout_ = false;
+    // The `show:` panels the docked layout was last built around (dock_layout.h stage_panels()); a lesson with
+    // other ones rebuilds it when it opens.
+    std::vector<std::string> layout_stage_;
     std::vector<std::string> bring_to_front_;  // panel titles to select in their tab groups, one a frame
     int layout_frames_ = 0;                 // frames still needed to show a layout change made outside a frame
     // --show: panels brought to the front once the first layout has settled (windows take the focus as they

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <functional>
 #include <cstdio>
 #include <iterator>
 #include <string>
@@ -164,26 +165,58 @@ void Workspace::draw_status_bar() {
     // Status bar along the bottom: the latest run, the frame's CPU time, the backend.
     ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(ImGui::GetStyle().FramePadding.x, 2));
     if (ImGui::BeginViewportSideBar("##status", vp, ImGuiDir_Down, ImGui::GetFrameHeight(), kStrip)) {
-        if (run_in_flight()) ImGui::TextUnformatted("running...");
-        else if (latest_ && latest_->report.error)
-            ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s", run_failure_text(latest_->report).c_str());
-        else if (latest_ && latest_->report.launched && latest_->report.resolved)
-            ImGui::Text("ran %s %s x %s in %.3f ms (median)", latest_->report.kernel.c_str(),
-                        latest_->report.resolved->grid.str().c_str(), latest_->report.resolved->block.str().c_str(),
-                        latest_->report.timing.median_ms);
-        else if (latest_ && !can_run())
-            ImGui::Text("compiled %s with NVRTC in %.0f ms; nothing runs here (no backend)", latest_->report.kernel.c_str(),
-                        latest_->report.compile_ms);
-        else ImGui::TextDisabled("ready");
+        // The right-hand readout first, so the left text knows where to stop: a long error is cut with "..."
+        // before it (the whole text on hover, and in the Console) instead of running under it.
         char right_text[96];
         std::snprintf(right_text, sizeof right_text, "frame %.2f ms CPU | %s", double(frame_cpu_ms_),
                       can_run() ? runner_->device().backend.c_str() : "no backend");
-        const std::string right = right_text;
-        ImGui::SameLine(std::max(ImGui::GetCursorPosX() + 20, ImGui::GetWindowWidth() - ImGui::CalcTextSize(right.c_str()).x - 12));
-        ImGui::TextDisabled("%s", right.c_str());
+        const float right_w = ImGui::CalcTextSize(right_text).x;
+        const float right_x = std::max(ImGui::GetCursorPosX() + 20, ImGui::GetWindowWidth() - right_w - 12);
+        const float left_max = right_x - ImGui::GetCursorPosX() - ImGui::GetFontSize();
+        std::string left;
+        ImVec4 colour = ImGui::GetStyle().Colors[ImGuiCol_Text];
+        char buf[256];
+        if (run_in_flight()) left = "running...";
+        else if (latest_ && latest_->report.error) {
+            left = run_failure_text(latest_->report);
+            colour = ImVec4(1, 0.45f, 0.4f, 1);
+        } else if (latest_ && latest_->report.launched && latest_->report.resolved) {
+            std::snprintf(buf, sizeof buf, "ran %s %s x %s in %.3f ms (median)", latest_->report.kernel.c_str(),
+                          latest_->report.resolved->grid.str().c_str(), latest_->report.resolved->block.str().c_str(),
+                          latest_->report.timing.median_ms);
+            left = buf;
+        } else if (latest_ && !can_run()) {
+            std::snprintf(buf, sizeof buf, "compiled %s with NVRTC in %.0f ms; nothing runs here (no backend)",
+                          latest_->report.kernel.c_str(), latest_->report.compile_ms);
+            left = buf;
+        } else {
+            left = "ready";
+            colour = ImGui::GetStyle().Colors[ImGuiCol_TextDisabled];
+        }
+        left = status_bar_fit(left, left_max, [](const std::string& t) { return ImGui::CalcTextSize(t.c_str()).x; });
+        const ImVec2 start = ImGui::GetCursorScreenPos();
+        ImGui::TextColored(colour, "%s", left.c_str());
+        status_left_ = {start.x, start.y, start.x + ImGui::GetItemRectSize().x, start.y + ImGui::GetItemRectSize().y};
+        if (ImGui::IsItemHovered() && latest_ && latest_->report.error)
+            ImGui::SetTooltip("%s", run_failure_text(latest_->report).c_str());
+        ImGui::SameLine(right_x);
+        const ImVec2 rstart = ImGui::GetCursorScreenPos();
+        ImGui::TextDisabled("%s", right_text);
+        status_right_ = {rstart.x, rstart.y, rstart.x + ImGui::GetItemRectSize().x, rstart.y + ImGui::GetItemRectSize().y};
     }
     ImGui::End();
     ImGui::PopStyleVar();
+}
+
+std::string status_bar_fit(const std::string& text, float max_width, const std::function<float(const std::string&)>& width) {
+    if (width(text) <= max_width) return text;
+    // One line: the first line only, then shortened a character at a time (UTF-8 aware) until it fits with "...".
+    std::string s = text.substr(0, text.find('\n'));
+    while (!s.empty() && width(s + "...") > max_width) {
+        while (!s.empty() && (static_cast<unsigned char>(s.back()) & 0xC0) == 0x80) s.pop_back();  // continuation bytes
+        if (!s.empty()) s.pop_back();  // and the character's first byte
+    }
+    return s + "...";
 }
 
 void Workspace::draw_banner() {
@@ -224,11 +257,13 @@ void Workspace::draw_panels() {
     ImGui::PopStyleVar(3);
     const ImGuiID dockspace = ImGui::GetID("panels");
     if (reset_layout_ || !ImGui::DockBuilderGetNode(dockspace)) {
-        build_default_layout(dockspace, work.Min, work.GetSize(), panels_);
+        build_default_layout(dockspace, work.Min, work.GetSize(), panels_, layout_stage_);
         // Windows take the focus when they first appear, and a focused docked window is its group's front tab:
         // the output gets the focus once they all have, so no other group changes its front tab.
         // (A new list rather than an insert at begin(): GCC 12 -O2 warns of a null dereference in that insert.)
         std::vector<std::string> order{"Output"};
+        // The lesson's first `show:` panel last: the window focused last is its group's front tab.
+        if (!layout_stage_.empty()) order.push_back(layout_stage_.front());
         order.insert(order.end(), std::make_move_iterator(bring_to_front_.begin()),
                      std::make_move_iterator(bring_to_front_.end()));
         bring_to_front_ = std::move(order);

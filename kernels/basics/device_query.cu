@@ -15,6 +15,7 @@ grid: blocks
 view facts: table
 reference: device_query_facts
 tolerance: 0
+show: Output, Device
 */
 // facts[0] warpSize, [1] blockDim.x, [2] gridDim.x, [3] threads in the grid, [4] the last block's number,
 // [5] warps per block (rounded up). Thread 0 of the last block writes them all. `threads` and `blocks` are

@@ -18,6 +18,7 @@ problem: n
 view y: table
 reference: double_values
 tolerance: 0
+show: Console
 */
 extern "C" __global__ void printf_double(const float* x, float* y, int n)
 {

@@ -5,7 +5,8 @@ tags: 2D, image, stencil, neighbourhood
 about: A stencil: each output pixel is the average of the 3×3 neighbourhood around it in the input,
   with coordinates clamped at the borders (edge pixels repeat). Neighbouring threads read overlapping
   pixels, so the caches do much of the work; the next lessons stage the tile in shared memory or keep rows in
-  registers, and run beside this one (same picture, their times and speed-ups above the columns).
+  registers; tick "Compare side by side" above the picture to run them beside this one (same picture,
+  their times and speed-ups above the columns; on the CPU backend those times do not predict a GPU's).
   Try: the Sweep panel, to see which block shape is fastest for this photo.
 param width: int = src.width
 param height: int = src.height
@@ -18,6 +19,7 @@ view dst: image(width, height)
 reference: box_blur_reference
 compare: image/box_blur_shared image/box_blur_wide
 tolerance: 1
+show: Output
 */
 extern "C" __global__ void box_blur(const uchar4* src, uchar4* dst, int width, int height)
 {

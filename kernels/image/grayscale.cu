@@ -6,7 +6,8 @@ about: A per-pixel map: each thread reads one RGBA pixel and writes its luma
   Y = 0.299 R + 0.587 G + 0.114 B (ITU-R BT.601) to all three colour channels. There is no reuse
   between pixels, so the kernel's speed is set by memory bandwidth. Try: compare the bandwidth in the
   Timing panel with the device's copy bandwidth, then with the four-pixels-per-thread version shown
-  beside it (its column in the Output panel, its time in the Timing panel).
+  beside it (its column in the Output panel, its time in the Timing panel). On the CPU backend the
+  bandwidth is the CPU's memory, read by emulated threads: it does not predict a GPU's.
 param width: int = src.width
 param height: int = src.height
 buffer src: uchar4[width * height] in image("coffee.png")
@@ -18,6 +19,7 @@ view dst: image(width, height)
 reference: grayscale_reference
 compare: image/grayscale_fast
 tolerance: 1
+show: Compare, Timing
 */
 extern "C" __global__ void grayscale(const uchar4* src, uchar4* dst, int width, int height)
 {

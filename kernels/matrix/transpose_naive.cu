@@ -7,7 +7,8 @@ about: out = transpose(in): element (row, col) of the height×width input goes t
   the reads are coalesced, but they write elements `height` floats apart, one per row of the output,
   so every write is a separate memory transaction. The shared-memory transpose, which makes both
   sides coalesced, runs beside it on the same matrix (the Output panel's columns, the Timing panel). Try: swap the roles (read strided,
-  write contiguous) and see whether reads or writes cost more.
+  write contiguous) and see whether reads or writes cost more. On the CPU backend there are no memory
+  transactions to coalesce: the two times there say nothing about a GPU (the Timing panel says so).
 param width: int = 2000 range 1..8192
 param height: int = 1500 range 1..8192
 buffer in: float[width * height] in random(seed=21, min=0, max=1)
@@ -20,6 +21,7 @@ view out: image(height, width) colormap=viridis
 reference: transpose_loops
 compare: matrix/transpose_shared
 tolerance: 0
+show: Compare, Timing
 */
 extern "C" __global__ void transpose_naive(const float* in, float* out, int width, int height)
 {

@@ -19,6 +19,7 @@ traffic: 2 * n * 4
 view y: plot
 reference: negate
 tolerance: 0
+show: Timing
 */
 extern "C" __global__ void many_small_transfers(const float* x, float* y, int n)
 {

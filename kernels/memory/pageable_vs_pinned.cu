@@ -19,6 +19,7 @@ traffic: 2 * n * 4
 view x: plot
 reference: halve
 tolerance: 0
+show: Timing
 */
 extern "C" __global__ void pageable_vs_pinned(float* x, int n)
 {

@@ -20,6 +20,7 @@ traffic: 3 * n * 4
 view y: plot
 reference: saxpy_loop
 tolerance: 1e-6
+show: Timing
 */
 extern "C" __global__ void round_trip(const float* x, float* y, float a, int n)
 {

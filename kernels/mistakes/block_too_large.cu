@@ -21,6 +21,7 @@ expect: refused
 learn: no GPU allows more than 1024 threads per block; the launch is refused and the
   kernel never runs, so always check the launch's error
 tolerance: 1e-6
+show: Launch
 */
 extern "C" __global__ void block_too_large(const float* src, float* dst, int width, int height)
 {

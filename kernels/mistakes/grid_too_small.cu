@@ -21,6 +21,7 @@ expect: mismatch
 learn: compute the grid from the size, ceil(width / block.x) x ceil(height / block.y);
   a fixed grid leaves elements nobody writes
 tolerance: 1e-6
+show: Output, Launch view
 */
 extern "C" __global__ void grid_too_small(const float* src, float* dst, int width, int height)
 {

@@ -23,6 +23,7 @@ expect: fault
 learn: a rounded-up grid has more threads than elements; guard every access with
   `if (i < n)`
 tolerance: 1e-6
+show: Output, Console
 */
 extern "C" __global__ void missing_bounds_check(const float* a, const float* b, float* c, int n)
 {

@@ -23,6 +23,7 @@ devices: all over n
 view y: plot
 reference: scaled_copy
 tolerance: 1e-6
+show: Timing
 */
 // One GPU's whole job: y = 3x on its part. n is the part's length, so the bounds check stops at the end of
 // the part (n is not a multiple of 256, and neither is a part's length).

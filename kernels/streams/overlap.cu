@@ -25,6 +25,7 @@ traffic: 2 * n * 4
 view y: plot
 reference: smooth_step
 tolerance: 1e-5
+show: Streams
 */
 // Each chunk is launched with its own n (the chunk's length) and pointers to the chunk's first element, so the
 // kernel is the ordinary one: it does not know it runs on a part of the array.

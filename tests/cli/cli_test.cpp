@@ -134,6 +134,25 @@ TEST(Cli, HelpListsTheWindowOptions) {
         EXPECT_NE(r.out.find(option), std::string::npos) << option;
 }
 
+// A size no driver can draw is refused as a size, before any OpenGL context is tried (not "install Mesa").
+TEST(Cli, AHugeWindowSizeIsRefusedAsASize) {
+    auto r = cli({"--headless", "--size", "100000x100000", "--frames", "1"});
+    EXPECT_EQ(r.exit_code, 1) << r.both();
+    EXPECT_NE(r.err.find("`--size 100000x100000`: at most 16384 pixels on each side"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("Mesa"), std::string::npos) << r.err;
+    r = cli({"--headless", "--size", "16385x1080", "--frames", "1"});
+    EXPECT_EQ(r.exit_code, 1) << r.both();
+    EXPECT_NE(r.err.find("at most 16384"), std::string::npos) << r.err;
+}
+
+// Sizes and rates of three digits or more print as numbers, never as "1e+02" (104 MB copied each way here).
+TEST(Cli, LargeFiguresPrintWithoutExponents) {
+    auto r = cli({"run", "memory/round_trip", "--backend", "cpu", "--set", "n=13000001", "--repeat", "1"});
+    ASSERT_EQ(r.exit_code, 0) << r.both();
+    EXPECT_NE(r.out.find("104.00 MB"), std::string::npos) << r.out;
+    EXPECT_FALSE(std::regex_search(r.out, std::regex(R"([0-9]e\+[0-9])"))) << r.out;
+}
+
 TEST(Cli, ABlockWithAStarIsRefusedWithTheReason) {
     auto r = cli({"run", kernel("basics/thread_ids"), "--block", "16*16", "--backend", "cpu"});
     EXPECT_EQ(r.exit_code, 1);
@@ -529,6 +548,8 @@ TEST(Cli, FileWithoutMetadataCannotRunButSaysWhy) {
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("metadata header"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("compile"), std::string::npos) << r.err;
+    // ... and the command that writes the header.
+    EXPECT_NE(r.err.find("`cuda-playground describe " + file.string() + "` writes one"), std::string::npos) << r.err;
 }
 
 TEST(Cli, MetadataErrorsNameTheLine) {

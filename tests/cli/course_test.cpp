@@ -1,12 +1,15 @@
 // The course (issue 12) end to end: every lesson of the library runs with `run --json` on the CPU backend and
 // either verifies against its own reference or fails exactly as its header's `expect:` states (a mismatch,
-// a fault, a refused launch); `list` shows every category of the course; the run reports where its time went.
+// a fault, a refused launch); `list` shows every category of the course, and README.md's course table lists the
+// same lessons; the run reports where its time went.
 #include "cli_support.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -87,6 +90,43 @@ TEST(Course, ListShowsEveryCategoryOfTheCourse) {
     for (const char* c : {"Basics", "Memory", "Parallel patterns", "Image filters", "Matrices", "Performance",
                           "Common mistakes", "Streams", "More than one GPU"}) {
         EXPECT_TRUE(categories.count(c)) << c;
+    }
+}
+
+// The README's course table is the library: one row per category `list` shows, naming (in backticks) exactly
+// that category's lessons. A lesson added, moved or renamed without the README fails here with its name.
+TEST(Course, TheReadmesCourseTableListsEveryLessonOfList) {
+    const std::string readme = cp::test::read_file(std::filesystem::path(CP_SOURCE_DIR) / "README.md");
+    const size_t start = readme.find("| Category | Lessons |");
+    ASSERT_NE(start, std::string::npos) << "README.md has no course table";
+    const size_t end = readme.find("\n\n", start);
+    std::map<std::string, std::set<std::string>> table;  // category -> lesson names
+    std::istringstream rows(readme.substr(start, end - start));
+    std::string row;
+    static const std::regex cells(R"(^\| ([^|]+?) \| (.*) \|$)"), name(R"(`([a-z0-9_]+/[a-z0-9_]+)`)");
+    while (std::getline(rows, row)) {
+        std::smatch m;
+        if (!std::regex_match(row, m, cells) || m[1] == "Category" || m[1] == "---") continue;
+        auto& names = table[m[1].str()];
+        const std::string lessons = m[2].str();
+        for (std::sregex_iterator it(lessons.begin(), lessons.end(), name), stop; it != stop; ++it)
+            names.insert((*it)[1].str());
+    }
+    std::map<std::string, std::set<std::string>> listed;
+    const auto lessons = nlohmann::json::parse(cli({"list", "--json"}).out);
+    ASSERT_GE(lessons.size(), 30u);
+    for (const auto& lesson : lessons)
+        listed[lesson["category"].get<std::string>()].insert(lesson["name"].get<std::string>());
+    for (const auto& [category, names] : listed) {
+        ASSERT_TRUE(table.count(category)) << "README.md's course table has no row for " << category;
+        for (const std::string& n : names)
+            EXPECT_TRUE(table[category].count(n)) << n << " (" << category << ") is missing from README.md's course table";
+    }
+    for (const auto& [category, names] : table) {
+        EXPECT_TRUE(listed.count(category)) << "README.md's course table has a row `" << category << "` that `list` has not";
+        for (const std::string& n : names)
+            EXPECT_TRUE(listed[category].count(n)) << "README.md's course table lists " << n << " under " << category
+                                                   << ", but `list` does not";
     }
 }
 

@@ -9,6 +9,7 @@
 #include <glad/gl.h>
 #include <gtest/gtest.h>
 #include <imgui.h>
+#include <imgui_internal.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -148,6 +149,12 @@ TEST_F(HeadlessApp, EveryPanelRendersInEveryState) {
     EXPECT_EQ(ws().outputs().views()[0].run, good_run);
     expect_panels_drawn("launch refused");
     show("Launch");
+    // The row under the output is short (the picture comes first): the refusal is read after scrolling down.
+    if (ImGuiWindow* w = ImGui::FindWindowByName("Launch")) {
+        ImGui::SetScrollY(w, w->ScrollMax.y);
+        host_->frame();
+        host_->frame();
+    }
     EXPECT_GT(reddish_pixels(screenshot(), "Launch"), 20u) << "the refusal is not shown in the Launch panel";
 }
 

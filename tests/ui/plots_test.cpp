@@ -4,9 +4,11 @@
 #include "ui_test_support.h"
 
 #include "core/engine/backend.h"
+#include "support/scoped_env.h"
 
 #include <gtest/gtest.h>
 #include <imgui.h>
+#include <imgui_internal.h>
 
 #include <cstdlib>
 #include <optional>
@@ -45,6 +47,7 @@ TEST(Plots, AOneDimensionalOutputIsALineWithAxesAndItsHoveredValue) {
     EXPECT_EQ(plot.x_label, "element index");
     EXPECT_EQ(plot.y_label, "c (float)");
     EXPECT_EQ(plot.points, 3001u);
+    EXPECT_FALSE(plot.envelope);
 
     // The element under the mouse and its value, as the kernel wrote it, and who wrote it (block of 256).
     hover(*host, plot.x0 + (plot.x1 - plot.x0) * 0.5f, plot.y0 + (plot.y1 - plot.y0) * 0.5f);
@@ -65,6 +68,24 @@ TEST(Plots, AOneDimensionalOutputIsALineWithAxesAndItsHoveredValue) {
         << tip;
     if (!shots_dir().empty())
         if (auto s = host->screenshot()) render::write_png(shots_dir() + "/plot_vector_add.png", *s);
+}
+
+// A series of 100003 elements (not a multiple of the bucket) is drawn as a min..max band with its mean, one
+// point per bucket (not a zig-zag through every min and max, which fills the plot solid); a short one is not.
+TEST(Plots, ALongSeriesIsAnEnvelopeNotASolidBlock) {
+    ScopedUserDir user;
+    ui::AppOptions o = headless_options("basics/vector_add.cu");
+    o.sets = {{"n", "100003"}};
+    auto host = start_settled(o, host_kernels_factory());
+    ASSERT_TRUE(host);
+    const ui::DrawnPlot& plot = host->workspace().output_panel().drawn_plot();
+    ASSERT_TRUE(plot.valid);
+    EXPECT_TRUE(plot.envelope);
+    const size_t per_bucket = (100003 + 2048 - 1) / 2048;
+    EXPECT_EQ(plot.points, (100003 + per_bucket - 1) / per_bucket);
+    EXPECT_LE(plot.points, 2048u);
+    if (!shots_dir().empty())
+        if (auto s = host->screenshot()) render::write_png(shots_dir() + "/plot_envelope.png", *s);
 }
 
 TEST(Plots, AHistogramsBinsAreBarsWithoutAnOwner) {
@@ -144,7 +165,12 @@ TEST(Plots, TheTimingHistoryShowsEveryRunAndItsLaunch) {
     ASSERT_NE(panel, nullptr);
     EXPECT_TRUE(panel->drawn_history().valid);
     EXPECT_EQ(panel->drawn_history().points, 3u);
-    // Hovering the right end of the plot names the last run and its launch.
+    // Scrolled into view, as a user scrolls the panel (the controls under the output are a short row: the
+    // picture comes first), hovering the right end of the plot names the last run and its launch.
+    if (ImGuiWindow* w = ImGui::FindWindowByName("Timing")) {
+        ImGui::SetScrollY(w, w->Scroll.y + (panel->drawn_history().y0 - w->InnerRect.Min.y));
+        for (int i = 0; i < 3; ++i) host->frame();
+    }
     const auto& h = panel->drawn_history();
     hover(*host, h.x1 - 2, (h.y0 + h.y1) * 0.5f);
     const std::string tip = panel->drawn_history().hover;
@@ -153,4 +179,20 @@ TEST(Plots, TheTimingHistoryShowsEveryRunAndItsLaunch) {
     EXPECT_NE(tip.find("block 32x8x1"), std::string::npos) << tip;
     if (!shots_dir().empty())
         if (auto s = host->screenshot()) render::write_png(shots_dir() + "/timing.png", *s);
+}
+
+// A `devices:` run (two CPU workers play two GPUs) marks where each device's part starts on its plot.
+TEST(Plots, ASplitRunMarksEachDevicesPart) {
+    if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
+    ScopedUserDir user;
+    cp::test::ScopedEnv devices("CUDA_PLAYGROUND_CPU_DEVICES", "2");
+    ui::AppOptions o = headless_options("multigpu/split_across_gpus.cu");
+    o.backend = "cpu";
+    o.sets = {{"n", "10007"}};
+    auto host = start_settled(o, {});
+    ASSERT_TRUE(host);
+    ui::Workspace& ws = host->workspace();
+    ASSERT_TRUE(ws.latest() && ws.latest()->report.device_split);
+    ASSERT_EQ(ws.latest()->report.device_split->parts.size(), 2u);
+    EXPECT_EQ(ws.output_panel().drawn_plot().parts_marked, 2u);
 }

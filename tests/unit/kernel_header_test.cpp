@@ -235,6 +235,28 @@ TEST(KernelHeader, ExpectLearnAndKernelLines) {
     EXPECT_NE(lone.diagnostics[0].message.find("`learn:` goes with `expect:`"), std::string::npos) << dump(lone);
 }
 
+// `show:` names the panels that make the lesson's point: any case, stored as the window spells them; a name that
+// is no panel is refused with a guess and the list of names; a name twice is refused.
+TEST(KernelHeader, ShowNamesPanels) {
+    const KernelFile f = parse(plus(base_header(), "show: streams,  Launch View"));
+    EXPECT_TRUE(f.usable()) << dump(f);
+    EXPECT_EQ(f.spec.show, (std::vector<std::string>{"Streams", "Launch view"}));
+    EXPECT_TRUE(parse(base_header()).spec.show.empty());
+    const Diagnostic d = expect_error(parse(plus(base_header(), "show: Console, Stream")), 9,
+                                      {"`show:` names a panel that does not exist: `Stream`", "Did you mean `Streams`?",
+                                       "Panels: Output, Compare, Console, Streams"});
+    EXPECT_EQ(d.column, 16) << "the column of `Stream`";
+    expect_error(parse(plus(base_header(), "show: Timing, timing")), 9, {"lists `Timing` twice"});
+    expect_error(parse(plus(base_header(), "show: Timing,")), 9, {"`show:` has an empty name"});
+}
+
+// Whole numbers in messages print whole: a range of 1..1e6 reads "1..1000000", not "1..1e+06".
+TEST(KernelHeader, RangesInMessagesPrintWholeNumbersWhole) {
+    expect_error(parse(with(base_header(), 1, "param n: int = 2000000 range 1..1e6")), 3,
+                 {"outside its range 1..1000000."});
+    expect_error(parse(with(base_header(), 1, "param n: int = 1 range 2.5..900")), 3, {"outside its range 2.5..900."});
+}
+
 TEST(KernelHeader, Tolerance) {
     expect_error(parse(plus(base_header(), "tolerance: small")), 9, {"tolerance must be a number", "`small`"});
     expect_error(parse(plus(base_header(), "tolerance: -1")), 9, {"0 or more"});

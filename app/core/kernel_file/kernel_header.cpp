@@ -23,7 +23,7 @@ using header::Word;
 const std::vector<std::string> kKeys = {"title",     "category", "tags",    "about",   "param", "buffer",
                                         "block",     "grid",     "shared",  "problem", "view",  "reference",
                                         "tolerance", "traffic",  "kernel",  "expect",  "learn", "step",
-                                        "streams",   "compare",  "devices", "constant"};
+                                        "streams",   "compare",  "devices", "constant", "show"};
 const std::vector<std::string> kNamedKeys = {"param", "buffer", "view", "constant"};
 const std::vector<std::string> kColormaps = {"gray", "viridis", "magma", "coolwarm"};
 
@@ -174,6 +174,8 @@ private:
             parse_compare(l);
         else if (key == "devices")
             parse_devices(l);
+        else if (key == "show")
+            parse_show(l);
         else if (key == "learn") {
             state_.learn_line = l.line;
             spec_.learn = collapse_spaces(value);
@@ -403,6 +405,35 @@ private:
                 continue;
             }
             spec_.compare.push_back(name);
+        }
+    }
+
+    // `show: Streams` / `show: Console, Launch view`: panel names separated by commas, matched without regard to
+    // case and stored as the window spells them.
+    void parse_show(const Line& l) {
+        const std::vector<std::string>& names = showable_panels();
+        for (const auto& part : split_args(l.value)) {
+            const int column = l.column + static_cast<int>(part.pos);
+            const std::string word = collapse_spaces(trim(part.text));
+            if (word.empty()) {
+                error(l.line, column, "`show:` has an empty name; separate panel names with commas, e.g. `show: Console, Launch view`.");
+                continue;
+            }
+            auto it = std::find_if(names.begin(), names.end(), [&](const std::string& n) {
+                return n.size() == word.size() && std::equal(n.begin(), n.end(), word.begin(), [](char a, char b) {
+                           return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+                       });
+            });
+            if (it == names.end()) {
+                error(l.line, column, "`show:` names a panel that does not exist: `" + word + "`." + did_you_mean(word, names) +
+                                          " Panels: " + join(names, ", ") + " (separated by commas).");
+                continue;
+            }
+            if (contains(spec_.show, *it)) {
+                error(l.line, column, "`show:` lists `" + *it + "` twice; keep one.");
+                continue;
+            }
+            spec_.show.push_back(*it);
         }
     }
 

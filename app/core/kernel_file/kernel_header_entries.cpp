@@ -31,8 +31,10 @@ const char* const kInitForms =
 }  // namespace
 
 std::string format_number(double v) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%g", v);
+    char text[48];
+    // Whole numbers as whole numbers (1000000, not 1e+06); others with %g's six digits.
+    if (std::isfinite(v) && v == std::floor(v) && std::abs(v) < 1e15) std::snprintf(text, sizeof text, "%.0f", v);
+    else std::snprintf(text, sizeof text, "%g", v);
     return text;
 }
 

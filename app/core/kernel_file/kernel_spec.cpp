@@ -123,6 +123,13 @@ ScalarRange scalar_range(ScalarType t) {
     return {-1.7976931348623157e308, 1.7976931348623157e308};
 }
 
+const std::vector<std::string>& showable_panels() {
+    static const std::vector<std::string> names = {"Output",  "Compare",   "Console", "Streams", "Timing",
+                                                   "Occupancy", "Sweep",   "Launch view", "Launch", "Parameters",
+                                                   "Device",  "Editor",    "Library"};
+    return names;
+}
+
 const char* expected_outcome_name(ExpectedOutcome e) {
     switch (e) {
         case ExpectedOutcome::None:

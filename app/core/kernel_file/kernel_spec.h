@@ -134,6 +134,11 @@ struct DeviceSplitSpec {
 enum class ExpectedOutcome { None, Mismatch, Fault, Refused, Hang };
 const char* expected_outcome_name(ExpectedOutcome e);  // "mismatch", "fault", ...
 
+// The names `show:` accepts: the window's panels (their titles) and `Compare` (the Output panel's side-by-side
+// columns of a lesson with `compare:`). Kept here, not in the UI, so `check` and the CLI refuse a wrong name too;
+// a UI test checks each is a panel's title.
+const std::vector<std::string>& showable_panels();
+
 struct KernelSpec {
     // Describing text
     std::string title;
@@ -156,6 +161,9 @@ struct KernelSpec {
     std::vector<StepSpec> steps;                     // `step:` lines; empty: the one kernel runs once
     std::optional<StreamsSpec> streams;              // `streams:`; none: one stream
     DeviceSplitSpec devices;                         // `devices:`; not enabled(): one device runs it all
+    // `show:` the panels that make the lesson's point (names from showable_panels(), as spelled there), in the
+    // order given: the window brings them to the front and gives them room. Empty: the default layout.
+    std::vector<std::string> show;
 
     // `kernel:` the __global__ function to run when the file has several, or the instantiation of a
     // template kernel (`reduce<float, 256>`): a C++ name expression. Empty: the file's only kernel.

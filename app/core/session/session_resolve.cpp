@@ -181,7 +181,7 @@ Result<ResolvedRun> KernelSession::resolve(std::vector<InputProblem>* problems_o
                           kernel_.path.filename().string() +
                               " has no /*@playground ... */ metadata header, so its buffers, sizes and launch "
                               "configuration are unknown",
-                          "add a header (see kernels/FORMAT.md), or use `cuda-playground compile` to compile it only");
+                          "`cuda-playground describe " + kernel_.path.string() + "` writes one from its signature; or add it by hand (see kernels/FORMAT.md), or use `cuda-playground compile` to compile it only");
     }
     ResolvedRun r;
     if (auto ok = resolve_choices(r, problems); !ok) return ok.error();

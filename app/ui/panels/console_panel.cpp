@@ -34,7 +34,7 @@ void ConsolePanel::draw() {
     same_line_if_fits(button_width("Clear"));
     if (ImGui::Button("Clear")) log_.clear();
 
-    ImGui::BeginChild("##log", ImVec2(0, 0), ImGuiChildFlags_Borders, ImGuiWindowFlags_HorizontalScrollbar);
+    ImGui::BeginChild("##log", ImVec2(0, 0), ImGuiChildFlags_Borders);
     ImGui::PushFont(mono_font(), 0.0f);  // compiler messages and printf output line up
     const bool at_bottom = ImGui::GetScrollY() >= ImGui::GetScrollMaxY() - 1.0f;
     for (const LogEntry& e : log_.entries()) {
@@ -44,8 +44,19 @@ void ConsolePanel::draw() {
         ImGui::SameLine();
         ImGui::PushStyleColor(ImGuiCol_Text, kind_color(e.kind));
         ImGui::Text("%-7s", log_kind_name(e.kind));
+        // A message that fits stays on its line; a longer one or several lines (printf output, a compile log)
+        // start below, at the full width, and wrap there: read on a projector, not cut at the edge.
         ImGui::SameLine();
+        const bool fits = e.text.find('\n') == std::string::npos &&
+                          ImGui::CalcTextSize(e.text.c_str()).x <= ImGui::GetContentRegionAvail().x;
+        if (!fits) {
+            ImGui::NewLine();
+            ImGui::Indent(ImGui::GetFontSize());
+        }
+        ImGui::PushTextWrapPos(0.0f);
         ImGui::TextUnformatted(e.text.c_str());
+        ImGui::PopTextWrapPos();
+        if (!fits) ImGui::Unindent(ImGui::GetFontSize());
         ImGui::PopStyleColor();
     }
     // Follow new messages unless the user scrolled up to read older ones.

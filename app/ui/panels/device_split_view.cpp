@@ -8,13 +8,28 @@
 
 namespace cp::ui {
 
-void draw_device_split(const DeviceSplitReport& s) {
+DrawnSplit draw_device_split(const DeviceSplitReport& s) {
+    DrawnSplit drawn{true, int(s.parts.size()), ImGui::GetCursorScreenPos().y, 0};
     ImGui::Separator();
     ImGui::TextWrapped("%s split over %ss, one part each:", s.param.c_str(), s.unit().c_str());
     ImGui::TextWrapped("%s", s.summary().c_str());
-    const ImGuiTableFlags flags =
-        ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_BordersInnerV;
-    if (ImGui::BeginTable("##devices", 6, flags)) {
+    // A table where the panel is wide enough for its six columns of numbers; else one wrapped line per device,
+    // so a narrow column at large text shows every figure whole rather than cut cells.
+    const float table_width = ImGui::CalcTextSize("1000000000 ").x * 6;
+    if (ImGui::GetContentRegionAvail().x < table_width) {
+        for (const DevicePart& p : s.parts) {
+            const TransferTimes& t = p.times;
+            ImGui::Bullet();
+            ImGui::TextWrapped("%s %d: %llu elements; h->d %.3f ms, kernel %.3f ms, d->h %.3f ms; total %.3f ms",
+                               s.unit().c_str(), p.ordinal, static_cast<unsigned long long>(p.end - p.begin),
+                               t.upload_ms, t.kernel_ms, t.download_ms, t.total_ms());
+            if (ImGui::IsItemHovered())
+                ImGui::SetTooltip("%s: [%llu, %llu), grid %s; allocation %.4f ms included", p.name.c_str(),
+                                  static_cast<unsigned long long>(p.begin), static_cast<unsigned long long>(p.end),
+                                  p.grid.str().c_str(), t.allocate_ms);
+        }
+    } else if (ImGui::BeginTable("##devices", 6,
+                                 ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_BordersInnerV)) {
         ImGui::TableSetupColumn(s.gpu ? "GPU" : "worker");
         ImGui::TableSetupColumn("elements");
         ImGui::TableSetupColumn("h->d ms");
@@ -45,6 +60,7 @@ void draw_device_split(const DeviceSplitReport& s) {
         }
         ImGui::EndTable();
     }
+    drawn.y1 = ImGui::GetItemRectMax().y;  // the per-device lines end here; the speed-up follows
     if (s.parts.size() > 1) {
         ImGui::TextWrapped("all %zu at once: %.3f ms wall; one %s alone: %.3f ms; speed-up %.2fx", s.parts.size(),
                            s.split_ms, s.unit().c_str(), s.one_device_ms, s.speedup());
@@ -56,6 +72,7 @@ void draw_device_split(const DeviceSplitReport& s) {
     } else {
         text_disabled_wrapped("%.3f ms wall for the whole run on one %s", s.one_device_ms, s.unit().c_str());
     }
+    return drawn;
 }
 
 }  // namespace cp::ui

@@ -6,6 +6,13 @@
 
 namespace cp::ui {
 
-void draw_device_split(const DeviceSplitReport& split);
+// Where the lines were drawn (screen pixels), for the layout tests: from the separator to the last device's line.
+struct DrawnSplit {
+    bool valid = false;
+    int devices = 0;
+    float y0 = 0, y1 = 0;
+};
+
+DrawnSplit draw_device_split(const DeviceSplitReport& split);
 
 }  // namespace cp::ui

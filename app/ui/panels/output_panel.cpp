@@ -1,8 +1,8 @@
 // Output panel drawing.
 //   draw()               tabs, one per view, and the verification / stale-output line
 //   draw_image_view()    canvas: zoom, pan, compare modes, texture filtering
-//   draw_image_toolbar() display settings
-//   draw_inspector()     the hovered pixel's values and thread mapping
+//   draw_image_toolbar() one row: zoom, input/output, the Display popover
+//   inspector_lines()    the hovered pixel's values and thread mapping
 //   (1D views: output_series.cpp)
 #include "ui/panels/output_panel.h"
 
@@ -58,13 +58,12 @@ void OutputPanel::draw() {
         ImGui::TextWrapped("%s", status_.on_purpose.c_str());
         ImGui::PopStyleColor();
     }
-    if (!compare_.listed.empty() && !presenting_) {
-        std::string label = "Compare side by side with ";
-        for (size_t i = 0; i < compare_.listed.size(); ++i) label += (i ? ", " : "") + compare_.listed[i];
-        ImGui::Checkbox(label.c_str(), &compare_.enabled);
-    }
-    // Presentation mode shows the main kernel's output over the whole screen; the columns are the Output panel's.
-    if (compare_.active() && !compare_.columns.empty() && !presenting_) {
+    // The comparison's checkbox: in the image toolbar's row when there is a picture (no row of its own), else here.
+    const bool toolbar_row = std::any_of(views_.views().begin(), views_.views().end(),
+                                         [](const OutputView& v) { return v.is_image() && v.display; });
+    if (!compare_.listed.empty() && !presenting_ && !toolbar_row) draw_compare_checkbox();
+    // Presentation mode shows the columns too (without their settings row): they are the comparison lessons' point.
+    if (compare_.active() && !compare_.columns.empty()) {
         draw_side_by_side();
         return;
     }
@@ -110,6 +109,14 @@ void OutputPanel::draw_views(OutputViews& outputs) {
             ImGui::TextDisabled(status_.run ? "This kernel declares no outputs to show." : "No output yet: run the kernel (F5).");
         return;
     }
+    // One view (the common case) needs no tab bar: its row of height goes to the picture.
+    if (views.size() == 1) {
+        OutputView& v = views.front();
+        if (!v.problem.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.35f, 1), "%s", v.problem.c_str());
+        if (v.is_image()) draw_image_view(v);
+        else draw_series_view(v);
+        return;
+    }
     if (!ImGui::BeginTabBar("##views")) return;
     for (OutputView& v : views) {
         const char* kind = v.is_image() ? "image" : v.spec.kind == ViewSpec::Kind::Plot ? "plot" : "table";
@@ -124,6 +131,8 @@ void OutputPanel::draw_views(OutputViews& outputs) {
     ImGui::EndTabBar();
 }
 
+// One row: Fit, 1:1, the zoom, input/output, a "Display" button whose popover holds the channel, colormap and
+// range, and what the image is (its path and the mouse's use on hover). The picture gets the rest of the height.
 void OutputPanel::draw_image_toolbar(OutputView& v, bool has_input) {
     ImageViewState& s = v.state;
     if (ImGui::Button("Fit")) s.fit = true;
@@ -135,18 +144,56 @@ void OutputPanel::draw_image_toolbar(OutputView& v, bool has_input) {
     ImGui::SameLine();
     ImGui::Text("%.0f%%", double(s.zoom) * 100);
     if (has_input) {
-        ImGui::SameLine();
+        same_line_if_fits(ImGui::CalcTextSize("input | output").x + ImGui::GetFrameHeight() * 2);
         const char* modes[] = {"output", "input | output", "split"};
         int mode = int(s.compare);
         ImGui::SetNextItemWidth(ImGui::CalcTextSize("input | output").x + ImGui::GetFrameHeight() * 2);
         if (ImGui::Combo("##compare", &mode, modes, 3)) s.compare = CompareMode(mode);
         if (s.compare == CompareMode::Split) {
-            ImGui::SameLine();
-            ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.5f);
-            ImGui::SliderFloat("split", &s.split, 0.0f, 1.0f, "%.2f");
+            same_line_if_fits(ImGui::CalcTextSize("0.00").x * 4);
+            ImGui::SetNextItemWidth(ImGui::CalcTextSize("0.00").x * 4);
+            ImGui::SliderFloat("##split", &s.split, 0.0f, 1.0f, "%.2f");
         }
     }
+    same_line_if_fits(ImGui::CalcTextSize("Display").x + ImGui::GetStyle().FramePadding.x * 2);
+    if (ImGui::Button("Display")) ImGui::OpenPopup("##display");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Channel, colormap and value range");
+    if (ImGui::BeginPopup("##display")) {
+        draw_display_settings(v);
+        ImGui::EndPopup();
+    }
+    // On the first picture's row only (the one draw() relies on), never twice.
+    const auto first_image = std::find_if(views_.views().begin(), views_.views().end(),
+                                          [](const OutputView& o) { return o.is_image() && o.display; });
+    if (!compare_.listed.empty() && !presenting_ && first_image != views_.views().end() && &*first_image == &v) {
+        same_line_if_fits(checkbox_width("Compare side by side"));
+        draw_compare_checkbox();
+    }
+    // What the image is, where the row has room for it (else in the Display button's tooltip).
+    char info[96];
+    std::snprintf(info, sizeof info, "%dx%d %s, run #%llu", v.width, v.height, elem_info(v.type).name,
+                  static_cast<unsigned long long>(v.run));
+    ImGui::SameLine();
+    if (ImGui::GetContentRegionAvail().x >= ImGui::CalcTextSize(info).x) {
+        ImGui::TextDisabled("%s", info);
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("%s\nHover the image to inspect a pixel; the wheel zooms, dragging pans.", v.path.c_str());
+    } else {
+        ImGui::NewLine();
+    }
+}
 
+void OutputPanel::draw_compare_checkbox() {
+    ImGui::Checkbox("Compare side by side", &compare_.enabled);
+    if (ImGui::IsItemHovered()) {
+        std::string names;
+        for (size_t i = 0; i < compare_.listed.size(); ++i) names += (i ? ", " : "") + compare_.listed[i];
+        ImGui::SetTooltip("Run %s beside this kernel on the same inputs, each checked and timed", names.c_str());
+    }
+}
+
+void OutputPanel::draw_display_settings(OutputView& v) {
+    ImageViewState& s = v.state;
     bool changed = false;
     render::DisplaySettings& d = s.display;
     const int comps = v.raw ? v.raw->format().data_components : int(elem_info(v.type).components);
@@ -154,18 +201,17 @@ void OutputPanel::draw_image_toolbar(OutputView& v, bool has_input) {
         int ch = d.channel + 1;
         const char* items[] = {"all channels", kChannelNames[0], kChannelNames[1], kChannelNames[2], kChannelNames[3]};
         ImGui::SetNextItemWidth(ImGui::CalcTextSize("all channels").x + ImGui::GetFrameHeight() * 2);
-        if (ImGui::Combo("##channel", &ch, items, comps + 1)) {
+        if (ImGui::Combo("channel", &ch, items, comps + 1)) {
             d.channel = ch - 1;
             changed = true;
         }
-        same_line_if_fits(ImGui::CalcTextSize("coolwarm").x + ImGui::GetFrameHeight() * 2);
     }
     const bool scalar = comps == 1 || d.channel >= 0;
     ImGui::BeginDisabled(!scalar);
     int cmap = int(d.colormap);
     const auto& names = render::colormap_names();
-    ImGui::SetNextItemWidth(ImGui::CalcTextSize("coolwarm").x + ImGui::GetFrameHeight() * 2);
-    if (ImGui::BeginCombo("##colormap", names[size_t(cmap)].c_str())) {
+    ImGui::SetNextItemWidth(ImGui::CalcTextSize("all channels").x + ImGui::GetFrameHeight() * 2);
+    if (ImGui::BeginCombo("colormap", names[size_t(cmap)].c_str())) {
         for (size_t i = 0; i < names.size(); ++i)
             if (ImGui::Selectable(names[i].c_str(), int(i) == cmap)) {
                 d.colormap = render::Colormap(i);
@@ -174,25 +220,15 @@ void OutputPanel::draw_image_toolbar(OutputView& v, bool has_input) {
         ImGui::EndCombo();
     }
     ImGui::EndDisabled();
-    same_line_if_fits(checkbox_width("auto range"));
     changed |= ImGui::Checkbox("auto range", &d.auto_range);
-    // The row wraps where the panel is narrow (large text, a narrow column): nothing runs off its edge.
-    const bool alpha = comps == 4 && d.channel < 0;
-    const float spacing = ImGui::GetStyle().ItemSpacing.x;
-    const float after_range = ImGui::CalcTextSize("range").x + ImGui::GetStyle().ItemInnerSpacing.x +
-                              (alpha ? spacing + checkbox_width("alpha") : 0.0f);
-    const float range_width = ImGui::CalcTextSize("-0.0000e+00").x * 2.5f;
     if (d.auto_range) {
         if (v.range.valid) {
-            char text[64];
-            std::snprintf(text, sizeof text, "[%.4g, %.4g]", v.range.min, v.range.max);
-            same_line_if_fits(ImGui::CalcTextSize(text).x);
-            ImGui::TextDisabled("%s", text);
+            ImGui::SameLine();
+            ImGui::TextDisabled("[%.4g, %.4g]", v.range.min, v.range.max);
         }
     } else {
-        same_line_if_fits(range_width + after_range);
         double r[2] = {d.range_min, d.range_max};
-        ImGui::SetNextItemWidth(std::min(range_width, ImGui::GetContentRegionAvail().x - after_range));
+        ImGui::SetNextItemWidth(ImGui::CalcTextSize("-0.0000e+00").x * 2.5f);
         if (ImGui::InputScalarN("range", ImGuiDataType_Double, r, 2, nullptr, nullptr, "%.4g",
                                 ImGuiInputTextFlags_EnterReturnsTrue)) {
             d.range_min = r[0];
@@ -200,13 +236,8 @@ void OutputPanel::draw_image_toolbar(OutputView& v, bool has_input) {
             changed = true;
         }
     }
-    if (alpha) {
-        same_line_if_fits(checkbox_width("alpha"));
-        changed |= ImGui::Checkbox("alpha", &d.show_alpha);
-    }
+    if (comps == 4 && d.channel < 0) changed |= ImGui::Checkbox("alpha", &d.show_alpha);
     if (changed) views_.refresh_display(v);
-    ImGui::TextDisabled("%dx%d %s | run #%llu | %s", v.width, v.height, elem_info(v.type).name,
-                        static_cast<unsigned long long>(v.run), v.path.c_str());
 }
 
 void OutputPanel::draw_image_view(OutputView& v) {
@@ -219,12 +250,16 @@ void OutputPanel::draw_image_view(OutputView& v) {
     }
     ImageViewState& s = v.state;
     const CompareMode mode = has_input && !compact_ ? s.compare : CompareMode::OutputOnly;
-    const float inspector_height = compact_ ? 0.0f : ImGui::GetTextLineHeightWithSpacing() * 3;
+    // The pixel inspector is drawn over the picture's bottom edge while the mouse is on it: no rows reserved.
+    const float inspector_height = 0.0f;
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     // Scalars (or one channel) are colormapped: a colour bar with the range stands beside them.
     const int comps = v.raw ? v.raw->format().data_components : int(elem_info(v.type).components);
     const bool colormapped = comps == 1 || s.display.channel >= 0;
-    const float bar_w = colormapped ? colour_bar_width() + ImGui::GetStyle().ItemSpacing.x : 0.0f;
+    // A narrow side-by-side column (large type) leaves its colour bar out rather than halve the picture; the
+    // columns share one range (the Display settings above them), and each hovered pixel shows its value.
+    const bool bar = colormapped && (!compact_ || avail.x >= 4 * colour_bar_width());
+    const float bar_w = bar ? colour_bar_width() + ImGui::GetStyle().ItemSpacing.x : 0.0f;
     const ImVec2 size(std::max(avail.x - bar_w, 64.0f), std::max(avail.y - inspector_height, 64.0f));
     const ImVec2 canvas = ImGui::GetCursorScreenPos();
     ImGui::InvisibleButton("##canvas", size);
@@ -292,7 +327,7 @@ void OutputPanel::draw_image_view(OutputView& v) {
     const float clip_x0 = mode == CompareMode::SideBySide ? canvas.x + pane.x + gap : mode == CompareMode::Split ? split_x : canvas.x;
     drawn_output_ = {out0.x, out0.y, out0.x + float(v.width) * s.zoom, out0.y + float(v.height) * s.zoom,
                      clip_x0,  canvas.y, canvas_end.x, canvas_end.y, s.zoom, true};
-    if (colormapped) {
+    if (bar) {
         const render::DisplaySettings& d = s.display;
         const double lo = d.auto_range ? v.range.min : d.range_min, hi = d.auto_range ? v.range.max : d.range_max;
         std::string label = v.spec.buffer;
@@ -314,35 +349,49 @@ void OutputPanel::draw_image_view(OutputView& v) {
         const int py = int(std::floor((io.MousePos.y - o.y) / s.zoom));
         pixel = std::make_pair(px, py);
     }
-    if (!compact_) {
-        draw_inspector(v, pixel, over_input);
-    } else if (pixel) {  // a side-by-side column has no room below its image: the values follow the mouse
+    if (!pixel) return;
+    if (compact_) {  // a side-by-side column is narrow: the values follow the mouse
         ImGui::BeginTooltip();
-        draw_inspector(v, pixel, over_input);
+        for (const auto& [text, dim] : inspector_lines(v, *pixel, over_input))
+            if (dim) ImGui::TextDisabled("%s", text.c_str());
+            else ImGui::TextUnformatted(text.c_str());
         ImGui::EndTooltip();
+        return;
     }
+    // A strip over the canvas' bottom edge, on a dark band so it reads over any picture.
+    const auto lines = inspector_lines(v, *pixel, over_input);
+    const float line_h = ImGui::GetTextLineHeightWithSpacing(), pad = ImGui::GetStyle().FramePadding.x;
+    const float band_y0 = canvas_end.y - line_h * float(lines.size()) - pad;
+    draw->AddRectFilled(ImVec2(canvas.x, band_y0), canvas_end, IM_COL32(16, 16, 16, 215));
+    float y = band_y0 + pad * 0.5f;
+    draw->PushClipRect(canvas, canvas_end, true);
+    for (const auto& [text, dim] : lines) {
+        draw->AddText(ImVec2(canvas.x + pad, y), ImGui::GetColorU32(dim ? ImGuiCol_TextDisabled : ImGuiCol_Text), text.c_str());
+        y += line_h;
+    }
+    draw->PopClipRect();
 }
 
-void OutputPanel::draw_inspector(OutputView& v, std::optional<std::pair<int, int>> pixel, bool over_input) {
-    if (!pixel) {
-        ImGui::TextDisabled("Hover the image to inspect a pixel; wheel zooms, drag pans.");
-        return;
-    }
-    const auto [x, y] = *pixel;
+std::vector<std::pair<std::string, bool>> OutputPanel::inspector_lines(OutputView& v, std::pair<int, int> pixel,
+                                                                      bool over_input) {
+    const auto [x, y] = pixel;
     const render::BufferTexture* raw = over_input ? views_.input().raw.get() : v.raw.get();
+    char buf[96];
     if (!raw || x < 0 || y < 0 || x >= raw->width() || y >= raw->height()) {
-        ImGui::TextDisabled("(%d, %d) is outside the image", x, y);
-        return;
+        std::snprintf(buf, sizeof buf, "(%d, %d) is outside the image", x, y);
+        return {{buf, true}};
     }
     const auto values = raw->read_element(x, y);
     const int comps = raw->format().data_components;
     const bool is_float = elem_info(raw->type()).is_float;
     std::string text;
     for (int c = 0; c < comps; ++c) text += (c ? ", " : "") + format_value(values[size_t(c)], is_float);
-    ImGui::Text("(%d, %d)  %s %s = (%s)", x, y, over_input ? "input" : "output",
-                over_input ? views_.input().buffer.c_str() : v.spec.buffer.c_str(), text.c_str());
-    if (!over_input) ImGui::TextUnformatted(thread_of_pixel(x, y, v.width, v.grid, v.block).c_str());
-    else ImGui::TextDisabled("input image %s", views_.input().path.c_str());
+    std::snprintf(buf, sizeof buf, "(%d, %d)  %s ", x, y, over_input ? "input" : "output");
+    std::vector<std::pair<std::string, bool>> lines;
+    lines.push_back({buf + (over_input ? views_.input().buffer : v.spec.buffer) + " = (" + text + ")", false});
+    if (!over_input) lines.push_back({thread_of_pixel(x, y, v.width, v.grid, v.block), false});
+    else lines.push_back({"input image " + views_.input().path, true});
+    return lines;
 }
 
 }  // namespace cp::ui

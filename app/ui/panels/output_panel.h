@@ -34,6 +34,12 @@ struct OutputStatus {
     std::string failure;            // why the latest run gave no new output ("Compile error: ..."); empty if it did
     std::string on_purpose;         // non-empty: the lesson is buggy on purpose (`expect:`); what it must show
     std::optional<bool> as_expected;  // whether the latest run showed it; nullopt: not judged
+    // A `devices:` run split over several devices: each part's first element and its device ("GPU 1").
+    struct Part {
+        uint64_t begin = 0;
+        std::string device;
+    };
+    std::vector<Part> parts;
 };
 
 // Where an image was drawn in the last frame (screen pixels), for tests that crop screenshots.
@@ -51,7 +57,9 @@ struct DrawnPlot {
     float x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // the plot's frame on screen
     std::string x_label, y_label;
     bool bars = false;                     // bars (small integer series: counts) or a line
-    size_t points = 0;
+    size_t points = 0;                     // points (or buckets) plotted
+    bool envelope = false;                 // a long series: a min..max band with the mean line
+    size_t parts_marked = 0;               // a `devices:` run: the devices' parts marked on the plot
     std::string hover;                     // the tooltip's text when the mouse is over the plot
     bool valid = false;
     double x_min = 0, x_max = 0;           // the x axis' range (element indices) across x0..x1
@@ -95,12 +103,16 @@ private:
     void draw_series_view(OutputView& v);  // output_series.cpp
     void draw_series_plot(OutputView& v, int channel);
     void draw_series_table(OutputView& v);
-    void draw_inspector(OutputView& v, std::optional<std::pair<int, int>> pixel, bool over_input);
+    void draw_display_settings(OutputView& v);
+    void draw_compare_checkbox();  // "Compare side by side" (a lesson with `compare:`)  // the "Display" popover: channel, colormap, range
+    // The hovered pixel's values and thread, one string a line (true: drawn dimmed).
+    std::vector<std::pair<std::string, bool>> inspector_lines(OutputView& v, std::pair<int, int> pixel, bool over_input);
 
     struct PlotCache {
         uint64_t run = 0;
         int channel = 0;
-        std::vector<double> xs, ys;  // long series: a min and a max per bucket of elements
+        std::vector<double> xs, ys;  // long series: a bucket's middle and its mean
+        std::vector<double> lo, hi;  // long series: each bucket's min and max (empty: one point an element)
         size_t per_point = 1;        // elements per bucket
     };
 

@@ -1,5 +1,6 @@
 // Output panel, 1D views: a plot with axes, ticks and the hovered value (ImPlot; bars for short integer
-// series such as a histogram's bins, a min/max-decimated line for long ones) and a table of every element.
+// series such as a histogram's bins, for long ones a min..max band per bucket with its mean) and a table of
+// every element.
 #include "ui/panels/output_panel.h"
 
 #include <imgui.h>
@@ -14,7 +15,8 @@
 namespace cp::ui {
 namespace {
 
-// At most this many points go to the plot; longer series keep each bucket's min and max, so spikes show.
+// Up to this many elements are plotted one by one; longer series are cut into half as many buckets, each drawn
+// as its min..max band and its mean, so spikes show and the plot is not a solid block.
 constexpr size_t kMaxPlotPoints = 4096;
 // Integer series up to this long are drawn as bars (counts, bins).
 constexpr size_t kMaxBars = 512;
@@ -82,6 +84,14 @@ void draw_launch_strip(const OutputView& v, size_t count, const OverlaySettings&
     ImPlot::PopPlotClipRect();
 }
 
+// Element indices on the x axis as numbers a class reads: 900, 25k, 2.5M (ImPlot's default "%g" writes 1e+06).
+int index_tick(double value, char* buf, int size, void*) {
+    const double a = std::abs(value);
+    if (a >= 1e6) return std::snprintf(buf, size_t(size), "%gM", value / 1e6);
+    if (a >= 1e4) return std::snprintf(buf, size_t(size), "%gk", value / 1e3);
+    return std::snprintf(buf, size_t(size), "%g", value);  // below 10000: %g has digits enough
+}
+
 }  // namespace
 
 void OutputPanel::draw_series_view(OutputView& v) {
@@ -137,20 +147,27 @@ void OutputPanel::draw_series_plot(OutputView& v, int channel) {
         cache.per_point = count <= kMaxPlotPoints ? 1 : (count + kMaxPlotPoints / 2 - 1) / (kMaxPlotPoints / 2);
         cache.xs.clear();
         cache.ys.clear();
+        cache.lo.clear();
+        cache.hi.clear();
         for (size_t start = 0; start < count; start += cache.per_point) {
             const size_t end = std::min(count, start + cache.per_point);
-            double lo = element_value(data, start, channel), hi = lo;
+            double lo = element_value(data, start, channel), hi = lo, sum = lo;
             for (size_t i = start + 1; i < end; ++i) {
                 const double x = element_value(data, i, channel);
                 lo = std::min(lo, x);
                 hi = std::max(hi, x);
+                sum += x;
             }
-            cache.xs.push_back(double(start));
-            cache.ys.push_back(lo);
-            if (cache.per_point > 1) {
-                cache.xs.push_back(double(end - 1));
-                cache.ys.push_back(hi);
+            if (cache.per_point == 1) {
+                cache.xs.push_back(double(start));
+                cache.ys.push_back(lo);
+                continue;
             }
+            // A long series: each bucket's min..max band and its mean, at the bucket's middle.
+            cache.xs.push_back(0.5 * double(start + end - 1));
+            cache.ys.push_back(sum / double(end - start));
+            cache.lo.push_back(lo);
+            cache.hi.push_back(hi);
         }
         cache.run = v.run;
         cache.channel = channel;
@@ -165,17 +182,43 @@ void OutputPanel::draw_series_plot(OutputView& v, int channel) {
     if (new_data) ImPlot::SetNextAxesToFit();  // each run's data in full; zoom and pan until the next
     if (!ImPlot::BeginPlot("##series", ImVec2(-1, height), ImPlotFlags_NoLegend)) return;
     ImPlot::SetupAxes(x_label.c_str(), y_label.c_str());
+    ImPlot::SetupAxisFormat(ImAxis_X1, index_tick, nullptr);  // 2M, not 2e+06
     if (v.spec.range_min && v.spec.range_max)
         ImPlot::SetupAxisLimits(ImAxis_Y1, *v.spec.range_min, *v.spec.range_max, new_data ? ImPlotCond_Always : ImPlotCond_Once);
     if (bars) ImPlot::PlotBars(y_label.c_str(), cache.xs.data(), cache.ys.data(), int(cache.xs.size()), 0.8);
-    else ImPlot::PlotLine(y_label.c_str(), cache.xs.data(), cache.ys.data(), int(cache.xs.size()));
+    else if (!cache.lo.empty()) {
+        // Thousands of elements to a pixel: a zig-zag through every min and max would fill the plot solid; the
+        // band between them, lighter, with the mean over it, shows both the spread and the trend.
+        ImPlot::PlotShaded((y_label + " min..max").c_str(), cache.xs.data(), cache.lo.data(), cache.hi.data(),
+                           int(cache.xs.size()), ImPlotSpec(ImPlotProp_FillAlpha, 0.35f));
+        ImPlot::PlotLine((y_label + " mean").c_str(), cache.xs.data(), cache.ys.data(), int(cache.xs.size()));
+    } else
+        ImPlot::PlotLine(y_label.c_str(), cache.xs.data(), cache.ys.data(), int(cache.xs.size()));
+
+    // A `devices:` run: a line where each device's part starts and its name at the top, so the picture says
+    // that several devices wrote it (the main kernel's views only: the parts are its run's).
+    size_t parts_marked = 0;
+    if (status_.parts.size() > 1 && column_key_.rfind("variant", 0) != 0) {
+        const ImPlotRect limits = ImPlot::GetPlotLimits();
+        for (const OutputStatus::Part& p : status_.parts) {
+            const double x = double(p.begin);
+            if (p.begin > 0) ImPlot::PlotInfLines(("##part" + p.device).c_str(), &x, 1);
+            // Centred on its offset: half its width right of the line, a line below the plot's top.
+            const ImVec2 offset(ImGui::CalcTextSize(p.device.c_str()).x * 0.5f + ImGui::GetFontSize() * 0.3f,
+                                ImGui::GetFontSize() * 0.9f);
+            ImPlot::PlotText(p.device.c_str(), x, limits.Y.Max, offset);
+            ++parts_marked;
+        }
+    }
 
     drawn_plot_ = {};
     drawn_plot_.valid = true;
+    drawn_plot_.parts_marked = parts_marked;
     drawn_plot_.x_label = x_label;
     drawn_plot_.y_label = y_label;
     drawn_plot_.bars = bars;
     drawn_plot_.points = cache.xs.size();
+    drawn_plot_.envelope = !bars && !cache.lo.empty();
     const ImVec2 pos = ImPlot::GetPlotPos(), size = ImPlot::GetPlotSize();
     drawn_plot_.x0 = pos.x;
     drawn_plot_.y0 = pos.y;

@@ -25,6 +25,9 @@ public:
     virtual DockPlace dock_place() const = 0;
     // Draws the contents; the window is already begun.
     virtual void draw() = 0;
+    // Drawn under the output in presentation mode (a lesson's `show:` panel): what makes the point, without
+    // settings. By default the whole panel.
+    virtual void draw_presented() { draw(); }
 
     bool visible = true;
 };

@@ -16,11 +16,28 @@ void PresentationView::draw(float x, float y, float width, float height) {
     if (ImGui::Begin("Presentation", nullptr, flags)) {
         const float column = width * (editor_shown_ ? kEditorWidth : kLessonWidth);
         const float spacing = ImGui::GetStyle().ItemSpacing.x;
-        ImGui::BeginChild("##presented output", ImVec2(ImGui::GetContentRegionAvail().x - column - spacing, 0));
+        const float left_w = ImGui::GetContentRegionAvail().x - column - spacing;
+        ImGui::BeginGroup();
+        // With `show:` panels the output keeps the larger top part and they share the rest, one below another.
+        const float total_h = ImGui::GetContentRegionAvail().y;
+        const float stage_h = stage_.empty() ? 0.0f : total_h * kStageHeight;
+        ImGui::BeginChild("##presented output", ImVec2(left_w, stage_.empty() ? 0.0f : total_h - stage_h - spacing));
         ImGui::PushFont(nullptr, ImGui::GetStyle().FontSizeBase * 1.2f);
         output_.draw_presenting();
         ImGui::PopFont();
         ImGui::EndChild();
+        for (size_t i = 0; i < stage_.size(); ++i) {
+            const float h = (stage_h - spacing * float(stage_.size() - 1)) / float(stage_.size());
+            ImGui::PushID(int(i));
+            ImGui::BeginChild("##presented panel", ImVec2(left_w, h), ImGuiChildFlags_Borders);
+            ImGui::PushFont(nullptr, ImGui::GetStyle().FontSizeBase * 1.15f);
+            ImGui::TextDisabled("%s", stage_[i]->title());
+            stage_[i]->draw_presented();
+            ImGui::PopFont();
+            ImGui::EndChild();
+            ImGui::PopID();
+        }
+        ImGui::EndGroup();
         ImGui::SameLine();
         ImGui::BeginChild("##presented column", ImVec2(0, 0), ImGuiChildFlags_Borders);
         if (editor_shown_) {

@@ -1,5 +1,7 @@
 // Presentation mode (F11): for a projector. The output fills the screen; a column beside it holds the lesson
-// (the kernel's title and explanation), the launch controls with Run, and the timing, all in large type.
+// (the kernel's title and explanation), the launch controls with Run, and the timing, all in large type. A
+// comparison lesson's columns are shown as in the Output panel, and the panels the lesson's `show:` names
+// (the Streams timeline, the Console) share the output's side, below it.
 // Ctrl+E swaps the column for the editor; F11 or Esc goes back to the docked panels. It draws the same
 // panels' parts as the docked layout, so nothing is computed twice.
 #pragma once
@@ -11,6 +13,7 @@
 #include "ui/panels/timing_panel.h"
 
 #include <functional>
+#include <vector>
 
 namespace cp::ui {
 
@@ -29,12 +32,17 @@ public:
     void draw(float x, float y, float width, float height);
 
     bool editor_shown() const { return editor_shown_; }
+    // The lesson's `show:` panels (besides the output): drawn under the output, in large type.
+    void set_stage(std::vector<Panel*> panels) { stage_ = std::move(panels); }
+    const std::vector<Panel*>& stage() const { return stage_; }
     void toggle_editor() { editor_shown_ = !editor_shown_; }
 
     // The column's share of the width: narrow for the lesson, wider for code.
     static constexpr float kLessonWidth = 0.3f, kEditorWidth = 0.45f;
     // Type in the column, relative to the text size.
     static constexpr float kLargeType = 1.4f;
+    // The share of the height the lesson's `show:` panels take under the output.
+    static constexpr float kStageHeight = 0.45f;
 
 private:
     void draw_lesson();
@@ -46,6 +54,7 @@ private:
     const KernelFile& file_;
     PresentationActions actions_;
     bool editor_shown_ = false;
+    std::vector<Panel*> stage_;
 };
 
 }  // namespace cp::ui

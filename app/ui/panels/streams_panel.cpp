@@ -49,12 +49,19 @@ void StreamsPanel::draw() {
     drawn_.layout = layout_streams_timeline(*report);
     const StreamsTimeline& t = drawn_.layout;
 
-    ImGui::TextUnformatted(t.totals.c_str());
+    ImGui::TextWrapped("%s", t.totals.c_str());
+    // The legend's entries wrap to a new row where the panel is narrow (large text), never past its edge.
+    bool first = true;
     for (StreamOpKind k : {StreamOpKind::H2D, StreamOpKind::Kernel, StreamOpKind::D2H}) {
+        const float width = ImGui::GetTextLineHeight() * 0.8f + ImGui::GetStyle().ItemSpacing.x +
+                            ImGui::CalcTextSize(stream_op_label(k)).x;
+        if (!first) {
+            ImGui::SameLine(0, ImGui::GetFontSize() * 1.5f);
+            if (ImGui::GetContentRegionAvail().x < width) ImGui::NewLine();
+        }
+        first = false;
         legend_entry(k);
-        ImGui::SameLine(0, ImGui::GetFontSize() * 1.5f);
     }
-    ImGui::NewLine();
 
     const float row = ImGui::GetFontSize() * 2.2f;
     const float height = std::max(ImGui::GetFontSize() * 8, row * float(t.lanes) + ImGui::GetFontSize() * 3.5f);

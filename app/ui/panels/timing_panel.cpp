@@ -84,10 +84,15 @@ void TimingPanel::draw() {
     }
 
     ImGui::Separator();
+    draw_presented();
+}
+
+void TimingPanel::draw_presented() {
     if (!draw_summary()) return;
     if (compare_.active() && !compare_.columns.empty()) draw_comparison();
     // A split run's devices first: in a short panel they are what the lesson is about.
-    if (const TimingSample* last = history_.last(); last && last->devices) draw_device_split(*last->devices);
+    drawn_split_ = {};
+    if (const TimingSample* last = history_.last(); last && last->devices) drawn_split_ = draw_device_split(*last->devices);
     draw_history();
     if (const TimingSample* last = history_.last()) {
         draw_breakdown(last->transfers);
@@ -133,6 +138,14 @@ bool TimingPanel::draw_summary() {
     ImGui::TextWrapped("%zu repeats, %s | grid %s block %s", t.samples_ms.size(),
                        t.cpu_time ? "CPU clock" : "GPU events", last->grid.str().c_str(), last->block.str().c_str());
     ImGui::PopStyleColor();
+    if (!device_.caps.gpu) {
+        // Said wherever the times are shown: a CPU runs the threads a few at a time, so which kernel is faster
+        // here (tiled or naive, coalesced or not) says nothing about a GPU.
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.75f, 0.3f, 1));
+        ImGui::TextWrapped("%s", kCpuTimesNote);
+        ImGui::PopStyleColor();
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", kCpuTimesWhy);
+    }
     if (last->bandwidth_gbps > 0) {
         if (last->bandwidth_fraction > 0)
             ImGui::TextWrapped("bandwidth %.1f GB/s = %.0f%% of copy bandwidth (%.0f GB/s)", last->bandwidth_gbps,

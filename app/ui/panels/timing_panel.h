@@ -4,6 +4,7 @@
 // comparison lesson's variants' times.
 #pragma once
 
+#include "ui/panels/device_split_view.h"
 #include "ui/panels/panel.h"
 #include "ui/state/compare_state.h"
 #include "ui/state/run_inputs.h"
@@ -12,6 +13,14 @@
 #include <string>
 
 namespace cp::ui {
+
+// Shown with the times on the CPU backend (Timing panel, presentation mode).
+inline constexpr const char* kCpuTimesNote = "CPU emulation: these times do not predict a GPU's.";
+// On hover, why.
+inline constexpr const char* kCpuTimesWhy =
+    "The CPU backend runs the kernel's threads a few at a time on this machine's cores. Its times say nothing\n"
+    "about a GPU's, nor which variant is faster on one: shared-memory tiling, for example, often makes a kernel\n"
+    "slower here and faster on a GPU.";
 
 // Run-loop switches the panel edits (owned by the workspace).
 struct LiveOptions {
@@ -26,6 +35,8 @@ public:
     const char* title() const override { return "Timing"; }
     DockPlace dock_place() const override { return {DockSlot::BelowRight, false}; }
     void draw() override;
+    // The times, the comparison and the per-device lines, without the timing options.
+    void draw_presented() override;
     // The history plot as drawn in the last frame (tests): how many runs, and the hovered run's details.
     struct DrawnHistory {
         bool valid = false;
@@ -34,6 +45,8 @@ public:
         std::string hover;
     };
     const DrawnHistory& drawn_history() const { return drawn_history_; }
+    // A `devices:` run's per-device lines as drawn in the last frame.
+    const DrawnSplit& drawn_split() const { return drawn_split_; }
 
     // The last run's times and bandwidth (presentation mode too); false when nothing has been timed yet.
     bool draw_summary();
@@ -44,6 +57,7 @@ private:
     void draw_budget(const TimingSample& last);
 
     DrawnHistory drawn_history_;
+    DrawnSplit drawn_split_;
     TimingHistory& history_;
     RunInputs& inputs_;
     LiveOptions& live_;
