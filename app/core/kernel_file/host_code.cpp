@@ -27,6 +27,11 @@ public:
     int line_at(size_t pos) const {
         return 1 + int(std::lower_bound(newlines_.begin(), newlines_.end(), pos) - newlines_.begin());
     }
+    // Where line `line` (1-based) starts.
+    size_t line_start(int line) const {
+        if (line <= 1 || newlines_.empty()) return 0;
+        return newlines_[std::min(size_t(line - 2), newlines_.size() - 1)] + 1;
+    }
 
 private:
     std::vector<size_t> newlines_;
@@ -216,8 +221,7 @@ HostCodeScan separate_host_code(const std::string& original, bool as_program) {
                 (inc.what.find("stdlib") != std::string::npos || inc.what.find("cstdlib") != std::string::npos))
                 continue;
             scan.parts.push_back(inc);
-            size_t at = 0;
-            for (int l = 1; l < inc.first_line; ++l) at = source.find('\n', at) + 1;
+            const size_t at = lines.line_start(inc.first_line);
             blank(scan.kernel_source, at, std::min(source.find('\n', at), source.size()));
             any = true;
         }
@@ -231,7 +235,7 @@ HostCodeScan separate_host_code(const std::string& original, bool as_program) {
         const std::vector<std::string> named =
             words_in(code, from, std::min({eq, code.find('(', from), code.find('[', from), to}));
         std::string name = named.empty() ? words.back() : named.back();
-        scan.parts.push_back({"host global `" + name + "`", line_at(source, from), line_at(source, to - 1)});
+        scan.parts.push_back({"host global `" + name + "`", lines.line_at(from), lines.line_at(to - 1)});
         blank(scan.kernel_source, from, to);
     }
     for (const Function& f : functions) {
