@@ -19,7 +19,8 @@ TEST(ElemTypes, SizesFollowCudaLayout) {
         {ElemType::Float, 4, 1, 4, true},     {ElemType::Double, 8, 1, 8, true},   {ElemType::UChar2, 2, 2, 1, false},
         {ElemType::UChar3, 3, 3, 1, false},   {ElemType::UChar4, 4, 4, 1, false},  {ElemType::Int2, 8, 2, 4, false},
         {ElemType::Int3, 12, 3, 4, false},    {ElemType::Int4, 16, 4, 4, false},   {ElemType::Float2, 8, 2, 4, true},
-        {ElemType::Float3, 12, 3, 4, true},   {ElemType::Float4, 16, 4, 4, true},
+        {ElemType::Float3, 12, 3, 4, true},   {ElemType::Float4, 16, 4, 4, true},  {ElemType::UInt2, 8, 2, 4, false},
+        {ElemType::UInt3, 12, 3, 4, false},   {ElemType::UInt4, 16, 4, 4, false},
     };
     for (const auto& w : table) {
         const ElemTypeInfo& info = elem_info(w.type);
@@ -32,7 +33,7 @@ TEST(ElemTypes, SizesFollowCudaLayout) {
         // The canonical name reads back as the same type.
         EXPECT_EQ(parse_elem_type(info.name), w.type) << info.name;
     }
-    EXPECT_EQ(elem_type_names().size(), 19u);
+    EXPECT_EQ(elem_type_names().size(), std::size(table));
 }
 
 TEST(ElemTypes, CudaSpellings) {
