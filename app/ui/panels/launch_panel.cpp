@@ -43,10 +43,11 @@ Dim3 LaunchPanel::effective_grid() const {
 
 void LaunchPanel::draw() {
     draw_controls(false);
-    // What was refused (or warned) comes right under the settings it is about, before anything that could push
-    // it out of view (the sanitizer, the steps, the figures).
+    // What was refused (or warned) comes right under the block and grid it is about, then the sanitizer, before
+    // anything that could push them out of view in a short panel (the details, the steps, the figures).
     draw_refusals();
     draw_sanitize_controls(sanitize_);
+    draw_details();
     draw_checks();
 }
 
@@ -71,12 +72,6 @@ void LaunchPanel::draw_controls(bool compact) {
         ImGui::EndCombo();
     }
 
-    if (!compact) {
-        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-        ImGui::TextWrapped("the file says: block %s x %s x %s", file_.spec.launch.block_expr[0].c_str(),
-                           file_.spec.launch.block_expr[1].c_str(), file_.spec.launch.block_expr[2].c_str());
-        ImGui::PopStyleColor();
-    }
 
     bool grid_auto = !inputs_.choices.grid.has_value();
     ImGui::BeginDisabled(grid_auto);
@@ -85,22 +80,36 @@ void LaunchPanel::draw_controls(bool compact) {
         inputs_.touch();
     }
     ImGui::EndDisabled();
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip("the file says: grid %s x %s x %s", file_.spec.launch.grid_expr[0].c_str(),
+                          file_.spec.launch.grid_expr[1].c_str(), file_.spec.launch.grid_expr[2].c_str());
     if (ImGui::Checkbox("grid from the file", &grid_auto)) {
         if (grid_auto) inputs_.choices.grid.reset();
         else inputs_.choices.grid = grid;
         inputs_.touch();
     }
-    draw_thread_order();
-    if (compact) return;
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("the file says: grid %s x %s x %s", file_.spec.launch.grid_expr[0].c_str(),
-                       file_.spec.launch.grid_expr[1].c_str(), file_.spec.launch.grid_expr[2].c_str());
-    ImGui::PopStyleColor();
-    if (ImGui::Button("Reset to the file's launch")) {
-        inputs_.choices.block.reset();
-        inputs_.choices.grid.reset();
-        inputs_.touch();
+    if (compact) draw_thread_order();
+}
+
+// Below the refusals: what the file says where the launch differs from it (on hover otherwise), and the thread
+// order.
+void LaunchPanel::draw_details() {
+    if (inputs_.choices.block || inputs_.choices.grid) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        if (inputs_.choices.block)
+            ImGui::TextWrapped("the file says: block %s x %s x %s", file_.spec.launch.block_expr[0].c_str(),
+                               file_.spec.launch.block_expr[1].c_str(), file_.spec.launch.block_expr[2].c_str());
+        if (inputs_.choices.grid)
+            ImGui::TextWrapped("the file says: grid %s x %s x %s", file_.spec.launch.grid_expr[0].c_str(),
+                               file_.spec.launch.grid_expr[1].c_str(), file_.spec.launch.grid_expr[2].c_str());
+        ImGui::PopStyleColor();
+        if (ImGui::Button("Reset to the file's launch")) {
+            inputs_.choices.block.reset();
+            inputs_.choices.grid.reset();
+            inputs_.touch();
+        }
     }
+    draw_thread_order();
 }
 
 void LaunchPanel::draw_checks() {

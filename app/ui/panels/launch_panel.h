@@ -36,6 +36,7 @@ public:
 private:
     void draw_checks();  // refusals, figures and the occupancy suggestion
     void draw_suggestion();
+    void draw_details();       // the file's launch where it differs, the reset button, the thread order
     void draw_thread_order();  // the order of a block's threads, where the backend lets it be chosen
     void draw_steps();
     const ResolvedRun* resolved() const;
