@@ -38,6 +38,18 @@ std::string faulting(std::string text) {
     return text;
 }
 
+// Another process runs a kernel that makes an illegal access (its `run` fails with exit status 1).
+void fault_in_another_process() {
+    test::TempDir dir;
+    std::ifstream in(std::string(CP_SOURCE_DIR) + "/kernels/basics/thread_ids.cu");
+    std::stringstream text;
+    text << in.rdbuf();
+    const auto bad = dir.path() / "thread_ids_fault.cu";
+    std::ofstream(bad) << faulting(text.str());
+    const test::ProcessResult r = test::run_process({CP_BINARY, "run", bad.string(), "--backend", "cuda", "--repeat", "1"});
+    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+}
+
 // What the window said, for a person reading a failure (and the screen, where CP_UI_TEST_SHOTS names a folder).
 void dump_state(ui::AppHost& host, ui::Workspace& ws, const char* name) {
     for (const auto& e : ws.console().entries()) std::printf("console: %s\n", e.text.c_str());
@@ -94,14 +106,7 @@ TEST(FaultThenDisplay, SameWindowAfterAFault) {
 TEST(FaultThenDisplay, NewProcessAfterAnotherProcessFaulted) {
     std::string why;
     if (!cuda_usable(why)) GTEST_SKIP() << "no CUDA device: " << why;
-    test::TempDir dir;
-    std::ifstream in(std::string(CP_SOURCE_DIR) + "/kernels/basics/thread_ids.cu");
-    std::stringstream text;
-    text << in.rdbuf();
-    const auto bad = dir.path() / "thread_ids_fault.cu";
-    std::ofstream(bad) << faulting(text.str());
-    const test::ProcessResult r = test::run_process({CP_BINARY, "run", bad.string(), "--backend", "cuda", "--repeat", "1"});
-    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+    fault_in_another_process();
     ScopedUserDir user;
     auto host = ui::AppHost::create(cuda_options("basics/thread_ids.cu"));
     ASSERT_TRUE(host.ok()) << host.error().full();
@@ -188,14 +193,7 @@ void expect_compare_columns_right(const std::string& backend) {
 TEST(FaultThenDisplay, CompareColumnsInANewProcessAfterAnotherProcessFaulted) {
     std::string why;
     if (!cuda_usable(why)) GTEST_SKIP() << "no CUDA device: " << why;
-    test::TempDir dir;
-    std::ifstream in(std::string(CP_SOURCE_DIR) + "/kernels/basics/thread_ids.cu");
-    std::stringstream text;
-    text << in.rdbuf();
-    const auto bad = dir.path() / "thread_ids_fault.cu";
-    std::ofstream(bad) << faulting(text.str());
-    const test::ProcessResult r = test::run_process({CP_BINARY, "run", bad.string(), "--backend", "cuda", "--repeat", "1"});
-    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+    fault_in_another_process();
     expect_compare_columns_right("cuda");
 }
 

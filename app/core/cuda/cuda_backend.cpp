@@ -383,10 +383,10 @@ CUresult CudaBackend::fill_guards(const DeviceBuffer& b) {
     return r;
 }
 
-bool CudaBackend::queue_guard_reads(const LaunchRequest& request, std::vector<GuardRead>& reads) {
-    reads.clear();
-    if (!d_.MemcpyDtoHAsync || !d_.MemAllocHost || !d_.MemFreeHost) return false;
-    uint64_t total = 0;
+// Each guarded buffer argument's two zones (once per buffer), laid out one after another from offset 0.
+std::vector<CudaBackend::GuardRead> CudaBackend::guard_reads_of(const LaunchRequest& request, uint64_t& total) const {
+    std::vector<GuardRead> reads;
+    total = 0;
     for (const KernelArg& a : request.args) {
         auto it = buffers_.find(a.buffer);
         if (!a.buffer || it == buffers_.end() || !it->second.guarded) continue;
@@ -399,6 +399,14 @@ bool CudaBackend::queue_guard_reads(const LaunchRequest& request, std::vector<Gu
         reads.push_back({a.buffer, GuardSide::Front, total, l.front});
         total += l.front;
     }
+    return reads;
+}
+
+bool CudaBackend::queue_guard_reads(const LaunchRequest& request, std::vector<GuardRead>& reads) {
+    reads.clear();
+    if (!d_.MemcpyDtoHAsync || !d_.MemAllocHost || !d_.MemFreeHost) return false;
+    uint64_t total = 0;
+    reads = guard_reads_of(request, total);
     if (reads.empty()) return true;
     if (total > guard_staging_bytes_) {
         if (guard_staging_) d_.MemFreeHost(guard_staging_);
@@ -431,18 +439,7 @@ std::optional<EngineError> CudaBackend::check_guards(const LaunchRequest& reques
     std::vector<std::byte> read_here;
     if (reads.empty()) {  // nothing queued: read each zone now, synchronously
         uint64_t total = 0;
-        for (const KernelArg& a : request.args) {
-            auto it = buffers_.find(a.buffer);
-            if (!a.buffer || it == buffers_.end() || !it->second.guarded) continue;
-            bool seen = false;
-            for (const GuardRead& r : reads) seen = seen || r.buffer == a.buffer;
-            if (seen) continue;
-            const GuardLayout l = guard_layout(it->second.bytes);
-            reads.push_back({a.buffer, GuardSide::Back, total, l.back});
-            total += l.back;
-            reads.push_back({a.buffer, GuardSide::Front, total, l.front});
-            total += l.front;
-        }
+        reads = guard_reads_of(request, total);
         read_here.resize(total);
         for (const GuardRead& r : reads) {
             const DeviceBuffer& b = buffers_.at(r.buffer);

@@ -65,6 +65,7 @@ private:
         GuardSide side = GuardSide::Back;
         uint64_t at = 0, bytes = 0;  // where in guard_staging_
     };
+    std::vector<GuardRead> guard_reads_of(const LaunchRequest& request, uint64_t& total) const;
     bool queue_guard_reads(const LaunchRequest& request, std::vector<GuardRead>& reads);
     std::optional<EngineError> check_guards(const LaunchRequest& request, const std::vector<GuardRead>& queued);
 
