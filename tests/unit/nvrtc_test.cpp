@@ -3,6 +3,7 @@
 #include "core/cuda/cubin_cache.h"
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/cuda/nvrtc_pch.h"
+#include "support/process.h"
 #include "support/scoped_env.h"
 
 #include <gtest/gtest.h>
@@ -385,4 +386,29 @@ TEST(NvrtcMinimal, JudgesTheDeviceCodeOnly) {
     EXPECT_FALSE(cp::nvrtc_minimal_applies(kernel + "__device__ float f(cudaTextureObject_t t) { return 0; }\n"));
     EXPECT_FALSE(cp::nvrtc_minimal_applies(kernel + "__device__ float g(float x) { return tex1Dfetch<float>(0, 0); }\n"));
     EXPECT_FALSE(cp::nvrtc_minimal_applies(kernel + "__global__ void p(float* a) { k<<<1, 1>>>(a); }\n"));
+}
+
+// NVRTC goes through the CUDA driver's JIT where the driver is loaded, and its confined thread may use the
+// driver's cache folder: CUDA_CACHE_PATH, else ~/.nv/ComputeCache, made when missing; none without a driver
+// or with the cache turned off.
+TEST(NvrtcDriverCache, TheDriverJitCacheFolderOnlyWhereTheDriverIsLoaded) {
+    cp::test::TempDir temp;
+    const auto chosen = temp.path() / "jit" / "cache";
+    {
+        const cp::test::ScopedEnv env("CUDA_CACHE_PATH", chosen.string());
+        const cp::test::ScopedEnv on("CUDA_CACHE_DISABLE", std::nullopt);
+        EXPECT_FALSE(cp::driver_jit_cache_dir(false).has_value());
+        EXPECT_FALSE(std::filesystem::exists(chosen)) << "nothing is made for a process without the driver";
+        const auto dir = cp::driver_jit_cache_dir(true);
+        ASSERT_TRUE(dir.has_value());
+        EXPECT_EQ(*dir, std::filesystem::weakly_canonical(chosen));
+        EXPECT_TRUE(std::filesystem::is_directory(chosen));
+        const cp::test::ScopedEnv off("CUDA_CACHE_DISABLE", "1");
+        EXPECT_FALSE(cp::driver_jit_cache_dir(true).has_value());
+    }
+    const cp::test::ScopedEnv env("CUDA_CACHE_PATH", std::nullopt);
+    const cp::test::ScopedEnv home("HOME", temp.path().string());
+    const auto dir = cp::driver_jit_cache_dir(true);
+    ASSERT_TRUE(dir.has_value());
+    EXPECT_EQ(*dir, std::filesystem::weakly_canonical(temp.path() / ".nv" / "ComputeCache"));
 }

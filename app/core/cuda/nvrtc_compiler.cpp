@@ -161,12 +161,20 @@ private:
     nvrtcProgram p_;
 };
 
+bool cuda_driver_loaded() {
+    void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);  // loads nothing: only asks
+    if (driver) dlclose(driver);
+    return driver != nullptr;
+}
+
 // NVRTC reads the toolkit's headers and loads its builtins library; with Landlock it may read nothing else
-// (a computed #include of another file fails as if the file did not exist).
+// (a computed #include of another file fails as if the file did not exist), except the driver's JIT cache
+// where the driver is loaded (driver_jit_cache_dir).
 FileAccessPolicy nvrtc_file_policy() {
     FileAccessPolicy p;
     p.label = "NVRTC";
     p.read_write.push_back(pch_dir());  // precompiled headers (nvrtc_pch.h)
+    if (auto jit_cache = driver_jit_cache_dir(cuda_driver_loaded())) p.read_write.push_back(*jit_cache);
     for (const auto& dir : cuda_include_dirs()) p.read.push_back(std::filesystem::weakly_canonical(dir));
     Dl_info info{};
     if (dladdr(reinterpret_cast<void*>(&nvrtcVersion), &info) && info.dli_fname) {
@@ -231,7 +239,9 @@ void compile_uncached(const CompileRequest& request, const LocalIncludes& includ
     for (const auto& o : pch) argv.push_back(o.c_str());
     if (!syntax_only) ++g_nvrtc_invocations;
     preload_nvrtc_builtins();
-    static const FileAccessPolicy policy = nvrtc_file_policy();
+    // Not made once per process: the driver may be loaded after the first compile (the worker compiles while
+    // CUDA starts). The confined thread is one per distinct policy (run_confined).
+    const FileAccessPolicy policy = nvrtc_file_policy();
     run_confined(policy, [&] { r = nvrtcCompileProgram(program, int(argv.size()), argv.data()); });
     pch_record(pch, nvrtcGetPCHCreateStatus(program) == NVRTC_SUCCESS);
     out.log = program_log(program);
@@ -426,6 +436,24 @@ std::vector<Diagnostic> check_device_code_with_nvrtc(const CompileRequest& reque
 }
 
 uint64_t nvrtc_invocation_count() { return g_nvrtc_invocations.load(); }
+
+std::optional<std::filesystem::path> driver_jit_cache_dir(bool driver_loaded) {
+    if (!driver_loaded) return std::nullopt;
+    if (const char* off = std::getenv("CUDA_CACHE_DISABLE"); off && std::string(off) == "1") return std::nullopt;
+    std::filesystem::path dir;
+    if (const char* path = std::getenv("CUDA_CACHE_PATH"); path && *path) {
+        dir = path;
+    } else if (const char* home = std::getenv("HOME"); home && *home) {
+        dir = std::filesystem::path(home) / ".nv" / "ComputeCache";
+    } else {
+        return std::nullopt;
+    }
+    // Made here, unconfined: the confined thread may write beneath the folder, not make it.
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (!std::filesystem::is_directory(dir, ec)) return std::nullopt;
+    return std::filesystem::weakly_canonical(dir, ec);
+}
 
 std::string nvrtc_version_text() {
     int major = 0, minor = 0;

@@ -6,7 +6,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +48,12 @@ void warm_up_nvrtc_pch(const std::string& arch);
 
 // How many times NVRTC actually compiled something in this process (cache hits do not count).
 uint64_t nvrtc_invocation_count();
+
+// The CUDA driver's JIT cache folder that NVRTC's confined thread may use: CUDA_CACHE_PATH, else
+// $HOME/.nv/ComputeCache (made if missing); nothing when `driver_loaded` is false or CUDA_CACHE_DISABLE=1.
+// Where this process has the driver loaded (the CUDA worker), NVRTC goes through the driver's JIT, and
+// without its cache a compile of the blur took 40-65 ms instead of 7-9 ms (H200, NVRTC 13.0, driver 580).
+std::optional<std::filesystem::path> driver_jit_cache_dir(bool driver_loaded);
 
 // "13.0"
 std::string nvrtc_version_text();
