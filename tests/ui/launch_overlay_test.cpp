@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstring>
+#include <string>
+
 using namespace cp;
 using namespace cp::ui;
 
@@ -57,4 +61,110 @@ TEST(LaunchOverlay, EdgesCoverageAndUnmappedPixels) {
     in.coverage = nullptr;
     const std::vector<uint8_t> plain = render_overlay(in, s);
     EXPECT_EQ(plain[(size_t(3) * w + 40) * 4 + 3], 0);
+}
+
+// The overlay, pixel by pixel, against what the test derives from owner_of_pixel and the colour rules: 2D and
+// 1D launches whose grids stop short of the image or run past it, blocks that do not divide the image, every
+// colour mode, edges on and off, and coverage (never written, written by several threads) on top. Images of
+// over a million pixels are drawn in bands on several threads; rows are copied where they repeat.
+TEST(LaunchOverlay, EveryPixelAsItsOwnerSays) {
+    struct Case {
+        int w, h;
+        Dim3 grid, block;
+    };
+    const Case cases[] = {
+        {203, 77, Dim3{10, 9, 1}, Dim3{16, 8, 1}},     // grid short of the image in x and y
+        {203, 77, Dim3{14, 11, 1}, Dim3{16, 8, 1}},    // grid past the image
+        {203, 77, Dim3{7, 77, 1}, Dim3{32, 1, 1}},     // 2D grid of one-row blocks
+        {203, 77, Dim3{100, 1, 1}, Dim3{128, 1, 1}},   // 1D, short of the image
+        {1283, 1041, Dim3{81, 131, 1}, Dim3{16, 8, 1}},  // over a million pixels: bands
+        {1283, 1041, Dim3{5000, 1, 1}, Dim3{256, 1, 1}},  // 1D, bands
+    };
+    const OverlayColour modes[] = {OverlayColour::None, OverlayColour::Block, OverlayColour::Warp, OverlayColour::Lane,
+                                   OverlayColour::ThreadInBlock, OverlayColour::Coverage};
+    for (const Case& c : cases) {
+        CoverageMap coverage;
+        coverage.elements = uint64_t(c.w) * c.h;
+        coverage.unwritten.assign(coverage.elements, 0);
+        coverage.writers.assign(coverage.elements, 1);
+        for (uint64_t i = 0; i < coverage.elements; i += 37) coverage.unwritten[i] = 1, coverage.writers[i] = 0;
+        for (uint64_t i = 5; i < coverage.elements; i += 53)
+            if (!coverage.unwritten[i]) coverage.writers[i] = 2, ++coverage.written_more_than_once;
+        for (const bool with_coverage : {false, true})
+            for (const OverlayColour mode : modes)
+                for (const bool edges : {false, true}) {
+                    OverlaySettings s;
+                    s.colour = mode;
+                    s.boundaries = edges;
+                    s.alpha = 150;
+                    const OverlayInput in{c.w, c.h, c.grid, c.block, 32, nullptr, with_coverage ? &coverage : nullptr};
+                    const std::vector<uint8_t> rgba = render_overlay(in, s);
+                    ASSERT_EQ(rgba.size(), size_t(c.w) * c.h * 4);
+                    const bool one_d = c.grid.y == 1 && c.block.y == 1;
+                    size_t wrong = 0;
+                    std::string first_wrong;
+                    for (int y = 0; y < c.h; ++y)
+                        for (int x = 0; x < c.w; ++x) {
+                            const uint64_t e = uint64_t(y) * c.w + x;
+                            uint8_t want[4] = {0, 0, 0, 0};
+                            const auto owner = owner_of_pixel(x, y, c.w, c.grid, c.block, 32);
+                            if (with_coverage && coverage.unwritten[e]) {
+                                const bool stripe = ((x + y) / 4) % 2 == 0;
+                                want[0] = 255, want[1] = want[2] = stripe ? 40 : 0, want[3] = stripe ? 230 : 160;
+                            } else if (with_coverage && coverage.writers[e] > 1) {
+                                const bool stripe = ((x + c.h - y) / 4) % 2 == 0;
+                                want[0] = stripe ? 40 : 0, want[1] = stripe ? 200 : 120, want[2] = 235;
+                                want[3] = stripe ? 230 : 160;
+                            } else if (owner) {
+                                const bool edge = one_d ? owner->thread_idx.x == 0
+                                                        : owner->thread_idx.x == 0 || owner->thread_idx.y == 0;
+                                if (edges && edge) {
+                                    want[0] = want[1] = want[2] = 255, want[3] = 200;
+                                } else if (mode == OverlayColour::Coverage) {
+                                    want[0] = 40, want[1] = 200, want[2] = 80, want[3] = 75;
+                                } else {
+                                    strip_element_rgba(owner, s, want);  // the hue of the block, warp, lane or thread
+                                }
+                            }
+                            const uint8_t* got = rgba.data() + e * 4;
+                            if (std::memcmp(got, want, 4) != 0 && wrong++ == 0)
+                                first_wrong = "(" + std::to_string(x) + ", " + std::to_string(y) + ")";
+                        }
+                    EXPECT_EQ(wrong, 0u) << c.w << "x" << c.h << " mode " << overlay_colour_name(mode) << " edges "
+                                         << edges << " coverage " << with_coverage << ": first at " << first_wrong;
+                }
+    }
+}
+
+// The SM view: a block's pixels take its unit's colour (blocks on one unit share it), blocks the trace does
+// not list stay transparent; 1283x1041 is drawn in bands.
+TEST(LaunchOverlay, SmViewColoursBlocksByTheirUnit) {
+    const int w = 1283, h = 1041;
+    const Dim3 grid{81, 131, 1}, block{16, 8, 1};
+    LaunchTrace trace;
+    for (uint64_t b = 0; b + 1 < grid.count(); ++b) trace.blocks.push_back(BlockTrace{b, uint32_t(b % 5), 0, 0});
+    OverlaySettings s;
+    s.colour = OverlayColour::Sm;
+    s.boundaries = false;
+    s.alpha = 150;
+    const std::vector<uint8_t> rgba = render_overlay(OverlayInput{w, h, grid, block, 32, &trace, nullptr}, s);
+    std::vector<std::array<uint8_t, 4>> colour_of_unit(5);
+    std::vector<bool> seen(5, false);
+    size_t wrong = 0;
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const auto owner = owner_of_pixel(x, y, w, grid, block, 32);
+            std::array<uint8_t, 4> got;
+            std::memcpy(got.data(), rgba.data() + (size_t(y) * w + x) * 4, 4);
+            if (!owner || owner->linear_block + 1 == grid.count()) {
+                wrong += got[3] != 0;  // past the grid, or the one block not in the trace
+                continue;
+            }
+            const uint32_t unit = uint32_t(owner->linear_block % 5);
+            if (!seen[unit]) seen[unit] = true, colour_of_unit[unit] = got;
+            wrong += got != colour_of_unit[unit] || got[3] != 150;
+        }
+    EXPECT_EQ(wrong, 0u);
+    for (uint32_t a = 0; a < 5; ++a)
+        for (uint32_t b = a + 1; b < 5; ++b) EXPECT_NE(colour_of_unit[a], colour_of_unit[b]) << a << " " << b;
 }

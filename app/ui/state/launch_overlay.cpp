@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <thread>
 
 namespace cp::ui {
 namespace {
@@ -66,6 +68,85 @@ std::optional<PixelOwner> owner_of_pixel(int x, int y, int width, Dim3 grid, Dim
     return o;
 }
 
+namespace {
+
+// One row of the overlay without coverage: block colours, thread colours and edges. `first` is the row's first
+// element (1D launches) or its y (2D).
+struct RowPainter {
+    const OverlayInput& in;
+    const OverlaySettings& s;
+    bool one_d;
+    const std::vector<uint32_t>& unit_of_block;
+    const std::vector<uint8_t>& per_thread;
+    uint32_t threads;
+
+    void paint(uint8_t* p, uint64_t lb, uint64_t tib, bool edge, uint64_t& hued_key, uint8_t* hued) const {
+        if (s.boundaries && edge) {
+            p[0] = p[1] = p[2] = 255, p[3] = 200;
+            return;
+        }
+        const uint8_t* c = nullptr;
+        switch (s.colour) {
+            case OverlayColour::None: return;
+            case OverlayColour::Coverage: p[0] = 40, p[1] = 200, p[2] = 80, p[3] = uint8_t(s.alpha / 2); return;
+            case OverlayColour::Block:
+            case OverlayColour::Sm: {
+                uint64_t key = lb;
+                if (s.colour == OverlayColour::Sm) {
+                    if (lb >= unit_of_block.size() || unit_of_block[lb] == UINT32_MAX) return;
+                    key = unit_of_block[lb];
+                }
+                if (key != hued_key) hue_colour(key, hued), hued_key = key;  // once per run of equal keys
+                c = hued;
+                break;
+            }
+            default: c = per_thread.data() + std::min<uint64_t>(tib, threads - 1) * 3;
+        }
+        p[0] = c[0], p[1] = c[1], p[2] = c[2], p[3] = s.alpha;
+    }
+
+    void row(uint8_t* out, int y) const {
+        const int w = in.width;
+        uint64_t hued_key = UINT64_MAX;
+        uint8_t hued[3] = {0, 0, 0};
+        if (one_d) {
+            // Counters instead of a division per pixel.
+            const uint64_t first = uint64_t(y) * uint64_t(w);
+            uint64_t lb = first / in.block.x, tib = first % in.block.x;
+            for (int x = 0; x < w; ++x) {
+                if (lb >= in.grid.x) return;  // past the grid: transparent from here on
+                paint(out + size_t(x) * 4, lb, tib, tib == 0, hued_key, hued);
+                if (++tib == in.block.x) tib = 0, ++lb;
+            }
+            return;
+        }
+        const uint32_t by = uint32_t(y) / in.block.y, ty = uint32_t(y) % in.block.y;
+        if (by >= in.grid.y) return;
+        uint32_t bx = 0, tx = 0;
+        for (int x = 0; x < w; ++x) {
+            if (bx >= in.grid.x) return;
+            paint(out + size_t(x) * 4, bx + uint64_t(in.grid.x) * by, tx + uint64_t(in.block.x) * ty, tx == 0 || ty == 0,
+                  hued_key, hued);
+            if (++tx == in.block.x) tx = 0, ++bx;
+        }
+    }
+
+    // A row of a 2D launch whose pixels equal an earlier row's: the row above inside the same block row (block
+    // colours, below the edge row), or the same row of the block row above (colours per thread). -1: none.
+    int same_as(int y) const {
+        if (one_d || y == 0) return -1;
+        const uint32_t by = uint32_t(y) / in.block.y, ty = uint32_t(y) % in.block.y;
+        if (by >= in.grid.y) return -1;
+        const bool per_block = s.colour == OverlayColour::None || s.colour == OverlayColour::Coverage ||
+                               s.colour == OverlayColour::Block || s.colour == OverlayColour::Sm;
+        if (per_block && ty >= 2) return y - 1;
+        if (!per_block && by >= 1) return y - int(in.block.y);
+        return -1;
+    }
+};
+
+}  // namespace
+
 std::vector<uint8_t> render_overlay(const OverlayInput& in, const OverlaySettings& s) {
     const int w = std::max(in.width, 0), h = std::max(in.height, 0);
     std::vector<uint8_t> rgba(size_t(w) * h * 4, 0);
@@ -88,68 +169,71 @@ std::vector<uint8_t> render_overlay(const OverlayInput& in, const OverlaySetting
         if (s.colour == OverlayColour::Lane) key = t % warp;
         hue_colour(key, per_thread.data() + t * 3);
     }
-    // A block's (or SM's) hue, computed once per run of equal keys along a row rather than per pixel: the
-    // overlay of a 4K output is rebuilt on every change of launch and must stay well inside a frame.
-    uint64_t hued_key = UINT64_MAX;
-    uint8_t hued[3] = {0, 0, 0};
-    const auto hue_of = [&](uint64_t key, uint8_t* rgb) {
-        if (key != hued_key) {
-            hue_colour(key, hued);
-            hued_key = key;
+    const RowPainter painter{in, s, one_d, unit_of_block, per_thread, threads};
+    const size_t row_bytes = size_t(w) * 4;
+    const CoverageMap* coverage = in.coverage;
+    const bool any_unwritten = coverage && !coverage->unwritten.empty();
+    // The count comes with the per-element figures (session_writers.cpp).
+    const bool any_shared = coverage && !coverage->writers.empty() && coverage->written_more_than_once > 0;
+    // Whether any of this row's elements was never written: eight flags at a time.
+    const auto row_unwritten = [&](uint64_t first) {
+        if (!any_unwritten || first >= coverage->unwritten.size()) return false;
+        const size_t n = size_t(std::min<uint64_t>(uint64_t(w), coverage->unwritten.size() - first));
+        const uint8_t* f = coverage->unwritten.data() + first;
+        uint64_t any = 0;
+        size_t i = 0;
+        for (; i + 8 <= n; i += 8) {
+            uint64_t word;
+            std::memcpy(&word, f + i, 8);
+            any |= word;
         }
-        rgb[0] = hued[0], rgb[1] = hued[1], rgb[2] = hued[2];
+        for (; i < n; ++i) any |= f[i];
+        return any != 0;
     };
-    for (int y = 0; y < h; ++y) {
-        uint8_t* row = rgba.data() + size_t(y) * w * 4;
-        for (int x = 0; x < w; ++x) {
-            uint8_t* p = row + size_t(x) * 4;
-            const uint64_t element = uint64_t(y) * w + x;
-            if (in.coverage && element < in.coverage->unwritten.size() && in.coverage->unwritten[element]) {
-                const bool stripe = ((x + y) / 4) % 2 == 0;  // hatched red: never written
-                p[0] = 255, p[1] = stripe ? 40 : 0, p[2] = stripe ? 40 : 0, p[3] = stripe ? 230 : 160;
-                continue;
-            }
-            if (in.coverage && element < in.coverage->writers.size() && in.coverage->writers[element] > 1) {
-                const bool stripe = ((x + h - y) / 4) % 2 == 0;  // hatched cyan the other way: several threads wrote it
-                p[0] = stripe ? 40 : 0, p[1] = stripe ? 200 : 120, p[2] = 235, p[3] = stripe ? 230 : 160;
-                continue;
-            }
-            uint64_t lb, tib;
-            bool edge = false;
-            if (one_d) {
-                lb = element / in.block.x;
-                tib = element % in.block.x;
-                if (lb >= in.grid.x) continue;
-                edge = tib == 0;
-            } else {
-                const uint32_t bx = uint32_t(x) / in.block.x, by = uint32_t(y) / in.block.y;
-                if (bx >= in.grid.x || by >= in.grid.y) continue;
-                const uint32_t tx = uint32_t(x) % in.block.x, ty = uint32_t(y) % in.block.y;
-                lb = bx + uint64_t(in.grid.x) * by;
-                tib = tx + uint64_t(in.block.x) * ty;
-                edge = tx == 0 || ty == 0;
-            }
-            if (s.boundaries && edge) {
-                p[0] = p[1] = p[2] = 255, p[3] = 200;
-                continue;
-            }
-            uint8_t rgb[3] = {0, 0, 0};
-            switch (s.colour) {
-                case OverlayColour::None: continue;
-                case OverlayColour::Coverage: p[0] = 40, p[1] = 200, p[2] = 80, p[3] = uint8_t(s.alpha / 2); continue;
-                case OverlayColour::Block: hue_of(lb, rgb); break;
-                case OverlayColour::Sm:
-                    if (lb >= unit_of_block.size() || unit_of_block[lb] == UINT32_MAX) continue;
-                    hue_of(unit_of_block[lb], rgb);
-                    break;
-                default: {
-                    const uint8_t* c = per_thread.data() + std::min<uint64_t>(tib, threads - 1) * 3;
-                    rgb[0] = c[0], rgb[1] = c[1], rgb[2] = c[2];
+    // The overlay of a 4K output is rebuilt on every change of launch or setting and must stay well inside a
+    // frame: rows that repeat an earlier one are copied, and bands of rows are drawn on several threads.
+    const auto band = [&](int y0, int y1) {
+        for (int y = y0; y < y1; ++y) {
+            uint8_t* out = rgba.data() + size_t(y) * row_bytes;
+            const int same = painter.same_as(y);
+            if (same >= y0) std::memcpy(out, rgba.data() + size_t(same) * row_bytes, row_bytes);
+            else painter.row(out, y);
+        }
+        // Coverage after all the band's colours (rows are copied from rows above, which must not carry it yet).
+        for (int y = y0; y < y1; ++y) {
+            uint8_t* out = rgba.data() + size_t(y) * row_bytes;
+            const uint64_t first = uint64_t(y) * uint64_t(w);
+            const bool unwritten_here = row_unwritten(first);
+            if (!unwritten_here && !any_shared) continue;
+            // Coverage over the colours: hatched red where no thread wrote, hatched cyan the other way where
+            // several did.
+            for (int x = 0; x < w; ++x) {
+                const uint64_t element = first + uint64_t(x);
+                uint8_t* p = out + size_t(x) * 4;
+                if (unwritten_here && element < coverage->unwritten.size() && coverage->unwritten[element]) {
+                    const bool stripe = ((x + y) / 4) % 2 == 0;
+                    p[0] = 255, p[1] = stripe ? 40 : 0, p[2] = stripe ? 40 : 0, p[3] = stripe ? 230 : 160;
+                } else if (any_shared && element < coverage->writers.size() && coverage->writers[element] > 1) {
+                    const bool stripe = ((x + h - y) / 4) % 2 == 0;
+                    p[0] = stripe ? 40 : 0, p[1] = stripe ? 200 : 120, p[2] = 235, p[3] = stripe ? 230 : 160;
                 }
             }
-            p[0] = rgb[0], p[1] = rgb[1], p[2] = rgb[2], p[3] = s.alpha;
         }
+    };
+    const size_t pixels = size_t(w) * h;
+    const unsigned bands =
+        pixels < (1u << 20) ? 1u : std::clamp(std::thread::hardware_concurrency(), 1u, std::min(8u, unsigned(h)));
+    if (bands == 1) {
+        band(0, h);
+        return rgba;
     }
+    std::vector<std::thread> helpers;
+    const int rows_per_band = (h + int(bands) - 1) / int(bands);
+    for (unsigned b = 1; b < bands; ++b)
+        if (int(b) * rows_per_band < h)
+            helpers.emplace_back(band, int(b) * rows_per_band, std::min(h, int(b + 1) * rows_per_band));
+    band(0, std::min(h, rows_per_band));
+    for (auto& t : helpers) t.join();
     return rgba;
 }
 
