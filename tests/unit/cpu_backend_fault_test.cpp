@@ -127,10 +127,10 @@ TEST(CpuBackendFault, WriteJustBeforeTheStartIsFoundAfterTheLaunch) {
     EXPECT_TRUE(rig.launch(rig.compile(ok_src, "fwd"), "fwd", {1}, {4}, {buffer_arg("out", out)}).ok);
 }
 
-TEST(CpuBackendFault, BuffersEndAtTheGuardAndVectorLoadsNeedSizesOfSixteenBytes) {
-    // A buffer's last byte touches the guard page, so its start is as aligned as its size allows: 16 ints
-    // (64 bytes) start 16-byte aligned and may be read as int4s; 14 ints (56 bytes) start 8-byte aligned, and
-    // a 16-byte vector copy from them is reported with the buffer and the line, not as a null pointer.
+TEST(CpuBackendFault, VectorKernelsGetBuffersThatStartAlignedAsOnAGpu) {
+    // A buffer's last byte touches the guard page, so its start is only as aligned as its size allows (14 ints,
+    // 56 bytes: 8-byte aligned). A GPU starts buffers 256-byte aligned, and a kernel that names int4 relies on
+    // it: for such a kernel the buffers move to 16-byte aligned starts, so reading 14 ints as int4s works.
     CpuRig rig;
     const char* vec = "extern \"C\" __global__ void copy4(const int* in, int* out)\n"
                       "{\n"
@@ -138,32 +138,58 @@ TEST(CpuBackendFault, BuffersEndAtTheGuardAndVectorLoadsNeedSizesOfSixteenBytes)
                       "}\n";
     const ModuleId m = rig.compile(vec, "copy4");
     std::vector<int> values(16);
-    for (size_t i = 0; i < values.size(); ++i) values[i] = int(i * i);
+    for (size_t i = 0; i < values.size(); ++i) values[i] = int(i * i + 1);
     const BufferId in16 = rig.buffer("in16", values), out16 = rig.buffer("out16", std::vector<int>(16, 0));
     const LaunchResult r = rig.launch(m, "copy4", {1}, {4}, {buffer_arg("in", in16), buffer_arg("out", out16)});
     ASSERT_TRUE(r.ok) << error_text(r);
     EXPECT_EQ(rig.read<int>(out16), values);
+
+    const std::vector<int> fourteen(values.begin(), values.begin() + 14);
+    const BufferId in14 = rig.buffer("in14", fourteen), out13 = rig.buffer("out13", std::vector<int>(13, 0));
+    const LaunchResult odd = rig.launch(m, "copy4", {1}, {3}, {buffer_arg("in", in14), buffer_arg("out", out13)});
+    ASSERT_TRUE(odd.ok) << error_text(odd);
+    std::vector<int> want(fourteen.begin(), fourteen.begin() + 12);
+    want.push_back(0);
+    EXPECT_EQ(rig.read<int>(out13), want) << "the contents move with the buffer";
+    EXPECT_EQ(rig.read<int>(in14), fourteen);
+
 #if defined(__x86_64__)
-    values.resize(14);
-    const BufferId in14 = rig.buffer("in14", values);
-    const LaunchResult bad = rig.launch(m, "copy4", {1}, {3}, {buffer_arg("in", in14), buffer_arg("out", out16)});
+    // An int4 at byte 4 is misaligned on a GPU too: reported with the buffer, the byte and the line.
+    const char* skew = "extern \"C\" __global__ void skew(const int* in, int* out)\n"
+                       "{\n"
+                       "    reinterpret_cast<int4*>(out)[0] = reinterpret_cast<const int4*>(in + 1)[0];\n"
+                       "}\n";
+    const LaunchResult bad =
+        rig.launch(rig.compile(skew, "skew"), "skew", {1}, {1}, {buffer_arg("in", in16), buffer_arg("out", out16)});
     ASSERT_FALSE(bad.ok);
     EXPECT_EQ(bad.error->name, "MISALIGNED_ADDRESS");
     EXPECT_EQ(bad.error->kind, ErrorKind::Fault);
-    EXPECT_NE(bad.error->message.find("thread (0,0,0) of block (0,0,0) read 16 bytes at byte 0 of buffer `in14`"),
-              std::string::npos)
+    EXPECT_NE(bad.error->message.find("read 16 bytes at byte 4 of buffer `in16`"), std::string::npos)
         << bad.error->message;
     EXPECT_NE(bad.error->message.find("(line 3)"), std::string::npos) << bad.error->message;
-    EXPECT_NE(bad.error->hint.find("starts only 8-byte aligned"), std::string::npos) << bad.error->hint;
 #endif
 
-    // One element past the end of 10 ints (40 bytes, not a multiple of 16) is caught at once, with the line.
+    // Such a buffer's end is then short of the guard (13 ints end 12 bytes before it): a write there is still
+    // found, after the launch.
+    const char* tail = "extern \"C\" __global__ void tail(int4* unused, int* out) { out[13 + threadIdx.x] = 7; }\n";
+    const LaunchResult over =
+        rig.launch(rig.compile(tail, "tail"), "tail", {1}, {1}, {buffer_arg("unused", in16), buffer_arg("out", out13)});
+    ASSERT_FALSE(over.ok);
+    EXPECT_EQ(over.error->kind, ErrorKind::OutOfBounds);
+    EXPECT_EQ(over.error->message,
+              "a thread wrote past the end of buffer `out13`: element 13 of 13 (found after the launch, so the "
+              "thread and line are not known)");
+    // The pattern is put back: a correct launch afterwards passes.
+    EXPECT_TRUE(rig.launch(m, "copy4", {1}, {3}, {buffer_arg("in", in14), buffer_arg("out", out13)}).ok);
+
+    // A kernel without vector types keeps buffers that end at the guard: one element past the end of 10 ints
+    // (40 bytes) is caught at once, with the line.
     const char* past = "extern \"C\" __global__ void past(int* out) { out[10 + threadIdx.x] = 7; }\n";
     const BufferId out = rig.buffer("out", std::vector<int>(10, 0));
-    const LaunchResult over = rig.launch(rig.compile(past, "past"), "past", {1}, {2}, {buffer_arg("out", out)});
-    ASSERT_FALSE(over.ok);
-    EXPECT_EQ(over.error->name, "OUT_OF_BOUNDS");
-    EXPECT_EQ(over.error->message,
+    const LaunchResult at_once = rig.launch(rig.compile(past, "past"), "past", {1}, {2}, {buffer_arg("out", out)});
+    ASSERT_FALSE(at_once.ok);
+    EXPECT_EQ(at_once.error->name, "OUT_OF_BOUNDS");
+    EXPECT_EQ(at_once.error->message,
               "thread (0,0,0) of block (0,0,0) wrote past the end of buffer `out`: element 10 of 10 (line 1)");
 }
 

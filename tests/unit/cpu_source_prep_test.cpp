@@ -192,3 +192,19 @@ TEST(CpuWarpOps, VotesMatchAndReductions) {
 
 }  // namespace
 }  // namespace cp
+
+// How aligned a kernel needs its buffers' starts on the CPU backend: 16 for any 16-byte vector type in device
+// code, the largest literal __align__/alignas of 16 or more (at most 256), 1 otherwise; comments, strings and
+// the CPU reference section do not count.
+TEST(CpuSourcePrep, BufferStartAlignmentFromTheDeviceCode) {
+    const std::string plain = "__global__ void k(const float* in, float* out) { out[0] = in[0]; }\n";
+    EXPECT_EQ(cp::buffer_start_alignment(plain), 1u);
+    EXPECT_EQ(cp::buffer_start_alignment(plain + "// reads it as float4 one day\nconst char* s = \"int4\";\n"), 1u);
+    EXPECT_EQ(cp::buffer_start_alignment(plain + "#ifdef PLAYGROUND_REFERENCE\nstruct F { float4 v; };\n#endif\n"), 1u);
+    EXPECT_EQ(cp::buffer_start_alignment(plain + "__device__ uchar4 f(uchar4 v) { return v; }\n"), 1u);  // 4 bytes
+    for (const char* type : {"float4", "int4", "uint4", "double2", "ulonglong2", "double4", "long4_32a"})
+        EXPECT_EQ(cp::buffer_start_alignment(plain + "__device__ void g(" + type + "* p) {}\n"), 16u) << type;
+    EXPECT_EQ(cp::buffer_start_alignment("struct __align__(32) Pair { double a[4]; };\n" + plain), 32u);
+    EXPECT_EQ(cp::buffer_start_alignment("struct alignas(8) P { float a, b; };\n" + plain), 1u);
+    EXPECT_EQ(cp::buffer_start_alignment("struct alignas(4096) Big { char c; };\n" + plain), 256u);
+}

@@ -9,8 +9,10 @@
 #include "core/cpu/fault_report.h"
 #include "core/cpu/guarded_memory.h"
 #include "core/cpu/host_compiler.h"
+#include "core/cpu/source_prep.h"
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/engine/occupancy.h"
+#include "core/kernel_file/local_includes.h"
 #include "core/worker/sandbox.h"
 
 #include <algorithm>
@@ -74,11 +76,15 @@ private:
         std::filesystem::path library_path, temporary_dir;  // what the worker loads and addr2line reads
         std::string source_path;
         ModuleFacts facts;
+        size_t buffer_align = 1;  // how aligned its device code needs buffer starts (buffer_start_alignment)
     };
     struct Buffer {
         std::string name;
         SharedMemoryFile memory;
     };
+    // Moves a buffer whose start is less aligned than `align` to a new shared-memory file starting that
+    // aligned (same id, same contents).
+    std::optional<EngineError> realign(BufferId id, size_t align);
     // " (line 5)" for a crash report's code site.
     std::string location(const std::optional<CodeSite>& site, int* user_line = nullptr) const;
     void forget_module(ModuleId id);
@@ -177,6 +183,13 @@ CompileResult CpuBackend::compile(const CompileRequest& request) {
     module.library_path = built.library;
     module.temporary_dir = built.temporary_dir;
     module.source_path = request.path.empty() ? "kernel.cu" : request.path;
+    {
+        // The kernel's own headers count too (a pasted sample's float4 helpers).
+        std::string device_code = request.source;
+        const LocalIncludes includes = resolve_local_includes(request.source, module.source_path, true);
+        for (const LocalHeader& h : includes.headers) device_code += "\n" + h.rewritten;
+        module.buffer_align = buffer_start_alignment(device_code);
+    }
     Result<ModuleFacts> facts =
         runner_->load_module(id, built.library.string(), built.kernel_name, "kernel `" + built.kernel_name + "`");
     if (!facts) {
@@ -294,7 +307,41 @@ OccupancyResult CpuBackend::occupancy(const OccupancyRequest& request) {
     return out;
 }
 
+// A buffer ends exactly at its guard page so that any access past its end faults, and so starts only as
+// aligned as its size allows (data_offset, guarded_memory.cpp): a float buffer of 601 x 401 elements starts
+// 4-byte aligned. A GPU starts buffers 256-byte aligned, and kernels that read such a buffer as float4s rely
+// on it; for those (buffer_start_alignment) the buffer moves once to a start that aligned, its last few bytes
+// then short of the guard (writes there are still found after the launch, reads are not).
+std::optional<EngineError> CpuBackend::realign(BufferId id, size_t align) {
+    auto it = buffers_.find(id);
+    if (it == buffers_.end() || it->second.memory.start_align() >= align ||
+        reinterpret_cast<uintptr_t>(it->second.memory.data()) % align == 0)
+        return std::nullopt;
+    Buffer& old = it->second;
+    auto moved = SharedMemoryFile::create(old.name, old.memory.size(), align);
+    if (!moved)
+        return engine_error(ErrorKind::OutOfMemory, "OUT_OF_MEMORY",
+                            "buffer `" + old.name + "`: " + moved.error().message, moved.error().hint);
+    if (old.memory.size()) std::memcpy(moved->data(), old.memory.data(), old.memory.size());
+    runner_->unmap_buffer(id);
+    if (auto e = runner_->map_buffer(id, old.name, moved->fd(), old.memory.size(), align)) {
+        // Put the old one back: the buffer keeps working as before, this launch reports why it could not move.
+        (void)runner_->map_buffer(id, old.name, old.memory.fd(), old.memory.size(), old.memory.start_align());
+        return e;
+    }
+    old.memory = std::move(*moved);
+    return std::nullopt;
+}
+
 LaunchResult CpuBackend::launch(const LaunchRequest& request) {
+    if (auto m = modules_.find(request.module); m != modules_.end() && m->second.buffer_align > 1)
+        for (const KernelArg& a : request.args)
+            if (a.buffer)
+                if (auto e = realign(a.buffer, m->second.buffer_align)) {
+                    LaunchResult failed;
+                    failed.error = e;
+                    return failed;
+                }
     ExecutorLaunch run = runner_->launch(request);
     if (run.result.error) {
         int line = 0;  // the user's line, which the window's editor marks

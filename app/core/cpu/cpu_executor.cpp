@@ -33,7 +33,8 @@ public:
     Result<ModuleFacts> load_module(ModuleId id, const std::string& library, const std::string& kernel,
                                     const std::string& subject) override;
     void unload_module(ModuleId id) override { modules_.erase(id); }
-    std::optional<EngineError> map_buffer(BufferId id, const std::string& name, int fd, uint64_t bytes) override;
+    std::optional<EngineError> map_buffer(BufferId id, const std::string& name, int fd, uint64_t bytes,
+                                          size_t start_align) override;
     void unmap_buffer(BufferId id) override { buffers_.erase(id); }
     ExecutorLaunch launch(const LaunchRequest& request) override;
     HostCallResult call_host(const HostCallRequest& request) override;
@@ -73,8 +74,9 @@ Result<ModuleFacts> CpuExecutor::load_module(ModuleId id, const std::string& lib
     return facts;
 }
 
-std::optional<EngineError> CpuExecutor::map_buffer(BufferId id, const std::string& name, int fd, uint64_t bytes) {
-    auto memory = GuardedBuffer::map_shared(fd, bytes);
+std::optional<EngineError> CpuExecutor::map_buffer(BufferId id, const std::string& name, int fd, uint64_t bytes,
+                                                   size_t start_align) {
+    auto memory = GuardedBuffer::map_shared(fd, bytes, start_align);
     if (!memory)
         return engine_error(ErrorKind::OutOfMemory, "OUT_OF_MEMORY", "buffer `" + name + "`: " + memory.error().message,
                             memory.error().hint);
@@ -245,7 +247,23 @@ ExecutorLaunch CpuExecutor::launch(const LaunchRequest& request) {
             return run;
         }
         // Writes just before a buffer's start land on its first page without faulting (its end touches the
-        // guard, its start cannot too): look for them now.
+        // guard, its start cannot too), as do writes just past the end of a buffer that starts aligned for
+        // vector accesses (CpuBackend::realign): look for them now.
+        for (auto& [id, b] : buffers_) {
+            const uint64_t past = b.memory.tail_written_distance();
+            if (!past) continue;
+            b.memory.restore_slack();
+            std::string element;
+            for (const BufferForReport& r : report.buffers)
+                if (r.memory == &b.memory && r.element_size)
+                    element = ": element " + std::to_string((b.memory.size() + past - 1) / r.element_size) + " of " +
+                              std::to_string(b.memory.size() / r.element_size);
+            out.error = engine_error(ErrorKind::OutOfBounds, "OUT_OF_BOUNDS",
+                                     "a thread wrote past the end of buffer `" + b.name + "`" + element +
+                                         " (found after the launch, so the thread and line are not known)",
+                                     "look for a missing bounds check (if (i < n)) or an index one too large");
+            return run;
+        }
         for (auto& [id, b] : buffers_) {
             const uint64_t distance = b.memory.slack_written_distance();
             if (!distance) continue;

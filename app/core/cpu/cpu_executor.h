@@ -66,8 +66,10 @@ public:
     virtual Result<ModuleFacts> load_module(ModuleId id, const std::string& library, const std::string& kernel,
                                             const std::string& subject) = 0;
     virtual void unload_module(ModuleId id) = 0;
-    // Maps the shared-memory file `fd` (a SharedMemoryFile of `bytes`) as buffer `id` between guards.
-    virtual std::optional<EngineError> map_buffer(BufferId id, const std::string& name, int fd, uint64_t bytes) = 0;
+    // Maps the shared-memory file `fd` (a SharedMemoryFile of `bytes` and `start_align`) as buffer `id` between
+    // guards.
+    virtual std::optional<EngineError> map_buffer(BufferId id, const std::string& name, int fd, uint64_t bytes,
+                                                  size_t start_align = 1) = 0;
     virtual void unmap_buffer(BufferId id) = 0;
     virtual ExecutorLaunch launch(const LaunchRequest& request) = 0;
     virtual HostCallResult call_host(const HostCallRequest& request) = 0;

@@ -61,7 +61,8 @@ public:
     Result<ModuleFacts> load_module(ModuleId id, const std::string& library, const std::string& kernel,
                                     const std::string& subject) override;
     void unload_module(ModuleId id) override;
-    std::optional<EngineError> map_buffer(BufferId id, const std::string& name, int fd, uint64_t bytes) override;
+    std::optional<EngineError> map_buffer(BufferId id, const std::string& name, int fd, uint64_t bytes,
+                                          size_t start_align) override;
     void unmap_buffer(BufferId id) override;
     ExecutorLaunch launch(const LaunchRequest& request) override;
     HostCallResult call_host(const HostCallRequest& request) override;
@@ -80,6 +81,7 @@ private:
         std::string name;
         int fd = -1;  // borrowed
         uint64_t bytes = 0;
+        size_t start_align = 1;
     };
     // What ended a request, when it did not answer: the words and where in the code.
     struct Failure {
@@ -347,8 +349,10 @@ std::optional<EngineError> CpuWorker::map_in_worker(const std::vector<std::pair<
         WireMessage m;
         json list = json::array();
         for (size_t i = first; i < std::min(buffers.size(), first + 32); ++i) {
-            list.push_back(
-                {{"id", buffers[i].first}, {"name", buffers[i].second->name}, {"bytes", buffers[i].second->bytes}});
+            list.push_back({{"id", buffers[i].first},
+                            {"name", buffers[i].second->name},
+                            {"bytes", buffers[i].second->bytes},
+                            {"align", buffers[i].second->start_align}});
             m.fds.push_back(buffers[i].second->fd);
         }
         m.json = json{{"op", "map"}, {"buffers", list}}.dump();
@@ -362,8 +366,9 @@ std::optional<EngineError> CpuWorker::map_in_worker(const std::vector<std::pair<
     return std::nullopt;
 }
 
-std::optional<EngineError> CpuWorker::map_buffer(BufferId id, const std::string& name, int fd, uint64_t bytes) {
-    Buffer& b = buffers_[id] = Buffer{name, fd, bytes};
+std::optional<EngineError> CpuWorker::map_buffer(BufferId id, const std::string& name, int fd, uint64_t bytes,
+                                                 size_t start_align) {
+    Buffer& b = buffers_[id] = Buffer{name, fd, bytes, start_align};
     if (!greeted_) return std::nullopt;  // mapped when the worker has started
     auto e = map_in_worker({{id, &b}});
     if (e) buffers_.erase(id);

@@ -142,7 +142,8 @@ WireMessage handle(KernelRunner& executor, const json& j, WireMessage& in) {
             const BufferId id = buffers[i].at("id").get<BufferId>();
             const int fd = i < in.fds.size() ? in.fds[i] : -1;
             auto e = executor.map_buffer(id, buffers[i].at("name").get<std::string>(), fd,
-                                         buffers[i].at("bytes").get<uint64_t>());
+                                         buffers[i].at("bytes").get<uint64_t>(),
+                                         buffers[i].value("align", size_t(1)));
             if (e)
                 errors.push_back(
                     {{"id", id}, {"message", e->message}, {"hint", e->hint}, {"kind", error_kind_name(e->kind)}});

@@ -40,6 +40,7 @@ size_t data_offset(uint64_t bytes, size_t data_pages, size_t start_align = 1) {
 // faults here instead of landing in another buffer. Address space only; no memory is committed.
 Result<GuardedBuffer> GuardedBuffer::reserve(uint64_t bytes, size_t start_align) {
     const size_t page = page_size();
+    start_align = std::clamp<size_t>(start_align, 1, page);
     const size_t data_pages = round_up(bytes, page);
     const size_t guard = std::clamp<size_t>(data_pages, size_t(64) << 10, size_t(1) << 30);
     const size_t total = guard + data_pages + guard;
@@ -53,7 +54,8 @@ Result<GuardedBuffer> GuardedBuffer::reserve(uint64_t bytes, size_t start_align)
     b.map_bytes_ = total;
     b.slack_ = b.map_ + guard;
     b.data_ = b.slack_ + data_offset(bytes, data_pages, start_align);
-    b.end_ = b.slack_ + data_pages;
+    b.end_ = b.data_ + bytes;
+    b.tail_end_ = b.slack_ + data_pages;
     b.bytes_ = bytes;
     return b;
 }
@@ -72,8 +74,8 @@ Result<GuardedBuffer> GuardedBuffer::allocate(uint64_t bytes, size_t start_align
     return reserved;
 }
 
-Result<GuardedBuffer> GuardedBuffer::map_shared(int fd, uint64_t bytes) {
-    auto reserved = reserve(bytes, 1);
+Result<GuardedBuffer> GuardedBuffer::map_shared(int fd, uint64_t bytes, size_t start_align) {
+    auto reserved = reserve(bytes, start_align);
     if (!reserved) return reserved;
     GuardedBuffer& b = *reserved;
     const size_t data_pages = round_up(bytes, page_size());
@@ -92,7 +94,7 @@ GuardedBuffer::~GuardedBuffer() { release(); }
 
 void GuardedBuffer::release() {
     if (map_) ::munmap(map_, map_bytes_);
-    map_ = slack_ = data_ = end_ = nullptr;
+    map_ = slack_ = data_ = end_ = tail_end_ = nullptr;
     map_bytes_ = 0;
     bytes_ = 0;
 }
@@ -107,6 +109,7 @@ GuardedBuffer& GuardedBuffer::operator=(GuardedBuffer&& o) noexcept {
         slack_ = std::exchange(o.slack_, nullptr);
         data_ = std::exchange(o.data_, nullptr);
         end_ = std::exchange(o.end_, nullptr);
+        tail_end_ = std::exchange(o.tail_end_, nullptr);
         bytes_ = std::exchange(o.bytes_, 0);
     }
     return *this;
@@ -131,8 +134,15 @@ uint64_t GuardedBuffer::slack_written_distance() const {
     return 0;
 }
 
+uint64_t GuardedBuffer::tail_written_distance() const {
+    for (const std::byte* p = tail_end_; p > end_; --p)
+        if (p[-1] != std::byte{kSlackPattern}) return uint64_t(p - end_);
+    return 0;
+}
+
 void GuardedBuffer::restore_slack() {
     if (slack_ && data_ > slack_) std::memset(slack_, kSlackPattern, size_t(data_ - slack_));
+    if (end_ && tail_end_ > end_) std::memset(end_, kSlackPattern, size_t(tail_end_ - end_));
 }
 
 }  // namespace cp
@@ -155,8 +165,9 @@ int new_memfd(const std::string& name) {
 
 }  // namespace
 
-Result<SharedMemoryFile> SharedMemoryFile::create(const std::string& name, uint64_t bytes) {
+Result<SharedMemoryFile> SharedMemoryFile::create(const std::string& name, uint64_t bytes, size_t start_align) {
     SharedMemoryFile f;
+    f.start_align_ = std::max<size_t>(start_align, 1);
     f.fd_ = new_memfd(name);
     if (f.fd_ < 0)
         return make_error(ErrorKind::OutOfMemory,
@@ -177,7 +188,7 @@ Result<SharedMemoryFile> SharedMemoryFile::create(const std::string& name, uint6
                 "use smaller buffers");
         f.map_ = static_cast<std::byte*>(map);
     }
-    f.data_ = f.map_ + data_offset(bytes, f.map_bytes_);
+    f.data_ = f.map_ + data_offset(bytes, f.map_bytes_, f.start_align_);
     return f;
 }
 
@@ -197,6 +208,7 @@ SharedMemoryFile::SharedMemoryFile(SharedMemoryFile&& o) noexcept { *this = std:
 SharedMemoryFile& SharedMemoryFile::operator=(SharedMemoryFile&& o) noexcept {
     if (this != &o) {
         release();
+        start_align_ = std::exchange(o.start_align_, 1);
         fd_ = std::exchange(o.fd_, -1);
         map_ = std::exchange(o.map_, nullptr);
         map_bytes_ = std::exchange(o.map_bytes_, 0);

@@ -19,8 +19,9 @@ public:
     // Zero-filled. `start_align` > 1 (a power of two) starts the data that aligned instead, its end up to
     // start_align - 1 bytes before the guard (the dynamic shared memory: kernels carve float4s out of it).
     static Result<GuardedBuffer> allocate(uint64_t bytes, size_t start_align = 1);
-    // The data pages are the shared-memory file `fd` (a SharedMemoryFile of the same `bytes`).
-    static Result<GuardedBuffer> map_shared(int fd, uint64_t bytes);
+    // The data pages are the shared-memory file `fd` (a SharedMemoryFile of the same `bytes` and
+    // `start_align`).
+    static Result<GuardedBuffer> map_shared(int fd, uint64_t bytes, size_t start_align = 1);
     ~GuardedBuffer();
     GuardedBuffer(GuardedBuffer&& other) noexcept;
     GuardedBuffer& operator=(GuardedBuffer&& other) noexcept;
@@ -37,13 +38,18 @@ public:
     };
     Location locate(uintptr_t address) const;
 
-    // Pages are 4 KiB but buffers are not, so up to a page before the start is accessible. It holds a
-    // known pattern: a kernel that wrote there is found after the launch.
+    // Pages are 4 KiB but buffers are not, so up to a page before the start is accessible, and with a
+    // start_align > 1 up to start_align - 1 bytes after the end. Both hold a known pattern: a kernel that
+    // wrote there is found after the launch.
     enum class Slack { Intact, WrittenBefore };
     Slack slack_intact() const;
     // Bytes from the lowest written slack byte to the start (0 when the slack is intact).
     uint64_t slack_written_distance() const;
+    // 1 + the offset past the end of the highest written byte after the end (0 when none was written).
+    uint64_t tail_written_distance() const;
     void restore_slack();
+    // Bytes after the end that are accessible (not the guard's): reads there are not caught.
+    uint64_t tail_bytes() const { return uint64_t(tail_end_ - end_); }
 
 private:
     static Result<GuardedBuffer> reserve(uint64_t bytes, size_t start_align);
@@ -53,7 +59,8 @@ private:
     size_t map_bytes_ = 0;
     std::byte* slack_ = nullptr;  // first accessible byte (page aligned); data_ - slack_ bytes of pattern
     std::byte* data_ = nullptr;
-    std::byte* end_ = nullptr;  // the guard after the data: data_ + bytes_
+    std::byte* end_ = nullptr;       // data_ + bytes_: the guard's first byte when start_align is 1
+    std::byte* tail_end_ = nullptr;  // the guard's first byte
     uint64_t bytes_ = 0;
 };
 
@@ -63,7 +70,8 @@ private:
 class SharedMemoryFile {
 public:
     SharedMemoryFile() = default;
-    static Result<SharedMemoryFile> create(const std::string& name, uint64_t bytes);  // zero-filled
+    // Zero-filled; the data placed as GuardedBuffer places it for the same `start_align`.
+    static Result<SharedMemoryFile> create(const std::string& name, uint64_t bytes, size_t start_align = 1);
     ~SharedMemoryFile();
     SharedMemoryFile(SharedMemoryFile&& other) noexcept;
     SharedMemoryFile& operator=(SharedMemoryFile&& other) noexcept;
@@ -73,10 +81,12 @@ public:
     int fd() const { return fd_; }
     std::byte* data() const { return data_; }
     uint64_t size() const { return bytes_; }
+    size_t start_align() const { return start_align_; }
 
 private:
     void release();
 
+    size_t start_align_ = 1;
     int fd_ = -1;
     std::byte* map_ = nullptr;
     size_t map_bytes_ = 0;

@@ -4,6 +4,7 @@
 #include "core/cpu/source_prep.h"
 
 #include "core/kernel_file/kernel_scan.h"
+#include "core/kernel_file/reference_section.h"
 
 #include <algorithm>
 #include <cctype>
@@ -438,6 +439,27 @@ std::string symbol_part(const std::string& kernel) {
 }
 
 }  // namespace
+
+size_t buffer_start_alignment(const std::string& source) {
+    static const std::set<std::string> sixteen = {
+        "int4",  "uint4",  "float4",   "double2",    "double4",    "long2",       "ulong2",      "long4",
+        "ulong4", "longlong2", "ulonglong2", "longlong4", "ulonglong4", "double4_16a", "long4_16a", "ulong4_16a",
+        "longlong4_16a", "ulonglong4_16a"};
+    const std::string code = without_reference_sections(source);
+    const std::vector<Token> tokens = tokenize_code(code);
+    size_t align = 1;
+    for (size_t k = 0; k < tokens.size(); ++k) {
+        if (tokens[k].kind != Token::Ident) continue;
+        const std::string word = text_of(code, tokens[k]);
+        if (sixteen.count(word) || word.find("_32a") != std::string::npos) align = std::max<size_t>(align, 16);
+        if ((word == "__align__" || word == "alignas") && k + 2 < tokens.size() &&
+            text_of(code, tokens[k + 1]) == "(" && tokens[k + 2].kind == Token::Number) {
+            const unsigned long n = std::strtoul(text_of(code, tokens[k + 2]).c_str(), nullptr, 0);
+            if (n >= 16 && (n & (n - 1)) == 0) align = std::max<size_t>(align, std::min<size_t>(n, 256));
+        }
+    }
+    return align;
+}
 
 std::string plain_entry_symbol(const std::string& kernel) { return "cp_run_plain_" + symbol_part(kernel); }
 std::string fiber_entry_symbol(const std::string& kernel) { return "cp_run_one_" + symbol_part(kernel); }

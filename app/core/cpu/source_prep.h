@@ -32,6 +32,12 @@ PreparedSource prepare_kernel_source(const std::string& source, const std::strin
 // The __global__ functions in `source`, each name once (scan_kernels, kernel_scan.h).
 std::vector<KernelDecl> find_kernels(const std::string& source);
 
+// How aligned the kernel's device code needs its buffers' starts: 16 when it names a 16-byte vector type
+// (float4, int4, uint4, double2, longlong2, ...: a GPU starts buffers 256-byte aligned, and reading a float
+// buffer as float4s relies on that), the largest literal `__align__(N)` / `alignas(N)` of 16 or more (at most
+// 256), else 1. Comments, strings and the CPU reference do not count.
+size_t buffer_start_alignment(const std::string& source);
+
 // Symbols the generated entry points export for `kernel`.
 std::string plain_entry_symbol(const std::string& kernel);
 std::string fiber_entry_symbol(const std::string& kernel);
