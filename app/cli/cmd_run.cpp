@@ -180,7 +180,7 @@ void print_results(const RunReport& r, const DeviceInfo& device) {
             for (std::string line; std::getline(lines, line);) std::cout << "            " << line << "\n";
         }
         if (r.device_split) print_device_split(*r.device_split);
-        std::cout << std::setprecision(1) << "  bandwidth: " << r.bandwidth_gbps << " GB/s";
+        std::cout << std::setprecision(1) << "  bandwidth: " << bandwidth_text(r.bandwidth_gbps);
         if (r.bandwidth_fraction > 0) {
             const size_t devices = r.device_split && top_lines_are_split(*r.device_split) ? r.device_split->parts.size() : 1;
             std::cout << " (" << r.bandwidth_fraction * 100 << "% of "

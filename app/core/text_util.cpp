@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 
 namespace cp {
@@ -75,6 +76,14 @@ std::string closest_name(const std::string& word, const std::vector<std::string>
     const size_t allowed = std::max<size_t>(1, std::max(word.size(), best.size()) / 3);
     if (best.empty() || best_distance > allowed) return {};
     return best;
+}
+
+std::string bandwidth_text(double gbps) {
+    char text[64];
+    if (gbps >= 1 || gbps <= 0) std::snprintf(text, sizeof text, "%.1f GB/s", gbps);
+    else if (gbps >= 1e-3) std::snprintf(text, sizeof text, "%.1f MB/s", gbps * 1e3);
+    else std::snprintf(text, sizeof text, "%.1f kB/s", gbps * 1e6);
+    return text;
 }
 
 std::string count_text(uint64_t n, const std::string& singular, const std::string& plural) {

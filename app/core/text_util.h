@@ -22,6 +22,10 @@ std::string closest_name(const std::string& word, const std::vector<std::string>
 // "1 thread", "2 threads", "0 errors": a count with its noun, plural unless it is one ("es" plurals: give it).
 std::string count_text(uint64_t n, const std::string& singular, const std::string& plural = "");
 
+// "812.4 GB/s", "3.1 GB/s", "11.0 MB/s", "0.4 kB/s": three or so figures whatever the size (a CPU-emulated
+// multiply moves megabytes per second, which "0.0 GB/s" hid).
+std::string bandwidth_text(double gbps);
+
 // " Did you mean `x`?" or "" (leading space included, for appending to a message).
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
 

@@ -3,6 +3,7 @@
 #include "core/session/report_text.h"
 
 #include "core/session/report_json.h"
+#include "core/text_util.h"
 
 #include <gtest/gtest.h>
 
@@ -123,3 +124,12 @@ TEST(ReportText, BuggyOnPurposeSaysWhatItMustShowAndWhetherItDid) {
 
 }  // namespace
 }  // namespace cp
+
+// Bandwidth in units that keep its figures: a CPU-emulated multiply's 11 MB/s was shown as "0.0 GB/s".
+TEST(ReportText, BandwidthKeepsItsFiguresAtAnySize) {
+    EXPECT_EQ(cp::bandwidth_text(812.44), "812.4 GB/s");
+    EXPECT_EQ(cp::bandwidth_text(1.0), "1.0 GB/s");
+    EXPECT_EQ(cp::bandwidth_text(0.011), "11.0 MB/s");
+    EXPECT_EQ(cp::bandwidth_text(0.0004), "400.0 kB/s");
+    EXPECT_EQ(cp::bandwidth_text(0), "0.0 GB/s");
+}

@@ -1,6 +1,7 @@
 // Timing panel drawing (a `devices:` run's per-device table: device_split_view.cpp).
 #include "ui/panels/timing_panel.h"
 
+#include "core/text_util.h"
 #include "ui/panels/device_split_view.h"
 #include "ui/widgets.h"
 
@@ -148,10 +149,11 @@ bool TimingPanel::draw_summary() {
     }
     if (last->bandwidth_gbps > 0) {
         if (last->bandwidth_fraction > 0)
-            ImGui::TextWrapped("bandwidth %.1f GB/s = %.0f%% of copy bandwidth (%.0f GB/s)", last->bandwidth_gbps,
-                               last->bandwidth_fraction * 100, device_.copy_bandwidth_gbps);
+            ImGui::TextWrapped("bandwidth %s = %.0f%% of copy bandwidth (%.0f GB/s)",
+                               bandwidth_text(last->bandwidth_gbps).c_str(), last->bandwidth_fraction * 100,
+                               device_.copy_bandwidth_gbps);
         else
-            ImGui::TextWrapped("bandwidth %.1f GB/s", last->bandwidth_gbps);
+            ImGui::TextWrapped("bandwidth %s", bandwidth_text(last->bandwidth_gbps).c_str());
     }
     return true;
 }
