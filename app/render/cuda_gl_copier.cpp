@@ -5,6 +5,7 @@
 
 #include "core/cuda/cuda_driver.h"
 
+#include <atomic>
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -112,6 +113,14 @@ private:
 };
 
 }  // namespace
+
+namespace {
+std::atomic<bool> g_interop_distrusted{false};
+}  // namespace
+
+bool interop_distrusted() { return g_interop_distrusted.load(); }
+void distrust_interop() { g_interop_distrusted.store(true); }
+void trust_interop_again_for_tests() { g_interop_distrusted.store(false); }
 
 Result<std::unique_ptr<DeviceCopier>> make_cuda_gl_copier(int device_ordinal) {
     std::string why;

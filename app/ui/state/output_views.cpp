@@ -37,6 +37,7 @@ double element_value(const HostBuffer& b, size_t i, int c) {
 }
 
 bool OutputViews::needs_host_data(const KernelFile& file) const {
+    if (copier_ && render::interop_distrusted()) return true;
     for (const ViewSpec& v : shown_views(file.spec)) {
         if (v.kind != ViewSpec::Kind::Image || !copier_) return true;
         const BufferSpec* b = file.buffer(v.buffer);
@@ -74,7 +75,7 @@ std::optional<uint64_t> OutputViews::device_address_of(const std::string& buffer
 }
 
 bool OutputViews::fill_image(OutputView& v, RunReport& report, uint64_t bytes, ConsoleLog& log) {
-    if (v.raw->can_copy_from_device()) {
+    if (v.raw->can_copy_from_device() && !render::interop_distrusted()) {
         std::string why;
         if (auto address = device_address_of(v.spec.buffer, report, why)) {
             auto copied = v.raw->copy_from_device(*address, bytes);
@@ -85,12 +86,13 @@ bool OutputViews::fill_image(OutputView& v, RunReport& report, uint64_t bytes, C
             auto host = report.outputs.find(v.spec.buffer);
             if (copied && host != report.outputs.end() &&
                 !v.raw->matches_host(host->second.bytes.data(), host->second.bytes.size(), 64, &where)) {
+                render::distrust_interop();  // every later picture of this process comes through host memory
                 log.add(LogKind::Warning,
                         "CUDA-GL interop: the texture of `" + v.spec.buffer + "` disagreed with the buffer read back at " +
                             where +
-                            "; showing it from host memory instead. This happens after a kernel faulted on this GPU "
-                            "(the NVIDIA driver logs Xid 109, CTX SWITCH TIMEOUT) until the GPU is reset: see the "
-                            "README, \"After a kernel faults on the GPU\"");
+                            "; from now on this window shows every output from host memory. This happens after a "
+                            "kernel faulted on this GPU (the NVIDIA driver logs Xid 109, CTX SWITCH TIMEOUT) until "
+                            "the GPU is reset: see the README, \"After a kernel faults on the GPU\"");
             } else if (copied) {
                 v.path = "device copy (CUDA-GL interop)";
                 return true;
