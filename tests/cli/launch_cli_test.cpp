@@ -174,7 +174,8 @@ TEST(LaunchCli, TraceAndCoveragePicturesAreChartsWithLabels) {
     EXPECT_EQ(timeline->width, 1920);
     EXPECT_GE(timeline->height, 500);
     const std::string lanes = chart_text(r, "timeline.png");
-    EXPECT_NE(lanes.find("[worker 0]"), std::string::npos) << r.err;
+    // A lane per worker that ran blocks (under load one worker may take them all, so not always "worker 0").
+    EXPECT_NE(lanes.find("[worker "), std::string::npos) << r.err;
     EXPECT_NE(lanes.find("time since the first block started ("), std::string::npos) << r.err;
     EXPECT_NE(lanes.find("[block index]"), std::string::npos) << r.err;
     EXPECT_EQ(coverage->width, 1920);
