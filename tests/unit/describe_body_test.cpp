@@ -84,6 +84,34 @@ TEST(Describe, ExternSharedIsSizedFromHowItIsIndexed) {
     }
 }
 
+// A tile filled several rows per thread (`threadIdx.y + j` for `j += BLOCK_ROWS`, as the transpose samples do)
+// takes a TILE x BLOCK_ROWS block: a TILE x TILE one indexes past the tile (a GPU stops with an illegal address).
+// Without the loop the tile still gives TILE x TILE.
+TEST(Describe, ATileFilledSeveralRowsPerThreadTakesABlockOfThatManyRows) {
+    const std::string kernel =
+        "#define TILE_DIM 32\n#define BLOCK_ROWS 8\n"
+        "__global__ void transpose(float* odata, const float* idata, int width, int height) {\n"
+        "  __shared__ float tile[TILE_DIM][TILE_DIM + 1];\n"
+        "  int x = blockIdx.x * TILE_DIM + threadIdx.x, y = blockIdx.y * TILE_DIM + threadIdx.y;\n"
+        "  for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)\n"
+        "    if (x < width && y + j < height) tile[threadIdx.y + j][threadIdx.x] = idata[(y + j) * width + x];\n"
+        "  __syncthreads();\n"
+        "  x = blockIdx.y * TILE_DIM + threadIdx.x; y = blockIdx.x * TILE_DIM + threadIdx.y;\n"
+        "  for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)\n"
+        "    if (x < height && y + j < width) odata[(y + j) * height + x] = tile[threadIdx.x][threadIdx.y + j];\n}\n";
+    const std::string h = header_for(kernel);
+    EXPECT_NE(h.find("\nblock: 32 x 8\n"), std::string::npos) << h;
+    EXPECT_NE(h.find("filled 4 rows per thread (`threadIdx.y + j`, `j += BLOCK_ROWS`)"), std::string::npos) << h;
+    const std::string one_row = header_for(
+        "#define TILE 16\n__global__ void copy(float* out, const float* in, int width, int height) {\n"
+        "  __shared__ float tile[TILE][TILE];\n"
+        "  int x = blockIdx.x * TILE + threadIdx.x, y = blockIdx.y * TILE + threadIdx.y;\n"
+        "  if (x < width && y < height) tile[threadIdx.y][threadIdx.x] = in[y * width + x];\n"
+        "  __syncthreads();\n"
+        "  if (x < width && y < height) out[y * width + x] = tile[threadIdx.y][threadIdx.x];\n}\n");
+    EXPECT_NE(one_row.find("\nblock: 16 x 16\n"), std::string::npos) << one_row;
+}
+
 TEST(Describe, OneDimensionalPassOverAnImageCoversWidthTimesHeight) {
     const std::string h = header_for(
         "__global__ void brighten(unsigned char* img, unsigned char* out, int width, int height,"

@@ -309,6 +309,17 @@ Result<std::string> propose_header(const KernelFile& file, const std::string& ke
                 p.block_why = "the shared tile `" + a.name + "[" + words_text(a.dims[0]) + "][" +
                               words_text(a.dims[1]) + "]` has one element per thread of a " +
                               std::to_string(p.block_x) + " x " + std::to_string(p.block_y) + " block";
+                // Each thread fills several rows of the tile, ROWS apart (`threadIdx.y + j`, `j += ROWS`): a block of
+                // ROWS rows covers it, and a taller one would index past the tile.
+                if (!body.row_step.empty())
+                    if (auto rows = leading_constant(Words{body.row_step}, body.constants);
+                        rows && *rows > 0 && *rows < *ty && *ty % *rows == 0) {
+                        p.block_y = int(*rows);
+                        p.block_why = "the shared tile `" + a.name + "[" + words_text(a.dims[0]) + "][" +
+                                      words_text(a.dims[1]) + "]` is filled " + std::to_string(*ty / *rows) +
+                                      " rows per thread (`threadIdx.y + j`, `j += " + body.row_step + "`): a " +
+                                      std::to_string(p.block_x) + " x " + std::to_string(p.block_y) + " block";
+                    }
                 break;
             }
         }

@@ -126,8 +126,17 @@ KernelBody read_kernel_body(const std::string& source, const ScannedKernel& kern
         return false;
     };
 
+    std::map<std::string, std::string> loop_steps;  // `j += ROWS`: j -> ROWS
+    std::set<std::string> row_offsets;               // `threadIdx.y + j`: j
     for (size_t i = 0; i < n; ++i) {
         if ((w[i] == "blockIdx" || w[i] == "threadIdx") && at(i + 1) == "." && at(i + 2) == "y") body.two_d = true;
+        if (is_ident(w[i]) && at(i + 1) == "+" && at(i + 2) == "=" && (is_ident(at(i + 3)) || std::isdigit(static_cast<unsigned char>(at(i + 3)[0]))) &&
+            at(i + 4) != "*" && at(i + 4) != "+" && at(i + 4) != "-" && at(i + 4) != "/")
+            loop_steps.emplace(w[i], at(i + 3));
+        if (w[i] == "threadIdx" && at(i + 1) == "." && at(i + 2) == "y" && at(i + 3) == "+" && is_ident(at(i + 4)))
+            row_offsets.insert(at(i + 4));
+        if (w[i] == "+" && at(i + 1) == "threadIdx" && at(i + 2) == "." && at(i + 3) == "y" && i > 0 && is_ident(at(i - 1)))
+            row_offsets.insert(at(i - 1));
 
         // A local variable's first definition: `NAME = EXPR ;` (or `,`), and which thread axis it follows.
         if (is_ident(w[i]) && at(i + 1) == "=" && at(i + 2) != "=" && !pointers.count(w[i]) && !scalars.count(w[i]) &&
@@ -222,6 +231,11 @@ KernelBody read_kernel_body(const std::string& source, const ScannedKernel& kern
                 if (a.indexes.size() < kLookahead) a.indexes.push_back(slice(i + 2, close));
             }
     }
+    for (const std::string& v : row_offsets)
+        if (auto step = loop_steps.find(v); step != loop_steps.end()) {
+            body.row_step = step->second;
+            break;
+        }
     return body;
 }
 

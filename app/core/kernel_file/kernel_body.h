@@ -38,6 +38,9 @@ struct KernelBody {
     std::map<std::string, Words> bounds;         // `v < EXPR` (a guard or a loop): v's first bound
     std::vector<SharedArray> shared;
     std::map<std::string, long> constants;  // `#define TILE 16`, `const int TILE = 16;` in the file
+    // `threadIdx.y + j` where a loop steps `j += ROWS`: each thread covers several rows of a tile, ROWS apart
+    // (the transpose samples' BLOCK_ROWS), so the block has ROWS rows. The step's word; empty when none.
+    std::string row_step;
 };
 
 // Reads `kernel`'s body in `source`. `pointer_params` and `scalar_params` are its parameters' names.
