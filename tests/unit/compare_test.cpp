@@ -3,6 +3,7 @@
 // names into kernel files, carrying the main kernel's choices over, and the speed ratio's words.
 #include "core/session/variants.h"
 #include "support/process.h"
+#include "unit/diagnostics_text.h"
 
 #include <gtest/gtest.h>
 
@@ -14,6 +15,9 @@
 
 namespace cp {
 namespace {
+
+using test::dump;
+using test::errors_of;
 
 const std::filesystem::path kScale = std::filesystem::path(CP_TEST_DATA_DIR) / "compare" / "scale.cu";
 
@@ -32,19 +36,6 @@ std::string with_compare(const std::string& line) {
 int line_of(const std::string& source, const std::string& text) {
     const size_t at = source.find(text);
     return 1 + int(std::count(source.begin(), source.begin() + long(at), '\n'));
-}
-
-std::string dump(const KernelFile& f) {
-    std::string out;
-    for (const auto& d : f.diagnostics) out += "  " + d.str() + "\n";
-    return out;
-}
-
-std::vector<Diagnostic> errors_of(const KernelFile& f) {
-    std::vector<Diagnostic> out;
-    for (const auto& d : f.diagnostics)
-        if (d.severity == Severity::Error) out.push_back(d);
-    return out;
 }
 
 TEST(CompareHeader, KernelsOfTheFileAndFilesAreAccepted) {

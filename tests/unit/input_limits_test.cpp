@@ -6,6 +6,7 @@
 #include "core/kernel_file/kernel_file.h"
 #include "core/kernel_file/reference_section.h"
 #include "core/session/run_choices.h"
+#include "unit/diagnostics_text.h"
 
 #include <gtest/gtest.h>
 
@@ -16,18 +17,8 @@
 namespace cp {
 namespace {
 
-std::string dump(const KernelFile& f) {
-    std::string out;
-    for (const auto& d : f.diagnostics) out += "  " + d.str() + "\n";
-    return out;
-}
-
-std::vector<Diagnostic> errors_of(const KernelFile& f) {
-    std::vector<Diagnostic> out;
-    for (const auto& d : f.diagnostics)
-        if (d.severity == Severity::Error) out.push_back(d);
-    return out;
-}
+using test::dump;
+using test::errors_of;
 
 // A pasted sample of at least `bytes`: `blocks` repetitions of a kernel, a host function that launches it and a
 // host-only include, then main(). Returns the text; `blocks` and main's line are set for the checks.

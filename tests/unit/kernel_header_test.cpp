@@ -1,11 +1,15 @@
 // Malformed metadata headers: each problem is reported on the right line (and column) with a message
 // that says how to fix it. Well-formed variants parse into the expected spec.
 #include "core/kernel_file/kernel_file.h"
+#include "unit/diagnostics_text.h"
 
 #include <gtest/gtest.h>
 
 namespace cp {
 namespace {
+
+using test::dump;
+using test::errors_of;
 
 // A valid kernel whose header lines are numbered 2..8; tests replace or add lines.
 std::vector<std::string> base_header() {
@@ -31,17 +35,9 @@ KernelFile parse(const std::vector<std::string>& header, const std::string& code
     return parse_kernel_source(make_source(header, code), "test.cu");
 }
 
-std::string dump(const KernelFile& f) {
-    std::string out;
-    for (const auto& d : f.diagnostics) out += "  " + d.str() + "\n";
-    return out;
-}
-
 // Exactly one error, on `line`, whose message contains every piece.
 Diagnostic expect_error(const KernelFile& f, int line, std::initializer_list<std::string> pieces) {
-    std::vector<Diagnostic> errors;
-    for (const auto& d : f.diagnostics)
-        if (d.severity == Severity::Error) errors.push_back(d);
+    const std::vector<Diagnostic> errors = errors_of(f);
     EXPECT_EQ(errors.size(), 1u) << dump(f);
     if (errors.empty()) return {};
     EXPECT_EQ(errors[0].line, line) << dump(f);
