@@ -56,6 +56,25 @@ const TextEditor::Language* cuda_language() {
     return &language;
 }
 
+// A modal that asks before `act` discards something: `ask` (set by a button) opens it once; the confirming
+// button runs `act`, Cancel closes it.
+void confirm_modal(bool& ask, const char* title, const char* question, const char* confirm,
+                   const std::function<void()>& act) {
+    if (ask) {
+        ImGui::OpenPopup(title);
+        ask = false;
+    }
+    if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+    ImGui::TextUnformatted(question);
+    if (ImGui::Button(confirm) && act) {
+        act();
+        ImGui::CloseCurrentPopup();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+}
+
 }  // namespace
 
 EditorPanel::EditorPanel(std::optional<KernelDocument>& doc, const CompileStatus& status, bool& auto_compile,
@@ -150,20 +169,8 @@ void EditorPanel::draw_toolbar() {
 
     draw_stock_changed();
 
-    if (confirm_revert_) {
-        ImGui::OpenPopup("Revert to stock?");
-        confirm_revert_ = false;
-    }
-    if (ImGui::BeginPopupModal("Revert to stock?", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
-        ImGui::TextUnformatted("Discard your edits and go back to the bundled version of this kernel?");
-        if (ImGui::Button("Revert") && actions_.revert) {
-            actions_.revert();
-            ImGui::CloseCurrentPopup();
-        }
-        ImGui::SameLine();
-        if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
-        ImGui::EndPopup();
-    }
+    confirm_modal(confirm_revert_, "Revert to stock?",
+                  "Discard your edits and go back to the bundled version of this kernel?", "Revert", actions_.revert);
 }
 
 void EditorPanel::draw_stock_changed() {
@@ -184,20 +191,9 @@ void EditorPanel::draw_stock_changed() {
     same_line_if_fits(button_width("Take the new one"));
     if (ImGui::Button("Take the new one")) confirm_take_ = true;
     note_button("Take the new one");
-    if (confirm_take_) {
-        ImGui::OpenPopup("Take the library's new version?");
-        confirm_take_ = false;
-    }
-    if (ImGui::BeginPopupModal("Take the library's new version?", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
-        ImGui::TextUnformatted("Discard your edits and take the library's new version of this lesson?");
-        if (ImGui::Button("Take the new one") && actions_.revert) {
-            actions_.revert();
-            ImGui::CloseCurrentPopup();
-        }
-        ImGui::SameLine();
-        if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
-        ImGui::EndPopup();
-    }
+    confirm_modal(confirm_take_, "Take the library's new version?",
+                  "Discard your edits and take the library's new version of this lesson?", "Take the new one",
+                  actions_.revert);
     if (!comparing_) return;
     // "-" lines are the library's new version only, "+" lines yours only (the diff is rebuilt when either changes).
     if (doc.revision() != diff_revision_ || doc.stock_text() != diff_stock_) {
