@@ -9,10 +9,8 @@
 #include "core/cpu/fault_report.h"
 #include "core/cpu/guarded_memory.h"
 #include "core/cpu/host_compiler.h"
-#include "core/cpu/source_prep.h"
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/engine/occupancy.h"
-#include "core/kernel_file/local_includes.h"
 #include "core/worker/sandbox.h"
 
 #include <algorithm>
@@ -183,13 +181,7 @@ CompileResult CpuBackend::compile(const CompileRequest& request) {
     module.library_path = built.library;
     module.temporary_dir = built.temporary_dir;
     module.source_path = request.path.empty() ? "kernel.cu" : request.path;
-    {
-        // The kernel's own headers count too (a pasted sample's float4 helpers).
-        std::string device_code = request.source;
-        const LocalIncludes includes = resolve_local_includes(request.source, module.source_path, true);
-        for (const LocalHeader& h : includes.headers) device_code += "\n" + h.rewritten;
-        module.buffer_align = buffer_start_alignment(device_code);
-    }
+    module.buffer_align = built.buffer_align;
     Result<ModuleFacts> facts =
         runner_->load_module(id, built.library.string(), built.kernel_name, "kernel `" + built.kernel_name + "`");
     if (!facts) {

@@ -409,6 +409,12 @@ CpuCompileOutput compile_for_cpu(const CompileRequest& request, const HostCompil
         out.diagnostics = includes.diagnostics;
         return out;
     }
+    {
+        // The kernel's own headers count too (a pasted sample's float4 helpers).
+        std::string device_code = request.source;
+        for (const LocalHeader& h : includes.headers) device_code += "\n" + h.rewritten;
+        out.buffer_align = buffer_start_alignment(device_code);
+    }
     const PreparedSource prepared = prepare_kernel_source(request.source, user_path, request.kernel_name);
     out.diagnostics = prepared.diagnostics;
     out.kernel_name = prepared.kernel_name;

@@ -58,6 +58,7 @@ struct CpuCompileOutput {
     std::string kernel_name;              // the kernel the library's entry points call
     bool nvrtc_refused = false;           // the diagnostics are NVRTC's (its device-code check failed)
     bool host_compiler_ran = false;       // the host compiler was started (not refused before, not cached)
+    size_t buffer_align = 1;              // how aligned the device code needs buffer starts (buffer_start_alignment)
 };
 
 // The whole compile of a kernel: its local headers, the prepared source, the cache, NVRTC's check of the
