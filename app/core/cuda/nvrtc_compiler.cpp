@@ -170,11 +170,11 @@ bool cuda_driver_loaded() {
 // NVRTC reads the toolkit's headers and loads its builtins library; with Landlock it may read nothing else
 // (a computed #include of another file fails as if the file did not exist), except the driver's JIT cache
 // where the driver is loaded (driver_jit_cache_dir).
-FileAccessPolicy nvrtc_file_policy() {
+FileAccessPolicy nvrtc_file_policy(bool driver_loaded) {
     FileAccessPolicy p;
     p.label = "NVRTC";
     p.read_write.push_back(pch_dir());  // precompiled headers (nvrtc_pch.h)
-    if (auto jit_cache = driver_jit_cache_dir(cuda_driver_loaded())) p.read_write.push_back(*jit_cache);
+    if (auto jit_cache = driver_jit_cache_dir(driver_loaded)) p.read_write.push_back(*jit_cache);
     for (const auto& dir : cuda_include_dirs()) p.read.push_back(std::filesystem::weakly_canonical(dir));
     Dl_info info{};
     if (dladdr(reinterpret_cast<void*>(&nvrtcVersion), &info) && info.dli_fname) {
@@ -239,9 +239,15 @@ void compile_uncached(const CompileRequest& request, const LocalIncludes& includ
     for (const auto& o : pch) argv.push_back(o.c_str());
     if (!syntax_only) ++g_nvrtc_invocations;
     preload_nvrtc_builtins();
-    // Not made once per process: the driver may be loaded after the first compile (the worker compiles while
-    // CUDA starts). The confined thread is one per distinct policy (run_confined).
-    const FileAccessPolicy policy = nvrtc_file_policy();
+    // One policy per state of the driver, which may be loaded after the first compile (the worker compiles while
+    // CUDA starts); the confined thread is one per distinct policy (run_confined).
+    static const FileAccessPolicy without_driver = nvrtc_file_policy(false);
+    const FileAccessPolicy* policy_ptr = &without_driver;
+    if (cuda_driver_loaded()) {
+        static const FileAccessPolicy with_driver = nvrtc_file_policy(true);
+        policy_ptr = &with_driver;
+    }
+    const FileAccessPolicy& policy = *policy_ptr;
     run_confined(policy, [&] { r = nvrtcCompileProgram(program, int(argv.size()), argv.data()); });
     pch_record(pch, nvrtcGetPCHCreateStatus(program) == NVRTC_SUCCESS);
     out.log = program_log(program);
