@@ -208,3 +208,70 @@ TEST(CpuSourcePrep, BufferStartAlignmentFromTheDeviceCode) {
     EXPECT_EQ(cp::buffer_start_alignment("struct alignas(8) P { float a, b; };\n" + plain), 1u);
     EXPECT_EQ(cp::buffer_start_alignment("struct alignas(4096) Big { char c; };\n" + plain), 256u);
 }
+
+namespace cp {
+namespace {
+
+// Static __shared__ arrays become references to guarded storage (one id per declarator, in order);
+// scalars, initialised declarations and labels stay as written; lines do not move. The file's __align__(16)
+// makes it a vector kernel (buffer_start_alignment): every array starts 16-byte aligned.
+TEST(CpuSourcePrep, RewritesStaticSharedArraysKeepingLines) {
+    const std::string src = "__shared__ float file_tile[4][5];\n"                               // 1
+                            "extern \"C\" __global__ void k(int n)\n"                            // 2
+                            "{\n"                                                                // 3
+                            "    __shared__ __align__(16) unsigned char bytes[3], *where, flag;\n"  // 4
+                            "    static __shared__ volatile int\n"                               // 5
+                            "        counts[2 * 8];\n"                                           // 6
+                            "    __shared__ cub::Pair<int, float> pairs[4];\n"                   // 7
+                            "    __shared__ int not_an_array;\n"                                 // 8
+                            "    bytes[0] = counts[1] + file_tile[0][0] + pairs[0].a;\n"          // 9
+                            "}\n";
+    const PreparedSource p = prepare_kernel_source(src, "dir/k.cu", "k");
+    ASSERT_FALSE(has_errors(p.diagnostics));
+    const std::string& t = p.text;
+    EXPECT_NE(t.find("#define file_tile (::cp_shim::shared_slot<float [4][5], 16>(0u, \"file_tile\"))"),
+              std::string::npos) << t;
+    EXPECT_NE(t.find("static thread_local ::cp_shim::same_type<float [4][5]> cp_shared_twin_0;"), std::string::npos) << t;
+    EXPECT_NE(t.find("auto& bytes = ::cp_shim::shared_slot<unsigned char [3], 16>(1u, \"bytes\");"), std::string::npos) << t;
+    EXPECT_NE(t.find("__shared__ __align__(16) unsigned char *where;"), std::string::npos) << t;
+    EXPECT_NE(t.find("__shared__ __align__(16) unsigned char flag;"), std::string::npos) << t;
+    EXPECT_NE(t.find("auto& counts = ::cp_shim::shared_slot<volatile int [2*8], 16>(2u, \"counts\");"),
+              std::string::npos) << t;
+    EXPECT_NE(t.find("shared_slot<cub::Pair<int,float> [4], 16>(3u, \"pairs\")"), std::string::npos) << t;
+    EXPECT_NE(t.find("    __shared__ int not_an_array;"), std::string::npos) << t;
+    // Line 9 of the user's file is still line 9: count from the last #line before it.
+    const std::string user_part = t.substr(0, t.find(kEntryPointsFile));
+    const size_t at = user_part.find("bytes[0] = ");
+    const size_t directive = user_part.rfind("#line ", at);
+    ASSERT_NE(directive, std::string::npos);
+    const int line = std::stoi(user_part.substr(directive + 6));
+    EXPECT_EQ(line + count_lines(user_part.substr(directive, at - directive)) - 1, 9) << user_part;
+}
+
+// Without vector types or __align__ the arrays start only as aligned as their elements need (their end
+// touches the guard); with a float4 in the device code, 16-byte aligned as on a GPU.
+TEST(CpuSourcePrep, SharedArraysStartAlignedForVectorKernelsOnly) {
+    const std::string plain = "extern \"C\" __global__ void k(float* o) { __shared__ float s[3]; o[0] = s[0]; }\n";
+    EXPECT_NE(prepare_kernel_source(plain, "k.cu", "k").text.find("shared_slot<float [3], 1>(0u, \"s\")"), std::string::npos);
+    const std::string vector =
+        "extern \"C\" __global__ void k(float4* o) { __shared__ float s[3]; o[0].x = s[0]; }\n";
+    EXPECT_NE(prepare_kernel_source(vector, "k.cu", "k").text.find("shared_slot<float [3], 16>(0u, \"s\")"), std::string::npos);
+}
+
+TEST(CpuSourcePrep, LeavesSharedDeclarationsOfUnknownShapeAlone) {
+    const std::string src = "#define SMEM __shared__ float made_by_macro[8]\n"
+                            "extern \"C\" __global__ void k(int n)\n"
+                            "{\n"
+                            "    SMEM;\n"
+                            "    switch (n) { case 1: __shared__ float after_label[4]; after_label[0] = 1; }\n"
+                            "    __shared__ float (*row_pointer)[4];\n"
+                            "}\n";
+    const PreparedSource p = prepare_kernel_source(src, "k.cu", "k");
+    ASSERT_FALSE(has_errors(p.diagnostics));
+    EXPECT_EQ(p.text.find("shared_slot<"), std::string::npos) << p.text;
+    EXPECT_NE(p.text.find("case 1: __shared__ float after_label[4];"), std::string::npos) << p.text;
+    EXPECT_NE(p.text.find("__shared__ float (*row_pointer)[4];"), std::string::npos) << p.text;
+}
+
+}  // namespace
+}  // namespace cp

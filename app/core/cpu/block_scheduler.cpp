@@ -6,6 +6,7 @@
 #include "core/cpu/block_scheduler.h"
 
 #include "core/cpu/sanitizer_support.h"
+#include "core/cpu/static_shared.h"
 #include "core/cpu/warp_ops.h"
 
 #include <algorithm>
@@ -33,7 +34,7 @@ void api_print(void* block, const char* text, size_t length) { scheduler_of(bloc
     scheduler_of(block)->on_fail(kind, what, line);
 }
 
-const cp_abi::HostApi kHostApi = {api_sync_threads, api_warp_op, api_print, api_fail};
+const cp_abi::HostApi kHostApi = {api_sync_threads, api_warp_op, api_print, api_fail, StaticSharedArrays::host_call};
 
 }  // namespace
 

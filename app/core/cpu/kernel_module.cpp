@@ -4,6 +4,7 @@
 
 #include "core/cpu/source_prep.h"
 
+#include <atomic>
 #include <algorithm>
 #include <dlfcn.h>
 #include <link.h>
@@ -39,7 +40,9 @@ int find_segments(dl_phdr_info* info, size_t, void* data) {
 }  // namespace
 
 Result<std::unique_ptr<KernelModule>> KernelModule::load(const fs::path& library, fs::path temporary_dir) {
+    static std::atomic<uint64_t> loaded{0};
     std::unique_ptr<KernelModule> m(new KernelModule);
+    m->serial_ = ++loaded;
     m->library_ = library;
     m->temporary_dir_ = std::move(temporary_dir);
     m->handle_ = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);

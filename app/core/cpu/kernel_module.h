@@ -45,6 +45,8 @@ public:
     void* symbol(const std::string& name) const;
     // Bytes of thread-local storage: the kernel's static __shared__ variables plus the shim's thread state.
     uint64_t tls_bytes() const { return tls_bytes_; }
+    // Different for every module loaded in this process (an address may be reused after an unload).
+    uint64_t serial() const { return serial_; }
 
 private:
     KernelModule() = default;
@@ -54,6 +56,7 @@ private:
     cp_abi::ThreadState* (*state_fn_)() = nullptr;
     uintptr_t base_ = 0, code_begin_ = 0, code_end_ = 0;
     uint64_t tls_bytes_ = 0;
+    uint64_t serial_ = 0;
     std::map<std::string, KernelEntry> entries_;
 };
 

@@ -1,5 +1,5 @@
 // Kernel source preparation for the CPU backend: over the shared C++ tokens (kernel_scan.h), the
-// unsupported-feature scan, the `extern __shared__` rewrite and the
+// unsupported-feature scan, the `__shared__` rewrites (dynamic and static arrays) and the
 // generated entry points. Line numbers are kept with #line so compiler messages name the user's lines.
 #include "core/cpu/source_prep.h"
 
@@ -243,12 +243,136 @@ std::string escape_for_line_directive(const std::string& path) {
     return out;
 }
 
-// Rewrites each `extern __shared__ T name[];` to a pointer to the running block's dynamic shared memory:
-// a local variable inside functions, a macro at namespace scope. Newlines are kept so lines do not move.
-std::string rewrite_extern_shared(const std::string& s, const std::vector<Token>& tokens, const std::string& path,
-                                  std::vector<Diagnostic>& diags) {
+// Rewrites one static `__shared__` declaration, tokens [first, semi), to guarded storage per array (see
+// cuda_shim.h, shared_slot): `__shared__ float a[32][33], b[8];` becomes
+// `auto& a = ::cp_shim::shared_slot<float [32][33], 1>(0u, "a"); auto& b = ...;` inside a function, a macro at
+// namespace scope. Each array also keeps an unused thread-local twin, so the library's thread-local size still
+// bounds the kernel's static shared memory (occupancy, the 48 KiB limit). Scalars stay thread-local.
+// Returns false, leaving the text alone, for a shape it does not know (initialisers, parentheses, labels).
+// Appends a token's text, with a space only where two words would otherwise run together.
+void append_token(std::string& out, const std::string& word) {
+    if (!out.empty() && !word.empty() && ident_char(out.back()) && ident_char(word.front())) out += ' ';
+    out += word;
+}
+
+bool rewrite_static_shared(const std::string& s, const std::vector<Token>& tokens, size_t first, size_t semi,
+                           bool namespace_scope, unsigned vector_align, const std::string& path, unsigned& next_id,
+                           std::string& out) {
+    std::vector<size_t> rest;  // the tokens left once __shared__, static, __device__ and alignment are taken out
+    std::string align_text;    // __align__(N) / alignas(N) / __attribute__((...)), kept for scalars
+    unsigned align = 1;
+    for (size_t m = first; m < semi; ++m) {
+        const std::string w = text_of(s, tokens[m]);
+        if (w == "__shared__" || w == "static" || w == "__device__") continue;
+        if ((w == "__align__" || w == "alignas" || w == "__attribute__") && m + 1 < semi &&
+            is_punct(s, tokens[m + 1], '(')) {
+            const size_t close = matching(s, tokens, m + 1, '(', ')');
+            if (close >= semi) return false;
+            align_text += s.substr(tokens[m].begin, tokens[close].end - tokens[m].begin) + " ";
+            const Token& arg = tokens[m + 2];
+            const unsigned long n = arg.kind == Token::Number ? std::strtoul(text_of(s, arg).c_str(), nullptr, 0) : 16;
+            if (w != "__attribute__" && n > 0 && (n & (n - 1)) == 0) align = std::max(align, unsigned(std::min(n, 4096ul)));
+            m = close;
+            continue;
+        }
+        rest.push_back(m);
+    }
+    // Declarators, split at top-level commas (template arguments and array sizes may hold commas).
+    std::vector<std::vector<size_t>> parts(1);
+    int square = 0, angle = 0;
+    for (const size_t m : rest) {
+        const Token& t = tokens[m];
+        if (t.kind == Token::Punct) {
+            const char c = s[t.begin];
+            if (c == '[') ++square;
+            if (c == ']') --square;
+            if (square == 0 && c == '<') ++angle;
+            if (square == 0 && c == '>') --angle;
+            if (square == 0 && (c == '(' || c == ')' || c == '{' || c == '}' || c == '=')) return false;
+            if (c == ':' && !((m > first && is_punct(s, tokens[m - 1], ':')) || (m + 1 < semi && is_punct(s, tokens[m + 1], ':'))))
+                return false;  // a label, not `::`
+            if (square == 0 && angle == 0 && c == ',') {
+                parts.emplace_back();
+                continue;
+            }
+        }
+        parts.back().push_back(m);
+    }
+    if (square != 0 || angle != 0) return false;
+    struct Declarator {
+        size_t name = 0;   // token index
+        std::string type;  // the declarator's type-id, the name taken out
+        bool array = false;
+        std::string text;  // the declarator as written
+    };
+    std::string base;  // the first declarator's specifiers, without its own * and &
+    std::vector<Declarator> decls;
+    for (size_t p = 0; p < parts.size(); ++p) {
+        const std::vector<size_t>& part = parts[p];
+        size_t name_pos = part.size();
+        int depth = 0;
+        for (size_t q = 0; q < part.size(); ++q) {
+            const Token& t = tokens[part[q]];
+            if (is_punct(s, t, '[') || is_punct(s, t, '<')) ++depth;
+            if (is_punct(s, t, ']') || is_punct(s, t, '>')) --depth;
+            if (depth == 0 && t.kind == Token::Ident) name_pos = q;
+        }
+        if (name_pos == part.size() || (p == 0 && name_pos == 0)) return false;
+        size_t spec_end = 0;  // where this declarator's own tokens start
+        if (p == 0) {
+            spec_end = name_pos;
+            while (spec_end > 0 && (is_punct(s, tokens[part[spec_end - 1]], '*') || is_punct(s, tokens[part[spec_end - 1]], '&')))
+                --spec_end;
+            for (size_t q = 0; q < spec_end; ++q) append_token(base, text_of(s, tokens[part[q]]));
+            if (base.empty()) return false;
+        }
+        Declarator d;
+        d.name = part[name_pos];
+        d.type = base + " ";
+        for (size_t q = spec_end; q < part.size(); ++q) {
+            const std::string w = text_of(s, tokens[part[q]]);
+            append_token(d.text, w);
+            if (q == name_pos) continue;
+            append_token(d.type, w);
+            if (q > name_pos && w == "[") d.array = true;
+        }
+        decls.push_back(std::move(d));
+    }
+    if (std::none_of(decls.begin(), decls.end(), [](const Declarator& d) { return d.array; })) return false;
+    const unsigned slot_align = std::max(align, vector_align);
+    std::string text;
+    for (const Declarator& d : decls) {
+        const std::string name = text_of(s, tokens[d.name]);
+        if (!d.array) {
+            text += "__shared__ " + align_text + base + " " + d.text + "; ";
+            continue;
+        }
+        const std::string id = std::to_string(next_id++);
+        const std::string slot = "::cp_shim::shared_slot<" + d.type + ", " + std::to_string(slot_align) + ">(" + id +
+                                 "u, \"" + name + "\")";
+        const std::string twin =
+            "__attribute__((used)) static thread_local ::cp_shim::same_type<" + d.type + "> cp_shared_twin_" + id + "; ";
+        if (namespace_scope)
+            text += "\n" + twin + "\n#define " + name + " (" + slot + ")\n";
+        else
+            text += twin + "auto& " + name + " = " + slot + "; ";
+    }
+    const int newlines = int(std::count(s.begin() + long(tokens[first].begin), s.begin() + long(tokens[semi].end), '\n'));
+    if (namespace_scope)
+        out += text + "#line " + std::to_string(tokens[semi].line) + " \"" + escape_for_line_directive(path) + "\"\n";
+    else
+        out += text + std::string(size_t(newlines), '\n');
+    return true;
+}
+
+// Rewrites each `extern __shared__ T name[];` to a pointer to the running block's dynamic shared memory
+// (a local variable inside functions, a macro at namespace scope), and each static `__shared__` array to
+// its own guarded storage (rewrite_static_shared). Lines do not move: newlines are kept, or #line resyncs.
+std::string rewrite_shared(const std::string& s, const std::vector<Token>& tokens, const std::string& path,
+                           unsigned vector_align, std::vector<Diagnostic>& diags) {
     std::string out;
     size_t copied = 0;
+    unsigned next_id = 0;
     std::vector<bool> namespace_braces;  // per open brace: does it open a namespace / extern "C" block?
     for (size_t k = 0; k < tokens.size(); ++k) {
         const Token& t = tokens[k];
@@ -264,6 +388,28 @@ std::string rewrite_extern_shared(const std::string& s, const std::vector<Token>
         }
         if (is_punct(s, t, '}')) {
             if (!namespace_braces.empty()) namespace_braces.pop_back();
+            continue;
+        }
+        const bool at_namespace_scope =
+            std::all_of(namespace_braces.begin(), namespace_braces.end(), [](bool b) { return b; });
+        if (t.kind == Token::Ident && text_of(s, t) == "__shared__" && !(k > 0 && text_of(s, tokens[k - 1]) == "extern")) {
+            size_t first = k;  // the statement's first token
+            while (first > 0) {
+                const Token& b = tokens[first - 1];
+                if (b.kind == Token::Directive || is_punct(s, b, ';') || is_punct(s, b, '{') || is_punct(s, b, '}')) break;
+                --first;
+            }
+            size_t semi = k + 1;
+            while (semi < tokens.size() && !is_punct(s, tokens[semi], ';') && !is_punct(s, tokens[semi], '{') &&
+                   !is_punct(s, tokens[semi], '}'))
+                ++semi;
+            if (semi == tokens.size() || !is_punct(s, tokens[semi], ';')) continue;
+            std::string text;
+            if (rewrite_static_shared(s, tokens, first, semi, at_namespace_scope, vector_align, path, next_id, text)) {
+                out += s.substr(copied, tokens[first].begin - copied) + text;
+                copied = tokens[semi].end;
+                k = semi;
+            }
             continue;
         }
         if (!(t.kind == Token::Ident && text_of(s, t) == "extern" && k + 1 < tokens.size() &&
@@ -295,8 +441,6 @@ std::string rewrite_extern_shared(const std::string& s, const std::vector<Token>
         const int newlines = int(std::count(s.begin() + long(t.begin), s.begin() + long(tokens[semi].end), '\n'));
         out += s.substr(copied, t.begin - copied);
         const std::string pointer = "(static_cast<" + type + "*>(::cp_shim::dynamic_shared()))";
-        const bool at_namespace_scope =
-            std::all_of(namespace_braces.begin(), namespace_braces.end(), [](bool b) { return b; });
         if (at_namespace_scope) {
             out += "\n#define " + name + " " + pointer + "\n#line " + std::to_string(tokens[semi].line) + " \"" +
                    escape_for_line_directive(path) + "\"\n";
@@ -510,8 +654,11 @@ PreparedSource prepare_kernel_source(const std::string& whole_source, const std:
     if (has_errors(out.diagnostics)) return out;
 
     const std::string k = out.kernel_name;
+    // Kernels that read float4s start their buffers 16-byte aligned, as on a GPU: their shared arrays too.
+    const unsigned vector_align =
+        source.find("__shared__") == std::string::npos ? 1 : unsigned(buffer_start_alignment(source));
     out.text = "#line 1 \"" + escape_for_line_directive(path) + "\"\n" +
-               rewrite_extern_shared(source, tokens, path, out.diagnostics);
+               rewrite_shared(source, tokens, path, vector_align, out.diagnostics);
     if (has_errors(out.diagnostics)) {
         out.text.clear();
         return out;

@@ -1,5 +1,6 @@
 // Preparing a kernel's CUDA source for the host compiler: finding __global__ functions, refusing what the
-// CPU backend cannot run (with the line), rewriting `extern __shared__` and appending the entry points.
+// CPU backend cannot run (with the line), rewriting `extern __shared__` and static `__shared__` arrays (to guarded
+// storage) and appending the entry points.
 #pragma once
 
 #include "core/types.h"

@@ -26,6 +26,22 @@ WorkerPool::~WorkerPool() {
     for (auto& w : workers_) w->thread.join();
 }
 
+namespace {
+
+WorkerFaultPlace static_shared_place(const StaticSharedArrays::Hit& array, bool found_after_launch) {
+    WorkerFaultPlace place;
+    place.kind = WorkerFaultPlace::Kind::StaticShared;
+    place.location = array.location;
+    place.shared_bytes = array.bytes;
+    place.array_name = array.name;
+    place.element_size = array.element_size;
+    place.extents = array.extents;
+    place.found_after_launch = found_after_launch;
+    return place;
+}
+
+}  // namespace
+
 GridOutcome WorkerPool::run(const GridLaunch& launch) {
     const uint64_t total = launch.grid.count();
     {
@@ -48,6 +64,17 @@ GridOutcome WorkerPool::run(const GridLaunch& launch) {
     }
 
     GridOutcome out;
+    // A write just before a static __shared__ array's start lands in its first page without faulting (as
+    // for buffers, cpu_executor.cpp): found now, without the thread.
+    for (auto& w : workers_) {
+        const auto array = w->static_shared.written_outside();  // restores the pattern whatever happened
+        if (array && !w->failed) {
+            w->failed = true;
+            w->failure = GridFailure{};
+            w->failure.block = total;  // after every block that failed on the spot
+            w->failure.place = static_shared_place(*array, true);
+        }
+    }
     std::vector<std::pair<uint64_t, std::string>> printed;
     uint64_t dropped_lines = 0, dropped_bytes = 0;
     for (auto& w : workers_) {
@@ -155,6 +182,11 @@ void WorkerPool::execute(Worker& w) {
         w.dynamic_shared = std::move(*buffer);
     }
     cp_abi::ThreadState* state = job.module->thread_state();
+    if (w.static_shared_module != job.module->serial()) {  // another library: its own declarations
+        w.static_shared.forget();
+        w.static_shared_module = job.module->serial();
+    }
+    w.static_shared.attach(state);
     state->block_dim = {job.block.x, job.block.y, job.block.z};
     state->grid_dim = {job.grid.x, job.grid.y, job.grid.z};
     state->dynamic_shared = job.dynamic_shared_bytes ? w.dynamic_shared.data() : nullptr;
@@ -200,6 +232,8 @@ __attribute__((noinline)) void WorkerPool::run_blocks(Worker& w, cp_abi::ThreadS
             w.failure.place.kind = WorkerFaultPlace::Kind::DynamicShared;
             w.failure.place.location = w.dynamic_shared.locate(address);
             w.failure.place.shared_bytes = w.dynamic_shared.size();
+        } else if (const auto array = w.static_shared.locate(address)) {
+            w.failure.place = static_shared_place(*array, false);
         } else if (w.scheduler.stack_guard_contains(address) || w.scheduler.stack_guard_contains(w.trap.record.stack_pointer)) {
             w.failure.place.kind = WorkerFaultPlace::Kind::StackGuard;
         }

@@ -7,6 +7,7 @@
 #include "core/cpu/fault_trap.h"
 #include "core/cpu/guarded_memory.h"
 #include "core/cpu/kernel_module.h"
+#include "core/cpu/static_shared.h"
 #include "core/engine/engine_api.h"
 #include "core/types.h"
 
@@ -38,9 +39,13 @@ struct GridLaunch {
 
 // Where a crash's data address fell, when it is somewhere the worker itself knows about.
 struct WorkerFaultPlace {
-    enum class Kind { Elsewhere, DynamicShared, StackGuard } kind = Kind::Elsewhere;
-    GuardedBuffer::Location location;  // DynamicShared
+    enum class Kind { Elsewhere, DynamicShared, StaticShared, StackGuard } kind = Kind::Elsewhere;
+    GuardedBuffer::Location location;  // DynamicShared, StaticShared
     uint64_t shared_bytes = 0;
+    std::string array_name;            // StaticShared: the array, and its element size (for "element 33 of 32")
+    uint32_t element_size = 0;
+    std::vector<uint64_t> extents;     // StaticShared: its dimensions, outermost first
+    bool found_after_launch = false;   // StaticShared: written where no guard is, found once the blocks ended
 };
 
 struct GridFailure {
@@ -85,6 +90,8 @@ private:
         FaultTrap trap;
         AltSignalStack* alt_stack = nullptr;  // owned by the worker's thread
         GuardedBuffer dynamic_shared;
+        StaticSharedArrays static_shared;
+        uint64_t static_shared_module = 0;  // the KernelModule::serial() they belong to
         std::vector<std::pair<uint64_t, std::string>> printed;
         uint64_t current_block = 0;
         bool failed = false;

@@ -7,7 +7,7 @@
 #include <cstdint>
 
 // Bump whenever a struct or function below changes: cached kernel libraries are keyed by it.
-#define CP_SHIM_ABI_VERSION 3
+#define CP_SHIM_ABI_VERSION 4
 
 namespace cp_abi {
 
@@ -39,6 +39,13 @@ struct WarpRequest {
     int line;                // source line of the call
 };
 
+// Where a static `__shared__` array of the running kernel lives (source_prep.cpp rewrites each array
+// declaration to ask for it): its storage for the declaration's size, in guarded memory of its own.
+struct SharedSlot {
+    void* data;
+    unsigned long long bytes;
+};
+
 // Why a kernel stopped itself (assert, __trap).
 enum FailKind : int { kAssert = 0, kTrap = 1, kUnsupported = 2 };
 
@@ -50,6 +57,12 @@ struct HostApi {
     void (*print)(void* block, const char* text, std::size_t length);
     // Never returns: ends the launch with an error naming the thread, the line and `what`.
     void (*fail)(void* block, int kind, const char* what, int line);
+    // The storage of static `__shared__` declaration `id` (numbered in the file) for an array of `bytes` bytes
+    // named `name`, of `element_size`-byte elements in `rank` dimensions of `extents` elements (outermost
+    // first; at most 4 are given), starting `align`-aligned; made on first use and kept for the worker; null
+    // when there is no memory for it. `owner` is ThreadState::shared_owner.
+    void* (*shared_slot)(void* owner, unsigned id, unsigned long long bytes, unsigned align, unsigned element_size,
+                         const char* name, const unsigned long long* extents, unsigned rank);
 };
 
 // One per OS thread per loaded kernel library (thread_local inside the library). The host fills the
@@ -64,6 +77,11 @@ struct ThreadState {
     void* dynamic_shared;    // extern __shared__ storage of the running block
     void* block;             // the host's scheduler for the running block (opaque to the kernel)
     const HostApi* host;
+    // Static __shared__ arrays: per declaration id, the storage last handed out (HostApi::shared_slot fills
+    // it), so that a declaration asks the host only the first time (or for another size of a template).
+    SharedSlot* shared_slots;
+    unsigned shared_slot_count;
+    void* shared_owner;      // the worker's arrays (opaque to the kernel)
 };
 
 // Describes the plain (fiber-less) run of a block's threads: in `order` (null = natural order, x

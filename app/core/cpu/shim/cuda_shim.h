@@ -45,7 +45,9 @@
 #define __cudart_builtin__
 #define __device_builtin__
 // Threads of a block share a worker OS thread and a block never moves to another one, so per-OS-thread
-// storage is per-block storage. `extern __shared__` is rewritten by the backend before compiling.
+// storage is per-block storage. The backend rewrites `extern __shared__` and static `__shared__` arrays
+// before compiling (to guarded memory, source_prep.cpp); what is left (scalars, declarations made by macros
+// or in included headers) is thread-local.
 #define __shared__ static thread_local
 
 // ---- thread state and the built-in variables ----
@@ -123,6 +125,26 @@ static inline T reduce(int op_unsigned, int op_signed, int line, unsigned mask, 
 [[noreturn]] static inline void fail(int kind, const char* what, int line) {
     CP_SHIM_STATE.host->fail(CP_SHIM_STATE.block, kind, what, line);
     __builtin_unreachable();  // the host never returns from fail()
+}
+// A static `__shared__` array (`__shared__ float tile[32][33];` becomes `auto& tile = shared_slot<float[32][33],
+// A>(id, "tile");`, source_prep.cpp): the worker's storage for it, ending at a guard page so that an index
+// past its end faults and is reported. `Align` is the declaration's __align__ or, in kernels that use
+// 16-byte vector types, 16.
+template <class T>
+using same_type = T;  // `same_type<float[32][33]> name;` declares an array from a type-id
+template <class T, unsigned Align>
+static inline T& shared_slot(unsigned id, const char* name) {
+    cp_abi::ThreadState& state = CP_SHIM_STATE;
+    if (__builtin_expect(id < state.shared_slot_count && state.shared_slots[id].bytes == sizeof(T), 1))
+        return *static_cast<T*>(state.shared_slots[id].data);
+    constexpr unsigned align = alignof(T) > Align ? unsigned(alignof(T)) : Align;
+    static constexpr unsigned long long extents[4] = {std::extent<T, 0>::value, std::extent<T, 1>::value,
+                                                      std::extent<T, 2>::value, std::extent<T, 3>::value};
+    void* data = state.host->shared_slot(state.shared_owner, id, sizeof(T), align,
+                                         unsigned(sizeof(std::remove_all_extents_t<T>)), name, extents,
+                                         unsigned(std::rank<T>::value));
+    if (!data) fail(cp_abi::kUnsupported, "no memory for a __shared__ array", 0);
+    return *static_cast<T*>(data);
 }
 __attribute__((format(printf, 1, 2))) static inline int device_printf(const char* format, ...) {
     char text[1024];

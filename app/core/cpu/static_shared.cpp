@@ -1,0 +1,76 @@
+// Static `__shared__` arrays in guarded memory, per worker (static_shared.h).
+#include "core/cpu/static_shared.h"
+
+#include <algorithm>
+
+namespace cp {
+
+void* StaticSharedArrays::storage(unsigned id, uint64_t bytes, size_t align, uint32_t element_size, const char* name,
+                                  std::vector<uint64_t> extents) {
+    Array* found = nullptr;
+    for (const auto& a : arrays_)
+        if (a->id == id && a->memory.size() == bytes) found = a.get();
+    if (!found) {
+        auto memory = GuardedBuffer::allocate(bytes, align);
+        if (!memory) return nullptr;
+        auto a = std::make_unique<Array>();
+        a->id = id;
+        a->name = name ? name : "";
+        a->element_size = element_size;
+        a->extents = std::move(extents);
+        a->memory = std::move(*memory);
+        found = a.get();
+        arrays_.push_back(std::move(a));
+    }
+    if (id >= table_.size()) table_.resize(size_t(id) + 1, cp_abi::SharedSlot{nullptr, 0});
+    table_[id] = {found->memory.data(), found->memory.size()};
+    if (state_) attach(state_);  // the table may have moved
+    return found->memory.data();
+}
+
+void StaticSharedArrays::forget() {
+    arrays_.clear();
+    table_.clear();
+    if (state_) attach(state_);
+}
+
+void StaticSharedArrays::attach(cp_abi::ThreadState* state) {
+    state_ = state;
+    state->shared_slots = table_.empty() ? nullptr : table_.data();
+    state->shared_slot_count = unsigned(table_.size());
+    state->shared_owner = this;
+}
+
+std::optional<StaticSharedArrays::Hit> StaticSharedArrays::locate(uintptr_t address) const {
+    for (const auto& a : arrays_) {
+        const GuardedBuffer::Location loc = a->memory.locate(address);
+        if (loc.where != GuardedBuffer::Where::Outside) return Hit{a->name, a->memory.size(), a->element_size, a->extents, loc};
+    }
+    return std::nullopt;
+}
+
+std::optional<StaticSharedArrays::Hit> StaticSharedArrays::written_outside() {
+    for (const auto& a : arrays_) {
+        for (const bool after : {true, false}) {
+            const uint64_t distance = after ? a->memory.tail_written_distance() : a->memory.slack_written_distance();
+            if (!distance) continue;
+            a->memory.restore_slack();
+            const auto where = after ? GuardedBuffer::Where::PastEnd : GuardedBuffer::Where::BeforeStart;
+            // tail_written_distance is 1 + the offset past the end: the location's distance is the offset.
+            return Hit{a->name, a->memory.size(), a->element_size, a->extents, {where, after ? distance - 1 : distance}};
+        }
+    }
+    return std::nullopt;
+}
+
+void* StaticSharedArrays::host_call(void* owner, unsigned id, unsigned long long bytes, unsigned align,
+                                    unsigned element_size, const char* name, const unsigned long long* extents,
+                                    unsigned rank) {
+    if (!owner) return nullptr;
+    std::vector<uint64_t> dims;
+    for (unsigned d = 0; d < std::min(rank, 4u) && extents; ++d) dims.push_back(extents[d]);
+    return static_cast<StaticSharedArrays*>(owner)->storage(id, bytes, std::max(1u, align), element_size, name,
+                                                            std::move(dims));
+}
+
+}  // namespace cp
