@@ -4,6 +4,7 @@
 #include "core/engine/engine_api.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace cp {
 
@@ -69,6 +70,11 @@ bool has_errors(const std::vector<Diagnostic>& diags) {
 
 void fill_with_pattern(std::byte* dst, uint64_t bytes, const std::vector<std::byte>& pattern) {
     if (pattern.empty() || bytes == 0) return;
+    // One byte repeated (zeros, the usual output reset): one pass of writes instead of reads and writes.
+    if (std::all_of(pattern.begin(), pattern.end(), [&](std::byte b) { return b == pattern[0]; })) {
+        std::memset(dst, std::to_integer<int>(pattern[0]), bytes);
+        return;
+    }
     std::copy(pattern.begin(), pattern.end(), dst);
     // Double the filled prefix each step: log2(bytes / pattern) copies instead of one per element.
     uint64_t filled = pattern.size();

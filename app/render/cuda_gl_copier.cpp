@@ -3,6 +3,7 @@
 // machines without a GPU; there make_cuda_gl_copier fails and outputs are uploaded from host memory.
 #include "render/device_copier.h"
 
+#include "core/cuda/cuda_backend_factory.h"
 #include "core/cuda/cuda_driver.h"
 
 #include <atomic>
@@ -118,7 +119,9 @@ namespace {
 std::atomic<bool> g_interop_distrusted{false};
 }  // namespace
 
-bool interop_distrusted() { return g_interop_distrusted.load(); }
+// A kernel that faulted in this process's CUDA worker counts as a stale copy already seen: no texture is
+// registered or copied after it (the copy would stall, or leave the texture stale, until the GPU is reset).
+bool interop_distrusted() { return g_interop_distrusted.load() || gpu_faults_in_this_process() > 0; }
 void distrust_interop() { g_interop_distrusted.store(true); }
 void trust_interop_again_for_tests() { g_interop_distrusted.store(false); }
 

@@ -40,7 +40,8 @@ Result<std::unique_ptr<DeviceCopier>> make_cuda_gl_copier(int device_ordinal = 0
 // Once a copy through CUDA-GL interop is caught leaving a texture stale (the NVIDIA driver does so after a
 // kernel faulted on the GPU, until the GPU is reset), no later copy in this process is trusted: outputs come
 // through host memory. A later texture registration may even spin inside the driver for minutes (seen on an
-// H200, driver 580, for the second and third picture of a compare lesson), so none is attempted.
+// H200, driver 580, for the second and third picture of a compare lesson), so none is attempted. A kernel
+// fault in this process's CUDA worker (remember_gpu_fault, core/cuda/cuda_backend_factory.h) counts the same.
 bool interop_distrusted();
 void distrust_interop();
 void trust_interop_again_for_tests();

@@ -6,6 +6,7 @@
 
 #include "core/kernel_file/describe.h"
 
+#include "core/cuda/cuda_backend_factory.h"
 #include "core/engine/backend.h"
 #include "core/kernel_file/kernel_file.h"
 #include "core/session/backend_setup.h"
@@ -23,6 +24,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstdlib>
+#include <ctime>
 #include <sstream>
 
 namespace cp::ui {
@@ -38,6 +40,20 @@ std::string params_summary(const std::map<std::string, double>& params) {
     std::ostringstream s;
     for (const auto& [k, v] : params) s << (s.tellp() ? " " : "") << k << "=" << v;
     return s.str();
+}
+
+// "06:55" (today) or "2026-11-25 06:55", in local time.
+std::string local_time_text(int64_t seconds) {
+    const std::time_t t = std::time_t(seconds), now = std::time(nullptr);
+    std::tm at{}, today{};
+    localtime_r(&t, &at);
+    localtime_r(&now, &today);
+    char text[32];
+    if (at.tm_year == today.tm_year && at.tm_yday == today.tm_yday)
+        std::strftime(text, sizeof text, "%H:%M", &at);
+    else
+        std::strftime(text, sizeof text, "%Y-%m-%d %H:%M", &at);
+    return text;
 }
 
 }  // namespace
@@ -64,7 +80,21 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     sanitize_.unavailable = sanitize_unavailable_reason(runner_->device());
 
     std::string output_path = "host upload (the backend's buffers are in host memory)";
-    if (caps.device_buffers) {
+    // CUDA_PLAYGROUND_INTEROP=off: outputs always through host memory; =on: interop even after a remembered
+    // fault (once the GPU was reset).
+    const char* interop_choice = std::getenv("CUDA_PLAYGROUND_INTEROP");
+    const std::string interop = interop_choice ? interop_choice : "";
+    const std::optional<int64_t> faulted = caps.device_buffers && interop != "on" ? remembered_gpu_fault() : std::nullopt;
+    if (caps.device_buffers && interop == "off") {
+        output_path = "host upload (CUDA_PLAYGROUND_INTEROP=off)";
+    } else if (faulted) {
+        output_path = "host upload (a kernel faulted on this GPU at " + local_time_text(*faulted) + ")";
+        console_.add(LogKind::Info,
+                     "A kernel faulted on this GPU at " + local_time_text(*faulted) +
+                         ", so outputs go through host memory: after a fault the NVIDIA driver stalls CUDA-GL interop "
+                         "(seconds per picture) or leaves its textures stale until the GPU is reset. After a reset, "
+                         "CUDA_PLAYGROUND_INTEROP=on uses interop again; a reboot forgets the fault.");
+    } else if (caps.device_buffers) {
         if (auto copier = render::make_cuda_gl_copier(0); copier) {
             copier_ = std::move(*copier);
             output_path = copier_->describe();

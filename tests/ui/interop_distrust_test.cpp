@@ -4,6 +4,7 @@
 // A fake copier that "copies" nothing stands in for the driver; the run is a real one on the CPU backend.
 #include "ui_test_support.h"
 
+#include "core/cuda/cuda_backend_factory.h"
 #include "core/engine/backend.h"
 #include "core/kernel_file/kernel_file.h"
 #include "render/colormap_pass.h"
@@ -34,8 +35,31 @@ public:
 };
 
 struct TrustAgain {
-    ~TrustAgain() { render::trust_interop_again_for_tests(); }
+    ~TrustAgain() {
+        render::trust_interop_again_for_tests();
+        forget_gpu_faults_in_this_process_for_tests();
+    }
 };
+
+// box_blur run for real on the CPU backend, its outputs handed over as if they were the CUDA worker's.
+struct BlurRun {
+    std::optional<KernelFile> file;
+    RunReport report;
+};
+BlurRun blur_run() {
+    BlurRun out;
+    auto backend = find_backend("cpu")->make();
+    if (!backend) return out;
+    Engine engine(std::move(*backend));
+    KernelSession session(engine);
+    auto file = load_kernel_file(std::string(CP_SOURCE_DIR) + "/kernels/image/box_blur.cu");
+    if (!file) return out;
+    session.set_kernel(*file);
+    out.report = session.run();
+    for (const auto& [name, host] : out.report.outputs) out.report.ipc_handles[name] = {1, 2, 3};
+    out.file = std::move(*file);
+    return out;
+}
 
 }  // namespace
 
@@ -85,4 +109,43 @@ TEST(InteropDistrust, AStaleCopySendsEveryLaterPictureThroughHostMemory) {
     const auto& host = report.outputs.begin()->second.bytes;
     std::string where;
     EXPECT_TRUE(column_views.views()[0].raw->matches_host(host.data(), host.size(), 64, &where)) << where;
+}
+
+// A kernel that faulted in this process's CUDA worker: the next pictures come from host memory without a copy
+// being tried (it would stall in the driver, or leave the texture stale), and the console says why, once.
+TEST(InteropDistrust, AFaultInThisProcessSendsEveryLaterPictureThroughHostMemory) {
+    auto target = render::make_headless_target({64, 64, ""});
+    if (!target) GTEST_SKIP() << "no headless OpenGL: " << target.error().full();
+    auto colormap = render::ColormapPass::create();
+    ASSERT_TRUE(colormap.ok()) << colormap.error().full();
+    BlurRun run = blur_run();
+    ASSERT_TRUE(run.file && run.report.ok());
+    ASSERT_FALSE(run.report.outputs.empty());
+
+    const TrustAgain restore;
+    render::trust_interop_again_for_tests();
+    forget_gpu_faults_in_this_process_for_tests();
+    StaleCopier copier;
+    ui::ConsoleLog log;
+    ui::OutputViews views(&copier, colormap->get());
+    EXPECT_FALSE(views.needs_host_data(*run.file));
+    EXPECT_FALSE(render::interop_distrusted());
+
+    const uitest::ScopedUserDir user;  // where the fault would be remembered on a machine with a GPU
+    remember_gpu_fault();
+    EXPECT_TRUE(render::interop_distrusted());
+    EXPECT_TRUE(views.needs_host_data(*run.file)) << "runs after the fault must read their outputs back";
+    views.update(*run.file, run.report, 1, log);
+    views.update(*run.file, run.report, 2, log);
+    EXPECT_EQ(copier.copies, 0) << "no texture may be copied through interop after a fault";
+    ASSERT_EQ(views.views().size(), 1u);
+    EXPECT_EQ(views.views()[0].path, "host upload");
+    int said = 0;
+    for (const ui::LogEntry& e : log.entries())
+        said += e.text.find("A kernel faulted on the GPU: from now on this window shows every output from host memory") !=
+                std::string::npos;
+    EXPECT_EQ(said, 1);
+    const auto& host = run.report.outputs.begin()->second.bytes;
+    std::string where;
+    EXPECT_TRUE(views.views()[0].raw->matches_host(host.data(), host.size(), 64, &where)) << where;
 }

@@ -345,6 +345,13 @@ TEST(FillWithPattern, RepeatsAnyElementSize) {
         std::vector<std::byte> out(count * element, std::byte{0xEE});
         fill_with_pattern(out.data(), out.size(), pattern);
         for (uint64_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], pattern[i % element]) << "element size " << element << " at " << i;
+        // One byte repeated (zeros, -1) takes the memset path: every byte still set, none past the end.
+        for (const std::byte b : {std::byte{0}, std::byte{0x7F}}) {
+            std::vector<std::byte> whole(count * element + 5, std::byte{0xEE});
+            fill_with_pattern(whole.data(), count * element, std::vector<std::byte>(element, b));
+            for (uint64_t i = 0; i < count * element; ++i) ASSERT_EQ(whole[i], b) << "element size " << element << " at " << i;
+            for (uint64_t i = count * element; i < whole.size(); ++i) ASSERT_EQ(whole[i], std::byte{0xEE}) << i;
+        }
     }
 }
 

@@ -211,7 +211,11 @@ Response CudaWorkerBackend::call(const Request& request, int timeout_s, const st
     if (reply.outcome == WorkerProcess::Outcome::Answered) {
         if (Result<Response> response = decode_response(std::move(reply.message))) {
             const auto error = error_of(*response);
-            if (error && error->context_was_reset) worker_.stop(false);  // it is ending: start afresh next time
+            if (error && error->context_was_reset) {
+                worker_.stop(false);  // it is ending: start afresh next time
+                // A kernel faulted on the GPU: CUDA-GL interop is not to be trusted until the GPU is reset.
+                if (error->kind == ErrorKind::Fault || error->kind == ErrorKind::OutOfBounds) remember_gpu_fault();
+            }
             return std::move(*response);
         }
         worker_.stop(true);  // it answered nonsense: it cannot be trusted with the next request

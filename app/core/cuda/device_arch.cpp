@@ -1,12 +1,14 @@
-// The architecture of the first CUDA device, for compile-only use (`compile`), without starting a backend.
-// Starting CUDA costs ~200 ms per visible GPU, so the answer is remembered per user for the machine's GPUs as
-// the driver lists them in /proc (read without starting CUDA).
+// What is remembered per user about the machine's GPUs, as the driver lists them in /proc (read without
+// starting CUDA): the architecture of the first CUDA device, for compile-only use (`compile`; starting CUDA
+// costs ~200 ms per visible GPU), and whether a kernel faulted on them since the machine started.
 #include "core/cuda/cubin_cache.h"
 #include "core/cuda/cuda_backend_factory.h"
 #include "core/cuda/cuda_driver.h"
 
 #include <unistd.h>
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -81,5 +83,59 @@ std::string cuda_device_arch() {
     }
     return arch;
 }
+
+// ---- faults ----
+
+namespace {
+
+std::atomic<int> g_faults_in_this_process{0};
+
+// The GPUs and this boot of the machine (a reboot, or a driver reload, forgets the fault).
+std::string machine_state() {
+    const std::string identity = gpu_identity();
+    if (identity.empty()) return {};
+    return cache_key(identity + "\nboot " + read_text("/proc/sys/kernel/random/boot_id"));
+}
+
+fs::path fault_file() {
+    const fs::path cache = user_cache_dir();
+    return cache.empty() ? fs::path() : cache / "gpu-fault";
+}
+
+}  // namespace
+
+void remember_gpu_fault_in(const fs::path& file, const std::string& machine, int64_t when) {
+    if (file.empty() || machine.empty()) return;
+    std::error_code ec;
+    fs::create_directories(file.parent_path(), ec);
+    const fs::path tmp = file.string() + "." + std::to_string(::getpid());
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        out << machine << ' ' << when << '\n';
+    }
+    fs::rename(tmp, file, ec);
+    if (ec) fs::remove(tmp, ec);
+}
+
+std::optional<int64_t> remembered_gpu_fault_in(const fs::path& file, const std::string& machine) {
+    if (file.empty() || machine.empty()) return std::nullopt;
+    std::istringstream remembered(read_text(file));
+    std::string k;
+    int64_t when = 0;
+    if (remembered >> k >> when && k == machine) return when;
+    return std::nullopt;
+}
+
+void remember_gpu_fault() {
+    ++g_faults_in_this_process;
+    const int64_t now =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    remember_gpu_fault_in(fault_file(), machine_state(), now);
+}
+
+int gpu_faults_in_this_process() { return g_faults_in_this_process.load(); }
+void forget_gpu_faults_in_this_process_for_tests() { g_faults_in_this_process.store(0); }
+
+std::optional<int64_t> remembered_gpu_fault() { return remembered_gpu_fault_in(fault_file(), machine_state()); }
 
 }  // namespace cp
