@@ -404,6 +404,14 @@ RunJob Workspace::job_from_inputs() {
 }
 
 void Workspace::apply_outcome(RunOutcome outcome) {
+    // A kernel faulted in this window's CUDA worker: no interop from here on (render::interop_distrusted).
+    if (copier_ && !told_fault_ && gpu_faults_in_this_process() > 0) {
+        told_fault_ = true;
+        console_.add(LogKind::Info,
+                     "A kernel faulted on the GPU: from now on this window shows every output from host memory, since "
+                     "the NVIDIA driver stalls CUDA-GL interop or leaves its textures stale until the GPU is reset (see "
+                     "the README, \"After a kernel faults on the GPU\")");
+    }
     if (outcome.suggestion) {
         apply_block_suggestion(std::move(outcome));
         return;

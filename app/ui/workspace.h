@@ -186,6 +186,7 @@ private:
     std::vector<KernelFile> library_;
     std::unique_ptr<LiveRunner> runner_;
     std::unique_ptr<render::DeviceCopier> copier_;
+    bool told_fault_ = false;  // "a kernel faulted: host memory from now on" is said once
     std::unique_ptr<render::ColormapPass> colormap_;
     std::unique_ptr<OutputViews> outputs_;
 

@@ -102,9 +102,14 @@ TEST(FaultThenDisplay, SameWindowAfterAFault) {
     // A run after an edit is not checked unless asked ("verify every run"); Run (F5) always reads back and checks.
     ws.request_run();
     expect_good_picture(**host, ws);
-    // The window's own worker faulted: no interop copy after it.
+    // The window's own worker faulted: no interop copy after it, and the Console says why, once.
     ASSERT_EQ(ws.outputs().views().size(), 1u);
     EXPECT_EQ(ws.outputs().views()[0].path, "host upload");
+    int said = 0;
+    for (const auto& e : ws.console().entries())
+        said += e.text.find("A kernel faulted on the GPU: from now on this window shows every output from host memory") !=
+                std::string::npos;
+    EXPECT_EQ(said, 1);
 }
 
 // The other process remembers the fault (per user and boot): this window shows its outputs through host

@@ -112,7 +112,8 @@ TEST(InteropDistrust, AStaleCopySendsEveryLaterPictureThroughHostMemory) {
 }
 
 // A kernel that faulted in this process's CUDA worker: the next pictures come from host memory without a copy
-// being tried (it would stall in the driver, or leave the texture stale), and the console says why, once.
+// being tried (it would stall in the driver, or leave the texture stale). The window's Console says why
+// (FaultThenDisplay.SameWindowAfterAFault, on a GPU).
 TEST(InteropDistrust, AFaultInThisProcessSendsEveryLaterPictureThroughHostMemory) {
     auto target = render::make_headless_target({64, 64, ""});
     if (!target) GTEST_SKIP() << "no headless OpenGL: " << target.error().full();
@@ -140,11 +141,6 @@ TEST(InteropDistrust, AFaultInThisProcessSendsEveryLaterPictureThroughHostMemory
     EXPECT_EQ(copier.copies, 0) << "no texture may be copied through interop after a fault";
     ASSERT_EQ(views.views().size(), 1u);
     EXPECT_EQ(views.views()[0].path, "host upload");
-    int said = 0;
-    for (const ui::LogEntry& e : log.entries())
-        said += e.text.find("A kernel faulted on the GPU: from now on this window shows every output from host memory") !=
-                std::string::npos;
-    EXPECT_EQ(said, 1);
     const auto& host = run.report.outputs.begin()->second.bytes;
     std::string where;
     EXPECT_TRUE(views.views()[0].raw->matches_host(host.data(), host.size(), 64, &where)) << where;

@@ -2,7 +2,6 @@
 // engine is on CUDA, host upload otherwise) and keeping their display textures current.
 #include "ui/state/output_views.h"
 
-#include "core/cuda/cuda_backend_factory.h"
 
 #include "core/kernel_file/kernel_file.h"
 #include "ui/state/console_log.h"
@@ -77,13 +76,6 @@ std::optional<uint64_t> OutputViews::device_address_of(const std::string& buffer
 }
 
 bool OutputViews::fill_image(OutputView& v, RunReport& report, uint64_t bytes, ConsoleLog& log) {
-    if (copier_ && gpu_faults_in_this_process() > 0 && !reported_fault_) {
-        reported_fault_ = true;
-        log.add(LogKind::Info,
-                "A kernel faulted on the GPU: from now on this window shows every output from host memory, since the "
-                "NVIDIA driver stalls CUDA-GL interop or leaves its textures stale until the GPU is reset (see the "
-                "README, \"After a kernel faults on the GPU\")");
-    }
     if (v.raw->can_copy_from_device() && !render::interop_distrusted()) {
         std::string why;
         if (auto address = device_address_of(v.spec.buffer, report, why)) {

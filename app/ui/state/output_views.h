@@ -99,7 +99,6 @@ private:
     std::string kernel_path_;
     bool uses_ipc_;
     bool reported_interop_failure_ = false;
-    bool reported_fault_ = false;  // "a kernel faulted: host memory from now on", said once
 };
 
 }  // namespace cp::ui
