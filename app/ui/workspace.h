@@ -154,6 +154,7 @@ private:
     // The occupancy suggestion (workspace_suggest.cpp): ask the session on the runner's thread, or estimate
     // here without a backend; then apply, show and log the answer.
     void submit_block_suggestion();
+    TimingOptions live_timing(bool verify, bool source_changed, bool compare) const;
     std::string skipped_check_reason(bool source_changed) const;  // RunOptions::skipped_check_reason, in the window's words
     RunJob job_from_inputs();
     void refresh_edit_marks();  // the Library's "(edited)" marks, from disk

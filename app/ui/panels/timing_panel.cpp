@@ -102,12 +102,14 @@ void TimingPanel::draw_presented() {
 }
 
 // Where the last run's wall time went, stage by stage (what cp_ui_bench prints): folded until asked for.
+static const char* const kLaunchRow = "launch (kernel + round trip)";
+
 void TimingPanel::draw_budget(const TimingSample& last) {
     if (!ImGui::CollapsingHeader("Frame budget of the last run")) return;
     const StageTimes& s = last.stages;
     const std::pair<const char*, double> rows[] = {
         {"resolve", s.resolve_ms},       {"compile", s.compile_ms},   {"upload / prepare", s.prepare_ms},
-        {"coverage / trace", s.insight_ms}, {"launch (kernel + round trip)", s.launch_ms},
+        {"coverage / trace", s.insight_ms}, {kLaunchRow, s.launch_ms},
         {"read-back", s.read_back_ms},   {"check", s.check_ms},       {"compare variants", s.variants_ms},
         {"window: textures + columns", last.ui_apply_ms}};
     if (!ImGui::BeginTable("##budget", 2, ImGuiTableFlags_SizingStretchProp)) return;
@@ -117,6 +119,13 @@ void TimingPanel::draw_budget(const TimingSample& last) {
         ImGui::TextUnformatted(name);
         ImGui::TableNextColumn();
         ImGui::Text("%.3f ms", ms);
+        if (name == kLaunchRow && s.launch_backend_ms > 0) {  // where the launch's time was spent
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextDisabled("  of which in the CUDA worker");
+            ImGui::TableNextColumn();
+            ImGui::TextDisabled("%.3f ms", s.launch_backend_ms);
+        }
     }
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
@@ -136,8 +145,13 @@ bool TimingPanel::draw_summary() {
     const double last_ms = t.samples_ms.empty() ? 0 : t.samples_ms.back();
     ImGui::TextWrapped("last %.4f ms   median %.4f ms   min %.4f ms", last_ms, t.median_ms, t.min_ms);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("%zu repeats, %s | grid %s block %s", t.samples_ms.size(),
-                       t.cpu_time ? "CPU clock" : "GPU events", last->grid.str().c_str(), last->block.str().c_str());
+    // A live re-run launches once (Workspace::live_timing): say so, and how to get the repeats.
+    const std::string launches =
+        t.samples_ms.size() == 1 && inputs_.timing.repeats > 1
+            ? "1 launch (a live re-run; F5 times " + std::to_string(inputs_.timing.repeats) + " repeats)"
+            : std::to_string(t.samples_ms.size()) + (t.samples_ms.size() == 1 ? " launch" : " repeats");
+    ImGui::TextWrapped("%s, %s | grid %s block %s", launches.c_str(), t.cpu_time ? "CPU clock" : "GPU events",
+                       last->grid.str().c_str(), last->block.str().c_str());
     ImGui::PopStyleColor();
     if (!device_.caps.gpu) {
         // Said wherever the times are shown: a CPU runs the threads a few at a time, so which kernel is faster
