@@ -35,12 +35,13 @@ double median(std::vector<double> v) {
 
 // Medians of each stage over the runs applied (the frame budget), printed on one line.
 struct StageSamples {
-    std::vector<double> resolve, compile, prepare, insight, launch, read_back, check, variants, session, apply, views,
-        frame;
+    std::vector<double> resolve, compile, prepare, insight, launch, launch_backend, read_back, check, variants, session,
+        apply, views, frame;
     void add(const RunReport& r, double apply_ms, double views_ms, double frame_ms) {
         const StageTimes& s = r.stages;
         resolve.push_back(s.resolve_ms), compile.push_back(s.compile_ms), prepare.push_back(s.prepare_ms);
         insight.push_back(s.insight_ms), launch.push_back(s.launch_ms), read_back.push_back(s.read_back_ms);
+        launch_backend.push_back(s.launch_backend_ms);
         check.push_back(s.check_ms), variants.push_back(s.variants_ms), session.push_back(s.total_ms);
         apply.push_back(apply_ms), views.push_back(views_ms), frame.push_back(frame_ms);
     }
@@ -49,9 +50,9 @@ struct StageSamples {
 
 void StageSamples::print(const char* what) const {
     std::printf("[ui-bench]     per stage (%s, median ms): resolve %.3f, compile %.3f, prepare %.3f, insight %.3f, "
-                "launch %.3f, read-back %.3f, check %.3f | session %.3f + variants %.3f | UI: apply %.3f (views, interop "
-                "+ display %.3f), whole frame %.3f\n",
-                what, median(resolve), median(compile), median(prepare), median(insight), median(launch),
+                "launch %.3f (in the CUDA worker %.3f), read-back %.3f, check %.3f | session %.3f + variants %.3f | UI: apply "
+                "%.3f (views, interop + display %.3f), whole frame %.3f\n",
+                what, median(resolve), median(compile), median(prepare), median(insight), median(launch), median(launch_backend),
                 median(read_back), median(check), median(session), median(variants), median(apply), median(views),
                 median(frame));
 }

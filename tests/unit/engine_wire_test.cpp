@@ -138,7 +138,9 @@ TEST(EngineWire, Responses) {
     l.error = EngineError{"CUDA_ERROR_ILLEGAL_ADDRESS", "message", "hint", true};
     l.trace = {{0, 131, 1ull << 40, (1ull << 40) + 5}, {1, 7, 3, 4}};
     l.trace_unit = "sm";
+    l.backend_ms = 0.125;
     const auto l2 = round_trip_response(l);
+    EXPECT_DOUBLE_EQ(l2.backend_ms, 0.125);
     ASSERT_EQ(l2.trace.size(), 2u);
     EXPECT_EQ(l2.trace[0].unit, 131u);
     EXPECT_EQ(l2.trace[0].end_ns, (1ull << 40) + 5);

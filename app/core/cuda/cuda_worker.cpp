@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <signal.h>
 #include <sys/prctl.h>
 
@@ -62,7 +63,11 @@ int serve(int fd, uint64_t id_base, int ordinal) {
         if (read_message(fd, -1, &in) != ReadStatus::Ok) return 0;  // the app closed the connection
         Result<Request> request = decode_request(std::move(in));
         if (!request) return 2;  // the app's side reports the worker gone (it sent what this build cannot read)
-        const Response response = dispatch_request(*backend, *request);
+        const auto started = std::chrono::steady_clock::now();
+        Response response = dispatch_request(*backend, *request);
+        if (auto* launched = std::get_if<LaunchResult>(&response))
+            launched->backend_ms =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
         if (!write_message(fd, encode_response(response))) return 0;
         // The answer said the context was reset: this process cannot use CUDA any more, so it ends and
         // the app starts the next worker.

@@ -431,7 +431,8 @@ void to_wire(const LaunchResult& r, json& j, Blob&) {
               {"cpu_time", r.timing.cpu_time},
               {"printf_output", r.printf_output},
               {"error", error_json(r.error)},
-              {"trace_unit", r.trace_unit}});
+              {"trace_unit", r.trace_unit},
+              {"backend_ms", r.backend_ms}});
     // The trace travels in the JSON itself, 4 numbers a block (block, unit, start, end), so that a carrier that
     // forwards only the JSON part (the CPU worker's protocol) keeps it.
     json records = json::array();
@@ -450,6 +451,7 @@ LaunchResult from_wire(Type<LaunchResult>, const json& j, Blob&) {
     r.printf_output = j.at("printf_output").get<std::string>();
     r.error = error_from(j);
     r.trace_unit = j.at("trace_unit").get<std::string>();
+    r.backend_ms = j.at("backend_ms").get<double>();
     const json& a = j.at("trace");
     if (a.size() % 4 != 0) malformed("a trace of " + std::to_string(a.size()) + " numbers (4 a block)");
     for (size_t i = 0; i + 3 < a.size(); i += 4)

@@ -281,6 +281,7 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
         launched.printf_output = report.printf_output;
     }
     clock.lap(report.stages.launch_ms);  // with steps: their launches above
+    report.stages.launch_backend_ms = launched.backend_ms;
     report.printf_output = launched.printf_output;
     // Where each buffer lived, also for a launch that failed: compute-sanitizer's findings name addresses.
     for (const auto& [name, b] : buffers_) report.device_addresses[name] = b.device_address;
