@@ -148,7 +148,7 @@ bool TimingPanel::draw_summary() {
     // A live re-run launches once (Workspace::live_timing): say so, and how to get the repeats.
     const std::string launches =
         t.samples_ms.size() == 1 && inputs_.timing.repeats > 1
-            ? "1 launch (a live re-run; F5 times " + std::to_string(inputs_.timing.repeats) + " repeats)"
+            ? "1 launch (live; F5 times " + std::to_string(inputs_.timing.repeats) + ")"
             : std::to_string(t.samples_ms.size()) + (t.samples_ms.size() == 1 ? " launch" : " repeats");
     ImGui::TextWrapped("%s, %s | grid %s block %s", launches.c_str(), t.cpu_time ? "CPU clock" : "GPU events",
                        last->grid.str().c_str(), last->block.str().c_str());
