@@ -104,7 +104,19 @@ private:
     RunReport run_on_devices(const ResolvedRun& resolved, const CompileResult& compiled, const RunOptions& options,
                              RunReport report);
     void forget_device_state();  // after the backend reset its context: every buffer and module is gone
+    // session_run.cpp: a run goes through these stages in order; each may end it (RunState::fail, or done).
+    struct RunState;
     RunReport run_stages(const RunOptions& options);
+    bool stage_check_file(RunState& run);
+    bool stage_resolve(RunState& run);
+    bool stage_compile(RunState& run);
+    bool stage_validate(RunState& run);
+    bool stage_measure(RunState& run);
+    bool stage_prepare(RunState& run);
+    bool stage_launch(RunState& run);
+    bool stage_read_back(RunState& run);
+    bool stage_streams(RunState& run);
+    bool stage_check(RunState& run);
     void judge_expected(RunReport& report) const;  // `expect:`: the outcome and whether it is the one expected
     void verify(const ResolvedRun& resolved, RunReport& report);
     // The launch of `module` with the resolved configuration and the session's buffers as arguments; with

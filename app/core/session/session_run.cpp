@@ -1,5 +1,6 @@
-// KernelSession::run: metadata check, resolve, compile, validate, buffers, launch, read back, verify. Every
-// stage that fails ends the run with a report saying where and why; nothing throws.
+// KernelSession::run: the stages of a run (check the file, resolve, compile, validate, measure, prepare, launch,
+// read back, streams, check), each a function of its own over the run's state. Every stage that fails ends the
+// run with a report saying where and why; nothing throws.
 #include "core/kernel_file/reference_section.h"
 #include "core/session/file_reference.h"
 #include "core/session/output_compare.h"
@@ -113,8 +114,45 @@ void take_check(RunReport& shown, const RunReport& checked) {
         shown.diagnostics.push_back(checked.diagnostics[i]);
 }
 
-RunReport KernelSession::run_stages(const RunOptions& options) {
+// One run on its way through the stages: what each stage made for the ones after it, the report and the clock
+// that times each stage.
+struct KernelSession::RunState {
+    const RunOptions& options;
     RunReport report;
+    StageClock clock;
+    std::optional<ResolvedRun> resolved;                 // stage_resolve
+    const CompileResult* compiled = nullptr;             // stage_compile: the kernel's module
+    std::vector<const CompileResult*> step_modules;      // stage_compile: a file with steps, one per step
+    // Ends the run with the stage that failed and why; returns false, as a stage that stops the run does.
+    bool fail(RunStage stage, Error e) {
+        report.failed_stage = stage;
+        report.error = std::move(e);
+        return false;
+    }
+};
+
+// The stages in order. Each reads what the ones before it made, adds its product (to the report or the run)
+// and its time, and returns false to end the run: failed (report.error says where and why) or complete early
+// (a compile-only backend, a `devices:` split, a run that reads nothing back). What a stage finds unchanged
+// since the last run it does not redo: the compile cache (compile()), the buffers' content keys
+// (prepare_buffers), the host inputs (host_input) and the reference (verify) are keyed by their inputs.
+RunReport KernelSession::run_stages(const RunOptions& options) {
+    using Stage = bool (KernelSession::*)(RunState&);
+    static constexpr Stage kStages[] = {
+        &KernelSession::stage_check_file, &KernelSession::stage_resolve,   &KernelSession::stage_compile,
+        &KernelSession::stage_validate,   &KernelSession::stage_measure,   &KernelSession::stage_prepare,
+        &KernelSession::stage_launch,     &KernelSession::stage_read_back, &KernelSession::stage_streams,
+        &KernelSession::stage_check,
+    };
+    RunState run{options, {}, {}, {}, nullptr, {}};
+    for (const Stage stage : kStages)
+        if (!(this->*stage)(run)) break;
+    return std::move(run.report);
+}
+
+// The file: its header and signature parse, and it has a kernel.
+bool KernelSession::stage_check_file(RunState& run) {
+    RunReport& report = run.report;
     const KernelSpec& spec = kernel_.spec;
     report.kernel = kernel_.signature ? kernel_.signature->launch_name : std::string();
     if (!kernel_.step_signatures.empty()) {
@@ -125,162 +163,196 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
     report.backend = device().backend;
     report.device = device().name;
     report.diagnostics = kernel_.diagnostics;
-    StageClock clock;
-    auto fail = [&report](RunStage stage, Error e) {
-        report.failed_stage = stage;
-        report.error = std::move(e);
-        return report;
-    };
-
     for (const auto& d : kernel_.diagnostics) {
         if (d.severity == Severity::Error) {
-            return fail(RunStage::Metadata, make_error(ErrorKind::Metadata, "the kernel file has an error: " + d.str(),
-                                                       "fix the metadata header or the signature as the message says"));
+            return run.fail(RunStage::Metadata,
+                            make_error(ErrorKind::Metadata, "the kernel file has an error: " + d.str(),
+                                       "fix the metadata header or the signature as the message says"));
         }
     }
     if (!kernel_.signature) {
-        return fail(RunStage::Metadata,
-                    make_error(ErrorKind::Metadata, "no __global__ function found in " + kernel_.path.string(),
-                               "a kernel file holds exactly one __global__ function"));
+        return run.fail(RunStage::Metadata,
+                        make_error(ErrorKind::Metadata, "no __global__ function found in " + kernel_.path.string(),
+                                   "a kernel file holds exactly one __global__ function"));
     }
+    return true;
+}
 
+// The choices and expressions: sizes, launch, images; then what the device refuses whatever the kernel is,
+// before spending a compile on it (the limits that depend on the compiled kernel come after compiling).
+bool KernelSession::stage_resolve(RunState& run) {
+    RunReport& report = run.report;
     auto resolved = resolve(&report.input_problems);
-    clock.lap(report.stages.resolve_ms);
-    if (!resolved) return fail(RunStage::Resolve, resolved.error());
+    run.clock.lap(report.stages.resolve_ms);
+    if (!resolved) return run.fail(RunStage::Resolve, resolved.error());
     report.resolved = *resolved;
-    // What the device refuses whatever the kernel is, before spending a compile on it; the limits that
-    // depend on the compiled kernel (registers, shared memory, __launch_bounds__) come after compiling.
-    if (auto refused = check_device_limits(*resolved); !refused.empty()) {
+    run.resolved = std::move(*resolved);
+    if (auto refused = check_device_limits(*run.resolved); !refused.empty()) {
         report.input_problems = refused;
-        return fail(RunStage::Validate,
-                    make_error(ErrorKind::LaunchRefused, "launch refused: " + refused.front().error.message,
-                               refused.front().error.hint));
+        return run.fail(RunStage::Validate,
+                        make_error(ErrorKind::LaunchRefused, "launch refused: " + refused.front().error.message,
+                                   refused.front().error.hint));
     }
+    return true;
+}
 
+// The kernel's module (and one per step), from the session's keyed cache when the text is unchanged.
+bool KernelSession::stage_compile(RunState& run) {
+    RunReport& report = run.report;
     const CompileResult& compiled = compile();
-    clock.lap(report.stages.compile_ms);
+    run.compiled = &compiled;
+    run.clock.lap(report.stages.compile_ms);
     report.compiled = true;
     report.diagnostics.insert(report.diagnostics.end(), compiled.diagnostics.begin(), compiled.diagnostics.end());
     report.usage = compiled.usage;
     report.cache_hit = compiled.cache_hit;
     report.compile_ms = compiled.compile_ms;
     if (!compiled.ok) {
-        if (compiled.error) return fail(RunStage::Compile, to_error(*compiled.error));
+        if (compiled.error) return run.fail(RunStage::Compile, to_error(*compiled.error));
         std::string first = "compilation failed";
         size_t errors = 0;
         for (const auto& d : compiled.diagnostics) {
             if (d.severity != Severity::Error) continue;
             if (errors++ == 0) first = d.str();
         }
-        return fail(RunStage::Compile,
-                    make_error(ErrorKind::Compile,
-                               errors > 1 ? first + " (and " + count_text(errors - 1, "more error", "more errors") + ")"
-                                          : first,
-                               "fix the source at the line shown; nothing was launched"));
+        return run.fail(RunStage::Compile,
+                        make_error(ErrorKind::Compile,
+                                   errors > 1 ? first + " (and " + count_text(errors - 1, "more error", "more errors") + ")"
+                                              : first,
+                                   "fix the source at the line shown; nothing was launched"));
     }
-
-    std::vector<const CompileResult*> step_modules;
-    if (!resolved->steps.empty()) {
-        auto modules = compile_steps(report);
-        clock.lap(report.stages.compile_ms);
-        if (!modules) return fail(RunStage::Compile, modules.error());
-        step_modules = std::move(*modules);
-        for (size_t i = 0; i < step_modules.size(); ++i) {
-            const CompileResult& c = *step_modules[i];
-            if (c.ok) continue;
-            std::string first = c.error ? c.error->message : "compilation failed";
-            for (const auto& d : c.diagnostics)
-                if (d.severity == Severity::Error) {
-                    report.diagnostics.push_back(d);
-                    if (!c.error) first = d.str();
-                }
-            return fail(RunStage::Compile, make_error(ErrorKind::Compile, step_label(resolved->steps[i]) + ": " + first,
+    if (run.resolved->steps.empty()) return true;
+    auto modules = compile_steps(report);
+    run.clock.lap(report.stages.compile_ms);
+    if (!modules) return run.fail(RunStage::Compile, modules.error());
+    run.step_modules = std::move(*modules);
+    for (size_t i = 0; i < run.step_modules.size(); ++i) {
+        const CompileResult& c = *run.step_modules[i];
+        if (c.ok) continue;
+        std::string first = c.error ? c.error->message : "compilation failed";
+        for (const auto& d : c.diagnostics)
+            if (d.severity == Severity::Error) {
+                report.diagnostics.push_back(d);
+                if (!c.error) first = d.str();
+            }
+        return run.fail(RunStage::Compile, make_error(ErrorKind::Compile, step_label(run.resolved->steps[i]) + ": " + first,
                                                       "fix the source at the line shown; nothing was launched"));
-        }
     }
+    return true;
+}
 
-    if (resolved->steps.empty()) {
-        LaunchCheck check{resolved->grid, resolved->block, resolved->dynamic_shared_bytes, compiled.usage, resolved->problem};
+// The launch against the compiled kernel's resources (registers, shared memory, __launch_bounds__), each step
+// against its own. A compile-only backend stops here: compiling was the whole job.
+bool KernelSession::stage_validate(RunState& run) {
+    RunReport& report = run.report;
+    const ResolvedRun& resolved = *run.resolved;
+    if (resolved.steps.empty()) {
+        LaunchCheck check{resolved.grid, resolved.block, resolved.dynamic_shared_bytes, run.compiled->usage,
+                          resolved.problem};
         report.launch_issues = validate_launch(device(), check);
     }
     // Each step against its own kernel's resources; no coverage guess (a pass over partial sums is one block).
-    for (size_t i = 0; i < resolved->steps.size(); ++i) {
-        const ResolvedStep& s = resolved->steps[i];
+    for (size_t i = 0; i < resolved.steps.size(); ++i) {
+        const ResolvedStep& s = resolved.steps[i];
         for (LaunchIssue issue : validate_launch(device(), LaunchCheck{s.grid, s.block, s.dynamic_shared_bytes,
-                                                                       step_modules[i]->usage, {}})) {
+                                                                       run.step_modules[i]->usage, {}})) {
             issue.message = step_label(s) + ": " + issue.message;
             report.launch_issues.push_back(std::move(issue));
         }
     }
     for (const auto& issue : report.launch_issues) {
         if (issue.severity == Severity::Error) {
-            return fail(
+            return run.fail(
                 RunStage::Validate,
                 make_error(ErrorKind::LaunchRefused, "launch refused: " + issue.message,
-                           resolved->steps.empty() ? "change the block/grid (--block, --grid) as suggested"
-                                                   : "change the step's settings on its `step:` line as suggested"));
+                           resolved.steps.empty() ? "change the block/grid (--block, --grid) as suggested"
+                                                  : "change the step's settings on its `step:` line as suggested"));
         }
     }
-    // A compile-only backend (nothing can run kernels here): compiling was the whole job, and not running is
-    // no error of the kernel's; report.launched says it did not run, the device notes say why.
-    if (!engine_.capabilities().launches) return report;
-    clock.lap(report.stages.resolve_ms);  // the launch checks
+    // Not running is then no error of the kernel's: report.launched says it did not run, the device notes why.
+    if (!engine_.capabilities().launches) return false;
+    run.clock.lap(report.stages.resolve_ms);  // the launch checks
+    return true;
+}
 
-    // Measurements that need launches of their own (session_insight.cpp), before the run's own launch so that
-    // the buffers the window shows hold its output.
+// Measurements that need launches of their own (session_insight.cpp), before the run's own launch so that
+// the buffers the window shows hold its output: coverage (asked, or when the launch looks short of the data)
+// and the trace.
+bool KernelSession::stage_measure(RunState& run) {
+    const RunOptions& options = run.options;
+    RunReport& report = run.report;
+    const ResolvedRun& resolved = *run.resolved;
     bool warned = false;
     for (const auto& issue : report.launch_issues) warned = warned || issue.limit == kCoverageLimit;
-    if (!resolved->steps.empty() && (options.coverage || options.trace))
-        return fail(
+    if (!resolved.steps.empty() && (options.coverage || options.trace))
+        return run.fail(
             RunStage::Launch,
             make_error(ErrorKind::UserInput,
                        std::string(options.coverage ? "coverage" : "a trace") +
                            " is measured over one kernel's "
                            "launch, and this file runs " +
-                           std::to_string(resolved->steps.size()) + " steps",
+                           std::to_string(resolved.steps.size()) + " steps",
                        "run one of its kernels alone: copy the file, replace its `step:` lines by `kernel: NAME` "
                        "with that step's block and grid"));
     if (options.coverage || (options.coverage_when_warned && warned)) {
-        auto measured = measure_coverage(*resolved, compiled.module);
-        clock.lap(report.stages.insight_ms);
-        if (!measured) return fail(RunStage::Launch, measured.error());
+        auto measured = measure_coverage(resolved, run.compiled->module);
+        run.clock.lap(report.stages.insight_ms);
+        if (!measured) return run.fail(RunStage::Launch, measured.error());
         report.coverage = std::move(*measured);
-        if (options.coverage && options.count_writers) count_writers(*resolved, report.coverage);
+        if (options.coverage && options.count_writers) count_writers(resolved, report.coverage);
         apply_measured_coverage(report.coverage, report.launch_issues);
-        clock.lap(report.stages.insight_ms);
+        run.clock.lap(report.stages.insight_ms);
     }
     if (options.trace) {
-        auto traced = trace_launch(*resolved, options.timing);
-        clock.lap(report.stages.insight_ms);
-        if (!traced) return fail(RunStage::Launch, traced.error());
+        auto traced = trace_launch(resolved, options.timing);
+        run.clock.lap(report.stages.insight_ms);
+        if (!traced) return run.fail(RunStage::Launch, traced.error());
         report.trace = std::move(*traced);
     }
-    report.transfers.pinned = options.pinned_host && engine_.capabilities().gpu;
-    if (spec.devices.enabled()) return run_on_devices(*resolved, compiled, options, std::move(report));
-    auto prepared = prepare_buffers(*resolved, options, report.transfers);
-    clock.lap(report.stages.prepare_ms);
-    if (!prepared) return fail(RunStage::Prepare, prepared.error());
+    return true;
+}
 
-    if (!resolved->steps.empty()) {
+// The buffers on the device with their initial contents: allocated when a size changed, uploaded when their
+// contents' key changed (an input the kernel cannot write stays from the last run). A `devices:` file goes
+// its own way from here (session_devices.cpp): one part per device, assembled and checked there.
+bool KernelSession::stage_prepare(RunState& run) {
+    RunReport& report = run.report;
+    report.transfers.pinned = run.options.pinned_host && engine_.capabilities().gpu;
+    if (kernel_.spec.devices.enabled()) {
+        report = run_on_devices(*run.resolved, *run.compiled, run.options, std::move(report));
+        return false;
+    }
+    auto prepared = prepare_buffers(*run.resolved, run.options, report.transfers);
+    run.clock.lap(report.stages.prepare_ms);
+    if (!prepared) return run.fail(RunStage::Prepare, prepared.error());
+    return true;
+}
+
+// The timed launch (or the steps, one after another), its printf output, time and bandwidth.
+bool KernelSession::stage_launch(RunState& run) {
+    const RunOptions& options = run.options;
+    RunReport& report = run.report;
+    const ResolvedRun& resolved = *run.resolved;
+    if (!resolved.steps.empty()) {
         if (options.before_launch) options.before_launch(report);
         bool reset = false;
-        auto ran = launch_steps(*resolved, step_modules, options.timing, report, reset);
+        auto ran = launch_steps(resolved, run.step_modules, options.timing, report, reset);
         if (reset) forget_device_state();  // the backend dropped every buffer and module
-        if (!ran) return fail(RunStage::Launch, ran.error());
+        if (!ran) return run.fail(RunStage::Launch, ran.error());
     }
-    auto made_launch = launch_request(*resolved, compiled.module, options.timing);
-    if (!made_launch) return fail(RunStage::Prepare, made_launch.error());
+    auto made_launch = launch_request(resolved, run.compiled->module, options.timing);
+    if (!made_launch) return run.fail(RunStage::Prepare, made_launch.error());
     LaunchRequest launch = std::move(*made_launch);
-    if (options.before_launch && resolved->steps.empty()) options.before_launch(report);
+    if (options.before_launch && resolved.steps.empty()) options.before_launch(report);
     LaunchResult launched;
-    if (resolved->steps.empty()) {
+    if (resolved.steps.empty()) {
         launched = engine_.launch(std::move(launch));
     } else {
         launched.ok = true;
         launched.timing = report.timing;
         launched.printf_output = report.printf_output;
     }
-    clock.lap(report.stages.launch_ms);  // with steps: their launches above
+    run.clock.lap(report.stages.launch_ms);  // with steps: their launches above
     report.stages.launch_backend_ms = launched.backend_ms;
     report.printf_output = launched.printf_output;
     // Where each buffer lived, also for a launch that failed: compute-sanitizer's findings name addresses.
@@ -291,13 +363,13 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
         std::string message = err.message;
         if (!err.name.empty() && message.find(err.name) == std::string::npos) message += " (" + err.name + ")";
         report.error_line = err.line;
-        return fail(RunStage::Launch, make_error(err.kind, message, err.hint));
+        return run.fail(RunStage::Launch, make_error(err.kind, message, err.hint));
     }
     report.launched = true;
     report.timing = launched.timing;
     report.transfers.kernel_ms = launched.timing.median_ms;
     if (report.timing.median_ms > 0) {
-        report.bandwidth_gbps = double(resolved->traffic_bytes) / (report.timing.median_ms * 1e-3) / 1e9;
+        report.bandwidth_gbps = double(resolved.traffic_bytes) / (report.timing.median_ms * 1e-3) / 1e9;
         if (device().copy_bandwidth_gbps > 0) report.bandwidth_fraction = report.bandwidth_gbps / device().copy_bandwidth_gbps;
     }
     for (const auto& [name, b] : buffers_) {
@@ -306,48 +378,65 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
             report.ipc_offsets[name] = b.ipc_offset;
         }
     }
+    return true;
+}
 
-    for (const auto& b : spec.buffers) {
+// The outputs on the host, when a view, the inspector or the check needs them.
+bool KernelSession::stage_read_back(RunState& run) {
+    const RunOptions& options = run.options;
+    RunReport& report = run.report;
+    for (const auto& b : kernel_.spec.buffers) {
         if (b.direction == Direction::In || !options.read_back) continue;
         ReadBackResult rb = engine_.read_back({buffers_.at(b.name).id, options.pinned_host});
         if (rb.error)
-            return fail(RunStage::Launch,
-                        make_error(rb.error->kind, "could not read back `" + b.name + "`: " + rb.error->message));
+            return run.fail(RunStage::Launch,
+                            make_error(rb.error->kind, "could not read back `" + b.name + "`: " + rb.error->message));
         report.transfers.download_ms += rb.elapsed_ms;
         report.transfers.downloads++;
         report.transfers.download_bytes += rb.data.size();
         report.outputs[b.name] = HostBuffer{b.name, b.type, std::move(rb.data)};
     }
-    clock.lap(report.stages.read_back_ms);
-    // `streams:` (session_streams.cpp): the launch again in chunks on streams; its outputs are the ones checked.
-    if (resolved->streams) {
-        bool reset = false;
-        auto streamed = run_streams(*resolved, compiled.module, report, reset);
-        clock.lap(report.stages.launch_ms);
-        if (reset) forget_device_state();
-        if (!streamed) return fail(RunStage::Launch, streamed.error());
-        report.streams = std::move(*streamed);
-    }
-    if (!options.verify && !spec.reference.empty() && !resolved->stopped_early())
+    run.clock.lap(report.stages.read_back_ms);
+    return true;
+}
+
+// `streams:` (session_streams.cpp): the launch again in chunks on streams; its outputs are the ones checked.
+bool KernelSession::stage_streams(RunState& run) {
+    if (!run.resolved->streams) return true;
+    bool reset = false;
+    auto streamed = run_streams(*run.resolved, run.compiled->module, run.report, reset);
+    run.clock.lap(run.report.stages.launch_ms);
+    if (reset) forget_device_state();
+    if (!streamed) return run.fail(RunStage::Launch, streamed.error());
+    run.report.streams = std::move(*streamed);
+    return true;
+}
+
+// The check against the CPU reference: now, deferred (the window shows the picture first and checks after,
+// KernelSession::check), or not at all, with the reason in the report.
+bool KernelSession::stage_check(RunState& run) {
+    const RunOptions& options = run.options;
+    RunReport& report = run.report;
+    const ResolvedRun& resolved = *run.resolved;
+    const KernelSpec& spec = kernel_.spec;
+    if (!options.verify && !spec.reference.empty() && !resolved.stopped_early())
         report.not_checked = !options.skipped_check_reason.empty()
                                  ? options.skipped_check_reason
                                  : "this run skipped the check (F5 in the window checks it; `run` checks unless --no-verify)";
     if (!options.read_back) {
         report.outputs.clear();
-        return report;
+        return false;
     }
-    if (resolved->stopped_early())  // said whether or not this run asked for the check
-        report.not_checked = "shown after step " + std::to_string(resolved->steps.size()) + " of " +
-                             std::to_string(resolved->steps_in_file) +
+    if (resolved.stopped_early())  // said whether or not this run asked for the check
+        report.not_checked = "shown after step " + std::to_string(resolved.steps.size()) + " of " +
+                             std::to_string(resolved.steps_in_file) +
                              ": the check compares the result of the last step, so it did not run";
     else if (options.verify && !spec.reference.empty() && options.defer_check)
         report.check_pending = true;
     else if (options.verify && !spec.reference.empty())
-        verify(*resolved, report);
-
-    clock.lap(report.stages.check_ms);
-
-    return report;
+        verify(resolved, report);
+    run.clock.lap(report.stages.check_ms);
+    return true;
 }
 
 Result<LaunchRequest> KernelSession::launch_request(const ResolvedRun& resolved, ModuleId module,
