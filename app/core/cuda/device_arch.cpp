@@ -43,6 +43,19 @@ std::string gpu_identity() {
     return id + "\nCUDA_VISIBLE_DEVICES=" + (visible ? visible : "(unset)");
 }
 
+// Writes `text` to `path` whole or not at all (a temporary file renamed over it: processes may race here).
+void write_whole(const fs::path& path, const std::string& text) {
+    std::error_code ec;
+    fs::create_directories(path.parent_path(), ec);
+    const fs::path tmp = path.string() + "." + std::to_string(::getpid());
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        out << text;
+    }
+    fs::rename(tmp, path, ec);
+    if (ec) fs::remove(tmp, ec);
+}
+
 std::string arch_from_driver() {
     const CudaDriver* d = cuda_driver();
     if (!d || d->Init(0) != CUDA_SUCCESS) return {};
@@ -69,18 +82,7 @@ std::string cuda_device_arch() {
         if (remembered >> k >> arch && k == key && arch.rfind("sm_", 0) == 0) return arch;
     }
     const std::string arch = arch_from_driver();
-    if (!memo.empty() && !arch.empty()) {
-        // Written whole or not at all (temporary file + rename): two processes may race here.
-        std::error_code ec;
-        fs::create_directories(memo.parent_path(), ec);
-        const fs::path tmp = memo.string() + "." + std::to_string(::getpid());
-        {
-            std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-            out << key << ' ' << arch << '\n';
-        }
-        fs::rename(tmp, memo, ec);
-        if (ec) fs::remove(tmp, ec);
-    }
+    if (!memo.empty() && !arch.empty()) write_whole(memo, key + ' ' + arch + '\n');
     return arch;
 }
 
@@ -106,15 +108,7 @@ fs::path fault_file() {
 
 void remember_gpu_fault_in(const fs::path& file, const std::string& machine, int64_t when) {
     if (file.empty() || machine.empty()) return;
-    std::error_code ec;
-    fs::create_directories(file.parent_path(), ec);
-    const fs::path tmp = file.string() + "." + std::to_string(::getpid());
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out << machine << ' ' << when << '\n';
-    }
-    fs::rename(tmp, file, ec);
-    if (ec) fs::remove(tmp, ec);
+    write_whole(file, machine + ' ' + std::to_string(when) + '\n');
 }
 
 std::optional<int64_t> remembered_gpu_fault_in(const fs::path& file, const std::string& machine) {
