@@ -174,11 +174,11 @@ TEST(CpuBackendSharedBounds, TemplateInstantiationsOfOneDeclarationKeepTheirOwnA
     }
 }
 
-// A file-scope array (counts shared by the block's threads), several declarators in one statement, a
-// scalar beside them, and the array's name in the report.
+// A file-scope array with a scalar in its statement (the histogram's counts), several declarators in one
+// statement with a scalar beside them, and the array's name in the report.
 TEST(CpuBackendSharedBounds, FileScopeAndSeveralDeclaratorsInOneStatement) {
     const char* src =
-        "__shared__ unsigned counts[10];\n"                                              // 1
+        "__shared__ unsigned counts[10], spare;\n"                                       // 1
         "extern \"C\" __global__ void histogram(const int* in, unsigned* out, int n, int bins)\n"  // 2
         "{\n"                                                                            // 3
         "    __shared__ int first[4], last[4], seen;\n"                                   // 4

@@ -258,6 +258,17 @@ TEST(CpuSourcePrep, SharedArraysStartAlignedForVectorKernelsOnly) {
     EXPECT_NE(prepare_kernel_source(vector, "k.cu", "k").text.find("shared_slot<float [3], 16>(0u, \"s\")"), std::string::npos);
 }
 
+// A scalar beside an array at namespace scope keeps its own line, before the #line that resyncs.
+TEST(CpuSourcePrep, AFileScopeStatementMixingAnArrayAndAScalar) {
+    const std::string src = "__shared__ int counts[4], total;\n"                              // 1
+                            "extern \"C\" __global__ void k(int* o) { o[0] = counts[0] + total; }\n";  // 2
+    const PreparedSource p = prepare_kernel_source(src, "k.cu", "k");
+    ASSERT_FALSE(has_errors(p.diagnostics));
+    EXPECT_NE(p.text.find("\n__shared__ int total; \n#line 1 \"k.cu\"\n"), std::string::npos) << p.text;
+    EXPECT_NE(p.text.find("#define counts (::cp_shim::shared_slot<int [4], 1>(0u, \"counts\"))\n"), std::string::npos)
+        << p.text;
+}
+
 TEST(CpuSourcePrep, LeavesSharedDeclarationsOfUnknownShapeAlone) {
     const std::string src = "#define SMEM __shared__ float made_by_macro[8]\n"
                             "extern \"C\" __global__ void k(int n)\n"

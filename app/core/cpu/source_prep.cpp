@@ -243,18 +243,18 @@ std::string escape_for_line_directive(const std::string& path) {
     return out;
 }
 
-// Rewrites one static `__shared__` declaration, tokens [first, semi), to guarded storage per array (see
-// cuda_shim.h, shared_slot): `__shared__ float a[32][33], b[8];` becomes
-// `auto& a = ::cp_shim::shared_slot<float [32][33], 1>(0u, "a"); auto& b = ...;` inside a function, a macro at
-// namespace scope. Each array also keeps an unused thread-local twin, so the library's thread-local size still
-// bounds the kernel's static shared memory (occupancy, the 48 KiB limit). Scalars stay thread-local.
-// Returns false, leaving the text alone, for a shape it does not know (initialisers, parentheses, labels).
 // Appends a token's text, with a space only where two words would otherwise run together.
 void append_token(std::string& out, const std::string& word) {
     if (!out.empty() && !word.empty() && ident_char(out.back()) && ident_char(word.front())) out += ' ';
     out += word;
 }
 
+// Rewrites one static `__shared__` declaration, tokens [first, semi), to guarded storage per array (see
+// cuda_shim.h, shared_slot): `__shared__ float a[32][33], b[8];` becomes
+// `auto& a = ::cp_shim::shared_slot<float [32][33], 1>(0u, "a"); auto& b = ...;` inside a function, a macro at
+// namespace scope. Each array also keeps an unused thread-local twin, so the library's thread-local size still
+// bounds the kernel's static shared memory (occupancy, the 48 KiB limit). Scalars stay thread-local.
+// Returns false, leaving the text alone, for a shape it does not know (initialisers, parentheses, labels).
 bool rewrite_static_shared(const std::string& s, const std::vector<Token>& tokens, size_t first, size_t semi,
                            bool namespace_scope, unsigned vector_align, const std::string& path, unsigned& next_id,
                            std::string& out) {
@@ -343,8 +343,8 @@ bool rewrite_static_shared(const std::string& s, const std::vector<Token>& token
     std::string text;
     for (const Declarator& d : decls) {
         const std::string name = text_of(s, tokens[d.name]);
-        if (!d.array) {
-            text += "__shared__ " + align_text + base + " " + d.text + "; ";
+        if (!d.array) {  // at namespace scope on a line of its own: a #line follows the statement
+            text += (namespace_scope ? "\n" : "") + std::string("__shared__ ") + align_text + base + " " + d.text + "; ";
             continue;
         }
         const std::string id = std::to_string(next_id++);
@@ -359,7 +359,7 @@ bool rewrite_static_shared(const std::string& s, const std::vector<Token>& token
     }
     const int newlines = int(std::count(s.begin() + long(tokens[first].begin), s.begin() + long(tokens[semi].end), '\n'));
     if (namespace_scope)
-        out += text + "#line " + std::to_string(tokens[semi].line) + " \"" + escape_for_line_directive(path) + "\"\n";
+        out += text + "\n#line " + std::to_string(tokens[semi].line) + " \"" + escape_for_line_directive(path) + "\"\n";
     else
         out += text + std::string(size_t(newlines), '\n');
     return true;
