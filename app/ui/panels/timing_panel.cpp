@@ -101,9 +101,9 @@ void TimingPanel::draw_presented() {
     }
 }
 
-// Where the last run's wall time went, stage by stage (what cp_ui_bench prints): folded until asked for.
 static const char* const kLaunchRow = "launch (kernel + round trip)";
 
+// Where the last run's wall time went, stage by stage (what cp_ui_bench prints): folded until asked for.
 void TimingPanel::draw_budget(const TimingSample& last) {
     if (!ImGui::CollapsingHeader("Frame budget of the last run")) return;
     const StageTimes& s = last.stages;

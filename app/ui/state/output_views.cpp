@@ -2,7 +2,6 @@
 // engine is on CUDA, host upload otherwise) and keeping their display textures current.
 #include "ui/state/output_views.h"
 
-
 #include "core/kernel_file/kernel_file.h"
 #include "ui/state/console_log.h"
 
