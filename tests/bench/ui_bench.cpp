@@ -50,7 +50,7 @@ struct StageSamples {
 
 void StageSamples::print(const char* what) const {
     std::printf("[ui-bench]     per stage (%s, median ms): resolve %.3f, compile %.3f, prepare %.3f, insight %.3f, "
-                "launch %.3f (in the CUDA worker %.3f), read-back %.3f, check %.3f | session %.3f + variants %.3f | UI: apply "
+                "launch %.3f (in the worker process %.3f), read-back %.3f, check %.3f | session %.3f + variants %.3f | UI: apply "
                 "%.3f (views, interop + display %.3f), whole frame %.3f\n",
                 what, median(resolve), median(compile), median(prepare), median(insight), median(launch), median(launch_backend),
                 median(read_back), median(check), median(session), median(variants), median(apply), median(views),

@@ -60,6 +60,7 @@ TEST(CpuBackendSharedBounds, TileFilledPastItsLastRowNamesTheRowAndColumn) {
     // The block the kernel was written for: every element lands transposed.
     r = rig.launch(m, "transpose", grid, {32, 8}, args);
     ASSERT_TRUE(r.ok) << error_text(r);
+    EXPECT_GT(r.backend_ms, 0.0) << "the worker process measures its part of the launch (the frame budget)";
     const std::vector<float> out = rig.read<float>(b);
     for (int y = 0; y < height; ++y)
         for (int x = 0; x < width; ++x)

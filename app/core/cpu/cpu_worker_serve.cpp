@@ -10,6 +10,7 @@
 #include "core/worker/sandbox.h"
 #include "core/worker/worker_process.h"
 
+#include <chrono>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -169,7 +170,10 @@ WireMessage handle(KernelRunner& executor, const json& j, WireMessage& in) {
     if (op == "launch") {
         Result<Request> request = decode_request(WireMessage{j.at("request").dump(), {}, {}});
         if (!request || !std::holds_alternative<LaunchRequest>(*request)) throw std::runtime_error("not a launch");
-        const ExecutorLaunch run = executor.launch(std::get<LaunchRequest>(*request));
+        const auto started = std::chrono::steady_clock::now();
+        ExecutorLaunch run = executor.launch(std::get<LaunchRequest>(*request));
+        run.result.backend_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
         return answer({{"result", json::parse(encode_response(run.result).json)}, {"site", site_json(run.site)}});
     }
     if (op == "call") {

@@ -165,8 +165,9 @@ struct LaunchResult {
     std::optional<EngineError> error;
     std::vector<BlockTrace> trace;  // one per block when the request asked for it, in block order
     std::string trace_unit;         // "sm" or "worker"
-    // Wall time of the request inside the CUDA worker process (the timed launches, their synchronises, the guard
-    // read): the rest of the app's launch stage is the round trip. 0 where not measured (in-process, CPU).
+    // Wall time of the request inside the backend's worker process (CUDA: the timed launches, their synchronises,
+    // the guard read; CPU: the launches and the checks after them): the rest of the app's launch stage is the
+    // round trip. 0 where not measured (an in-process backend).
     double backend_ms = 0;
 };
 

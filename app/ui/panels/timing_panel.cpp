@@ -122,7 +122,7 @@ void TimingPanel::draw_budget(const TimingSample& last) {
         if (name == kLaunchRow && s.launch_backend_ms > 0) {  // where the launch's time was spent
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
-            ImGui::TextDisabled("  of which in the CUDA worker");
+            ImGui::TextDisabled("  of which in the worker process");
             ImGui::TableNextColumn();
             ImGui::TextDisabled("%.3f ms", s.launch_backend_ms);
         }
