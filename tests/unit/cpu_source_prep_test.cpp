@@ -226,7 +226,7 @@ TEST(CpuSourcePrep, RewritesStaticSharedArraysKeepingLines) {
                             "    __shared__ int not_an_array;\n"                                 // 8
                             "    bytes[0] = counts[1] + file_tile[0][0] + pairs[0].a;\n"          // 9
                             "}\n";
-    const PreparedSource p = prepare_kernel_source(src, "dir/k.cu", "k");
+    const PreparedSource p = prepare_kernel_source(src, "dir/k.cu", "k", buffer_start_alignment(src));
     ASSERT_FALSE(has_errors(p.diagnostics));
     const std::string& t = p.text;
     EXPECT_NE(t.find("#define file_tile (::cp_shim::shared_slot<float [4][5], 16>(0u, \"file_tile\"))"),
@@ -252,10 +252,12 @@ TEST(CpuSourcePrep, RewritesStaticSharedArraysKeepingLines) {
 // touches the guard); with a float4 in the device code, 16-byte aligned as on a GPU.
 TEST(CpuSourcePrep, SharedArraysStartAlignedForVectorKernelsOnly) {
     const std::string plain = "extern \"C\" __global__ void k(float* o) { __shared__ float s[3]; o[0] = s[0]; }\n";
-    EXPECT_NE(prepare_kernel_source(plain, "k.cu", "k").text.find("shared_slot<float [3], 1>(0u, \"s\")"), std::string::npos);
+    EXPECT_NE(prepare_kernel_source(plain, "k.cu", "k", buffer_start_alignment(plain)).text.find("shared_slot<float [3], 1>(0u, \"s\")"),
+              std::string::npos);
     const std::string vector =
         "extern \"C\" __global__ void k(float4* o) { __shared__ float s[3]; o[0].x = s[0]; }\n";
-    EXPECT_NE(prepare_kernel_source(vector, "k.cu", "k").text.find("shared_slot<float [3], 16>(0u, \"s\")"), std::string::npos);
+    EXPECT_NE(prepare_kernel_source(vector, "k.cu", "k", buffer_start_alignment(vector)).text.find("shared_slot<float [3], 16>(0u, \"s\")"),
+              std::string::npos);
 }
 
 // A scalar beside an array at namespace scope keeps its own line, before the #line that resyncs.

@@ -415,7 +415,9 @@ CpuCompileOutput compile_for_cpu(const CompileRequest& request, const HostCompil
         for (const LocalHeader& h : includes.headers) device_code += "\n" + h.rewritten;
         out.buffer_align = buffer_start_alignment(device_code);
     }
-    const PreparedSource prepared = prepare_kernel_source(request.source, user_path, request.kernel_name);
+    // Kernels that read float4s get buffers starting 16-byte aligned, as on a GPU: their shared arrays too.
+    const PreparedSource prepared =
+        prepare_kernel_source(request.source, user_path, request.kernel_name, out.buffer_align);
     out.diagnostics = prepared.diagnostics;
     out.kernel_name = prepared.kernel_name;
     const HostCompileOptions options = host_compile_options(shim, request.extra_options);

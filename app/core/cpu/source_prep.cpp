@@ -610,7 +610,7 @@ std::string fiber_entry_symbol(const std::string& kernel) { return "cp_run_one_"
 std::string params_symbol(const std::string& kernel) { return "cp_params_" + symbol_part(kernel); }
 
 PreparedSource prepare_kernel_source(const std::string& whole_source, const std::string& display_path,
-                                     const std::string& kernel_name) {
+                                     const std::string& kernel_name, size_t shared_align) {
     PreparedSource out;
     const std::string path = display_path.empty() ? std::string("kernel.cu") : display_path;
     out.kernels = find_kernels(whole_source);
@@ -654,11 +654,8 @@ PreparedSource prepare_kernel_source(const std::string& whole_source, const std:
     if (has_errors(out.diagnostics)) return out;
 
     const std::string k = out.kernel_name;
-    // Kernels that read float4s start their buffers 16-byte aligned, as on a GPU: their shared arrays too.
-    const unsigned vector_align =
-        source.find("__shared__") == std::string::npos ? 1 : unsigned(buffer_start_alignment(source));
     out.text = "#line 1 \"" + escape_for_line_directive(path) + "\"\n" +
-               rewrite_shared(source, tokens, path, vector_align, out.diagnostics);
+               rewrite_shared(source, tokens, path, unsigned(shared_align), out.diagnostics);
     if (has_errors(out.diagnostics)) {
         out.text.clear();
         return out;

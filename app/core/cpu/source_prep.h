@@ -26,9 +26,11 @@ struct PreparedSource {
 // The file name the generated entry points are attributed to in compiler messages.
 inline constexpr const char* kEntryPointsFile = "cpu-backend-entry-points";
 
-// `kernel_name` empty: the file's only __global__ function. `display_path` is what diagnostics name.
+// `kernel_name` empty: the file's only __global__ function. `display_path` is what diagnostics name. Static
+// `__shared__` arrays start `shared_align`-aligned (at least their element's alignment): the caller's
+// buffer_start_alignment of the device code, 16 in kernels that use 16-byte vector types.
 PreparedSource prepare_kernel_source(const std::string& source, const std::string& display_path,
-                                     const std::string& kernel_name);
+                                     const std::string& kernel_name, size_t shared_align = 1);
 
 // The __global__ functions in `source`, each name once (scan_kernels, kernel_scan.h).
 std::vector<KernelDecl> find_kernels(const std::string& source);
