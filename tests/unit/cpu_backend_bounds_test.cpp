@@ -147,3 +147,42 @@ TEST(CpuBackendBounds, ShiftByOneOver1001Ints) {
 
 }  // namespace
 }  // namespace cp::test
+
+namespace cp::test {
+namespace {
+
+// Two buffers written just before their start in one launch: the first is reported, and both are put back, so
+// the next correct launch passes; the same after a launch that also crashed.
+TEST(CpuBackendBounds, EveryBufferWrittenOutsideIsPutBackForTheNextLaunch) {
+    CpuRig rig(test_options(1));
+    const char* src = "extern \"C\" __global__ void k(int* a, int* b, int n, int mode)\n"
+                      "{\n"
+                      "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                      "    if (i == 0 && mode >= 1) { a[-1] = 7; b[-1] = 7; }\n"
+                      "    if (i == 0 && mode == 2) a[n + 16] = 7;\n"
+                      "    if (i < n) b[i] = a[i] + 1;\n"
+                      "}\n";
+    const int n = 1001;
+    const ModuleId m = rig.compile(src, "k", "two.cu");
+    const BufferId a = rig.buffer("a", std::vector<int>(n, 2)), b = rig.buffer("b", std::vector<int>(n, 0));
+    const auto run = [&](int mode) {
+        return rig.launch(m, "k", {div_up(n, 256)}, {256},
+                          {buffer_arg("a", a), buffer_arg("b", b), value_arg("n", n), value_arg("mode", mode)});
+    };
+    LaunchResult r = run(1);
+    ASSERT_FALSE(r.ok);
+    EXPECT_EQ(r.error->message, "a thread wrote before the start of buffer `a`: element -1 of 1001 (found after the "
+                                "launch, so the thread and line are not known)");
+    r = run(0);
+    EXPECT_TRUE(r.ok) << error_text(r);
+    r = run(2);
+    ASSERT_FALSE(r.ok);
+    EXPECT_EQ(r.error->message, "thread (0,0,0) of block (0,0,0) wrote past the end of buffer `a`: element " +
+                                    std::to_string(n + 16) + " of 1001 (line 5)");
+    r = run(0);
+    EXPECT_TRUE(r.ok) << error_text(r);
+    EXPECT_EQ(rig.read<int>(b), std::vector<int>(n, 3));
+}
+
+}  // namespace
+}  // namespace cp::test

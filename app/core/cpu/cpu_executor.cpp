@@ -242,38 +242,30 @@ ExecutorLaunch CpuExecutor::launch(const LaunchRequest& request) {
                 out.printf_output += "[output of the " + std::to_string(warmup + repeats - 1) +
                                      " further launches (warmup and repeats) not shown]\n";
         }
+        // Writes just before a buffer's start land on its first page without faulting (its end touches the
+        // guard, its start cannot too), as do writes just past the end of a buffer that starts aligned for
+        // vector accesses (CpuBackend::realign). Every buffer is looked at (and its pattern put back), even after
+        // a crash, so that none is left to be reported by the next launch; the first one written is the error.
+        std::optional<EngineError> written_outside;
+        for (auto& [id, b] : buffers_) {
+            const std::optional<GuardedBuffer::Location> loc = b.memory.written_outside();
+            if (!loc || written_outside) continue;
+            uint32_t element_size = 0;
+            for (const BufferForReport& r : report.buffers)
+                if (r.memory == &b.memory && r.element_size) element_size = r.element_size;
+            written_outside = engine_error(
+                ErrorKind::OutOfBounds, "OUT_OF_BOUNDS",
+                written_outside_text("buffer `" + b.name + "`", b.memory.size(), *loc, element_size) + kFoundAfterLaunch,
+                loc->where == GuardedBuffer::Where::PastEnd
+                    ? "look for a missing bounds check (if (i < n)) or an index one too large"
+                    : "look for a negative index, e.g. a[i - 1] when i is 0");
+        }
         if (!outcome.ok) {
             out.error = describe_crash(outcome.failure, report, &run.site);
             return run;
         }
-        // Writes just before a buffer's start land on its first page without faulting (its end touches the
-        // guard, its start cannot too), as do writes just past the end of a buffer that starts aligned for
-        // vector accesses (CpuBackend::realign): look for them now.
-        // The first buffer written outside its data (past the end, else before the start), as an out-of-bounds error.
-        const auto written_outside = [&]() -> std::optional<EngineError> {
-            for (auto& [id, b] : buffers_)
-                for (const bool after : {true, false}) {
-                    const uint64_t distance = after ? b.memory.tail_written_distance() : b.memory.slack_written_distance();
-                    if (!distance) continue;
-                    b.memory.restore_slack();
-                    std::string element;
-                    for (const BufferForReport& r : report.buffers)
-                        if (r.memory == &b.memory && r.element_size)
-                            element = ": element " +
-                                      (after ? std::to_string((b.memory.size() + distance - 1) / r.element_size)
-                                             : "-" + std::to_string((distance + r.element_size - 1) / r.element_size)) +
-                                      " of " + std::to_string(b.memory.size() / r.element_size);
-                    return engine_error(ErrorKind::OutOfBounds, "OUT_OF_BOUNDS",
-                                        std::string("a thread wrote ") + (after ? "past the end" : "before the start") +
-                                            " of buffer `" + b.name + "`" + element +
-                                            " (found after the launch, so the thread and line are not known)",
-                                        after ? "look for a missing bounds check (if (i < n)) or an index one too large"
-                                              : "look for a negative index, e.g. a[i - 1] when i is 0");
-                }
-            return std::nullopt;
-        };
-        if (auto e = written_outside()) {
-            out.error = e;
+        if (written_outside) {
+            out.error = written_outside;
             return run;
         }
         if (i >= warmup) samples.push_back(ms);

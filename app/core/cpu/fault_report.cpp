@@ -75,6 +75,15 @@ std::string outside_text(const std::string& verb, const std::string& region, uin
     }
 }
 
+}  // namespace
+
+std::string written_outside_text(const std::string& region, uint64_t bytes, GuardedBuffer::Location loc, uint32_t elem) {
+    return std::string("a thread wrote ") + (loc.where == GuardedBuffer::Where::PastEnd ? "past the end" : "before the start") +
+           " of " + region + (elem ? ": " + element_text(bytes, loc, elem) : "");
+}
+
+namespace {
+
 // A multi-dimensional array's element as indices, the outermost unbounded: element 1056 of tile[32][33] is
 // "tile[32][0]", element -1 is "tile[-1][32]". Empty for one dimension (the element number says it).
 std::string array_index_text(const std::string& name, const std::vector<uint64_t>& extents, uint64_t bytes,
@@ -84,7 +93,7 @@ std::string array_index_text(const std::string& name, const std::vector<uint64_t
         loc.where == GuardedBuffer::Where::PastEnd ? int64_t(bytes + loc.distance) : -int64_t(loc.distance);
     const int64_t e = int64_t(elem);
     int64_t element = offset >= 0 ? offset / e : -((-offset + e - 1) / e);
-    std::vector<int64_t> index(extents.size());
+    std::vector<int64_t> index;  // innermost first
     for (size_t d = extents.size(); d-- > 1;) {
         const int64_t n = std::max<int64_t>(1, int64_t(extents[d]));
         int64_t i = element % n;
@@ -93,11 +102,11 @@ std::string array_index_text(const std::string& name, const std::vector<uint64_t
             i += n;
             element -= 1;
         }
-        index[d] = i;
+        index.push_back(i);
     }
-    index[0] = element;
+    index.push_back(element);
     std::string out = name;
-    for (const int64_t i : index) out += "[" + std::to_string(i) + "]";
+    for (auto i = index.rbegin(); i != index.rend(); ++i) out += "[" + std::to_string(*i) + "]";
     return out;
 }
 
@@ -152,6 +161,33 @@ EngineError describe_protection_fault(const FaultRecord& r, const std::string& w
     return engine_error(ErrorKind::Fault, "INVALID_ADDRESS",
                         who + " used an address that no pointer can hold (a garbage pointer)" + at,
                         "a pointer that was never set, or computed from garbage, gives such addresses");
+}
+
+// An access outside a static __shared__ array: by `who`, `verb` ("read", "wrote") with the code site marker
+// `at`, or a write found after the launch (place.found_after_launch: no thread, no line).
+EngineError static_shared_error(const WorkerFaultPlace& place, const std::string& who, const std::string& verb,
+                                const std::string& at) {
+    std::string dims;
+    for (const uint64_t n : place.extents) dims += "[" + std::to_string(n) + "]";
+    const std::string elements =
+        place.element_size ? std::to_string(place.shared_bytes / place.element_size) + " elements of " +
+                                 std::to_string(place.element_size) + (place.element_size == 1 ? " byte" : " bytes")
+                           : std::to_string(place.shared_bytes) + " bytes";
+    const std::string hint =
+        "the __shared__ array `" + place.array_name + dims + "` holds " + elements + ", numbered from 0" +
+        (place.extents.size() > 1 ? ", row after row" : "") +
+        ". On a GPU such an index reads or writes other shared memory of the block, or faults: check it against the "
+        "array's dimensions (e.g. a loop that fills a tile a few rows at a time must stop at the tile's height)";
+    const std::string region = "the __shared__ array `" + place.array_name + "`";
+    const std::string index =
+        array_index_text(place.array_name, place.extents, place.shared_bytes, place.location, place.element_size);
+    const std::string where = index.empty() ? "" : ", " + index;
+    const std::string message =
+        place.found_after_launch
+            ? written_outside_text(region, place.shared_bytes, place.location, place.element_size) + where +
+                  kFoundAfterLaunch
+            : who + " " + outside_text(verb, region, place.shared_bytes, place.location, place.element_size) + where + at;
+    return engine_error(ErrorKind::OutOfBounds, "OUT_OF_BOUNDS", message, hint);
 }
 
 }  // namespace
@@ -221,32 +257,8 @@ EngineError describe_crash(const GridFailure& failure, const FaultReportContext&
         return engine_error(b.kind, b.name, b.message, b.hint);
     }
     const WorkerFaultPlace& place = failure.place;
-    const auto array_hint = [&] {
-        std::string dims;
-        for (const uint64_t n : place.extents) dims += "[" + std::to_string(n) + "]";
-        const std::string elements =
-            place.element_size ? std::to_string(place.shared_bytes / place.element_size) + " elements of " +
-                                     std::to_string(place.element_size) + (place.element_size == 1 ? " byte" : " bytes")
-                               : std::to_string(place.shared_bytes) + " bytes";
-        return "the __shared__ array `" + place.array_name + dims + "` holds " + elements +
-               ", numbered from 0" + (place.extents.size() > 1 ? ", row after row" : "") +
-               ". On a GPU such an index reads or writes other shared memory of the block, or faults: check it "
-               "against the array's dimensions (e.g. a loop that fills a tile a few rows at a time must stop at the "
-               "tile's height)";
-    };
-    const std::string array_region = "the __shared__ array `" + place.array_name + "`";
-    const auto array_outside = [&](const std::string& verb) {
-        const std::string index =
-            array_index_text(place.array_name, place.extents, place.shared_bytes, place.location, place.element_size);
-        return outside_text(verb, array_region, place.shared_bytes, place.location, place.element_size) +
-               (index.empty() ? "" : ", " + index);
-    };
-    if (!failure.fault && place.kind == WorkerFaultPlace::Kind::StaticShared && place.found_after_launch) {
-        return engine_error(ErrorKind::OutOfBounds, "OUT_OF_BOUNDS",
-                            "a thread " + array_outside("wrote") +
-                                " (found after the launch, so the thread and line are not known)",
-                            array_hint());
-    }
+    if (!failure.fault && place.kind == WorkerFaultPlace::Kind::StaticShared && place.found_after_launch)
+        return static_shared_error(place, "", "", "");
     if (!failure.fault)
         return engine_error(ErrorKind::Fault, "LAUNCH_FAILED", "the launch failed for an unknown reason");
     const FaultRecord& r = *failure.fault;
@@ -280,11 +292,7 @@ EngineError describe_crash(const GridFailure& failure, const FaultReportContext&
                             who + " " + outside_text(verb, region, failure.place.shared_bytes, failure.place.location, 0) + at,
                             "the launch's dynamic shared memory size is what extern __shared__ arrays may use");
     }
-    if (place.kind == WorkerFaultPlace::Kind::StaticShared) {
-        return engine_error(ErrorKind::OutOfBounds, "OUT_OF_BOUNDS",
-                            who + " " + array_outside(verb) + at,
-                            array_hint());
-    }
+    if (place.kind == WorkerFaultPlace::Kind::StaticShared) return static_shared_error(place, who, verb, at);
     for (const BufferForReport& b : context.buffers) {
         if (!b.memory) continue;
         const GuardedBuffer::Location loc = b.memory->locate(r.address);

@@ -27,6 +27,11 @@ struct FaultReportContext {
     std::vector<BufferForReport> buffers;
 };
 
+// A write found after the launch just outside `region` (GuardedBuffer::written_outside): "a thread wrote past
+// the end of buffer `out`: element 13 of 13", without the element when its size is unknown (`elem` 0).
+std::string written_outside_text(const std::string& region, uint64_t bytes, GuardedBuffer::Location loc, uint32_t elem);
+inline constexpr const char* kFoundAfterLaunch = " (found after the launch, so the thread and line are not known)";
+
 // The crash in words, with kCodeSiteMarker where the source line goes; `site` receives where it happened.
 EngineError describe_crash(const GridFailure& failure, const FaultReportContext& context, std::optional<CodeSite>* site);
 

@@ -124,20 +124,14 @@ GuardedBuffer::Location GuardedBuffer::locate(uintptr_t address) const {
     return {Where::Inside, address - data};
 }
 
-GuardedBuffer::Slack GuardedBuffer::slack_intact() const {
-    return slack_written_distance() ? Slack::WrittenBefore : Slack::Intact;
-}
-
-uint64_t GuardedBuffer::slack_written_distance() const {
-    for (const std::byte* p = slack_; p < data_; ++p)
-        if (*p != std::byte{kSlackPattern}) return uint64_t(data_ - p);
-    return 0;
-}
-
-uint64_t GuardedBuffer::tail_written_distance() const {
-    for (const std::byte* p = tail_end_; p > end_; --p)
-        if (p[-1] != std::byte{kSlackPattern}) return uint64_t(p - end_);
-    return 0;
+std::optional<GuardedBuffer::Location> GuardedBuffer::written_outside() {
+    std::optional<Location> found;
+    for (const std::byte* p = tail_end_; p > end_ && !found; --p)  // the highest written byte after the end
+        if (p[-1] != std::byte{kSlackPattern}) found = Location{Where::PastEnd, uint64_t(p - 1 - end_)};
+    for (const std::byte* p = slack_; p < data_ && !found; ++p)  // else the lowest before the start
+        if (*p != std::byte{kSlackPattern}) found = Location{Where::BeforeStart, uint64_t(data_ - p)};
+    if (found) restore_slack();
+    return found;
 }
 
 void GuardedBuffer::restore_slack() {

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace cp {
@@ -40,20 +41,14 @@ public:
 
     // Pages are 4 KiB but buffers are not, so up to a page before the start is accessible, and with a
     // start_align > 1 up to start_align - 1 bytes after the end. Both hold a known pattern: a kernel that
-    // wrote there is found after the launch.
-    enum class Slack { Intact, WrittenBefore };
-    Slack slack_intact() const;
-    // Bytes from the lowest written slack byte to the start (0 when the slack is intact).
-    uint64_t slack_written_distance() const;
-    // 1 + the offset past the end of the highest written byte after the end (0 when none was written).
-    uint64_t tail_written_distance() const;
-    void restore_slack();
-    // Bytes after the end that are accessible (not the guard's): reads there are not caught.
-    uint64_t tail_bytes() const { return uint64_t(tail_end_ - end_); }
+    // wrote there is found after the launch. Where it wrote (past the end before the start: the farthest byte
+    // from the data on that side), with the pattern put back; nullopt when both are intact.
+    std::optional<Location> written_outside();
 
 private:
     static Result<GuardedBuffer> reserve(uint64_t bytes, size_t start_align);
     void release();
+    void restore_slack();
 
     std::byte* map_ = nullptr;  // the whole reservation, guards included
     size_t map_bytes_ = 0;

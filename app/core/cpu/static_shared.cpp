@@ -50,17 +50,11 @@ std::optional<StaticSharedArrays::Hit> StaticSharedArrays::locate(uintptr_t addr
 }
 
 std::optional<StaticSharedArrays::Hit> StaticSharedArrays::written_outside() {
-    for (const auto& a : arrays_) {
-        for (const bool after : {true, false}) {
-            const uint64_t distance = after ? a->memory.tail_written_distance() : a->memory.slack_written_distance();
-            if (!distance) continue;
-            a->memory.restore_slack();
-            const auto where = after ? GuardedBuffer::Where::PastEnd : GuardedBuffer::Where::BeforeStart;
-            // tail_written_distance is 1 + the offset past the end: the location's distance is the offset.
-            return Hit{a->name, a->memory.size(), a->element_size, a->extents, {where, after ? distance - 1 : distance}};
-        }
-    }
-    return std::nullopt;
+    std::optional<Hit> first;
+    for (const auto& a : arrays_)  // every array, so that none is left to be reported by the next launch
+        if (const auto loc = a->memory.written_outside(); loc && !first)
+            first = Hit{a->name, a->memory.size(), a->element_size, a->extents, *loc};
+    return first;
 }
 
 void* StaticSharedArrays::host_call(void* owner, unsigned id, unsigned long long bytes, unsigned align,

@@ -36,7 +36,7 @@ public:
     // The array `address` is in or just outside (in its guards or slack), if any.
     std::optional<Hit> locate(uintptr_t address) const;
     // After a launch: the first array written just outside its data, where no guard is (before its start,
-    // or past the end of one that starts 16-byte aligned), with the distance; its slack is restored.
+    // or past the end of one that starts 16-byte aligned), with the distance; every array's slack is restored.
     std::optional<Hit> written_outside();
 
     // The host call behind cp_abi::HostApi::shared_slot.
