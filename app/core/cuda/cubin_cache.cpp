@@ -152,6 +152,28 @@ std::optional<CachedCompile> load_cached_compile(const std::filesystem::path& di
     }
 }
 
+bool write_file_whole(const std::filesystem::path& path, const std::string& text) {
+    std::error_code ec;
+    std::filesystem::create_directories(path.parent_path(), ec);
+    // Another process (or thread) may write the same file at the same time: each writes its own temporary file
+    // and the rename makes one of them win whole.
+    std::random_device rd;
+    const auto tmp = path.string() + ".tmp" + hex64((uint64_t(rd()) << 32) | rd());
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out) return false;
+        out << text;
+        if (!out) {
+            std::filesystem::remove(tmp, ec);
+            return false;
+        }
+    }
+    std::filesystem::rename(tmp, path, ec);
+    const bool stored = !ec;
+    if (!stored) std::filesystem::remove(tmp, ec);
+    return stored;
+}
+
 bool store_cached_compile(const std::filesystem::path& dir, const std::string& key, const CachedCompile& entry) {
     if (dir.empty()) return false;
     std::error_code ec;
@@ -166,24 +188,8 @@ bool store_cached_compile(const std::filesystem::path& dir, const std::string& k
                               {"image_size", entry.image.size()},
                               {"image_fnv", hex64(fnv1a64(bytes_view(entry.image)))},
                               {"image", base64_encode(entry.image)}};
-    // Another process may write the same entry at the same time: each writes its own temporary file and
-    // the rename makes one of them win whole.
-    std::random_device rd;
-    const auto tmp = dir / (key + ".json.tmp" + hex64((uint64_t(rd()) << 32) | rd()));
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) return false;
-        // Invalid UTF-8 in the log must not throw: replace it.
-        out << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-        if (!out) {
-            std::filesystem::remove(tmp, ec);
-            return false;
-        }
-    }
-    std::filesystem::rename(tmp, dir / (key + ".json"), ec);
-    const bool stored = !ec;
-    if (!stored) std::filesystem::remove(tmp, ec);
-    return stored;
+    // Invalid UTF-8 in the log must not throw: replace it.
+    return write_file_whole(dir / (key + ".json"), j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 }  // namespace cp

@@ -34,6 +34,10 @@ std::filesystem::path user_cache_dir();
 // A cache key: two independent 64-bit FNV-1a hashes of `inputs` (32 hex digits).
 std::string cache_key(std::string_view inputs);
 
+// Writes `text` to `path` whole or not at all: a temporary file beside it renamed over it (processes may race;
+// one of them wins whole), its folder made if missing. False when it could not be written.
+bool write_file_whole(const std::filesystem::path& path, const std::string& text);
+
 std::optional<CachedCompile> load_cached_compile(const std::filesystem::path& dir, const std::string& key);
 // Writes atomically (temporary file + rename); false when the directory is not writable.
 bool store_cached_compile(const std::filesystem::path& dir, const std::string& key, const CachedCompile& entry);

@@ -5,7 +5,6 @@
 #include "core/cuda/cuda_backend_factory.h"
 #include "core/cuda/cuda_driver.h"
 
-#include <unistd.h>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -43,19 +42,6 @@ std::string gpu_identity() {
     return id + "\nCUDA_VISIBLE_DEVICES=" + (visible ? visible : "(unset)");
 }
 
-// Writes `text` to `path` whole or not at all (a temporary file renamed over it: processes may race here).
-void write_whole(const fs::path& path, const std::string& text) {
-    std::error_code ec;
-    fs::create_directories(path.parent_path(), ec);
-    const fs::path tmp = path.string() + "." + std::to_string(::getpid());
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out << text;
-    }
-    fs::rename(tmp, path, ec);
-    if (ec) fs::remove(tmp, ec);
-}
-
 std::string arch_from_driver() {
     const CudaDriver* d = cuda_driver();
     if (!d || d->Init(0) != CUDA_SUCCESS) return {};
@@ -82,7 +68,7 @@ std::string cuda_device_arch() {
         if (remembered >> k >> arch && k == key && arch.rfind("sm_", 0) == 0) return arch;
     }
     const std::string arch = arch_from_driver();
-    if (!memo.empty() && !arch.empty()) write_whole(memo, key + ' ' + arch + '\n');
+    if (!memo.empty() && !arch.empty()) (void)write_file_whole(memo, key + ' ' + arch + '\n');
     return arch;
 }
 
@@ -108,7 +94,7 @@ fs::path fault_file() {
 
 void remember_gpu_fault_in(const fs::path& file, const std::string& machine, int64_t when) {
     if (file.empty() || machine.empty()) return;
-    write_whole(file, machine + ' ' + std::to_string(when) + '\n');
+    (void)write_file_whole(file, machine + ' ' + std::to_string(when) + '\n');
 }
 
 std::optional<int64_t> remembered_gpu_fault_in(const fs::path& file, const std::string& machine) {
