@@ -88,9 +88,10 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     if (caps.device_buffers && interop == "off") {
         output_path = "host upload (CUDA_PLAYGROUND_INTEROP=off)";
     } else if (faulted) {
-        output_path = "host upload (a kernel faulted on this GPU at " + local_time_text(*faulted) + ")";
+        const std::string when = local_time_text(*faulted);
+        output_path = "host upload (a kernel faulted on this GPU at " + when + ")";
         console_.add(LogKind::Info,
-                     "A kernel faulted on this GPU at " + local_time_text(*faulted) +
+                     "A kernel faulted on this GPU at " + when +
                          ", so outputs go through host memory: after a fault the NVIDIA driver leaves CUDA-GL interop's "
                          "textures stale, or stalls it, until the GPU is reset. After a reset, "
                          "CUDA_PLAYGROUND_INTEROP=on uses interop again; a reboot forgets the fault.");
