@@ -1,5 +1,6 @@
 // Turning a buffer texture into something to look at: a GPU pass that normalises values (data min/max or a
-// fixed range), picks a channel, and applies a colormap, writing an RGBA8 display texture with mipmaps.
+// fixed range), picks a channel, and applies a colormap, writing an RGBA8 display texture with mipmaps (compute
+// shaders throughout: see colormap_pass.cpp for why).
 #pragma once
 
 #include "render/buffer_texture.h"
@@ -42,10 +43,11 @@ public:
 
 private:
     ColormapPass() = default;
-    Program display_[3];   // per SamplerKind
+    Program display_[3];   // per SamplerKind: colours level 0, averages level 1
     Program range_[3];
+    Program downsample_;   // one mip level from the one above
     Texture lut_;          // one row per colormap, 256 texels wide
-    GLuint vao_ = 0, fbo_ = 0, range_buffer_ = 0;
+    GLuint range_buffer_ = 0;
 };
 
 }  // namespace cp::render

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -34,13 +35,14 @@ protected:
         target_.reset();
     }
     // RGBA8 pixels of a display texture (all zero when the GPU did not finish drawing them).
-    static std::vector<uint8_t> pixels(const Texture& t) {
-        std::vector<uint8_t> out(size_t(t.width()) * t.height() * 4);
+    static std::vector<uint8_t> pixels(const Texture& t, int level = 0) {
+        const int w = std::max(1, t.width() >> level), h = std::max(1, t.height() >> level);
+        std::vector<uint8_t> out(size_t(w) * h * 4);
         if (auto finished = uitest::gpu_finishes_within(20); !finished) {
             ADD_FAILURE() << finished.message();
             return out;
         }
-        glGetTextureImage(t.id(), 0, GL_RGBA, GL_UNSIGNED_BYTE, GLsizei(out.size()), out.data());
+        glGetTextureImage(t.id(), level, GL_RGBA, GL_UNSIGNED_BYTE, GLsizei(out.size()), out.data());
         return out;
     }
     std::unique_ptr<RenderTarget> target_;
@@ -131,6 +133,51 @@ TEST_F(RenderTest, BytePixelsPassThroughAndChannelsCanBePicked) {
     pass_->render(tex, s, {}, display);
     px = pixels(display);
     for (size_t i = 0; i < size_t(w) * h; ++i) EXPECT_NEAR(px[i * 4], rgba[i * 4 + 1], 1) << i;
+}
+
+// A minified view samples the mip chain: every level must be the 2x2 box average of the one above (the pass
+// writes them itself), computed here from level 0 as read back, on odd sizes where the last row and column
+// have no partner.
+TEST_F(RenderTest, MipLevelsAreBoxAveragesOfTheLevelAbove) {
+    const int w = 75, h = 41;
+    std::vector<uint8_t> rgba(size_t(w) * h * 4);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            for (int c = 0; c < 4; ++c) rgba[(size_t(y) * w + x) * 4 + size_t(c)] = uint8_t((x * 7 + y * 13 + c * 50) % 256);
+    BufferTexture tex(ElemType::UChar4, w, h, nullptr);
+    ASSERT_TRUE(tex.upload_from_host(bytes_of(rgba), rgba.size()).ok());
+    DisplaySettings s;
+    s.auto_range = false;
+    s.range_min = 0;
+    s.range_max = 255;
+    Texture display;
+    pass_->render(tex, s, {}, display);
+    ASSERT_EQ(display.levels(), 7);  // 75x41 .. 1x1
+    std::vector<uint8_t> above = pixels(display, 0);
+    for (size_t i = 0; i < size_t(w) * h; ++i) ASSERT_EQ(above[i * 4], rgba[i * 4]) << "level 0, texel " << i;
+    int aw = w, ah = h;
+    for (int level = 1; level < display.levels(); ++level) {
+        const int lw = std::max(1, w >> level), lh = std::max(1, h >> level);
+        const std::vector<uint8_t> got = pixels(display, level);
+        for (int y = 0; y < lh; ++y)
+            for (int x = 0; x < lw; ++x)
+                for (int c = 0; c < 4; ++c) {
+                    double sum = 0;
+                    int n = 0;
+                    for (int dy = 0; dy < 2; ++dy)
+                        for (int dx = 0; dx < 2; ++dx)
+                            if (2 * x + dx < aw && 2 * y + dy < ah) {
+                                sum += above[((size_t(2 * y + dy)) * aw + size_t(2 * x + dx)) * 4 + size_t(c)];
+                                ++n;
+                            }
+                    // One step of rounding per level (the levels are stored as bytes).
+                    ASSERT_NEAR(got[(size_t(y) * lw + x) * 4 + size_t(c)], sum / n, 1.0)
+                        << "level " << level << " texel (" << x << "," << y << ") channel " << c;
+                }
+        above = got;
+        aw = lw;
+        ah = lh;
+    }
 }
 
 TEST_F(RenderTest, IntegerAndConvertedTypesKeepTheirValues) {
