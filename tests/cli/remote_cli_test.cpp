@@ -119,13 +119,13 @@ TEST(RemoteCli, AWorkerOfAnotherProtocolIsRefusedOnBothSides) {
 
 TEST(RemoteCli, ACommandThatEndsAtOnceIsWorkerLostNamingIt) {
     auto r = cli({"run", "basics/vector_add", "--backend", "cpu", "--remote",
-                  "sh -c 'echo no route to gpu99 >&2; exit 3'"},
+                  "sh -c 'echo no route to gpu$((90 + 9)) >&2; exit 3'"},
                  {program_env()});
     EXPECT_EQ(r.exit_code, 1) << r.both();
     EXPECT_NE(r.err.find("the remote worker `sh -c "), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("exit status 3"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("the server is unreachable"), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("no route to gpu99"), std::string::npos) << r.err;  // the remote's stderr
+    EXPECT_NE(r.err.find("no route to gpu99"), std::string::npos) << r.err;  // the remote's stderr, not the command
     EXPECT_NE(r.err.find("hint: check that `sh -c"), std::string::npos) << r.err;
 
     auto json = cli({"info", "--json", "--remote", "false"}, {program_env()});

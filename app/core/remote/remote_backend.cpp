@@ -37,6 +37,11 @@ constexpr int kTransferTimeoutS = 300;
 // app waits that long and this much more for the answer to cross the network before it gives up on the link.
 constexpr int kNetworkMarginS = 30;
 constexpr size_t kStderrKeep = 16 * 1024;
+constexpr uint64_t kFrameHeaderBytes = 24;  // wire_frame.cpp's header
+
+std::atomic<uint64_t> g_sent{0}, g_received{0};
+
+uint64_t frame_bytes(const WireMessage& m) { return kFrameHeaderBytes + m.json.size() + m.blob.size(); }
 
 int start_timeout_s() {
     // ssh's login, or Slurm's queue (srun waits for a GPU), comes before the greeting.
@@ -325,10 +330,13 @@ Response RemoteBackend::call(const Request& request, int timeout_s, const std::s
         }
     }
     std::string what;
-    if (write_message(to_, encode_request(request))) {
+    const WireMessage message = encode_request(request);
+    g_sent += frame_bytes(message);
+    if (write_message(to_, message)) {
         WireMessage answer;
         const ReadStatus s = read_message(from_, timeout_s * 1000, &answer);
         if (s == ReadStatus::Ok) {
+            g_received += frame_bytes(answer);
             if (Result<Response> response = decode_response(std::move(answer))) return std::move(*response);
             stop(true);
             what = "sent an answer to " + subject + " that could not be read";
@@ -406,6 +414,8 @@ std::string remote_where(const DeviceInfo& device) {
     if (device.notes.rfind(kWhereLead, 0) != 0) return {};
     return device.notes.substr(0, device.notes.find("; "));
 }
+
+RemoteTraffic remote_traffic() { return {g_sent.load(), g_received.load()}; }
 
 int worker_protocol_version() {
     if (const char* v = std::getenv("CUDA_PLAYGROUND_PRETEND_PROTOCOL"); v && std::atoi(v) > 0) return std::atoi(v);

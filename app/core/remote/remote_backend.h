@@ -7,6 +7,7 @@
 #include "core/engine/backend.h"
 #include "core/result.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,6 +30,13 @@ Result<std::vector<std::string>> split_command_words(const std::string& text);
 // Starts the remote worker and reads its greeting: an Error (kind WorkerLost) naming the command, with the
 // remote's last stderr lines, when it cannot be reached, answered with another protocol, or has no backend.
 Result<std::unique_ptr<Backend>> make_remote_backend(const RemoteOptions& options);
+
+// Bytes every remote backend of this process sent and received (frames, headers included): what a run costs
+// the link, for the benchmark.
+struct RemoteTraffic {
+    uint64_t sent = 0, received = 0;
+};
+RemoteTraffic remote_traffic();
 
 // "remote: `ssh gpu01` -> host gpu01" when `device` came from a remote worker, else "" (what `info`, `run`
 // and the JSON show as where kernels run). The remote backend puts it first in DeviceInfo::notes.
