@@ -34,7 +34,8 @@ int cmd_worker(const std::vector<std::string>& argv) {
         return 0;
     }
     if (!args->has("--stdio"))
-        return user_error("`worker` needs --stdio", "it is started by `cuda-playground --remote PREFIX` on the app's machine");
+        return user_error("`worker` needs --stdio",
+                          "it is started by `cuda-playground --remote PREFIX` on the app's machine");
     if (!args->positional.empty()) return user_error("unexpected argument `" + args->positional[0] + "`", "see --help");
     auto backend = check_backend_name(args->get("--backend", "auto"));
     if (!backend) return user_error(backend.error());

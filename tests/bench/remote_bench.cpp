@@ -56,9 +56,12 @@ int main(int argc, char** argv) {
     int runs = 10;
     std::string lesson = "basics/vector_add", remote;
     for (int i = 1; i + 1 < argc; i += 2) {
-        if (!std::strcmp(argv[i], "--runs")) runs = std::max(1, std::atoi(argv[i + 1]));
-        else if (!std::strcmp(argv[i], "--file")) lesson = argv[i + 1];
-        else if (!std::strcmp(argv[i], "--remote")) remote = argv[i + 1];
+        if (!std::strcmp(argv[i], "--runs"))
+            runs = std::max(1, std::atoi(argv[i + 1]));
+        else if (!std::strcmp(argv[i], "--file"))
+            lesson = argv[i + 1];
+        else if (!std::strcmp(argv[i], "--remote"))
+            remote = argv[i + 1];
     }
     std::unique_ptr<test::SshServer> sshd;
     if (remote.empty()) {
@@ -89,7 +92,8 @@ int main(int argc, char** argv) {
         return 1;
     }
     Side local, far;
-    if (!open_side(local, std::move(local_backend->backend), *file) || !open_side(far, std::move(*remote_backend), *file))
+    if (!open_side(local, std::move(local_backend->backend), *file) ||
+        !open_side(far, std::move(*remote_backend), *file))
         return 1;
     std::printf("[remote] %s, CPU backend on both sides, %d runs each, alternating\n", lesson.c_str(), runs);
     std::printf("[remote] through: %s\n", remote_where(far.engine->device()).c_str());
@@ -108,9 +112,10 @@ int main(int argc, char** argv) {
     const RemoteTraffic after = remote_traffic();
     std::vector<double> diff;
     for (size_t i = 0; i < local.ms.size(); ++i) diff.push_back(far.ms[i] - local.ms[i]);
-    std::printf("[remote] per run: local worker median %.3f ms, through ssh median %.3f ms, paired difference median "
-                "%+.3f ms\n",
-                median(local.ms), median(far.ms), median(diff));
+    std::printf(
+        "[remote] per run: local worker median %.3f ms, through ssh median %.3f ms, paired difference median "
+        "%+.3f ms\n",
+        median(local.ms), median(far.ms), median(diff));
     std::printf("[remote] bytes per remote run: %.0f sent, %.0f received\n", double(after.sent - before.sent) / runs,
                 double(after.received - before.received) / runs);
     return 0;

@@ -27,7 +27,9 @@ std::string remote_prefix(const std::string& ssh) {
     return ssh + " env CUDA_PLAYGROUND_CACHE_DIR=" + cp::test::cli_cache_dir().path().string();
 }
 
-std::string program_env() { return std::string("CUDA_PLAYGROUND_REMOTE_PROGRAM=") + CP_BINARY; }
+std::string program_env() {
+    return std::string("CUDA_PLAYGROUND_REMOTE_PROGRAM=") + CP_BINARY;
+}
 
 // `run FILE ARGS --json --out-dir` here and through `remote`: the JSON of each and the files written.
 struct PairedRun {
@@ -37,7 +39,8 @@ struct PairedRun {
 
 std::map<std::string, std::string> files_in(const fs::path& dir) {
     std::map<std::string, std::string> files;
-    for (const auto& e : fs::directory_iterator(dir)) files[e.path().filename().string()] = cp::test::read_file(e.path());
+    for (const auto& e : fs::directory_iterator(dir))
+        files[e.path().filename().string()] = cp::test::read_file(e.path());
     return files;
 }
 
@@ -47,7 +50,8 @@ PairedRun run_both(const std::string& file, std::vector<std::string> args, const
     for (const bool far : {false, true}) {
         const fs::path dir = out.path() / (far ? "remote" : "local");
         const fs::path json = out.path() / (far ? "remote.json" : "local.json");
-        std::vector<std::string> a = {"run", file, "--backend", "cpu", "--json", json.string(), "--out-dir", dir.string()};
+        std::vector<std::string> a = {"run",    file,          "--backend", "cpu",
+                                      "--json", json.string(), "--out-dir", dir.string()};
         a.insert(a.end(), args.begin(), args.end());
         if (far) a.insert(a.end(), {"--remote", remote});
         auto r = cli(a, {program_env()});
@@ -111,8 +115,7 @@ TEST(RemoteCli, AWorkerOfAnotherProtocolIsRefusedOnBothSides) {
     EXPECT_NE(r.err.find("`env CUDA_PLAYGROUND_PRETEND_PROTOCOL="), std::string::npos) << r.err;
     // The worker's side, on its stderr (shown in the app's message): the app's number against its own.
     EXPECT_NE(r.err.find("the app (build "), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("speaks wire protocol " + std::to_string(cp::kWireProtocolVersion) +
-                         " but this worker"),
+    EXPECT_NE(r.err.find("speaks wire protocol " + std::to_string(cp::kWireProtocolVersion) + " but this worker"),
               std::string::npos)
         << r.err;
 }
@@ -138,8 +141,8 @@ TEST(RemoteCli, AWorkerLostMidSessionIsWorkerLostAndTheNextRequestReconnects) {
     const fs::path pid_file = dir.path() / "pid";
     cp::RemoteOptions options;
     // The worker's pid, for the test to kill it: the shell records its own and becomes the worker (exec).
-    options.prefix = "sh -c 'echo $$ > " + pid_file.string() + "; exec \"$0\" \"$@\"' env CUDA_PLAYGROUND_CACHE_DIR=" +
-                     cp::test::cli_cache_dir().path().string();
+    options.prefix = "sh -c 'echo $$ > " + pid_file.string() +
+                     "; exec \"$0\" \"$@\"' env CUDA_PLAYGROUND_CACHE_DIR=" + cp::test::cli_cache_dir().path().string();
     options.program = CP_BINARY;
     options.backend = "cpu";
     auto backend = cp::make_remote_backend(options);
@@ -168,10 +171,11 @@ TEST(RemoteCli, AWorkerLostMidSessionIsWorkerLostAndTheNextRequestReconnects) {
 }
 
 TEST(RemoteCli, PrefixesSplitLikeAShellWithoutOne) {
-    auto w = cp::split_command_words(R"(ssh  -o "ProxyCommand=ssh -W %h:%p jump" login 'srun --gres=gpu:1' a\ b "x\"y")");
+    auto w =
+        cp::split_command_words(R"(ssh  -o "ProxyCommand=ssh -W %h:%p jump" login 'srun --gres=gpu:1' a\ b "x\"y")");
     ASSERT_TRUE(w);
-    const std::vector<std::string> expected = {"ssh", "-o", "ProxyCommand=ssh -W %h:%p jump", "login", "srun --gres=gpu:1",
-                                               "a b", "x\"y"};
+    const std::vector<std::string> expected = {
+        "ssh", "-o", "ProxyCommand=ssh -W %h:%p jump", "login", "srun --gres=gpu:1", "a b", "x\"y"};
     EXPECT_EQ(*w, expected);
     EXPECT_FALSE(cp::split_command_words("ssh 'gpu01"));
     EXPECT_TRUE(cp::split_command_words("   ")->empty());

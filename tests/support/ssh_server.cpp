@@ -52,7 +52,9 @@ bool answers(int port) {
 
 }  // namespace
 
-SshServer::SshServer() { why_not_ = start(); }
+SshServer::SshServer() {
+    why_not_ = start();
+}
 
 std::string SshServer::start() {
     for (const char* tool : {kSshd, kSsh, kKeygen})
@@ -70,9 +72,9 @@ std::string SshServer::start() {
     }
     port_ = free_port();
     if (port_ == 0) return "no free port on 127.0.0.1";
-    std::ofstream(d / "sshd_config") << "Port " << port_ << "\nListenAddress 127.0.0.1\nHostKey " << (d / "host_key").string()
-                                     << "\nPidFile " << (d / "sshd.pid").string() << "\nAuthorizedKeysFile "
-                                     << (d / "authorized_keys").string()
+    std::ofstream(d / "sshd_config") << "Port " << port_ << "\nListenAddress 127.0.0.1\nHostKey "
+                                     << (d / "host_key").string() << "\nPidFile " << (d / "sshd.pid").string()
+                                     << "\nAuthorizedKeysFile " << (d / "authorized_keys").string()
                                      << "\nStrictModes no\nUsePAM no\nPasswordAuthentication no\n"
                                         "KbdInteractiveAuthentication no\nPubkeyAuthentication yes\n"
                                         "PermitRootLogin prohibit-password\n";
@@ -100,14 +102,17 @@ std::string SshServer::start() {
             pid_ = -1;
             return "sshd ended at start: " + read_file(d / "sshd.log");
         }
-        if (std::chrono::steady_clock::now() > deadline) return "sshd did not listen within 20 s: " + read_file(d / "sshd.log");
+        if (std::chrono::steady_clock::now() > deadline)
+            return "sshd did not listen within 20 s: " + read_file(d / "sshd.log");
         usleep(10000);  // between polls of the port, not instead of one
     }
     // It must also let this user in (an sshd not started as root can only log in its own user, and not on
     // every system).
     auto r = run_process({"/bin/sh", "-c", prefix() + " true"});
     if (r.exit_code != 0)
-        return std::string(geteuid() == 0 ? "" : "sshd not run as root cannot log this user in here (run the tests as root); ") +
+        return std::string(geteuid() == 0
+                               ? ""
+                               : "sshd not run as root cannot log this user in here (run the tests as root); ") +
                "ssh to it failed: " + r.both() + " sshd: " + read_file(d / "sshd.log");
     return {};
 }

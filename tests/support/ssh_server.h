@@ -5,8 +5,8 @@
 
 #include "support/process.h"
 
-#include <string>
 #include <sys/types.h>
+#include <string>
 
 namespace cp::test {
 

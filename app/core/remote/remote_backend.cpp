@@ -41,7 +41,9 @@ constexpr uint64_t kFrameHeaderBytes = 24;  // wire_frame.cpp's header
 
 std::atomic<uint64_t> g_sent{0}, g_received{0};
 
-uint64_t frame_bytes(const WireMessage& m) { return kFrameHeaderBytes + m.json.size() + m.blob.size(); }
+uint64_t frame_bytes(const WireMessage& m) {
+    return kFrameHeaderBytes + m.json.size() + m.blob.size();
+}
 
 int start_timeout_s() {
     // ssh's login, or Slurm's queue (srun waits for a GPU), comes before the greeting.
@@ -117,8 +119,8 @@ public:
         return std::get<UploadResult>(call(request, kTransferTimeoutS, "an upload"));
     }
     LaunchResult launch(const LaunchRequest& request) override {
-        const std::string subject = "kernel `" + request.kernel_name + "` (grid " + request.grid.str() + ", block " +
-                                    request.block.str() + ")";
+        const std::string subject =
+            "kernel `" + request.kernel_name + "` (grid " + request.grid.str() + ", block " + request.block.str() + ")";
         return std::get<LaunchResult>(call(request, launch_timeout_s() + kNetworkMarginS, subject));
     }
     ReadBackResult read_back(const ReadBackRequest& request) override {
@@ -133,8 +135,8 @@ public:
             call(request, kTransferTimeoutS, "the occupancy query for `" + request.kernel_name + "`"));
     }
     StreamsResult streams(const StreamsRequest& request) override {
-        return std::get<StreamsResult>(call(request, launch_timeout_s() + kNetworkMarginS,
-                                            "kernel `" + request.kernel_name + "` on streams"));
+        return std::get<StreamsResult>(
+            call(request, launch_timeout_s() + kNetworkMarginS, "kernel `" + request.kernel_name + "` on streams"));
     }
 
 private:
@@ -168,7 +170,8 @@ std::optional<Error> RemoteBackend::spawn() {
     words_.insert(words_.end(), {options_.program, "worker", "--stdio", "--backend", options_.backend});
 
     int in[2], out[2], err[2];
-    if (pipe2(in, O_CLOEXEC) != 0) return make_error(ErrorKind::WorkerLost, std::string("pipe: ") + std::strerror(errno));
+    if (pipe2(in, O_CLOEXEC) != 0)
+        return make_error(ErrorKind::WorkerLost, std::string("pipe: ") + std::strerror(errno));
     if (pipe2(out, O_CLOEXEC) != 0) {
         close(in[0]), close(in[1]);
         return make_error(ErrorKind::WorkerLost, std::string("pipe: ") + std::strerror(errno));
@@ -275,15 +278,19 @@ Error RemoteBackend::lost(const std::string& what) const {
     const std::string tail = stderr_tail();
     message += tail.empty() ? " (it wrote nothing on stderr)" : "; its stderr ended with:" + tail;
     return make_error(ErrorKind::WorkerLost, message,
-                      "check that `" + options_.prefix + " true` works on its own (host name, keys, known hosts) and "
-                      "that `" + options_.program + " worker --stdio` runs there (CUDA_PLAYGROUND_REMOTE_PROGRAM sets "
-                      "its path); the next run tries to connect again");
+                      "check that `" + options_.prefix +
+                          " true` works on its own (host name, keys, known hosts) and "
+                          "that `" +
+                          options_.program +
+                          " worker --stdio` runs there (CUDA_PLAYGROUND_REMOTE_PROGRAM sets "
+                          "its path); the next run tries to connect again");
 }
 
 std::optional<Error> RemoteBackend::start() {
     if (auto e = spawn()) return e;
     // The app speaks first, so that a worker of another build can say so on its side too.
-    const nlohmann::json hello = {{"hello", "cuda-playground app"}, {"protocol", kWireProtocolVersion}, {"build", CP_VERSION}};
+    const nlohmann::json hello = {
+        {"hello", "cuda-playground app"}, {"protocol", kWireProtocolVersion}, {"build", CP_VERSION}};
     (void)write_message(to_, WireMessage{hello.dump(), {}, {}});  // a worker already gone shows in the read
     WireMessage greeting;
     const int timeout_s = start_timeout_s();
@@ -299,19 +306,21 @@ std::optional<Error> RemoteBackend::start() {
         const auto j = nlohmann::json::parse(greeting.json);
         host_ = j.value("host", std::string("unknown"));
         build_ = j.value("build", std::string());
-        failure = check_worker_protocol(j.value("protocol", 0), "remote worker `" + join_words(words_) +
-                                                                    "` (host " + host_ + ", build " + build_ + ")");
-        if (failure) failure->hint = "install the same version of CUDA Playground on the server as here (this is " +
-                                     std::string(CP_VERSION) + "), or point CUDA_PLAYGROUND_REMOTE_PROGRAM at it";
+        failure = check_worker_protocol(j.value("protocol", 0), "remote worker `" + join_words(words_) + "` (host " +
+                                                                    host_ + ", build " + build_ + ")");
+        if (failure)
+            failure->hint = "install the same version of CUDA Playground on the server as here (this is " +
+                            std::string(CP_VERSION) + "), or point CUDA_PLAYGROUND_REMOTE_PROGRAM at it";
         if (!failure && !j.at("ok").get<bool>())
-            failure = make_error(error_kind_from_name(j.at("kind").get<std::string>()).value_or(ErrorKind::Unknown),
-                                 "the remote worker on host " + host_ + " has no backend: " +
-                                     j.at("message").get<std::string>(),
-                                 j.at("hint").get<std::string>());
+            failure = make_error(
+                error_kind_from_name(j.at("kind").get<std::string>()).value_or(ErrorKind::Unknown),
+                "the remote worker on host " + host_ + " has no backend: " + j.at("message").get<std::string>(),
+                j.at("hint").get<std::string>());
     } catch (const std::exception& e) {
-        failure = make_error(ErrorKind::WorkerLost, "the remote worker `" + join_words(words_) +
-                                                        "` answered what is not a greeting: " + e.what(),
-                             "check that `" + options_.program + "` on the server is CUDA Playground");
+        failure =
+            make_error(ErrorKind::WorkerLost,
+                       "the remote worker `" + join_words(words_) + "` answered what is not a greeting: " + e.what(),
+                       "check that `" + options_.program + "` on the server is CUDA Playground");
     }
     if (failure) {
         stop(false);
@@ -415,7 +424,9 @@ std::string remote_where(const DeviceInfo& device) {
     return device.notes.substr(0, device.notes.find("; "));
 }
 
-RemoteTraffic remote_traffic() { return {g_sent.load(), g_received.load()}; }
+RemoteTraffic remote_traffic() {
+    return {g_sent.load(), g_received.load()};
+}
 
 int worker_protocol_version() {
     if (const char* v = std::getenv("CUDA_PLAYGROUND_PRETEND_PROTOCOL"); v && std::atoi(v) > 0) return std::atoi(v);
@@ -441,9 +452,14 @@ int serve_stdio(const std::string& backend_name) {
     signal(SIGPIPE, SIG_IGN);  // an app gone mid-answer is a failed write, not a dead worker
 
     const int mine = worker_protocol_version();
-    nlohmann::json greeting = {{"hello", "cuda-playground worker"}, {"protocol", mine},  {"build", CP_VERSION},
-                               {"host", host_name()},                {"ok", false},      {"message", ""},
-                               {"hint", ""},                         {"kind", ""}};
+    nlohmann::json greeting = {{"hello", "cuda-playground worker"},
+                               {"protocol", mine},
+                               {"build", CP_VERSION},
+                               {"host", host_name()},
+                               {"ok", false},
+                               {"message", ""},
+                               {"hint", ""},
+                               {"kind", ""}};
     nlohmann::json names = nlohmann::json::array();
     for (const BackendEntry& e : backend_registry()) names.push_back(e.name);
     greeting["backends"] = names;
@@ -472,17 +488,15 @@ int serve_stdio(const std::string& backend_name) {
     if (app_protocol != mine)
         return refuse(make_error(ErrorKind::WorkerLost,
                                  "the app (build " + app_build + ") speaks wire protocol " +
-                                     std::to_string(app_protocol) + " but this worker (build " + CP_VERSION +
-                                     " on " + host_name() + ") speaks " + std::to_string(mine),
+                                     std::to_string(app_protocol) + " but this worker (build " + CP_VERSION + " on " +
+                                     host_name() + ") speaks " + std::to_string(mine),
                                  "install the same version of CUDA Playground here as on the app's machine"));
     auto made = make_backend(backend_name);
     if (!made) return refuse(made.error());
     Backend& backend = *made->backend;
     const DeviceInfo device = backend.info().device;
-    greeting.update({{"ok", true},
-                     {"backend", device.backend},
-                     {"device", device.name},
-                     {"device_count", device.device_count}});
+    greeting.update(
+        {{"ok", true}, {"backend", device.backend}, {"device", device.name}, {"device_count", device.device_count}});
     if (!write_message(out, WireMessage{greeting.dump(), {}, {}})) return 0;
 
     for (;;) {

@@ -15,9 +15,9 @@
 namespace cp {
 
 struct RemoteOptions {
-    std::string prefix;                     // split into words like a shell would, run without one
+    std::string prefix;                       // split into words like a shell would, run without one
     std::string program = "cuda-playground";  // the remote program (CUDA_PLAYGROUND_REMOTE_PROGRAM)
-    std::string backend = "auto";           // the remote worker's --backend
+    std::string backend = "auto";             // the remote worker's --backend
 };
 
 // CUDA_PLAYGROUND_REMOTE (the prefix, empty when unset) and CUDA_PLAYGROUND_REMOTE_PROGRAM, with `backend`.
