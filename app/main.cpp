@@ -77,6 +77,7 @@ int run_window(const std::vector<std::string>& argv) {
                                   {"--block", true},
                                   {"--grid", true},
                                   {"--backend", true},
+                                  {"--remote", true},
                                   {"--headless"},
                                   {"--frames", true},
                                   {"--screenshot", true},
@@ -107,6 +108,7 @@ int run_window(const std::vector<std::string>& argv) {
     options.block = launch->block;
     options.grid = launch->grid;
     options.backend = launch->backend;
+    options.remote = launch->remote;
     if (args->has("--frames")) {
         auto n = parse_positive_int("--frames", args->get("--frames"));
         if (!n) return user_error(n.error().message);

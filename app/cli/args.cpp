@@ -5,6 +5,7 @@
 #include "core/text_util.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace cp::cli {
 
@@ -70,6 +71,9 @@ Result<LaunchOptions> parse_launch_options(const Args& args) {
     auto backend = check_backend_name(args.get("--backend", "auto"));
     if (!backend) return backend.error();
     out.backend = *backend;
+    out.remote = args.get("--remote");
+    if (!args.has("--remote"))
+        if (const char* env = std::getenv("CUDA_PLAYGROUND_REMOTE")) out.remote = env;
     for (const auto& s : args.all("--set")) {
         const auto eq = s.find('=');
         if (eq == std::string::npos || eq == 0)
@@ -102,7 +106,11 @@ std::string backend_option_help(int column) {
     line.resize(size_t(std::max<int>(column, int(line.size()) + 1)), ' ');
     std::string choices = backend_choices_text();  // "auto, cuda or cpu"
     choices.insert(4, " (default)");
-    return line + "where kernels run: " + choices + "\n";
+    std::string remote = "  --remote PREFIX";
+    remote.resize(size_t(std::max<int>(column, int(remote.size()) + 1)), ' ');
+    return line + "where kernels run: " + choices + " (with --remote: on the server)\n" + remote +
+           "run kernels on a server through `PREFIX cuda-playground worker --stdio`,\n" +
+           std::string(size_t(column), ' ') + "e.g. \"ssh gpu01\" (also CUDA_PLAYGROUND_REMOTE)\n";
 }
 
 Result<int> parse_whole_number(const std::string& option, const std::string& text, int min, int max) {

@@ -41,9 +41,13 @@ struct LaunchOptions {
     std::vector<std::pair<std::string, std::string>> sets;
     std::optional<Dim3> block, grid;
     std::optional<int> until_step;  // --until-step K (`run` only)
+    // --remote PREFIX (else CUDA_PLAYGROUND_REMOTE): kernels run in `PREFIX cuda-playground worker --stdio`
+    // (core/remote/remote_backend.h) with `backend` on that side. Empty: here.
+    std::string remote;
 };
 Result<LaunchOptions> parse_launch_options(const Args& args);
-// The help line of --backend, from the registry: "--backend NAME  where kernels run: auto (default), cuda or cpu".
+// The help lines of --backend, from the registry ("--backend NAME  where kernels run: auto (default), cuda or
+// cpu"), and of --remote.
 std::string backend_option_help(int column);
 
 // "--repeat 20": a whole number in [min, max]; the error names the option and the range.

@@ -3,6 +3,7 @@
 #include "cli/commands.h"
 #include "core/engine/backend.h"
 #include "core/cuda/nvrtc_compiler.h"
+#include "core/remote/remote_backend.h"
 #include "core/session/report_json.h"
 #include "core/worker/sandbox.h"
 
@@ -15,13 +16,17 @@ namespace cp::cli {
 
 namespace {
 
-const char* kUsage = R"(usage: cuda-playground info [--json]
+const char* kUsage = R"(usage: cuda-playground info [--json] [--remote PREFIX [--backend NAME]]
 
 Shows which backends can run kernels here (each backend the app knows), the device's name, compute
 capability, SM count, memory and launch limits, the NVRTC version used to compile, and what the sandbox for
 kernel code and the compilers confines on this machine.
 
-  --json    print the same as JSON
+  --json            print the same as JSON
+  --remote PREFIX   show the server's instead: what `PREFIX cuda-playground worker --stdio --backend NAME`
+                    runs kernels on (also CUDA_PLAYGROUND_REMOTE; the remote program's path:
+                    CUDA_PLAYGROUND_REMOTE_PROGRAM)
+  --backend NAME    with --remote: the backend the server is asked for (default auto)
 
 Exit status: 0 shown (also when no backend can run kernels), 1 a mistake in the command,
 3 an internal error (a bug: please report it).
@@ -49,15 +54,49 @@ void print_device(const DeviceInfo& d) {
     if (!d.notes.empty()) std::cout << "  note:          " << d.notes << "\n";
 }
 
+// `info --remote PREFIX`: the server's backend and device, and where that is. 1 when it cannot be reached.
+int show_remote(const LaunchOptions& launch, bool as_json) {
+    RemoteOptions options = remote_options_from_environment(launch.backend);
+    options.prefix = launch.remote;
+    auto backend = make_remote_backend(options);
+    if (as_json) {
+        using nlohmann::json;
+        json j{{"nvrtc", nvrtc_version_text()}, {"remote_command", launch.remote}};
+        if (backend) {
+            const DeviceInfo device = (*backend)->info().device;
+            j["where"] = remote_where(device);
+            j["default_backend"] = device.backend;
+            j[device.backend] = device_info_json(device);
+        } else {
+            j["where"] = nullptr;
+            j["default_backend"] = "none";
+            j["remote"] = json{{"available", false}, {"reason", backend.error().message}, {"hint", backend.error().hint}};
+        }
+        std::cout << json_text(j) << "\n";
+        return backend ? 0 : 1;
+    }
+    if (!backend) return user_error(backend.error());
+    const DeviceInfo device = (*backend)->info().device;
+    std::cout << "CUDA Playground " << CP_VERSION << "\n"
+              << "kernels run on a server: " << remote_where(device) << "\n\n"
+              << device.backend << " backend (remote): available\n";
+    print_device(device);
+    return 0;
+}
+
 }  // namespace
 
 int cmd_info(const std::vector<std::string>& argv) {
-    auto args = parse_args(argv, {{"--json"}});
+    auto args = parse_args(argv, {{"--json"}, {"--remote", true}, {"--backend", true}});
     if (!args) return user_error(args.error());
     if (args->has("--help")) {
         std::cout << kUsage;
         return 0;
     }
+    auto launch = parse_launch_options(*args);
+    if (!launch) return user_error(launch.error());
+    if (!launch->remote.empty()) return show_remote(*launch, args->has("--json"));
+    if (args->has("--backend")) return user_error("--backend needs --remote here", "`info` shows every backend of this machine");
     struct Probe {
         const BackendEntry* entry;
         Result<std::unique_ptr<Backend>> backend;

@@ -10,6 +10,7 @@
 #include "core/data/view_export.h"
 #include "core/engine/backend.h"
 #include "core/kernel_file/kernel_file.h"
+#include "core/remote/remote_backend.h"
 #include "core/session/coverage.h"
 #include "core/session/device_split_check.h"
 #include "core/session/report_json.h"
@@ -114,6 +115,7 @@ Result<std::vector<std::filesystem::path>> export_launch_images(const RunReport&
 // What is about to run: printed before the launch, so a launch that hangs has been announced.
 void print_header(const RunReport& r, const DeviceInfo& device) {
     std::cout << r.title << " (" << r.kernel << ") on " << r.backend << ": " << r.device << "\n";
+    if (const std::string where = remote_where(device); !where.empty()) std::cout << "  where:    " << where << "\n";
     if (r.resolved && !r.resolved->steps.empty()) {
         for (const ResolvedStep& s : r.resolved->steps) {
             std::cout << "  step " << s.index << ":   " << s.kernel << ": grid " << s.grid.str() << ", block "
@@ -297,6 +299,7 @@ void add_sanitizer_json(nlohmann::json& j, const std::string& tool, const Saniti
 
 int cmd_run(const std::vector<std::string>& argv) {
     auto args = parse_args(argv, {{"--backend", true},
+                                  {"--remote", true},
                                   {"--set", true, true},
                                   {"--block", true},
                                   {"--grid", true},
@@ -381,6 +384,8 @@ int cmd_run(const std::vector<std::string>& argv) {
                               "on the CPU backend out-of-bounds accesses are always reported; drop --backend cpu");
         if (args->has("--compare"))
             return user_error("--sanitize and --compare cannot be combined", "sanitize one kernel at a time");
+        if (!launch->remote.empty())
+            return user_error("--sanitize does not run over --remote yet", "run it on the server itself");
         auto setup = prepare_sanitizer(args->get("--sanitize"));
         if (!setup) return user_error(setup.error());
         sanitizer_log = setup->log_path;
@@ -396,6 +401,8 @@ int cmd_run(const std::vector<std::string>& argv) {
     auto opened = open_session(args->positional[0], *launch, sanitized_backend);
     if (!opened) return user_error(opened.error());
     Engine& engine = *opened->engine;
+    // Where the kernels run: "remote: `ssh gpu01` -> host gpu01 (cuda backend, NVIDIA H100 ...)", or "" here.
+    const std::string where = remote_where(engine.device());
     KernelSession& session = *opened->session;
     if (!sanitizer_log.empty() && !engine.device().caps.gpu)
         return user_error("--sanitize needs the CUDA backend, and it cannot run here", "run on a machine with an NVIDIA GPU");
@@ -472,6 +479,7 @@ int cmd_run(const std::vector<std::string>& argv) {
     }
     if (args->has("--json")) {
         nlohmann::json j = run_report_json(report, written);
+        j["where"] = where.empty() ? "local" : where;
         if (compared) add_variants_json(j, report, others);
         if (!sanitizer_log.empty()) add_sanitizer_json(j, args->get("--sanitize"), sanitized);
         const std::string json = json_text(j);

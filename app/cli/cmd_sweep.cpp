@@ -53,7 +53,7 @@ Result<bool> write_file(const std::string& path, const std::string& text) {
 }  // namespace
 
 int cmd_sweep(const std::vector<std::string>& argv) {
-    auto args = parse_args(argv, {{"--backend", true}, {"--set", true, true}, {"--blocks", true}, {"--repeat", true},
+    auto args = parse_args(argv, {{"--backend", true}, {"--remote", true}, {"--set", true, true}, {"--blocks", true}, {"--repeat", true},
                                   {"--warmup", true}, {"--json", true}, {"--csv", true}, {"--png", true}});
     if (!args) return user_error(args.error());
     if (args->has("--help")) {

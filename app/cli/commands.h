@@ -31,6 +31,7 @@ int cmd_compile(const std::vector<std::string>& args);
 int cmd_run(const std::vector<std::string>& args);
 int cmd_describe(const std::vector<std::string>& args);
 int cmd_sweep(const std::vector<std::string>& args);
+int cmd_worker(const std::vector<std::string>& args);
 
 // Resolves FILE as given, else inside the kernel library ("image/box_blur", "box_blur", "box_blur.cu").
 std::filesystem::path find_kernel_path(const std::string& file);

@@ -3,6 +3,7 @@
 
 #include "cli/commands.h"
 #include "core/kernel_file/kernel_file.h"
+#include "core/remote/remote_backend.h"
 #include "core/session/backend_setup.h"
 
 #include <iostream>
@@ -24,7 +25,15 @@ Result<OpenedSession> open_session(const std::string& path, const LaunchOptions&
         return make_error(ErrorKind::Metadata, "the kernel file has errors (listed above)", "fix them, then run again");
     }
     // The backend, and for a `devices:` file the other devices of it (core/session/backend_setup.h, as the window).
-    auto setup = set_up_backend(launch.backend, make);
+    // --remote: the backend is a worker on the server (its own `--backend` there); a `devices:` split runs
+    // on its first device alone.
+    MakeBackendFn chosen = make;
+    if (!chosen && !launch.remote.empty()) {
+        RemoteOptions remote = remote_options_from_environment(launch.backend);
+        remote.prefix = launch.remote;
+        chosen = [remote] { return make_remote_backend(remote); };
+    }
+    auto setup = set_up_backend(launch.backend, chosen);
     if (!setup) return setup.error();
     for (const std::string& note : setup->fallback_notes()) std::cerr << "note: " << note << "\n";
     OpenedSession opened;

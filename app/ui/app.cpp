@@ -1,6 +1,7 @@
 // run_app and the AppHost: GL target + ImGui set-up, the frame loop, screenshots.
 #include "ui/app_host.h"
 
+#include "core/remote/remote_backend.h"
 #include "ui/state/user_dirs.h"
 
 #include <glad/gl.h>
@@ -154,7 +155,15 @@ int AppHost::run_for(double seconds_to_run) {
 }
 
 int run_app(const AppOptions& options) {
-    auto host = AppHost::create(options);
+    // --remote: the backend is the server's worker (core/remote/remote_backend.h), made through the same backend
+    // set-up; one that cannot be reached leaves the window compile-only, saying why.
+    BackendFactory remote;
+    if (!options.remote.empty()) {
+        RemoteOptions r = remote_options_from_environment(options.backend);
+        r.prefix = options.remote;
+        remote = [r] { return make_remote_backend(r); };
+    }
+    auto host = AppHost::create(options, remote);
     if (!host) {
         std::fprintf(stderr, "error: %s\n", host.error().full().c_str());
         return 1;  // like every user-facing error of the command line

@@ -19,6 +19,7 @@ struct AppOptions {
     int frames = 0;                 // 0: run until closed (window) / a few frames (headless)
     std::string screenshot;         // PNG path, written after the last frame
     std::string backend = "auto";   // auto | cuda | cpu
+    std::string remote;             // --remote PREFIX: kernels run in `PREFIX cuda-playground worker --stdio`
     int width = 1600, height = 1000;  // window / offscreen size (--size)
     std::optional<float> text_size;   // --text-size: this run's text size, not saved
     bool present = false;             // --present: start in presentation mode

@@ -350,6 +350,32 @@ TEST(EngineWire, FramesOverASocket) {
     close(sv[1]);
 }
 
+// A remote worker's stdin/stdout are pipes (sshd gives pipes): the same frames travel with read/write, a
+// message with descriptors is refused, and a reader gone is a failed write, not SIGPIPE.
+TEST(EngineWire, FramesOverAPipe) {
+    int p[2];
+    ASSERT_EQ(pipe(p), 0);
+    WireMessage big{"{\"type\":\"info\"}", std::vector<std::byte>(3'000'001, std::byte{9}), {}};
+    big.blob.back() = std::byte{1};
+    std::thread writer([&] { EXPECT_TRUE(write_message(p[1], big)); });
+    WireMessage got;
+    EXPECT_EQ(read_message(p[0], 5000, &got), ReadStatus::Ok);
+    writer.join();
+    EXPECT_EQ(got.json, big.json);
+    EXPECT_EQ(got.blob, big.blob);
+    EXPECT_TRUE(got.fds.empty());
+
+    WireMessage with_fd{"{}", {}, {p[1]}};
+    EXPECT_FALSE(write_message(p[1], with_fd)) << "descriptors never travel over a pipe";
+    EXPECT_EQ(read_message(p[0], 50, &got), ReadStatus::TimedOut);
+    close(p[1]);
+    EXPECT_EQ(read_message(p[0], 1000, &got), ReadStatus::Closed);
+    ASSERT_EQ(pipe(p), 0);
+    close(p[0]);
+    EXPECT_FALSE(write_message(p[1], big)) << "writing to a pipe nobody reads fails instead of raising SIGPIPE";
+    close(p[1]);
+}
+
 // A streamed run: the chunks' copies (their bytes in the blob, in order), arguments with offsets, and back the
 // operations' times and each copy out's bytes.
 TEST(EngineWire, StreamsRequestAndResult) {

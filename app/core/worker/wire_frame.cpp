@@ -1,14 +1,19 @@
 // Framing on a stream socket: a fixed header (sent with the descriptors, if any, as SCM_RIGHTS), then the
-// JSON text, then the blob.
+// JSON text, then the blob. On a pipe (a remote worker's stdin/stdout, as sshd gives them) the same bytes
+// travel with read/write, and a message with descriptors is refused.
 #include "core/worker/wire_frame.h"
 
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <ctime>
 
 namespace cp {
 
@@ -25,10 +30,38 @@ struct FrameHeader {
     uint64_t blob_bytes;
 };
 
+bool is_socket(int fd) {
+    struct stat st{};
+    return fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+// write() on a pipe whose reader is gone raises SIGPIPE, which would end the app: it is blocked in this
+// thread for the write, and one that became pending is taken back before the mask is restored.
+ssize_t write_no_sigpipe(int fd, const char* p, size_t size) {
+    sigset_t pipe_only, old;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    sigset_t pending_before;
+    sigpending(&pending_before);
+    const bool was_pending = sigismember(&pending_before, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
+    const ssize_t n = write(fd, p, size);
+    const int saved = errno;
+    if (n < 0 && saved == EPIPE && !was_pending) {
+        const timespec zero{0, 0};
+        while (sigtimedwait(&pipe_only, nullptr, &zero) < 0 && errno == EINTR) {
+        }
+    }
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    errno = saved;
+    return n;
+}
+
 bool send_all(int fd, const void* data, size_t size) {
     const auto* p = static_cast<const char*>(data);
+    const bool socket = is_socket(fd);
     while (size > 0) {
-        const ssize_t n = send(fd, p, size, MSG_NOSIGNAL);
+        const ssize_t n = socket ? send(fd, p, size, MSG_NOSIGNAL) : write_no_sigpipe(fd, p, size);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) return false;
         p += n;
@@ -75,8 +108,17 @@ ReadStatus wait_readable(int fd, int timeout_ms) {
 // Reads `size` bytes; descriptors that arrive with them are appended to `fds` (when not null).
 ReadStatus recv_all(int fd, void* data, size_t size, int timeout_ms, std::vector<int>* fds) {
     auto* p = static_cast<char*>(data);
+    const bool socket = is_socket(fd);
     while (size > 0) {
         if (const ReadStatus s = wait_readable(fd, timeout_ms); s != ReadStatus::Ok) return s;
+        if (!socket) {  // a pipe: no descriptors can come
+            const ssize_t n = read(fd, p, size);
+            if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+            if (n <= 0) return ReadStatus::Closed;
+            p += n;
+            size -= size_t(n);
+            continue;
+        }
         iovec io{p, size};
         alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFds)];
         msghdr m{};
@@ -116,6 +158,7 @@ void close_fds(std::vector<int>& fds) {
 
 bool write_message(int fd, const WireMessage& message) {
     if (message.fds.size() > kMaxFds) return false;
+    if (!message.fds.empty() && !is_socket(fd)) return false;  // descriptors never travel over a pipe
     const FrameHeader h{kMagic, uint32_t(message.fds.size()), message.json.size(), message.blob.size()};
     return send_header(fd, h, message.fds) && send_all(fd, message.json.data(), message.json.size()) &&
            send_all(fd, message.blob.data(), message.blob.size());

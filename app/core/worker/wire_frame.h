@@ -16,7 +16,8 @@ struct WireMessage {
     std::vector<int> fds;
 };
 
-// Framed messages on a stream socket. write_message never raises SIGPIPE (false when the peer is gone).
+// Framed messages on a stream socket or a pipe (read/write; a message with descriptors cannot be written to
+// a pipe). write_message never raises SIGPIPE (false when the peer is gone).
 bool write_message(int fd, const WireMessage& message);
 enum class ReadStatus { Ok, Closed, TimedOut };
 // timeout_ms < 0 waits forever. Received descriptors are close-on-exec.

@@ -1,0 +1,45 @@
+// `cuda-playground worker --stdio`: the server side of --remote. Serves the engine protocol on standard input
+// and output for an app on another machine (started by ssh, srun, kubectl exec...): core/remote/remote_backend.h.
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "core/remote/remote_backend.h"
+
+#include <iostream>
+
+namespace cp::cli {
+
+namespace {
+
+const char* kUsage = R"(usage: cuda-playground worker --stdio [--backend auto|cuda|cpu]
+
+Serves kernels to CUDA Playground on another machine: the app runs `PREFIX cuda-playground worker --stdio`
+(`--remote PREFIX`, e.g. --remote "ssh gpu01") and sends its requests over this command's standard input
+and output. Not for typing by hand. It opens no port: authentication and transport are those of the command
+that started it (ssh, srun, kubectl exec). Kernels run as locally: CUDA in a worker process replaced after a
+fault, the CPU emulator in its sandbox.
+
+  --stdio          serve on standard input/output (the only transport)
+  --backend NAME   the backend to serve: auto (default: the first that works here), cuda or cpu
+
+Exit status: 0 the app closed the connection, 1 the handshake failed (another build) or no backend can run.
+)";
+
+}  // namespace
+
+int cmd_worker(const std::vector<std::string>& argv) {
+    auto args = parse_args(argv, {{"--stdio"}, {"--backend", true}});
+    if (!args) return user_error(args.error());
+    if (args->has("--help")) {
+        std::cout << kUsage;
+        return 0;
+    }
+    if (!args->has("--stdio"))
+        return user_error("`worker` needs --stdio",
+                          "it is started by `cuda-playground --remote PREFIX` on the app's machine");
+    if (!args->positional.empty()) return user_error("unexpected argument `" + args->positional[0] + "`", "see --help");
+    auto backend = check_backend_name(args->get("--backend", "auto"));
+    if (!backend) return user_error(backend.error());
+    return serve_stdio(*backend);
+}
+
+}  // namespace cp::cli

@@ -1,0 +1,519 @@
+// The remote backend (the app's side: start `PREFIX cuda-playground worker --stdio`, greet, forward requests
+// with time limits, turn a lost connection into WorkerLost) and the worker's side (serve_stdio).
+#include "core/remote/remote_backend.h"
+
+#include "core/engine/engine_wire.h"
+#include "core/worker/worker_process.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+extern char** environ;
+
+namespace cp {
+
+namespace {
+
+constexpr const char* kWhereLead = "remote: ";
+constexpr int kCompileTimeoutS = 300;
+constexpr int kTransferTimeoutS = 300;
+// The worker's own watchdog (launch_timeout_s on its side) stops a kernel that does not end and answers; the
+// app waits that long and this much more for the answer to cross the network before it gives up on the link.
+constexpr int kNetworkMarginS = 30;
+constexpr size_t kStderrKeep = 16 * 1024;
+constexpr uint64_t kFrameHeaderBytes = 24;  // wire_frame.cpp's header
+
+std::atomic<uint64_t> g_sent{0}, g_received{0};
+
+uint64_t frame_bytes(const WireMessage& m) {
+    return kFrameHeaderBytes + m.json.size() + m.blob.size();
+}
+
+int start_timeout_s() {
+    // ssh's login, or Slurm's queue (srun waits for a GPU), comes before the greeting.
+    if (const char* v = std::getenv("CUDA_PLAYGROUND_REMOTE_START_TIMEOUT_S"); v && std::atoi(v) > 0)
+        return std::atoi(v);
+    return 120;
+}
+
+std::string host_name() {
+    char name[256] = {};
+    if (gethostname(name, sizeof name - 1) != 0) return "unknown";
+    return name;
+}
+
+std::string join_words(const std::vector<std::string>& words) {
+    std::string text;
+    for (const std::string& w : words) {
+        const bool plain = !w.empty() && w.find_first_of(" \t\n'\"\\$`") == std::string::npos;
+        text += (text.empty() ? "" : " ") + (plain ? w : "'" + w + "'");
+    }
+    return text;
+}
+
+// The response of the request's type that carries `error` (as the CUDA worker's).
+Response failed_response(const Request& request, const EngineError& error, const std::optional<DeviceInfo>& info) {
+    return std::visit(
+        [&](const auto& r) -> Response {
+            using Answer = ResponseFor<std::decay_t<decltype(r)>>;
+            Answer out{};
+            if constexpr (std::is_same_v<Answer, InfoResult>) {
+                if (info) out.device = *info;
+                out.device.notes = error.message;
+            } else if constexpr (!std::is_same_v<Answer, ReleaseResult>) {
+                out.error = error;
+            }
+            return out;
+        },
+        request);
+}
+
+class RemoteBackend final : public Backend {
+public:
+    explicit RemoteBackend(RemoteOptions options) : options_(std::move(options)) {}
+    ~RemoteBackend() override { stop(false); }
+
+    std::optional<Error> start();
+
+    InfoResult info() override {
+        if (info_) return InfoResult{*info_};
+        InfoResult r = std::get<InfoResult>(call(InfoRequest{}, start_timeout_s(), "asking for the device"));
+        if (r.device.name.empty()) return r;
+        // The remote worker's device addresses and IPC handles mean nothing in this process: outputs are read
+        // back, never imported, and compute-sanitizer is not started over the link.
+        r.device.caps.device_buffers = false;
+        r.device.caps.buffers_by_ipc = false;
+        r.device.caps.sanitizer = false;
+        const std::string where = std::string(kWhereLead) + "`" + options_.prefix + "` -> host " + host_ + " (" +
+                                  r.device.backend + " backend, " + r.device.name + ")";
+        r.device.notes = r.device.notes.empty() ? where : where + "; " + r.device.notes;
+        info_ = r.device;
+        return r;
+    }
+    CompileResult compile(const CompileRequest& request) override {
+        return std::get<CompileResult>(call(request, kCompileTimeoutS, "compiling `" + request.kernel_name + "`"));
+    }
+    AllocateResult allocate(const AllocateRequest& request) override {
+        AllocateResult r =
+            std::get<AllocateResult>(call(request, kTransferTimeoutS, "allocating `" + request.name + "`"));
+        r.ipc_handle.clear();  // a handle for the remote machine's processes, not this one's
+        return r;
+    }
+    UploadResult upload(const UploadRequest& request) override {
+        return std::get<UploadResult>(call(request, kTransferTimeoutS, "an upload"));
+    }
+    LaunchResult launch(const LaunchRequest& request) override {
+        const std::string subject =
+            "kernel `" + request.kernel_name + "` (grid " + request.grid.str() + ", block " + request.block.str() + ")";
+        return std::get<LaunchResult>(call(request, launch_timeout_s() + kNetworkMarginS, subject));
+    }
+    ReadBackResult read_back(const ReadBackRequest& request) override {
+        return std::get<ReadBackResult>(call(request, kTransferTimeoutS, "a read-back"));
+    }
+    ReleaseResult release(const ReleaseRequest& request) override {
+        if (pid_ <= 0) return {};  // nothing to release on a worker that is gone
+        return std::get<ReleaseResult>(call(request, kTransferTimeoutS, "a release"));
+    }
+    OccupancyResult occupancy(const OccupancyRequest& request) override {
+        return std::get<OccupancyResult>(
+            call(request, kTransferTimeoutS, "the occupancy query for `" + request.kernel_name + "`"));
+    }
+    StreamsResult streams(const StreamsRequest& request) override {
+        return std::get<StreamsResult>(
+            call(request, launch_timeout_s() + kNetworkMarginS, "kernel `" + request.kernel_name + "` on streams"));
+    }
+
+private:
+    Response call(const Request& request, int timeout_s, const std::string& subject);
+    std::optional<Error> spawn();
+    // Closes the link; the worker gets 2 s to end (none with kill_now), then it is killed and reaped.
+    void stop(bool kill_now);
+    std::string stderr_tail() const;
+    Error lost(const std::string& what) const;
+
+    RemoteOptions options_;
+    std::vector<std::string> words_;
+    pid_t pid_ = -1;
+    int to_ = -1, from_ = -1;
+    std::thread stderr_reader_;
+    std::atomic<bool> stop_reading_{false};
+    mutable std::mutex stderr_mutex_;
+    std::string stderr_text_;
+    std::string ended_how_;
+    std::string host_ = "unknown", build_;
+    std::optional<DeviceInfo> info_;
+};
+
+std::optional<Error> RemoteBackend::spawn() {
+    auto prefix = split_command_words(options_.prefix);
+    if (!prefix) return prefix.error();
+    if (prefix->empty())
+        return make_error(ErrorKind::UserInput, "--remote needs a command to reach the server",
+                          "e.g. --remote \"ssh gpu01\" or --remote \"ssh login srun --gres=gpu:1\"");
+    words_ = *prefix;
+    words_.insert(words_.end(), {options_.program, "worker", "--stdio", "--backend", options_.backend});
+
+    int in[2], out[2], err[2];
+    if (pipe2(in, O_CLOEXEC) != 0)
+        return make_error(ErrorKind::WorkerLost, std::string("pipe: ") + std::strerror(errno));
+    if (pipe2(out, O_CLOEXEC) != 0) {
+        close(in[0]), close(in[1]);
+        return make_error(ErrorKind::WorkerLost, std::string("pipe: ") + std::strerror(errno));
+    }
+    if (pipe2(err, O_CLOEXEC) != 0) {
+        close(in[0]), close(in[1]), close(out[0]), close(out[1]);
+        return make_error(ErrorKind::WorkerLost, std::string("pipe: ") + std::strerror(errno));
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, in[0], 0);
+    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+    std::vector<char*> argv;
+    for (std::string& w : words_) argv.push_back(w.data());
+    argv.push_back(nullptr);
+    pid_t pid = -1;
+    const int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    close(in[0]), close(out[1]), close(err[1]);
+    if (rc != 0) {
+        close(in[1]), close(out[0]), close(err[0]);
+        return make_error(ErrorKind::WorkerLost, "could not start `" + join_words(words_) + "`: " + std::strerror(rc),
+                          "check that `" + words_.front() + "` is installed and on PATH");
+    }
+    pid_ = pid;
+    to_ = in[1];
+    from_ = out[0];
+    {
+        std::lock_guard lock(stderr_mutex_);
+        stderr_text_.clear();
+    }
+    stop_reading_ = false;
+    // The remote's stderr (ssh's own complaints, the worker's messages) is kept for the error that says the
+    // link was lost; a thread drains it so that a chatty remote never blocks on a full pipe.
+    stderr_reader_ = std::thread([this, fd = err[0]] {
+        char buffer[4096];
+        for (;;) {
+            pollfd p{fd, POLLIN, 0};
+            const int ready = poll(&p, 1, 100);
+            if (ready < 0 && errno == EINTR) continue;
+            if (ready == 0) {
+                if (stop_reading_) break;
+                continue;
+            }
+            const ssize_t n = read(fd, buffer, sizeof buffer);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) break;
+            std::lock_guard lock(stderr_mutex_);
+            stderr_text_.append(buffer, size_t(n));
+            if (stderr_text_.size() > kStderrKeep) stderr_text_.erase(0, stderr_text_.size() - kStderrKeep);
+        }
+        close(fd);
+    });
+    return std::nullopt;
+}
+
+void RemoteBackend::stop(bool kill_now) {
+    if (to_ >= 0) close(to_);  // the worker reads the end of its input and ends
+    to_ = -1;
+    if (pid_ > 0) {
+        int status = -1;
+        if (kill_now) kill(pid_, SIGKILL);
+        for (int waited_ms = 0;; waited_ms += 5) {
+            const pid_t got = waitpid(pid_, &status, WNOHANG);
+            if (got == pid_ || (got < 0 && errno != EINTR)) break;
+            if (waited_ms >= 2000) {
+                kill(pid_, SIGKILL);
+                while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+                }
+                break;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+        ended_how_ = describe_wait_status(status);
+        pid_ = -1;
+    }
+    if (from_ >= 0) close(from_);
+    from_ = -1;
+    stop_reading_ = true;
+    if (stderr_reader_.joinable()) stderr_reader_.join();
+}
+
+std::string RemoteBackend::stderr_tail() const {
+    std::lock_guard lock(stderr_mutex_);
+    std::vector<std::string> lines;
+    size_t start = 0;
+    while (start < stderr_text_.size()) {
+        size_t end = stderr_text_.find('\n', start);
+        if (end == std::string::npos) end = stderr_text_.size();
+        std::string line = stderr_text_.substr(start, end - start);
+        if (line.find_first_not_of(" \t\r") != std::string::npos) lines.push_back(line);
+        start = end + 1;
+    }
+    std::string tail;
+    const size_t first = lines.size() > 8 ? lines.size() - 8 : 0;
+    for (size_t i = first; i < lines.size(); ++i) tail += "\n    " + lines[i];
+    return tail;
+}
+
+Error RemoteBackend::lost(const std::string& what) const {
+    std::string message = "the remote worker `" + join_words(words_) + "` " + what +
+                          ": the server is unreachable or the worker there ended";
+    const std::string tail = stderr_tail();
+    message += tail.empty() ? " (it wrote nothing on stderr)" : "; its stderr ended with:" + tail;
+    return make_error(ErrorKind::WorkerLost, message,
+                      "check that `" + options_.prefix +
+                          " true` works on its own (host name, keys, known hosts) and "
+                          "that `" +
+                          options_.program +
+                          " worker --stdio` runs there (CUDA_PLAYGROUND_REMOTE_PROGRAM sets "
+                          "its path); the next run tries to connect again");
+}
+
+std::optional<Error> RemoteBackend::start() {
+    if (auto e = spawn()) return e;
+    // The app speaks first, so that a worker of another build can say so on its side too.
+    const nlohmann::json hello = {
+        {"hello", "cuda-playground app"}, {"protocol", kWireProtocolVersion}, {"build", CP_VERSION}};
+    (void)write_message(to_, WireMessage{hello.dump(), {}, {}});  // a worker already gone shows in the read
+    WireMessage greeting;
+    const int timeout_s = start_timeout_s();
+    const ReadStatus s = read_message(from_, timeout_s * 1000, &greeting);
+    if (s != ReadStatus::Ok) {
+        stop(s == ReadStatus::TimedOut);
+        return lost(s == ReadStatus::TimedOut ? "did not greet within " + std::to_string(timeout_s) +
+                                                    " s (CUDA_PLAYGROUND_REMOTE_START_TIMEOUT_S) and was stopped"
+                                              : "ended before it greeted (" + ended_how_ + ")");
+    }
+    std::optional<Error> failure;
+    try {
+        const auto j = nlohmann::json::parse(greeting.json);
+        host_ = j.value("host", std::string("unknown"));
+        build_ = j.value("build", std::string());
+        failure = check_worker_protocol(j.value("protocol", 0), "remote worker `" + join_words(words_) + "` (host " +
+                                                                    host_ + ", build " + build_ + ")");
+        if (failure)
+            failure->hint = "install the same version of CUDA Playground on the server as here (this is " +
+                            std::string(CP_VERSION) + "), or point CUDA_PLAYGROUND_REMOTE_PROGRAM at it";
+        if (!failure && !j.at("ok").get<bool>())
+            failure = make_error(
+                error_kind_from_name(j.at("kind").get<std::string>()).value_or(ErrorKind::Unknown),
+                "the remote worker on host " + host_ + " has no backend: " + j.at("message").get<std::string>(),
+                j.at("hint").get<std::string>());
+    } catch (const std::exception& e) {
+        failure =
+            make_error(ErrorKind::WorkerLost,
+                       "the remote worker `" + join_words(words_) + "` answered what is not a greeting: " + e.what(),
+                       "check that `" + options_.program + "` on the server is CUDA Playground");
+    }
+    if (failure) {
+        stop(false);
+        const std::string tail = stderr_tail();
+        if (!tail.empty()) failure->message += "; its stderr ended with:" + tail;
+    }
+    return failure;
+}
+
+Response RemoteBackend::call(const Request& request, int timeout_s, const std::string& subject) {
+    if (pid_ <= 0) {
+        if (auto e = start()) {
+            EngineError error = to_engine_error(*e, "remote unavailable", ErrorKind::WorkerLost);
+            error.context_was_reset = true;
+            return failed_response(request, error, info_);
+        }
+    }
+    std::string what;
+    const WireMessage message = encode_request(request);
+    g_sent += frame_bytes(message);
+    if (write_message(to_, message)) {
+        WireMessage answer;
+        const ReadStatus s = read_message(from_, timeout_s * 1000, &answer);
+        if (s == ReadStatus::Ok) {
+            g_received += frame_bytes(answer);
+            if (Result<Response> response = decode_response(std::move(answer))) return std::move(*response);
+            stop(true);
+            what = "sent an answer to " + subject + " that could not be read";
+        } else if (s == ReadStatus::TimedOut) {
+            stop(true);
+            what = "did not answer " + subject + " within " + std::to_string(timeout_s) + " s and was stopped";
+        }
+    }
+    if (what.empty()) {
+        stop(false);
+        what = "ended during " + subject + " (" + ended_how_ + ")";
+    }
+    // Whatever the remote held (buffers, modules) went with it; the next request starts a new worker.
+    EngineError e = to_engine_error(lost(what), "remote worker lost", ErrorKind::WorkerLost);
+    e.context_was_reset = true;
+    return failed_response(request, e, info_);
+}
+
+}  // namespace
+
+RemoteOptions remote_options_from_environment(const std::string& backend) {
+    RemoteOptions o;
+    if (const char* v = std::getenv("CUDA_PLAYGROUND_REMOTE")) o.prefix = v;
+    if (const char* v = std::getenv("CUDA_PLAYGROUND_REMOTE_PROGRAM"); v && *v) o.program = v;
+    o.backend = backend;
+    return o;
+}
+
+Result<std::vector<std::string>> split_command_words(const std::string& text) {
+    std::vector<std::string> words;
+    std::string word;
+    bool in_word = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == ' ' || c == '\t' || c == '\n') {
+            if (in_word) words.push_back(word);
+            word.clear();
+            in_word = false;
+        } else if (c == '\'') {
+            const size_t end = text.find('\'', i + 1);
+            if (end == std::string::npos)
+                return make_error(ErrorKind::UserInput, "`" + text + "`: a ' is not closed", "close the quote");
+            word += text.substr(i + 1, end - i - 1);
+            in_word = true;
+            i = end;
+        } else if (c == '"') {
+            size_t j = i + 1;
+            for (; j < text.size() && text[j] != '"'; ++j) {
+                if (text[j] == '\\' && j + 1 < text.size() && std::strchr("\"\\$`\n", text[j + 1])) ++j;
+                word += text[j];
+            }
+            if (j >= text.size())
+                return make_error(ErrorKind::UserInput, "`" + text + "`: a \" is not closed", "close the quote");
+            in_word = true;
+            i = j;
+        } else if (c == '\\' && i + 1 < text.size()) {
+            word += text[++i];
+            in_word = true;
+        } else {
+            word += c;
+            in_word = true;
+        }
+    }
+    if (in_word) words.push_back(word);
+    return words;
+}
+
+Result<std::unique_ptr<Backend>> make_remote_backend(const RemoteOptions& options) {
+    auto backend = std::make_unique<RemoteBackend>(options);
+    if (auto e = backend->start()) return *e;
+    return std::unique_ptr<Backend>(std::move(backend));
+}
+
+std::string remote_where(const DeviceInfo& device) {
+    if (device.notes.rfind(kWhereLead, 0) != 0) return {};
+    return device.notes.substr(0, device.notes.find("; "));
+}
+
+RemoteTraffic remote_traffic() {
+    return {g_sent.load(), g_received.load()};
+}
+
+int worker_protocol_version() {
+    if (const char* v = std::getenv("CUDA_PLAYGROUND_PRETEND_PROTOCOL"); v && std::atoi(v) > 0) return std::atoi(v);
+    return kWireProtocolVersion;
+}
+
+int serve_stdio(const std::string& backend_name) {
+    // The frames own stdin and stdout: they move to descriptors of their own, stdout becomes stderr (so that
+    // anything else printed cannot corrupt the stream) and stdin /dev/null (no child reads the app's bytes).
+    const int in = fcntl(0, F_DUPFD_CLOEXEC, 3);
+    const int out = fcntl(1, F_DUPFD_CLOEXEC, 3);
+    if (in < 0 || out < 0) {
+        std::cerr << "error: worker --stdio needs a standard input and output\n";
+        return 1;
+    }
+    std::cout.flush();
+    std::fflush(stdout);
+    dup2(2, 1);
+    if (const int null = open("/dev/null", O_RDONLY | O_CLOEXEC); null >= 0) {
+        dup2(null, 0);
+        close(null);
+    }
+    signal(SIGPIPE, SIG_IGN);  // an app gone mid-answer is a failed write, not a dead worker
+
+    const int mine = worker_protocol_version();
+    nlohmann::json greeting = {{"hello", "cuda-playground worker"},
+                               {"protocol", mine},
+                               {"build", CP_VERSION},
+                               {"host", host_name()},
+                               {"ok", false},
+                               {"message", ""},
+                               {"hint", ""},
+                               {"kind", ""}};
+    nlohmann::json names = nlohmann::json::array();
+    for (const BackendEntry& e : backend_registry()) names.push_back(e.name);
+    greeting["backends"] = names;
+    auto refuse = [&](const Error& e) {
+        greeting.update({{"message", e.message}, {"hint", e.hint}, {"kind", error_kind_name(e.kind)}});
+        (void)write_message(out, WireMessage{greeting.dump(), {}, {}});
+        std::cerr << "error: " << e.message << "\n";
+        if (!e.hint.empty()) std::cerr << "  hint: " << e.hint << "\n";
+        return 1;
+    };
+
+    WireMessage hello;
+    if (read_message(in, start_timeout_s() * 1000, &hello) != ReadStatus::Ok) {
+        std::cerr << "error: worker --stdio: no greeting from the app on standard input\n"
+                     "  hint: this command is started by `cuda-playground --remote ...`, not by hand\n";
+        return 1;
+    }
+    int app_protocol = 0;
+    std::string app_build;
+    try {
+        const auto j = nlohmann::json::parse(hello.json);
+        app_protocol = j.value("protocol", 0);
+        app_build = j.value("build", std::string());
+    } catch (const std::exception&) {
+    }
+    if (app_protocol != mine)
+        return refuse(make_error(ErrorKind::WorkerLost,
+                                 "the app (build " + app_build + ") speaks wire protocol " +
+                                     std::to_string(app_protocol) + " but this worker (build " + CP_VERSION + " on " +
+                                     host_name() + ") speaks " + std::to_string(mine),
+                                 "install the same version of CUDA Playground here as on the app's machine"));
+    auto made = make_backend(backend_name);
+    if (!made) return refuse(made.error());
+    Backend& backend = *made->backend;
+    const DeviceInfo device = backend.info().device;
+    greeting.update(
+        {{"ok", true}, {"backend", device.backend}, {"device", device.name}, {"device_count", device.device_count}});
+    if (!write_message(out, WireMessage{greeting.dump(), {}, {}})) return 0;
+
+    for (;;) {
+        WireMessage message;
+        if (read_message(in, -1, &message) != ReadStatus::Ok) return 0;  // the app closed the connection
+        Result<Request> request = decode_request(std::move(message));
+        if (!request) {
+            std::cerr << "error: worker --stdio: a request this build cannot read: " << request.error().message << "\n";
+            return 1;
+        }
+        const auto started = std::chrono::steady_clock::now();
+        Response response = dispatch_request(backend, *request);
+        if (auto* launched = std::get_if<LaunchResult>(&response); launched && launched->backend_ms == 0)
+            launched->backend_ms =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+        if (!write_message(out, encode_response(response))) return 0;
+    }
+}
+
+}  // namespace cp

@@ -1,0 +1,54 @@
+// A backend whose kernels run in `cuda-playground worker --stdio` started through a command prefix (`ssh gpu01`,
+// `ssh login srun --gres=gpu:1`, `kubectl exec -i pod --`): the engine protocol (engine_wire.h) over that
+// command's stdin/stdout, with a greeting that carries the protocol version. Both sides live here: the app's
+// RemoteBackend and the worker's serve_stdio loop.
+#pragma once
+
+#include "core/engine/backend.h"
+#include "core/result.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cp {
+
+struct RemoteOptions {
+    std::string prefix;                       // split into words like a shell would, run without one
+    std::string program = "cuda-playground";  // the remote program (CUDA_PLAYGROUND_REMOTE_PROGRAM)
+    std::string backend = "auto";             // the remote worker's --backend
+};
+
+// CUDA_PLAYGROUND_REMOTE (the prefix, empty when unset) and CUDA_PLAYGROUND_REMOTE_PROGRAM, with `backend`.
+RemoteOptions remote_options_from_environment(const std::string& backend);
+
+// Splits `text` into words as a POSIX shell would (blanks separate; '...' literal; "..." with \ before " \ $ `
+// and newline; \ outside quotes), with no expansion. An Error naming an unclosed quote.
+Result<std::vector<std::string>> split_command_words(const std::string& text);
+
+// Starts the remote worker and reads its greeting: an Error (kind WorkerLost) naming the command, with the
+// remote's last stderr lines, when it cannot be reached, answered with another protocol, or has no backend.
+Result<std::unique_ptr<Backend>> make_remote_backend(const RemoteOptions& options);
+
+// Bytes every remote backend of this process sent and received (frames, headers included): what a run costs
+// the link, for the benchmark.
+struct RemoteTraffic {
+    uint64_t sent = 0, received = 0;
+};
+RemoteTraffic remote_traffic();
+
+// "remote: `ssh gpu01` -> host gpu01" when `device` came from a remote worker, else "" (what `info`, `run`
+// and the JSON show as where kernels run). The remote backend puts it first in DeviceInfo::notes.
+std::string remote_where(const DeviceInfo& device);
+
+// The worker's side: `cuda-playground worker --stdio --backend NAME`. Serves requests on stdin/stdout until
+// stdin ends; nothing but frames is written to stdout (everything else goes to stderr). Returns the exit
+// status: 0 when the app closed the connection, 1 when the handshake or the backend failed.
+int serve_stdio(const std::string& backend);
+
+// The protocol number this worker says in its greeting: kWireProtocolVersion, or
+// CUDA_PLAYGROUND_PRETEND_PROTOCOL (for the tests of a mismatch).
+int worker_protocol_version();
+
+}  // namespace cp

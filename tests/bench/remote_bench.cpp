@@ -1,0 +1,122 @@
+// cp_remote_bench: the transport overhead of --remote, paired (a benchmark, no assertion): the same lesson run
+// on the local CPU worker and through `ssh` to this machine (a real sshd the benchmark starts, or --remote
+// PREFIX), alternately, after each connection is up; the median per-run wall time of each, the difference, and
+// the bytes a remote run sends and receives.  usage: cp_remote_bench [--runs N] [--file LESSON] [--remote PREFIX]
+#include "support/ssh_server.h"
+
+#include "core/engine/engine.h"
+#include "core/kernel_file/kernel_file.h"
+#include "core/remote/remote_backend.h"
+#include "core/session/session.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "test_paths.h"
+
+using namespace cp;
+
+namespace {
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
+struct Side {
+    std::unique_ptr<Engine> engine;
+    std::unique_ptr<KernelSession> session;
+    std::vector<double> ms;
+};
+
+bool open_side(Side& side, std::unique_ptr<Backend> backend, const KernelFile& file) {
+    side.engine = std::make_unique<Engine>(std::move(backend));
+    side.session = std::make_unique<KernelSession>(*side.engine);
+    side.session->set_kernel(file);
+    const RunReport first = side.session->run();  // compiles, allocates: not what is measured
+    if (first.error) std::fprintf(stderr, "[remote] first run failed: %s\n", first.error->message.c_str());
+    return !first.error;
+}
+
+double timed_run(Side& side, bool* ok) {
+    const auto t = std::chrono::steady_clock::now();
+    const RunReport r = side.session->run();
+    *ok = !r.error && r.launched;
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    int runs = 10;
+    std::string lesson = "basics/vector_add", remote;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!std::strcmp(argv[i], "--runs"))
+            runs = std::max(1, std::atoi(argv[i + 1]));
+        else if (!std::strcmp(argv[i], "--file"))
+            lesson = argv[i + 1];
+        else if (!std::strcmp(argv[i], "--remote"))
+            remote = argv[i + 1];
+    }
+    std::unique_ptr<test::SshServer> sshd;
+    if (remote.empty()) {
+        sshd = std::make_unique<test::SshServer>();
+        if (!sshd->running()) {
+            std::printf("[remote] skipped: %s\n", sshd->why_not().c_str());
+            return 0;
+        }
+        remote = sshd->prefix();
+    }
+    auto file = load_kernel_file(kernels_dir() / (lesson + ".cu"));
+    if (!file) {
+        std::fprintf(stderr, "[remote] %s\n", file.error().full().c_str());
+        return 1;
+    }
+    auto local_backend = make_backend("cpu");
+    if (!local_backend) {
+        std::fprintf(stderr, "[remote] %s\n", local_backend.error().full().c_str());
+        return 1;
+    }
+    RemoteOptions options;
+    options.prefix = remote;
+    options.program = CP_BINARY;
+    options.backend = "cpu";
+    auto remote_backend = make_remote_backend(options);
+    if (!remote_backend) {
+        std::fprintf(stderr, "[remote] %s\n", remote_backend.error().full().c_str());
+        return 1;
+    }
+    Side local, far;
+    if (!open_side(local, std::move(local_backend->backend), *file) ||
+        !open_side(far, std::move(*remote_backend), *file))
+        return 1;
+    std::printf("[remote] %s, CPU backend on both sides, %d runs each, alternating\n", lesson.c_str(), runs);
+    std::printf("[remote] through: %s\n", remote_where(far.engine->device()).c_str());
+    const RemoteTraffic before = remote_traffic();
+    bool ok = true;
+    for (int i = 0; i < runs && ok; ++i) {
+        bool a = false, b = false;
+        local.ms.push_back(timed_run(local, &a));
+        far.ms.push_back(timed_run(far, &b));
+        ok = a && b;
+    }
+    if (!ok) {
+        std::fprintf(stderr, "[remote] a run failed\n");
+        return 1;
+    }
+    const RemoteTraffic after = remote_traffic();
+    std::vector<double> diff;
+    for (size_t i = 0; i < local.ms.size(); ++i) diff.push_back(far.ms[i] - local.ms[i]);
+    std::printf(
+        "[remote] per run: local worker median %.3f ms, through ssh median %.3f ms, paired difference median "
+        "%+.3f ms\n",
+        median(local.ms), median(far.ms), median(diff));
+    std::printf("[remote] bytes per remote run: %.0f sent, %.0f received\n", double(after.sent - before.sent) / runs,
+                double(after.received - before.received) / runs);
+    return 0;
+}
