@@ -372,6 +372,8 @@ void Workspace::maybe_submit(double now) {
     job.options.pinned_host = inputs_.pinned_host;
     job.options.upload_chunk_bytes = uint64_t(std::max(inputs_.upload_chunk_kib, 0)) * 1024;
     job.options.read_back = job.options.verify || outputs_->needs_host_data(parsed_);
+    // Pictures are uploaded in apply_outcome, before the next job starts: the CPU backend's need no copy.
+    job.options.read_back_in_place = true;
     job.options.coverage = inputs_.measure_coverage;
     job.options.trace = inputs_.trace;
     job.compare = compare_.active();
@@ -542,6 +544,10 @@ void Workspace::apply_outcome(RunOutcome outcome) {
                 for (const auto& [name, handle] : v.report->ipc_handles) in_use.push_back(handle);
         copier_->keep_only(in_use);
     }
+    // Outputs read in place are the session's buffers, which its next run writes: the views have their copies.
+    r.outputs_in_place.clear();
+    for (VariantOutcome& v : outcome.variants)
+        if (v.report) v.report->outputs_in_place.clear();
     latest_ = std::move(outcome);
 }
 

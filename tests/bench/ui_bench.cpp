@@ -37,8 +37,17 @@ double median(std::vector<double> v) {
 struct StageSamples {
     std::vector<double> resolve, compile, prepare, insight, launch, launch_backend, read_back, check, variants, session,
         apply, views, frame;
+    // Per run: the session's time beside the kernel's (session - kernel median), of which the launch's round trip
+    // (launch stage - kernel) and what no stage accounts for (session - the stages' sum).
+    std::vector<double> overhead, overhead_pct, launch_trip, unstaged;
     void add(const RunReport& r, double apply_ms, double views_ms, double frame_ms) {
         const StageTimes& s = r.stages;
+        const double kernel = r.timing.median_ms;
+        overhead.push_back(s.total_ms - kernel);
+        overhead_pct.push_back(kernel > 0 ? 100.0 * (s.total_ms - kernel) / kernel : 0.0);
+        launch_trip.push_back(s.launch_ms - kernel);
+        unstaged.push_back(s.total_ms - (s.resolve_ms + s.compile_ms + s.prepare_ms + s.insight_ms + s.launch_ms +
+                                         s.read_back_ms + s.check_ms));
         resolve.push_back(s.resolve_ms), compile.push_back(s.compile_ms), prepare.push_back(s.prepare_ms);
         insight.push_back(s.insight_ms), launch.push_back(s.launch_ms), read_back.push_back(s.read_back_ms);
         launch_backend.push_back(s.launch_backend_ms);
@@ -55,6 +64,9 @@ void StageSamples::print(const char* what) const {
                 what, median(resolve), median(compile), median(prepare), median(insight), median(launch), median(launch_backend),
                 median(read_back), median(check), median(session), median(variants), median(apply), median(views),
                 median(frame));
+    std::printf("[ui-bench]     session overhead (%s, median per run): %.3f ms = %.1f%% of the kernel's time; of which the "
+                "launch's round trip %.3f ms, outside the stages %.3f ms\n",
+                what, median(overhead), median(overhead_pct), median(launch_trip), median(unstaged));
 }
 
 double since_ms(std::chrono::steady_clock::time_point t) {

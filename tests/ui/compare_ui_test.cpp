@@ -70,6 +70,40 @@ std::unique_ptr<ui::AppHost> open_lesson(const std::filesystem::path& path) {
 
 }  // namespace
 
+// Live re-runs (no check) read every column's output in place on the CPU backend: each column still shows its own
+// kernel's values, and the wrong variant's never-written last column still holds the zeros it started with,
+// although the previous run's pixels lie in the same shared memory.
+TEST(CompareWindow, LiveReRunsReadEachColumnInPlaceAndStillShowUnwrittenPixels) {
+    ScopedUserDir user;
+    if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
+    test::TempDir dir;
+    auto host = open_lesson(lesson_with(dir.path(), "compare: scale_rows scale_wrong"));
+    ASSERT_TRUE(host);
+    ui::Workspace& ws = host->workspace();
+    ASSERT_EQ(ws.compare().columns.size(), 2u);
+    const uint64_t shown = ws.outputs().views().at(0).run;
+    ws.inputs().verify = false;
+    ws.inputs().touch();
+    settle(*host);
+    ASSERT_EQ(ws.outputs().views().size(), 1u);
+    ASSERT_GT(ws.outputs().views()[0].run, shown) << "no new run was shown";
+    EXPECT_FALSE(ws.latest()->report.verified.has_value()) << "this run was to go unchecked";
+    EXPECT_EQ(ws.outputs().views()[0].path, "host upload (in place)");
+    EXPECT_EQ(wrong_elements(ws.outputs().views()[0], false), 0) << "the main kernel's view";
+    const ui::VariantColumn& rows = ws.compare().columns[0];
+    ASSERT_TRUE(rows.views && rows.views->views().size() == 1u);
+    EXPECT_EQ(rows.views->views()[0].path, "host upload (in place)");
+    EXPECT_EQ(wrong_elements(rows.views->views()[0], false), 0) << "scale_rows' view";
+    const ui::VariantColumn& wrong = ws.compare().columns[1];
+    ASSERT_TRUE(wrong.views && wrong.views->views().size() == 1u);
+    EXPECT_EQ(wrong.views->views()[0].path, "host upload (in place)");
+    EXPECT_EQ(wrong_elements(wrong.views->views()[0], true), 0) << "scale_wrong's own output, last column unwritten";
+    for (const ui::VariantOutcome& v : ws.latest()->variants) {
+        ASSERT_TRUE(v.report);
+        EXPECT_TRUE(v.report->outputs_in_place.empty()) << "kept pointers into " << v.name << "'s buffers";
+    }
+}
+
 TEST(CompareWindow, VariantsSideBySideEachWithItsOwnValuesAndVerdict) {
     ScopedUserDir user;
     if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;

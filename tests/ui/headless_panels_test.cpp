@@ -97,6 +97,38 @@ TEST_F(HeadlessApp, DefaultDemoOutputOnScreenEqualsTheKernelOutput) {
     EXPECT_GT(compared, 200u * 200u) << "too little of the image was visible to compare";
 }
 
+// On the CPU backend a run that shows its picture without checking it (live re-runs) hands the output over in
+// place, no copy (RunOptions::read_back_in_place): the screen must still show exactly the kernel's output, here
+// the box blur that the first (checked, copied) run verified against its CPU reference.
+TEST_F(HeadlessApp, CpuPictureReadInPlaceOnScreenEqualsTheKernelOutput) {
+    ui::AppOptions o = headless_options();
+    o.backend = "cpu";
+    start(o, ui::BackendFactory{});
+    settle();
+    ASSERT_TRUE(ws().latest().has_value());
+    const RunReport& first = ws().latest()->report;
+    ASSERT_TRUE(first.launched) << (first.error ? first.error->full() : "");
+    ASSERT_EQ(first.verified, std::optional<bool>(true));
+    ASSERT_EQ(first.outputs.count("dst"), 1u) << "a checked run reads a copy";
+    const HostBuffer verified = first.outputs.at("dst");
+    EXPECT_EQ(ws().outputs().views()[0].path, "host upload");
+
+    const uint64_t shown = ws().outputs().views()[0].run;
+    ws().inputs().verify = false;
+    ws().inputs().touch();
+    settle();
+    ASSERT_GT(ws().outputs().views()[0].run, shown) << "no new run was shown";
+    const RunReport& live = ws().latest()->report;
+    ASSERT_TRUE(live.launched) << (live.error ? live.error->full() : "");
+    EXPECT_FALSE(live.verified.has_value());
+    EXPECT_EQ(live.outputs.count("dst"), 0u) << "the picture was copied";
+    EXPECT_TRUE(live.outputs_in_place.empty()) << "the report kept pointers into the session's buffers";
+    EXPECT_EQ(ws().outputs().views()[0].path, "host upload (in place)");
+    show_output_at_100_percent(*host_);
+    const size_t compared = expect_screen_matches_output(*host_, verified, 600);
+    EXPECT_GT(compared, 200u * 200u) << "too little of the image was visible to compare";
+}
+
 TEST_F(HeadlessApp, ColormappedOutputOnScreenIsEachValueThroughTheColormap) {
     // thread_ids writes ints 0..66599 shown through viridis with the automatic range: a flat picture (the
     // symptom after a GPU fault) or a wrong range fails here, pixel by pixel.

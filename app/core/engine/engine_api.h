@@ -174,11 +174,19 @@ struct LaunchResult {
 struct ReadBackRequest {
     BufferId buffer = 0;
     bool pinned = false;  // as UploadRequest::pinned, for the device-to-host copy
+    // The caller reads the bytes before it next writes, moves or releases this buffer (a window showing a run's
+    // picture before the next run): a backend whose buffers live in this process's memory (the CPU backend's
+    // shared memory) may then answer with ReadBackResult::in_place instead of a copy. Others copy.
+    bool in_place_ok = false;
 };
 struct ReadBackResult {
     std::vector<std::byte> data;
     std::optional<EngineError> error;
     double elapsed_ms = 0;  // the device-to-host copy alone (cuMemcpyDtoH; CPU: out of shared memory)
+    // Answering ReadBackRequest::in_place_ok: the buffer's bytes where they are (`data` stays empty), valid until
+    // the buffer is next written (an upload, a launch), moved (the CPU backend's realignment) or released.
+    const std::byte* in_place = nullptr;
+    uint64_t in_place_bytes = 0;
 };
 
 struct ReleaseRequest {

@@ -267,6 +267,14 @@ struct RunReport {
     std::optional<DeviceSplitReport> device_split;  // a `devices:` file: each device's part
 
     std::map<std::string, HostBuffer> outputs;         // out/inout buffers read back (when asked)
+    // Outputs handed over where they are instead of copied (RunOptions::read_back_in_place): valid only until the
+    // session that ran runs again or releases its buffers; whoever keeps the report must drop them before then.
+    struct InPlaceOutput {
+        ElemType type = ElemType::Float;
+        const std::byte* data = nullptr;
+        uint64_t bytes = 0;
+    };
+    std::map<std::string, InPlaceOutput> outputs_in_place;
     std::map<std::string, uint64_t> device_addresses;  // CUDA device pointers (interop, same process)
     std::map<std::string, std::vector<uint8_t>> ipc_handles;  // CUDA IPC handles (interop, worker process)
     std::map<std::string, uint64_t> ipc_offsets;  // where each buffer starts in the allocation its handle opens
@@ -292,6 +300,12 @@ std::string run_outcome(const RunReport& r);
 struct RunOptions {
     TimingOptions timing;
     bool read_back = true;  // read out/inout buffers into RunReport::outputs
+    // With read_back, for a caller done with the outputs before this session runs again or releases its buffers
+    // (a window uploading its pictures): outputs that no check of this run, no `streams:` and no plot or table
+    // view needs may be handed over where they are (RunReport::outputs_in_place) instead of copied, on a backend
+    // whose buffers live in this process (the CPU backend). Pixels no thread wrote still show the initial
+    // contents: every run starts its outputs from them again.
+    bool read_back_in_place = false;
     bool verify = true;     // compare with the CPU reference (needs read_back)
     // With verify: don't check in run(); the report says check_pending and KernelSession::check does it, so a
     // window can show the picture before the CPU reference has run.

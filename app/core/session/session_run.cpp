@@ -382,15 +382,29 @@ bool KernelSession::stage_launch(RunState& run) {
 }
 
 // The outputs on the host, when a view, the inspector or the check needs them.
+// Where the caller allows it (RunOptions::read_back_in_place), outputs only pictures show are handed over where
+// they are (the CPU backend's shared memory): a 4K picture is 33 MB to copy on every live re-run.
 bool KernelSession::stage_read_back(RunState& run) {
     const RunOptions& options = run.options;
     RunReport& report = run.report;
+    // The check (now or deferred) and `streams:` (which launches again over the outputs) need copies.
+    const bool checked = options.verify && !kernel_.spec.reference.empty();
+    const bool in_place_run = options.read_back_in_place && !checked && !run.resolved->streams;
     for (const auto& b : kernel_.spec.buffers) {
         if (b.direction == Direction::In || !options.read_back) continue;
-        ReadBackResult rb = engine_.read_back({buffers_.at(b.name).id, options.pinned_host});
+        // Only what image views show: plots and tables (also the ones shown by default) keep the bytes they get.
+        bool pictured = false, kept = false;
+        for (const ViewSpec& v : shown_views(kernel_.spec))
+            if (v.buffer == b.name) (v.kind == ViewSpec::Kind::Image ? pictured : kept) = true;
+        const bool in_place = in_place_run && pictured && !kept;
+        ReadBackResult rb = engine_.read_back({buffers_.at(b.name).id, options.pinned_host, in_place});
         if (rb.error)
             return run.fail(RunStage::Launch,
                             make_error(rb.error->kind, "could not read back `" + b.name + "`: " + rb.error->message));
+        if (rb.in_place) {
+            report.outputs_in_place[b.name] = RunReport::InPlaceOutput{b.type, rb.in_place, rb.in_place_bytes};
+            continue;
+        }
         report.transfers.download_ms += rb.elapsed_ms;
         report.transfers.downloads++;
         report.transfers.download_bytes += rb.data.size();

@@ -114,6 +114,16 @@ bool OutputViews::fill_image(OutputView& v, RunReport& report, uint64_t bytes, C
         v.problem = uploaded.error().full();
         return false;
     }
+    // Where the backend keeps it (RunOptions::read_back_in_place): read before the session runs again.
+    if (auto it = report.outputs_in_place.find(v.spec.buffer); it != report.outputs_in_place.end()) {
+        auto uploaded = v.raw->upload_from_host(it->second.data, it->second.bytes);
+        if (uploaded) {
+            v.path = "host upload (in place)";
+            return true;
+        }
+        v.problem = uploaded.error().full();
+        return false;
+    }
     v.problem = "the run did not return buffer '" + v.spec.buffer + "'";
     return false;
 }
