@@ -4,6 +4,7 @@
 
 #include "core/text_util.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -35,6 +36,8 @@ PchStore& store() {
     return s;
 }
 
+std::atomic<bool> g_pch_allowed{true};
+
 
 // NVRTC refuses a PCH made with other options (warning 629), so every option is part of the key.
 std::string options_key(const std::vector<std::string>& options, const std::string& prefix) {
@@ -57,6 +60,10 @@ std::filesystem::path pch_dir() {
     fs::create_directories(dir, ec);  // again, should something have removed it
     return dir;
 }
+
+void set_pch_allowed(bool allowed) { g_pch_allowed.store(allowed); }
+
+bool pch_allowed() { return g_pch_allowed.load(); }
 
 void use_pch_dir_for_temporary_files() {
     if (const char* off = std::getenv("CUDA_PLAYGROUND_NO_PCH"); off && *off && std::string(off) != "0") return;
@@ -99,6 +106,7 @@ std::string pch_prefix(const std::string& source) {
 }
 
 std::vector<std::string> pch_options(const std::string& source, const std::vector<std::string>& options) {
+    if (!pch_allowed()) return {};
     if (const char* off = std::getenv("CUDA_PLAYGROUND_NO_PCH"); off && *off && std::string(off) != "0") return {};
     const std::string prefix = pch_prefix(source);
     if (prefix.empty()) return {};
