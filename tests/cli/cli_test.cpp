@@ -233,6 +233,17 @@ TEST(Cli, CompileHeavyIncludesReportsResourcesAndLeavesNoPchFolder) {
     EXPECT_TRUE(left.empty()) << "left in $TMPDIR: " << (left.empty() ? "" : left.front());
 }
 
+// A process that checked device code with NVRTC removes its precompiled-header folder as it exits (each held up
+// to ~100 MB, and every run used to leave one in /tmp).
+TEST(Cli, RunLeavesNoPchFolder) {
+    TempDir tmp;
+    auto r = cli({"run", kernel("image/box_blur"), "--backend", "cpu", "--no-verify"},
+                 {"CUDA_PLAYGROUND_NO_CACHE=1", "TMPDIR=" + tmp.path().string()});
+    ASSERT_EQ(r.exit_code, 0) << r.both();
+    for (const auto& e : std::filesystem::directory_iterator(tmp.path()))
+        EXPECT_NE(e.path().filename().string().rfind("cuda-playground-pch-", 0), 0u) << e.path();
+}
+
 TEST(Cli, MetadataBufferMissingFromSignatureNamesBoth) {
     TempDir dir;
     auto file = dir.write("mismatch.cu",

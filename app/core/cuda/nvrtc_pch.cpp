@@ -38,7 +38,6 @@ PchStore& store() {
 
 std::atomic<bool> g_pch_allowed{true};
 
-
 // NVRTC refuses a PCH made with other options (warning 629), so every option is part of the key.
 std::string options_key(const std::vector<std::string>& options, const std::string& prefix) {
     std::string key = prefix;
@@ -46,14 +45,33 @@ std::string options_key(const std::vector<std::string>& options, const std::stri
     return key;
 }
 
+// The folder this process made (nullptr: none yet), and by which process: a forked child inherits the atexit
+// handler but not the folder. Never freed: the handler may run after static objects are destroyed.
+const fs::path* g_made_dir = nullptr;
+pid_t g_made_by = 0;
+
 }  // namespace
+
+std::filesystem::path pch_dir_of(pid_t pid) {
+    std::error_code ec;
+    return fs::temp_directory_path(ec) / ("cuda-playground-pch-" + std::to_string(pid));
+}
+
+void remove_pch_dir() {
+    if (!g_made_dir || g_made_by != ::getpid()) return;
+    std::error_code ec;
+    fs::remove_all(*g_made_dir, ec);
+}
 
 std::filesystem::path pch_dir() {
     // Computed once: $TMPDIR may point into it afterwards (use_pch_dir_for_temporary_files).
     static const fs::path dir = [] {
         std::error_code ec;
-        fs::path d = fs::temp_directory_path(ec) / ("cuda-playground-pch-" + std::to_string(::getpid()));
+        fs::path d = pch_dir_of(::getpid());
         fs::create_directories(d, ec);
+        g_made_dir = new fs::path(d);
+        g_made_by = ::getpid();
+        std::atexit(remove_pch_dir);
         return d;
     }();
     std::error_code ec;

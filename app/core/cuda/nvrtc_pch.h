@@ -3,14 +3,25 @@
 // A PCH only works in the process (NVRTC instance) that made it, so they live in a per-process folder.
 #pragma once
 
+#include <sys/types.h>
+
 #include <filesystem>
 #include <string>
 #include <vector>
 
 namespace cp {
 
-// This process's PCH folder (created on first use): NVRTC's confined thread may write there.
+// This process's PCH folder (created on first use): NVRTC's confined thread may write there. A PCH is about
+// 100 MB: the folder is removed when the process exits normally (exit(), not _Exit()), or by remove_pch_dir().
 std::filesystem::path pch_dir();
+
+// The PCH folder of the process `pid` started with this process's $TMPDIR (a worker: its app removes it once
+// the worker has ended, however it ended; WorkerProcess::remove_after_exit).
+std::filesystem::path pch_dir_of(pid_t pid);
+
+// Removes this process's PCH folder with what it holds, if this process made one (the CUDA worker, which ends
+// with _Exit, calls it; other processes need not).
+void remove_pch_dir();
 
 // Whether this process makes and uses precompiled headers (yes unless turned off). A process that compiles one
 // kernel and exits (`cuda-playground compile`) turns them off before its compile: a PCH serves only the process
