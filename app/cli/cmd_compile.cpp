@@ -3,6 +3,7 @@
 #include "cli/commands.h"
 #include "core/cuda/cuda_backend_factory.h"
 #include "core/cuda/nvrtc_compiler.h"
+#include "core/cuda/nvrtc_pch.h"
 #include "core/kernel_file/kernel_file.h"
 #include "core/session/report_json.h"
 
@@ -71,6 +72,7 @@ int cmd_compile(const std::vector<std::string>& argv) {
             diagnostics.push_back(d);
         }
     }
+    set_pch_allowed(false);  // one compile, then exit: a precompiled header would serve no one (nvrtc_pch.h)
     CompileRequest request;
     request.source = file->compile_source;
     request.path = file->path.string();

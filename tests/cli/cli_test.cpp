@@ -193,6 +193,57 @@ TEST(Cli, CompileWorksOnPlainFilesWithoutMetadata) {
     EXPECT_NE(r.out.find("registers:"), std::string::npos);
 }
 
+// Kernels that include <cooperative_groups.h> or <cuda/std/...> compile through `compile` and report their resources;
+// really compiled (no cache), and without a precompiled header: nothing is left in $TMPDIR (no PCH folder).
+TEST(Cli, CompileHeavyIncludesReportsResourcesAndLeavesNoPchFolder) {
+    TempDir dir, tmp;
+    const auto cg = dir.write("cg_sum.cu",
+                              "#include <cooperative_groups.h>\n"
+                              "namespace cg = cooperative_groups;\n"
+                              "extern \"C\" __global__ void cg_sum(const float* in, float* out, int n)\n"
+                              "{\n"
+                              "    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(cg::this_thread_block());\n"
+                              "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                              "    float v = i < n ? in[i] : 0.0f;\n"
+                              "    for (int o = 16; o > 0; o /= 2) v += warp.shfl_down(v, o);\n"
+                              "    if (warp.thread_rank() == 0) atomicAdd(out, v);\n"
+                              "}\n");
+    const auto std_span = dir.write("std_span.cu",
+                                    "#include <cuda/std/span>\n"
+                                    "extern \"C\" __global__ void halve(float* data, int n)\n"
+                                    "{\n"
+                                    "    cuda::std::span<float> s(data, n);\n"
+                                    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                    "    if (i < int(s.size())) s[i] /= 2;\n"
+                                    "}\n");
+    for (const auto& [file, kernel] : {std::pair{cg, "cg_sum"}, std::pair{std_span, "halve"}}) {
+        auto r = cli({"compile", file.string(), "--json"},
+                     {"CUDA_PLAYGROUND_NO_CACHE=1", "TMPDIR=" + tmp.path().string()});
+        ASSERT_EQ(r.exit_code, 0) << r.both();
+        auto j = nlohmann::json::parse(r.out);
+        EXPECT_TRUE(j["ok"].get<bool>()) << r.out;
+        EXPECT_FALSE(j["cache_hit"].get<bool>()) << r.out;
+        EXPECT_EQ(j["kernel"], kernel);
+        EXPECT_GT(j["resources"]["registers"].get<int>(), 0) << r.out;
+        EXPECT_EQ(j["resources"]["spill_store_bytes"].get<int>(), 0) << r.out;
+        EXPECT_TRUE(j["diagnostics"].empty()) << r.out;
+    }
+    std::vector<std::string> left;
+    for (const auto& e : std::filesystem::directory_iterator(tmp.path())) left.push_back(e.path().filename().string());
+    EXPECT_TRUE(left.empty()) << "left in $TMPDIR: " << (left.empty() ? "" : left.front());
+}
+
+// A process that checked device code with NVRTC removes its precompiled-header folder as it exits (each held up
+// to ~100 MB, and every run used to leave one in /tmp).
+TEST(Cli, RunLeavesNoPchFolder) {
+    TempDir tmp;
+    auto r = cli({"run", kernel("image/box_blur"), "--backend", "cpu", "--no-verify"},
+                 {"CUDA_PLAYGROUND_NO_CACHE=1", "TMPDIR=" + tmp.path().string()});
+    ASSERT_EQ(r.exit_code, 0) << r.both();
+    for (const auto& e : std::filesystem::directory_iterator(tmp.path()))
+        EXPECT_NE(e.path().filename().string().rfind("cuda-playground-pch-", 0), 0u) << e.path();
+}
+
 TEST(Cli, MetadataBufferMissingFromSignatureNamesBoth) {
     TempDir dir;
     auto file = dir.write("mismatch.cu",

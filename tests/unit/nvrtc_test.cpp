@@ -365,6 +365,40 @@ TEST(NvrtcPch, WarmUpPrecompilesCooperativeGroups) {
     EXPECT_GT(pch_bytes(), std::uintmax_t(32) << 20) << "the PCH in " << dir << " holds no parsed header";
 }
 
+// `cuda-playground compile` turns precompiled headers off (one compile per process): a kernel that starts with a
+// heavy include then compiles in one NVRTC call, with its resources, as it does with them on. On, in a process whose
+// $TMPDIR is not the PCH folder, the first such compile tries to make a PCH, fails, and compiles a second time.
+TEST_F(NvrtcTest, WithoutPrecompiledHeadersHeavyIncludesCompileInOneCall) {
+    const cp::test::ScopedEnv no_cache("CUDA_PLAYGROUND_NO_CACHE", "1");
+    const cp::test::ScopedEnv no_pch_env("CUDA_PLAYGROUND_NO_PCH", std::nullopt);
+    struct AllowAgain {
+        ~AllowAgain() { set_pch_allowed(true); }
+    } allow_again;
+    set_pch_allowed(false);
+    const std::string cg = "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+                           "extern \"C\" __global__ void tile_sum(const float* in, float* out, int n) {\n"
+                           "    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(cg::this_thread_block());\n"
+                           "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                           "    float v = i < n ? in[i] : 0.0f;\n"
+                           "    for (int o = 16; o > 0; o /= 2) v += warp.shfl_down(v, o);\n"
+                           "    if (warp.thread_rank() == 0) atomicAdd(out, v);\n}\n";
+    const std::string std_span = "#include <cuda/std/span>\n#include <cuda/std/limits>\n"
+                                 "extern \"C\" __global__ void halve_big(float* data, int n) {\n"
+                                 "    cuda::std::span<float> s(data, n);\n"
+                                 "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                 "    if (i < int(s.size()) && s[i] > cuda::std::numeric_limits<float>::max() / 2) "
+                                 "s[i] /= 2;\n}\n";
+    for (const auto& [source, name] : {std::pair{cg, "tile_sum"}, std::pair{std_span, "halve_big"}}) {
+        const uint64_t calls_before = nvrtc_invocation_count();
+        const CompileResult r = compile_with_nvrtc(request(source, name), kArchWithoutDevice, nullptr);
+        ASSERT_TRUE(r.ok) << name << "\n" << r.log;
+        EXPECT_EQ(nvrtc_invocation_count(), calls_before + 1) << name;
+        EXPECT_GT(r.usage.registers, 0) << name;
+        EXPECT_EQ(r.usage.spill_store_bytes, 0) << name;
+        EXPECT_TRUE(pch_options(source, r.options).empty()) << name;
+    }
+}
+
 }  // namespace
 }  // namespace cp
 

@@ -83,7 +83,9 @@ int serve(int fd, uint64_t id_base, int ordinal) {
     unsigned long long id_base = 0;
     int ordinal = 0;
     if (std::sscanf(entry->spec.c_str(), "%llu %d", &id_base, &ordinal) != 2) std::_Exit(3);
-    std::_Exit(serve(entry->fd, id_base, ordinal));
+    const int status = serve(entry->fd, id_base, ordinal);
+    remove_pch_dir();  // _Exit runs no atexit handlers (a killed worker's folder is removed by the app)
+    std::_Exit(status);
 }();
 
 // ---- app side -------------------------------------------------------------------------------------------
@@ -177,6 +179,7 @@ std::optional<Error> CudaWorkerBackend::start_worker() {
         spawn.stop_grace_ms = 60000;
     }
     if (auto e = worker_.start(spawn)) return e;
+    worker_.remove_after_exit(pch_dir_of(worker_.pid()));  // its precompiled headers, however it ends
 
     const WorkerProcess::Reply hello = worker_.receive(kStartTimeoutS);
     std::optional<Error> failure;

@@ -170,10 +170,10 @@ bool cuda_driver_loaded() {
 // NVRTC reads the toolkit's headers and loads its builtins library; with Landlock it may read nothing else
 // (a computed #include of another file fails as if the file did not exist), except the driver's JIT cache
 // where the driver is loaded (driver_jit_cache_dir).
-FileAccessPolicy nvrtc_file_policy(bool driver_loaded) {
+FileAccessPolicy nvrtc_file_policy(bool driver_loaded, bool with_pch) {
     FileAccessPolicy p;
     p.label = "NVRTC";
-    p.read_write.push_back(pch_dir());  // precompiled headers (nvrtc_pch.h)
+    if (with_pch) p.read_write.push_back(pch_dir());  // precompiled headers (nvrtc_pch.h)
     if (auto jit_cache = driver_jit_cache_dir(driver_loaded)) p.read_write.push_back(*jit_cache);
     for (const auto& dir : cuda_include_dirs()) p.read.push_back(std::filesystem::weakly_canonical(dir));
     Dl_info info{};
@@ -182,6 +182,27 @@ FileAccessPolicy nvrtc_file_policy(bool driver_loaded) {
         p.read.push_back(std::filesystem::weakly_canonical(info.dli_fname, ec).parent_path());
     }
     return p;
+}
+
+// One policy per state of the driver, which may be loaded after the first compile (the worker compiles while
+// CUDA starts), and of PCH use (set_pch_allowed); each made when first needed (with PCH use, that makes the PCH
+// folder). The confined thread is one per distinct policy (run_confined).
+const FileAccessPolicy& current_nvrtc_file_policy() {
+    const bool pch = pch_allowed();
+    if (cuda_driver_loaded()) {
+        if (pch) {
+            static const FileAccessPolicy with_driver = nvrtc_file_policy(true, true);
+            return with_driver;
+        }
+        static const FileAccessPolicy with_driver_no_pch = nvrtc_file_policy(true, false);
+        return with_driver_no_pch;
+    }
+    if (pch) {
+        static const FileAccessPolicy without_driver = nvrtc_file_policy(false, true);
+        return without_driver;
+    }
+    static const FileAccessPolicy without_driver_no_pch = nvrtc_file_policy(false, false);
+    return without_driver_no_pch;
 }
 
 // NVRTC loads libnvrtc-builtins on its first compile; loading it before the thread is confined means the
@@ -239,16 +260,8 @@ void compile_uncached(const CompileRequest& request, const LocalIncludes& includ
     for (const auto& o : pch) argv.push_back(o.c_str());
     if (!syntax_only) ++g_nvrtc_invocations;
     preload_nvrtc_builtins();
-    // One policy per state of the driver, which may be loaded after the first compile (the worker compiles while
-    // CUDA starts); the confined thread is one per distinct policy (run_confined).
-    static const FileAccessPolicy without_driver = nvrtc_file_policy(false);
-    const FileAccessPolicy* policy_ptr = &without_driver;
-    if (cuda_driver_loaded()) {
-        static const FileAccessPolicy with_driver = nvrtc_file_policy(true);
-        policy_ptr = &with_driver;
-    }
-    const FileAccessPolicy& policy = *policy_ptr;
-    run_confined(policy, [&] { r = nvrtcCompileProgram(program, int(argv.size()), argv.data()); });
+    run_confined(current_nvrtc_file_policy(),
+                 [&] { r = nvrtcCompileProgram(program, int(argv.size()), argv.data()); });
     pch_record(pch, nvrtcGetPCHCreateStatus(program) == NVRTC_SUCCESS);
     out.log = program_log(program);
     // Making a precompiled header needs temporary files where the confined thread may not write (Landlock allows

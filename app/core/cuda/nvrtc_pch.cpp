@@ -4,6 +4,7 @@
 
 #include "core/text_util.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -35,6 +36,7 @@ PchStore& store() {
     return s;
 }
 
+std::atomic<bool> g_pch_allowed{true};
 
 // NVRTC refuses a PCH made with other options (warning 629), so every option is part of the key.
 std::string options_key(const std::vector<std::string>& options, const std::string& prefix) {
@@ -43,20 +45,43 @@ std::string options_key(const std::vector<std::string>& options, const std::stri
     return key;
 }
 
+// The folder this process made (nullptr: none yet), and by which process: a forked child inherits the atexit
+// handler but not the folder. Never freed: the handler may run after static objects are destroyed.
+const fs::path* g_made_dir = nullptr;
+pid_t g_made_by = 0;
+
 }  // namespace
+
+std::filesystem::path pch_dir_of(pid_t pid) {
+    std::error_code ec;
+    return fs::temp_directory_path(ec) / ("cuda-playground-pch-" + std::to_string(pid));
+}
+
+void remove_pch_dir() {
+    if (!g_made_dir || g_made_by != ::getpid()) return;
+    std::error_code ec;
+    fs::remove_all(*g_made_dir, ec);
+}
 
 std::filesystem::path pch_dir() {
     // Computed once: $TMPDIR may point into it afterwards (use_pch_dir_for_temporary_files).
     static const fs::path dir = [] {
         std::error_code ec;
-        fs::path d = fs::temp_directory_path(ec) / ("cuda-playground-pch-" + std::to_string(::getpid()));
+        fs::path d = pch_dir_of(::getpid());
         fs::create_directories(d, ec);
+        g_made_dir = new fs::path(d);
+        g_made_by = ::getpid();
+        std::atexit(remove_pch_dir);
         return d;
     }();
     std::error_code ec;
     fs::create_directories(dir, ec);  // again, should something have removed it
     return dir;
 }
+
+void set_pch_allowed(bool allowed) { g_pch_allowed.store(allowed); }
+
+bool pch_allowed() { return g_pch_allowed.load(); }
 
 void use_pch_dir_for_temporary_files() {
     if (const char* off = std::getenv("CUDA_PLAYGROUND_NO_PCH"); off && *off && std::string(off) != "0") return;
@@ -99,6 +124,7 @@ std::string pch_prefix(const std::string& source) {
 }
 
 std::vector<std::string> pch_options(const std::string& source, const std::vector<std::string>& options) {
+    if (!pch_allowed()) return {};
     if (const char* off = std::getenv("CUDA_PLAYGROUND_NO_PCH"); off && *off && std::string(off) != "0") return {};
     const std::string prefix = pch_prefix(source);
     if (prefix.empty()) return {};

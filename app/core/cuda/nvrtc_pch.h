@@ -3,14 +3,33 @@
 // A PCH only works in the process (NVRTC instance) that made it, so they live in a per-process folder.
 #pragma once
 
+#include <sys/types.h>
+
 #include <filesystem>
 #include <string>
 #include <vector>
 
 namespace cp {
 
-// This process's PCH folder (created on first use): NVRTC's confined thread may write there.
+// This process's PCH folder (created on first use): NVRTC's confined thread may write there. A PCH is about
+// 100 MB: the folder is removed when the process exits normally (exit(), not _Exit()), or by remove_pch_dir().
 std::filesystem::path pch_dir();
+
+// The PCH folder of the process `pid` started with this process's $TMPDIR (a worker: its app removes it once
+// the worker has ended, however it ended; WorkerProcess::remove_after_exit).
+std::filesystem::path pch_dir_of(pid_t pid);
+
+// Removes this process's PCH folder with what it holds, if this process made one (the CUDA worker, which ends
+// with _Exit, calls it; other processes need not).
+void remove_pch_dir();
+
+// Whether this process makes and uses precompiled headers (yes unless turned off). A process that compiles one
+// kernel and exits (`cuda-playground compile`) turns them off before its compile: a PCH serves only the process
+// that made it, so making one there is work nobody reuses, and where $TMPDIR is not the PCH folder making it
+// fails, which costs NVRTC a second compile. Off, pch_options gives nothing and NVRTC's confined thread is not
+// given (nor made) the PCH folder.
+void set_pch_allowed(bool allowed);
+bool pch_allowed();
 
 // Points $TMPDIR at the PCH folder, so that NVRTC's front end, which writes a precompiled header through
 // temporary files in $TMPDIR, stays inside the folder the confined thread may write (Landlock). Call it only
@@ -23,8 +42,8 @@ void use_pch_dir_for_temporary_files();
 std::string pch_prefix(const std::string& source);
 
 // Extra NVRTC options for compiling `source` with `options`: {"--use-pch=FILE"} when this process holds a
-// PCH for its prefix, {"--create-pch=FILE"} when none was tried yet, {} otherwise or with
-// CUDA_PLAYGROUND_NO_PCH=1.
+// PCH for its prefix, {"--create-pch=FILE"} when none was tried yet, {} otherwise, with
+// CUDA_PLAYGROUND_NO_PCH=1 or after set_pch_allowed(false).
 std::vector<std::string> pch_options(const std::string& source, const std::vector<std::string>& options);
 
 // After a compile that used pch_options: whether the PCH it asked to create exists now.

@@ -137,7 +137,20 @@ void WorkerProcess::stop(bool kill_now) {
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
+    reaped();
+}
+
+void WorkerProcess::remove_after_exit(std::filesystem::path folder) {
+    if (pid_ > 0 && !folder.empty()) remove_after_exit_.push_back(std::move(folder));
+}
+
+void WorkerProcess::reaped() {
     pid_ = -1;
+    for (const auto& folder : remove_after_exit_) {
+        std::error_code ec;
+        std::filesystem::remove_all(folder, ec);
+    }
+    remove_after_exit_.clear();
 }
 
 WorkerProcess::Reply WorkerProcess::ended() {
@@ -152,7 +165,7 @@ WorkerProcess::Reply WorkerProcess::ended() {
         }
         if (got == pid_) r.wait_status = status;
     }
-    pid_ = -1;
+    reaped();
     r.ended_how = describe_wait_status(r.wait_status);
     return r;
 }

@@ -10,6 +10,7 @@
 #include "core/worker/wire_frame.h"
 
 #include <sys/types.h>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,13 +61,18 @@ public:
     Reply call(const WireMessage& request, double timeout_s);
     // Closes the connection; a worker that does not end within 2 s (or at once with kill_now) is killed.
     void stop(bool kill_now);
+    // A folder the running worker writes (e.g. its precompiled headers) and never removes itself, since it may
+    // be killed: removed once the worker has ended and been reaped.
+    void remove_after_exit(std::filesystem::path folder);
 
 private:
     Reply ended();  // the connection broke: reap the child and say how it ended
+    void reaped();  // pid_ is gone: forget it, remove its folders
 
     pid_t pid_ = -1;
     int fd_ = -1;
     int stop_grace_ms_ = 2000;
+    std::vector<std::filesystem::path> remove_after_exit_;
 };
 
 // "killed by signal Aborted", "exit status 3".
