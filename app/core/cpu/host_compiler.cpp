@@ -188,6 +188,19 @@ HostCompileOptions host_compile_options(const ShimLocation& shim, const std::vec
     return out;
 }
 
+std::vector<std::string> access_check_flags(const HostCompiler& compiler) {
+    // GCC only: clang spells the parameters differently (-mllvm) and its instrumentation needs other hooks.
+    if (compiler.version.find("clang") != std::string::npos) return {};
+    return {"-fsanitize=kernel-address", "-fsanitize-recover=kernel-address",
+            // a call for every access (no shadow memory), nothing on the stack or for globals (they would need
+            // the sanitizer's runtime)
+            "--param", "asan-instrumentation-with-call-threshold=0", "--param", "asan-stack=0", "--param",
+            "asan-globals=0", "--param", "asan-use-after-return=0",
+            // identical tails of branches (`call check; load; call check; store`) stay apart, so each access
+            // keeps its own line for the report
+            "-fno-crossjumping"};
+}
+
 std::vector<Diagnostic> parse_compiler_messages(const std::string& raw_log, const std::string& user_path,
                                                 const std::string& kernel_name, int kernel_line) {
     // LC_ALL may make gcc quote with ‘’; NVRTC's messages use plain quotes.
@@ -420,7 +433,9 @@ CpuCompileOutput compile_for_cpu(const CompileRequest& request, const HostCompil
         prepare_kernel_source(request.source, user_path, request.kernel_name, out.buffer_align);
     out.diagnostics = prepared.diagnostics;
     out.kernel_name = prepared.kernel_name;
-    const HostCompileOptions options = host_compile_options(shim, request.extra_options);
+    HostCompileOptions options = host_compile_options(shim, request.extra_options);
+    const std::vector<std::string> checks = access_check_flags(compiler);
+    options.flags.insert(options.flags.end(), checks.begin(), checks.end());
     out.options = options.flags;
     if (prepared.text.empty()) {  // refused before compiling: diagnostics say why
         // A feature with no plain-CUDA way: --backend cuda is named only when CUDA's compiler takes the file.

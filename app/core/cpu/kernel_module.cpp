@@ -2,12 +2,13 @@
 // entry points by name, and the code range and TLS size from the program headers.
 #include "core/cpu/kernel_module.h"
 
+#include "core/cpu/access_bounds.h"
 #include "core/cpu/source_prep.h"
 
-#include <atomic>
-#include <algorithm>
 #include <dlfcn.h>
 #include <link.h>
+#include <algorithm>
+#include <atomic>
 
 namespace cp {
 namespace fs = std::filesystem;
@@ -58,6 +59,9 @@ Result<std::unique_ptr<KernelModule>> KernelModule::load(const fs::path& library
         return make_error(ErrorKind::Compile,
                           "the compiled kernel library was built against another version of the CPU shim",
                           "delete the CPU compile cache and compile again");
+    // Instrumented code checks each access against the guarded buffers' pages (access_bounds.h).
+    if (auto bind = reinterpret_cast<void (*)(const cp_abi::BoundsMap*)>(::dlsym(m->handle_, "cp_module_bind_bounds")))
+        bind(bounds_map());
     Dl_info info{};
     if (::dladdr(reinterpret_cast<void*>(m->state_fn_), &info) && info.dli_fbase) {
         PhdrSearch search;
@@ -79,13 +83,16 @@ KernelModule::~KernelModule() {
     }
 }
 
-void* KernelModule::symbol(const std::string& name) const { return ::dlsym(handle_, name.c_str()); }
+void* KernelModule::symbol(const std::string& name) const {
+    return ::dlsym(handle_, name.c_str());
+}
 
 Result<const KernelEntry*> KernelModule::kernel(const std::string& name) {
     if (auto it = entries_.find(name); it != entries_.end()) return &it->second;
     KernelEntry e;
     e.name = name;
-    e.run_plain = reinterpret_cast<void (*)(void**, const cp_abi::PlainRun*)>(::dlsym(handle_, plain_entry_symbol(name).c_str()));
+    e.run_plain =
+        reinterpret_cast<void (*)(void**, const cp_abi::PlainRun*)>(::dlsym(handle_, plain_entry_symbol(name).c_str()));
     e.run_one = reinterpret_cast<void (*)(void**)>(::dlsym(handle_, fiber_entry_symbol(name).c_str()));
     auto params = reinterpret_cast<const cp_abi::ParamInfo* (*)(int*)>(::dlsym(handle_, params_symbol(name).c_str()));
     if (!e.run_plain || !e.run_one || !params)
