@@ -391,7 +391,10 @@ extern "C" __attribute__((visibility("hidden"), used)) CP_SHIM_NO_CHECK void __a
                                                                                                    std::size_t size) {
     if (size) ::cp_shim::check_access(reinterpret_cast<unsigned long long>(address), size, 1, __builtin_return_address(0));
 }
-// Called before a function that does not return (a kernel's assert, __trap): nothing to do here.
+// Called before a function that does not return (a kernel's assert, __trap), and around a file's dynamic
+// initialisers (static constructors, at load): nothing to do here.
 extern "C" __attribute__((visibility("hidden"), used)) CP_SHIM_NO_CHECK void __asan_handle_no_return() {}
+extern "C" __attribute__((visibility("hidden"), used)) CP_SHIM_NO_CHECK void __asan_before_dynamic_init(const void*) {}
+extern "C" __attribute__((visibility("hidden"), used)) CP_SHIM_NO_CHECK void __asan_after_dynamic_init() {}
 
 CP_SHIM_EXPORT void cp_module_bind_bounds(const cp_abi::BoundsMap* map) { ::cp_shim::bounds_map = map; }
