@@ -1,24 +1,33 @@
-// The page table behind per-access bounds checks: one 1 MiB array of region pointers and, per GiB of address
-// space that holds a guarded buffer, 4 MiB of page entries; both reserved without committing memory (only the
-// pages holding entries are ever written).
+// Per-access bounds checks, the backend's side: the shadow that instrumented kernel code tests (one byte per 8
+// bytes of address space, reserved without committing memory; only the shadow of buffers' edges is ever
+// written), and the exact bounds of the pages at buffers' edges: one 1 MiB array of region pointers and, per
+// GiB of address space that holds a guarded buffer, 4 MiB of page entries, also reserved.
 #include "core/cpu/access_bounds.h"
 
 #include "core/cpu/fault_trap.h"
 
 #include <sys/mman.h>
 #include <algorithm>
+#include <cstring>
 #include <mutex>
 
 namespace cp {
 namespace {
 
-using cp_abi::BoundsPage;
-constexpr uint64_t kPage = uint64_t(1) << cp_abi::kBoundsPageShift;
-constexpr uint64_t kPagesPerRegion = uint64_t(1) << (cp_abi::kBoundsRegionShift - cp_abi::kBoundsPageShift);
+// The part of a page that is its buffer's: [begin, end); end 0 when the page has no entry.
+struct BoundsPage {
+    uint64_t begin, end;
+};
+constexpr uint64_t kRegions = uint64_t(1) << 17;  // 1 GiB each: 47 bits of addresses
+constexpr unsigned kRegionShift = 30, kPageShift = 12;
+constexpr uint64_t kPage = uint64_t(1) << kPageShift;
+constexpr uint64_t kPagesPerRegion = uint64_t(1) << (kRegionShift - kPageShift);
+constexpr unsigned char kMarked = 0xFA;  // negative as a signed byte: every access to the 8 bytes is checked
 
 std::mutex g_mutex;  // writers only; the kernel code reads without it
 const BoundsPage** g_regions = nullptr;
 cp_abi::BoundsMap g_map{};
+bool g_shadow = false;  // mapped at cp_abi::kBoundsShadowOffset
 
 void* reserve_zeroed(size_t bytes) {
     void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -28,7 +37,7 @@ void* reserve_zeroed(size_t bytes) {
 // Under g_mutex. Null when the address is outside the table or no memory is left for it.
 BoundsPage* entry_for(uint64_t page, bool create) {
     const uint64_t region = page / kPagesPerRegion;
-    if (!g_regions || region >= cp_abi::kBoundsRegions) return nullptr;
+    if (!g_regions || region >= kRegions) return nullptr;
     const BoundsPage* pages = __atomic_load_n(&g_regions[region], __ATOMIC_ACQUIRE);
     if (!pages) {
         if (!create) return nullptr;
@@ -42,7 +51,7 @@ BoundsPage* entry_for(uint64_t page, bool create) {
 // Looked up by the exact check, without the lock (entries change only for buffers being mapped or unmapped).
 BoundsPage read_entry(uint64_t page) {
     const uint64_t region = page / kPagesPerRegion;
-    if (!g_regions || region >= cp_abi::kBoundsRegions) return {};
+    if (!g_regions || region >= kRegions) return {};
     const BoundsPage* pages = __atomic_load_n(&g_regions[region], __ATOMIC_ACQUIRE);
     if (!pages) return {};
     const BoundsPage* e = pages + page % kPagesPerRegion;
@@ -66,9 +75,22 @@ void clear_entry(uint64_t page) {
 
 void init_locked() {
     if (g_regions) return;
-    g_regions = static_cast<const BoundsPage**>(reserve_zeroed(cp_abi::kBoundsRegions * sizeof(void*)));
-    g_map.regions = g_regions;
+    g_regions = static_cast<const BoundsPage**>(reserve_zeroed(kRegions * sizeof(void*)));
     g_map.check = bounds_check;
+    // At a fixed address: the kernel code's inline test adds it as a constant. Reading an untouched page maps
+    // the zero page; nothing is committed until a buffer's edge is marked.
+    void* want = reinterpret_cast<void*>(cp_abi::kBoundsShadowOffset);
+    void* got = ::mmap(want, cp_abi::kBoundsShadowBytes, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    if (got != MAP_FAILED && got != want) ::munmap(got, cp_abi::kBoundsShadowBytes);  // kernels without NOREPLACE
+    g_shadow = got == want;
+}
+
+// Marks (or clears) the shadow of every 8 bytes that hold any of [from, to).
+void mark_shadow(uint64_t from, uint64_t to, unsigned char value) {
+    if (!g_shadow || from >= to || (to - 1) >> 47) return;
+    unsigned char* shadow = reinterpret_cast<unsigned char*>(cp_abi::kBoundsShadowOffset);
+    std::memset(shadow + (from >> 3), value, size_t(((to - 1) >> 3) - (from >> 3) + 1));
 }
 
 }  // namespace
@@ -81,20 +103,26 @@ void bounds_add(const std::byte* data, uint64_t bytes) {
     init_locked();
     set_entry(first, begin, std::min(end, (first + 1) * kPage));
     if (last != first) set_entry(last, last * kPage, end);
+    // The accessible bytes before the start and after the end, in those two pages.
+    mark_shadow(first * kPage, begin, kMarked);
+    mark_shadow(end, (last + 1) * kPage, kMarked);
 }
 
 void bounds_remove(const std::byte* data, uint64_t bytes) {
     if (!data || !bytes) return;
     const uint64_t begin = reinterpret_cast<uintptr_t>(data), end = begin + bytes;
+    const uint64_t first = begin / kPage, last = (end - 1) / kPage;
     std::lock_guard<std::mutex> lock(g_mutex);
-    clear_entry(begin / kPage);
-    clear_entry((end - 1) / kPage);
+    clear_entry(first);
+    clear_entry(last);
+    mark_shadow(first * kPage, begin, 0);
+    mark_shadow(end, (last + 1) * kPage, 0);
 }
 
 const cp_abi::BoundsMap* bounds_map() {
     std::lock_guard<std::mutex> lock(g_mutex);
     init_locked();
-    return g_regions ? &g_map : nullptr;
+    return g_regions && g_shadow ? &g_map : nullptr;
 }
 
 void bounds_check(unsigned long long address, unsigned long long size, int is_write, const void* pc) {

@@ -46,6 +46,9 @@ Result<std::unique_ptr<KernelModule>> KernelModule::load(const fs::path& library
     m->serial_ = ++loaded;
     m->library_ = library;
     m->temporary_dir_ = std::move(temporary_dir);
+    // An instrumented library's code (its static constructors at dlopen included) reads the bounds shadow:
+    // mapped before it is loaded.
+    const cp_abi::BoundsMap* bounds = bounds_map();
     m->handle_ = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!m->handle_) {
         const char* why = ::dlerror();
@@ -59,9 +62,16 @@ Result<std::unique_ptr<KernelModule>> KernelModule::load(const fs::path& library
         return make_error(ErrorKind::Compile,
                           "the compiled kernel library was built against another version of the CPU shim",
                           "delete the CPU compile cache and compile again");
-    // Instrumented code checks each access against the guarded buffers' pages (access_bounds.h).
-    if (auto bind = reinterpret_cast<void (*)(const cp_abi::BoundsMap*)>(::dlsym(m->handle_, "cp_module_bind_bounds")))
-        bind(bounds_map());
+    // Instrumented code checks each access against the guarded buffers' edges (access_bounds.h).
+    if (auto bind =
+            reinterpret_cast<void (*)(const cp_abi::BoundsMap*)>(::dlsym(m->handle_, "cp_module_bind_bounds"))) {
+        if (!bounds)
+            return make_error(ErrorKind::OutOfMemory,
+                              "the CPU backend's bounds checks need 16 TiB of address space (not memory) at "
+                              "0x200000000000, which this process cannot reserve",
+                              "another library may have mapped it, or the address space is limited (ulimit -v)");
+        bind(bounds);
+    }
     Dl_info info{};
     if (::dladdr(reinterpret_cast<void*>(m->state_fn_), &info) && info.dli_fbase) {
         PhdrSearch search;

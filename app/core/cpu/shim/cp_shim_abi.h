@@ -102,24 +102,19 @@ struct ParamInfo {
     int pointee_const;
 };
 
-// Bounds checks per access. A kernel library is compiled so that every load and store first calls a hook
-// (GCC's -fsanitize=kernel-address with calls for every access, no runtime: the shim defines the hooks),
-// which looks the address up here. Guarded buffers end at a guard page but start inside their first page,
-// and with a 16-byte aligned start (vector kernels, the dynamic shared memory) end up to 15 bytes before
-// the guard: only those pages hold bytes that are accessible but outside the buffer. Each such page has an
-// entry: the bytes of it that belong to the buffer. Every other page (end == 0) needs no check.
-struct BoundsPage {
-    unsigned long long begin, end;  // [begin, end): the page's bytes inside its buffer; end 0: no entry
-};
-inline constexpr unsigned kBoundsPageShift = 12;    // 4 KiB pages
-inline constexpr unsigned kBoundsRegionShift = 30;  // the pages of 1 GiB in one table
-inline constexpr unsigned long long kBoundsRegions = 1ull << 17;  // 47-bit user address space
+// Bounds checks per access. A kernel library is compiled with GCC's -fsanitize=kernel-address: before each
+// load and store, inline code reads the shadow byte of the address, (address >> 3) + kBoundsShadowOffset,
+// and when it is not 0 calls a report hook, which the shim defines (there is no sanitizer runtime). Guarded
+// buffers end at a guard page but start inside their first page, and with a 16-byte aligned start (vector
+// kernels, the dynamic shared memory) end up to 15 bytes before the guard: the backend marks the shadow of
+// every 8 bytes that hold any of those accessible bytes outside a buffer (the buffer's own first or last
+// bytes may share them), and the hook asks BoundsMap::check, which knows the exact bounds.
+inline constexpr unsigned long long kBoundsShadowOffset = 0x200000000000ull;  // 32 TiB: free in 47-bit layouts
+inline constexpr unsigned long long kBoundsShadowBytes = 1ull << 44;          // covers 47 bits of addresses
 struct BoundsMap {
-    // Per GiB of address space (address >> 30): its 2^18 pages' entries, or null when none has one.
-    const BoundsPage* const volatile* regions;
-    // The exact check of an access the fast test could not pass (an entry's page, or one crossing into the
-    // next page): returns when [address, address + size) is inside its buffer, else ends the launch as a
-    // fault at `pc` (the kernel's instruction) would.
+    // The exact check of an access whose shadow is marked: returns when [address, address + size) is inside
+    // its buffer (or touches no buffer's edge), else ends the launch as a fault at `pc` (the kernel's
+    // instruction) would.
     void (*check)(unsigned long long address, unsigned long long size, int is_write, const void* pc);
 };
 
@@ -131,4 +126,4 @@ struct BoundsMap {
 //   void cp_run_plain_<kernel>(void** args, const cp_abi::PlainRun* run);
 //   void cp_run_one_<kernel>(void** args);                  // the current thread (fiber mode)
 //   const cp_abi::ParamInfo* cp_params_<kernel>(int* count);
-//   void cp_module_bind_bounds(const cp_abi::BoundsMap* map);  // before any kernel runs
+//   void cp_module_bind_bounds(const cp_abi::BoundsMap* map);  // instrumented libraries; before any kernel runs
