@@ -107,20 +107,21 @@ void check_one_dimensional(const std::string& type, int n) {
     ASSERT_FALSE(r.ok);
     EXPECT_EQ(r.error->message, who(unsigned(n - 1), 0, 0, 0) + " wrote past the end of" + array + std::to_string(n) + of_n + " (line 8)");
 
-    // Before the start: the array's first page holds round_up(bytes, page) - bytes bytes of slack; a read
-    // beyond them is caught at once, by thread 0, which reads furthest back.
+    // Before the start: thread 0 reads s[-1], inside the array's first page (no guard there: the per-access
+    // check finds it), and further back, in the guard page before it.
     const long long bytes = static_cast<long long>(n) * static_cast<long long>(sizeof(T));
     const long long slack = (bytes + page_size() - 1) / page_size() * page_size() - bytes;
-    const int back = int(slack / static_cast<long long>(sizeof(T)) + 1);
-    r = run(2, back);
-    ASSERT_FALSE(r.ok);
-    EXPECT_EQ(r.error->message, who(0, 0, 0, 0) + " read before the start of" + array + "-" + std::to_string(back) + of_n + " (line 9)");
-    // A write to element -1 lands in that slack: found after the launch.
+    for (const int back : {1, int(slack / static_cast<long long>(sizeof(T)) + 1)}) {
+        r = run(2, back);
+        ASSERT_FALSE(r.ok);
+        EXPECT_EQ(r.error->message,
+                  who(0, 0, 0, 0) + " read before the start of" + array + "-" + std::to_string(back) + of_n + " (line 9)");
+    }
+    // A write to element -1: at once, with the thread and the line.
     r = run(3);
     ASSERT_FALSE(r.ok);
     EXPECT_EQ(r.error->kind, ErrorKind::OutOfBounds);
-    EXPECT_EQ(r.error->message, "a thread wrote before the start of" + array + "-1" + of_n +
-                                    " (found after the launch, so the thread and line are not known)");
+    EXPECT_EQ(r.error->message, who(0, 0, 0, 0) + " wrote before the start of" + array + "-1" + of_n + " (line 10)");
 
     // The same array, every index inside: passes (the slack was restored), and reverses exactly.
     r = run(4);
@@ -216,7 +217,7 @@ TEST(CpuBackendSharedBounds, FileScopeAndSeveralDeclaratorsInOneStatement) {
 }
 
 // A kernel that reads float4s starts its shared arrays 16-byte aligned, as a GPU does: 10 floats then end
-// 8 bytes short of the guard, and a write there is found after the launch.
+// 8 bytes short of the guard; a float4 read over the end or a write there is caught by the per-access check.
 TEST(CpuBackendSharedBounds, VectorKernelArraysStartAlignedAndTheirTailIsChecked) {
     const char* src =
         "extern \"C\" __global__ void k(const float* in, float* out, int mode)\n"  // 1
@@ -229,6 +230,8 @@ TEST(CpuBackendSharedBounds, VectorKernelArraysStartAlignedAndTheirTailIsChecked
         "        out[threadIdx.x] = v.x + v.y + v.z + v.w;\n"                      // 8
         "    }\n"                                                                  // 9
         "    if (mode == 1 && threadIdx.x == 9) s[10] = 1.0f;\n"                   // 10
+        "    if (mode == 2 && threadIdx.x == 7) {\n"                                 // 11
+        "        float4 v = reinterpret_cast<const float4*>(s)[2]; out[0] = v.x + v.y + v.z + v.w; }\n"  // 12
         "}\n";
     CpuRig rig(test_options(1));
     const ModuleId m = rig.compile(src, "k", "vector.cu");
@@ -243,8 +246,13 @@ TEST(CpuBackendSharedBounds, VectorKernelArraysStartAlignedAndTheirTailIsChecked
 
     r = rig.launch(m, "k", {1}, {10}, {buffer_arg("in", a), buffer_arg("out", b), value_arg("mode", 1)});
     ASSERT_FALSE(r.ok);
-    EXPECT_EQ(r.error->message, "a thread wrote past the end of the __shared__ array `s`: element 10 of 10 (found "
-                                "after the launch, so the thread and line are not known)");
+    EXPECT_EQ(r.error->message,
+              "thread (9,0,0) of block (0,0,0) wrote past the end of the __shared__ array `s`: element 10 of 10 (line 10)");
+    // Elements 8-11 as one float4: 10 and 11 are past the end (the first of them is named).
+    r = rig.launch(m, "k", {1}, {10}, {buffer_arg("in", a), buffer_arg("out", b), value_arg("mode", 2)});
+    ASSERT_FALSE(r.ok);
+    EXPECT_EQ(r.error->message,
+              "thread (7,0,0) of block (0,0,0) read past the end of the __shared__ array `s`: element 10 of 10 (line 12)");
 }
 
 // The arrays' sizes still count as the kernel's static shared memory: more than 48 KiB is refused.

@@ -310,7 +310,7 @@ OccupancyResult CpuBackend::occupancy(const OccupancyRequest& request) {
 // aligned as its size allows (data_offset, guarded_memory.cpp): a float buffer of 601 x 401 elements starts
 // 4-byte aligned. A GPU starts buffers 256-byte aligned, and kernels that read such a buffer as float4s rely
 // on it; for those (buffer_start_alignment) the buffer moves once to a start that aligned, its last few bytes
-// then short of the guard (writes there are still found after the launch, reads are not).
+// then short of the guard (there the per-access check, access_bounds.h, finds reads and writes).
 std::optional<EngineError> CpuBackend::realign(BufferId id, size_t align) {
     auto it = buffers_.find(id);
     if (it == buffers_.end() || it->second.memory.start_align() >= align ||

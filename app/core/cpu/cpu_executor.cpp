@@ -244,7 +244,9 @@ ExecutorLaunch CpuExecutor::launch(const LaunchRequest& request) {
         }
         // Writes just before a buffer's start land on its first page without faulting (its end touches the
         // guard, its start cannot too), as do writes just past the end of a buffer that starts aligned for
-        // vector accesses (CpuBackend::realign). Every buffer is looked at (and its pattern put back), even after
+        // vector accesses (CpuBackend::realign). The per-access check (access_bounds.h) stops those of
+        // instrumented code at once; what is left (the C library's memcpy/memset, kernels compiled without the
+        // check) is found here. Every buffer is looked at (and its pattern put back), even after
         // a crash, so that none is left to be reported by the next launch; the first one written is the error.
         std::optional<EngineError> written_outside;
         for (auto& [id, b] : buffers_) {

@@ -3,9 +3,9 @@
 
 #include "core/cpu/sanitizer_support.h"
 
-#include <mutex>
 #include <sys/mman.h>
 #include <ucontext.h>
+#include <mutex>
 
 namespace cp {
 namespace {
@@ -144,11 +144,35 @@ void install_fault_handlers() {
     });
 }
 
-void set_thread_fault_trap(FaultTrap* trap) { tls_trap = trap; }
+void set_thread_fault_trap(FaultTrap* trap) {
+    tls_trap = trap;
+}
 
-const FaultTrap* current_fault_trap() { return tls_trap; }
+void raise_bounds_fault(uintptr_t address, int access, uintptr_t pc) {
+    FaultTrap* trap = tls_trap;
+    if (!trap || !trap->armed) return;
+    trap->armed = 0;
+    FaultRecord& r = trap->record;
+    r = FaultRecord{};
+    r.signal = SIGSEGV;
+    r.code = SEGV_ACCERR;
+    r.address = address;
+    r.instruction = pc ? pc - 1 : 0;  // a return address: the call is the byte before
+    r.access = access;
+    if (trap->state) {
+        r.thread = trap->state->thread_idx;
+        r.block = trap->state->block_idx;
+    }
+    siglongjmp(trap->env, 1);
+}
 
-void set_unhandled_fault_hook(UnhandledFaultHook hook) { g_unhandled_hook = hook; }
+const FaultTrap* current_fault_trap() {
+    return tls_trap;
+}
+
+void set_unhandled_fault_hook(UnhandledFaultHook hook) {
+    g_unhandled_hook = hook;
+}
 
 namespace {
 

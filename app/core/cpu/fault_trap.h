@@ -41,6 +41,11 @@ void set_thread_fault_trap(FaultTrap* trap);
 // The calling thread's trap (null on threads that run no kernel code).
 const FaultTrap* current_fault_trap();
 
+// An access outside its buffer found by the per-access check (access_bounds.h) rather than by a fault:
+// while this thread's trap is armed, records it as a SIGSEGV at `address` by the instruction `pc` (1 read,
+// 2 write) and siglongjmps as the signal handler does; returns when no trap is armed.
+void raise_bounds_fault(uintptr_t address, int access, uintptr_t pc);
+
 // Runs fn(args) on this thread with a trap armed: nullopt when it returned, else how it crashed.
 std::optional<FaultRecord> call_with_fault_trap(void (*fn)(void**), void** args);
 

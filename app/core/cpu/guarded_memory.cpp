@@ -2,15 +2,16 @@
 // at the guard; and the shared-memory files behind buffers that the app and the worker both map.
 #include "core/cpu/guarded_memory.h"
 
+#include "core/cpu/access_bounds.h"
 #include "core/cpu/sanitizer_support.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fcntl.h>
-#include <sys/mman.h>
 #include <utility>
-#include <unistd.h>
 
 namespace cp {
 namespace {
@@ -22,7 +23,9 @@ size_t page_size() {
     return size;
 }
 
-size_t round_up(uint64_t n, size_t to) { return size_t((n + to - 1) / to * to); }
+size_t round_up(uint64_t n, size_t to) {
+    return size_t((n + to - 1) / to * to);
+}
 
 // Where the data starts in its pages: its last byte is the last byte of the last page, so the first byte past
 // the end is the guard's and faults, whatever the element size (1001 floats, 999 uchar3s). The start is then
@@ -71,6 +74,7 @@ Result<GuardedBuffer> GuardedBuffer::allocate(uint64_t bytes, size_t start_align
                           "use smaller buffers");
     forget_stack_poison(b.slack_, data_pages);  // the addresses may have been a fiber stack before
     b.restore_slack();
+    bounds_add(b.data_, b.bytes_);  // instrumented kernels check accesses in its first and last page
     return reserved;
 }
 
@@ -79,27 +83,34 @@ Result<GuardedBuffer> GuardedBuffer::map_shared(int fd, uint64_t bytes, size_t s
     if (!reserved) return reserved;
     GuardedBuffer& b = *reserved;
     const size_t data_pages = round_up(bytes, page_size());
-    if (data_pages &&
-        ::mmap(b.slack_, data_pages, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED)
+    if (data_pages && ::mmap(b.slack_, data_pages, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED)
         return make_error(
             ErrorKind::OutOfMemory,
             "cannot map " + std::to_string(bytes) + " bytes of shared memory for a buffer: " + std::strerror(errno),
             "use smaller buffers");
     forget_stack_poison(b.slack_, data_pages);
     b.restore_slack();
+    bounds_add(b.data_, b.bytes_);
     return reserved;
 }
 
-GuardedBuffer::~GuardedBuffer() { release(); }
+GuardedBuffer::~GuardedBuffer() {
+    release();
+}
 
 void GuardedBuffer::release() {
-    if (map_) ::munmap(map_, map_bytes_);
+    if (map_) {
+        bounds_remove(data_, bytes_);  // harmless for a reservation that failed before bounds_add
+        ::munmap(map_, map_bytes_);
+    }
     map_ = slack_ = data_ = end_ = tail_end_ = nullptr;
     map_bytes_ = 0;
     bytes_ = 0;
 }
 
-GuardedBuffer::GuardedBuffer(GuardedBuffer&& o) noexcept { *this = std::move(o); }
+GuardedBuffer::GuardedBuffer(GuardedBuffer&& o) noexcept {
+    *this = std::move(o);
+}
 
 GuardedBuffer& GuardedBuffer::operator=(GuardedBuffer&& o) noexcept {
     if (this != &o) {
@@ -186,7 +197,9 @@ Result<SharedMemoryFile> SharedMemoryFile::create(const std::string& name, uint6
     return f;
 }
 
-SharedMemoryFile::~SharedMemoryFile() { release(); }
+SharedMemoryFile::~SharedMemoryFile() {
+    release();
+}
 
 void SharedMemoryFile::release() {
     if (map_) ::munmap(map_, map_bytes_);
@@ -197,7 +210,9 @@ void SharedMemoryFile::release() {
     bytes_ = 0;
 }
 
-SharedMemoryFile::SharedMemoryFile(SharedMemoryFile&& o) noexcept { *this = std::move(o); }
+SharedMemoryFile::SharedMemoryFile(SharedMemoryFile&& o) noexcept {
+    *this = std::move(o);
+}
 
 SharedMemoryFile& SharedMemoryFile::operator=(SharedMemoryFile&& o) noexcept {
     if (this != &o) {

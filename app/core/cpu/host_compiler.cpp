@@ -9,14 +9,15 @@
 #include "core/kernel_file/local_includes.h"
 #include "core/worker/sandbox.h"
 
+#include <unistd.h>
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <future>
 #include <regex>
 #include <sstream>
-#include <unistd.h>
 #include "cp_build_paths.h"
 
 namespace cp {
@@ -60,7 +61,8 @@ fs::path executable_dir() {
 }
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+        s.replace(at, from.size(), to);
     return s;
 }
 
@@ -116,7 +118,8 @@ Result<ShimLocation> find_shim() {
             if (entry.is_regular_file()) files.push_back(entry.path());
         std::sort(files.begin(), files.end());
         std::string all;
-        for (const fs::path& f : files) all += fs::relative(f, shim.dir).string() + "\n" + read_text(f).value_or("") + "\n";
+        for (const fs::path& f : files)
+            all += fs::relative(f, shim.dir).string() + "\n" + read_text(f).value_or("") + "\n";
         shim.fingerprint = cpu_cache_key(all);
         return shim;
     }
@@ -128,7 +131,8 @@ fs::path cpu_cache_dir() {
     if (const char* off = std::getenv("CUDA_PLAYGROUND_NO_CACHE"); off && *off && std::string(off) != "0") return {};
     if (const char* dir = std::getenv("CUDA_PLAYGROUND_CACHE_DIR"); dir && *dir) return fs::path(dir) / "cpu";
     if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "cuda-playground" / "cpu";
-    if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "cuda-playground" / "cpu";
+    if (const char* home = std::getenv("HOME"); home && *home)
+        return fs::path(home) / ".cache" / "cuda-playground" / "cpu";
     return {};
 }
 
@@ -164,28 +168,41 @@ HostCompileOptions host_compile_options(const ShimLocation& shim, const std::vec
             out.ignored.push_back(o);  // GPU-only: -arch, -lineinfo, --use_fast_math, -G, --fmad...
         }
     }
-    out.flags = {standard,
-                 "-O2",
+    out.flags = {standard, "-O2",
                  "-g1",  // line tables: a faulting instruction is mapped back to the user's line
-                 "-fPIC",
-                 "-shared",
-                 "-fvisibility=hidden",
-                 "-fno-exceptions",
-                 "-fno-rtti",
+                 "-fPIC", "-shared", "-fvisibility=hidden", "-fno-exceptions", "-fno-rtti",
                  "-ffp-contract=off",  // no fused multiply-add: results match a plain CPU reference
                  "-fno-math-errno",
                  "-fno-strict-aliasing",  // kernels often reinterpret buffers (uchar4 <-> int)
                  // Some distributions turn these on by default; their checks abort() the whole process,
                  // where the backend's own guards report the thread and the line instead.
-                 "-U_FORTIFY_SOURCE",
-                 "-fno-stack-protector",
-                 "-fmessage-length=0",
-                 "-fdiagnostics-color=never",
-                 "-I" + (shim.dir / "include").string(),
-                 "-include",
-                 (shim.dir / "cuda_shim.h").string()};
+                 "-U_FORTIFY_SOURCE", "-fno-stack-protector", "-fmessage-length=0", "-fdiagnostics-color=never",
+                 "-I" + (shim.dir / "include").string(), "-include", (shim.dir / "cuda_shim.h").string()};
     out.flags.insert(out.flags.end(), passed.begin(), passed.end());
     return out;
+}
+
+std::vector<std::string> access_check_flags(const HostCompiler& compiler) {
+#if !defined(__x86_64__)
+    // The shadow's fixed place assumes x86-64's 47-bit user addresses (AArch64 maps stacks near 2^48).
+    (void)compiler;
+    return {};
+#endif
+    // GCC only: clang spells the parameters differently (-mllvm) and its instrumentation needs other hooks.
+    if (compiler.version.find("clang") != std::string::npos) return {};
+    // The checks about double a kernel's time on the CPU; for speed over checking, they can be turned off
+    // (the guard pages and the patterns checked after the launch remain).
+    if (const char* off = std::getenv("CUDA_PLAYGROUND_CPU_ACCESS_CHECKS"); off && std::string(off) == "0") return {};
+    char offset[64];
+    std::snprintf(offset, sizeof offset, "-fasan-shadow-offset=0x%llx", cp_abi::kBoundsShadowOffset);
+    return {"-fsanitize=kernel-address", "-fsanitize-recover=kernel-address", offset,
+            // the shadow test inline (a call only near a buffer's edge); nothing on the stack or for globals
+            // (they would need the sanitizer's runtime)
+            "--param", "asan-instrumentation-with-call-threshold=1000000000", "--param", "asan-stack=0", "--param",
+            "asan-globals=0", "--param", "asan-use-after-return=0",
+            // identical tails of branches (each access with its test) stay apart, so each access
+            // keeps its own line for the report
+            "-fno-crossjumping"};
 }
 
 std::vector<Diagnostic> parse_compiler_messages(const std::string& raw_log, const std::string& user_path,
@@ -193,7 +210,8 @@ std::vector<Diagnostic> parse_compiler_messages(const std::string& raw_log, cons
     // LC_ALL may make gcc quote with ‘’; NVRTC's messages use plain quotes.
     const std::string log = replace_all(replace_all(raw_log, "\xE2\x80\x98", "'"), "\xE2\x80\x99", "'");
     static const std::regex located(R"(^(.+?):(\d+):(?:(\d+):)? (fatal error|error|warning|note): (.*)$)");
-    static const std::regex unlocated(R"(^(?:[^:\s]*(?:cc1plus|g\+\+|clang\S*|c\+\+|ld)): (fatal error|error|warning): (.*)$)");
+    static const std::regex unlocated(
+        R"(^(?:[^:\s]*(?:cc1plus|g\+\+|clang\S*|c\+\+|ld)): (fatal error|error|warning): (.*)$)");
     // The assembler's messages point into a temporary .s file: only the words help (e.g. an .incbin of a
     // file the confined compiler may not read is "file not found").
     static const std::regex assembler(R"(^\S+\.s:\d+: (Error|Warning): (.*)$)");
@@ -252,7 +270,8 @@ fs::path build_root(const fs::path& cache_dir) {
         if (fs::is_directory(root, ec) && ::access(root.c_str(), W_OK) == 0) return root;
     }
     const char* tmp = std::getenv("TMPDIR");
-    const fs::path root = fs::path(tmp && *tmp ? tmp : "/tmp") / ("cuda-playground-build-" + std::to_string(::getuid()));
+    const fs::path root =
+        fs::path(tmp && *tmp ? tmp : "/tmp") / ("cuda-playground-build-" + std::to_string(::getuid()));
     fs::create_directories(root, ec);
     return root;
 }
@@ -315,7 +334,8 @@ CpuCompileOutput build_library(const LibraryPlan& plan, const HostCompiler& comp
                 out.ok = true;
                 out.log = plan.ignored_note + *log;
                 out.library = cached;
-                std::vector<Diagnostic> messages = parse_compiler_messages(*log, plan.user_path, plan.kernel_name, plan.kernel_line);
+                std::vector<Diagnostic> messages =
+                    parse_compiler_messages(*log, plan.user_path, plan.kernel_name, plan.kernel_line);
                 out.diagnostics.insert(out.diagnostics.end(), messages.begin(), messages.end());
                 return out;
             }
@@ -340,7 +360,8 @@ CpuCompileOutput build_library(const LibraryPlan& plan, const HostCompiler& comp
         written = written && write_text(work / h.name, h.contents);
     }
     if (!written) {
-        out.diagnostics.push_back({plan.user_path, 0, 0, Severity::Error, "cannot write the sources to " + work.string()});
+        out.diagnostics.push_back(
+            {plan.user_path, 0, 0, Severity::Error, "cannot write the sources to " + work.string()});
         fs::remove_all(work, ec);
         return out;
     }
@@ -348,7 +369,8 @@ CpuCompileOutput build_library(const LibraryPlan& plan, const HostCompiler& comp
     argv.insert(argv.end(), plan.flags.begin(), plan.flags.end());
     argv.insert(argv.end(), {"-x", "c++", source_file.string(), "-o", library_file.string()});
     ProcessOutcome run;
-    run_confined(host_compiler_policy(compiler, shim, root), [&] { run = run_process(argv, 120, {"TMPDIR=" + work.string()}); });
+    run_confined(host_compiler_policy(compiler, shim, root),
+                 [&] { run = run_process(argv, 120, {"TMPDIR=" + work.string()}); });
     out.log = plan.ignored_note + run.output;
     out.host_compiler_ran = true;
     if (plan.device_check) {
@@ -363,14 +385,16 @@ CpuCompileOutput build_library(const LibraryPlan& plan, const HostCompiler& comp
             return out;
         }
     }
-    std::vector<Diagnostic> messages = parse_compiler_messages(run.output, plan.user_path, plan.kernel_name, plan.kernel_line);
+    std::vector<Diagnostic> messages =
+        parse_compiler_messages(run.output, plan.user_path, plan.kernel_name, plan.kernel_line);
     locate_in_folder(messages, work, fs::path(plan.user_path).parent_path());
     out.diagnostics.insert(out.diagnostics.end(), messages.begin(), messages.end());
     if (!run.started || run.timed_out || run.exit_code != 0) {
         if (!run.started || run.timed_out || !has_errors(out.diagnostics)) {
             const std::string why = !run.started ? run.error
-                                    : run.timed_out ? "the host compiler did not finish within 120 s"
-                                                    : "the host compiler failed (exit code " + std::to_string(run.exit_code) + ")";
+                                    : run.timed_out
+                                        ? "the host compiler did not finish within 120 s"
+                                        : "the host compiler failed (exit code " + std::to_string(run.exit_code) + ")";
             out.diagnostics.push_back({plan.user_path, 0, 0, Severity::Error, why});
         }
         fs::remove_all(work, ec);
@@ -420,14 +444,17 @@ CpuCompileOutput compile_for_cpu(const CompileRequest& request, const HostCompil
         prepare_kernel_source(request.source, user_path, request.kernel_name, out.buffer_align);
     out.diagnostics = prepared.diagnostics;
     out.kernel_name = prepared.kernel_name;
-    const HostCompileOptions options = host_compile_options(shim, request.extra_options);
+    HostCompileOptions options = host_compile_options(shim, request.extra_options);
+    const std::vector<std::string> checks = access_check_flags(compiler);
+    options.flags.insert(options.flags.end(), checks.begin(), checks.end());
     out.options = options.flags;
     if (prepared.text.empty()) {  // refused before compiling: diagnostics say why
         // A feature with no plain-CUDA way: --backend cuda is named only when CUDA's compiler takes the file.
         const std::string bare = " is not supported by the CPU backend";
         std::vector<Diagnostic*> bare_refusals;
         for (Diagnostic& d : out.diagnostics)
-            if (d.message.size() > bare.size() && d.message.compare(d.message.size() - bare.size(), bare.size(), bare) == 0)
+            if (d.message.size() > bare.size() &&
+                d.message.compare(d.message.size() - bare.size(), bare.size(), bare) == 0)
                 bare_refusals.push_back(&d);
         if (!bare_refusals.empty()) {
             const bool cuda_compiles = check_device_code_with_nvrtc(request).empty();
@@ -456,8 +483,8 @@ CpuCompileOutput compile_for_cpu(const CompileRequest& request, const HostCompil
     // A library in the cache passed NVRTC's check of the same source, headers and options.
     plan.key_inputs = key_prefix(compiler, shim, options.flags) + "\nnvrtc-checked=" + nvrtc_version_text();
     for (const std::string& o : request.extra_options) plan.key_inputs += "\noption=" + o;
-    plan.key_inputs += "\nkernel=" + prepared.kernel_name + "\nheaders=" + local_includes_fingerprint(includes) + "\n" +
-                       prepared.text;
+    plan.key_inputs +=
+        "\nkernel=" + prepared.kernel_name + "\nheaders=" + local_includes_fingerprint(includes) + "\n" + prepared.text;
     // Device code must obey CUDA's rules (NVRTC's front end decides).
     plan.device_check = [&request] { return check_device_code_with_nvrtc(request); };
     return build_library(plan, compiler, shim, cache_dir, std::move(out));
@@ -476,15 +503,16 @@ CpuCompileOutput compile_host_library(const HostLibraryRequest& request, const H
     for (const std::string& d : request.defines) extra.push_back("-D" + d);
     HostCompileOptions options = host_compile_options(shim, extra);
     // Its entry points are found by name: plain extern "C" functions need no visibility attribute.
-    options.flags.erase(std::remove(options.flags.begin(), options.flags.end(), "-fvisibility=hidden"), options.flags.end());
+    options.flags.erase(std::remove(options.flags.begin(), options.flags.end(), "-fvisibility=hidden"),
+                        options.flags.end());
     out.options = options.flags;
     LibraryPlan plan;
     plan.text = "#line 1 \"" + user_path + "\"\n" + request.source;
     plan.includes = &includes;
     plan.user_path = user_path;
     plan.flags = options.flags;
-    plan.key_inputs = key_prefix(compiler, shim, options.flags) + "\nhost library\nheaders=" +
-                      local_includes_fingerprint(includes) + "\n" + plan.text;
+    plan.key_inputs = key_prefix(compiler, shim, options.flags) +
+                      "\nhost library\nheaders=" + local_includes_fingerprint(includes) + "\n" + plan.text;
     return build_library(plan, compiler, shim, cache_dir, std::move(out));
 }
 

@@ -42,6 +42,11 @@ struct HostCompileOptions {
 };
 HostCompileOptions host_compile_options(const ShimLocation& shim, const std::vector<std::string>& extra_options);
 
+// Flags that make `compiler` call the shim's bounds check before every load and store of a kernel
+// (access_bounds.h); empty for a compiler that cannot (clang: the guard pages alone catch what they can) and
+// when CUDA_PLAYGROUND_CPU_ACCESS_CHECKS=0.
+std::vector<std::string> access_check_flags(const HostCompiler& compiler);
+
 // Parses "file:line:col: error: message" lines. Errors inside the shim are moved to the user's line that
 // led there; errors in the generated entry points are explained in terms of the kernel.
 std::vector<Diagnostic> parse_compiler_messages(const std::string& log, const std::string& user_path,

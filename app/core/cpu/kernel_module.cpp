@@ -2,12 +2,13 @@
 // entry points by name, and the code range and TLS size from the program headers.
 #include "core/cpu/kernel_module.h"
 
+#include "core/cpu/access_bounds.h"
 #include "core/cpu/source_prep.h"
 
-#include <atomic>
-#include <algorithm>
 #include <dlfcn.h>
 #include <link.h>
+#include <algorithm>
+#include <atomic>
 
 namespace cp {
 namespace fs = std::filesystem;
@@ -45,6 +46,9 @@ Result<std::unique_ptr<KernelModule>> KernelModule::load(const fs::path& library
     m->serial_ = ++loaded;
     m->library_ = library;
     m->temporary_dir_ = std::move(temporary_dir);
+    // An instrumented library's code (its static constructors at dlopen included) reads the bounds shadow:
+    // mapped before it is loaded.
+    const cp_abi::BoundsMap* bounds = bounds_map();
     m->handle_ = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!m->handle_) {
         const char* why = ::dlerror();
@@ -58,6 +62,16 @@ Result<std::unique_ptr<KernelModule>> KernelModule::load(const fs::path& library
         return make_error(ErrorKind::Compile,
                           "the compiled kernel library was built against another version of the CPU shim",
                           "delete the CPU compile cache and compile again");
+    // Instrumented code checks each access against the guarded buffers' edges (access_bounds.h).
+    if (auto bind =
+            reinterpret_cast<void (*)(const cp_abi::BoundsMap*)>(::dlsym(m->handle_, "cp_module_bind_bounds"))) {
+        if (!bounds)
+            return make_error(ErrorKind::OutOfMemory,
+                              "the CPU backend's bounds checks need 16 TiB of address space (not memory) at "
+                              "0x200000000000, which this process cannot reserve",
+                              "another library may have mapped it, or the address space is limited (ulimit -v)");
+        bind(bounds);
+    }
     Dl_info info{};
     if (::dladdr(reinterpret_cast<void*>(m->state_fn_), &info) && info.dli_fbase) {
         PhdrSearch search;
@@ -79,13 +93,16 @@ KernelModule::~KernelModule() {
     }
 }
 
-void* KernelModule::symbol(const std::string& name) const { return ::dlsym(handle_, name.c_str()); }
+void* KernelModule::symbol(const std::string& name) const {
+    return ::dlsym(handle_, name.c_str());
+}
 
 Result<const KernelEntry*> KernelModule::kernel(const std::string& name) {
     if (auto it = entries_.find(name); it != entries_.end()) return &it->second;
     KernelEntry e;
     e.name = name;
-    e.run_plain = reinterpret_cast<void (*)(void**, const cp_abi::PlainRun*)>(::dlsym(handle_, plain_entry_symbol(name).c_str()));
+    e.run_plain =
+        reinterpret_cast<void (*)(void**, const cp_abi::PlainRun*)>(::dlsym(handle_, plain_entry_symbol(name).c_str()));
     e.run_one = reinterpret_cast<void (*)(void**)>(::dlsym(handle_, fiber_entry_symbol(name).c_str()));
     auto params = reinterpret_cast<const cp_abi::ParamInfo* (*)(int*)>(::dlsym(handle_, params_symbol(name).c_str()));
     if (!e.run_plain || !e.run_one || !params)

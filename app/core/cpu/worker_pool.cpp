@@ -65,7 +65,7 @@ GridOutcome WorkerPool::run(const GridLaunch& launch) {
 
     GridOutcome out;
     // A write just before a static __shared__ array's start lands in its first page without faulting (as
-    // for buffers, cpu_executor.cpp): found now, without the thread.
+    // for buffers, cpu_executor.cpp): unless the per-access check stopped it, found now, without the thread.
     for (auto& w : workers_) {
         const auto array = w->static_shared.written_outside();  // restores the pattern whatever happened
         if (array && !w->failed) {
@@ -169,7 +169,7 @@ void WorkerPool::execute(Worker& w) {
     w.printed.clear();
     if (job.dynamic_shared_bytes && w.dynamic_shared.size() != job.dynamic_shared_bytes) {
         // 16-byte aligned, as on a GPU, where kernels carve vector types out of it: up to 15 bytes past its
-        // end are then not caught.
+        // end are then left to the per-access check (access_bounds.h).
         auto buffer = GuardedBuffer::allocate(job.dynamic_shared_bytes, 16);
         if (!buffer) {
             w.failed = true;

@@ -7,7 +7,7 @@
 #include <cstdint>
 
 // Bump whenever a struct or function below changes: cached kernel libraries are keyed by it.
-#define CP_SHIM_ABI_VERSION 4
+#define CP_SHIM_ABI_VERSION 5
 
 namespace cp_abi {
 
@@ -102,6 +102,22 @@ struct ParamInfo {
     int pointee_const;
 };
 
+// Bounds checks per access. A kernel library is compiled with GCC's -fsanitize=kernel-address: before each
+// load and store, inline code reads the shadow byte of the address, (address >> 3) + kBoundsShadowOffset,
+// and when it is not 0 calls a report hook, which the shim defines (there is no sanitizer runtime). Guarded
+// buffers end at a guard page but start inside their first page, and with a 16-byte aligned start (vector
+// kernels, the dynamic shared memory) end up to 15 bytes before the guard: the backend marks the shadow of
+// every 8 bytes that hold any of those accessible bytes outside a buffer (the buffer's own first or last
+// bytes may share them), and the hook asks BoundsMap::check, which knows the exact bounds.
+inline constexpr unsigned long long kBoundsShadowOffset = 0x200000000000ull;  // 32 TiB: free in 47-bit layouts
+inline constexpr unsigned long long kBoundsShadowBytes = 1ull << 44;          // covers 47 bits of addresses
+struct BoundsMap {
+    // The exact check of an access whose shadow is marked: returns when [address, address + size) is inside
+    // its buffer (or touches no buffer's edge), else ends the launch as a fault at `pc` (the kernel's
+    // instruction) would.
+    void (*check)(unsigned long long address, unsigned long long size, int is_write, const void* pc);
+};
+
 }  // namespace cp_abi
 
 // Symbols every kernel library exports (extern "C"):
@@ -110,3 +126,4 @@ struct ParamInfo {
 //   void cp_run_plain_<kernel>(void** args, const cp_abi::PlainRun* run);
 //   void cp_run_one_<kernel>(void** args);                  // the current thread (fiber mode)
 //   const cp_abi::ParamInfo* cp_params_<kernel>(int* count);
+//   void cp_module_bind_bounds(const cp_abi::BoundsMap* map);  // instrumented libraries; before any kernel runs
