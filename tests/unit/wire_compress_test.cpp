@@ -77,6 +77,31 @@ TEST(WireCompress, ADamagedOrOversizedFrameIsAnError) {
     EXPECT_NE(e->message.find("more than the 10 expected"), std::string::npos) << e->message;
 }
 
+TEST(WireCompress, ADeltaCodedPictureRoundTripsAndCompressesBetter) {
+    // 37 x 11 uchar4 (rows not a multiple of anything), a smooth ramp: each component's left differences repeat.
+    const uint32_t w = 37, h = 11;
+    std::vector<std::byte> pixels(size_t(w) * h * 4);
+    for (uint32_t y = 0; y < h; ++y)
+        for (uint32_t x = 0; x < w; ++x)
+            for (uint32_t c = 0; c < 4; ++c)
+                pixels[(size_t(y) * w + x) * 4 + c] = std::byte(uint8_t(x * (c + 1) * 3 + y * 7 + (c == 3 ? 255 : 0)));
+    WireMessage m{R"({"type":"read_back"})", pixels, {}};
+    delta_encode_picture(m, w, 4);
+    EXPECT_FALSE(m.blob == pixels);
+    // Plane 0 (the first component), row 0: the first pixel as it is, then the differences from the left (3).
+    EXPECT_EQ(std::to_integer<int>(m.blob[0]), 0);
+    EXPECT_EQ(std::to_integer<int>(m.blob[1]), 3);
+    EXPECT_EQ(std::to_integer<int>(m.blob[w]), 7);  // row 1's first pixel: its difference from the one above
+    ASSERT_FALSE(delta_decode_picture(m));
+    EXPECT_TRUE(m.blob == pixels);
+    EXPECT_EQ(m.json, R"({"type":"read_back"})");
+
+    WireMessage bad{R"({"type":"read_back","blob_delta":[10,4]})", std::vector<std::byte>(44), {}};
+    auto e = delta_decode_picture(bad);  // 44 bytes are not rows of 10 x 4
+    ASSERT_TRUE(e);
+    EXPECT_NE(e->message.find("not rows of 10 x 4"), std::string::npos) << e->message;
+}
+
 // The preview the slow way: each preview element is the mean of the f x f elements it covers, clipped at the
 // picture's edges.
 template <class T>

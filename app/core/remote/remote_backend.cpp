@@ -367,7 +367,8 @@ Response RemoteBackend::call(const Request& request, int timeout_s, const std::s
         const ReadStatus s = read_message(from_, timeout_s * 1000, &answer);
         if (s == ReadStatus::Ok) {
             g_received += frame_bytes(answer);
-            const std::optional<Error> damaged = compress_ ? decompress_blob(answer) : std::nullopt;
+            std::optional<Error> damaged = compress_ ? decompress_blob(answer) : std::nullopt;
+            if (!damaged && compress_) damaged = delta_decode_picture(answer);
             if (!damaged)
                 if (Result<Response> response = decode_response(std::move(answer))) return std::move(*response);
             stop(true);
@@ -545,9 +546,13 @@ int serve_stdio(const std::string& backend_name) {
             launched->backend_ms =
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
         // A picture only shown: the whole buffer was read here, the downscaled copy crosses the network.
-        if (const auto* rb = std::get_if<ReadBackRequest>(&*request); rb && rb->preview && !pretend_before_frames())
-            make_preview(*rb->preview, std::get<ReadBackResult>(response));
+        const auto* rb = std::get_if<ReadBackRequest>(&*request);
+        const bool preview = rb && rb->preview && !pretend_before_frames();
+        if (preview) make_preview(*rb->preview, std::get<ReadBackResult>(response));
         WireMessage answer = encode_response(response);
+        if (preview && compress && !rb->preview->is_float)
+            if (const uint32_t w = std::get<ReadBackResult>(response).preview_width)
+                delta_encode_picture(answer, w, rb->preview->components);
         if (compress) compress_blob(answer);
         if (!write_message(out, answer)) return 0;
     }

@@ -12,7 +12,24 @@ namespace cp {
 
 namespace {
 constexpr const char* kMark = "blob_zstd";
+constexpr const char* kDeltaMark = "blob_delta";
+
+// LOCO-I's median predictor (JPEG-LS) of component c of pixel i from its left (a), upper (b) and upper-left
+// (c) neighbours, all already known to the decoder; the first row predicts from the left, the first column
+// from above.
+uint8_t predict(const uint8_t* px, size_t i, size_t width, size_t components, size_t c) {
+    const size_t x = i % width;
+    const bool top = i < width;
+    if (top && x == 0) return 0;
+    if (top) return px[(i - 1) * components + c];
+    if (x == 0) return px[(i - width) * components + c];
+    const int a = px[(i - 1) * components + c], b = px[(i - width) * components + c],
+              d = px[(i - width - 1) * components + c];
+    if (d >= std::max(a, b)) return uint8_t(std::min(a, b));
+    if (d <= std::min(a, b)) return uint8_t(std::max(a, b));
+    return uint8_t(a + b - d);
 }
+}  // namespace
 
 std::vector<std::byte> zstd_compress(const std::vector<std::byte>& data, int level) {
     std::vector<std::byte> out(ZSTD_compressBound(data.size()));
@@ -64,6 +81,51 @@ std::optional<Error> decompress_blob(WireMessage& message) {
     j.erase(kMark);
     message.json = j.dump();
     message.blob = std::move(*bytes);
+    return std::nullopt;
+}
+
+void delta_encode_picture(WireMessage& message, uint32_t width, uint32_t components) {
+    const size_t n = message.blob.size();
+    if (width == 0 || components == 0 || n % (size_t(width) * components) != 0) return;
+    nlohmann::json j = nlohmann::json::parse(message.json, nullptr, false);
+    if (!j.is_object()) return;
+    const size_t pixels = n / components;
+    std::vector<std::byte> out(n);
+    const auto* in = reinterpret_cast<const uint8_t*>(message.blob.data());
+    auto* planes = reinterpret_cast<uint8_t*>(out.data());
+    for (uint32_t c = 0; c < components; ++c)
+        for (size_t i = 0; i < pixels; ++i) {
+            planes[c * pixels + i] = uint8_t(in[i * components + c] - predict(in, i, width, components, c));
+        }
+    j[kDeltaMark] = {width, components};
+    message.json = j.dump();
+    message.blob = std::move(out);
+}
+
+std::optional<Error> delta_decode_picture(WireMessage& message) {
+    if (message.json.find(kDeltaMark) == std::string::npos) return std::nullopt;
+    nlohmann::json j = nlohmann::json::parse(message.json, nullptr, false);
+    if (!j.is_object() || !j.contains(kDeltaMark)) return std::nullopt;
+    const auto& mark = j[kDeltaMark];
+    if (!mark.is_array() || mark.size() != 2 || !mark[0].is_number_unsigned() || !mark[1].is_number_unsigned())
+        return make_error(ErrorKind::Internal, "a message's blob_delta is not [width, components]");
+    const uint64_t width = mark[0].get<uint64_t>(), components = mark[1].get<uint64_t>();
+    const size_t n = message.blob.size();
+    if (width == 0 || components == 0 || components > 4 || n % (width * components) != 0)
+        return make_error(ErrorKind::Internal, "a delta-coded picture of " + std::to_string(n) +
+                                                   " bytes is not rows of " + std::to_string(width) + " x " +
+                                                   std::to_string(components) + " components");
+    const size_t pixels = n / components;
+    std::vector<std::byte> out(n);
+    const auto* planes = reinterpret_cast<const uint8_t*>(message.blob.data());
+    auto* px = reinterpret_cast<uint8_t*>(out.data());
+    for (size_t c = 0; c < components; ++c)
+        for (size_t i = 0; i < pixels; ++i) {
+            px[i * components + c] = uint8_t(planes[c * pixels + i] + predict(px, i, width, components, c));
+        }
+    j.erase(kDeltaMark);
+    message.json = j.dump();
+    message.blob = std::move(out);
     return std::nullopt;
 }
 

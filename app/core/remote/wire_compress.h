@@ -34,6 +34,16 @@ bool compress_blob(WireMessage& message, int level = kCompressLevel);
 // are not what compress_blob writes.
 std::optional<Error> decompress_blob(WireMessage& message);
 
+// Pictures of uchars compress two to three times better as each component's difference from what its left,
+// upper and upper-left neighbours predict (JPEG-LS's median predictor), one component plane after another,
+// than in pixel order: the worker sends a preview of one so, before compress_blob, marking the JSON
+// ("blob_delta": [width, components]); the app undoes it after decompress_blob. Only on a link that
+// compresses (both sides of this build).
+void delta_encode_picture(WireMessage& message, uint32_t width, uint32_t components);
+// Undoes delta_encode_picture (a message without the mark is left as it is); an Error when the mark does not
+// fit the blob.
+std::optional<Error> delta_decode_picture(WireMessage& message);
+
 // A box-filtered copy of a `width` x `height` picture of `components` components per element (uchar or float,
 // element after element, rows one after another) that fits `max_width` x `max_height`: each side is divided
 // by the same whole factor f = the smallest that fits, and each preview element is the mean of the f x f
