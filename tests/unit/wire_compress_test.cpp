@@ -88,6 +88,7 @@ TEST(WireCompress, ADeltaCodedPictureRoundTripsAndCompressesBetter) {
     WireMessage m{R"({"type":"read_back"})", pixels, {}};
     delta_encode_picture(m, w, 4);
     EXPECT_FALSE(m.blob == pixels);
+    EXPECT_LT(zstd_compress(m.blob).size(), zstd_compress(pixels).size());
     // Plane 0 (the first component), row 0: the first pixel as it is, then the differences from the left (3).
     EXPECT_EQ(std::to_integer<int>(m.blob[0]), 0);
     EXPECT_EQ(std::to_integer<int>(m.blob[1]), 3);
