@@ -115,7 +115,7 @@ Result<std::vector<std::filesystem::path>> export_launch_images(const RunReport&
 // What is about to run: printed before the launch, so a launch that hangs has been announced.
 void print_header(const RunReport& r, const DeviceInfo& device) {
     std::cout << r.title << " (" << r.kernel << ") on " << r.backend << ": " << r.device << "\n";
-    if (const std::string where = remote_where(device); !where.empty()) std::cout << "  where:    " << where << "\n";
+    if (const std::string where = device.where; !where.empty()) std::cout << "  where:    " << where << "\n";
     if (r.resolved && !r.resolved->steps.empty()) {
         for (const ResolvedStep& s : r.resolved->steps) {
             std::cout << "  step " << s.index << ":   " << s.kernel << ": grid " << s.grid.str() << ", block "
@@ -402,7 +402,7 @@ int cmd_run(const std::vector<std::string>& argv) {
     if (!opened) return user_error(opened.error());
     Engine& engine = *opened->engine;
     // Where the kernels run: "remote: `ssh gpu01` -> host gpu01 (cuda backend, NVIDIA H100 ...)", or "" here.
-    const std::string where = remote_where(engine.device());
+    const std::string where = engine.device().where;
     KernelSession& session = *opened->session;
     if (!sanitizer_log.empty() && !engine.device().caps.gpu)
         return user_error("--sanitize needs the CUDA backend, and it cannot run here", "run on a machine with an NVIDIA GPU");

@@ -30,7 +30,6 @@ namespace cp {
 
 namespace {
 
-constexpr const char* kWhereLead = "remote: ";
 constexpr int kCompileTimeoutS = 300;
 constexpr int kTransferTimeoutS = 300;
 // The worker's own watchdog (launch_timeout_s on its side) stops a kernel that does not end and answers; the
@@ -100,9 +99,8 @@ public:
         r.device.caps.device_buffers = false;
         r.device.caps.buffers_by_ipc = false;
         r.device.caps.sanitizer = false;
-        const std::string where = std::string(kWhereLead) + "`" + options_.prefix + "` -> host " + host_ + " (" +
-                                  r.device.backend + " backend, " + r.device.name + ")";
-        r.device.notes = r.device.notes.empty() ? where : where + "; " + r.device.notes;
+        r.device.where = "remote: `" + options_.prefix + "` -> host " + host_ + " (" + r.device.backend + " backend, " +
+                         r.device.name + ")";
         info_ = r.device;
         return r;
     }
@@ -417,11 +415,6 @@ Result<std::unique_ptr<Backend>> make_remote_backend(const RemoteOptions& option
     auto backend = std::make_unique<RemoteBackend>(options);
     if (auto e = backend->start()) return *e;
     return std::unique_ptr<Backend>(std::move(backend));
-}
-
-std::string remote_where(const DeviceInfo& device) {
-    if (device.notes.rfind(kWhereLead, 0) != 0) return {};
-    return device.notes.substr(0, device.notes.find("; "));
 }
 
 RemoteTraffic remote_traffic() {

@@ -38,10 +38,6 @@ struct RemoteTraffic {
 };
 RemoteTraffic remote_traffic();
 
-// "remote: `ssh gpu01` -> host gpu01" when `device` came from a remote worker, else "" (what `info`, `run`
-// and the JSON show as where kernels run). The remote backend puts it first in DeviceInfo::notes.
-std::string remote_where(const DeviceInfo& device);
-
 // The worker's side: `cuda-playground worker --stdio --backend NAME`. Serves requests on stdin/stdout until
 // stdin ends; nothing but frames is written to stdout (everything else goes to stderr). Returns the exit
 // status: 0 when the app closed the connection, 1 when the handshake or the backend failed.
