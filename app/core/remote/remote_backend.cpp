@@ -3,6 +3,7 @@
 #include "core/remote/remote_backend.h"
 
 #include "core/engine/engine_wire.h"
+#include "core/remote/worker_limits.h"
 #include "core/worker/worker_process.h"
 
 #include <nlohmann/json.hpp>
@@ -314,7 +315,7 @@ std::optional<Error> RemoteBackend::start() {
         if (!failure && !j.at("ok").get<bool>())
             failure = make_error(
                 error_kind_from_name(j.at("kind").get<std::string>()).value_or(ErrorKind::Unknown),
-                "the remote worker on host " + host_ + " has no backend: " + j.at("message").get<std::string>(),
+                "the remote worker on host " + host_ + " cannot serve: " + j.at("message").get<std::string>(),
                 j.at("hint").get<std::string>());
     } catch (const std::exception& e) {
         failure =
@@ -491,6 +492,11 @@ int serve_stdio(const std::string& backend_name) {
                                      std::to_string(app_protocol) + " but this worker (build " + CP_VERSION + " on " +
                                      host_name() + ") speaks " + std::to_string(mine),
                                  "install the same version of CUDA Playground here as on the app's machine"));
+    // The server's limits (worker_limits.h): a broken file or a user with all slots taken is refused here.
+    auto limits = load_worker_limits();
+    if (!limits) return refuse(limits.error());
+    auto limiter = WorkerLimiter::start(std::move(*limits));
+    if (!limiter) return refuse(limiter.error());
     auto made = make_backend(backend_name);
     if (!made) return refuse(made.error());
     Backend& backend = *made->backend;
@@ -508,7 +514,7 @@ int serve_stdio(const std::string& backend_name) {
             return 1;
         }
         const auto started = std::chrono::steady_clock::now();
-        Response response = dispatch_request(backend, *request);
+        Response response = limiter->dispatch(backend, *request);
         if (auto* launched = std::get_if<LaunchResult>(&response); launched && launched->backend_ms == 0)
             launched->backend_ms =
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();

@@ -28,7 +28,8 @@ RemoteOptions remote_options_from_environment(const std::string& backend);
 Result<std::vector<std::string>> split_command_words(const std::string& text);
 
 // Starts the remote worker and reads its greeting: an Error (kind WorkerLost) naming the command, with the
-// remote's last stderr lines, when it cannot be reached, answered with another protocol, or has no backend.
+// remote's last stderr lines, when it cannot be reached, answered with another protocol, or refuses
+// (no backend, the server's limits).
 Result<std::unique_ptr<Backend>> make_remote_backend(const RemoteOptions& options);
 
 // Bytes every remote backend of this process sent and received (frames, headers included): what a run costs
