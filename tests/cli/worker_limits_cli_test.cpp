@@ -86,6 +86,9 @@ TEST(WorkerLimits, ABrokenFileOnTheServerIsShownByTheApp) {
     EXPECT_NE(r.err.find("cannot serve: " + file.string() + " line 2: `launch_timeout_s` must be a whole number"),
               std::string::npos)
         << r.err;
+    // Once: the worker's stderr, which says the same, is not appended to it.
+    const std::string words = "line 2: `launch_timeout_s` must be";
+    EXPECT_EQ(r.err.find(words), r.err.rfind(words)) << r.err;
     auto missing = cli({"run", "basics/vector_add", "--backend", "cpu", "--remote", remote_with(dir.path() / "nope")},
                        {program_env()});
     EXPECT_EQ(missing.exit_code, 1) << missing.both();

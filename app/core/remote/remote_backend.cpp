@@ -303,8 +303,10 @@ std::optional<Error> RemoteBackend::start() {
                                               : "ended before it greeted (" + ended_how_ + ")");
     }
     std::optional<Error> failure;
+    std::string refusal;  // the worker's own words when it refused
     try {
         const auto j = nlohmann::json::parse(greeting.json);
+        refusal = j.value("message", std::string());
         host_ = j.value("host", std::string("unknown"));
         build_ = j.value("build", std::string());
         failure = check_worker_protocol(j.value("protocol", 0), "remote worker `" + join_words(words_) + "` (host " +
@@ -326,7 +328,9 @@ std::optional<Error> RemoteBackend::start() {
     if (failure) {
         stop(false);
         const std::string tail = stderr_tail();
-        if (!tail.empty()) failure->message += "; its stderr ended with:" + tail;
+        // A worker that refused said so on stderr too: when its words are already in the message, once is enough.
+        if (!tail.empty() && (refusal.empty() || failure->message.find(refusal) == std::string::npos))
+            failure->message += "; its stderr ended with:" + tail;
     }
     return failure;
 }
