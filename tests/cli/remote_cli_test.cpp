@@ -112,7 +112,10 @@ TEST(RemoteCli, LessonsThroughRealSlurmMatchTheLocalRuns) {
     expect_same_results(vector_add, "remote: `env SLURM_CONF=");
     EXPECT_EQ(vector_add.remote["grid"][0], 4);  // the last of 4 blocks of 256 is partly idle
     EXPECT_NE(std::string(vector_add.remote["where"]).find("/usr/bin/srun -N1 -n1"), std::string::npos);
-    PairedRun blur = run_both("image/box_blur", {}, remote);
+    // Without --unbuffered (as a student may type it): the app adds it.
+    std::string plain = remote;
+    plain.erase(plain.find(" --unbuffered"), std::string(" --unbuffered").size());
+    PairedRun blur = run_both("image/box_blur", {}, plain);
     expect_same_results(blur, "remote: `env SLURM_CONF=");
 }
 
@@ -183,6 +186,17 @@ TEST(RemoteCli, AWorkerLostMidSessionIsWorkerLostAndTheNextRequestReconnects) {
     const cp::AllocateResult again = (*backend)->allocate({"y", 16, 4});
     ASSERT_FALSE(again.error) << again.error->message;
     EXPECT_NE(std::stoi(cp::test::read_file(pid_file)), first);
+}
+
+TEST(RemoteCli, SrunGetsUnbufferedWhenThePrefixLacksIt) {
+    using W = std::vector<std::string>;
+    EXPECT_EQ(cp::with_srun_unbuffered({"ssh", "login", "srun", "--gres=gpu:1"}),
+              (W{"ssh", "login", "srun", "--unbuffered", "--gres=gpu:1"}));
+    EXPECT_EQ(cp::with_srun_unbuffered({"/usr/bin/srun", "-N1"}), (W{"/usr/bin/srun", "--unbuffered", "-N1"}));
+    EXPECT_EQ(cp::with_srun_unbuffered({"srun", "-u", "-N1"}), (W{"srun", "-u", "-N1"}));
+    EXPECT_EQ(cp::with_srun_unbuffered({"srun", "-N1", "--unbuffered"}), (W{"srun", "-N1", "--unbuffered"}));
+    EXPECT_EQ(cp::with_srun_unbuffered({"ssh", "gpu01"}), (W{"ssh", "gpu01"}));
+    EXPECT_EQ(cp::with_srun_unbuffered({"ssh", "xsrun"}), (W{"ssh", "xsrun"}));
 }
 
 TEST(RemoteCli, PrefixesSplitLikeAShellWithoutOne) {

@@ -167,7 +167,7 @@ std::optional<Error> RemoteBackend::spawn() {
     if (prefix->empty())
         return make_error(ErrorKind::UserInput, "--remote needs a command to reach the server",
                           "e.g. --remote \"ssh gpu01\" or --remote \"ssh login srun --gres=gpu:1\"");
-    words_ = *prefix;
+    words_ = with_srun_unbuffered(*prefix);
     words_.insert(words_.end(), {options_.program, "worker", "--stdio", "--backend", options_.backend});
 
     int in[2], out[2], err[2];
@@ -415,6 +415,18 @@ Result<std::vector<std::string>> split_command_words(const std::string& text) {
         }
     }
     if (in_word) words.push_back(word);
+    return words;
+}
+
+std::vector<std::string> with_srun_unbuffered(std::vector<std::string> words) {
+    for (size_t i = 0; i < words.size(); ++i) {
+        const std::string& w = words[i];
+        if (w != "srun" && !(w.size() > 5 && w.compare(w.size() - 5, 5, "/srun") == 0)) continue;
+        for (size_t j = i + 1; j < words.size(); ++j)
+            if (words[j] == "-u" || words[j] == "--unbuffered") return words;
+        words.insert(words.begin() + long(i) + 1, "--unbuffered");
+        return words;
+    }
     return words;
 }
 
