@@ -3,6 +3,7 @@
 #include "core/remote/remote_backend.h"
 
 #include "core/engine/engine_wire.h"
+#include "core/remote/worker_limits.h"
 #include "core/worker/worker_process.h"
 
 #include <nlohmann/json.hpp>
@@ -164,7 +165,7 @@ std::optional<Error> RemoteBackend::spawn() {
     if (prefix->empty())
         return make_error(ErrorKind::UserInput, "--remote needs a command to reach the server",
                           "e.g. --remote \"ssh gpu01\" or --remote \"ssh login srun --gres=gpu:1\"");
-    words_ = *prefix;
+    words_ = with_srun_unbuffered(*prefix);
     words_.insert(words_.end(), {options_.program, "worker", "--stdio", "--backend", options_.backend});
 
     int in[2], out[2], err[2];
@@ -300,8 +301,10 @@ std::optional<Error> RemoteBackend::start() {
                                               : "ended before it greeted (" + ended_how_ + ")");
     }
     std::optional<Error> failure;
+    std::string refusal;  // the worker's own words when it refused
     try {
         const auto j = nlohmann::json::parse(greeting.json);
+        refusal = j.value("message", std::string());
         host_ = j.value("host", std::string("unknown"));
         build_ = j.value("build", std::string());
         failure = check_worker_protocol(j.value("protocol", 0), "remote worker `" + join_words(words_) + "` (host " +
@@ -312,7 +315,7 @@ std::optional<Error> RemoteBackend::start() {
         if (!failure && !j.at("ok").get<bool>())
             failure = make_error(
                 error_kind_from_name(j.at("kind").get<std::string>()).value_or(ErrorKind::Unknown),
-                "the remote worker on host " + host_ + " has no backend: " + j.at("message").get<std::string>(),
+                "the remote worker on host " + host_ + " cannot serve: " + j.at("message").get<std::string>(),
                 j.at("hint").get<std::string>());
     } catch (const std::exception& e) {
         failure =
@@ -323,7 +326,9 @@ std::optional<Error> RemoteBackend::start() {
     if (failure) {
         stop(false);
         const std::string tail = stderr_tail();
-        if (!tail.empty()) failure->message += "; its stderr ended with:" + tail;
+        // A worker that refused said so on stderr too: when its words are already in the message, once is enough.
+        if (!tail.empty() && (refusal.empty() || failure->message.find(refusal) == std::string::npos))
+            failure->message += "; its stderr ended with:" + tail;
     }
     return failure;
 }
@@ -411,6 +416,18 @@ Result<std::vector<std::string>> split_command_words(const std::string& text) {
     return words;
 }
 
+std::vector<std::string> with_srun_unbuffered(std::vector<std::string> words) {
+    for (size_t i = 0; i < words.size(); ++i) {
+        const std::string& w = words[i];
+        if (w != "srun" && !(w.size() > 5 && w.compare(w.size() - 5, 5, "/srun") == 0)) continue;
+        for (size_t j = i + 1; j < words.size(); ++j)
+            if (words[j] == "-u" || words[j] == "--unbuffered") return words;
+        words.insert(words.begin() + long(i) + 1, "--unbuffered");
+        return words;
+    }
+    return words;
+}
+
 Result<std::unique_ptr<Backend>> make_remote_backend(const RemoteOptions& options) {
     auto backend = std::make_unique<RemoteBackend>(options);
     if (auto e = backend->start()) return *e;
@@ -484,6 +501,11 @@ int serve_stdio(const std::string& backend_name) {
                                      std::to_string(app_protocol) + " but this worker (build " + CP_VERSION + " on " +
                                      host_name() + ") speaks " + std::to_string(mine),
                                  "install the same version of CUDA Playground here as on the app's machine"));
+    // The server's limits (worker_limits.h): a broken file or a user with all slots taken is refused here.
+    auto limits = load_worker_limits();
+    if (!limits) return refuse(limits.error());
+    auto limiter = WorkerLimiter::start(std::move(*limits));
+    if (!limiter) return refuse(limiter.error());
     auto made = make_backend(backend_name);
     if (!made) return refuse(made.error());
     Backend& backend = *made->backend;
@@ -501,7 +523,7 @@ int serve_stdio(const std::string& backend_name) {
             return 1;
         }
         const auto started = std::chrono::steady_clock::now();
-        Response response = dispatch_request(backend, *request);
+        Response response = limiter->dispatch(backend, *request);
         if (auto* launched = std::get_if<LaunchResult>(&response); launched && launched->backend_ms == 0)
             launched->backend_ms =
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();

@@ -27,8 +27,13 @@ RemoteOptions remote_options_from_environment(const std::string& backend);
 // and newline; \ outside quotes), with no expansion. An Error naming an unclosed quote.
 Result<std::vector<std::string>> split_command_words(const std::string& text);
 
+// `words` with --unbuffered after the first `srun` that lacks it (-u): srun otherwise forwards the task's
+// output a line at a time, and the worker's frames, which are not lines, would wait for a newline.
+std::vector<std::string> with_srun_unbuffered(std::vector<std::string> words);
+
 // Starts the remote worker and reads its greeting: an Error (kind WorkerLost) naming the command, with the
-// remote's last stderr lines, when it cannot be reached, answered with another protocol, or has no backend.
+// remote's last stderr lines, when it cannot be reached, answered with another protocol, or refuses
+// (no backend, the server's limits).
 Result<std::unique_ptr<Backend>> make_remote_backend(const RemoteOptions& options);
 
 // Bytes every remote backend of this process sent and received (frames, headers included): what a run costs
