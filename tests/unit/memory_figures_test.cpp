@@ -1,6 +1,7 @@
 // The per-line memory figures (memory_figures.h) from hand-made access lists: sectors of strided and
 // misaligned requests, partial warps, loops split into requests, shared-memory broadcast and bank conflicts
 // for 4-, 8- and 16-byte accesses. Expected values are worked out here from the addresses.
+#include "core/cpu/access_recorder.h"
 #include "core/engine/memory_figures.h"
 
 #include <gtest/gtest.h>
@@ -176,6 +177,83 @@ TEST(MemoryFigures, FiguresOfOneLineMergeBySumming) {
     EXPECT_EQ(m[1].requests, 3u);
     EXPECT_EQ(m[1].sectors, 12u);
     EXPECT_DOUBLE_EQ(m[1].active_lanes_mean(), 32.0);
+}
+
+}  // namespace
+}  // namespace cp
+
+// The CPU backend's recorder (access_recorder.h) driven by hand: what counts as global and shared, and the cap
+// keeping only the first blocks recorded whole.
+namespace cp {
+namespace {
+
+struct FakeThread {
+    cp_abi::ThreadState state{};
+    cp_abi::SharedSlot slots[2]{};
+};
+
+void touch(FakeThread& t, unsigned block, unsigned thread, const void* address, unsigned size, bool store) {
+    t.state.block_idx = {block, 0, 0};
+    t.state.linear_tid = thread;
+    access_recorder()->record(&t.state, reinterpret_cast<unsigned long long>(address), size, store ? 1 : 0,
+                              reinterpret_cast<const void*>(uintptr_t(0x1000 + (store ? 8 : 4))));
+}
+
+TEST(AccessRecorder, KeepsGlobalAndSharedAccessesAndNothingElse) {
+    static float buffer[64], tile[32], dynamic[16], elsewhere[8];
+    FakeThread t;
+    t.slots[1] = {tile, sizeof tile};
+    t.state.shared_slots = t.slots;
+    t.state.shared_slot_count = 2;
+    t.state.dynamic_shared = dynamic;
+    RecordingLaunch launch;
+    launch.grid = Dim3{4, 1, 1};
+    launch.dynamic_shared_bytes = sizeof dynamic;
+    launch.global = {{reinterpret_cast<const std::byte*>(buffer), sizeof buffer}};
+    launch.load_base = 0x1000;
+    ASSERT_TRUE(begin_access_recording(launch));
+    for (unsigned i = 0; i < 32; ++i) {
+        touch(t, 0, i, &buffer[i], 4, false);
+        touch(t, 0, i, &tile[i], 4, true);
+        touch(t, 0, i, &dynamic[i % 16], 4, false);
+        touch(t, 0, i, &elsewhere[i % 8], 4, true);  // not a buffer, not shared: not recorded
+    }
+    const MemoryRecording m = end_access_recording();
+    EXPECT_EQ(m.accesses, 96u);
+    EXPECT_FALSE(m.capped);
+    EXPECT_EQ(m.blocks_total, 4u);
+    ASSERT_EQ(m.figures.size(), 3u);  // (site 4: global load, shared load), (site 8: shared store)
+    EXPECT_EQ(m.figures[0].site, 4u);
+    EXPECT_EQ(m.figures[0].space, MemorySpace::Global);
+    EXPECT_EQ(m.figures[0].requests, 1u);
+    EXPECT_EQ(m.figures[1].space, MemorySpace::Shared);
+    EXPECT_FALSE(m.figures[1].store);
+    EXPECT_EQ(m.figures[2].site, 8u);
+    EXPECT_TRUE(m.figures[2].store);
+    // After the recording: nothing is kept.
+    touch(t, 0, 0, &buffer[0], 4, false);
+    EXPECT_TRUE(begin_access_recording(launch));
+    EXPECT_EQ(end_access_recording().accesses, 0u);
+}
+
+TEST(AccessRecorder, TheCapKeepsTheFirstBlocksRecordedWhole) {
+    static float buffer[256];
+    FakeThread t;
+    RecordingLaunch launch;
+    launch.grid = Dim3{5, 1, 1};
+    launch.global = {{reinterpret_cast<const std::byte*>(buffer), sizeof buffer}};
+    launch.load_base = 0x1000;
+    launch.cap = 100;  // 40 accesses a block: blocks 0 and 1 whole, block 2 cut at 20
+    ASSERT_TRUE(begin_access_recording(launch));
+    for (unsigned b = 0; b < 5; ++b)
+        for (unsigned i = 0; i < 40; ++i) touch(t, b, i, &buffer[i], 4, false);
+    const MemoryRecording m = end_access_recording();
+    EXPECT_TRUE(m.capped);
+    EXPECT_EQ(m.blocks_recorded, 2u);
+    EXPECT_EQ(m.accesses, 80u);
+    ASSERT_EQ(m.figures.size(), 1u);
+    EXPECT_EQ(m.figures[0].requests, 4u);  // 2 blocks x (32 + 8 lanes)
+    EXPECT_NE(memory_recording_note(m).find("the first 2 of 5 blocks"), std::string::npos) << memory_recording_note(m);
 }
 
 }  // namespace

@@ -160,6 +160,53 @@ TEST(MemoryRecording, AColumnOfAnUnpaddedTileIsAThirtyTwoWayConflictAndPaddingRe
     }
 }
 
+// A 16 x 16 block: a warp is two rows of 16 threads (linear index x + 16 y), so each request touches two
+// 64-byte pieces of rows w floats apart. w = 100, h = 40: the right and bottom blocks are partial; the buffers
+// (16000 bytes) start 128-byte aligned.
+constexpr const char* kRows = R"(/*@playground
+title: Rows
+param w: int = 100
+param h: int = 40
+buffer in: float[w * h] in random(seed=7, min=0, max=1)
+buffer out: float[w * h] out zeros
+block: 16 x 16
+grid: ceil(w / 16) x ceil(h / 16)
+problem: w x h
+*/
+extern "C" __global__ void rows(const float* in, float* out, int w, int h)
+{
+    int x = blockIdx.x * 16 + threadIdx.x, y = blockIdx.y * 16 + threadIdx.y;
+    if (x < w && y < h) out[y * w + x] = 2.0f * in[y * w + x];  // ACCESS
+}
+)";
+
+TEST(MemoryRecording, AWarpOfATwoDimensionalBlockIsTwoRowsOfSixteen) {
+    test::CpuRun r = test::open_on_cpu(kRows, "rows.cu");
+    const RunReport report = r.session->run(recording());
+    ASSERT_TRUE(report.ok()) << report.error->full();
+    ASSERT_TRUE(report.memory);
+    const MemoryFigures* load = find(*report.memory, line_of(kRows, "// ACCESS"), MemorySpace::Global, false);
+    ASSERT_TRUE(load) << run_report_json(report, {}).dump();
+    const int w = 100, h = 40;
+    uint64_t requests = 0, lanes = 0, sectors_expected = 0, ideal = 0;
+    for (int by = 0; by < (h + 15) / 16; ++by)
+        for (int bx = 0; bx < (w + 15) / 16; ++bx)
+            for (int warp = 0; warp < 8; ++warp) {
+                std::set<uint64_t> s;
+                uint64_t active = 0;
+                for (int lane = 0; lane < 32; ++lane) {
+                    const int t = warp * 32 + lane, x = bx * 16 + t % 16, y = by * 16 + t / 16;
+                    if (x < w && y < h) ++active, s.insert(uint64_t(y * w + x) * 4 / 32);
+                }
+                if (!active) continue;
+                ++requests, lanes += active, sectors_expected += s.size(), ideal += (active * 4 + 31) / 32;
+            }
+    EXPECT_EQ(load->requests, requests);
+    EXPECT_EQ(load->active_lanes, lanes);
+    EXPECT_EQ(load->sectors, sectors_expected);
+    EXPECT_EQ(load->ideal_sectors, ideal);
+}
+
 constexpr const char* kDivergent = R"(/*@playground
 title: Divergent store
 param n: int = 1000
