@@ -11,7 +11,7 @@ namespace cp {
 namespace {
 
 struct RawAccess {
-    uint64_t address;
+    uint64_t address;  // normalised: region_base + offset in its region
     uint64_t site;
     uint32_t block;  // linear; a recording of more than 2^32 blocks stops at the cap long before
     uint32_t thread;
@@ -29,33 +29,52 @@ std::atomic<uint64_t> next{0};
 // The lowest block that lost an access to the cap: blocks from it on do not count.
 std::atomic<uint64_t> first_dropped{UINT64_MAX};
 
-bool is_shared(const cp_abi::ThreadState* s, uint64_t address, uint64_t size) {
+// Addresses are kept as offsets into their region (a buffer, the dynamic shared memory, a static __shared__
+// array) on a base of (region + 1) << 40: as aligned as a GPU's allocations (256 bytes for cudaMalloc; shared
+// arrays aligned to at least 128 bytes, the 32 banks' width), which the CPU backend's starts are not (a guarded
+// buffer ends at its guard page, so it starts only as aligned as its size allows). Sectors and banks are then
+// those a GPU would see for the same offsets.
+constexpr uint64_t region_base(uint64_t region) { return (region + 1) << 40; }
+
+bool shared_address(const cp_abi::ThreadState* s, uint64_t address, uint64_t size, uint64_t* normalized) {
     const auto inside = [&](const void* data, uint64_t bytes) {
         const uint64_t start = reinterpret_cast<uint64_t>(data);
         return data && address >= start && address - start < bytes && size <= bytes - (address - start);
     };
-    if (inside(s->dynamic_shared, launch.dynamic_shared_bytes)) return true;
+    const uint64_t first_region = launch.global.size();
+    if (inside(s->dynamic_shared, launch.dynamic_shared_bytes)) {
+        *normalized = region_base(first_region) + (address - reinterpret_cast<uint64_t>(s->dynamic_shared));
+        return true;
+    }
     for (unsigned i = 0; i < s->shared_slot_count; ++i)
-        if (inside(s->shared_slots[i].data, s->shared_slots[i].bytes)) return true;
+        if (inside(s->shared_slots[i].data, s->shared_slots[i].bytes)) {
+            *normalized =
+                region_base(first_region + 1 + i) + (address - reinterpret_cast<uint64_t>(s->shared_slots[i].data));
+            return true;
+        }
     return false;
 }
 
-bool is_global(uint64_t address) {
+bool global_address(uint64_t address, uint64_t* normalized) {
     // Sorted by start; the last buffer starting at or before the address.
     auto it = std::upper_bound(launch.global.begin(), launch.global.end(), address,
                                [](uint64_t a, const auto& b) { return a < reinterpret_cast<uint64_t>(b.first); });
     if (it == launch.global.begin()) return false;
     --it;
-    return address - reinterpret_cast<uint64_t>(it->first) < it->second;
+    const uint64_t offset = address - reinterpret_cast<uint64_t>(it->first);
+    if (offset >= it->second) return false;
+    *normalized = region_base(uint64_t(it - launch.global.begin())) + offset;
+    return true;
 }
 
 void record(const cp_abi::ThreadState* s, unsigned long long address, unsigned long long size, int is_write,
             const void* pc) {
     if (!active.load(std::memory_order_acquire) || !s) return;
     uint8_t space;
-    if (is_shared(s, address, size))
+    uint64_t normalized = 0;
+    if (shared_address(s, address, size, &normalized))
         space = uint8_t(MemorySpace::Shared);
-    else if (is_global(address))
+    else if (global_address(address, &normalized))
         space = uint8_t(MemorySpace::Global);
     else
         return;  // the thread's stack, the library's own variables: not memory a GPU request touches
@@ -69,7 +88,7 @@ void record(const cp_abi::ThreadState* s, unsigned long long address, unsigned l
         }
         return;
     }
-    kept[at] = RawAccess{address,
+    kept[at] = RawAccess{normalized,
                          reinterpret_cast<uint64_t>(pc) - launch.load_base,
                          uint32_t(block),
                          s->linear_tid,
