@@ -4,9 +4,7 @@
 
 #include <algorithm>
 #include <map>
-#include <numeric>
 #include <tuple>
-#include <unordered_map>
 
 namespace cp {
 
@@ -20,30 +18,16 @@ constexpr uint64_t kSectorBytes = 32;
 constexpr uint32_t kWarpSize = 32;
 constexpr uint32_t kBanks = 32;
 
-struct LaneKey {
-    uint64_t block, site;
-    uint32_t thread;
-    bool operator==(const LaneKey& o) const { return block == o.block && site == o.site && thread == o.thread; }
-};
-struct LaneKeyHash {
-    size_t operator()(const LaneKey& k) const {
-        uint64_t h = k.block * 0x9E3779B97F4A7C15ull;
-        h ^= k.site + 0x7F4A7C159E3779B9ull + (h << 6) + (h >> 2);
-        h ^= uint64_t(k.thread) + 0x94D049BB133111EBull + (h << 6) + (h >> 2);
-        return size_t(h);
-    }
-};
-
 // Distinct 32-byte sectors under the lanes' [address, address + size) ranges.
-uint64_t distinct_sectors(const std::vector<const MemoryAccess*>& lanes) {
-    std::vector<uint64_t> sectors;
+uint64_t distinct_sectors(const std::vector<const MemoryAccess*>& lanes, std::vector<uint64_t>& scratch) {
+    scratch.clear();
     for (const MemoryAccess* a : lanes) {
         if (!a->size) continue;
         for (uint64_t s = a->address / kSectorBytes; s <= (a->address + a->size - 1) / kSectorBytes; ++s)
-            sectors.push_back(s);
+            scratch.push_back(s);
     }
-    std::sort(sectors.begin(), sectors.end());
-    return uint64_t(std::unique(sectors.begin(), sectors.end()) - sectors.begin());
+    std::sort(scratch.begin(), scratch.end());
+    return uint64_t(std::unique(scratch.begin(), scratch.end()) - scratch.begin());
 }
 
 // Wavefronts beyond the least a shared-memory request needs. The 32 banks are 4 bytes wide (bank = (address / 4)
@@ -53,21 +37,21 @@ uint64_t distinct_sectors(const std::vector<const MemoryAccess*>& lanes) {
 // the hardware does for 128-bit ones (a quarter-warp at a time): lanes 0-15 and 16-31 for 8 bytes, 0-7, 8-15,
 // ... for 16 bytes. The conflicts are the sum over phases with active lanes of (wavefronts - 1): a conflict-free
 // 8-byte request takes its 2 phases and counts 0.
-uint64_t bank_conflicts(const std::vector<const MemoryAccess*>& lanes) {
+uint64_t bank_conflicts(const std::vector<const MemoryAccess*>& lanes, std::vector<uint64_t>& words) {
     uint32_t widest = 0;
     for (const MemoryAccess* a : lanes) widest = std::max(widest, a->size);
-    uint32_t words_per_lane = std::max<uint32_t>(1, (widest + 3) / 4);
+    const uint32_t words_per_lane = std::max<uint32_t>(1, (widest + 3) / 4);
     uint32_t phase_lanes = kWarpSize;
     while (phase_lanes > 1 && phase_lanes * words_per_lane > kBanks) phase_lanes /= 2;
-    std::map<uint32_t, std::vector<uint64_t>> words_by_phase;  // phase -> words touched
-    for (const MemoryAccess* a : lanes) {
-        const uint32_t phase = (a->thread % kWarpSize) / phase_lanes;
-        std::vector<uint64_t>& words = words_by_phase[phase];
-        const uint64_t last = a->size ? a->address + a->size - 1 : a->address;
-        for (uint64_t w = a->address / 4; w <= last / 4; ++w) words.push_back(w);
-    }
     uint64_t conflicts = 0;
-    for (auto& [phase, words] : words_by_phase) {
+    for (uint32_t phase = 0; phase < kWarpSize / phase_lanes; ++phase) {
+        words.clear();
+        for (const MemoryAccess* a : lanes) {
+            if ((a->thread % kWarpSize) / phase_lanes != phase) continue;
+            const uint64_t last = a->size ? a->address + a->size - 1 : a->address;
+            for (uint64_t w = a->address / 4; w <= last / 4; ++w) words.push_back(w);
+        }
+        if (words.empty()) continue;  // no active lane in this phase: no wavefront
         std::sort(words.begin(), words.end());
         words.erase(std::unique(words.begin(), words.end()), words.end());
         uint32_t per_bank[kBanks] = {};
@@ -81,60 +65,70 @@ uint64_t bank_conflicts(const std::vector<const MemoryAccess*>& lanes) {
 }  // namespace
 
 std::vector<MemoryFigures> memory_figures(const std::vector<MemoryAccess>& accesses) {
-    // k: how many times this lane had executed this site before (each thread's accesses come in its order).
-    std::vector<uint32_t> occurrence(accesses.size());
-    {
-        std::unordered_map<LaneKey, uint32_t, LaneKeyHash> seen;
-        seen.reserve(accesses.size() / 4 + 16);
-        for (size_t i = 0; i < accesses.size(); ++i) {
-            const MemoryAccess& a = accesses[i];
-            occurrence[i] = seen[LaneKey{a.block, a.site, a.thread}]++;
+    // One sort of plain keys beside the index (no hashing, no indirection in the comparisons): by site, space,
+    // store, block, warp, then thread and the thread's order. A warp's accesses at a site are then adjacent, each
+    // thread's in the order it made them, so the k-th of each lane is found by counting.
+    struct Keyed {
+        uint64_t a, b;
+        uint32_t t;  // thread, then k
+        uint32_t c;  // the index: equal keys keep the threads' order
+        bool operator<(const Keyed& o) const {
+            return a != o.a ? a < o.a : b != o.b ? b < o.b : t != o.t ? t < o.t : c < o.c;
         }
-    }
-    // A request: (site, space, store, block, warp, k); sorted so that a site's requests are adjacent.
-    auto key = [&](size_t i) {
-        const MemoryAccess& a = accesses[i];
-        return std::make_tuple(a.site, uint8_t(a.space), a.store, a.block, a.thread / kWarpSize, occurrence[i],
-                               a.thread);
     };
-    std::vector<size_t> order(accesses.size());
-    std::iota(order.begin(), order.end(), size_t(0));
-    std::sort(order.begin(), order.end(), [&](size_t x, size_t y) { return key(x) < key(y); });
+    const size_t n = accesses.size();
+    std::vector<Keyed> keyed(n);
+    for (size_t i = 0; i < n; ++i) {
+        const MemoryAccess& x = accesses[i];
+        keyed[i] = Keyed{x.site,
+                         (uint64_t(x.space) << 63) | (uint64_t(x.store) << 62) | ((x.block & 0xFFFFFFFFull) << 26) |
+                             (uint64_t(x.thread / kWarpSize) & 0x3FFFFFF),
+                         x.thread, uint32_t(i)};
+    }
+    std::sort(keyed.begin(), keyed.end());
 
     std::vector<MemoryFigures> out;
     std::vector<const MemoryAccess*> lanes;
-    for (size_t at = 0; at < order.size();) {
-        const auto request = [&](size_t i) {
-            auto k = key(i);
-            return std::make_tuple(std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k), std::get<4>(k),
-                                   std::get<5>(k));
-        };
-        const auto this_request = request(order[at]);
-        lanes.clear();
-        size_t end = at;
-        for (; end < order.size() && request(order[end]) == this_request; ++end) lanes.push_back(&accesses[order[end]]);
-        at = end;
-
-        const MemoryAccess& first = *lanes.front();
-        if (out.empty() || out.back().site != first.site || out.back().space != first.space ||
-            out.back().store != first.store) {
-            MemoryFigures f;
-            f.site = first.site;
-            f.space = first.space;
-            f.store = first.store;
-            out.push_back(f);
+    std::vector<uint64_t> scratch;
+    for (size_t group = 0; group < n;) {
+        // One warp at one site: [group, group_end). k per entry, then its requests in order of k.
+        size_t group_end = group;
+        while (group_end < n && keyed[group_end].a == keyed[group].a && keyed[group_end].b == keyed[group].b)
+            ++group_end;
+        for (size_t i = group, run = group; i < group_end; ++i) {
+            // (keyed[].t is overwritten by k as it goes: the thread comes from the access itself)
+            if (accesses[keyed[i].c].thread != accesses[keyed[run].c].thread) run = i;
+            keyed[i].t = uint32_t(i - run);  // k: this lane's earlier accesses at this site
         }
-        MemoryFigures& f = out.back();
-        f.requests += 1;
-        f.active_lanes += lanes.size();
-        if (first.space == MemorySpace::Global) {
-            uint64_t bytes = 0;
-            for (const MemoryAccess* a : lanes) bytes += a->size;
-            f.sectors += distinct_sectors(lanes);
-            f.ideal_sectors += (bytes + kSectorBytes - 1) / kSectorBytes;
-        } else {
-            f.bank_conflicts += bank_conflicts(lanes);
+        std::stable_sort(keyed.begin() + group, keyed.begin() + group_end,
+                         [](const Keyed& x, const Keyed& y) { return x.t < y.t; });
+        for (size_t at = group; at < group_end;) {
+            size_t end = at;
+            lanes.clear();
+            for (; end < group_end && keyed[end].t == keyed[at].t; ++end) lanes.push_back(&accesses[keyed[end].c]);
+            at = end;
+            const MemoryAccess& first = *lanes.front();
+            if (out.empty() || out.back().site != first.site || out.back().space != first.space ||
+                out.back().store != first.store) {
+                MemoryFigures f;
+                f.site = first.site;
+                f.space = first.space;
+                f.store = first.store;
+                out.push_back(f);
+            }
+            MemoryFigures& f = out.back();
+            f.requests += 1;
+            f.active_lanes += lanes.size();
+            if (first.space == MemorySpace::Global) {
+                uint64_t bytes = 0;
+                for (const MemoryAccess* a : lanes) bytes += a->size;
+                f.sectors += distinct_sectors(lanes, scratch);
+                f.ideal_sectors += (bytes + kSectorBytes - 1) / kSectorBytes;
+            } else {
+                f.bank_conflicts += bank_conflicts(lanes, scratch);
+            }
         }
+        group = group_end;
     }
     return out;
 }
