@@ -223,9 +223,9 @@ ExecutorLaunch CpuExecutor::launch(const LaunchRequest& request) {
                 if (b.memory.size()) rec.global.emplace_back(b.memory.data(), b.memory.size());
             recording = begin_access_recording(rec);
             if (!recording) {
-                out.error = engine_error(ErrorKind::OutOfMemory, "OUT_OF_MEMORY",
-                                         "no memory to record the launch's accesses",
-                                         "run without --memory, or with a smaller grid");
+                out.error =
+                    engine_error(ErrorKind::OutOfMemory, "OUT_OF_MEMORY", "no memory to record the launch's accesses",
+                                 "run without --memory, or with a smaller grid");
                 return run;
             }
         }

@@ -75,8 +75,8 @@ Result<std::unique_ptr<KernelModule>> KernelModule::load(const fs::path& library
     }
     // A recording library hands every access to the recorder (access_recorder.h), which keeps them only
     // during a recording launch.
-    if (auto bind = reinterpret_cast<void (*)(const cp_abi::AccessRecorder*)>(
-            ::dlsym(m->handle_, "cp_module_bind_recorder"))) {
+    if (auto bind =
+            reinterpret_cast<void (*)(const cp_abi::AccessRecorder*)>(::dlsym(m->handle_, "cp_module_bind_recorder"))) {
         bind(access_recorder());
         m->records_accesses_ = true;
     }

@@ -454,9 +454,12 @@ void to_wire(const LaunchResult& r, json& j, Blob&) {
             for (uint64_t v : {f.site, uint64_t(int64_t(f.line)), uint64_t(f.space), uint64_t(f.store), f.requests,
                                f.sectors, f.ideal_sectors, f.bank_conflicts, f.active_lanes})
                 figures.push_back(v);
-        j["memory"] = {{"accesses", m.accesses},   {"access_cap", m.access_cap},
-                       {"capped", m.capped},       {"blocks_recorded", m.blocks_recorded},
-                       {"blocks_total", m.blocks_total}, {"ms", m.ms},
+        j["memory"] = {{"accesses", m.accesses},
+                       {"access_cap", m.access_cap},
+                       {"capped", m.capped},
+                       {"blocks_recorded", m.blocks_recorded},
+                       {"blocks_total", m.blocks_total},
+                       {"ms", m.ms},
                        {"figures", std::move(figures)}};
     } else {
         j["memory"] = nullptr;

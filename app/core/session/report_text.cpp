@@ -126,8 +126,10 @@ std::string memory_figures_text(const MemoryRecording& recording) {
                           f.ideal_per_request());
         } else {
             const double per = f.requests ? double(f.bank_conflicts) / double(f.requests) : 0.0;
-            if (f.bank_conflicts == 0) std::snprintf(text, sizeof text, "no bank conflicts");
-            else std::snprintf(text, sizeof text, "%5.1f bank conflicts/req", per);
+            if (f.bank_conflicts == 0)
+                std::snprintf(text, sizeof text, "no bank conflicts");
+            else
+                std::snprintf(text, sizeof text, "%5.1f bank conflicts/req", per);
         }
         figure = text;
         std::snprintf(text, sizeof text, "%-9s %-13s %-32s x%llu %s, %.1f of 32 lanes active", where.c_str(),

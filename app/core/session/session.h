@@ -147,7 +147,8 @@ private:
     std::map<std::string, std::shared_ptr<const Image>> image_cache_;  // path -> image
 
     // Every module this session compiled (or borrowed): "plain" (the kernel, and the compare variants of the same
-    // file loaded with it), "traced", "memory" (recording), "counted" (its text holds the sizes), "step:NAME" (steps' other kernels).
+    // file loaded with it), "traced", "memory" (recording), "counted" (its text holds the sizes), "step:NAME" (steps'
+    // other kernels).
     ModuleCache modules_;
     std::vector<std::string> also_kernels_;  // other kernels to load with the plain compile
     const KernelSession* lender_ = nullptr;

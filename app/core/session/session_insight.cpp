@@ -1,7 +1,8 @@
 // KernelSession's measurements beyond the run itself: coverage (two launches over sentinel-filled outputs),
 // the trace (an instrumented launch recording per block where and when it ran) and the memory recording (a
-// launch of the copy that records every load and store: per-line sectors, bank conflicts, active lanes). Both run before the run's own
-// launch, which starts from fresh buffers again, so what the window shows is never a measuring launch's output.
+// launch of the copy that records every load and store: per-line sectors, bank conflicts, active lanes). All run
+// before the run's own launch, which starts from fresh buffers again, so what the window shows is never a measuring
+// launch's output.
 #include "core/kernel_file/constant_fill.h"
 #include "core/session/coverage.h"
 #include "core/session/session.h"

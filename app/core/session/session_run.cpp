@@ -288,7 +288,9 @@ bool KernelSession::stage_measure(RunState& run) {
         return run.fail(
             RunStage::Launch,
             make_error(ErrorKind::UserInput,
-                       std::string(options.coverage ? "coverage" : options.trace ? "a trace" : "the memory recording") +
+                       std::string(options.coverage ? "coverage"
+                                   : options.trace  ? "a trace"
+                                                    : "the memory recording") +
                            " is measured over one kernel's "
                            "launch, and this file runs " +
                            std::to_string(resolved.steps.size()) + " steps",
