@@ -35,7 +35,7 @@ std::vector<std::byte> bytes(std::initializer_list<int> v) {
 }
 
 TEST(EngineWire, Requests) {
-    CompileRequest c{"__global__ void k() {}\n\"quoted\" \xc3\xa9", "dir/k.cu", "k<int>", {"-DX=1", "-G"}, false, false, {}};
+    CompileRequest c{"__global__ void k() {}\n\"quoted\" \xc3\xa9", "dir/k.cu", "k<int>", {"-DX=1", "-G"}, false, false, false, {}};
     const auto c2 = round_trip_request(c);
     EXPECT_EQ(c2.source, c.source);
     EXPECT_EQ(c2.path, c.path);
