@@ -61,6 +61,9 @@ reference, and writes each output view (PNG for images, CSV for arrays).
                             in --out-dir
   --trace                   an instrumented launch records per block the SM (GPU) or worker thread (CPU)
                             and its start and end; per-block records in the JSON, timeline.png in --out-dir
+  --memory                  a launch of a copy of the kernel that records every global and shared load and
+                            store (CPU backend): per source line, 32-byte sectors per warp request (and the
+                            ideal), shared-memory bank conflicts, active lanes
   --chunk-bytes N           send each input in host->device copies of at most N bytes (many small vs one large)
   --pinned                  copy from/to pinned (page-locked) host memory (CUDA; the CPU backend has no such thing)
   --out-dir DIR             write the output views there (created if missing)
@@ -209,6 +212,15 @@ void print_results(const RunReport& r, const DeviceInfo& device) {
         if (r.timing.median_ms > 0) std::cout << " (" << r.trace->timing.median_ms / r.timing.median_ms << "x plain)";
         std::cout << "\n";
     }
+    if (r.memory) {
+        std::cout << std::setprecision(3) << "  memory:   " << memory_recording_note(*r.memory) << "; recording launch "
+                  << r.memory->ms << " ms";
+        if (r.timing.median_ms > 0) std::cout << " (" << r.memory->ms / r.timing.median_ms << "x plain)";
+        std::cout << "\n";
+        std::istringstream lines(memory_figures_text(*r.memory));
+        for (std::string line; std::getline(lines, line);) std::cout << "            " << line << "\n";
+        if (r.memory->figures.empty()) std::cout << "            no global or shared load or store was made\n";
+    }
     if (!r.printf_output.empty()) {
         std::cout << "  printf:\n";
         size_t start = 0;
@@ -310,6 +322,7 @@ int cmd_run(const std::vector<std::string>& argv) {
                                   {"--no-verify"},
                                   {"--coverage"},
                                   {"--trace"},
+                                  {"--memory"},
                                   {"--pinned"},
                                   {"--chunk-bytes", true},
                                   {"--out-dir", true},
@@ -375,6 +388,7 @@ int cmd_run(const std::vector<std::string>& argv) {
 
     options.coverage = args->has("--coverage");
     options.trace = args->has("--trace");
+    options.memory = args->has("--memory");
 
     std::string sanitizer_log;
     std::function<Result<std::unique_ptr<Backend>>()> sanitized_backend;

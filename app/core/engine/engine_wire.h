@@ -19,7 +19,7 @@ namespace cp {
 // (cpu_worker_protocol.h), and the error kinds' names. MUST bump when the wire format changes (a message
 // type, a field or an ErrorKind added, removed, renamed or re-typed). Each worker says it in its greeting;
 // the app refuses a worker whose number differs (check_worker_protocol).
-inline constexpr int kWireProtocolVersion = 4;  // 3: CompileRequest::also_kernels, CompileResult::also_usage; 4: LaunchResult::backend_ms
+inline constexpr int kWireProtocolVersion = 5;  // 3: CompileRequest::also_kernels, CompileResult::also_usage; 4: LaunchResult::backend_ms; 5: memory recording
 
 // Encoding never fails; decoding says what was wrong with a message it cannot read (not JSON, a type this
 // build does not know, a missing or mistyped field), as an Error of kind Internal.
