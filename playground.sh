@@ -13,6 +13,9 @@ PACKAGES=(cmake ninja-build g++ pkg-config ca-certificates python3-glad libglfw3
 # Only `fuzz` needs these (clang and its libFuzzer runtime); CI builds the fuzz targets' corpus replays with g++.
 FUZZ_PACKAGES=(clang libclang-rt-dev)
 
+# The tests of --remote through srun start a real single-node Slurm (tests/support/slurm_cluster.h).
+PACKAGES+=(slurmctld slurmd slurm-client munge)
+
 say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 
 install_missing() {

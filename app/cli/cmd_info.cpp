@@ -64,7 +64,7 @@ int show_remote(const LaunchOptions& launch, bool as_json) {
         json j{{"nvrtc", nvrtc_version_text()}, {"remote_command", launch.remote}};
         if (backend) {
             const DeviceInfo device = (*backend)->info().device;
-            j["where"] = remote_where(device);
+            j["where"] = device.where;
             j["default_backend"] = device.backend;
             j[device.backend] = device_info_json(device);
         } else {
@@ -78,7 +78,7 @@ int show_remote(const LaunchOptions& launch, bool as_json) {
     if (!backend) return user_error(backend.error());
     const DeviceInfo device = (*backend)->info().device;
     std::cout << "CUDA Playground " << CP_VERSION << "\n"
-              << "kernels run on a server: " << remote_where(device) << "\n\n"
+              << "kernels run on a server: " << device.where << "\n\n"
               << device.backend << " backend (remote): available\n";
     print_device(device);
     return 0;

@@ -61,6 +61,9 @@ reference, and writes each output view (PNG for images, CSV for arrays).
                             in --out-dir
   --trace                   an instrumented launch records per block the SM (GPU) or worker thread (CPU)
                             and its start and end; per-block records in the JSON, timeline.png in --out-dir
+  --memory                  a launch of a copy of the kernel that records every global and shared load and
+                            store (CPU backend): per source line, 32-byte sectors per warp request (and the
+                            ideal), shared-memory bank conflicts, active lanes
   --chunk-bytes N           send each input in host->device copies of at most N bytes (many small vs one large)
   --pinned                  copy from/to pinned (page-locked) host memory (CUDA; the CPU backend has no such thing)
   --out-dir DIR             write the output views there (created if missing)
@@ -115,7 +118,7 @@ Result<std::vector<std::filesystem::path>> export_launch_images(const RunReport&
 // What is about to run: printed before the launch, so a launch that hangs has been announced.
 void print_header(const RunReport& r, const DeviceInfo& device) {
     std::cout << r.title << " (" << r.kernel << ") on " << r.backend << ": " << r.device << "\n";
-    if (const std::string where = remote_where(device); !where.empty()) std::cout << "  where:    " << where << "\n";
+    if (const std::string where = device.where; !where.empty()) std::cout << "  where:    " << where << "\n";
     if (r.resolved && !r.resolved->steps.empty()) {
         for (const ResolvedStep& s : r.resolved->steps) {
             std::cout << "  step " << s.index << ":   " << s.kernel << ": grid " << s.grid.str() << ", block "
@@ -208,6 +211,15 @@ void print_results(const RunReport& r, const DeviceInfo& device) {
                   << r.trace->timing.median_ms << " ms";
         if (r.timing.median_ms > 0) std::cout << " (" << r.trace->timing.median_ms / r.timing.median_ms << "x plain)";
         std::cout << "\n";
+    }
+    if (r.memory) {
+        std::cout << std::setprecision(3) << "  memory:   " << memory_recording_note(*r.memory) << "; recording launch "
+                  << r.memory->ms << " ms";
+        if (r.timing.median_ms > 0) std::cout << " (" << r.memory->ms / r.timing.median_ms << "x plain)";
+        std::cout << "\n";
+        std::istringstream lines(memory_figures_text(*r.memory));
+        for (std::string line; std::getline(lines, line);) std::cout << "            " << line << "\n";
+        if (r.memory->figures.empty()) std::cout << "            no global or shared load or store was made\n";
     }
     if (!r.printf_output.empty()) {
         std::cout << "  printf:\n";
@@ -310,6 +322,7 @@ int cmd_run(const std::vector<std::string>& argv) {
                                   {"--no-verify"},
                                   {"--coverage"},
                                   {"--trace"},
+                                  {"--memory"},
                                   {"--pinned"},
                                   {"--chunk-bytes", true},
                                   {"--out-dir", true},
@@ -375,6 +388,7 @@ int cmd_run(const std::vector<std::string>& argv) {
 
     options.coverage = args->has("--coverage");
     options.trace = args->has("--trace");
+    options.memory = args->has("--memory");
 
     std::string sanitizer_log;
     std::function<Result<std::unique_ptr<Backend>>()> sanitized_backend;
@@ -402,7 +416,7 @@ int cmd_run(const std::vector<std::string>& argv) {
     if (!opened) return user_error(opened.error());
     Engine& engine = *opened->engine;
     // Where the kernels run: "remote: `ssh gpu01` -> host gpu01 (cuda backend, NVIDIA H100 ...)", or "" here.
-    const std::string where = remote_where(engine.device());
+    const std::string where = engine.device().where;
     KernelSession& session = *opened->session;
     if (!sanitizer_log.empty() && !engine.device().caps.gpu)
         return user_error("--sanitize needs the CUDA backend, and it cannot run here", "run on a machine with an NVIDIA GPU");

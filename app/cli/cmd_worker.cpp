@@ -21,7 +21,11 @@ fault, the CPU emulator in its sandbox.
   --stdio          serve on standard input/output (the only transport)
   --backend NAME   the backend to serve: auto (default: the first that works here), cuda or cpu
 
-Exit status: 0 the app closed the connection, 1 the handshake failed (another build) or no backend can run.
+The server's limits, when /etc/cuda-playground/worker.conf exists (or CUDA_PLAYGROUND_WORKER_LIMITS=FILE):
+`key = value` lines with device_memory_mb (per worker), launch_timeout_s (the most a launch may run),
+max_workers_per_user (workers of one account at once) and runtime_dir (where they are counted).
+
+Exit status: 0 the app closed the connection, 1 the handshake failed (another build, the server's limits) or no backend can run.
 )";
 
 }  // namespace

@@ -107,6 +107,9 @@ struct DeviceInfo {
     int ordinal = 0;
     int device_count = 1;
     std::string notes;  // anything the user should know (e.g. "CPU emulation: timings are CPU time")
+    // Where kernels run when not on this machine: "remote: `ssh gpu01` -> host gpu01 (cuda backend, NVIDIA H100)"
+    // (set by the remote backend, core/remote/remote_backend.h); empty: here.
+    std::string where;
 };
 
 }  // namespace cp

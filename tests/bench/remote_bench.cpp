@@ -181,7 +181,7 @@ int main(int argc, char** argv) {
         !open_side(far, std::move(*remote_backend), *file))
         return 1;
     std::printf("[remote] %s, CPU backend on both sides, %d runs each, alternating\n", lesson.c_str(), runs);
-    std::printf("[remote] through: %s\n", remote_where(far.engine->device()).c_str());
+    std::printf("[remote] through: %s\n", far.engine->device().where.c_str());
     const RemoteTraffic before = remote_traffic();
     bool ok = true;
     for (int i = 0; i < runs && ok; ++i) {

@@ -3,14 +3,15 @@
 // 1D block size, CSV and JSON, the best marked); elements written by more than one thread (counted, or why not).
 // The pictures are charts with axes and legends (drawn by the window's ImPlot code on headless EGL); with
 // CUDA_PLAYGROUND_NO_GL=1 they are the plain pixel maps, whose every pixel is an element (checked exactly here).
-#include "core/data/image_io.h"
 #include "cli_support.h"
+#include "core/data/image_io.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "test_paths.h"
@@ -155,6 +156,40 @@ TEST(LaunchCli, TraceRecordsEveryBlockAndDrawsTheTimeline) {
     }
     EXPECT_TRUE(std::filesystem::exists(out.path() / "timeline.png"));
     EXPECT_NE(r.out.find("trace:"), std::string::npos) << r.out;
+}
+
+// `run --memory` (issue 23): the strided lesson's load line, its sectors counted here from the indices the
+// kernel reads (x[(i * stride) % n]), in the JSON and the text.
+TEST(LaunchCli, MemoryGivesTheSectorsOfEachWarpRequestOfALine) {
+    // n floats: the CPU's buffer starts 4 bytes past a 32-byte boundary, which the figures must not count.
+    const uint64_t n = 10007;
+    for (uint64_t stride : {1, 8}) {
+        TempDir out;
+        auto r = cli({"run", "performance/coalesced_vs_strided", "--backend", "cpu", "--memory", "--repeat", "1",
+                      "--set", "n=" + std::to_string(n), "--set", "stride=" + std::to_string(stride), "--json",
+                      (out.path() / "r.json").string()});
+        ASSERT_EQ(r.exit_code, 0) << r.both();
+        auto j = nlohmann::json::parse(cp::test::read_file(out.path() / "r.json"));
+        ASSERT_TRUE(j.contains("memory")) << j.dump();
+        uint64_t requests = 0, sectors = 0;
+        for (uint64_t w = 0; w * 32 < n; ++w) {
+            std::set<uint64_t> s;
+            for (uint64_t i = w * 32; i < std::min(n, w * 32 + 32); ++i) s.insert(i * stride % n * 4 / 32);
+            ++requests, sectors += s.size();
+        }
+        bool found = false;
+        for (const auto& e : j["memory"])
+            if (e["space"] == "global" && e["op"] == "load") {
+                found = true;
+                EXPECT_EQ(e["requests"].get<uint64_t>(), requests);
+                EXPECT_EQ(e["sectors"].get<uint64_t>(), sectors);
+                EXPECT_EQ(e["ideal_sectors"].get<uint64_t>(), n / 32 * 4 + (n % 32 * 4 + 31) / 32);
+            }
+        EXPECT_TRUE(found) << j["memory"].dump();
+        EXPECT_EQ(j["memory_recording"]["capped"], false);
+        EXPECT_NE(r.out.find("global load"), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find("sectors/req (ideal"), std::string::npos) << r.out;
+    }
 }
 
 // A build with the window draws the timeline and the coverage map as charts: 1920 px wide, lanes named, time in

@@ -1,8 +1,9 @@
-// --remote and `worker --stdio` with real engines: lessons run through a real OpenSSH server on 127.0.0.1 (CPU
-// backend on the other side) give what the same runs give here; a worker of another protocol and a command
-// that ends at once are clear errors naming the command; a worker lost mid-session is WorkerLost, and the
-// next request starts a new one.
+// --remote and `worker --stdio` with real engines: lessons run through a real OpenSSH server on 127.0.0.1 and a
+// real single-node Slurm (srun; CPU backend on the other side) give what the same runs give here; a worker of another
+// protocol and a command that ends at once are clear errors naming the command; a worker lost mid-session is
+// WorkerLost, and the next request starts a new one.
 #include "cli_support.h"
+#include "support/slurm_cluster.h"
 #include "support/ssh_server.h"
 
 #include "core/engine/engine_wire.h"
@@ -62,10 +63,10 @@ PairedRun run_both(const std::string& file, std::vector<std::string> args, const
     return p;
 }
 
-void expect_same_results(const PairedRun& p) {
+void expect_same_results(const PairedRun& p, const std::string& where_lead = "remote: `/usr/bin/ssh -F /dev/null ") {
     EXPECT_EQ(p.local["where"], "local");
     const std::string where = p.remote["where"];
-    EXPECT_EQ(where.rfind("remote: `/usr/bin/ssh -F /dev/null ", 0), 0u) << where;
+    EXPECT_EQ(where.rfind(where_lead, 0), 0u) << where;
     EXPECT_NE(where.find("-> host "), std::string::npos) << where;
     EXPECT_EQ(p.local["check"]["state"], "matches");
     EXPECT_EQ(p.remote["check"], p.local["check"]);
@@ -99,6 +100,23 @@ TEST(RemoteCli, LessonsThroughRealSshMatchTheLocalRuns) {
     const auto j = nlohmann::json::parse(info.out);
     EXPECT_EQ(j["default_backend"], "cpu");
     EXPECT_EQ(std::string(j["where"]).rfind("remote: `/usr/bin/ssh ", 0), 0u) << info.out;
+}
+
+TEST(RemoteCli, LessonsThroughRealSlurmMatchTheLocalRuns) {
+    cp::test::SlurmCluster slurm;
+    if (!slurm.running()) GTEST_SKIP() << "no Slurm for this test: " << slurm.why_not();
+    // srun passes the app's environment to the task: the shared compile cache goes with it.
+    const std::string remote = slurm.srun_prefix();
+
+    PairedRun vector_add = run_both("basics/vector_add", {"--set", "n=1000"}, remote);
+    expect_same_results(vector_add, "remote: `env SLURM_CONF=");
+    EXPECT_EQ(vector_add.remote["grid"][0], 4);  // the last of 4 blocks of 256 is partly idle
+    EXPECT_NE(std::string(vector_add.remote["where"]).find("/usr/bin/srun -N1 -n1"), std::string::npos);
+    // Without --unbuffered (as a student may type it): the app adds it.
+    std::string plain = remote;
+    plain.erase(plain.find(" --unbuffered"), std::string(" --unbuffered").size());
+    PairedRun blur = run_both("image/box_blur", {}, plain);
+    expect_same_results(blur, "remote: `env SLURM_CONF=");
 }
 
 TEST(RemoteCli, AWorkerOfAnotherProtocolIsRefusedOnBothSides) {
@@ -168,6 +186,17 @@ TEST(RemoteCli, AWorkerLostMidSessionIsWorkerLostAndTheNextRequestReconnects) {
     const cp::AllocateResult again = (*backend)->allocate({"y", 16, 4});
     ASSERT_FALSE(again.error) << again.error->message;
     EXPECT_NE(std::stoi(cp::test::read_file(pid_file)), first);
+}
+
+TEST(RemoteCli, SrunGetsUnbufferedWhenThePrefixLacksIt) {
+    using W = std::vector<std::string>;
+    EXPECT_EQ(cp::with_srun_unbuffered({"ssh", "login", "srun", "--gres=gpu:1"}),
+              (W{"ssh", "login", "srun", "--unbuffered", "--gres=gpu:1"}));
+    EXPECT_EQ(cp::with_srun_unbuffered({"/usr/bin/srun", "-N1"}), (W{"/usr/bin/srun", "--unbuffered", "-N1"}));
+    EXPECT_EQ(cp::with_srun_unbuffered({"srun", "-u", "-N1"}), (W{"srun", "-u", "-N1"}));
+    EXPECT_EQ(cp::with_srun_unbuffered({"srun", "-N1", "--unbuffered"}), (W{"srun", "-N1", "--unbuffered"}));
+    EXPECT_EQ(cp::with_srun_unbuffered({"ssh", "gpu01"}), (W{"ssh", "gpu01"}));
+    EXPECT_EQ(cp::with_srun_unbuffered({"ssh", "xsrun"}), (W{"ssh", "xsrun"}));
 }
 
 TEST(RemoteCli, PrefixesSplitLikeAShellWithoutOne) {

@@ -90,8 +90,8 @@ TEST(RemoteFrames, OutputsThroughACompressedLinkEqualLocalOutputsByteForByte) {
     const cp::KernelFile blur = lesson("image/box_blur");  // 600 x 400 uchar4: 960,000 bytes out
     Side far = remote_side(blur);
     ASSERT_TRUE(far.engine);
-    EXPECT_NE(cp::remote_where(far.engine->device()).find("frames compressed with zstd"), std::string::npos)
-        << cp::remote_where(far.engine->device());
+    EXPECT_NE(far.engine->device().where.find("frames compressed with zstd"), std::string::npos)
+        << far.engine->device().where;
     const uint64_t received = expect_same_outputs(blur, far);
     EXPECT_LT(received, 960'000u * 9 / 10) << "the read-back was not compressed";
 
@@ -105,7 +105,7 @@ TEST(RemoteFrames, AWorkerFromBeforeCompressionStillTalksUncompressed) {
     const cp::KernelFile blur = lesson("image/box_blur");
     Side far = remote_side(blur, std::string(kPretendOld) + "=1");
     ASSERT_TRUE(far.engine);
-    EXPECT_EQ(cp::remote_where(far.engine->device()).find("compressed"), std::string::npos);
+    EXPECT_EQ(far.engine->device().where.find("compressed"), std::string::npos);
     const uint64_t received = expect_same_outputs(blur, far);
     EXPECT_GE(received, 960'000u);  // every byte of the picture, raw
 }
@@ -117,7 +117,7 @@ TEST(RemoteFrames, AnAppFromBeforeCompressionStillTalksUncompressed) {
     Side far = remote_side(blur, std::string("-u ") + kPretendOld);
     unsetenv(kPretendOld);
     ASSERT_TRUE(far.engine);
-    EXPECT_EQ(cp::remote_where(far.engine->device()).find("compressed"), std::string::npos);
+    EXPECT_EQ(far.engine->device().where.find("compressed"), std::string::npos);
     const uint64_t received = expect_same_outputs(blur, far);  // the link decided at the greeting
     EXPECT_GE(received, 960'000u);
 }

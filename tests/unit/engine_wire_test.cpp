@@ -35,7 +35,7 @@ std::vector<std::byte> bytes(std::initializer_list<int> v) {
 }
 
 TEST(EngineWire, Requests) {
-    CompileRequest c{"__global__ void k() {}\n\"quoted\" \xc3\xa9", "dir/k.cu", "k<int>", {"-DX=1", "-G"}, false, false, {}};
+    CompileRequest c{"__global__ void k() {}\n\"quoted\" \xc3\xa9", "dir/k.cu", "k<int>", {"-DX=1", "-G"}, false, false, false, {}};
     const auto c2 = round_trip_request(c);
     EXPECT_EQ(c2.source, c.source);
     EXPECT_EQ(c2.path, c.path);
@@ -166,6 +166,56 @@ TEST(EngineWire, Responses) {
     EXPECT_EQ(round_trip_response(AllocateResult{8, 0, std::nullopt, {}, 4096, 0.25}).ipc_offset, 4096u);
     EXPECT_DOUBLE_EQ(round_trip_response(UploadResult{std::nullopt, 1.5}).elapsed_ms, 1.5);
     EXPECT_DOUBLE_EQ(round_trip_response(ReadBackResult{bytes({1}), std::nullopt, 2.75}).elapsed_ms, 2.75);
+}
+
+// The memory recording's request flags and its per-site figures cross the wire (the CPU worker's answer).
+TEST(EngineWire, MemoryRecordingRoundTrips) {
+    CompileRequest c;
+    c.instrument_memory = true;
+    EXPECT_TRUE(round_trip_request(c).instrument_memory);
+    EXPECT_FALSE(round_trip_request(CompileRequest{}).instrument_memory);
+    LaunchRequest r;
+    r.record_memory = true;
+    EXPECT_TRUE(round_trip_request(r).record_memory);
+
+    EXPECT_FALSE(round_trip_response(LaunchResult{}).memory.has_value());
+    LaunchResult l;
+    MemoryRecording m;
+    m.accesses = 1234;
+    m.access_cap = 4096;
+    m.capped = true;
+    m.blocks_recorded = 3;
+    m.blocks_total = 40;
+    m.ms = 2.5;
+    MemoryFigures f;
+    f.site = 0x1a2b;
+    f.line = 7;
+    f.space = MemorySpace::Shared;
+    f.store = true;
+    f.requests = 5, f.sectors = 6, f.ideal_sectors = 7, f.bank_conflicts = 8, f.active_lanes = 9;
+    m.figures = {f, MemoryFigures{}};
+    l.memory = m;
+    const auto l2 = round_trip_response(l);
+    ASSERT_TRUE(l2.memory.has_value());
+    EXPECT_EQ(l2.memory->accesses, 1234u);
+    EXPECT_EQ(l2.memory->access_cap, 4096u);
+    EXPECT_TRUE(l2.memory->capped);
+    EXPECT_EQ(l2.memory->blocks_recorded, 3u);
+    EXPECT_EQ(l2.memory->blocks_total, 40u);
+    EXPECT_DOUBLE_EQ(l2.memory->ms, 2.5);
+    ASSERT_EQ(l2.memory->figures.size(), 2u);
+    const MemoryFigures& g = l2.memory->figures[0];
+    EXPECT_EQ(g.site, 0x1a2bu);
+    EXPECT_EQ(g.line, 7);
+    EXPECT_EQ(g.space, MemorySpace::Shared);
+    EXPECT_TRUE(g.store);
+    EXPECT_EQ(g.requests, 5u);
+    EXPECT_EQ(g.sectors, 6u);
+    EXPECT_EQ(g.ideal_sectors, 7u);
+    EXPECT_EQ(g.bank_conflicts, 8u);
+    EXPECT_EQ(g.active_lanes, 9u);
+    EXPECT_EQ(l2.memory->figures[1].space, MemorySpace::Global);
+    EXPECT_FALSE(l2.memory->figures[1].store);
 }
 
 TEST(EngineWire, OccupancyRequestAndResult) {

@@ -2,6 +2,7 @@
 // with the launch checks a GPU makes, repeated runs on the same inputs, crash descriptions, host calls.
 #include "core/cpu/cpu_executor.h"
 
+#include "core/cpu/access_recorder.h"
 #include "core/cpu/fault_report.h"
 #include "core/cpu/fault_trap.h"
 #include "core/cpu/guarded_memory.h"
@@ -208,6 +209,27 @@ ExecutorLaunch CpuExecutor::launch(const LaunchRequest& request) {
 
     int warmup = std::clamp(request.timing.warmup, 0, kMaxLaunches);
     int repeats = std::clamp(request.timing.repeats, 1, kMaxLaunches);
+    // A recording launch (issue 23) runs once: every access of it is kept (access_recorder.h).
+    bool recording = false;
+    if (request.record_memory) {
+        warmup = 0;
+        repeats = 1;
+        if (module.records_accesses()) {
+            RecordingLaunch rec;
+            rec.grid = request.grid;
+            rec.dynamic_shared_bytes = request.dynamic_shared_bytes;
+            rec.load_base = module.load_base();
+            for (auto& [id, b] : buffers_)
+                if (b.memory.size()) rec.global.emplace_back(b.memory.data(), b.memory.size());
+            recording = begin_access_recording(rec);
+            if (!recording) {
+                out.error =
+                    engine_error(ErrorKind::OutOfMemory, "OUT_OF_MEMORY", "no memory to record the launch's accesses",
+                                 "run without --memory, or with a smaller grid");
+                return run;
+            }
+        }
+    }
     // As on the CUDA backend, every run of one request sees the same inputs: a kernel that updates its
     // buffers in place (x[i] += 1, atomics) leaves them as after exactly one run, and repeats time the same work.
     std::vector<std::pair<GuardedBuffer*, std::vector<std::byte>>> snapshots;
@@ -236,6 +258,11 @@ ExecutorLaunch CpuExecutor::launch(const LaunchRequest& request) {
         const auto start = std::chrono::steady_clock::now();
         GridOutcome outcome = pool_.run(job);
         const double ms = elapsed_ms(start);
+        if (recording) {
+            out.memory = end_access_recording();
+            out.memory->ms = ms;
+            recording = false;
+        }
         if (i == 0) {
             out.printf_output = std::move(outcome.printf_output);
             if (!out.printf_output.empty() && warmup + repeats > 1)

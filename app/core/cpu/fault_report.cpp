@@ -251,6 +251,11 @@ std::string code_site_text(const CodeSite& site, const std::string& library, con
     return site.in_function;
 }
 
+int user_line_of(const std::string& library, uint64_t offset, const std::string& source_path) {
+    const std::optional<SourceLine> where = source_line_of(library, offset, source_path);
+    return where && same_file(where->file, source_path) ? where->line : 0;
+}
+
 EngineError describe_crash(const GridFailure& failure, const FaultReportContext& context, std::optional<CodeSite>* site) {
     if (failure.block_failure) {
         const BlockFailure& b = *failure.block_failure;

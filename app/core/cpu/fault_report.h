@@ -47,6 +47,10 @@ struct SourceLine {
 // innermost line in `prefer_file` when the instruction is inlined from elsewhere, else the innermost line.
 std::optional<SourceLine> source_line_of(const std::string& library, uint64_t offset, const std::string& prefer_file);
 
+// The line in the user's file `source_path` of the instruction at `offset` (inlined code: its innermost line in
+// that file), or 0.
+int user_line_of(const std::string& library, uint64_t offset, const std::string& source_path);
+
 // " (line 5)", " in memcpy (line 5)", " (header.h:3)", or "" when nothing is known: the first offset of
 // `site` that maps to a line.
 std::string code_site_text(const CodeSite& site, const std::string& library, const std::string& source_path,

@@ -445,7 +445,15 @@ CpuCompileOutput compile_for_cpu(const CompileRequest& request, const HostCompil
     out.diagnostics = prepared.diagnostics;
     out.kernel_name = prepared.kernel_name;
     HostCompileOptions options = host_compile_options(shim, request.extra_options);
-    const std::vector<std::string> checks = access_check_flags(compiler);
+    std::vector<std::string> checks = access_check_flags(compiler);
+    if (request.instrument_memory && !checks.empty()) {
+        // The recording variant (issue 23): every load and store calls the shim's hook, which records it
+        // (CP_SHIM_RECORD_ACCESSES) before the same bounds test. The flags are part of the cache key.
+        for (std::string& f : checks)
+            if (f.rfind("asan-instrumentation-with-call-threshold=", 0) == 0)
+                f = "asan-instrumentation-with-call-threshold=0";
+        checks.push_back("-DCP_SHIM_RECORD_ACCESSES");
+    }
     options.flags.insert(options.flags.end(), checks.begin(), checks.end());
     out.options = options.flags;
     if (prepared.text.empty()) {  // refused before compiling: diagnostics say why

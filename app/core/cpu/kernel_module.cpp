@@ -3,6 +3,7 @@
 #include "core/cpu/kernel_module.h"
 
 #include "core/cpu/access_bounds.h"
+#include "core/cpu/access_recorder.h"
 #include "core/cpu/source_prep.h"
 
 #include <dlfcn.h>
@@ -71,6 +72,13 @@ Result<std::unique_ptr<KernelModule>> KernelModule::load(const fs::path& library
                               "0x200000000000, which this process cannot reserve",
                               "another library may have mapped it, or the address space is limited (ulimit -v)");
         bind(bounds);
+    }
+    // A recording library hands every access to the recorder (access_recorder.h), which keeps them only
+    // during a recording launch.
+    if (auto bind =
+            reinterpret_cast<void (*)(const cp_abi::AccessRecorder*)>(::dlsym(m->handle_, "cp_module_bind_recorder"))) {
+        bind(access_recorder());
+        m->records_accesses_ = true;
     }
     Dl_info info{};
     if (::dladdr(reinterpret_cast<void*>(m->state_fn_), &info) && info.dli_fbase) {

@@ -47,6 +47,8 @@ public:
     uint64_t tls_bytes() const { return tls_bytes_; }
     // Different for every module loaded in this process (an address may be reused after an unload).
     uint64_t serial() const { return serial_; }
+    // Compiled to record every load and store (CompileRequest::instrument_memory, access_recorder.h).
+    bool records_accesses() const { return records_accesses_; }
 
 private:
     KernelModule() = default;
@@ -57,6 +59,7 @@ private:
     uintptr_t base_ = 0, code_begin_ = 0, code_end_ = 0;
     uint64_t tls_bytes_ = 0;
     uint64_t serial_ = 0;
+    bool records_accesses_ = false;
     std::map<std::string, KernelEntry> entries_;
 };
 

@@ -3,6 +3,7 @@
 // runs in a watchdogged child process; engine_wire.h carries these values over its socket).
 #pragma once
 
+#include "core/engine/memory_figures.h"
 #include "core/result.h"
 #include "core/types.h"
 
@@ -58,6 +59,9 @@ struct CompileRequest {
     // LaunchRequest::trace record per block where and when it ran. Backends that trace without
     // instrumenting (CPU) compile the source as it is.
     bool instrument_trace = false;
+    // true: compile the memory-recording variant (CPU backend: every load and store calls the shim, which
+    // records it when the launch asks, LaunchRequest::record_memory). Backends that cannot ignore it.
+    bool instrument_memory = false;
     // More __global__ functions of the same source to load from the same module (a lesson's compare variants): one
     // compile serves them all. CompileResult::also_usage says which a backend loaded.
     std::vector<std::string> also_kernels;
@@ -148,6 +152,9 @@ struct LaunchRequest {
     // The order of each block's threads, on a backend whose capabilities say it can be chosen
     // (BackendCapabilities::thread_order); none: the backend's default (CPU: CUDA_PLAYGROUND_CPU_ORDER).
     std::optional<ThreadOrderChoice> thread_order;
+    // Record every global and shared load/store (a module compiled with CompileRequest::instrument_memory)
+    // and answer LaunchResult::memory: run once, whatever `timing` says.
+    bool record_memory = false;
 };
 
 // One block of a traced launch: the SM that ran it (%smid) or the CPU backend's worker thread, and when it
@@ -169,6 +176,8 @@ struct LaunchResult {
     // the guard read; CPU: the launches and the checks after them): the rest of the app's launch stage is the
     // round trip. 0 where not measured (an in-process backend).
     double backend_ms = 0;
+    // With LaunchRequest::record_memory: the per-line figures (memory_figures.h).
+    std::optional<MemoryRecording> memory;
 };
 
 struct ReadBackRequest {

@@ -228,6 +228,7 @@ void to_wire(const CompileRequest& r, json& j, Blob&) {
               {"extra_options", r.extra_options},
               {"load", r.load},
               {"instrument_trace", r.instrument_trace},
+              {"instrument_memory", r.instrument_memory},
               {"also_kernels", r.also_kernels}});
 }
 CompileRequest from_wire(Type<CompileRequest>, const json& j, Blob&) {
@@ -238,6 +239,7 @@ CompileRequest from_wire(Type<CompileRequest>, const json& j, Blob&) {
     r.extra_options = j.at("extra_options").get<std::vector<std::string>>();
     r.load = j.at("load").get<bool>();
     r.instrument_trace = j.at("instrument_trace").get<bool>();
+    r.instrument_memory = j.at("instrument_memory").get<bool>();
     r.also_kernels = j.at("also_kernels").get<std::vector<std::string>>();
     return r;
 }
@@ -267,7 +269,8 @@ void to_wire(const LaunchRequest& r, json& j, Blob&) {
               {"dynamic_shared_bytes", r.dynamic_shared_bytes},
               {"args", args_json(r.args)},
               {"timing", {r.timing.warmup, r.timing.repeats, r.timing.flush_l2}},
-              {"trace", r.trace}});
+              {"trace", r.trace},
+              {"record_memory", r.record_memory}});
     j["thread_order"] = r.thread_order ? json{int(r.thread_order->kind), r.thread_order->seed} : json(nullptr);
 }
 LaunchRequest from_wire(Type<LaunchRequest>, const json& j, Blob&) {
@@ -281,6 +284,7 @@ LaunchRequest from_wire(Type<LaunchRequest>, const json& j, Blob&) {
     const json& t = j.at("timing");
     r.timing = {t.at(0).get<int>(), t.at(1).get<int>(), t.at(2).get<bool>()};
     r.trace = j.at("trace").get<bool>();
+    r.record_memory = j.at("record_memory").get<bool>();
     if (const json& o = j.at("thread_order"); !o.is_null()) {
         const int kind = o.at(0).get<int>();
         if (kind < 0 || kind > 2) malformed("thread order " + std::to_string(kind) + " is not one this build knows");
@@ -452,6 +456,23 @@ void to_wire(const LaunchResult& r, json& j, Blob&) {
         records.push_back(b.end_ns);
     }
     j["trace"] = std::move(records);
+    if (r.memory) {
+        const MemoryRecording& m = *r.memory;
+        json figures = json::array();  // 9 numbers a site
+        for (const MemoryFigures& f : m.figures)
+            for (uint64_t v : {f.site, uint64_t(int64_t(f.line)), uint64_t(f.space), uint64_t(f.store), f.requests,
+                               f.sectors, f.ideal_sectors, f.bank_conflicts, f.active_lanes})
+                figures.push_back(v);
+        j["memory"] = {{"accesses", m.accesses},
+                       {"access_cap", m.access_cap},
+                       {"capped", m.capped},
+                       {"blocks_recorded", m.blocks_recorded},
+                       {"blocks_total", m.blocks_total},
+                       {"ms", m.ms},
+                       {"figures", std::move(figures)}};
+    } else {
+        j["memory"] = nullptr;
+    }
 }
 LaunchResult from_wire(Type<LaunchResult>, const json& j, Blob&) {
     LaunchResult r;
@@ -466,6 +487,31 @@ LaunchResult from_wire(Type<LaunchResult>, const json& j, Blob&) {
     for (size_t i = 0; i + 3 < a.size(); i += 4)
         r.trace.push_back(
             {a[i].get<uint64_t>(), a[i + 1].get<uint32_t>(), a[i + 2].get<uint64_t>(), a[i + 3].get<uint64_t>()});
+    if (const json& m = j.at("memory"); !m.is_null()) {
+        MemoryRecording rec;
+        rec.accesses = m.at("accesses").get<uint64_t>();
+        rec.access_cap = m.at("access_cap").get<uint64_t>();
+        rec.capped = m.at("capped").get<bool>();
+        rec.blocks_recorded = m.at("blocks_recorded").get<uint64_t>();
+        rec.blocks_total = m.at("blocks_total").get<uint64_t>();
+        rec.ms = m.at("ms").get<double>();
+        const json& f = m.at("figures");
+        if (f.size() % 9 != 0) malformed("memory figures of " + std::to_string(f.size()) + " numbers (9 a site)");
+        for (size_t i = 0; i + 8 < f.size(); i += 9) {
+            MemoryFigures x;
+            x.site = f[i].get<uint64_t>();
+            x.line = int(int64_t(f[i + 1].get<uint64_t>()));
+            x.space = f[i + 2].get<uint64_t>() ? MemorySpace::Shared : MemorySpace::Global;
+            x.store = f[i + 3].get<uint64_t>() != 0;
+            x.requests = f[i + 4].get<uint64_t>();
+            x.sectors = f[i + 5].get<uint64_t>();
+            x.ideal_sectors = f[i + 6].get<uint64_t>();
+            x.bank_conflicts = f[i + 7].get<uint64_t>();
+            x.active_lanes = f[i + 8].get<uint64_t>();
+            rec.figures.push_back(x);
+        }
+        r.memory = std::move(rec);
+    }
     return r;
 }
 

@@ -4,6 +4,7 @@
 
 #include "core/engine/engine_wire.h"
 #include "core/remote/wire_compress.h"
+#include "core/remote/worker_limits.h"
 #include "core/worker/worker_process.h"
 
 #include <nlohmann/json.hpp>
@@ -31,7 +32,6 @@ namespace cp {
 
 namespace {
 
-constexpr const char* kWhereLead = "remote: ";
 constexpr int kCompileTimeoutS = 300;
 constexpr int kTransferTimeoutS = 300;
 // The worker's own watchdog (launch_timeout_s on its side) stops a kernel that does not end and answers; the
@@ -115,10 +115,8 @@ public:
         r.device.caps.device_buffers = false;
         r.device.caps.buffers_by_ipc = false;
         r.device.caps.sanitizer = false;
-        const std::string where = std::string(kWhereLead) + "`" + options_.prefix + "` -> host " + host_ + " (" +
-                                  r.device.backend + " backend, " + r.device.name +
-                                  (compress_ ? ", frames compressed with zstd" : "") + ")";
-        r.device.notes = r.device.notes.empty() ? where : where + "; " + r.device.notes;
+        r.device.where = "remote: `" + options_.prefix + "` -> host " + host_ + " (" + r.device.backend + " backend, " +
+                         r.device.name + (compress_ ? ", frames compressed with zstd" : "") + ")";
         info_ = r.device;
         return r;
     }
@@ -183,7 +181,7 @@ std::optional<Error> RemoteBackend::spawn() {
     if (prefix->empty())
         return make_error(ErrorKind::UserInput, "--remote needs a command to reach the server",
                           "e.g. --remote \"ssh gpu01\" or --remote \"ssh login srun --gres=gpu:1\"");
-    words_ = *prefix;
+    words_ = with_srun_unbuffered(*prefix);
     words_.insert(words_.end(), {options_.program, "worker", "--stdio", "--backend", options_.backend});
 
     int in[2], out[2], err[2];
@@ -321,8 +319,10 @@ std::optional<Error> RemoteBackend::start() {
                                               : "ended before it greeted (" + ended_how_ + ")");
     }
     std::optional<Error> failure;
+    std::string refusal;  // the worker's own words when it refused
     try {
         const auto j = nlohmann::json::parse(greeting.json);
+        refusal = j.value("message", std::string());
         host_ = j.value("host", std::string("unknown"));
         build_ = j.value("build", std::string());
         compress_ = compression_allowed() && j.value("compress", std::string()) == kWireCompression;
@@ -334,7 +334,7 @@ std::optional<Error> RemoteBackend::start() {
         if (!failure && !j.at("ok").get<bool>())
             failure = make_error(
                 error_kind_from_name(j.at("kind").get<std::string>()).value_or(ErrorKind::Unknown),
-                "the remote worker on host " + host_ + " has no backend: " + j.at("message").get<std::string>(),
+                "the remote worker on host " + host_ + " cannot serve: " + j.at("message").get<std::string>(),
                 j.at("hint").get<std::string>());
     } catch (const std::exception& e) {
         failure =
@@ -345,7 +345,9 @@ std::optional<Error> RemoteBackend::start() {
     if (failure) {
         stop(false);
         const std::string tail = stderr_tail();
-        if (!tail.empty()) failure->message += "; its stderr ended with:" + tail;
+        // A worker that refused said so on stderr too: when its words are already in the message, once is enough.
+        if (!tail.empty() && (refusal.empty() || failure->message.find(refusal) == std::string::npos))
+            failure->message += "; its stderr ended with:" + tail;
     }
     return failure;
 }
@@ -438,15 +440,22 @@ Result<std::vector<std::string>> split_command_words(const std::string& text) {
     return words;
 }
 
+std::vector<std::string> with_srun_unbuffered(std::vector<std::string> words) {
+    for (size_t i = 0; i < words.size(); ++i) {
+        const std::string& w = words[i];
+        if (w != "srun" && !(w.size() > 5 && w.compare(w.size() - 5, 5, "/srun") == 0)) continue;
+        for (size_t j = i + 1; j < words.size(); ++j)
+            if (words[j] == "-u" || words[j] == "--unbuffered") return words;
+        words.insert(words.begin() + long(i) + 1, "--unbuffered");
+        return words;
+    }
+    return words;
+}
+
 Result<std::unique_ptr<Backend>> make_remote_backend(const RemoteOptions& options) {
     auto backend = std::make_unique<RemoteBackend>(options);
     if (auto e = backend->start()) return *e;
     return std::unique_ptr<Backend>(std::move(backend));
-}
-
-std::string remote_where(const DeviceInfo& device) {
-    if (device.notes.rfind(kWhereLead, 0) != 0) return {};
-    return device.notes.substr(0, device.notes.find("; "));
 }
 
 RemoteTraffic remote_traffic() {
@@ -519,6 +528,11 @@ int serve_stdio(const std::string& backend_name) {
                                      std::to_string(app_protocol) + " but this worker (build " + CP_VERSION + " on " +
                                      host_name() + ") speaks " + std::to_string(mine),
                                  "install the same version of CUDA Playground here as on the app's machine"));
+    // The server's limits (worker_limits.h): a broken file or a user with all slots taken is refused here.
+    auto limits = load_worker_limits();
+    if (!limits) return refuse(limits.error());
+    auto limiter = WorkerLimiter::start(std::move(*limits));
+    if (!limiter) return refuse(limiter.error());
     auto made = make_backend(backend_name);
     if (!made) return refuse(made.error());
     Backend& backend = *made->backend;
@@ -541,7 +555,7 @@ int serve_stdio(const std::string& backend_name) {
             return 1;
         }
         const auto started = std::chrono::steady_clock::now();
-        Response response = dispatch_request(backend, *request);
+        Response response = limiter->dispatch(backend, *request);
         if (auto* launched = std::get_if<LaunchResult>(&response); launched && launched->backend_ms == 0)
             launched->backend_ms =
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();

@@ -27,8 +27,13 @@ RemoteOptions remote_options_from_environment(const std::string& backend);
 // and newline; \ outside quotes), with no expansion. An Error naming an unclosed quote.
 Result<std::vector<std::string>> split_command_words(const std::string& text);
 
+// `words` with --unbuffered after the first `srun` that lacks it (-u): srun otherwise forwards the task's
+// output a line at a time, and the worker's frames, which are not lines, would wait for a newline.
+std::vector<std::string> with_srun_unbuffered(std::vector<std::string> words);
+
 // Starts the remote worker and reads its greeting: an Error (kind WorkerLost) naming the command, with the
-// remote's last stderr lines, when it cannot be reached, answered with another protocol, or has no backend.
+// remote's last stderr lines, when it cannot be reached, answered with another protocol, or refuses
+// (no backend, the server's limits).
 Result<std::unique_ptr<Backend>> make_remote_backend(const RemoteOptions& options);
 
 // Bytes every remote backend of this process sent and received (frames, headers included): what a run costs
@@ -37,10 +42,6 @@ struct RemoteTraffic {
     uint64_t sent = 0, received = 0;
 };
 RemoteTraffic remote_traffic();
-
-// "remote: `ssh gpu01` -> host gpu01" when `device` came from a remote worker, else "" (what `info`, `run`
-// and the JSON show as where kernels run). The remote backend puts it first in DeviceInfo::notes.
-std::string remote_where(const DeviceInfo& device);
 
 // The worker's side: `cuda-playground worker --stdio --backend NAME`. Serves requests on stdin/stdout until
 // stdin ends; nothing but frames is written to stdout (everything else goes to stderr). Returns the exit

@@ -44,6 +44,7 @@ std::vector<VariantRun> CompareRunner::run(const KernelSession& main, const RunR
     RunOptions common = options;
     common.coverage = false;
     common.trace = false;
+    common.memory = false;  // the main kernel's recording only
     common.before_launch = hooks.before_launch;
     for (size_t i = 0; i < loaded_.size(); ++i) {
         VariantRun v;

@@ -17,6 +17,7 @@ std::string ModuleCache::key_of(const CompileRequest& r) {
     for (const auto& o : r.extra_options) field("option " + o);
     key += r.load ? 'L' : 'l';
     key += r.instrument_trace ? 'T' : 't';
+    key += r.instrument_memory ? 'M' : 'm';
     field(r.source);
     return key;
 }

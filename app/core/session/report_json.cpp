@@ -128,6 +128,27 @@ json run_report_json(const RunReport& r, const std::vector<std::filesystem::path
         j["trace"] = {{"unit", r.trace->unit}, {"units_used", r.trace->units_used},
                       {"instrumented_median_ms", r.trace->timing.median_ms}, {"blocks", blocks}};
     }
+    // The recording launch's per-line figures (memory_figures.h): one entry per line, space and load/store.
+    if (r.memory) {
+        json lines = json::array();
+        for (const MemoryFigures& f : r.memory->figures)
+            lines.push_back({{"line", f.line},
+                             {"space", memory_space_name(f.space)},
+                             {"op", f.store ? "store" : "load"},
+                             {"requests", f.requests},
+                             {"sectors", f.sectors},
+                             {"ideal_sectors", f.ideal_sectors},
+                             {"bank_conflicts", f.bank_conflicts},
+                             {"active_lanes_mean", f.active_lanes_mean()}});
+        j["memory"] = lines;
+        j["memory_recording"] = {{"note", memory_recording_note(*r.memory)},
+                                 {"accesses", r.memory->accesses},
+                                 {"access_cap", r.memory->access_cap},
+                                 {"capped", r.memory->capped},
+                                 {"blocks_recorded", r.memory->blocks_recorded},
+                                 {"blocks_total", r.memory->blocks_total},
+                                 {"recording_ms", r.memory->ms}};
+    }
     // `streams:`: the chunked run's operations (times from its first operation) and its totals.
     if (r.streams) {
         const StreamsReport& s = *r.streams;

@@ -113,4 +113,31 @@ std::string expected_outcome_text(const RunReport& r) {
     return text + " (not judged: it did not run and check here).";
 }
 
+std::string memory_figures_text(const MemoryRecording& recording) {
+    std::string out;
+    char text[256];
+    for (const MemoryFigures& f : recording.figures) {
+        if (!out.empty()) out += "\n";
+        const std::string where = f.line > 0 ? "line " + std::to_string(f.line) : std::string("line ?");
+        const std::string kind = std::string(memory_space_name(f.space)) + (f.store ? " store" : " load");
+        std::string figure;
+        if (f.space == MemorySpace::Global) {
+            std::snprintf(text, sizeof text, "%5.1f sectors/req (ideal %.1f)", f.sectors_per_request(),
+                          f.ideal_per_request());
+        } else {
+            const double per = f.requests ? double(f.bank_conflicts) / double(f.requests) : 0.0;
+            if (f.bank_conflicts == 0)
+                std::snprintf(text, sizeof text, "no bank conflicts");
+            else
+                std::snprintf(text, sizeof text, "%5.1f bank conflicts/req", per);
+        }
+        figure = text;
+        std::snprintf(text, sizeof text, "%-9s %-13s %-32s x%llu %s, %.1f of 32 lanes active", where.c_str(),
+                      kind.c_str(), figure.c_str(), static_cast<unsigned long long>(f.requests),
+                      f.requests == 1 ? "request" : "requests", f.active_lanes_mean());
+        out += text;
+    }
+    return out;
+}
+
 }  // namespace cp

@@ -38,6 +38,10 @@ std::string not_checked_reason(const RunReport& r);
 // verdict_text. Empty when the kernel did not run.
 std::string short_verdict_text(const RunReport& r);
 
+// The memory recording's per-line figures, one line of text each (no trailing newline after the last):
+// "line 7   global load     8.0 sectors/req (ideal 4.0)   x3 requests, 23.3 of 32 lanes active".
+std::string memory_figures_text(const MemoryRecording& recording);
+
 // A buggy-on-purpose lesson (`expect:`): what it must show and whether it did ("Buggy on purpose: it must fail
 // with a mismatch, and it did (failed as expected)."). Empty for other lessons. The `learn:` text is apart.
 std::string expected_outcome_text(const RunReport& r);

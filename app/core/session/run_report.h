@@ -263,6 +263,9 @@ struct RunReport {
 
     std::vector<CoverageMap> coverage;  // per out buffer, when measured (RunOptions::coverage)
     std::optional<LaunchTrace> trace;   // when asked (RunOptions::trace)
+    // Per-line memory figures of a recording launch (RunOptions::memory): one entry per source line, space and
+    // load/store (memory_figures.h).
+    std::optional<MemoryRecording> memory;
     std::optional<StreamsReport> streams;  // a file with `streams:` (the outputs checked are the streamed run's)
     std::optional<DeviceSplitReport> device_split;  // a `devices:` file: each device's part
 
@@ -336,6 +339,9 @@ struct RunOptions {
     bool count_writers = true;
     // An instrumented launch recording per block its SM (or CPU worker) and start/end times.
     bool trace = false;
+    // A recording launch (a copy of the kernel that records every global and shared load and store) and the
+    // per-line figures it gives: sectors per request, bank conflicts, active lanes. CPU backend only, for now.
+    bool memory = false;
     bool pinned_host = false;  // copies from/to pinned (page-locked) host memory, on backends that have it
     uint64_t upload_chunk_bytes = 0;  // > 0: send each input in copies of at most this many bytes
     // Called just before the launch with the report so far (launch configuration, compile, warnings), so

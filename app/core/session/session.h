@@ -136,6 +136,8 @@ private:
     // session_insight.cpp: two launches over sentinel-filled outputs; an instrumented launch.
     Result<std::vector<CoverageMap>> measure_coverage(const ResolvedRun& resolved, ModuleId module);
     Result<LaunchTrace> trace_launch(const ResolvedRun& resolved, const TimingOptions& timing);
+    // A launch of the recording variant (issue 23): every global and shared access, and the per-line figures.
+    Result<MemoryRecording> record_memory(const ResolvedRun& resolved);
     // session_streams.cpp: the launch again, split into chunks on streams (`streams:`); its outputs replace the
     // ordinary read-back in report.outputs, so the check judges them.
     Result<StreamsReport> run_streams(const ResolvedRun& resolved, ModuleId module, RunReport& report, bool& context_reset);
@@ -149,7 +151,8 @@ private:
     std::map<std::string, std::shared_ptr<const Image>> image_cache_;  // path -> image
 
     // Every module this session compiled (or borrowed): "plain" (the kernel, and the compare variants of the same
-    // file loaded with it), "traced", "counted" (its text holds the sizes), "step:NAME" (steps' other kernels).
+    // file loaded with it), "traced", "memory" (recording), "counted" (its text holds the sizes), "step:NAME" (steps'
+    // other kernels).
     ModuleCache modules_;
     std::vector<std::string> also_kernels_;  // other kernels to load with the plain compile
     const KernelSession* lender_ = nullptr;

@@ -1,6 +1,8 @@
-// KernelSession's measurements beyond the run itself: coverage (two launches over sentinel-filled outputs) and
-// the trace (an instrumented launch recording per block where and when it ran). Both run before the run's own
-// launch, which starts from fresh buffers again, so what the window shows is never a measuring launch's output.
+// KernelSession's measurements beyond the run itself: coverage (two launches over sentinel-filled outputs),
+// the trace (an instrumented launch recording per block where and when it ran) and the memory recording (a
+// launch of the copy that records every load and store: per-line sectors, bank conflicts, active lanes). All run
+// before the run's own launch, which starts from fresh buffers again, so what the window shows is never a measuring
+// launch's output.
 #include "core/kernel_file/constant_fill.h"
 #include "core/session/coverage.h"
 #include "core/session/session.h"
@@ -88,6 +90,45 @@ Result<LaunchTrace> KernelSession::trace_launch(const ResolvedRun& resolved, con
     for (const auto& b : trace.blocks) units.insert(b.unit);
     trace.units_used = uint32_t(units.size());
     return trace;
+}
+
+Result<MemoryRecording> KernelSession::record_memory(const ResolvedRun& resolved) {
+    const std::string backend = engine_.device().backend;
+    if (backend != "cpu")
+        return make_error(ErrorKind::Unsupported,
+                          "the memory recording runs on the CPU backend for now (this run is on " +
+                              (backend.empty() ? std::string("another backend") : backend) + ")",
+                          "run with --backend cpu");
+    CompileRequest request = plain_request();
+    request.also_kernels.clear();
+    request.instrument_memory = true;
+    const CompileResult& recording = modules_.get(engine_, "memory", std::move(request));
+    if (!recording.ok || recording.module == 0) {
+        std::string why = recording.error ? recording.error->message : "it did not compile";
+        for (const auto& d : recording.diagnostics)
+            if (d.severity == Severity::Error) {
+                why = d.str();
+                break;
+            }
+        return make_error(ErrorKind::Unsupported, "the recording copy of the kernel could not be built: " + why,
+                          "run without --memory; the kernel itself is unaffected");
+    }
+    if (auto prepared = prepare_buffers(resolved); !prepared) return prepared.error();
+    auto launch = launch_request(resolved, recording.module, TimingOptions{0, 1, false});
+    if (!launch) return launch.error();
+    launch->record_memory = true;
+    LaunchResult launched = engine_.launch(std::move(*launch));
+    if (!launched.ok) {
+        const EngineError err = launched.error.value_or(EngineError{"", "the launch failed", "", false});
+        if (err.context_was_reset) forget_device_state();
+        return make_error(err.kind, "the recording launch failed: " + err.message, err.hint);
+    }
+    if (!launched.memory)
+        return make_error(ErrorKind::Unsupported,
+                          "this build of the CPU backend cannot record accesses (it needs GCC, and per-access checks "
+                          "on: CUDA_PLAYGROUND_CPU_ACCESS_CHECKS not 0)",
+                          "set CXX=g++ and run again");
+    return std::move(*launched.memory);
 }
 
 }  // namespace cp

@@ -277,19 +277,21 @@ bool KernelSession::stage_validate(RunState& run) {
 }
 
 // Measurements that need launches of their own (session_insight.cpp), before the run's own launch so that
-// the buffers the window shows hold its output: coverage (asked, or when the launch looks short of the data)
-// and the trace.
+// the buffers the window shows hold its output: coverage (asked, or when the launch looks short of the data),
+// the trace and the memory recording.
 bool KernelSession::stage_measure(RunState& run) {
     const RunOptions& options = run.options;
     RunReport& report = run.report;
     const ResolvedRun& resolved = *run.resolved;
     bool warned = false;
     for (const auto& issue : report.launch_issues) warned = warned || issue.limit == kCoverageLimit;
-    if (!resolved.steps.empty() && (options.coverage || options.trace))
+    if (!resolved.steps.empty() && (options.coverage || options.trace || options.memory))
         return run.fail(
             RunStage::Launch,
             make_error(ErrorKind::UserInput,
-                       std::string(options.coverage ? "coverage" : "a trace") +
+                       std::string(options.coverage ? "coverage"
+                                   : options.trace  ? "a trace"
+                                                    : "the memory recording") +
                            " is measured over one kernel's "
                            "launch, and this file runs " +
                            std::to_string(resolved.steps.size()) + " steps",
@@ -309,6 +311,12 @@ bool KernelSession::stage_measure(RunState& run) {
         run.clock.lap(report.stages.insight_ms);
         if (!traced) return run.fail(RunStage::Launch, traced.error());
         report.trace = std::move(*traced);
+    }
+    if (options.memory) {
+        auto recorded = record_memory(resolved);
+        run.clock.lap(report.stages.insight_ms);
+        if (!recorded) return run.fail(RunStage::Launch, recorded.error());
+        report.memory = std::move(*recorded);
     }
     return true;
 }

@@ -25,6 +25,7 @@ void DevicePanel::draw() {
         const DeviceInfo& d = s.device;
         if (s.can_run) {
             row("backend", d.backend);
+            row("runs on", d.where.empty() ? std::string("this machine") : d.where);
             row("device", d.name);
             row("compute capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor) + " (" + d.arch + ")");
             row("SMs", std::to_string(d.sm_count));

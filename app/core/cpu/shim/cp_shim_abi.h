@@ -7,7 +7,7 @@
 #include <cstdint>
 
 // Bump whenever a struct or function below changes: cached kernel libraries are keyed by it.
-#define CP_SHIM_ABI_VERSION 5
+#define CP_SHIM_ABI_VERSION 6
 
 namespace cp_abi {
 
@@ -118,6 +118,15 @@ struct BoundsMap {
     void (*check)(unsigned long long address, unsigned long long size, int is_write, const void* pc);
 };
 
+// Memory recording (issue 23): a library compiled with -DCP_SHIM_RECORD_ACCESSES and GCC's call for every
+// access (asan-instrumentation-with-call-threshold=0) hands each load and store of its code to `record`, with
+// the calling OS thread's state (which CUDA thread runs), before the bounds check. The backend keeps those it
+// wants (global and shared memory, during a recording launch).
+struct AccessRecorder {
+    void (*record)(const ThreadState* state, unsigned long long address, unsigned long long size, int is_write,
+                   const void* pc);
+};
+
 }  // namespace cp_abi
 
 // Symbols every kernel library exports (extern "C"):
@@ -127,3 +136,4 @@ struct BoundsMap {
 //   void cp_run_one_<kernel>(void** args);                  // the current thread (fiber mode)
 //   const cp_abi::ParamInfo* cp_params_<kernel>(int* count);
 //   void cp_module_bind_bounds(const cp_abi::BoundsMap* map);  // instrumented libraries; before any kernel runs
+//   void cp_module_bind_recorder(const cp_abi::AccessRecorder* r);  // recording libraries; before any kernel runs

@@ -365,6 +365,21 @@ CP_SHIM_NO_CHECK __attribute__((always_inline)) static inline void check_range(u
 }
 }  // namespace cp_shim
 
+// A recording library (-DCP_SHIM_RECORD_ACCESSES, compiled so that every access calls a hook below) also hands
+// each access to the backend's recorder (cp_shim_abi.h, AccessRecorder).
+#if defined(CP_SHIM_RECORD_ACCESSES)
+namespace cp_shim {
+static const cp_abi::AccessRecorder* recorder = nullptr;
+}
+#define CP_SHIM_RECORD(address, size, is_write, pc)                                                               \
+    do {                                                                                                          \
+        if (const cp_abi::AccessRecorder* r_ = ::cp_shim::recorder)                                               \
+            r_->record(::cp_shim::state_ptr(), address, size, is_write, pc);                                      \
+    } while (0)
+CP_SHIM_EXPORT CP_SHIM_NO_CHECK void cp_module_bind_recorder(const cp_abi::AccessRecorder* r) { ::cp_shim::recorder = r; }
+#else
+#define CP_SHIM_RECORD(address, size, is_write, pc) ((void)0)
+#endif
 #define CP_SHIM_REPORT_HOOK(kind, bytes, is_write)                                                                \
     extern "C" __attribute__((visibility("hidden"), used, noinline)) CP_SHIM_NO_CHECK void                         \
         __asan_report_##kind##bytes##_noabort(void* address) {                                                    \
@@ -392,16 +407,19 @@ __asan_report_store_n_noabort(void* address, std::size_t size) {
 }
 extern "C" __attribute__((visibility("hidden"), used, noinline)) CP_SHIM_NO_CHECK void
 __asan_loadN_noabort(void* address, std::size_t size) {
+    CP_SHIM_RECORD(reinterpret_cast<unsigned long long>(address), size, 0, __builtin_return_address(0));
     ::cp_shim::check_range(reinterpret_cast<unsigned long long>(address), size, 0, __builtin_return_address(0));
 }
 extern "C" __attribute__((visibility("hidden"), used, noinline)) CP_SHIM_NO_CHECK void
 __asan_storeN_noabort(void* address, std::size_t size) {
+    CP_SHIM_RECORD(reinterpret_cast<unsigned long long>(address), size, 1, __builtin_return_address(0));
     ::cp_shim::check_range(reinterpret_cast<unsigned long long>(address), size, 1, __builtin_return_address(0));
 }
 // Calls for every access (when the compiler chooses them over inline code): the same test, out of line.
 #define CP_SHIM_ACCESS_HOOK(kind, bytes, is_write)                                                                \
     extern "C" __attribute__((visibility("hidden"), used, noinline)) CP_SHIM_NO_CHECK void                         \
         __asan_##kind##bytes##_noabort(void* address) {                                                           \
+        CP_SHIM_RECORD(reinterpret_cast<unsigned long long>(address), bytes, is_write, __builtin_return_address(0)); \
         ::cp_shim::check_range(reinterpret_cast<unsigned long long>(address), bytes, is_write,                   \
                                __builtin_return_address(0));                                                      \
     }

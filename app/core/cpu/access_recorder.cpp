@@ -1,0 +1,143 @@
+// The CPU backend's recorder of memory accesses: which accesses count (global, shared), the cap, and the
+// figures at the end (access_recorder.h).
+#include "core/cpu/access_recorder.h"
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+#include <new>
+
+namespace cp {
+namespace {
+
+struct RawAccess {
+    uint64_t address;  // normalised: region_base + offset in its region
+    uint64_t site;
+    uint32_t block;  // linear; a recording of more than 2^32 blocks stops at the cap long before
+    uint32_t thread;
+    uint32_t size;
+    uint8_t space;
+    uint8_t store;
+};
+
+// One recording at a time; `active` is read on every access by every worker thread, the rest is written
+// before it is set (release) and read after it is seen (acquire).
+std::atomic<bool> active{false};
+RecordingLaunch launch;
+std::unique_ptr<RawAccess[]> kept;
+std::atomic<uint64_t> next{0};
+// The lowest block that lost an access to the cap: blocks from it on do not count.
+std::atomic<uint64_t> first_dropped{UINT64_MAX};
+
+// Addresses are kept as offsets into their region (a buffer, the dynamic shared memory, a static __shared__
+// array) on a base of (region + 1) << 40: as aligned as a GPU's allocations (256 bytes for cudaMalloc; shared
+// arrays aligned to at least 128 bytes, the 32 banks' width), which the CPU backend's starts are not (a guarded
+// buffer ends at its guard page, so it starts only as aligned as its size allows). Sectors and banks are then
+// those a GPU would see for the same offsets.
+constexpr uint64_t region_base(uint64_t region) { return (region + 1) << 40; }
+
+bool shared_address(const cp_abi::ThreadState* s, uint64_t address, uint64_t size, uint64_t* normalized) {
+    const auto inside = [&](const void* data, uint64_t bytes) {
+        const uint64_t start = reinterpret_cast<uint64_t>(data);
+        return data && address >= start && address - start < bytes && size <= bytes - (address - start);
+    };
+    const uint64_t first_region = launch.global.size();
+    if (inside(s->dynamic_shared, launch.dynamic_shared_bytes)) {
+        *normalized = region_base(first_region) + (address - reinterpret_cast<uint64_t>(s->dynamic_shared));
+        return true;
+    }
+    for (unsigned i = 0; i < s->shared_slot_count; ++i)
+        if (inside(s->shared_slots[i].data, s->shared_slots[i].bytes)) {
+            *normalized =
+                region_base(first_region + 1 + i) + (address - reinterpret_cast<uint64_t>(s->shared_slots[i].data));
+            return true;
+        }
+    return false;
+}
+
+bool global_address(uint64_t address, uint64_t* normalized) {
+    // Sorted by start; the last buffer starting at or before the address.
+    auto it = std::upper_bound(launch.global.begin(), launch.global.end(), address,
+                               [](uint64_t a, const auto& b) { return a < reinterpret_cast<uint64_t>(b.first); });
+    if (it == launch.global.begin()) return false;
+    --it;
+    const uint64_t offset = address - reinterpret_cast<uint64_t>(it->first);
+    if (offset >= it->second) return false;
+    *normalized = region_base(uint64_t(it - launch.global.begin())) + offset;
+    return true;
+}
+
+void record(const cp_abi::ThreadState* s, unsigned long long address, unsigned long long size, int is_write,
+            const void* pc) {
+    if (!active.load(std::memory_order_acquire) || !s) return;
+    uint8_t space;
+    uint64_t normalized = 0;
+    if (shared_address(s, address, size, &normalized))
+        space = uint8_t(MemorySpace::Shared);
+    else if (global_address(address, &normalized))
+        space = uint8_t(MemorySpace::Global);
+    else
+        return;  // the thread's stack, the library's own variables: not memory a GPU request touches
+    const uint64_t block =
+        s->block_idx.x + uint64_t(launch.grid.x) * (s->block_idx.y + uint64_t(launch.grid.y) * s->block_idx.z);
+    if (block >= first_dropped.load(std::memory_order_relaxed)) return;
+    const uint64_t at = next.fetch_add(1, std::memory_order_relaxed);
+    if (at >= launch.cap) {
+        uint64_t seen = first_dropped.load(std::memory_order_relaxed);
+        while (block < seen && !first_dropped.compare_exchange_weak(seen, block, std::memory_order_relaxed)) {
+        }
+        return;
+    }
+    kept[at] = RawAccess{normalized,
+                         reinterpret_cast<uint64_t>(pc) - launch.load_base,
+                         uint32_t(block),
+                         s->linear_tid,
+                         uint32_t(size),
+                         space,
+                         uint8_t(is_write ? 1 : 0)};
+}
+
+const cp_abi::AccessRecorder recorder_api{&record};
+
+}  // namespace
+
+const cp_abi::AccessRecorder* access_recorder() {
+    return &recorder_api;
+}
+
+bool begin_access_recording(const RecordingLaunch& l) {
+    launch = l;
+    std::sort(launch.global.begin(), launch.global.end());
+    // Left uninitialised: pages are touched only as accesses are kept.
+    kept.reset(new (std::nothrow) RawAccess[launch.cap]);
+    if (!kept) return false;
+    next.store(0, std::memory_order_relaxed);
+    first_dropped.store(UINT64_MAX, std::memory_order_relaxed);
+    active.store(true, std::memory_order_release);
+    return true;
+}
+
+MemoryRecording end_access_recording() {
+    active.store(false, std::memory_order_seq_cst);
+    MemoryRecording out;
+    out.access_cap = launch.cap;
+    out.blocks_total = launch.grid.count();
+    const uint64_t dropped_from = first_dropped.load();
+    out.capped = dropped_from != UINT64_MAX;
+    out.blocks_recorded = out.capped ? dropped_from : out.blocks_total;
+    const uint64_t n = std::min(next.load(), launch.cap);
+    std::vector<MemoryAccess> accesses;
+    accesses.reserve(n);
+    for (uint64_t i = 0; i < n; ++i) {
+        const RawAccess& r = kept[i];
+        if (r.block >= out.blocks_recorded) continue;
+        accesses.push_back(
+            MemoryAccess{r.block, r.thread, r.site, r.address, r.size, MemorySpace(r.space), r.store != 0});
+    }
+    kept.reset();
+    out.accesses = accesses.size();
+    out.figures = memory_figures(accesses);
+    return out;
+}
+
+}  // namespace cp

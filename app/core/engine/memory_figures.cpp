@@ -1,0 +1,168 @@
+// Per-line memory figures of a recorded run: warp-level requests, 32-byte sectors, shared-memory bank
+// conflicts and active lanes, from a list of single-thread accesses (memory_figures.h).
+#include "core/engine/memory_figures.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace cp {
+
+const char* memory_space_name(MemorySpace space) {
+    return space == MemorySpace::Shared ? "shared" : "global";
+}
+
+namespace {
+
+constexpr uint64_t kSectorBytes = 32;
+constexpr uint32_t kWarpSize = 32;
+constexpr uint32_t kBanks = 32;
+
+// Distinct 32-byte sectors under the lanes' [address, address + size) ranges.
+uint64_t distinct_sectors(const std::vector<const MemoryAccess*>& lanes, std::vector<uint64_t>& scratch) {
+    scratch.clear();
+    for (const MemoryAccess* a : lanes) {
+        if (!a->size) continue;
+        for (uint64_t s = a->address / kSectorBytes; s <= (a->address + a->size - 1) / kSectorBytes; ++s)
+            scratch.push_back(s);
+    }
+    std::sort(scratch.begin(), scratch.end());
+    return uint64_t(std::unique(scratch.begin(), scratch.end()) - scratch.begin());
+}
+
+// Wavefronts beyond the least a shared-memory request needs. The 32 banks are 4 bytes wide (bank = (address / 4)
+// % 32); lanes that touch the same 32-bit word are served together (broadcast), so a phase takes as many
+// wavefronts as the largest number of distinct words any one bank holds. Accesses wider than 4 bytes are served
+// in phases, as the CUDA Programming Guide documents for 64-bit accesses (one half-warp after the other) and as
+// the hardware does for 128-bit ones (a quarter-warp at a time): lanes 0-15 and 16-31 for 8 bytes, 0-7, 8-15,
+// ... for 16 bytes. The conflicts are the sum over phases with active lanes of (wavefronts - 1): a conflict-free
+// 8-byte request takes its 2 phases and counts 0.
+uint64_t bank_conflicts(const std::vector<const MemoryAccess*>& lanes, std::vector<uint64_t>& words) {
+    uint32_t widest = 0;
+    for (const MemoryAccess* a : lanes) widest = std::max(widest, a->size);
+    const uint32_t words_per_lane = std::max<uint32_t>(1, (widest + 3) / 4);
+    uint32_t phase_lanes = kWarpSize;
+    while (phase_lanes > 1 && phase_lanes * words_per_lane > kBanks) phase_lanes /= 2;
+    uint64_t conflicts = 0;
+    for (uint32_t phase = 0; phase < kWarpSize / phase_lanes; ++phase) {
+        words.clear();
+        for (const MemoryAccess* a : lanes) {
+            if ((a->thread % kWarpSize) / phase_lanes != phase) continue;
+            const uint64_t last = a->size ? a->address + a->size - 1 : a->address;
+            for (uint64_t w = a->address / 4; w <= last / 4; ++w) words.push_back(w);
+        }
+        if (words.empty()) continue;  // no active lane in this phase: no wavefront
+        std::sort(words.begin(), words.end());
+        words.erase(std::unique(words.begin(), words.end()), words.end());
+        uint32_t per_bank[kBanks] = {};
+        uint32_t wavefronts = 0;
+        for (uint64_t w : words) wavefronts = std::max(wavefronts, ++per_bank[w % kBanks]);
+        conflicts += wavefronts - 1;
+    }
+    return conflicts;
+}
+
+}  // namespace
+
+std::vector<MemoryFigures> memory_figures(const std::vector<MemoryAccess>& accesses) {
+    // One sort of plain keys beside the index (no hashing, no indirection in the comparisons): by site, space,
+    // store, block, warp, then thread and the thread's order. A warp's accesses at a site are then adjacent, each
+    // thread's in the order it made them, so the k-th of each lane is found by counting.
+    struct Keyed {
+        uint64_t a, b;
+        uint32_t t;  // thread, then k
+        uint32_t c;  // the index: equal keys keep the threads' order
+        bool operator<(const Keyed& o) const {
+            return a != o.a ? a < o.a : b != o.b ? b < o.b : t != o.t ? t < o.t : c < o.c;
+        }
+    };
+    const size_t n = accesses.size();
+    std::vector<Keyed> keyed(n);
+    for (size_t i = 0; i < n; ++i) {
+        const MemoryAccess& x = accesses[i];
+        keyed[i] = Keyed{x.site,
+                         (uint64_t(x.space) << 63) | (uint64_t(x.store) << 62) | ((x.block & 0xFFFFFFFFull) << 26) |
+                             (uint64_t(x.thread / kWarpSize) & 0x3FFFFFF),
+                         x.thread, uint32_t(i)};
+    }
+    std::sort(keyed.begin(), keyed.end());
+
+    std::vector<MemoryFigures> out;
+    std::vector<const MemoryAccess*> lanes;
+    std::vector<uint64_t> scratch;
+    for (size_t group = 0; group < n;) {
+        // One warp at one site: [group, group_end). k per entry, then its requests in order of k.
+        size_t group_end = group;
+        while (group_end < n && keyed[group_end].a == keyed[group].a && keyed[group_end].b == keyed[group].b)
+            ++group_end;
+        for (size_t i = group, run = group; i < group_end; ++i) {
+            // (keyed[].t is overwritten by k as it goes: the thread comes from the access itself)
+            if (accesses[keyed[i].c].thread != accesses[keyed[run].c].thread) run = i;
+            keyed[i].t = uint32_t(i - run);  // k: this lane's earlier accesses at this site
+        }
+        std::stable_sort(keyed.begin() + group, keyed.begin() + group_end,
+                         [](const Keyed& x, const Keyed& y) { return x.t < y.t; });
+        for (size_t at = group; at < group_end;) {
+            size_t end = at;
+            lanes.clear();
+            for (; end < group_end && keyed[end].t == keyed[at].t; ++end) lanes.push_back(&accesses[keyed[end].c]);
+            at = end;
+            const MemoryAccess& first = *lanes.front();
+            if (out.empty() || out.back().site != first.site || out.back().space != first.space ||
+                out.back().store != first.store) {
+                MemoryFigures f;
+                f.site = first.site;
+                f.space = first.space;
+                f.store = first.store;
+                out.push_back(f);
+            }
+            MemoryFigures& f = out.back();
+            f.requests += 1;
+            f.active_lanes += lanes.size();
+            if (first.space == MemorySpace::Global) {
+                uint64_t bytes = 0;
+                for (const MemoryAccess* a : lanes) bytes += a->size;
+                f.sectors += distinct_sectors(lanes, scratch);
+                f.ideal_sectors += (bytes + kSectorBytes - 1) / kSectorBytes;
+            } else {
+                f.bank_conflicts += bank_conflicts(lanes, scratch);
+            }
+        }
+        group = group_end;
+    }
+    return out;
+}
+
+std::vector<MemoryFigures> merge_memory_figures(const std::vector<MemoryFigures>& figures) {
+    std::map<std::tuple<int, uint8_t, bool>, MemoryFigures> merged;
+    for (const MemoryFigures& f : figures) {
+        MemoryFigures& m = merged[{f.line, uint8_t(f.space), f.store}];
+        if (!m.requests && !m.active_lanes) {
+            m.line = f.line;
+            m.space = f.space;
+            m.store = f.store;
+            m.site = f.site;
+        }
+        m.requests += f.requests;
+        m.sectors += f.sectors;
+        m.ideal_sectors += f.ideal_sectors;
+        m.bank_conflicts += f.bank_conflicts;
+        m.active_lanes += f.active_lanes;
+    }
+    std::vector<MemoryFigures> out;
+    for (auto& [key, f] : merged) out.push_back(f);
+    return out;
+}
+
+std::string memory_recording_note(const MemoryRecording& r) {
+    std::string note = "every global and shared load and store of ";
+    if (r.capped)
+        note += "the first " + std::to_string(r.blocks_recorded) + " of " + std::to_string(r.blocks_total) +
+                " blocks (the cap of " + std::to_string(r.access_cap) + " recorded accesses was reached)";
+    else
+        note += "all " + std::to_string(r.blocks_total) + (r.blocks_total == 1 ? " block" : " blocks");
+    note += ": " + std::to_string(r.accesses) + " accesses";
+    return note;
+}
+
+}  // namespace cp

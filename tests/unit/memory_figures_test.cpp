@@ -1,0 +1,260 @@
+// The per-line memory figures (memory_figures.h) from hand-made access lists: sectors of strided and
+// misaligned requests, partial warps, loops split into requests, shared-memory broadcast and bank conflicts
+// for 4-, 8- and 16-byte accesses. Expected values are worked out here from the addresses.
+#include "core/cpu/access_recorder.h"
+#include "core/engine/memory_figures.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+
+namespace cp {
+namespace {
+
+MemoryAccess access(uint64_t block, uint32_t thread, uint64_t site, uint64_t address, uint32_t size,
+                    MemorySpace space = MemorySpace::Global, bool store = false) {
+    return MemoryAccess{block, thread, site, address, size, space, store};
+}
+
+// Sectors of one warp request of `lanes` lanes reading `size` bytes at base + lane * stride, counted here.
+uint64_t sectors_of(uint64_t base, uint32_t lanes, uint64_t stride, uint32_t size) {
+    std::set<uint64_t> s;
+    for (uint32_t l = 0; l < lanes; ++l)
+        for (uint64_t b = base + l * stride; b < base + l * stride + size; ++b) s.insert(b / 32);
+    return s.size();
+}
+
+TEST(MemoryFigures, StridedFloatReadsTouchTheSectorsTheirAddressesSpan) {
+    for (uint64_t stride_floats : {1, 2, 4, 8, 32}) {
+        const uint32_t n = 70;  // two full warps and a warp of 6 lanes
+        std::vector<MemoryAccess> a;
+        for (uint32_t t = 0; t < n; ++t) a.push_back(access(0, t, 7, 0x10000 + uint64_t(t) * stride_floats * 4, 4));
+        const auto f = memory_figures(a);
+        ASSERT_EQ(f.size(), 1u);
+        EXPECT_EQ(f[0].requests, 3u);
+        const uint64_t full = std::min<uint64_t>(32, 4 * stride_floats);  // 4, 8, 16, 32, 32
+        EXPECT_EQ(sectors_of(0x10000, 32, stride_floats * 4, 4), full);
+        const uint64_t expected = 2 * full + sectors_of(0x10000 + 64 * stride_floats * 4, 6, stride_floats * 4, 4);
+        EXPECT_EQ(f[0].sectors, expected) << "stride " << stride_floats;
+        EXPECT_EQ(f[0].ideal_sectors, 4u + 4u + 1u);  // 128, 128 and 24 bytes
+        EXPECT_EQ(f[0].active_lanes, uint64_t(n));
+        EXPECT_DOUBLE_EQ(f[0].active_lanes_mean(), 70.0 / 3.0);
+    }
+}
+
+TEST(MemoryFigures, AMisalignedRequestTouchesOneMoreSector) {
+    std::vector<MemoryAccess> a;
+    for (uint32_t t = 0; t < 32; ++t) a.push_back(access(0, t, 1, 0x1000 + 4 + t * 4, 4));
+    const auto f = memory_figures(a);
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].sectors, 5u);
+    EXPECT_EQ(f[0].ideal_sectors, 4u);
+}
+
+TEST(MemoryFigures, EachIterationOfALoopIsItsOwnRequestAndBlocksAndWarpsAreApart) {
+    std::vector<MemoryAccess> a;
+    // 2 blocks of 40 threads, each thread reading 3 times at the same site: 2 warps (32 + 8) x 3 x 2 blocks.
+    for (uint64_t b = 0; b < 2; ++b)
+        for (uint32_t t = 0; t < 40; ++t)
+            for (uint32_t k = 0; k < 3; ++k) a.push_back(access(b, t, 9, 0x8000 + k * 4096 + t * 4, 4));
+    const auto f = memory_figures(a);
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].requests, 12u);
+    EXPECT_EQ(f[0].sectors, 2u * 3u * (4u + 1u));
+    EXPECT_EQ(f[0].active_lanes, 2u * 3u * 40u);
+}
+
+TEST(MemoryFigures, SitesSpacesAndStoresAreCountedApart) {
+    std::vector<MemoryAccess> a;
+    for (uint32_t t = 0; t < 32; ++t) {
+        a.push_back(access(0, t, 5, 0x1000 + t * 4, 4));
+        a.push_back(access(0, t, 6, 0x2000 + t * 8, 4, MemorySpace::Global, true));
+        a.push_back(access(0, t, 6, 0x3000 + t * 4, 4, MemorySpace::Shared, true));
+    }
+    const auto f = memory_figures(a);
+    ASSERT_EQ(f.size(), 3u);
+    EXPECT_EQ(f[0].site, 5u);
+    EXPECT_EQ(f[0].sectors, 4u);
+    EXPECT_EQ(f[1].site, 6u);
+    EXPECT_EQ(f[1].space, MemorySpace::Global);
+    EXPECT_TRUE(f[1].store);
+    EXPECT_EQ(f[1].sectors, 8u);
+    EXPECT_EQ(f[2].space, MemorySpace::Shared);
+    EXPECT_EQ(f[2].bank_conflicts, 0u);
+    EXPECT_EQ(f[2].sectors, 0u);
+}
+
+// Wavefronts - 1 for 4-byte lanes, computed the plain way: distinct words per bank.
+uint64_t conflicts_4(const std::vector<uint64_t>& addresses) {
+    std::set<uint64_t> words[32];
+    for (uint64_t a : addresses) words[(a / 4) % 32].insert(a / 4);
+    size_t most = 0;
+    for (auto& w : words) most = std::max(most, w.size());
+    return most - 1;
+}
+
+TEST(MemoryFigures, SharedStridesConflictAsManyWaysAsTheStrideSharesWith32) {
+    for (uint64_t stride : {1, 2, 3, 4, 8, 16, 32, 33}) {
+        std::vector<MemoryAccess> a;
+        std::vector<uint64_t> addresses;
+        for (uint32_t t = 0; t < 32; ++t) {
+            addresses.push_back(0x4000 + t * stride * 4);
+            a.push_back(access(0, t, 3, addresses.back(), 4, MemorySpace::Shared));
+        }
+        const auto f = memory_figures(a);
+        ASSERT_EQ(f.size(), 1u);
+        EXPECT_EQ(f[0].bank_conflicts, conflicts_4(addresses)) << "stride " << stride;
+        const uint64_t ways = std::gcd(stride, uint64_t(32));  // 1, 2, 1, 4, 8, 16, 32, 1
+        EXPECT_EQ(f[0].bank_conflicts, ways - 1) << "stride " << stride;
+        EXPECT_EQ(f[0].sectors, 0u);
+    }
+}
+
+TEST(MemoryFigures, LanesReadingOneWordAreABroadcast) {
+    std::vector<MemoryAccess> a;
+    for (uint32_t t = 0; t < 32; ++t) a.push_back(access(0, t, 3, 0x4000, 4, MemorySpace::Shared));
+    EXPECT_EQ(memory_figures(a)[0].bank_conflicts, 0u);
+    // Two words in bank 0 (0x4000 and 0x4080), half the lanes on each: 2 wavefronts.
+    a.clear();
+    for (uint32_t t = 0; t < 32; ++t) a.push_back(access(0, t, 3, t % 2 ? 0x4080 : 0x4000, 4, MemorySpace::Shared));
+    EXPECT_EQ(memory_figures(a)[0].bank_conflicts, 1u);
+    // Bytes of one word: one word, no conflict.
+    a.clear();
+    for (uint32_t t = 0; t < 32; ++t) a.push_back(access(0, t, 3, 0x4000 + t % 4, 1, MemorySpace::Shared));
+    EXPECT_EQ(memory_figures(a)[0].bank_conflicts, 0u);
+}
+
+TEST(MemoryFigures, EightByteSharedAccessesAreServedAHalfWarpAtATime) {
+    // Consecutive doubles: each half-warp covers the 32 banks once: no conflict, though the warp spans 64 words.
+    std::vector<MemoryAccess> a;
+    for (uint32_t t = 0; t < 32; ++t) a.push_back(access(0, t, 4, 0x4000 + t * 8, 8, MemorySpace::Shared));
+    EXPECT_EQ(memory_figures(a)[0].bank_conflicts, 0u);
+    // Stride of 2 doubles: a half-warp's 16 lanes touch words 0,1,4,5,...: banks hold 2 words each: 1 extra per
+    // half-warp, 2 for the request.
+    a.clear();
+    for (uint32_t t = 0; t < 32; ++t) a.push_back(access(0, t, 4, 0x4000 + t * 16, 8, MemorySpace::Shared));
+    EXPECT_EQ(memory_figures(a)[0].bank_conflicts, 2u);
+    // Only the first half-warp active, stride 2: one phase, 1 extra.
+    a.clear();
+    for (uint32_t t = 0; t < 16; ++t) a.push_back(access(0, t, 4, 0x4000 + t * 16, 8, MemorySpace::Shared));
+    const auto f = memory_figures(a);
+    EXPECT_EQ(f[0].bank_conflicts, 1u);
+    EXPECT_EQ(f[0].active_lanes, 16u);
+}
+
+TEST(MemoryFigures, SixteenByteSharedAccessesAreServedAQuarterWarpAtATime) {
+    std::vector<MemoryAccess> a;
+    for (uint32_t t = 0; t < 32; ++t) a.push_back(access(0, t, 4, 0x4000 + t * 16, 16, MemorySpace::Shared));
+    EXPECT_EQ(memory_figures(a)[0].bank_conflicts, 0u);
+    // Stride of 2 float4s: a quarter-warp's 8 lanes touch 32 words over 16 banks, 2 each: 1 extra x 4 phases.
+    a.clear();
+    for (uint32_t t = 0; t < 32; ++t) a.push_back(access(0, t, 4, 0x4000 + t * 32, 16, MemorySpace::Shared));
+    EXPECT_EQ(memory_figures(a)[0].bank_conflicts, 4u);
+}
+
+TEST(MemoryFigures, APartialWarpCountsOnlyItsLanes) {
+    std::vector<MemoryAccess> a;
+    for (uint32_t t = 0; t < 5; ++t) a.push_back(access(0, 32 + t, 2, 0x1000 + t * 128, 4));
+    const auto f = memory_figures(a);
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].requests, 1u);
+    EXPECT_EQ(f[0].sectors, 5u);
+    EXPECT_EQ(f[0].ideal_sectors, 1u);  // 20 bytes
+    EXPECT_DOUBLE_EQ(f[0].active_lanes_mean(), 5.0);
+}
+
+TEST(MemoryFigures, FiguresOfOneLineMergeBySumming) {
+    std::vector<MemoryFigures> f(3);
+    f[0].site = 100, f[0].line = 7, f[0].requests = 2, f[0].sectors = 8, f[0].active_lanes = 64;
+    f[1].site = 140, f[1].line = 7, f[1].requests = 1, f[1].sectors = 4, f[1].active_lanes = 32;
+    f[2].site = 90, f[2].line = 3, f[2].requests = 1, f[2].store = true;
+    const auto m = merge_memory_figures(f);
+    ASSERT_EQ(m.size(), 2u);
+    EXPECT_EQ(m[0].line, 3);
+    EXPECT_EQ(m[1].line, 7);
+    EXPECT_EQ(m[1].requests, 3u);
+    EXPECT_EQ(m[1].sectors, 12u);
+    EXPECT_DOUBLE_EQ(m[1].active_lanes_mean(), 32.0);
+}
+
+}  // namespace
+}  // namespace cp
+
+// The CPU backend's recorder (access_recorder.h) driven by hand: what counts as global and shared, and the cap
+// keeping only the first blocks recorded whole.
+namespace cp {
+namespace {
+
+struct FakeThread {
+    cp_abi::ThreadState state{};
+    cp_abi::SharedSlot slots[2]{};
+};
+
+void touch(FakeThread& t, unsigned block, unsigned thread, const void* address, unsigned size, bool store) {
+    t.state.block_idx = {block, 0, 0};
+    t.state.linear_tid = thread;
+    access_recorder()->record(&t.state, reinterpret_cast<unsigned long long>(address), size, store ? 1 : 0,
+                              reinterpret_cast<const void*>(uintptr_t(0x1000 + (store ? 8 : 4))));
+}
+
+TEST(AccessRecorder, KeepsGlobalAndSharedAccessesAndNothingElse) {
+    static float buffer[64], tile[32], dynamic[16], elsewhere[8];
+    FakeThread t;
+    t.slots[1] = {tile, sizeof tile};
+    t.state.shared_slots = t.slots;
+    t.state.shared_slot_count = 2;
+    t.state.dynamic_shared = dynamic;
+    RecordingLaunch launch;
+    launch.grid = Dim3{4, 1, 1};
+    launch.dynamic_shared_bytes = sizeof dynamic;
+    launch.global = {{reinterpret_cast<const std::byte*>(buffer), sizeof buffer}};
+    launch.load_base = 0x1000;
+    ASSERT_TRUE(begin_access_recording(launch));
+    for (unsigned i = 0; i < 32; ++i) {
+        touch(t, 0, i, &buffer[i], 4, false);
+        touch(t, 0, i, &tile[i], 4, true);
+        touch(t, 0, i, &dynamic[i % 16], 4, false);
+        touch(t, 0, i, &elsewhere[i % 8], 4, true);  // not a buffer, not shared: not recorded
+    }
+    const MemoryRecording m = end_access_recording();
+    EXPECT_EQ(m.accesses, 96u);
+    EXPECT_FALSE(m.capped);
+    EXPECT_EQ(m.blocks_total, 4u);
+    ASSERT_EQ(m.figures.size(), 3u);  // (site 4: global load, shared load), (site 8: shared store)
+    EXPECT_EQ(m.figures[0].site, 4u);
+    EXPECT_EQ(m.figures[0].space, MemorySpace::Global);
+    EXPECT_EQ(m.figures[0].requests, 1u);
+    EXPECT_EQ(m.figures[1].space, MemorySpace::Shared);
+    EXPECT_FALSE(m.figures[1].store);
+    EXPECT_EQ(m.figures[2].site, 8u);
+    EXPECT_TRUE(m.figures[2].store);
+    // After the recording: nothing is kept.
+    touch(t, 0, 0, &buffer[0], 4, false);
+    EXPECT_TRUE(begin_access_recording(launch));
+    EXPECT_EQ(end_access_recording().accesses, 0u);
+}
+
+TEST(AccessRecorder, TheCapKeepsTheFirstBlocksRecordedWhole) {
+    static float buffer[256];
+    FakeThread t;
+    RecordingLaunch launch;
+    launch.grid = Dim3{5, 1, 1};
+    launch.global = {{reinterpret_cast<const std::byte*>(buffer), sizeof buffer}};
+    launch.load_base = 0x1000;
+    launch.cap = 100;  // 40 accesses a block: blocks 0 and 1 whole, block 2 cut at 20
+    ASSERT_TRUE(begin_access_recording(launch));
+    for (unsigned b = 0; b < 5; ++b)
+        for (unsigned i = 0; i < 40; ++i) touch(t, b, i, &buffer[i], 4, false);
+    const MemoryRecording m = end_access_recording();
+    EXPECT_TRUE(m.capped);
+    EXPECT_EQ(m.blocks_recorded, 2u);
+    EXPECT_EQ(m.accesses, 80u);
+    ASSERT_EQ(m.figures.size(), 1u);
+    EXPECT_EQ(m.figures[0].requests, 4u);  // 2 blocks x (32 + 8 lanes)
+    EXPECT_NE(memory_recording_note(m).find("the first 2 of 5 blocks"), std::string::npos) << memory_recording_note(m);
+}
+
+}  // namespace
+}  // namespace cp
