@@ -1,9 +1,13 @@
 // cp_remote_bench: the transport overhead of --remote, paired (a benchmark, no assertion): the same lesson run
 // on the local CPU worker and through `ssh` to this machine (a real sshd the benchmark starts, or --remote
 // PREFIX), alternately, after each connection is up; the median per-run wall time of each, the difference, and
-// the bytes a remote run sends and receives.  usage: cp_remote_bench [--runs N] [--file LESSON] [--remote PREFIX]
+// the bytes a remote run sends and receives. Then the bytes per shown frame (a live run: no check) of box_blur
+// (600x400), vector_add and box_blur on a 3840x2160 photo, raw (CUDA_PLAYGROUND_REMOTE_COMPRESS=0), compressed
+// with zstd, and compressed as previews (RunOptions::preview_max_width: 1920x1080, and 960x540 for a view that
+// size on screen).  usage: cp_remote_bench [--runs N] [--file LESSON] [--remote PREFIX]
 #include "support/ssh_server.h"
 
+#include "core/data/image_io.h"
 #include "core/engine/engine.h"
 #include "core/kernel_file/kernel_file.h"
 #include "core/remote/remote_backend.h"
@@ -17,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "support/process.h"
 #include "test_paths.h"
 
 using namespace cp;
@@ -48,6 +53,86 @@ double timed_run(Side& side, bool* ok) {
     const RunReport r = side.session->run();
     *ok = !r.error && r.launched;
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+// Bytes per shown frame through `remote`: a fresh connection (compressed unless `raw`), a first run (compile,
+// allocation, first uploads), then `runs` live runs whose traffic is averaged.
+struct Bytes {
+    double sent = 0, received = 0;
+    bool ok = false;
+};
+Bytes frame_bytes(const std::string& remote, const KernelFile& file, const RunChoices& choices, bool raw,
+                  uint32_t preview_w, uint32_t preview_h, int runs) {
+    if (raw) setenv("CUDA_PLAYGROUND_REMOTE_COMPRESS", "0", 1);
+    RemoteOptions options;
+    options.prefix = remote;
+    options.program = CP_BINARY;
+    options.backend = "cpu";
+    auto backend = make_remote_backend(options);
+    unsetenv("CUDA_PLAYGROUND_REMOTE_COMPRESS");
+    Bytes b;
+    if (!backend) {
+        std::fprintf(stderr, "[remote] %s\n", backend.error().full().c_str());
+        return b;
+    }
+    Engine engine(std::move(*backend));
+    KernelSession session(engine);
+    session.set_kernel(file);
+    session.set_choices(choices);
+    RunOptions live;
+    live.verify = false;
+    live.preview_max_width = preview_w;
+    live.preview_max_height = preview_h;
+    if (session.run(live).error) return b;
+    const RemoteTraffic before = remote_traffic();
+    for (int i = 0; i < runs; ++i)
+        if (session.run(live).error) return b;
+    const RemoteTraffic after = remote_traffic();
+    b.sent = double(after.sent - before.sent) / runs;
+    b.received = double(after.received - before.received) / runs;
+    b.ok = true;
+    return b;
+}
+
+void print_bytes(const char* what, const Bytes& b) {
+    if (!b.ok) {
+        std::printf("[remote]   %-34s failed\n", what);
+        return;
+    }
+    std::printf("[remote]   %-34s %10.0f sent %10.0f received (%.2f MB)\n", what, b.sent, b.received,
+                b.received / 1e6);
+}
+
+bool bytes_table(const std::string& remote, int runs) {
+    test::TempDir dir;
+    std::filesystem::path uhd;
+    if (auto photo = load_image(assets_dir() / "coffee.png")) {
+        uhd = dir.path() / "uhd.png";  // nearest-neighbour upscale, as cp_ui_bench's: blockier than a 4K photo
+        if (!save_png(uhd, resize_nearest(*photo, 3840, 2160))) uhd.clear();
+    }
+    struct Case {
+        const char* name;
+        std::string lesson;
+        std::filesystem::path photo;
+        bool picture;
+    };
+    const Case cases[] = {{"box_blur 600x400", "image/box_blur", {}, true},
+                          {"vector_add", "basics/vector_add", {}, false},
+                          {"box_blur 3840x2160 photo", "image/box_blur", uhd, true}};
+    std::printf("[remote] bytes per shown frame (live runs, no check; %d runs each after a first):\n", runs);
+    for (const Case& c : cases) {
+        auto file = load_kernel_file(kernels_dir() / (c.lesson + ".cu"));
+        if (!file) return false;
+        RunChoices choices;
+        if (!c.photo.empty()) choices.images["src"] = c.photo.string();
+        std::printf("[remote] %s:\n", c.name);
+        print_bytes("raw (before)", frame_bytes(remote, *file, choices, true, 0, 0, runs));
+        print_bytes("zstd", frame_bytes(remote, *file, choices, false, 0, 0, runs));
+        if (!c.picture) continue;
+        print_bytes("zstd + preview <= 1920x1080", frame_bytes(remote, *file, choices, false, 1920, 1080, runs));
+        print_bytes("zstd + preview <= 960x540", frame_bytes(remote, *file, choices, false, 960, 540, runs));
+    }
+    return true;
 }
 
 }  // namespace
@@ -118,5 +203,5 @@ int main(int argc, char** argv) {
         median(local.ms), median(far.ms), median(diff));
     std::printf("[remote] bytes per remote run: %.0f sent, %.0f received\n", double(after.sent - before.sent) / runs,
                 double(after.received - before.received) / runs);
-    return 0;
+    return bytes_table(remote, std::min(runs, 5)) ? 0 : 1;
 }

@@ -187,6 +187,16 @@ struct ReadBackRequest {
     // picture before the next run): a backend whose buffers live in this process's memory (the CPU backend's
     // shared memory) may then answer with ReadBackResult::in_place instead of a copy. Others copy.
     bool in_place_ok = false;
+    // A picture that is only shown, read through a remote backend (RunOptions::preview_max_width): the worker
+    // may answer with a box-filtered copy no larger than max_width x max_height instead of every element (a 4K
+    // picture is 33 MB to send). The buffer is `width` x `height` elements of `components` components, each a
+    // uchar (is_float false) or a float. Backends of this process ignore it and answer every element.
+    struct Preview {
+        uint32_t width = 0, height = 0, components = 0;
+        bool is_float = false;
+        uint32_t max_width = 0, max_height = 0;
+    };
+    std::optional<Preview> preview = std::nullopt;
 };
 struct ReadBackResult {
     std::vector<std::byte> data;
@@ -196,6 +206,9 @@ struct ReadBackResult {
     // the buffer is next written (an upload, a launch), moved (the CPU backend's realignment) or released.
     const std::byte* in_place = nullptr;
     uint64_t in_place_bytes = 0;
+    // Answering ReadBackRequest::preview with a downscaled copy: `data` is preview_width x preview_height
+    // elements, box-filtered, not the buffer's values. 0: `data` is the buffer itself.
+    uint32_t preview_width = 0, preview_height = 0;
 };
 
 struct ReleaseRequest {

@@ -293,11 +293,20 @@ LaunchRequest from_wire(Type<LaunchRequest>, const json& j, Blob&) {
     return r;
 }
 
+// The preview is optional on the wire in both directions (absent: every element), so a worker of a build before
+// previews answers with the whole buffer and one after them reads an older app's request: no protocol bump.
 void to_wire(const ReadBackRequest& r, json& j, Blob&) {
     j.update({{"buffer", r.buffer}, {"pinned", r.pinned}});
+    if (const auto& p = r.preview)
+        j["preview"] = {p->width, p->height, p->components, p->is_float, p->max_width, p->max_height};
 }
 ReadBackRequest from_wire(Type<ReadBackRequest>, const json& j, Blob&) {
-    return ReadBackRequest{j.at("buffer").get<BufferId>(), j.at("pinned").get<bool>()};
+    ReadBackRequest r{j.at("buffer").get<BufferId>(), j.at("pinned").get<bool>()};
+    if (const auto p = j.find("preview"); p != j.end())
+        r.preview = ReadBackRequest::Preview{p->at(0).get<uint32_t>(), p->at(1).get<uint32_t>(),
+                                             p->at(2).get<uint32_t>(), p->at(3).get<bool>(),
+                                             p->at(4).get<uint32_t>(), p->at(5).get<uint32_t>()};
+    return r;
 }
 
 void to_wire(const ReleaseRequest& r, json& j, Blob&) {
@@ -508,10 +517,16 @@ LaunchResult from_wire(Type<LaunchResult>, const json& j, Blob&) {
 
 void to_wire(const ReadBackResult& r, json& j, Blob& blob) {
     j.update({{"error", error_json(r.error)}, {"elapsed_ms", r.elapsed_ms}});
+    if (r.preview_width) j["preview"] = {r.preview_width, r.preview_height};
     blob = r.data;
 }
 ReadBackResult from_wire(Type<ReadBackResult>, const json& j, Blob& blob) {
-    return ReadBackResult{std::move(blob), error_from(j), j.at("elapsed_ms").get<double>()};
+    ReadBackResult r{std::move(blob), error_from(j), j.at("elapsed_ms").get<double>()};
+    if (const auto p = j.find("preview"); p != j.end()) {
+        r.preview_width = p->at(0).get<uint32_t>();
+        r.preview_height = p->at(1).get<uint32_t>();
+    }
+    return r;
 }
 
 void to_wire(const ReleaseResult&, json&, Blob&) {}

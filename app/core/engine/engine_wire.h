@@ -18,7 +18,9 @@ namespace cp {
 // The version of everything that crosses a worker's socket: this file's messages, the CPU worker's own
 // (cpu_worker_protocol.h), and the error kinds' names. MUST bump when the wire format changes (a message
 // type, a field or an ErrorKind added, removed, renamed or re-typed). Each worker says it in its greeting;
-// the app refuses a worker whose number differs (check_worker_protocol).
+// the app refuses a worker whose number differs (check_worker_protocol). A field that is optional both ways (an
+// older peer ignores it, a newer one reads its absence as the old behaviour: ReadBackRequest::preview, the
+// remote greeting's "compress") needs no bump: it keeps older peers talking.
 inline constexpr int kWireProtocolVersion = 5;  // 3: CompileRequest::also_kernels, CompileResult::also_usage; 4: LaunchResult::backend_ms; 5: memory recording
 
 // Encoding never fails; decoding says what was wrong with a message it cannot read (not JSON, a type this

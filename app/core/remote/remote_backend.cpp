@@ -3,6 +3,7 @@
 #include "core/remote/remote_backend.h"
 
 #include "core/engine/engine_wire.h"
+#include "core/remote/wire_compress.h"
 #include "core/remote/worker_limits.h"
 #include "core/worker/worker_process.h"
 
@@ -50,6 +51,20 @@ int start_timeout_s() {
     if (const char* v = std::getenv("CUDA_PLAYGROUND_REMOTE_START_TIMEOUT_S"); v && std::atoi(v) > 0)
         return std::atoi(v);
     return 120;
+}
+
+// CUDA_PLAYGROUND_PRETEND_BEFORE_FRAMES=1: this side acts as a build before compressed blobs and previews (it
+// neither offers, accepts nor reads them), for the tests of an older peer.
+bool pretend_before_frames() {
+    const char* v = std::getenv("CUDA_PLAYGROUND_PRETEND_BEFORE_FRAMES");
+    return v && std::string(v) == "1";
+}
+
+// CUDA_PLAYGROUND_REMOTE_COMPRESS=0: this side neither offers nor accepts compressed blobs (the benchmark's
+// "before"; a link whose own transport compresses already, `ssh -C`).
+bool compression_allowed() {
+    const char* v = std::getenv("CUDA_PLAYGROUND_REMOTE_COMPRESS");
+    return !(v && std::string(v) == "0") && !pretend_before_frames();
 }
 
 std::string host_name() {
@@ -101,7 +116,7 @@ public:
         r.device.caps.buffers_by_ipc = false;
         r.device.caps.sanitizer = false;
         r.device.where = "remote: `" + options_.prefix + "` -> host " + host_ + " (" + r.device.backend + " backend, " +
-                         r.device.name + ")";
+                         r.device.name + (compress_ ? ", frames compressed with zstd" : "") + ")";
         info_ = r.device;
         return r;
     }
@@ -157,6 +172,7 @@ private:
     std::string ended_how_;
     std::string host_ = "unknown", build_;
     std::optional<DeviceInfo> info_;
+    bool compress_ = false;  // both sides said so in the greeting
 };
 
 std::optional<Error> RemoteBackend::spawn() {
@@ -290,7 +306,9 @@ std::optional<Error> RemoteBackend::start() {
     // The app speaks first, so that a worker of another build can say so on its side too.
     const nlohmann::json hello = {
         {"hello", "cuda-playground app"}, {"protocol", kWireProtocolVersion}, {"build", CP_VERSION}};
-    (void)write_message(to_, WireMessage{hello.dump(), {}, {}});  // a worker already gone shows in the read
+    nlohmann::json hello_offer = hello;
+    if (compression_allowed()) hello_offer["compress"] = {kWireCompression};  // a worker without it ignores it
+    (void)write_message(to_, WireMessage{hello_offer.dump(), {}, {}});  // a worker already gone shows in the read
     WireMessage greeting;
     const int timeout_s = start_timeout_s();
     const ReadStatus s = read_message(from_, timeout_s * 1000, &greeting);
@@ -307,6 +325,7 @@ std::optional<Error> RemoteBackend::start() {
         refusal = j.value("message", std::string());
         host_ = j.value("host", std::string("unknown"));
         build_ = j.value("build", std::string());
+        compress_ = compression_allowed() && j.value("compress", std::string()) == kWireCompression;
         failure = check_worker_protocol(j.value("protocol", 0), "remote worker `" + join_words(words_) + "` (host " +
                                                                     host_ + ", build " + build_ + ")");
         if (failure)
@@ -342,16 +361,21 @@ Response RemoteBackend::call(const Request& request, int timeout_s, const std::s
         }
     }
     std::string what;
-    const WireMessage message = encode_request(request);
+    WireMessage message = encode_request(request);
+    if (compress_) compress_blob(message);
     g_sent += frame_bytes(message);
     if (write_message(to_, message)) {
         WireMessage answer;
         const ReadStatus s = read_message(from_, timeout_s * 1000, &answer);
         if (s == ReadStatus::Ok) {
             g_received += frame_bytes(answer);
-            if (Result<Response> response = decode_response(std::move(answer))) return std::move(*response);
+            std::optional<Error> damaged = compress_ ? decompress_blob(answer) : std::nullopt;
+            if (!damaged && compress_) damaged = delta_decode_picture(answer);
+            if (!damaged)
+                if (Result<Response> response = decode_response(std::move(answer))) return std::move(*response);
             stop(true);
-            what = "sent an answer to " + subject + " that could not be read";
+            what = "sent an answer to " + subject + " that could not be read" +
+                   (damaged ? " (" + damaged->message + ")" : "");
         } else if (s == ReadStatus::TimedOut) {
             stop(true);
             what = "did not answer " + subject + " within " + std::to_string(timeout_s) + " s and was stopped";
@@ -489,10 +513,13 @@ int serve_stdio(const std::string& backend_name) {
     }
     int app_protocol = 0;
     std::string app_build;
+    bool compress = false;  // the app offered zstd and this side may: both compress their blobs from now on
     try {
         const auto j = nlohmann::json::parse(hello.json);
         app_protocol = j.value("protocol", 0);
         app_build = j.value("build", std::string());
+        if (const auto offer = j.find("compress"); offer != j.end() && offer->is_array() && compression_allowed())
+            for (const auto& name : *offer) compress = compress || name == kWireCompression;
     } catch (const std::exception&) {
     }
     if (app_protocol != mine)
@@ -512,11 +539,16 @@ int serve_stdio(const std::string& backend_name) {
     const DeviceInfo device = backend.info().device;
     greeting.update(
         {{"ok", true}, {"backend", device.backend}, {"device", device.name}, {"device_count", device.device_count}});
+    if (compress) greeting["compress"] = kWireCompression;
     if (!write_message(out, WireMessage{greeting.dump(), {}, {}})) return 0;
 
     for (;;) {
         WireMessage message;
         if (read_message(in, -1, &message) != ReadStatus::Ok) return 0;  // the app closed the connection
+        if (auto e = compress ? decompress_blob(message) : std::nullopt) {
+            std::cerr << "error: worker --stdio: " << e->message << "\n";
+            return 1;
+        }
         Result<Request> request = decode_request(std::move(message));
         if (!request) {
             std::cerr << "error: worker --stdio: a request this build cannot read: " << request.error().message << "\n";
@@ -527,7 +559,16 @@ int serve_stdio(const std::string& backend_name) {
         if (auto* launched = std::get_if<LaunchResult>(&response); launched && launched->backend_ms == 0)
             launched->backend_ms =
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-        if (!write_message(out, encode_response(response))) return 0;
+        // A picture only shown: the whole buffer was read here, the downscaled copy crosses the network.
+        const auto* rb = std::get_if<ReadBackRequest>(&*request);
+        const bool preview = rb && rb->preview && !pretend_before_frames();
+        if (preview) make_preview(*rb->preview, std::get<ReadBackResult>(response));
+        WireMessage answer = encode_response(response);
+        if (preview && compress && !rb->preview->is_float)
+            if (const uint32_t w = std::get<ReadBackResult>(response).preview_width)
+                delta_encode_picture(answer, w, rb->preview->components);
+        if (compress) compress_blob(answer);
+        if (!write_message(out, answer)) return 0;
     }
 }
 

@@ -278,6 +278,15 @@ struct RunReport {
         uint64_t bytes = 0;
     };
     std::map<std::string, InPlaceOutput> outputs_in_place;
+    // Outputs read back as previews (RunOptions::preview_max_width, a remote backend): box-filtered pictures of
+    // width x height elements, not the values; KernelSession::read_output fetches the exact ones on demand.
+    struct PreviewOutput {
+        ElemType type = ElemType::Float;
+        int width = 0, height = 0;            // the preview's
+        int full_width = 0, full_height = 0;  // the view's
+        std::vector<std::byte> bytes;
+    };
+    std::map<std::string, PreviewOutput> output_previews;
     std::map<std::string, uint64_t> device_addresses;  // CUDA device pointers (interop, same process)
     std::map<std::string, std::vector<uint8_t>> ipc_handles;  // CUDA IPC handles (interop, worker process)
     std::map<std::string, uint64_t> ipc_offsets;  // where each buffer starts in the allocation its handle opens
@@ -309,6 +318,10 @@ struct RunOptions {
     // whose buffers live in this process (the CPU backend). Pixels no thread wrote still show the initial
     // contents: every run starts its outputs from them again.
     bool read_back_in_place = false;
+    // With read_back, on a remote backend (frames that fit a network): outputs that only image views show, as
+    // read_back_in_place decides (no check, no `streams:`, no plot or table), come back as box-filtered previews
+    // no larger than this (RunReport::output_previews) instead of every element. 0: exact values.
+    uint32_t preview_max_width = 0, preview_max_height = 0;
     bool verify = true;     // compare with the CPU reference (needs read_back)
     // With verify: don't check in run(); the report says check_pending and KernelSession::check does it, so a
     // window can show the picture before the CPU reference has run.

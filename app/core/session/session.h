@@ -84,6 +84,10 @@ public:
     // The check a run with RunOptions::defer_check left pending, on that run's report (its outputs, as read back)
     // before anything else ran in this session: compares with the CPU reference and judges an `expect:` lesson.
     void check(RunReport& report);
+    // The exact values of output `name` as the last run left them, read back now: what the inspector, an export
+    // or a check needs after a run whose picture came as a preview (RunReport::output_previews). Valid only
+    // before anything else ran in this session; an Error when the buffer is not an output or is gone.
+    Result<HostBuffer> read_output(const std::string& name);
 
 private:
     std::filesystem::path image_path(const BufferSpec& buffer) const;

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace cp {
 
@@ -389,6 +390,32 @@ bool KernelSession::stage_launch(RunState& run) {
     return true;
 }
 
+namespace {
+// What a preview of output `b` asks for (RunOptions::preview_max_width): its image views' size (all the same),
+// for pictures of uchars or floats; nullopt for anything else (those come whole).
+std::optional<ReadBackRequest::Preview> preview_request(const BufferSpec& b, const std::vector<ResolvedView>& views,
+                                                        const RunOptions& options) {
+    const ElemTypeInfo& info = elem_info(b.type);
+    if (!(info.is_float ? info.component_size == sizeof(float)
+                        : info.component_size == 1 && info.name[0] == 'u'))  // uchar..uchar4, float..float4
+        return std::nullopt;
+    std::optional<ReadBackRequest::Preview> p;
+    for (const ResolvedView& v : views) {
+        if (v.spec.buffer != b.name || v.spec.kind != ViewSpec::Kind::Image) continue;
+        if (!v.problem.empty() || (p && (p->width != uint32_t(v.width) || p->height != uint32_t(v.height))))
+            return std::nullopt;
+        const uint32_t no_limit = std::numeric_limits<uint32_t>::max();
+        p = ReadBackRequest::Preview{uint32_t(v.width),
+                                     uint32_t(v.height),
+                                     info.components,
+                                     info.is_float,
+                                     options.preview_max_width ? options.preview_max_width : no_limit,
+                                     options.preview_max_height ? options.preview_max_height : no_limit};
+    }
+    return p;
+}
+}  // namespace
+
 // The outputs on the host, when a view, the inspector or the check needs them.
 // Where the caller allows it (RunOptions::read_back_in_place), outputs only pictures show are handed over where
 // they are (the CPU backend's shared memory): a 4K picture is 33 MB to copy on every live re-run.
@@ -405,12 +432,31 @@ bool KernelSession::stage_read_back(RunState& run) {
         for (const ViewSpec& v : shown_views(kernel_.spec))
             if (v.buffer == b.name) (v.kind == ViewSpec::Kind::Image ? pictured : kept) = true;
         const bool in_place = in_place_run && pictured && !kept;
-        ReadBackResult rb = engine_.read_back({buffers_.at(b.name).id, options.pinned_host, in_place});
+        ReadBackRequest request{buffers_.at(b.name).id, options.pinned_host, in_place};
+        // The same outputs may come as previews where the backend makes them (a remote worker; the others ignore
+        // the request and answer every element).
+        const bool preview_run = options.preview_max_width > 0 || options.preview_max_height > 0;
+        if (preview_run && !checked && !run.resolved->streams && pictured && !kept)
+            request.preview = preview_request(b, run.resolved->views, options);
+        ReadBackResult rb = engine_.read_back(request);
         if (rb.error)
             return run.fail(RunStage::Launch,
                             make_error(rb.error->kind, "could not read back `" + b.name + "`: " + rb.error->message));
         if (rb.in_place) {
             report.outputs_in_place[b.name] = RunReport::InPlaceOutput{b.type, rb.in_place, rb.in_place_bytes};
+            continue;
+        }
+        if (rb.preview_width > 0 && request.preview) {
+            report.transfers.download_ms += rb.elapsed_ms;
+            report.transfers.downloads++;
+            report.transfers.download_bytes += rb.data.size();
+            report.output_previews[b.name] =
+                RunReport::PreviewOutput{b.type,
+                                         int(rb.preview_width),
+                                         int(rb.preview_height),
+                                         int(request.preview->width),
+                                         int(request.preview->height),
+                                         std::move(rb.data)};
             continue;
         }
         report.transfers.download_ms += rb.elapsed_ms;
@@ -420,6 +466,18 @@ bool KernelSession::stage_read_back(RunState& run) {
     }
     run.clock.lap(report.stages.read_back_ms);
     return true;
+}
+
+Result<HostBuffer> KernelSession::read_output(const std::string& name) {
+    const BufferSpec* spec = kernel_.buffer(name);
+    const auto held = buffers_.find(name);
+    if (!spec || spec->direction == Direction::In || held == buffers_.end())
+        return make_error(ErrorKind::UserInput, "`" + name + "` is not an output of the last run",
+                          "run the kernel first; only out and inout buffers are read back");
+    ReadBackResult rb = engine_.read_back({held->second.id, false, false});
+    if (rb.error)
+        return make_error(rb.error->kind, "could not read back `" + name + "`: " + rb.error->message, rb.error->hint);
+    return HostBuffer{name, spec->type, std::move(rb.data)};
 }
 
 // `streams:` (session_streams.cpp): the launch again in chunks on streams; its outputs are the ones checked.

@@ -1,0 +1,61 @@
+// Frames that fit a network: zstd for the bulk bytes (blobs) of the remote worker's messages, and box-filtered
+// previews of pictures that are only shown. Only the remote transport uses these; local workers send raw bytes.
+#pragma once
+
+#include "core/engine/engine_api.h"
+#include "core/result.h"
+#include "core/worker/wire_frame.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cp {
+
+// The name both sides say in the greeting ("compress") when they can read and write compressed blobs.
+inline constexpr const char* kWireCompression = "zstd";
+// Blobs smaller than this travel raw: a few KB gain nothing worth a compressor's call.
+inline constexpr size_t kCompressMinBytes = 4096;
+// zstd's fast end: pictures and arrays compress about as well at 1 as at 3, at several times the speed.
+inline constexpr int kCompressLevel = 1;
+
+// zstd of `data` at `level`; the frame records the original size.
+std::vector<std::byte> zstd_compress(const std::vector<std::byte>& data, int level = kCompressLevel);
+// The bytes of one zstd frame: an Error (kind Internal) when it is not one, is damaged, or would unpack to
+// more than `max_bytes`.
+Result<std::vector<std::byte>> zstd_decompress(const std::vector<std::byte>& frame, uint64_t max_bytes);
+
+// Compresses `message`'s blob in place when it is at least kCompressMinBytes and zstd makes it smaller,
+// marking the JSON ("blob_zstd": its original size) so the peer knows; otherwise leaves it raw. Returns
+// whether it compressed.
+bool compress_blob(WireMessage& message, int level = kCompressLevel);
+// Undoes compress_blob (a message without the mark is left as it is). An Error when the mark or the bytes
+// are not what compress_blob writes.
+std::optional<Error> decompress_blob(WireMessage& message);
+
+// Pictures of uchars compress two to three times better as each component's difference from what its left,
+// upper and upper-left neighbours predict (JPEG-LS's median predictor), one component plane after another,
+// than in pixel order: the worker sends a preview of one so, before compress_blob, marking the JSON
+// ("blob_delta": [width, components]); the app undoes it after decompress_blob. Only on a link that
+// compresses (both sides of this build).
+void delta_encode_picture(WireMessage& message, uint32_t width, uint32_t components);
+// Undoes delta_encode_picture (a message without the mark is left as it is); an Error when the mark does not
+// fit the blob.
+std::optional<Error> delta_decode_picture(WireMessage& message);
+
+// A box-filtered copy of a `width` x `height` picture of `components` components per element (uchar or float,
+// element after element, rows one after another) that fits `max_width` x `max_height`: each side is divided
+// by the same whole factor f = the smallest that fits, and each preview element is the mean of the f x f
+// elements it covers (fewer on the last row and column when a side is not a multiple of f; uchar rounded to
+// nearest). Writes the preview's size to out_width/out_height. Factor 1 returns the bytes as they are.
+std::vector<std::byte> box_downscale(const std::vector<std::byte>& data, uint32_t width, uint32_t height,
+                                     uint32_t components, bool is_float, uint32_t max_width, uint32_t max_height,
+                                     uint32_t& out_width, uint32_t& out_height);
+
+// The worker's answer to a read-back that asked for a preview: `full` (the buffer's bytes, as the local
+// backend read them) downscaled per ReadBackRequest::preview, with ReadBackResult::preview_width/height set;
+// left as it is when it already fits, failed, or does not hold width x height elements.
+void make_preview(const ReadBackRequest::Preview& preview, ReadBackResult& full);
+
+}  // namespace cp
