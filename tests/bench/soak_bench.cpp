@@ -140,6 +140,7 @@ int main(int argc, char** argv) {
     double next_report = 60, next_slider = 2, next_edit = 7, next_switch = 30, next_fault = fault_every_s;
     size_t lesson = 0;
     int slider_step = 0, edits = 0, faults = 0, errors = 0, faults_seen = 0;
+    std::set<std::string> error_texts;
     uint64_t runs_at_report = ws.runs_applied(), last_seen_run = ws.runs_applied();
     const double first_app_mib = rss_mib(getpid());
     while (elapsed_s() < minutes * 60) {
@@ -176,8 +177,14 @@ int main(int argc, char** argv) {
         frame_cpu.push_back((*host)->last_frame_cpu_ms());
         if (ws.runs_applied() != last_seen_run && ws.latest()) {
             last_seen_run = ws.runs_applied();
-            if (ws.latest()->report.error) {
+            if (const auto& error = ws.latest()->report.error) {
                 ++errors;
+                // Each different message once, so a run of errors can be told from one stuck state.
+                const std::string text = std::string(error_kind_name(error->kind)) + ": " + error->message;
+                if (error_texts.insert(text).second)
+                    std::printf("[soak]   at %.0f s, a new error in %s: %s\n", t,
+                                ws.document() ? ws.document()->shown_path().filename().string().c_str() : "?",
+                                text.c_str());
                 if (ws.latest()->report.error->kind == ErrorKind::OutOfBounds ||
                     ws.latest()->report.error->kind == ErrorKind::Fault)
                     ++faults_seen;
