@@ -11,6 +11,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -32,8 +33,13 @@ std::string trim(const std::string& s) {
     return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
 }
 
+// Whole MB for the limit itself; amounts below 10 MB with one decimal, so "needs 0.9 MB ... holds 0.9 MB"
+// adds up where rounding up to "1 MB" each did not.
 std::string mb(uint64_t bytes) {
-    return std::to_string((bytes + kMiB - 1) / kMiB) + " MB";
+    if (bytes % kMiB == 0 || bytes >= 10 * kMiB) return std::to_string((bytes + kMiB - 1) / kMiB) + " MB";
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f MB", double(bytes) / double(kMiB));
+    return text;
 }
 
 // The folder of this user's slot files: RUNTIME/cuda-playground-workers-UID, made 0700 and checked to be this
