@@ -3,6 +3,8 @@
 // wait until `sinfo` shows the node idle and srun runs a task.
 #include "support/slurm_cluster.h"
 
+#include "support/ssh_server.h"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -32,21 +34,6 @@ constexpr const char* kSrun = "/usr/bin/srun";
 constexpr const char* kSinfo = "/usr/bin/sinfo";
 constexpr const char* kNode = "cpnode";
 constexpr int kStartS = 60;
-
-// A port nobody listens on now: the kernel's pick for a socket bound to port 0 (as ssh_server.cpp).
-int free_port() {
-    const int s = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    int port = 0;
-    if (bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-        getsockname(s, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-        port = ntohs(a.sin_port);
-    close(s);
-    return port;
-}
 
 bool ended(pid_t& pid) {
     int status = 0;
@@ -164,7 +151,7 @@ std::string SlurmCluster::start() {
 
     const passwd* me = getpwuid(geteuid());
     const std::string user = me ? me->pw_name : "root";
-    const int ctld_port = free_port(), slurmd_port = free_port();
+    const int ctld_port = free_loopback_port(), slurmd_port = free_loopback_port();
     if (ctld_port == 0 || slurmd_port == 0 || ctld_port == slurmd_port) return "no free ports on 127.0.0.1";
     const std::string conf = (d / "slurm.conf").string();
     std::ofstream(d / "plugstack.conf") << "";

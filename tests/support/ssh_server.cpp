@@ -24,21 +24,6 @@ constexpr const char* kSshd = "/usr/sbin/sshd";
 constexpr const char* kSsh = "/usr/bin/ssh";
 constexpr const char* kKeygen = "/usr/bin/ssh-keygen";
 
-// A port nobody listens on now: the kernel's pick for a socket bound to port 0.
-int free_port() {
-    const int s = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    int port = 0;
-    if (bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-        getsockname(s, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-        port = ntohs(a.sin_port);
-    close(s);
-    return port;
-}
-
 bool answers(int port) {
     const int s = socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in a{};
@@ -51,6 +36,21 @@ bool answers(int port) {
 }
 
 }  // namespace
+
+// A port nobody listens on now: the kernel's pick for a socket bound to port 0.
+int free_loopback_port() {
+    const int s = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    int port = 0;
+    if (bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+        getsockname(s, reinterpret_cast<sockaddr*>(&a), &len) == 0)
+        port = ntohs(a.sin_port);
+    close(s);
+    return port;
+}
 
 SshServer::SshServer() {
     why_not_ = start();
@@ -70,7 +70,7 @@ std::string SshServer::start() {
     if (geteuid() == 0) {
         mkdir("/run/sshd", 0755);
     }
-    port_ = free_port();
+    port_ = free_loopback_port();
     if (port_ == 0) return "no free port on 127.0.0.1";
     std::ofstream(d / "sshd_config") << "Port " << port_ << "\nListenAddress 127.0.0.1\nHostKey "
                                      << (d / "host_key").string() << "\nPidFile " << (d / "sshd.pid").string()

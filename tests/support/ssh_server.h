@@ -10,6 +10,9 @@
 
 namespace cp::test {
 
+// A port nobody listens on now on 127.0.0.1: the kernel's pick for a socket bound to port 0.
+int free_loopback_port();
+
 class SshServer {
 public:
     SshServer();  // starts it; why_not() says why when it cannot run here (the test skips)

@@ -100,23 +100,6 @@ std::optional<EngineError> error_of(const Response& r) {
         r);
 }
 
-// The response of the request's type that carries `error`.
-Response failed_response(const Request& request, const EngineError& error, const std::optional<DeviceInfo>& info) {
-    return std::visit(
-        [&](const auto& r) -> Response {
-            using Answer = ResponseFor<std::decay_t<decltype(r)>>;
-            Answer out{};
-            if constexpr (std::is_same_v<Answer, InfoResult>) {
-                if (info) out.device = *info;
-                out.device.notes = error.message;
-            } else if constexpr (!std::is_same_v<Answer, ReleaseResult>) {
-                out.error = error;
-            }
-            return out;
-        },
-        request);
-}
-
 // Requests that run kernel code, whose time limit is the launch watchdog's.
 bool runs_kernels(const Request& request) {
     return std::holds_alternative<LaunchRequest>(request) || std::holds_alternative<StreamsRequest>(request);

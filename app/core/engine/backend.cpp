@@ -1,7 +1,27 @@
 // Dispatching requests to a backend, choosing a backend by name, and the occupancy default.
 #include "core/engine/backend.h"
 
+#include "core/engine/engine_wire.h"
+
+#include <type_traits>
+
 namespace cp {
+
+Response failed_response(const Request& request, const EngineError& error, const std::optional<DeviceInfo>& info) {
+    return std::visit(
+        [&](const auto& r) -> Response {
+            using Answer = ResponseFor<std::decay_t<decltype(r)>>;
+            Answer out{};
+            if constexpr (std::is_same_v<Answer, InfoResult>) {
+                if (info) out.device = *info;
+                out.device.notes = error.message;
+            } else if constexpr (!std::is_same_v<Answer, ReleaseResult>) {
+                out.error = error;
+            }
+            return out;
+        },
+        request);
+}
 
 Response dispatch_request(Backend& b, const Request& request) {
     return std::visit(

@@ -35,6 +35,10 @@ public:
 // the engine and by the CUDA worker process alike.
 Response dispatch_request(Backend& backend, const Request& request);
 
+// The response of `request`'s type that carries `error` (an info answer: `info` if known, with the error in
+// its notes; a release has no error field): what a worker proxy answers when its worker is gone.
+Response failed_response(const Request& request, const EngineError& error, const std::optional<DeviceInfo>& info);
+
 // One entry of the registry. Adding a backend: its own folder under core/, and one line in backend_registry.cpp.
 struct BackendEntry {
     std::string name;         // what --backend takes and what `info`, the JSON and the window print

@@ -82,23 +82,6 @@ std::string join_words(const std::vector<std::string>& words) {
     return text;
 }
 
-// The response of the request's type that carries `error` (as the CUDA worker's).
-Response failed_response(const Request& request, const EngineError& error, const std::optional<DeviceInfo>& info) {
-    return std::visit(
-        [&](const auto& r) -> Response {
-            using Answer = ResponseFor<std::decay_t<decltype(r)>>;
-            Answer out{};
-            if constexpr (std::is_same_v<Answer, InfoResult>) {
-                if (info) out.device = *info;
-                out.device.notes = error.message;
-            } else if constexpr (!std::is_same_v<Answer, ReleaseResult>) {
-                out.error = error;
-            }
-            return out;
-        },
-        request);
-}
-
 class RemoteBackend final : public Backend {
 public:
     explicit RemoteBackend(RemoteOptions options) : options_(std::move(options)) {}
