@@ -4,6 +4,8 @@
 #include "core/cuda/ptx_memory.h"
 #include "core/cpu/access_recorder.h"
 #include "core/cuda/nvrtc_compiler.h"
+#include "core/kernel_file/constant_fill.h"
+#include "core/kernel_file/kernel_file.h"
 #include "support/scoped_env.h"
 
 #include <gtest/gtest.h>
@@ -233,6 +235,40 @@ TEST_F(PtxMemoryTest, PredicatedAccessKeepsItsPredicateOnTheCall) {
     EXPECT_EQ(r.sites[1].opcode, "st.global.f32");
     EXPECT_NE(r.ptx.find("@q call \tcp_memory_record, (cpm_p0, cpm_p1);"), std::string::npos) << r.ptx;
     expect_valid(r);
+}
+
+TEST_F(PtxMemoryTest, EveryLibraryKernelsRecordingCopyPassesPtxas) {
+    // The lessons as the session compiles them (their own text, path and kernel): the rewrite succeeds, ptxas
+    // takes it, and every site's line is one of the user's (none lands in the recorder appended after them).
+    int checked = 0;
+    for (const KernelFile& file : scan_library(kernels_dir())) {
+        if (!file.signature) continue;
+        SCOPED_TRACE(file.path.string());
+        CompileRequest r;
+        r.source = text_to_compile(file) + "\n" + memory_recorder_source();
+        r.path = file.path.string();
+        r.kernel_name = file.signature->launch_name;
+        r.load = false;
+        std::vector<std::byte> image;
+        const CompileResult compiled = compile_with_nvrtc(r, memory_ptx_arch("sm_90"), &image);
+        if (!compiled.ok) continue;  // a lesson that does not compile on purpose: its plain run says why
+        auto rewritten = instrument_ptx_memory(std::string(reinterpret_cast<const char*>(image.data())), r.path);
+        ASSERT_TRUE(rewritten.ok()) << rewritten.error().message;
+        const int user_lines = int(std::count(text_to_compile(file).begin(), text_to_compile(file).end(), '\n')) + 1;
+        int placed = 0;
+        for (const PtxMemorySite& site : rewritten->sites) {
+            EXPECT_LE(site.line, user_lines) << site.opcode;
+            placed += site.line > 0;
+        }
+        if (!rewritten->sites.empty()) {
+            EXPECT_GT(placed, 0);
+        }
+        if (fs::exists(kPtxas)) {
+            EXPECT_EQ(ptxas_errors(rewritten->ptx), "");
+        }
+        ++checked;
+    }
+    EXPECT_GT(checked, 10);
 }
 
 TEST_F(PtxMemoryTest, TheRecorderMustKeepItsTwoParameters) {
