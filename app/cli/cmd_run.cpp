@@ -62,8 +62,8 @@ reference, and writes each output view (PNG for images, CSV for arrays).
   --trace                   an instrumented launch records per block the SM (GPU) or worker thread (CPU)
                             and its start and end; per-block records in the JSON, timeline.png in --out-dir
   --memory                  a launch of a copy of the kernel that records every global and shared load and
-                            store (CPU backend): per source line, 32-byte sectors per warp request (and the
-                            ideal), shared-memory bank conflicts, active lanes
+                            store (CPU and CUDA backends): per source line, 32-byte sectors per warp request
+                            (and the ideal), shared-memory bank conflicts, active lanes
   --chunk-bytes N           send each input in host->device copies of at most N bytes (many small vs one large)
   --pinned                  copy from/to pinned (page-locked) host memory (CUDA; the CPU backend has no such thing)
   --out-dir DIR             write the output views there (created if missing)

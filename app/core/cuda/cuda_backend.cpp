@@ -8,6 +8,7 @@
 #include "core/cuda/cuda_error_words.h"
 #include "core/cuda/guard_zones.h"
 #include "core/cuda/nvrtc_compiler.h"
+#include "core/cuda/ptx_memory.h"
 
 #include <algorithm>
 #include <chrono>
@@ -307,8 +308,32 @@ CompileResult CudaBackend::compile(const CompileRequest& request) {
         wrapped = request;
         wrapped.source = std::move(*source);
     }
+    // The memory-recording variant (issue 23): the recording function after the user's code, compiled to PTX,
+    // a call to it put before every load and store (ptx_memory.h), and the driver's JIT makes the rest. NVRTC
+    // caches the PTX under its own key (the source differs); the rewrite is a pass over the text.
+    std::vector<PtxMemorySite> memory_sites;
+    if (request.instrument_memory) {
+        wrapped = request;
+        wrapped.source = request.source + "\n" + memory_recorder_source();
+    }
     CompileResult result =
-        compile_with_nvrtc(request.instrument_trace ? wrapped : request, arch_, &image, &lowered, &also_lowered);
+        compile_with_nvrtc(request.instrument_trace || request.instrument_memory ? wrapped : request,
+                           request.instrument_memory ? memory_ptx_arch(arch_) : arch_, &image, &lowered, &also_lowered);
+    if (result.ok && request.instrument_memory) {
+        auto rewritten =
+            instrument_ptx_memory(std::string(reinterpret_cast<const char*>(image.data()),
+                                              strnlen(reinterpret_cast<const char*>(image.data()), image.size())),
+                                  request.path.empty() ? std::string("kernel.cu") : request.path);
+        if (!rewritten) {
+            result.ok = false;
+            result.error = to_engine_error(rewritten.error(), "NOT_INSTRUMENTABLE", ErrorKind::Unsupported);
+            return result;
+        }
+        image.assign(reinterpret_cast<const std::byte*>(rewritten->ptx.data()),
+                     reinterpret_cast<const std::byte*>(rewritten->ptx.data()) + rewritten->ptx.size());
+        image.push_back(std::byte{0});  // cuModuleLoadDataEx takes PTX as a NUL-terminated string
+        memory_sites = std::move(rewritten->sites);
+    }
     if (!result.ok || !request.load) return result;
     if (auto e = bind()) {
         result.ok = false;
@@ -316,10 +341,13 @@ CompileResult CudaBackend::compile(const CompileRequest& request) {
         return result;
     }
     char jit_log[4096] = {};
-    CUjit_option keys[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-    void* values[] = {jit_log, reinterpret_cast<void*>(uintptr_t(sizeof(jit_log) - 1))};
+    // The recording copy's calls cost registers; at most 64 a thread keeps a 1024-thread block launchable, as
+    // the plain kernel's was (spills go to local memory, which the recording does not see).
+    CUjit_option keys[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_MAX_REGISTERS};
+    void* values[] = {jit_log, reinterpret_cast<void*>(uintptr_t(sizeof(jit_log) - 1)),
+                      reinterpret_cast<void*>(uintptr_t(64))};
     LoadedModule loaded;
-    CUresult r = d_.ModuleLoadDataEx(&loaded.module, image.data(), 2, keys, values);
+    CUresult r = d_.ModuleLoadDataEx(&loaded.module, image.data(), request.instrument_memory ? 3 : 2, keys, values);
     if (r != CUDA_SUCCESS) {
         result.ok = false;
         result.error = failure(r, "the module of kernel `" + request.kernel_name + "`");
@@ -332,6 +360,16 @@ CompileResult CudaBackend::compile(const CompileRequest& request) {
         size_t bytes = 0;
         if (d_.ModuleGetGlobal(&loaded.trace_records, &bytes, loaded.module, kTraceRecordsSymbol) != CUDA_SUCCESS)
             loaded.trace_records = 0;
+    }
+    if (request.instrument_memory && d_.ModuleGetGlobal) {
+        LoadedModule::MemorySymbols symbols;
+        size_t bytes = 0;
+        if (d_.ModuleGetGlobal(&symbols.log, &bytes, loaded.module, kMemoryLogSymbol) == CUDA_SUCCESS &&
+            d_.ModuleGetGlobal(&symbols.count, &bytes, loaded.module, kMemoryCountSymbol) == CUDA_SUCCESS &&
+            d_.ModuleGetGlobal(&symbols.cap, &bytes, loaded.module, kMemoryCapSymbol) == CUDA_SUCCESS &&
+            d_.ModuleGetGlobal(&symbols.block_limit, &bytes, loaded.module, kMemoryBlockLimitSymbol) == CUDA_SUCCESS)
+            loaded.memory = symbols;
+        for (const PtxMemorySite& site : memory_sites) loaded.memory_site_lines.push_back(site.line);
     }
     if (!request.kernel_name.empty()) {
         CUfunction fn = nullptr;

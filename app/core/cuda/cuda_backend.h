@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace cp {
 
@@ -46,6 +47,12 @@ private:
         bool can_print = false;                        // calls printf or assert: capture stdout on launch
         bool can_assert = false;
         CUdeviceptr trace_records = 0;  // the instrumented variant's record pointer (trace_wrapper.h); 0: none
+        // The memory-recording variant (ptx_memory.h): its __device__ variables, and each site's source line.
+        struct MemorySymbols {
+            CUdeviceptr log = 0, count = 0, cap = 0, block_limit = 0;
+        };
+        std::optional<MemorySymbols> memory;
+        std::vector<int> memory_site_lines;  // site s (1-based) is on line memory_site_lines[s - 1]
     };
     struct DeviceBuffer {
         CUdeviceptr ptr = 0;   // the buffer the kernel sees
@@ -94,6 +101,18 @@ private:
     };
     bool snapshot_args(const LaunchRequest& request, std::vector<Snapshot>& out);
     CUresult flush_l2();
+    // A recording launch (LaunchRequest::record_memory, cuda_memory.cpp): the log on the device before it, the
+    // figures after. `pass_needed` after each pass: whether blocks must be dropped and the launch run again.
+    struct MemoryPass {
+        CUdeviceptr log = 0;
+        uint64_t cap = 0, block_limit = 0, blocks = 0, count = 0;
+        int passes = 0;
+    };
+    std::optional<EngineError> begin_memory_recording(const LoadedModule& module, const LaunchRequest& request,
+                                                      MemoryPass& pass);
+    CUresult memory_pass_needed(const LoadedModule& module, MemoryPass& pass, bool can_run_again, bool& again);
+    CUresult end_memory_recording(const LoadedModule& module, MemoryPass& pass, double ms, LaunchResult& out);
+    void abandon_memory_recording(const LoadedModule& module, MemoryPass& pass);  // after a failed launch
     std::string buffer_label(BufferId id) const;
 
     const CudaDriver& d_;

@@ -185,11 +185,20 @@ LaunchResult CudaBackend::launch(const LaunchRequest& request) {
 
     int warmup = std::clamp(request.timing.warmup, 0, kMaxLaunches);
     int repeats = std::clamp(request.timing.repeats, 1, kMaxLaunches);
+    // A recording launch (issue 23) runs once, or again with fewer blocks recorded when the first pass made
+    // more accesses than the log holds: each pass from the same inputs, so the outputs are one launch's.
+    if (request.record_memory) {
+        warmup = 0;
+        repeats = 1;
+    }
     std::vector<Snapshot> snapshots;
-    if (warmup + repeats > 1 && !snapshot_args(request, snapshots)) {
+    bool can_run_again = true;
+    if ((warmup + repeats > 1 || (request.record_memory && request.grid.count() > 1)) &&
+        !snapshot_args(request, snapshots)) {
         // No memory for the copies: launch once rather than change the results.
         warmup = 0;
         repeats = 1;
+        can_run_again = false;
     }
     std::optional<StdoutCapture> capture;
     const LoadedModule& module = modules_.at(request.module);  // found by kernel_function above
@@ -212,6 +221,15 @@ LaunchResult CudaBackend::launch(const LaunchRequest& request) {
         if (r != CUDA_SUCCESS) {
             if (records) d_.MemFree(records);
             out.error = failure(r, "the trace buffer for " + subject);
+            return out;
+        }
+    }
+
+    MemoryPass memory_pass;
+    if (request.record_memory) {
+        if ((out.error = begin_memory_recording(module, request, memory_pass))) {
+            for (const Snapshot& snap : snapshots) d_.MemFree(snap.copy);
+            if (records) d_.MemFree(records);
             return out;
         }
     }
@@ -242,6 +260,17 @@ LaunchResult CudaBackend::launch(const LaunchRequest& request) {
         if (i == 0 && capture) first_launch_output = capture->size();
         float ms = 0;
         if (timed && d_.EventElapsedTime(&ms, start_, stop_) == CUDA_SUCCESS) samples.push_back(ms);
+        if (memory_pass.log && i + 1 == warmup + repeats) {
+            bool again = false;
+            if ((failed = memory_pass_needed(module, memory_pass, can_run_again, again)) != CUDA_SUCCESS) break;
+            if (again) ++repeats;
+        }
+    }
+    if (memory_pass.log) {
+        if (failed == CUDA_SUCCESS)
+            failed = end_memory_recording(module, memory_pass, samples.empty() ? 0.0 : samples.back(), out);
+        else if (!context_is_broken())
+            abandon_memory_recording(module, memory_pass);
     }
     if (!context_is_broken())
         for (const Snapshot& snap : snapshots) d_.MemFree(snap.copy);

@@ -93,12 +93,9 @@ Result<LaunchTrace> KernelSession::trace_launch(const ResolvedRun& resolved, con
 }
 
 Result<MemoryRecording> KernelSession::record_memory(const ResolvedRun& resolved) {
+    // The CPU and CUDA backends record (a backend that cannot compiles the plain kernel and answers no
+    // recording: refused below, after its launch).
     const std::string backend = engine_.device().backend;
-    if (backend != "cpu")
-        return make_error(ErrorKind::Unsupported,
-                          "the memory recording runs on the CPU backend for now (this run is on " +
-                              (backend.empty() ? std::string("another backend") : backend) + ")",
-                          "run with --backend cpu");
     CompileRequest request = plain_request();
     request.also_kernels.clear();
     request.instrument_memory = true;
@@ -123,11 +120,17 @@ Result<MemoryRecording> KernelSession::record_memory(const ResolvedRun& resolved
         if (err.context_was_reset) forget_device_state();
         return make_error(err.kind, "the recording launch failed: " + err.message, err.hint);
     }
-    if (!launched.memory)
+    if (!launched.memory) {
+        if (backend == "cpu")
+            return make_error(ErrorKind::Unsupported,
+                              "this build of the CPU backend cannot record accesses (it needs GCC, and per-access "
+                              "checks on: CUDA_PLAYGROUND_CPU_ACCESS_CHECKS not 0)",
+                              "set CXX=g++ and run again");
         return make_error(ErrorKind::Unsupported,
-                          "this build of the CPU backend cannot record accesses (it needs GCC, and per-access checks "
-                          "on: CUDA_PLAYGROUND_CPU_ACCESS_CHECKS not 0)",
-                          "set CXX=g++ and run again");
+                          "the " + (backend.empty() ? std::string("current") : backend) +
+                              " backend cannot record memory accesses (the CPU and CUDA backends can)",
+                          "run with --backend cpu or --backend cuda");
+    }
     return std::move(*launched.memory);
 }
 

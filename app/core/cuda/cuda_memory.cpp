@@ -1,0 +1,115 @@
+// CUDA backend, recording launches (issue 23): the device log the instrumented kernel writes (ptx_memory.h),
+// the stated sample of whole blocks when a launch makes more accesses than the cap, and the per-line figures.
+#include "core/cuda/cuda_backend.h"
+#include "core/cuda/ptx_memory.h"
+
+#include <algorithm>
+
+namespace cp {
+
+namespace {
+
+// Passes at most: each one after the first keeps the blocks its predecessor's mean says fit (a launch whose
+// first blocks make more accesses than its later ones needs a second correction, rarely a third).
+constexpr int kMaxMemoryPasses = 6;
+
+}  // namespace
+
+std::optional<EngineError> CudaBackend::begin_memory_recording(const LoadedModule& module, const LaunchRequest& request,
+                                                               MemoryPass& pass) {
+    if (!module.memory)
+        return engine_error(ErrorKind::Internal, "NOT_INSTRUMENTED",
+                            "a recording launch needs the kernel compiled to record",
+                            "compile with CompileRequest::instrument_memory");
+    pass.cap = kCudaMemoryRecordCap;
+    pass.blocks = request.grid.count();
+    // Block indices travel in 32 bits of a record; so many blocks pass the cap long before.
+    pass.block_limit = std::min<uint64_t>(pass.blocks, uint64_t(1) << 32);
+    const uint64_t bytes = pass.cap * kMemoryRecordWords * sizeof(uint64_t);
+    if (d_.MemAlloc(&pass.log, bytes) != CUDA_SUCCESS) {
+        pass.log = 0;
+        return engine_error(ErrorKind::OutOfMemory, "OUT_OF_MEMORY",
+                            "no device memory for the recording's log (" + std::to_string(bytes >> 20) + " MB)",
+                            "run without --memory, or with smaller buffers");
+    }
+    const uint64_t zero = 0;
+    CUresult r = d_.MemcpyHtoD(module.memory->log, &pass.log, sizeof pass.log);
+    if (r == CUDA_SUCCESS) r = d_.MemcpyHtoD(module.memory->count, &zero, sizeof zero);
+    if (r == CUDA_SUCCESS) r = d_.MemcpyHtoD(module.memory->cap, &pass.cap, sizeof pass.cap);
+    if (r == CUDA_SUCCESS) r = d_.MemcpyHtoD(module.memory->block_limit, &pass.block_limit, sizeof pass.block_limit);
+    if (r != CUDA_SUCCESS) {
+        d_.MemFree(pass.log);
+        pass.log = 0;
+        return failure(r, "the recording's log");
+    }
+    pass.passes = 1;
+    return std::nullopt;
+}
+
+// After a pass: when more accesses came than the cap holds, the blocks from 0 that fit by this pass's mean per
+// block are recorded again, whole (a block's shared-memory behaviour needs all its warps), and `again` says so.
+CUresult CudaBackend::memory_pass_needed(const LoadedModule& module, MemoryPass& pass, bool can_run_again,
+                                         bool& again) {
+    again = false;
+    CUresult r = d_.MemcpyDtoH(&pass.count, module.memory->count, sizeof pass.count);
+    if (r != CUDA_SUCCESS || pass.count <= pass.cap) return r;
+    uint64_t fit = uint64_t(double(pass.block_limit) * double(pass.cap) / double(pass.count));
+    fit = std::min(fit, pass.block_limit - 1);
+    if (!can_run_again || fit == 0 || pass.passes >= kMaxMemoryPasses) {
+        // Nothing whole to show: no block is counted (the note says 0 of N blocks).
+        pass.block_limit = 0;
+        return CUDA_SUCCESS;
+    }
+    pass.block_limit = fit;
+    const uint64_t zero = 0;
+    r = d_.MemcpyHtoD(module.memory->count, &zero, sizeof zero);
+    if (r == CUDA_SUCCESS) r = d_.MemcpyHtoD(module.memory->block_limit, &pass.block_limit, sizeof pass.block_limit);
+    ++pass.passes;
+    again = r == CUDA_SUCCESS;
+    return r;
+}
+
+CUresult CudaBackend::end_memory_recording(const LoadedModule& module, MemoryPass& pass, double ms, LaunchResult& out) {
+    CUresult r = CUDA_SUCCESS;
+    std::vector<uint64_t> words;
+    const uint64_t kept = std::min(pass.count, pass.cap);
+    if (pass.block_limit > 0 && kept > 0) {
+        words.resize(kept * kMemoryRecordWords);
+        r = d_.MemcpyDtoH(words.data(), pass.log, words.size() * sizeof(uint64_t));
+    }
+    // The module's later launches (a plain launch of the recording module) record nothing.
+    const CUdeviceptr none = 0;
+    if (r == CUDA_SUCCESS) r = d_.MemcpyHtoD(module.memory->log, &none, sizeof none);
+    d_.MemFree(pass.log);
+    pass.log = 0;
+    if (r != CUDA_SUCCESS) return r;
+
+    std::vector<MemoryRegion> global;
+    for (const auto& [id, b] : buffers_)
+        if (b.bytes) global.push_back({uint64_t(b.ptr), b.bytes});
+    const std::vector<MemoryAccess> accesses =
+        memory_accesses_from_records(words, kept, std::move(global), pass.block_limit);
+    MemoryRecording recording;
+    recording.access_cap = pass.cap;
+    recording.blocks_total = pass.blocks;
+    recording.blocks_recorded = pass.block_limit;
+    recording.capped = pass.block_limit < pass.blocks;
+    recording.accesses = accesses.size();
+    recording.ms = ms;
+    recording.figures = memory_figures(accesses);
+    const auto& lines = module.memory_site_lines;
+    for (MemoryFigures& f : recording.figures) f.line = f.site >= 1 && f.site <= lines.size() ? lines[f.site - 1] : 0;
+    recording.figures = merge_memory_figures(recording.figures);
+    out.memory = std::move(recording);
+    return CUDA_SUCCESS;
+}
+
+void CudaBackend::abandon_memory_recording(const LoadedModule& module, MemoryPass& pass) {
+    // The module must not write into the freed log at its next launch.
+    const CUdeviceptr none = 0;
+    d_.MemcpyHtoD(module.memory->log, &none, sizeof none);
+    d_.MemFree(pass.log);
+    pass.log = 0;
+}
+
+}  // namespace cp
