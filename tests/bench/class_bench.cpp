@@ -318,6 +318,7 @@ int main(int argc, char** argv) {
 
     // Each worker's device memory, sampled while the class works (the largest seen).
     std::map<int, double> peak_mib;
+    std::map<pid_t, double> unmatched_mib;  // processes nvidia-smi lists that are not (visibly) the workers'
     bool have_nvidia_smi = false;
     std::atomic<bool> done{false};
     std::mutex sampler_mutex;
@@ -325,7 +326,10 @@ int main(int argc, char** argv) {
     std::thread sampler([&] {
         for (;;) {
             for (const auto& [pid, mib] : gpu_memory_by_pid(&have_nvidia_smi))
-                if (const int s = student_of(pid, by_worker); s >= 0) peak_mib[s] = std::max(peak_mib[s], mib);
+                if (const int s = student_of(pid, by_worker); s >= 0)
+                    peak_mib[s] = std::max(peak_mib[s], mib);
+                else
+                    unmatched_mib[pid] = std::max(unmatched_mib[pid], mib);
             std::unique_lock lock(sampler_mutex);
             if (sampler_wake.wait_for(lock, std::chrono::seconds(5), [&] { return done.load(); })) return;
         }
@@ -373,6 +377,14 @@ int main(int argc, char** argv) {
                 elapsed_s);
     if (!have_nvidia_smi) {
         std::printf("[class] device memory per worker: n/a (no nvidia-smi or no GPU here)\n");
+    } else if (peak_mib.empty() && !unmatched_mib.empty()) {
+        // In a container nvidia-smi may list the host's process ids, which match none of ours.
+        std::vector<double> mib;
+        for (const auto& [pid, m] : unmatched_mib) mib.push_back(m);
+        std::printf(
+            "[class] device memory per worker: no listed process matched a worker's pid (another pid "
+            "namespace?); nvidia-smi listed %zu processes: median %.0f MiB, max %.0f MiB\n",
+            mib.size(), percentile(mib, 0.5), *std::max_element(mib.begin(), mib.end()));
     } else if (peak_mib.empty()) {
         std::printf(
             "[class] device memory per worker: n/a (nvidia-smi lists none of the workers' processes: "
