@@ -409,14 +409,17 @@ int cmd_run(const std::vector<std::string>& argv) {
             remote.sanitize_tool = setup->tool;
             remote.sanitizer_log = setup->log_path;  // where the server's log lands as the link closes
             sanitized_backend = [remote] { return make_remote_backend(remote); };
-        } else sanitized_backend = [setup = *setup]() -> Result<std::unique_ptr<Backend>> {
-            auto made = make_sanitized_backend(setup);
-            if (!made)
-                return make_error(ErrorKind::Unsupported,
-                                  "--sanitize needs the CUDA backend, and it cannot run here: " + made.error().message,
-                                  "run on a machine with an NVIDIA GPU");
-            return made;
-        };
+        } else {
+            sanitized_backend = [setup = *setup]() -> Result<std::unique_ptr<Backend>> {
+                auto made = make_sanitized_backend(setup);
+                if (!made)
+                    return make_error(
+                        ErrorKind::Unsupported,
+                        "--sanitize needs the CUDA backend, and it cannot run here: " + made.error().message,
+                        "run on a machine with an NVIDIA GPU");
+                return made;
+            };
+        }
     }
     auto opened = open_session(args->positional[0], *launch, sanitized_backend);
     if (!opened) return user_error(opened.error());

@@ -151,7 +151,8 @@ bool bytes_table(const std::string& remote, const std::string& backend, int runs
         print_bytes("raw (before)", frame_bytes(remote, backend, *file, choices, true, 0, 0, runs));
         print_bytes("zstd", frame_bytes(remote, backend, *file, choices, false, 0, 0, runs));
         if (!c.picture) continue;
-        print_bytes("zstd + preview <= 1920x1080", frame_bytes(remote, backend, *file, choices, false, 1920, 1080, runs));
+        print_bytes("zstd + preview <= 1920x1080",
+                    frame_bytes(remote, backend, *file, choices, false, 1920, 1080, runs));
         print_bytes("zstd + preview <= 960x540", frame_bytes(remote, backend, *file, choices, false, 960, 540, runs));
     }
     return true;
@@ -204,8 +205,8 @@ int main(int argc, char** argv) {
     if (!open_side(local, std::move(local_backend->backend), *file) ||
         !open_side(far, std::move(*remote_backend), *file))
         return 1;
-    std::printf("[remote] %s, %s backend on both sides, %d runs each, alternating\n", lesson.c_str(),
-                backend.c_str(), runs);
+    std::printf("[remote] %s, %s backend on both sides, %d runs each, alternating\n", lesson.c_str(), backend.c_str(),
+                runs);
     std::printf("[remote] here: %s; through: %s\n", local.engine->device().name.c_str(),
                 far.engine->device().where.c_str());
     const RemoteTraffic before = remote_traffic();
@@ -243,8 +244,9 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "[remote] an edit's run failed (or found its compile in the cache)\n");
         return 1;
     }
-    std::printf("[remote] edit -> new outputs (source edit, compile, run, read back; no check): local median %.3f "
-                "ms, through the link median %.3f ms, paired difference median %+.3f ms\n",
-                median(edit_local), median(edit_far), median(edit_diff));
+    std::printf(
+        "[remote] edit -> new outputs (source edit, compile, run, read back; no check): local median %.3f "
+        "ms, through the link median %.3f ms, paired difference median %+.3f ms\n",
+        median(edit_local), median(edit_far), median(edit_diff));
     return bytes_table(remote, backend, std::min(runs, 5)) ? 0 : 1;
 }
