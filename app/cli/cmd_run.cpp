@@ -72,7 +72,8 @@ reference, and writes each output view (PNG for images, CSV for arrays).
                             the same inputs and choices, check it, and print its speed-up over FILE's kernel;
                             without OTHER, the variants FILE's header lists (`compare:`)
   --sanitize TOOL           run under compute-sanitizer: memcheck, racecheck, synccheck or initcheck (CUDA
-                            backend); findings give thread, block, buffer and element, and file:line
+                            backend); findings give thread, block, buffer and element, and file:line.
+                            With --remote, the server's compute-sanitizer runs them and its report comes back
 
 The launch is checked against the device's limits, and the output paths against the file system,
 before anything is compiled or run.
@@ -398,19 +399,27 @@ int cmd_run(const std::vector<std::string>& argv) {
                               "on the CPU backend out-of-bounds accesses are always reported; drop --backend cpu");
         if (args->has("--compare"))
             return user_error("--sanitize and --compare cannot be combined", "sanitize one kernel at a time");
-        if (!launch->remote.empty())
-            return user_error("--sanitize does not run over --remote yet", "run it on the server itself");
-        auto setup = prepare_sanitizer(args->get("--sanitize"));
+        // Over --remote the server looks for its own compute-sanitizer; this machine needs none.
+        auto setup = prepare_sanitizer(args->get("--sanitize"), launch->remote.empty());
         if (!setup) return user_error(setup.error());
         sanitizer_log = setup->log_path;
-        sanitized_backend = [setup = *setup]() -> Result<std::unique_ptr<Backend>> {
-            auto made = make_sanitized_backend(setup);
-            if (!made)
-                return make_error(ErrorKind::Unsupported,
-                                  "--sanitize needs the CUDA backend, and it cannot run here: " + made.error().message,
-                                  "run on a machine with an NVIDIA GPU");
-            return made;
-        };
+        if (!launch->remote.empty()) {
+            RemoteOptions remote = remote_options_from_environment(launch->backend);
+            remote.prefix = launch->remote;
+            remote.sanitize_tool = setup->tool;
+            remote.sanitizer_log = setup->log_path;  // where the server's log lands as the link closes
+            sanitized_backend = [remote] { return make_remote_backend(remote); };
+        } else {
+            sanitized_backend = [setup = *setup]() -> Result<std::unique_ptr<Backend>> {
+                auto made = make_sanitized_backend(setup);
+                if (!made)
+                    return make_error(
+                        ErrorKind::Unsupported,
+                        "--sanitize needs the CUDA backend, and it cannot run here: " + made.error().message,
+                        "run on a machine with an NVIDIA GPU");
+                return made;
+            };
+        }
     }
     auto opened = open_session(args->positional[0], *launch, sanitized_backend);
     if (!opened) return user_error(opened.error());

@@ -10,7 +10,7 @@ namespace cp::cli {
 
 namespace {
 
-const char* kUsage = R"(usage: cuda-playground worker --stdio [--backend auto|cuda|cpu]
+const char* kUsage = R"(usage: cuda-playground worker --stdio [--backend auto|cuda|cpu] [--sanitize TOOL]
 
 Serves kernels to CUDA Playground on another machine: the app runs `PREFIX cuda-playground worker --stdio`
 (`--remote PREFIX`, e.g. --remote "ssh gpu01") and sends its requests over this command's standard input
@@ -20,6 +20,9 @@ fault, the CPU emulator in its sandbox.
 
   --stdio          serve on standard input/output (the only transport)
   --backend NAME   the backend to serve: auto (default: the first that works here), cuda or cpu
+  --sanitize TOOL  run the kernels under this server's compute-sanitizer (memcheck, racecheck, synccheck,
+                   initcheck) and send its log back when the app closes the connection (`run --sanitize
+                   TOOL --remote PREFIX` asks for it)
 
 The server's limits, when /etc/cuda-playground/worker.conf exists (or CUDA_PLAYGROUND_WORKER_LIMITS=FILE):
 `key = value` lines with device_memory_mb (per worker), launch_timeout_s (the most a launch may run),
@@ -31,7 +34,7 @@ Exit status: 0 the app closed the connection, 1 the handshake failed (another bu
 }  // namespace
 
 int cmd_worker(const std::vector<std::string>& argv) {
-    auto args = parse_args(argv, {{"--stdio"}, {"--backend", true}});
+    auto args = parse_args(argv, {{"--stdio"}, {"--backend", true}, {"--sanitize", true}});
     if (!args) return user_error(args.error());
     if (args->has("--help")) {
         std::cout << kUsage;
@@ -43,7 +46,7 @@ int cmd_worker(const std::vector<std::string>& argv) {
     if (!args->positional.empty()) return user_error("unexpected argument `" + args->positional[0] + "`", "see --help");
     auto backend = check_backend_name(args->get("--backend", "auto"));
     if (!backend) return user_error(backend.error());
-    return serve_stdio(*backend);
+    return serve_stdio(*backend, args->get("--sanitize"));
 }
 
 }  // namespace cp::cli

@@ -1,10 +1,13 @@
-// cp_remote_bench: the transport overhead of --remote, paired (a benchmark, no assertion): the same lesson run
-// on the local CPU worker and through `ssh` to this machine (a real sshd the benchmark starts, or --remote
-// PREFIX), alternately, after each connection is up; the median per-run wall time of each, the difference, and
-// the bytes a remote run sends and receives. Then the bytes per shown frame (a live run: no check) of box_blur
+// cp_remote_bench: the transport overhead of --remote, paired (a benchmark, no assertion): the same lesson
+// (default: the default demo, image/box_blur) run on the local worker and through `ssh` to this machine (a real
+// sshd the benchmark starts, or --remote PREFIX: `--remote env` runs the worker here through the stdio transport,
+// for a GPU machine without sshd), alternately, after each connection is up, with the same backend on both sides
+// (--backend, default cpu); the median per-run wall time of each, the difference, and the bytes a remote run
+// sends and receives. Then edit -> new outputs, paired the same way: a source edit (the kernel compiles again)
+// and a run that brings the outputs back. Then the bytes per shown frame (a live run: no check) of box_blur
 // (600x400), vector_add and box_blur on a 3840x2160 photo, raw (CUDA_PLAYGROUND_REMOTE_COMPRESS=0), compressed
 // with zstd, and compressed as previews (RunOptions::preview_max_width: 1920x1080, and 960x540 for a view that
-// size on screen).  usage: cp_remote_bench [--runs N] [--file LESSON] [--remote PREFIX]
+// size on screen).  usage: cp_remote_bench [--runs N] [--file LESSON] [--remote PREFIX] [--backend cpu|cuda]
 #include "support/ssh_server.h"
 
 #include "core/data/image_io.h"
@@ -20,6 +23,8 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "support/process.h"
 #include "test_paths.h"
@@ -55,19 +60,36 @@ double timed_run(Side& side, bool* ok) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }
 
+// A source edit (a comment: the text differs, so the kernel compiles again, and each side's differs from the
+// other's, so neither finds the other's in the shared compile cache) and a run that brings the outputs back
+// (no check: what the window shows first).
+double timed_edit(Side& side, const KernelFile& file, const std::string& side_name, int edit, bool* ok) {
+    const std::string text =
+        file.source + "// " + side_name + " edit " + std::to_string(edit) + " " + std::to_string(getpid()) + "\n";
+    const auto t = std::chrono::steady_clock::now();
+    side.session->set_kernel(parse_kernel_source(text, file.path));
+    RunOptions live;
+    live.verify = false;
+    live.timing = TimingOptions{0, 1, false};
+    const RunReport r = side.session->run(live);
+    *ok = !r.error && r.launched && r.compiled && !r.cache_hit && !r.outputs.empty();
+    if (!*ok && r.error) std::fprintf(stderr, "[remote] %s: %s\n", side_name.c_str(), r.error->message.c_str());
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
 // Bytes per shown frame through `remote`: a fresh connection (compressed unless `raw`), a first run (compile,
 // allocation, first uploads), then `runs` live runs whose traffic is averaged.
 struct Bytes {
     double sent = 0, received = 0;
     bool ok = false;
 };
-Bytes frame_bytes(const std::string& remote, const KernelFile& file, const RunChoices& choices, bool raw,
-                  uint32_t preview_w, uint32_t preview_h, int runs) {
+Bytes frame_bytes(const std::string& remote, const std::string& backend_name, const KernelFile& file,
+                  const RunChoices& choices, bool raw, uint32_t preview_w, uint32_t preview_h, int runs) {
     if (raw) setenv("CUDA_PLAYGROUND_REMOTE_COMPRESS", "0", 1);
     RemoteOptions options;
     options.prefix = remote;
     options.program = CP_BINARY;
-    options.backend = "cpu";
+    options.backend = backend_name;
     auto backend = make_remote_backend(options);
     unsetenv("CUDA_PLAYGROUND_REMOTE_COMPRESS");
     Bytes b;
@@ -103,7 +125,7 @@ void print_bytes(const char* what, const Bytes& b) {
                 b.received / 1e6);
 }
 
-bool bytes_table(const std::string& remote, int runs) {
+bool bytes_table(const std::string& remote, const std::string& backend, int runs) {
     test::TempDir dir;
     std::filesystem::path uhd;
     if (auto photo = load_image(assets_dir() / "coffee.png")) {
@@ -126,11 +148,12 @@ bool bytes_table(const std::string& remote, int runs) {
         RunChoices choices;
         if (!c.photo.empty()) choices.images["src"] = c.photo.string();
         std::printf("[remote] %s:\n", c.name);
-        print_bytes("raw (before)", frame_bytes(remote, *file, choices, true, 0, 0, runs));
-        print_bytes("zstd", frame_bytes(remote, *file, choices, false, 0, 0, runs));
+        print_bytes("raw (before)", frame_bytes(remote, backend, *file, choices, true, 0, 0, runs));
+        print_bytes("zstd", frame_bytes(remote, backend, *file, choices, false, 0, 0, runs));
         if (!c.picture) continue;
-        print_bytes("zstd + preview <= 1920x1080", frame_bytes(remote, *file, choices, false, 1920, 1080, runs));
-        print_bytes("zstd + preview <= 960x540", frame_bytes(remote, *file, choices, false, 960, 540, runs));
+        print_bytes("zstd + preview <= 1920x1080",
+                    frame_bytes(remote, backend, *file, choices, false, 1920, 1080, runs));
+        print_bytes("zstd + preview <= 960x540", frame_bytes(remote, backend, *file, choices, false, 960, 540, runs));
     }
     return true;
 }
@@ -139,7 +162,7 @@ bool bytes_table(const std::string& remote, int runs) {
 
 int main(int argc, char** argv) {
     int runs = 10;
-    std::string lesson = "basics/vector_add", remote;
+    std::string lesson = "image/box_blur", remote, backend = "cpu";
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!std::strcmp(argv[i], "--runs"))
             runs = std::max(1, std::atoi(argv[i + 1]));
@@ -147,6 +170,8 @@ int main(int argc, char** argv) {
             lesson = argv[i + 1];
         else if (!std::strcmp(argv[i], "--remote"))
             remote = argv[i + 1];
+        else if (!std::strcmp(argv[i], "--backend"))
+            backend = argv[i + 1];
     }
     std::unique_ptr<test::SshServer> sshd;
     if (remote.empty()) {
@@ -162,7 +187,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "[remote] %s\n", file.error().full().c_str());
         return 1;
     }
-    auto local_backend = make_backend("cpu");
+    auto local_backend = make_backend(backend);
     if (!local_backend) {
         std::fprintf(stderr, "[remote] %s\n", local_backend.error().full().c_str());
         return 1;
@@ -170,7 +195,7 @@ int main(int argc, char** argv) {
     RemoteOptions options;
     options.prefix = remote;
     options.program = CP_BINARY;
-    options.backend = "cpu";
+    options.backend = backend;
     auto remote_backend = make_remote_backend(options);
     if (!remote_backend) {
         std::fprintf(stderr, "[remote] %s\n", remote_backend.error().full().c_str());
@@ -180,8 +205,10 @@ int main(int argc, char** argv) {
     if (!open_side(local, std::move(local_backend->backend), *file) ||
         !open_side(far, std::move(*remote_backend), *file))
         return 1;
-    std::printf("[remote] %s, CPU backend on both sides, %d runs each, alternating\n", lesson.c_str(), runs);
-    std::printf("[remote] through: %s\n", far.engine->device().where.c_str());
+    std::printf("[remote] %s, %s backend on both sides, %d runs each, alternating\n", lesson.c_str(), backend.c_str(),
+                runs);
+    std::printf("[remote] here: %s; through: %s\n", local.engine->device().name.c_str(),
+                far.engine->device().where.c_str());
     const RemoteTraffic before = remote_traffic();
     bool ok = true;
     for (int i = 0; i < runs && ok; ++i) {
@@ -198,10 +225,28 @@ int main(int argc, char** argv) {
     std::vector<double> diff;
     for (size_t i = 0; i < local.ms.size(); ++i) diff.push_back(far.ms[i] - local.ms[i]);
     std::printf(
-        "[remote] per run: local worker median %.3f ms, through ssh median %.3f ms, paired difference median "
+        "[remote] per run: local worker median %.3f ms, through the link median %.3f ms, paired difference median "
         "%+.3f ms\n",
         median(local.ms), median(far.ms), median(diff));
     std::printf("[remote] bytes per remote run: %.0f sent, %.0f received\n", double(after.sent - before.sent) / runs,
                 double(after.received - before.received) / runs);
-    return bytes_table(remote, std::min(runs, 5)) ? 0 : 1;
+
+    // Edit -> new outputs, paired: each side compiles its own edited text.
+    std::vector<double> edit_local, edit_far, edit_diff;
+    for (int i = 0; i < runs && ok; ++i) {
+        bool a = false, b = false;
+        edit_local.push_back(timed_edit(local, *file, "local", i, &a));
+        edit_far.push_back(timed_edit(far, *file, "remote", i, &b));
+        edit_diff.push_back(edit_far.back() - edit_local.back());
+        ok = a && b;
+    }
+    if (!ok) {
+        std::fprintf(stderr, "[remote] an edit's run failed (or found its compile in the cache)\n");
+        return 1;
+    }
+    std::printf(
+        "[remote] edit -> new outputs (source edit, compile, run, read back; no check): local median %.3f "
+        "ms, through the link median %.3f ms, paired difference median %+.3f ms\n",
+        median(edit_local), median(edit_far), median(edit_diff));
+    return bytes_table(remote, backend, std::min(runs, 5)) ? 0 : 1;
 }

@@ -129,5 +129,29 @@ TEST(SanitizeCli, MemcheckGivesThreadBlockBufferElementAndLine) {
     for (const auto& f : findings) EXPECT_EQ(f["kind"].get<std::string>().find("Program hit"), std::string::npos) << f;
 }
 
+// The same run with the kernels on a "server" (`--remote env`: the worker here, through the stdio transport):
+// the server's compute-sanitizer runs them and its log comes back with the same findings.
+TEST(SanitizeCli, MemcheckOverRemoteGivesTheSameFindingsAsLocally) {
+    if (auto why = cuda_unavailable()) GTEST_SKIP() << "no CUDA device: " << *why;
+    cp::test::TempDir dir;
+    const auto file = write_oob_lesson(dir.path());
+    const auto json = dir.path() / "r.json";
+    auto r = cp::test::run_process({CP_BINARY, "run", file.string(), "--backend", "cuda", "--sanitize", "memcheck",
+                                    "--repeat", "1", "--json", json.string(), "--remote", "env"},
+                                   {std::string("CUDA_PLAYGROUND_REMOTE_PROGRAM=") + CP_BINARY});
+    if (r.err.find("compute-sanitizer was not found") != std::string::npos) GTEST_SKIP() << r.err;
+    std::printf("%s%s\n", r.out.c_str(), r.err.c_str());
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_NE(r.out.find("outside `out` (element 1000 of 1000) at oob_write.cu:12"), std::string::npos) << r.out;
+    const auto j = nlohmann::json::parse(std::ifstream(json));
+    EXPECT_EQ(j["where"].get<std::string>().rfind("remote: `env` -> host ", 0), 0u) << j["where"];
+    ASSERT_TRUE(j.contains("sanitizer"));
+    const auto& findings = j["sanitizer"]["findings"];
+    ASSERT_FALSE(findings.empty());
+    EXPECT_EQ(findings[0]["line"], 12);
+    EXPECT_EQ(findings[0]["thread"][0], 231);
+    EXPECT_EQ(findings[0]["block"][0], 3);
+}
+
 }  // namespace
 }  // namespace cp::gpu_test

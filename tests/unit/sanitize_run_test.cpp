@@ -121,6 +121,12 @@ TEST(SanitizeRun, WhyItCannotRunIsSaidPlainly) {
     gpu.backend = "cuda";
     gpu.caps.gpu = true;
     EXPECT_NE(sanitize_unavailable_reason(gpu).find("compute-sanitizer was not found"), std::string::npos);
+    // Over --remote the window cannot sanitize; it says what can (run --sanitize --remote).
+    DeviceInfo remote = gpu;
+    remote.where = "remote: `ssh gpu01` -> host gpu01 (cuda backend, NVIDIA H100)";
+    const std::string far = sanitize_unavailable_reason(remote);
+    EXPECT_NE(far.find("the kernels run elsewhere (remote: `ssh gpu01`"), std::string::npos) << far;
+    EXPECT_NE(far.find("run FILE --sanitize memcheck --remote PREFIX"), std::string::npos) << far;
     gpu.caps.sanitizer = true;
     EXPECT_EQ(sanitize_unavailable_reason(gpu), "");
     DeviceInfo none;

@@ -3,6 +3,7 @@
 #include "core/remote/remote_backend.h"
 
 #include "core/engine/engine_wire.h"
+#include "core/remote/remote_sanitize.h"
 #include "core/remote/wire_compress.h"
 #include "core/remote/worker_limits.h"
 #include "core/worker/worker_process.h"
@@ -21,6 +22,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <mutex>
 #include <optional>
@@ -38,6 +40,8 @@ constexpr int kTransferTimeoutS = 300;
 // app waits that long and this much more for the answer to cross the network before it gives up on the link.
 constexpr int kNetworkMarginS = 30;
 constexpr size_t kStderrKeep = 16 * 1024;
+// compute-sanitizer finishes its log as the worker under it ends: the server's CUDA worker gives it a minute.
+constexpr int kSanitizerLogTimeoutS = 90;
 constexpr uint64_t kFrameHeaderBytes = 24;  // wire_frame.cpp's header
 
 std::atomic<uint64_t> g_sent{0}, g_received{0};
@@ -166,6 +170,7 @@ std::optional<Error> RemoteBackend::spawn() {
                           "e.g. --remote \"ssh gpu01\" or --remote \"ssh login srun --gres=gpu:1\"");
     words_ = with_srun_unbuffered(*prefix);
     words_.insert(words_.end(), {options_.program, "worker", "--stdio", "--backend", options_.backend});
+    if (!options_.sanitize_tool.empty()) words_.insert(words_.end(), {"--sanitize", options_.sanitize_tool});
 
     int in[2], out[2], err[2];
     if (pipe2(in, O_CLOEXEC) != 0)
@@ -230,6 +235,18 @@ std::optional<Error> RemoteBackend::spawn() {
 void RemoteBackend::stop(bool kill_now) {
     if (to_ >= 0) close(to_);  // the worker reads the end of its input and ends
     to_ = -1;
+    // A sanitizing worker answers the end of its input with the sanitizer's log: it goes where `run` reads a
+    // local one. No frame (a worker lost or refused) leaves no log, which `run` reports as an unfinished report.
+    if (!kill_now && pid_ > 0 && from_ >= 0 && !options_.sanitize_tool.empty()) {
+        WireMessage goodbye;
+        if (read_message(from_, kSanitizerLogTimeoutS * 1000, &goodbye) == ReadStatus::Ok) {
+            g_received += frame_bytes(goodbye);
+            const auto j = nlohmann::json::parse(goodbye.json, nullptr, false);
+            if (j.is_object() && j.contains(kSanitizerGoodbye) && !options_.sanitizer_log.empty())
+                std::ofstream(options_.sanitizer_log, std::ios::binary)
+                    .write(reinterpret_cast<const char*>(goodbye.blob.data()), std::streamsize(goodbye.blob.size()));
+        }
+    }
     if (pid_ > 0) {
         int status = -1;
         if (kill_now) kill(pid_, SIGKILL);
@@ -450,7 +467,7 @@ int worker_protocol_version() {
     return kWireProtocolVersion;
 }
 
-int serve_stdio(const std::string& backend_name) {
+int serve_stdio(const std::string& backend_name, const std::string& sanitize_tool) {
     // The frames own stdin and stdout: they move to descriptors of their own, stdout becomes stderr (so that
     // anything else printed cannot corrupt the stream) and stdin /dev/null (no child reads the app's bytes).
     const int in = fcntl(0, F_DUPFD_CLOEXEC, 3);
@@ -516,9 +533,31 @@ int serve_stdio(const std::string& backend_name) {
     if (!limits) return refuse(limits.error());
     auto limiter = WorkerLimiter::start(std::move(*limits));
     if (!limiter) return refuse(limiter.error());
-    auto made = make_backend(backend_name);
-    if (!made) return refuse(made.error());
-    Backend& backend = *made->backend;
+    // Under --sanitize the backend is the CUDA worker under this server's compute-sanitizer (remote_sanitize.h).
+    std::unique_ptr<Backend> owned;
+    std::string sanitizer_log;
+    if (!sanitize_tool.empty()) {
+        auto made = make_served_sanitized_backend(backend_name, sanitize_tool, host_name(), &sanitizer_log);
+        if (!made) return refuse(made.error());
+        owned = std::move(*made);
+    } else {
+        auto made = make_backend(backend_name);
+        if (!made) return refuse(made.error());
+        owned = std::move(made->backend);
+    }
+    Backend& backend = *owned;
+    // The app closed the connection: a sanitizing worker ends its backend, so that compute-sanitizer finishes
+    // the log, and sends the log back as the last frame before it ends.
+    auto closed = [&] {
+        if (sanitize_tool.empty()) return 0;
+        owned.reset();
+        const std::string text = take_sanitizer_log(sanitizer_log);
+        WireMessage goodbye{nlohmann::json{{kSanitizerGoodbye, text.size()}}.dump(), {}, {}};
+        goodbye.blob.resize(text.size());
+        if (!text.empty()) std::memcpy(goodbye.blob.data(), text.data(), text.size());
+        (void)write_message(out, goodbye);
+        return 0;
+    };
     const DeviceInfo device = backend.info().device;
     greeting.update(
         {{"ok", true}, {"backend", device.backend}, {"device", device.name}, {"device_count", device.device_count}});
@@ -527,7 +566,7 @@ int serve_stdio(const std::string& backend_name) {
 
     for (;;) {
         WireMessage message;
-        if (read_message(in, -1, &message) != ReadStatus::Ok) return 0;  // the app closed the connection
+        if (read_message(in, -1, &message) != ReadStatus::Ok) return closed();  // the app closed the connection
         if (auto e = compress ? decompress_blob(message) : std::nullopt) {
             std::cerr << "error: worker --stdio: " << e->message << "\n";
             return 1;

@@ -18,6 +18,9 @@ struct RemoteOptions {
     std::string prefix;                       // split into words like a shell would, run without one
     std::string program = "cuda-playground";  // the remote program (CUDA_PLAYGROUND_REMOTE_PROGRAM)
     std::string backend = "auto";             // the remote worker's --backend
+    // `run --sanitize TOOL --remote`: the worker runs its kernels under the server's compute-sanitizer with
+    // TOOL and, as the link closes, sends its log back; it is written to `sanitizer_log` here.
+    std::string sanitize_tool, sanitizer_log;
 };
 
 // CUDA_PLAYGROUND_REMOTE (the prefix, empty when unset) and CUDA_PLAYGROUND_REMOTE_PROGRAM, with `backend`.
@@ -43,10 +46,11 @@ struct RemoteTraffic {
 };
 RemoteTraffic remote_traffic();
 
-// The worker's side: `cuda-playground worker --stdio --backend NAME`. Serves requests on stdin/stdout until
-// stdin ends; nothing but frames is written to stdout (everything else goes to stderr). Returns the exit
-// status: 0 when the app closed the connection, 1 when the handshake or the backend failed.
-int serve_stdio(const std::string& backend);
+// The worker's side: `cuda-playground worker --stdio --backend NAME [--sanitize TOOL]`. Serves requests on
+// stdin/stdout until stdin ends; nothing but frames is written to stdout (everything else goes to stderr).
+// With a sanitize tool, the backend runs under compute-sanitizer (remote_sanitize.h) and its log is the last
+// frame. Returns the exit status: 0 when the app closed the connection, 1 when the handshake or the backend failed.
+int serve_stdio(const std::string& backend, const std::string& sanitize_tool = "");
 
 // The protocol number this worker says in its greeting: kWireProtocolVersion, or
 // CUDA_PLAYGROUND_PRETEND_PROTOCOL (for the tests of a mismatch).
