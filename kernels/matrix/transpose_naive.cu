@@ -10,7 +10,7 @@ about: out = transpose(in): element (row, col) of the height×width input goes t
   write contiguous) and see whether reads or writes cost more. On the CPU backend there are no memory
   transactions to coalesce: the two times there say nothing about a GPU (the Timing panel says so).
   The memory figures (Memory panel, or `run --memory`) count it on either backend: the load line needs
-  4 sectors per request (ideal 4), the store line 32 (ideal 4), 8 times the traffic; run the shared
+  about 4 sectors per request (ideal 4), the store line 32 (ideal 4), 8 times the traffic; run the shared
   transpose alone with the figures on to see both of its sides at 4, and its tile read with no bank
   conflict (or a 32-way one with pad = 0).
 param width: int = 1100 range 1..8192
