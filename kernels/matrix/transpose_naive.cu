@@ -9,8 +9,12 @@ about: out = transpose(in): element (row, col) of the height×width input goes t
   sides coalesced, runs beside it on the same matrix (the Output panel's columns, the Timing panel). Try: swap the roles (read strided,
   write contiguous) and see whether reads or writes cost more. On the CPU backend there are no memory
   transactions to coalesce: the two times there say nothing about a GPU (the Timing panel says so).
-param width: int = 2000 range 1..8192
-param height: int = 1500 range 1..8192
+  The memory figures (Memory panel, or `run --memory`) count it on either backend: the load line needs
+  about 4 sectors per request (ideal 4), the store line 32 (ideal 4), 8 times the traffic; run the shared
+  transpose alone with the figures on to see both of its sides at 4, and its tile read with no bank
+  conflict (or a 32-way one with pad = 0).
+param width: int = 1100 range 1..8192
+param height: int = 900 range 1..8192
 buffer in: float[width * height] in random(seed=21, min=0, max=1)
 buffer out: float[width * height] out zeros
 block: 32 x 8
@@ -21,7 +25,7 @@ view out: image(height, width) colormap=viridis
 reference: transpose_loops
 compare: matrix/transpose_shared
 tolerance: 0
-show: Compare, Timing
+show: Compare, Memory, Timing
 */
 extern "C" __global__ void transpose_naive(const float* in, float* out, int width, int height)
 {

@@ -6,11 +6,16 @@ about: Each block copies a 32×32 tile of the input into shared memory with coal
   (__syncthreads), and writes the tile out transposed, again with coalesced writes: the reordering
   happens in fast shared memory instead of in global memory. Shared memory is split into 32 banks of
   4-byte words; reading a column of a 32×32 float tile hits the same bank 32 times (a 32-way bank
-  conflict, the accesses are serialised). One extra column of padding, tile[32][33], shifts each row
-  by one bank and the conflict disappears. The block is 32×8: each thread moves 4 elements. Try:
-  remove the + 1 and compare the time.
-param width: int = 2000 range 1..8192
-param height: int = 1500 range 1..8192
+  conflict, the accesses are serialised). One extra column of padding (rows 33 floats apart, the classic
+  tile[32][33]) shifts each row by one bank and the conflict disappears: `pad` is that extra column. The
+  block is 32×8: each thread moves 4 elements. In the memory figures (Memory panel, or `run --memory`),
+  the line that reads the tile column-wise shows a 32-way bank conflict with pad = 0 and none with pad = 1;
+  the global loads and stores stay at about 4 sectors per request (ideal 4) either way, where the naive
+  transpose's stores need 32. Try: pad 0, 1, 2 and 4 (2 and 4 leave 2- and 4-way conflicts: only an odd
+  row length spreads a column over all 32 banks), and compare the time on a GPU.
+param width: int = 1100 range 1..8192
+param height: int = 900 range 1..8192
+param pad: int = 1 range 0..4
 buffer in: float[width * height] in random(seed=21, min=0, max=1)
 buffer out: float[width * height] out zeros
 block: 32 x 8
@@ -20,24 +25,31 @@ traffic: 2 * width * height * 4
 view out: image(height, width) colormap=viridis
 reference: transpose_loops
 tolerance: 0
+show: Memory
 */
 #define TILE 32
-#define ROWS 8  // blockDim.y: each thread handles TILE / ROWS elements
+#define ROWS 8     // blockDim.y: each thread handles TILE / ROWS elements
+#define MAX_PAD 4  // the largest `pad`: room for TILE rows of TILE + MAX_PAD floats
 
-extern "C" __global__ void transpose_shared(const float* in, float* out, int width, int height)
+extern "C" __global__ void transpose_shared(const float* in, float* out, int width, int height, int pad)
 {
-    __shared__ float tile[TILE][TILE + 1];  // + 1: no bank conflicts when a column is read
+    // A TILE x TILE tile whose rows are TILE + pad floats apart (pad = 1 is the classic tile[32][33]):
+    // element (r, c) is word r * pitch + c, in bank (r * pitch + c) % 32.
+    __shared__ float tile[TILE * (TILE + MAX_PAD)];
+    const int pitch = TILE + pad;
     int x = blockIdx.x * TILE + threadIdx.x;
     int y = blockIdx.y * TILE + threadIdx.y;
     for (int j = 0; j < TILE; j += ROWS) {
-        if (x < width && y + j < height) tile[threadIdx.y + j][threadIdx.x] = in[(y + j) * width + x];
+        // A warp writes one row of the tile: 32 neighbouring words, no conflict whatever the pitch.
+        if (x < width && y + j < height) tile[(threadIdx.y + j) * pitch + threadIdx.x] = in[(y + j) * width + x];
     }
     __syncthreads();
     // The transposed tile: block (bx, by) writes output tile (by, bx).
     x = blockIdx.y * TILE + threadIdx.x;
     y = blockIdx.x * TILE + threadIdx.y;
     for (int j = 0; j < TILE; j += ROWS) {
-        if (x < height && y + j < width) out[(y + j) * height + x] = tile[threadIdx.x][threadIdx.y + j];
+        // A warp reads one column of the tile: words pitch apart, 32-way conflict when pitch is 32.
+        if (x < height && y + j < width) out[(y + j) * height + x] = tile[threadIdx.x * pitch + threadIdx.y + j];
     }
 }
 
