@@ -126,7 +126,7 @@ ScalarRange scalar_range(ScalarType t) {
 const std::vector<std::string>& showable_panels() {
     static const std::vector<std::string> names = {"Output",  "Compare",   "Console", "Streams", "Timing",
                                                    "Occupancy", "Sweep",   "Launch view", "Launch", "Parameters",
-                                                   "Device",  "Editor",    "Library"};
+                                                   "Device",  "Editor",    "Library", "Memory"};
     return names;
 }
 
