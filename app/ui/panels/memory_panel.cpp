@@ -82,7 +82,8 @@ void MemoryPanel::draw_table() {
     if (!ImGui::BeginTable("##figures", 5,
                            ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
                                ImGuiTableFlags_ScrollX | ImGuiTableFlags_SizingFixedFit,
-                           ImVec2(0, rows * ImGui::GetFrameHeightWithSpacing() + 4)))
+                           ImVec2(0, rows * (ImGui::GetTextLineHeight() + 2 * ImGui::GetStyle().CellPadding.y + 1) +
+                                         ImGui::GetStyle().ScrollbarSize + 4)))
         return;
     ImGui::TableSetupScrollFreeze(0, 1);
     for (const char* c : {"line", "access", "requests", "per request", "lanes"}) ImGui::TableSetupColumn(c);
@@ -173,8 +174,14 @@ void MemoryPanel::draw_picture(const WarpRequest& request, const WarpSiteDetail&
     // 32 cells across the panel; the lane numbers' type shrinks to fit a narrow column (cells at least 12 px).
     const float cell_w = std::max(12.0f, std::floor(avail / 32.0f));
     const float digits_w = ImGui::CalcTextSize("00").x;
-    const float lane_size = ImGui::GetFontSize() * std::min(1.0f, (cell_w - 3) / digits_w);
-    const float cell_h = line_h * 1.35f;
+    const float lane_size = std::min(line_h * 0.8f, ImGui::GetFontSize() * std::min(1.0f, (cell_w - 3) / digits_w));
+    // Rows as tall as the text when they fit the panel, squeezed down to 80% of it (lane numbers still
+    // readable); more rows (a 32-way conflict, a stride of 32 lines) scroll.
+    const int row_count = std::max<int>(1, int(p.row_offsets.size()));
+    const float fit_h = (ImGui::GetContentRegionAvail().y - line_h * 3.5f) / float(row_count + 1);
+    const float row_gap = 4.0f;
+    const float cell_h = std::clamp(fit_h - row_gap, line_h * 0.8f, line_h * 1.35f);
+    const bool labels = true;
     const ImVec2 o = ImGui::GetCursorScreenPos();
     const ImU32 text_dark = IM_COL32(20, 20, 20, 255), grid = IM_COL32(110, 110, 110, 255);
     const ImU32 hot = IM_COL32(255, 170, 40, 255), line_col = IM_COL32(235, 235, 235, 255);
@@ -194,17 +201,16 @@ void MemoryPanel::draw_picture(const WarpRequest& request, const WarpSiteDetail&
     } else {
         for (int b = 0; b < 32; ++b) {
             const float x = o.x + label_w + b * cell_w;
-            if (p.bank_conflicted[size_t(b)]) dl->AddRectFilled(ImVec2(x, y), ImVec2(x + cell_w, y + cell_h), conflict);
+            if (p.bank_conflicted[size_t(b)]) dl->AddRectFilled(ImVec2(x, y), ImVec2(x + cell_w, y + line_h), conflict);
             if (b % 4 == 0 || p.bank_conflicted[size_t(b)]) {
                 const std::string t = std::to_string(b);
-                dl->AddText(
-                    ImVec2(x + (cell_w - ImGui::CalcTextSize(t.c_str()).x) * 0.5f, y + (cell_h - line_h) * 0.5f),
-                    ImGui::GetColorU32(ImGuiCol_Text), t.c_str());
+                dl->AddText(ImVec2(x + (cell_w - ImGui::CalcTextSize(t.c_str()).x) * 0.5f, y),
+                            ImGui::GetColorU32(ImGuiCol_Text), t.c_str());
             }
         }
-        dl->AddText(ImVec2(o.x, y + (cell_h - line_h) * 0.5f), ImGui::GetColorU32(ImGuiCol_Text), "bank");
+        dl->AddText(ImVec2(o.x, y), ImGui::GetColorU32(ImGuiCol_Text), "bank");
     }
-    y += cell_h + 4;
+    y += line_h + 4;
     const float top = y;
     const int rows = int(p.row_offsets.size());
     for (int r = 0; r < rows; ++r) {
@@ -213,8 +219,11 @@ void MemoryPanel::draw_picture(const WarpRequest& request, const WarpSiteDetail&
             std::snprintf(t, sizeof t, "+%llu B", static_cast<unsigned long long>(p.row_offsets[size_t(r)]));
         else
             std::snprintf(t, sizeof t, "wave %d", r + 1);
-        const float ry = top + r * (cell_h + 6);
-        dl->AddText(ImVec2(o.x, ry + (cell_h - line_h) * 0.5f), ImGui::GetColorU32(ImGuiCol_Text), t);
+        const float ry = top + r * (cell_h + row_gap);
+        // Squeezed rows: a label every few rows, where it has room.
+        const int every = labels ? 1 : std::max(1, int(std::ceil(line_h / (cell_h + row_gap))));
+        if (r % every == 0)
+            dl->AddText(ImVec2(o.x, ry + (cell_h - line_h) * 0.5f), ImGui::GetColorU32(ImGuiCol_Text), t);
         for (int c = 0; c < 32; ++c) {
             const float x = o.x + label_w + c * cell_w;
             dl->AddRectFilled(ImVec2(x + 1, ry + 1), ImVec2(x + cell_w - 1, ry + cell_h - 1), empty);
@@ -225,7 +234,7 @@ void MemoryPanel::draw_picture(const WarpRequest& request, const WarpSiteDetail&
     if (global) {
         std::vector<uint32_t> sector_lanes(size_t(rows) * 4, 0);
         for (const WarpCell& c : p.cells) {
-            const float x = o.x + label_w + c.column * cell_w, ry = top + c.row * (cell_h + 6);
+            const float x = o.x + label_w + c.column * cell_w, ry = top + c.row * (cell_h + row_gap);
             dl->AddRectFilled(ImVec2(x + 1, ry + 1), ImVec2(x + cell_w - 1, ry + cell_h - 1),
                               lane_colour(c.lanes.front()));
             for (int lane : c.lanes) sector_lanes[size_t(c.row) * 4 + size_t(c.column / 8)] |= 1u << lane;
@@ -233,11 +242,12 @@ void MemoryPanel::draw_picture(const WarpRequest& request, const WarpSiteDetail&
         for (int r = 0; r < rows; ++r)
             for (int s = 0; s < 4; ++s) {
                 const uint32_t mask = sector_lanes[size_t(r) * 4 + size_t(s)];
-                if (!mask) continue;
+                if (!mask || !labels) continue;
                 const std::string t = (__builtin_popcount(mask) == 1 ? "lane " : "lanes ") + lane_ranges(mask);
-                const float x = o.x + label_w + s * 8 * cell_w, ry = top + r * (cell_h + 6);
+                const float x = o.x + label_w + s * 8 * cell_w, ry = top + r * (cell_h + row_gap);
                 const float tw = ImGui::CalcTextSize(t.c_str()).x;
-                const float size = ImGui::GetFontSize() * std::min(1.0f, (8 * cell_w - 8) / std::max(tw, 1.0f));
+                const float size =
+                    std::min(cell_h, ImGui::GetFontSize() * std::min(1.0f, (8 * cell_w - 8) / std::max(tw, 1.0f)));
                 const float w = tw * size / ImGui::GetFontSize();
                 const float tx = x + std::max(4.0f, (8 * cell_w - w) * 0.5f), ty = ry + (cell_h - size) * 0.5f;
                 dl->AddRectFilled(ImVec2(tx - 3, ty), ImVec2(tx + w + 3, ty + size), IM_COL32(245, 245, 245, 230),
@@ -247,8 +257,9 @@ void MemoryPanel::draw_picture(const WarpRequest& request, const WarpSiteDetail&
     }
     for (const WarpCell& c : p.cells) {
         if (global) break;
-        const float x = o.x + label_w + c.column * cell_w, ry = top + c.row * (cell_h + 6);
+        const float x = o.x + label_w + c.column * cell_w, ry = top + c.row * (cell_h + row_gap);
         dl->AddRectFilled(ImVec2(x + 1, ry + 1), ImVec2(x + cell_w - 1, ry + cell_h - 1), lane_colour(c.lanes.front()));
+        if (!labels) continue;
         const std::string t = std::to_string(c.lanes.front()) + (c.lanes.size() > 1 ? "+" : "");
         const float scale = lane_size / ImGui::GetFontSize();
         const ImVec2 ts(ImGui::CalcTextSize(t.c_str()).x * scale, lane_size);
@@ -259,7 +270,7 @@ void MemoryPanel::draw_picture(const WarpRequest& request, const WarpSiteDetail&
     // Outlines: every sector thin, the touched ones thick orange, each 128-byte line white (global); the banks'
     // columns (shared).
     for (int r = 0; r < rows; ++r) {
-        const float ry = top + r * (cell_h + 6);
+        const float ry = top + r * (cell_h + row_gap);
         if (global) {
             for (int s = 0; s < 4; ++s) {
                 const float x = o.x + label_w + s * 8 * cell_w;
@@ -271,7 +282,7 @@ void MemoryPanel::draw_picture(const WarpRequest& request, const WarpSiteDetail&
                         line_col, 0.0f, 1.5f);
         }
     }
-    const float bottom = top + rows * (cell_h + 6);
+    const float bottom = top + rows * (cell_h + row_gap);
     if (!global)
         for (int b = 0; b <= 32; ++b) {
             const float x = o.x + label_w + b * cell_w;
