@@ -51,6 +51,8 @@ Window options:
 )" + cp::cli::backend_option_help(25) + R"(  --present                start in presentation mode (F11 toggles it): the output full screen
   --show PANEL             show this panel in front of its tab group, e.g. --show "Launch view" (repeatable)
   --coverage               start with "Measure coverage" on: never-written and written-twice elements shown
+  --memory                 start with the Memory panel's switch on: sectors and bank conflicts per line in
+                           the editor, a warp's requests drawn lane by lane (CPU backend)
   --text-size X            text size for this run, 0.6 to 3 (default: the saved one, Ctrl +/- changes it)
   --size WxH               window size (headless: the picture's size), default 1600x1000
   --headless               render the UI offscreen (EGL, no display needed)
@@ -85,6 +87,7 @@ int run_window(const std::vector<std::string>& argv) {
                                   {"--present"},
                                   {"--show", true, true},
                                   {"--coverage"},
+                                  {"--memory"},
                                   {"--text-size", true},
                                   {"--sanitize", true},
                                   {"--thread-order", true}});
@@ -152,6 +155,7 @@ int run_window(const std::vector<std::string>& argv) {
     options.present = args->has("--present");
     options.show = args->all("--show");
     options.coverage = args->has("--coverage");
+    options.memory = args->has("--memory");
     options.screenshot = args->get("--screenshot");
     return cp::ui::run_app(options);
 }

@@ -26,6 +26,7 @@ struct AppOptions {
     std::vector<std::string> show;    // --show PANEL: panels to show in front of their tab group (slides, docs)
     std::string sanitize;             // --sanitize TOOL: run the opened kernel once under compute-sanitizer
     bool coverage = false;            // --coverage: start with "Measure coverage" on (never-written, written twice)
+    bool memory = false;              // --memory: start with the Memory panel's switch on (issue 23)
 };
 
 // Returns the process exit code; never calls exit().

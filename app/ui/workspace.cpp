@@ -12,6 +12,7 @@
 #include "core/session/backend_setup.h"
 #include "core/session/report_text.h"
 #include "core/text_util.h"
+#include "ui/panels/memory_panel.h"
 #include "ui/panels/launch_panel.h"
 #include "ui/panels/launch_view_panel.h"
 #include "ui/panels/occupancy_panel.h"
@@ -164,6 +165,10 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     panels_.push_back(std::move(streams));
     panels_.push_back(std::make_unique<OccupancyPanel>(latest_, inputs_, device_status_.device));
     panels_.push_back(std::make_unique<SweepPanel>(sweep_, inputs_));
+    auto memory = std::make_unique<MemoryPanel>(memory_);
+    memory_panel_ = memory.get();
+    panels_.push_back(std::move(memory));
+    editor_panel_->set_memory_marks(&memory_.marks);
     panels_.push_back(std::make_unique<ConsolePanel>(console_));
     panels_.push_back(std::make_unique<DevicePanel>(device_status_));
     presentation_view_ = std::make_unique<PresentationView>(
@@ -183,6 +188,7 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     else if (fs::exists(kernels_dir() / "image" / "box_blur.cu")) start = kernels_dir() / "image" / "box_blur.cu";
     else if (!library_.empty()) start = library_.front().path;
     if (options.coverage) inputs_.measure_coverage = true;
+    if (options.memory) memory_.enabled = memory_stage_ = true;
     if (!start.empty()) open_kernel(start);
     if (options.present) set_presenting(true);
     if (!options.sanitize.empty()) request_sanitize(options.sanitize);
@@ -251,6 +257,9 @@ void Workspace::open_kernel(const fs::path& path) {
     sanitizer_marks_.clear();
     sanitize_.summary.clear();
     sanitize_.findings.clear();
+    memory_.result.reset();  // another kernel's lines
+    memory_.marks.clear();
+    memory_.error.clear();
     verify_next_ = true;
     reparse_if_changed();
     apply_lesson_stage();
@@ -273,8 +282,10 @@ void Workspace::open_kernel(const fs::path& path) {
 // out (the default demo opens on its one big picture, the columns a tick away); the panels it names are shown
 // and get their own column beside the output (the layout is rebuilt when they differ from the last lesson's).
 void Workspace::apply_lesson_stage() {
-    const std::vector<std::string>& show = parsed_.spec.show;
-    compare_.enabled = show.empty() || std::find(show.begin(), show.end(), "Compare") != show.end();
+    std::vector<std::string> show = parsed_.spec.show;
+    if (memory_stage_ && std::find(show.begin(), show.end(), "Memory") == show.end()) show.insert(show.begin(), "Memory");
+    const std::vector<std::string>& asked = parsed_.spec.show;
+    compare_.enabled = asked.empty() || std::find(asked.begin(), asked.end(), "Compare") != asked.end();
     std::vector<std::string> stage = stage_panels(show);
     std::vector<Panel*> presented;
     for (const std::string& title : stage)
@@ -360,7 +371,10 @@ void Workspace::maybe_submit(double now) {
     compile_status_.pending = source_changed && !new_kernel;
     bool go = new_kernel || run_requested_ || inputs_changed || (live_.every_frame && can_run());
     if (source_changed && settings_.auto_compile && now - doc_->last_edit_time() >= kCompilePause) go = true;
-    if (!go) return;
+    if (!go) {
+        maybe_submit_memory(now);
+        return;
+    }
 
     // Verification (a read-back and the CPU reference) on opening a kernel, on F5, or on every run when asked:
     // edits and drags stay fast on big images.
@@ -434,6 +448,10 @@ void Workspace::apply_outcome(RunOutcome outcome) {
     }
     if (outcome.sanitized) {
         apply_sanitized(std::move(*outcome.sanitized));
+        return;
+    }
+    if (outcome.memory) {
+        apply_memory(std::move(*outcome.memory));
         return;
     }
     if (outcome.sweep) {

@@ -13,8 +13,10 @@
 #include "ui/state/console_log.h"
 #include "ui/panels/device_panel.h"
 #include "ui/panels/editor_panel.h"
+#include "ui/panels/memory_panel.h"
 #include "ui/state/edit_marks.h"
 #include "ui/state/kernel_document.h"
+#include "ui/state/memory_view.h"
 #include "ui/state/live_runner.h"
 #include "ui/state/sweep_state.h"
 #include "ui/panels/open_file_dialog.h"
@@ -87,10 +89,13 @@ public:
     // The side-by-side comparison of a lesson with `compare:` (its toggle, and each variant's column).
     CompareState& compare() { return compare_; }
     SweepState& sweep() { return sweep_; }
+    // The Memory panel's switch, the recording and the warp picture's choice (issue 23).
+    MemoryViewState& memory() { return memory_; }
     const OutputPanel& output_panel() const { return *output_panel_; }
     const EditorPanel& editor_panel() const { return *editor_panel_; }
     const TimingPanel* timing_panel() const { return timing_panel_; }
     const StreamsPanel* streams_panel() const { return streams_panel_; }
+    const MemoryPanel* memory_panel() const { return memory_panel_; }
     const std::optional<RunOutcome>& latest() const { return latest_; }
     // The Launch panel's occupancy suggestion (its button sets `requested`).
     BlockSuggestionState& block_suggestion() { return block_suggestion_; }
@@ -166,6 +171,10 @@ private:
     // they were found in.
     void merge_sanitizer_marks();
     void submit_sweep();
+    // With the Memory switch on and the runner idle: records the run shown when its figures are not yet of it
+    // (workspace_memory.cpp); the answer comes back through apply_memory.
+    void maybe_submit_memory(double now);
+    void apply_memory(Result<MemoryRecording> recorded);
     void use_block_suggestion(const AppliedSuggestion& suggestion);
     void maybe_submit(double now);
     void reparse_if_changed();
@@ -203,6 +212,7 @@ private:
     BlockSuggestionState block_suggestion_;
     SweepState sweep_;
     SanitizeState sanitize_;
+    MemoryViewState memory_;
     std::vector<Diagnostic> run_diagnostics_;      // the last run's, with its runtime error's line
     std::vector<Diagnostic> sanitizer_marks_;      // the last sanitized run's findings with a line
     uint64_t sanitizer_marks_revision_ = ~0ull;    // the document revision they were found in
@@ -238,6 +248,7 @@ private:
     OutputPanel* output_panel_ = nullptr;
     TimingPanel* timing_panel_ = nullptr;
     StreamsPanel* streams_panel_ = nullptr;
+    MemoryPanel* memory_panel_ = nullptr;
     bool streams_shown_ = false;  // the Streams panel was brought to the front for this kernel
     std::unique_ptr<PresentationView> presentation_view_;
     bool presenting_ = false;
@@ -251,6 +262,7 @@ private:
     // --show: panels brought to the front once the first layout has settled (windows take the focus as they
     // first appear, which would undo an earlier request), and the frames left until then.
     std::vector<std::string> startup_show_;
+    bool memory_stage_ = false;  // --memory: the Memory panel joins the lesson's `show:` panels
     int startup_show_frames_ = 3;
 };
 

@@ -134,7 +134,8 @@ TEST(Layout, ClosedPanelsGiveTheirSpaceToTheOutputAndResetBringsThemBack) {
     ui::Workspace& ws = host->workspace();
     const Rect before = window_rect("Output");
     // Close everything under the output, as the tabs' close buttons do.
-    for (const char* title : {"Parameters", "Launch", "Timing", "Occupancy", "Sweep", "Streams"}) ws.hide_panel(title);
+    for (const char* title : {"Parameters", "Launch", "Timing", "Occupancy", "Sweep", "Streams", "Memory"})
+        ws.hide_panel(title);
     host->frame();
     host->frame();
     host->frame();

@@ -176,7 +176,9 @@ TEST(EngineWire, MemoryRecordingRoundTrips) {
     EXPECT_FALSE(round_trip_request(CompileRequest{}).instrument_memory);
     LaunchRequest r;
     r.record_memory = true;
+    r.memory_warps = {{0, 0}, {(1ull << 33) + 5, 7}};
     EXPECT_TRUE(round_trip_request(r).record_memory);
+    EXPECT_EQ(round_trip_request(r).memory_warps, r.memory_warps);
 
     EXPECT_FALSE(round_trip_response(LaunchResult{}).memory.has_value());
     LaunchResult l;
@@ -194,6 +196,20 @@ TEST(EngineWire, MemoryRecordingRoundTrips) {
     f.store = true;
     f.requests = 5, f.sectors = 6, f.ideal_sectors = 7, f.bank_conflicts = 8, f.active_lanes = 9;
     m.figures = {f, MemoryFigures{}};
+    WarpSiteDetail w;
+    w.warp = {3, 2};
+    w.site = 0x77;
+    w.line = 12;
+    w.space = MemorySpace::Shared;
+    w.store = true;
+    w.requests_total = 9;
+    WarpRequest q;
+    q.active = 0x80000005u;  // lanes 0, 2 and 31
+    q.address[0] = 0x100, q.address[2] = (1ull << 41) + 8, q.address[31] = 0x17c;
+    q.size[0] = 4, q.size[2] = 8, q.size[31] = 16;
+    q.sectors = 3, q.ideal_sectors = 1, q.bank_conflicts = 2;
+    w.requests = {q, WarpRequest{}};
+    m.warps = {w};
     l.memory = m;
     const auto l2 = round_trip_response(l);
     ASSERT_TRUE(l2.memory.has_value());
@@ -216,6 +232,22 @@ TEST(EngineWire, MemoryRecordingRoundTrips) {
     EXPECT_EQ(g.active_lanes, 9u);
     EXPECT_EQ(l2.memory->figures[1].space, MemorySpace::Global);
     EXPECT_FALSE(l2.memory->figures[1].store);
+    ASSERT_EQ(l2.memory->warps.size(), 1u);
+    const WarpSiteDetail& v = l2.memory->warps[0];
+    EXPECT_EQ(v.warp, (WarpId{3, 2}));
+    EXPECT_EQ(v.site, 0x77u);
+    EXPECT_EQ(v.line, 12);
+    EXPECT_EQ(v.space, MemorySpace::Shared);
+    EXPECT_TRUE(v.store);
+    EXPECT_EQ(v.requests_total, 9u);
+    ASSERT_EQ(v.requests.size(), 2u);
+    EXPECT_EQ(v.requests[0].active, 0x80000005u);
+    EXPECT_EQ(v.requests[0].address, q.address);
+    EXPECT_EQ(v.requests[0].size, q.size);
+    EXPECT_EQ(v.requests[0].sectors, 3u);
+    EXPECT_EQ(v.requests[0].ideal_sectors, 1u);
+    EXPECT_EQ(v.requests[0].bank_conflicts, 2u);
+    EXPECT_EQ(v.requests[1].active, 0u);
 }
 
 TEST(EngineWire, OccupancyRequestAndResult) {

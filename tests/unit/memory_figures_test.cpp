@@ -256,5 +256,91 @@ TEST(AccessRecorder, TheCapKeepsTheFirstBlocksRecordedWhole) {
     EXPECT_NE(memory_recording_note(m).find("the first 2 of 5 blocks"), std::string::npos) << memory_recording_note(m);
 }
 
+// The warp picture's detail: one kept warp's requests lane by lane, in order, with the same counts as the figures.
+TEST(WarpDetails, AStridedLoopGivesEachIterationItsLanesAddressesAndSectors) {
+    // Block 1, 45 threads (warps 0 and 1, the second of 13 lanes), each reading 3 times at site 5 with a stride of
+    // 8 floats, iteration i at + i * 4096; warp 1 also stores once at site 9 from even lanes only (a branch).
+    const uint64_t base = 0x20000;
+    std::vector<MemoryAccess> a;
+    for (uint64_t b = 0; b < 2; ++b)
+        for (uint32_t t = 0; t < 45; ++t) {
+            for (uint64_t i = 0; i < 3; ++i) a.push_back(access(b, t, 5, base + i * 4096 + t * 32, 4));
+            if (t >= 32 && t % 2 == 0) a.push_back(access(b, t, 9, base + 0x8000 + (t - 32) * 4, 4, MemorySpace::Global, true));
+        }
+    const auto d = warp_details(a, {WarpId{1, 1}, WarpId{7, 0}, WarpId{1, 1}});
+    ASSERT_EQ(d.size(), 2u);  // the load and the store of warp 1 of block 1; block 7 made none; the repeat ignored
+    const WarpSiteDetail& load = d[0];
+    EXPECT_EQ(load.warp, (WarpId{1, 1}));
+    EXPECT_EQ(load.site, 5u);
+    EXPECT_FALSE(load.store);
+    EXPECT_EQ(load.requests_total, 3u);
+    ASSERT_EQ(load.requests.size(), 3u);
+    for (uint64_t i = 0; i < 3; ++i) {
+        const WarpRequest& r = load.requests[i];
+        EXPECT_EQ(r.active, (1u << 13) - 1) << i;  // lanes 0-12
+        for (uint32_t lane = 0; lane < 13; ++lane) {
+            EXPECT_EQ(r.address[lane], base + i * 4096 + (32 + lane) * 32) << i << " " << lane;
+            EXPECT_EQ(r.size[lane], 4u);
+        }
+        EXPECT_EQ(r.address[13], 0u);
+        EXPECT_EQ(r.sectors, sectors_of(base + i * 4096 + 32 * 32, 13, 32, 4));  // 13: one sector a lane
+        EXPECT_EQ(r.ideal_sectors, 2u);                                           // 52 bytes
+    }
+    const WarpSiteDetail& store = d[1];
+    EXPECT_EQ(store.site, 9u);
+    EXPECT_TRUE(store.store);
+    ASSERT_EQ(store.requests.size(), 1u);
+    uint32_t even = 0;
+    for (uint32_t lane = 0; lane < 13; lane += 2) even |= 1u << lane;
+    EXPECT_EQ(store.requests[0].active, even);
+    EXPECT_EQ(store.requests[0].address[12], base + 0x8000 + 12 * 4);
+    // The detail's counts add up to the figures of the same warp alone.
+    std::vector<MemoryAccess> only;
+    for (const MemoryAccess& x : a)
+        if (x.block == 1 && x.thread / 32 == 1) only.push_back(x);
+    const auto f = memory_figures(only);
+    ASSERT_EQ(f.size(), 2u);
+    uint64_t sectors = 0;
+    for (const WarpRequest& r : load.requests) sectors += r.sectors;
+    EXPECT_EQ(sectors, f[0].sectors);
+}
+
+TEST(WarpDetails, SharedRequestsCarryTheirBankConflictsAndLongLoopsAreCut) {
+    // A 32x32 float tile read down a column: lane l reads word l * 32, all in bank 0: a 32-way conflict (31 extra).
+    std::vector<MemoryAccess> a;
+    const uint32_t loops = uint32_t(kMaxDetailRequests) + 3;
+    for (uint32_t t = 0; t < 32; ++t)
+        for (uint32_t i = 0; i < loops; ++i) a.push_back(access(0, t, 2, (uint64_t(1) << 40) + (t * 32 + i % 32) * 4, 4, MemorySpace::Shared));
+    const auto d = warp_details(a, {WarpId{0, 0}});
+    ASSERT_EQ(d.size(), 1u);
+    EXPECT_EQ(d[0].space, MemorySpace::Shared);
+    EXPECT_EQ(d[0].requests_total, uint64_t(loops));
+    ASSERT_EQ(d[0].requests.size(), kMaxDetailRequests);
+    EXPECT_EQ(d[0].requests[0].bank_conflicts, 31u);
+    EXPECT_EQ(d[0].requests[0].active, 0xFFFFFFFFu);
+    EXPECT_EQ(d[0].requests[5].address[3], (uint64_t(1) << 40) + (3 * 32 + 5) * 4);
+}
+
+TEST(WarpDetails, MergingJoinsTheSitesOfOneLineInSiteOrder) {
+    std::vector<MemoryAccess> a;
+    for (uint32_t t = 0; t < 32; ++t) {
+        a.push_back(access(0, t, 30, 0x1000 + t * 4, 4));       // site 30: line 4
+        a.push_back(access(0, t, 10, 0x9000 + t * 8, 4));       // site 10: line 4 too
+        a.push_back(access(0, t, 20, 0x5000 + t * 4, 4));       // site 20: line 3
+    }
+    auto d = warp_details(a, {WarpId{0, 0}});
+    ASSERT_EQ(d.size(), 3u);
+    for (WarpSiteDetail& x : d) x.line = x.site == 20 ? 3 : 4;
+    const auto m = merge_warp_details(d);
+    ASSERT_EQ(m.size(), 2u);
+    EXPECT_EQ(m[0].line, 3);
+    EXPECT_EQ(m[1].line, 4);
+    EXPECT_EQ(m[1].requests_total, 2u);
+    ASSERT_EQ(m[1].requests.size(), 2u);
+    EXPECT_EQ(m[1].requests[0].address[0], 0x9000u);  // site 10 before site 30
+    EXPECT_EQ(m[1].requests[0].sectors, 8u);          // 32 lanes x 8 bytes apart = 256 bytes
+    EXPECT_EQ(m[1].requests[1].address[0], 0x1000u);
+}
+
 }  // namespace
 }  // namespace cp

@@ -105,6 +105,40 @@ TEST(MemoryRecording, StridedReadsTouchFourToThirtyTwoSectorsPerRequest) {
     }
 }
 
+// The warps asked for come back lane by lane, on their source line, through the CPU worker: warp 0 of block 0
+// always, and the one picked (here the last block's 9-lane warp: threads 992-1000).
+TEST(MemoryRecording, ThePickedWarpsRequestsComeBackLaneByLane) {
+    const uint64_t stride = 8;
+    const std::string source = replace(kStrided, "STRIDE", std::to_string(stride));
+    test::CpuRun r = test::open_on_cpu(source, "strided.cu");
+    RunOptions o = recording();
+    o.memory_warps = {WarpId{7, 3}};
+    const RunReport report = r.session->run(o);
+    ASSERT_TRUE(report.ok()) << report.error->full();
+    ASSERT_TRUE(report.memory);
+    const int line = line_of(source, "// ACCESS");
+    const auto& warps = report.memory->warps;
+    ASSERT_EQ(warps.size(), 4u);  // 2 warps x (load, store)
+    for (const WarpSiteDetail& d : warps) EXPECT_EQ(d.line, line);
+    EXPECT_EQ(warps[0].warp, (WarpId{0, 0}));
+    EXPECT_FALSE(warps[0].store);
+    ASSERT_EQ(warps[0].requests.size(), 1u);
+    EXPECT_EQ(warps[0].requests[0].active, 0xFFFFFFFFu);
+    EXPECT_EQ(warps[0].requests[0].sectors, sectors(0, 32, stride));
+    const WarpSiteDetail& tail = warps[2];
+    EXPECT_EQ(tail.warp, (WarpId{7, 3}));
+    EXPECT_FALSE(tail.store);
+    ASSERT_EQ(tail.requests.size(), 1u);
+    const WarpRequest& q = tail.requests[0];
+    EXPECT_EQ(q.active, (1u << 9) - 1);
+    // Addresses are offsets into their buffer (on a base of its own, access_recorder.cpp): lane l reads in[992 + l].
+    const uint64_t base = q.address[0] - 992 * stride * 4;
+    for (uint32_t l = 0; l < 9; ++l) EXPECT_EQ(q.address[l], base + (992 + l) * stride * 4) << l;
+    EXPECT_EQ(base % 256, 0u);
+    EXPECT_EQ(q.sectors, sectors(992, 9, stride));
+    EXPECT_EQ(warps[3].requests[0].sectors, sectors(992, 9, 1));  // the store: contiguous
+}
+
 // A 32x32 tile through shared memory: written row by row, read column by column (each warp is one threadIdx.y
 // row, its lanes read tile[lane][y]: a stride of 32 + PAD words).
 constexpr const char* kTile = R"(/*@playground

@@ -137,6 +137,7 @@ MemoryRecording end_access_recording() {
     kept.reset();
     out.accesses = accesses.size();
     out.figures = memory_figures(accesses);
+    out.warps = warp_details(accesses, launch.warps);
     return out;
 }
 

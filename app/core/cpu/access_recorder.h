@@ -29,6 +29,7 @@ struct RecordingLaunch {
     std::vector<std::pair<const std::byte*, uint64_t>> global;  // the guarded buffers: [start, start + bytes)
     uintptr_t load_base = 0;  // sites are instruction offsets from here (the library's load base)
     uint64_t cap = kMemoryRecordCap;
+    std::vector<WarpId> warps;  // kept lane by lane (MemoryRecording::warps)
 };
 
 // Starts keeping accesses (one recording at a time: the worker runs one launch at a time).

@@ -352,6 +352,11 @@ LaunchResult CpuBackend::launch(const LaunchRequest& request) {
                          ? 0
                          : user_line_of(m->second.library_path.string(), f.site - 1, m->second.source_path);
         memory.figures = merge_memory_figures(memory.figures);
+        for (WarpSiteDetail& d : memory.warps)
+            d.line = m == modules_.end() || d.site == 0
+                         ? 0
+                         : user_line_of(m->second.library_path.string(), d.site - 1, m->second.source_path);
+        memory.warps = merge_warp_details(memory.warps);
     }
     if (run.result.error) {
         int line = 0;  // the user's line, which the window's editor marks

@@ -219,6 +219,7 @@ ExecutorLaunch CpuExecutor::launch(const LaunchRequest& request) {
             rec.grid = request.grid;
             rec.dynamic_shared_bytes = request.dynamic_shared_bytes;
             rec.load_base = module.load_base();
+            rec.warps = request.memory_warps;
             for (auto& [id, b] : buffers_)
                 if (b.memory.size()) rec.global.emplace_back(b.memory.data(), b.memory.size());
             recording = begin_access_recording(rec);

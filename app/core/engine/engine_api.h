@@ -155,6 +155,8 @@ struct LaunchRequest {
     // Record every global and shared load/store (a module compiled with CompileRequest::instrument_memory)
     // and answer LaunchResult::memory: run once, whatever `timing` says.
     bool record_memory = false;
+    // With record_memory: the warps whose requests come back lane by lane (MemoryRecording::warps).
+    std::vector<WarpId> memory_warps;
 };
 
 // One block of a traced launch: the SM that ran it (%smid) or the CPU backend's worker thread, and when it

@@ -271,6 +271,12 @@ void to_wire(const LaunchRequest& r, json& j, Blob&) {
               {"timing", {r.timing.warmup, r.timing.repeats, r.timing.flush_l2}},
               {"trace", r.trace},
               {"record_memory", r.record_memory}});
+    json warps = json::array();  // 2 numbers a warp: block, warp
+    for (const WarpId& w : r.memory_warps) {
+        warps.push_back(w.block);
+        warps.push_back(w.warp);
+    }
+    j["memory_warps"] = std::move(warps);
     j["thread_order"] = r.thread_order ? json{int(r.thread_order->kind), r.thread_order->seed} : json(nullptr);
 }
 LaunchRequest from_wire(Type<LaunchRequest>, const json& j, Blob&) {
@@ -285,6 +291,9 @@ LaunchRequest from_wire(Type<LaunchRequest>, const json& j, Blob&) {
     r.timing = {t.at(0).get<int>(), t.at(1).get<int>(), t.at(2).get<bool>()};
     r.trace = j.at("trace").get<bool>();
     r.record_memory = j.at("record_memory").get<bool>();
+    const json& w = j.at("memory_warps");
+    if (w.size() % 2 != 0) malformed("memory warps of " + std::to_string(w.size()) + " numbers (2 a warp)");
+    for (size_t i = 0; i + 1 < w.size(); i += 2) r.memory_warps.push_back({w[i].get<uint64_t>(), w[i + 1].get<uint32_t>()});
     if (const json& o = j.at("thread_order"); !o.is_null()) {
         const int kind = o.at(0).get<int>();
         if (kind < 0 || kind > 2) malformed("thread order " + std::to_string(kind) + " is not one this build knows");
@@ -438,6 +447,64 @@ UploadResult from_wire(Type<UploadResult>, const json& j, Blob&) {
     return UploadResult{error_from(j), j.at("elapsed_ms").get<double>()};
 }
 
+// A kept warp's requests (MemoryRecording::warps): per request its active mask and counts, then address and size
+// of each active lane, in lane order: 4 + 2 * active lanes numbers.
+json warp_details_json(const std::vector<WarpSiteDetail>& details) {
+    json out = json::array();
+    for (const WarpSiteDetail& d : details) {
+        json requests = json::array();
+        for (const WarpRequest& r : d.requests) {
+            for (uint64_t v : {uint64_t(r.active), r.sectors, r.ideal_sectors, r.bank_conflicts}) requests.push_back(v);
+            for (int lane = 0; lane < 32; ++lane)
+                if (r.active >> lane & 1u) {
+                    requests.push_back(r.address[lane]);
+                    requests.push_back(r.size[lane]);
+                }
+        }
+        out.push_back({{"block", d.warp.block},
+                       {"warp", d.warp.warp},
+                       {"site", d.site},
+                       {"line", d.line},
+                       {"space", int(d.space)},
+                       {"store", d.store},
+                       {"requests_total", d.requests_total},
+                       {"requests", std::move(requests)}});
+    }
+    return out;
+}
+std::vector<WarpSiteDetail> warp_details_from(const json& a) {
+    std::vector<WarpSiteDetail> out;
+    for (const json& x : a) {
+        WarpSiteDetail d;
+        d.warp = {x.at("block").get<uint64_t>(), x.at("warp").get<uint32_t>()};
+        d.site = x.at("site").get<uint64_t>();
+        d.line = x.at("line").get<int>();
+        d.space = x.at("space").get<int>() ? MemorySpace::Shared : MemorySpace::Global;
+        d.store = x.at("store").get<bool>();
+        d.requests_total = x.at("requests_total").get<uint64_t>();
+        const json& r = x.at("requests");
+        for (size_t i = 0; i < r.size();) {
+            if (i + 4 > r.size()) malformed("a warp request cut short");
+            WarpRequest q;
+            q.active = r[i].get<uint32_t>();
+            q.sectors = r[i + 1].get<uint64_t>();
+            q.ideal_sectors = r[i + 2].get<uint64_t>();
+            q.bank_conflicts = r[i + 3].get<uint64_t>();
+            i += 4;
+            for (int lane = 0; lane < 32; ++lane)
+                if (q.active >> lane & 1u) {
+                    if (i + 2 > r.size()) malformed("a warp request's lanes cut short");
+                    q.address[lane] = r[i].get<uint64_t>();
+                    q.size[lane] = r[i + 1].get<uint32_t>();
+                    i += 2;
+                }
+            d.requests.push_back(q);
+        }
+        out.push_back(std::move(d));
+    }
+    return out;
+}
+
 void to_wire(const LaunchResult& r, json& j, Blob&) {
     j.update({{"ok", r.ok},
               {"samples_ms", r.timing.samples_ms},
@@ -469,7 +536,8 @@ void to_wire(const LaunchResult& r, json& j, Blob&) {
                        {"blocks_recorded", m.blocks_recorded},
                        {"blocks_total", m.blocks_total},
                        {"ms", m.ms},
-                       {"figures", std::move(figures)}};
+                       {"figures", std::move(figures)},
+                       {"warps", warp_details_json(m.warps)}};
     } else {
         j["memory"] = nullptr;
     }
@@ -510,6 +578,7 @@ LaunchResult from_wire(Type<LaunchResult>, const json& j, Blob&) {
             x.active_lanes = f[i + 8].get<uint64_t>();
             rec.figures.push_back(x);
         }
+        rec.warps = warp_details_from(m.at("warps"));
         r.memory = std::move(rec);
     }
     return r;

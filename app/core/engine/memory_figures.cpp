@@ -154,6 +154,87 @@ std::vector<MemoryFigures> merge_memory_figures(const std::vector<MemoryFigures>
     return out;
 }
 
+std::vector<WarpSiteDetail> warp_details(const std::vector<MemoryAccess>& accesses, const std::vector<WarpId>& warps) {
+    std::vector<WarpSiteDetail> out;
+    std::vector<const MemoryAccess*> mine;
+    std::vector<uint64_t> scratch;
+    for (size_t w = 0; w < warps.size(); ++w) {
+        const WarpId id = warps[w];
+        if (std::find(warps.begin(), warps.begin() + w, id) != warps.begin() + w) continue;  // asked twice
+        mine.clear();
+        for (const MemoryAccess& a : accesses)
+            if (a.block == id.block && a.thread / kWarpSize == id.warp) mine.push_back(&a);
+        // Stable: each thread's accesses at a site stay in the order it made them, so the k-th is found by counting.
+        std::stable_sort(mine.begin(), mine.end(), [](const MemoryAccess* x, const MemoryAccess* y) {
+            return std::tuple(x->site, uint8_t(x->space), x->store) < std::tuple(y->site, uint8_t(y->space), y->store);
+        });
+        for (size_t group = 0; group < mine.size();) {
+            const MemoryAccess& first = *mine[group];
+            size_t end = group;
+            while (end < mine.size() && mine[end]->site == first.site && mine[end]->space == first.space &&
+                   mine[end]->store == first.store)
+                ++end;
+            WarpSiteDetail d;
+            d.warp = id;
+            d.site = first.site;
+            d.space = first.space;
+            d.store = first.store;
+            std::vector<std::vector<const MemoryAccess*>> lanes;  // per request
+            uint32_t seen[kWarpSize] = {};
+            for (size_t i = group; i < end; ++i) {
+                const uint32_t lane = mine[i]->thread % kWarpSize;
+                const uint32_t k = seen[lane]++;
+                d.requests_total = std::max<uint64_t>(d.requests_total, k + 1);
+                if (k >= kMaxDetailRequests) continue;
+                if (k >= lanes.size()) lanes.resize(k + 1);
+                lanes[k].push_back(mine[i]);
+            }
+            for (const auto& request : lanes) {
+                WarpRequest r;
+                uint64_t bytes = 0;
+                for (const MemoryAccess* a : request) {
+                    const uint32_t lane = a->thread % kWarpSize;
+                    r.active |= 1u << lane;
+                    r.address[lane] = a->address;
+                    r.size[lane] = a->size;
+                    bytes += a->size;
+                }
+                if (d.space == MemorySpace::Global) {
+                    r.sectors = distinct_sectors(request, scratch);
+                    r.ideal_sectors = (bytes + kSectorBytes - 1) / kSectorBytes;
+                } else {
+                    r.bank_conflicts = bank_conflicts(request, scratch);
+                }
+                d.requests.push_back(r);
+            }
+            out.push_back(std::move(d));
+            group = end;
+        }
+    }
+    return out;
+}
+
+std::vector<WarpSiteDetail> merge_warp_details(const std::vector<WarpSiteDetail>& details) {
+    std::vector<WarpId> order;  // warps in first-seen order
+    for (const WarpSiteDetail& d : details)
+        if (std::find(order.begin(), order.end(), d.warp) == order.end()) order.push_back(d.warp);
+    std::vector<WarpSiteDetail> out;
+    for (const WarpId& w : order) {
+        std::map<std::tuple<int, uint8_t, bool>, WarpSiteDetail> merged;
+        for (const WarpSiteDetail& d : details) {
+            if (!(d.warp == w)) continue;
+            auto [it, fresh] = merged.try_emplace({d.line, uint8_t(d.space), d.store}, d);
+            if (fresh) continue;
+            WarpSiteDetail& m = it->second;
+            m.requests_total += d.requests_total;
+            for (const WarpRequest& r : d.requests)
+                if (m.requests.size() < kMaxDetailRequests) m.requests.push_back(r);
+        }
+        for (auto& [key, d] : merged) out.push_back(std::move(d));
+    }
+    return out;
+}
+
 std::string memory_recording_note(const MemoryRecording& r) {
     std::string note = "every global and shared load and store of ";
     if (r.capped)

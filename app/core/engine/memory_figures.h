@@ -3,6 +3,7 @@
 // bank conflicts, as a GPU's load/store unit would count them.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -48,6 +49,46 @@ std::vector<MemoryFigures> memory_figures(const std::vector<MemoryAccess>& acces
 // Figures with the same line, space and kind summed into one (sites already mapped to `line`), sorted by line.
 std::vector<MemoryFigures> merge_memory_figures(const std::vector<MemoryFigures>& figures);
 
+// One warp of a launch: the warp picture (issue 23) shows its requests lane by lane.
+struct WarpId {
+    uint64_t block = 0;  // linear block index, as in MemoryAccess
+    uint32_t warp = 0;   // in the block: thread / 32
+    bool operator==(const WarpId&) const = default;
+};
+
+// One warp-level request, lane by lane, with the counts memory_figures() adds up for it.
+struct WarpRequest {
+    uint32_t active = 0;                 // bit l: lane l took part (the others diverged, or had exited)
+    std::array<uint64_t, 32> address{};  // per lane, as in MemoryAccess (0 where not active)
+    std::array<uint32_t, 32> size{};     // bytes per lane (0 where not active)
+    uint64_t sectors = 0;                // global: distinct 32-byte sectors
+    uint64_t ideal_sectors = 0;          // global: ceil(bytes / 32)
+    uint64_t bank_conflicts = 0;         // shared: wavefronts beyond the least
+};
+
+// One kept warp's requests at one site and kind, in the order the warp made them.
+struct WarpSiteDetail {
+    WarpId warp;
+    uint64_t site = 0;
+    int line = 0;  // the source line, once the site is mapped
+    MemorySpace space = MemorySpace::Global;
+    bool store = false;
+    uint64_t requests_total = 0;  // all of them; `requests` keeps the first kMaxDetailRequests
+    std::vector<WarpRequest> requests;
+};
+
+// A loop of many iterations at one site would make the detail as large as the recording: the first ones show it.
+inline constexpr size_t kMaxDetailRequests = 256;
+
+// The requests of the `warps` asked for, lane by lane, grouped as memory_figures() groups them (one per site,
+// space and kind; a lane's k-th access at a site is in the k-th request). Sorted by warp (in `warps` order), then
+// as memory_figures(). Warps that made no access are absent.
+std::vector<WarpSiteDetail> warp_details(const std::vector<MemoryAccess>& accesses, const std::vector<WarpId>& warps);
+
+// Details of one warp with the same line, space and kind joined (sites already mapped to `line`): the requests of
+// the earlier site first. Sorted by warp (first-seen order), then line.
+std::vector<WarpSiteDetail> merge_warp_details(const std::vector<WarpSiteDetail>& details);
+
 // What a recording run recorded, for the report.
 struct MemoryRecording {
     uint64_t accesses = 0;    // accesses counted (those of the blocks recorded)
@@ -57,6 +98,7 @@ struct MemoryRecording {
     uint64_t blocks_total = 0;
     double ms = 0;                       // the recording launch's time
     std::vector<MemoryFigures> figures;  // per site from the worker; per line once the backend mapped them
+    std::vector<WarpSiteDetail> warps;   // the warps LaunchRequest::memory_warps asked for, lane by lane
 };
 
 // "all 8 blocks, 1234 accesses" / "the first 3 of 40 blocks (the cap of N accesses was reached)".

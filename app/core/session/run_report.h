@@ -342,6 +342,9 @@ struct RunOptions {
     // A recording launch (a copy of the kernel that records every global and shared load and store) and the
     // per-line figures it gives: sectors per request, bank conflicts, active lanes. CPU backend only, for now.
     bool memory = false;
+    // With memory: the warps whose requests come back lane by lane besides warp 0 of block 0, which always does
+    // (MemoryRecording::warps; the window's warp picture).
+    std::vector<WarpId> memory_warps;
     bool pinned_host = false;  // copies from/to pinned (page-locked) host memory, on backends that have it
     uint64_t upload_chunk_bytes = 0;  // > 0: send each input in copies of at most this many bytes
     // Called just before the launch with the report so far (launch configuration, compile, warnings), so

@@ -137,7 +137,7 @@ private:
     Result<std::vector<CoverageMap>> measure_coverage(const ResolvedRun& resolved, ModuleId module);
     Result<LaunchTrace> trace_launch(const ResolvedRun& resolved, const TimingOptions& timing);
     // A launch of the recording variant (issue 23): every global and shared access, and the per-line figures.
-    Result<MemoryRecording> record_memory(const ResolvedRun& resolved);
+    Result<MemoryRecording> record_memory(const ResolvedRun& resolved, const std::vector<WarpId>& warps = {});
     // session_streams.cpp: the launch again, split into chunks on streams (`streams:`); its outputs replace the
     // ordinary read-back in report.outputs, so the check judges them.
     Result<StreamsReport> run_streams(const ResolvedRun& resolved, ModuleId module, RunReport& report, bool& context_reset);

@@ -92,7 +92,7 @@ Result<LaunchTrace> KernelSession::trace_launch(const ResolvedRun& resolved, con
     return trace;
 }
 
-Result<MemoryRecording> KernelSession::record_memory(const ResolvedRun& resolved) {
+Result<MemoryRecording> KernelSession::record_memory(const ResolvedRun& resolved, const std::vector<WarpId>& warps) {
     // The CPU and CUDA backends record (a backend that cannot compiles the plain kernel and answers no
     // recording: refused below, after its launch).
     const std::string backend = engine_.device().backend;
@@ -114,6 +114,9 @@ Result<MemoryRecording> KernelSession::record_memory(const ResolvedRun& resolved
     auto launch = launch_request(resolved, recording.module, TimingOptions{0, 1, false});
     if (!launch) return launch.error();
     launch->record_memory = true;
+    launch->memory_warps = {WarpId{0, 0}};  // the first warp always: the picture has one to show at once
+    for (const WarpId& w : warps)
+        if (!(w == WarpId{0, 0})) launch->memory_warps.push_back(w);
     LaunchResult launched = engine_.launch(std::move(*launch));
     if (!launched.ok) {
         const EngineError err = launched.error.value_or(EngineError{"", "the launch failed", "", false});

@@ -313,7 +313,7 @@ bool KernelSession::stage_measure(RunState& run) {
         report.trace = std::move(*traced);
     }
     if (options.memory) {
-        auto recorded = record_memory(resolved);
+        auto recorded = record_memory(resolved, options.memory_warps);
         run.clock.lap(report.stages.insight_ms);
         if (!recorded) return run.fail(RunStage::Launch, recorded.error());
         report.memory = std::move(*recorded);

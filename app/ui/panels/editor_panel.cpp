@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <set>
 
 namespace cp::ui {
 namespace {
@@ -302,6 +303,7 @@ void EditorPanel::draw_source() {
     text_y0_ = first.y;
     number_x0_ = box0.x;
     number_x1_ = first.x;
+    draw_memory_gutter(box1.x - ImGui::GetStyle().ScrollbarSize, box0.y, box1.y);
     hovered_marker_.clear();
     const ImVec2 mouse = ImGui::GetIO().MousePos;
     if (!markers_.empty() && ImGui::IsWindowHovered(ImGuiHoveredFlags_ChildWindows) && mouse.x >= box0.x && mouse.x < box1.x &&
@@ -313,6 +315,76 @@ void EditorPanel::draw_source() {
                 if (mouse.x >= number_x1_) ImGui::SetTooltip("%s", m.message.c_str());  // the widget's own over the number
             }
     }
+}
+
+// The memory figures at the right edge of their lines, on a dark plate so that code under them does not show
+// through, in green (ideal), yellow or red (how far from it).
+void EditorPanel::draw_memory_gutter(float box_x1, float box_y0, float box_y1) {
+    gutter_.clear();
+    if (!memory_marks_ || memory_marks_->empty() || line_h_ <= 0) return;
+    // Into the text's own child window (just ended): the panel's list is drawn under it.
+    const ImGuiWindow* panel = ImGui::GetCurrentWindow();
+    ImDrawList* dl =
+        panel->DC.ChildWindows.empty() ? ImGui::GetWindowDrawList() : panel->DC.ChildWindows.back()->DrawList;
+    dl->PushClipRect(ImVec2(number_x1_, box_y0), ImVec2(box_x1, box_y1), false);
+    const size_t lines = editor_->GetLineCount();
+    std::set<int> marked;
+    for (const MemoryLineMark& m : *memory_marks_) marked.insert(m.line);
+    const std::string& text = doc_->text();
+    // Where a line's code ends on screen (its length in characters; the widget places them).
+    const auto code_end = [&](int line) {
+        size_t start = 0;
+        for (int l = 1; l < line && start != std::string::npos; ++l) start = text.find('\n', start) + 1;
+        if (start == std::string::npos || (start == 0 && line > 1)) return box_x1;
+        const size_t end = std::min(text.find('\n', start), text.size());
+        size_t trimmed = end;
+        while (trimmed > start && (text[trimmed - 1] == ' ' || text[trimmed - 1] == '\r')) --trimmed;
+        return editor_->DocPos2ScreenPos(TextEditor::DocPos(size_t(line - 1), trimmed - start)).x;
+    };
+    const float pad = 5, gap = ImGui::CalcTextSize(" ").x, x1 = box_x1;
+    ImFont* font = ImGui::GetFont();
+    const float full_size = ImGui::GetFontSize();
+    for (const MemoryLineMark& m : *memory_marks_) {
+        if (m.line <= 0 || size_t(m.line) > lines || m.line - 1 < first_row_ || m.line - 1 > last_row_) continue;
+        // After the code when it fits: the line's whole text, else its worst figure alone, down to 80% of the text
+        // size. Where the line has no room, on the next line instead when that one is short and has no figures of
+        // its own (an access line is often followed by a closing brace), pointing up; else over the end of the code.
+        const auto fit = [&](int row, const std::string& label, float& size) {
+            const float room = x1 - code_end(row) - gap - 2 * pad;
+            const float width = ImGui::CalcTextSize(label.c_str()).x;
+            size = full_size * std::min(1.0f, room / std::max(width, 1.0f));
+            return size >= full_size * 0.8f;
+        };
+        std::string label = m.text;
+        int row = m.line;
+        float size = full_size;
+        if (!fit(m.line, m.text, size)) {
+            label = m.worst.empty() ? m.text : m.worst;
+            if (!fit(m.line, label, size)) {
+                size = full_size;
+                if (size_t(m.line) < lines && !marked.count(m.line + 1) && m.line <= last_row_ &&
+                    fit(m.line + 1, "^ " + label, size)) {
+                    label = "^ " + label;
+                    row = m.line + 1;
+                } else {
+                    size = full_size;
+                }
+            }
+        }
+        const ImVec2 at = editor_->DocPos2ScreenPos(TextEditor::DocPos(size_t(row - 1), 0));
+        const float text_w = ImGui::CalcTextSize(label.c_str()).x * size / full_size;
+        const float x0 = std::max(number_x1_ + pad, x1 - text_w - 2 * pad);
+        const float y0 = at.y + (line_h_ - size) * 0.5f;
+        const ImVec4 c = m.grade == MemoryGrade::Ideal  ? ImVec4(0.40f, 0.90f, 0.45f, 1)
+                         : m.grade == MemoryGrade::Near ? ImVec4(1.00f, 0.85f, 0.30f, 1)
+                                                        : ImVec4(1.00f, 0.45f, 0.40f, 1);
+        dl->AddRectFilled(ImVec2(x0, at.y), ImVec2(x1, at.y + line_h_), IM_COL32(20, 22, 28, 235), 3.0f);
+        dl->AddRect(ImVec2(x0, at.y), ImVec2(x1, at.y + line_h_), ImGui::GetColorU32(ImVec4(c.x, c.y, c.z, 0.8f)),
+                    3.0f);
+        dl->AddText(font, size, ImVec2(x0 + pad, y0), ImGui::GetColorU32(c), label.c_str());
+        gutter_.push_back(GutterText{m.line, label, m.grade, x0, at.y, x1, at.y + line_h_});
+    }
+    dl->PopClipRect();
 }
 
 void EditorPanel::draw_diagnostics() {

@@ -7,6 +7,7 @@
 #include "core/types.h"
 #include "ui/state/kernel_document.h"
 #include "ui/state/line_diff.h"
+#include "ui/state/memory_view.h"
 #include "ui/panels/panel.h"
 
 class TextEditor;
@@ -71,12 +72,24 @@ public:
     // The marker text shown in the last frame because the mouse was over a marked line ("" if none).
     const std::string& hovered_marker() const { return hovered_marker_; }
 
+    // The memory view's figures per access line, drawn at the right of their lines (the gutter); null: none.
+    void set_memory_marks(const std::vector<MemoryLineMark>* marks) { memory_marks_ = marks; }
+    // The gutter texts drawn in the last frame, with where (screen pixels), for tests.
+    struct GutterText {
+        int line = 0;
+        std::string text;
+        MemoryGrade grade = MemoryGrade::Ideal;
+        float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    };
+    const std::vector<GutterText>& gutter() const { return gutter_; }
+
 private:
     void draw_toolbar();
     void draw_stock_changed();  // the notice for an edited lesson whose library version changed
     void draw_source();
     void draw_diagnostics();
     void update_markers();
+    void draw_memory_gutter(float box_x1, float box_y0, float box_y1);
 
     std::optional<KernelDocument>& doc_;
     const CompileStatus& status_;
@@ -97,6 +110,8 @@ private:
     std::vector<Marker> markers_;
     std::string markers_key_;           // what markers_ was built from
     std::string hovered_marker_;
+    const std::vector<MemoryLineMark>* memory_marks_ = nullptr;
+    std::vector<GutterText> gutter_;
     float text_x0_ = 0, text_y0_ = 0, number_x0_ = 0, number_x1_ = 0, line_h_ = 0;  // last frame's geometry
     int first_row_ = 0, last_row_ = -1;
     int pending_jump_ = 0;

@@ -148,6 +148,16 @@ RunOutcome LiveRunner::execute(RunJob& job) {
     s.set_choices(std::move(job.choices));
     if (job.suggest_block) {
         out.suggestion = s.suggest_block();
+    } else if (job.record_memory) {
+        // The run again with the recording after it: the same outputs as the run shown, whose picture stays.
+        RunOptions options = job.options;
+        options.memory = true;
+        options.verify = false;
+        options.read_back = false;
+        RunReport report = s.run(options);
+        if (report.error) out.memory = *report.error;
+        else if (report.memory) out.memory = std::move(*report.memory);
+        else out.memory = Error{"the recording gave no figures", "run `run FILE --memory` to see why"};
     } else if (job.sweep_progress) {
         SweepOptions options;
         options.repeats = job.sweep_repeats;

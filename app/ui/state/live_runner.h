@@ -35,6 +35,9 @@ struct RunJob {
     // A plain run of a lesson with `compare:`: also run each variant it lists (core/session/variants.h) with the
     // same choices, after the main kernel, each in its own session so its buffers stay for the UI to show.
     bool compare = false;
+    // Instead of a live run: the memory recording (issue 23) with the job's choices: the run again with
+    // RunOptions::memory, whose report answers only RunOutcome::memory (the picture shown is left as it is).
+    bool record_memory = false;
     // Whether a variant's views need its outputs in host memory (plots, tables, no device path); variants read
     // back only then or when the job checks its results. Called on the runner's thread.
     std::function<bool(const KernelFile&)> host_data_for;
@@ -53,6 +56,7 @@ struct RunOutcome {
     // is left empty.
     std::optional<Result<SanitizedRun>> sanitized;
     std::vector<VariantOutcome> variants;               // a compare job's variants, in `compare:` order
+    std::optional<Result<MemoryRecording>> memory;      // the answer of a record_memory job
     double wall_ms = 0;                                 // submit -> done
     std::chrono::steady_clock::time_point submitted, finished;
 };

@@ -1,0 +1,178 @@
+// The memory view's words and pictures (memory_view.h): gutter text per access line, a request's cells.
+#include "ui/state/memory_view.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+namespace cp::ui {
+namespace {
+
+// "4", "2.5": a mean that is often whole.
+std::string number(double v) {
+    char s[32];
+    if (std::fabs(v - std::round(v)) < 0.05)
+        std::snprintf(s, sizeof s, "%.0f", v);
+    else
+        std::snprintf(s, sizeof s, "%.1f", v);
+    return s;
+}
+
+double global_ratio(const MemoryFigures& f) {
+    return f.ideal_sectors ? double(f.sectors) / double(f.ideal_sectors) : 1.0;
+}
+double shared_ways(const MemoryFigures& f) {
+    return f.requests ? 1.0 + double(f.bank_conflicts) / double(f.requests) : 1.0;
+}
+
+}  // namespace
+
+std::string memory_figure_text(const MemoryFigures& f, bool with_kind) {
+    std::string s = with_kind ? (f.store ? "store " : "load ") : "";
+    if (f.space == MemorySpace::Global) {
+        char spr[32];
+        std::snprintf(spr, sizeof spr, "%.1f", f.sectors_per_request());
+        s += std::string(spr) + " sectors/req (ideal " + number(f.ideal_per_request()) + ")";
+        if (const double r = global_ratio(f); r >= 1.05) s += " x" + number(r);
+    } else {
+        const double ways = shared_ways(f);
+        s += f.bank_conflicts == 0 ? std::string("no bank conflict") : number(ways) + "-way bank conflict";
+    }
+    if (f.requests && f.active_lanes_mean() < 31.0) s += ", " + number(f.active_lanes_mean()) + "/32 lanes";
+    return s;
+}
+
+MemoryGrade memory_figure_grade(const MemoryFigures& f) {
+    const double r = f.space == MemorySpace::Global ? global_ratio(f) : shared_ways(f);
+    return r <= 1.01 ? MemoryGrade::Ideal : r <= 2.0 ? MemoryGrade::Near : MemoryGrade::Far;
+}
+
+std::vector<MemoryLineMark> memory_line_marks(const std::vector<MemoryFigures>& figures) {
+    std::map<int, std::vector<const MemoryFigures*>> by_line;
+    for (const MemoryFigures& f : figures)
+        if (f.line > 0 && f.requests) by_line[f.line].push_back(&f);
+    for (auto& [line, fs] : by_line)  // loads before stores, global before shared, whatever order they came in
+        std::stable_sort(fs.begin(), fs.end(), [](const MemoryFigures* a, const MemoryFigures* b) {
+            return std::pair(a->space, a->store) < std::pair(b->space, b->store);
+        });
+    std::vector<MemoryLineMark> out;
+    for (const auto& [line, fs] : by_line) {
+        MemoryLineMark m;
+        m.line = line;
+        for (const MemoryFigures* f : fs) {
+            const std::string one = memory_figure_text(*f, fs.size() > 1);
+            if (!m.text.empty()) m.text += "; ";
+            m.text += one;
+            if (m.worst.empty() || memory_figure_grade(*f) > m.grade) m.worst = one;
+            m.grade = std::max(m.grade, memory_figure_grade(*f));
+        }
+        out.push_back(std::move(m));
+    }
+    return out;
+}
+
+std::string lane_ranges(uint32_t mask) {
+    std::string out;
+    for (int lane = 0; lane < 32;) {
+        if (!(mask >> lane & 1u)) {
+            ++lane;
+            continue;
+        }
+        int end = lane;
+        while (end + 1 < 32 && (mask >> (end + 1) & 1u)) ++end;
+        if (!out.empty()) out += ", ";
+        out += std::to_string(lane) + (end > lane ? "-" + std::to_string(end) : "");
+        lane = end + 1;
+    }
+    return out.empty() ? "none" : out;
+}
+
+WarpPicture warp_picture(const WarpRequest& request, MemorySpace space) {
+    WarpPicture p;
+    p.space = space;
+    p.active = request.active;
+    p.sectors = request.sectors;
+    p.ideal_sectors = request.ideal_sectors;
+    // Each active lane's 4-byte words (a wider access covers several).
+    std::map<uint64_t, std::vector<int>> words;  // word (address / 4) -> lanes
+    for (int lane = 0; lane < 32; ++lane) {
+        if (!(request.active >> lane & 1u)) continue;
+        ++p.active_lanes;
+        const uint64_t first = request.address[lane] / 4;
+        const uint64_t last = (request.address[lane] + std::max<uint32_t>(request.size[lane], 1) - 1) / 4;
+        for (uint64_t w = first; w <= last; ++w) words[w].push_back(lane);
+    }
+    const std::string who = "lanes " + lane_ranges(request.active);
+    const std::string idle =
+        p.active_lanes < 32 ? "; lanes " + lane_ranges(~request.active) + " inactive (not on this path)" : "";
+    if (space == MemorySpace::Global) {
+        std::vector<uint64_t> lines;  // 128-byte lines, sorted
+        for (const auto& [w, lanes] : words)
+            if (lines.empty() || lines.back() != w / 32) lines.push_back(w / 32);
+        for (uint64_t l : lines) p.row_offsets.push_back((l - lines.front()) * 128);
+        p.row_sectors.assign(lines.size(), 0);
+        for (const auto& [w, lanes] : words) {
+            const int row = int(std::lower_bound(lines.begin(), lines.end(), w / 32) - lines.begin());
+            p.cells.push_back(WarpCell{row, int(w % 32), lanes});
+            p.row_sectors[size_t(row)] |= 1u << ((w % 32) / 8);
+        }
+        uint64_t bytes = 0;
+        for (int lane = 0; lane < 32; ++lane)
+            if (request.active >> lane & 1u) bytes += request.size[lane];
+        p.legend = who + " touch " + std::to_string(request.sectors) + (request.sectors == 1 ? " sector" : " sectors") +
+                   " in " + std::to_string(lines.size()) + (lines.size() == 1 ? " line" : " lines") +
+                   " of 128 bytes; a coalesced request of the same " + std::to_string(bytes) + " bytes would touch " +
+                   std::to_string(request.ideal_sectors) + idle;
+    } else {
+        std::vector<bool> conflicted(32, false);
+        std::vector<int> depth(32, 0);
+        int worst_bank = 0;
+        for (const auto& [w, lanes] : words) {
+            const int bank = int(w % 32);
+            p.cells.push_back(WarpCell{depth[size_t(bank)]++, bank, lanes});
+            if (depth[size_t(bank)] > depth[size_t(worst_bank)]) worst_bank = bank;
+        }
+        for (int b = 0; b < 32; ++b) conflicted[size_t(b)] = depth[size_t(b)] > 1;
+        p.wavefronts = std::max(1, *std::max_element(depth.begin(), depth.end()));
+        for (int r = 0; r < p.wavefronts; ++r) p.row_offsets.push_back(uint64_t(r));
+        p.bank_conflicted = std::move(conflicted);
+        std::sort(p.cells.begin(), p.cells.end(), [](const WarpCell& a, const WarpCell& b) {
+            return a.row != b.row ? a.row < b.row : a.column < b.column;
+        });
+        if (request.bank_conflicts == 0)
+            p.legend = who + " touch " + std::to_string(words.size()) +
+                       " words, no two in one bank (lanes on the same word share it): 1 wavefront, no conflict" + idle;
+        else
+            p.legend = who + " touch " + std::to_string(words.size()) + " words; bank " + std::to_string(worst_bank) +
+                       " holds " + std::to_string(p.wavefronts) + " different words: a " +
+                       std::to_string(p.wavefronts) + "-way conflict, " + std::to_string(request.bank_conflicts) +
+                       " extra wavefronts" + idle;
+    }
+    return p;
+}
+
+void MemoryViewState::take(MemoryRecording recorded) {
+    marks = memory_line_marks(recorded.figures);
+    result = std::move(recorded);
+    error.clear();
+    if (accesses_of(warp).empty()) warp = WarpId{0, 0};
+    const auto kept = accesses_of(warp);
+    if (access >= int(kept.size())) access = 0;
+    if (const WarpSiteDetail* d = chosen_access(); !d || request >= int(d->requests.size())) request = 0;
+}
+
+std::vector<const WarpSiteDetail*> MemoryViewState::accesses_of(const WarpId& w) const {
+    std::vector<const WarpSiteDetail*> out;
+    if (result)
+        for (const WarpSiteDetail& d : result->warps)
+            if (d.warp == w) out.push_back(&d);
+    return out;
+}
+
+const WarpSiteDetail* MemoryViewState::chosen_access() const {
+    const auto kept = accesses_of(warp);
+    return access >= 0 && access < int(kept.size()) ? kept[size_t(access)] : nullptr;
+}
+
+}  // namespace cp::ui
