@@ -87,6 +87,21 @@ void expect_same_figures(const MemoryRecording& cpu, const MemoryRecording& cuda
         EXPECT_EQ(g.bank_conflicts, c.bank_conflicts) << at;
         EXPECT_EQ(g.active_lanes, c.active_lanes) << at;
     }
+    // Warp 0 of block 0 is always kept lane by lane (the Memory panel's picture): the same requests on both.
+    ASSERT_EQ(cuda.warps.size(), cpu.warps.size()) << what;
+    for (size_t i = 0; i < cpu.warps.size(); ++i) {
+        const WarpSiteDetail &c = cpu.warps[i], &g = cuda.warps[i];
+        const std::string at = what + ", warp detail at line " + std::to_string(c.line);
+        EXPECT_EQ(g.line, c.line) << at;
+        EXPECT_EQ(g.requests_total, c.requests_total) << at;
+        ASSERT_EQ(g.requests.size(), c.requests.size()) << at;
+        for (size_t r = 0; r < c.requests.size(); ++r) {
+            EXPECT_EQ(g.requests[r].active, c.requests[r].active) << at << ", request " << r;
+            EXPECT_EQ(g.requests[r].address, c.requests[r].address) << at << ", request " << r;
+            EXPECT_EQ(g.requests[r].sectors, c.requests[r].sectors) << at << ", request " << r;
+            EXPECT_EQ(g.requests[r].bank_conflicts, c.requests[r].bank_conflicts) << at << ", request " << r;
+        }
+    }
 }
 
 // Both backends recording the same launch, and CUDA's plain run for its outputs. The recording run's outputs

@@ -107,6 +107,7 @@ private:
         CUdeviceptr log = 0;
         uint64_t cap = 0, block_limit = 0, blocks = 0, count = 0;
         int passes = 0;
+        std::vector<WarpId> warps;  // LaunchRequest::memory_warps: kept lane by lane
     };
     std::optional<EngineError> begin_memory_recording(const LoadedModule& module, const LaunchRequest& request,
                                                       MemoryPass& pass);

@@ -22,6 +22,7 @@ std::optional<EngineError> CudaBackend::begin_memory_recording(const LoadedModul
                             "a recording launch needs the kernel compiled to record",
                             "compile with CompileRequest::instrument_memory");
     pass.cap = kCudaMemoryRecordCap;
+    pass.warps = request.memory_warps;
     pass.blocks = request.grid.count();
     // Block indices travel in 32 bits of a record; so many blocks pass the cap long before.
     pass.block_limit = std::min<uint64_t>(pass.blocks, uint64_t(1) << 32);
@@ -100,6 +101,10 @@ CUresult CudaBackend::end_memory_recording(const LoadedModule& module, MemoryPas
     const auto& lines = module.memory_site_lines;
     for (MemoryFigures& f : recording.figures) f.line = f.site >= 1 && f.site <= lines.size() ? lines[f.site - 1] : 0;
     recording.figures = merge_memory_figures(recording.figures);
+    // The warps asked for, lane by lane (the Memory panel's picture), from the same accesses and lines.
+    recording.warps = warp_details(accesses, pass.warps);
+    for (WarpSiteDetail& d : recording.warps) d.line = d.site >= 1 && d.site <= lines.size() ? lines[d.site - 1] : 0;
+    recording.warps = merge_warp_details(recording.warps);
     out.memory = std::move(recording);
     return CUDA_SUCCESS;
 }
