@@ -18,8 +18,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <fstream>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 using namespace cp;
 using namespace cp::uitest;
@@ -242,6 +245,15 @@ TEST(RemoteWindow, AServerThatStopsAnsweringNeverStopsTheFramesAndALostOneReconn
     ASSERT_TRUE(ws.run_in_flight());
     const std::string edited = document_of(ws).text() + "\n// typed while the server did not answer\n";
     ws.set_source(edited, host->seconds());
+    // A guard, not a synchronisation: should a frame wait for the stopped worker, this ends the wait (it kills the
+    // worker) after 20 s, so that the test fails on the frame's time instead of hanging for the transfer timeout.
+    std::mutex guard_mutex;
+    std::condition_variable guard_cv;
+    bool guard_released = false;
+    std::thread guard([&] {
+        std::unique_lock lock(guard_mutex);
+        if (!guard_cv.wait_for(lock, std::chrono::seconds(20), [&] { return guard_released; })) kill(worker, SIGKILL);
+    });
     double slowest_ms = 0;
     const auto hung_since = Clock::now();
     int frames = 0;
@@ -251,6 +263,12 @@ TEST(RemoteWindow, AServerThatStopsAnsweringNeverStopsTheFramesAndALostOneReconn
         slowest_ms = std::max(slowest_ms, std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
         ++frames;
     }
+    {
+        std::lock_guard lock(guard_mutex);
+        guard_released = true;
+    }
+    guard_cv.notify_all();
+    guard.join();
     EXPECT_TRUE(ws.run_in_flight()) << "the stopped worker answered";
     EXPECT_GE(frames, 10);
     EXPECT_LT(slowest_ms, 1000) << "a frame waited for the network";
