@@ -735,7 +735,8 @@ double Workspace::idle_timeout(double now) const {
     if ((live_.every_frame && can_run()) || layout_frames_ > 0) return 0;
     double t = kWatchInterval;
     // The link's countdown and a long wait for the server are redrawn each second; an attempt starts on time.
-    if (link_.lost()) t = std::min(t, std::max(0.0, std::min(link_.retry_in(now), 1.0)));
+    // (Not while an attempt is in flight: its answer wakes the loop, and a zero timeout would spin.)
+    if (link_.lost() && !link_.attempting() && !run_in_flight()) t = std::min(t, std::max(0.0, link_.retry_in(now)));
     if (doc_ && doc_->revision() != submitted_.doc_revision && settings_.auto_compile)
         t = std::min(t, std::max(0.0, doc_->last_edit_time() + kCompilePause - now));
     if (doc_ && doc_->unsaved()) t = std::min(t, 0.3);

@@ -142,6 +142,7 @@ public:
         float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
     };
     DrawnRect status_left() const { return status_left_; }
+    const std::string& status_text() const { return status_text_; }  // the status bar's left text, uncut
     DrawnRect status_right() const { return status_right_; }
     void set_frame_cpu_ms(float ms) { frame_cpu_ms_ = ms; }
     // The UI thread's part of the frame budget: applying the last outcome (its views' textures by interop or
@@ -247,6 +248,7 @@ private:
     double now_ = 0, last_watch_check_ = 0;
     float frame_cpu_ms_ = 0;
     DrawnRect status_left_, status_right_;
+    std::string status_text_;
     double apply_ms_ = 0, views_ms_ = 0;
     RemoteLink link_;
     // Since the shown run, the session ran something else (a sweep, an occupancy query): its buffers are no

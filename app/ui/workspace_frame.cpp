@@ -200,6 +200,7 @@ void Workspace::draw_status_bar() {
             left = "ready";
             colour = ImGui::GetStyle().Colors[ImGuiCol_TextDisabled];
         }
+        status_text_ = left;
         left = status_bar_fit(left, left_max, [](const std::string& t) { return ImGui::CalcTextSize(t.c_str()).x; });
         const ImVec2 start = ImGui::GetCursorScreenPos();
         ImGui::TextColored(colour, "%s", left.c_str());

@@ -77,7 +77,9 @@ ui::BackendFactory remote_factory(const std::string& prefix) {
         RemoteOptions options;
         options.prefix = prefix;
         options.program = CP_BINARY;
-        options.backend = "cpu";
+        // The CPU backend on the far side (no GPU needed); CP_TEST_REMOTE_BACKEND=cuda runs the same on a GPU.
+        const char* backend = std::getenv("CP_TEST_REMOTE_BACKEND");
+        options.backend = backend && *backend ? backend : "cpu";
         return make_remote_backend(options);
     };
 }
@@ -270,6 +272,7 @@ TEST(RemoteWindow, AServerThatStopsAnsweringNeverStopsTheFramesAndALostOneReconn
     guard_cv.notify_all();
     guard.join();
     EXPECT_TRUE(ws.run_in_flight()) << "the stopped worker answered";
+    EXPECT_NE(ws.status_text().find("waiting for the server `" + prefix + "`"), std::string::npos) << ws.status_text();
     EXPECT_GE(frames, 10);
     EXPECT_LT(slowest_ms, 1000) << "a frame waited for the network";
     EXPECT_EQ(document_of(ws).text(), edited);
