@@ -391,12 +391,13 @@ void Workspace::maybe_submit(double now) {
     job.options.read_back = job.options.verify || outputs_->needs_host_data(parsed_);
     // Pictures are uploaded in apply_outcome, before the next job starts: the CPU backend's need no copy.
     job.options.read_back_in_place = true;
-    // Over a remote link, a picture only shown comes as a preview the size of the view (the session decides
-    // which outputs qualify: no check, no plot or table). Compare columns get every value.
-    if (!job.compare) std::tie(job.options.preview_max_width, job.options.preview_max_height) = preview_limit();
     job.options.coverage = inputs_.measure_coverage;
     job.options.trace = inputs_.trace;
     job.compare = compare_.active();
+    // Over a remote link, a picture only shown comes as a preview the size of the view (the session decides
+    // which outputs qualify: no check, no plot or table). Compare columns get every value (their inspectors
+    // have no session of the window's to fetch from).
+    if (!job.compare) std::tie(job.options.preview_max_width, job.options.preview_max_height) = preview_limit();
     job.host_data_for = [views = outputs_.get()](const KernelFile& f) { return views->needs_host_data(f); };
     inflight_file_ = parsed_;
     inflight_new_source_ = source_changed || new_kernel;

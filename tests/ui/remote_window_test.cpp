@@ -214,6 +214,20 @@ TEST(RemoteWindow, LiveRunsOfALargePictureComeAsPreviewsAndTheInspectorShowsExac
         << (v.exact_problem.empty() ? "" : "\nfetch: " + v.exact_problem);
     EXPECT_TRUE(v.exact.has_value());
     EXPECT_TRUE(ws.outputs().views()[0].is_preview()) << "fetching the values must not replace the preview";
+
+    // Side by side (the lesson's `compare:`), the columns get every value: no preview for the main picture either.
+    ws.inputs().choices.images.erase("src");
+    ws.compare().enabled = true;
+    ws.inputs().touch();
+    settle(*host);
+    ASSERT_TRUE(ws.latest() && ws.latest()->report.ok()) << run_failure_text(ws.latest()->report);
+    ASSERT_FALSE(ws.outputs().views().empty());
+    EXPECT_FALSE(ws.outputs().views()[0].is_preview()) << "a compare run's main picture";
+    ASSERT_FALSE(ws.compare().columns.empty());
+    for (const auto& column : ws.compare().columns) {
+        ASSERT_TRUE(column.views && !column.views->views().empty()) << column.name << ": " << column.error;
+        EXPECT_FALSE(column.views->views()[0].is_preview()) << column.name;
+    }
 }
 
 // A local backend gets every value, as before: no preview is asked for.
