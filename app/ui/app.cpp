@@ -65,6 +65,10 @@ double AppHost::seconds() const {
 
 void AppHost::frame() {
     if (options_.headless && workspace_->run_in_flight()) workspace_->wait_for_run();
+    draw_frame();
+}
+
+void AppHost::draw_frame() {
     const auto t0 = std::chrono::steady_clock::now();
     if (Presentation p; workspace_->take_presentation_change(p)) {
         apply_presentation(p);

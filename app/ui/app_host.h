@@ -23,6 +23,9 @@ public:
 
     // Draws one frame. Headless: first waits for a run in flight, so each frame shows settled results.
     void frame();
+    // Draws one frame without waiting for a run, headless too (tests of a server that stops answering: the
+    // frames must go on).
+    void draw_frame();
     // Until the window closes (or options.frames are drawn); then the screenshot, if asked. Exit code.
     int run();
     // The window's event loop for `seconds` (tests: an idle window must not spin). Returns frames drawn.

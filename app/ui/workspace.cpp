@@ -22,11 +22,13 @@
 #include "ui/panels/parameters_panel.h"
 #include "ui/state/user_dirs.h"
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
 #include <sstream>
+#include <tuple>
 
 namespace cp::ui {
 
@@ -79,6 +81,7 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     runner_ = std::make_unique<LiveRunner>(std::move(setup.engine), [wake_target] { wake_target->wake(); });
     if (setup.open_device) runner_->use_devices(setup.device_count, setup.open_device);
     sanitize_.unavailable = sanitize_unavailable_reason(runner_->device());
+    link_ = RemoteLink(remote_prefix_of(runner_->device().where));
 
     std::string output_path = "host upload (the backend's buffers are in host memory)";
     // CUDA_PLAYGROUND_INTEROP=off: outputs always through host memory; =on: interop even after a remembered
@@ -353,17 +356,31 @@ void Workspace::maybe_submit(double now) {
     // The text may have changed while panels drew (Describe's header, a revert): the job is made of this text,
     // never of the parse before it (a run of the old text marked as the new one stayed until F5).
     reparse_if_changed();
-    if (sweep_.requested) {
-        submit_sweep();
-        return;
-    }
-    if (block_suggestion_.requested) {
-        submit_block_suggestion();
-        if (!runner_->idle()) return;  // the query went to the runner; runs wait for its answer
-    }
-    if (sanitize_.requested) {
-        submit_sanitize();
-        if (!runner_->idle()) return;
+    // The server cannot be reached: nothing is sent until an attempt is due (by itself, or Reconnect), and then
+    // the attempt is a run of the current text. Edits stay in the editor (and are saved here) meanwhile.
+    const bool attempt = link_.lost() && link_.attempt_due(now);
+    if (link_.lost() && !attempt) return;
+    if (attempt) {
+        link_.attempt_started();
+        run_requested_ = true;
+    } else {
+        if (submit_exact_fetch()) return;
+        if (sweep_.requested) {
+            session_moved_on_ = true;
+            submit_sweep();
+            return;
+        }
+        if (block_suggestion_.requested) {
+            submit_block_suggestion();
+            if (!runner_->idle()) {
+                session_moved_on_ = true;
+                return;  // the query went to the runner; runs wait for its answer
+            }
+        }
+        if (sanitize_.requested) {
+            submit_sanitize();
+            if (!runner_->idle()) return;  // on a backend of its own: the session's buffers stay
+        }
     }
     const bool new_kernel = parsed_path_ != submitted_.path;
     const bool source_changed = doc_->revision() != submitted_.doc_revision;
@@ -391,6 +408,10 @@ void Workspace::maybe_submit(double now) {
     job.options.coverage = inputs_.measure_coverage;
     job.options.trace = inputs_.trace;
     job.compare = compare_.active();
+    // Over a remote link, a picture only shown comes as a preview the size of the view (the session decides
+    // which outputs qualify: no check, no plot or table). Compare columns get every value (their inspectors
+    // have no session of the window's to fetch from).
+    if (!job.compare) std::tie(job.options.preview_max_width, job.options.preview_max_height) = preview_limit();
     job.host_data_for = [views = outputs_.get()](const KernelFile& f) { return views->needs_host_data(f); };
     inflight_file_ = parsed_;
     inflight_new_source_ = source_changed || new_kernel;
@@ -399,7 +420,66 @@ void Workspace::maybe_submit(double now) {
     run_requested_ = false;
     verify_next_ = false;
     compile_status_.pending = false;
+    inflight_since_ = now;
     runner_->submit(std::move(job));
+}
+
+std::pair<uint32_t, uint32_t> Workspace::preview_limit() const {
+    if (!link_.remote()) return {0, 0};
+    constexpr uint32_t kMaxW = 1920, kMaxH = 1080;
+    const auto [w, h] = output_panel_->canvas_pixels();
+    if (w <= 0 || h <= 0) return {kMaxW, kMaxH};
+    return {std::clamp(uint32_t(w), 64u, kMaxW), std::clamp(uint32_t(h), 64u, kMaxH)};
+}
+
+bool Workspace::submit_exact_fetch() {
+    std::vector<std::string> names;
+    for (OutputView& v : outputs_->views()) {
+        if (v.exact_wanted && v.is_preview() && !v.exact && v.exact_problem.empty() && v.run == runs_applied_ &&
+            !session_moved_on_ && latest_ && !latest_->report.error)
+            names.push_back(v.spec.buffer);
+        v.exact_wanted = false;  // the inspector asks again on the next frame it hovers
+    }
+    if (names.empty()) return false;
+    RunJob job = job_from_inputs();
+    job.read_outputs = std::move(names);
+    fetch_run_ = runs_applied_;
+    inflight_since_ = now_;
+    return runner_->submit(std::move(job));
+}
+
+void Workspace::apply_fetched(std::vector<FetchedOutput> fetched) {
+    for (FetchedOutput& f : fetched) {
+        if (!f.values && f.values.error().kind == ErrorKind::WorkerLost && link_.remote()) {
+            RunReport lost;
+            lost.error = f.values.error();
+            note_link(lost);
+        }
+        for (OutputView& v : outputs_->views()) {
+            if (v.spec.buffer != f.name || v.run != fetch_run_ || !v.is_preview()) continue;
+            if (f.values) v.exact = f.values.value();
+            else v.exact_problem = f.values.error().message;
+        }
+    }
+}
+
+void Workspace::note_link(const RunReport& r) {
+    if (!link_.remote()) return;
+    if (r.error && r.error->kind == ErrorKind::WorkerLost) {
+        const bool was_lost = link_.lost();
+        link_.failed(r.error->message, now_);
+        if (!was_lost)
+            console_.add(LogKind::Error, "Lost the server `" + link_.prefix() + "`: " + r.error->message +
+                                             "\n  Your edits are kept; the window reconnects by itself (or press "
+                                             "Reconnect) and runs the kernel again.");
+        return;
+    }
+    // The server answered (the kernel compiled there, or ran): the link is up.
+    if (r.compiled || r.launched) {
+        if (link_.succeeded()) console_.add(LogKind::Info, "Reconnected to `" + link_.prefix() + "`; the kernel ran again.");
+    } else if (link_.attempting()) {
+        link_.failed(link_.why(), now_);  // the attempt stopped before it asked the server (e.g. a bad input)
+    }
 }
 
 // How a run is timed. F5, opening a kernel and checked runs time the Timing panel's repeats after a warm-up;
@@ -454,6 +534,10 @@ void Workspace::apply_outcome(RunOutcome outcome) {
         apply_memory(std::move(*outcome.memory));
         return;
     }
+    if (outcome.fetched) {
+        apply_fetched(std::move(*outcome.fetched));
+        return;
+    }
     if (outcome.sweep) {
         sweep_.running = false;
         if (!outcome.sweep->ok()) console_.add(LogKind::Error, "Sweep: " + outcome.sweep->error().full());
@@ -464,7 +548,9 @@ void Workspace::apply_outcome(RunOutcome outcome) {
         return;
     }
     ++runs_applied_;
+    session_moved_on_ = false;
     RunReport& r = outcome.report;
+    note_link(r);
     // A lesson with `streams:`: its timeline comes to the front with the first streamed run of the kernel.
     if (r.streams && !streams_shown_) {
         streams_shown_ = true;
@@ -667,6 +753,9 @@ void Workspace::set_all_panels_visible(bool v) {
 double Workspace::idle_timeout(double now) const {
     if ((live_.every_frame && can_run()) || layout_frames_ > 0) return 0;
     double t = kWatchInterval;
+    // The link's countdown and a long wait for the server are redrawn each second; an attempt starts on time.
+    // (Not while an attempt is in flight: its answer wakes the loop, and a zero timeout would spin.)
+    if (link_.lost() && !link_.attempting() && !run_in_flight()) t = std::min(t, std::max(0.0, link_.retry_in(now)));
     if (doc_ && doc_->revision() != submitted_.doc_revision && settings_.auto_compile)
         t = std::min(t, std::max(0.0, doc_->last_edit_time() + kCompilePause - now));
     if (doc_ && doc_->unsaved()) t = std::min(t, 0.3);
@@ -675,6 +764,9 @@ double Workspace::idle_timeout(double now) const {
 
 bool Workspace::needs_frame(double now) {
     if (runner_->has_outcome() || layout_frames_ > 0) return true;
+    if (link_.lost() && link_.attempt_due(now)) return true;
+    const bool waiting_long = link_.remote() && run_in_flight() && now - inflight_since_ >= 2;
+    if ((link_.lost() || waiting_long) && now - link_drawn_at_ >= 1.0) return true;
     if (live_.every_frame && can_run()) return true;
     if (run_requested_ || block_suggestion_.requested || sanitize_.requested || inputs_.revision != submitted_.inputs_revision) return true;
     if (sweep_.requested || sweep_.running) return true;  // the progress bar moves

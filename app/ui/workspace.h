@@ -22,6 +22,7 @@
 #include "ui/panels/open_file_dialog.h"
 #include "ui/panels/output_panel.h"
 #include "ui/state/output_views.h"
+#include "ui/state/remote_link.h"
 #include "ui/panels/panel.h"
 #include "ui/panels/presentation_view.h"
 #include "ui/state/run_inputs.h"
@@ -100,6 +101,13 @@ public:
     // The Launch panel's occupancy suggestion (its button sets `requested`).
     BlockSuggestionState& block_suggestion() { return block_suggestion_; }
     uint64_t runs_applied() const { return runs_applied_; }
+    // The server link of a remote backend (--remote): lost or not, why, when it tries again; Reconnect.
+    const RemoteLink& remote_link() const { return link_; }
+    void reconnect_now() { link_.reconnect_now(); }
+    const std::string& drawn_banner() const { return drawn_banner_; }  // the link banner's text, as drawn last frame
+    // The largest preview a live run asks a remote server for: the Output view's canvas in pixels (before it was
+    // drawn, 1920 x 1080), never more than 1920 x 1080. {0, 0} for a local backend (every value, no preview).
+    std::pair<uint32_t, uint32_t> preview_limit() const;
     // Sanitize (the Launch panel's button, Run > Sanitize, --sanitize): runs the kernel once under
     // compute-sanitizer with `tool`; false (and a console line saying why) when it cannot run here.
     bool request_sanitize(const std::string& tool);
@@ -139,6 +147,7 @@ public:
         float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
     };
     DrawnRect status_left() const { return status_left_; }
+    const std::string& status_text() const { return status_text_; }  // the status bar's left text, uncut
     DrawnRect status_right() const { return status_right_; }
     void set_frame_cpu_ms(float ms) { frame_cpu_ms_ = ms; }
     // The UI thread's part of the frame budget: applying the last outcome (its views' textures by interop or
@@ -149,6 +158,14 @@ public:
 
 private:
     void apply_outcome(RunOutcome outcome);
+    // A remote run's answer for the link (remote_link.h): lost (WorkerLost), back, or an attempt that never
+    // reached the server.
+    void note_link(const RunReport& r);
+    // The exact values the inspector wants of a preview (OutputView::exact_wanted), asked of the runner when it
+    // is idle and its session still holds the shown run's buffers; true when a job was submitted.
+    bool submit_exact_fetch();
+    void apply_fetched(std::vector<FetchedOutput> fetched);
+    void draw_link_banner();  // the server cannot be reached: why, the next attempt, Reconnect
     // A check that followed the shown run (LiveRunner::take_check): its verdicts into the status and the columns.
     void apply_check(CheckOutcome checked);
     void show_verdict(const RunReport& r);
@@ -241,7 +258,16 @@ private:
     double now_ = 0, last_watch_check_ = 0;
     float frame_cpu_ms_ = 0;
     DrawnRect status_left_, status_right_;
+    std::string status_text_;
     double apply_ms_ = 0, views_ms_ = 0;
+    RemoteLink link_;
+    // Since the shown run, the session ran something else (a sweep, an occupancy query): its buffers are no
+    // longer the shown run's, so no exact values are fetched for that run's previews.
+    bool session_moved_on_ = false;
+    uint64_t fetch_run_ = 0;        // the run whose exact values are being fetched
+    double inflight_since_ = 0;     // when the job in flight was submitted (the status bar's wait)
+    std::string drawn_banner_;
+    double link_drawn_at_ = -1;     // when the link's wait or countdown was last drawn (redrawn each second)
 
     std::vector<std::unique_ptr<Panel>> panels_;
     EditorPanel* editor_panel_ = nullptr;

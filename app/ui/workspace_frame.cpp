@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cmath>
 #include <functional>
 #include <cstdio>
 #include <iterator>
@@ -176,7 +177,13 @@ void Workspace::draw_status_bar() {
         std::string left;
         ImVec4 colour = ImGui::GetStyle().Colors[ImGuiCol_Text];
         char buf[256];
-        if (run_in_flight()) left = "running...";
+        if (run_in_flight() && link_.remote() && now_ - inflight_since_ >= 2) {
+            // A slow or silent server: the window goes on; say what it waits for, and how long it has.
+            std::snprintf(buf, sizeof buf, "waiting for the server `%s` (%.0f s)...", link_.prefix().c_str(),
+                          now_ - inflight_since_);
+            left = buf;
+            link_drawn_at_ = now_;
+        } else if (run_in_flight()) left = "running...";
         else if (latest_ && latest_->report.error) {
             left = run_failure_text(latest_->report);
             colour = ImVec4(1, 0.45f, 0.4f, 1);
@@ -193,6 +200,7 @@ void Workspace::draw_status_bar() {
             left = "ready";
             colour = ImGui::GetStyle().Colors[ImGuiCol_TextDisabled];
         }
+        status_text_ = left;
         left = status_bar_fit(left, left_max, [](const std::string& t) { return ImGui::CalcTextSize(t.c_str()).x; });
         const ImVec2 start = ImGui::GetCursorScreenPos();
         ImGui::TextColored(colour, "%s", left.c_str());
@@ -220,6 +228,11 @@ std::string status_bar_fit(const std::string& text, float max_width, const std::
 }
 
 void Workspace::draw_banner() {
+    drawn_banner_.clear();
+    if (link_.lost()) {
+        draw_link_banner();
+        return;
+    }
     if (can_run()) return;
     ImGuiViewport* vp = ImGui::GetMainViewport();
     // Banner: why nothing runs. It stays: without a backend this is the one thing to know.
@@ -233,6 +246,42 @@ void Workspace::draw_banner() {
         ImGui::PushTextWrapPos(0.0f);
         ImGui::TextUnformatted(text.c_str());
         ImGui::PopTextWrapPos();
+    }
+    ImGui::End();
+    ImGui::PopStyleColor();
+}
+
+// The server cannot be reached: which one, since when, the last words of its command (ssh's complaint, the
+// worker's stderr), when the window tries again, and a button to try now. Everything else keeps working.
+void Workspace::draw_link_banner() {
+    link_drawn_at_ = now_;
+    ImGuiViewport* vp = ImGui::GetMainViewport();
+    char head[512];
+    const double wait = link_.retry_in(now_);
+    const int lost_for = int(now_ - link_.lost_since());
+    if (link_.attempting() || run_in_flight())
+        std::snprintf(head, sizeof head, "The server `%s` cannot be reached (for %d s): trying to reconnect now...",
+                      link_.prefix().c_str(), lost_for);
+    else
+        std::snprintf(head, sizeof head,
+                      "The server `%s` cannot be reached (for %d s, %d failed attempt%s): trying again in %.0f s.",
+                      link_.prefix().c_str(), lost_for, link_.failed_attempts(),
+                      link_.failed_attempts() == 1 ? "" : "s", std::ceil(wait));
+    const std::string text = std::string(head) +
+                             " Your edits are kept here; the kernel runs again when the server is back.\n" + link_.why();
+    drawn_banner_ = text;
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float wrap = vp->Size.x - 2 * style.WindowPadding.x;
+    const float height = ImGui::CalcTextSize(text.c_str(), nullptr, false, wrap).y + ImGui::GetFrameHeightWithSpacing() +
+                         2 * style.WindowPadding.y;
+    ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0.50f, 0.12f, 0.10f, 1));
+    if (ImGui::BeginViewportSideBar("##link banner", vp, ImGuiDir_Up, height, kStrip)) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextUnformatted(text.c_str());
+        ImGui::PopTextWrapPos();
+        ImGui::BeginDisabled(link_.attempting() || run_in_flight());
+        if (ImGui::Button("Reconnect")) link_.reconnect_now();
+        ImGui::EndDisabled();
     }
     ImGui::End();
     ImGui::PopStyleColor();

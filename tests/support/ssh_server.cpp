@@ -78,6 +78,12 @@ std::string SshServer::start() {
                                      << "\nStrictModes no\nUsePAM no\nPasswordAuthentication no\n"
                                         "KbdInteractiveAuthentication no\nPubkeyAuthentication yes\n"
                                         "PermitRootLogin prohibit-password\n";
+    return launch();
+}
+
+// sshd with the config start() wrote, on its port; ready when the port answers and this user can log in.
+std::string SshServer::launch() {
+    const auto& d = dir_.path();
     const std::string config = (d / "sshd_config").string(), log = (d / "sshd.log").string();
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
@@ -118,11 +124,22 @@ std::string SshServer::start() {
 }
 
 SshServer::~SshServer() {
+    stop();
+}
+
+void SshServer::stop() {
     if (pid_ > 0) {
         kill(pid_, SIGTERM);  // sshd -D ends on SIGTERM, and its sessions with it
         int status = 0;
         waitpid(pid_, &status, 0);
     }
+    pid_ = -1;
+}
+
+bool SshServer::restart() {
+    if (pid_ > 0 || port_ == 0) return pid_ > 0;
+    why_not_ = launch();
+    return why_not_.empty();
 }
 
 std::string SshServer::prefix() const {

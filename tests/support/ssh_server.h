@@ -25,9 +25,14 @@ public:
     // "ssh -F /dev/null -i KEY -p PORT -o ... 127.0.0.1": what --remote takes.
     std::string prefix() const;
     const std::filesystem::path& folder() const { return dir_.path(); }
+    // Stops sshd (the server becomes unreachable: connections are refused) and starts it again on the same
+    // port with the same keys; restart() is false (why_not() says why) when it does not come back.
+    void stop();
+    bool restart();
 
 private:
     std::string start();
+    std::string launch();
     TempDir dir_;
     pid_t pid_ = -1;
     int port_ = 0;

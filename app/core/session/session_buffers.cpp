@@ -97,6 +97,8 @@ Result<bool> KernelSession::prepare_buffers(const ResolvedRun& resolved, const R
             AllocateResult a = engine_.allocate({spec.name, host.bytes.size(), uint32_t(elem_info(spec.type).size)});
             if (a.error) {
                 buffers_.erase(spec.name);
+                // A lost remote worker (or a reset context) took every buffer with it: the next run starts over.
+                if (a.error->context_was_reset) forget_device_state();
                 return make_error(a.error->kind,
                                   "could not allocate buffer `" + spec.name + "` (" +
                                       std::to_string(host.bytes.size()) + " bytes): " + a.error->message,
@@ -126,8 +128,10 @@ Result<bool> KernelSession::prepare_buffers(const ResolvedRun& resolved, const R
             UploadResult u = engine_.upload(std::move(copy));
             if (u.error) {
                 dev.content_key.clear();
-                return make_error(u.error->kind, "could not upload buffer `" + spec.name + "`: " + u.error->message,
-                                  u.error->hint);
+                Error e = make_error(u.error->kind, "could not upload buffer `" + spec.name + "`: " + u.error->message,
+                                     u.error->hint);
+                if (u.error->context_was_reset) forget_device_state();  // as above (`dev` goes with it)
+                return e;
             }
             times.upload_ms += u.elapsed_ms;
             times.uploads++;

@@ -209,7 +209,16 @@ bool KernelSession::stage_compile(RunState& run) {
     report.cache_hit = compiled.cache_hit;
     report.compile_ms = compiled.compile_ms;
     if (!compiled.ok) {
-        if (compiled.error) return run.fail(RunStage::Compile, to_error(*compiled.error));
+        if (compiled.error) {
+            Error error = to_error(*compiled.error);
+            // A lost remote worker (or a reset context) compiled nothing: kept, this answer would come back for
+            // the same text from the cache, and the next run would never ask the worker (or reconnect) again.
+            if (compiled.error->context_was_reset) {
+                run.compiled = nullptr;
+                forget_device_state();
+            }
+            return run.fail(RunStage::Compile, error);
+        }
         std::string first = "compilation failed";
         size_t errors = 0;
         for (const auto& d : compiled.diagnostics) {
@@ -439,9 +448,11 @@ bool KernelSession::stage_read_back(RunState& run) {
         if (preview_run && !checked && !run.resolved->streams && pictured && !kept)
             request.preview = preview_request(b, run.resolved->views, options);
         ReadBackResult rb = engine_.read_back(request);
-        if (rb.error)
+        if (rb.error) {
+            if (rb.error->context_was_reset) forget_device_state();  // a lost remote worker: nothing of it is left
             return run.fail(RunStage::Launch,
                             make_error(rb.error->kind, "could not read back `" + b.name + "`: " + rb.error->message));
+        }
         if (rb.in_place) {
             report.outputs_in_place[b.name] = RunReport::InPlaceOutput{b.type, rb.in_place, rb.in_place_bytes};
             continue;
@@ -475,8 +486,10 @@ Result<HostBuffer> KernelSession::read_output(const std::string& name) {
         return make_error(ErrorKind::UserInput, "`" + name + "` is not an output of the last run",
                           "run the kernel first; only out and inout buffers are read back");
     ReadBackResult rb = engine_.read_back({held->second.id, false, false});
-    if (rb.error)
+    if (rb.error) {
+        if (rb.error->context_was_reset) forget_device_state();
         return make_error(rb.error->kind, "could not read back `" + name + "`: " + rb.error->message, rb.error->hint);
+    }
     return HostBuffer{name, spec->type, std::move(rb.data)};
 }
 

@@ -170,9 +170,13 @@ void OutputPanel::draw_image_toolbar(OutputView& v, bool has_input) {
         draw_compare_checkbox();
     }
     // What the image is, where the row has room for it (else in the Display button's tooltip).
-    char info[96];
-    std::snprintf(info, sizeof info, "%dx%d %s, run #%llu", v.width, v.height, elem_info(v.type).name,
-                  static_cast<unsigned long long>(v.run));
+    char info[160];
+    if (v.is_preview())  // the values are not all here: say so where the size is said
+        std::snprintf(info, sizeof info, "preview %dx%d of %dx%d %s, run #%llu - exact values on hover", v.preview_width,
+                      v.preview_height, v.width, v.height, elem_info(v.type).name, static_cast<unsigned long long>(v.run));
+    else
+        std::snprintf(info, sizeof info, "%dx%d %s, run #%llu", v.width, v.height, elem_info(v.type).name,
+                      static_cast<unsigned long long>(v.run));
     ImGui::SameLine();
     if (ImGui::GetContentRegionAvail().x >= ImGui::CalcTextSize(info).x) {
         ImGui::TextDisabled("%s", info);
@@ -262,6 +266,10 @@ void OutputPanel::draw_image_view(OutputView& v) {
     const float bar_w = bar ? colour_bar_width() + ImGui::GetStyle().ItemSpacing.x : 0.0f;
     const ImVec2 size(std::max(avail.x - bar_w, 64.0f), std::max(avail.y - inspector_height, 64.0f));
     const ImVec2 canvas = ImGui::GetCursorScreenPos();
+    if (!compact_) {
+        const ImVec2 scale = ImGui::GetIO().DisplayFramebufferScale;
+        canvas_pixels_ = {int(std::ceil(size.x * std::max(scale.x, 1.0f))), int(std::ceil(size.y * std::max(scale.y, 1.0f)))};
+    }
     ImGui::InvisibleButton("##canvas", size);
     const bool hovered = ImGui::IsItemHovered();
     const bool active = ImGui::IsItemActive();
@@ -327,6 +335,12 @@ void OutputPanel::draw_image_view(OutputView& v) {
     const float clip_x0 = mode == CompareMode::SideBySide ? canvas.x + pane.x + gap : mode == CompareMode::Split ? split_x : canvas.x;
     drawn_output_ = {out0.x, out0.y, out0.x + float(v.width) * s.zoom, out0.y + float(v.height) * s.zoom,
                      clip_x0,  canvas.y, canvas_end.x, canvas_end.y, s.zoom, true};
+    if (v.is_preview()) {
+        char note[128];
+        std::snprintf(note, sizeof note, "preview %dx%d of %dx%d - exact values on hover", v.preview_width, v.preview_height,
+                      v.width, v.height);
+        drawn_output_.preview_note = note;
+    }
     if (bar) {
         const render::DisplaySettings& d = s.display;
         const double lo = d.auto_range ? v.range.min : d.range_min, hi = d.auto_range ? v.range.max : d.range_max;
@@ -360,6 +374,7 @@ void OutputPanel::draw_image_view(OutputView& v) {
     }
     // A strip over the canvas' bottom edge, on a dark band so it reads over any picture.
     const auto lines = inspector_lines(v, *pixel, over_input);
+    for (const auto& line : lines) drawn_output_.inspector += line.first + "\n";
     const float line_h = ImGui::GetTextLineHeightWithSpacing(), pad = ImGui::GetStyle().FramePadding.x;
     const float band_y0 = canvas_end.y - line_h * float(lines.size()) - pad;
     draw->AddRectFilled(ImVec2(canvas.x, band_y0), canvas_end, IM_COL32(16, 16, 16, 215));
@@ -377,18 +392,40 @@ std::vector<std::pair<std::string, bool>> OutputPanel::inspector_lines(OutputVie
     const auto [x, y] = pixel;
     const render::BufferTexture* raw = over_input ? views_.input().raw.get() : v.raw.get();
     char buf[96];
-    if (!raw || x < 0 || y < 0 || x >= raw->width() || y >= raw->height()) {
+    // A preview's texture is smaller than the picture it stands for: the picture's size decides.
+    const int width = over_input || !raw ? (raw ? raw->width() : 0) : v.width;
+    const int height = over_input || !raw ? (raw ? raw->height() : 0) : v.height;
+    if (!raw || x < 0 || y < 0 || x >= width || y >= height) {
         std::snprintf(buf, sizeof buf, "(%d, %d) is outside the image", x, y);
         return {{buf, true}};
     }
-    const auto values = raw->read_element(x, y);
     const int comps = raw->format().data_components;
     const bool is_float = elem_info(raw->type()).is_float;
     std::string text;
-    for (int c = 0; c < comps; ++c) text += (c ? ", " : "") + format_value(values[size_t(c)], is_float);
+    std::string note;  // a preview's: the exact values are on their way, or why they are not
+    if (!over_input && v.is_preview() && v.exact) {
+        // The exact values fetched for this run (a preview only averages them).
+        const size_t i = size_t(y) * size_t(v.width) + size_t(x);
+        for (int c = 0; c < int(elem_info(v.exact->type).components); ++c)
+            text += (c ? ", " : "") + format_value(element_value(*v.exact, i, c), is_float);
+    } else {
+        // A preview's texel covers several pixels: its values are their average until the exact ones come.
+        const int tx = v.is_preview() && !over_input ? int(int64_t(x) * raw->width() / v.width) : x;
+        const int ty = v.is_preview() && !over_input ? int(int64_t(y) * raw->height() / v.height) : y;
+        const auto values = raw->read_element(tx, ty);
+        for (int c = 0; c < comps; ++c) text += (c ? ", " : "") + format_value(values[size_t(c)], is_float);
+        if (!over_input && v.is_preview()) {
+            v.exact_wanted = v.exact_problem.empty();
+            note = v.exact_problem.empty() ? "preview average; fetching the exact values..."
+                                           : "preview average; the exact values could not be fetched: " + v.exact_problem;
+        }
+    }
     std::snprintf(buf, sizeof buf, "(%d, %d)  %s ", x, y, over_input ? "input" : "output");
     std::vector<std::pair<std::string, bool>> lines;
-    lines.push_back({buf + (over_input ? views_.input().buffer : v.spec.buffer) + " = (" + text + ")", false});
+    lines.push_back({buf + (over_input ? views_.input().buffer : v.spec.buffer) + (note.empty() ? " = (" : " ~ (") +
+                         text + ")",
+                     false});
+    if (!note.empty()) lines.push_back({note, true});
     if (!over_input) lines.push_back({thread_of_pixel(x, y, v.width, v.grid, v.block), false});
     else lines.push_back({"input image " + views_.input().path, true});
     return lines;

@@ -13,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cp::ui {
@@ -50,6 +51,8 @@ struct DrawnImage {
     bool valid = false;
     bool colour_bar = false;  // a colour bar was drawn beside it, for bar_min..bar_max
     double bar_min = 0, bar_max = 0;
+    std::string preview_note{};  // "preview 667x401 of 1999x1201 - exact values on hover" (a preview is shown)
+    std::string inspector{};   // the pixel inspector's lines, when the mouse was over the picture
 };
 
 // The 1D plot drawn in the last frame (tests, and the README's pictures): where, what, and the hovered value.
@@ -84,6 +87,9 @@ public:
     }
 
     const DrawnImage& drawn_output() const { return drawn_output_; }
+    // The main picture's canvas in framebuffer pixels, as drawn last (0 x 0 before one was): the most a preview
+    // needs (the workspace asks a remote server for previews no larger).
+    std::pair<int, int> canvas_pixels() const { return canvas_pixels_; }
     const DrawnPlot& drawn_plot() const { return drawn_plot_; }
     // Side by side (a lesson with `compare:`): one column per kernel, the main one first, as drawn last frame
     // (drawn_output() is then the main column's image).
@@ -124,6 +130,7 @@ private:
     std::string column_key_;  // which column's views are drawn: keeps plot caches apart per column
     std::vector<DrawnColumn> drawn_columns_;
     DrawnImage drawn_output_;
+    std::pair<int, int> canvas_pixels_{0, 0};
     DrawnPlot drawn_plot_;
     std::map<std::string, PlotCache> plots_;
     std::map<std::string, int> series_channel_;

@@ -144,6 +144,14 @@ RunOutcome LiveRunner::execute(RunJob& job) {
         return out;
     }
     KernelSession& s = *session_;
+    if (!job.read_outputs.empty()) {
+        // Before set_kernel: the buffers must stay as the last run left them.
+        out.fetched.emplace();
+        for (const std::string& name : job.read_outputs) out.fetched->push_back({name, s.read_output(name)});
+        out.finished = std::chrono::steady_clock::now();
+        out.wall_ms = std::chrono::duration<double, std::milli>(out.finished - out.submitted).count();
+        return out;
+    }
     s.set_kernel(std::move(job.file));
     s.set_choices(std::move(job.choices));
     if (job.suggest_block) {

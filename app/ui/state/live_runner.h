@@ -41,7 +41,17 @@ struct RunJob {
     // Whether a variant's views need its outputs in host memory (plots, tables, no device path); variants read
     // back only then or when the job checks its results. Called on the runner's thread.
     std::function<bool(const KernelFile&)> host_data_for;
+    // Instead of running: the exact values of these outputs as the session's last run left them
+    // (KernelSession::read_output), for a picture that came as a preview (the inspector's values over a remote
+    // link). The kernel and choices are left as they are; nothing runs.
+    std::vector<std::string> read_outputs;
     std::chrono::steady_clock::time_point submitted;  // set by submit()
+};
+
+// One output's exact values fetched by a read_outputs job, or why they could not be.
+struct FetchedOutput {
+    std::string name;
+    Result<HostBuffer> values;
 };
 
 // One variant's run beside the main kernel's (compile errors and faults are in its report).
@@ -57,6 +67,7 @@ struct RunOutcome {
     std::optional<Result<SanitizedRun>> sanitized;
     std::vector<VariantOutcome> variants;               // a compare job's variants, in `compare:` order
     std::optional<Result<MemoryRecording>> memory;      // the answer of a record_memory job
+    std::optional<std::vector<FetchedOutput>> fetched;  // the answer of a read_outputs job (nothing ran)
     double wall_ms = 0;                                 // submit -> done
     std::chrono::steady_clock::time_point submitted, finished;
 };

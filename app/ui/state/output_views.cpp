@@ -180,12 +180,34 @@ void OutputViews::update(const KernelFile& file, RunReport& report, uint64_t run
         if (!v.is_image() && out_it != report.outputs.end()) v.host = std::move(out_it->second);
         else v.host.reset();
 
+        v.exact.reset();  // a new run: the values fetched for the last one are not this one's
+        v.exact_problem.clear();
+        v.exact_wanted = false;
+        v.preview_width = v.preview_height = 0;
         if (v.is_image()) {
-            if (!v.raw || v.raw->width() != rv.width || v.raw->height() != rv.height || v.raw->type() != buffer->type)
-                v.raw = std::make_unique<render::BufferTexture>(buffer->type, rv.width, rv.height, copier_);
+            // A preview (a remote link's live run) fills a texture of its own size, drawn over the full size.
+            const auto preview = report.output_previews.find(spec.buffer);
+            const bool previewed = preview != report.output_previews.end() && preview->second.type == buffer->type &&
+                                   preview->second.full_width == rv.width && preview->second.full_height == rv.height &&
+                                   preview->second.width > 0 && preview->second.height > 0;
+            const int tw = previewed ? preview->second.width : rv.width;
+            const int th = previewed ? preview->second.height : rv.height;
+            if (!v.raw || v.raw->width() != tw || v.raw->height() != th || v.raw->type() != buffer->type)
+                v.raw = std::make_unique<render::BufferTexture>(buffer->type, tw, th, copier_);
             v.width = rv.width;
             v.height = rv.height;
-            if (fill_image(v, report, count * elem_info(buffer->type).size, log)) {
+            if (previewed) {
+                const std::vector<std::byte>& bytes = preview->second.bytes;
+                if (auto uploaded = v.raw->upload_from_host(bytes.data(), bytes.size())) {
+                    v.path = "preview through the remote link (box-filtered)";
+                    v.preview_width = tw;
+                    v.preview_height = th;
+                    v.run = run;
+                    refresh_display(v);
+                } else {
+                    v.problem = uploaded.error().full();
+                }
+            } else if (fill_image(v, report, count * elem_info(buffer->type).size, log)) {
                 v.run = run;
                 refresh_display(v);
             }

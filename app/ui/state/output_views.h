@@ -45,8 +45,16 @@ struct OutputView {
     std::string path;                               // "device copy (CUDA-GL interop)" / "host upload"
     std::string problem;                            // why it shows nothing, if so
     ImageViewState state;
+    // A picture that came as a preview (a remote backend: RunReport::output_previews): `raw` holds the box
+    // filter, preview_width x preview_height, of the width x height values, stretched over the same place. The
+    // inspector asks for the exact values (exact_wanted); the workspace fetches them off the UI thread.
+    int preview_width = 0, preview_height = 0;      // 0: `raw` holds every value
+    std::optional<HostBuffer> exact;                // this run's exact values, once fetched
+    std::string exact_problem;                      // why they could not be fetched
+    bool exact_wanted = false;                      // the inspector wants them (set while hovering)
 
     bool is_image() const { return spec.kind == ViewSpec::Kind::Image; }
+    bool is_preview() const { return preview_width > 0; }
 };
 
 // The image-initialised input buffer, loaded from its file.
