@@ -1,7 +1,7 @@
 // Fingerprints of a run's stages (run_stage.h): named parts, compared whole, explained by the first that differs.
 #include "core/session/run_stage.h"
 
-#include <sstream>
+#include <charconv>
 
 namespace cp {
 
@@ -10,11 +10,19 @@ Fingerprint& Fingerprint::add(std::string name, std::string value, std::string w
     return *this;
 }
 
+namespace {
+// The shortest text that reads back as `value` (no stream: this runs for every part of every run).
+void append_number(std::string& out, double value) {
+    char text[32];
+    const auto end = std::to_chars(text, text + sizeof text, value).ptr;
+    out.append(text, end);
+}
+}  // namespace
+
 Fingerprint& Fingerprint::add(std::string name, double value, std::string why) {
-    std::ostringstream s;
-    s.precision(17);
-    s << value;
-    return add(std::move(name), s.str(), std::move(why));
+    std::string text;
+    append_number(text, value);
+    return add(std::move(name), std::move(text), std::move(why));
 }
 
 bool Fingerprint::operator==(const Fingerprint& other) const {
@@ -68,14 +76,15 @@ Fingerprint compile_fingerprint(const CompileRequest& r, const std::string& devi
 
 Fingerprint input_fingerprint(const BufferSpec& spec, uint64_t count, const std::string& image) {
     const BufferInit& i = spec.init;
-    std::ostringstream init;
-    init.precision(17);
-    init << int(i.kind) << ' ' << i.constant << ' ' << i.seed << ' ' << i.min << ' ' << i.max << ' ' << i.start << ' '
-         << i.step;
+    std::string init = std::to_string(int(i.kind)) + ' ' + std::to_string(i.seed);
+    for (const double v : {i.constant, i.min, i.max, i.start, i.step}) {
+        init += ' ';
+        append_number(init, v);
+    }
     Fingerprint f;
     f.add("size", std::string(elem_info(spec.type).name) + '[' + std::to_string(count) + ']',
           "size of `" + spec.name + "` changed");
-    f.add("init", init.str(), "initial values of `" + spec.name + "` changed");
+    f.add("init", std::move(init), "initial values of `" + spec.name + "` changed");
     f.add("image", image, "new image for `" + spec.name + "`");
     return f;
 }
