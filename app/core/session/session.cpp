@@ -123,7 +123,6 @@ CompileRequest KernelSession::plain_request() const {
 const CompileResult& KernelSession::compile() {
     CompileRequest request = plain_request();
     const std::string& name = request.kernel_name;
-    Fingerprint fingerprint = compile_fingerprint(request, device().name);
     Stage<ModuleId>& stage = stages_->compile;
     // A variant of the same file: the lender's compile loaded this kernel too (asked again each time: the lender
     // may have compiled again, or lost its module to a reset).
@@ -150,6 +149,8 @@ const CompileResult& KernelSession::compile() {
     bool compiled = false;
     const CompileResult& result = modules_.get(engine_, "plain", std::move(request), &compiled);
     if (compiled) {
+        // Made only when a compile ran: a live re-run does not copy and compare the source a second time.
+        Fingerprint fingerprint = compile_fingerprint(plain_request(), device().name);
         std::string why = stage.why(fingerprint);
         stages_->compile_run = stage.ran(why.empty() ? "the main kernel's compile no longer serves it" : why);
         stage.keep(std::move(fingerprint), result.module);
