@@ -270,7 +270,7 @@ TEST(RunStages, TheFirstRunMakesEverythingAndSaysSo) {
               "upload x: ran (first run)\n"
               "upload y: ran (first run)\n"
               "launch: ran (first run)\n"
-              "read back: ran (first run)\n");
+              "read back: ran (new launch)\n");
 }
 
 TEST(RunStages, AScalarChangeRelaunchesWithoutUploadOrCompileAndSaysWhich) {

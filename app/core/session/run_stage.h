@@ -85,8 +85,7 @@ struct RunStages {
     std::map<std::string, Stage<BufferId>> uploads;
     // The launch: module, kernel, grid, block, shared memory, scalar arguments, buffers and their inputs. A run
     // asked for always launches (re-timing, racy lessons); the fingerprint says what changed since the last one.
-    Stage<uint64_t> launch{"launch"};        // product: the launch's generation
-    Stage<uint64_t> read_back{"read back"};  // product: the launch generation whose outputs came back
+    Stage<uint64_t> launch{"launch"};  // product: the launch's generation
     // The CPU reference's expected outputs: the reference text, the scalars and every buffer's initial contents.
     Stage<std::map<std::string, HostBuffer>> reference{"reference"};
     uint64_t launches = 0;  // generations: one per launch this session made

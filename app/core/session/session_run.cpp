@@ -463,18 +463,8 @@ bool KernelSession::stage_read_back(RunState& run) {
     // The check (now or deferred) and `streams:` (which launches again over the outputs) need copies.
     const bool checked = options.verify && !kernel_.spec.reference.empty();
     const bool in_place_run = options.read_back_in_place && !checked && !run.resolved->streams;
-    if (options.read_back) {
-        // A new launch's outputs always come back; what is fetched (whole, in place, previews) is part of it.
-        Fingerprint fingerprint;
-        fingerprint.add("launch", double(stages_->launches), "new launch");
-        fingerprint.add("how",
-                        std::string(in_place_run ? "in place " : "") +
-                            (options.preview_max_width || options.preview_max_height ? "previews" : "whole"),
-                        "other outputs wanted");
-        const std::string why = stages_->read_back.why(fingerprint);
-        report.stage_runs.push_back(why.empty() ? stages_->read_back.reused() : stages_->read_back.ran(why));
-        stages_->read_back.keep(std::move(fingerprint), stages_->launches);
-    }
+    // Every launch is a new result, so its outputs always come back (no fingerprint to compare: it would differ).
+    if (options.read_back) report.stage_runs.push_back({"read back", false, "new launch"});
     for (const auto& b : kernel_.spec.buffers) {
         if (b.direction == Direction::In || !options.read_back) continue;
         // Only what image views show: plots and tables (also the ones shown by default) keep the bytes they get.
