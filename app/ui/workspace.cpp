@@ -626,6 +626,7 @@ void Workspace::apply_outcome(RunOutcome outcome) {
         sample.backend = r.backend;
         sample.devices = r.device_split;
         sample.stages = r.stages;
+        sample.stage_runs = r.stage_runs;
         timing_.add(std::move(sample));
         output_status_.run = runs_applied_;
         output_status_.failure.clear();

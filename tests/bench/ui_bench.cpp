@@ -6,6 +6,7 @@
 #include "ui/ui_test_support.h"
 
 #include "core/kernel_file/kernel_file.h"
+#include "core/session/report_text.h"
 
 #include <algorithm>
 #include <chrono>
@@ -38,6 +39,7 @@ double median(std::vector<double> v) {
 struct StageSamples {
     std::vector<double> resolve, compile, prepare, insight, launch, launch_backend, read_back, check, variants, session,
         apply, views, frame;
+    std::string last_stages;  // what the last run applied redid and reused, and why
     // Per run: the session's time beside the kernel's (session - kernel median), of which the launch's round trip
     // (launch stage - kernel) and what no stage accounts for (session - the stages' sum).
     std::vector<double> overhead, overhead_pct, launch_trip, unstaged;
@@ -54,6 +56,7 @@ struct StageSamples {
         launch_backend.push_back(s.launch_backend_ms);
         check.push_back(s.check_ms), variants.push_back(s.variants_ms), session.push_back(s.total_ms);
         apply.push_back(apply_ms), views.push_back(views_ms), frame.push_back(frame_ms);
+        last_stages = stage_runs_text(r.stage_runs);
     }
     void print(const char* what) const;
 };
@@ -68,6 +71,7 @@ void StageSamples::print(const char* what) const {
     std::printf("[ui-bench]     session overhead (%s, median per run): %.3f ms = %.1f%% of the kernel's time; of which the "
                 "launch's round trip %.3f ms, outside the stages %.3f ms\n",
                 what, median(overhead), median(overhead_pct), median(launch_trip), median(unstaged));
+    std::printf("[ui-bench]     stages of the last run (%s): %s\n", what, last_stages.c_str());
 }
 
 double since_ms(std::chrono::steady_clock::time_point t) {

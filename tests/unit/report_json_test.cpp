@@ -54,6 +54,7 @@ const std::set<std::string> kPlainRunKeys = {
     "refused_choices",
     "resources",
     "schema_version",
+    "stages",
     "timing",
     "title",
     "transfers",
@@ -84,6 +85,10 @@ TEST(ReportJson, ACheckedCpuRunHasExactlyTheDocumentedTopLevelKeys) {
     EXPECT_EQ(j.at("buffer_counts").at("c"), 1001);
     EXPECT_EQ(j.at("outputs"), nlohmann::json::array({"out/c.csv"}));
     EXPECT_EQ(j.at("timing").at("repeats"), r.timing.samples_ms.size());
+    // Each stage said once, as the report has it: the first run made everything.
+    ASSERT_EQ(j.at("stages").size(), r.stage_runs.size());
+    ASSERT_NE(r.stage_run("compile"), nullptr);
+    EXPECT_EQ(j.at("stages").at(0), nlohmann::json({{"stage", "compile"}, {"reused", false}, {"reason", "first run"}}));
     // The text is the same value: what the CLI prints parses back to it.
     EXPECT_EQ(nlohmann::json::parse(json_text(j)), j);
 }

@@ -4,6 +4,7 @@
 // and inputs.
 #include "core/data/image_io.h"
 #include "core/kernel_file/kernel_file.h"
+#include "core/session/report_text.h"
 #include "core/session/session.h"
 #include "support/process.h"
 #include "unit/scripted_backend.h"
@@ -241,4 +242,198 @@ TEST(RunReuse, ACompareVariantOfTheSameFileBorrowsTheCompileAndTheInputs) {
     variant.borrow_from(nullptr);
     ASSERT_TRUE(variant.run(unchecked()).ok());
     EXPECT_EQ(rig.backend->compiles, 3);
+}
+
+// --- The stages of a run (run_stage.h): each says whether it ran or reused its product, and why. ---
+
+namespace {
+
+// "stage: ran (reason)" or "stage: reused (reason)" for each stage of `r`, in order: one string to compare, so a
+// failure shows the whole run.
+std::string stages_of(const RunReport& r) {
+    std::string s;
+    for (const StageRun& e : r.stage_runs)
+        s += e.stage + ": " + (e.reused ? "reused" : "ran") + " (" + e.reason + ")\n";
+    return s;
+}
+
+}  // namespace
+
+TEST(RunStages, TheFirstRunMakesEverythingAndSaysSo) {
+    Rig rig;
+    KernelSession s(*rig.engine);
+    s.set_kernel(parse_kernel_source(kScale, "scale.cu"));
+    const RunReport r = s.run(unchecked());
+    ASSERT_TRUE(r.ok()) << r.error->full();
+    EXPECT_EQ(stages_of(r),
+              "compile: ran (first run)\n"
+              "upload x: ran (first run)\n"
+              "upload y: ran (first run)\n"
+              "launch: ran (first run)\n"
+              "read back: ran (new launch)\n");
+}
+
+TEST(RunStages, AScalarChangeRelaunchesWithoutUploadOrCompileAndSaysWhich) {
+    Rig rig;
+    KernelSession s(*rig.engine);
+    s.set_kernel(parse_kernel_source(kScale, "scale.cu"));
+    ASSERT_TRUE(s.run(unchecked()).ok());
+    const int compiles = rig.backend->compiles, uploads = rig.backend->uploads, launches = rig.backend->launches;
+    ASSERT_TRUE(s.set_param("a", "3.5").ok());
+    const RunReport r = s.run(unchecked());
+    ASSERT_TRUE(r.ok()) << r.error->full();
+    EXPECT_EQ(stages_of(r),
+              "compile: reused (unchanged)\n"
+              "upload x: reused (unchanged)\n"
+              "upload y: ran (reset: the kernel can write `y`)\n"
+              "launch: ran (scalar a changed)\n"
+              "read back: ran (new launch)\n");
+    EXPECT_EQ(stage_runs_text(r.stage_runs),
+              "redone: upload y (reset: the kernel can write `y`), launch (scalar a changed), read back (new launch); "
+              "reused: compile, upload x");
+    EXPECT_EQ(rig.backend->compiles, compiles);
+    EXPECT_EQ(rig.backend->uploads - uploads, 1) << "the output's reset only";
+    EXPECT_EQ(rig.backend->launches - launches, 1);
+}
+
+TEST(RunStages, AGridChangeRelaunchesWithoutReupload) {
+    Rig rig;
+    KernelSession s(*rig.engine);
+    s.set_kernel(parse_kernel_source(kScale, "scale.cu"));
+    ASSERT_TRUE(s.run(unchecked()).ok());
+    const int compiles = rig.backend->compiles, uploads = rig.backend->uploads;
+    const int allocations = rig.backend->allocations;
+    RunChoices c = s.choices();
+    c.grid = Dim3{9, 1, 1};  // 9 x 128 = 1152 threads for 1001 elements (the default is 8)
+    s.set_choices(c);
+    const RunReport r = s.run(unchecked());
+    ASSERT_TRUE(r.ok()) << r.error->full();
+    EXPECT_EQ(rig.backend->last_launch.grid.x, 9u);
+    EXPECT_EQ(stages_of(r),
+              "compile: reused (unchanged)\n"
+              "upload x: reused (unchanged)\n"
+              "upload y: ran (reset: the kernel can write `y`)\n"
+              "launch: ran (grid changed)\n"
+              "read back: ran (new launch)\n");
+    EXPECT_EQ(rig.backend->compiles, compiles);
+    EXPECT_EQ(rig.backend->allocations, allocations);
+    EXPECT_EQ(rig.backend->uploads - uploads, 1);
+}
+
+TEST(RunStages, ASourceEditCompilesOnceAndTheLaunchSaysWhy) {
+    Rig rig;
+    KernelSession s(*rig.engine);
+    s.set_kernel(parse_kernel_source(kScale, "scale.cu"));
+    ASSERT_TRUE(s.run(unchecked()).ok());
+    s.set_kernel(parse_kernel_source(std::string(kScale) + "// an edit\n", "scale.cu"));
+    const RunReport edited = s.run(unchecked());
+    ASSERT_TRUE(edited.ok()) << edited.error->full();
+    EXPECT_EQ(stages_of(edited),
+              "compile: ran (source changed)\n"
+              "upload x: reused (unchanged)\n"
+              "upload y: ran (reset: the kernel can write `y`)\n"
+              "launch: ran (recompiled: source changed)\n"
+              "read back: ran (new launch)\n");
+    const RunReport again = s.run(unchecked());
+    ASSERT_NE(again.stage_run("compile"), nullptr);
+    EXPECT_TRUE(again.stage_run("compile")->reused);
+    EXPECT_EQ(again.stage_run("launch")->reason, "run again: nothing it depends on changed");
+    EXPECT_EQ(rig.backend->compiles, 2);
+}
+
+TEST(RunStages, ANewImageUploadsThatBufferAndSaysSo) {
+    cp::test::TempDir dir;
+    for (int k = 0; k < 2; ++k) {  // two 37x23 pictures, different pixels
+        Image im;
+        im.width = 37, im.height = 23;
+        im.pixels.resize(size_t(im.width) * im.height * 4);
+        for (size_t i = 0; i < im.pixels.size(); ++i) im.pixels[i] = uint8_t((i * (k + 5)) % 253);
+        ASSERT_TRUE(save_png(dir.path() / ("p" + std::to_string(k) + ".png"), im).ok());
+    }
+    const std::string source =
+        "/*@playground\ntitle: Copy\nparam width: int = src.width\nparam height: int = src.height\n"
+        "buffer src: uchar4[width * height] in image(\"p0.png\")\n"
+        "buffer dst: uchar4[width * height] out zeros\nblock: 16 x 16\n"
+        "grid: ceil(width / block.x) x ceil(height / block.y)\nview dst: image(width, height)\n*/\n"
+        "extern \"C\" __global__ void copy(const uchar4* src, uchar4* dst, int width, int height) {}\n";
+    Rig rig;
+    rig.backend->kernels["copy"] = [](const LaunchRequest& req, std::map<BufferId, std::vector<std::byte>>& mem) {
+        mem.at(req.args[1].buffer) = mem.at(req.args[0].buffer);
+    };
+    KernelSession s(*rig.engine);
+    s.set_kernel(parse_kernel_source(source, dir.path() / "copy.cu"));
+    ASSERT_TRUE(s.run(unchecked()).ok());
+    const int uploads = rig.backend->uploads, patterns = rig.backend->pattern_uploads;
+    RunChoices c = s.choices();
+    c.images["src"] = (dir.path() / "p1.png").string();
+    s.set_choices(c);
+    const RunReport r = s.run(unchecked());
+    ASSERT_TRUE(r.ok()) << r.error->full();
+    EXPECT_EQ(stages_of(r),
+              "compile: reused (unchanged)\n"
+              "upload src: ran (new image for `src`)\n"
+              "upload dst: ran (reset: the kernel can write `dst`)\n"
+              "launch: ran (new image for `src`)\n"
+              "read back: ran (new launch)\n");
+    EXPECT_EQ(rig.backend->uploads - uploads, 2);
+    EXPECT_EQ(rig.backend->pattern_uploads - patterns, 1) << "the new picture whole, the reset as a pattern";
+}
+
+TEST(RunStages, TheCheckRunsOncePerNewResultAndTheReferenceOncePerNewInputs) {
+    Rig rig;
+    rig.backend->kernels["vector_add"] = cp::test::vector_add;
+    auto lesson = load_kernel_file(std::string(CP_SOURCE_DIR) + "/kernels/basics/vector_add.cu");
+    ASSERT_TRUE(lesson.ok()) << lesson.error().full();
+    KernelSession s(*rig.engine);
+    s.set_kernel(*lesson);
+    ASSERT_TRUE(s.set_param("n", "1001").ok());
+    RunOptions deferred;
+    deferred.defer_check = true;
+    RunReport r = s.run(deferred);
+    ASSERT_TRUE(r.ok()) << r.error->full();
+    EXPECT_EQ(r.stage_run("check"), nullptr) << "pending: not run with the picture";
+    RunReport shown = r;
+    s.check(r);
+    take_check(shown, r);
+    ASSERT_NE(shown.stage_run("check"), nullptr) << stages_of(shown);
+    EXPECT_EQ(shown.stage_run("reference")->reason, "first run");
+    const size_t entries = r.stage_runs.size();
+    s.check(r);  // the same result again: nothing runs
+    EXPECT_EQ(r.stage_runs.size(), entries);
+
+    const RunReport same = s.run();  // a new result of the same inputs: checked, the reference reused
+    ASSERT_NE(same.stage_run("check"), nullptr) << stages_of(same);
+    EXPECT_FALSE(same.stage_run("check")->reused);
+    EXPECT_TRUE(same.stage_run("reference")->reused);
+    EXPECT_EQ(same.reference_ms, 0);
+
+    ASSERT_TRUE(s.set_param("n", "999").ok());
+    const RunReport other = s.run();
+    ASSERT_NE(other.stage_run("reference"), nullptr) << stages_of(other);
+    EXPECT_FALSE(other.stage_run("reference")->reused);
+    EXPECT_EQ(other.stage_run("reference")->reason, "scalar n changed");
+    EXPECT_EQ(other.verified, std::optional<bool>(true)) << other.mismatch_detail;
+}
+
+TEST(RunStages, AViewSettingChangesNoStageItDoesNotFeed) {
+    // How pictures come back (previews for a remote window) is a view setting: it re-reads, nothing else.
+    Rig rig;
+    KernelSession s(*rig.engine);
+    s.set_kernel(parse_kernel_source(kScale, "scale.cu"));
+    ASSERT_TRUE(s.run(unchecked()).ok());
+    const int compiles = rig.backend->compiles, uploads = rig.backend->uploads;
+    const int allocations = rig.backend->allocations;
+    RunOptions previews = unchecked();
+    previews.preview_max_width = 320;
+    const RunReport r = s.run(previews);
+    ASSERT_TRUE(r.ok()) << r.error->full();
+    EXPECT_EQ(stages_of(r),
+              "compile: reused (unchanged)\n"
+              "upload x: reused (unchanged)\n"
+              "upload y: ran (reset: the kernel can write `y`)\n"
+              "launch: ran (run again: nothing it depends on changed)\n"
+              "read back: ran (new launch)\n");
+    EXPECT_EQ(rig.backend->compiles, compiles);
+    EXPECT_EQ(rig.backend->allocations, allocations);
+    EXPECT_EQ(rig.backend->uploads - uploads, 1) << "the output's reset only";
 }

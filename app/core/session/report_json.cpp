@@ -83,6 +83,11 @@ json run_report_json(const RunReport& r, const std::vector<std::filesystem::path
     for (const InputProblem& p : r.input_problems)
         refused.push_back({{"field", p.field}, {"message", p.error.message}, {"hint", p.error.hint}});
     j["refused_choices"] = refused;
+    // Per stage, in order, whether it redid its work or reused an earlier run's product, and why.
+    json stages = json::array();
+    for (const StageRun& s : r.stage_runs)
+        stages.push_back({{"stage", s.stage}, {"reused", s.reused}, {"reason", s.reason}});
+    j["stages"] = std::move(stages);
     j["verified"] = r.verified ? json(*r.verified) : json(nullptr);
     if (!r.not_checked.empty()) j["not_checked"] = r.not_checked;
     // The verdict as one state (the window shows the same): a script need not combine the keys above.

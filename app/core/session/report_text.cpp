@@ -140,4 +140,18 @@ std::string memory_figures_text(const MemoryRecording& recording) {
     return out;
 }
 
+std::string stage_runs_text(const std::vector<StageRun>& stages) {
+    std::string redone, reused;
+    for (const StageRun& s : stages) {
+        if (s.reused) {
+            reused += (reused.empty() ? "" : ", ") + s.stage;
+        } else {
+            redone += (redone.empty() ? "" : ", ") + s.stage + (s.reason.empty() ? "" : " (" + s.reason + ")");
+        }
+    }
+    if (redone.empty() && reused.empty()) return "";
+    return "redone: " + (redone.empty() ? std::string("nothing") : redone) +
+           "; reused: " + (reused.empty() ? std::string("nothing") : reused);
+}
+
 }  // namespace cp

@@ -46,4 +46,8 @@ std::string memory_figures_text(const MemoryRecording& recording);
 // with a mismatch, and it did (failed as expected)."). Empty for other lessons. The `learn:` text is apart.
 std::string expected_outcome_text(const RunReport& r);
 
+// What a run redid and what it reused, with why, in one line: "redone: launch (scalar a changed), upload y (reset:
+// the kernel can write `y`); reused: compile, upload x". Empty when no stage was reached.
+std::string stage_runs_text(const std::vector<StageRun>& stages);
+
 }  // namespace cp

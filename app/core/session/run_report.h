@@ -213,6 +213,15 @@ struct StageTimes {
     double total_ms = 0;      // the whole run as the caller saw it
 };
 
+// Whether one stage of a run did its work or took its product from an earlier run, and why: the frame budget and
+// the Timing panel say what was redone. Stages: "compile", "upload NAME" (one per buffer), "launch", "read back",
+// "check". Reasons: "source changed", "scalar n changed", "new image for `src`", "unchanged".
+struct StageRun {
+    std::string stage;
+    bool reused = false;  // the product of an earlier run served this one: nothing was redone
+    std::string reason;   // what changed since that product was made (ran), or why it could be kept (reused)
+};
+
 enum class RunStage { None, Metadata, Resolve, Compile, Validate, Prepare, Launch, Verify };
 const char* run_stage_name(RunStage s);  // "compile", "validate": the JSON's names for the stages
 
@@ -239,6 +248,7 @@ struct RunReport {
     std::vector<StepReport> steps;   // a file with steps: each, in order (as far as the run got)
     TransferTimes transfers;         // allocation, host->device, kernel, device->host
     StageTimes stages;               // the host's wall time per stage (the frame budget)
+    std::vector<StageRun> stage_runs;  // per stage, in order: ran or reused, and why (as far as the run got)
     double bandwidth_gbps = 0;       // traffic_bytes / median time
     double bandwidth_fraction = 0;   // of the device's measured copy bandwidth (0 if unknown)
     std::string printf_output;
@@ -295,6 +305,12 @@ struct RunReport {
     std::optional<Error> error;  // the user-level failure: what went wrong + how to fix it
     int error_line = 0;          // the kernel file's line a runtime error happened on (a fault); 0 when unknown
     bool ok() const { return !error.has_value(); }
+    // The entry of `stage` in stage_runs; nullptr when the run did not get there.
+    const StageRun* stage_run(const std::string& stage) const {
+        for (const StageRun& s : stage_runs)
+            if (s.stage == stage) return &s;
+        return nullptr;
+    }
 };
 
 // Copies what a check found (KernelSession::check on a copy of `shown`) into the report being shown: the

@@ -1,6 +1,7 @@
 // KernelSession: the kernel and the user's choices, the images they name, compiling, the occupancy question.
 #include "core/session/session.h"
 #include "core/kernel_file/constant_fill.h"
+#include "core/session/run_stage.h"
 
 #include <cctype>
 
@@ -44,7 +45,7 @@ std::string run_failure_text(const RunReport& r) {
     return headline + ": " + message;
 }
 
-KernelSession::KernelSession(Engine& engine) : engine_(engine) {}
+KernelSession::KernelSession(Engine& engine) : engine_(engine), stages_(std::make_unique<RunStages>()) {}
 
 KernelSession::~KernelSession() {
     release_buffers();
@@ -59,6 +60,7 @@ void KernelSession::set_kernel(KernelFile file) {
             ++it;
         } else {
             if (!it->second.borrowed) unused.push_back(it->second.id);
+            stages_->uploads.erase(it->first);
             it = buffers_.erase(it);
         }
     }
@@ -121,6 +123,7 @@ CompileRequest KernelSession::plain_request() const {
 const CompileResult& KernelSession::compile() {
     CompileRequest request = plain_request();
     const std::string& name = request.kernel_name;
+    Stage<ModuleId>& stage = stages_->compile;
     // A variant of the same file: the lender's compile loaded this kernel too (asked again each time: the lender
     // may have compiled again, or lost its module to a reset).
     if (lender_ && !name.empty()) {
@@ -129,8 +132,10 @@ const CompileResult& KernelSession::compile() {
         const auto usage = lent ? lent->also_usage.find(name) : std::map<std::string, ResourceUsage>::const_iterator();
         if (lent && lent->ok && lent->module != 0 && usage != lent->also_usage.end() &&
             lender_->kernel_.path == kernel_.path && lent_source && *lent_source == request.source) {
+            stages_->compile_run = stage.reused("the main kernel's compile");
             const CompileResult* mine = modules_.find("plain");
             if (mine && modules_.borrowed("plain") && mine->module == lent->module) return *mine;
+            stage.drop("no longer the main kernel's compile");  // ours, if we had one, is released now
             CompileResult borrowed = *lent;
             borrowed.usage = usage->second;
             borrowed.also_usage.clear();
@@ -140,10 +145,24 @@ const CompileResult& KernelSession::compile() {
         }
     }
     // The same text compiles to the same result: keep a loaded module, and don't re-report a failure twice.
-    return modules_.get(engine_, "plain", std::move(request));
+    // The cache decides (its key is the request whole); the stage's fingerprint says what changed.
+    bool compiled = false;
+    const CompileResult& result = modules_.get(engine_, "plain", std::move(request), &compiled);
+    if (compiled) {
+        // Made only when a compile ran: a live re-run does not copy and compare the source a second time.
+        Fingerprint fingerprint = compile_fingerprint(plain_request(), device().name);
+        std::string why = stage.why(fingerprint);
+        stages_->compile_run = stage.ran(why.empty() ? "the main kernel's compile no longer serves it" : why);
+        stage.keep(std::move(fingerprint), result.module);
+        ++stages_->compiles;
+    } else {
+        stages_->compile_run = stage.reused();
+    }
+    return result;
 }
 
 void KernelSession::forget_device_state() {
+    stages_->device_lost();
     buffers_.clear();
     modules_.forget();
 }

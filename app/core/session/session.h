@@ -28,6 +28,8 @@
 
 namespace cp {
 
+struct RunStages;  // run_stage.h
+
 class KernelSession {
 public:
     explicit KernelSession(Engine& engine);
@@ -180,10 +182,12 @@ private:
     };
     std::map<std::string, HostInput> host_inputs_;
 
-    // The file's CPU reference (started at the first check) and its last expected outputs.
+    // The file's CPU reference (started at the first check); its last expected outputs are a stage's product.
     std::unique_ptr<FileReference> reference_;
-    std::string expected_key_;
-    std::map<std::string, HostBuffer> expected_;
+
+    // The fingerprints the run's stages were last made from (run_stage.h): what each depends on, so a run says
+    // per stage whether it redid its work and why (RunReport::stage_runs).
+    std::unique_ptr<RunStages> stages_;
 
     int device_count_ = 1;
     OpenEngine open_engine_;

@@ -1,14 +1,14 @@
 // KernelSession's buffers: each one's initial contents kept on the host, device buffers allocated once and
 // re-filled only when needed (a const input keeps its contents between live re-runs).
+#include "core/session/run_stage.h"
 #include "core/session/session.h"
 
 #include "core/data/buffer_init.h"
 
-#include <sstream>
-
 namespace cp {
 
 void KernelSession::release_buffers() {
+    for (auto& [name, stage] : stages_->uploads) stage.drop("the buffers were released");
     std::vector<BufferId> ids;
     for (const auto& [name, b] : buffers_)
         if (!b.borrowed) ids.push_back(b.id);
@@ -17,16 +17,6 @@ void KernelSession::release_buffers() {
 }
 
 namespace {
-
-// What determines a buffer's initial contents: type, size, initialiser and (for images) the file.
-std::string init_key(const BufferSpec& spec, uint64_t count, const std::string& image) {
-    const BufferInit& i = spec.init;
-    std::ostringstream k;
-    k.precision(17);
-    k << elem_info(spec.type).name << '[' << count << "] " << int(i.kind) << ' ' << i.constant << ' ' << i.seed << ' '
-      << i.min << ' ' << i.max << ' ' << i.start << ' ' << i.step << ' ' << image;
-    return k.str();
-}
 
 bool is_uniform(const BufferInit& init) {
     return init.kind == BufferInit::Kind::Zeros || init.kind == BufferInit::Kind::Constant;
@@ -43,7 +33,8 @@ Result<const HostBuffer*> KernelSession::host_input(const BufferSpec& spec, cons
         image_file = resolved_image.path;
         image = resolved_image.image.get();
     }
-    const std::string key = init_key(spec, count, image_file);
+    // What determines its contents (run_stage.h): the same key decides the host copy and the device copy.
+    const std::string key = input_fingerprint(spec, count, image_file).key();
     HostInput& input = host_inputs_[spec.name];
     if (input.key != key) {
         input.key.clear();
@@ -68,11 +59,17 @@ const KernelSession::DeviceBuffer* KernelSession::lent_input(const std::string& 
 }
 
 Result<bool> KernelSession::prepare_buffers(const ResolvedRun& resolved, const RunOptions& options, TransferTimes& times) {
+    std::vector<StageRun>& said = stages_->upload_runs;
+    said.clear();
     for (const auto& spec : kernel_.spec.buffers) {
         auto filled = host_input(spec, resolved);
         if (!filled) return filled.error();
         const HostBuffer& host = **filled;
         const std::string& key = host_inputs_.at(spec.name).key;
+        Fingerprint fingerprint =
+            input_fingerprint(spec, resolved.buffer_counts.at(spec.name),
+                              spec.init.kind == BufferInit::Kind::Image ? resolved.images.at(spec.name).path : "");
+        Stage<BufferId>& stage = stages_->upload(spec.name);
 
         // A buffer the kernel cannot write (a const input) keeps its contents between runs; every other
         // buffer starts each run from its initial contents again.
@@ -88,6 +85,8 @@ Result<bool> KernelSession::prepare_buffers(const ResolvedRun& resolved, const R
             if (dev.id != 0 && !dev.borrowed && dev.id != lent->id) engine_.release({{dev.id}, {}});
             dev = *lent;
             dev.borrowed = true;
+            said.push_back(stage.reused("the main kernel's copy"));
+            stage.drop("no longer the main kernel's copy");  // its own, next time one is needed
             continue;
         }
         if (dev.borrowed) dev = {};  // the lender's copy changed: one of its own from here
@@ -109,7 +108,15 @@ Result<bool> KernelSession::prepare_buffers(const ResolvedRun& resolved, const R
             times.allocations++;
             times.allocated_bytes += host.bytes.size();
         }
-        if (dev.content_key == key && read_only) continue;
+        if (dev.content_key == key && read_only) {
+            said.push_back(stage.reused());
+            continue;
+        }
+        // Why it is sent: what changed since the copy there was made, else that the kernel may have written it.
+        std::string why = stage.why(fingerprint);
+        if (why.empty()) why = read_only ? "not on the device" : "reset: the kernel can write `" + spec.name + "`";
+        said.push_back(stage.ran(std::move(why)));
+        stage.drop("its upload failed");  // until the copies below are all done
         // One request per copy: the whole buffer, a fill pattern, or (when asked) chunks of upload_chunk_bytes.
         std::vector<UploadRequest> copies;
         if (is_uniform(spec.init) && !host.bytes.empty()) {
@@ -138,6 +145,7 @@ Result<bool> KernelSession::prepare_buffers(const ResolvedRun& resolved, const R
         }
         times.upload_bytes += host.bytes.size();
         dev.content_key = read_only ? key : std::string();
+        stage.keep(std::move(fingerprint), dev.id);
     }
     return true;
 }

@@ -2,12 +2,13 @@
 // read back, streams, check), each a function of its own over the run's state. Every stage that fails ends the
 // run with a report saying where and why; nothing throws.
 #include "core/kernel_file/reference_section.h"
+#include "core/session/coverage.h"
 #include "core/session/file_reference.h"
 #include "core/session/output_compare.h"
+#include "core/session/run_stage.h"
 #include "core/session/scalar_arg.h"
 #include "core/session/session.h"
 #include "core/text_util.h"
-#include "core/session/coverage.h"
 
 #include <algorithm>
 #include <chrono>
@@ -113,6 +114,8 @@ void take_check(RunReport& shown, const RunReport& checked) {
     }
     for (size_t i = shown.diagnostics.size(); i < checked.diagnostics.size(); ++i)
         shown.diagnostics.push_back(checked.diagnostics[i]);
+    for (size_t i = shown.stage_runs.size(); i < checked.stage_runs.size(); ++i)
+        shown.stage_runs.push_back(checked.stage_runs[i]);
 }
 
 // One run on its way through the stages: what each stage made for the ones after it, the report and the clock
@@ -203,6 +206,7 @@ bool KernelSession::stage_compile(RunState& run) {
     const CompileResult& compiled = compile();
     run.compiled = &compiled;
     run.clock.lap(report.stages.compile_ms);
+    if (stages_->compile_run) report.stage_runs.push_back(*stages_->compile_run);
     report.compiled = true;
     report.diagnostics.insert(report.diagnostics.end(), compiled.diagnostics.begin(), compiled.diagnostics.end());
     report.usage = compiled.usage;
@@ -342,6 +346,7 @@ bool KernelSession::stage_prepare(RunState& run) {
     }
     auto prepared = prepare_buffers(*run.resolved, run.options, report.transfers);
     run.clock.lap(report.stages.prepare_ms);
+    report.stage_runs.insert(report.stage_runs.end(), stages_->upload_runs.begin(), stages_->upload_runs.end());
     if (!prepared) return run.fail(RunStage::Prepare, prepared.error());
     return true;
 }
@@ -361,6 +366,38 @@ bool KernelSession::stage_launch(RunState& run) {
     auto made_launch = launch_request(resolved, run.compiled->module, options.timing);
     if (!made_launch) return run.fail(RunStage::Prepare, made_launch.error());
     LaunchRequest launch = std::move(*made_launch);
+    // Every run asked for launches (re-timing, a racy lesson's next outcome); the fingerprint says what changed.
+    Fingerprint fingerprint;
+    {
+        const StageRun* compiled = report.stage_run("compile");
+        fingerprint.add(
+            "module",
+            std::to_string(launch.module) + " " + std::to_string(stages_->compiles) + " " + launch.kernel_name,
+            compiled && !compiled->reused ? "recompiled: " + compiled->reason : "module changed");
+        for (const auto& [name, value] : resolved.params) fingerprint.add("scalar " + name, value);
+        fingerprint.add("grid", launch.grid.str(), "grid changed");
+        fingerprint.add("block", launch.block.str(), "block changed");
+        fingerprint.add("shared", double(launch.dynamic_shared_bytes), "dynamic shared memory changed");
+        for (const ResolvedStep& st : resolved.steps)
+            fingerprint.add("step " + step_label(st),
+                            st.grid.str() + " " + st.block.str() + " " + std::to_string(st.dynamic_shared_bytes),
+                            "steps changed");
+        for (const auto& b : kernel_.spec.buffers) {
+            const std::string& contents = host_inputs_.at(b.name).key;
+            fingerprint.add("input " + b.name, contents,
+                            b.init.kind == BufferInit::Kind::Image ? "new image for `" + b.name + "`"
+                                                                   : "contents of `" + b.name + "` changed");
+            fingerprint.add("buffer " + b.name, std::to_string(buffers_.at(b.name).id), "`" + b.name + "` reallocated");
+        }
+        fingerprint.add("timing",
+                        std::to_string(options.timing.warmup) + " " + std::to_string(options.timing.repeats) +
+                            (options.timing.flush_l2 ? " flush" : ""),
+                        "timing changed");
+        fingerprint.add("thread order", launch.thread_order ? launch.thread_order->str() : "", "thread order changed");
+    }
+    std::string why = stages_->launch.why(fingerprint);
+    report.stage_runs.push_back(stages_->launch.ran(why.empty() ? "run again: nothing it depends on changed" : why));
+    stages_->launch.drop("the last launch failed");  // kept again below once it succeeded
     if (options.before_launch && resolved.steps.empty()) options.before_launch(report);
     LaunchResult launched;
     if (resolved.steps.empty()) {
@@ -384,6 +421,7 @@ bool KernelSession::stage_launch(RunState& run) {
         return run.fail(RunStage::Launch, make_error(err.kind, message, err.hint));
     }
     report.launched = true;
+    stages_->launch.keep(std::move(fingerprint), ++stages_->launches);
     report.timing = launched.timing;
     report.transfers.kernel_ms = launched.timing.median_ms;
     if (report.timing.median_ms > 0) {
@@ -434,6 +472,8 @@ bool KernelSession::stage_read_back(RunState& run) {
     // The check (now or deferred) and `streams:` (which launches again over the outputs) need copies.
     const bool checked = options.verify && !kernel_.spec.reference.empty();
     const bool in_place_run = options.read_back_in_place && !checked && !run.resolved->streams;
+    // Every launch is a new result, so its outputs always come back (no fingerprint to compare: it would differ).
+    if (options.read_back) report.stage_runs.push_back({"read back", false, "new launch"});
     for (const auto& b : kernel_.spec.buffers) {
         if (b.direction == Direction::In || !options.read_back) continue;
         // Only what image views show: plots and tables (also the ones shown by default) keep the bytes they get.
@@ -556,11 +596,21 @@ Result<LaunchRequest> KernelSession::launch_request(const ResolvedRun& resolved,
 // expected outputs are kept while the reference, its params and its inputs stay the same (live re-runs).
 void KernelSession::verify(const ResolvedRun& resolved, RunReport& report) {
     const KernelSpec& spec = kernel_.spec;
-    std::string key = spec.reference + "\n" + reference_section(kernel_.source);
-    for (const auto& [name, value] : resolved.params) key += "\n" + name + "=" + std::to_string(value);
-    for (const auto& b : spec.buffers) key += "\n" + b.name + direction_name(b.direction) + ":" + host_inputs_.at(b.name).key;
-    if (key != expected_key_) {
-        expected_key_.clear();
+    Fingerprint fingerprint;
+    fingerprint.add("reference", spec.reference + "\n" + reference_section(kernel_.source), "reference changed");
+    for (const auto& [name, value] : resolved.params) fingerprint.add("scalar " + name, value);
+    for (const auto& b : spec.buffers) {
+        fingerprint.add("input " + b.name, std::string(direction_name(b.direction)) + ":" + host_inputs_.at(b.name).key,
+                        b.init.kind == BufferInit::Kind::Image ? "new image for `" + b.name + "`"
+                                                               : "contents of `" + b.name + "` changed");
+    }
+    Stage<std::map<std::string, HostBuffer>>& stage = stages_->reference;
+    const std::map<std::string, HostBuffer>* expected = stage.reusable(fingerprint);
+    if (expected) {
+        report.stage_runs.push_back(stage.reused());
+    } else {
+        report.stage_runs.push_back(stage.ran(stage.why(fingerprint)));
+        stage.drop("the reference failed");
         if (!reference_) reference_ = std::make_unique<FileReference>();
         std::map<std::string, const HostBuffer*> initial;
         for (const auto& b : spec.buffers) initial[b.name] = &host_inputs_.at(b.name).host;
@@ -572,11 +622,12 @@ void KernelSession::verify(const ResolvedRun& resolved, RunReport& report) {
             report.error = *outcome.error;
             return;
         }
-        expected_ = std::move(outcome.expected);
-        expected_key_ = key;
+        expected = &stage.keep(std::move(fingerprint), std::move(outcome.expected));
     }
+    // The comparison: once per result (a run's, or a deferred check's), never skipped.
+    report.stage_runs.push_back({"check", false, "new result"});
     bool all_ok = true;
-    for (const auto& [name, want] : expected_) {
+    for (const auto& [name, want] : *expected) {
         auto got = report.outputs.find(name);
         if (got == report.outputs.end()) continue;
         Comparison c = compare_buffers(got->second, want, spec.tolerance, true);

@@ -121,6 +121,10 @@ Result<std::vector<const CompileResult*>> KernelSession::compile_steps(RunReport
         bool compiled = false;
         const CompileResult& c = modules_.get(engine_, "step:" + name, std::move(request), &compiled);
         if (compiled) {
+            // The plain compile's entry (stage_compile) says the step's too: one "compile" stage per run.
+            for (StageRun& entry : report.stage_runs)
+                if (entry.stage == "compile" && entry.reused)
+                    entry = {"compile", false, "step kernel `" + name + "` compiled"};
             report.compile_ms += c.compile_ms;
             report.cache_hit = report.cache_hit && c.cache_hit;
         }

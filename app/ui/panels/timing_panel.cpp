@@ -1,6 +1,7 @@
 // Timing panel drawing (a `devices:` run's per-device table: device_split_view.cpp).
 #include "ui/panels/timing_panel.h"
 
+#include "core/session/report_text.h"
 #include "core/text_util.h"
 #include "ui/panels/device_split_view.h"
 #include "ui/widgets.h"
@@ -133,6 +134,9 @@ void TimingPanel::draw_budget(const TimingSample& last) {
     ImGui::TableNextColumn();
     ImGui::Text("%.3f ms", s.total_ms + s.variants_ms);
     ImGui::EndTable();
+    // What was redone and why ("launch (scalar n changed)"), and what came from the run before.
+    if (const std::string said = stage_runs_text(last.stage_runs); !said.empty())
+        ImGui::TextWrapped("%s", said.c_str());
 }
 
 bool TimingPanel::draw_summary() {

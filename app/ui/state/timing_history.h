@@ -24,6 +24,7 @@ struct TimingSample {
     std::string backend;
     std::optional<DeviceSplitReport> devices;  // a `devices:` run: each device's part and times
     StageTimes stages;     // the host's time per stage of that run (the frame budget)
+    std::vector<StageRun> stage_runs;  // what that run redid and reused, and why
     double ui_apply_ms = 0;  // the window's part: the outcome applied (views by interop or upload, columns)
 };
 
