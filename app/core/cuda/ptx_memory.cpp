@@ -24,7 +24,10 @@ __device__ unsigned long long cp_memory_count;
 __device__ unsigned long long cp_memory_cap;
 __device__ unsigned long long cp_memory_block_limit;
 }
-extern "C" __device__ __noinline__ void cp_memory_record(const void* p, unsigned info) {
+// The address arrives as a number and is classified in inline PTX: with a pointer and __isShared(), NVVM
+// infers the address space from the one call it sees (cp_memory_keep's kernel parameter, global) and folds the
+// test away, so every shared access would be taken for a global one. The rewrite's calls come later, in PTX.
+extern "C" __device__ __noinline__ void cp_memory_record(unsigned long long p, unsigned info) {
     unsigned long long* log = cp_memory_log;
     if (!log) return;
     const unsigned long long block =
@@ -32,11 +35,14 @@ extern "C" __device__ __noinline__ void cp_memory_record(const void* p, unsigned
     if (block >= cp_memory_block_limit) return;
     unsigned long long address = 0;
     unsigned space = 2u;  // 0 global, 1 shared, 2 neither (a thread's local memory): not recorded
-    if (__isShared(p)) {
-        address = (unsigned long long)__cvta_generic_to_shared(p);
+    unsigned is_shared = 0, is_global = 0;
+    asm volatile("{ .reg .pred q; isspacep.shared q, %1; selp.u32 %0, 1, 0, q; }" : "=r"(is_shared) : "l"(p));
+    asm volatile("{ .reg .pred q; isspacep.global q, %1; selp.u32 %0, 1, 0, q; }" : "=r"(is_global) : "l"(p));
+    if (is_shared) {
+        asm volatile("cvta.to.shared.u64 %0, %1;" : "=l"(address) : "l"(p));
         space = 1u;
-    } else if (__isGlobal(p)) {
-        address = (unsigned long long)p;
+    } else if (is_global) {
+        address = p;
         space = 0u;
     }
     const unsigned active = __activemask();
@@ -56,7 +62,7 @@ extern "C" __device__ __noinline__ void cp_memory_record(const void* p, unsigned
     r[1] = (block << 32) | thread;
     r[2] = (unsigned long long)info | ((unsigned long long)space << 32);
 }
-extern "C" __global__ void cp_memory_keep(const void* p, unsigned info) { cp_memory_record(p, info); }
+extern "C" __global__ void cp_memory_keep(unsigned long long p, unsigned info) { cp_memory_record(p, info); }
 )";
     return source;
 }
