@@ -315,6 +315,12 @@ TEST(PtxMemoryRecords, OffsetsFromTheirBufferAsTheCpuBackendGivesThem) {
     EXPECT_EQ(accesses[2].space, MemorySpace::Shared);
     EXPECT_EQ(accesses[2].address, (uint64_t(3) << 40) + 128);
     EXPECT_EQ(accesses[2].site, 3u);
+    // With the system's 1 KB at the start of the window (sm_80 and later), a kernel's first shared word is at
+    // window offset 1024 and counts as offset 0, as on the CPU backend.
+    std::vector<uint64_t> shared_words = record(1024 + 8, 0, 2, 4, 4, true, 1);
+    const auto shifted = memory_accesses_from_records(shared_words, 1, buffers, 3, 1024);
+    ASSERT_EQ(shifted.size(), 1u);
+    EXPECT_EQ(shifted[0].address, (uint64_t(3) << 40) + 8);
 }
 
 }  // namespace

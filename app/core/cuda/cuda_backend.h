@@ -114,6 +114,7 @@ private:
     CUresult memory_pass_needed(const LoadedModule& module, MemoryPass& pass, bool can_run_again, bool& again);
     CUresult end_memory_recording(const LoadedModule& module, MemoryPass& pass, double ms, LaunchResult& out);
     void abandon_memory_recording(const LoadedModule& module, MemoryPass& pass);  // after a failed launch
+    uint64_t reserved_shared_bytes() const;  // the system's part at the start of each block's shared window
     std::string buffer_label(BufferId id) const;
 
     const CudaDriver& d_;

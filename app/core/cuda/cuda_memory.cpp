@@ -89,7 +89,7 @@ CUresult CudaBackend::end_memory_recording(const LoadedModule& module, MemoryPas
     for (const auto& [id, b] : buffers_)
         if (b.bytes) global.push_back({uint64_t(b.ptr), b.bytes});
     const std::vector<MemoryAccess> accesses =
-        memory_accesses_from_records(words, kept, std::move(global), pass.block_limit);
+        memory_accesses_from_records(words, kept, std::move(global), pass.block_limit, reserved_shared_bytes());
     MemoryRecording recording;
     recording.access_cap = pass.cap;
     recording.blocks_total = pass.blocks;
@@ -107,6 +107,13 @@ CUresult CudaBackend::end_memory_recording(const LoadedModule& module, MemoryPas
     recording.warps = merge_warp_details(recording.warps);
     out.memory = std::move(recording);
     return CUDA_SUCCESS;
+}
+
+uint64_t CudaBackend::reserved_shared_bytes() const {
+    int v = 0;
+    return d_.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, device_) == CUDA_SUCCESS && v > 0
+               ? uint64_t(v)
+               : 0;
 }
 
 void CudaBackend::abandon_memory_recording(const LoadedModule& module, MemoryPass& pass) {

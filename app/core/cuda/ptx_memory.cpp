@@ -383,7 +383,8 @@ Result<PtxMemoryRewrite> instrument_ptx_memory(const std::string& ptx, const std
 }
 
 std::vector<MemoryAccess> memory_accesses_from_records(const std::vector<uint64_t>& words, uint64_t count,
-                                                       std::vector<MemoryRegion> global, uint64_t block_limit) {
+                                                       std::vector<MemoryRegion> global, uint64_t block_limit,
+                                                       uint64_t shared_reserved) {
     std::sort(global.begin(), global.end(),
               [](const MemoryRegion& a, const MemoryRegion& b) { return a.start < b.start; });
     // The CPU backend's bases (access_recorder.cpp): region r at (r + 1) << 40.
@@ -403,7 +404,7 @@ std::vector<MemoryAccess> memory_accesses_from_records(const std::vector<uint64_
         if (a.block >= block_limit) continue;
         if ((w[2] >> 32) == 1) {
             a.space = MemorySpace::Shared;
-            a.address = region_base(global.size()) + w[0];
+            a.address = region_base(global.size()) + (w[0] >= shared_reserved ? w[0] - shared_reserved : w[0]);
         } else {
             auto it = std::upper_bound(global.begin(), global.end(), w[0],
                                        [](uint64_t x, const MemoryRegion& r) { return x < r.start; });

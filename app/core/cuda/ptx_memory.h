@@ -69,8 +69,11 @@ struct MemoryRegion {
 // shared window) on the CPU backend's bases (access_recorder.cpp): each global buffer, in order of start, on
 // (index + 1) << 40, shared memory on the next; sectors and banks are then those of the same offsets on either
 // backend. Records of blocks >= `block_limit`, and global addresses outside every buffer (a __device__
-// variable), are left out.
+// variable), are left out. `shared_reserved`: the bytes at the start of every block's shared window that the
+// system keeps (1 KB on sm_80 and later, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK): the kernel's
+// own shared memory starts after them, and its offsets count from there, as on the CPU backend.
 std::vector<MemoryAccess> memory_accesses_from_records(const std::vector<uint64_t>& words, uint64_t count,
-                                                       std::vector<MemoryRegion> global, uint64_t block_limit);
+                                                       std::vector<MemoryRegion> global, uint64_t block_limit,
+                                                       uint64_t shared_reserved = 0);
 
 }  // namespace cp
