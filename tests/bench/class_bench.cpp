@@ -213,10 +213,12 @@ void fault_once(Student& s, const KernelFile& faulting, const KernelFile& own) {
     run.timing = TimingOptions{0, 1, false};
     const RunReport r = s.session->run(run);
     ++s.tally.fault_runs;
-    if (r.outcome == "fault")
+    // The outcome as the CLI names it (RunReport::outcome is set only for a lesson with an `expect:` line).
+    const std::string outcome = run_outcome(r);
+    if (outcome == "fault")
         ++s.tally.faults;
     else if (s.tally.problems.size() < 3)
-        s.tally.problems.push_back("the faulting kernel did not fault: " + r.outcome +
+        s.tally.problems.push_back("the faulting kernel did not fault: " + outcome +
                                    (r.error ? " (" + r.error->message + ")" : std::string()));
     s.session->set_kernel(own);
 }
