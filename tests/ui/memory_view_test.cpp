@@ -311,10 +311,10 @@ TEST(MemoryUi, TheTransposesColumnReadIsConflictFreePaddedAndThirtyTwoWayWithout
         if (auto shot = host2.screenshot()) render::write_png(std::string(shots) + "/memory_banks_unpadded.png", *shot);
 }
 
-// Known problem, left for the lead (found here): with the Memory switch on, editing the padded transpose into the
-// unpadded one makes the next recording launch abort in the CPU worker ("thread (31,7,0) of block (2,1,0) called
-// abort() (.../kernel.cpp:59)"), while `run FILE --memory` of the edited file alone records it. A second recording
-// module of one kernel in one CPU worker is the difference.
+// Known problem (open): with the Memory switch on, an edit that changes the size of a static __shared__ array
+// makes the next recording launch abort in the CPU worker ("thread (0,0,0) of block (0,0,0) called abort()"):
+// a second recording module whose array has the same declaration but another size, in one CPU worker. A plain
+// edit of the same size runs, and so does `run FILE --memory` of the edited file alone. Enable when fixed.
 TEST(MemoryUi, DISABLED_ARecordingAfterAnEditRecordsTheNewKernel) {
     if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
     ScopedUserDir user;
@@ -329,9 +329,13 @@ TEST(MemoryUi, DISABLED_ARecordingAfterAnEditRecordsTheNewKernel) {
     for (int i = 0; i < 50 && !(ws.memory().result && !ws.memory().recording); ++i) host.frame();
     ASSERT_TRUE(ws.memory().result.has_value()) << ws.memory().error;
     std::string text = document_of(ws).text();
-    const std::string from = "const int pitch = TILE + pad;", to = "const int pitch = TILE;";
-    ASSERT_NE(text.find(from), std::string::npos);
-    text.replace(text.find(from), from.size(), to);
+    // The tile's size changes with the edit: a second recording module whose __shared__ array has the same
+    // declaration but another size, in the same CPU worker.
+    for (const auto& [from, to] : {std::pair<std::string, std::string>{"const int pitch = TILE + pad;", "const int pitch = TILE;"},
+                                   {"tile[TILE * (TILE + MAX_PAD)]", "tile[TILE * TILE]"}}) {
+        ASSERT_NE(text.find(from), std::string::npos) << from;
+        text.replace(text.find(from), from.size(), to);
+    }
     ws.set_source(text, host.seconds() - 5.0);
     for (int i = 0; i < 80 && (ws.memory().recording || ws.memory().recorded_key != ws.memory().wanted_key ||
                                ws.memory().wanted_key.empty() || !ws.memory().error.empty() || i < 3);
@@ -340,3 +344,4 @@ TEST(MemoryUi, DISABLED_ARecordingAfterAnEditRecordsTheNewKernel) {
     EXPECT_EQ(ws.memory().error, "");
     EXPECT_TRUE(ws.memory().result.has_value());
 }
+
