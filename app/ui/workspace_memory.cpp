@@ -48,6 +48,10 @@ void Workspace::apply_memory(Result<MemoryRecording> recorded) {
             if (m.grade > worst->grade) worst = &m;
         compile_status_.reveal_line = worst->line;
         ++compile_status_.reveal_serial;
+        // The warp picture opens on the access that wastes most (a conflicting shared store rather than the
+        // coalesced load before it on the same line).
+        memory_.access = memory_.worst_access();
+        memory_.request = 0;
     }
 }
 

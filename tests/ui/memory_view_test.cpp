@@ -73,6 +73,38 @@ TEST(MemoryView, GutterTextSaysSectorsPerRequestAgainstIdealAndGradesIt) {
     EXPECT_EQ(marks[2].line, 20);
 }
 
+TEST(MemoryView, ThePictureOpensOnTheAccessThatWastesMost) {
+    // Warp 0 keeps three accesses: a coalesced load (4 sectors, ideal 4), a shared store with 7 conflicts per
+    // request over 2 requests (14), and a strided load with 32 sectors for an ideal 4 (28): the last wastes most.
+    ui::MemoryViewState s;
+    MemoryRecording m;
+    const auto detail = [](uint64_t site, MemorySpace space, uint64_t sectors, uint64_t ideal, uint64_t conflicts,
+                           int requests) {
+        WarpSiteDetail d;
+        d.warp = WarpId{0, 0};
+        d.site = site;
+        d.space = space;
+        for (int i = 0; i < requests; ++i) {
+            WarpRequest r;
+            r.active = 0xFFFFFFFFu;
+            r.sectors = sectors, r.ideal_sectors = ideal, r.bank_conflicts = conflicts;
+            d.requests.push_back(r);
+        }
+        d.requests_total = d.requests.size();
+        return d;
+    };
+    m.warps = {detail(1, MemorySpace::Global, 4, 4, 0, 1), detail(2, MemorySpace::Shared, 0, 0, 7, 2),
+               detail(3, MemorySpace::Global, 32, 4, 0, 1)};
+    s.take(m);
+    EXPECT_EQ(s.worst_access(), 2);
+    m.warps.pop_back();  // without it, the conflicting store
+    s.take(m);
+    EXPECT_EQ(s.worst_access(), 1);
+    m.warps.resize(1);  // nothing wasted: the first
+    s.take(m);
+    EXPECT_EQ(s.worst_access(), 0);
+}
+
 TEST(MemoryView, LaneRangesNameTheActiveLanes) {
     EXPECT_EQ(ui::lane_ranges(0xFFFFFFFFu), "0-31");
     EXPECT_EQ(ui::lane_ranges(0x0000FFFFu | (1u << 24)), "0-15, 24");

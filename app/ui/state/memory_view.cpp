@@ -145,7 +145,9 @@ WarpPicture warp_picture(const WarpRequest& request, MemorySpace space) {
                        " words, no two in one bank (lanes on the same word share it): 1 wavefront, no conflict" + idle;
         else
             p.legend = who + " touch " + std::to_string(words.size()) + " words; bank " + std::to_string(worst_bank) +
-                       " holds " + std::to_string(p.wavefronts) + " different words: a " +
+                       " holds " + std::to_string(p.wavefronts) + " different words: " +
+                       // "an 8-way", "an 11-way", "an 18-way": the article goes by how the number is said
+                       (p.wavefronts == 8 || p.wavefronts == 11 || p.wavefronts == 18 ? "an " : "a ") +
                        std::to_string(p.wavefronts) + "-way conflict, " + std::to_string(request.bank_conflicts) +
                        " extra wavefronts" + idle;
     }
@@ -160,6 +162,19 @@ void MemoryViewState::take(MemoryRecording recorded) {
     const auto kept = accesses_of(warp);
     if (access >= int(kept.size())) access = 0;
     if (const WarpSiteDetail* d = chosen_access(); !d || request >= int(d->requests.size())) request = 0;
+}
+
+int MemoryViewState::worst_access() const {
+    const auto kept = accesses_of(warp);
+    int best = 0;
+    uint64_t most = 0;
+    for (size_t i = 0; i < kept.size(); ++i) {
+        uint64_t waste = 0;
+        for (const WarpRequest& r : kept[i]->requests)
+            waste += (r.sectors > r.ideal_sectors ? r.sectors - r.ideal_sectors : 0) + r.bank_conflicts;
+        if (waste > most) most = waste, best = int(i);
+    }
+    return best;
 }
 
 std::vector<const WarpSiteDetail*> MemoryViewState::accesses_of(const WarpId& w) const {

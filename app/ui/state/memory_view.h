@@ -78,6 +78,9 @@ struct MemoryViewState {
     // The kept warps' accesses of `warp`, in result->warps order (empty when it was not kept).
     std::vector<const WarpSiteDetail*> accesses_of(const WarpId& warp) const;
     const WarpSiteDetail* chosen_access() const;
+    // Index (as `access`) of the chosen warp's access that wastes most: sectors beyond the ideal plus bank
+    // conflicts, over its kept requests; the first one on a tie, 0 when nothing is kept. The picture opens there.
+    int worst_access() const;
 };
 
 }  // namespace cp::ui
