@@ -1,6 +1,8 @@
 // Parsing compute-sanitizer's text log into findings, and naming their buffers (see sanitizer_report.h).
 #include "core/cuda/sanitizer_report.h"
 
+#include <fstream>
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -161,6 +163,17 @@ std::string find_compute_sanitizer() {
 
 bool is_sanitizer_tool(const std::string& tool) {
     return tool == "memcheck" || tool == "racecheck" || tool == "synccheck" || tool == "initcheck";
+}
+
+std::string take_sanitizer_log(const std::string& log_path) {
+    if (log_path.empty()) return {};
+    std::ifstream in(log_path);
+    std::stringstream text;
+    text << in.rdbuf();
+    in.close();
+    std::error_code ec;
+    std::filesystem::remove(log_path, ec);
+    return text.str();
 }
 
 }  // namespace cp

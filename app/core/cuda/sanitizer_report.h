@@ -51,4 +51,8 @@ std::string find_compute_sanitizer();
 // The tools `--sanitize` accepts.
 bool is_sanitizer_tool(const std::string& tool);
 
+// The text of compute-sanitizer's log at `log_path` ("" when there is none), and the file removed: the log
+// belongs to one sanitized run.
+std::string take_sanitizer_log(const std::string& log_path);
+
 }  // namespace cp

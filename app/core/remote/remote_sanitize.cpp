@@ -63,15 +63,5 @@ Result<std::unique_ptr<Backend>> make_served_sanitized_backend(const std::string
     return made;
 }
 
-std::string take_sanitizer_log(const std::string& log_path) {
-    if (log_path.empty()) return {};
-    std::ifstream in(log_path);
-    std::stringstream text;
-    text << in.rdbuf();
-    in.close();
-    std::error_code ec;
-    std::filesystem::remove(log_path, ec);
-    return text.str();
-}
 
 }  // namespace cp

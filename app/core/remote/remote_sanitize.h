@@ -3,6 +3,8 @@
 // sends the sanitizer's log back in one last frame, which the app writes where its local log would be.
 #pragma once
 
+#include "core/cuda/sanitizer_report.h"
+
 #include "core/engine/backend.h"
 #include "core/result.h"
 
@@ -18,9 +20,6 @@ namespace cp {
 // a GPU): serves NAME unsanitized and takes FILE's text as the log, so the log's way back is still the real one.
 Result<std::unique_ptr<Backend>> make_served_sanitized_backend(const std::string& backend_name, const std::string& tool,
                                                                const std::string& host, std::string* log_path);
-
-// The log's text, the file removed (the sanitizer finished it as its worker ended); "" when there is none.
-std::string take_sanitizer_log(const std::string& log_path);
 
 // The JSON of the last frame a sanitizing worker sends ("goodbye"; the log is its blob), and the key it has.
 inline constexpr const char* kSanitizerGoodbye = "sanitizer_log";

@@ -74,13 +74,7 @@ Result<std::unique_ptr<Backend>> make_sanitized_backend(const SanitizerSetup& se
 }
 
 SanitizerSummary finish_sanitizing(const std::string& log_path, const KernelFile& file, RunReport& report) {
-    std::ifstream in(log_path);
-    std::stringstream text;
-    text << in.rdbuf();
-    in.close();
-    std::error_code ec;
-    std::filesystem::remove(log_path, ec);
-    SanitizerSummary summary = parse_sanitizer_log(text.str());
+    SanitizerSummary summary = parse_sanitizer_log(take_sanitizer_log(log_path));
     std::vector<BufferPlacement> placements;
     for (const auto& b : file.spec.buffers) {
         auto address = report.device_addresses.find(b.name);
