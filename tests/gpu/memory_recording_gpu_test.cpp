@@ -97,11 +97,11 @@ void expect_same_figures(const MemoryRecording& cpu, const MemoryRecording& cuda
         ASSERT_EQ(g.requests.size(), c.requests.size()) << at;
         for (size_t r = 0; r < c.requests.size(); ++r) {
             EXPECT_EQ(g.requests[r].active, c.requests[r].active) << at << ", request " << r;
-            // Offsets in their buffer (the low 40 bits): which buffer is region 0 follows each backend's
-            // allocation order, the layout inside it does not.
+            // Offsets in their buffer: which buffer is region 0 follows each backend's allocation order, the
+            // layout inside it does not.
             for (int lane = 0; lane < 32; ++lane)
-                EXPECT_EQ(g.requests[r].address[lane] & ((uint64_t(1) << 40) - 1),
-                          c.requests[r].address[lane] & ((uint64_t(1) << 40) - 1))
+                EXPECT_EQ(memory_region_offset(g.requests[r].address[lane]),
+                          memory_region_offset(c.requests[r].address[lane]))
                     << at << ", request " << r << ", lane " << lane;
             EXPECT_EQ(g.requests[r].sectors, c.requests[r].sectors) << at << ", request " << r;
             EXPECT_EQ(g.requests[r].bank_conflicts, c.requests[r].bank_conflicts) << at << ", request " << r;

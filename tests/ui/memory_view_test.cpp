@@ -325,22 +325,15 @@ TEST(MemoryUi, TheTransposesColumnReadIsConflictFreePaddedAndThirtyTwoWayWithout
         host.frame();
     ASSERT_TRUE(ws.memory().result.has_value()) << ws.memory().error;
     ASSERT_NE(ws.memory().recorded_key, padded_key) << "the change of pad was not recorded";
-    ui::Workspace& ws2 = ws;
-    ui::AppHost& host2 = host;
-    const auto kept = ws2.memory().accesses_of(WarpId{0, 0});
-    for (size_t i = 0; i < kept.size(); ++i)
-        if (kept[i]->line == line && kept[i]->space == MemorySpace::Shared) ws2.memory().access = int(i);
-    ws2.memory().request = 0;
-    host2.frame();
-    const ui::WarpPicture unpadded = ws2.memory_panel()->drawn().picture;
-    EXPECT_EQ(unpadded.wavefronts, expected_wavefronts(0)) << ws2.memory_panel()->drawn().status;
+    const ui::WarpPicture unpadded = show_column_read();
+    EXPECT_EQ(unpadded.wavefronts, expected_wavefronts(0)) << ws.memory_panel()->drawn().status;
     EXPECT_EQ(unpadded.wavefronts, 32);
     ASSERT_EQ(unpadded.bank_conflicted.size(), 32u);
     EXPECT_TRUE(unpadded.bank_conflicted[0]);
-    EXPECT_NE(ws2.memory_panel()->drawn().legend.find("a 32-way conflict, 31 extra wavefronts"), std::string::npos)
-        << ws2.memory_panel()->drawn().legend;
+    EXPECT_NE(ws.memory_panel()->drawn().legend.find("a 32-way conflict, 31 extra wavefronts"), std::string::npos)
+        << ws.memory_panel()->drawn().legend;
     if (const char* shots = std::getenv("CP_UI_TEST_SHOTS"))
-        if (auto shot = host2.screenshot()) render::write_png(std::string(shots) + "/memory_banks_unpadded.png", *shot);
+        if (auto shot = host.screenshot()) render::write_png(std::string(shots) + "/memory_banks_unpadded.png", *shot);
 }
 
 // Known problem (open): with the Memory switch on, an edit that changes the size of a static __shared__ array

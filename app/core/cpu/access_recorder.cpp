@@ -11,7 +11,7 @@ namespace cp {
 namespace {
 
 struct RawAccess {
-    uint64_t address;  // normalised: region_base + offset in its region
+    uint64_t address;  // normalised: memory_region_base + offset in its region
     uint64_t site;
     uint32_t block;  // linear; a recording of more than 2^32 blocks stops at the cap long before
     uint32_t thread;
@@ -30,11 +30,8 @@ std::atomic<uint64_t> next{0};
 std::atomic<uint64_t> first_dropped{UINT64_MAX};
 
 // Addresses are kept as offsets into their region (a buffer, the dynamic shared memory, a static __shared__
-// array) on a base of (region + 1) << 40: as aligned as a GPU's allocations (256 bytes for cudaMalloc; shared
-// arrays aligned to at least 128 bytes, the 32 banks' width), which the CPU backend's starts are not (a guarded
-// buffer ends at its guard page, so it starts only as aligned as its size allows). Sectors and banks are then
-// those a GPU would see for the same offsets.
-constexpr uint64_t region_base(uint64_t region) { return (region + 1) << 40; }
+// array) on memory_region_base (memory_figures.h): the CPU backend's starts are not as aligned as a GPU's (a
+// guarded buffer ends at its guard page, so it starts only as aligned as its size allows).
 
 bool shared_address(const cp_abi::ThreadState* s, uint64_t address, uint64_t size, uint64_t* normalized) {
     const auto inside = [&](const void* data, uint64_t bytes) {
@@ -43,13 +40,13 @@ bool shared_address(const cp_abi::ThreadState* s, uint64_t address, uint64_t siz
     };
     const uint64_t first_region = launch.global.size();
     if (inside(s->dynamic_shared, launch.dynamic_shared_bytes)) {
-        *normalized = region_base(first_region) + (address - reinterpret_cast<uint64_t>(s->dynamic_shared));
+        *normalized = memory_region_base(first_region) + (address - reinterpret_cast<uint64_t>(s->dynamic_shared));
         return true;
     }
     for (unsigned i = 0; i < s->shared_slot_count; ++i)
         if (inside(s->shared_slots[i].data, s->shared_slots[i].bytes)) {
-            *normalized =
-                region_base(first_region + 1 + i) + (address - reinterpret_cast<uint64_t>(s->shared_slots[i].data));
+            *normalized = memory_region_base(first_region + 1 + i) +
+                          (address - reinterpret_cast<uint64_t>(s->shared_slots[i].data));
             return true;
         }
     return false;
@@ -63,7 +60,7 @@ bool global_address(uint64_t address, uint64_t* normalized) {
     --it;
     const uint64_t offset = address - reinterpret_cast<uint64_t>(it->first);
     if (offset >= it->second) return false;
-    *normalized = region_base(uint64_t(it - launch.global.begin())) + offset;
+    *normalized = memory_region_base(uint64_t(it - launch.global.begin())) + offset;
     return true;
 }
 

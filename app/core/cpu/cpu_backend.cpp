@@ -345,18 +345,12 @@ LaunchResult CpuBackend::launch(const LaunchRequest& request) {
     if (run.result.memory) {
         // The worker counts per site (the hook's return address, just past the call): each becomes its line
         // in the user's file (addr2line, once a site), and a line's sites add up.
-        MemoryRecording& memory = *run.result.memory;
         auto m = modules_.find(request.module);
-        for (MemoryFigures& f : memory.figures)
-            f.line = m == modules_.end() || f.site == 0
-                         ? 0
-                         : user_line_of(m->second.library_path.string(), f.site - 1, m->second.source_path);
-        memory.figures = merge_memory_figures(memory.figures);
-        for (WarpSiteDetail& d : memory.warps)
-            d.line = m == modules_.end() || d.site == 0
-                         ? 0
-                         : user_line_of(m->second.library_path.string(), d.site - 1, m->second.source_path);
-        memory.warps = merge_warp_details(memory.warps);
+        map_recording_lines(*run.result.memory, [&](uint64_t site) {
+            return m == modules_.end() || site == 0
+                       ? 0
+                       : user_line_of(m->second.library_path.string(), site - 1, m->second.source_path);
+        });
     }
     if (run.result.error) {
         int line = 0;  // the user's line, which the window's editor marks

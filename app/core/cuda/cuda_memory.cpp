@@ -98,13 +98,10 @@ CUresult CudaBackend::end_memory_recording(const LoadedModule& module, MemoryPas
     recording.accesses = accesses.size();
     recording.ms = ms;
     recording.figures = memory_figures(accesses);
+    recording.warps = warp_details(accesses, pass.warps);  // the Memory panel's picture, lane by lane
     const auto& lines = module.memory_site_lines;
-    for (MemoryFigures& f : recording.figures) f.line = f.site >= 1 && f.site <= lines.size() ? lines[f.site - 1] : 0;
-    recording.figures = merge_memory_figures(recording.figures);
-    // The warps asked for, lane by lane (the Memory panel's picture), from the same accesses and lines.
-    recording.warps = warp_details(accesses, pass.warps);
-    for (WarpSiteDetail& d : recording.warps) d.line = d.site >= 1 && d.site <= lines.size() ? lines[d.site - 1] : 0;
-    recording.warps = merge_warp_details(recording.warps);
+    map_recording_lines(recording,
+                        [&](uint64_t site) { return site >= 1 && site <= lines.size() ? lines[site - 1] : 0; });
     out.memory = std::move(recording);
     return CUDA_SUCCESS;
 }

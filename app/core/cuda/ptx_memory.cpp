@@ -387,8 +387,6 @@ std::vector<MemoryAccess> memory_accesses_from_records(const std::vector<uint64_
                                                        uint64_t shared_reserved) {
     std::sort(global.begin(), global.end(),
               [](const MemoryRegion& a, const MemoryRegion& b) { return a.start < b.start; });
-    // The CPU backend's bases (access_recorder.cpp): region r at (r + 1) << 40.
-    const auto region_base = [](uint64_t region) { return (region + 1) << 40; };
     std::vector<MemoryAccess> out;
     count = std::min<uint64_t>(count, words.size() / kMemoryRecordWords);
     out.reserve(count);
@@ -404,7 +402,7 @@ std::vector<MemoryAccess> memory_accesses_from_records(const std::vector<uint64_
         if (a.block >= block_limit) continue;
         if ((w[2] >> 32) == 1) {
             a.space = MemorySpace::Shared;
-            a.address = region_base(global.size()) + (w[0] >= shared_reserved ? w[0] - shared_reserved : w[0]);
+            a.address = memory_region_base(global.size()) + (w[0] >= shared_reserved ? w[0] - shared_reserved : w[0]);
         } else {
             auto it = std::upper_bound(global.begin(), global.end(), w[0],
                                        [](uint64_t x, const MemoryRegion& r) { return x < r.start; });
@@ -412,7 +410,7 @@ std::vector<MemoryAccess> memory_accesses_from_records(const std::vector<uint64_
             --it;
             if (w[0] - it->start >= it->bytes) continue;
             a.space = MemorySpace::Global;
-            a.address = region_base(uint64_t(it - global.begin())) + (w[0] - it->start);
+            a.address = memory_region_base(uint64_t(it - global.begin())) + (w[0] - it->start);
         }
         out.push_back(a);
     }

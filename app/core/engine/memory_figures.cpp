@@ -235,6 +235,19 @@ std::vector<WarpSiteDetail> merge_warp_details(const std::vector<WarpSiteDetail>
     return out;
 }
 
+void map_recording_lines(MemoryRecording& recording, const std::function<int(uint64_t site)>& line_of) {
+    std::map<uint64_t, int> lines;  // a site's line, asked once (the CPU backend's is an addr2line)
+    const auto line = [&](uint64_t site) {
+        const auto [it, added] = lines.emplace(site, 0);
+        if (added) it->second = line_of(site);
+        return it->second;
+    };
+    for (MemoryFigures& f : recording.figures) f.line = line(f.site);
+    recording.figures = merge_memory_figures(recording.figures);
+    for (WarpSiteDetail& d : recording.warps) d.line = line(d.site);
+    recording.warps = merge_warp_details(recording.warps);
+}
+
 std::string memory_recording_note(const MemoryRecording& r) {
     std::string note = "every global and shared load and store of ";
     if (r.capped)

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,13 @@ namespace cp {
 
 enum class MemorySpace : uint8_t { Global = 0, Shared = 1 };
 const char* memory_space_name(MemorySpace space);  // "global" | "shared"
+
+// Addresses in a recording count from the start of the region they fall in (a buffer, the shared memory), on a
+// base of (region + 1) << 40: as aligned as a GPU's allocations (256 bytes for cudaMalloc; shared arrays at least
+// 128 bytes, the 32 banks' width), so sectors and banks are those a GPU sees for the same offsets, on either
+// backend. The offset in the region is the low 40 bits.
+constexpr uint64_t memory_region_base(uint64_t region) { return (region + 1) << 40; }
+constexpr uint64_t memory_region_offset(uint64_t address) { return address & ((uint64_t(1) << 40) - 1); }
 
 // One load or store by one thread, in the order that thread made them.
 struct MemoryAccess {
@@ -100,6 +108,10 @@ struct MemoryRecording {
     std::vector<MemoryFigures> figures;  // per site from the worker; per line once the backend mapped them
     std::vector<WarpSiteDetail> warps;   // the warps LaunchRequest::memory_warps asked for, lane by lane
 };
+
+// Every site of `recording` (its figures and kept warps) mapped to its source line by `line_of` (asked once per
+// site; 0: not known), then a line's sites joined (merge_memory_figures, merge_warp_details).
+void map_recording_lines(MemoryRecording& recording, const std::function<int(uint64_t site)>& line_of);
 
 // "all 8 blocks, 1234 accesses" / "the first 3 of 40 blocks (the cap of N accesses was reached)".
 std::string memory_recording_note(const MemoryRecording& recording);
