@@ -373,7 +373,17 @@ void OutputPanel::draw_image_view(OutputView& v) {
         return;
     }
     // A strip over the canvas' bottom edge, on a dark band so it reads over any picture.
-    const auto lines = inspector_lines(v, *pixel, over_input);
+    auto lines = inspector_lines(v, *pixel, over_input);
+    if (!over_input && pixel->first >= 0 && pixel->second >= 0 && pixel->first < v.width && pixel->second < v.height) {
+        // A click that did not drag (a drag pans) picks the pixel's warp for the Memory panel.
+        const bool clicked = ImGui::IsMouseReleased(ImGuiMouseButton_Left) && io.MouseDragMaxDistanceSqr[0] < 16.0f;
+        const auto [x, y] = *pixel;
+        const std::string pick =
+            memory_pick(owner_of_pixel(x, y, v.width, v.grid, v.block),
+                        v.spec.buffer + "(" + std::to_string(x) + ", " + std::to_string(y) + ")",
+                        (uint64_t(y) * uint64_t(v.width) + uint64_t(x)) * elem_info(v.type).size, clicked);
+        if (!pick.empty()) lines.push_back({pick, false});
+    }
     for (const auto& line : lines) drawn_output_.inspector += line.first + "\n";
     const float line_h = ImGui::GetTextLineHeightWithSpacing(), pad = ImGui::GetStyle().FramePadding.x;
     const float band_y0 = canvas_end.y - line_h * float(lines.size()) - pad;
@@ -385,6 +395,14 @@ void OutputPanel::draw_image_view(OutputView& v) {
         y += line_h;
     }
     draw->PopClipRect();
+}
+
+std::string OutputPanel::memory_pick(const std::optional<PixelOwner>& owner, const std::string& element,
+                                     uint64_t byte_offset, bool clicked) {
+    if (!memory_ || !memory_->enabled) return "";
+    const WarpPick pick = warp_pick(owner, element, byte_offset, memory_->result ? &*memory_->result : nullptr);
+    if (clicked) memory_->pick(pick);
+    return pick.text;
 }
 
 std::vector<std::pair<std::string, bool>> OutputPanel::inspector_lines(OutputView& v, std::pair<int, int> pixel,

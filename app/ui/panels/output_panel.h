@@ -7,6 +7,7 @@
 
 #include "ui/state/compare_state.h"
 #include "ui/state/launch_overlay.h"
+#include "ui/state/memory_view.h"
 #include "ui/state/output_views.h"
 #include "ui/panels/panel.h"
 
@@ -91,6 +92,9 @@ public:
     // needs (the workspace asks a remote server for previews no larger).
     std::pair<int, int> canvas_pixels() const { return canvas_pixels_; }
     const DrawnPlot& drawn_plot() const { return drawn_plot_; }
+    // The memory view (issue 23): while its switch is on, hovering an element says which warp wrote it and a
+    // click (without dragging) shows that warp in the Memory panel's picture. Null: never.
+    void set_memory(MemoryViewState* memory) { memory_ = memory; }
     // Side by side (a lesson with `compare:`): one column per kernel, the main one first, as drawn last frame
     // (drawn_output() is then the main column's image).
     struct DrawnColumn {
@@ -113,6 +117,10 @@ private:
     void draw_compare_checkbox();  // "Compare side by side" (a lesson with `compare:`)  // the "Display" popover: channel, colormap, range
     // The hovered pixel's values and thread, one string a line (true: drawn dimmed).
     std::vector<std::pair<std::string, bool>> inspector_lines(OutputView& v, std::pair<int, int> pixel, bool over_input);
+    // The warp the element under the mouse belongs to, and a click that picks it (memory view on only): the
+    // inspector's line for it ("" when the view is off).
+    std::string memory_pick(const std::optional<PixelOwner>& owner, const std::string& element, uint64_t byte_offset,
+                            bool clicked);
 
     struct PlotCache {
         uint64_t run = 0;
@@ -122,6 +130,7 @@ private:
         size_t per_point = 1;        // elements per bucket
     };
 
+    MemoryViewState* memory_ = nullptr;
     bool presenting_ = false;
     bool compact_ = false;  // a side-by-side column: no display settings of its own (one row above the columns)
     OutputViews& views_;

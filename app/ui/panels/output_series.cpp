@@ -255,6 +255,14 @@ void OutputPanel::draw_series_plot(OutputView& v, int channel) {
                           : "\nno thread under i = blockIdx.x * blockDim.x + threadIdx.x (past the launch's " +
                                 std::to_string(uint64_t(v.grid.x) * v.block.x) + " threads)";
         }
+        // The memory view on: the element's warp, and a click (not a drag, which pans) shows it in the Memory panel.
+        const bool clicked =
+            ImGui::IsMouseReleased(ImGuiMouseButton_Left) && ImGui::GetIO().MouseDragMaxDistanceSqr[0] < 16.0f;
+        const std::string pick = memory_pick(one_d ? owner_of_element(i, v.element_per_thread, v.grid, v.block)
+                                                   : std::nullopt,
+                                             v.spec.buffer + "[" + std::to_string(i) + "]", uint64_t(i) * info.size,
+                                             clicked);
+        if (!pick.empty()) text += "\n" + pick;
         drawn_plot_.hover = text;
         ImGui::SetTooltip("%s", text.c_str());
     }
