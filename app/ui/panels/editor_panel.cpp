@@ -339,7 +339,8 @@ void EditorPanel::draw_memory_gutter(float box_x1, float box_y0, float box_y1, f
         panel->DC.ChildWindows.empty() ? ImGui::GetWindowDrawList() : panel->DC.ChildWindows.back()->DrawList;
     ImDrawList* column = ImGui::GetWindowDrawList();
     dl->PushClipRect(ImVec2(number_x1_, box_y0), ImVec2(box_x1, box_y1), false);
-    column->PushClipRect(ImVec2(column_x0, box_y0), ImVec2(column_x1, box_y1), false);
+    // The column stops where the text's horizontal scrollbar starts: a badge of a line hidden under it stays hidden.
+    column->PushClipRect(ImVec2(column_x0, box_y0), ImVec2(column_x1, box_y1 - ImGui::GetStyle().ScrollbarSize), false);
     const size_t lines = editor_->GetLineCount();
     std::set<int> marked;
     for (const MemoryLineMark& m : *memory_marks_) marked.insert(m.line);

@@ -211,8 +211,7 @@ void MemoryPanel::draw_picture(const WarpRequest& request, const WarpSiteDetail&
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextUnformatted(p.legend.c_str());
     ImGui::PopTextWrapPos();
-    ImGui::BeginChild(large ? "##picture_large" : "##picture", ImVec2(0, 0), ImGuiChildFlags_None,
-                      ImGuiWindowFlags_HorizontalScrollbar);
+    ImGui::BeginChild(large ? "##picture_large" : "##picture", ImVec2(0, 0), ImGuiChildFlags_None);
     if (p.space == MemorySpace::Global)
         draw_global(p);
     else
@@ -227,6 +226,12 @@ const ImU32 kTextDark = IM_COL32(20, 20, 20, 255), kGrid = IM_COL32(110, 110, 11
 const ImU32 kHot = IM_COL32(255, 170, 40, 255), kLine = IM_COL32(235, 235, 235, 255);
 const ImU32 kEmpty = IM_COL32(45, 48, 55, 255), kConflict = IM_COL32(215, 55, 45, 255);
 const ImU32 kExtraRow = IM_COL32(215, 55, 45, 60), kWarn = IM_COL32(255, 110, 95, 255);
+
+// The width the picture may take: the scrollbar's room kept back before the picture is tall enough to need one, so
+// that the frame it appears in does not make the picture wider than the panel.
+float picture_width() {
+    return ImGui::GetContentRegionAvail().x - (ImGui::GetScrollMaxY() > 0 ? 0.0f : ImGui::GetStyle().ScrollbarSize);
+}
 
 // `t` centred in [x0, x1] x [y0, y1] at `size` (the font's size: full text size).
 void centred_text(ImDrawList* dl, float size, float x0, float y0, float x1, float y1, ImU32 colour, const char* t) {
@@ -245,11 +250,11 @@ void MemoryPanel::draw_shared(const WarpPicture& p) {
     const float font = ImGui::GetFontSize(), line_h = ImGui::GetTextLineHeight();
     const float digits = ImGui::CalcTextSize("00").x;
     const float label_w = digits + 12;
-    const float avail = ImGui::GetContentRegionAvail().x - label_w;
+    const float avail = picture_width() - label_w;
     int per_band = 32;
     while (per_band > 8 && avail / float(per_band) < digits + 10) per_band /= 2;
     const float cell_w = std::floor(std::min(avail / float(per_band), line_h * 3.5f));
-    const float number_size = std::min(font, font * (cell_w - 4) / digits);
+    float number_size = std::min(font, font * (cell_w - 4) / digits);
 
     std::vector<int> depth(32, 0);
     for (const WarpCell& c : p.cells) depth[size_t(c.column)] = std::max(depth[size_t(c.column)], c.row + 1);
@@ -263,7 +268,11 @@ void MemoryPanel::draw_shared(const WarpPicture& p) {
     }
     const float gap = 2.0f;
     const float fit_h = (ImGui::GetContentRegionAvail().y - (labels_total + 2.5f) * line_h) / rows_total - gap;
-    const float cell_h = std::floor(std::clamp(fit_h, number_size + 2, line_h * 1.3f));
+    // The large picture may grow its rows to twice the text's height, and its lane numbers with them (up to 1.6
+    // times the text, as the cells allow): the back row reads them.
+    const float cell_h = std::floor(std::clamp(fit_h, number_size + 2, line_h * (drawn_.large ? 2.0f : 1.3f)));
+    if (drawn_.large)
+        number_size = std::max(number_size, std::min({font * 1.6f, font * (cell_w - 8) / digits, cell_h * 0.75f}));
     drawn_.area_w = avail + label_w;
     drawn_.cell_w = cell_w;
     drawn_.cell_h = cell_h;
@@ -375,7 +384,7 @@ void MemoryPanel::draw_global(const WarpPicture& p) {
     for (uint64_t off : p.row_offsets)
         label_w = std::max(label_w, ImGui::CalcTextSize(("+" + std::to_string(off) + " B").c_str()).x);
     label_w += 10;
-    const float avail = ImGui::GetContentRegionAvail().x - label_w;
+    const float avail = picture_width() - label_w;
     const float cell_w = std::floor(std::max(6.0f, std::min(avail / 32.0f, line_h * 3.0f)));
     const bool per_cell = cell_w >= digits + 8;
     drawn_.numbered = per_cell;
@@ -383,7 +392,7 @@ void MemoryPanel::draw_global(const WarpPicture& p) {
     const float gap = 5.0f;
     const float fit_h =
         (ImGui::GetContentRegionAvail().y - 3.5f * line_h) / float(std::max<size_t>(1, p.row_offsets.size())) - gap;
-    const float cell_h = std::floor(std::clamp(fit_h, font + 2, line_h * 1.3f));
+    const float cell_h = std::floor(std::clamp(fit_h, font + 2, line_h * (drawn_.large ? 2.0f : 1.3f)));
     drawn_.area_w = avail + label_w;
     drawn_.cell_w = cell_w;
     drawn_.cell_h = cell_h;
