@@ -713,6 +713,48 @@ TEST(MemoryUi, TheBankConflictLessonsCollidingBanksAreEachNamedInBothPictures) {
         if (auto shot = host.screenshot()) render::write_png(std::string(shots) + "/memory_banks_large.png", *shot);
 }
 
+// Picking on a picture: the transpose's output pixel (px, py) is out[py * height + px]. The standard mapping names
+// thread (px % 32, py % 8) of block (px / 32, py / 8); the kernel's writer is block (py / 32, px / 32) (it writes
+// tile (by, bx)). Where the two agree the recording confirms the store; where not, it says so.
+TEST(MemoryUi, AClickOnAPictureUsesThePixelMappingAndTheRecordingSaysWhetherItHeld) {
+    if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
+    ScopedUserDir user;
+    const int width = 70, height = 50;  // the input's; the output picture is height x width
+    ui::AppOptions o = headless_options("matrix/transpose_shared.cu");
+    o.width = 1920;
+    o.height = 1080;
+    o.text_size = 1.75f;
+    o.backend = "cpu";
+    o.memory = true;
+    o.sets = {{"width", std::to_string(width)}, {"height", std::to_string(height)}};
+    auto made = ui::AppHost::create(o, {});
+    ASSERT_TRUE(made.ok()) << made.error().full();
+    ui::AppHost& host = **made;
+    ui::Workspace& ws = host.workspace();
+    for (int i = 0; i < 50 && !(ws.memory().result && !ws.memory().recording); ++i) host.frame();
+    ASSERT_TRUE(ws.memory().result.has_value()) << ws.memory().error;
+    const unsigned grid_x = (width + 31) / 32;
+    const auto pick_pixel = [&](int px, int py) {
+        const ui::DrawnImage& di = ws.output_panel().drawn_output();
+        EXPECT_TRUE(di.valid);
+        const float x = di.x0 + (float(px) + 0.5f) * di.zoom, y = di.y0 + (float(py) + 0.5f) * di.zoom;
+        EXPECT_TRUE(x >= di.clip_x0 && x < di.clip_x1 && y >= di.clip_y0 && y < di.clip_y1) << x << ", " << y;
+        click(host, x, y);
+        const WarpId standard{uint64_t(px / 32) + grid_x * uint64_t(py / 8), uint32_t((px % 32 + 32 * (py % 8)) / 32)};
+        EXPECT_EQ(ws.memory().warp, standard) << ws.memory().pick_note;
+        for (int i = 0; i < 50 && (ws.memory().recording || ws.memory().accesses_of(standard).empty()); ++i)
+            host.frame();
+        host.frame();
+        return ws.memory().pick_note;
+    };
+    // (10, 5): the writer is block (0, 0), thread (10, 5): the same warp as the mapping's, lane 10.
+    std::string note = pick_pixel(10, 5);
+    EXPECT_NE(note.find("the recording shows lane 10 storing out(10, 5)"), std::string::npos) << note;
+    // (40, 5): the mapping names block (1, 0); the writer is block (0, 1): the recording finds no such store.
+    note = pick_pixel(40, 5);
+    EXPECT_NE(note.find("shows no store of this warp to out(40, 5)"), std::string::npos) << note;
+}
+
 // Known problem (open): with the Memory switch on, an edit that changes the size of a static __shared__ array
 // makes the next recording launch abort in the CPU worker ("thread (0,0,0) of block (0,0,0) called abort()"):
 // a second recording module whose array has the same declaration but another size, in one CPU worker. A plain
