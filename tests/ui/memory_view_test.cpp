@@ -464,6 +464,18 @@ TEST(MemoryUi, TheSwitchShowsTheStridedLinesSectorsInTheGutterAndWarpZerosPictur
         << legend;
     EXPECT_GT(panel->drawn().y1 - panel->drawn().y0, 8 * 8.0f);  // 8 rows of cells, squeezed into the small tab
 
+    // The large picture: at 1920 wide each 4-byte cell has room for its lane's number at full size.
+    ws.memory().large = true;
+    host.frame();
+    host.frame();
+    EXPECT_TRUE(panel->drawn().large);
+    EXPECT_TRUE(panel->drawn().numbered);
+    EXPECT_EQ(panel->drawn().picture.sectors, warp0_sectors.size());
+    EXPECT_GE(panel->drawn().cell_h, panel->drawn().font_size);
+    if (const char* dir = std::getenv("CP_UI_TEST_SHOTS"))
+        if (auto shot = host.screenshot()) render::write_png(std::string(dir) + "/memory_strided_large.png", *shot);
+    ws.memory().large = false;
+
     // A change while on records again: stride 1 is coalesced, the gutter turns to the ideal.
     ws.inputs().choices.params["stride"] = 1;
     ws.inputs().touch();

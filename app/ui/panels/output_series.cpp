@@ -258,10 +258,14 @@ void OutputPanel::draw_series_plot(OutputView& v, int channel) {
         // The memory view on: the element's warp, and a click (not a drag, which pans) shows it in the Memory panel.
         const bool clicked =
             ImGui::IsMouseReleased(ImGuiMouseButton_Left) && ImGui::GetIO().MouseDragMaxDistanceSqr[0] < 16.0f;
-        const std::string pick = memory_pick(one_d ? owner_of_element(i, v.element_per_thread, v.grid, v.block)
-                                                   : std::nullopt,
-                                             v.spec.buffer + "[" + std::to_string(i) + "]", uint64_t(i) * info.size,
-                                             clicked);
+        // Only a 1D launch with one element a thread has a standard owner; otherwise say why no warp is named.
+        std::string pick;
+        if (one_d && v.element_per_thread)
+            pick = memory_pick(owner_of_element(i, true, v.grid, v.block), v.spec.buffer + "[" + std::to_string(i) + "]",
+                               uint64_t(i) * info.size, clicked);
+        else if (memory_ && memory_->enabled)
+            pick = !v.element_per_thread ? "no warp to pick: many threads add to each element"
+                                         : "no warp to pick: the launch is not 1D (pick from the Memory panel's list)";
         if (!pick.empty()) text += "\n" + pick;
         drawn_plot_.hover = text;
         ImGui::SetTooltip("%s", text.c_str());
