@@ -302,6 +302,34 @@ TEST(MemoryView, PickingAnElementNamesTheWarpThatWritesIt) {
     EXPECT_EQ(s.warp, (WarpId{0, 0}));
 }
 
+// The output outlines the chosen warp where the standard mapping puts its threads.
+TEST(MemoryView, AWarpsFootprintIsItsThreadsElementsOrPixels) {
+    // 1D, blocks of 100: block 3's warp 3 is threads 96-99 (a short last warp): elements 396-399.
+    auto f = ui::warp_footprint(WarpId{3, 3}, Dim3{5, 1, 1}, Dim3{100, 1, 1}, 0);
+    ASSERT_TRUE(f.valid);
+    EXPECT_EQ(f.first, 3u * 100 + 96);
+    EXPECT_EQ(f.last, 3u * 100 + 99);
+    // In a picture 64 wide: elements 396-399 are row 6, columns 12-15.
+    f = ui::warp_footprint(WarpId{3, 3}, Dim3{5, 1, 1}, Dim3{100, 1, 1}, 64);
+    EXPECT_EQ(f.x0, 396 % 64);
+    EXPECT_EQ(f.x1, 399 % 64);
+    EXPECT_EQ(f.y0, 396 / 64);
+    EXPECT_EQ(f.y1, 396 / 64);
+    EXPECT_FALSE(ui::warp_footprint(WarpId{3, 4}, Dim3{5, 1, 1}, Dim3{100, 1, 1}, 0).valid);  // no 5th warp
+    EXPECT_FALSE(ui::warp_footprint(WarpId{5, 0}, Dim3{5, 1, 1}, Dim3{100, 1, 1}, 0).valid);  // no 6th block
+    // 2D, blocks of 16 x 16 in a 3 x 2 grid: block 4 is (1, 1); warp 3 is threads 96-127: rows 6-7 of the block.
+    f = ui::warp_footprint(WarpId{4, 3}, Dim3{3, 2, 1}, Dim3{16, 16, 1}, 40);
+    ASSERT_TRUE(f.valid);
+    EXPECT_EQ(f.x0, 16);
+    EXPECT_EQ(f.x1, 31);
+    EXPECT_EQ(f.y0, 16 + 96 / 16);
+    EXPECT_EQ(f.y1, 16 + 127 / 16);
+    // Block (2, 0) of the same grid in a picture 40 wide: columns 32-47 cut at 39.
+    f = ui::warp_footprint(WarpId{2, 0}, Dim3{3, 2, 1}, Dim3{16, 16, 1}, 40);
+    EXPECT_EQ(f.x0, 32);
+    EXPECT_EQ(f.x1, 39);
+}
+
 namespace {
 
 // One kept access of `warp`: a request whose lane l accesses `offset(l)` bytes into region `region`.
@@ -551,6 +579,10 @@ TEST(MemoryUi, AClickOnThePlotShowsTheWarpThatWroteTheElementAndALongLineKeepsIt
     EXPECT_EQ(panel->drawn().picture.sectors, warp_sectors.size()) << panel->drawn().legend;
     EXPECT_NE(ws.memory().pick_note.find("the recording shows lane 24 storing y[600]"), std::string::npos)
         << ws.memory().pick_note;
+    // The plot marks the warp's 32 elements.
+    EXPECT_TRUE(ws.output_panel().drawn_plot().warp_band);
+    EXPECT_EQ(ws.output_panel().drawn_plot().warp_first, e / 32 * 32);
+    EXPECT_EQ(ws.output_panel().drawn_plot().warp_last, e / 32 * 32 + 31);
     // At 1920 x 1.75 the panel's column is narrow: the sectors name their lanes at full size or close to it.
     EXPECT_GE(panel->drawn().number_size, panel->drawn().font_size * 0.75f);
     if (const char* dir = std::getenv("CP_UI_TEST_SHOTS")) {
@@ -762,6 +794,13 @@ TEST(MemoryUi, AClickOnAPictureUsesThePixelMappingAndTheRecordingSaysWhetherItHe
     // (10, 5): the writer is block (0, 0), thread (10, 5): the same warp as the mapping's, lane 10.
     std::string note = pick_pixel(10, 5);
     EXPECT_NE(note.find("the recording shows lane 10 storing out(10, 5)"), std::string::npos) << note;
+    // The picture outlines the warp: a 32 x 8 block's warp 5 is row 5, columns 0-31.
+    const ui::DrawnImage& di = ws.output_panel().drawn_output();
+    EXPECT_TRUE(di.warp_outlined);
+    EXPECT_EQ(di.warp_x0, 0);
+    EXPECT_EQ(di.warp_x1, 31);
+    EXPECT_EQ(di.warp_y0, 5);
+    EXPECT_EQ(di.warp_y1, 5);
     // (40, 5): the mapping names block (1, 0); the writer is block (0, 1): the recording finds no such store.
     note = pick_pixel(40, 5);
     EXPECT_NE(note.find("shows no store of this warp to out(40, 5)"), std::string::npos) << note;

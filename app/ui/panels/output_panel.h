@@ -54,6 +54,8 @@ struct DrawnImage {
     double bar_min = 0, bar_max = 0;
     std::string preview_note{};  // "preview 667x401 of 1999x1201 - exact values on hover" (a preview is shown)
     std::string inspector{};   // the pixel inspector's lines, when the mouse was over the picture
+    bool warp_outlined = false;  // the memory view's warp outlined (warp_x0.. its pixels' box, inclusive)
+    int warp_x0 = 0, warp_y0 = 0, warp_x1 = 0, warp_y1 = 0;
 };
 
 // The 1D plot drawn in the last frame (tests, and the README's pictures): where, what, and the hovered value.
@@ -71,6 +73,8 @@ struct DrawnPlot {
     bool strip = false;
     float strip_y0 = 0, strip_y1 = 0;
     std::string strip_note;                // why there is no strip, when there is none
+    bool warp_band = false;                // the memory view's warp marked: elements warp_first..warp_last
+    uint64_t warp_first = 0, warp_last = 0;
 };
 
 class OutputPanel final : public Panel {
@@ -121,6 +125,8 @@ private:
     // inspector's line for it ("" when the view is off).
     std::string memory_pick(const std::optional<PixelOwner>& owner, const std::string& element, uint64_t byte_offset,
                             bool clicked);
+    // The memory view's warp on the output (its switch on): the elements its threads own under the standard mapping.
+    std::optional<WarpFootprint> memory_warp(const OutputView& v) const;
 
     struct PlotCache {
         uint64_t run = 0;

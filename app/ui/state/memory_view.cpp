@@ -2,7 +2,9 @@
 #include "ui/state/memory_view.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 
@@ -118,6 +120,37 @@ WarpPick warp_pick(const std::optional<PixelOwner>& owner, const std::string& el
                  ") is not in the recording: it kept the first " + std::to_string(recording->blocks_recorded) + " of " +
                  std::to_string(recording->blocks_total) + " blocks";
     return p;
+}
+
+WarpFootprint warp_footprint(const WarpId& w, Dim3 grid, Dim3 block, int width) {
+    WarpFootprint f;
+    const uint64_t threads = uint64_t(block.x) * block.y * block.z;
+    if (threads == 0 || w.block >= grid.count() || uint64_t(w.warp) * 32 >= threads) return f;
+    const bool one_d = grid.y == 1 && grid.z == 1 && block.y == 1 && block.z == 1;
+    f.valid = true;
+    f.x0 = f.y0 = INT32_MAX;
+    f.x1 = f.y1 = -1;
+    const auto cover = [&](int64_t x, int64_t y) {
+        f.x0 = int(std::min<int64_t>(f.x0, x)), f.y0 = int(std::min<int64_t>(f.y0, y));
+        f.x1 = int(std::max<int64_t>(f.x1, x)), f.y1 = int(std::max<int64_t>(f.y1, y));
+    };
+    const uint64_t t0 = uint64_t(w.warp) * 32, t1 = std::min<uint64_t>(t0 + 32, threads) - 1;
+    if (one_d) {
+        f.first = w.block * block.x + t0;
+        f.last = w.block * block.x + t1;
+        for (uint64_t i = f.first; i <= f.last && width > 0; ++i)
+            cover(int64_t(i % uint64_t(width)), int64_t(i / uint64_t(width)));
+    } else {
+        const uint64_t bx = w.block % grid.x, by = w.block / grid.x % grid.y;
+        for (uint64_t t = t0; t <= t1; ++t)
+            cover(int64_t(bx * block.x + t % block.x), int64_t(by * block.y + t / block.x % block.y));
+    }
+    if (!one_d && width > 0) {  // threads past the picture's right edge own no pixel
+        if (f.x0 >= width) f.valid = false;
+        f.x1 = std::min(f.x1, width - 1);
+    }
+    if (f.x1 < 0) f.x0 = f.y0 = 0;
+    return f;
 }
 
 std::string confirm_pick(const WarpPick& pick, const std::vector<const WarpSiteDetail*>& accesses) {

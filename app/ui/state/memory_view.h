@@ -65,6 +65,15 @@ struct WarpPick {
 // `owner`: owner_of_element / owner_of_pixel for the element; `recording`: the figures shown (null: none yet).
 WarpPick warp_pick(const std::optional<PixelOwner>& owner, const std::string& element, uint64_t byte_offset,
                    const MemoryRecording* recording);
+// The elements the chosen warp's threads own under the same standard mapping, for the output to outline: a 1D
+// launch's indices [first, last] (and their box in a picture `width` wide), or a 2D launch's pixel box (cut at the
+// picture's right edge, `width` > 0).
+struct WarpFootprint {
+    bool valid = false;  // false: the warp has no thread in the launch
+    uint64_t first = 0, last = 0;
+    int x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // the pixels' box, inclusive (a picture's)
+};
+WarpFootprint warp_footprint(const WarpId& warp, Dim3 grid, Dim3 block, int width);
 // After the picked warp's recording: whether its lane stored to the element (a global store at that offset),
 // in words. The standard mapping is a guess about the kernel; the recording says whether it held.
 std::string confirm_pick(const WarpPick& pick, const std::vector<const WarpSiteDetail*>& accesses);
