@@ -103,6 +103,12 @@ screenshots() {
     shot presentation_compare --open matrix/matmul_naive --present
     shot plot --open histogram/atomic_histogram
     shot error_marker --open tests/data/planted_oob.cu
+    # See memory: the gutter and the warp picture (memory_pick and memory_banks_large come from cp_ui_tests with
+    # CP_UI_TEST_SHOTS set: a click and the large window are not command-line options).
+    shot memory_strided --open performance/coalesced_vs_strided --set n=1000 --set stride=8 --memory
+    shot memory_coalesced --open performance/coalesced_vs_strided --set n=1000 --set stride=1 --memory
+    shot memory_transpose_shared --open matrix/transpose_shared --memory
+    shot memory_bank_conflicts --open performance/shared_bank_conflicts --set stride=8 --memory
     # The launch views: coverage map, timeline, sweep chart, and the window's Launch view and Occupancy panel.
     docs/make_launch_images.sh build
 }

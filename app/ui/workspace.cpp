@@ -172,6 +172,7 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     memory_panel_ = memory.get();
     panels_.push_back(std::move(memory));
     editor_panel_->set_memory_marks(&memory_.marks);
+    output_panel_->set_memory(&memory_);  // a click on the output picks the warp of the picture
     panels_.push_back(std::make_unique<ConsolePanel>(console_));
     panels_.push_back(std::make_unique<DevicePanel>(device_status_));
     presentation_view_ = std::make_unique<PresentationView>(
@@ -263,6 +264,7 @@ void Workspace::open_kernel(const fs::path& path) {
     memory_.result.reset();  // another kernel's lines
     memory_.marks.clear();
     memory_.error.clear();
+    memory_.forget_choice();  // another launch: its first warp, not one picked in the last
     verify_next_ = true;
     reparse_if_changed();
     apply_lesson_stage();

@@ -21,6 +21,7 @@ void Workspace::maybe_submit_memory(double now) {
     job.record_memory = true;
     job.options.timing = TimingOptions{0, 1, false};
     job.options.memory_warps = {memory_.warp};
+    memory_.recording_warp = memory_.warp;
     if (memory_.requested_at == 0) memory_.requested_at = now;
     memory_.recording = true;
     memory_.recorded_key = memory_.wanted_key;  // a failed recording is not retried until something changes

@@ -281,7 +281,9 @@ void EditorPanel::draw_source() {
         diag_height = std::min(diag_height + style.WindowPadding.y * 2 + style.ItemSpacing.y, avail.y * 0.4f);
     }
     const float height = std::max(avail.y - diag_height, ImGui::GetTextLineHeight() * 4);
-    editor_->Render("##source", ImVec2(avail.x, height));
+    // The memory figures' column is taken from the editor's width: the code never runs under it.
+    const float column_w = memory_column_width();
+    editor_->Render("##source", ImVec2(std::max(avail.x - column_w, ImGui::GetTextLineHeight() * 4), height));
     const ImVec2 box0 = ImGui::GetItemRectMin(), box1 = ImGui::GetItemRectMax();
     if (edited_) {
         edited_ = false;
@@ -303,7 +305,7 @@ void EditorPanel::draw_source() {
     text_y0_ = first.y;
     number_x0_ = box0.x;
     number_x1_ = first.x;
-    draw_memory_gutter(box1.x - ImGui::GetStyle().ScrollbarSize, box0.y, box1.y);
+    draw_memory_gutter(box1.x - ImGui::GetStyle().ScrollbarSize, box0.y, box1.y, box1.x, box1.x + column_w);
     hovered_marker_.clear();
     const ImVec2 mouse = ImGui::GetIO().MousePos;
     if (!markers_.empty() && ImGui::IsWindowHovered(ImGuiHoveredFlags_ChildWindows) && mouse.x >= box0.x && mouse.x < box1.x &&
@@ -317,16 +319,28 @@ void EditorPanel::draw_source() {
     }
 }
 
-// The memory figures at the right edge of their lines, on a dark plate so that code under them does not show
-// through, in green (ideal), yellow or red (how far from it).
-void EditorPanel::draw_memory_gutter(float box_x1, float box_y0, float box_y1) {
+float EditorPanel::memory_column_width() const {
+    if (!memory_marks_ || memory_marks_->empty()) return 0.0f;
+    float w = 0;
+    for (const MemoryLineMark& m : *memory_marks_) w = std::max(w, ImGui::CalcTextSize(m.badge.c_str()).x);
+    return w + 2 * 5.0f + ImGui::GetStyle().ItemSpacing.x;
+}
+
+// The memory figures: each access line's badge in the reserved column right of the editor, and its whole text (or
+// its worst figure) after the code when the line has room at full size, on a dark plate, in green (ideal), yellow
+// or red (how far from it). Where the line has no room the text is not drawn over the code: the badge's hover
+// says it in full.
+void EditorPanel::draw_memory_gutter(float box_x1, float box_y0, float box_y1, float column_x0, float column_x1) {
     gutter_.clear();
     if (!memory_marks_ || memory_marks_->empty() || line_h_ <= 0) return;
-    // Into the text's own child window (just ended): the panel's list is drawn under it.
+    // The inline texts go into the text's own child window (just ended): the panel's list is drawn under it.
     const ImGuiWindow* panel = ImGui::GetCurrentWindow();
     ImDrawList* dl =
         panel->DC.ChildWindows.empty() ? ImGui::GetWindowDrawList() : panel->DC.ChildWindows.back()->DrawList;
+    ImDrawList* column = ImGui::GetWindowDrawList();
     dl->PushClipRect(ImVec2(number_x1_, box_y0), ImVec2(box_x1, box_y1), false);
+    // The column stops where the text's horizontal scrollbar starts: a badge of a line hidden under it stays hidden.
+    column->PushClipRect(ImVec2(column_x0, box_y0), ImVec2(column_x1, box_y1 - ImGui::GetStyle().ScrollbarSize), false);
     const size_t lines = editor_->GetLineCount();
     std::set<int> marked;
     for (const MemoryLineMark& m : *memory_marks_) marked.insert(m.line);
@@ -341,49 +355,40 @@ void EditorPanel::draw_memory_gutter(float box_x1, float box_y0, float box_y1) {
         while (trimmed > start && (text[trimmed - 1] == ' ' || text[trimmed - 1] == '\r')) --trimmed;
         return editor_->DocPos2ScreenPos(TextEditor::DocPos(size_t(line - 1), trimmed - start)).x;
     };
-    const float pad = 5, gap = ImGui::CalcTextSize(" ").x, x1 = box_x1;
-    ImFont* font = ImGui::GetFont();
-    const float full_size = ImGui::GetFontSize();
+    const float pad = 5, gap = ImGui::CalcTextSize("  ").x;
+    const auto plate_width = [&](const std::string& label) { return ImGui::CalcTextSize(label.c_str()).x + 2 * pad; };
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    const bool hovered = ImGui::IsWindowHovered(ImGuiHoveredFlags_ChildWindows);
     for (const MemoryLineMark& m : *memory_marks_) {
         if (m.line <= 0 || size_t(m.line) > lines || m.line - 1 < first_row_ || m.line - 1 > last_row_) continue;
-        // After the code when it fits: the line's whole text, else its worst figure alone, down to 80% of the text
-        // size. Where the line has no room, on the next line instead when that one is short and has no figures of
-        // its own (an access line is often followed by a closing brace), pointing up; else over the end of the code.
-        const auto fit = [&](int row, const std::string& label, float& size) {
-            const float room = x1 - code_end(row) - gap - 2 * pad;
-            const float width = ImGui::CalcTextSize(label.c_str()).x;
-            size = full_size * std::min(1.0f, room / std::max(width, 1.0f));
-            return size >= full_size * 0.8f;
-        };
-        std::string label = m.text;
-        int row = m.line;
-        float size = full_size;
-        if (!fit(m.line, m.text, size)) {
-            label = m.worst.empty() ? m.text : m.worst;
-            if (!fit(m.line, label, size)) {
-                size = full_size;
-                if (size_t(m.line) < lines && !marked.count(m.line + 1) && m.line <= last_row_ &&
-                    fit(m.line + 1, "^ " + label, size)) {
-                    label = "^ " + label;
-                    row = m.line + 1;
-                } else {
-                    size = full_size;
-                }
-            }
-        }
-        const ImVec2 at = editor_->DocPos2ScreenPos(TextEditor::DocPos(size_t(row - 1), 0));
-        const float text_w = ImGui::CalcTextSize(label.c_str()).x * size / full_size;
-        const float x0 = std::max(number_x1_ + pad, x1 - text_w - 2 * pad);
-        const float y0 = at.y + (line_h_ - size) * 0.5f;
         const ImVec4 c = m.grade == MemoryGrade::Ideal  ? ImVec4(0.40f, 0.90f, 0.45f, 1)
                          : m.grade == MemoryGrade::Near ? ImVec4(1.00f, 0.85f, 0.30f, 1)
                                                         : ImVec4(1.00f, 0.45f, 0.40f, 1);
-        dl->AddRectFilled(ImVec2(x0, at.y), ImVec2(x1, at.y + line_h_), IM_COL32(20, 22, 28, 235), 3.0f);
-        dl->AddRect(ImVec2(x0, at.y), ImVec2(x1, at.y + line_h_), ImGui::GetColorU32(ImVec4(c.x, c.y, c.z, 0.8f)),
-                    3.0f);
-        dl->AddText(font, size, ImVec2(x0 + pad, y0), ImGui::GetColorU32(c), label.c_str());
-        gutter_.push_back(GutterText{m.line, label, m.grade, x0, at.y, x1, at.y + line_h_});
+        const auto plate = [&](ImDrawList* into, float x0, float y, float x1, const std::string& label) {
+            into->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + line_h_), IM_COL32(20, 22, 28, 235), 3.0f);
+            into->AddRect(ImVec2(x0, y), ImVec2(x1, y + line_h_), ImGui::GetColorU32(ImVec4(c.x, c.y, c.z, 0.8f)),
+                          3.0f);
+            into->AddText(ImVec2(x0 + pad, y + (line_h_ - ImGui::GetFontSize()) * 0.5f), ImGui::GetColorU32(c),
+                          label.c_str());
+        };
+        const float line_y = editor_->DocPos2ScreenPos(TextEditor::DocPos(size_t(m.line - 1), 0)).y;
+        // The badge, always: in the column, right-aligned.
+        const float bx1 = column_x1 - 2, bx0 = bx1 - plate_width(m.badge);
+        plate(column, bx0, line_y, bx1, m.badge);
+        gutter_.push_back(GutterText{m.line, m.line, m.badge, m.grade, true, bx0, line_y, bx1, line_y + line_h_,
+                                     text_x0_, code_end(m.line), box_x1});
+        if (hovered && mouse.x >= column_x0 && mouse.x < column_x1 && mouse.y >= line_y && mouse.y < line_y + line_h_)
+            ImGui::SetTooltip("line %d: %s", m.line, m.text.c_str());
+        // The whole text where the line (or a free line under it) has room after its code.
+        const bool next_free = size_t(m.line) < lines && !marked.count(m.line + 1) && m.line <= last_row_;
+        const auto span = place_gutter_text(m, code_end, plate_width, box_x1, gap, next_free);
+        if (!span) continue;
+        const float y = editor_->DocPos2ScreenPos(TextEditor::DocPos(size_t(span->row - 1), 0)).y;
+        plate(dl, span->x0, y, span->x1, span->label);
+        gutter_.push_back(GutterText{m.line, span->row, span->label, m.grade, false, span->x0, y, span->x1, y + line_h_,
+                                     text_x0_, code_end(span->row), box_x1});
     }
+    column->PopClipRect();
     dl->PopClipRect();
 }
 

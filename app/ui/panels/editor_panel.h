@@ -72,14 +72,20 @@ public:
     // The marker text shown in the last frame because the mouse was over a marked line ("" if none).
     const std::string& hovered_marker() const { return hovered_marker_; }
 
-    // The memory view's figures per access line, drawn at the right of their lines (the gutter); null: none.
+    // The memory view's figures per access line (null: none): a badge per line in a column reserved at the
+    // editor's right ("x8", "8-way"; its hover has the whole text), and the whole text after the code where the
+    // line leaves room for it at full size (place_gutter_text). Neither ever covers code.
     void set_memory_marks(const std::vector<MemoryLineMark>* marks) { memory_marks_ = marks; }
     // The gutter texts drawn in the last frame, with where (screen pixels), for tests.
     struct GutterText {
-        int line = 0;
+        int line = 0;      // the access line it is about
+        int row = 0;       // the line it is drawn on (line, or line + 1 for "^ ...")
         std::string text;
         MemoryGrade grade = MemoryGrade::Ideal;
+        bool badge = false;  // in the reserved column
         float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+        float code_x0 = 0, code_x1 = 0;  // where the code of `row` is on screen (x1: its last character's end)
+        float code_right = 0;            // the code area's right edge (the column starts past it)
     };
     const std::vector<GutterText>& gutter() const { return gutter_; }
 
@@ -89,7 +95,8 @@ private:
     void draw_source();
     void draw_diagnostics();
     void update_markers();
-    void draw_memory_gutter(float box_x1, float box_y0, float box_y1);
+    float memory_column_width() const;  // the reserved column's (0 without figures)
+    void draw_memory_gutter(float box_x1, float box_y0, float box_y1, float column_x0, float column_x1);
 
     std::optional<KernelDocument>& doc_;
     const CompileStatus& status_;

@@ -335,6 +335,25 @@ void OutputPanel::draw_image_view(OutputView& v) {
     const float clip_x0 = mode == CompareMode::SideBySide ? canvas.x + pane.x + gap : mode == CompareMode::Split ? split_x : canvas.x;
     drawn_output_ = {out0.x, out0.y, out0.x + float(v.width) * s.zoom, out0.y + float(v.height) * s.zoom,
                      clip_x0,  canvas.y, canvas_end.x, canvas_end.y, s.zoom, true};
+    if (const auto fp = memory_warp(v)) {
+        // The Memory panel's warp: its pixels' box, a bright outline at least a few pixels wide at any zoom.
+        const float min_px = 6.0f;
+        ImVec2 a(out0.x + float(fp->x0) * s.zoom, out0.y + float(fp->y0) * s.zoom);
+        ImVec2 b(out0.x + float(fp->x1 + 1) * s.zoom, out0.y + float(fp->y1 + 1) * s.zoom);
+        if (b.x - a.x < min_px) a.x -= (min_px - (b.x - a.x)) * 0.5f, b.x = a.x + min_px;
+        if (b.y - a.y < min_px) a.y -= (min_px - (b.y - a.y)) * 0.5f, b.y = a.y + min_px;
+        // Widened at a picture's edge: inside it, over the warp's own pixels.
+        const float shift_x = std::max(0.0f, out0.x - a.x) - std::max(0.0f, b.x - (out0.x + float(v.width) * s.zoom));
+        const float shift_y = std::max(0.0f, out0.y - a.y) - std::max(0.0f, b.y - (out0.y + float(v.height) * s.zoom));
+        a.x += shift_x, b.x += shift_x, a.y += shift_y, b.y += shift_y;
+        draw->PushClipRect(ImVec2(clip_x0, canvas.y), canvas_end, true);
+        draw->AddRect(ImVec2(a.x - 2, a.y - 2), ImVec2(b.x + 2, b.y + 2), IM_COL32(0, 0, 0, 220), 0.0f, 4.0f);
+        draw->AddRect(a, b, IM_COL32(80, 240, 255, 255), 0.0f, 2.5f);
+        draw->PopClipRect();
+        drawn_output_.warp_outlined = true;
+        drawn_output_.warp_x0 = fp->x0, drawn_output_.warp_y0 = fp->y0;
+        drawn_output_.warp_x1 = fp->x1, drawn_output_.warp_y1 = fp->y1;
+    }
     if (v.is_preview()) {
         char note[128];
         std::snprintf(note, sizeof note, "preview %dx%d of %dx%d - exact values on hover", v.preview_width, v.preview_height,
@@ -373,7 +392,17 @@ void OutputPanel::draw_image_view(OutputView& v) {
         return;
     }
     // A strip over the canvas' bottom edge, on a dark band so it reads over any picture.
-    const auto lines = inspector_lines(v, *pixel, over_input);
+    auto lines = inspector_lines(v, *pixel, over_input);
+    if (!over_input && pixel->first >= 0 && pixel->second >= 0 && pixel->first < v.width && pixel->second < v.height) {
+        // A click that did not drag (a drag pans) picks the pixel's warp for the Memory panel.
+        const bool clicked = ImGui::IsMouseReleased(ImGuiMouseButton_Left) && io.MouseDragMaxDistanceSqr[0] < 16.0f;
+        const auto [x, y] = *pixel;
+        const std::string pick =
+            memory_pick(owner_of_pixel(x, y, v.width, v.grid, v.block),
+                        v.spec.buffer + "(" + std::to_string(x) + ", " + std::to_string(y) + ")",
+                        (uint64_t(y) * uint64_t(v.width) + uint64_t(x)) * elem_info(v.type).size, clicked);
+        if (!pick.empty()) lines.push_back({pick, false});
+    }
     for (const auto& line : lines) drawn_output_.inspector += line.first + "\n";
     const float line_h = ImGui::GetTextLineHeightWithSpacing(), pad = ImGui::GetStyle().FramePadding.x;
     const float band_y0 = canvas_end.y - line_h * float(lines.size()) - pad;
@@ -385,6 +414,21 @@ void OutputPanel::draw_image_view(OutputView& v) {
         y += line_h;
     }
     draw->PopClipRect();
+}
+
+std::optional<WarpFootprint> OutputPanel::memory_warp(const OutputView& v) const {
+    if (!memory_ || !memory_->enabled || !memory_->result || compact_) return std::nullopt;
+    const WarpFootprint fp = warp_footprint(memory_->warp, v.grid, v.block, v.is_image() ? v.width : 0);
+    if (!fp.valid) return std::nullopt;
+    return fp;
+}
+
+std::string OutputPanel::memory_pick(const std::optional<PixelOwner>& owner, const std::string& element,
+                                     uint64_t byte_offset, bool clicked) {
+    if (!memory_ || !memory_->enabled) return "";
+    const WarpPick pick = warp_pick(owner, element, byte_offset, memory_->result ? &*memory_->result : nullptr);
+    if (clicked) memory_->pick(pick);
+    return pick.text;
 }
 
 std::vector<std::pair<std::string, bool>> OutputPanel::inspector_lines(OutputView& v, std::pair<int, int> pixel,

@@ -7,6 +7,7 @@
 
 #include "ui/state/compare_state.h"
 #include "ui/state/launch_overlay.h"
+#include "ui/state/memory_view.h"
 #include "ui/state/output_views.h"
 #include "ui/panels/panel.h"
 
@@ -53,6 +54,8 @@ struct DrawnImage {
     double bar_min = 0, bar_max = 0;
     std::string preview_note{};  // "preview 667x401 of 1999x1201 - exact values on hover" (a preview is shown)
     std::string inspector{};   // the pixel inspector's lines, when the mouse was over the picture
+    bool warp_outlined = false;  // the memory view's warp outlined (warp_x0.. its pixels' box, inclusive)
+    int warp_x0 = 0, warp_y0 = 0, warp_x1 = 0, warp_y1 = 0;
 };
 
 // The 1D plot drawn in the last frame (tests, and the README's pictures): where, what, and the hovered value.
@@ -70,6 +73,8 @@ struct DrawnPlot {
     bool strip = false;
     float strip_y0 = 0, strip_y1 = 0;
     std::string strip_note;                // why there is no strip, when there is none
+    bool warp_band = false;                // the memory view's warp marked: elements warp_first..warp_last
+    uint64_t warp_first = 0, warp_last = 0;
 };
 
 class OutputPanel final : public Panel {
@@ -91,6 +96,9 @@ public:
     // needs (the workspace asks a remote server for previews no larger).
     std::pair<int, int> canvas_pixels() const { return canvas_pixels_; }
     const DrawnPlot& drawn_plot() const { return drawn_plot_; }
+    // The memory view (issue 23): while its switch is on, hovering an element says which warp wrote it and a
+    // click (without dragging) shows that warp in the Memory panel's picture. Null: never.
+    void set_memory(MemoryViewState* memory) { memory_ = memory; }
     // Side by side (a lesson with `compare:`): one column per kernel, the main one first, as drawn last frame
     // (drawn_output() is then the main column's image).
     struct DrawnColumn {
@@ -113,6 +121,12 @@ private:
     void draw_compare_checkbox();  // "Compare side by side" (a lesson with `compare:`)  // the "Display" popover: channel, colormap, range
     // The hovered pixel's values and thread, one string a line (true: drawn dimmed).
     std::vector<std::pair<std::string, bool>> inspector_lines(OutputView& v, std::pair<int, int> pixel, bool over_input);
+    // The warp the element under the mouse belongs to, and a click that picks it (memory view on only): the
+    // inspector's line for it ("" when the view is off).
+    std::string memory_pick(const std::optional<PixelOwner>& owner, const std::string& element, uint64_t byte_offset,
+                            bool clicked);
+    // The memory view's warp on the output (its switch on): the elements its threads own under the standard mapping.
+    std::optional<WarpFootprint> memory_warp(const OutputView& v) const;
 
     struct PlotCache {
         uint64_t run = 0;
@@ -122,6 +136,7 @@ private:
         size_t per_point = 1;        // elements per bucket
     };
 
+    MemoryViewState* memory_ = nullptr;
     bool presenting_ = false;
     bool compact_ = false;  // a side-by-side column: no display settings of its own (one row above the columns)
     OutputViews& views_;

@@ -255,8 +255,36 @@ void OutputPanel::draw_series_plot(OutputView& v, int channel) {
                           : "\nno thread under i = blockIdx.x * blockDim.x + threadIdx.x (past the launch's " +
                                 std::to_string(uint64_t(v.grid.x) * v.block.x) + " threads)";
         }
+        // The memory view on: the element's warp, and a click (not a drag, which pans) shows it in the Memory panel.
+        const bool clicked =
+            ImGui::IsMouseReleased(ImGuiMouseButton_Left) && ImGui::GetIO().MouseDragMaxDistanceSqr[0] < 16.0f;
+        // Only a 1D launch with one element a thread has a standard owner; otherwise say why no warp is named.
+        std::string pick;
+        if (one_d && v.element_per_thread)
+            pick = memory_pick(owner_of_element(i, true, v.grid, v.block), v.spec.buffer + "[" + std::to_string(i) + "]",
+                               uint64_t(i) * info.size, clicked);
+        else if (memory_ && memory_->enabled)
+            pick = !v.element_per_thread ? "no warp to pick: many threads add to each element"
+                                         : "no warp to pick: the launch is not 1D (pick from the Memory panel's list)";
+        if (!pick.empty()) text += "\n" + pick;
         drawn_plot_.hover = text;
         ImGui::SetTooltip("%s", text.c_str());
+    }
+    // The Memory panel's warp: a band over the elements its threads own (a 1D launch, one element a thread).
+    drawn_plot_.warp_band = false;
+    if (const auto fp = memory_warp(v); fp && one_d && v.element_per_thread && fp->first < count) {
+        const uint64_t last = std::min<uint64_t>(fp->last, count - 1);
+        const ImPlotRect lim = ImPlot::GetPlotLimits();
+        ImVec2 a = ImPlot::PlotToPixels(double(fp->first) - 0.5, lim.Y.Max);
+        ImVec2 b = ImPlot::PlotToPixels(double(last) + 0.5, lim.Y.Min);
+        if (b.x - a.x < 4.0f) a.x -= (4.0f - (b.x - a.x)) * 0.5f, b.x = a.x + 4.0f;  // a long series: still seen
+        ImPlot::PushPlotClipRect();
+        ImPlot::GetPlotDrawList()->AddRectFilled(a, b, IM_COL32(80, 240, 255, 70));
+        ImPlot::GetPlotDrawList()->AddRect(a, b, IM_COL32(80, 240, 255, 255), 0.0f, 2.0f);
+        ImPlot::PopPlotClipRect();
+        drawn_plot_.warp_band = true;
+        drawn_plot_.warp_first = fp->first;
+        drawn_plot_.warp_last = last;
     }
     ImPlot::EndPlot();
     if (!drawn_plot_.strip && strip_.colour != OverlayColour::None && !presenting_)

@@ -2,7 +2,9 @@
 #include "ui/state/memory_view.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 
@@ -24,6 +26,15 @@ double global_ratio(const MemoryFigures& f) {
 }
 double shared_ways(const MemoryFigures& f) {
     return f.requests ? 1.0 + double(f.bank_conflicts) / double(f.requests) : 1.0;
+}
+
+// The gutter column's word for one figure: how many times the ideal, or how many ways.
+std::string badge_text(const MemoryFigures& f) {
+    if (f.space == MemorySpace::Global) {
+        const double r = global_ratio(f);
+        return r >= 1.05 ? "x" + number(r) : "ideal";
+    }
+    return f.bank_conflicts == 0 ? "ideal" : number(shared_ways(f)) + "-way";
 }
 
 }  // namespace
@@ -64,12 +75,105 @@ std::vector<MemoryLineMark> memory_line_marks(const std::vector<MemoryFigures>& 
             const std::string one = memory_figure_text(*f, fs.size() > 1);
             if (!m.text.empty()) m.text += "; ";
             m.text += one;
-            if (m.worst.empty() || memory_figure_grade(*f) > m.grade) m.worst = one;
+            if (m.worst.empty() || memory_figure_grade(*f) > m.grade) m.worst = one, m.badge = badge_text(*f);
             m.grade = std::max(m.grade, memory_figure_grade(*f));
         }
         out.push_back(std::move(m));
     }
     return out;
+}
+
+std::optional<GutterSpan> place_gutter_text(const MemoryLineMark& mark, const std::function<float(int row)>& code_end,
+                                            const std::function<float(const std::string&)>& width, float right,
+                                            float gap, bool next_free) {
+    // Right-aligned against the reserved column, and only where the line's code ends at least `gap` before it.
+    const auto on = [&](int row, const std::string& label) -> std::optional<GutterSpan> {
+        const float w = width(label);
+        if (code_end(row) + gap + w > right) return std::nullopt;
+        return GutterSpan{row, label, right - w, right};
+    };
+    const std::string& worst = mark.worst.empty() ? mark.text : mark.worst;
+    if (auto s = on(mark.line, mark.text)) return s;
+    if (auto s = on(mark.line, worst)) return s;
+    if (next_free) return on(mark.line + 1, "^ " + worst);
+    return std::nullopt;
+}
+
+WarpPick warp_pick(const std::optional<PixelOwner>& owner, const std::string& element, uint64_t byte_offset,
+                   const MemoryRecording* recording) {
+    WarpPick p;
+    p.element = element;
+    p.byte_offset = byte_offset;
+    if (!owner) {
+        p.text = element + ": no thread of this launch maps here, no warp to show";
+        return p;
+    }
+    p.warp = WarpId{owner->linear_block, owner->warp};
+    p.lane = int(owner->lane);
+    const std::string who = "block " + std::to_string(owner->linear_block) + ", warp " + std::to_string(owner->warp);
+    // Before the first recording nothing is known: it will record the warp asked for.
+    p.recorded = !recording || owner->linear_block < recording->blocks_recorded;
+    if (p.recorded)
+        p.text = "click: Memory panel shows " + who + " (lane " + std::to_string(p.lane) + " writes " + element + ")";
+    else
+        p.text = who + " (lane " + std::to_string(p.lane) + " writes " + element +
+                 ") is not in the recording: it kept the first " + std::to_string(recording->blocks_recorded) + " of " +
+                 std::to_string(recording->blocks_total) + " blocks";
+    return p;
+}
+
+WarpFootprint warp_footprint(const WarpId& w, Dim3 grid, Dim3 block, int width) {
+    WarpFootprint f;
+    const uint64_t threads = uint64_t(block.x) * block.y * block.z;
+    if (threads == 0 || w.block >= grid.count() || uint64_t(w.warp) * 32 >= threads) return f;
+    const bool one_d = grid.y == 1 && grid.z == 1 && block.y == 1 && block.z == 1;
+    f.valid = true;
+    f.x0 = f.y0 = INT32_MAX;
+    f.x1 = f.y1 = -1;
+    const auto cover = [&](int64_t x, int64_t y) {
+        f.x0 = int(std::min<int64_t>(f.x0, x)), f.y0 = int(std::min<int64_t>(f.y0, y));
+        f.x1 = int(std::max<int64_t>(f.x1, x)), f.y1 = int(std::max<int64_t>(f.y1, y));
+    };
+    const uint64_t t0 = uint64_t(w.warp) * 32, t1 = std::min<uint64_t>(t0 + 32, threads) - 1;
+    if (one_d) {
+        f.first = w.block * block.x + t0;
+        f.last = w.block * block.x + t1;
+        for (uint64_t i = f.first; i <= f.last && width > 0; ++i)
+            cover(int64_t(i % uint64_t(width)), int64_t(i / uint64_t(width)));
+    } else {
+        const uint64_t bx = w.block % grid.x, by = w.block / grid.x % grid.y;
+        for (uint64_t t = t0; t <= t1; ++t)
+            cover(int64_t(bx * block.x + t % block.x), int64_t(by * block.y + t / block.x % block.y));
+    }
+    if (!one_d && width > 0) {  // threads past the picture's right edge own no pixel
+        if (f.x0 >= width) f.valid = false;
+        f.x1 = std::min(f.x1, width - 1);
+    }
+    if (f.x1 < 0) f.x0 = f.y0 = 0;
+    return f;
+}
+
+std::string confirm_pick(const WarpPick& pick, const std::vector<const WarpSiteDetail*>& accesses) {
+    if (!pick.warp) return "";
+    bool cut = false;
+    int other_lane = -1;
+    for (const WarpSiteDetail* d : accesses) {
+        if (d->space != MemorySpace::Global || !d->store) continue;
+        cut |= d->requests_total > d->requests.size();
+        for (const WarpRequest& r : d->requests)
+            for (int lane = 0; lane < 32; ++lane)
+                if ((r.active >> lane & 1u) && memory_region_offset(r.address[size_t(lane)]) == pick.byte_offset) {
+                    if (lane == pick.lane)
+                        return "the recording shows lane " + std::to_string(lane) + " storing " + pick.element +
+                               " on line " + std::to_string(d->line);
+                    if (other_lane < 0) other_lane = lane;
+                }
+    }
+    if (other_lane >= 0)
+        return "the recording shows lane " + std::to_string(other_lane) + " of this warp storing " + pick.element;
+    return std::string("the recording shows no store of this warp to ") + pick.element +
+           (cut ? " in its first kept requests" : "") +
+           ": the kernel does not write it at blockIdx * blockDim + threadIdx, another warp may have";
 }
 
 std::string lane_ranges(uint32_t mask) {
@@ -157,11 +261,77 @@ WarpPicture warp_picture(const WarpRequest& request, MemorySpace space) {
 void MemoryViewState::take(MemoryRecording recorded) {
     marks = memory_line_marks(recorded.figures);
     result = std::move(recorded);
+    result_warp = recording_warp;
     error.clear();
-    if (accesses_of(warp).empty()) warp = WarpId{0, 0};
     const auto kept = accesses_of(warp);
     if (access >= int(kept.size())) access = 0;
+    apply_follow();
     if (const WarpSiteDetail* d = chosen_access(); !d || request >= int(d->requests.size())) request = 0;
+    refresh_pick_note();
+}
+
+void MemoryViewState::apply_follow() {
+    const auto kept = accesses_of(warp);
+    if (!follow_ || kept.empty()) return;
+    for (size_t i = 0; i < kept.size(); ++i)
+        if (kept[i]->line == follow_->line && kept[i]->space == follow_->space && kept[i]->store == follow_->store) {
+            access = int(i);
+            request = 0;
+            break;
+        }
+    follow_.reset();  // the new warp has its accesses: from here on the choice is the user's
+}
+
+void MemoryViewState::choose_warp(const WarpId& w) {
+    if (const WarpSiteDetail* d = chosen_access()) follow_ = Follow{d->line, d->space, d->store};
+    warp = w;
+    request = 0;
+    if (picked && !(picked->warp && *picked->warp == w)) {
+        picked.reset();
+        pick_note.clear();
+    }
+    apply_follow();
+}
+
+void MemoryViewState::forget_choice() {
+    warp = WarpId{0, 0};
+    access = request = 0;
+    follow_.reset();
+    picked.reset();
+    pick_note.clear();
+}
+
+bool MemoryViewState::pick(const WarpPick& p) {
+    if (!p.warp || !p.recorded) {
+        pick_note = p.text;  // nothing chosen: the picture stays on its warp, and says why
+        return false;
+    }
+    const bool changed = !(*p.warp == warp);
+    picked = p;
+    choose_warp(*p.warp);
+    refresh_pick_note();
+    return changed;
+}
+
+void MemoryViewState::refresh_pick_note() {
+    if (!picked || !picked->warp || !(*picked->warp == warp)) return;
+    pick_note = "picked " + picked->element + ": block " + std::to_string(warp.block) + ", warp " +
+                std::to_string(warp.warp) + ", lane " + std::to_string(picked->lane);
+    if (result && result_warp == warp && !accesses_of(warp).empty())
+        pick_note += "; " + confirm_pick(*picked, accesses_of(warp));
+}
+
+std::string MemoryViewState::missing_warp_reason() const {
+    if (!result || !accesses_of(warp).empty()) return "";
+    const std::string who = "block " + std::to_string(warp.block) + ", warp " + std::to_string(warp.warp);
+    if (result->blocks_total && warp.block >= result->blocks_total)
+        return who + " is past the launch's " + std::to_string(result->blocks_total) + " blocks.";
+    if (warp.block >= result->blocks_recorded)
+        return who + " is not in the recording: it kept the first " + std::to_string(result->blocks_recorded) + " of " +
+               std::to_string(result->blocks_total) +
+               " blocks (the cap of accesses); a smaller launch records every block.";
+    if (recording || !(result_warp == warp)) return "recording " + who + "...";
+    return who + " made no recorded access (its threads are past the launch's data, or the block has fewer warps).";
 }
 
 int MemoryViewState::worst_access() const {
