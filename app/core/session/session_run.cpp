@@ -473,13 +473,23 @@ bool KernelSession::stage_read_back(RunState& run) {
     const bool checked = options.verify && !kernel_.spec.reference.empty();
     const bool in_place_run = options.read_back_in_place && !checked && !run.resolved->streams;
     // Every launch is a new result, so its outputs always come back (no fingerprint to compare: it would differ).
+    // Asked for what is shown only (a compare variant's column): an output no view shows and no check or
+    // `streams:` needs stays on the device, and the entry names it.
+    const bool shown_only = options.read_back_shown_only && !checked && !run.resolved->streams;
+    const std::vector<ViewSpec> views = shown_views(kernel_.spec);
+    std::string left;  // the outputs left on the device
+    const size_t entry = report.stage_runs.size();
     if (options.read_back) report.stage_runs.push_back({"read back", false, "new launch"});
     for (const auto& b : kernel_.spec.buffers) {
         if (b.direction == Direction::In || !options.read_back) continue;
         // Only what image views show: plots and tables (also the ones shown by default) keep the bytes they get.
         bool pictured = false, kept = false;
-        for (const ViewSpec& v : shown_views(kernel_.spec))
+        for (const ViewSpec& v : views)
             if (v.buffer == b.name) (v.kind == ViewSpec::Kind::Image ? pictured : kept) = true;
+        if (shown_only && !pictured && !kept) {
+            left += (left.empty() ? "`" : ", `") + b.name + "`";
+            continue;
+        }
         const bool in_place = in_place_run && pictured && !kept;
         ReadBackRequest request{buffers_.at(b.name).id, options.pinned_host, in_place};
         // The same outputs may come as previews where the backend makes them (a remote worker; the others ignore
@@ -515,6 +525,7 @@ bool KernelSession::stage_read_back(RunState& run) {
         report.transfers.download_bytes += rb.data.size();
         report.outputs[b.name] = HostBuffer{b.name, b.type, std::move(rb.data)};
     }
+    if (!left.empty()) report.stage_runs[entry].reason += "; not shown or checked, left on the device: " + left;
     run.clock.lap(report.stages.read_back_ms);
     return true;
 }
