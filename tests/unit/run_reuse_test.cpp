@@ -650,12 +650,76 @@ TEST(RunDrivers, TheMeasurementsCompilesAreStagesWithTheirReasons) {
     EXPECT_EQ(s.run(unchecked()).stage_run("compile trace"), nullptr);
 }
 
+namespace {
+// y = s * x, split over the devices there are.
+const std::string kSplit =
+    "/*@playground\ntitle: Split\nparam n: int = 1001\nparam s: float = 2\n"
+    "buffer x: float[n] in random(seed=11)\nbuffer y: float[n] out zeros\nblock: 128\n"
+    "grid: ceil(n / block.x)\ndevices: all over n\n*/\n"
+    "extern \"C\" __global__ void k(const float* x, float* y, int n, float s) {}\n";
+
+void scale_part(const LaunchRequest& req, std::map<BufferId, std::vector<std::byte>>& mem) {
+    auto* x = reinterpret_cast<const float*>(mem.at(req.args[0].buffer).data());
+    auto* y = reinterpret_cast<float*>(mem.at(req.args[1].buffer).data());
+    const int n = scalar<int>(req.args[2]);
+    const float s = scalar<float>(req.args[3]);
+    for (int i = 0; i < n; ++i) y[i] = s * x[i];
+}
+
+// The second device of a split: a scripted backend that says it is device 1.
+struct SecondDevice : ScriptedBackend {
+    InfoResult info() override {
+        InfoResult r = ScriptedBackend::info();
+        r.device.ordinal = 1;
+        return r;
+    }
+};
+}  // namespace
+
+TEST(RunDrivers, ADevicesSplitCompilesOncePerDeviceAsAStageOfItsOwn) {
+    Rig rig;
+    rig.backend->kernels["k"] = scale_part;
+    SecondDevice* second_device = nullptr;
+    KernelSession session(*rig.engine);
+    session.use_devices(2, [&second_device](int) -> Result<std::unique_ptr<Engine>> {
+        auto backend = std::make_unique<SecondDevice>();
+        backend->kernels["k"] = scale_part;
+        second_device = backend.get();
+        return std::make_unique<Engine>(std::move(backend));
+    });
+    session.set_kernel(parse_kernel_source(kSplit, "split.cu"));
+    const RunReport first = session.run(unchecked());
+    ASSERT_TRUE(first.ok()) << first.error->full();
+    ASSERT_TRUE(first.device_split.has_value());
+    ASSERT_EQ(first.device_split->parts.size(), 2u);
+    ASSERT_NE(second_device, nullptr);
+    ASSERT_NE(first.stage_run("compile device 1"), nullptr) << stages_of(first);
+    EXPECT_EQ(first.stage_run("compile device 1")->reason, "first run");
+    EXPECT_EQ(second_device->compiles, 1);
+
+    ASSERT_TRUE(session.set_param("s", "3").ok());
+    const RunReport second = session.run(unchecked());
+    ASSERT_TRUE(second.ok()) << second.error->full();
+    EXPECT_EQ(stages_of(second),
+              "compile: reused (unchanged)\n"
+              "compile device 1: reused (unchanged)\n"
+              "device parts: ran (2 part(s): each allocates, uploads, launches and reads back every run)\n");
+    EXPECT_EQ(second_device->compiles, 1) << "the second device's module is kept for the same text";
+    // Both halves put back where they belong: s went from 2 to 3.
+    const std::vector<float> y1 = floats(first.outputs.at("y")), y2 = floats(second.outputs.at("y"));
+    ASSERT_EQ(y2.size(), 1001u);
+    for (size_t i = 0; i < y2.size(); ++i) ASSERT_FLOAT_EQ(y2[i], y1[i] / 2.0f * 3.0f) << i;
+
+    session.set_kernel(parse_kernel_source(kSplit + "// an edit\n", "split.cu"));
+    const RunReport edited = session.run(unchecked());
+    ASSERT_TRUE(edited.ok()) << edited.error->full();
+    ASSERT_NE(edited.stage_run("compile device 1"), nullptr) << stages_of(edited);
+    EXPECT_EQ(edited.stage_run("compile device 1")->reason, "source changed");
+    EXPECT_EQ(second_device->compiles, 2);
+}
+
 TEST(RunDrivers, ADevicesSplitGoesThroughTheSameCompileAndSaysItsPartsAreMadeEveryRun) {
-    const std::string source =
-        "/*@playground\ntitle: Split\nparam n: int = 1001\nparam s: float = 2\n"
-        "buffer x: float[n] in random(seed=11)\nbuffer y: float[n] out zeros\nblock: 128\n"
-        "grid: ceil(n / block.x)\ndevices: all over n\n*/\n"
-        "extern \"C\" __global__ void k(const float* x, float* y, int n, float s) {}\n";
+    const std::string& source = kSplit;
     Rig rig;
     std::vector<float> seen_x;  // what the part's kernel read, to compute the expected output here
     rig.backend->kernels["k"] = [&seen_x](const LaunchRequest& req, std::map<BufferId, std::vector<std::byte>>& mem) {

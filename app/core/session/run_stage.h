@@ -92,6 +92,9 @@ struct RunStages {
     // The compiles beside the kernel's own, by stage name ("compile trace", "compile memory", "compile counting",
     // "compile step NAME"): each module lives in its ModuleCache slot; the stage says whether it was made again.
     std::map<std::string, Stage<ModuleId>> extra_compiles;
+    // A `devices:` split's modules on the other devices (DeviceSet's, by "compile device ORDINAL"): not this
+    // engine's, so a reset of this one leaves them; a new module id says one was made.
+    std::map<std::string, Stage<ModuleId>> device_compiles;
     uint64_t launches = 0;  // generations: one per launch this session made
     uint64_t compiles = 0;  // one per compile of the kernel's module (a released id may come back for a new one)
 
