@@ -648,6 +648,24 @@ TEST(RunDrivers, TheMeasurementsCompilesAreStagesWithTheirReasons) {
 
     // A plain run has no measurement, so no such entry.
     EXPECT_EQ(s.run(unchecked()).stage_run("compile trace"), nullptr);
+
+    // Coverage counts each element's writers with a variant whose text holds the outputs' sizes.
+    RunOptions covered = unchecked();
+    covered.coverage = true;
+    const RunReport counted = s.run(covered);
+    ASSERT_TRUE(counted.ok()) << counted.error->full();
+    ASSERT_NE(counted.stage_run("compile counting"), nullptr) << stages_of(counted);
+    EXPECT_EQ(counted.stage_run("compile counting")->reason, "first run");
+    const int compiles = backend.compiles;
+    const RunReport same = s.run(covered);
+    ASSERT_NE(same.stage_run("compile counting"), nullptr) << stages_of(same);
+    EXPECT_TRUE(same.stage_run("compile counting")->reused);
+    EXPECT_EQ(backend.compiles, compiles);
+    ASSERT_TRUE(s.set_param("n", "999").ok());
+    const RunReport resized = s.run(covered);
+    ASSERT_NE(resized.stage_run("compile counting"), nullptr) << stages_of(resized);
+    EXPECT_EQ(resized.stage_run("compile counting")->reason, "output sizes changed (the counting variant holds them)");
+    EXPECT_EQ(backend.compiles, compiles + 1) << "the counting variant only: the kernel's text is the same";
 }
 
 namespace {

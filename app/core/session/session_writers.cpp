@@ -44,6 +44,10 @@ void KernelSession::count_writers(const ResolvedRun& resolved, std::vector<Cover
     request.path = kernel_.path.string();
     request.kernel_name = sig.launch_name;
     const CompileResult& counted_compile = compile_extra("counted", "compile counting", std::move(request));
+    // Its text holds the outputs' sizes: with the kernel's own source the same, a changed text is a new size.
+    StageRun& said = stages_->extra_runs.back();
+    if (!said.reused && said.reason == "source changed" && stages_->compile_run && stages_->compile_run->reused)
+        said.reason = "output sizes changed (the counting variant holds them)";
     if (!counted_compile.ok || counted_compile.module == 0) {
         std::string why = counted_compile.error ? counted_compile.error->message : "it did not compile";
         for (const auto& d : counted_compile.diagnostics)
