@@ -1,9 +1,10 @@
 // What a run redoes and what it reuses, counted through the backend interface: a scalar parameter re-launches on
 // the buffers already there, a source edit compiles once, a new image uploads that buffer only, a check runs once
 // per new result (and after the picture when deferred), and a compare variant borrows the main kernel's compile
-// and inputs.
+// and inputs; the drivers (compare variants, steps) and the measurements' compiles go through the same stages.
 #include "core/data/image_io.h"
 #include "core/kernel_file/kernel_file.h"
+#include "core/session/compare_runner.h"
 #include "core/session/report_text.h"
 #include "core/session/session.h"
 #include "support/process.h"
@@ -436,4 +437,338 @@ TEST(RunStages, AViewSettingChangesNoStageItDoesNotFeed) {
     EXPECT_EQ(rig.backend->compiles, compiles);
     EXPECT_EQ(rig.backend->allocations, allocations);
     EXPECT_EQ(rig.backend->uploads - uploads, 1) << "the output's reset only";
+}
+
+// --- The drivers over the stages: compare variants, steps, and the measurements' compiles. ---
+
+namespace {
+
+// y = a * x + k for four kernels (k = 0..3), and `scratch` = k, an output no view shows.
+constexpr const char* kFour = R"(/*@playground
+title: Scale four ways
+kernel: scale0
+param n: int = 1001
+param a: float = 2
+buffer x: float[n] in random(seed=5, min=-1, max=1)
+buffer y: float[n] out zeros
+buffer scratch: float[n] out zeros
+block: 128
+grid: ceil(n / block.x)
+problem: n
+view y: plot
+compare: scale1 scale2 scale3
+*/
+extern "C" __global__ void scale0(const float* x, float* y, float* scratch, int n, float a) {}
+extern "C" __global__ void scale1(const float* x, float* y, float* scratch, int n, float a) {}
+extern "C" __global__ void scale2(const float* x, float* y, float* scratch, int n, float a) {}
+extern "C" __global__ void scale3(const float* x, float* y, float* scratch, int n, float a) {}
+)";
+
+ScriptedBackend::KernelFn scale_plus(float k) {
+    return [k](const LaunchRequest& req, std::map<BufferId, std::vector<std::byte>>& mem) {
+        auto* x = reinterpret_cast<const float*>(mem.at(req.args[0].buffer).data());
+        auto* y = reinterpret_cast<float*>(mem.at(req.args[1].buffer).data());
+        auto* scratch = reinterpret_cast<float*>(mem.at(req.args[2].buffer).data());
+        const int n = scalar<int>(req.args[3]);
+        const float a = scalar<float>(req.args[4]);
+        for (int i = 0; i < n; ++i) y[i] = a * x[i] + k, scratch[i] = k;
+    };
+}
+
+// Full (not pattern) uploads: the ones that send an input's contents.
+int full_uploads(const ScriptedBackend& b) {
+    return b.uploads - b.pattern_uploads;
+}
+
+}  // namespace
+
+TEST(RunDrivers, ThreeCompareVariantsLaunchOnTheMainRunsInputsAndReadBackOnlyWhatIsShown) {
+    Rig rig;
+    for (int k = 0; k < 4; ++k) rig.backend->kernels["scale" + std::to_string(k)] = scale_plus(float(k));
+    KernelSession main(*rig.engine);
+    main.set_kernel(parse_kernel_source(kFour, "four.cu"));
+    CompareRunner compare(*rig.engine);
+    main.set_also_kernels(compare.prepare(main.kernel(), main.kernel().spec.compare));
+    const RunReport m = main.run(unchecked());
+    ASSERT_TRUE(m.ok()) << m.error->full();
+    EXPECT_EQ(full_uploads(*rig.backend), 1) << "the main run sends x; y and scratch are fill patterns";
+    const int read_backs = rig.backend->read_backs;
+    EXPECT_EQ(read_backs, 2) << "the main run reads both outputs (the inspector may show either)";
+
+    std::vector<VariantRun> variants = compare.run(main, m, unchecked());
+    ASSERT_EQ(variants.size(), 3u);
+    EXPECT_EQ(rig.backend->compiles, 1) << "one compile loaded all four kernels";
+    EXPECT_EQ(full_uploads(*rig.backend), 1) << "one upload of x for all four kernels";
+    EXPECT_EQ(rig.backend->read_backs - read_backs, 3) << "each variant reads back y (shown), not scratch";
+    EXPECT_EQ(rig.backend->launches, 4);
+    const std::vector<float> ym = floats(m.outputs.at("y"));
+    for (size_t v = 0; v < variants.size(); ++v) {
+        ASSERT_TRUE(variants[v].report && variants[v].report->ok()) << variants[v].name;
+        const RunReport& r = *variants[v].report;
+        EXPECT_EQ(r.outputs.count("scratch"), 0u) << variants[v].name << ": not shown, not checked";
+        EXPECT_EQ(stages_of(r),
+                  "compile: reused (the main kernel's compile)\n"
+                  "upload x: reused (the main kernel's copy)\n"
+                  "upload y: ran (first run)\n"
+                  "upload scratch: ran (first run)\n"
+                  "launch: ran (first run)\n"
+                  "read back: ran (new launch; not shown or checked, left on the device: `scratch`)\n")
+            << variants[v].name;
+        // Computed from the main run's x: y = main's y + k.
+        const std::vector<float> yv = floats(r.outputs.at("y"));
+        ASSERT_EQ(yv.size(), ym.size());
+        for (size_t i = 0; i < ym.size(); ++i)
+            ASSERT_FLOAT_EQ(yv[i], ym[i] + float(v + 1)) << variants[v].name << " " << i;
+    }
+
+    // The next frame (a slider moved): every kernel launches again, nothing is compiled or sent again.
+    ASSERT_TRUE(main.set_param("a", "-1.5").ok());
+    const int launches = rig.backend->launches;
+    const RunReport m2 = main.run(unchecked());
+    ASSERT_TRUE(m2.ok()) << m2.error->full();
+    variants = compare.run(main, m2, unchecked());
+    EXPECT_EQ(rig.backend->launches - launches, 4) << "a frame launches every kernel (its time is the picture's)";
+    EXPECT_EQ(rig.backend->compiles, 1);
+    EXPECT_EQ(full_uploads(*rig.backend), 1);
+    ASSERT_TRUE(variants[2].report && variants[2].report->ok());
+    EXPECT_EQ(variants[2].report->stage_run("launch")->reason, "scalar a changed");
+    const std::vector<float> y3 = floats(variants[2].report->outputs.at("y")), y0 = floats(m2.outputs.at("y"));
+    for (size_t i = 0; i < y0.size(); ++i) ASSERT_FLOAT_EQ(y3[i], y0[i] + 3.0f) << i;
+}
+
+TEST(RunDrivers, StepsCompileEachKernelOnceAsAStageAndRelaunchOnTheSameBuffers) {
+    const std::string source =
+        "/*@playground\ntitle: Steps\nparam n: int = 1001\nparam s: float = 2\n"
+        "buffer a: float[n] in random(seed=7)\nbuffer b: float[n] out zeros\nblock: 128\n"
+        "grid: ceil(n / block.x)\nstep: first\nstep: second repeat=2\n*/\n"
+        "extern \"C\" __global__ void first(const float* a, float* b, int n) {}\n"
+        "extern \"C\" __global__ void second(float* b, float s, int n) {}\n";
+    Rig rig;
+    rig.backend->kernels["first"] = [](const LaunchRequest& req, std::map<BufferId, std::vector<std::byte>>& mem) {
+        const auto& a = mem.at(req.args[0].buffer);
+        auto& b = mem.at(req.args[1].buffer);
+        std::copy(a.begin(), a.end(), b.begin());
+    };
+    rig.backend->kernels["second"] = [](const LaunchRequest& req, std::map<BufferId, std::vector<std::byte>>& mem) {
+        auto* b = reinterpret_cast<float*>(mem.at(req.args[0].buffer).data());
+        const float s = scalar<float>(req.args[1]);
+        const int n = scalar<int>(req.args[2]);
+        for (int i = 0; i < n; ++i) b[i] *= s;
+    };
+    KernelSession s(*rig.engine);
+    s.set_kernel(parse_kernel_source(source, "steps.cu"));
+    const RunReport first = s.run(unchecked());
+    ASSERT_TRUE(first.ok()) << first.error->full();
+    EXPECT_EQ(stages_of(first),
+              "compile: ran (first run)\n"
+              "compile step second: ran (first run)\n"
+              "upload a: ran (first run)\n"
+              "upload b: ran (first run)\n"
+              "launch: ran (first run)\n"
+              "read back: ran (new launch)\n");
+    EXPECT_EQ(rig.backend->compiles, 2);
+    EXPECT_EQ(rig.backend->launches, 3) << "first once, second twice";
+    const int uploads = rig.backend->uploads, allocations = rig.backend->allocations;
+
+    ASSERT_TRUE(s.set_param("s", "3").ok());
+    const RunReport second = s.run(unchecked());
+    ASSERT_TRUE(second.ok()) << second.error->full();
+    EXPECT_EQ(stages_of(second),
+              "compile: reused (unchanged)\n"
+              "compile step second: reused (unchanged)\n"
+              "upload a: reused (unchanged)\n"
+              "upload b: ran (reset: the kernel can write `b`)\n"
+              "launch: ran (scalar s changed)\n"
+              "read back: ran (new launch)\n");
+    EXPECT_EQ(rig.backend->compiles, 2);
+    EXPECT_EQ(rig.backend->allocations, allocations);
+    EXPECT_EQ(rig.backend->uploads - uploads, 1) << "b's reset only";
+    EXPECT_EQ(rig.backend->launches, 6);
+    // b = a * s * s: 4a, then 9a.
+    const std::vector<float> b1 = floats(first.outputs.at("b")), b2 = floats(second.outputs.at("b"));
+    ASSERT_EQ(b1.size(), 1001u);
+    for (size_t i = 0; i < b1.size(); ++i) ASSERT_FLOAT_EQ(b2[i], b1[i] / 4.0f * 9.0f) << i;
+
+    s.set_kernel(parse_kernel_source(source + "// an edit\n", "steps.cu"));
+    const RunReport edited = s.run(unchecked());
+    ASSERT_TRUE(edited.ok()) << edited.error->full();
+    EXPECT_EQ(edited.stage_run("compile step second")->reason, "source changed");
+    EXPECT_EQ(rig.backend->compiles, 4) << "one compile per kernel for the edit";
+}
+
+namespace {
+// A backend whose traces need a module of their own, as the CUDA backend's do.
+struct TracingBackend : ScriptedBackend {
+    InfoResult info() override {
+        InfoResult r = ScriptedBackend::info();
+        r.device.caps.trace_needs_instrumented_module = true;
+        return r;
+    }
+};
+}  // namespace
+
+TEST(RunDrivers, TheMeasurementsCompilesAreStagesWithTheirReasons) {
+    auto owned = std::make_unique<TracingBackend>();
+    TracingBackend& backend = *owned;
+    backend.kernels["scale"] = scale_by(0);
+    Engine engine(std::move(owned));
+    KernelSession s(engine);
+    s.set_kernel(parse_kernel_source(kScale, "scale.cu"));
+    RunOptions traced = unchecked();
+    traced.trace = true;
+    const RunReport first = s.run(traced);
+    ASSERT_TRUE(first.ok()) << first.error->full();
+    ASSERT_NE(first.stage_run("compile trace"), nullptr) << stages_of(first);
+    EXPECT_FALSE(first.stage_run("compile trace")->reused);
+    EXPECT_EQ(first.stage_run("compile trace")->reason, "first run");
+    EXPECT_TRUE(backend.last_compile.instrument_trace) << "the trace's own module";
+    EXPECT_EQ(backend.compiles, 2);
+
+    const RunReport again = s.run(traced);
+    ASSERT_TRUE(again.ok()) << again.error->full();
+    ASSERT_NE(again.stage_run("compile trace"), nullptr) << stages_of(again);
+    EXPECT_TRUE(again.stage_run("compile trace")->reused);
+    EXPECT_EQ(backend.compiles, 2) << "the traced module is kept for the same text";
+
+    s.set_kernel(parse_kernel_source(std::string(kScale) + "// an edit\n", "scale.cu"));
+    const RunReport edited = s.run(traced);
+    ASSERT_TRUE(edited.ok()) << edited.error->full();
+    EXPECT_EQ(edited.stage_run("compile trace")->reason, "source changed");
+    EXPECT_EQ(backend.compiles, 4);
+
+    // The recording's compile is said even when this backend then refuses to record.
+    RunOptions recorded = unchecked();
+    recorded.memory = true;
+    const RunReport memory = s.run(recorded);
+    EXPECT_FALSE(memory.ok());
+    ASSERT_NE(memory.stage_run("compile memory"), nullptr) << stages_of(memory);
+    EXPECT_EQ(memory.stage_run("compile memory")->reason, "first run");
+    EXPECT_EQ(s.run(recorded).stage_run("compile memory")->reused, true);
+    EXPECT_EQ(backend.compiles, 5);
+
+    // A plain run has no measurement, so no such entry.
+    EXPECT_EQ(s.run(unchecked()).stage_run("compile trace"), nullptr);
+
+    // Coverage counts each element's writers with a variant whose text holds the outputs' sizes.
+    RunOptions covered = unchecked();
+    covered.coverage = true;
+    const RunReport counted = s.run(covered);
+    ASSERT_TRUE(counted.ok()) << counted.error->full();
+    ASSERT_NE(counted.stage_run("compile counting"), nullptr) << stages_of(counted);
+    EXPECT_EQ(counted.stage_run("compile counting")->reason, "first run");
+    const int compiles = backend.compiles;
+    const RunReport same = s.run(covered);
+    ASSERT_NE(same.stage_run("compile counting"), nullptr) << stages_of(same);
+    EXPECT_TRUE(same.stage_run("compile counting")->reused);
+    EXPECT_EQ(backend.compiles, compiles);
+    ASSERT_TRUE(s.set_param("n", "999").ok());
+    const RunReport resized = s.run(covered);
+    ASSERT_NE(resized.stage_run("compile counting"), nullptr) << stages_of(resized);
+    EXPECT_EQ(resized.stage_run("compile counting")->reason, "output sizes changed (the counting variant holds them)");
+    EXPECT_EQ(backend.compiles, compiles + 1) << "the counting variant only: the kernel's text is the same";
+}
+
+namespace {
+// y = s * x, split over the devices there are.
+const std::string kSplit =
+    "/*@playground\ntitle: Split\nparam n: int = 1001\nparam s: float = 2\n"
+    "buffer x: float[n] in random(seed=11)\nbuffer y: float[n] out zeros\nblock: 128\n"
+    "grid: ceil(n / block.x)\ndevices: all over n\n*/\n"
+    "extern \"C\" __global__ void k(const float* x, float* y, int n, float s) {}\n";
+
+void scale_part(const LaunchRequest& req, std::map<BufferId, std::vector<std::byte>>& mem) {
+    auto* x = reinterpret_cast<const float*>(mem.at(req.args[0].buffer).data());
+    auto* y = reinterpret_cast<float*>(mem.at(req.args[1].buffer).data());
+    const int n = scalar<int>(req.args[2]);
+    const float s = scalar<float>(req.args[3]);
+    for (int i = 0; i < n; ++i) y[i] = s * x[i];
+}
+
+// The second device of a split: a scripted backend that says it is device 1.
+struct SecondDevice : ScriptedBackend {
+    InfoResult info() override {
+        InfoResult r = ScriptedBackend::info();
+        r.device.ordinal = 1;
+        return r;
+    }
+};
+}  // namespace
+
+TEST(RunDrivers, ADevicesSplitCompilesOncePerDeviceAsAStageOfItsOwn) {
+    Rig rig;
+    rig.backend->kernels["k"] = scale_part;
+    SecondDevice* second_device = nullptr;
+    KernelSession session(*rig.engine);
+    session.use_devices(2, [&second_device](int) -> Result<std::unique_ptr<Engine>> {
+        auto backend = std::make_unique<SecondDevice>();
+        backend->kernels["k"] = scale_part;
+        second_device = backend.get();
+        return std::make_unique<Engine>(std::move(backend));
+    });
+    session.set_kernel(parse_kernel_source(kSplit, "split.cu"));
+    const RunReport first = session.run(unchecked());
+    ASSERT_TRUE(first.ok()) << first.error->full();
+    ASSERT_TRUE(first.device_split.has_value());
+    ASSERT_EQ(first.device_split->parts.size(), 2u);
+    ASSERT_NE(second_device, nullptr);
+    ASSERT_NE(first.stage_run("compile device 1"), nullptr) << stages_of(first);
+    EXPECT_EQ(first.stage_run("compile device 1")->reason, "first run");
+    EXPECT_EQ(second_device->compiles, 1);
+
+    ASSERT_TRUE(session.set_param("s", "3").ok());
+    const RunReport second = session.run(unchecked());
+    ASSERT_TRUE(second.ok()) << second.error->full();
+    EXPECT_EQ(stages_of(second),
+              "compile: reused (unchanged)\n"
+              "compile device 1: reused (unchanged)\n"
+              "device parts: ran (2 part(s): each allocates, uploads, launches and reads back every run)\n");
+    EXPECT_EQ(second_device->compiles, 1) << "the second device's module is kept for the same text";
+    // Both halves put back where they belong: s went from 2 to 3.
+    const std::vector<float> y1 = floats(first.outputs.at("y")), y2 = floats(second.outputs.at("y"));
+    ASSERT_EQ(y2.size(), 1001u);
+    for (size_t i = 0; i < y2.size(); ++i) ASSERT_FLOAT_EQ(y2[i], y1[i] / 2.0f * 3.0f) << i;
+
+    session.set_kernel(parse_kernel_source(kSplit + "// an edit\n", "split.cu"));
+    const RunReport edited = session.run(unchecked());
+    ASSERT_TRUE(edited.ok()) << edited.error->full();
+    ASSERT_NE(edited.stage_run("compile device 1"), nullptr) << stages_of(edited);
+    EXPECT_EQ(edited.stage_run("compile device 1")->reason, "source changed");
+    EXPECT_EQ(second_device->compiles, 2);
+}
+
+TEST(RunDrivers, ADevicesSplitGoesThroughTheSameCompileAndSaysItsPartsAreMadeEveryRun) {
+    const std::string& source = kSplit;
+    Rig rig;
+    std::vector<float> seen_x;  // what the part's kernel read, to compute the expected output here
+    rig.backend->kernels["k"] = [&seen_x](const LaunchRequest& req, std::map<BufferId, std::vector<std::byte>>& mem) {
+        const auto& xb = mem.at(req.args[0].buffer);
+        seen_x.assign(xb.size() / sizeof(float), 0.0f);
+        std::memcpy(seen_x.data(), xb.data(), xb.size());
+        auto* y = reinterpret_cast<float*>(mem.at(req.args[1].buffer).data());
+        const int n = scalar<int>(req.args[2]);
+        const float s = scalar<float>(req.args[3]);
+        for (int i = 0; i < n; ++i) y[i] = s * seen_x[size_t(i)];
+    };
+    KernelSession session(*rig.engine);
+    session.set_kernel(parse_kernel_source(source, "split.cu"));
+    ASSERT_TRUE(session.kernel().spec.devices.enabled()) << "the file must take the devices driver";
+    const RunReport first = session.run(unchecked());
+    ASSERT_TRUE(first.ok()) << first.error->full();
+    ASSERT_TRUE(first.device_split.has_value());
+    EXPECT_EQ(stages_of(first),
+              "compile: ran (first run)\n"
+              "device parts: ran (1 part(s): each allocates, uploads, launches and reads back every run)\n");
+    const std::vector<float> y = floats(first.outputs.at("y"));
+    ASSERT_EQ(y.size(), 1001u);
+    ASSERT_EQ(seen_x.size(), 1001u);
+    for (size_t i = 0; i < y.size(); ++i) ASSERT_FLOAT_EQ(y[i], 2.0f * seen_x[i]) << i;
+
+    ASSERT_TRUE(session.set_param("s", "3").ok());
+    const int compiles = rig.backend->compiles;
+    const RunReport second = session.run(unchecked());
+    ASSERT_TRUE(second.ok()) << second.error->full();
+    EXPECT_TRUE(second.stage_run("compile")->reused);
+    EXPECT_EQ(rig.backend->compiles, compiles) << "the same compile stage as any run: kept for the same text";
+    const std::vector<float> y2 = floats(second.outputs.at("y"));
+    for (size_t i = 0; i < y2.size(); ++i) ASSERT_FLOAT_EQ(y2[i], 3.0f * seen_x[i]) << i;
 }

@@ -223,6 +223,20 @@ TEST(StreamsRun, ChunkedOutputsMatchValuesComputedHere) {
     const std::string text = streams_timeline_text(s, 40);
     EXPECT_NE(text.find("stream 2 |"), std::string::npos) << text;
     EXPECT_NE(text.find('K'), std::string::npos) << text;
+
+    // The `streams:` driver goes through the same stages as one kernel's run, with its own after the read-back:
+    // run again, the compile is reused and the chunks are copied again (their copies are what it times).
+    const RunReport again = run.session->run(options);
+    ASSERT_TRUE(again.ok()) << again.error->full();
+    std::string stages;
+    for (const StageRun& e : again.stage_runs) stages += e.stage + (e.reused ? " (reused), " : ", ");
+    EXPECT_EQ(stages.rfind("compile (reused), ", 0), 0u) << stages;
+    const size_t read_back = stages.find("read back, "), streamed = stages.find("streams, ");
+    ASSERT_NE(streamed, std::string::npos) << stages;
+    EXPECT_LT(read_back, streamed) << stages;
+    EXPECT_LT(streamed, stages.find("check, ")) << "the streamed outputs are the ones checked: " << stages;
+    EXPECT_EQ(again.stage_run("streams")->reason, "7 chunks on 3 streams: each copies its part in and out");
+    EXPECT_EQ(again.verified, std::optional<bool>(true));
 }
 
 // A kernel that writes its thread's own index is right over the whole array and wrong in chunks (each chunk

@@ -65,6 +65,7 @@ std::vector<VariantRun> CompareRunner::run(const KernelSession& main, const RunR
                                       main_report.resolved ? &*main_report.resolved : nullptr, variant));
         RunOptions own = common;
         if (read_back_for && !own.read_back) own.read_back = read_back_for(variant);
+        own.read_back_shown_only = true;  // its column shows its views; the rest stays on the device
         v.file = s.kernel();
         v.report = s.run(own);
         if (hooks.after) hooks.after(*v.report);

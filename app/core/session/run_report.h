@@ -338,6 +338,9 @@ struct RunOptions {
     // read_back_in_place decides (no check, no `streams:`, no plot or table), come back as box-filtered previews
     // no larger than this (RunReport::output_previews) instead of every element. 0: exact values.
     uint32_t preview_max_width = 0, preview_max_height = 0;
+    // With read_back: only the outputs a view shows (shown_views) or the check compares come to the host; the
+    // others stay on the device (a compare variant's column shows its views and nothing else).
+    bool read_back_shown_only = false;
     bool verify = true;     // compare with the CPU reference (needs read_back)
     // With verify: don't check in run(); the report says check_pending and KernelSession::check does it, so a
     // window can show the picture before the CPU reference has run.

@@ -1,6 +1,6 @@
 // A run's stages as types: each keeps the fingerprint of exactly what it depends on and the product it made from
 // it, redoes its work only when the fingerprint differs, and says why it ran (RunReport::stage_runs).
-// KernelSession's own (session_run.cpp, session_buffers.cpp, session.cpp); no UI.
+// KernelSession's own (session_run.cpp, session_buffers.cpp, session.cpp, and the drivers' files); no UI.
 #pragma once
 
 #include "core/engine/engine_api.h"
@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cp {
@@ -88,12 +89,25 @@ struct RunStages {
     Stage<uint64_t> launch{"launch"};  // product: the launch's generation
     // The CPU reference's expected outputs: the reference text, the scalars and every buffer's initial contents.
     Stage<std::map<std::string, HostBuffer>> reference{"reference"};
+    // The compiles beside the kernel's own, by stage name ("compile trace", "compile memory", "compile counting",
+    // "compile step NAME"): each module lives in its ModuleCache slot; the stage says whether it was made again.
+    std::map<std::string, Stage<ModuleId>> extra_compiles;
+    // A `devices:` split's modules on the other devices (DeviceSet's, by "compile device ORDINAL"): not this
+    // engine's, so a reset of this one leaves them; a new module id says one was made.
+    std::map<std::string, Stage<ModuleId>> device_compiles;
     uint64_t launches = 0;  // generations: one per launch this session made
     uint64_t compiles = 0;  // one per compile of the kernel's module (a released id may come back for a new one)
 
     // What the last compile() and prepare_buffers() did, for the run that called them to report.
     std::optional<StageRun> compile_run;
     std::vector<StageRun> upload_runs;
+    // What the extra compiles did since the stage that asked for them last took them (take_extra_runs).
+    std::vector<StageRun> extra_runs;
+
+    Stage<ModuleId>& extra_compile(const std::string& stage) {
+        return extra_compiles.try_emplace(stage, stage).first->second;
+    }
+    std::vector<StageRun> take_extra_runs() { return std::exchange(extra_runs, {}); }
 
     Stage<BufferId>& upload(const std::string& buffer) {
         return uploads.try_emplace(buffer, "upload " + buffer).first->second;
@@ -102,6 +116,7 @@ struct RunStages {
     void device_lost() {
         compile.drop("the device was reset");
         for (auto& [name, stage] : uploads) stage.drop("the device was reset");
+        for (auto& [name, stage] : extra_compiles) stage.drop("the device was reset");
     }
 };
 

@@ -161,6 +161,23 @@ const CompileResult& KernelSession::compile() {
     return result;
 }
 
+const CompileResult& KernelSession::compile_extra(const std::string& slot, const std::string& name,
+                                                  CompileRequest request) {
+    Fingerprint fingerprint = compile_fingerprint(request, device().name);
+    Stage<ModuleId>& stage = stages_->extra_compile(name);
+    bool compiled = false;
+    const CompileResult& result = modules_.get(engine_, slot, std::move(request), &compiled);
+    if (compiled) {
+        // The cache compiled again for the same fingerprint only when its module was dropped (a reset device).
+        const std::string why = stage.why(fingerprint);
+        stages_->extra_runs.push_back(stage.ran(why.empty() ? "its module was released" : why));
+        stage.keep(std::move(fingerprint), result.module);  // a failure too: the same text fails the same way
+    } else {
+        stages_->extra_runs.push_back(stage.reused());
+    }
+    return result;
+}
+
 void KernelSession::forget_device_state() {
     stages_->device_lost();
     buffers_.clear();

@@ -29,6 +29,7 @@
 namespace cp {
 
 struct RunStages;  // run_stage.h
+class Fingerprint;
 
 class KernelSession {
 public:
@@ -111,18 +112,32 @@ private:
                              RunReport report);
     void forget_device_state();  // after the backend reset its context: every buffer and module is gone
     // session_run.cpp: a run goes through these stages in order; each may end it (RunState::fail, or done).
+    // The stages are shared; a driver is the order a kind of run takes through them (one kernel, `step:`
+    // lines, `streams:`, `devices:`), picked once the run is resolved (run_stages).
     struct RunState;
     RunReport run_stages(const RunOptions& options);
     bool stage_check_file(RunState& run);
     bool stage_resolve(RunState& run);
     bool stage_compile(RunState& run);
+    bool stage_compile_steps(RunState& run);
     bool stage_validate(RunState& run);
+    bool stage_validate_steps(RunState& run);
     bool stage_measure(RunState& run);
     bool stage_prepare(RunState& run);
     bool stage_launch(RunState& run);
+    bool stage_launch_steps(RunState& run);
     bool stage_read_back(RunState& run);
     bool stage_streams(RunState& run);
+    bool stage_devices(RunState& run);
     bool stage_check(RunState& run);
+    // What a launch depends on (module, scalars, launch, steps, inputs, buffers, timing): its stage's fingerprint.
+    Fingerprint launch_fingerprint(const RunState& run, const LaunchRequest& launch) const;
+    // The launch stage's record of a launch a driver made (one kernel's, or the steps'): its stage entry, its
+    // failure, or its time, bandwidth and the buffers' handles.
+    bool record_launch(RunState& run, Fingerprint fingerprint, const LaunchResult& launched);
+    // A compile beside the kernel's own (the trace's, the recording's, the counting variant's, a step's kernel),
+    // from the session's keyed cache in `slot`, said in the run's stage_runs as `stage` with ran/reused and why.
+    const CompileResult& compile_extra(const std::string& slot, const std::string& stage, CompileRequest request);
     void judge_expected(RunReport& report) const;  // `expect:`: the outcome and whether it is the one expected
     void verify(const ResolvedRun& resolved, RunReport& report);
     // The launch of `module` with the resolved configuration and the session's buffers as arguments; with

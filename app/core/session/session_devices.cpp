@@ -5,6 +5,7 @@
 #include "core/session/chunk_plan.h"
 #include "core/session/coverage.h"
 #include "core/session/device_split_check.h"
+#include "core/session/run_stage.h"
 #include "core/session/scalar_arg.h"
 #include "core/session/session.h"
 
@@ -287,6 +288,19 @@ RunReport KernelSession::run_on_devices(const ResolvedRun& resolved, const Compi
             if (!engine) return fail(RunStage::Prepare, engine.error());
             auto module = devices_->module(i, request);
             if (!module) return fail(RunStage::Compile, module.error());
+            // The device's module is the DeviceSet's (compiled once per text): a stage entry says whether this run
+            // made it (a new module id) or found it there.
+            const std::string name = "compile device " + std::to_string((*engine)->device().ordinal);
+            Stage<ModuleId>& stage = stages_->device_compiles.try_emplace(name, name).first->second;
+            Fingerprint fingerprint = compile_fingerprint(request, (*engine)->device().name);
+            const ModuleId* had = stage.reusable(fingerprint);
+            if (had && *had == *module) {
+                report.stage_runs.push_back(stage.reused());
+            } else {
+                const std::string why = stage.why(fingerprint);
+                report.stage_runs.push_back(stage.ran(why.empty() ? "its module was released" : why));
+                stage.keep(std::move(fingerprint), *module);
+            }
             jobs.push_back({*engine, *module, &plan->parts[size_t(i)]});
         }
         outcomes = run_parts(jobs, in, s.split_ms);

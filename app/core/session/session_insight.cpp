@@ -5,6 +5,7 @@
 // launch's output.
 #include "core/kernel_file/constant_fill.h"
 #include "core/session/coverage.h"
+#include "core/session/run_stage.h"
 #include "core/session/session.h"
 
 #include <set>
@@ -58,7 +59,7 @@ Result<LaunchTrace> KernelSession::trace_launch(const ResolvedRun& resolved, con
         CompileRequest request = plain_request();
         request.also_kernels.clear();
         request.instrument_trace = true;
-        const CompileResult& traced = modules_.get(engine_, "traced", std::move(request));
+        const CompileResult& traced = compile_extra("traced", "compile trace", std::move(request));
         if (!traced.ok || traced.module == 0) {
             std::string why = traced.error ? traced.error->message : "it did not compile";
             for (const auto& d : traced.diagnostics)
@@ -99,7 +100,7 @@ Result<MemoryRecording> KernelSession::record_memory(const ResolvedRun& resolved
     CompileRequest request = plain_request();
     request.also_kernels.clear();
     request.instrument_memory = true;
-    const CompileResult& recording = modules_.get(engine_, "memory", std::move(request));
+    const CompileResult& recording = compile_extra("memory", "compile memory", std::move(request));
     if (!recording.ok || recording.module == 0) {
         std::string why = recording.error ? recording.error->message : "it did not compile";
         for (const auto& d : recording.diagnostics)

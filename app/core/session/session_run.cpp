@@ -1,6 +1,7 @@
 // KernelSession::run: the stages of a run (check the file, resolve, compile, validate, measure, prepare, launch,
-// read back, streams, check), each a function of its own over the run's state. Every stage that fails ends the
-// run with a report saying where and why; nothing throws.
+// read back, check), each a function of its own over the run's state, and the drivers that take a run through
+// them: one kernel, `step:` lines, `streams:`, `devices:`. Every stage that fails ends the run with a report
+// saying where and why; nothing throws.
 #include "core/kernel_file/reference_section.h"
 #include "core/session/coverage.h"
 #include "core/session/file_reference.h"
@@ -15,6 +16,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <span>
 
 namespace cp {
 
@@ -135,21 +137,42 @@ struct KernelSession::RunState {
     }
 };
 
-// The stages in order. Each reads what the ones before it made, adds its product (to the report or the run)
-// and its time, and returns false to end the run: failed (report.error says where and why) or complete early
-// (a compile-only backend, a `devices:` split, a run that reads nothing back). What a stage finds unchanged
-// since the last run it does not redo: the compile cache (compile()), the buffers' content keys
-// (prepare_buffers), the host inputs (host_input) and the reference (verify) are keyed by their inputs.
+// Every run passes the same front stages (the file, the choices, the kernel's module); then a driver takes it
+// through the stages its kind of run needs, in order. Each stage reads what the ones before it made, adds its
+// product (to the report or the run) and its time, and returns false to end the run: failed (report.error says
+// where and why) or complete early (a compile-only backend, a run that reads nothing back). What a stage finds
+// unchanged since the last run it does not redo (run_stage.h): the compile cache (compile(), compile_extra()),
+// the buffers' content keys (prepare_buffers), the host inputs (host_input) and the reference (verify) are keyed
+// by their inputs, and each says in report.stage_runs whether it ran and why.
 RunReport KernelSession::run_stages(const RunOptions& options) {
     using Stage = bool (KernelSession::*)(RunState&);
-    static constexpr Stage kStages[] = {
-        &KernelSession::stage_check_file, &KernelSession::stage_resolve,   &KernelSession::stage_compile,
-        &KernelSession::stage_validate,   &KernelSession::stage_measure,   &KernelSession::stage_prepare,
-        &KernelSession::stage_launch,     &KernelSession::stage_read_back, &KernelSession::stage_streams,
-        &KernelSession::stage_check,
-    };
+    using K = KernelSession;
+    static constexpr Stage kFront[] = {&K::stage_check_file, &K::stage_resolve, &K::stage_compile};
+    // One kernel's launch: the measurements, its buffers, the launch, the outputs, the check.
+    static constexpr Stage kOneKernel[] = {&K::stage_validate, &K::stage_measure,   &K::stage_prepare,
+                                           &K::stage_launch,   &K::stage_read_back, &K::stage_check};
+    // `step:` lines: a module per step's kernel, each step validated and launched in turn on the same buffers.
+    static constexpr Stage kSteps[] = {&K::stage_compile_steps, &K::stage_validate_steps, &K::stage_measure,
+                                       &K::stage_prepare,       &K::stage_launch_steps,   &K::stage_read_back,
+                                       &K::stage_check};
+    // `streams:`: one kernel's run, then the launch again in chunks on streams, whose outputs are the ones checked.
+    static constexpr Stage kStreams[] = {&K::stage_validate,  &K::stage_measure, &K::stage_prepare, &K::stage_launch,
+                                         &K::stage_read_back, &K::stage_streams, &K::stage_check};
+    // `devices:`: the kernel's part on each device (session_devices.cpp), assembled and checked there.
+    static constexpr Stage kDevices[] = {&K::stage_validate, &K::stage_measure, &K::stage_devices};
+    static constexpr Stage kStepsOnDevices[] = {&K::stage_compile_steps, &K::stage_validate_steps, &K::stage_measure,
+                                                &K::stage_devices};
     RunState run{options, {}, {}, {}, nullptr, {}};
-    for (const Stage stage : kStages)
+    for (const Stage stage : kFront)
+        if (!(this->*stage)(run)) return std::move(run.report);
+    const bool steps = !run.resolved->steps.empty();
+    const std::span<const Stage> driver =
+        kernel_.spec.devices.enabled()
+            ? (steps ? std::span<const Stage>(kStepsOnDevices) : std::span<const Stage>(kDevices))
+        : steps                 ? std::span<const Stage>(kSteps)
+        : run.resolved->streams ? std::span<const Stage>(kStreams)
+                                : std::span<const Stage>(kOneKernel);
+    for (const Stage stage : driver)
         if (!(this->*stage)(run)) break;
     return std::move(run.report);
 }
@@ -200,7 +223,7 @@ bool KernelSession::stage_resolve(RunState& run) {
     return true;
 }
 
-// The kernel's module (and one per step), from the session's keyed cache when the text is unchanged.
+// The kernel's module, from the session's keyed cache when the text is unchanged.
 bool KernelSession::stage_compile(RunState& run) {
     RunReport& report = run.report;
     const CompileResult& compiled = compile();
@@ -235,7 +258,12 @@ bool KernelSession::stage_compile(RunState& run) {
                                               : first,
                                    "fix the source at the line shown; nothing was launched"));
     }
-    if (run.resolved->steps.empty()) return true;
+    return true;
+}
+
+// The steps' other kernels, one module each (compile_extra: each its own stage entry).
+bool KernelSession::stage_compile_steps(RunState& run) {
+    RunReport& report = run.report;
     auto modules = compile_steps(report);
     run.clock.lap(report.stages.compile_ms);
     if (!modules) return run.fail(RunStage::Compile, modules.error());
@@ -255,17 +283,39 @@ bool KernelSession::stage_compile(RunState& run) {
     return true;
 }
 
-// The launch against the compiled kernel's resources (registers, shared memory, __launch_bounds__), each step
-// against its own. A compile-only backend stops here: compiling was the whole job.
+namespace {
+// The first refusal among a run's launch checks ends it; `hint` says where to change the launch.
+bool refused(const std::vector<LaunchIssue>& issues, RunReport& report, const char* hint) {
+    for (const auto& issue : issues) {
+        if (issue.severity == Severity::Error) {
+            report.failed_stage = RunStage::Validate;
+            report.error = make_error(ErrorKind::LaunchRefused, "launch refused: " + issue.message, hint);
+            return true;
+        }
+    }
+    return false;
+}
+}  // namespace
+
+// The launch against the compiled kernel's resources (registers, shared memory, __launch_bounds__). A
+// compile-only backend stops here: compiling was the whole job.
 bool KernelSession::stage_validate(RunState& run) {
     RunReport& report = run.report;
     const ResolvedRun& resolved = *run.resolved;
-    if (resolved.steps.empty()) {
-        LaunchCheck check{resolved.grid, resolved.block, resolved.dynamic_shared_bytes, run.compiled->usage,
-                          resolved.problem};
-        report.launch_issues = validate_launch(device(), check);
-    }
-    // Each step against its own kernel's resources; no coverage guess (a pass over partial sums is one block).
+    LaunchCheck check{resolved.grid, resolved.block, resolved.dynamic_shared_bytes, run.compiled->usage,
+                      resolved.problem};
+    report.launch_issues = validate_launch(device(), check);
+    if (refused(report.launch_issues, report, "change the block/grid (--block, --grid) as suggested")) return false;
+    // Not running is then no error of the kernel's: report.launched says it did not run, the device notes why.
+    if (!engine_.capabilities().launches) return false;
+    run.clock.lap(report.stages.resolve_ms);  // the launch checks
+    return true;
+}
+
+// Each step against its own kernel's resources; no coverage guess (a pass over partial sums is one block).
+bool KernelSession::stage_validate_steps(RunState& run) {
+    RunReport& report = run.report;
+    const ResolvedRun& resolved = *run.resolved;
     for (size_t i = 0; i < resolved.steps.size(); ++i) {
         const ResolvedStep& s = resolved.steps[i];
         for (LaunchIssue issue : validate_launch(device(), LaunchCheck{s.grid, s.block, s.dynamic_shared_bytes,
@@ -274,24 +324,16 @@ bool KernelSession::stage_validate(RunState& run) {
             report.launch_issues.push_back(std::move(issue));
         }
     }
-    for (const auto& issue : report.launch_issues) {
-        if (issue.severity == Severity::Error) {
-            return run.fail(
-                RunStage::Validate,
-                make_error(ErrorKind::LaunchRefused, "launch refused: " + issue.message,
-                           resolved.steps.empty() ? "change the block/grid (--block, --grid) as suggested"
-                                                  : "change the step's settings on its `step:` line as suggested"));
-        }
-    }
-    // Not running is then no error of the kernel's: report.launched says it did not run, the device notes why.
-    if (!engine_.capabilities().launches) return false;
-    run.clock.lap(report.stages.resolve_ms);  // the launch checks
+    if (refused(report.launch_issues, report, "change the step's settings on its `step:` line as suggested"))
+        return false;
+    if (!engine_.capabilities().launches) return false;  // as stage_validate
+    run.clock.lap(report.stages.resolve_ms);
     return true;
 }
 
 // Measurements that need launches of their own (session_insight.cpp), before the run's own launch so that
 // the buffers the window shows hold its output: coverage (asked, or when the launch looks short of the data),
-// the trace and the memory recording.
+// the trace and the memory recording. Their compiles (trace, recording, counting) are stage entries of their own.
 bool KernelSession::stage_measure(RunState& run) {
     const RunOptions& options = run.options;
     RunReport& report = run.report;
@@ -310,23 +352,31 @@ bool KernelSession::stage_measure(RunState& run) {
                            std::to_string(resolved.steps.size()) + " steps",
                        "run one of its kernels alone: copy the file, replace its `step:` lines by `kernel: NAME` "
                        "with that step's block and grid"));
+    // What the measurements' compiles did, in the report whether or not the measurement succeeded.
+    stages_->extra_runs.clear();
+    const auto said = [&] {
+        for (StageRun& entry : stages_->take_extra_runs()) report.stage_runs.push_back(std::move(entry));
+    };
     if (options.coverage || (options.coverage_when_warned && warned)) {
         auto measured = measure_coverage(resolved, run.compiled->module);
         run.clock.lap(report.stages.insight_ms);
         if (!measured) return run.fail(RunStage::Launch, measured.error());
         report.coverage = std::move(*measured);
         if (options.coverage && options.count_writers) count_writers(resolved, report.coverage);
+        said();
         apply_measured_coverage(report.coverage, report.launch_issues);
         run.clock.lap(report.stages.insight_ms);
     }
     if (options.trace) {
         auto traced = trace_launch(resolved, options.timing);
+        said();
         run.clock.lap(report.stages.insight_ms);
         if (!traced) return run.fail(RunStage::Launch, traced.error());
         report.trace = std::move(*traced);
     }
     if (options.memory) {
         auto recorded = record_memory(resolved, options.memory_warps);
+        said();
         run.clock.lap(report.stages.insight_ms);
         if (!recorded) return run.fail(RunStage::Launch, recorded.error());
         report.memory = std::move(*recorded);
@@ -335,15 +385,10 @@ bool KernelSession::stage_measure(RunState& run) {
 }
 
 // The buffers on the device with their initial contents: allocated when a size changed, uploaded when their
-// contents' key changed (an input the kernel cannot write stays from the last run). A `devices:` file goes
-// its own way from here (session_devices.cpp): one part per device, assembled and checked there.
+// contents' key changed (an input the kernel cannot write stays from the last run).
 bool KernelSession::stage_prepare(RunState& run) {
     RunReport& report = run.report;
     report.transfers.pinned = run.options.pinned_host && engine_.capabilities().gpu;
-    if (kernel_.spec.devices.enabled()) {
-        report = run_on_devices(*run.resolved, *run.compiled, run.options, std::move(report));
-        return false;
-    }
     auto prepared = prepare_buffers(*run.resolved, run.options, report.transfers);
     run.clock.lap(report.stages.prepare_ms);
     report.stage_runs.insert(report.stage_runs.end(), stages_->upload_runs.begin(), stages_->upload_runs.end());
@@ -351,63 +396,90 @@ bool KernelSession::stage_prepare(RunState& run) {
     return true;
 }
 
-// The timed launch (or the steps, one after another), its printf output, time and bandwidth.
+// A `devices:` file's run from the compiled module on (session_devices.cpp): one part per device, each with
+// its own buffers, assembled and checked there. It ends the run.
+bool KernelSession::stage_devices(RunState& run) {
+    RunReport& report = run.report;
+    report.transfers.pinned = run.options.pinned_host && engine_.capabilities().gpu;
+    report = run_on_devices(*run.resolved, *run.compiled, run.options, std::move(report));
+    // Each part's buffers live for one run on its device: nothing of a split is kept for the next run yet.
+    if (report.device_split)
+        report.stage_runs.push_back({"device parts", false,
+                                     std::to_string(report.device_split->parts.size()) +
+                                         " part(s): each allocates, uploads, launches and reads back every run"});
+    return false;
+}
+
+Fingerprint KernelSession::launch_fingerprint(const RunState& run, const LaunchRequest& launch) const {
+    const RunOptions& options = run.options;
+    const ResolvedRun& resolved = *run.resolved;
+    Fingerprint fingerprint;
+    const StageRun* compiled = run.report.stage_run("compile");
+    fingerprint.add("module",
+                    std::to_string(launch.module) + " " + std::to_string(stages_->compiles) + " " + launch.kernel_name,
+                    compiled && !compiled->reused ? "recompiled: " + compiled->reason : "module changed");
+    for (const auto& [name, value] : resolved.params) fingerprint.add("scalar " + name, value);
+    fingerprint.add("grid", launch.grid.str(), "grid changed");
+    fingerprint.add("block", launch.block.str(), "block changed");
+    fingerprint.add("shared", double(launch.dynamic_shared_bytes), "dynamic shared memory changed");
+    for (const ResolvedStep& st : resolved.steps)
+        fingerprint.add("step " + step_label(st),
+                        st.grid.str() + " " + st.block.str() + " " + std::to_string(st.dynamic_shared_bytes),
+                        "steps changed");
+    for (const auto& b : kernel_.spec.buffers) {
+        const std::string& contents = host_inputs_.at(b.name).key;
+        fingerprint.add("input " + b.name, contents,
+                        b.init.kind == BufferInit::Kind::Image ? "new image for `" + b.name + "`"
+                                                               : "contents of `" + b.name + "` changed");
+        fingerprint.add("buffer " + b.name, std::to_string(buffers_.at(b.name).id), "`" + b.name + "` reallocated");
+    }
+    fingerprint.add("timing",
+                    std::to_string(options.timing.warmup) + " " + std::to_string(options.timing.repeats) +
+                        (options.timing.flush_l2 ? " flush" : ""),
+                    "timing changed");
+    fingerprint.add("thread order", launch.thread_order ? launch.thread_order->str() : "", "thread order changed");
+    return fingerprint;
+}
+
+// The timed launch of one kernel. Every run asked for launches (re-timing, a racy lesson's next outcome); the
+// fingerprint says what changed since the last one.
 bool KernelSession::stage_launch(RunState& run) {
     const RunOptions& options = run.options;
+    auto made_launch = launch_request(*run.resolved, run.compiled->module, options.timing);
+    if (!made_launch) return run.fail(RunStage::Prepare, made_launch.error());
+    Fingerprint fingerprint = launch_fingerprint(run, *made_launch);
+    if (options.before_launch) options.before_launch(run.report);
+    const LaunchResult launched = engine_.launch(std::move(*made_launch));
+    run.clock.lap(run.report.stages.launch_ms);
+    return record_launch(run, std::move(fingerprint), launched);
+}
+
+// The steps, one launch after another on the same buffers (session_steps.cpp); their time is the run's.
+bool KernelSession::stage_launch_steps(RunState& run) {
+    const RunOptions& options = run.options;
+    RunReport& report = run.report;
+    if (options.before_launch) options.before_launch(report);
+    bool reset = false;
+    auto ran = launch_steps(*run.resolved, run.step_modules, options.timing, report, reset);
+    if (reset) forget_device_state();  // the backend dropped every buffer and module
+    if (!ran) return run.fail(RunStage::Launch, ran.error());
+    run.clock.lap(report.stages.launch_ms);
+    // The fingerprint of the run's own launch figures (the first step's) with every step's.
+    auto made_launch = launch_request(*run.resolved, run.compiled->module, options.timing);
+    if (!made_launch) return run.fail(RunStage::Prepare, made_launch.error());
+    LaunchResult launched;
+    launched.ok = true;
+    launched.timing = report.timing;
+    launched.printf_output = report.printf_output;
+    return record_launch(run, launch_fingerprint(run, *made_launch), launched);
+}
+
+bool KernelSession::record_launch(RunState& run, Fingerprint fingerprint, const LaunchResult& launched) {
     RunReport& report = run.report;
     const ResolvedRun& resolved = *run.resolved;
-    if (!resolved.steps.empty()) {
-        if (options.before_launch) options.before_launch(report);
-        bool reset = false;
-        auto ran = launch_steps(resolved, run.step_modules, options.timing, report, reset);
-        if (reset) forget_device_state();  // the backend dropped every buffer and module
-        if (!ran) return run.fail(RunStage::Launch, ran.error());
-    }
-    auto made_launch = launch_request(resolved, run.compiled->module, options.timing);
-    if (!made_launch) return run.fail(RunStage::Prepare, made_launch.error());
-    LaunchRequest launch = std::move(*made_launch);
-    // Every run asked for launches (re-timing, a racy lesson's next outcome); the fingerprint says what changed.
-    Fingerprint fingerprint;
-    {
-        const StageRun* compiled = report.stage_run("compile");
-        fingerprint.add(
-            "module",
-            std::to_string(launch.module) + " " + std::to_string(stages_->compiles) + " " + launch.kernel_name,
-            compiled && !compiled->reused ? "recompiled: " + compiled->reason : "module changed");
-        for (const auto& [name, value] : resolved.params) fingerprint.add("scalar " + name, value);
-        fingerprint.add("grid", launch.grid.str(), "grid changed");
-        fingerprint.add("block", launch.block.str(), "block changed");
-        fingerprint.add("shared", double(launch.dynamic_shared_bytes), "dynamic shared memory changed");
-        for (const ResolvedStep& st : resolved.steps)
-            fingerprint.add("step " + step_label(st),
-                            st.grid.str() + " " + st.block.str() + " " + std::to_string(st.dynamic_shared_bytes),
-                            "steps changed");
-        for (const auto& b : kernel_.spec.buffers) {
-            const std::string& contents = host_inputs_.at(b.name).key;
-            fingerprint.add("input " + b.name, contents,
-                            b.init.kind == BufferInit::Kind::Image ? "new image for `" + b.name + "`"
-                                                                   : "contents of `" + b.name + "` changed");
-            fingerprint.add("buffer " + b.name, std::to_string(buffers_.at(b.name).id), "`" + b.name + "` reallocated");
-        }
-        fingerprint.add("timing",
-                        std::to_string(options.timing.warmup) + " " + std::to_string(options.timing.repeats) +
-                            (options.timing.flush_l2 ? " flush" : ""),
-                        "timing changed");
-        fingerprint.add("thread order", launch.thread_order ? launch.thread_order->str() : "", "thread order changed");
-    }
-    std::string why = stages_->launch.why(fingerprint);
+    const std::string why = stages_->launch.why(fingerprint);
     report.stage_runs.push_back(stages_->launch.ran(why.empty() ? "run again: nothing it depends on changed" : why));
     stages_->launch.drop("the last launch failed");  // kept again below once it succeeded
-    if (options.before_launch && resolved.steps.empty()) options.before_launch(report);
-    LaunchResult launched;
-    if (resolved.steps.empty()) {
-        launched = engine_.launch(std::move(launch));
-    } else {
-        launched.ok = true;
-        launched.timing = report.timing;
-        launched.printf_output = report.printf_output;
-    }
-    run.clock.lap(report.stages.launch_ms);  // with steps: their launches above
     report.stages.launch_backend_ms = launched.backend_ms;
     report.printf_output = launched.printf_output;
     // Where each buffer lived, also for a launch that failed: compute-sanitizer's findings name addresses.
@@ -473,13 +545,23 @@ bool KernelSession::stage_read_back(RunState& run) {
     const bool checked = options.verify && !kernel_.spec.reference.empty();
     const bool in_place_run = options.read_back_in_place && !checked && !run.resolved->streams;
     // Every launch is a new result, so its outputs always come back (no fingerprint to compare: it would differ).
+    // Asked for what is shown only (a compare variant's column): an output no view shows and no check or
+    // `streams:` needs stays on the device, and the entry names it.
+    const bool shown_only = options.read_back_shown_only && !checked && !run.resolved->streams;
+    const std::vector<ViewSpec> views = shown_views(kernel_.spec);
+    std::string left;  // the outputs left on the device
+    const size_t entry = report.stage_runs.size();
     if (options.read_back) report.stage_runs.push_back({"read back", false, "new launch"});
     for (const auto& b : kernel_.spec.buffers) {
         if (b.direction == Direction::In || !options.read_back) continue;
         // Only what image views show: plots and tables (also the ones shown by default) keep the bytes they get.
         bool pictured = false, kept = false;
-        for (const ViewSpec& v : shown_views(kernel_.spec))
+        for (const ViewSpec& v : views)
             if (v.buffer == b.name) (v.kind == ViewSpec::Kind::Image ? pictured : kept) = true;
+        if (shown_only && !pictured && !kept) {
+            left += (left.empty() ? "`" : ", `") + b.name + "`";
+            continue;
+        }
         const bool in_place = in_place_run && pictured && !kept;
         ReadBackRequest request{buffers_.at(b.name).id, options.pinned_host, in_place};
         // The same outputs may come as previews where the backend makes them (a remote worker; the others ignore
@@ -515,6 +597,7 @@ bool KernelSession::stage_read_back(RunState& run) {
         report.transfers.download_bytes += rb.data.size();
         report.outputs[b.name] = HostBuffer{b.name, b.type, std::move(rb.data)};
     }
+    if (!left.empty()) report.stage_runs[entry].reason += "; not shown or checked, left on the device: " + left;
     run.clock.lap(report.stages.read_back_ms);
     return true;
 }
@@ -536,6 +619,11 @@ Result<HostBuffer> KernelSession::read_output(const std::string& name) {
 // `streams:` (session_streams.cpp): the launch again in chunks on streams; its outputs are the ones checked.
 bool KernelSession::stage_streams(RunState& run) {
     if (!run.resolved->streams) return true;
+    // Its chunks' copies are what it times, so every run sends them again (no stage product to keep).
+    const ResolvedStreams& st = *run.resolved->streams;
+    run.report.stage_runs.push_back({"streams", false,
+                                     std::to_string(st.chunks) + " chunks on " + std::to_string(st.streams) +
+                                         " streams: each copies its part in and out"});
     bool reset = false;
     auto streamed = run_streams(*run.resolved, run.compiled->module, run.report, reset);
     run.clock.lap(run.report.stages.launch_ms);

@@ -5,6 +5,7 @@
 // snapshot the arguments), so the sequence's results are those of one pass.
 #include "core/kernel_file/constant_fill.h"
 #include "core/kernel_file/expr.h"
+#include "core/session/run_stage.h"
 #include "core/session/session.h"
 
 #include <algorithm>
@@ -105,31 +106,35 @@ Result<bool> KernelSession::resolve_steps(ResolvedRun& r, const Scope& base) con
 }
 
 // One module per distinct kernel of the steps (each backend builds and loads the kernel a compile names); the
-// first step's kernel is the session's own compile.
+// first step's kernel is the session's own compile, each other kernel's is a stage entry of its own ("compile
+// step NAME": ran or reused, and why).
 Result<std::vector<const CompileResult*>> KernelSession::compile_steps(RunReport& report) {
     std::vector<const CompileResult*> out;
     const CompileResult& first = compile();
+    stages_->extra_runs.clear();
+    std::map<std::string, const CompileResult*> done;  // a kernel that several steps launch is compiled once
     for (size_t i = 0; i < kernel_.step_signatures.size(); ++i) {
         const std::string& name = kernel_.step_signatures[i].launch_name;
         if (name == kernel_.signature->launch_name) {
             out.push_back(&first);
             continue;
         }
+        if (const auto it = done.find(name); it != done.end()) {
+            out.push_back(it->second);
+            continue;
+        }
         CompileRequest request = plain_request();
         request.kernel_name = name;
         request.also_kernels.clear();
-        bool compiled = false;
-        const CompileResult& c = modules_.get(engine_, "step:" + name, std::move(request), &compiled);
-        if (compiled) {
-            // The plain compile's entry (stage_compile) says the step's too: one "compile" stage per run.
-            for (StageRun& entry : report.stage_runs)
-                if (entry.stage == "compile" && entry.reused)
-                    entry = {"compile", false, "step kernel `" + name + "` compiled"};
+        const CompileResult& c = compile_extra("step:" + name, "compile step " + name, std::move(request));
+        if (!stages_->extra_runs.back().reused) {
             report.compile_ms += c.compile_ms;
             report.cache_hit = report.cache_hit && c.cache_hit;
         }
+        done[name] = &c;
         out.push_back(&c);
     }
+    for (StageRun& entry : stages_->take_extra_runs()) report.stage_runs.push_back(std::move(entry));
     return out;
 }
 

@@ -4,6 +4,7 @@
 #include "core/engine/count_wrapper.h"
 #include "core/kernel_file/constant_fill.h"
 #include "core/session/coverage.h"
+#include "core/session/run_stage.h"
 #include "core/session/session.h"
 
 #include <algorithm>
@@ -42,7 +43,11 @@ void KernelSession::count_writers(const ResolvedRun& resolved, std::vector<Cover
     request.source = std::move(*source);
     request.path = kernel_.path.string();
     request.kernel_name = sig.launch_name;
-    const CompileResult& counted_compile = modules_.get(engine_, "counted", std::move(request));
+    const CompileResult& counted_compile = compile_extra("counted", "compile counting", std::move(request));
+    // Its text holds the outputs' sizes: with the kernel's own source the same, a changed text is a new size.
+    StageRun& said = stages_->extra_runs.back();
+    if (!said.reused && said.reason == "source changed" && stages_->compile_run && stages_->compile_run->reused)
+        said.reason = "output sizes changed (the counting variant holds them)";
     if (!counted_compile.ok || counted_compile.module == 0) {
         std::string why = counted_compile.error ? counted_compile.error->message : "it did not compile";
         for (const auto& d : counted_compile.diagnostics)
