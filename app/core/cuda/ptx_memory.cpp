@@ -174,10 +174,12 @@ std::optional<Access> parse_access(std::string_view t) {
 // kernel's (a call clobbers the caller-saved registers: a register-heavy kernel such as the register-blocked
 // multiply spilled its accumulators to local memory around every access). It does what a C++ recorder would,
 // in this order: nothing without a log or for blocks >= the limit; the generic address `%cpm_a` classified
-// (0 global, 1 shared converted to its window offset, neither: a thread's local memory, not recorded); the
-// active lanes that record take one atomicAdd between them (warp-aggregated), so a thread's own records come
-// in the order it made them; records past the cap are counted, not kept. `skip` runs it only where the
-// instruction's predicate holds ("" for none).
+// (0 global, 1 shared converted to its window offset, neither: a thread's local memory, not recorded) at run
+// time, as an address (NVVM once folded a C++ recorder's __isShared() to false and every shared access was taken
+// for a global one); the active lanes that record take one atomicAdd between them (warp-aggregated), so a
+// thread's own records come in the order it made them; records past the cap are counted, not kept. The
+// atomic's round trip is what a recording launch mostly waits on. `skip` runs it only where the instruction's
+// predicate holds ("" for none).
 std::string record_access_ptx(uint32_t site, uint32_t info, const std::string& skip) {
     const std::string label = "$cpm_skip_" + std::to_string(site);
     const uint64_t global_word = info, shared_word = uint64_t(info) | (uint64_t(1) << 32);
@@ -192,25 +194,25 @@ std::string record_access_ptx(uint32_t site, uint32_t info, const std::string& s
     op(".reg .b32 \t%cpm_r<12>;");
     op(".reg .b64 \t%cpm_d<10>;");
     if (!skip.empty()) op(skip + " bra \t" + label + ";");
+    // The three variables read at once, before the first branch: one memory latency, not three in a row.
     op("ld.global.u64 \t%cpm_d0, [" + std::string(kMemoryLogSymbol) + "];");
+    op("ld.global.u64 \t%cpm_d6, [" + std::string(kMemoryCapSymbol) + "];");
+    op("ld.global.u64 \t%cpm_d2, [" + std::string(kMemoryBlockLimitSymbol) + "];");
     op("setp.eq.u64 \t%cpm_q0, %cpm_d0, 0;");
     op("@%cpm_q0 bra \t" + label + ";");
-    const auto block_index = [&] {  // block = ctaid.x + nctaid.x * (ctaid.y + nctaid.y * ctaid.z), in 64 bits
-        op("mov.u32 \t%cpm_r0, %ctaid.z;");
-        op("mov.u32 \t%cpm_r1, %nctaid.y;");
-        op("mul.wide.u32 \t%cpm_d1, %cpm_r0, %cpm_r1;");
-        op("mov.u32 \t%cpm_r0, %ctaid.y;");
-        op("cvt.u64.u32 \t%cpm_d2, %cpm_r0;");
-        op("add.s64 \t%cpm_d1, %cpm_d1, %cpm_d2;");
-        op("mov.u32 \t%cpm_r0, %nctaid.x;");
-        op("cvt.u64.u32 \t%cpm_d2, %cpm_r0;");
-        op("mul.lo.s64 \t%cpm_d1, %cpm_d1, %cpm_d2;");
-        op("mov.u32 \t%cpm_r0, %ctaid.x;");
-        op("cvt.u64.u32 \t%cpm_d2, %cpm_r0;");
-        op("add.s64 \t%cpm_d1, %cpm_d1, %cpm_d2;");
-    };
-    block_index();
-    op("ld.global.u64 \t%cpm_d2, [" + std::string(kMemoryBlockLimitSymbol) + "];");
+    // block = ctaid.x + nctaid.x * (ctaid.y + nctaid.y * ctaid.z), in 64 bits
+    op("mov.u32 \t%cpm_r0, %ctaid.z;");
+    op("mov.u32 \t%cpm_r1, %nctaid.y;");
+    op("mul.wide.u32 \t%cpm_d1, %cpm_r0, %cpm_r1;");
+    op("mov.u32 \t%cpm_r0, %ctaid.y;");
+    op("cvt.u64.u32 \t%cpm_d7, %cpm_r0;");
+    op("add.s64 \t%cpm_d1, %cpm_d1, %cpm_d7;");
+    op("mov.u32 \t%cpm_r0, %nctaid.x;");
+    op("cvt.u64.u32 \t%cpm_d7, %cpm_r0;");
+    op("mul.lo.s64 \t%cpm_d1, %cpm_d1, %cpm_d7;");
+    op("mov.u32 \t%cpm_r0, %ctaid.x;");
+    op("cvt.u64.u32 \t%cpm_d7, %cpm_r0;");
+    op("add.s64 \t%cpm_d1, %cpm_d1, %cpm_d7;");
     op("setp.ge.u64 \t%cpm_q0, %cpm_d1, %cpm_d2;");
     op("@%cpm_q0 bra \t" + label + ";");
     // The space, tested at run time (the address is generic; its instruction's space may be too).
@@ -222,33 +224,10 @@ std::string record_access_ptx(uint32_t site, uint32_t info, const std::string& s
     op("@!%cpm_q3 bra \t" + label + ";");
     op("cvta.to.shared.u64 \t%cpm_d3, %cpm_a;");
     op("selp.b64 \t%cpm_d3, %cpm_d3, %cpm_a, %cpm_q1;");
-    // The lowest recording lane adds them all to the counter and tells the others where they start.
-    op("mov.u32 \t%cpm_r3, %laneid;");
-    op("neg.s32 \t%cpm_r4, %cpm_r2;");
-    op("and.b32 \t%cpm_r4, %cpm_r4, %cpm_r2;");
-    op("bfind.u32 \t%cpm_r4, %cpm_r4;");
-    op("popc.b32 \t%cpm_r5, %cpm_r2;");
-    op("cvt.u64.u32 \t%cpm_d4, %cpm_r5;");
-    op("mov.u64 \t%cpm_d5, 0;");
-    op("setp.eq.u32 \t%cpm_q0, %cpm_r3, %cpm_r4;");
-    op("@%cpm_q0 atom.global.add.u64 \t%cpm_d5, [" + std::string(kMemoryCountSymbol) + "], %cpm_d4;");
-    op("mov.b64 \t{%cpm_r6, %cpm_r7}, %cpm_d5;");
-    op("shfl.sync.idx.b32 \t%cpm_r6, %cpm_r6, %cpm_r4, 31, %cpm_r2;");
-    op("shfl.sync.idx.b32 \t%cpm_r7, %cpm_r7, %cpm_r4, 31, %cpm_r2;");
-    op("mov.b64 \t%cpm_d5, {%cpm_r6, %cpm_r7};");
-    op("mov.u32 \t%cpm_r8, %lanemask_lt;");
-    op("and.b32 \t%cpm_r8, %cpm_r8, %cpm_r2;");
-    op("popc.b32 \t%cpm_r8, %cpm_r8;");
-    op("cvt.u64.u32 \t%cpm_d4, %cpm_r8;");
-    op("add.s64 \t%cpm_d5, %cpm_d5, %cpm_d4;");
-    op("ld.global.u64 \t%cpm_d6, [" + std::string(kMemoryCapSymbol) + "];");
-    op("setp.ge.u64 \t%cpm_q0, %cpm_d5, %cpm_d6;");
-    op("@%cpm_q0 bra \t" + label + ";");
-    // The log and the block again rather than kept across the atomic: fewer registers live at once, so a kernel
-    // at its register limit (__launch_bounds__) spills less.
-    op("ld.global.u64 \t%cpm_d0, [" + std::string(kMemoryLogSymbol) + "];");
-    block_index();
-    // thread = tid.x + ntid.x * (tid.y + ntid.y * tid.z)
+    // What the record holds besides its place, made before the atomic so that it waits behind the atomic's round
+    // trip rather than after it: block << 32 | thread (thread = tid.x + ntid.x * (tid.y + ntid.y * tid.z)), the
+    // info word with the space, and the log's address.
+    op("shl.b64 \t%cpm_d8, %cpm_d1, 32;");
     op("mov.u32 \t%cpm_r9, %tid.z;");
     op("mov.u32 \t%cpm_r10, %ntid.y;");
     op("mov.u32 \t%cpm_r11, %tid.y;");
@@ -256,14 +235,35 @@ std::string record_access_ptx(uint32_t site, uint32_t info, const std::string& s
     op("mov.u32 \t%cpm_r10, %ntid.x;");
     op("mov.u32 \t%cpm_r11, %tid.x;");
     op("mad.lo.s32 \t%cpm_r9, %cpm_r9, %cpm_r10, %cpm_r11;");
-    // The record: address; block << 32 | thread; info | space << 32 (kMemoryRecordWords).
-    op("mul.lo.s64 \t%cpm_d7, %cpm_d5, " + std::to_string(kMemoryRecordWords * 8) + ";");
-    op("add.s64 \t%cpm_d7, %cpm_d7, %cpm_d0;");
-    op("cvta.to.global.u64 \t%cpm_d7, %cpm_d7;");
-    op("shl.b64 \t%cpm_d8, %cpm_d1, 32;");
     op("cvt.u64.u32 \t%cpm_d9, %cpm_r9;");
     op("or.b64 \t%cpm_d8, %cpm_d8, %cpm_d9;");
     op("selp.b64 \t%cpm_d9, " + std::to_string(shared_word) + ", " + std::to_string(global_word) + ", %cpm_q1;");
+    op("cvta.to.global.u64 \t%cpm_d0, %cpm_d0;");
+    // The lowest recording lane adds them all to the counter and tells the others where they start. Where it is
+    // 2^32 or more every lane is past the cap, so 32 bits of it (at most 0xFFFFFFFF) go round: one shuffle.
+    op("mov.u32 \t%cpm_r3, %laneid;");
+    op("neg.s32 \t%cpm_r4, %cpm_r2;");
+    op("and.b32 \t%cpm_r4, %cpm_r4, %cpm_r2;");
+    op("bfind.u32 \t%cpm_r4, %cpm_r4;");
+    op("popc.b32 \t%cpm_r5, %cpm_r2;");
+    op("cvt.u64.u32 \t%cpm_d4, %cpm_r5;");
+    op("mov.u64 \t%cpm_d5, 0;");
+    op("mov.u32 \t%cpm_r8, %lanemask_lt;");
+    op("and.b32 \t%cpm_r8, %cpm_r8, %cpm_r2;");
+    op("popc.b32 \t%cpm_r8, %cpm_r8;");
+    op("setp.eq.u32 \t%cpm_q0, %cpm_r3, %cpm_r4;");
+    op("@%cpm_q0 atom.global.add.u64 \t%cpm_d5, [" + std::string(kMemoryCountSymbol) + "], %cpm_d4;");
+    op("min.u64 \t%cpm_d5, %cpm_d5, 4294967295;");
+    op("cvt.u32.u64 \t%cpm_r6, %cpm_d5;");
+    op("shfl.sync.idx.b32 \t%cpm_r6, %cpm_r6, %cpm_r4, 31, %cpm_r2;");
+    op("cvt.u64.u32 \t%cpm_d5, %cpm_r6;");
+    op("cvt.u64.u32 \t%cpm_d4, %cpm_r8;");
+    op("add.s64 \t%cpm_d5, %cpm_d5, %cpm_d4;");
+    op("setp.ge.u64 \t%cpm_q0, %cpm_d5, %cpm_d6;");
+    op("@%cpm_q0 bra \t" + label + ";");
+    // The record: address; block << 32 | thread; info | space << 32 (kMemoryRecordWords).
+    op("mul.lo.s64 \t%cpm_d7, %cpm_d5, " + std::to_string(kMemoryRecordWords * 8) + ";");
+    op("add.s64 \t%cpm_d7, %cpm_d7, %cpm_d0;");
     op("st.global.u64 \t[%cpm_d7], %cpm_d3;");
     op("st.global.u64 \t[%cpm_d7+8], %cpm_d8;");
     op("st.global.u64 \t[%cpm_d7+16], %cpm_d9;");
@@ -307,6 +307,10 @@ Result<PtxMemoryRewrite> instrument_ptx_memory(const std::string& ptx, const std
             out.ptx += '\n';
         };
         if (depth == 0) {
+            // __launch_bounds__' blocks-per-SM wish: the register cap it sets for two blocks per SM leaves no room
+            // for the recording code (the register-blocked multiply spilled 24 bytes with it, none without). The
+            // recording launch runs once, and .maxntid, which decides what may be launched, stays.
+            if (in_header && starts_with(t, ".minnctapersm")) continue;
             if (starts_with(t, ".file")) {
                 std::istringstream f{std::string(t.substr(5))};
                 int index = 0;
