@@ -1,9 +1,11 @@
 // The window's memory view (issue 23): the gutter text and grade of per-line figures and the warp picture's cells
 // (ui/state/memory_view.h), and the real window on the CPU backend: the Memory switch records the strided lesson,
-// the editor's gutter shows the load's sectors per request and the Memory panel draws warp 0's request. Expected
-// values are worked out here from the access pattern.
+// the editor's gutter shows the load's sectors per request and the Memory panel draws warp 0's request; on a CUDA
+// device, the time from the switch to the figures at the strided lesson's default size. Expected values are worked
+// out here from the access pattern.
 #include "ui_test_support.h"
 
+#include "core/cuda/cuda_backend_factory.h"
 #include "core/engine/backend.h"
 #include "ui/state/memory_view.h"
 
@@ -11,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -619,6 +622,36 @@ TEST(MemoryUi, AClickOnThePlotShowsTheWarpThatWroteTheElementAndALongLineKeepsIt
         if (g.line == line && !g.badge) {
             EXPECT_EQ(g.row, line + 1) << g.text;  // on the line under it, or nowhere
         }
+}
+
+// On a CUDA device (skipped elsewhere): the strided lesson at its default n (16.7 M floats, past the recording's
+// cap: its first blocks are recorded), the switch turned on, the figures on screen within a second (issue 23).
+// The time is printed for the lead to read on the H100; the figures must be there and be stride 1's.
+TEST(MemoryUi, OnCudaTheStridedLessonsFiguresAtItsDefaultSizeComeWithinASecond) {
+    if (auto cuda = make_cuda_backend(); !cuda) GTEST_SKIP() << "no CUDA device: " << cuda.error().message;
+    ScopedUserDir user;
+    ui::AppOptions o = headless_options("performance/coalesced_vs_strided.cu");
+    o.backend = "cuda";
+    auto made = ui::AppHost::create(o, {});
+    ASSERT_TRUE(made.ok()) << made.error().full();
+    ui::AppHost& host = **made;
+    ui::Workspace& ws = host.workspace();
+    settle(host);
+    ASSERT_TRUE(ws.latest() && ws.latest()->report.launched) << ws.output_status().failure;
+    ws.show_panel("Memory");
+    ws.memory().enabled = true;  // as the panel's checkbox
+    const auto start = std::chrono::steady_clock::now();
+    while (!(ws.memory().result && !ws.memory().recording) &&
+           std::chrono::steady_clock::now() - start < std::chrono::seconds(60))
+        host.frame();
+    ASSERT_TRUE(ws.memory().result.has_value()) << ws.memory().error;
+    const MemoryRecording& r = *ws.memory().result;
+    EXPECT_TRUE(r.capped);
+    EXPECT_GT(r.blocks_recorded, 0u);
+    ASSERT_FALSE(r.figures.empty());
+    for (const MemoryFigures& f : r.figures) EXPECT_EQ(f.sectors, f.ideal_sectors) << "line " << f.line;
+    std::printf("memory view: figures on screen %.0f ms after asking (CUDA backend, default n; %s)\n",
+                ws.memory().took_ms, memory_recording_note(r).c_str());
 }
 
 // The padded transpose's column read from shared memory: warp 0 of block 0 (threadIdx.y = 0) reads tile[lane][0],

@@ -3,11 +3,14 @@
 // for 4-, 8- and 16-byte accesses. Expected values are worked out here from the addresses.
 #include "core/cpu/access_recorder.h"
 #include "core/engine/memory_figures.h"
+#include "core/engine/memory_figures_reference.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <numeric>
+#include <random>
 #include <set>
 
 namespace cp {
@@ -265,7 +268,8 @@ TEST(WarpDetails, AStridedLoopGivesEachIterationItsLanesAddressesAndSectors) {
     for (uint64_t b = 0; b < 2; ++b)
         for (uint32_t t = 0; t < 45; ++t) {
             for (uint64_t i = 0; i < 3; ++i) a.push_back(access(b, t, 5, base + i * 4096 + t * 32, 4));
-            if (t >= 32 && t % 2 == 0) a.push_back(access(b, t, 9, base + 0x8000 + (t - 32) * 4, 4, MemorySpace::Global, true));
+            if (t >= 32 && t % 2 == 0)
+                a.push_back(access(b, t, 9, base + 0x8000 + (t - 32) * 4, 4, MemorySpace::Global, true));
         }
     const auto d = warp_details(a, {WarpId{1, 1}, WarpId{7, 0}, WarpId{1, 1}});
     ASSERT_EQ(d.size(), 2u);  // the load and the store of warp 1 of block 1; block 7 made none; the repeat ignored
@@ -284,7 +288,7 @@ TEST(WarpDetails, AStridedLoopGivesEachIterationItsLanesAddressesAndSectors) {
         }
         EXPECT_EQ(r.address[13], 0u);
         EXPECT_EQ(r.sectors, sectors_of(base + i * 4096 + 32 * 32, 13, 32, 4));  // 13: one sector a lane
-        EXPECT_EQ(r.ideal_sectors, 2u);                                           // 52 bytes
+        EXPECT_EQ(r.ideal_sectors, 2u);                                          // 52 bytes
     }
     const WarpSiteDetail& store = d[1];
     EXPECT_EQ(store.site, 9u);
@@ -310,7 +314,8 @@ TEST(WarpDetails, SharedRequestsCarryTheirBankConflictsAndLongLoopsAreCut) {
     std::vector<MemoryAccess> a;
     const uint32_t loops = uint32_t(kMaxDetailRequests) + 3;
     for (uint32_t t = 0; t < 32; ++t)
-        for (uint32_t i = 0; i < loops; ++i) a.push_back(access(0, t, 2, (uint64_t(1) << 40) + (t * 32 + i % 32) * 4, 4, MemorySpace::Shared));
+        for (uint32_t i = 0; i < loops; ++i)
+            a.push_back(access(0, t, 2, (uint64_t(1) << 40) + (t * 32 + i % 32) * 4, 4, MemorySpace::Shared));
     const auto d = warp_details(a, {WarpId{0, 0}});
     ASSERT_EQ(d.size(), 1u);
     EXPECT_EQ(d[0].space, MemorySpace::Shared);
@@ -324,9 +329,9 @@ TEST(WarpDetails, SharedRequestsCarryTheirBankConflictsAndLongLoopsAreCut) {
 TEST(WarpDetails, MergingJoinsTheSitesOfOneLineInSiteOrder) {
     std::vector<MemoryAccess> a;
     for (uint32_t t = 0; t < 32; ++t) {
-        a.push_back(access(0, t, 30, 0x1000 + t * 4, 4));       // site 30: line 4
-        a.push_back(access(0, t, 10, 0x9000 + t * 8, 4));       // site 10: line 4 too
-        a.push_back(access(0, t, 20, 0x5000 + t * 4, 4));       // site 20: line 3
+        a.push_back(access(0, t, 30, 0x1000 + t * 4, 4));  // site 30: line 4
+        a.push_back(access(0, t, 10, 0x9000 + t * 8, 4));  // site 10: line 4 too
+        a.push_back(access(0, t, 20, 0x5000 + t * 4, 4));  // site 20: line 3
     }
     auto d = warp_details(a, {WarpId{0, 0}});
     ASSERT_EQ(d.size(), 3u);
@@ -340,6 +345,56 @@ TEST(WarpDetails, MergingJoinsTheSitesOfOneLineInSiteOrder) {
     EXPECT_EQ(m[1].requests[0].address[0], 0x9000u);  // site 10 before site 30
     EXPECT_EQ(m[1].requests[0].sectors, 8u);          // 32 lanes x 8 bytes apart = 256 bytes
     EXPECT_EQ(m[1].requests[1].address[0], 0x1000u);
+}
+
+// memory_figures() packs the group into one key and radix-sorts it; memory_figures_reference() sorts every
+// access plainly. On recordings with loops, divergent lanes, both spaces, stores, sites as far apart as the CPU
+// backend's instruction offsets, and threads' accesses interleaved as a log gives them, both give the same.
+TEST(MemoryFigures, TheFastGroupingEqualsThePlainSort) {
+    const auto expect_same = [](const std::vector<MemoryAccess>& a, const std::string& what) {
+        const auto fast = memory_figures(a), plain = memory_figures_reference(a);
+        ASSERT_EQ(fast.size(), plain.size()) << what;
+        for (size_t i = 0; i < fast.size(); ++i) {
+            SCOPED_TRACE(what + ", figure " + std::to_string(i));
+            EXPECT_EQ(fast[i].site, plain[i].site);
+            EXPECT_EQ(fast[i].space, plain[i].space);
+            EXPECT_EQ(fast[i].store, plain[i].store);
+            EXPECT_EQ(fast[i].requests, plain[i].requests);
+            EXPECT_EQ(fast[i].sectors, plain[i].sectors);
+            EXPECT_EQ(fast[i].ideal_sectors, plain[i].ideal_sectors);
+            EXPECT_EQ(fast[i].bank_conflicts, plain[i].bank_conflicts);
+            EXPECT_EQ(fast[i].active_lanes, plain[i].active_lanes);
+        }
+    };
+    std::mt19937_64 rng(23);
+    for (int round = 0; round < 40; ++round) {
+        const uint64_t far_block = round % 5 == 4 ? (uint64_t(1) << 40) : 0;  // a key that cannot pack: the fallback
+        const std::vector<uint64_t> sites = {0x401a2c, 7, 0x7fff0000 + uint64_t(round), 12};
+        const uint32_t threads = 1 + uint32_t(rng() % 300);  // a partial last warp
+        const uint32_t blocks = 1 + uint32_t(rng() % 4);
+        std::vector<MemoryAccess> a;
+        // Each step, some threads of some blocks make their next access: the log's interleaving of warps.
+        for (int step = 0; step < 12; ++step) {
+            const uint64_t site = sites[rng() % sites.size()];
+            const bool shared = rng() % 3 == 0, store = rng() % 2 == 0;
+            const uint32_t size = std::array<uint32_t, 5>{1, 2, 4, 8, 16}[rng() % 5];
+            const uint64_t stride = rng() % 40, base = (uint64_t(1) << 40) + (rng() % 64) * 4;
+            const uint32_t k = 1 + uint32_t(rng() % 3);  // a loop at the site: k accesses a thread
+            for (uint32_t b = 0; b < blocks; ++b)
+                for (uint32_t t = 0; t < threads; ++t) {
+                    if (rng() % 4 == 0) continue;  // diverged: not this lane this time
+                    for (uint32_t i = 0; i < k; ++i)
+                        a.push_back(access(b + far_block, t, site, base + (t + i * threads) * stride, size,
+                                           shared ? MemorySpace::Shared : MemorySpace::Global, store));
+                }
+        }
+        std::shuffle(a.begin(), a.end(), rng);  // blocks and warps interleaved...
+        std::stable_sort(a.begin(), a.end(), [](const MemoryAccess& x, const MemoryAccess& y) {
+            return x.thread < y.thread;  // ...but each thread's own accesses in an order kept by both
+        });
+        expect_same(a, "round " + std::to_string(round));
+    }
+    expect_same({}, "no access");
 }
 
 }  // namespace

@@ -79,10 +79,13 @@ protected:
         return rc == 0 ? std::string() : "ptxas failed (" + std::to_string(rc) + "): " + text.str();
     }
 
-    // The checks every case shares: one call per site, and ptxas takes the module.
+    // The checks every case shares: one recording per site, written in place (no call), and ptxas takes it.
     void expect_valid(const PtxMemoryRewrite& r) {
-        EXPECT_EQ(occurrences(r.ptx, "call \tcp_memory_record, (cpm_p0, cpm_p1);"), r.sites.size());
         EXPECT_EQ(occurrences(r.ptx, "// cp_memory site"), r.sites.size());
+        EXPECT_EQ(occurrences(r.ptx, "atom.global.add.u64 \t%cpm_d5, [cp_memory_count]"), r.sites.size());
+        for (size_t s = 1; s <= r.sites.size(); ++s)
+            EXPECT_EQ(occurrences(r.ptx, "$cpm_skip_" + std::to_string(s) + ":\n"), 1u) << "site " << s;
+        EXPECT_EQ(r.ptx.find("call \tcp_memory"), std::string::npos);
         if (!fs::exists(kPtxas)) {
             std::cout << "[ skipped ] the ptxas check: " << kPtxas << " is missing\n";
             return;
@@ -116,7 +119,9 @@ TEST_F(PtxMemoryTest, StridedLoadAndStoreGetOneCallEachOnTheirLines) {
     EXPECT_EQ(r.sites[1].line, line_of(source, "out[i] ="));
     // A global access's address goes through cvta.global, and the info word carries site, store and size.
     EXPECT_NE(r.ptx.find("cvta.global.u64 \t%cpm_a, %cpm_a;"), std::string::npos);
-    EXPECT_NE(r.ptx.find("st.param.b32 \t[cpm_p1], " + std::to_string(memory_site_info(2, 4, true)) + ";"),
+    const uint64_t info = memory_site_info(2, 4, true);
+    EXPECT_NE(r.ptx.find("selp.b64 \t%cpm_d9, " + std::to_string(info | (uint64_t(1) << 32)) + ", " +
+                         std::to_string(info) + ", %cpm_q1;"),
               std::string::npos);
     // The recorder's own loads and stores (its log, its counter) are not recorded: the original has more.
     EXPECT_GT(occurrences(original_, "ld.global") + occurrences(original_, "st.u64"), 2u);
@@ -181,7 +186,7 @@ TEST_F(PtxMemoryTest, SharedTileWithSymbolAddressing) {
     EXPECT_NE(r.ptx.find("cvta.shared.u64 \t%cpm_a, %cpm_a;"), std::string::npos);
     // The recorder still tells shared from global at run time: NVVM folded a pointer's __isShared() to false
     // from its one visible caller, and the H100 then recorded no shared access at all.
-    const std::string recorder = r.ptx.substr(r.ptx.find(".func cp_memory_record"));
+    const std::string recorder = r.ptx.substr(r.ptx.find("// cp_memory site 1"));
     EXPECT_NE(recorder.find("isspacep.shared"), std::string::npos) << recorder;
     EXPECT_NE(recorder.find("cvta.to.shared"), std::string::npos) << recorder;
     expect_valid(r);
@@ -238,7 +243,8 @@ TEST_F(PtxMemoryTest, PredicatedAccessKeepsItsPredicateOnTheCall) {
     EXPECT_EQ(r.sites[0].opcode, "ld.global.f32");
     EXPECT_EQ(r.sites[0].line, line_of(source, "asm volatile"));
     EXPECT_EQ(r.sites[1].opcode, "st.global.f32");
-    EXPECT_NE(r.ptx.find("@q call \tcp_memory_record, (cpm_p0, cpm_p1);"), std::string::npos) << r.ptx;
+    // Recorded only where the load runs: the recording is skipped where q is false.
+    EXPECT_NE(r.ptx.find("@!q bra \t$cpm_skip_1;"), std::string::npos) << r.ptx;
     expect_valid(r);
 }
 
@@ -276,13 +282,54 @@ TEST_F(PtxMemoryTest, EveryLibraryKernelsRecordingCopyPassesPtxas) {
     EXPECT_GT(checked, 10);
 }
 
-TEST_F(PtxMemoryTest, TheRecorderMustKeepItsTwoParameters) {
-    // PTX without the recording function (a source compiled without it) is refused, not rewritten into calls
-    // to a function that is not there.
+TEST_F(PtxMemoryTest, ARegisterHeavyKernelsRecordingCopySpillsNothing) {
+    // The register-blocked multiply keeps 64 accumulators a thread in 128 registers. Its recording copy used to
+    // call a recording function before every access, and the call's clobbered registers went to local memory
+    // and back each time (136 bytes of stack, 428 bytes of spill stores): 41x the plain launch on the H100.
+    // Written in place, the recording code takes registers beside the kernel's; its __launch_bounds__(256, 2)
+    // wish for two blocks per SM is dropped from the copy (24 bytes of spill stores with it, with CUDA 13.0's
+    // ptxas), while .maxntid, which decides what may be launched, stays.
+    if (!fs::exists(kPtxas)) GTEST_SKIP() << kPtxas << " is missing";
+    auto file = load_kernel_file(kernels_dir() / "matrix" / "matmul_register_blocked.cu");
+    ASSERT_TRUE(file.ok());
+    ASSERT_TRUE(file->signature);
+    CompileRequest r;
+    r.source = text_to_compile(*file) + "\n" + memory_recorder_source();
+    r.path = file->path.string();
+    r.kernel_name = file->signature->launch_name;
+    r.load = false;
+    std::vector<std::byte> image;
+    const CompileResult compiled = compile_with_nvrtc(r, memory_ptx_arch("sm_90"), &image);
+    ASSERT_TRUE(compiled.ok) << compiled.log;
+    auto rewritten = instrument_ptx_memory(std::string(reinterpret_cast<const char*>(image.data())), r.path);
+    ASSERT_TRUE(rewritten.ok()) << rewritten.error().message;
+    EXPECT_GT(rewritten->sites.size(), 8u);
+    const fs::path in = root_ / "blocked.ptx", log = root_ / "ptxas.log";
+    std::ofstream(in) << rewritten->ptx;
+    const std::string command = std::string(kPtxas) + " -arch=sm_90 -v " + in.string() + " -o " +
+                                (root_ / "blocked.cubin").string() + " > " + log.string() + " 2>&1";
+    ASSERT_EQ(std::system(command.c_str()), 0);
+    std::stringstream text;
+    text << std::ifstream(log).rdbuf();
+    const std::string info = text.str();
+    const size_t at = info.find("Function properties for " + file->signature->launch_name);
+    ASSERT_NE(at, std::string::npos) << info;
+    const std::string properties = info.substr(at, info.find('\n', info.find('\n', at) + 1) - at);
+    const size_t comma = properties.find("bytes stack frame, ");
+    ASSERT_NE(comma, std::string::npos) << properties;
+    const int spill_stores = std::atoi(properties.c_str() + comma + 19);
+    EXPECT_EQ(spill_stores, 0) << properties;
+    EXPECT_EQ(rewritten->ptx.find(".minnctapersm"), std::string::npos);
+    EXPECT_NE(rewritten->ptx.find(".maxntid 256, 1, 1"), std::string::npos);
+}
+
+TEST_F(PtxMemoryTest, AModuleWithoutTheRecordingVariablesIsRefused) {
+    // PTX without the recording variables (a source compiled without them) is refused, not rewritten into code
+    // that uses variables that are not there.
     const std::string ptx = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\nret;\n}\n";
     const auto r = instrument_ptx_memory(ptx, "");
     ASSERT_FALSE(r.ok());
-    EXPECT_NE(r.error().message.find("recording function"), std::string::npos);
+    EXPECT_NE(r.error().message.find("recording variable"), std::string::npos);
 }
 
 TEST(PtxMemoryRecords, OffsetsFromTheirBufferAsTheCpuBackendGivesThem) {

@@ -308,8 +308,8 @@ CompileResult CudaBackend::compile(const CompileRequest& request) {
         wrapped = request;
         wrapped.source = std::move(*source);
     }
-    // The memory-recording variant (issue 23): the recording function after the user's code, compiled to PTX,
-    // a call to it put before every load and store (ptx_memory.h), and the driver's JIT makes the rest. NVRTC
+    // The memory-recording variant (issue 23): the recording variables after the user's code, compiled to PTX,
+    // recording code put before every load and store (ptx_memory.h), and the driver's JIT makes the rest. NVRTC
     // caches the PTX under its own key (the source differs); the rewrite is a pass over the text.
     std::vector<PtxMemorySite> memory_sites;
     if (request.instrument_memory) {
@@ -341,7 +341,7 @@ CompileResult CudaBackend::compile(const CompileRequest& request) {
         return result;
     }
     char jit_log[4096] = {};
-    // The recording copy's calls cost registers; at most 64 a thread keeps a 1024-thread block launchable, as
+    // The recording code costs registers; at most 64 a thread keeps a 1024-thread block launchable, as
     // the plain kernel's was (spills go to local memory, which the recording does not see).
     CUjit_option keys[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_MAX_REGISTERS};
     void* values[] = {jit_log, reinterpret_cast<void*>(uintptr_t(sizeof(jit_log) - 1)),

@@ -1,5 +1,5 @@
-// The CUDA backend's memory recording, without the driver: the recording function's source, the PTX rewrite
-// that calls it before each load/store, and decoding its records into accesses (ptx_memory.h).
+// The CUDA backend's memory recording, without the driver: the recording variables' source, the PTX rewrite
+// that records each load/store in place, and decoding its records into accesses (ptx_memory.h).
 #include "core/cuda/ptx_memory.h"
 
 #include <algorithm>
@@ -13,10 +13,8 @@ namespace cp {
 
 const std::string& memory_recorder_source() {
     // Appended after the user's code, so its lines are past the user's last line and the user's keep theirs.
-    // One warp's lanes that call together take one atomicAdd between them (warp-aggregated), so the counter is
-    // not the bottleneck of a recording launch. A thread's own records come in the order it made them (its
-    // later calls add to the counter later), which is what memory_figures() needs to tell a loop's iterations
-    // apart. Records past the cap are counted, not kept: the host then records fewer blocks.
+    // Only the variables the worker sets: the recording code itself is PTX that the rewrite writes in place at
+    // every access (memory_record_ptx below), and cp_memory_keep keeps them in the whole-program module.
     static const std::string source = R"(
 extern "C" {
 __device__ unsigned long long* cp_memory_log;
@@ -24,45 +22,9 @@ __device__ unsigned long long cp_memory_count;
 __device__ unsigned long long cp_memory_cap;
 __device__ unsigned long long cp_memory_block_limit;
 }
-// The address arrives as a number and is classified in inline PTX: with a pointer and __isShared(), NVVM
-// infers the address space from the one call it sees (cp_memory_keep's kernel parameter, global) and folds the
-// test away, so every shared access would be taken for a global one. The rewrite's calls come later, in PTX.
-extern "C" __device__ __noinline__ void cp_memory_record(unsigned long long p, unsigned info) {
-    unsigned long long* log = cp_memory_log;
-    if (!log) return;
-    const unsigned long long block =
-        blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
-    if (block >= cp_memory_block_limit) return;
-    unsigned long long address = 0;
-    unsigned space = 2u;  // 0 global, 1 shared, 2 neither (a thread's local memory): not recorded
-    unsigned is_shared = 0, is_global = 0;
-    asm volatile("{ .reg .pred q; isspacep.shared q, %1; selp.u32 %0, 1, 0, q; }" : "=r"(is_shared) : "l"(p));
-    asm volatile("{ .reg .pred q; isspacep.global q, %1; selp.u32 %0, 1, 0, q; }" : "=r"(is_global) : "l"(p));
-    if (is_shared) {
-        asm volatile("cvta.to.shared.u64 %0, %1;" : "=l"(address) : "l"(p));
-        space = 1u;
-    } else if (is_global) {
-        address = p;
-        space = 0u;
-    }
-    const unsigned active = __activemask();
-    const unsigned keep = __ballot_sync(active, space != 2u);
-    if (space == 2u) return;
-    unsigned lane;
-    asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
-    const int leader = __ffs(keep) - 1;
-    unsigned long long first = 0;
-    if ((int)lane == leader) first = atomicAdd(&cp_memory_count, (unsigned long long)__popc(keep));
-    first = __shfl_sync(keep, first, leader);
-    const unsigned long long at = first + __popc(keep & ((1u << lane) - 1u));
-    if (at >= cp_memory_cap) return;
-    const unsigned thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-    unsigned long long* r = log + at * 3;
-    r[0] = address;
-    r[1] = (block << 32) | thread;
-    r[2] = (unsigned long long)info | ((unsigned long long)space << 32);
+extern "C" __global__ void cp_memory_keep(unsigned long long* out) {
+    out[0] = (unsigned long long)cp_memory_log + cp_memory_count + cp_memory_cap + cp_memory_block_limit;
 }
-extern "C" __global__ void cp_memory_keep(unsigned long long p, unsigned info) { cp_memory_record(p, info); }
 )";
     return source;
 }
@@ -208,23 +170,122 @@ std::optional<Access> parse_access(std::string_view t) {
     return a;
 }
 
+// The recording code for one access, written in place of a call so that ptxas allocates its registers with the
+// kernel's (a call clobbers the caller-saved registers: a register-heavy kernel such as the register-blocked
+// multiply spilled its accumulators to local memory around every access). It does what a C++ recorder would,
+// in this order: nothing without a log or for blocks >= the limit; the generic address `%cpm_a` classified
+// (0 global, 1 shared converted to its window offset, neither: a thread's local memory, not recorded) at run
+// time, as an address (NVVM once folded a C++ recorder's __isShared() to false and every shared access was taken
+// for a global one); the active lanes that record take one atomicAdd between them (warp-aggregated), so a
+// thread's own records come in the order it made them; records past the cap are counted, not kept. The
+// atomic's round trip is what a recording launch mostly waits on. `skip` runs it only where the instruction's
+// predicate holds ("" for none).
+std::string record_access_ptx(uint32_t site, uint32_t info, const std::string& skip) {
+    const std::string label = "$cpm_skip_" + std::to_string(site);
+    const uint64_t global_word = info, shared_word = uint64_t(info) | (uint64_t(1) << 32);
+    std::string p;
+    p.reserve(2400);
+    const auto op = [&](const std::string& line) {
+        p += '\t';
+        p += line;
+        p += '\n';
+    };
+    op(".reg .pred \t%cpm_q<4>;");
+    op(".reg .b32 \t%cpm_r<12>;");
+    op(".reg .b64 \t%cpm_d<10>;");
+    if (!skip.empty()) op(skip + " bra \t" + label + ";");
+    // The three variables read at once, before the first branch: one memory latency, not three in a row.
+    op("ld.global.u64 \t%cpm_d0, [" + std::string(kMemoryLogSymbol) + "];");
+    op("ld.global.u64 \t%cpm_d6, [" + std::string(kMemoryCapSymbol) + "];");
+    op("ld.global.u64 \t%cpm_d2, [" + std::string(kMemoryBlockLimitSymbol) + "];");
+    op("setp.eq.u64 \t%cpm_q0, %cpm_d0, 0;");
+    op("@%cpm_q0 bra \t" + label + ";");
+    // block = ctaid.x + nctaid.x * (ctaid.y + nctaid.y * ctaid.z), in 64 bits
+    op("mov.u32 \t%cpm_r0, %ctaid.z;");
+    op("mov.u32 \t%cpm_r1, %nctaid.y;");
+    op("mul.wide.u32 \t%cpm_d1, %cpm_r0, %cpm_r1;");
+    op("mov.u32 \t%cpm_r0, %ctaid.y;");
+    op("cvt.u64.u32 \t%cpm_d7, %cpm_r0;");
+    op("add.s64 \t%cpm_d1, %cpm_d1, %cpm_d7;");
+    op("mov.u32 \t%cpm_r0, %nctaid.x;");
+    op("cvt.u64.u32 \t%cpm_d7, %cpm_r0;");
+    op("mul.lo.s64 \t%cpm_d1, %cpm_d1, %cpm_d7;");
+    op("mov.u32 \t%cpm_r0, %ctaid.x;");
+    op("cvt.u64.u32 \t%cpm_d7, %cpm_r0;");
+    op("add.s64 \t%cpm_d1, %cpm_d1, %cpm_d7;");
+    op("setp.ge.u64 \t%cpm_q0, %cpm_d1, %cpm_d2;");
+    op("@%cpm_q0 bra \t" + label + ";");
+    // The space, tested at run time (the address is generic; its instruction's space may be too).
+    op("isspacep.shared \t%cpm_q1, %cpm_a;");
+    op("isspacep.global \t%cpm_q2, %cpm_a;");
+    op("or.pred \t%cpm_q3, %cpm_q1, %cpm_q2;");
+    op("activemask.b32 \t%cpm_r1;");
+    op("vote.sync.ballot.b32 \t%cpm_r2, %cpm_q3, %cpm_r1;");
+    op("@!%cpm_q3 bra \t" + label + ";");
+    op("cvta.to.shared.u64 \t%cpm_d3, %cpm_a;");
+    op("selp.b64 \t%cpm_d3, %cpm_d3, %cpm_a, %cpm_q1;");
+    // What the record holds besides its place, made before the atomic so that it waits behind the atomic's round
+    // trip rather than after it: block << 32 | thread (thread = tid.x + ntid.x * (tid.y + ntid.y * tid.z)), the
+    // info word with the space, and the log's address.
+    op("shl.b64 \t%cpm_d8, %cpm_d1, 32;");
+    op("mov.u32 \t%cpm_r9, %tid.z;");
+    op("mov.u32 \t%cpm_r10, %ntid.y;");
+    op("mov.u32 \t%cpm_r11, %tid.y;");
+    op("mad.lo.s32 \t%cpm_r9, %cpm_r9, %cpm_r10, %cpm_r11;");
+    op("mov.u32 \t%cpm_r10, %ntid.x;");
+    op("mov.u32 \t%cpm_r11, %tid.x;");
+    op("mad.lo.s32 \t%cpm_r9, %cpm_r9, %cpm_r10, %cpm_r11;");
+    op("cvt.u64.u32 \t%cpm_d9, %cpm_r9;");
+    op("or.b64 \t%cpm_d8, %cpm_d8, %cpm_d9;");
+    op("selp.b64 \t%cpm_d9, " + std::to_string(shared_word) + ", " + std::to_string(global_word) + ", %cpm_q1;");
+    op("cvta.to.global.u64 \t%cpm_d0, %cpm_d0;");
+    // The lowest recording lane adds them all to the counter and tells the others where they start. Where it is
+    // 2^32 or more every lane is past the cap, so 32 bits of it (at most 0xFFFFFFFF) go round: one shuffle.
+    op("mov.u32 \t%cpm_r3, %laneid;");
+    op("neg.s32 \t%cpm_r4, %cpm_r2;");
+    op("and.b32 \t%cpm_r4, %cpm_r4, %cpm_r2;");
+    op("bfind.u32 \t%cpm_r4, %cpm_r4;");
+    op("popc.b32 \t%cpm_r5, %cpm_r2;");
+    op("cvt.u64.u32 \t%cpm_d4, %cpm_r5;");
+    op("mov.u64 \t%cpm_d5, 0;");
+    op("mov.u32 \t%cpm_r8, %lanemask_lt;");
+    op("and.b32 \t%cpm_r8, %cpm_r8, %cpm_r2;");
+    op("popc.b32 \t%cpm_r8, %cpm_r8;");
+    op("setp.eq.u32 \t%cpm_q0, %cpm_r3, %cpm_r4;");
+    op("@%cpm_q0 atom.global.add.u64 \t%cpm_d5, [" + std::string(kMemoryCountSymbol) + "], %cpm_d4;");
+    op("min.u64 \t%cpm_d5, %cpm_d5, 4294967295;");
+    op("cvt.u32.u64 \t%cpm_r6, %cpm_d5;");
+    op("shfl.sync.idx.b32 \t%cpm_r6, %cpm_r6, %cpm_r4, 31, %cpm_r2;");
+    op("cvt.u64.u32 \t%cpm_d5, %cpm_r6;");
+    op("cvt.u64.u32 \t%cpm_d4, %cpm_r8;");
+    op("add.s64 \t%cpm_d5, %cpm_d5, %cpm_d4;");
+    op("setp.ge.u64 \t%cpm_q0, %cpm_d5, %cpm_d6;");
+    op("@%cpm_q0 bra \t" + label + ";");
+    // The record: address; block << 32 | thread; info | space << 32 (kMemoryRecordWords).
+    op("mul.lo.s64 \t%cpm_d7, %cpm_d5, " + std::to_string(kMemoryRecordWords * 8) + ";");
+    op("add.s64 \t%cpm_d7, %cpm_d7, %cpm_d0;");
+    op("st.global.u64 \t[%cpm_d7], %cpm_d3;");
+    op("st.global.u64 \t[%cpm_d7+8], %cpm_d8;");
+    op("st.global.u64 \t[%cpm_d7+16], %cpm_d9;");
+    p += label + ":\n";
+    return p;
+}
+
+// The branch that skips the recording where `predicate` ("@%p1", "@!%p1") does not hold.
+std::string negated(const std::string& predicate) {
+    if (predicate.empty()) return {};
+    return starts_with(predicate, "@!") ? "@" + predicate.substr(2) : "@!" + predicate.substr(1);
+}
+
 }  // namespace
 
 Result<PtxMemoryRewrite> instrument_ptx_memory(const std::string& ptx, const std::string& main_file) {
-    const std::string record = kMemoryRecordFunction;
-    // The recording function must be there with its two parameters (had the compiler folded one away, the
-    // calls below would not match it).
-    const size_t def = ptx.find(".func " + record + "(");
-    if (def == std::string::npos)
-        return make_error(ErrorKind::Internal, "the recording function is missing from the compiled module",
-                          "run without --memory");
-    const size_t def_end = ptx.find(')', def);
-    const std::string params = ptx.substr(def, def_end - def);
-    size_t param_count = 0;
-    for (size_t at = params.find(".param"); at != std::string::npos; at = params.find(".param", at + 1)) ++param_count;
-    if (param_count != 2 || params.find(".b64") == std::string::npos || params.find(".b32") == std::string::npos)
-        return make_error(ErrorKind::Internal, "the recording function was compiled with other parameters",
-                          "run without --memory");
+    // The variables the recording code uses must be in the module (declared by memory_recorder_source()).
+    for (const char* symbol : {kMemoryLogSymbol, kMemoryCountSymbol, kMemoryCapSymbol, kMemoryBlockLimitSymbol})
+        if (ptx.find(std::string(".u64 ") + symbol + ";") == std::string::npos)
+            return make_error(ErrorKind::Internal,
+                              std::string("the recording variable ") + symbol + " is missing from the compiled module",
+                              "run without --memory");
 
     PtxMemoryRewrite out;
     std::vector<Loc> site_locs;
@@ -235,7 +296,6 @@ Result<PtxMemoryRewrite> instrument_ptx_memory(const std::string& ptx, const std
     bool in_header = false;
     int depth = 0;
     Loc loc;
-    bool declared = false;
 
     std::istringstream in(ptx);
     std::string raw;
@@ -247,6 +307,10 @@ Result<PtxMemoryRewrite> instrument_ptx_memory(const std::string& ptx, const std
             out.ptx += '\n';
         };
         if (depth == 0) {
+            // __launch_bounds__' blocks-per-SM wish: the register cap it sets for two blocks per SM leaves no room
+            // for the recording code (the register-blocked multiply spilled 24 bytes with it, none without). The
+            // recording launch runs once, and .maxntid, which decides what may be launched, stays.
+            if (in_header && starts_with(t, ".minnctapersm")) continue;
             if (starts_with(t, ".file")) {
                 std::istringstream f{std::string(t.substr(5))};
                 int index = 0;
@@ -273,12 +337,6 @@ Result<PtxMemoryRewrite> instrument_ptx_memory(const std::string& ptx, const std
                 }
             }
             emit_line();
-            // The prototype, once, after the module's header: calls may come before the definition.
-            if (!declared && starts_with(t, ".address_size")) {
-                out.ptx +=
-                    ".func " + record + "(.param .b64 " + record + "_address, .param .b32 " + record + "_info);\n";
-                declared = true;
-            }
             if (t == "{") {
                 depth = 1;
                 in_header = false;
@@ -310,8 +368,7 @@ Result<PtxMemoryRewrite> instrument_ptx_memory(const std::string& ptx, const std
             const Loc next = parse_loc(t);
             if (next.line != 0) loc = next;
         }
-        std::optional<Access> access;
-        if (function != record) access = parse_access(t);
+        std::optional<Access> access = function != kMemoryKeepKernel ? parse_access(t) : std::nullopt;
         if (!access) {
             emit_line();
             continue;
@@ -355,14 +412,10 @@ Result<PtxMemoryRewrite> instrument_ptx_memory(const std::string& ptx, const std
         const uint32_t info = memory_site_info(uint32_t(out.sites.size()), access->bytes, access->store);
         out.ptx += "\t{ // cp_memory site " + std::to_string(out.sites.size()) + "\n\t.reg .b64 \t%cpm_a;\n";
         out.ptx += setup;
-        out.ptx += "\t.param .b64 \tcpm_p0;\n\tst.param.b64 \t[cpm_p0], %cpm_a;\n";
-        out.ptx += "\t.param .b32 \tcpm_p1;\n\tst.param.b32 \t[cpm_p1], " + std::to_string(info) + ";\n";
-        out.ptx += "\t" + (access->predicate.empty() ? std::string() : access->predicate + " ") + "call \t" + record +
-                   ", (cpm_p0, cpm_p1);\n\t}\n";
+        out.ptx += record_access_ptx(uint32_t(out.sites.size()), info, negated(access->predicate));
+        out.ptx += "\t}\n";
         emit_line();
     }
-    if (!declared)
-        return make_error(ErrorKind::Internal, "the compiled module has no .address_size line", "run without --memory");
     // Lines of the user's file: the access's own, else the call site it was inlined into (a header's helper).
     // NVRTC names the file as given, made absolute from its working folder ("lesson.cu" becomes
     // "/home/me/lesson.cu"): the same file name counts.
@@ -390,6 +443,9 @@ std::vector<MemoryAccess> memory_accesses_from_records(const std::vector<uint64_
     std::vector<MemoryAccess> out;
     count = std::min<uint64_t>(count, words.size() / kMemoryRecordWords);
     out.reserve(count);
+    // Accesses in a row mostly fall in the buffer of the one before (or the one before that: a copy's load and
+    // store), so the two last found are tried before a search.
+    const MemoryRegion* recent[2] = {nullptr, nullptr};
     for (uint64_t i = 0; i < count; ++i) {
         const uint64_t* w = words.data() + i * kMemoryRecordWords;
         MemoryAccess a;
@@ -404,13 +460,21 @@ std::vector<MemoryAccess> memory_accesses_from_records(const std::vector<uint64_
             a.space = MemorySpace::Shared;
             a.address = memory_region_base(global.size()) + (w[0] >= shared_reserved ? w[0] - shared_reserved : w[0]);
         } else {
-            auto it = std::upper_bound(global.begin(), global.end(), w[0],
-                                       [](uint64_t x, const MemoryRegion& r) { return x < r.start; });
-            if (it == global.begin()) continue;
-            --it;
-            if (w[0] - it->start >= it->bytes) continue;
+            const MemoryRegion* found = nullptr;
+            for (const MemoryRegion* r : recent)
+                if (r && w[0] - r->start < r->bytes && w[0] >= r->start) found = r;
+            if (!found) {
+                auto it = std::upper_bound(global.begin(), global.end(), w[0],
+                                           [](uint64_t x, const MemoryRegion& r) { return x < r.start; });
+                if (it == global.begin()) continue;
+                --it;
+                if (w[0] - it->start >= it->bytes) continue;
+                found = &*it;
+                recent[1] = recent[0];
+                recent[0] = found;
+            }
             a.space = MemorySpace::Global;
-            a.address = memory_region_base(uint64_t(it - global.begin())) + (w[0] - it->start);
+            a.address = memory_region_base(uint64_t(found - global.data())) + (w[0] - found->start);
         }
         out.push_back(a);
     }

@@ -1,5 +1,5 @@
-// The CUDA backend's memory recording (issue 23): a recording function added to the user's source, the PTX
-// rewrite that calls it before every global, shared and generic load/store, and the records it leaves.
+// The CUDA backend's memory recording (issue 23): the variables added to the user's source, the PTX rewrite that
+// writes recording code before every global, shared and generic load/store, and the records it leaves.
 // Pure text and arithmetic (no driver), so it is tested on machines without a GPU.
 #pragma once
 
@@ -12,12 +12,11 @@
 
 namespace cp {
 
-// The recording function and the __device__ variables the worker sets before a recording launch.
-inline constexpr const char* kMemoryRecordFunction = "cp_memory_record";
-inline constexpr const char* kMemoryKeepKernel = "cp_memory_keep";    // keeps the function in whole-program PTX
-inline constexpr const char* kMemoryLogSymbol = "cp_memory_log";      // uint64* : 3 words per access
-inline constexpr const char* kMemoryCountSymbol = "cp_memory_count";  // accesses offered (may pass the cap)
-inline constexpr const char* kMemoryCapSymbol = "cp_memory_cap";      // records kept at most
+// The __device__ variables the worker sets before a recording launch.
+inline constexpr const char* kMemoryKeepKernel = "cp_memory_keep";               // keeps them in whole-program PTX
+inline constexpr const char* kMemoryLogSymbol = "cp_memory_log";                 // uint64* : 3 words per access
+inline constexpr const char* kMemoryCountSymbol = "cp_memory_count";             // accesses offered (may pass the cap)
+inline constexpr const char* kMemoryCapSymbol = "cp_memory_cap";                 // records kept at most
 inline constexpr const char* kMemoryBlockLimitSymbol = "cp_memory_block_limit";  // blocks >= this record nothing
 inline constexpr int kMemoryRecordWords = 3;  // address; block << 32 | thread; info | space << 32
 
@@ -51,12 +50,13 @@ struct PtxMemoryRewrite {
 };
 
 // Inserts before every ld/st (global, shared, generic; vectors, predicated, .nc/.volatile/.relaxed...) of every
-// function but the recording function's a call to it with the access's generic address (shared-window and global
-// addresses converted with cvta) under the instruction's own predicate. ld/st of .param, .local and .const, and
-// atom/red (Nsight Compute counts them apart from loads and stores), are left alone. Lines come from the
-// preceding .loc; `main_file` is the user's file as given to NVRTC (a .file entry of the same file name is
+// function but cp_memory_keep the code that records it (in place, not a call: a call's clobbered registers made
+// register-heavy kernels spill around every access), given the access's generic address (shared-window and
+// global addresses converted with cvta) and run only where the instruction's own predicate holds. ld/st of .param,
+// .local and .const, and atom/red (Nsight Compute counts them apart from loads and stores), are left alone. Lines come
+// from the preceding .loc; `main_file` is the user's file as given to NVRTC (a .file entry of the same file name is
 // it); empty takes any file.
-// An Error when the PTX lacks the recording function or has more sites than the info word holds.
+// An Error when the PTX lacks the recording variables or has more sites than the info word holds.
 Result<PtxMemoryRewrite> instrument_ptx_memory(const std::string& ptx, const std::string& main_file);
 
 // A global buffer of the launch: [start, start + bytes) on the device.

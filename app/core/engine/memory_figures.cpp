@@ -1,10 +1,13 @@
 // Per-line memory figures of a recorded run: warp-level requests, 32-byte sectors, shared-memory bank
 // conflicts and active lanes, from a list of single-thread accesses (memory_figures.h).
 #include "core/engine/memory_figures.h"
+#include "core/engine/memory_figures_reference.h"
 
 #include <algorithm>
+#include <bit>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 
 namespace cp {
 
@@ -62,9 +65,132 @@ uint64_t bank_conflicts(const std::vector<const MemoryAccess*>& lanes, std::vect
     return conflicts;
 }
 
+// Adds one warp-level request (its lanes) to the figures of its site and kind, `out`'s last entry or a new one.
+void add_request(std::vector<MemoryFigures>& out, const std::vector<const MemoryAccess*>& lanes,
+                 std::vector<uint64_t>& scratch) {
+    const MemoryAccess& first = *lanes.front();
+    if (out.empty() || out.back().site != first.site || out.back().space != first.space ||
+        out.back().store != first.store) {
+        MemoryFigures f;
+        f.site = first.site;
+        f.space = first.space;
+        f.store = first.store;
+        out.push_back(f);
+    }
+    MemoryFigures& f = out.back();
+    f.requests += 1;
+    f.active_lanes += lanes.size();
+    if (first.space == MemorySpace::Global) {
+        uint64_t bytes = 0;
+        for (const MemoryAccess* a : lanes) bytes += a->size;
+        f.sectors += distinct_sectors(lanes, scratch);
+        f.ideal_sectors += (bytes + kSectorBytes - 1) / kSectorBytes;
+    } else {
+        f.bank_conflicts += bank_conflicts(lanes, scratch);
+    }
+}
+
 }  // namespace
 
 std::vector<MemoryFigures> memory_figures(const std::vector<MemoryAccess>& accesses) {
+    // The same grouping as memory_figures_reference, faster for a recording's millions of accesses (a 4 M-access
+    // CUDA log took about 0.75 s there): the group (site, space, store, block, warp) packed into one 64-bit key,
+    // sites by their rank among the distinct sites, and a stable radix sort over the key's bytes that vary. Each
+    // group's accesses are then in the order they came, so a lane's k-th at the site is found by counting.
+    const size_t n = accesses.size();
+    if (n == 0 || n >= (size_t(1) << 32)) return memory_figures_reference(accesses);
+    std::unordered_map<uint64_t, uint32_t> rank;
+    uint64_t last_site = accesses[0].site, max_block = 0;
+    uint32_t max_warp = 0;
+    rank.emplace(last_site, 0);
+    for (const MemoryAccess& a : accesses) {
+        if (a.site != last_site) {
+            rank.emplace(a.site, 0);
+            last_site = a.site;
+        }
+        max_block = std::max(max_block, a.block);
+        max_warp = std::max(max_warp, a.thread / kWarpSize);
+    }
+    std::vector<uint64_t> sites;
+    sites.reserve(rank.size());
+    for (const auto& [site, r] : rank) sites.push_back(site);
+    std::sort(sites.begin(), sites.end());
+    for (size_t i = 0; i < sites.size(); ++i) rank[sites[i]] = uint32_t(i);
+    const int block_bits = std::bit_width(max_block), warp_bits = std::bit_width(max_warp);
+    const int rank_bits = std::bit_width(uint64_t(sites.size() - 1));
+    if (rank_bits + 2 + block_bits + warp_bits > 64) return memory_figures_reference(accesses);
+
+    struct Keyed {
+        uint64_t key;
+        uint32_t index;
+        uint32_t lane;  // in what would be padding: the grouping below need not reach back into `accesses`
+    };
+    std::vector<Keyed> keyed(n), other(n);
+    uint64_t varying = 0;
+    {
+        uint64_t site = accesses[0].site, site_rank = rank[site];
+        for (size_t i = 0; i < n; ++i) {
+            const MemoryAccess& x = accesses[i];
+            if (x.site != site) {
+                site = x.site;
+                site_rank = rank[site];
+            }
+            uint64_t key = (site_rank << 2) | (uint64_t(x.space) << 1) | uint64_t(x.store);
+            key = (key << block_bits) | x.block;
+            key = (key << warp_bits) | (x.thread / kWarpSize);
+            keyed[i] = Keyed{key, uint32_t(i), x.thread % kWarpSize};
+            varying |= key ^ keyed[0].key;
+        }
+    }
+    // Least significant byte first; each pass stable, so equal keys keep the accesses' order.
+    for (int shift = 0; shift < 64; shift += 8) {
+        if (((varying >> shift) & 0xFF) == 0) continue;
+        size_t count[257] = {};
+        for (const Keyed& k : keyed) ++count[((k.key >> shift) & 0xFF) + 1];
+        for (int b = 0; b < 256; ++b) count[b + 1] += count[b];
+        for (const Keyed& k : keyed) other[count[(k.key >> shift) & 0xFF]++] = k;
+        keyed.swap(other);
+    }
+
+    std::vector<MemoryFigures> out;
+    std::vector<const MemoryAccess*> lanes;
+    std::vector<uint64_t> scratch;
+    std::vector<uint32_t> k_of;  // per entry of the group: the lane's earlier accesses at this site
+    std::vector<uint32_t> starts;
+    std::vector<const MemoryAccess*> by_k;
+    for (size_t group = 0; group < n;) {
+        size_t group_end = group + 1;
+        while (group_end < n && keyed[group_end].key == keyed[group].key) ++group_end;
+        uint32_t seen[kWarpSize] = {};
+        uint32_t max_k = 0;
+        k_of.resize(group_end - group);
+        for (size_t i = group; i < group_end; ++i) {
+            const uint32_t k = seen[keyed[i].lane]++;
+            k_of[i - group] = k;
+            max_k = std::max(max_k, k);
+        }
+        if (max_k == 0) {  // each lane once: one request (the common case, a site outside any loop)
+            lanes.clear();
+            for (size_t i = group; i < group_end; ++i) lanes.push_back(&accesses[keyed[i].index]);
+            add_request(out, lanes, scratch);
+        } else {  // a loop's iterations: the entries bucketed by k, in order
+            starts.assign(max_k + 2, 0);
+            for (uint32_t k : k_of) ++starts[k + 1];
+            for (uint32_t k = 0; k <= max_k; ++k) starts[k + 1] += starts[k];
+            by_k.resize(k_of.size());
+            std::vector<uint32_t> at(starts.begin(), starts.end() - 1);
+            for (size_t i = group; i < group_end; ++i) by_k[at[k_of[i - group]]++] = &accesses[keyed[i].index];
+            for (uint32_t k = 0; k <= max_k; ++k) {
+                lanes.assign(by_k.begin() + starts[k], by_k.begin() + starts[k + 1]);
+                add_request(out, lanes, scratch);
+            }
+        }
+        group = group_end;
+    }
+    return out;
+}
+
+std::vector<MemoryFigures> memory_figures_reference(const std::vector<MemoryAccess>& accesses) {
     // One sort of plain keys beside the index (no hashing, no indirection in the comparisons): by site, space,
     // store, block, warp, then thread and the thread's order. A warp's accesses at a site are then adjacent, each
     // thread's in the order it made them, so the k-th of each lane is found by counting.
