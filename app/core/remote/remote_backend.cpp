@@ -86,10 +86,34 @@ std::string join_words(const std::vector<std::string>& words) {
     return text;
 }
 
+class RemoteBackend;
+
+// Every remote backend alive in this process, for close_remote_links().
+std::mutex g_links_mutex;
+std::vector<RemoteBackend*> g_links;
+
 class RemoteBackend final : public Backend {
 public:
-    explicit RemoteBackend(RemoteOptions options) : options_(std::move(options)) {}
-    ~RemoteBackend() override { stop(false); }
+    explicit RemoteBackend(RemoteOptions options) : options_(std::move(options)) {
+        std::lock_guard lock(g_links_mutex);
+        g_links.push_back(this);
+    }
+    ~RemoteBackend() override {
+        {
+            std::lock_guard lock(g_links_mutex);
+            std::erase(g_links, this);
+        }
+        stop(closing_);
+    }
+
+    const RemoteOptions& options() const { return options_; }
+    // close_remote_links(): from another thread. The child is killed under pid_mutex_, which the reaping in
+    // stop() holds too, so the pid is never one the system handed to another process since.
+    void close_now() {
+        std::lock_guard lock(pid_mutex_);
+        closing_ = true;
+        if (pid_ > 0) kill(pid_, SIGKILL);
+    }
 
     std::optional<Error> start();
 
@@ -98,7 +122,8 @@ public:
         InfoResult r = std::get<InfoResult>(call(InfoRequest{}, start_timeout_s(), "asking for the device"));
         if (r.device.name.empty()) return r;
         // The remote worker's device addresses and IPC handles mean nothing in this process: outputs are read
-        // back, never imported, and compute-sanitizer is not started over the link.
+        // back, never imported, and compute-sanitizer is not started here: a sanitized run is another link, to
+        // `worker --stdio --sanitize TOOL` (sanitize_unavailable_reason leaves that to the server).
         r.device.caps.device_buffers = false;
         r.device.caps.buffers_by_ipc = false;
         r.device.caps.sanitizer = false;
@@ -150,7 +175,9 @@ private:
 
     RemoteOptions options_;
     std::vector<std::string> words_;
-    pid_t pid_ = -1;
+    pid_t pid_ = -1;  // written under pid_mutex_ (close_now reads it from another thread)
+    std::mutex pid_mutex_;
+    std::atomic<bool> closing_{false};
     int to_ = -1, from_ = -1;
     std::thread stderr_reader_;
     std::atomic<bool> stop_reading_{false};
@@ -192,6 +219,7 @@ std::optional<Error> RemoteBackend::spawn() {
     for (std::string& w : words_) argv.push_back(w.data());
     argv.push_back(nullptr);
     pid_t pid = -1;
+    std::unique_lock pid_lock(pid_mutex_);
     const int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
     close(in[0]), close(out[1]), close(err[1]);
@@ -201,6 +229,8 @@ std::optional<Error> RemoteBackend::spawn() {
                           "check that `" + words_.front() + "` is installed and on PATH");
     }
     pid_ = pid;
+    if (closing_) kill(pid_, SIGKILL);  // closed while it was being started: its greeting never comes
+    pid_lock.unlock();
     to_ = in[1];
     from_ = out[0];
     {
@@ -249,20 +279,27 @@ void RemoteBackend::stop(bool kill_now) {
     }
     if (pid_ > 0) {
         int status = -1;
-        if (kill_now) kill(pid_, SIGKILL);
-        for (int waited_ms = 0;; waited_ms += 5) {
-            const pid_t got = waitpid(pid_, &status, WNOHANG);
-            if (got == pid_ || (got < 0 && errno != EINTR)) break;
+        // Reaped and forgotten under the lock: close_now() never signals a pid that was reaped.
+        auto reaped = [&](int flags) {
+            std::lock_guard lock(pid_mutex_);
+            const pid_t got = waitpid(pid_, &status, flags);
+            if (got == pid_ || (got < 0 && errno != EINTR)) {
+                pid_ = -1;
+                return true;
+            }
+            return false;
+        };
+        if (kill_now || closing_) kill(pid_, SIGKILL);
+        for (int waited_ms = 0; !reaped(WNOHANG); waited_ms += 5) {
             if (waited_ms >= 2000) {
                 kill(pid_, SIGKILL);
-                while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+                while (!reaped(0)) {
                 }
                 break;
             }
             std::this_thread::sleep_for(std::chrono::milliseconds(5));
         }
         ended_how_ = describe_wait_status(status);
-        pid_ = -1;
     }
     if (from_ >= 0) close(from_);
     from_ = -1;
@@ -308,7 +345,7 @@ std::optional<Error> RemoteBackend::start() {
         {"hello", "cuda-playground app"}, {"protocol", kWireProtocolVersion}, {"build", CP_VERSION}};
     nlohmann::json hello_offer = hello;
     if (compression_allowed()) hello_offer["compress"] = {kWireCompression};  // a worker without it ignores it
-    (void)write_message(to_, WireMessage{hello_offer.dump(), {}, {}});  // a worker already gone shows in the read
+    (void)write_message(to_, WireMessage{hello_offer.dump(), {}, {}});        // a worker already gone shows in the read
     WireMessage greeting;
     const int timeout_s = start_timeout_s();
     const ReadStatus s = read_message(from_, timeout_s * 1000, &greeting);
@@ -353,6 +390,14 @@ std::optional<Error> RemoteBackend::start() {
 }
 
 Response RemoteBackend::call(const Request& request, int timeout_s, const std::string& subject) {
+    if (closing_) {
+        // The window is closing: no new worker, no waiting.
+        EngineError error = to_engine_error(
+            make_error(ErrorKind::WorkerLost, "the link to `" + options_.prefix + "` was closed (the app is closing)"),
+            "remote closed", ErrorKind::WorkerLost);
+        error.context_was_reset = true;
+        return failed_response(request, error, info_);
+    }
     if (pid_ <= 0) {
         if (auto e = start()) {
             EngineError error = to_engine_error(*e, "remote unavailable", ErrorKind::WorkerLost);
@@ -456,6 +501,16 @@ Result<std::unique_ptr<Backend>> make_remote_backend(const RemoteOptions& option
     auto backend = std::make_unique<RemoteBackend>(options);
     if (auto e = backend->start()) return *e;
     return std::unique_ptr<Backend>(std::move(backend));
+}
+
+void close_remote_links() {
+    std::lock_guard lock(g_links_mutex);
+    for (RemoteBackend* link : g_links) link->close_now();
+}
+
+std::optional<RemoteOptions> remote_options_of(const Backend& backend) {
+    if (const auto* remote = dynamic_cast<const RemoteBackend*>(&backend)) return remote->options();
+    return std::nullopt;
 }
 
 RemoteTraffic remote_traffic() {
