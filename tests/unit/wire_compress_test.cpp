@@ -190,5 +190,32 @@ TEST(WireCompress, AReadBackAnswerBecomesAPreviewOnlyWhenItHoldsThePictureAndIsT
     EXPECT_EQ(std::get<ReadBackResult>(*answer).preview_height, 24u);
 }
 
+// zstd pays below 100 MB/s and the predictor below 30 MB/s: a VPN's 5 MB/s codes fully, a campus link's 60 MB/s
+// with zstd alone, a pipe's or a local ssh's GB/s not at all; an unmeasured link codes fully. The coding is asked
+// with a mark the worker reads, and a request without it is not mistaken for one.
+TEST(WireCompress, TheLinksSpeedDecidesTheCodingAndTheRequestAsksForIt) {
+    EXPECT_EQ(coding_for_link(0), AnswerCoding::Full);
+    EXPECT_EQ(coding_for_link(5), AnswerCoding::Full);
+    EXPECT_EQ(coding_for_link(29.9), AnswerCoding::Full);
+    EXPECT_EQ(coding_for_link(30), AnswerCoding::Zstd);
+    EXPECT_EQ(coding_for_link(60), AnswerCoding::Zstd);
+    EXPECT_EQ(coding_for_link(99.9), AnswerCoding::Zstd);
+    EXPECT_EQ(coding_for_link(100), AnswerCoding::Raw);
+    EXPECT_EQ(coding_for_link(2000), AnswerCoding::Raw);
+    WireMessage request = encode_request(Request{ReadBackRequest{7, false, false}});
+    const std::string unmarked = request.json;
+    EXPECT_EQ(answer_coding_asked(request), AnswerCoding::Full);
+    ask_answer_coding(request, AnswerCoding::Full);
+    EXPECT_EQ(request.json, unmarked) << "Full is what a worker does unasked: no mark";
+    for (AnswerCoding c : {AnswerCoding::Zstd, AnswerCoding::Raw}) {
+        WireMessage asked = request;
+        ask_answer_coding(asked, c);
+        EXPECT_EQ(answer_coding_asked(asked), c) << asked.json;
+        EXPECT_TRUE(decode_request(asked)) << "the mark must not stop the request being read";
+    }
+    WireMessage quoted{R"({"type":"compile","source":"// answer_coding raw"})", {}, {}};
+    EXPECT_EQ(answer_coding_asked(quoted), AnswerCoding::Full) << "the words inside a string are not the mark";
+}
+
 }  // namespace
 }  // namespace cp

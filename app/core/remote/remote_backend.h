@@ -54,6 +54,7 @@ std::optional<RemoteOptions> remote_options_of(const Backend& backend);
 // the link, for the benchmark.
 struct RemoteTraffic {
     uint64_t sent = 0, received = 0;
+    uint64_t requests = 0;  // round trips
 };
 RemoteTraffic remote_traffic();
 

@@ -13,6 +13,7 @@ namespace cp {
 namespace {
 constexpr const char* kMark = "blob_zstd";
 constexpr const char* kDeltaMark = "blob_delta";
+constexpr const char* kAnswerMark = "answer_coding";
 
 // LOCO-I's median predictor (JPEG-LS) of component c of pixel i from its left (a), upper (b) and upper-left
 // (c) neighbours, all already known to the decoder; the first row predicts from the left, the first column
@@ -30,6 +31,27 @@ uint8_t predict(const uint8_t* px, size_t i, size_t width, size_t components, si
     return uint8_t(a + b - d);
 }
 }  // namespace
+
+AnswerCoding coding_for_link(double mb_per_s) {
+    if (mb_per_s <= 0 || mb_per_s < kPredictBelowMBps) return AnswerCoding::Full;
+    return mb_per_s < kCompressBelowMBps ? AnswerCoding::Zstd : AnswerCoding::Raw;
+}
+
+void ask_answer_coding(WireMessage& request, AnswerCoding coding) {
+    if (coding == AnswerCoding::Full) return;
+    nlohmann::json j = nlohmann::json::parse(request.json, nullptr, false);
+    if (!j.is_object()) return;
+    j[kAnswerMark] = coding == AnswerCoding::Raw ? "raw" : "zstd";
+    request.json = j.dump();
+}
+
+AnswerCoding answer_coding_asked(const WireMessage& request) {
+    if (request.json.find(kAnswerMark) == std::string::npos) return AnswerCoding::Full;  // most requests: no parse
+    const nlohmann::json j = nlohmann::json::parse(request.json, nullptr, false);
+    if (!j.is_object()) return AnswerCoding::Full;
+    const std::string asked = j.value(kAnswerMark, std::string());
+    return asked == "raw" ? AnswerCoding::Raw : asked == "zstd" ? AnswerCoding::Zstd : AnswerCoding::Full;
+}
 
 std::vector<std::byte> zstd_compress(const std::vector<std::byte>& data, int level) {
     std::vector<std::byte> out(ZSTD_compressBound(data.size()));
