@@ -235,10 +235,19 @@ void where_the_time_goes(Side& far, const KernelFile& file) {
             (void)decompress_blob(unpacked);
             (void)delta_decode_picture(unpacked);
         });
+        WireMessage planes;
+        const double p_ms = median_ms(10, [&] {
+            planes = encoded;
+            delta_encode_picture(planes, uint32_t(width), components);
+        });
+        const double u_ms = median_ms(10, [&] {
+            WireMessage back = planes;
+            (void)delta_decode_picture(back);
+        });
         std::printf(
             "[remote]   predictor + zstd level 1 (previews): %7zu bytes (%.2f), encode %.3f ms (worker), decode "
-            "%.3f ms (app)\n",
-            packed.blob.size(), double(packed.blob.size()) / double(encoded.blob.size()), c_ms, d_ms);
+            "%.3f ms (app); of which the predictor %.3f ms and its inverse %.3f ms\n",
+            packed.blob.size(), double(packed.blob.size()) / double(encoded.blob.size()), c_ms, d_ms, p_ms, u_ms);
     }
     // The frame through a pipe, as the transport's last hop moves it (a reader on another thread).
     for (bool compressed : {false, true}) {
