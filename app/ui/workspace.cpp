@@ -75,7 +75,7 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     // compile-only one, so the editor still gets the compiler's diagnostics.
     // A `devices:` file runs on every device of this backend, each opened as this one was (a backend given by
     // the caller, e.g. a test's, runs the split alone): core/session/backend_setup.h, as the command line.
-    // --remote: a server that cannot be reached now is tried again (start_link_attempt), as one lost later is;
+    // --remote: a server that cannot be reached now is tried again (connect_when_due), as one lost later is;
     // meanwhile the window compiles only. The factory is kept for those attempts.
     backend_factory_ = backend_factory;
     std::optional<Error> unreached;
