@@ -9,6 +9,7 @@
 #include "core/cuda/cuda_backend_factory.h"
 #include "core/engine/backend.h"
 #include "core/kernel_file/kernel_file.h"
+#include "core/remote/remote_backend.h"
 #include "core/session/backend_setup.h"
 #include "core/session/report_text.h"
 #include "core/text_util.h"
@@ -74,14 +75,38 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     // compile-only one, so the editor still gets the compiler's diagnostics.
     // A `devices:` file runs on every device of this backend, each opened as this one was (a backend given by
     // the caller, e.g. a test's, runs the split alone): core/session/backend_setup.h, as the command line.
-    BackendSetup setup = set_up_backend_or_compile_only(options.backend, backend_factory);
+    // --remote: a server that cannot be reached now is tried again (connect_when_due), as one lost later is;
+    // meanwhile the window compiles only. The factory is kept for those attempts.
+    backend_factory_ = backend_factory;
+    std::optional<Error> unreached;
+    MakeBackendFn make;
+    if (backend_factory)
+        make = [&]() -> Result<std::unique_ptr<Backend>> {
+            auto made = backend_factory();
+            if (made) remote_options_ = remote_options_of(**made);
+            return made;
+        };
+    auto wanted = set_up_backend(options.backend, make);
+    if (!wanted && backend_factory && !options.remote.empty() && wanted.error().kind == ErrorKind::WorkerLost)
+        unreached = wanted.error();
+    BackendSetup setup;
+    if (wanted) setup = std::move(*wanted);
+    else setup.engine = std::make_unique<Engine>(make_compile_only_backend(wanted.error().message));
     const BackendCapabilities caps = setup.engine->capabilities();
     const std::string passed_over = setup.passed_over_text();
     render::RenderTarget* wake_target = &target_;
     runner_ = std::make_unique<LiveRunner>(std::move(setup.engine), [wake_target] { wake_target->wake(); });
     if (setup.open_device) runner_->use_devices(setup.device_count, setup.open_device);
     sanitize_.unavailable = sanitize_unavailable_reason(runner_->device());
-    link_ = RemoteLink(remote_prefix_of(runner_->device().where));
+    use_remote_sanitizer();
+    link_ = RemoteLink(unreached ? options.remote : remote_prefix_of(runner_->device().where));
+    if (unreached) {
+        never_connected_ = true;
+        link_.failed(unreached->message, 0);
+        console_.add(LogKind::Error, "Cannot reach the server `" + link_.prefix() + "`: " + unreached->full() +
+                                         "\n  Your edits are kept; the window connects by itself (or press "
+                                         "Reconnect) and runs the kernel once the server answers.");
+    }
 
     std::string output_path = "host upload (the backend's buffers are in host memory)";
     // CUDA_PLAYGROUND_INTEROP=off: outputs always through host memory; =on: interop even after a remembered
@@ -199,6 +224,10 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
 }
 
 Workspace::~Workspace() {
+    // A server that stopped answering must not hold the window open for a request's time limit (minutes): the
+    // links end now, and the runner's (or an attempt's) blocked request returns at once.
+    if (link_.remote()) close_remote_links();
+    link_attempt_.reset();
     if (doc_ && doc_->unsaved()) save_now();
     save_settings_if_persistent();
     compare_.columns.clear();
@@ -354,7 +383,7 @@ void Workspace::reparse_if_changed() {
 }
 
 void Workspace::maybe_submit(double now) {
-    if (!doc_ || !runner_->idle()) return;
+    if (never_connected_ || !doc_ || !runner_->idle()) return;
     // The text may have changed while panels drew (Describe's header, a revert): the job is made of this text,
     // never of the parse before it (a run of the old text marked as the new one stayed until F5).
     reparse_if_changed();
@@ -482,6 +511,61 @@ void Workspace::note_link(const RunReport& r) {
     } else if (link_.attempting()) {
         link_.failed(link_.why(), now_);  // the attempt stopped before it asked the server (e.g. a bad input)
     }
+}
+
+void Workspace::connect_when_due(double now) {
+    if (!never_connected_) return;
+    if (link_attempt_) {
+        if (!link_attempt_->done()) return;
+        auto made = link_attempt_->take();
+        link_attempt_.reset();  // its thread has returned
+        if (made && *made && (*made)->engine->capabilities().launches) {
+            use_connected_backend(std::move(**made));
+        } else {
+            // The same backoff as a link lost later: 1, 2, 4 ... 30 s.
+            const std::string why = !made    ? "the attempt gave no answer"
+                                    : !*made ? made->error().message
+                                             : (*made)->engine->device().notes;
+            link_.failed(why, now);
+        }
+        return;
+    }
+    if (!link_.attempt_due(now)) return;
+    link_.attempt_started();
+    render::RenderTarget* wake_target = &target_;
+    link_attempt_ = std::make_unique<BackendAttempt>(backend_factory_, [wake_target] { wake_target->wake(); });
+}
+
+void Workspace::use_connected_backend(AttemptedEngine made) {
+    never_connected_ = false;
+    remote_options_ = std::move(made.remote);
+    render::RenderTarget* wake_target = &target_;
+    runner_ = std::make_unique<LiveRunner>(std::move(made.engine), [wake_target] { wake_target->wake(); });
+    if (sanitized_factory_) runner_->set_sanitized_backend_factory(sanitized_factory_);
+    sanitize_.unavailable = sanitize_unavailable_reason(runner_->device());
+    use_remote_sanitizer();
+    device_status_.can_run = true;
+    device_status_.device = runner_->device();
+    device_status_.passed_over.clear();
+    device_status_.why_nothing_runs.clear();
+    link_.succeeded();
+    console_.add(LogKind::Info, "Connected to the server `" + link_.prefix() + "`: " + runner_->device().where +
+                                    ". The kernel runs there now.");
+    // As if the kernel were just opened: it runs, and is checked, on the new backend.
+    submitted_ = {};
+    run_requested_ = true;
+}
+
+void Workspace::use_remote_sanitizer() {
+    if (!remote_options_ || sanitized_factory_) return;
+    runner_->set_sanitized_backend_factory(
+        [remote = *remote_options_](const std::string& tool,
+                                    const std::string& log) -> Result<std::unique_ptr<Backend>> {
+            RemoteOptions o = remote;
+            o.sanitize_tool = tool;
+            o.sanitizer_log = log;  // the server's log lands here as the sanitized link closes
+            return make_remote_backend(o);
+        });
 }
 
 // How a run is timed. F5, opening a kernel and checked runs time the Timing panel's repeats after a warm-up;
@@ -768,6 +852,7 @@ double Workspace::idle_timeout(double now) const {
 bool Workspace::needs_frame(double now) {
     if (runner_->has_outcome() || layout_frames_ > 0) return true;
     if (link_.lost() && link_.attempt_due(now)) return true;
+    if (link_attempt_ && link_attempt_->done()) return true;
     const bool waiting_long = link_.remote() && run_in_flight() && now - inflight_since_ >= 2;
     if ((link_.lost() || waiting_long) && now - link_drawn_at_ >= 1.0) return true;
     if (live_.every_frame && can_run()) return true;

@@ -4,10 +4,12 @@
 // nothing else sees this class except the app host and tests.
 #pragma once
 
+#include "core/remote/remote_backend.h"
 #include "render/colormap_pass.h"
 #include "render/device_copier.h"
 #include "render/render_target.h"
 #include "ui/app.h"
+#include "ui/state/backend_attempt.h"
 #include "ui/state/block_suggestion.h"
 #include "ui/state/compare_state.h"
 #include "ui/state/console_log.h"
@@ -114,6 +116,7 @@ public:
     const SanitizeState& sanitize() const { return sanitize_; }
     // Tests: the backend sanitize runs use instead of the CUDA worker under compute-sanitizer.
     void set_sanitized_backend_factory(SanitizedBackendFactory factory) {
+        sanitized_factory_ = factory;
         runner_->set_sanitized_backend_factory(std::move(factory));
     }
     ConsoleLog& console() { return console_; }
@@ -166,6 +169,14 @@ private:
     bool submit_exact_fetch();
     void apply_fetched(std::vector<FetchedOutput> fetched);
     void draw_link_banner();  // the server cannot be reached: why, the next attempt, Reconnect
+    // A server that could not be reached when the window started: an attempt to make the backend again when
+    // the link's wait is over (or Reconnect), off the UI thread; its answer, when it came.
+    void connect_when_due(double now);
+    // The backend an attempt made: a new runner on it, the Device panel's figures, and a checked run.
+    void use_connected_backend(AttemptedEngine made);
+    // Over --remote, Sanitize starts another link to the same server with `worker --stdio --sanitize TOOL`
+    // (a test's own sanitized factory wins).
+    void use_remote_sanitizer();
     // A check that followed the shown run (LiveRunner::take_check): its verdicts into the status and the columns.
     void apply_check(CheckOutcome checked);
     void show_verdict(const RunReport& r);
@@ -261,6 +272,11 @@ private:
     std::string status_text_;
     double apply_ms_ = 0, views_ms_ = 0;
     RemoteLink link_;
+    BackendFactory backend_factory_;              // kept to reach a server unreachable at start
+    std::optional<RemoteOptions> remote_options_;  // the remote backend's (Sanitize's link is made of them)
+    SanitizedBackendFactory sanitized_factory_;   // a test's, kept for a runner made later
+    bool never_connected_ = false;                // --remote could not reach the server yet: compile-only
+    std::unique_ptr<BackendAttempt> link_attempt_;
     // Since the shown run, the session ran something else (a sweep, an occupancy query): its buffers are no
     // longer the shown run's, so no exact values are fetched for that run's previews.
     bool session_moved_on_ = false;

@@ -68,6 +68,7 @@ void Workspace::frame(double now) {
         draw_panels();
     }
     if (auto chosen = open_dialog_.draw()) open_kernel(*chosen);
+    connect_when_due(now);
     maybe_submit(now);
 }
 

@@ -47,8 +47,10 @@ void Workspace::submit_sanitize() {
     sanitizer_marks_.clear();
     sanitizer_marks_revision_ = doc_->revision();
     sanitizer_marks_path_ = parsed_path_;
+    // Over --remote, on the server: a second link to it (`worker --stdio --sanitize TOOL`, use_remote_sanitizer).
+    const std::string where = link_.remote() ? " on the server `" + link_.prefix() + "`" : "";
     console_.add(LogKind::Info, "Sanitize: running " + doc_->shown_path().filename().string() +
-                                    " once under compute-sanitizer --tool " + sanitize_.tool + "...");
+                                    " once under compute-sanitizer --tool " + sanitize_.tool + where + "...");
     runner_->submit(std::move(job));
 }
 

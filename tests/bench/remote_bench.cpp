@@ -3,18 +3,22 @@
 // sshd the benchmark starts, or --remote PREFIX: `--remote env` runs the worker here through the stdio transport,
 // for a GPU machine without sshd), alternately, after each connection is up, with the same backend on both sides
 // (--backend, default cpu); the median per-run wall time of each, the difference, and the bytes a remote run
-// sends and receives. Then edit -> new outputs, paired the same way: a source edit (the kernel compiles again)
-// and a run that brings the outputs back. Then the bytes per shown frame (a live run: no check) of box_blur
-// (600x400), vector_add and box_blur on a 3840x2160 photo, raw (CUDA_PLAYGROUND_REMOTE_COMPRESS=0), compressed
-// with zstd, and compressed as previews (RunOptions::preview_max_width: 1920x1080, and 960x540 for a view that
+// sends and receives, and where a checked run's time goes (round trips, codec, pipe hops). Then edit -> new outputs,
+// paired the same way: a source edit (the kernel compiles again) and a run that brings the outputs back. Then the bytes
+// per shown frame (a live run: no check) of box_blur (600x400), vector_add and box_blur on a 3840x2160 photo, raw
+// (CUDA_PLAYGROUND_REMOTE_COMPRESS=0), compressed with zstd (=1), as the link decides (compressed while it is slower
+// than the codec), and compressed as previews (RunOptions::preview_max_width: 1920x1080, and 960x540 for a view that
 // size on screen).  usage: cp_remote_bench [--runs N] [--file LESSON] [--remote PREFIX] [--backend cpu|cuda]
 #include "support/ssh_server.h"
 
 #include "core/data/image_io.h"
 #include "core/engine/engine.h"
+#include "core/engine/engine_wire.h"
 #include "core/kernel_file/kernel_file.h"
 #include "core/remote/remote_backend.h"
+#include "core/remote/wire_compress.h"
 #include "core/session/session.h"
+#include "core/worker/wire_frame.h"
 
 #include <algorithm>
 #include <chrono>
@@ -22,6 +26,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <unistd.h>
@@ -83,9 +88,10 @@ struct Bytes {
     double sent = 0, received = 0;
     bool ok = false;
 };
+// `compress`: CUDA_PLAYGROUND_REMOTE_COMPRESS for this link ("0" raw, "1" always, "" while the link is slow).
 Bytes frame_bytes(const std::string& remote, const std::string& backend_name, const KernelFile& file,
-                  const RunChoices& choices, bool raw, uint32_t preview_w, uint32_t preview_h, int runs) {
-    if (raw) setenv("CUDA_PLAYGROUND_REMOTE_COMPRESS", "0", 1);
+                  const RunChoices& choices, const char* compress, uint32_t preview_w, uint32_t preview_h, int runs) {
+    if (*compress) setenv("CUDA_PLAYGROUND_REMOTE_COMPRESS", compress, 1);
     RemoteOptions options;
     options.prefix = remote;
     options.program = CP_BINARY;
@@ -121,8 +127,7 @@ void print_bytes(const char* what, const Bytes& b) {
         std::printf("[remote]   %-34s failed\n", what);
         return;
     }
-    std::printf("[remote]   %-34s %10.0f sent %10.0f received (%.2f MB)\n", what, b.sent, b.received,
-                b.received / 1e6);
+    std::printf("[remote]   %-34s %10.0f sent %10.0f received (%.2f MB)\n", what, b.sent, b.received, b.received / 1e6);
 }
 
 bool bytes_table(const std::string& remote, const std::string& backend, int runs) {
@@ -148,14 +153,128 @@ bool bytes_table(const std::string& remote, const std::string& backend, int runs
         RunChoices choices;
         if (!c.photo.empty()) choices.images["src"] = c.photo.string();
         std::printf("[remote] %s:\n", c.name);
-        print_bytes("raw (before)", frame_bytes(remote, backend, *file, choices, true, 0, 0, runs));
-        print_bytes("zstd", frame_bytes(remote, backend, *file, choices, false, 0, 0, runs));
+        print_bytes("raw (COMPRESS=0)", frame_bytes(remote, backend, *file, choices, "0", 0, 0, runs));
+        print_bytes("zstd (COMPRESS=1)", frame_bytes(remote, backend, *file, choices, "1", 0, 0, runs));
+        print_bytes("default (zstd while slow)", frame_bytes(remote, backend, *file, choices, "", 0, 0, runs));
         if (!c.picture) continue;
-        print_bytes("zstd + preview <= 1920x1080",
-                    frame_bytes(remote, backend, *file, choices, false, 1920, 1080, runs));
-        print_bytes("zstd + preview <= 960x540", frame_bytes(remote, backend, *file, choices, false, 960, 540, runs));
+        print_bytes("zstd + preview <= 1920x1080", frame_bytes(remote, backend, *file, choices, "1", 1920, 1080, runs));
+        print_bytes("zstd + preview <= 960x540", frame_bytes(remote, backend, *file, choices, "1", 960, 540, runs));
     }
     return true;
+}
+
+template <class F>
+double median_ms(int n, F&& f) {
+    std::vector<double> ms;
+    for (int i = 0; i < n; ++i) {
+        const auto t = std::chrono::steady_clock::now();
+        f();
+        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count());
+    }
+    return median(ms);
+}
+
+// Where a checked run's extra time through the link goes, part by part, on this machine: the round trips of a
+// run, an empty request's round trip, and for the run's largest output (the picture read back in full for the
+// check) the answer's encoding, zstd at a few levels, the frame's way through a pipe, and the app's decoding.
+void where_the_time_goes(Side& far, const KernelFile& file) {
+    const RemoteTraffic t0 = remote_traffic();
+    RunReport r = far.session->run();
+    const RemoteTraffic t1 = remote_traffic();
+    if (r.error || r.outputs.empty()) return;
+    auto largest = r.outputs.begin();
+    for (auto it = r.outputs.begin(); it != r.outputs.end(); ++it)
+        if (it->second.bytes.size() > largest->second.bytes.size()) largest = it;
+    const HostBuffer& biggest = largest->second;
+    std::printf("[remote] where a checked run's time goes (%s; `%s`, %zu bytes, the largest output):\n",
+                file.path.filename().string().c_str(), biggest.name.c_str(), biggest.bytes.size());
+    std::printf("[remote]   round trips a run: %llu (%llu bytes sent, %llu received)\n",
+                static_cast<unsigned long long>(t1.requests - t0.requests),
+                static_cast<unsigned long long>(t1.sent - t0.sent),
+                static_cast<unsigned long long>(t1.received - t0.received));
+    const double empty_ms = median_ms(50, [&] { (void)far.engine->call(ReleaseRequest{}); });
+    std::printf("[remote]   an empty request's round trip: %.3f ms\n", empty_ms);
+    ReadBackResult rb;
+    rb.data = biggest.bytes;
+    const Response answer = rb;
+    WireMessage encoded;
+    const double encode_ms = median_ms(20, [&] { encoded = encode_response(answer); });
+    std::printf("[remote]   encode the answer (worker): %.3f ms\n", encode_ms);
+    for (int level : {3, 1, -1, -3, -7}) {
+        WireMessage packed = encoded;
+        const double c_ms = median_ms(10, [&] {
+            packed = encoded;
+            compress_blob(packed, level);
+        });
+        WireMessage unpacked;
+        const double d_ms = median_ms(10, [&] {
+            unpacked = packed;
+            (void)decompress_blob(unpacked);
+        });
+        std::printf(
+            "[remote]   zstd level %2d: %7zu bytes (%.2f), compress %.3f ms (worker), decompress %.3f ms (app), "
+            "copies included\n",
+            level, packed.blob.size(), double(packed.blob.size()) / double(encoded.blob.size()), c_ms, d_ms);
+    }
+    // A picture of uchars (a preview's way): the predictor's differences, then zstd.
+    int width = 0, height = 0;
+    if (r.resolved)
+        for (const ResolvedView& v : r.resolved->views)
+            if (v.spec.buffer == biggest.name && v.width > 0 && v.height > 0) width = v.width, height = v.height;
+    const uint32_t components = width > 0 ? uint32_t(biggest.bytes.size() / (size_t(width) * size_t(height))) : 0;
+    if (width > 0 && components >= 1 && components <= 4) {
+        WireMessage packed;
+        const double c_ms = median_ms(10, [&] {
+            packed = encoded;
+            delta_encode_picture(packed, uint32_t(width), components);
+            compress_blob(packed);
+        });
+        WireMessage unpacked;
+        const double d_ms = median_ms(10, [&] {
+            unpacked = packed;
+            (void)decompress_blob(unpacked);
+            (void)delta_decode_picture(unpacked);
+        });
+        WireMessage planes;
+        const double p_ms = median_ms(10, [&] {
+            planes = encoded;
+            delta_encode_picture(planes, uint32_t(width), components);
+        });
+        const double u_ms = median_ms(10, [&] {
+            WireMessage back = planes;
+            (void)delta_decode_picture(back);
+        });
+        std::printf(
+            "[remote]   predictor + zstd level 1 (previews): %7zu bytes (%.2f), encode %.3f ms (worker), decode "
+            "%.3f ms (app); of which the predictor %.3f ms and its inverse %.3f ms\n",
+            packed.blob.size(), double(packed.blob.size()) / double(encoded.blob.size()), c_ms, d_ms, p_ms, u_ms);
+    }
+    // The frame through a pipe, as the transport's last hop moves it (a reader on another thread).
+    for (bool compressed : {false, true}) {
+        WireMessage frame = encoded;
+        if (compressed) compress_blob(frame);
+        int fds[2];
+        if (pipe(fds) != 0) return;
+        std::vector<double> ms;
+        for (int i = 0; i < 20; ++i) {
+            WireMessage got;
+            const auto t = std::chrono::steady_clock::now();
+            std::thread reader([&] { (void)read_message(fds[0], 10000, &got); });
+            (void)write_message(fds[1], frame);
+            reader.join();
+            ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count());
+        }
+        close(fds[0]);
+        close(fds[1]);
+        std::printf("[remote]   one pipe hop of the %s frame (%zu bytes): %.3f ms\n", compressed ? "compressed" : "raw",
+                    frame.blob.size(), median(ms));
+    }
+    WireMessage copy;
+    const double decode_ms = median_ms(20, [&] {
+        copy = encoded;
+        (void)decode_response(std::move(copy));
+    });
+    std::printf("[remote]   decode the answer (app), a copy included: %.3f ms\n", decode_ms);
 }
 
 }  // namespace
@@ -230,6 +349,8 @@ int main(int argc, char** argv) {
         median(local.ms), median(far.ms), median(diff));
     std::printf("[remote] bytes per remote run: %.0f sent, %.0f received\n", double(after.sent - before.sent) / runs,
                 double(after.received - before.received) / runs);
+
+    where_the_time_goes(far, *file);
 
     // Edit -> new outputs, paired: each side compiles its own edited text.
     std::vector<double> edit_local, edit_far, edit_diff;

@@ -1,7 +1,7 @@
 // Frames that fit a network, through a real `worker --stdio` (CPU backend, started through `env`): blobs travel
-// compressed and the outputs equal a local run's byte for byte; a peer of a build before compression (either
-// side) still talks, uncompressed; a picture only shown comes as the box filter of the exact values, which
-// KernelSession::read_output fetches when asked; a checked run gets the exact values.
+// compressed while the link is slow (a pipe is not, once measured) and the outputs equal a local run's byte for byte; a
+// peer of a build before compression (either side) still talks, uncompressed; a picture only shown comes as the box
+// filter of the exact values, which KernelSession::read_output fetches when asked; a checked run gets the exact values.
 #include "cli_support.h"
 
 #include "core/engine/engine.h"
@@ -99,6 +99,30 @@ TEST(RemoteFrames, OutputsThroughACompressedLinkEqualLocalOutputsByteForByte) {
     Side far_add = remote_side(add);
     ASSERT_TRUE(far_add.engine);
     expect_same_outputs(add, far_add);
+}
+
+// Compressing pays only on a slow link: through `env` (a pipe, gigabytes a second) the first large answer is
+// compressed (the link's speed is not known yet) and measures the link; the next ones come raw, which saves the
+// codec's milliseconds on both sides. CUDA_PLAYGROUND_REMOTE_COMPRESS=1 compresses whatever the link.
+TEST(RemoteFrames, AFastLinkGetsRawFramesOnceMeasuredAndCompressionCanBeForced) {
+    const cp::KernelFile blur = lesson("image/box_blur");
+    Side far = remote_side(blur);
+    ASSERT_TRUE(far.engine);
+    EXPECT_LT(expect_same_outputs(blur, far), 960'000u * 9 / 10) << "the first answer, before the link was measured";
+    // The measure is of a real pipe on a machine that may be busy: a raw answer within a few runs.
+    uint64_t raw_runs = 0, received = 0;
+    for (int i = 0; i < 5 && raw_runs == 0; ++i) {
+        received = expect_same_outputs(blur, far);
+        if (received >= 960'000u) ++raw_runs;
+    }
+    EXPECT_EQ(raw_runs, 1u) << "a fast link still got compressed answers (" << received << " bytes)";
+
+    setenv("CUDA_PLAYGROUND_REMOTE_COMPRESS", "1", 1);
+    Side forced = remote_side(blur);
+    unsetenv("CUDA_PLAYGROUND_REMOTE_COMPRESS");
+    ASSERT_TRUE(forced.engine);
+    for (int i = 0; i < 3; ++i)
+        EXPECT_LT(expect_same_outputs(blur, forced), 960'000u * 9 / 10) << "run " << i << " with compression forced";
 }
 
 TEST(RemoteFrames, AWorkerFromBeforeCompressionStillTalksUncompressed) {

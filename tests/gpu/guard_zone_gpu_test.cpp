@@ -153,5 +153,26 @@ TEST(SanitizeCli, MemcheckOverRemoteGivesTheSameFindingsAsLocally) {
     EXPECT_EQ(findings[0]["block"][0], 3);
 }
 
+// The window's Sanitize over its link (headless, `--sanitize` prints what the window shows): the server's
+// compute-sanitizer (`--remote env`: the worker here) finds the write, and the window marks its line.
+TEST(SanitizeCli, TheWindowsSanitizeOverRemoteMarksTheLine) {
+    if (auto why = cuda_unavailable()) GTEST_SKIP() << "no CUDA device: " << *why;
+    cp::test::TempDir dir;
+    const auto file = write_oob_lesson(dir.path());
+    auto r = cp::test::run_process(
+        {CP_BINARY, "--headless", "--open", file.string(), "--backend", "cuda", "--remote", "env", "--sanitize",
+         "memcheck"},
+        {std::string("CUDA_PLAYGROUND_REMOTE_PROGRAM=") + CP_BINARY,
+         "XDG_CONFIG_HOME=" + (dir.path() / "config").string(), "XDG_DATA_HOME=" + (dir.path() / "data").string()});
+    if (r.err.find("compute-sanitizer was not found") != std::string::npos ||
+        r.out.find("compute-sanitizer was not found") != std::string::npos)
+        GTEST_SKIP() << r.out << r.err;
+    std::printf("%s%s\n", r.out.c_str(), r.err.c_str());
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_NE(r.out.find("sanitize memcheck: "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("outside `out` (element 1000 of 1000) at oob_write.cu:12"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("marked line 12"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace cp::gpu_test

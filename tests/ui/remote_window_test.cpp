@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <fstream>
@@ -359,6 +360,210 @@ TEST(RemoteWindow, ThroughSshAStoppedServerIsSaidAndTheWindowReconnectsWhenItIsB
     auto coffee = load_image(assets_dir() / "coffee.png");
     ASSERT_TRUE(coffee);
     expect_picture_is_blur_of(ws, *coffee);
+}
+
+// A server that cannot be reached when the window starts is treated as one lost later: the banner names it with
+// the command's own words, edits are kept, attempts follow by themselves with the same backoff, and when the
+// server answers the window runs (and checks) the edited text there. The prefix is a gate that fails as ssh does
+// (exit 255) until a file exists, and counts its calls.
+TEST(RemoteWindow, AServerUnreachableAtStartIsTriedAgainAndTheWindowRunsWhenItIsUp) {
+    ScopedUserDir user;
+    const std::filesystem::path gate = user.path() / "gate.sh", open_flag = user.path() / "server-up",
+                                calls = user.path() / "calls";
+    {
+        std::ofstream script(gate);
+        script << "#!/bin/sh\n"
+               << "echo call >> '" << calls.string() << "'\n"
+               << "if [ ! -e '" << open_flag.string() << "' ]; then\n"
+               << "  echo 'ssh: connect to host gpu01 port 22: Connection refused' >&2\n"
+               << "  exit 255\n"
+               << "fi\n"
+               << "exec \"$@\"\n";
+    }
+    std::filesystem::permissions(gate, std::filesystem::perms::owner_all);
+    auto count_calls = [&] {
+        std::ifstream in(calls);
+        int n = 0;
+        for (std::string line; std::getline(in, line);) ++n;
+        return n;
+    };
+    const std::string tag = unique_tag();
+    const std::string prefix = gate.string() + " " + worker_env(tag);
+    ui::AppOptions options = headless_options("image/box_blur.cu");
+    options.remote = prefix;  // what --remote sets
+    auto made = ui::AppHost::create(options, remote_factory(prefix));
+    ASSERT_TRUE(made.ok()) << made.error().full();
+    ui::AppHost& host = **made;
+    ui::Workspace& ws = host.workspace();
+    EXPECT_EQ(count_calls(), 1) << "the window's first try";
+    ASSERT_TRUE(ws.remote_link().remote());
+    ASSERT_TRUE(ws.remote_link().lost()) << "an unreachable server at start must show as a lost link";
+    EXPECT_FALSE(ws.can_run());
+    host.draw_frame();
+    EXPECT_NE(ws.drawn_banner().find(prefix), std::string::npos) << ws.drawn_banner();
+    EXPECT_NE(ws.drawn_banner().find("Connection refused"), std::string::npos) << ws.drawn_banner();
+    const std::string edited = document_of(ws).text() + "\n// typed before the server was up\n";
+    ws.set_source(edited, host.seconds());
+
+    // The first attempt by itself (1 s after the start), failed; the next one waits twice as long.
+    frames_until(host, 30, [&] { return ws.remote_link().failed_attempts() >= 1 && !ws.remote_link().attempting(); });
+    ASSERT_EQ(ws.remote_link().failed_attempts(), 1) << ws.remote_link().why();
+    EXPECT_EQ(count_calls(), 2) << "one attempt by itself, through the command";
+    EXPECT_TRUE(ws.remote_link().lost());
+    const double wait = ws.remote_link().retry_in(host.seconds());
+    EXPECT_GT(wait, 0.5);
+    EXPECT_LE(wait, 2.0);
+    host.draw_frame();
+    EXPECT_NE(ws.drawn_banner().find("1 failed attempt"), std::string::npos) << ws.drawn_banner();
+    EXPECT_EQ(document_of(ws).text(), edited);
+
+    // The server comes up: the next attempt connects, and the edited text runs there, checked.
+    std::ofstream(open_flag) << "up\n";
+    frames_until(host, 60, [&] { return !ws.remote_link().lost() && ws.runs_applied() > 0 && !ws.run_in_flight(); });
+    ASSERT_FALSE(ws.remote_link().lost()) << ws.remote_link().why();
+    ASSERT_TRUE(ws.can_run()) << ws.device_status().why_nothing_runs;
+    settle(host);
+    ASSERT_TRUE(ws.latest() && ws.latest()->report.ok()) << (ws.latest() ? run_failure_text(ws.latest()->report) : "");
+    EXPECT_EQ(ws.latest()->report.verified, std::optional<bool>(true));
+    EXPECT_TRUE(ws.drawn_banner().empty()) << ws.drawn_banner();
+    EXPECT_EQ(ws.remote_link().prefix(), prefix);
+    EXPECT_NE(ws.device_status().device.where.find("remote: `" + prefix + "`"), std::string::npos)
+        << ws.device_status().device.where;
+    EXPECT_EQ(document_of(ws).text(), edited);
+    auto coffee = load_image(assets_dir() / "coffee.png");
+    ASSERT_TRUE(coffee);
+    expect_picture_is_blur_of(ws, *coffee);
+    EXPECT_EQ(stdio_workers_with_env(tag).size(), 1u) << "one worker";
+}
+
+// Closing the window while the server does not answer (its worker stopped mid-request) ends the link at once:
+// the app is gone in well under the request's time limit (minutes), and so is the stopped worker.
+TEST(RemoteWindow, ClosingTheWindowDuringAHungRequestReturnsPromptly) {
+    ScopedUserDir user;
+    const std::string tag = unique_tag();
+    auto host = start_settled(headless_options("image/box_blur.cu"), remote_factory(worker_env(tag)));
+    ASSERT_TRUE(host);
+    ui::Workspace& ws = host->workspace();
+    ASSERT_TRUE(ws.can_run()) << ws.device_status().why_nothing_runs;
+    const std::vector<pid_t> workers = stdio_workers_with_env(tag);
+    ASSERT_EQ(workers.size(), 1u);
+    const pid_t worker = workers[0];
+    ASSERT_EQ(kill(worker, SIGSTOP), 0);
+    ws.request_run();
+    host->draw_frame();
+    ASSERT_TRUE(ws.run_in_flight());
+    // A guard, not a synchronisation: without the fix the close waits for the request's time limit; this ends
+    // that wait after 30 s (it kills the worker), so the test fails on the time measured below instead of hanging.
+    std::mutex guard_mutex;
+    std::condition_variable guard_cv;
+    bool guard_released = false;
+    std::thread guard([&] {
+        std::unique_lock lock(guard_mutex);
+        if (!guard_cv.wait_for(lock, std::chrono::seconds(30), [&] { return guard_released; })) kill(worker, SIGKILL);
+    });
+    const auto t0 = Clock::now();
+    host.reset();  // what closing the window does: the host, its workspace and runner go
+    const double closed_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    {
+        std::lock_guard lock(guard_mutex);
+        guard_released = true;
+    }
+    guard_cv.notify_all();
+    guard.join();
+    EXPECT_LT(closed_s, 5.0) << "closing waited for the stopped server";
+    EXPECT_TRUE(stdio_workers_with_env(tag).empty()) << "the stopped worker was left behind";
+    for (pid_t p : processes_with_env(tag)) {
+        kill(p, SIGCONT);
+        kill(p, SIGKILL);
+    }
+}
+
+// Sanitize over the link: another link to the same server, `worker --stdio --sanitize memcheck`, whose
+// compute-sanitizer log comes back as the link closes and becomes findings on their lines, as locally. No GPU
+// here: the server's sanitizer stands in as a recorded log (CUDA_PLAYGROUND_PRETEND_SANITIZER_LOG on the far
+// side); the link, the goodbye frame and the window's findings are the real ones.
+TEST(RemoteWindow, SanitizeRunsOnTheServerAndItsFindingsMarkTheLines) {
+    ScopedUserDir user;
+    const std::filesystem::path recorded = user.path() / "server-side.log";
+    const std::string prefix =
+        "env CUDA_PLAYGROUND_PRETEND_SANITIZER_LOG=" + recorded.string() + " " + worker_env(unique_tag()).substr(4);
+    ui::AppOptions o = headless_options("basics/vector_add.cu");
+    o.sets = {{"n", "1000"}};
+    auto host = start_settled(o, remote_factory(prefix));
+    ASSERT_TRUE(host);
+    ui::Workspace& ws = host->workspace();
+    ASSERT_TRUE(ws.can_run()) << ws.device_status().why_nothing_runs;
+    ASSERT_TRUE(ws.sanitize().unavailable.empty()) << ws.sanitize().unavailable;
+    const std::string text = document_of(ws).text();
+    const size_t at = text.find("    c[i] = a[i] + b[i];");
+    ASSERT_NE(at, std::string::npos);
+    const int line = 1 + int(std::count(text.begin(), text.begin() + long(at), '\n'));
+    std::ofstream(recorded) << "========= COMPUTE-SANITIZER\n"
+                               "========= Invalid __global__ write of size 4 bytes\n"
+                               "=========     at vector_add+0xe0 in vector_add.cu:"
+                            << line
+                            << "\n"
+                               "=========     by thread (231,0,0) in block (3,0,0)\n"
+                               "=========     Access to 0x7f69fc801fa0 is out of bounds\n"
+                               "=========     and is 1 bytes after the nearest allocation at 0x7f69fc801000 of size "
+                               "4,000 bytes\n"
+                               "=========\n"
+                               "========= ERROR SUMMARY: 1 error\n";
+    const uint64_t received_before = remote_traffic().received;
+    const uint64_t live_runs = ws.runs_applied();
+    ASSERT_TRUE(ws.request_sanitize("memcheck"));
+    frames_until(*host, 60, [&] { return !ws.sanitize().requested && !ws.sanitize().running; });
+    const ui::SanitizeState& s = ws.sanitize();
+    EXPECT_FALSE(s.failed) << s.summary;
+    EXPECT_EQ(s.summary, "memcheck: 1 finding");
+    ASSERT_EQ(s.findings.size(), 1u);
+    EXPECT_EQ(s.findings[0].line, line);
+    EXPECT_EQ(ws.runs_applied(), live_runs) << "the sanitized run is not a live run";
+    bool said_where = false;
+    for (const auto& e : ws.console().entries())
+        said_where = said_where || e.text.find("under compute-sanitizer --tool memcheck on the server `" + prefix +
+                                               "`") != std::string::npos;
+    EXPECT_TRUE(said_where) << "the console does not say the sanitized run is on the server";
+    // The log came over the link (its goodbye frame), not from a file this process read on its own.
+    EXPECT_GT(remote_traffic().received - received_before, uint64_t(300));
+    settle(*host);
+    const auto& markers = ws.editor_panel().markers();
+    ASSERT_EQ(markers.size(), 1u);
+    EXPECT_EQ(markers[0].line, line);
+    EXPECT_NE(markers[0].message.find("memcheck: Invalid __global__ write"), std::string::npos) << markers[0].message;
+    // The live link still runs.
+    ws.request_run();
+    settle(*host);
+    ASSERT_TRUE(ws.latest() && ws.latest()->report.ok()) << run_failure_text(ws.latest()->report);
+}
+
+// A server that cannot sanitize (here: its worker serves the CPU backend; on a GPU server, one without
+// compute-sanitizer) refuses in its greeting, and the window shows that refusal with the server's host name.
+TEST(RemoteWindow, SanitizeOnAServerThatCannotShowsItsRefusal) {
+    ScopedUserDir user;
+    auto host = start_settled(headless_options("basics/vector_add.cu"), remote_factory(worker_env(unique_tag())));
+    ASSERT_TRUE(host);
+    ui::Workspace& ws = host->workspace();
+    ASSERT_TRUE(ws.can_run()) << ws.device_status().why_nothing_runs;
+    if (const char* b = std::getenv("CP_TEST_REMOTE_BACKEND"); b && std::string(b) == "cuda")
+        GTEST_SKIP() << "the far side serves the CUDA backend: the refusal needs a server without a sanitizer";
+    ASSERT_TRUE(ws.request_sanitize("memcheck")) << ws.sanitize().unavailable;
+    frames_until(*host, 60, [&] { return !ws.sanitize().requested && !ws.sanitize().running; });
+    host->draw_frame();
+    const ui::SanitizeState& s = ws.sanitize();
+    EXPECT_TRUE(s.failed);
+    char name[256] = {};
+    gethostname(name, sizeof name - 1);
+    EXPECT_NE(s.summary.find("memcheck could not run: the remote worker on host " + std::string(name) +
+                             " cannot serve: --sanitize runs compute-sanitizer, which needs the CUDA backend"),
+              std::string::npos)
+        << s.summary;
+    EXPECT_TRUE(s.findings.empty());
+    // The live link is unaffected.
+    ws.request_run();
+    settle(*host);
+    ASSERT_TRUE(ws.latest() && ws.latest()->report.ok()) << run_failure_text(ws.latest()->report);
+    EXPECT_FALSE(ws.remote_link().lost());
 }
 
 // The link's own rules: lost on WorkerLost, the next attempt after 1 s, then 2, 4 ... 30 s after each failed one;

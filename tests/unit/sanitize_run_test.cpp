@@ -121,12 +121,11 @@ TEST(SanitizeRun, WhyItCannotRunIsSaidPlainly) {
     gpu.backend = "cuda";
     gpu.caps.gpu = true;
     EXPECT_NE(sanitize_unavailable_reason(gpu).find("compute-sanitizer was not found"), std::string::npos);
-    // Over --remote the window cannot sanitize; it says what can (run --sanitize --remote).
+    // Over --remote the server decides (its worker refuses in its greeting when it has no sanitizer), even
+    // where this machine has no toolkit at all.
     DeviceInfo remote = gpu;
     remote.where = "remote: `ssh gpu01` -> host gpu01 (cuda backend, NVIDIA H100)";
-    const std::string far = sanitize_unavailable_reason(remote);
-    EXPECT_NE(far.find("the kernels run elsewhere (remote: `ssh gpu01`"), std::string::npos) << far;
-    EXPECT_NE(far.find("run FILE --sanitize memcheck --remote PREFIX"), std::string::npos) << far;
+    EXPECT_EQ(sanitize_unavailable_reason(remote), "");
     gpu.caps.sanitizer = true;
     EXPECT_EQ(sanitize_unavailable_reason(gpu), "");
     DeviceInfo none;

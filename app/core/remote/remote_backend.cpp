@@ -44,7 +44,7 @@ constexpr size_t kStderrKeep = 16 * 1024;
 constexpr int kSanitizerLogTimeoutS = 90;
 constexpr uint64_t kFrameHeaderBytes = 24;  // wire_frame.cpp's header
 
-std::atomic<uint64_t> g_sent{0}, g_received{0};
+std::atomic<uint64_t> g_sent{0}, g_received{0}, g_requests{0};
 
 uint64_t frame_bytes(const WireMessage& m) {
     return kFrameHeaderBytes + m.json.size() + m.blob.size();
@@ -65,10 +65,28 @@ bool pretend_before_frames() {
 }
 
 // CUDA_PLAYGROUND_REMOTE_COMPRESS=0: this side neither offers nor accepts compressed blobs (the benchmark's
-// "before"; a link whose own transport compresses already, `ssh -C`).
+// "before"; a link whose own transport compresses already, `ssh -C`). =1: every large blob is compressed,
+// whatever the link's speed. Unset: coded as the link's measured speed makes worth it (coding_for_link).
 bool compression_allowed() {
     const char* v = std::getenv("CUDA_PLAYGROUND_REMOTE_COMPRESS");
     return !(v && std::string(v) == "0") && !pretend_before_frames();
+}
+bool compression_always() {
+    const char* v = std::getenv("CUDA_PLAYGROUND_REMOTE_COMPRESS");
+    return v && std::string(v) == "1";
+}
+
+// Waits until `fd` has bytes to read (or ended) for at most `timeout_ms`: false when it timed out.
+bool wait_readable(int fd, int timeout_ms) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    for (;;) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now());
+        pollfd p{fd, POLLIN, 0};
+        const int ready = poll(&p, 1, int(std::max<int64_t>(0, left.count())));
+        if (ready > 0) return true;
+        if (ready == 0) return false;
+        if (errno != EINTR) return true;  // let the read say what is wrong
+    }
 }
 
 std::string host_name() {
@@ -86,10 +104,34 @@ std::string join_words(const std::vector<std::string>& words) {
     return text;
 }
 
+class RemoteBackend;
+
+// Every remote backend alive in this process, for close_remote_links().
+std::mutex g_links_mutex;
+std::vector<RemoteBackend*> g_links;
+
 class RemoteBackend final : public Backend {
 public:
-    explicit RemoteBackend(RemoteOptions options) : options_(std::move(options)) {}
-    ~RemoteBackend() override { stop(false); }
+    explicit RemoteBackend(RemoteOptions options) : options_(std::move(options)) {
+        std::lock_guard lock(g_links_mutex);
+        g_links.push_back(this);
+    }
+    ~RemoteBackend() override {
+        {
+            std::lock_guard lock(g_links_mutex);
+            std::erase(g_links, this);
+        }
+        stop(closing_);
+    }
+
+    const RemoteOptions& options() const { return options_; }
+    // close_remote_links(): from another thread. The child is killed under pid_mutex_, which the reaping in
+    // stop() holds too, so the pid is never one the system handed to another process since.
+    void close_now() {
+        std::lock_guard lock(pid_mutex_);
+        closing_ = true;
+        if (pid_ > 0) kill(pid_, SIGKILL);
+    }
 
     std::optional<Error> start();
 
@@ -98,12 +140,17 @@ public:
         InfoResult r = std::get<InfoResult>(call(InfoRequest{}, start_timeout_s(), "asking for the device"));
         if (r.device.name.empty()) return r;
         // The remote worker's device addresses and IPC handles mean nothing in this process: outputs are read
-        // back, never imported, and compute-sanitizer is not started over the link.
+        // back, never imported, and compute-sanitizer is not started here: a sanitized run is another link, to
+        // `worker --stdio --sanitize TOOL` (sanitize_unavailable_reason leaves that to the server).
         r.device.caps.device_buffers = false;
         r.device.caps.buffers_by_ipc = false;
         r.device.caps.sanitizer = false;
         r.device.where = "remote: `" + options_.prefix + "` -> host " + host_ + " (" + r.device.backend + " backend, " +
-                         r.device.name + (compress_ ? ", frames compressed with zstd" : "") + ")";
+                         r.device.name +
+                         (!compress_         ? ""
+                          : compress_always_ ? ", frames compressed with zstd"
+                                             : ", frames compressed with zstd while the link is slow") +
+                         ")";
         info_ = r.device;
         return r;
     }
@@ -150,7 +197,9 @@ private:
 
     RemoteOptions options_;
     std::vector<std::string> words_;
-    pid_t pid_ = -1;
+    pid_t pid_ = -1;  // written under pid_mutex_ (close_now reads it from another thread)
+    std::mutex pid_mutex_;
+    std::atomic<bool> closing_{false};
     int to_ = -1, from_ = -1;
     std::thread stderr_reader_;
     std::atomic<bool> stop_reading_{false};
@@ -160,6 +209,10 @@ private:
     std::string host_ = "unknown", build_;
     std::optional<DeviceInfo> info_;
     bool compress_ = false;  // both sides said so in the greeting
+    // The link's speed as the last large answer measured it (MB/s; 0: not yet), which decides how frames are
+    // coded (coding_for_link): a new link compresses until it knows better.
+    double link_mb_per_s_ = 0;
+    bool compress_always_ = false;  // CUDA_PLAYGROUND_REMOTE_COMPRESS=1 when the link started
 };
 
 std::optional<Error> RemoteBackend::spawn() {
@@ -192,6 +245,7 @@ std::optional<Error> RemoteBackend::spawn() {
     for (std::string& w : words_) argv.push_back(w.data());
     argv.push_back(nullptr);
     pid_t pid = -1;
+    std::unique_lock pid_lock(pid_mutex_);
     const int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
     close(in[0]), close(out[1]), close(err[1]);
@@ -201,6 +255,8 @@ std::optional<Error> RemoteBackend::spawn() {
                           "check that `" + words_.front() + "` is installed and on PATH");
     }
     pid_ = pid;
+    if (closing_) kill(pid_, SIGKILL);  // closed while it was being started: its greeting never comes
+    pid_lock.unlock();
     to_ = in[1];
     from_ = out[0];
     {
@@ -249,20 +305,27 @@ void RemoteBackend::stop(bool kill_now) {
     }
     if (pid_ > 0) {
         int status = -1;
-        if (kill_now) kill(pid_, SIGKILL);
-        for (int waited_ms = 0;; waited_ms += 5) {
-            const pid_t got = waitpid(pid_, &status, WNOHANG);
-            if (got == pid_ || (got < 0 && errno != EINTR)) break;
+        // Reaped and forgotten under the lock: close_now() never signals a pid that was reaped.
+        auto reaped = [&](int flags) {
+            std::lock_guard lock(pid_mutex_);
+            const pid_t got = waitpid(pid_, &status, flags);
+            if (got == pid_ || (got < 0 && errno != EINTR)) {
+                pid_ = -1;
+                return true;
+            }
+            return false;
+        };
+        if (kill_now || closing_) kill(pid_, SIGKILL);
+        for (int waited_ms = 0; !reaped(WNOHANG); waited_ms += 5) {
             if (waited_ms >= 2000) {
                 kill(pid_, SIGKILL);
-                while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+                while (!reaped(0)) {
                 }
                 break;
             }
             std::this_thread::sleep_for(std::chrono::milliseconds(5));
         }
         ended_how_ = describe_wait_status(status);
-        pid_ = -1;
     }
     if (from_ >= 0) close(from_);
     from_ = -1;
@@ -308,7 +371,7 @@ std::optional<Error> RemoteBackend::start() {
         {"hello", "cuda-playground app"}, {"protocol", kWireProtocolVersion}, {"build", CP_VERSION}};
     nlohmann::json hello_offer = hello;
     if (compression_allowed()) hello_offer["compress"] = {kWireCompression};  // a worker without it ignores it
-    (void)write_message(to_, WireMessage{hello_offer.dump(), {}, {}});  // a worker already gone shows in the read
+    (void)write_message(to_, WireMessage{hello_offer.dump(), {}, {}});        // a worker already gone shows in the read
     WireMessage greeting;
     const int timeout_s = start_timeout_s();
     const ReadStatus s = read_message(from_, timeout_s * 1000, &greeting);
@@ -326,6 +389,7 @@ std::optional<Error> RemoteBackend::start() {
         host_ = j.value("host", std::string("unknown"));
         build_ = j.value("build", std::string());
         compress_ = compression_allowed() && j.value("compress", std::string()) == kWireCompression;
+        compress_always_ = compression_always();
         failure = check_worker_protocol(j.value("protocol", 0), "remote worker `" + join_words(words_) + "` (host " +
                                                                     host_ + ", build " + build_ + ")");
         if (failure)
@@ -353,6 +417,14 @@ std::optional<Error> RemoteBackend::start() {
 }
 
 Response RemoteBackend::call(const Request& request, int timeout_s, const std::string& subject) {
+    if (closing_) {
+        // The window is closing: no new worker, no waiting.
+        EngineError error = to_engine_error(
+            make_error(ErrorKind::WorkerLost, "the link to `" + options_.prefix + "` was closed (the app is closing)"),
+            "remote closed", ErrorKind::WorkerLost);
+        error.context_was_reset = true;
+        return failed_response(request, error, info_);
+    }
     if (pid_ <= 0) {
         if (auto e = start()) {
             EngineError error = to_engine_error(*e, "remote unavailable", ErrorKind::WorkerLost);
@@ -362,13 +434,26 @@ Response RemoteBackend::call(const Request& request, int timeout_s, const std::s
     }
     std::string what;
     WireMessage message = encode_request(request);
-    if (compress_) compress_blob(message);
+    const AnswerCoding coding = compress_always_ ? AnswerCoding::Full : coding_for_link(link_mb_per_s_);
+    if (compress_ && coding != AnswerCoding::Raw) compress_blob(message);
+    // A faster link: the worker's codec would cost more than it saves.
+    if (compress_) ask_answer_coding(message, coding);
     g_sent += frame_bytes(message);
+    ++g_requests;
     if (write_message(to_, message)) {
         WireMessage answer;
-        const ReadStatus s = read_message(from_, timeout_s * 1000, &answer);
+        // The answer's first byte comes when the worker is done; from there to its last byte is the link's time.
+        const bool ready = wait_readable(from_, timeout_s * 1000);
+        const auto first_byte = std::chrono::steady_clock::now();
+        const ReadStatus s = ready ? read_message(from_, timeout_s * 1000, &answer) : ReadStatus::TimedOut;
         if (s == ReadStatus::Ok) {
-            g_received += frame_bytes(answer);
+            const uint64_t bytes = frame_bytes(answer);
+            g_received += bytes;
+            if (compress_ && bytes >= kLinkMeasureMinBytes) {
+                const double took_s =
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - first_byte).count();
+                link_mb_per_s_ = took_s > 0 ? double(bytes) / 1e6 / took_s : 1e6;  // faster than the clock can tell
+            }
             std::optional<Error> damaged = compress_ ? decompress_blob(answer) : std::nullopt;
             if (!damaged && compress_) damaged = delta_decode_picture(answer);
             if (!damaged)
@@ -458,8 +543,18 @@ Result<std::unique_ptr<Backend>> make_remote_backend(const RemoteOptions& option
     return std::unique_ptr<Backend>(std::move(backend));
 }
 
+void close_remote_links() {
+    std::lock_guard lock(g_links_mutex);
+    for (RemoteBackend* link : g_links) link->close_now();
+}
+
+std::optional<RemoteOptions> remote_options_of(const Backend& backend) {
+    if (const auto* remote = dynamic_cast<const RemoteBackend*>(&backend)) return remote->options();
+    return std::nullopt;
+}
+
 RemoteTraffic remote_traffic() {
-    return {g_sent.load(), g_received.load()};
+    return {g_sent.load(), g_received.load(), g_requests.load()};
 }
 
 int worker_protocol_version() {
@@ -571,6 +666,8 @@ int serve_stdio(const std::string& backend_name, const std::string& sanitize_too
             std::cerr << "error: worker --stdio: " << e->message << "\n";
             return 1;
         }
+        // The app measured a link faster than the codec: this answer is coded less, or not at all.
+        const AnswerCoding coding = compress ? answer_coding_asked(message) : AnswerCoding::Raw;
         Result<Request> request = decode_request(std::move(message));
         if (!request) {
             std::cerr << "error: worker --stdio: a request this build cannot read: " << request.error().message << "\n";
@@ -586,10 +683,10 @@ int serve_stdio(const std::string& backend_name, const std::string& sanitize_too
         const bool preview = rb && rb->preview && !pretend_before_frames();
         if (preview) make_preview(*rb->preview, std::get<ReadBackResult>(response));
         WireMessage answer = encode_response(response);
-        if (preview && compress && !rb->preview->is_float)
+        if (preview && coding == AnswerCoding::Full && !rb->preview->is_float)
             if (const uint32_t w = std::get<ReadBackResult>(response).preview_width)
                 delta_encode_picture(answer, w, rb->preview->components);
-        if (compress) compress_blob(answer);
+        if (coding != AnswerCoding::Raw) compress_blob(answer);
         if (!write_message(out, answer)) return 0;
     }
 }

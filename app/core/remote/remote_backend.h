@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,10 +40,21 @@ std::vector<std::string> with_srun_unbuffered(std::vector<std::string> words);
 // (no backend, the server's limits).
 Result<std::unique_ptr<Backend>> make_remote_backend(const RemoteOptions& options);
 
+// The window is closing: every remote backend of this process ends its link now (its command, `ssh` or the
+// worker, is killed) and answers every request after this with WorkerLost at once, so that a thread blocked on
+// a server that stopped answering returns instead of waiting for the request's time limit (minutes). Backends
+// made afterwards are not affected.
+void close_remote_links();
+
+// The options `backend` was made with when it is a remote backend (the window's Sanitize starts another link
+// to the same server with them); nullopt for any other backend.
+std::optional<RemoteOptions> remote_options_of(const Backend& backend);
+
 // Bytes every remote backend of this process sent and received (frames, headers included): what a run costs
 // the link, for the benchmark.
 struct RemoteTraffic {
     uint64_t sent = 0, received = 0;
+    uint64_t requests = 0;  // round trips
 };
 RemoteTraffic remote_traffic();
 

@@ -20,6 +20,31 @@ inline constexpr size_t kCompressMinBytes = 4096;
 // zstd's fast end: pictures and arrays compress about as well at 1 as at 3, at several times the speed.
 inline constexpr int kCompressLevel = 1;
 
+// Compressing pays only on a link slower than the codec. zstd at level 1 takes about 3 ms (both ends) for a
+// 1 MB picture and saves a third of it, which a link of 100 MB/s moves in about 3 ms; a preview's predictor
+// (delta_encode_picture) halves what zstd leaves (0.35 MB more of a MB) for about 6 ms more (both ends), which
+// pays below about 50 MB/s.
+inline constexpr double kCompressBelowMBps = 100;
+inline constexpr double kPredictBelowMBps = 50;
+// Answers at least this large measure the link (smaller ones are mostly latency).
+inline constexpr uint64_t kLinkMeasureMinBytes = 256 * 1024;
+
+// How the worker codes an answer's blob, as the app asks in the request.
+enum class AnswerCoding {
+    Full,  // zstd, and the predictor first for a uchar preview (what a worker does unasked)
+    Zstd,  // zstd alone
+    Raw,   // as it is
+};
+// What a link moving `mb_per_s` (0: not measured yet) is worth: Full below kPredictBelowMBps (and while not
+// measured: a network until shown otherwise), Zstd below kCompressBelowMBps, else Raw (a pipe, ssh to the same
+// machine, 10 GbE).
+AnswerCoding coding_for_link(double mb_per_s);
+// Marks a request with the coding its answer should have (Full: no mark). A worker from before the mark ignores
+// it and codes fully, which the app still reads.
+void ask_answer_coding(WireMessage& request, AnswerCoding coding);
+// The coding `request` asks for (Full when it carries no mark).
+AnswerCoding answer_coding_asked(const WireMessage& request);
+
 // zstd of `data` at `level`; the frame records the original size.
 std::vector<std::byte> zstd_compress(const std::vector<std::byte>& data, int level = kCompressLevel);
 // The bytes of one zstd frame: an Error (kind Internal) when it is not one, is damaged, or would unpack to

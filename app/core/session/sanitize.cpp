@@ -31,11 +31,9 @@ std::string sanitize_unavailable_reason(const DeviceInfo& device) {
     static const std::string needs = "Sanitize needs the CUDA backend and compute-sanitizer (CUDA toolkit); ";
     if (!device.caps.launches) return needs + "nothing can run kernels here.";
     if (device.caps.sanitizer) return "";
-    // A remote backend: compute-sanitizer would have to run on the server, which `run --sanitize` asks for.
-    if (!device.where.empty())
-        return needs + "the kernels run elsewhere (" + device.where +
-               ") and the window sanitizes only local runs. `cuda-playground run FILE --sanitize memcheck --remote "
-               "PREFIX` runs the server's compute-sanitizer and brings its report back.";
+    // A remote backend: the server's worker runs its own compute-sanitizer (remote_sanitize.h) and, when it has
+    // none or serves the CPU backend, refuses in its greeting with what it lacks: the server decides, not here.
+    if (!device.where.empty()) return "";
     if (!device.caps.gpu)
         return needs + "this runs on the " + (device.backend.empty() ? std::string("CPU") : device.backend) +
                " backend (no NVIDIA GPU in use). The CPU backend reports out-of-bounds accesses on its own.";
