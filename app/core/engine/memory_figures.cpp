@@ -64,72 +64,132 @@ uint64_t bank_conflicts(const std::vector<const MemoryAccess*>& lanes, std::vect
 
 }  // namespace
 
-std::vector<MemoryFigures> memory_figures(const std::vector<MemoryAccess>& accesses) {
-    // One sort of plain keys beside the index (no hashing, no indirection in the comparisons): by site, space,
-    // store, block, warp, then thread and the thread's order. A warp's accesses at a site are then adjacent, each
-    // thread's in the order it made them, so the k-th of each lane is found by counting.
-    struct Keyed {
-        uint64_t a, b;
-        uint32_t t;  // thread, then k
-        uint32_t c;  // the index: equal keys keep the threads' order
-        bool operator<(const Keyed& o) const {
-            return a != o.a ? a < o.a : b != o.b ? b < o.b : t != o.t ? t < o.t : c < o.c;
-        }
-    };
-    const size_t n = accesses.size();
-    std::vector<Keyed> keyed(n);
-    for (size_t i = 0; i < n; ++i) {
-        const MemoryAccess& x = accesses[i];
-        keyed[i] = Keyed{x.site,
-                         (uint64_t(x.space) << 63) | (uint64_t(x.store) << 62) | ((x.block & 0xFFFFFFFFull) << 26) |
-                             (uint64_t(x.thread / kWarpSize) & 0x3FFFFFF),
-                         x.thread, uint32_t(i)};
-    }
-    std::sort(keyed.begin(), keyed.end());
+namespace {
 
-    std::vector<MemoryFigures> out;
+// The indices of `accesses` grouped by block, in block order, each block's in their order in `accesses` (each
+// thread's accesses stay in the order it made them). A counting sort when the blocks' numbers are not much
+// sparser than the accesses (a recording's blocks are 0 .. blocks_recorded), else a stable sort.
+std::vector<uint32_t> grouped_by_block(const std::vector<MemoryAccess>& accesses) {
+    const size_t n = accesses.size();
+    std::vector<uint32_t> order(n);
+    uint64_t lowest = UINT64_MAX, highest = 0;
+    for (const MemoryAccess& a : accesses) lowest = std::min(lowest, a.block), highest = std::max(highest, a.block);
+    if (n && highest - lowest < uint64_t(n) * 4 + 1024) {
+        std::vector<uint32_t> start(size_t(highest - lowest) + 2, 0);
+        for (const MemoryAccess& a : accesses) ++start[size_t(a.block - lowest) + 1];
+        for (size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
+        for (size_t i = 0; i < n; ++i) order[start[size_t(accesses[i].block - lowest)]++] = uint32_t(i);
+    } else {
+        for (size_t i = 0; i < n; ++i) order[i] = uint32_t(i);
+        std::stable_sort(order.begin(), order.end(),
+                         [&](uint32_t x, uint32_t y) { return accesses[x].block < accesses[y].block; });
+    }
+    return order;
+}
+
+}  // namespace
+
+std::vector<MemoryFigures> memory_figures(const std::vector<MemoryAccess>& accesses) {
+    // A request is the k-th access of each lane of one block's warp at one site and kind (space, load/store).
+    // A request never spans blocks: the accesses are grouped by block first, then each block's are bucketed
+    // without comparisons (a recording's block holds up to a few hundred thousand accesses, which a sort
+    // took most of the figures' time over): each access gets its site's index in the block, its k (the
+    // thread's earlier accesses there, counted in order: each thread's accesses are in the order it made
+    // them) and its group (site, warp); a counting sort by group, then by k within a group, puts every
+    // request's lanes together. Every figure is a sum over requests, so the blocks' figures add up per
+    // (site, space, store), and the order of lanes within a request changes no count.
+    using SiteKey = std::tuple<uint64_t, uint8_t, bool>;
+    const std::vector<uint32_t> order = grouped_by_block(accesses);
+    const size_t n = order.size();
+    std::map<SiteKey, MemoryFigures> totals;  // sorted as the result is: site, space, loads before stores
+    std::map<SiteKey, uint32_t> site_index;   // this block's sites, numbered as found
+    std::vector<MemoryFigures*> site_totals;  // per site index
+    std::vector<uint32_t> site_of, k_of, group_of, counter, start, by_group, by_k;
     std::vector<const MemoryAccess*> lanes;
     std::vector<uint64_t> scratch;
-    for (size_t group = 0; group < n;) {
-        // One warp at one site: [group, group_end). k per entry, then its requests in order of k.
-        size_t group_end = group;
-        while (group_end < n && keyed[group_end].a == keyed[group].a && keyed[group_end].b == keyed[group].b)
-            ++group_end;
-        for (size_t i = group, run = group; i < group_end; ++i) {
-            // (keyed[].t is overwritten by k as it goes: the thread comes from the access itself)
-            if (accesses[keyed[i].c].thread != accesses[keyed[run].c].thread) run = i;
-            keyed[i].t = uint32_t(i - run);  // k: this lane's earlier accesses at this site
-        }
-        std::stable_sort(keyed.begin() + group, keyed.begin() + group_end,
-                         [](const Keyed& x, const Keyed& y) { return x.t < y.t; });
-        for (size_t at = group; at < group_end;) {
-            size_t end = at;
-            lanes.clear();
-            for (; end < group_end && keyed[end].t == keyed[at].t; ++end) lanes.push_back(&accesses[keyed[end].c]);
-            at = end;
-            const MemoryAccess& first = *lanes.front();
-            if (out.empty() || out.back().site != first.site || out.back().space != first.space ||
-                out.back().store != first.store) {
-                MemoryFigures f;
-                f.site = first.site;
-                f.space = first.space;
-                f.store = first.store;
-                out.push_back(f);
+    for (size_t block_start = 0; block_start < n;) {
+        const uint64_t block = accesses[order[block_start]].block;
+        size_t block_end = block_start;
+        while (block_end < n && accesses[order[block_end]].block == block) ++block_end;
+        const uint32_t* mine = order.data() + block_start;
+        const size_t m = block_end - block_start;
+        block_start = block_end;
+
+        // The sites, and the threads' and warps' counts.
+        site_index.clear();
+        site_totals.clear();
+        site_of.resize(m);
+        uint32_t last_thread = 0;
+        uint32_t last_site = 0;
+        for (size_t i = 0; i < m; ++i) {
+            const MemoryAccess& a = accesses[mine[i]];
+            last_thread = std::max(last_thread, a.thread);
+            const SiteKey key{a.site, uint8_t(a.space), a.store};
+            if (site_totals.empty() || i == 0 || accesses[mine[i - 1]].site != a.site ||
+                accesses[mine[i - 1]].space != a.space || accesses[mine[i - 1]].store != a.store) {
+                const auto [it, added] = site_index.try_emplace(key, uint32_t(site_totals.size()));
+                if (added) {
+                    MemoryFigures& f = totals[key];
+                    f.site = a.site;
+                    f.space = a.space;
+                    f.store = a.store;
+                    site_totals.push_back(&f);
+                }
+                last_site = it->second;
             }
-            MemoryFigures& f = out.back();
-            f.requests += 1;
-            f.active_lanes += lanes.size();
-            if (first.space == MemorySpace::Global) {
-                uint64_t bytes = 0;
-                for (const MemoryAccess* a : lanes) bytes += a->size;
-                f.sectors += distinct_sectors(lanes, scratch);
-                f.ideal_sectors += (bytes + kSectorBytes - 1) / kSectorBytes;
-            } else {
-                f.bank_conflicts += bank_conflicts(lanes, scratch);
+            site_of[i] = last_site;
+        }
+        const size_t sites = site_totals.size(), threads = size_t(last_thread) + 1;
+        const size_t warps = threads / kWarpSize + 1, groups = sites * warps;
+
+        // k and the group of each access.
+        counter.assign(sites * threads, 0);
+        k_of.resize(m);
+        group_of.resize(m);
+        for (size_t i = 0; i < m; ++i) {
+            const MemoryAccess& a = accesses[mine[i]];
+            k_of[i] = counter[site_of[i] * threads + a.thread]++;
+            group_of[i] = uint32_t(site_of[i] * warps + a.thread / kWarpSize);
+        }
+        // By group (stable).
+        start.assign(groups + 1, 0);
+        for (size_t i = 0; i < m; ++i) ++start[group_of[i] + 1];
+        for (size_t g = 0; g < groups; ++g) start[g + 1] += start[g];
+        by_group.resize(m);
+        for (size_t i = 0; i < m; ++i) by_group[start[group_of[i]]++] = uint32_t(i);
+        // (start[g] is now the end of group g.)
+        for (size_t g = 0, from = 0; g < groups; from = start[g], ++g) {
+            const size_t to = start[g];
+            if (from == to) continue;
+            // By k within the group: its requests in order.
+            uint32_t k_last = 0;
+            for (size_t j = from; j < to; ++j) k_last = std::max(k_last, k_of[by_group[j]]);
+            counter.assign(size_t(k_last) + 2, 0);
+            for (size_t j = from; j < to; ++j) ++counter[k_of[by_group[j]] + 1];
+            for (size_t k = 0; k <= k_last; ++k) counter[k + 1] += counter[k];
+            by_k.resize(to - from);
+            for (size_t j = from; j < to; ++j) by_k[counter[k_of[by_group[j]]]++] = by_group[j];
+            MemoryFigures& f = *site_totals[g / warps];
+            for (size_t at = 0; at < by_k.size();) {
+                const uint32_t k = k_of[by_k[at]];
+                lanes.clear();
+                for (; at < by_k.size() && k_of[by_k[at]] == k; ++at) lanes.push_back(&accesses[mine[by_k[at]]]);
+                f.requests += 1;
+                f.active_lanes += lanes.size();
+                if (f.space == MemorySpace::Global) {
+                    uint64_t bytes = 0;
+                    for (const MemoryAccess* a : lanes) bytes += a->size;
+                    f.sectors += distinct_sectors(lanes, scratch);
+                    f.ideal_sectors += (bytes + kSectorBytes - 1) / kSectorBytes;
+                } else {
+                    f.bank_conflicts += bank_conflicts(lanes, scratch);
+                }
             }
         }
-        group = group_end;
     }
+    std::vector<MemoryFigures> out;
+    out.reserve(totals.size());
+    for (auto& [key, f] : totals) out.push_back(f);
     return out;
 }
 
