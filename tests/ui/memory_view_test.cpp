@@ -839,11 +839,12 @@ TEST(MemoryUi, AClickOnAPictureUsesThePixelMappingAndTheRecordingSaysWhetherItHe
     EXPECT_NE(note.find("shows no store of this warp to out(40, 5)"), std::string::npos) << note;
 }
 
-// Known problem (open): with the Memory switch on, an edit that changes the size of a static __shared__ array
-// makes the next recording launch abort in the CPU worker ("thread (0,0,0) of block (0,0,0) called abort()"):
-// a second recording module whose array has the same declaration but another size, in one CPU worker. A plain
-// edit of the same size runs, and so does `run FILE --memory` of the edited file alone. Enable when fixed.
-TEST(MemoryUi, DISABLED_ARecordingAfterAnEditRecordsTheNewKernel) {
+// With the Memory switch on, an edit that changes the size of a static __shared__ array, then the recording of
+// the edited kernel in the same CPU worker. It aborted ("thread (0,0,0) of block (0,0,0) called abort()") until
+// the worker stopped writing the thread state of the library it ran last, which the edit had unloaded
+// (StaticSharedArrays::forget; tests/unit/cpu_static_shared_test.cpp, and the session-level
+// MemoryLessons.ARecordingAfterAnEditThatResizesASharedArrayRecordsTheNewKernel).
+TEST(MemoryUi, ARecordingAfterAnEditRecordsTheNewKernel) {
     if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
     ScopedUserDir user;
     ui::AppOptions o = headless_options("matrix/transpose_shared.cu");

@@ -12,6 +12,7 @@
 #include <numeric>
 #include <random>
 #include <set>
+#include <thread>
 
 namespace cp {
 namespace {
@@ -250,6 +251,8 @@ TEST(AccessRecorder, TheCapKeepsTheFirstBlocksRecordedWhole) {
     ASSERT_TRUE(begin_access_recording(launch));
     for (unsigned b = 0; b < 5; ++b)
         for (unsigned i = 0; i < 40; ++i) touch(t, b, i, &buffer[i], 4, false);
+    // Blocks from 2 on no longer count: the launch need not run them (GridLaunch::blocks_end).
+    EXPECT_EQ(access_recording_blocks_end()->load(), 2u);
     const MemoryRecording m = end_access_recording();
     EXPECT_TRUE(m.capped);
     EXPECT_EQ(m.blocks_recorded, 2u);
@@ -395,6 +398,42 @@ TEST(MemoryFigures, TheFastGroupingEqualsThePlainSort) {
         expect_same(a, "round " + std::to_string(round));
     }
     expect_same({}, "no access");
+// Two OS threads record at once, each its own blocks, more accesses than one of the recorder's per-thread chunks
+// holds: every CUDA thread's accesses must come back in the order it made them, or the k-th accesses of a
+// warp's lanes would be paired wrongly. Blocks of 33 threads (a full warp and one of a lane, so that chunk
+// boundaries cut through the rounds); thread t's k-th read is word k * 33 + t: the sectors per request are the
+// expected ones only when the k-ths are paired right.
+TEST(AccessRecorder, AccessesOfThreadsRecordingAtOnceKeepEachThreadsOrder) {
+    constexpr unsigned kThreads = 33, kRounds = 300;
+    static float buffer[kRounds * kThreads];
+    RecordingLaunch launch;
+    launch.grid = Dim3{4, 1, 1};
+    launch.global = {{reinterpret_cast<const std::byte*>(buffer), sizeof buffer}};
+    launch.load_base = 0x1000;
+    ASSERT_TRUE(begin_access_recording(launch));
+    const auto run = [](unsigned first_block) {
+        FakeThread t;
+        for (unsigned b = first_block; b < 4; b += 2)
+            for (unsigned k = 0; k < kRounds; ++k)  // as a block's fibers take turns: thread by thread, k after k
+                for (unsigned thread = 0; thread < kThreads; ++thread)
+                    touch(t, b, thread, &buffer[k * kThreads + thread], 4, false);
+    };
+    std::thread other(run, 1);
+    run(0);
+    other.join();
+    const MemoryRecording m = end_access_recording();
+    uint64_t sectors = 0;
+    for (unsigned k = 0; k < kRounds; ++k) {
+        std::set<uint64_t> warp0;
+        for (unsigned lane = 0; lane < 32; ++lane) warp0.insert((k * kThreads + lane) * 4 / 32);
+        sectors += warp0.size() + 1;  // warp 1: its one lane's sector
+    }
+    EXPECT_FALSE(m.capped);
+    EXPECT_EQ(m.accesses, 4u * kRounds * kThreads);
+    ASSERT_EQ(m.figures.size(), 1u);
+    EXPECT_EQ(m.figures[0].requests, 4u * kRounds * 2);
+    EXPECT_EQ(m.figures[0].active_lanes, 4u * kRounds * kThreads);
+    EXPECT_EQ(m.figures[0].sectors, 4 * sectors);
 }
 
 }  // namespace

@@ -260,4 +260,63 @@ TEST(MemoryLessons, TransposePaddingTurnsAThirtyTwoWayColumnReadIntoNone) {
     }
 }
 
+// An edit that resizes a static __shared__ array, recorded in the same session (the same CPU worker) as the
+// source before it, in the order the window runs them: a recording, a plain run, the edit, a recording. The edit
+// releases the old modules, the plain one last run by the worker's threads, before the new recording launches
+// (this aborted the worker: StaticSharedArrays::forget wrote the unloaded library's thread state). The recording
+// must count the new kernel's accesses: with the tile TILE x TILE (no padding) the column read is the 32-way
+// conflict of pad 0 whatever `pad` says.
+TEST(MemoryLessons, ARecordingAfterAnEditThatResizesASharedArrayRecordsTheNewKernel) {
+    const uint64_t width = 70, height = 50;  // partial tiles, as in the window's test
+    Lesson l = open_lesson("matrix/transpose_shared",
+                           {{"width", std::to_string(width)}, {"height", std::to_string(height)}, {"pad", "1"}});
+    const RunReport before = record(l);
+    ASSERT_TRUE(before.ok()) << before.error->full();
+    ASSERT_TRUE(before.memory);
+    // A plain run after the recording (another `pad`: launched again), as the window's next run makes: the plain
+    // module is the last one the CPU worker's threads ran when the edit below releases it.
+    ASSERT_TRUE(l.session->set_param("pad", "2").ok());
+    RunOptions plain;
+    plain.timing = {0, 1, false};
+    const RunReport shown = l.session->run(plain);
+    ASSERT_TRUE(shown.ok()) << shown.error->full();
+    std::string edited = l.source;
+    for (const auto& [from, to] :
+         {std::pair<std::string, std::string>{"const int pitch = TILE + pad;", "const int pitch = TILE;"},
+          {"tile[TILE * (TILE + MAX_PAD)]", "tile[TILE * TILE]"}}) {
+        ASSERT_NE(edited.find(from), std::string::npos) << from;
+        edited.replace(edited.find(from), from.size(), to);
+    }
+    KernelFile file = parse_kernel_source(edited, "transpose_shared.cu");
+    ASSERT_FALSE(has_errors(file.diagnostics));
+    l.session->set_kernel(std::move(file));
+    const RunReport after = record(l);
+    ASSERT_TRUE(after.ok()) << after.error->full();
+    EXPECT_TRUE(after.verified.value_or(false));
+    ASSERT_TRUE(after.memory);
+    uint64_t requests = 0, column_conflicts = 0;
+    for (uint64_t by = 0; by < (height + 31) / 32; ++by)
+        for (uint64_t bx = 0; bx < (width + 31) / 32; ++bx)
+            for (uint64_t ty = 0; ty < 8; ++ty)
+                for (uint64_t j = 0; j < 32; j += 8) {
+                    std::vector<uint64_t> column;
+                    for (uint64_t tx = 0; tx < 32; ++tx)
+                        if (by * 32 + tx < height && bx * 32 + ty + j < width) column.push_back(tx * 32 + ty + j);
+                    if (!column.empty()) ++requests, column_conflicts += conflicts(column);
+                }
+    const MemoryFigures* read =
+        find(*after.memory, line_of(edited, "= tile[threadIdx.x * pitch"), MemorySpace::Shared, false);
+    ASSERT_TRUE(read) << run_report_json(after, {}).dump();
+    EXPECT_EQ(read->requests, requests);
+    EXPECT_EQ(read->bank_conflicts, column_conflicts);
+    // Every column holds 32 lanes (or 18, in the bottom tiles: height 50), all in one bank: 31 (or 17) extra.
+    EXPECT_GE(column_conflicts, requests * 17);
+    // And back to the first source: its modules again, after the edited kernel's.
+    KernelFile again = parse_kernel_source(l.source, "transpose_shared.cu");
+    l.session->set_kernel(std::move(again));
+    const RunReport back = record(l);
+    ASSERT_TRUE(back.ok()) << back.error->full();
+    EXPECT_TRUE(back.verified.value_or(false));
+}
+
 }  // namespace

@@ -8,6 +8,7 @@
 #include "core/engine/memory_figures.h"
 #include "core/types.h"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -36,5 +37,9 @@ struct RecordingLaunch {
 bool begin_access_recording(const RecordingLaunch& launch);
 // Stops and computes the figures, per site (an offset into the library: the call's return address).
 MemoryRecording end_access_recording();
+// During a recording: the lowest block that lost an access to the cap (UINT64_MAX while none did). Blocks from it
+// on do not count, so a recording launch need not run them (GridLaunch::blocks_end): a launch of many times the
+// cap's accesses then costs the recording of its first blocks, not of all of them.
+const std::atomic<uint64_t>* access_recording_blocks_end();
 
 }  // namespace cp

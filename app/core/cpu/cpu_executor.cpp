@@ -223,6 +223,7 @@ ExecutorLaunch CpuExecutor::launch(const LaunchRequest& request) {
             for (auto& [id, b] : buffers_)
                 if (b.memory.size()) rec.global.emplace_back(b.memory.data(), b.memory.size());
             recording = begin_access_recording(rec);
+            job.blocks_end = access_recording_blocks_end();
             if (!recording) {
                 out.error =
                     engine_error(ErrorKind::OutOfMemory, "OUT_OF_MEMORY", "no memory to record the launch's accesses",

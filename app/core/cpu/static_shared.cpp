@@ -31,7 +31,10 @@ void* StaticSharedArrays::storage(unsigned id, uint64_t bytes, size_t align, uin
 void StaticSharedArrays::forget() {
     arrays_.clear();
     table_.clear();
-    if (state_) attach(state_);
+    // Not attach(state_): after an edit the previous library is often unloaded before the next launch (the
+    // session releases the old module, then compiles and launches the new one), and writing its freed TLS block
+    // corrupted the worker's heap (issue 23: a recording after an edit that resized a __shared__ array aborted).
+    state_ = nullptr;
 }
 
 void StaticSharedArrays::attach(cp_abi::ThreadState* state) {

@@ -21,7 +21,9 @@ public:
     // the attached thread state's table.
     void* storage(unsigned id, uint64_t bytes, size_t align, uint32_t element_size, const char* name,
                   std::vector<uint64_t> extents);
-    // The arrays belong to one kernel library; another one's declarations are numbered anew.
+    // The arrays belong to one kernel library; another one's declarations are numbered anew. The attached state
+    // is dropped without being written: it is the previous library's thread-local block, freed if that library
+    // was unloaded since (attach() the next library's state before its launch).
     void forget();
     // Points `state`'s table at these arrays (and `state->shared_owner` at this), before a launch.
     void attach(cp_abi::ThreadState* state);

@@ -247,7 +247,12 @@ __attribute__((noinline)) void WorkerPool::run_blocks(Worker& w, cp_abi::ThreadS
         const uint64_t first = next_block_.fetch_add(chunk_);
         if (first >= total_blocks_ || first > first_failure_.load(std::memory_order_relaxed)) break;
         const uint64_t last = std::min(total_blocks_, first + chunk_);
-        for (uint64_t b = first; b < last && b < first_failure_.load(std::memory_order_relaxed); ++b) {
+        // Blocks are handed out in order: once one is past the recording's end, so is every later one.
+        const auto past_end = [&](uint64_t b) {
+            return job.blocks_end && b >= job.blocks_end->load(std::memory_order_relaxed);
+        };
+        if (past_end(first)) break;
+        for (uint64_t b = first; b < last && b < first_failure_.load(std::memory_order_relaxed) && !past_end(b); ++b) {
             w.current_block = b;
             state->block_idx = {unsigned(b % gx), unsigned((b % gxy) / gx), unsigned(b / gxy)};
             const auto started = std::chrono::steady_clock::now();

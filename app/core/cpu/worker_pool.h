@@ -35,6 +35,9 @@ struct GridLaunch {
     // When set (sized grid.count()), each block's worker and its start/end on the steady clock, in ns from
     // the launch's start, as a traced GPU launch records SMs and %globaltimer.
     std::vector<BlockTrace>* trace = nullptr;
+    // When set, the blocks from its value on are not run (read as the launch goes): a memory recording past its
+    // cap, whose later blocks would not count (access_recorder.h) and whose output nobody reads.
+    const std::atomic<uint64_t>* blocks_end = nullptr;
 };
 
 // Where a crash's data address fell, when it is somewhere the worker itself knows about.
