@@ -38,6 +38,25 @@ MemoryFigures global_figures(int line, bool store, uint64_t requests, uint64_t s
     return f;
 }
 
+// The window on a lesson with the CPU backend at 1920x1080, text 1.75, the Memory switch on from the start
+// (--memory) and `sets` applied.
+ui::AppOptions recording_window(const char* file, std::vector<std::pair<std::string, std::string>> sets) {
+    ui::AppOptions o = headless_options(file);
+    o.width = 1920;
+    o.height = 1080;
+    o.text_size = 1.75f;
+    o.backend = "cpu";
+    o.memory = true;
+    o.sets = std::move(sets);
+    return o;
+}
+
+// Frames until the first recording is on screen (or 50 frames, after which the caller's check says why).
+void until_recorded(ui::AppHost& host) {
+    ui::Workspace& ws = host.workspace();
+    for (int i = 0; i < 50 && !(ws.memory().result && !ws.memory().recording); ++i) host.frame();
+}
+
 // Every gutter text drawn in the last frame stays off the code: a badge right of the code area, a whole text
 // after its row's code and left of the column.
 void expect_gutter_clear_of_code(ui::Workspace& ws) {
@@ -533,18 +552,13 @@ TEST(MemoryUi, AClickOnThePlotShowsTheWarpThatWroteTheElementAndALongLineKeepsIt
     if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
     ScopedUserDir user;
     const int n = 1000, stride = 8, block = 256;
-    ui::AppOptions o = headless_options("performance/coalesced_vs_strided.cu");
-    o.width = 1920;
-    o.height = 1080;
-    o.text_size = 1.75f;
-    o.backend = "cpu";
-    o.memory = true;
-    o.sets = {{"n", std::to_string(n)}, {"stride", std::to_string(stride)}};
+    ui::AppOptions o = recording_window("performance/coalesced_vs_strided.cu",
+                                        {{"n", std::to_string(n)}, {"stride", std::to_string(stride)}});
     auto made = ui::AppHost::create(o, {});
     ASSERT_TRUE(made.ok()) << made.error().full();
     ui::AppHost& host = **made;
     ui::Workspace& ws = host.workspace();
-    for (int i = 0; i < 50 && !(ws.memory().result && !ws.memory().recording); ++i) host.frame();
+    until_recorded(host);
     ASSERT_TRUE(ws.memory().result.has_value()) << ws.memory().error;
     host.frame();
     const auto* before = ws.memory().chosen_access();
@@ -659,18 +673,12 @@ TEST(MemoryUi, OnCudaTheStridedLessonsFiguresAtItsDefaultSizeComeWithinASecond) 
 TEST(MemoryUi, TheTransposesColumnReadIsConflictFreePaddedAndThirtyTwoWayWithout) {
     if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
     ScopedUserDir user;
-    ui::AppOptions o = headless_options("matrix/transpose_shared.cu");
-    o.width = 1920;
-    o.height = 1080;
-    o.text_size = 1.75f;
-    o.backend = "cpu";
-    o.memory = true;  // --memory: the switch on from the start
-    o.sets = {{"width", "70"}, {"height", "50"}};
+    ui::AppOptions o = recording_window("matrix/transpose_shared.cu", {{"width", "70"}, {"height", "50"}});
     auto made = ui::AppHost::create(o, {});
     ASSERT_TRUE(made.ok()) << made.error().full();
     ui::AppHost& host = **made;
     ui::Workspace& ws = host.workspace();
-    for (int i = 0; i < 50 && !(ws.memory().result && !ws.memory().recording); ++i) host.frame();
+    until_recorded(host);
     ASSERT_TRUE(ws.memory().result.has_value()) << ws.memory().error;
     const int line = [&] {
         const std::string text = document_of(ws).text();
@@ -751,18 +759,13 @@ TEST(MemoryUi, TheBankConflictLessonsCollidingBanksAreEachNamedInBothPictures) {
     if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
     ScopedUserDir user;
     const int stride = 8;
-    ui::AppOptions o = headless_options("performance/shared_bank_conflicts.cu");
-    o.width = 1920;
-    o.height = 1080;
-    o.text_size = 1.75f;
-    o.backend = "cpu";
-    o.memory = true;
-    o.sets = {{"n", "1000"}, {"stride", std::to_string(stride)}};
+    ui::AppOptions o =
+        recording_window("performance/shared_bank_conflicts.cu", {{"n", "1000"}, {"stride", std::to_string(stride)}});
     auto made = ui::AppHost::create(o, {});
     ASSERT_TRUE(made.ok()) << made.error().full();
     ui::AppHost& host = **made;
     ui::Workspace& ws = host.workspace();
-    for (int i = 0; i < 50 && !(ws.memory().result && !ws.memory().recording); ++i) host.frame();
+    until_recorded(host);
     ASSERT_TRUE(ws.memory().result.has_value()) << ws.memory().error;
     const auto kept = ws.memory().accesses_of(WarpId{0, 0});
     for (size_t i = 0; i < kept.size(); ++i)
@@ -797,18 +800,13 @@ TEST(MemoryUi, AClickOnAPictureUsesThePixelMappingAndTheRecordingSaysWhetherItHe
     if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
     ScopedUserDir user;
     const int width = 70, height = 50;  // the input's; the output picture is height x width
-    ui::AppOptions o = headless_options("matrix/transpose_shared.cu");
-    o.width = 1920;
-    o.height = 1080;
-    o.text_size = 1.75f;
-    o.backend = "cpu";
-    o.memory = true;
-    o.sets = {{"width", std::to_string(width)}, {"height", std::to_string(height)}};
+    ui::AppOptions o = recording_window("matrix/transpose_shared.cu",
+                                        {{"width", std::to_string(width)}, {"height", std::to_string(height)}});
     auto made = ui::AppHost::create(o, {});
     ASSERT_TRUE(made.ok()) << made.error().full();
     ui::AppHost& host = **made;
     ui::Workspace& ws = host.workspace();
-    for (int i = 0; i < 50 && !(ws.memory().result && !ws.memory().recording); ++i) host.frame();
+    until_recorded(host);
     ASSERT_TRUE(ws.memory().result.has_value()) << ws.memory().error;
     const unsigned grid_x = (width + 31) / 32;
     const auto pick_pixel = [&](int px, int py) {

@@ -398,6 +398,8 @@ TEST(MemoryFigures, TheFastGroupingEqualsThePlainSort) {
         expect_same(a, "round " + std::to_string(round));
     }
     expect_same({}, "no access");
+}
+
 // Two OS threads record at once, each its own blocks, more accesses than one of the recorder's per-thread chunks
 // holds: every CUDA thread's accesses must come back in the order it made them, or the k-th accesses of a
 // warp's lanes would be paired wrongly. Blocks of 33 threads (a full warp and one of a lane, so that chunk

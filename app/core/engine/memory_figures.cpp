@@ -233,26 +233,7 @@ std::vector<MemoryFigures> memory_figures_reference(const std::vector<MemoryAcce
             lanes.clear();
             for (; end < group_end && keyed[end].t == keyed[at].t; ++end) lanes.push_back(&accesses[keyed[end].c]);
             at = end;
-            const MemoryAccess& first = *lanes.front();
-            if (out.empty() || out.back().site != first.site || out.back().space != first.space ||
-                out.back().store != first.store) {
-                MemoryFigures f;
-                f.site = first.site;
-                f.space = first.space;
-                f.store = first.store;
-                out.push_back(f);
-            }
-            MemoryFigures& f = out.back();
-            f.requests += 1;
-            f.active_lanes += lanes.size();
-            if (first.space == MemorySpace::Global) {
-                uint64_t bytes = 0;
-                for (const MemoryAccess* a : lanes) bytes += a->size;
-                f.sectors += distinct_sectors(lanes, scratch);
-                f.ideal_sectors += (bytes + kSectorBytes - 1) / kSectorBytes;
-            } else {
-                f.bank_conflicts += bank_conflicts(lanes, scratch);
-            }
+            add_request(out, lanes, scratch);
         }
         group = group_end;
     }
