@@ -228,9 +228,9 @@ TEST(WireCompress, ThePredictorsPlanesAreTheMedianPredictorsDifferences) {
     }
 }
 
-// zstd pays below 100 MB/s and the predictor below 50 MB/s: a VPN's 5 MB/s codes fully, a campus link's 60 MB/s
-// with zstd alone, a pipe's or a local ssh's GB/s not at all; an unmeasured link codes fully. The coding is asked
-// with a mark the worker reads, and a request without it is not mistaken for one.
+// zstd pays below 100 MB/s and the predictor below 50 MB/s (a preview: below the same machine's 1000 MB/s): a VPN's 5
+// MB/s codes fully, a campus link's 60 MB/s with zstd alone, a pipe's or a local ssh's GB/s not at all; an unmeasured
+// link codes fully. The coding is asked with a mark the worker reads, and a request without it is not mistaken for one.
 TEST(WireCompress, TheLinksSpeedDecidesTheCodingAndTheRequestAsksForIt) {
     EXPECT_EQ(coding_for_link(0), AnswerCoding::Full);
     EXPECT_EQ(coding_for_link(5), AnswerCoding::Full);
@@ -240,6 +240,11 @@ TEST(WireCompress, TheLinksSpeedDecidesTheCodingAndTheRequestAsksForIt) {
     EXPECT_EQ(coding_for_link(99.9), AnswerCoding::Zstd);
     EXPECT_EQ(coding_for_link(100), AnswerCoding::Raw);
     EXPECT_EQ(coding_for_link(2000), AnswerCoding::Raw);
+    // A preview, only shown, keeps to the network budget on every link slower than the same machine's.
+    EXPECT_EQ(coding_for_link(60, true), AnswerCoding::Full);
+    EXPECT_EQ(coding_for_link(125, true), AnswerCoding::Full);  // gigabit Ethernet
+    EXPECT_EQ(coding_for_link(kSameMachineMBps - 1, true), AnswerCoding::Full);
+    EXPECT_EQ(coding_for_link(kSameMachineMBps, true), AnswerCoding::Raw);
     WireMessage request = encode_request(Request{ReadBackRequest{7, false, false}});
     const std::string unmarked = request.json;
     EXPECT_EQ(answer_coding_asked(request), AnswerCoding::Full);

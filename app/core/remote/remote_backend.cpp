@@ -434,7 +434,9 @@ Response RemoteBackend::call(const Request& request, int timeout_s, const std::s
     }
     std::string what;
     WireMessage message = encode_request(request);
-    const AnswerCoding coding = compress_always_ ? AnswerCoding::Full : coding_for_link(link_mb_per_s_);
+    const auto* read_back = std::get_if<ReadBackRequest>(&request);
+    const bool shown_frame = read_back && read_back->preview;
+    const AnswerCoding coding = compress_always_ ? AnswerCoding::Full : coding_for_link(link_mb_per_s_, shown_frame);
     if (compress_ && coding != AnswerCoding::Raw) compress_blob(message);
     // A faster link: the worker's codec would cost more than it saves.
     if (compress_) ask_answer_coding(message, coding);

@@ -47,8 +47,9 @@ void for_each_prediction(const uint8_t* px, size_t width, size_t rows, size_t co
 }
 }  // namespace
 
-AnswerCoding coding_for_link(double mb_per_s) {
+AnswerCoding coding_for_link(double mb_per_s, bool shown_frame) {
     if (mb_per_s <= 0 || mb_per_s < kPredictBelowMBps) return AnswerCoding::Full;
+    if (shown_frame && mb_per_s < kSameMachineMBps) return AnswerCoding::Full;
     return mb_per_s < kCompressBelowMBps ? AnswerCoding::Zstd : AnswerCoding::Raw;
 }
 

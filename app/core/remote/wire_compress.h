@@ -26,6 +26,11 @@ inline constexpr int kCompressLevel = 1;
 // pays below about 50 MB/s.
 inline constexpr double kCompressBelowMBps = 100;
 inline constexpr double kPredictBelowMBps = 50;
+// A picture sent only to be shown (a preview) keeps the network budget of 2 MB a 4K frame on every link but the
+// same machine's: below this speed it is always coded fully (the predictor and zstd take a 4K preview from 8.3 to
+// about 2 MB), where a gigabit link would move it raw a little sooner but four times larger, beside other
+// students' frames.
+inline constexpr double kSameMachineMBps = 1000;
 // Answers at least this large measure the link (smaller ones are mostly latency).
 inline constexpr uint64_t kLinkMeasureMinBytes = 256 * 1024;
 
@@ -37,8 +42,8 @@ enum class AnswerCoding {
 };
 // What a link moving `mb_per_s` (0: not measured yet) is worth: Full below kPredictBelowMBps (and while not
 // measured: a network until shown otherwise), Zstd below kCompressBelowMBps, else Raw (a pipe, ssh to the same
-// machine, 10 GbE).
-AnswerCoding coding_for_link(double mb_per_s);
+// machine, 10 GbE). A `shown_frame` (a preview) is Full below kSameMachineMBps.
+AnswerCoding coding_for_link(double mb_per_s, bool shown_frame = false);
 // Marks a request with the coding its answer should have (Full: no mark). A worker from before the mark ignores
 // it and codes fully, which the app still reads.
 void ask_answer_coding(WireMessage& request, AnswerCoding coding);
