@@ -263,9 +263,13 @@ void Workspace::draw_link_banner() {
     if (link_.attempting() || run_in_flight())
         std::snprintf(head, sizeof head, "The server `%s` cannot be reached (for %d s): trying to reconnect now...",
                       link_.prefix().c_str(), lost_for);
+    else if (link_.failed_attempts() == 0)  // only the try that found it lost: no retry has failed yet
+        std::snprintf(head, sizeof head, "The server `%s` cannot be reached (for %d s): trying again in %.0f s.",
+                      link_.prefix().c_str(), lost_for, std::ceil(wait));
     else
         std::snprintf(head, sizeof head,
-                      "The server `%s` cannot be reached (for %d s, %d failed attempt%s): trying again in %.0f s.",
+                      "The server `%s` cannot be reached (for %d s; %d attempt%s to reconnect failed): trying again "
+                      "in %.0f s.",
                       link_.prefix().c_str(), lost_for, link_.failed_attempts(),
                       link_.failed_attempts() == 1 ? "" : "s", std::ceil(wait));
     const std::string text = std::string(head) +

@@ -402,6 +402,8 @@ TEST(RemoteWindow, AServerUnreachableAtStartIsTriedAgainAndTheWindowRunsWhenItIs
     host.draw_frame();
     EXPECT_NE(ws.drawn_banner().find(prefix), std::string::npos) << ws.drawn_banner();
     EXPECT_NE(ws.drawn_banner().find("Connection refused"), std::string::npos) << ws.drawn_banner();
+    // No retry has run yet: the banner claims no failed attempts ("0 failed attempts" read as a contradiction).
+    EXPECT_EQ(ws.drawn_banner().find("attempt"), std::string::npos) << ws.drawn_banner();
     const std::string edited = document_of(ws).text() + "\n// typed before the server was up\n";
     ws.set_source(edited, host.seconds());
 
@@ -414,7 +416,7 @@ TEST(RemoteWindow, AServerUnreachableAtStartIsTriedAgainAndTheWindowRunsWhenItIs
     EXPECT_GT(wait, 0.5);
     EXPECT_LE(wait, 2.0);
     host.draw_frame();
-    EXPECT_NE(ws.drawn_banner().find("1 failed attempt"), std::string::npos) << ws.drawn_banner();
+    EXPECT_NE(ws.drawn_banner().find("1 attempt to reconnect failed"), std::string::npos) << ws.drawn_banner();
     EXPECT_EQ(document_of(ws).text(), edited);
 
     // The server comes up: the next attempt connects, and the edited text runs there, checked.
