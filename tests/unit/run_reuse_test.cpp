@@ -11,6 +11,9 @@
 #include "unit/scripted_backend.h"
 
 #include <gtest/gtest.h>
+
+#include <filesystem>
+
 #include "test_paths.h"
 
 using namespace cp;
@@ -79,6 +82,40 @@ std::vector<float> floats(const HostBuffer& b) {
     return v;
 }
 
+// The new-image tests: two 37x23 pictures p0.png and p1.png in `dir` (not a multiple of the 16x16 block), with
+// different pixels, and a copy kernel that reads the first, set in `s` with its host twin in `rig`.
+void write_two_pictures(const std::filesystem::path& dir) {
+    for (int k = 0; k < 2; ++k) {
+        Image im;
+        im.width = 37, im.height = 23;
+        im.pixels.resize(size_t(im.width) * im.height * 4);
+        for (size_t i = 0; i < im.pixels.size(); ++i) im.pixels[i] = uint8_t((i * (k + 3)) % 251);
+        ASSERT_TRUE(save_png(dir / ("p" + std::to_string(k) + ".png"), im).ok());
+    }
+}
+
+// The check tests: the library's vector_add at n = 1001 (not a multiple of its block), its host twin in `rig`.
+void set_vector_add(Rig& rig, KernelSession& s) {
+    rig.backend->kernels["vector_add"] = cp::test::vector_add;
+    auto lesson = load_kernel_file(std::string(CP_SOURCE_DIR) + "/kernels/basics/vector_add.cu");
+    ASSERT_TRUE(lesson.ok()) << lesson.error().full();
+    s.set_kernel(*lesson);
+    ASSERT_TRUE(s.set_param("n", "1001").ok());
+}
+
+void set_picture_copy(Rig& rig, KernelSession& s, const std::filesystem::path& dir) {
+    const std::string source =
+        "/*@playground\ntitle: Copy\nparam width: int = src.width\nparam height: int = src.height\n"
+        "buffer src: uchar4[width * height] in image(\"p0.png\")\n"
+        "buffer dst: uchar4[width * height] out zeros\nblock: 16 x 16\n"
+        "grid: ceil(width / block.x) x ceil(height / block.y)\nview dst: image(width, height)\n*/\n"
+        "extern \"C\" __global__ void copy(const uchar4* src, uchar4* dst, int width, int height) {}\n";
+    rig.backend->kernels["copy"] = [](const LaunchRequest& req, std::map<BufferId, std::vector<std::byte>>& mem) {
+        mem.at(req.args[1].buffer) = mem.at(req.args[0].buffer);
+    };
+    s.set_kernel(parse_kernel_source(source, dir / "copy.cu"));
+}
+
 }  // namespace
 
 TEST(RunReuse, AScalarParameterRelaunchesOnTheBuffersAlreadyThere) {
@@ -123,26 +160,10 @@ TEST(RunReuse, ASourceEditCompilesOnceAndKeepsTheInputs) {
 
 TEST(RunReuse, ANewImageUploadsThatBufferOnly) {
     cp::test::TempDir dir;
-    // Two 37x23 pictures (not a multiple of the 16x16 block), different pixels.
-    for (int k = 0; k < 2; ++k) {
-        Image im;
-        im.width = 37, im.height = 23;
-        im.pixels.resize(size_t(im.width) * im.height * 4);
-        for (size_t i = 0; i < im.pixels.size(); ++i) im.pixels[i] = uint8_t((i * (k + 3)) % 251);
-        ASSERT_TRUE(save_png(dir.path() / ("p" + std::to_string(k) + ".png"), im).ok());
-    }
-    const std::string source =
-        "/*@playground\ntitle: Copy\nparam width: int = src.width\nparam height: int = src.height\n"
-        "buffer src: uchar4[width * height] in image(\"p0.png\")\n"
-        "buffer dst: uchar4[width * height] out zeros\nblock: 16 x 16\n"
-        "grid: ceil(width / block.x) x ceil(height / block.y)\nview dst: image(width, height)\n*/\n"
-        "extern \"C\" __global__ void copy(const uchar4* src, uchar4* dst, int width, int height) {}\n";
+    ASSERT_NO_FATAL_FAILURE(write_two_pictures(dir.path()));
     Rig rig;
-    rig.backend->kernels["copy"] = [](const LaunchRequest& req, std::map<BufferId, std::vector<std::byte>>& mem) {
-        mem.at(req.args[1].buffer) = mem.at(req.args[0].buffer);
-    };
     KernelSession s(*rig.engine);
-    s.set_kernel(parse_kernel_source(source, dir.path() / "copy.cu"));
+    set_picture_copy(rig, s, dir.path());
     const RunReport first = s.run(unchecked());
     ASSERT_TRUE(first.ok()) << first.error->full();
     const int uploads = rig.backend->uploads, patterns = rig.backend->pattern_uploads;
@@ -166,12 +187,8 @@ TEST(RunReuse, ANewImageUploadsThatBufferOnly) {
 
 TEST(RunReuse, ADeferredCheckRunsOnceAfterThePictureAndTheReferenceIsReusedForTheSameInputs) {
     Rig rig;
-    rig.backend->kernels["vector_add"] = cp::test::vector_add;
-    auto lesson = load_kernel_file(std::string(CP_SOURCE_DIR) + "/kernels/basics/vector_add.cu");
-    ASSERT_TRUE(lesson.ok()) << lesson.error().full();
     KernelSession s(*rig.engine);
-    s.set_kernel(*lesson);
-    ASSERT_TRUE(s.set_param("n", "1001").ok());
+    ASSERT_NO_FATAL_FAILURE(set_vector_add(rig, s));
     RunOptions deferred;
     deferred.defer_check = true;
     RunReport r = s.run(deferred);
@@ -344,25 +361,10 @@ TEST(RunStages, ASourceEditCompilesOnceAndTheLaunchSaysWhy) {
 
 TEST(RunStages, ANewImageUploadsThatBufferAndSaysSo) {
     cp::test::TempDir dir;
-    for (int k = 0; k < 2; ++k) {  // two 37x23 pictures, different pixels
-        Image im;
-        im.width = 37, im.height = 23;
-        im.pixels.resize(size_t(im.width) * im.height * 4);
-        for (size_t i = 0; i < im.pixels.size(); ++i) im.pixels[i] = uint8_t((i * (k + 5)) % 253);
-        ASSERT_TRUE(save_png(dir.path() / ("p" + std::to_string(k) + ".png"), im).ok());
-    }
-    const std::string source =
-        "/*@playground\ntitle: Copy\nparam width: int = src.width\nparam height: int = src.height\n"
-        "buffer src: uchar4[width * height] in image(\"p0.png\")\n"
-        "buffer dst: uchar4[width * height] out zeros\nblock: 16 x 16\n"
-        "grid: ceil(width / block.x) x ceil(height / block.y)\nview dst: image(width, height)\n*/\n"
-        "extern \"C\" __global__ void copy(const uchar4* src, uchar4* dst, int width, int height) {}\n";
+    ASSERT_NO_FATAL_FAILURE(write_two_pictures(dir.path()));
     Rig rig;
-    rig.backend->kernels["copy"] = [](const LaunchRequest& req, std::map<BufferId, std::vector<std::byte>>& mem) {
-        mem.at(req.args[1].buffer) = mem.at(req.args[0].buffer);
-    };
     KernelSession s(*rig.engine);
-    s.set_kernel(parse_kernel_source(source, dir.path() / "copy.cu"));
+    set_picture_copy(rig, s, dir.path());
     ASSERT_TRUE(s.run(unchecked()).ok());
     const int uploads = rig.backend->uploads, patterns = rig.backend->pattern_uploads;
     RunChoices c = s.choices();
@@ -382,12 +384,8 @@ TEST(RunStages, ANewImageUploadsThatBufferAndSaysSo) {
 
 TEST(RunStages, TheCheckRunsOncePerNewResultAndTheReferenceOncePerNewInputs) {
     Rig rig;
-    rig.backend->kernels["vector_add"] = cp::test::vector_add;
-    auto lesson = load_kernel_file(std::string(CP_SOURCE_DIR) + "/kernels/basics/vector_add.cu");
-    ASSERT_TRUE(lesson.ok()) << lesson.error().full();
     KernelSession s(*rig.engine);
-    s.set_kernel(*lesson);
-    ASSERT_TRUE(s.set_param("n", "1001").ok());
+    ASSERT_NO_FATAL_FAILURE(set_vector_add(rig, s));
     RunOptions deferred;
     deferred.defer_check = true;
     RunReport r = s.run(deferred);
