@@ -89,4 +89,9 @@ Fingerprint input_fingerprint(const BufferSpec& spec, uint64_t count, const std:
     return f;
 }
 
+std::string contents_changed(const BufferSpec& spec) {
+    return spec.init.kind == BufferInit::Kind::Image ? "new image for `" + spec.name + "`"
+                                                     : "contents of `" + spec.name + "` changed";
+}
+
 }  // namespace cp

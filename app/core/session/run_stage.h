@@ -124,5 +124,8 @@ struct RunStages {
 Fingerprint compile_fingerprint(const CompileRequest& request, const std::string& device);
 // A buffer's initial contents: its type and size, its initialiser and (for images) the file.
 Fingerprint input_fingerprint(const BufferSpec& spec, uint64_t count, const std::string& image);
+// How a later stage (the launch, the reference) names a change of `spec`'s contents: "new image for `src`" or
+// "contents of `x` changed".
+std::string contents_changed(const BufferSpec& spec);
 
 }  // namespace cp

@@ -284,16 +284,11 @@ bool KernelSession::stage_compile_steps(RunState& run) {
 }
 
 namespace {
-// The first refusal among a run's launch checks ends it; `hint` says where to change the launch.
-bool refused(const std::vector<LaunchIssue>& issues, RunReport& report, const char* hint) {
-    for (const auto& issue : issues) {
-        if (issue.severity == Severity::Error) {
-            report.failed_stage = RunStage::Validate;
-            report.error = make_error(ErrorKind::LaunchRefused, "launch refused: " + issue.message, hint);
-            return true;
-        }
-    }
-    return false;
+// The first refusal among a run's launch checks (it ends the run), or none.
+const LaunchIssue* first_refusal(const std::vector<LaunchIssue>& issues) {
+    for (const auto& issue : issues)
+        if (issue.severity == Severity::Error) return &issue;
+    return nullptr;
 }
 }  // namespace
 
@@ -305,7 +300,9 @@ bool KernelSession::stage_validate(RunState& run) {
     LaunchCheck check{resolved.grid, resolved.block, resolved.dynamic_shared_bytes, run.compiled->usage,
                       resolved.problem};
     report.launch_issues = validate_launch(device(), check);
-    if (refused(report.launch_issues, report, "change the block/grid (--block, --grid) as suggested")) return false;
+    if (const LaunchIssue* issue = first_refusal(report.launch_issues))
+        return run.fail(RunStage::Validate, make_error(ErrorKind::LaunchRefused, "launch refused: " + issue->message,
+                                                       "change the block/grid (--block, --grid) as suggested"));
     // Not running is then no error of the kernel's: report.launched says it did not run, the device notes why.
     if (!engine_.capabilities().launches) return false;
     run.clock.lap(report.stages.resolve_ms);  // the launch checks
@@ -324,8 +321,10 @@ bool KernelSession::stage_validate_steps(RunState& run) {
             report.launch_issues.push_back(std::move(issue));
         }
     }
-    if (refused(report.launch_issues, report, "change the step's settings on its `step:` line as suggested"))
-        return false;
+    if (const LaunchIssue* issue = first_refusal(report.launch_issues))
+        return run.fail(RunStage::Validate,
+                        make_error(ErrorKind::LaunchRefused, "launch refused: " + issue->message,
+                                   "change the step's settings on its `step:` line as suggested"));
     if (!engine_.capabilities().launches) return false;  // as stage_validate
     run.clock.lap(report.stages.resolve_ms);
     return true;
@@ -428,9 +427,7 @@ Fingerprint KernelSession::launch_fingerprint(const RunState& run, const LaunchR
                         "steps changed");
     for (const auto& b : kernel_.spec.buffers) {
         const std::string& contents = host_inputs_.at(b.name).key;
-        fingerprint.add("input " + b.name, contents,
-                        b.init.kind == BufferInit::Kind::Image ? "new image for `" + b.name + "`"
-                                                               : "contents of `" + b.name + "` changed");
+        fingerprint.add("input " + b.name, contents, contents_changed(b));
         fingerprint.add("buffer " + b.name, std::to_string(buffers_.at(b.name).id), "`" + b.name + "` reallocated");
     }
     fingerprint.add("timing",
@@ -689,8 +686,7 @@ void KernelSession::verify(const ResolvedRun& resolved, RunReport& report) {
     for (const auto& [name, value] : resolved.params) fingerprint.add("scalar " + name, value);
     for (const auto& b : spec.buffers) {
         fingerprint.add("input " + b.name, std::string(direction_name(b.direction)) + ":" + host_inputs_.at(b.name).key,
-                        b.init.kind == BufferInit::Kind::Image ? "new image for `" + b.name + "`"
-                                                               : "contents of `" + b.name + "` changed");
+                        contents_changed(b));
     }
     Stage<std::map<std::string, HostBuffer>>& stage = stages_->reference;
     const std::map<std::string, HostBuffer>* expected = stage.reusable(fingerprint);
