@@ -34,7 +34,10 @@ std::optional<EngineError> CudaBackend::begin_memory_recording(const LoadedModul
                             "run without --memory, or with smaller buffers");
     }
     const uint64_t zero = 0;
-    CUresult r = d_.MemcpyHtoD(module.memory->log, &pass.log, sizeof pass.log);
+    // Cleared: a thread's chunk of slots (ptx_memory.cpp) may end in slots it never writes, which must read as
+    // no record.
+    CUresult r = d_.MemsetD8(pass.log, 0, bytes);
+    if (r == CUDA_SUCCESS) r = d_.MemcpyHtoD(module.memory->log, &pass.log, sizeof pass.log);
     if (r == CUDA_SUCCESS) r = d_.MemcpyHtoD(module.memory->count, &zero, sizeof zero);
     if (r == CUDA_SUCCESS) r = d_.MemcpyHtoD(module.memory->cap, &pass.cap, sizeof pass.cap);
     if (r == CUDA_SUCCESS) r = d_.MemcpyHtoD(module.memory->block_limit, &pass.block_limit, sizeof pass.block_limit);
@@ -47,8 +50,8 @@ std::optional<EngineError> CudaBackend::begin_memory_recording(const LoadedModul
     return std::nullopt;
 }
 
-// After a pass: when more accesses came than the cap holds, the blocks from 0 that fit by this pass's mean per
-// block are recorded again, whole (a block's shared-memory behaviour needs all its warps), and `again` says so.
+// After a pass: when the threads took more slots than the cap holds (a record was dropped, or nearly: a chunk's
+// unused slots count too), the blocks from 0 that fit by this pass's mean per block are recorded again, whole (a block's shared-memory behaviour needs all its warps), and `again` says so.
 CUresult CudaBackend::memory_pass_needed(const LoadedModule& module, MemoryPass& pass, bool can_run_again,
                                          bool& again) {
     again = false;
@@ -63,7 +66,8 @@ CUresult CudaBackend::memory_pass_needed(const LoadedModule& module, MemoryPass&
     }
     pass.block_limit = fit;
     const uint64_t zero = 0;
-    r = d_.MemcpyHtoD(module.memory->count, &zero, sizeof zero);
+    r = d_.MemsetD8(pass.log, 0, pass.cap * kMemoryRecordWords * sizeof(uint64_t));
+    if (r == CUDA_SUCCESS) r = d_.MemcpyHtoD(module.memory->count, &zero, sizeof zero);
     if (r == CUDA_SUCCESS) r = d_.MemcpyHtoD(module.memory->block_limit, &pass.block_limit, sizeof pass.block_limit);
     ++pass.passes;
     again = r == CUDA_SUCCESS;

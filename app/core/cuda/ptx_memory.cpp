@@ -170,103 +170,165 @@ std::optional<Access> parse_access(std::string_view t) {
     return a;
 }
 
+// Slots a thread takes from the log at once, at most: its first chunk is 1 slot, each next one twice its last, so
+// a thread that makes one or two accesses wastes none and one that makes hundreds (the register-blocked multiply's
+// inner loop) goes to the counter once in 16 accesses instead of at every one.
+constexpr uint32_t kMaxChunkSlots = 16;
+
+// Per function, set once at the top of its body: whether this thread records at all (%cpm_on: a log is set and
+// the block is below the limit), the log's address, the record's who-word (block << 32 | thread, thread = tid.x +
+// ntid.x * (tid.y + ntid.y * tid.z)) and the cap in 32 bits (the worker sets it far below 2^32,
+// kCudaMemoryRecordCap). Then the thread's place in the log (%cpm_pos), the end of the slots it holds (%cpm_end)
+// and the size of its next chunk (%cpm_k). Work done here once is not repeated at every access (the
+// register-blocked multiply has 252 sites; code at each one is what the driver's JIT spends its time on), and a
+// device function that is not inlined starts from an empty chunk at each call: its records still come after the
+// caller's, as chunks are taken in increasing order.
+std::string function_state_ptx() {
+    std::string p;
+    const auto op = [&](const std::string& line) {
+        p += '\t';
+        p += line;
+        p += '\n';
+    };
+    op(".reg .b32 \t%cpm_pos;");
+    op(".reg .b32 \t%cpm_end;");
+    op(".reg .b32 \t%cpm_k;");
+    op(".reg .b32 \t%cpm_n;");
+    op(".reg .b32 \t%cpm_cap;");
+    op(".reg .b64 \t%cpm_log;");
+    op(".reg .b64 \t%cpm_who;");
+    op(".reg .pred \t%cpm_on;");
+    op("mov.u32 \t%cpm_pos, 0;");
+    op("mov.u32 \t%cpm_end, 0;");
+    op("mov.u32 \t%cpm_k, 1;");
+    op("mov.u32 \t%cpm_n, 1;");
+    op("{");
+    op(".reg .pred \t%cpm_t<2>;");
+    op(".reg .b32 \t%cpm_u<3>;");
+    op(".reg .b64 \t%cpm_e<4>;");
+    // The three variables read at once: one memory latency, not three in a row.
+    op("ld.global.u64 \t%cpm_log, [" + std::string(kMemoryLogSymbol) + "];");
+    op("ld.global.u64 \t%cpm_e0, [" + std::string(kMemoryCapSymbol) + "];");
+    op("ld.global.u64 \t%cpm_e1, [" + std::string(kMemoryBlockLimitSymbol) + "];");
+    // block = ctaid.x + nctaid.x * (ctaid.y + nctaid.y * ctaid.z), in 64 bits
+    op("mov.u32 \t%cpm_u0, %ctaid.z;");
+    op("mov.u32 \t%cpm_u1, %nctaid.y;");
+    op("mul.wide.u32 \t%cpm_e2, %cpm_u0, %cpm_u1;");
+    op("mov.u32 \t%cpm_u0, %ctaid.y;");
+    op("cvt.u64.u32 \t%cpm_e3, %cpm_u0;");
+    op("add.s64 \t%cpm_e2, %cpm_e2, %cpm_e3;");
+    op("mov.u32 \t%cpm_u0, %nctaid.x;");
+    op("cvt.u64.u32 \t%cpm_e3, %cpm_u0;");
+    op("mul.lo.s64 \t%cpm_e2, %cpm_e2, %cpm_e3;");
+    op("mov.u32 \t%cpm_u0, %ctaid.x;");
+    op("cvt.u64.u32 \t%cpm_e3, %cpm_u0;");
+    op("add.s64 \t%cpm_e2, %cpm_e2, %cpm_e3;");
+    op("setp.ne.u64 \t%cpm_t0, %cpm_log, 0;");
+    op("setp.lt.u64 \t%cpm_t1, %cpm_e2, %cpm_e1;");
+    op("and.pred \t%cpm_on, %cpm_t0, %cpm_t1;");
+    op("cvta.to.global.u64 \t%cpm_log, %cpm_log;");
+    op("min.u64 \t%cpm_e0, %cpm_e0, 4294967295;");
+    op("cvt.u32.u64 \t%cpm_cap, %cpm_e0;");
+    op("shl.b64 \t%cpm_who, %cpm_e2, 32;");
+    op("mov.u32 \t%cpm_u0, %tid.z;");
+    op("mov.u32 \t%cpm_u1, %ntid.y;");
+    op("mov.u32 \t%cpm_u2, %tid.y;");
+    op("mad.lo.s32 \t%cpm_u0, %cpm_u0, %cpm_u1, %cpm_u2;");
+    op("mov.u32 \t%cpm_u1, %ntid.x;");
+    op("mov.u32 \t%cpm_u2, %tid.x;");
+    op("mad.lo.s32 \t%cpm_u0, %cpm_u0, %cpm_u1, %cpm_u2;");
+    op("cvt.u64.u32 \t%cpm_e3, %cpm_u0;");
+    op("or.b64 \t%cpm_who, %cpm_who, %cpm_e3;");
+    op("}");
+    return p;
+}
+
 // The recording code for one access, written in place of a call so that ptxas allocates its registers with the
 // kernel's (a call clobbers the caller-saved registers: a register-heavy kernel such as the register-blocked
 // multiply spilled its accumulators to local memory around every access). It does what a C++ recorder would,
-// in this order: nothing without a log or for blocks >= the limit; the generic address `%cpm_a` classified
-// (0 global, 1 shared converted to its window offset, neither: a thread's local memory, not recorded) at run
-// time, as an address (NVVM once folded a C++ recorder's __isShared() to false and every shared access was taken
-// for a global one); the active lanes that record take one atomicAdd between them (warp-aggregated), so a
-// thread's own records come in the order it made them; records past the cap are counted, not kept. The
-// atomic's round trip is what a recording launch mostly waits on. `skip` runs it only where the instruction's
-// predicate holds ("" for none).
-std::string record_access_ptx(uint32_t site, uint32_t info, const std::string& skip) {
+// in this order: nothing where the function's state says this thread does not record; the address `%cpm_a`
+// of a generic instruction classified (0 global, 1 shared converted to its window offset, neither: a thread's
+// local memory, not recorded) at run time, as an address (NVVM once folded a C++ recorder's __isShared() to false
+// and every shared access was taken for a global one); an instruction that names its space (`space`) needs no
+// test. Each thread writes its records into slots it holds (function_state_ptx);
+// the lanes whose slots are used up take new ones together, with one atomicAdd on the counter between them
+// (warp-aggregated), so a thread's own records come in the order it made them, and the counter's round trip,
+// which a recording launch used to wait on at every access, comes once per chunk. The n lanes that take a chunk
+// of n * k slots together interleave in it (lane r's records at r, r + n, r + 2n ...), so a converged warp's
+// records of one access are side by side and its stores coalesce, as they did with a slot per access (a run of
+// slots per lane made the register-blocked multiply's recording 1.5x slower on the H100). Slots the thread does not use
+// stay zero (the log is cleared before each pass; a record's info word never is). Records past the cap are
+// dropped, and the counter, past the cap, says so. `skip` runs it only where the instruction's predicate holds
+// ("" for none).
+std::string record_access_ptx(uint32_t site, uint32_t info, const std::string& skip, const std::string& space) {
     const std::string label = "$cpm_skip_" + std::to_string(site);
+    const std::string have = "$cpm_have_" + std::to_string(site);
     const uint64_t global_word = info, shared_word = uint64_t(info) | (uint64_t(1) << 32);
     std::string p;
-    p.reserve(2400);
+    p.reserve(1800);
     const auto op = [&](const std::string& line) {
         p += '\t';
         p += line;
         p += '\n';
     };
     op(".reg .pred \t%cpm_q<4>;");
-    op(".reg .b32 \t%cpm_r<12>;");
-    op(".reg .b64 \t%cpm_d<10>;");
+    op(".reg .b32 \t%cpm_r<9>;");
+    op(".reg .b64 \t%cpm_d<6>;");
     if (!skip.empty()) op(skip + " bra \t" + label + ";");
-    // The three variables read at once, before the first branch: one memory latency, not three in a row.
-    op("ld.global.u64 \t%cpm_d0, [" + std::string(kMemoryLogSymbol) + "];");
-    op("ld.global.u64 \t%cpm_d6, [" + std::string(kMemoryCapSymbol) + "];");
-    op("ld.global.u64 \t%cpm_d2, [" + std::string(kMemoryBlockLimitSymbol) + "];");
-    op("setp.eq.u64 \t%cpm_q0, %cpm_d0, 0;");
-    op("@%cpm_q0 bra \t" + label + ";");
-    // block = ctaid.x + nctaid.x * (ctaid.y + nctaid.y * ctaid.z), in 64 bits
-    op("mov.u32 \t%cpm_r0, %ctaid.z;");
-    op("mov.u32 \t%cpm_r1, %nctaid.y;");
-    op("mul.wide.u32 \t%cpm_d1, %cpm_r0, %cpm_r1;");
-    op("mov.u32 \t%cpm_r0, %ctaid.y;");
-    op("cvt.u64.u32 \t%cpm_d7, %cpm_r0;");
-    op("add.s64 \t%cpm_d1, %cpm_d1, %cpm_d7;");
-    op("mov.u32 \t%cpm_r0, %nctaid.x;");
-    op("cvt.u64.u32 \t%cpm_d7, %cpm_r0;");
-    op("mul.lo.s64 \t%cpm_d1, %cpm_d1, %cpm_d7;");
-    op("mov.u32 \t%cpm_r0, %ctaid.x;");
-    op("cvt.u64.u32 \t%cpm_d7, %cpm_r0;");
-    op("add.s64 \t%cpm_d1, %cpm_d1, %cpm_d7;");
-    op("setp.ge.u64 \t%cpm_q0, %cpm_d1, %cpm_d2;");
-    op("@%cpm_q0 bra \t" + label + ";");
-    // The space, tested at run time (the address is generic; its instruction's space may be too).
-    op("isspacep.shared \t%cpm_q1, %cpm_a;");
-    op("isspacep.global \t%cpm_q2, %cpm_a;");
-    op("or.pred \t%cpm_q3, %cpm_q1, %cpm_q2;");
+    op("@!%cpm_on bra \t" + label + ";");
+    if (space == "generic") {
+        // The space, tested at run time, as an address.
+        op("isspacep.shared \t%cpm_q1, %cpm_a;");
+        op("isspacep.global \t%cpm_q2, %cpm_a;");
+        op("or.pred \t%cpm_q3, %cpm_q1, %cpm_q2;");
+        op("@!%cpm_q3 bra \t" + label + ";");
+        op("cvta.to.shared.u64 \t%cpm_d3, %cpm_a;");
+        op("selp.b64 \t%cpm_d3, %cpm_d3, %cpm_a, %cpm_q1;");
+        op("selp.b64 \t%cpm_d2, " + std::to_string(shared_word) + ", " + std::to_string(global_word) + ", %cpm_q1;");
+    } else {
+        // The instruction names its space: `%cpm_a` is already the global address or the shared window's offset.
+        op("mov.u64 \t%cpm_d3, %cpm_a;");
+        op("mov.u64 \t%cpm_d2, " + std::to_string(space == "shared" ? shared_word : global_word) + ";");
+    }
+    // The n lanes whose slots are used up take their next chunk together, k records each (k of the lowest such
+    // lane): that lane adds n * k to the counter and tells the others where the chunk starts; lane r of them then
+    // writes at start + r, stepping by n. Past the cap the chunk starts at the cap (nothing is kept there).
+    op("setp.eq.u32 \t%cpm_q0, %cpm_pos, %cpm_end;");
     op("activemask.b32 \t%cpm_r1;");
-    op("vote.sync.ballot.b32 \t%cpm_r2, %cpm_q3, %cpm_r1;");
-    op("@!%cpm_q3 bra \t" + label + ";");
-    op("cvta.to.shared.u64 \t%cpm_d3, %cpm_a;");
-    op("selp.b64 \t%cpm_d3, %cpm_d3, %cpm_a, %cpm_q1;");
-    // What the record holds besides its place, made before the atomic so that it waits behind the atomic's round
-    // trip rather than after it: block << 32 | thread (thread = tid.x + ntid.x * (tid.y + ntid.y * tid.z)), the
-    // info word with the space, and the log's address.
-    op("shl.b64 \t%cpm_d8, %cpm_d1, 32;");
-    op("mov.u32 \t%cpm_r9, %tid.z;");
-    op("mov.u32 \t%cpm_r10, %ntid.y;");
-    op("mov.u32 \t%cpm_r11, %tid.y;");
-    op("mad.lo.s32 \t%cpm_r9, %cpm_r9, %cpm_r10, %cpm_r11;");
-    op("mov.u32 \t%cpm_r10, %ntid.x;");
-    op("mov.u32 \t%cpm_r11, %tid.x;");
-    op("mad.lo.s32 \t%cpm_r9, %cpm_r9, %cpm_r10, %cpm_r11;");
-    op("cvt.u64.u32 \t%cpm_d9, %cpm_r9;");
-    op("or.b64 \t%cpm_d8, %cpm_d8, %cpm_d9;");
-    op("selp.b64 \t%cpm_d9, " + std::to_string(shared_word) + ", " + std::to_string(global_word) + ", %cpm_q1;");
-    op("cvta.to.global.u64 \t%cpm_d0, %cpm_d0;");
-    // The lowest recording lane adds them all to the counter and tells the others where they start. Where it is
-    // 2^32 or more every lane is past the cap, so 32 bits of it (at most 0xFFFFFFFF) go round: one shuffle.
+    op("vote.sync.ballot.b32 \t%cpm_r2, %cpm_q0, %cpm_r1;");
+    op("@!%cpm_q0 bra \t" + have + ";");
     op("mov.u32 \t%cpm_r3, %laneid;");
     op("neg.s32 \t%cpm_r4, %cpm_r2;");
     op("and.b32 \t%cpm_r4, %cpm_r4, %cpm_r2;");
     op("bfind.u32 \t%cpm_r4, %cpm_r4;");
-    op("popc.b32 \t%cpm_r5, %cpm_r2;");
-    op("cvt.u64.u32 \t%cpm_d4, %cpm_r5;");
+    op("shfl.sync.idx.b32 \t%cpm_r5, %cpm_k, %cpm_r4, 31, %cpm_r2;");
+    op("popc.b32 \t%cpm_r6, %cpm_r2;");
+    op("mul.wide.u32 \t%cpm_d4, %cpm_r6, %cpm_r5;");
     op("mov.u64 \t%cpm_d5, 0;");
+    op("setp.eq.u32 \t%cpm_q0, %cpm_r3, %cpm_r4;");
+    op("@%cpm_q0 atom.global.add.u64 \t%cpm_d5, [" + std::string(kMemoryCountSymbol) + "], %cpm_d4;");
+    op("cvt.u64.u32 \t%cpm_d4, %cpm_cap;");
+    op("min.u64 \t%cpm_d5, %cpm_d5, %cpm_d4;");
+    op("cvt.u32.u64 \t%cpm_r7, %cpm_d5;");
+    op("shfl.sync.idx.b32 \t%cpm_r7, %cpm_r7, %cpm_r4, 31, %cpm_r2;");
     op("mov.u32 \t%cpm_r8, %lanemask_lt;");
     op("and.b32 \t%cpm_r8, %cpm_r8, %cpm_r2;");
     op("popc.b32 \t%cpm_r8, %cpm_r8;");
-    op("setp.eq.u32 \t%cpm_q0, %cpm_r3, %cpm_r4;");
-    op("@%cpm_q0 atom.global.add.u64 \t%cpm_d5, [" + std::string(kMemoryCountSymbol) + "], %cpm_d4;");
-    op("min.u64 \t%cpm_d5, %cpm_d5, 4294967295;");
-    op("cvt.u32.u64 \t%cpm_r6, %cpm_d5;");
-    op("shfl.sync.idx.b32 \t%cpm_r6, %cpm_r6, %cpm_r4, 31, %cpm_r2;");
-    op("cvt.u64.u32 \t%cpm_d5, %cpm_r6;");
-    op("cvt.u64.u32 \t%cpm_d4, %cpm_r8;");
-    op("add.s64 \t%cpm_d5, %cpm_d5, %cpm_d4;");
-    op("setp.ge.u64 \t%cpm_q0, %cpm_d5, %cpm_d6;");
+    op("add.u32 \t%cpm_pos, %cpm_r7, %cpm_r8;");
+    op("mov.u32 \t%cpm_n, %cpm_r6;");
+    op("mad.lo.u32 \t%cpm_end, %cpm_r6, %cpm_r5, %cpm_pos;");
+    op("shl.b32 \t%cpm_k, %cpm_r5, 1;");
+    op("min.u32 \t%cpm_k, %cpm_k, " + std::to_string(kMaxChunkSlots) + ";");
+    p += have + ":\n";
+    // The record: address; block << 32 | thread; info | space << 32 (kMemoryRecordWords), in the thread's next slot.
+    op("setp.ge.u32 \t%cpm_q0, %cpm_pos, %cpm_cap;");
+    op("mul.wide.u32 \t%cpm_d1, %cpm_pos, " + std::to_string(kMemoryRecordWords * 8) + ";");
+    op("add.s64 \t%cpm_d1, %cpm_d1, %cpm_log;");
+    op("add.u32 \t%cpm_pos, %cpm_pos, %cpm_n;");
     op("@%cpm_q0 bra \t" + label + ";");
-    // The record: address; block << 32 | thread; info | space << 32 (kMemoryRecordWords).
-    op("mul.lo.s64 \t%cpm_d7, %cpm_d5, " + std::to_string(kMemoryRecordWords * 8) + ";");
-    op("add.s64 \t%cpm_d7, %cpm_d7, %cpm_d0;");
-    op("st.global.u64 \t[%cpm_d7], %cpm_d3;");
-    op("st.global.u64 \t[%cpm_d7+8], %cpm_d8;");
-    op("st.global.u64 \t[%cpm_d7+16], %cpm_d9;");
+    op("st.global.u64 \t[%cpm_d1], %cpm_d3;");
+    op("st.global.u64 \t[%cpm_d1+8], %cpm_who;");
+    op("st.global.u64 \t[%cpm_d1+16], %cpm_d2;");
     p += label + ":\n";
     return p;
 }
@@ -340,6 +402,7 @@ Result<PtxMemoryRewrite> instrument_ptx_memory(const std::string& ptx, const std
             if (t == "{") {
                 depth = 1;
                 in_header = false;
+                if (function != kMemoryKeepKernel) out.ptx += function_state_ptx();
             } else if (in_header && !t.empty() && t.back() == ';') {
                 in_header = false;  // a prototype, no body
             }
@@ -398,7 +461,8 @@ Result<PtxMemoryRewrite> instrument_ptx_memory(const std::string& ptx, const std
         if (!access->offset.empty() && access->offset != "0")
             setup += "\tadd.s64 \t%cpm_a, %cpm_a, " + access->offset + ";\n";
         if (space == "global") setup += "\tcvta.global.u64 \t%cpm_a, %cpm_a;\n";
-        if (space == "shared") setup += "\tcvta.shared.u64 \t%cpm_a, %cpm_a;\n";
+        // A shared access stays an offset in the shared window (what the record keeps); a generic one is classified
+        // by the recording code at run time.
         if (out.sites.size() >= kMaxMemorySites)
             return make_error(ErrorKind::Unsupported, "the kernel has more loads and stores than can be recorded",
                               "run without --memory");
@@ -412,7 +476,7 @@ Result<PtxMemoryRewrite> instrument_ptx_memory(const std::string& ptx, const std
         const uint32_t info = memory_site_info(uint32_t(out.sites.size()), access->bytes, access->store);
         out.ptx += "\t{ // cp_memory site " + std::to_string(out.sites.size()) + "\n\t.reg .b64 \t%cpm_a;\n";
         out.ptx += setup;
-        out.ptx += record_access_ptx(uint32_t(out.sites.size()), info, negated(access->predicate));
+        out.ptx += record_access_ptx(uint32_t(out.sites.size()), info, negated(access->predicate), space);
         out.ptx += "\t}\n";
         emit_line();
     }
@@ -452,6 +516,7 @@ std::vector<MemoryAccess> memory_accesses_from_records(const std::vector<uint64_
         a.block = w[1] >> 32;
         a.thread = uint32_t(w[1]);
         const uint32_t info = uint32_t(w[2]);
+        if (info == 0) continue;  // a slot of a thread's chunk that it did not use (a record's site is >= 1)
         a.site = info >> 9;
         a.store = (info >> 8) & 1;
         a.size = info & 0xFF;

@@ -15,7 +15,7 @@ namespace cp {
 // The __device__ variables the worker sets before a recording launch.
 inline constexpr const char* kMemoryKeepKernel = "cp_memory_keep";               // keeps them in whole-program PTX
 inline constexpr const char* kMemoryLogSymbol = "cp_memory_log";                 // uint64* : 3 words per access
-inline constexpr const char* kMemoryCountSymbol = "cp_memory_count";             // accesses offered (may pass the cap)
+inline constexpr const char* kMemoryCountSymbol = "cp_memory_count";             // log slots taken (may pass the cap)
 inline constexpr const char* kMemoryCapSymbol = "cp_memory_cap";                 // records kept at most
 inline constexpr const char* kMemoryBlockLimitSymbol = "cp_memory_block_limit";  // blocks >= this record nothing
 inline constexpr int kMemoryRecordWords = 3;  // address; block << 32 | thread; info | space << 32
@@ -65,7 +65,7 @@ struct MemoryRegion {
     uint64_t bytes = 0;
 };
 
-// The log's `count` records as accesses, addresses turned into offsets from their buffer (shared: from the
+// The log's first `count` slots as accesses (a slot whose info word is 0 holds no record), addresses turned into offsets from their buffer (shared: from the
 // shared window) on the CPU backend's bases (access_recorder.cpp): each global buffer, in order of start, on
 // (index + 1) << 40, shared memory on the next; sectors and banks are then those of the same offsets on either
 // backend. Records of blocks >= `block_limit`, and global addresses outside every buffer (a __device__
