@@ -97,6 +97,7 @@ public:
     const OutputPanel& output_panel() const { return *output_panel_; }
     const EditorPanel& editor_panel() const { return *editor_panel_; }
     const TimingPanel* timing_panel() const { return timing_panel_; }
+    TimingPanel* timing_panel() { return timing_panel_; }
     const StreamsPanel* streams_panel() const { return streams_panel_; }
     const MemoryPanel* memory_panel() const { return memory_panel_; }
     const std::optional<RunOutcome>& latest() const { return latest_; }

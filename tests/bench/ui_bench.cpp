@@ -39,6 +39,8 @@ double median(std::vector<double> v) {
 struct StageSamples {
     std::vector<double> resolve, compile, prepare, insight, launch, launch_backend, read_back, check, variants, session,
         apply, views, frame;
+    // The worker's launch call by phase (LaunchPhases): where its time went.
+    std::vector<double> setup, launch_calls, wait, kernel_gpu, after;
     std::string last_stages;  // what the last run applied redid and reused, and why
     // Per run: the session's time beside the kernel's (session - kernel median), of which the launch's round trip
     // (launch stage - kernel) and what no stage accounts for (session - the stages' sum).
@@ -54,6 +56,9 @@ struct StageSamples {
         resolve.push_back(s.resolve_ms), compile.push_back(s.compile_ms), prepare.push_back(s.prepare_ms);
         insight.push_back(s.insight_ms), launch.push_back(s.launch_ms), read_back.push_back(s.read_back_ms);
         launch_backend.push_back(s.launch_backend_ms);
+        setup.push_back(s.launch_phases.setup_ms), launch_calls.push_back(s.launch_phases.launch_calls_ms);
+        wait.push_back(s.launch_phases.wait_ms), kernel_gpu.push_back(s.launch_phases.kernel_ms);
+        after.push_back(s.launch_phases.after_ms);
         check.push_back(s.check_ms), variants.push_back(s.variants_ms), session.push_back(s.total_ms);
         apply.push_back(apply_ms), views.push_back(views_ms), frame.push_back(frame_ms);
         last_stages = stage_runs_text(r.stage_runs);
@@ -68,6 +73,12 @@ void StageSamples::print(const char* what) const {
                 what, median(resolve), median(compile), median(prepare), median(insight), median(launch), median(launch_backend),
                 median(read_back), median(check), median(session), median(variants), median(apply), median(views),
                 median(frame));
+    // Each phase's own median (they need not add up to the worker's median exactly).
+    LaunchPhases phases;
+    phases.setup_ms = median(setup), phases.launch_calls_ms = median(launch_calls), phases.wait_ms = median(wait);
+    phases.kernel_ms = median(kernel_gpu), phases.after_ms = median(after);
+    if (const std::string said = launch_phases_text(median(launch_backend), phases); !said.empty())
+        std::printf("[ui-bench]     the launch (%s, median ms) %s\n", what, said.c_str());
     std::printf("[ui-bench]     session overhead (%s, median per run): %.3f ms = %.1f%% of the kernel's time; of which the "
                 "launch's round trip %.3f ms, outside the stages %.3f ms\n",
                 what, median(overhead), median(overhead_pct), median(launch_trip), median(unstaged));

@@ -1,5 +1,6 @@
 // The CUDA backend on a real GPU, driven through the Engine (so requests run on its worker thread):
-// results checked against CPU loops, printf capture, refusals, the compile cache, timing.
+// results checked against CPU loops, printf capture, refusals, the compile cache, timing and its phases.
+#include "core/session/report_text.h"
 #include "gpu/gpu_test_support.h"
 #include "support/scoped_env.h"
 
@@ -176,6 +177,71 @@ TEST_F(CudaBackendTest, BadConfigurationsAreRefusedWithoutResettingTheContext) {
     r = engine_->launch(l);
     EXPECT_TRUE(r.ok) << "the buffer survived every refusal: " << r.error->message;
     EXPECT_FALSE(engine_->read_back({a}).error);
+
+    // The parameter list is asked once per kernel and kept: the same refusals from what was kept.
+    l.args.push_back(scalar("extra", 1));
+    r = engine_->launch(l);
+    ASSERT_FALSE(r.ok);
+    EXPECT_NE(r.error->message.find("takes 4 parameters but 5 arguments"), std::string::npos) << r.error->message;
+    l.args.resize(3);
+    r = engine_->launch(l);
+    ASSERT_FALSE(r.ok);
+    EXPECT_NE(r.error->message.find("takes more than 3 parameters but 3 arguments"), std::string::npos)
+        << r.error->message;
+    l.args.push_back(scalar("n", 1024.0));
+    r = engine_->launch(l);
+    ASSERT_FALSE(r.ok);
+    EXPECT_NE(r.error->message.find("is 8 bytes but the kernel's parameter is 4 bytes"), std::string::npos)
+        << r.error->message;
+    l.args.back() = scalar("n", 1024);
+    l.block = {2048, 1, 1};
+    r = engine_->launch(l);
+    ASSERT_FALSE(r.ok);
+    l.block = {256, 1, 1};
+    r = engine_->launch(l);
+    EXPECT_TRUE(r.ok) << r.error->message;
+}
+
+// The frame budget (issue 19): the worker's launch call divided into set-up, launch calls, waiting for the GPU and
+// after; together they fit in the worker's own time for the request, and the kernels' event times are counted.
+TEST_F(CudaBackendTest, LaunchPhasesFitInTheWorkersTime) {
+    const int n = 1000003;
+    const ModuleId m = compile(kVectorAdd, "vector_add");
+    const BufferId da = allocate("a", n * 4ull), db = allocate("b", n * 4ull), dc = allocate("c", n * 4ull);
+    LaunchRequest l;
+    l.module = m;
+    l.kernel_name = "vector_add";
+    l.block = {256, 1, 1};
+    l.grid = {uint32_t((n + 255) / 256), 1, 1};
+    l.args = {buffer("a", da), buffer("b", db), buffer("c", dc), scalar("n", n)};
+    l.timing = {2, 3, false};
+    const bool in_process = std::getenv("CUDA_PLAYGROUND_CUDA_IN_PROCESS") != nullptr;
+    for (int attempt = 0; attempt < 2; ++attempt) {  // the second from the kept function facts
+        const LaunchResult r = engine_->launch(l);
+        ASSERT_TRUE(r.ok) << r.error->message;
+        const LaunchPhases& p = r.phases;
+        for (double v : {p.setup_ms, p.launch_calls_ms, p.wait_ms, p.after_ms, p.kernel_ms}) EXPECT_GE(v, 0.0);
+        EXPECT_GT(p.setup_ms, 0.0);
+        EXPECT_GT(p.launch_calls_ms, 0.0);
+        EXPECT_GT(p.wait_ms, 0.0);
+        double timed = 0;
+        for (double s : r.timing.samples_ms) timed += s;
+        ASSERT_EQ(r.timing.samples_ms.size(), 3u);
+        EXPECT_GE(p.kernel_ms, timed * (1 - 1e-9)) << "the warmups' events count too";
+        if (!in_process) {
+            ASSERT_GT(r.backend_ms, 0.0);
+            EXPECT_LE(p.total_ms(), r.backend_ms + 1e-6) << "the phases are parts of the worker's time";
+        }
+        std::printf("vector_add, 2 warmups + 3 repeats: %s\n", launch_phases_text(r.backend_ms, p).c_str());
+    }
+    // A refused launch never reached the GPU: all set-up.
+    l.block = {2048, 1, 1};
+    const LaunchResult refused = engine_->launch(l);
+    ASSERT_FALSE(refused.ok);
+    EXPECT_GT(refused.phases.setup_ms, 0.0);
+    EXPECT_EQ(refused.phases.launch_calls_ms, 0.0);
+    EXPECT_EQ(refused.phases.wait_ms, 0.0);
+    EXPECT_EQ(refused.phases.kernel_ms, 0.0);
 }
 
 TEST_F(CudaBackendTest, CompileCacheHitsAndCompileOnly) {

@@ -1,12 +1,15 @@
 // Live re-runs launch once (issue 19: the frame budget): a launch or input change, or "re-run every frame",
 // asks the backend for one timed launch without a warm-up; an edit warms up first; F5, opening a kernel and a
-// comparison time the Timing panel's repeats after a warm-up. The launches are counted through the backend.
+// comparison time the Timing panel's repeats after a warm-up. The launches are counted through the backend. The
+// Timing panel's frame budget says where the worker's launch time went.
 #include "ui_test_support.h"
 
 #include "core/kernel_file/kernel_file.h"
+#include "ui/panels/timing_panel.h"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <mutex>
 #include <vector>
 
@@ -109,6 +112,67 @@ TEST_F(LiveTiming, LiveReRunsLaunchOnceAndF5TimesTheRepeats) {
     EXPECT_EQ(asked[0].warmup, 1);
     EXPECT_EQ(asked[0].repeats, repeats);
     EXPECT_EQ(ws().latest()->report.timing.samples_ms.size(), size_t(repeats));
+}
+
+// The host kernels, answering each launch with a worker's time and its phases as the CUDA worker does, while
+// `measured` is set.
+class PhasedBackend final : public ForwardingBackend {
+public:
+    explicit PhasedBackend(std::shared_ptr<std::atomic<bool>> measured)
+        : ForwardingBackend(make_host_kernels_backend()), measured_(std::move(measured)) {}
+    LaunchResult launch(const LaunchRequest& r) override {
+        LaunchResult out = ForwardingBackend::launch(r);
+        if (*measured_) {
+            out.backend_ms = 0.5;
+            out.phases = {0.125, 0.0625, 0.25, 0.03125, 0.1875};
+        }
+        return out;
+    }
+
+private:
+    std::shared_ptr<std::atomic<bool>> measured_;
+};
+
+// The Timing panel's frame budget says, under the launch's row, where the worker's time went: its launch call's
+// phases, in that order; a backend that measures none shows none.
+TEST(FrameBudget, TheLaunchRowSaysWhereTheWorkersTimeWent) {
+    ScopedUserDir user;
+    auto measured = std::make_shared<std::atomic<bool>>(true);
+    auto factory = [measured]() -> Result<std::unique_ptr<Backend>> {
+        return std::unique_ptr<Backend>(std::make_unique<PhasedBackend>(measured));
+    };
+    auto host = start_settled(headless_options("image/box_blur.cu"), factory);
+    ASSERT_TRUE(host);
+    ui::Workspace& ws = host->workspace();
+    ASSERT_TRUE(ws.latest() && ws.latest()->report.launched);
+    ui::TimingPanel* panel = ws.timing_panel();
+    ASSERT_NE(panel, nullptr);
+    auto budget_rows = [&] {
+        ws.show_panel("Timing");
+        panel->open_budget();
+        host->frame();
+        host->frame();
+        std::string rows;
+        for (const std::string& r : panel->drawn_budget()) rows += r + "|";
+        return rows;
+    };
+    const std::string launch_row = "launch (kernel + round trip)|";
+    const std::string phases =
+        "  of which in the worker process|    set-up (checks, arguments)|    launch calls|"
+        "    waiting for the GPU|      the kernel on the GPU|    after (printf, guard zones, "
+        "result)|";
+    std::string rows = budget_rows();
+    EXPECT_NE(rows.find(launch_row + phases), std::string::npos) << rows;
+    const LaunchPhases& p = ws.latest()->report.stages.launch_phases;
+    EXPECT_DOUBLE_EQ(p.wait_ms, 0.25) << "the run's report carries the backend's phases";
+
+    *measured = false;
+    ws.inputs().touch();
+    settle(*host);
+    rows = budget_rows();
+    EXPECT_NE(rows.find(launch_row), std::string::npos) << rows;
+    EXPECT_EQ(rows.find("waiting for the GPU"), std::string::npos) << rows;
+    EXPECT_EQ(rows.find("in the worker process"), std::string::npos) << rows;
 }
 
 }  // namespace

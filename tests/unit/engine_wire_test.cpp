@@ -139,8 +139,15 @@ TEST(EngineWire, Responses) {
     l.trace = {{0, 131, 1ull << 40, (1ull << 40) + 5}, {1, 7, 3, 4}};
     l.trace_unit = "sm";
     l.backend_ms = 0.125;
+    // Each phase a different value, so that two fields swapped on the wire are caught.
+    l.phases = {0.0625, 0.03125, 0.015625, 0.0078125, 0.01171875};
     const auto l2 = round_trip_response(l);
     EXPECT_DOUBLE_EQ(l2.backend_ms, 0.125);
+    EXPECT_DOUBLE_EQ(l2.phases.setup_ms, 0.0625);
+    EXPECT_DOUBLE_EQ(l2.phases.launch_calls_ms, 0.03125);
+    EXPECT_DOUBLE_EQ(l2.phases.wait_ms, 0.015625);
+    EXPECT_DOUBLE_EQ(l2.phases.after_ms, 0.0078125);
+    EXPECT_DOUBLE_EQ(l2.phases.kernel_ms, 0.01171875);
     ASSERT_EQ(l2.trace.size(), 2u);
     EXPECT_EQ(l2.trace[0].unit, 131u);
     EXPECT_EQ(l2.trace[0].end_ns, (1ull << 40) + 5);

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 namespace cp {
 namespace {
 
@@ -120,6 +122,26 @@ TEST(ReportText, BuggyOnPurposeSaysWhatItMustShowAndWhetherItDid) {
     r.as_expected.reset();
     EXPECT_EQ(expected_outcome_text(r),
               "Buggy on purpose: it must fail with a refused launch (not judged: it did not run and check here).");
+}
+
+// The launch's phases in plain words: each figure in its place (a swap shows), the worker's own time first, and
+// nothing where a backend did not measure them.
+TEST(ReportText, LaunchPhasesSayWhereTheWorkersTimeWent) {
+    LaunchPhases p;
+    p.setup_ms = 0.031;
+    p.launch_calls_ms = 0.012;
+    p.wait_ms = 0.743;
+    p.kernel_ms = 0.058;
+    p.after_ms = 0.024;
+    EXPECT_EQ(launch_phases_text(0.8, p),
+              "in the worker 0.800 ms: set-up 0.031, launch calls 0.012, waiting for the GPU 0.743 (kernel 0.058), "
+              "after 0.024");
+    // In this process (no worker's clock around the call): the phases' own sum.
+    const double sum = 0.031 + 0.012 + 0.743 + 0.024;
+    char expected_total[32];
+    std::snprintf(expected_total, sizeof expected_total, "in the backend %.3f ms: ", sum);
+    EXPECT_EQ(launch_phases_text(0, p).rfind(expected_total, 0), 0u) << launch_phases_text(0, p);
+    EXPECT_EQ(launch_phases_text(0.8, LaunchPhases{}), "");
 }
 
 }  // namespace

@@ -25,6 +25,9 @@ public:
     CompileRequest last_compile;
     bool fail_next_launch_sticky = false;
     LaunchRequest last_launch;
+    // What each launch answers as its worker's time and its phases (LaunchResult::backend_ms, ::phases).
+    double launch_backend_ms = 0;
+    LaunchPhases launch_phases;
 
     InfoResult info() override {
         InfoResult r;
@@ -77,6 +80,8 @@ public:
         kernels.at(req.kernel_name)(req, memory);
         r.ok = true;
         r.timing = TimingStats::from_samples({2.0, 1.0, 3.0}, true);
+        r.backend_ms = launch_backend_ms;
+        r.phases = launch_phases;
         return r;
     }
     ReadBackResult read_back(const ReadBackRequest& req) override {

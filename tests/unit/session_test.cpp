@@ -103,6 +103,35 @@ TEST(Session, RunPacksArgumentsVerifiesAndReusesBuffers) {
     EXPECT_EQ(f.backend->allocations, 6) << "new sizes need new buffers";
 }
 
+// The frame budget: the backend's own time for the launch and how its launch call divides reach the report's stage
+// times as the backend said them (cp_ui_bench and the Timing panel print them from there).
+TEST(Session, TheReportCarriesTheLaunchsPhases) {
+    Fixture f;
+    f.session->set_kernel(library_kernel("basics/vector_add"));
+    ASSERT_TRUE(f.session->set_param("n", "777").ok());
+    f.backend->launch_phases = {0.0625, 0.03125, 0.25, 0.015625, 0.1875};
+    f.backend->launch_backend_ms = 0.375;
+    RunReport r = f.session->run();
+    ASSERT_TRUE(r.ok()) << r.error->full();
+    const LaunchPhases& p = r.stages.launch_phases;
+    EXPECT_DOUBLE_EQ(r.stages.launch_backend_ms, 0.375);
+    EXPECT_DOUBLE_EQ(p.setup_ms, 0.0625);
+    EXPECT_DOUBLE_EQ(p.launch_calls_ms, 0.03125);
+    EXPECT_DOUBLE_EQ(p.wait_ms, 0.25);
+    EXPECT_DOUBLE_EQ(p.after_ms, 0.015625);
+    EXPECT_DOUBLE_EQ(p.kernel_ms, 0.1875);
+    EXPECT_DOUBLE_EQ(p.total_ms(), 0.0625 + 0.03125 + 0.25 + 0.015625);
+
+    // A backend that does not measure them: the next run's report says 0, not the last run's figures.
+    f.backend->launch_phases = {};
+    f.backend->launch_backend_ms = 0;
+    ASSERT_TRUE(f.session->set_param("n", "778").ok());
+    r = f.session->run();
+    ASSERT_TRUE(r.ok()) << r.error->full();
+    EXPECT_FALSE(r.stages.launch_phases.measured());
+    EXPECT_EQ(r.stages.launch_backend_ms, 0.0);
+}
+
 TEST(Session, ShortGridFailsTheCheckAndWarns) {
     Fixture f;
     f.session->set_kernel(library_kernel("basics/vector_add"));

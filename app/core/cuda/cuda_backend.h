@@ -16,6 +16,8 @@
 
 namespace cp {
 
+struct LaunchPhaseClock;  // cuda_launch.cpp: where launch()'s time goes, as LaunchResult::phases
+
 class CudaBackend final : public Backend {
 public:
     const std::string& arch() const { return arch_; }  // what NVRTC compiles for
@@ -41,9 +43,20 @@ public:
     StreamsResult streams(const StreamsRequest& request) override;  // cuda_streams.cpp
 
 private:
+    // What every launch of a function asks the driver, asked once (cuda_launch.cpp: function_facts, param_sizes).
+    struct FunctionFacts {
+        bool attributes_known = false;
+        int max_threads = 0;              // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
+        int static_shared = 0;            // CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES
+        std::vector<size_t> param_sizes;  // cuFuncGetParamInfo, parameter 0 on, as far as it was asked
+        bool params_complete = false;     // the driver said there is no parameter after param_sizes
+    };
     struct LoadedModule {
         CUmodule module = nullptr;
         std::map<std::string, CUfunction> functions;  // by the name requests use
+        // Per function of this module: it goes with the module (released, or the context lost), so a function
+        // handle that a later module reuses never finds another function's facts.
+        std::map<CUfunction, FunctionFacts> facts;
         bool can_print = false;                        // calls printf or assert: capture stdout on launch
         bool can_assert = false;
         CUdeviceptr trace_records = 0;  // the instrumented variant's record pointer (trace_wrapper.h); 0: none
@@ -92,9 +105,14 @@ private:
     // The kernel `name` of module `module`, or null with `error` saying what is missing (for `subject`).
     CUfunction kernel_function(ModuleId module, const std::string& name, const std::string& subject,
                                std::optional<EngineError>& error);
-    std::optional<EngineError> check_launch(CUfunction fn, const LaunchRequest& request, const std::string& subject);
-    std::optional<EngineError> marshal_args(CUfunction fn, const LaunchRequest& request,
+    const FunctionFacts& function_facts(LoadedModule& module, CUfunction fn);
+    // The sizes of the first `count` parameters of `fn` (fewer when it has fewer), asked only once per function.
+    std::vector<size_t> param_sizes(LoadedModule& module, CUfunction fn, size_t count);
+    std::optional<EngineError> check_launch(LoadedModule& module, CUfunction fn, const LaunchRequest& request,
+                                            const std::string& subject);
+    std::optional<EngineError> marshal_args(LoadedModule& module, CUfunction fn, const LaunchRequest& request,
                                             std::vector<std::vector<std::byte>>& storage, std::vector<void*>& params);
+    LaunchResult run_launch(const LaunchRequest& request, LaunchPhaseClock& clock);  // launch() less its clock
     struct Snapshot {
         CUdeviceptr buffer = 0, copy = 0;
         uint64_t bytes = 0;

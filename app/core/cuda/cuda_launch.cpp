@@ -12,8 +12,10 @@
 #include "core/cuda/stdout_capture.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 namespace cp {
 
@@ -52,9 +54,44 @@ CUfunction CudaBackend::kernel_function(ModuleId module, const std::string& name
     return fn;
 }
 
+// A function's attributes do not change once it is loaded (raising its dynamic shared memory limit, as
+// check_launch does, changes neither of these), so a kernel re-run every frame asks the driver once. An answer
+// the driver refused is not kept: it is asked again next time, as before.
+const CudaBackend::FunctionFacts& CudaBackend::function_facts(LoadedModule& module, CUfunction fn) {
+    FunctionFacts& facts = module.facts[fn];
+    if (!facts.attributes_known) {
+        int max_threads = 0, static_shared = 0;
+        const bool known =
+            d_.FuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fn) == CUDA_SUCCESS &&
+            d_.FuncGetAttribute(&static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn) == CUDA_SUCCESS;
+        facts.max_threads = max_threads;
+        facts.static_shared = static_shared;
+        facts.attributes_known = known;
+    }
+    return facts;
+}
+
+// Asks only for parameters not asked before, and never again past the last one once the driver has said
+// "no more" (CUDA_ERROR_INVALID_VALUE, the documented answer). Another failure ends this answer as the
+// question did before, but is not kept.
+std::vector<size_t> CudaBackend::param_sizes(LoadedModule& module, CUfunction fn, size_t count) {
+    FunctionFacts& facts = module.facts[fn];
+    while (facts.param_sizes.size() < count && !facts.params_complete) {
+        size_t offset = 0, size = 0;
+        const CUresult r = d_.FuncGetParamInfo(fn, facts.param_sizes.size(), &offset, &size);
+        if (r != CUDA_SUCCESS) {
+            facts.params_complete = r == CUDA_ERROR_INVALID_VALUE;
+            break;
+        }
+        facts.param_sizes.push_back(size);
+    }
+    const size_t known = std::min(count, facts.param_sizes.size());
+    return std::vector<size_t>(facts.param_sizes.begin(), facts.param_sizes.begin() + long(known));
+}
+
 // The engine validates configurations for the user before asking; this is the backstop that keeps the
 // driver from ever seeing a configuration it would reject.
-std::optional<EngineError> CudaBackend::check_launch(CUfunction fn, const LaunchRequest& request,
+std::optional<EngineError> CudaBackend::check_launch(LoadedModule& module, CUfunction fn, const LaunchRequest& request,
                                                      const std::string& subject) {
     const Dim3& g = request.grid;
     const Dim3& b = request.block;
@@ -64,9 +101,8 @@ std::optional<EngineError> CudaBackend::check_launch(CUfunction fn, const Launch
                        std::to_string(info_.max_threads_per_block) + " threads, " + info_.max_block.str() + ").");
     if (!fits(g, info_.max_grid)) return refused(subject + ": the grid is larger than this GPU allows (" +
                                                  info_.max_grid.str() + ").");
-    int kernel_max_threads = 0, static_shared = 0;
-    d_.FuncGetAttribute(&kernel_max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fn);
-    d_.FuncGetAttribute(&static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn);
+    const FunctionFacts& facts = function_facts(module, fn);
+    const int kernel_max_threads = facts.max_threads, static_shared = facts.static_shared;
     if (kernel_max_threads > 0 && b.count() > uint64_t(kernel_max_threads))
         return refused(subject + ": this kernel can run at most " + std::to_string(kernel_max_threads) +
                            " threads per block (its register use or __launch_bounds__ limit it).",
@@ -84,7 +120,7 @@ std::optional<EngineError> CudaBackend::check_launch(CUfunction fn, const Launch
     return std::nullopt;
 }
 
-std::optional<EngineError> CudaBackend::marshal_args(CUfunction fn, const LaunchRequest& request,
+std::optional<EngineError> CudaBackend::marshal_args(LoadedModule& module, CUfunction fn, const LaunchRequest& request,
                                                      std::vector<std::vector<std::byte>>& storage,
                                                      std::vector<void*>& params) {
     const std::string kernel = "kernel `" + request.kernel_name + "`";
@@ -100,10 +136,7 @@ std::optional<EngineError> CudaBackend::marshal_args(CUfunction fn, const Launch
     }();
     std::vector<size_t> sizes;
     if (d_.FuncGetParamInfo) {
-        const size_t ask = request.args.size() + (under_sanitizer ? 0 : 1);
-        size_t offset = 0, size = 0;
-        while (sizes.size() < ask && d_.FuncGetParamInfo(fn, sizes.size(), &offset, &size) == CUDA_SUCCESS)
-            sizes.push_back(size);
+        sizes = param_sizes(module, fn, request.args.size() + (under_sanitizer ? 0 : 1));
         if (sizes.size() != request.args.size())
             return refused(kernel + " takes " + (sizes.size() > request.args.size() ? "more than " : "") +
                                std::to_string(std::min(sizes.size(), request.args.size())) + " parameters but " +
@@ -171,17 +204,50 @@ CUresult CudaBackend::flush_l2() {
     return d_.MemsetD8(l2_flush_buffer_, ++value, l2_flush_bytes_);
 }
 
+// Where launch()'s wall time goes (LaunchResult::phases): run_launch marks where the set-up ends and adds up
+// each launch's queueing and waiting; launch() calls the rest "after". A few steady_clock reads per launch.
+struct LaunchPhaseClock {
+    using Clock = std::chrono::steady_clock;
+    static double ms(Clock::time_point from, Clock::time_point to) {
+        return std::chrono::duration<double, std::milli>(to - from).count();
+    }
+    const Clock::time_point started = Clock::now();
+    std::optional<Clock::time_point> first_launch;  // the first launch's queueing began: the set-up ended
+    double launch_calls_ms = 0, wait_ms = 0, kernel_ms = 0;
+
+    // At the end of launch(): a request refused before any launch was all set-up.
+    LaunchPhases finish() const {
+        const Clock::time_point now = Clock::now();
+        LaunchPhases p;
+        p.setup_ms = ms(started, first_launch.value_or(now));
+        p.launch_calls_ms = launch_calls_ms;
+        p.wait_ms = wait_ms;
+        p.after_ms = std::max(0.0, ms(started, now) - p.setup_ms - launch_calls_ms - wait_ms);
+        p.kernel_ms = kernel_ms;
+        return p;
+    }
+};
+
 LaunchResult CudaBackend::launch(const LaunchRequest& request) {
+    LaunchPhaseClock clock;
+    LaunchResult out = run_launch(request, clock);
+    out.phases = clock.finish();
+    return out;
+}
+
+LaunchResult CudaBackend::run_launch(const LaunchRequest& request, LaunchPhaseClock& clock) {
+    using Clock = LaunchPhaseClock::Clock;
     LaunchResult out;
     if ((out.error = bind())) return out;
     const std::string subject = "kernel `" + request.kernel_name + "` (grid " + request.grid.str() + ", block " +
                                 request.block.str() + ")";
     CUfunction fn = kernel_function(request.module, request.kernel_name, subject, out.error);
     if (!fn) return out;
+    LoadedModule& module = modules_.at(request.module);  // found by kernel_function above
     std::vector<std::vector<std::byte>> storage;
     std::vector<void*> params;
-    if ((out.error = check_launch(fn, request, subject))) return out;
-    if ((out.error = marshal_args(fn, request, storage, params))) return out;
+    if ((out.error = check_launch(module, fn, request, subject))) return out;
+    if ((out.error = marshal_args(module, fn, request, storage, params))) return out;
 
     int warmup = std::clamp(request.timing.warmup, 0, kMaxLaunches);
     int repeats = std::clamp(request.timing.repeats, 1, kMaxLaunches);
@@ -201,7 +267,6 @@ LaunchResult CudaBackend::launch(const LaunchRequest& request) {
         can_run_again = false;
     }
     std::optional<StdoutCapture> capture;
-    const LoadedModule& module = modules_.at(request.module);  // found by kernel_function above
     if (module.can_print) capture.emplace(module.can_assert);
 
     // A traced launch: point the instrumented kernel's record pointer at a zeroed buffer of 3 words a block.
@@ -241,6 +306,8 @@ LaunchResult CudaBackend::launch(const LaunchRequest& request) {
     bool launch_call_failed = false;  // cuLaunchKernel itself said no: the configuration, not the kernel
     for (int i = 0; i < warmup + repeats && failed == CUDA_SUCCESS; ++i) {
         const bool timed = i >= warmup;
+        const Clock::time_point queueing = Clock::now();
+        if (i == 0) clock.first_launch = queueing;
         for (const Snapshot& snap : snapshots)
             if (i > 0 && (failed = d_.MemcpyDtoD(snap.buffer, snap.copy, snap.bytes)) != CUDA_SUCCESS) break;
         if (failed != CUDA_SUCCESS) break;
@@ -256,10 +323,18 @@ LaunchResult CudaBackend::launch(const LaunchRequest& request) {
         // The last launch's guard zones are copied behind it, so that one synchronise waits for both.
         if (i + 1 == warmup + repeats) queue_guard_reads(request, guard_reads);
         // Synchronising after each launch surfaces errors at the launch that caused them and flushes its printf.
-        if ((failed = d_.CtxSynchronize()) != CUDA_SUCCESS) break;
+        const Clock::time_point waiting = Clock::now();
+        clock.launch_calls_ms += LaunchPhaseClock::ms(queueing, waiting);
+        failed = d_.CtxSynchronize();
+        clock.wait_ms += LaunchPhaseClock::ms(waiting, Clock::now());
+        if (failed != CUDA_SUCCESS) break;
         if (i == 0 && capture) first_launch_output = capture->size();
+        // Every launch's GPU time counts towards the phases (the wait holds them all); the timed ones are the samples.
         float ms = 0;
-        if (timed && d_.EventElapsedTime(&ms, start_, stop_) == CUDA_SUCCESS) samples.push_back(ms);
+        if (d_.EventElapsedTime(&ms, start_, stop_) == CUDA_SUCCESS) {
+            clock.kernel_ms += ms;
+            if (timed) samples.push_back(ms);
+        }
         if (memory_pass.log && i + 1 == warmup + repeats) {
             bool again = false;
             if ((failed = memory_pass_needed(module, memory_pass, can_run_again, again)) != CUDA_SUCCESS) break;

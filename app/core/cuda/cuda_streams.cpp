@@ -69,6 +69,7 @@ StreamsResult CudaBackend::streams(const StreamsRequest& request) {
     }
     CUfunction fn = kernel_function(request.module, request.kernel_name, subject, out.error);
     if (!fn) return out;
+    LoadedModule& loaded = modules_.at(request.module);  // found by kernel_function above
 
     // Everything checked before anything is queued: streams, copies within their buffers, launches, arguments.
     struct Prepared {
@@ -119,8 +120,8 @@ StreamsResult CudaBackend::streams(const StreamsRequest& request) {
         p.launch.args = c.args;
         const std::string chunk_subject = "kernel `" + request.kernel_name + "` (chunk " + std::to_string(k) +
                                           ", grid " + c.grid.str() + ", block " + request.block.str() + ")";
-        if ((out.error = check_launch(fn, p.launch, chunk_subject))) return out;
-        if ((out.error = marshal_args(fn, p.launch, p.storage, p.params))) return out;
+        if ((out.error = check_launch(loaded, fn, p.launch, chunk_subject))) return out;
+        if ((out.error = marshal_args(loaded, fn, p.launch, p.storage, p.params))) return out;
         all_args.args.insert(all_args.args.end(), c.args.begin(), c.args.end());
     }
 

@@ -167,6 +167,21 @@ struct BlockTrace {
     uint64_t start_ns = 0, end_ns = 0;
 };
 
+// Where the backend's launch() spent its wall time (LaunchResult::phases), for the frame budget: the four parts
+// add up to the whole call, which LaunchResult::backend_ms contains (with the worker's request handling around it).
+// Host clock (steady_clock) except kernel_ms. The CUDA backend measures them; all 0 where a backend does not.
+struct LaunchPhases {
+    double setup_ms = 0;         // before the first launch call: look-ups, checks, arguments, input copies, capture
+    double launch_calls_ms = 0;  // queueing each launch: cuLaunchKernel, events, input restores, L2 flush, guard copies
+    double wait_ms = 0;          // waiting for the GPU in the synchronise after each launch (cuCtxSynchronize)
+    double after_ms = 0;         // the rest: events read, printf, trace and guard zones read back, the result
+    // The kernels' own GPU time (events), every launch of the request added, warmups too: the GPU runs them while
+    // the host queues or waits, so what wait_ms holds beyond it is the GPU busy with other work (a window's drawing).
+    double kernel_ms = 0;
+    double total_ms() const { return setup_ms + launch_calls_ms + wait_ms + after_ms; }
+    bool measured() const { return total_ms() > 0; }
+};
+
 struct LaunchResult {
     bool ok = false;
     TimingStats timing;
@@ -178,6 +193,7 @@ struct LaunchResult {
     // the guard read; CPU: the launches and the checks after them): the rest of the app's launch stage is the
     // round trip. 0 where not measured (an in-process backend).
     double backend_ms = 0;
+    LaunchPhases phases;  // how the backend's launch() call divides (CUDA); all 0 where not measured
     // With LaunchRequest::record_memory: the per-line figures (memory_figures.h).
     std::optional<MemoryRecording> memory;
 };

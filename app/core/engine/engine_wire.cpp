@@ -512,7 +512,13 @@ void to_wire(const LaunchResult& r, json& j, Blob&) {
               {"printf_output", r.printf_output},
               {"error", error_json(r.error)},
               {"trace_unit", r.trace_unit},
-              {"backend_ms", r.backend_ms}});
+              {"backend_ms", r.backend_ms},
+              {"phases",
+               {{"setup_ms", r.phases.setup_ms},
+                {"launch_calls_ms", r.phases.launch_calls_ms},
+                {"wait_ms", r.phases.wait_ms},
+                {"after_ms", r.phases.after_ms},
+                {"kernel_ms", r.phases.kernel_ms}}}});
     // The trace travels in the JSON itself, 4 numbers a block (block, unit, start, end), so that a carrier that
     // forwards only the JSON part (the CPU worker's protocol) keeps it.
     json records = json::array();
@@ -550,6 +556,12 @@ LaunchResult from_wire(Type<LaunchResult>, const json& j, Blob&) {
     r.error = error_from(j);
     r.trace_unit = j.at("trace_unit").get<std::string>();
     r.backend_ms = j.at("backend_ms").get<double>();
+    const json& p = j.at("phases");
+    r.phases.setup_ms = p.at("setup_ms").get<double>();
+    r.phases.launch_calls_ms = p.at("launch_calls_ms").get<double>();
+    r.phases.wait_ms = p.at("wait_ms").get<double>();
+    r.phases.after_ms = p.at("after_ms").get<double>();
+    r.phases.kernel_ms = p.at("kernel_ms").get<double>();
     const json& a = j.at("trace");
     if (a.size() % 4 != 0) malformed("a trace of " + std::to_string(a.size()) + " numbers (4 a block)");
     for (size_t i = 0; i + 3 < a.size(); i += 4)

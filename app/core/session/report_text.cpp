@@ -154,4 +154,14 @@ std::string stage_runs_text(const std::vector<StageRun>& stages) {
            "; reused: " + (reused.empty() ? std::string("nothing") : reused);
 }
 
+std::string launch_phases_text(double backend_ms, const LaunchPhases& p) {
+    if (!p.measured()) return "";
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "%s %.3f ms: set-up %.3f, launch calls %.3f, waiting for the GPU %.3f (kernel %.3f), after %.3f",
+                  backend_ms > 0 ? "in the worker" : "in the backend", backend_ms > 0 ? backend_ms : p.total_ms(),
+                  p.setup_ms, p.launch_calls_ms, p.wait_ms, p.kernel_ms, p.after_ms);
+    return text;
+}
+
 }  // namespace cp

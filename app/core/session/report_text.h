@@ -50,4 +50,10 @@ std::string expected_outcome_text(const RunReport& r);
 // the kernel can write `y`); reused: compile, upload x". Empty when no stage was reached.
 std::string stage_runs_text(const std::vector<StageRun>& stages);
 
+// Where the backend's launch call spent its time, in one line (cp_ui_bench, the Timing panel): "in the worker
+// 0.800 ms: set-up 0.030, launch calls 0.010, waiting for the GPU 0.740 (kernel 0.058), after 0.020".
+// `backend_ms` is LaunchResult::backend_ms; 0 (a backend in this process) says "in the backend" with the phases'
+// sum instead. Empty when the phases were not measured (LaunchPhases::measured).
+std::string launch_phases_text(double backend_ms, const LaunchPhases& phases);
+
 }  // namespace cp

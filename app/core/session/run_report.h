@@ -207,6 +207,7 @@ struct StageTimes {
     double insight_ms = 0;    // coverage, write counting and trace launches (only when asked or warned)
     double launch_ms = 0;     // the launch request: the timed launches and the round trip to the backend
     double launch_backend_ms = 0;  // of which inside the worker process (LaunchResult::backend_ms; 0: not measured)
+    LaunchPhases launch_phases;    // and how the backend's launch call divides (LaunchResult::phases; 0: not measured)
     double read_back_ms = 0;  // outputs copied to the host (only for views, the inspector or the check)
     double check_ms = 0;      // the CPU reference (when its inputs changed) and the comparison
     double variants_ms = 0;   // compare variants (set by whoever runs them)

@@ -478,6 +478,7 @@ bool KernelSession::record_launch(RunState& run, Fingerprint fingerprint, const 
     report.stage_runs.push_back(stages_->launch.ran(why.empty() ? "run again: nothing it depends on changed" : why));
     stages_->launch.drop("the last launch failed");  // kept again below once it succeeded
     report.stages.launch_backend_ms = launched.backend_ms;
+    report.stages.launch_phases = launched.phases;
     report.printf_output = launched.printf_output;
     // Where each buffer lived, also for a launch that failed: compute-sanitizer's findings name addresses.
     for (const auto& [name, b] : buffers_) report.device_addresses[name] = b.device_address;

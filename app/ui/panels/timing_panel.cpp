@@ -106,8 +106,22 @@ static const char* const kLaunchRow = "launch (kernel + round trip)";
 
 // Where the last run's wall time went, stage by stage (what cp_ui_bench prints): folded until asked for.
 void TimingPanel::draw_budget(const TimingSample& last) {
+    drawn_budget_.clear();
+    if (open_budget_) ImGui::SetNextItemOpen(true);
+    open_budget_ = false;
     if (!ImGui::CollapsingHeader("Frame budget of the last run")) return;
     const StageTimes& s = last.stages;
+    const LaunchPhases& p = s.launch_phases;
+    // A sub-row of the launch's: dimmed, indented by its depth; `why` on hover.
+    auto sub_row = [&](const char* name, double ms, const char* why) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextDisabled("%s", name);
+        if (why && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", why);
+        ImGui::TableNextColumn();
+        ImGui::TextDisabled("%.3f ms", ms);
+        drawn_budget_.push_back(name);
+    };
     const std::pair<const char*, double> rows[] = {
         {"resolve", s.resolve_ms},       {"compile", s.compile_ms},   {"upload / prepare", s.prepare_ms},
         {"coverage / trace", s.insight_ms}, {kLaunchRow, s.launch_ms},
@@ -120,13 +134,26 @@ void TimingPanel::draw_budget(const TimingSample& last) {
         ImGui::TextUnformatted(name);
         ImGui::TableNextColumn();
         ImGui::Text("%.3f ms", ms);
-        if (name == kLaunchRow && s.launch_backend_ms > 0) {  // where the launch's time was spent
-            ImGui::TableNextRow();
-            ImGui::TableNextColumn();
-            ImGui::TextDisabled("  of which in the worker process");
-            ImGui::TableNextColumn();
-            ImGui::TextDisabled("%.3f ms", s.launch_backend_ms);
-        }
+        drawn_budget_.push_back(name);
+        if (name != kLaunchRow) continue;
+        // Where the launch's time was spent: in the worker process, and there in the backend's launch call.
+        const std::string said = launch_phases_text(s.launch_backend_ms, p);
+        if (s.launch_backend_ms > 0)
+            sub_row("  of which in the worker process", s.launch_backend_ms, said.empty() ? nullptr : said.c_str());
+        if (!p.measured()) continue;
+        sub_row("    set-up (checks, arguments)", p.setup_ms,
+                "Before the first launch: the kernel looked up, the configuration and arguments checked, copies of the "
+                "inputs for the repeats, printf capture.");
+        sub_row(
+            "    launch calls", p.launch_calls_ms,
+            "cuLaunchKernel and its timing events for every launch, with the inputs' restores and L2 flushes between "
+            "repeats.");
+        sub_row("    waiting for the GPU", p.wait_ms,
+                "The synchronise after each launch. Beyond the kernel's own time (below), the GPU was busy with other "
+                "work: this window's drawing shares it.");
+        sub_row("      the kernel on the GPU", p.kernel_ms,
+                "Every launch of this request added (warm-ups too), by the GPU's events.");
+        sub_row("    after (printf, guard zones, result)", p.after_ms, nullptr);
     }
     ImGui::TableNextRow();
     ImGui::TableNextColumn();

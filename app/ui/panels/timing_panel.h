@@ -11,6 +11,7 @@
 #include "ui/state/timing_history.h"
 
 #include <string>
+#include <vector>
 
 namespace cp::ui {
 
@@ -47,6 +48,10 @@ public:
     const DrawnHistory& drawn_history() const { return drawn_history_; }
     // A `devices:` run's per-device lines as drawn in the last frame.
     const DrawnSplit& drawn_split() const { return drawn_split_; }
+    // The frame budget's rows drawn in the last frame, by name (empty while it is folded); open_budget unfolds it
+    // in the next frame (tests).
+    const std::vector<std::string>& drawn_budget() const { return drawn_budget_; }
+    void open_budget() { open_budget_ = true; }
 
     // The last run's times and bandwidth (presentation mode too); false when nothing has been timed yet.
     bool draw_summary();
@@ -58,6 +63,8 @@ private:
 
     DrawnHistory drawn_history_;
     DrawnSplit drawn_split_;
+    std::vector<std::string> drawn_budget_;
+    bool open_budget_ = false;
     TimingHistory& history_;
     RunInputs& inputs_;
     LiveOptions& live_;
