@@ -242,7 +242,7 @@ extern "C" __global__ void through_helper(const float* in, float* out, int n)
         EXPECT_NE(recorder.find("cvta.to.shared"), std::string::npos) << recorder;
     }
     // The helper, not inlined, has its own recording state, set at the top of its body, as the kernel has.
-    EXPECT_EQ(occurrences(r.ptx, "mov.u32 \t%cpm_k, 1;"), 2u) << r.ptx;
+    EXPECT_EQ(occurrences(r.ptx, "mov.u32 \t%cpm_k, 0;"), 2u) << r.ptx;
     expect_valid(r);
 }
 

@@ -170,9 +170,12 @@ std::optional<Access> parse_access(std::string_view t) {
     return a;
 }
 
-// Slots a thread takes from the log at once, at most: its first chunk is 1 slot, each next one twice its last, so
-// a thread that makes one or two accesses wastes none and one that makes hundreds (the register-blocked multiply's
-// inner loop) goes to the counter once in 16 accesses instead of at every one.
+// Slots a thread takes from the log at once, at most. Its chunks hold 1, 1, 2, 4, 8 and then 16 records, each as
+// many as it has taken before: a thread that makes 1, 2, 4 or 8 accesses (most lessons' threads: a load and a
+// store, a transpose's four) leaves no slot unused, one that makes 3 leaves one, and one that makes hundreds (the
+// register-blocked multiply's inner loop) goes to the counter once in 16 accesses instead of at every one. Unused
+// slots count against the cap: with chunks of 1, 2, 4 ... the 1000 x 1000 transpose took 7 slots for its 4
+// accesses a thread and was recorded on 541 of its 1024 blocks instead of all.
 constexpr uint32_t kMaxChunkSlots = 16;
 
 // Per function, set once at the top of its body: whether this thread records at all (%cpm_on: a log is set and
@@ -200,7 +203,7 @@ std::string function_state_ptx() {
     op(".reg .pred \t%cpm_on;");
     op("mov.u32 \t%cpm_pos, 0;");
     op("mov.u32 \t%cpm_end, 0;");
-    op("mov.u32 \t%cpm_k, 1;");
+    op("mov.u32 \t%cpm_k, 0;");  // the first chunk holds max(k, 1) = 1 record, and so does the second
     op("mov.u32 \t%cpm_n, 1;");
     op("{");
     op(".reg .pred \t%cpm_t<2>;");
@@ -302,6 +305,10 @@ std::string record_access_ptx(uint32_t site, uint32_t info, const std::string& s
     op("and.b32 \t%cpm_r4, %cpm_r4, %cpm_r2;");
     op("bfind.u32 \t%cpm_r4, %cpm_r4;");
     op("shfl.sync.idx.b32 \t%cpm_r5, %cpm_k, %cpm_r4, 31, %cpm_r2;");
+    op("shl.b32 \t%cpm_r0, %cpm_r5, 1;");  // the next chunk's k: twice this one's, 1 after the first, at most 16
+    op("max.u32 \t%cpm_r0, %cpm_r0, 1;");
+    op("min.u32 \t%cpm_r0, %cpm_r0, " + std::to_string(kMaxChunkSlots) + ";");
+    op("max.u32 \t%cpm_r5, %cpm_r5, 1;");
     op("popc.b32 \t%cpm_r6, %cpm_r2;");
     op("mul.wide.u32 \t%cpm_d4, %cpm_r6, %cpm_r5;");
     op("mov.u64 \t%cpm_d5, 0;");
@@ -317,8 +324,7 @@ std::string record_access_ptx(uint32_t site, uint32_t info, const std::string& s
     op("add.u32 \t%cpm_pos, %cpm_r7, %cpm_r8;");
     op("mov.u32 \t%cpm_n, %cpm_r6;");
     op("mad.lo.u32 \t%cpm_end, %cpm_r6, %cpm_r5, %cpm_pos;");
-    op("shl.b32 \t%cpm_k, %cpm_r5, 1;");
-    op("min.u32 \t%cpm_k, %cpm_k, " + std::to_string(kMaxChunkSlots) + ";");
+    op("mov.u32 \t%cpm_k, %cpm_r0;");
     p += have + ":\n";
     // The record: address; block << 32 | thread; info | space << 32 (kMemoryRecordWords), in the thread's next slot.
     op("setp.ge.u32 \t%cpm_q0, %cpm_pos, %cpm_cap;");
