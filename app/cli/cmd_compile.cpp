@@ -4,6 +4,8 @@
 #include "core/cuda/cuda_backend_factory.h"
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/cuda/nvrtc_pch.h"
+#include "core/cuda/recording_copy.h"
+#include "core/kernel_file/constant_fill.h"
 #include "core/kernel_file/kernel_file.h"
 #include "core/session/report_json.h"
 
@@ -27,6 +29,10 @@ Exit status: 0 compiled, 1 errors (in the source, the metadata header or the com
   --arch sm_XY    target architecture (default: the GPU's, or )" + std::string(kArchWithoutDevice) + R"( when there is none)
   --option OPT    an extra NVRTC option, e.g. --option=-DTILE=32 (repeatable)
   --json          print {file, arch, ok, cache_hit, compile_ms, diagnostics, resources} as JSON
+  --memory        also build the memory recording's copy of the kernel (what `run --memory` and the window's
+                  Memory switch launch) as a cubin for the architecture, and keep it, so that the first
+                  recording need not wait for it; says how many accesses it records and whether it was kept
+                  already (the window does this in the background for a kernel it opens on a GPU)
 )";
 }
 
@@ -35,7 +41,7 @@ std::string bytes_text(int b) { return b < 0 ? "?" : std::to_string(b) + " B"; }
 }  // namespace
 
 int cmd_compile(const std::vector<std::string>& argv) {
-    auto args = parse_args(argv, {{"--arch", true}, {"--option", true, true}, {"--json"}});
+    auto args = parse_args(argv, {{"--arch", true}, {"--option", true, true}, {"--json"}, {"--memory"}});
     if (!args) return user_error(args.error());
     if (args->has("--help")) {
         std::cout << usage();
@@ -81,7 +87,46 @@ int cmd_compile(const std::vector<std::string>& argv) {
     request.load = false;
     CompileResult result = compile_with_nvrtc(request, arch, nullptr);
     diagnostics.insert(diagnostics.end(), result.diagnostics.begin(), result.diagnostics.end());
-    const bool ok = result.ok && !has_errors(diagnostics);
+    bool ok = result.ok && !has_errors(diagnostics);
+    // The recording's copy, built as the session builds it (the session's request: text_to_compile, its path
+    // and kernel), so the worker finds the cubin kept under the same key.
+    std::optional<RecordingCopy> copy;
+    if (ok && args->has("--memory")) {
+        if (request.kernel_name.empty())
+            return user_error("`--memory` needs a kernel to record, and this file chooses none",
+                              "add a metadata header, or keep one kernel in the file");
+        CompileRequest recording;
+        recording.source = text_to_compile(*file);
+        recording.path = request.path;
+        recording.kernel_name = request.kernel_name;
+        recording.extra_options = request.extra_options;
+        recording.load = false;
+        copy = compile_recording_copy(recording, arch);
+        if (!copy->result.ok) {
+            ok = false;
+            if (!copy->result.error) {
+                std::string why = "it did not compile";
+                for (const Diagnostic& d : copy->result.diagnostics)
+                    if (d.severity == Severity::Error) {
+                        why = d.str();
+                        break;
+                    }
+                copy->result.error = engine_error(ErrorKind::Compile, "compile error", why,
+                                                  "the kernel itself compiles; `run` without --memory works");
+            }
+        }
+    }
+    const auto memory_text = [&]() -> std::string {
+        if (!copy) return {};
+        if (!copy->result.ok) return "recording copy: not built: " + copy->result.error->message;
+        std::string text = "recording copy: " + std::to_string(copy->sites.size()) + " load and store site" +
+                           (copy->sites.size() == 1 ? "" : "s") + " recorded; ";
+        if (copy->cubin_kept) return text + "its cubin for " + arch + " was kept already";
+        if (copy->cubin)
+            return text + "cubin for " + arch + " compiled in " + std::to_string(int(copy->cubin_ms + 0.5)) +
+                   " ms and kept";
+        return text + "no cubin (" + copy->cubin_note + "): the driver compiles it at the first recording";
+    };
 
     if (args->has("--json")) {
         nlohmann::json j{{"file", file->path.string()},
@@ -94,11 +139,19 @@ int cmd_compile(const std::vector<std::string>& argv) {
                          {"diagnostics", diagnostics_json(diagnostics)},
                          {"resources", result.ok ? usage_json(result.usage) : nlohmann::json()}};
         if (result.error) j["error"] = result.error->message;
+        if (copy)
+            j["memory"] = {{"ok", copy->result.ok},
+                           {"sites", copy->sites.size()},
+                           {"cubin", copy->cubin},
+                           {"cubin_kept", copy->cubin_kept},
+                           {"cubin_ms", copy->cubin_ms},
+                           {"text", memory_text()}};
         std::cout << json_text(j) << "\n";
         return ok ? 0 : 1;
     }
     for (const auto& d : diagnostics) (d.severity == Severity::Error ? std::cerr : std::cout) << d.str() << "\n";
     if (result.error) std::cerr << "error: " << result.error->message << "\n";
+    if (copy && !copy->result.ok) std::cerr << memory_text() << "\n";
     if (!result.ok) {
         size_t errors = 0;
         for (const auto& d : diagnostics) errors += d.severity == Severity::Error;
@@ -121,6 +174,8 @@ int cmd_compile(const std::vector<std::string>& argv) {
               << "  spills:          " << bytes_text(u.spill_store_bytes) << " stored, " << bytes_text(u.spill_load_bytes)
               << " loaded\n";
     if (u.barriers >= 0) std::cout << "  barriers:        " << u.barriers << "\n";
+    if (copy && copy->result.ok) std::cout << "  " << memory_text() << "\n";
+    if (copy && !copy->result.ok) return 1;  // said above
     if (!ok) {
         std::cerr << "the kernel compiled, but its metadata header has errors (listed above)\n";
         return 1;

@@ -9,6 +9,7 @@
 #include "core/cuda/guard_zones.h"
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/cuda/ptx_memory.h"
+#include "core/cuda/recording_copy.h"
 
 #include <algorithm>
 #include <chrono>
@@ -308,31 +309,24 @@ CompileResult CudaBackend::compile(const CompileRequest& request) {
         wrapped = request;
         wrapped.source = std::move(*source);
     }
-    // The memory-recording variant (issue 23): the recording variables after the user's code, compiled to PTX,
-    // recording code put before every load and store (ptx_memory.h), and the driver's JIT makes the rest. NVRTC
-    // caches the PTX under its own key (the source differs); the rewrite is a pass over the text.
+    // The memory-recording variant (issue 23): the user's code with the recording written into its PTX, as a
+    // cubin compiled by nvJitLink and kept on disk (recording_copy.h; one the window prepared in the background
+    // loads at once), or as PTX for the driver's JIT when there is no cubin.
     std::vector<PtxMemorySite> memory_sites;
+    bool memory_prints = false, memory_asserts = false;
+    CompileResult result;
     if (request.instrument_memory) {
-        wrapped = request;
-        wrapped.source = request.source + "\n" + memory_recorder_source();
-    }
-    CompileResult result =
-        compile_with_nvrtc(request.instrument_trace || request.instrument_memory ? wrapped : request,
-                           request.instrument_memory ? memory_ptx_arch(arch_) : arch_, &image, &lowered, &also_lowered);
-    if (result.ok && request.instrument_memory) {
-        auto rewritten =
-            instrument_ptx_memory(std::string(reinterpret_cast<const char*>(image.data()),
-                                              strnlen(reinterpret_cast<const char*>(image.data()), image.size())),
-                                  request.path.empty() ? std::string("kernel.cu") : request.path);
-        if (!rewritten) {
-            result.ok = false;
-            result.error = to_engine_error(rewritten.error(), "NOT_INSTRUMENTABLE", ErrorKind::Unsupported);
-            return result;
-        }
-        image.assign(reinterpret_cast<const std::byte*>(rewritten->ptx.data()),
-                     reinterpret_cast<const std::byte*>(rewritten->ptx.data()) + rewritten->ptx.size());
-        image.push_back(std::byte{0});  // cuModuleLoadDataEx takes PTX as a NUL-terminated string
-        memory_sites = std::move(rewritten->sites);
+        RecordingCopy copy = compile_recording_copy(request, arch_);
+        result = std::move(copy.result);
+        if (!result.ok) return result;
+        image = std::move(copy.image);
+        lowered = std::move(copy.lowered);
+        also_lowered = std::move(copy.also_lowered);
+        memory_sites = std::move(copy.sites);
+        memory_prints = copy.prints;
+        memory_asserts = copy.asserts;
+    } else {
+        result = compile_with_nvrtc(request.instrument_trace ? wrapped : request, arch_, &image, &lowered, &also_lowered);
     }
     if (!result.ok || !request.load) return result;
     if (auto e = bind()) {
@@ -354,8 +348,9 @@ CompileResult CudaBackend::compile(const CompileRequest& request) {
         if (jit_log[0]) result.error->message += std::string(" Driver log: ") + jit_log;
         return result;
     }
-    loaded.can_print = image_contains(image, "vprintf") || image_contains(image, "__assertfail");
-    loaded.can_assert = image_contains(image, "__assertfail");
+    loaded.can_print = request.instrument_memory ? memory_prints
+                                                 : image_contains(image, "vprintf") || image_contains(image, "__assertfail");
+    loaded.can_assert = request.instrument_memory ? memory_asserts : image_contains(image, "__assertfail");
     if (request.instrument_trace && d_.ModuleGetGlobal) {
         size_t bytes = 0;
         if (d_.ModuleGetGlobal(&loaded.trace_records, &bytes, loaded.module, kTraceRecordsSymbol) != CUDA_SUCCESS)

@@ -182,6 +182,13 @@ RunOutcome LiveRunner::execute(RunJob& job) {
         // The variants of the same file are loaded from the main kernel's compile (one compile per edit).
         s.set_also_kernels(job.compare ? compare_->prepare(s.kernel(), s.kernel().spec.compare) : std::vector<std::string>{});
         out.report = s.run(options);
+        if (out.report.ok() && s.kernel().source != prepare_checked_) {
+            // After the picture: the recording's copy, compiled by another process at low priority, so the first
+            // recording of a large kernel need not wait seconds for it.
+            prepare_checked_ = s.kernel().source;
+            if (worth_preparing_recording(engine_->device(), s.kernel()))
+                preparer_.prepare(s.kernel().path, engine_->device().arch);
+        }
         if (job.compare) {
             // Their outputs cross to the host only when the main run's do (a check, or views drawn from host
             // memory) or their own views need it: their images reach their columns device to device.

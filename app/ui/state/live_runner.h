@@ -3,6 +3,7 @@
 // so device buffers never change while the UI copies them into textures.
 #pragma once
 
+#include "core/cuda/recording_prepare.h"
 #include "core/session/compare_runner.h"
 #include "core/session/sanitize.h"
 #include "core/session/session.h"
@@ -120,6 +121,10 @@ private:
     std::unique_ptr<Engine> engine_;
     std::unique_ptr<KernelSession> session_;
     std::unique_ptr<CompareRunner> compare_;  // the variants of the last compare job, in their own sessions
+    // The Memory switch's copy of a kernel run on this machine's GPU, prepared in the background after its first
+    // run (recording_prepare.h); the source last looked at, so a re-run every frame reads no file.
+    RecordingPreparer preparer_;
+    std::string prepare_checked_;
     std::function<void()> on_done_;
     SanitizedBackendFactory sanitized_factory_;
 
