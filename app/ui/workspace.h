@@ -74,6 +74,8 @@ public:
 
     bool run_in_flight() const { return !runner_->idle(); }
     void wait_for_run() { runner_->wait_until_done(); }
+    // The Memory switch's copy of the kernel run last is being compiled in the background (recording_prepare.h).
+    bool preparing_recording() { return runner_->preparing_recording(); }
 
     // Presentation changes (font scale, theme) are applied by the host between frames.
     bool take_presentation_change(Presentation& out);

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <fcntl.h>
 #include <fstream>
 #include <spawn.h>
@@ -39,12 +40,16 @@ bool worth_preparing_recording(const DeviceInfo& device, const KernelFile& file)
 }
 
 std::string this_cuda_playground() {
+    if (const char* with = std::getenv("CUDA_PLAYGROUND_PREPARE_WITH"); with && *with) return with;
     std::error_code ec;
     const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
     return !ec && self.filename() == "cuda-playground" ? self.string() : std::string();
 }
 
-RecordingPreparer::~RecordingPreparer() { stop(); }
+RecordingPreparer::~RecordingPreparer() {
+    std::lock_guard lock(mutex_);
+    stop();
+}
 
 void RecordingPreparer::stop() {
     if (pid_ <= 0) return;
@@ -56,6 +61,7 @@ void RecordingPreparer::stop() {
 }
 
 bool RecordingPreparer::running() {
+    std::lock_guard lock(mutex_);
     if (pid_ <= 0) return false;
     int status = 0;
     const pid_t done = waitpid(pid_, &status, WNOHANG);
@@ -65,6 +71,7 @@ bool RecordingPreparer::running() {
 }
 
 int RecordingPreparer::wait_for_running() {
+    std::lock_guard lock(mutex_);
     if (pid_ <= 0) return -1;
     int status = 0;
     pid_t done;
@@ -75,6 +82,7 @@ int RecordingPreparer::wait_for_running() {
 }
 
 bool RecordingPreparer::prepare(const std::filesystem::path& path, const std::string& arch) {
+    std::lock_guard lock(mutex_);
     if (program_.empty() || cubin_cache_dir().empty()) return false;  // nowhere to keep it: nothing gained
     const std::string key = path.string() + "\n" + arch + "\n" + cache_key(file_text(path));
     if (!started_.insert(key).second) return false;

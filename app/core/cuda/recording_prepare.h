@@ -9,6 +9,7 @@
 #include "core/types.h"
 
 #include <filesystem>
+#include <mutex>
 #include <set>
 #include <string>
 #include <sys/types.h>
@@ -20,7 +21,8 @@ namespace cp {
 // compiler sees, so an edited kernel's would not be found; it is compiled at the switch instead).
 bool worth_preparing_recording(const DeviceInfo& device, const KernelFile& file);
 
-// "cuda-playground" when this process is it (/proc/self/exe), else "": a test runner must not start itself.
+// The program that prepares: $CUDA_PLAYGROUND_PREPARE_WITH when set (tests name the cuda-playground they built),
+// else this process when it is cuda-playground (/proc/self/exe), else "": a test runner must not start itself.
 std::string this_cuda_playground();
 
 class RecordingPreparer {
@@ -35,11 +37,12 @@ public:
     // (path and contents) before; one at a time: a newer file stops the one running (the newest is the one the
     // user opened). False when nothing was started.
     bool prepare(const std::filesystem::path& path, const std::string& arch);
-    bool running();             // a preparation has not finished yet
+    bool running();             // a preparation has not finished yet (any thread may ask)
     int wait_for_running();     // tests: waits for it, and says its exit status (-1: none, or killed)
 
 private:
     void stop();
+    std::mutex mutex_;  // prepare runs on the window's run thread; running() is asked from its frames
     std::string program_;
     pid_t pid_ = -1;
     std::set<std::string> started_;  // path + arch + contents hash

@@ -109,6 +109,8 @@ public:
     void use_devices(int count, OpenEngine open) { session_->use_devices(count, std::move(open)); }
     // Blocks until the current job (if any) finished; the outcome stays for take_outcome().
     void wait_until_done();
+    // The recording's copy of the kernel run last is being prepared in the background (recording_prepare.h).
+    bool preparing_recording() { return preparer_.running(); }
 
 private:
     void worker_loop();
