@@ -35,6 +35,18 @@ TEST_F(CudaBackendTest, InfoDescribesTheDevice) {
                 d.driver_version.c_str(), d.copy_bandwidth_gbps, d.notes.c_str());
 }
 
+// c = a + b over n elements in blocks of 256, timed as `timing` says.
+LaunchRequest vector_add_launch(ModuleId m, BufferId a, BufferId b, BufferId c, int n, TimingOptions timing) {
+    LaunchRequest l;
+    l.module = m;
+    l.kernel_name = "vector_add";
+    l.block = {256, 1, 1};
+    l.grid = {uint32_t((n + 255) / 256), 1, 1};
+    l.args = {buffer("a", a), buffer("b", b), buffer("c", c), scalar("n", n)};
+    l.timing = timing;
+    return l;
+}
+
 TEST_F(CudaBackendTest, VectorAddMatchesCpuLoop) {
     const int n = 1000003;  // not a multiple of the block size
     std::mt19937 rng(7);
@@ -50,13 +62,7 @@ TEST_F(CudaBackendTest, VectorAddMatchesCpuLoop) {
     ASSERT_FALSE(engine_->upload({da, bytes_of(a)}).error);
     ASSERT_FALSE(engine_->upload({db, bytes_of(b)}).error);
 
-    LaunchRequest l;
-    l.module = m;
-    l.kernel_name = "vector_add";
-    l.block = {256, 1, 1};
-    l.grid = {uint32_t((n + 255) / 256), 1, 1};
-    l.args = {buffer("a", da), buffer("b", db), buffer("c", dc), scalar("n", n)};
-    l.timing = {3, 20, false};
+    LaunchRequest l = vector_add_launch(m, da, db, dc, n, {3, 20, false});
     const LaunchResult r = engine_->launch(l);
     ASSERT_TRUE(r.ok) << r.error->message;
     EXPECT_TRUE(r.printf_output.empty());
@@ -208,13 +214,7 @@ TEST_F(CudaBackendTest, LaunchPhasesFitInTheWorkersTime) {
     const int n = 1000003;
     const ModuleId m = compile(kVectorAdd, "vector_add");
     const BufferId da = allocate("a", n * 4ull), db = allocate("b", n * 4ull), dc = allocate("c", n * 4ull);
-    LaunchRequest l;
-    l.module = m;
-    l.kernel_name = "vector_add";
-    l.block = {256, 1, 1};
-    l.grid = {uint32_t((n + 255) / 256), 1, 1};
-    l.args = {buffer("a", da), buffer("b", db), buffer("c", dc), scalar("n", n)};
-    l.timing = {2, 3, false};
+    LaunchRequest l = vector_add_launch(m, da, db, dc, n, {2, 3, false});
     const bool in_process = std::getenv("CUDA_PLAYGROUND_CUDA_IN_PROCESS") != nullptr;
     for (int attempt = 0; attempt < 2; ++attempt) {  // the second from the kept function facts
         const LaunchResult r = engine_->launch(l);

@@ -58,6 +58,18 @@ void until_recorded(ui::AppHost& host) {
     for (int i = 0; i < 50 && !(ws.memory().result && !ws.memory().recording); ++i) host.frame();
 }
 
+// The Memory panel shown and its switch turned on, as its checkbox does, then frames until the figures are in (a
+// CUDA recording of a large launch: up to a minute).
+void switch_on_and_wait(ui::AppHost& host) {
+    ui::Workspace& ws = host.workspace();
+    ws.show_panel("Memory");
+    ws.memory().enabled = true;
+    const auto start = std::chrono::steady_clock::now();
+    while (!(ws.memory().result && !ws.memory().recording) &&
+           std::chrono::steady_clock::now() - start < std::chrono::seconds(60))
+        host.frame();
+}
+
 // Every gutter text drawn in the last frame stays off the code: a badge right of the code area, a whole text
 // after its row's code and left of the column.
 void expect_gutter_clear_of_code(ui::Workspace& ws) {
@@ -653,12 +665,7 @@ TEST(MemoryUi, OnCudaTheStridedLessonsFiguresAtItsDefaultSizeComeWithinASecond) 
     ui::Workspace& ws = host.workspace();
     settle(host);
     ASSERT_TRUE(ws.latest() && ws.latest()->report.launched) << ws.output_status().failure;
-    ws.show_panel("Memory");
-    ws.memory().enabled = true;  // as the panel's checkbox
-    const auto start = std::chrono::steady_clock::now();
-    while (!(ws.memory().result && !ws.memory().recording) &&
-           std::chrono::steady_clock::now() - start < std::chrono::seconds(60))
-        host.frame();
+    switch_on_and_wait(host);
     ASSERT_TRUE(ws.memory().result.has_value()) << ws.memory().error;
     const MemoryRecording& r = *ws.memory().result;
     EXPECT_TRUE(r.capped);
@@ -692,12 +699,7 @@ TEST(MemoryUi, OnCudaTheRegisterBlockedMultiplysFiguresComeSoonOnceTheWindowHasP
         host.frame();
     const double prepared_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - prepared_from).count();
-    ws.show_panel("Memory");
-    ws.memory().enabled = true;  // as the panel's checkbox
-    const auto start = std::chrono::steady_clock::now();
-    while (!(ws.memory().result && !ws.memory().recording) &&
-           std::chrono::steady_clock::now() - start < std::chrono::seconds(60))
-        host.frame();
+    switch_on_and_wait(host);
     ASSERT_TRUE(ws.memory().result.has_value()) << ws.memory().error;
     const MemoryRecording& r = *ws.memory().result;
     EXPECT_FALSE(r.capped);

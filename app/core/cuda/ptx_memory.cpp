@@ -170,6 +170,16 @@ std::optional<Access> parse_access(std::string_view t) {
     return a;
 }
 
+// PTX written a line at a time, each indented as NVRTC indents its own.
+struct PtxLines {
+    std::string text;
+    void operator()(const std::string& line) {
+        text += '\t';
+        text += line;
+        text += '\n';
+    }
+};
+
 // Slots a thread takes from the log at once, at most. Its chunks hold 1, 1, 2, 4, 8 and then 16 records, each as
 // many as it has taken before: a thread that makes 1, 2, 4 or 8 accesses (most lessons' threads: a load and a
 // store, a transpose's four) leaves no slot unused, one that makes 3 leaves one, and one that makes hundreds (the
@@ -187,12 +197,7 @@ constexpr uint32_t kMaxChunkSlots = 16;
 // device function that is not inlined starts from an empty chunk at each call: its records still come after the
 // caller's, as chunks are taken in increasing order.
 std::string function_state_ptx() {
-    std::string p;
-    const auto op = [&](const std::string& line) {
-        p += '\t';
-        p += line;
-        p += '\n';
-    };
+    PtxLines op;
     op(".reg .b32 \t%cpm_pos;");
     op(".reg .b32 \t%cpm_end;");
     op(".reg .b32 \t%cpm_k;");
@@ -243,7 +248,7 @@ std::string function_state_ptx() {
     op("cvt.u64.u32 \t%cpm_e3, %cpm_u0;");
     op("or.b64 \t%cpm_who, %cpm_who, %cpm_e3;");
     op("}");
-    return p;
+    return op.text;
 }
 
 // The recording code for one access, written in place of a call so that ptxas allocates its registers with the
@@ -267,13 +272,8 @@ std::string record_access_ptx(uint32_t site, uint32_t info, const std::string& s
     const std::string label = "$cpm_skip_" + std::to_string(site);
     const std::string have = "$cpm_have_" + std::to_string(site);
     const uint64_t global_word = info, shared_word = uint64_t(info) | (uint64_t(1) << 32);
-    std::string p;
-    p.reserve(1800);
-    const auto op = [&](const std::string& line) {
-        p += '\t';
-        p += line;
-        p += '\n';
-    };
+    PtxLines op;
+    op.text.reserve(1800);
     op(".reg .pred \t%cpm_q<4>;");
     op(".reg .b32 \t%cpm_r<9>;");
     op(".reg .b64 \t%cpm_d<6>;");
@@ -325,7 +325,7 @@ std::string record_access_ptx(uint32_t site, uint32_t info, const std::string& s
     op("mov.u32 \t%cpm_n, %cpm_r6;");
     op("mad.lo.u32 \t%cpm_end, %cpm_r6, %cpm_r5, %cpm_pos;");
     op("mov.u32 \t%cpm_k, %cpm_r0;");
-    p += have + ":\n";
+    op.text += have + ":\n";
     // The record: address; block << 32 | thread; info | space << 32 (kMemoryRecordWords), in the thread's next slot.
     op("setp.ge.u32 \t%cpm_q0, %cpm_pos, %cpm_cap;");
     op("mul.wide.u32 \t%cpm_d1, %cpm_pos, " + std::to_string(kMemoryRecordWords * 8) + ";");
@@ -335,8 +335,8 @@ std::string record_access_ptx(uint32_t site, uint32_t info, const std::string& s
     op("st.global.u64 \t[%cpm_d1], %cpm_d3;");
     op("st.global.u64 \t[%cpm_d1+8], %cpm_who;");
     op("st.global.u64 \t[%cpm_d1+16], %cpm_d2;");
-    p += label + ":\n";
-    return p;
+    op.text += label + ":\n";
+    return op.text;
 }
 
 // The branch that skips the recording where `predicate` ("@%p1", "@!%p1") does not hold.
