@@ -5,9 +5,10 @@
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/cuda/nvrtc_pch.h"
 #include "core/cuda/recording_copy.h"
-#include "core/kernel_file/constant_fill.h"
 #include "core/kernel_file/kernel_file.h"
 #include "core/session/report_json.h"
+#include "core/session/report_text.h"
+#include "core/session/session.h"
 
 #include <nlohmann/json.hpp>
 
@@ -95,30 +96,15 @@ int cmd_compile(const std::vector<std::string>& argv) {
         if (request.kernel_name.empty())
             return user_error("`--memory` needs a kernel to record, and this file chooses none",
                               "add a metadata header, or keep one kernel in the file");
-        CompileRequest recording;
-        recording.source = text_to_compile(*file);
-        recording.path = request.path;
-        recording.kernel_name = request.kernel_name;
+        CompileRequest recording = kernel_compile_request(*file);
         recording.extra_options = request.extra_options;
         recording.load = false;
         copy = compile_recording_copy(recording, arch);
-        if (!copy->result.ok) {
-            ok = false;
-            if (!copy->result.error) {
-                std::string why = "it did not compile";
-                for (const Diagnostic& d : copy->result.diagnostics)
-                    if (d.severity == Severity::Error) {
-                        why = d.str();
-                        break;
-                    }
-                copy->result.error = engine_error(ErrorKind::Compile, "compile error", why,
-                                                  "the kernel itself compiles; `run` without --memory works");
-            }
-        }
+        ok = copy->result.ok;
     }
     const auto memory_text = [&]() -> std::string {
         if (!copy) return {};
-        if (!copy->result.ok) return "recording copy: not built: " + copy->result.error->message;
+        if (!copy->result.ok) return "recording copy: not built: " + compile_failure_text(copy->result);
         std::string text = "recording copy: " + std::to_string(copy->sites.size()) + " load and store site" +
                            (copy->sites.size() == 1 ? "" : "s") + " recorded; ";
         if (copy->cubin_kept) return text + "its cubin for " + arch + " was kept already";

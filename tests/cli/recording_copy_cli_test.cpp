@@ -5,7 +5,7 @@
 #include "cli_support.h"
 #include "core/cuda/recording_copy.h"
 #include "core/cuda/recording_prepare.h"
-#include "core/kernel_file/constant_fill.h"
+#include "core/session/session.h"
 #include "core/kernel_file/kernel_file.h"
 #include "support/scoped_env.h"
 
@@ -28,10 +28,7 @@ ProcessResult compile_memory(const std::string& file, const std::string& arch, c
 
 // The session's request for the copy (KernelSession::plain_request, as record_memory sends it).
 CompileRequest session_request(const KernelFile& file) {
-    CompileRequest r;
-    r.source = text_to_compile(file);
-    r.path = file.path.string();
-    r.kernel_name = file.signature->launch_name;
+    CompileRequest r = kernel_compile_request(file);
     r.instrument_memory = true;
     return r;
 }
@@ -101,8 +98,8 @@ TEST(RecordingPreparer, APreparationInTheBackgroundIsWhatTheWorkerThenFinds) {
     auto file = load_kernel_file(lesson("matrix/transpose_shared"));
     ASSERT_TRUE(file.ok() && file->signature);
     RecordingPreparer preparer(CP_BINARY);
-    ASSERT_TRUE(preparer.prepare(file->path, "sm_90"));
-    EXPECT_FALSE(preparer.prepare(file->path, "sm_90")) << "the same file is prepared once";
+    ASSERT_TRUE(preparer.prepare(*file, "sm_90"));
+    EXPECT_FALSE(preparer.prepare(*file, "sm_90")) << "the same file is prepared once";
     EXPECT_EQ(preparer.wait_for_running(), 0);
     EXPECT_FALSE(preparer.running());
     const RecordingCopy copy = compile_recording_copy(session_request(*file), "sm_90");
@@ -110,7 +107,7 @@ TEST(RecordingPreparer, APreparationInTheBackgroundIsWhatTheWorkerThenFinds) {
     EXPECT_TRUE(copy.cubin_kept) << "the worker's build of the copy did not find the prepared cubin";
     // A process that is not cuda-playground prepares nothing (a test runner must not start itself).
     RecordingPreparer none("");
-    EXPECT_FALSE(none.prepare(file->path, "sm_90"));
+    EXPECT_FALSE(none.prepare(*file, "sm_90"));
     EXPECT_EQ(this_cuda_playground(), "");  // this test program is not cuda-playground
 }
 

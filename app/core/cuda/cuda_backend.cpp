@@ -313,7 +313,7 @@ CompileResult CudaBackend::compile(const CompileRequest& request) {
     // cubin compiled by nvJitLink and kept on disk (recording_copy.h; one the window prepared in the background
     // loads at once), or as PTX for the driver's JIT when there is no cubin.
     std::vector<PtxMemorySite> memory_sites;
-    bool memory_prints = false, memory_asserts = false;
+    bool prints = false, asserts = false;  // calls printf / assert: its stdout captured at launch
     CompileResult result;
     if (request.instrument_memory) {
         RecordingCopy copy = compile_recording_copy(request, arch_);
@@ -323,10 +323,12 @@ CompileResult CudaBackend::compile(const CompileRequest& request) {
         lowered = std::move(copy.lowered);
         also_lowered = std::move(copy.also_lowered);
         memory_sites = std::move(copy.sites);
-        memory_prints = copy.prints;
-        memory_asserts = copy.asserts;
+        prints = copy.prints;
+        asserts = copy.asserts;
     } else {
         result = compile_with_nvrtc(request.instrument_trace ? wrapped : request, arch_, &image, &lowered, &also_lowered);
+        prints = image_contains(image, "vprintf") || image_contains(image, "__assertfail");
+        asserts = image_contains(image, "__assertfail");
     }
     if (!result.ok || !request.load) return result;
     if (auto e = bind()) {
@@ -348,9 +350,8 @@ CompileResult CudaBackend::compile(const CompileRequest& request) {
         if (jit_log[0]) result.error->message += std::string(" Driver log: ") + jit_log;
         return result;
     }
-    loaded.can_print = request.instrument_memory ? memory_prints
-                                                 : image_contains(image, "vprintf") || image_contains(image, "__assertfail");
-    loaded.can_assert = request.instrument_memory ? memory_asserts : image_contains(image, "__assertfail");
+    loaded.can_print = prints;
+    loaded.can_assert = asserts;
     if (request.instrument_trace && d_.ModuleGetGlobal) {
         size_t bytes = 0;
         if (d_.ModuleGetGlobal(&loaded.trace_records, &bytes, loaded.module, kTraceRecordsSymbol) != CUDA_SUCCESS)

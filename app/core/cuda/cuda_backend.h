@@ -130,6 +130,7 @@ private:
     std::optional<EngineError> begin_memory_recording(const LoadedModule& module, const LaunchRequest& request,
                                                       MemoryPass& pass);
     CUresult memory_pass_needed(const LoadedModule& module, MemoryPass& pass, bool can_run_again, bool& again);
+    CUresult start_memory_pass(const LoadedModule& module, const MemoryPass& pass);  // log cleared, count 0, limit
     CUresult end_memory_recording(const LoadedModule& module, MemoryPass& pass, double ms, LaunchResult& out);
     void abandon_memory_recording(const LoadedModule& module, MemoryPass& pass);  // after a failed launch
     uint64_t reserved_shared_bytes() const;  // the system's part at the start of each block's shared window

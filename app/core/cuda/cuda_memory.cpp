@@ -13,6 +13,8 @@ namespace {
 // first blocks make more accesses than its later ones needs a second correction, rarely a third).
 constexpr int kMaxMemoryPasses = 6;
 
+uint64_t log_bytes(uint64_t cap) { return cap * kMemoryRecordWords * sizeof(uint64_t); }
+
 }  // namespace
 
 std::optional<EngineError> CudaBackend::begin_memory_recording(const LoadedModule& module, const LaunchRequest& request,
@@ -26,21 +28,16 @@ std::optional<EngineError> CudaBackend::begin_memory_recording(const LoadedModul
     pass.blocks = request.grid.count();
     // Block indices travel in 32 bits of a record; so many blocks pass the cap long before.
     pass.block_limit = std::min<uint64_t>(pass.blocks, uint64_t(1) << 32);
-    const uint64_t bytes = pass.cap * kMemoryRecordWords * sizeof(uint64_t);
+    const uint64_t bytes = log_bytes(pass.cap);
     if (d_.MemAlloc(&pass.log, bytes) != CUDA_SUCCESS) {
         pass.log = 0;
         return engine_error(ErrorKind::OutOfMemory, "OUT_OF_MEMORY",
                             "no device memory for the recording's log (" + std::to_string(bytes >> 20) + " MB)",
                             "run without --memory, or with smaller buffers");
     }
-    const uint64_t zero = 0;
-    // Cleared: a thread's chunk of slots (ptx_memory.cpp) may end in slots it never writes, which must read as
-    // no record.
-    CUresult r = d_.MemsetD8(pass.log, 0, bytes);
-    if (r == CUDA_SUCCESS) r = d_.MemcpyHtoD(module.memory->log, &pass.log, sizeof pass.log);
-    if (r == CUDA_SUCCESS) r = d_.MemcpyHtoD(module.memory->count, &zero, sizeof zero);
+    CUresult r = d_.MemcpyHtoD(module.memory->log, &pass.log, sizeof pass.log);
     if (r == CUDA_SUCCESS) r = d_.MemcpyHtoD(module.memory->cap, &pass.cap, sizeof pass.cap);
-    if (r == CUDA_SUCCESS) r = d_.MemcpyHtoD(module.memory->block_limit, &pass.block_limit, sizeof pass.block_limit);
+    if (r == CUDA_SUCCESS) r = start_memory_pass(module, pass);
     if (r != CUDA_SUCCESS) {
         d_.MemFree(pass.log);
         pass.log = 0;
@@ -50,8 +47,19 @@ std::optional<EngineError> CudaBackend::begin_memory_recording(const LoadedModul
     return std::nullopt;
 }
 
+// Before each pass: the log cleared (a thread's chunk of slots, ptx_memory.cpp, may end in slots it never writes,
+// which must read as no record), the counter at 0, the blocks that record.
+CUresult CudaBackend::start_memory_pass(const LoadedModule& module, const MemoryPass& pass) {
+    const uint64_t zero = 0;
+    CUresult r = d_.MemsetD8(pass.log, 0, log_bytes(pass.cap));
+    if (r == CUDA_SUCCESS) r = d_.MemcpyHtoD(module.memory->count, &zero, sizeof zero);
+    if (r == CUDA_SUCCESS) r = d_.MemcpyHtoD(module.memory->block_limit, &pass.block_limit, sizeof pass.block_limit);
+    return r;
+}
+
 // After a pass: when the threads took more slots than the cap holds (a record was dropped, or nearly: a chunk's
-// unused slots count too), the blocks from 0 that fit by this pass's mean per block are recorded again, whole (a block's shared-memory behaviour needs all its warps), and `again` says so.
+// unused slots count too), the blocks from 0 that fit by this pass's mean per block are recorded again, whole (a
+// block's shared-memory behaviour needs all its warps), and `again` says so.
 CUresult CudaBackend::memory_pass_needed(const LoadedModule& module, MemoryPass& pass, bool can_run_again,
                                          bool& again) {
     again = false;
@@ -65,10 +73,7 @@ CUresult CudaBackend::memory_pass_needed(const LoadedModule& module, MemoryPass&
         return CUDA_SUCCESS;
     }
     pass.block_limit = fit;
-    const uint64_t zero = 0;
-    r = d_.MemsetD8(pass.log, 0, pass.cap * kMemoryRecordWords * sizeof(uint64_t));
-    if (r == CUDA_SUCCESS) r = d_.MemcpyHtoD(module.memory->count, &zero, sizeof zero);
-    if (r == CUDA_SUCCESS) r = d_.MemcpyHtoD(module.memory->block_limit, &pass.block_limit, sizeof pass.block_limit);
+    r = start_memory_pass(module, pass);
     ++pass.passes;
     again = r == CUDA_SUCCESS;
     return r;

@@ -191,8 +191,9 @@ constexpr uint32_t kMaxChunkSlots = 16;
 // Per function, set once at the top of its body: whether this thread records at all (%cpm_on: a log is set and
 // the block is below the limit), the log's address, the record's who-word (block << 32 | thread, thread = tid.x +
 // ntid.x * (tid.y + ntid.y * tid.z)) and the cap in 32 bits (the worker sets it far below 2^32,
-// kCudaMemoryRecordCap). Then the thread's place in the log (%cpm_pos), the end of the slots it holds (%cpm_end)
-// and the size of its next chunk (%cpm_k). Work done here once is not repeated at every access (the
+// kCudaMemoryRecordCap). Then the thread's next slot (%cpm_pos), the step to the one after it (%cpm_n: the lanes
+// that took its chunk together), where its slots end (%cpm_end: it takes a new chunk there) and the records its
+// next chunk holds (%cpm_k, 0 before the first). Work done here once is not repeated at every access (the
 // register-blocked multiply has 252 sites; code at each one is what the driver's JIT spends its time on), and a
 // device function that is not inlined starts from an empty chunk at each call: its records still come after the
 // caller's, as chunks are taken in increasing order.
@@ -258,16 +259,15 @@ std::string function_state_ptx() {
 // of a generic instruction classified (0 global, 1 shared converted to its window offset, neither: a thread's
 // local memory, not recorded) at run time, as an address (NVVM once folded a C++ recorder's __isShared() to false
 // and every shared access was taken for a global one); an instruction that names its space (`space`) needs no
-// test. Each thread writes its records into slots it holds (function_state_ptx);
-// the lanes whose slots are used up take new ones together, with one atomicAdd on the counter between them
-// (warp-aggregated), so a thread's own records come in the order it made them, and the counter's round trip,
-// which a recording launch used to wait on at every access, comes once per chunk. The n lanes that take a chunk
-// of n * k slots together interleave in it (lane r's records at r, r + n, r + 2n ...), so a converged warp's
-// records of one access are side by side and its stores coalesce, as they did with a slot per access (a run of
-// slots per lane made the register-blocked multiply's recording 1.5x slower on the H100). Slots the thread does not use
-// stay zero (the log is cleared before each pass; a record's info word never is). Records past the cap are
-// dropped, and the counter, past the cap, says so. `skip` runs it only where the instruction's predicate holds
-// ("" for none).
+// test. Each thread writes its records into slots it holds (function_state_ptx); the lanes whose slots are used
+// up take new ones together, with one atomicAdd on the counter between them (warp-aggregated), so a thread's own
+// records come in the order it made them, and the counter's round trip, which a recording launch used to wait on
+// at every access, comes once per chunk. The n lanes that take a chunk of n * k slots together interleave in it
+// (lane r's records at r, r + n, r + 2n ...), so a converged warp's records of one access are side by side and
+// its stores coalesce, as they did with a slot per access (a run of slots per lane made the register-blocked
+// multiply's recording 1.5x slower on the H100). Slots a thread does not use stay zero (the log is cleared
+// before each pass; a record's info word never is). Records past the cap are dropped, and the counter, past the
+// cap, says so. `skip` runs it only where the instruction's predicate holds ("" for none).
 std::string record_access_ptx(uint32_t site, uint32_t info, const std::string& skip, const std::string& space) {
     const std::string label = "$cpm_skip_" + std::to_string(site);
     const std::string have = "$cpm_have_" + std::to_string(site);

@@ -65,10 +65,10 @@ struct MemoryRegion {
     uint64_t bytes = 0;
 };
 
-// The log's first `count` slots as accesses (a slot whose info word is 0 holds no record), addresses turned into offsets from their buffer (shared: from the
-// shared window) on the CPU backend's bases (access_recorder.cpp): each global buffer, in order of start, on
-// (index + 1) << 40, shared memory on the next; sectors and banks are then those of the same offsets on either
-// backend. Records of blocks >= `block_limit`, and global addresses outside every buffer (a __device__
+// The log's first `count` slots as accesses (a slot whose info word is 0 holds no record), addresses turned into
+// offsets from their buffer (shared: from the shared window) on the CPU backend's bases (access_recorder.cpp):
+// each global buffer, in order of start, on (index + 1) << 40, shared memory on the next; sectors and banks are
+// then those of the same offsets on either backend. Records of blocks >= `block_limit`, and global addresses outside every buffer (a __device__
 // variable), are left out. `shared_reserved`: the bytes at the start of every block's shared window that the
 // system keeps (1 KB on sm_80 and later, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK): the kernel's
 // own shared memory starts after them, and its offsets count from there, as on the CPU backend.

@@ -34,8 +34,7 @@ std::string nvjitlink_log(nvJitLinkHandle handle) {
 
 bool contains(const std::string& text, const char* word) { return text.find(word) != std::string::npos; }
 
-}  // namespace
-
+// nvJitLink's answer for `ptx` on `arch`: the cubin, or an Error with its log.
 Result<std::vector<std::byte>> ptx_to_cubin(const std::string& ptx, const std::string& arch) {
     if (arch.rfind("sm_", 0) != 0)
         return make_error(ErrorKind::Unsupported, "`" + arch + "` is not a real architecture: no cubin is made for it",
@@ -66,6 +65,8 @@ Result<std::vector<std::byte>> ptx_to_cubin(const std::string& ptx, const std::s
                           "the driver compiles the PTX when it loads it");
     return cubin;
 }
+
+}  // namespace
 
 RecordingCopy compile_recording_copy(const CompileRequest& request, const std::string& arch) {
     RecordingCopy copy;

@@ -33,7 +33,4 @@ struct RecordingCopy {
 // refusing) the PTX, which the driver compiles at load as before. Never throws.
 RecordingCopy compile_recording_copy(const CompileRequest& request, const std::string& arch);
 
-// nvJitLink's answer for `ptx` on `arch`: the cubin, or an Error with its log. Exposed for tests.
-Result<std::vector<std::byte>> ptx_to_cubin(const std::string& ptx, const std::string& arch);
-
 }  // namespace cp

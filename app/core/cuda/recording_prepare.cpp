@@ -81,10 +81,10 @@ int RecordingPreparer::wait_for_running() {
     return done > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-bool RecordingPreparer::prepare(const std::filesystem::path& path, const std::string& arch) {
+bool RecordingPreparer::prepare(const KernelFile& file, const std::string& arch) {
     std::lock_guard lock(mutex_);
     if (program_.empty() || cubin_cache_dir().empty()) return false;  // nowhere to keep it: nothing gained
-    const std::string key = path.string() + "\n" + arch + "\n" + cache_key(file_text(path));
+    const std::string key = file.path.string() + "\n" + arch + "\n" + cache_key(file.source);
     if (!started_.insert(key).second) return false;
     stop();  // the file opened last is the one to have ready
     posix_spawn_file_actions_t actions;
@@ -92,7 +92,7 @@ bool RecordingPreparer::prepare(const std::filesystem::path& path, const std::st
     posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-    std::vector<std::string> args = {program_, "compile", path.string(), "--memory", "--arch", arch};
+    std::vector<std::string> args = {program_, "compile", file.path.string(), "--memory", "--arch", arch};
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);

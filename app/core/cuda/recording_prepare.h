@@ -33,10 +33,11 @@ public:
     RecordingPreparer(const RecordingPreparer&) = delete;
     RecordingPreparer& operator=(const RecordingPreparer&) = delete;
 
-    // Starts preparing `path`'s kernel for `arch` at low priority, unless this preparer started the same file
-    // (path and contents) before; one at a time: a newer file stops the one running (the newest is the one the
-    // user opened). False when nothing was started.
-    bool prepare(const std::filesystem::path& path, const std::string& arch);
+    // Starts preparing `file`'s kernel (from its path; `file.source` is its text there, as
+    // worth_preparing_recording found) for `arch` at low priority, unless this preparer started the same file
+    // (path and text) before; one at a time: a newer file stops the one running (the newest is the one the user
+    // opened). False when nothing was started.
+    bool prepare(const KernelFile& file, const std::string& arch);
     bool running();             // a preparation has not finished yet (any thread may ask)
     int wait_for_running();     // tests: waits for it, and says its exit status (-1: none, or killed)
 

@@ -154,6 +154,12 @@ std::string stage_runs_text(const std::vector<StageRun>& stages) {
            "; reused: " + (reused.empty() ? std::string("nothing") : reused);
 }
 
+std::string compile_failure_text(const CompileResult& compiled) {
+    for (const auto& d : compiled.diagnostics)
+        if (d.severity == Severity::Error) return d.str();
+    return compiled.error ? compiled.error->message : "it did not compile";
+}
+
 std::string launch_phases_text(double backend_ms, const LaunchPhases& p) {
     if (!p.measured()) return "";
     char text[256];

@@ -50,6 +50,10 @@ std::string expected_outcome_text(const RunReport& r);
 // the kernel can write `y`); reused: compile, upload x". Empty when no stage was reached.
 std::string stage_runs_text(const std::vector<StageRun>& stages);
 
+// Why a compile did not build, in one line: its first error diagnostic ("file:line:col: error: ..."), else the
+// compiler's error message, else "it did not compile". For an extra compile's refusal (trace, memory, counting).
+std::string compile_failure_text(const CompileResult& compiled);
+
 // Where the backend's launch call spent its time, in one line (cp_ui_bench, the Timing panel): "in the worker
 // 0.800 ms: set-up 0.030, launch calls 0.010, waiting for the GPU 0.740 (kernel 0.058), after 0.020".
 // `backend_ms` is LaunchResult::backend_ms; 0 (a backend in this process) says "in the backend" with the phases'

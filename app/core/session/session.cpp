@@ -110,11 +110,16 @@ Result<std::shared_ptr<const Image>> KernelSession::image_for(const BufferSpec& 
     return image;
 }
 
-CompileRequest KernelSession::plain_request() const {
+CompileRequest kernel_compile_request(const KernelFile& file) {
     CompileRequest request;
-    request.source = text_to_compile(kernel_);
-    request.path = kernel_.path.string();
-    request.kernel_name = kernel_.signature ? kernel_.signature->launch_name : std::string();
+    request.source = text_to_compile(file);
+    request.path = file.path.string();
+    request.kernel_name = file.signature ? file.signature->launch_name : std::string();
+    return request;
+}
+
+CompileRequest KernelSession::plain_request() const {
+    CompileRequest request = kernel_compile_request(kernel_);
     request.also_kernels = also_kernels_;
     request.load = engine_.capabilities().launches;
     return request;

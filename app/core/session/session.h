@@ -31,6 +31,10 @@ namespace cp {
 struct RunStages;  // run_stage.h
 class Fingerprint;
 
+// What the session asks the compiler for `file`: its text as compiled (text_to_compile), its path and its kernel.
+// `compile FILE --memory` asks the same, so that the recording copy it prepares is found under the same key.
+CompileRequest kernel_compile_request(const KernelFile& file);
+
 class KernelSession {
 public:
     explicit KernelSession(Engine& engine);

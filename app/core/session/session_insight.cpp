@@ -5,6 +5,7 @@
 // launch's output.
 #include "core/kernel_file/constant_fill.h"
 #include "core/session/coverage.h"
+#include "core/session/report_text.h"
 #include "core/session/run_stage.h"
 #include "core/session/session.h"
 
@@ -61,12 +62,7 @@ Result<LaunchTrace> KernelSession::trace_launch(const ResolvedRun& resolved, con
         request.instrument_trace = true;
         const CompileResult& traced = compile_extra("traced", "compile trace", std::move(request));
         if (!traced.ok || traced.module == 0) {
-            std::string why = traced.error ? traced.error->message : "it did not compile";
-            for (const auto& d : traced.diagnostics)
-                if (d.severity == Severity::Error) {
-                    why = d.str();
-                    break;
-                }
+            const std::string why = compile_failure_text(traced);
             return make_error(ErrorKind::Unsupported,
                               "the instrumented kernel for the trace could not be built: " + why,
                               "run without --trace; the kernel itself is unaffected");
@@ -102,12 +98,7 @@ Result<MemoryRecording> KernelSession::record_memory(const ResolvedRun& resolved
     request.instrument_memory = true;
     const CompileResult& recording = compile_extra("memory", "compile memory", std::move(request));
     if (!recording.ok || recording.module == 0) {
-        std::string why = recording.error ? recording.error->message : "it did not compile";
-        for (const auto& d : recording.diagnostics)
-            if (d.severity == Severity::Error) {
-                why = d.str();
-                break;
-            }
+        const std::string why = compile_failure_text(recording);
         return make_error(ErrorKind::Unsupported, "the recording copy of the kernel could not be built: " + why,
                           "run without --memory; the kernel itself is unaffected");
     }

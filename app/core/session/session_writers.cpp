@@ -4,6 +4,7 @@
 #include "core/engine/count_wrapper.h"
 #include "core/kernel_file/constant_fill.h"
 #include "core/session/coverage.h"
+#include "core/session/report_text.h"
 #include "core/session/run_stage.h"
 #include "core/session/session.h"
 
@@ -49,12 +50,7 @@ void KernelSession::count_writers(const ResolvedRun& resolved, std::vector<Cover
     if (!said.reused && said.reason == "source changed" && stages_->compile_run && stages_->compile_run->reused)
         said.reason = "output sizes changed (the counting variant holds them)";
     if (!counted_compile.ok || counted_compile.module == 0) {
-        std::string why = counted_compile.error ? counted_compile.error->message : "it did not compile";
-        for (const auto& d : counted_compile.diagnostics)
-            if (d.severity == Severity::Error) {
-                why = d.str();
-                break;
-            }
+        const std::string why = compile_failure_text(counted_compile);
         return not_measured(maps, "the counting variant of the kernel does not compile (an output is used other "
                                   "than by indexing, e.g. cast or passed on as a plain pointer): " + why);
     }

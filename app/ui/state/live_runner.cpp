@@ -187,7 +187,7 @@ RunOutcome LiveRunner::execute(RunJob& job) {
             // recording of a large kernel need not wait seconds for it.
             prepare_checked_ = s.kernel().source;
             if (worth_preparing_recording(engine_->device(), s.kernel()))
-                preparer_.prepare(s.kernel().path, engine_->device().arch);
+                preparer_.prepare(s.kernel(), engine_->device().arch);
         }
         if (job.compare) {
             // Their outputs cross to the host only when the main run's do (a check, or views drawn from host
