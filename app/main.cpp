@@ -3,7 +3,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "core/engine/launch_validation.h"
-#include "core/cuda/sanitizer_report.h"
+#include "core/toolkit/sanitizer_report.h"
 #include "core/kernel_file/kernel_file.h"
 #include "core/text_util.h"
 

@@ -3,6 +3,7 @@
 
 #include "core/engine/launch_validation.h"
 #include "core/text_util.h"
+#include "core/backends/registry.h"
 
 #include <algorithm>
 #include <cstdlib>

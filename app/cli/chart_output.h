@@ -3,7 +3,7 @@
 // be made; otherwise core's plain pixel pictures, and one line on stderr says so.
 #pragma once
 
-#include "core/data/launch_images.h"
+#include "core/session/launch_images.h"
 #include "core/result.h"
 
 #include <filesystem>

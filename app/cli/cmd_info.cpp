@@ -2,10 +2,11 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "core/engine/backend.h"
-#include "core/cuda/nvrtc_compiler.h"
+#include "core/toolkit/nvrtc_compiler.h"
 #include "core/remote/remote_backend.h"
 #include "core/session/report_json.h"
 #include "core/worker/sandbox.h"
+#include "core/backends/registry.h"
 
 #include <nlohmann/json.hpp>
 

@@ -6,7 +6,7 @@
 #include "cli/run_compare.h"
 #include "cli/session_setup.h"
 #include "core/cpu/source_prep.h"
-#include "core/data/launch_images.h"
+#include "core/session/launch_images.h"
 #include "core/data/view_export.h"
 #include "core/engine/backend.h"
 #include "core/kernel_file/kernel_file.h"

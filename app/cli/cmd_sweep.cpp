@@ -4,7 +4,7 @@
 #include "cli/chart_output.h"
 #include "cli/commands.h"
 #include "cli/session_setup.h"
-#include "core/data/launch_images.h"
+#include "core/session/launch_images.h"
 #include "core/engine/launch_validation.h"
 
 #include <fstream>

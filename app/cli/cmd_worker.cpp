@@ -2,6 +2,7 @@
 // and output for an app on another machine (started by ssh, srun, kubectl exec...): core/remote/remote_backend.h.
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "core/backends/registry.h"
 #include "core/remote/remote_backend.h"
 
 #include <iostream>
@@ -46,7 +47,15 @@ int cmd_worker(const std::vector<std::string>& argv) {
     if (!args->positional.empty()) return user_error("unexpected argument `" + args->positional[0] + "`", "see --help");
     auto backend = check_backend_name(args->get("--backend", "auto"));
     if (!backend) return user_error(backend.error());
-    return serve_stdio(*backend, args->get("--sanitize"));
+    ServedBackends served;
+    for (const BackendEntry& e : backend_registry()) served.names.push_back(e.name);
+    served.make = [](const std::string& name) -> Result<std::unique_ptr<Backend>> {
+        auto made = make_backend(name);
+        if (!made) return made.error();
+        return std::move(made->backend);
+    };
+    served.make_sanitized = make_served_sanitized_backend;
+    return serve_stdio(served, *backend, args->get("--sanitize"));
 }
 
 }  // namespace cp::cli

@@ -3,7 +3,7 @@
 // lays out, the second draws settled), read back.
 #include "ui/chart_pictures.h"
 
-#include "core/data/launch_images.h"
+#include "core/session/launch_images.h"
 #include "core/session/coverage.h"
 #include "core/text_util.h"
 #include "render/gl_objects.h"

@@ -1,6 +1,6 @@
 // The command line's pictures drawn by the window's charts (ui/charts.h): an offscreen OpenGL frame (headless
 // EGL, no display needed) of a chosen size, one chart in it, read back as an image for a PNG. The CLI falls
-// back to core's pixel pictures (core/data/launch_images.h) where no OpenGL context can be made.
+// back to core's pixel pictures (core/session/launch_images.h) where no OpenGL context can be made.
 #pragma once
 
 #include "core/data/image_io.h"

@@ -22,6 +22,7 @@
 #include "ui/panels/console_panel.h"
 #include "ui/panels/parameters_panel.h"
 #include "ui/state/user_dirs.h"
+#include "core/toolkit/compile_only_backend.h"
 
 #include <algorithm>
 #include <cctype>

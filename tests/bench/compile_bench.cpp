@@ -2,8 +2,8 @@
 // new), with this process's precompiled header for <cooperative_groups.h>, and cached (the cubin cache).
 // Prints figures; asserts nothing. `compile_bench [--arch sm_XY] [--runs N]`; no GPU needed.
 #include "core/cuda/cuda_backend_factory.h"
-#include "core/cuda/nvrtc_compiler.h"
-#include "core/cuda/nvrtc_pch.h"
+#include "core/toolkit/nvrtc_compiler.h"
+#include "core/toolkit/nvrtc_pch.h"
 
 #include <algorithm>
 #include <chrono>

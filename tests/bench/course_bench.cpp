@@ -8,6 +8,7 @@
 #include "core/cuda/cuda_driver.h"
 #include "core/kernel_file/kernel_file.h"
 #include "core/session/session.h"
+#include "core/backends/registry.h"
 
 #include <dlfcn.h>
 

@@ -3,7 +3,7 @@
 // latency cold and cached (with NVRTC's check), and what the sandboxed worker process costs.
 // Run: build/tests/cpu_backend_bench [--quick] [--section 1-5]
 #include "core/cpu/cpu_backend.h"
-#include "core/cuda/nvrtc_compiler.h"
+#include "core/toolkit/nvrtc_compiler.h"
 
 #include <algorithm>
 #include <chrono>

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <map>
 #include "test_paths.h"
+#include "core/backends/registry.h"
 
 using namespace cp;
 using Clock = std::chrono::steady_clock;

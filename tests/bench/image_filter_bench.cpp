@@ -5,6 +5,7 @@
 // usage: cp_image_filter_bench [cuda|cpu] [repeats]
 #include "core/kernel_file/kernel_file.h"
 #include "core/session/session.h"
+#include "core/backends/registry.h"
 
 #include <cstdio>
 #include <filesystem>

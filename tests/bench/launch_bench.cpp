@@ -8,6 +8,7 @@
 #include "core/engine/launch_validation.h"
 #include "core/kernel_file/kernel_file.h"
 #include "core/session/session.h"
+#include "core/backends/registry.h"
 
 #include <cstdio>
 #include <iostream>

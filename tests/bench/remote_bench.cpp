@@ -33,6 +33,7 @@
 
 #include "support/process.h"
 #include "test_paths.h"
+#include "core/backends/registry.h"
 
 using namespace cp;
 

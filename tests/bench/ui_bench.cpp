@@ -7,6 +7,7 @@
 
 #include "core/kernel_file/kernel_file.h"
 #include "core/session/report_text.h"
+#include "core/backends/registry.h"
 
 #include <algorithm>
 #include <chrono>

@@ -14,6 +14,7 @@
 #include <regex>
 #include <sstream>
 #include "test_paths.h"
+#include "core/backends/registry.h"
 
 using cp::test::cli;
 using cp::test::ProcessResult;

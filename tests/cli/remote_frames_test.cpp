@@ -8,6 +8,7 @@
 #include "core/kernel_file/kernel_file.h"
 #include "core/remote/remote_backend.h"
 #include "core/session/session.h"
+#include "core/backends/registry.h"
 
 #include <gtest/gtest.h>
 

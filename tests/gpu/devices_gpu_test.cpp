@@ -11,6 +11,7 @@
 
 #include <iostream>
 #include "test_paths.h"
+#include "core/backends/registry.h"
 
 using namespace cp;
 

@@ -4,7 +4,7 @@
 #include "gpu_test_support.h"
 
 #include "core/cuda/cuda_driver.h"
-#include "core/cuda/nvrtc_compiler.h"
+#include "core/toolkit/nvrtc_compiler.h"
 #include "core/kernel_file/kernel_file.h"
 #include "core/engine/occupancy.h"
 #include "core/session/session.h"

@@ -5,7 +5,7 @@
 #include "ui_test_support.h"
 
 #include "core/data/image_io.h"
-#include "core/data/launch_images.h"
+#include "core/session/launch_images.h"
 #include "ui/chart_pictures.h"
 
 #include <gtest/gtest.h>

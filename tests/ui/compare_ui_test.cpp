@@ -14,6 +14,7 @@
 #include <fstream>
 #include <string>
 #include "test_paths.h"
+#include "core/backends/registry.h"
 
 using namespace cp;
 using namespace cp::uitest;

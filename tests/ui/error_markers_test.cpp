@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <string>
 #include "test_paths.h"
+#include "core/backends/registry.h"
 
 using namespace cp;
 using namespace cp::uitest;

@@ -20,6 +20,7 @@
 #include <fstream>
 #include <sstream>
 #include "test_paths.h"
+#include "core/backends/registry.h"
 
 using namespace cp;
 using namespace cp::uitest;

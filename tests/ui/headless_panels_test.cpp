@@ -5,6 +5,7 @@
 
 #include "core/kernel_file/kernel_file.h"
 #include "ui/state/user_dirs.h"
+#include "core/backends/registry.h"
 
 #include <glad/gl.h>
 #include <gtest/gtest.h>

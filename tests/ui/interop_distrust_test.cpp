@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "test_paths.h"
+#include "core/backends/registry.h"
 
 using namespace cp;
 

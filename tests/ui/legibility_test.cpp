@@ -9,6 +9,7 @@
 #include "support/scoped_env.h"
 #include "ui/state/settings.h"
 #include "ui/state/user_dirs.h"
+#include "core/backends/registry.h"
 
 #include <gtest/gtest.h>
 #include <imgui.h>

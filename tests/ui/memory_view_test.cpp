@@ -9,6 +9,7 @@
 #include "core/engine/backend.h"
 #include "ui/state/memory_view.h"
 #include "test_paths.h"
+#include "core/backends/registry.h"
 
 #include <gtest/gtest.h>
 

@@ -5,6 +5,7 @@
 
 #include "core/engine/backend.h"
 #include "support/scoped_env.h"
+#include "core/backends/registry.h"
 
 #include <gtest/gtest.h>
 #include <imgui.h>

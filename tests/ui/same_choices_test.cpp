@@ -11,6 +11,7 @@
 #include <iostream>
 #include <optional>
 #include "test_paths.h"
+#include "core/backends/registry.h"
 
 using namespace cp;
 using namespace cp::uitest;

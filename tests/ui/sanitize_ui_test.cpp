@@ -5,6 +5,7 @@
 #include "ui_test_support.h"
 
 #include "core/engine/backend.h"
+#include "core/backends/registry.h"
 
 #include <gtest/gtest.h>
 #include <imgui.h>

@@ -5,6 +5,7 @@
 
 #include "core/engine/backend.h"
 #include "ui/state/streams_timeline.h"
+#include "core/backends/registry.h"
 
 #include <gtest/gtest.h>
 #include <imgui.h>

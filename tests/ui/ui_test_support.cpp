@@ -1,7 +1,7 @@
 // UI test support: the host-kernels backend and screenshot helpers (see ui_test_support.h).
 #include "ui_test_support.h"
 
-#include "core/cuda/nvrtc_compiler.h"
+#include "core/toolkit/nvrtc_compiler.h"
 #include "core/data/colormap.h"
 #include "core/kernel_file/kernel_file.h"
 #include "ui/state/output_views.h"

@@ -9,6 +9,7 @@
 #include "ui/state/kernel_document.h"
 #include "ui/state/live_runner.h"
 #include "ui/state/user_dirs.h"
+#include "core/backends/registry.h"
 
 #include <gtest/gtest.h>
 

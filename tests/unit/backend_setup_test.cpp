@@ -2,6 +2,7 @@
 // back with a note that says why, the other devices of a `devices:` file opened from the same backend, a
 // caller's backend running the split alone, and the window's compile-only fallback.
 #include "core/session/backend_setup.h"
+#include "core/backends/registry.h"
 
 #include <gtest/gtest.h>
 

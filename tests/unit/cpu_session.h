@@ -5,6 +5,7 @@
 #include "core/engine/backend.h"
 #include "core/kernel_file/kernel_file.h"
 #include "core/session/session.h"
+#include "core/backends/registry.h"
 
 #include <gtest/gtest.h>
 

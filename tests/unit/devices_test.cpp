@@ -7,6 +7,7 @@
 #include "core/session/session.h"
 #include "support/scoped_env.h"
 #include "unit/diagnostics_text.h"
+#include "core/backends/registry.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

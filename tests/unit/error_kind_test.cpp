@@ -6,6 +6,7 @@
 #include "core/session/session.h"
 #include "cpu_backend_rig.h"
 #include "cpu_session.h"
+#include "core/backends/registry.h"
 
 #include <cstdlib>
 #include <set>

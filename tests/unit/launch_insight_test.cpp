@@ -2,7 +2,7 @@
 // independently, grid-stride loops not warned about, sentinel values a kernel writes), the per-block trace,
 // the instrumented wrapper compiling for every library kernel (NVRTC, no GPU needed), per-element error
 // counts, and the grid-limit-respecting coverage suggestion.
-#include "core/cuda/nvrtc_compiler.h"
+#include "core/toolkit/nvrtc_compiler.h"
 #include "core/engine/backend.h"
 #include "core/engine/launch_validation.h"
 #include "core/engine/occupancy.h"

@@ -6,6 +6,7 @@
 #include "core/kernel_file/kernel_file.h"
 #include "core/session/report_json.h"
 #include "core/session/session.h"
+#include "core/backends/registry.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Parsing NVRTC logs captured from NVRTC 13.0: diagnostics, continuation lines, ptxas reports.
-#include "core/cuda/nvrtc_log.h"
+#include "core/toolkit/nvrtc_log.h"
 
 #include <gtest/gtest.h>
 

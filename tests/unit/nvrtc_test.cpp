@@ -1,8 +1,8 @@
 // NVRTC compilation without a GPU: good kernels, errors located by line and column, warnings, the disk
 // cache (hits skip NVRTC, corrupt entries are recompiled) and kernel-name lowering for C++ kernels.
-#include "core/cuda/cubin_cache.h"
-#include "core/cuda/nvrtc_compiler.h"
-#include "core/cuda/nvrtc_pch.h"
+#include "core/toolkit/cubin_cache.h"
+#include "core/toolkit/nvrtc_compiler.h"
+#include "core/toolkit/nvrtc_pch.h"
 #include "support/process.h"
 #include "support/scoped_env.h"
 

@@ -3,7 +3,7 @@
 // the result; the records the device leaves turn into accesses on the CPU backend's offsets.
 #include "core/cuda/ptx_memory.h"
 #include "core/cpu/access_recorder.h"
-#include "core/cuda/nvrtc_compiler.h"
+#include "core/toolkit/nvrtc_compiler.h"
 #include "core/kernel_file/constant_fill.h"
 #include "core/kernel_file/kernel_file.h"
 #include "support/scoped_env.h"

@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 #include "test_paths.h"
+#include "core/backends/registry.h"
 
 namespace cp {
 namespace {

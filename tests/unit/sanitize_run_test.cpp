@@ -5,6 +5,7 @@
 #include "core/kernel_file/kernel_file.h"
 #include "core/session/sanitize.h"
 #include "support/process.h"
+#include "core/backends/registry.h"
 
 #include <gtest/gtest.h>
 

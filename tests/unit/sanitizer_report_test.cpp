@@ -1,6 +1,6 @@
 // compute-sanitizer's text log parsed into findings, and findings matched with the run's buffers. The logs
 // are written here in the format compute-sanitizer prints (its documentation's examples), not captured.
-#include "core/cuda/sanitizer_report.h"
+#include "core/toolkit/sanitizer_report.h"
 
 #include <gtest/gtest.h>
 

@@ -3,6 +3,7 @@
 // still hold the initial zeros, and what a check, a plot or another backend needs is still copied.
 #include "test_paths.h"
 #include "unit/cpu_session.h"
+#include "core/backends/registry.h"
 
 #include <cstring>
 

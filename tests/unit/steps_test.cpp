@@ -12,6 +12,7 @@
 
 #include <numeric>
 #include "test_paths.h"
+#include "core/backends/registry.h"
 
 namespace cp {
 namespace {

@@ -1,6 +1,6 @@
 // A worker's own folder (the CUDA worker's precompiled headers, ~100 MB each) is removed by the app once the worker
 // has ended, whether it ended by itself or was killed; and a process's PCH folder is named by its pid.
-#include "core/cuda/nvrtc_pch.h"
+#include "core/toolkit/nvrtc_pch.h"
 #include "core/worker/wire_frame.h"
 #include "core/worker/worker_process.h"
 #include "support/process.h"

@@ -2,7 +2,7 @@
 // storing one element (count computed independently), a correct kernel (none), a histogram's atomics and atomics on the pointer (none),
 // whole pixels stored twice, a channel stored alone (not measured), a kernel the variant cannot compile ("not measured", with the reason),
 // and the variant compiling with NVRTC (no GPU needed).
-#include "core/cuda/nvrtc_compiler.h"
+#include "core/toolkit/nvrtc_compiler.h"
 #include "core/engine/backend.h"
 #include "core/engine/count_wrapper.h"
 #include "core/kernel_file/kernel_file.h"
@@ -10,6 +10,7 @@
 #include "core/session/session.h"
 
 #include "cpu_session.h"
+#include "core/backends/registry.h"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 #include "core/cpu/fault_report.h"
 #include "core/cpu/guarded_memory.h"
 #include "core/cpu/host_compiler.h"
-#include "core/cuda/nvrtc_compiler.h"
+#include "core/toolkit/nvrtc_compiler.h"
 #include "core/engine/occupancy.h"
 #include "core/worker/sandbox.h"
 

@@ -33,7 +33,7 @@ struct CpuBackendOptions {
 Result<CpuBackendOptions> cpu_backend_options_from_env();
 
 Result<std::unique_ptr<Backend>> make_cpu_backend_with(const CpuBackendOptions& options);
-// The registry's factory (core/engine/backend_registry.cpp): options from the environment. `device`: which of
+// The registry's factory (core/backends/registry.cpp): options from the environment. `device`: which of
 // the CPU's devices (CUDA_PLAYGROUND_CPU_DEVICES, default 1: each is its own worker process, for trying
 // `devices:` splits without GPUs); an Error for an ordinal past them.
 Result<std::unique_ptr<Backend>> make_cpu_backend(int device = 0);

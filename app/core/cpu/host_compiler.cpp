@@ -5,7 +5,7 @@
 #include "core/cpu/shim/cp_shim_abi.h"
 #include "core/cpu/source_prep.h"
 #include "core/cpu/subprocess.h"
-#include "core/cuda/nvrtc_compiler.h"
+#include "core/toolkit/nvrtc_compiler.h"
 #include "core/kernel_file/local_includes.h"
 #include "core/worker/sandbox.h"
 

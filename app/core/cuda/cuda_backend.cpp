@@ -7,7 +7,7 @@
 #include "core/cuda/cuda_backend_factory.h"
 #include "core/cuda/cuda_error_words.h"
 #include "core/cuda/guard_zones.h"
-#include "core/cuda/nvrtc_compiler.h"
+#include "core/toolkit/nvrtc_compiler.h"
 #include "core/cuda/ptx_memory.h"
 #include "core/cuda/recording_copy.h"
 

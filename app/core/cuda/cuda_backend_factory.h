@@ -11,7 +11,7 @@
 
 namespace cp {
 
-// The registry's factory (core/engine/backend_registry.cpp): the worker process (cuda_worker.h) on CUDA device
+// The registry's factory (core/backends/registry.cpp): the worker process (cuda_worker.h) on CUDA device
 // `device` (the cuDeviceGet ordinal; an Error in plain words when the machine has no such device).
 Result<std::unique_ptr<Backend>> make_cuda_backend(int device = 0);
 

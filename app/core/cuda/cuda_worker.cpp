@@ -5,9 +5,9 @@
 
 #include "core/cuda/cuda_backend.h"
 #include "core/cuda/cuda_backend_factory.h"
-#include "core/cuda/nvrtc_compiler.h"
-#include "core/cuda/nvrtc_pch.h"
-#include "core/cuda/sanitizer_report.h"
+#include "core/toolkit/nvrtc_compiler.h"
+#include "core/toolkit/nvrtc_pch.h"
+#include "core/toolkit/sanitizer_report.h"
 #include "core/engine/engine_wire.h"
 
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
 // What is remembered per user about the machine's GPUs, as the driver lists them in /proc (read without
 // starting CUDA): the architecture of the first CUDA device, for compile-only use (`compile`; starting CUDA
 // costs ~200 ms per visible GPU), and whether a kernel faulted on them since the machine started.
-#include "core/cuda/cubin_cache.h"
+#include "core/toolkit/cubin_cache.h"
 #include "core/cuda/cuda_backend_factory.h"
 #include "core/cuda/cuda_driver.h"
 

@@ -1,8 +1,8 @@
 // The memory recording's copy of a kernel as a cubin, compiled by nvJitLink and kept on disk (recording_copy.h).
 #include "core/cuda/recording_copy.h"
 
-#include "core/cuda/cubin_cache.h"
-#include "core/cuda/nvrtc_compiler.h"
+#include "core/toolkit/cubin_cache.h"
+#include "core/toolkit/nvrtc_compiler.h"
 
 #include <nvJitLink.h>
 

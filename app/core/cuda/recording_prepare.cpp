@@ -1,7 +1,7 @@
 // The background preparation of a kernel's recording copy (recording_prepare.h).
 #include "core/cuda/recording_prepare.h"
 
-#include "core/cuda/cubin_cache.h"
+#include "core/toolkit/cubin_cache.h"
 
 #include <cerrno>
 #include <csignal>

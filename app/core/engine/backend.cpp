@@ -1,4 +1,4 @@
-// Dispatching requests to a backend, choosing a backend by name, and the occupancy default.
+// Dispatching requests to a backend, and the defaults of the optional requests (occupancy, streams).
 #include "core/engine/backend.h"
 
 #include "core/engine/engine_wire.h"
@@ -65,51 +65,6 @@ const char* stream_op_name(StreamOpKind k) {
         case StreamOpKind::D2H: return "d2h";
     }
     return "?";
-}
-
-const BackendEntry* find_backend(const std::string& name) {
-    for (const BackendEntry& e : backend_registry())
-        if (e.name == name) return &e;
-    return nullptr;
-}
-
-std::string backend_choices_text() {
-    const auto& registry = backend_registry();
-    std::string text = "auto";
-    for (size_t i = 0; i < registry.size(); ++i) text += (i + 1 == registry.size() ? " or " : ", ") + registry[i].name;
-    return text;
-}
-
-Result<std::string> check_backend_name(const std::string& name) {
-    if (name == "auto" || find_backend(name)) return name;
-    return make_error(ErrorKind::UserInput, "unknown backend `" + name + "`", "use " + backend_choices_text());
-}
-
-Result<MadeBackend> make_backend(const std::string& name, int device) {
-    if (auto known = check_backend_name(name); !known) return known.error();
-    if (device < 0)
-        return make_error(ErrorKind::UserInput,
-                          "there is no device " + std::to_string(device) + ": devices are numbered from 0",
-                          "use 0 for the first device");
-    MadeBackend made;
-    if (name != "auto") {
-        auto backend = find_backend(name)->make(device);
-        if (!backend) return backend.error();
-        made.backend = std::move(*backend);
-        return made;
-    }
-    std::string reasons, hint;
-    for (const BackendEntry& e : backend_registry()) {
-        auto backend = e.make(device);
-        if (backend) {
-            made.backend = std::move(*backend);
-            return made;
-        }
-        made.passed_over.emplace_back(e.name, backend.error().message);
-        reasons += (reasons.empty() ? "" : "; ") + e.name + ": " + backend.error().message;
-        if (hint.empty()) hint = backend.error().hint;
-    }
-    return make_error(ErrorKind::Unsupported, "no backend can run kernels here (" + reasons + ")", hint);
 }
 
 }  // namespace cp

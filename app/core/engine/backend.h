@@ -1,12 +1,12 @@
 // The seam between the engine and what executes kernels (CUDA: driver API on NVRTC cubins, in a worker
-// process; CPU: the same source compiled by the host compiler against a shim, run with fibers), and the one
-// registry of backends that the command line, `info`, the window, the JSON and the docs all read.
+// process; CPU: the same source compiled by the host compiler against a shim, run with fibers). The one registry
+// of backends, which the command line, `info`, the window, the JSON and the docs read, is a floor above the
+// backends: core/backends/registry.h.
 #pragma once
 
 #include "core/engine/engine_api.h"
 #include "core/result.h"
 
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,37 +38,5 @@ Response dispatch_request(Backend& backend, const Request& request);
 // The response of `request`'s type that carries `error` (an info answer: `info` if known, with the error in
 // its notes; a release has no error field): what a worker proxy answers when its worker is gone.
 Response failed_response(const Request& request, const EngineError& error, const std::optional<DeviceInfo>& info);
-
-// One entry of the registry. Adding a backend: its own folder under core/, and one line in backend_registry.cpp.
-struct BackendEntry {
-    std::string name;         // what --backend takes and what `info`, the JSON and the window print
-    std::string description;  // one line for `info`, --help and the Device panel
-    // Makes the backend on device `device` (an ordinal, 0 first) of this kind, or an Error saying plainly why it
-    // cannot be used here (no driver, no compiler, no such device...).
-    std::function<Result<std::unique_ptr<Backend>>(int device)> factory;
-    Result<std::unique_ptr<Backend>> make(int device = 0) const { return factory(device); }
-};
-
-// In order of preference: `--backend auto` takes the first that can be made.
-const std::vector<BackendEntry>& backend_registry();
-const BackendEntry* find_backend(const std::string& name);
-// "auto, cuda or cpu": the names --backend accepts, for help texts and messages.
-std::string backend_choices_text();
-
-// "auto" or a registry name; an Error naming the choices for anything else.
-Result<std::string> check_backend_name(const std::string& name);
-
-struct MadeBackend {
-    std::unique_ptr<Backend> backend;
-    // For "auto": why each backend earlier in the registry was passed over ("cuda: no NVIDIA driver ...").
-    std::vector<std::pair<std::string, std::string>> passed_over;
-};
-// `name` is "auto" or a registry name; `device` the ordinal of the device among that backend's (DeviceInfo::
-// ordinal, ::device_count). For "auto", the Error lists why every backend failed.
-Result<MadeBackend> make_backend(const std::string& name, int device = 0);
-
-// A backend that only compiles (NVRTC for the default architecture) and says `why` when asked to run: what
-// the window uses when no backend can run kernels here, so the editor still gets diagnostics.
-std::unique_ptr<Backend> make_compile_only_backend(std::string why);
 
 }  // namespace cp

@@ -4,6 +4,7 @@
 
 #include "core/engine/engine_wire.h"
 #include "core/remote/remote_sanitize.h"
+#include "core/toolkit/sanitizer_report.h"
 #include "core/remote/wire_compress.h"
 #include "core/remote/worker_limits.h"
 #include "core/worker/worker_process.h"
@@ -564,7 +565,7 @@ int worker_protocol_version() {
     return kWireProtocolVersion;
 }
 
-int serve_stdio(const std::string& backend_name, const std::string& sanitize_tool) {
+int serve_stdio(const ServedBackends& served, const std::string& backend_name, const std::string& sanitize_tool) {
     // The frames own stdin and stdout: they move to descriptors of their own, stdout becomes stderr (so that
     // anything else printed cannot corrupt the stream) and stdin /dev/null (no child reads the app's bytes).
     const int in = fcntl(0, F_DUPFD_CLOEXEC, 3);
@@ -592,7 +593,7 @@ int serve_stdio(const std::string& backend_name, const std::string& sanitize_too
                                {"hint", ""},
                                {"kind", ""}};
     nlohmann::json names = nlohmann::json::array();
-    for (const BackendEntry& e : backend_registry()) names.push_back(e.name);
+    for (const std::string& name : served.names) names.push_back(name);
     greeting["backends"] = names;
     auto refuse = [&](const Error& e) {
         greeting.update({{"message", e.message}, {"hint", e.hint}, {"kind", error_kind_name(e.kind)}});
@@ -634,13 +635,13 @@ int serve_stdio(const std::string& backend_name, const std::string& sanitize_too
     std::unique_ptr<Backend> owned;
     std::string sanitizer_log;
     if (!sanitize_tool.empty()) {
-        auto made = make_served_sanitized_backend(backend_name, sanitize_tool, host_name(), &sanitizer_log);
+        auto made = served.make_sanitized(backend_name, sanitize_tool, host_name(), &sanitizer_log);
         if (!made) return refuse(made.error());
         owned = std::move(*made);
     } else {
-        auto made = make_backend(backend_name);
+        auto made = served.make(backend_name);
         if (!made) return refuse(made.error());
-        owned = std::move(made->backend);
+        owned = std::move(*made);
     }
     Backend& backend = *owned;
     // The app closed the connection: a sanitizing worker ends its backend, so that compute-sanitizer finishes

@@ -8,6 +8,7 @@
 #include "core/result.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -62,7 +63,17 @@ RemoteTraffic remote_traffic();
 // stdin/stdout until stdin ends; nothing but frames is written to stdout (everything else goes to stderr).
 // With a sanitize tool, the backend runs under compute-sanitizer (remote_sanitize.h) and its log is the last
 // frame. Returns the exit status: 0 when the app closed the connection, 1 when the handshake or the backend failed.
-int serve_stdio(const std::string& backend, const std::string& sanitize_tool = "");
+// `served` says which backends this build has and makes the one asked for: the registry's (core/backends/
+// registry.h), handed in by `worker --stdio`, since a backend never makes another backend itself.
+struct ServedBackends {
+    std::vector<std::string> names;  // for the greeting
+    std::function<Result<std::unique_ptr<Backend>>(const std::string& name)> make;
+    // Backend `name` under compute-sanitizer's `tool` on this server (`host` for messages), its log at `*log_path`.
+    std::function<Result<std::unique_ptr<Backend>>(const std::string& name, const std::string& tool,
+                                                   const std::string& host, std::string* log_path)>
+        make_sanitized;
+};
+int serve_stdio(const ServedBackends& served, const std::string& backend, const std::string& sanitize_tool = "");
 
 // The protocol number this worker says in its greeting: kWireProtocolVersion, or
 // CUDA_PLAYGROUND_PRETEND_PROTOCOL (for the tests of a mismatch).

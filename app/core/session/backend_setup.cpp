@@ -2,6 +2,8 @@
 #include "core/session/backend_setup.h"
 
 #include "core/session/session.h"
+#include "core/backends/registry.h"
+#include "core/toolkit/compile_only_backend.h"
 
 namespace cp {
 

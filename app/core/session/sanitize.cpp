@@ -1,7 +1,7 @@
 // Sanitized runs: see sanitize.h.
 #include "core/session/sanitize.h"
 
-#include "core/cuda/cuda_backend_factory.h"
+#include "core/backends/registry.h"
 #include "core/kernel_file/kernel_spec.h"
 #include "core/session/session.h"
 
@@ -68,7 +68,7 @@ Result<SanitizerSetup> prepare_sanitizer(const std::string& tool, bool find_sani
 
 Result<std::unique_ptr<Backend>> make_sanitized_backend(const SanitizerSetup& setup, const SanitizedBackendFactory& factory) {
     if (factory) return factory(setup.tool, setup.log_path);
-    return make_cuda_backend_under_sanitizer(setup.tool, setup.log_path);
+    return make_backend_under_sanitizer("cuda", setup.tool, setup.log_path);
 }
 
 SanitizerSummary finish_sanitizing(const std::string& log_path, const KernelFile& file, RunReport& report) {

@@ -3,7 +3,7 @@
 // for the terminal, the JSON and the editor's lines. The command line and the window share all of it.
 #pragma once
 
-#include "core/cuda/sanitizer_report.h"
+#include "core/toolkit/sanitizer_report.h"
 #include "core/engine/backend.h"
 #include "core/kernel_file/kernel_file.h"
 #include "core/result.h"

@@ -3,7 +3,7 @@
 // run.
 #include "ui/panels/launch_view_panel.h"
 
-#include "core/data/launch_images.h"
+#include "core/session/launch_images.h"
 #include "core/session/coverage.h"
 #include "ui/charts.h"
 #include "ui/widgets.h"

@@ -3,7 +3,7 @@
 // here for the panel's list; their lines are marked in the editor until the text changes.
 #pragma once
 
-#include "core/cuda/sanitizer_report.h"
+#include "core/toolkit/sanitizer_report.h"
 
 #include <string>
 #include <vector>

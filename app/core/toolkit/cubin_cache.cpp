@@ -1,5 +1,5 @@
 // The NVRTC result cache on disk: JSON entries with a base64 cubin and a checksum, written atomically.
-#include "core/cuda/cubin_cache.h"
+#include "core/toolkit/cubin_cache.h"
 
 #include <nlohmann/json.hpp>
 

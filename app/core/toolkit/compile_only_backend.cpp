@@ -1,6 +1,8 @@
 // A backend that compiles with NVRTC for the default architecture and runs nothing: what the window's engine
 // uses when no registered backend can run kernels here, so the editor still gets diagnostics and usage.
-#include "core/cuda/nvrtc_compiler.h"
+#include "core/toolkit/nvrtc_compiler.h"
+#include "core/toolkit/compile_only_backend.h"
+
 #include "core/engine/backend.h"
 
 namespace cp {

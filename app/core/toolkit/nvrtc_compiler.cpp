@@ -1,14 +1,14 @@
 // NVRTC compilation with a disk cache: options, the kernel's own headers in memory, kernel-name lowering
 // (extern "C" and C++ names alike), diagnostics and the ptxas resource report. NVRTC itself runs on a
 // thread confined to the toolkit's files (core/worker/sandbox.h).
-#include "core/cuda/nvrtc_compiler.h"
+#include "core/toolkit/nvrtc_compiler.h"
 #include "core/kernel_file/kernel_file_parts.h"
 #include "core/kernel_file/reference_section.h"
-#include "core/cuda/nvrtc_pch.h"
+#include "core/toolkit/nvrtc_pch.h"
 
-#include "core/cuda/cubin_cache.h"
-#include "core/cuda/nvrtc_log.h"
-#include "core/cuda/nvrtc_std_headers.h"
+#include "core/toolkit/cubin_cache.h"
+#include "core/toolkit/nvrtc_log.h"
+#include "core/toolkit/nvrtc_std_headers.h"
 #include "core/kernel_file/local_includes.h"
 #include "core/worker/sandbox.h"
 

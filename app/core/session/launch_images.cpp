@@ -1,5 +1,5 @@
 // Rendering coverage maps, timelines and error maps to RGBA images (launch_images.h).
-#include "core/data/launch_images.h"
+#include "core/session/launch_images.h"
 
 #include "core/data/colormap.h"
 #include "core/session/coverage.h"

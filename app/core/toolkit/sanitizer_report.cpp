@@ -1,5 +1,5 @@
 // Parsing compute-sanitizer's text log into findings, and naming their buffers (see sanitizer_report.h).
-#include "core/cuda/sanitizer_report.h"
+#include "core/toolkit/sanitizer_report.h"
 
 #include <fstream>
 

@@ -7,7 +7,7 @@
 //             detected during instantiation of ... at line 3        (optional continuation lines)
 // The caret line copies the source line's tabs, so the caret's byte offset minus the two-space indent is
 // the 0-based column.
-#include "core/cuda/nvrtc_log.h"
+#include "core/toolkit/nvrtc_log.h"
 
 #include <regex>
 #include <sstream>

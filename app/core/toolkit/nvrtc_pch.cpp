@@ -1,6 +1,6 @@
 // NVRTC precompiled headers: which sources qualify (their leading system includes), where this process keeps
 // its PCH files, and which were made. See nvrtc_pch.h.
-#include "core/cuda/nvrtc_pch.h"
+#include "core/toolkit/nvrtc_pch.h"
 
 #include "core/text_util.h"
 

@@ -1,5 +1,5 @@
 // The in-memory standard headers for NVRTC (see the header for why).
-#include "core/cuda/nvrtc_std_headers.h"
+#include "core/toolkit/nvrtc_std_headers.h"
 
 namespace cp {
 
