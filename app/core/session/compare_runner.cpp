@@ -60,6 +60,7 @@ std::vector<VariantRun> CompareRunner::run(const KernelSession& main, const RunR
         if (!sessions_[i]) sessions_[i] = std::make_unique<KernelSession>(engine_);
         KernelSession& s = *sessions_[i];
         s.borrow_from(&main);
+        s.launcher().report_to(&main.launcher(), v.name);  // main's observers see the comparison's launches too
         s.set_kernel(variant);
         s.set_choices(variant_choices(main.kernel(), main.choices(),
                                       main_report.resolved ? &*main_report.resolved : nullptr, variant));

@@ -5,7 +5,8 @@
 //
 // Files: session.cpp (choices, images, compile) · session_resolve.cpp · session_buffers.cpp · session_run.cpp ·
 // session_insight.cpp (coverage, trace) · session_streams.cpp (`streams:`) ·
-// session_writers.cpp (elements written more than once) · sweep.cpp (block-size sweeps)
+// session_writers.cpp (elements written more than once) · sweep.cpp (block-size sweeps). Every launch goes through
+// the session's Launcher (launcher.h).
 #pragma once
 
 #include "core/data/image_io.h"
@@ -16,6 +17,7 @@
 #include "core/kernel_file/kernel_file.h"
 #include "core/session/device_set.h"
 #include "core/session/file_reference.h"
+#include "core/session/launcher.h"
 #include "core/session/run_choices.h"
 #include "core/session/run_report.h"
 #include "core/session/sweep.h"
@@ -44,6 +46,11 @@ public:
 
     const DeviceInfo& device() const { return engine_.device(); }
     const KernelFile& kernel() const { return kernel_; }
+
+    // Every launch this session makes (its runs, steps, measurements, device parts, streamed runs and sweeps)
+    // goes through this launcher: observe it to see them all (launcher.h).
+    Launcher& launcher() { return launcher_; }
+    const Launcher& launcher() const { return launcher_; }
 
     // Replaces the kernel (e.g. after an edit). Choices whose names still exist are kept.
     void set_kernel(KernelFile file);
@@ -138,7 +145,13 @@ private:
     Fingerprint launch_fingerprint(const RunState& run, const LaunchRequest& launch) const;
     // The launch stage's record of a launch a driver made (one kernel's, or the steps'): its stage entry, its
     // failure, or its time, bandwidth and the buffers' handles.
-    bool record_launch(RunState& run, Fingerprint fingerprint, const LaunchResult& launched);
+    bool record_launch(RunState& run, Fingerprint fingerprint, const LaunchOutcome& launched);
+    // A launch on this session's engine through launcher_; the one place a launch that reset the backend's
+    // context makes the session forget its buffers and modules (a split's other devices: session_devices.cpp).
+    LaunchOutcome launch_kernel(LaunchRequest request, LaunchSite site);
+    StreamsOutcome launch_streams(StreamsRequest request, LaunchSite site);
+    // The purpose of the run's own launch: a compare variant's session (borrow_from) makes Variant launches.
+    LaunchPurpose run_purpose() const { return lender_ ? LaunchPurpose::Variant : LaunchPurpose::Run; }
     // A compile beside the kernel's own (the trace's, the recording's, the counting variant's, a step's kernel),
     // from the session's keyed cache in `slot`, said in the run's stage_runs as `stage` with ran/reused and why.
     const CompileResult& compile_extra(const std::string& slot, const std::string& stage, CompileRequest request);
@@ -153,7 +166,7 @@ private:
     Result<bool> resolve_steps(ResolvedRun& r, const Scope& base) const;
     Result<std::vector<const CompileResult*>> compile_steps(RunReport& report);
     Result<bool> launch_steps(const ResolvedRun& resolved, const std::vector<const CompileResult*>& modules,
-                              const TimingOptions& timing, RunReport& report, bool& context_reset);
+                              const TimingOptions& timing, RunReport& report);
     // session_insight.cpp: two launches over sentinel-filled outputs; an instrumented launch.
     Result<std::vector<CoverageMap>> measure_coverage(const ResolvedRun& resolved, ModuleId module);
     Result<LaunchTrace> trace_launch(const ResolvedRun& resolved, const TimingOptions& timing);
@@ -161,12 +174,13 @@ private:
     Result<MemoryRecording> record_memory(const ResolvedRun& resolved, const std::vector<WarpId>& warps = {});
     // session_streams.cpp: the launch again, split into chunks on streams (`streams:`); its outputs replace the
     // ordinary read-back in report.outputs, so the check judges them.
-    Result<StreamsReport> run_streams(const ResolvedRun& resolved, ModuleId module, RunReport& report, bool& context_reset);
+    Result<StreamsReport> run_streams(const ResolvedRun& resolved, ModuleId module, RunReport& report);
     // session_writers.cpp: a launch of the write-counting variant; fills each map's writer counts, or says in
     // it why they could not be counted (never fails the run).
     void count_writers(const ResolvedRun& resolved, std::vector<CoverageMap>& maps);
 
     Engine& engine_;
+    Launcher launcher_;
     KernelFile kernel_;
     RunChoices choices_;
     std::map<std::string, std::shared_ptr<const Image>> image_cache_;  // path -> image

@@ -36,6 +36,7 @@ struct PartInputs {
     const std::map<std::string, const HostBuffer*>& host;
     const RunOptions& options;
     std::optional<ThreadOrderChoice> thread_order;
+    const Launcher& launcher;  // the session's: every part's launch goes through it, on the part's engine
 };
 
 std::string where(const DevicePart& p, bool gpu) {
@@ -69,7 +70,7 @@ std::vector<UploadRequest> part_uploads(const ChunkPart& chunk, const PartInputs
 // Allocate, upload, launch, read back and release the part's buffers on `engine`: blocking calls, run on a thread
 // of its own so that every device works at once.
 PartOutcome run_part(Engine& engine, ModuleId module, const ChunkPart& chunk, std::vector<UploadRequest> uploads,
-                     const PartInputs& in) {
+                     const PartInputs& in, LaunchSite site) {
     PartOutcome out;
     DevicePart& p = out.part;
     p.ordinal = engine.device().ordinal;
@@ -116,11 +117,13 @@ PartOutcome run_part(Engine& engine, ModuleId module, const ChunkPart& chunk, st
         });
         if (!args) return fail("an argument", to_engine_error(args.error(), "", ErrorKind::UserInput));
         launch.args = std::move(*args);
-        LaunchResult launched = engine.launch(std::move(launch));
-        out.printf_output = launched.printf_output;
-        if (!launched.ok) {
-            const EngineError e = launched.error.value_or(EngineError{"", "the launch failed", "", false});
-            return fail("the kernel failed", e);
+        LaunchOutcome launched = in.launcher.launch(engine, std::move(launch), site);
+        out.printf_output = std::move(launched.printf_output);
+        if (const std::optional<LaunchFailure>& e = launched.failure) {
+            // Its engine's state is forgotten after every part has ended (setback): never from a part's thread.
+            out.error = make_error(e->kind, where(p, gpu) + ": the kernel failed: " + e->message, e->hint);
+            out.context_reset = out.context_reset || e->context_was_reset;
+            return;
         }
         out.timing = launched.timing;
         p.times.kernel_ms = launched.timing.median_ms;
@@ -145,6 +148,7 @@ struct Job {
     Engine* engine = nullptr;
     ModuleId module = 0;
     const ChunkPart* part = nullptr;
+    LaunchSite site;  // DeviceWhole, or DevicePart with the part's index
 };
 
 // Every job at once, one thread per device; the host clock around all of them, started once every part's
@@ -156,7 +160,7 @@ std::vector<PartOutcome> run_parts(const std::vector<Job>& jobs, const PartInput
     std::vector<std::future<PartOutcome>> running;
     for (size_t i = 0; i < jobs.size(); ++i)
         running.push_back(std::async(std::launch::async, [&in, job = jobs[i], up = std::move(uploads[i])]() mutable {
-            return run_part(*job.engine, job.module, *job.part, std::move(up), in);
+            return run_part(*job.engine, job.module, *job.part, std::move(up), in, job.site);
         }));
     std::vector<PartOutcome> done;
     for (auto& f : running) done.push_back(f.get());
@@ -237,7 +241,7 @@ RunReport KernelSession::run_on_devices(const ResolvedRun& resolved, const Compi
     s.devices_here = devices_->count();
     s.gpu = engine_.capabilities().gpu;
     const PartInputs in{kernel_, resolved, host, options,
-                        engine_.capabilities().thread_order ? choices_.thread_order : std::nullopt};
+                        engine_.capabilities().thread_order ? choices_.thread_order : std::nullopt, launcher_};
     auto setback = [&](const PartOutcome& o, size_t index) {
         if (!o.context_reset) return;
         if (index == 0)
@@ -252,7 +256,8 @@ RunReport KernelSession::run_on_devices(const ResolvedRun& resolved, const Compi
     s.total = whole->total;
     if (options.before_launch) options.before_launch(report);
     double one_ms = 0;
-    std::vector<PartOutcome> alone = run_parts({{&engine_, compiled.module, &whole->parts[0]}}, in, one_ms);
+    std::vector<PartOutcome> alone =
+        run_parts({{&engine_, compiled.module, &whole->parts[0], {LaunchPurpose::DeviceWhole}}}, in, one_ms);
     setback(alone[0], 0);
     report.printf_output = alone[0].printf_output;
     if (alone[0].error) return fail(RunStage::Launch, *alone[0].error);
@@ -282,7 +287,7 @@ RunReport KernelSession::run_on_devices(const ResolvedRun& resolved, const Compi
         request.source = kernel_.compile_source.empty() ? kernel_.source : kernel_.compile_source;
         request.path = kernel_.path.string();
         request.kernel_name = kernel_.signature->launch_name;
-        std::vector<Job> jobs{{&engine_, compiled.module, &plan->parts[0]}};
+        std::vector<Job> jobs{{&engine_, compiled.module, &plan->parts[0], {LaunchPurpose::DevicePart, 0}}};
         for (int i = 1; i < parts; ++i) {  // opened and compiled one after the other, before the clock starts
             auto engine = devices_->engine(i);
             if (!engine) return fail(RunStage::Prepare, engine.error());
@@ -301,7 +306,7 @@ RunReport KernelSession::run_on_devices(const ResolvedRun& resolved, const Compi
                 report.stage_runs.push_back(stage.ran(why.empty() ? "its module was released" : why));
                 stage.keep(std::move(fingerprint), *module);
             }
-            jobs.push_back({*engine, *module, &plan->parts[size_t(i)]});
+            jobs.push_back({*engine, *module, &plan->parts[size_t(i)], {LaunchPurpose::DevicePart, i}});
         }
         outcomes = run_parts(jobs, in, s.split_ms);
         for (size_t i = 0; i < outcomes.size(); ++i) setback(outcomes[i], i);

@@ -28,12 +28,9 @@ Result<std::vector<CoverageMap>> KernelSession::measure_coverage(const ResolvedR
         }
         auto launch = launch_request(resolved, module, once);
         if (!launch) return launch.error();
-        LaunchResult launched = engine_.launch(std::move(*launch));
-        if (!launched.ok) {
-            const EngineError err = launched.error.value_or(EngineError{"", "the launch failed", "", false});
-            if (err.context_was_reset) forget_device_state();
-            return make_error(err.kind, "the coverage measurement's launch failed: " + err.message, err.hint);
-        }
+        const LaunchOutcome launched = launch_kernel(std::move(*launch), {LaunchPurpose::Coverage, pass});
+        if (const std::optional<LaunchFailure>& err = launched.failure)
+            return make_error(err->kind, "the coverage measurement's launch failed: " + err->message, err->hint);
         for (const auto& b : kernel_.spec.buffers) {
             if (b.direction != Direction::Out) continue;
             ReadBackResult rb = engine_.read_back({buffers_.at(b.name).id});
@@ -73,12 +70,9 @@ Result<LaunchTrace> KernelSession::trace_launch(const ResolvedRun& resolved, con
     auto launch = launch_request(resolved, module, timing);
     if (!launch) return launch.error();
     launch->trace = true;
-    LaunchResult launched = engine_.launch(std::move(*launch));
-    if (!launched.ok) {
-        const EngineError err = launched.error.value_or(EngineError{"", "the launch failed", "", false});
-        if (err.context_was_reset) forget_device_state();
-        return make_error(err.kind, "the traced launch failed: " + err.message, err.hint);
-    }
+    LaunchOutcome launched = launch_kernel(std::move(*launch), {LaunchPurpose::Trace});
+    if (const std::optional<LaunchFailure>& err = launched.failure)
+        return make_error(err->kind, "the traced launch failed: " + err->message, err->hint);
     LaunchTrace trace;
     trace.unit = launched.trace_unit;
     trace.blocks = std::move(launched.trace);
@@ -109,12 +103,9 @@ Result<MemoryRecording> KernelSession::record_memory(const ResolvedRun& resolved
     launch->memory_warps = {WarpId{0, 0}};  // the first warp always: the picture has one to show at once
     for (const WarpId& w : warps)
         if (!(w == WarpId{0, 0})) launch->memory_warps.push_back(w);
-    LaunchResult launched = engine_.launch(std::move(*launch));
-    if (!launched.ok) {
-        const EngineError err = launched.error.value_or(EngineError{"", "the launch failed", "", false});
-        if (err.context_was_reset) forget_device_state();
-        return make_error(err.kind, "the recording launch failed: " + err.message, err.hint);
-    }
+    LaunchOutcome launched = launch_kernel(std::move(*launch), {LaunchPurpose::Memory});
+    if (const std::optional<LaunchFailure>& err = launched.failure)
+        return make_error(err->kind, "the recording launch failed: " + err->message, err->hint);
     if (!launched.memory) {
         if (backend == "cpu")
             return make_error(ErrorKind::Unsupported,

@@ -446,7 +446,10 @@ bool KernelSession::stage_launch(RunState& run) {
     if (!made_launch) return run.fail(RunStage::Prepare, made_launch.error());
     Fingerprint fingerprint = launch_fingerprint(run, *made_launch);
     if (options.before_launch) options.before_launch(run.report);
-    const LaunchResult launched = engine_.launch(std::move(*made_launch));
+    // Where each buffer lives, also for a launch that fails: compute-sanitizer's findings name addresses (taken
+    // before the launch, as one that resets the context leaves no buffers to ask).
+    for (const auto& [name, b] : buffers_) run.report.device_addresses[name] = b.device_address;
+    const LaunchOutcome launched = launch_kernel(std::move(*made_launch), {run_purpose()});
     run.clock.lap(run.report.stages.launch_ms);
     return record_launch(run, std::move(fingerprint), launched);
 }
@@ -456,22 +459,32 @@ bool KernelSession::stage_launch_steps(RunState& run) {
     const RunOptions& options = run.options;
     RunReport& report = run.report;
     if (options.before_launch) options.before_launch(report);
-    bool reset = false;
-    auto ran = launch_steps(*run.resolved, run.step_modules, options.timing, report, reset);
-    if (reset) forget_device_state();  // the backend dropped every buffer and module
+    auto ran = launch_steps(*run.resolved, run.step_modules, options.timing, report);
     if (!ran) return run.fail(RunStage::Launch, ran.error());
     run.clock.lap(report.stages.launch_ms);
     // The fingerprint of the run's own launch figures (the first step's) with every step's.
     auto made_launch = launch_request(*run.resolved, run.compiled->module, options.timing);
     if (!made_launch) return run.fail(RunStage::Prepare, made_launch.error());
-    LaunchResult launched;
-    launched.ok = true;
+    for (const auto& [name, b] : buffers_) report.device_addresses[name] = b.device_address;
+    LaunchOutcome launched;
     launched.timing = report.timing;
     launched.printf_output = report.printf_output;
     return record_launch(run, launch_fingerprint(run, *made_launch), launched);
 }
 
-bool KernelSession::record_launch(RunState& run, Fingerprint fingerprint, const LaunchResult& launched) {
+LaunchOutcome KernelSession::launch_kernel(LaunchRequest request, LaunchSite site) {
+    LaunchOutcome out = launcher_.launch(engine_, std::move(request), site);
+    if (out.context_was_reset()) forget_device_state();  // the backend dropped every buffer and module
+    return out;
+}
+
+StreamsOutcome KernelSession::launch_streams(StreamsRequest request, LaunchSite site) {
+    StreamsOutcome out = launcher_.streams(engine_, std::move(request), site);
+    if (out.context_was_reset()) forget_device_state();
+    return out;
+}
+
+bool KernelSession::record_launch(RunState& run, Fingerprint fingerprint, const LaunchOutcome& launched) {
     RunReport& report = run.report;
     const ResolvedRun& resolved = *run.resolved;
     const std::string why = stages_->launch.why(fingerprint);
@@ -480,15 +493,9 @@ bool KernelSession::record_launch(RunState& run, Fingerprint fingerprint, const 
     report.stages.launch_backend_ms = launched.backend_ms;
     report.stages.launch_phases = launched.phases;
     report.printf_output = launched.printf_output;
-    // Where each buffer lived, also for a launch that failed: compute-sanitizer's findings name addresses.
-    for (const auto& [name, b] : buffers_) report.device_addresses[name] = b.device_address;
-    if (!launched.ok) {
-        const EngineError err = launched.error.value_or(EngineError{"", "the launch failed", "", false});
-        if (err.context_was_reset) forget_device_state();  // the backend dropped every buffer and module
-        std::string message = err.message;
-        if (!err.name.empty() && message.find(err.name) == std::string::npos) message += " (" + err.name + ")";
-        report.error_line = err.line;
-        return run.fail(RunStage::Launch, make_error(err.kind, message, err.hint));
+    if (const std::optional<LaunchFailure>& err = launched.failure) {
+        report.error_line = err->line;
+        return run.fail(RunStage::Launch, make_error(err->kind, err->named_message(), err->hint));
     }
     report.launched = true;
     stages_->launch.keep(std::move(fingerprint), ++stages_->launches);
@@ -622,10 +629,8 @@ bool KernelSession::stage_streams(RunState& run) {
     run.report.stage_runs.push_back({"streams", false,
                                      std::to_string(st.chunks) + " chunks on " + std::to_string(st.streams) +
                                          " streams: each copies its part in and out"});
-    bool reset = false;
-    auto streamed = run_streams(*run.resolved, run.compiled->module, run.report, reset);
+    auto streamed = run_streams(*run.resolved, run.compiled->module, run.report);
     run.clock.lap(run.report.stages.launch_ms);
-    if (reset) forget_device_state();
     if (!streamed) return run.fail(RunStage::Launch, streamed.error());
     run.report.streams = std::move(*streamed);
     return true;

@@ -141,7 +141,7 @@ Result<std::vector<const CompileResult*>> KernelSession::compile_steps(RunReport
 // The steps in order; fills report.steps, report.timing (a sample per timed pass over every launch) and the
 // printf output. An Error names the step and, for a repeated one, which launch of it failed.
 Result<bool> KernelSession::launch_steps(const ResolvedRun& resolved, const std::vector<const CompileResult*>& modules,
-                                         const TimingOptions& timing, RunReport& report, bool& context_reset) {
+                                         const TimingOptions& timing, RunReport& report) {
     std::vector<std::vector<double>> per_launch;  // every launch's timed samples, in order
     double medians = 0;
     for (size_t i = 0; i < resolved.steps.size(); ++i) {
@@ -159,20 +159,16 @@ Result<bool> KernelSession::launch_steps(const ResolvedRun& resolved, const std:
         for (uint64_t k = 0; k < s.repeat; ++k) {
             auto made = launch_request(resolved, modules[i]->module, timing, &kernel_.step_signatures[i], &s);
             if (!made) return made.error();
-            LaunchResult launched = engine_.launch(std::move(*made));
+            LaunchOutcome launched = launch_kernel(std::move(*made), {LaunchPurpose::Step, s.index, int(k)});
             if (!launched.printf_output.empty()) {
                 if (k == 0 || report.printf_output.size() < 64 * 1024) report.printf_output += launched.printf_output;
             }
-            if (!launched.ok) {
-                const EngineError err = launched.error.value_or(EngineError{"", "the launch failed", "", false});
-                context_reset = context_reset || err.context_was_reset;
-                std::string message = err.message;
-                if (!err.name.empty() && message.find(err.name) == std::string::npos) message += " (" + err.name + ")";
+            if (const std::optional<LaunchFailure>& err = launched.failure) {
                 const std::string where = step_label(s) + (s.repeat > 1 ? ", launch " + std::to_string(k + 1) + " of " +
                                                                               std::to_string(s.repeat)
                                                                         : std::string());
                 report.steps.push_back(sr);
-                return make_error(err.kind, where + ": " + message, err.hint);
+                return make_error(err->kind, where + ": " + err->named_message(), err->hint);
             }
             launch_medians.push_back(launched.timing.median_ms);
             medians += launched.timing.median_ms;

@@ -59,9 +59,7 @@ std::string streams_timeline_text(const StreamsReport& s, int width) {
     return text + legend;
 }
 
-Result<StreamsReport> KernelSession::run_streams(const ResolvedRun& resolved, ModuleId module, RunReport& report,
-                                                 bool& context_reset) {
-    context_reset = false;
+Result<StreamsReport> KernelSession::run_streams(const ResolvedRun& resolved, ModuleId module, RunReport& report) {
     const ResolvedStreams& st = *resolved.streams;
     const KernelSpec& spec = kernel_.spec;
     const std::string where = "`streams:` (line " + std::to_string(st.line) + ")";
@@ -111,17 +109,13 @@ Result<StreamsReport> KernelSession::run_streams(const ResolvedRun& resolved, Mo
         request.chunks.push_back(std::move(chunk));
     }
 
-    StreamsResult ran = engine_.streams(std::move(request));
-    if (ran.error || !ran.ok) {
-        const EngineError err = ran.error.value_or(EngineError{"", "the streamed run failed", "", false});
-        context_reset = err.context_was_reset;
-        report.error_line = err.line;
-        std::string message = err.message;
-        if (!err.name.empty() && message.find(err.name) == std::string::npos) message += " (" + err.name + ")";
-        return make_error(err.kind,
+    StreamsOutcome ran = launch_streams(std::move(request), {LaunchPurpose::Stream});
+    if (const std::optional<LaunchFailure>& err = ran.failure) {
+        report.error_line = err->line;
+        return make_error(err->kind,
                           "the streamed run (" + std::to_string(st.chunks) + " chunks on " +
-                              std::to_string(st.streams) + " streams): " + message,
-                          err.hint);
+                              std::to_string(st.streams) + " streams): " + err->named_message(),
+                          err->hint);
     }
 
     // The outputs from the chunks' copies, each placed where the plan says its chunk belongs; an element no

@@ -90,15 +90,11 @@ void KernelSession::count_writers(const ResolvedRun& resolved, std::vector<Cover
         arg.buffer = counters[i];
         launch->args.push_back(std::move(arg));
     }
-    LaunchResult launched = engine_.launch(std::move(*launch));
-    if (!launched.ok) {
-        const EngineError err = launched.error.value_or(EngineError{"", "the launch failed", "", false});
-        if (err.context_was_reset) {
-            counters.clear();  // gone with the context
-            forget_device_state();
-        }
+    const LaunchOutcome launched = launch_kernel(std::move(*launch), {LaunchPurpose::CountWriters});
+    if (const std::optional<LaunchFailure>& err = launched.failure) {
+        if (err->context_was_reset) counters.clear();  // gone with the context (launch_kernel forgot the rest)
         release_counters();
-        return not_measured(maps, "the counting launch failed: " + err.message);
+        return not_measured(maps, "the counting launch failed: " + err->message);
     }
     for (size_t k = 0; k < counted.size(); ++k) {
         auto map = std::find_if(maps.begin(), maps.end(), [&](const CoverageMap& m) { return m.buffer == counted[k].param; });

@@ -104,15 +104,14 @@ Result<SweepResult> KernelSession::sweep(const SweepOptions& options) {
             if (!launch) {
                 config.skipped = launch.error().message;
             } else {
-                LaunchResult r = engine_.launch(std::move(*launch));
-                if (!r.ok) {
-                    const EngineError err = r.error.value_or(EngineError{"", "the launch failed", "", false});
-                    config.skipped = "failed: " + err.message;
-                    if (err.context_was_reset) {
-                        forget_device_state();
+                const LaunchOutcome r = launch_kernel(std::move(*launch), {LaunchPurpose::SweepPoint, int(i)});
+                if (const std::optional<LaunchFailure>& err = r.failure) {
+                    config.skipped = "failed: " + err->message;
+                    if (err->context_was_reset) {  // launch_kernel forgot the buffers and modules
                         choices_ = saved;
-                        return make_error(
-                            err.kind, "the sweep stopped at block " + blocks[i].str() + ": " + err.message, err.hint);
+                        return make_error(err->kind,
+                                          "the sweep stopped at block " + blocks[i].str() + ": " + err->message,
+                                          err->hint);
                     }
                 } else {
                     config.median_ms = r.timing.median_ms;
