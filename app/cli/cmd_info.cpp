@@ -2,6 +2,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "core/engine/backend.h"
+#include "core/engine/device_info_json.h"
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/remote/remote_backend.h"
 #include "core/session/report_json.h"
@@ -66,7 +67,8 @@ int show_remote(const LaunchOptions& launch, bool as_json) {
             const DeviceInfo device = (*backend)->info().device;
             j["where"] = device.where;
             j["default_backend"] = device.backend;
-            j[device.backend] = device_info_json(device);
+            j[device.backend] = device_info_to_json(device);
+            j[device.backend]["available"] = true;
         } else {
             j["where"] = nullptr;
             j["default_backend"] = "none";
@@ -118,8 +120,9 @@ int cmd_info(const std::vector<std::string>& argv) {
                  {"kernel", sandbox.kernel_release},
                  {"summary", sandbox_summary(sandbox)}}}};
         for (const Probe& p : probes) {
-            json d = p.backend ? device_info_json((*p.backend)->info().device)
+            json d = p.backend ? device_info_to_json((*p.backend)->info().device)
                                : json{{"available", false}, {"reason", p.backend.error().message}};
+            if (p.backend) d["available"] = true;
             d["description"] = p.entry->description;
             j[p.entry->name] = d;
         }

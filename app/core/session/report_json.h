@@ -18,7 +18,6 @@ inline constexpr int kRunReportSchemaVersion = 1;
 
 nlohmann::json run_report_json(const RunReport& report, const std::vector<std::filesystem::path>& written_files);
 nlohmann::json diagnostics_json(const std::vector<Diagnostic>& diagnostics);
-nlohmann::json device_info_json(const DeviceInfo& device);
 nlohmann::json usage_json(const ResourceUsage& usage);
 
 // Indented text of a JSON value. Kernel files and their printf output need not be UTF-8: invalid bytes
