@@ -539,6 +539,18 @@ TEST(Cli, RunWritesViewsAndTheJsonResult) {
     EXPECT_EQ(be32(20), 400u);
 }
 
+// `--json -` with `--out-dir`: stdout is the JSON alone (the files written are its `outputs`, not lines after it).
+TEST(Cli, RunJsonOnStdoutWithAnOutDirIsOnlyTheJson) {
+    TempDir out;
+    auto r = cli({"run", "basics/vector_add", "--backend", "cpu", "--set", "n=1001", "--repeat", "1", "--out-dir",
+                  out.path().string(), "--json", "-"});
+    ASSERT_EQ(r.exit_code, 0) << r.both();
+    nlohmann::json j;
+    ASSERT_NO_THROW(j = nlohmann::json::parse(r.out)) << r.out;
+    EXPECT_EQ(j.at("outputs"), nlohmann::json::array({(out.path() / "c.csv").string()})) << r.out;
+    EXPECT_TRUE(std::filesystem::exists(out.path() / "c.csv"));
+}
+
 TEST(Cli, RunPlotViewWritesCsv) {
     TempDir out;
     auto r = cli({"run", "basics/vector_add", "--backend", "cpu", "--set", "n=1001", "--repeat", "1", "--out-dir",
