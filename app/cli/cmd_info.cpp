@@ -23,7 +23,7 @@ Shows which backends can run kernels here (each backend the app knows), the devi
 capability, SM count, memory and launch limits, the NVRTC version used to compile, and what the sandbox for
 kernel code and the compilers confines on this machine.
 
-  --json            print the same as JSON
+  --json            print the same as JSON (docs/schema/info.schema.json)
   --remote PREFIX   show the server's instead: what `PREFIX cuda-playground worker --stdio --backend NAME`
                     runs kernels on (also CUDA_PLAYGROUND_REMOTE; the remote program's path:
                     CUDA_PLAYGROUND_REMOTE_PROGRAM)
@@ -62,7 +62,8 @@ int show_remote(const LaunchOptions& launch, bool as_json) {
     auto backend = make_remote_backend(options);
     if (as_json) {
         using nlohmann::json;
-        json j{{"nvrtc", nvrtc_version_text()}, {"remote_command", launch.remote}};
+        json j{
+            {"schema_version", kInfoSchemaVersion}, {"nvrtc", nvrtc_version_text()}, {"remote_command", launch.remote}};
         if (backend) {
             const DeviceInfo device = (*backend)->info().device;
             j["where"] = device.where;
@@ -112,7 +113,8 @@ int cmd_info(const std::vector<std::string>& argv) {
     if (args->has("--json")) {
         using nlohmann::json;
         const SandboxSupport& sandbox = sandbox_support();
-        json j{{"nvrtc", nvrtc},
+        json j{{"schema_version", kInfoSchemaVersion},
+               {"nvrtc", nvrtc},
                {"default_backend", default_backend},
                {"sandbox",
                 {{"seccomp_notify", sandbox.seccomp_notify},
