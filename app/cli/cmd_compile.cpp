@@ -29,7 +29,8 @@ Exit status: 0 compiled, 1 errors (in the source, the metadata header or the com
 
   --arch sm_XY    target architecture (default: the GPU's, or )" + std::string(kArchWithoutDevice) + R"( when there is none)
   --option OPT    an extra NVRTC option, e.g. --option=-DTILE=32 (repeatable)
-  --json          print {file, arch, ok, cache_hit, compile_ms, diagnostics, resources} as JSON
+  --json          print {schema_version, file, arch, ok, kernel, cache_hit, compile_ms, options, diagnostics,
+                  resources} as JSON (docs/schema/compile.schema.json)
   --memory        also build the memory recording's copy of the kernel (what `run --memory` and the window's
                   Memory switch launch) as a cubin for the architecture, and keep it, so that the first
                   recording need not wait for it; says how many accesses it records and whether it was kept
@@ -115,7 +116,8 @@ int cmd_compile(const std::vector<std::string>& argv) {
     };
 
     if (args->has("--json")) {
-        nlohmann::json j{{"file", file->path.string()},
+        nlohmann::json j{{"schema_version", kCompileSchemaVersion},
+                         {"file", file->path.string()},
                          {"arch", arch},
                          {"ok", ok},
                          {"kernel", request.kernel_name},

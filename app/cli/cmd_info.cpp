@@ -2,6 +2,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "core/engine/backend.h"
+#include "core/engine/device_info_json.h"
 #include "core/toolkit/nvrtc_compiler.h"
 #include "core/remote/remote_backend.h"
 #include "core/session/report_json.h"
@@ -23,7 +24,7 @@ Shows which backends can run kernels here (each backend the app knows), the devi
 capability, SM count, memory and launch limits, the NVRTC version used to compile, and what the sandbox for
 kernel code and the compilers confines on this machine.
 
-  --json            print the same as JSON
+  --json            print the same as JSON (docs/schema/info.schema.json)
   --remote PREFIX   show the server's instead: what `PREFIX cuda-playground worker --stdio --backend NAME`
                     runs kernels on (also CUDA_PLAYGROUND_REMOTE; the remote program's path:
                     CUDA_PLAYGROUND_REMOTE_PROGRAM)
@@ -62,12 +63,14 @@ int show_remote(const LaunchOptions& launch, bool as_json) {
     auto backend = make_remote_backend(options);
     if (as_json) {
         using nlohmann::json;
-        json j{{"nvrtc", nvrtc_version_text()}, {"remote_command", launch.remote}};
+        json j{
+            {"schema_version", kInfoSchemaVersion}, {"nvrtc", nvrtc_version_text()}, {"remote_command", launch.remote}};
         if (backend) {
             const DeviceInfo device = (*backend)->info().device;
             j["where"] = device.where;
             j["default_backend"] = device.backend;
-            j[device.backend] = device_info_json(device);
+            j[device.backend] = device_info_to_json(device);
+            j[device.backend]["available"] = true;
         } else {
             j["where"] = nullptr;
             j["default_backend"] = "none";
@@ -111,7 +114,8 @@ int cmd_info(const std::vector<std::string>& argv) {
     if (args->has("--json")) {
         using nlohmann::json;
         const SandboxSupport& sandbox = sandbox_support();
-        json j{{"nvrtc", nvrtc},
+        json j{{"schema_version", kInfoSchemaVersion},
+               {"nvrtc", nvrtc},
                {"default_backend", default_backend},
                {"sandbox",
                 {{"seccomp_notify", sandbox.seccomp_notify},
@@ -119,8 +123,9 @@ int cmd_info(const std::vector<std::string>& argv) {
                  {"kernel", sandbox.kernel_release},
                  {"summary", sandbox_summary(sandbox)}}}};
         for (const Probe& p : probes) {
-            json d = p.backend ? device_info_json((*p.backend)->info().device)
+            json d = p.backend ? device_info_to_json((*p.backend)->info().device)
                                : json{{"available", false}, {"reason", p.backend.error().message}};
+            if (p.backend) d["available"] = true;
             d["description"] = p.entry->description;
             j[p.entry->name] = d;
         }

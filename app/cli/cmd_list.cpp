@@ -2,6 +2,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "core/kernel_file/kernel_file.h"
+#include "core/session/report_json.h"
 
 #include <nlohmann/json.hpp>
 
@@ -15,7 +16,8 @@ const char* kUsage = R"(usage: cuda-playground list [--json]
 Lists the kernel library (kernels/**/*.cu) by category, with each kernel's title.
 Run one with `cuda-playground run <path or name>`.
 
-  --json    print a JSON array of {path, name, title, category, tags, problems}
+  --json    print {schema_version, kernels}: kernels is an array of {path, name, kernel, title, category, tags,
+            problems} (docs/schema/list.schema.json)
 
 Exit status: 0 listed, 1 a mistake in the command, 3 an internal error (a bug: please report it).
 )";
@@ -32,19 +34,20 @@ int cmd_list(const std::vector<std::string>& argv) {
     const auto dir = kernels_dir();
     const auto library = scan_library(dir);
     if (args->has("--json")) {
-        nlohmann::json out = nlohmann::json::array();
+        nlohmann::json kernels = nlohmann::json::array();
         for (const auto& k : library) {
             nlohmann::json problems = nlohmann::json::array();
             for (const auto& d : k.diagnostics) problems.push_back(d.str());
-            out.push_back({{"path", k.path.string()},
-                           {"name", std::filesystem::relative(k.path, dir).replace_extension().string()},
-                           {"kernel", k.signature ? k.signature->name : ""},
-                           {"title", k.spec.title},
-                           {"category", k.spec.category},
-                           {"tags", k.spec.tags},
-                           {"problems", problems}});
+            kernels.push_back({{"path", k.path.string()},
+                               {"name", std::filesystem::relative(k.path, dir).replace_extension().string()},
+                               {"kernel", k.signature ? k.signature->name : ""},
+                               {"title", k.spec.title},
+                               {"category", k.spec.category},
+                               {"tags", k.spec.tags},
+                               {"problems", problems}});
         }
-        std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+        const nlohmann::json out{{"schema_version", kListSchemaVersion}, {"kernels", kernels}};
+        std::cout << json_text(out) << "\n";
         return 0;
     }
     if (library.empty()) {

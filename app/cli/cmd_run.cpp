@@ -526,7 +526,9 @@ int cmd_run(const std::vector<std::string>& argv) {
                       << ": add --compare to run them too\n";
     }
     if (text_to_stdout && compared) print_speedups(report, others);
-    for (const auto& f : written) std::cout << "  wrote:    " << f.string() << "\n";
+    // With the JSON on stdout, the files are its `outputs`: a line after it would make stdout no JSON.
+    if (text_to_stdout)
+        for (const auto& f : written) std::cout << "  wrote:    " << f.string() << "\n";
     if (!export_problem.empty()) return user_error("could not write the output views: " + export_problem);
     if (!compared) {
         // Sanitizer findings are a failed check (2), also when memcheck's stop made the launch fail.

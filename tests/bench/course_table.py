@@ -48,7 +48,7 @@ def main():
     ap.add_argument("--binary", default="build/cuda-playground")
     args = ap.parse_args()
     lessons = json.loads(subprocess.run([args.binary, "list", "--json"], check=True, capture_output=True,
-                                        text=True).stdout)
+                                        text=True).stdout)["kernels"]
     bad = 0
     print(f"{'category':<22} {'lesson':<36} {'expect':<9} {'outcome':<10} {'median ms':>10} {'GB/s':>8} "
           f"{'of copy':>8}  ok")

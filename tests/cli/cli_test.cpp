@@ -60,7 +60,7 @@ TEST(Cli, ListShowsEveryLibraryKernelWithItsTitle) {
                                  "RGB to grayscale", "image/box_blur", "Box blur"}) {
         EXPECT_NE(r.out.find(expected), std::string::npos) << expected << "\n" << r.out;
     }
-    auto j = nlohmann::json::parse(cli({"list", "--json"}).out);
+    auto j = nlohmann::json::parse(cli({"list", "--json"}).out).at("kernels");
     EXPECT_GE(j.size(), 4u);
     for (const auto& k : j) EXPECT_TRUE(k["problems"].empty()) << k.dump();
 }
@@ -271,7 +271,7 @@ TEST(Cli, MetadataBufferMissingFromSignatureNamesBoth) {
 
 // Every lesson verifies, or (buggy on purpose) fails as its `expect:` says.
 TEST(Cli, EveryLibraryKernelVerifiesOnTheCpuBackend) {
-    auto j = nlohmann::json::parse(cli({"list", "--json"}).out);
+    auto j = nlohmann::json::parse(cli({"list", "--json"}).out).at("kernels");
     ASSERT_FALSE(j.empty());
     for (const auto& k : j) {
         // Lessons buggy on purpose state their failure (`expect:`); course_test.cpp checks they fail as stated.
@@ -538,6 +538,18 @@ TEST(Cli, RunWritesViewsAndTheJsonResult) {
     };
     EXPECT_EQ(be32(16), 600u);
     EXPECT_EQ(be32(20), 400u);
+}
+
+// `--json -` with `--out-dir`: stdout is the JSON alone (the files written are its `outputs`, not lines after it).
+TEST(Cli, RunJsonOnStdoutWithAnOutDirIsOnlyTheJson) {
+    TempDir out;
+    auto r = cli({"run", "basics/vector_add", "--backend", "cpu", "--set", "n=1001", "--repeat", "1", "--out-dir",
+                  out.path().string(), "--json", "-"});
+    ASSERT_EQ(r.exit_code, 0) << r.both();
+    nlohmann::json j;
+    ASSERT_NO_THROW(j = nlohmann::json::parse(r.out)) << r.out;
+    EXPECT_EQ(j.at("outputs"), nlohmann::json::array({(out.path() / "c.csv").string()})) << r.out;
+    EXPECT_TRUE(std::filesystem::exists(out.path() / "c.csv"));
 }
 
 TEST(Cli, RunPlotViewWritesCsv) {

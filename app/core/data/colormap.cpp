@@ -1,7 +1,8 @@
-// Colormap tables built by linear interpolation between a few control points of each map.
+// Colormap tables built by linear interpolation between a few control points of each map; HSV colours.
 #include "core/data/colormap.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace cp {
@@ -62,6 +63,29 @@ const std::array<std::array<uint8_t, 4>, 256>& colormap_table(const std::string&
     }();
     auto it = tables.find(name);
     return it != tables.end() ? it->second : tables.at("gray");
+}
+
+std::array<uint8_t, 3> hsv_to_rgb8(double hue, double saturation, double value) {
+    const double s = std::clamp(saturation, 0.0, 1.0), v = std::clamp(value, 0.0, 1.0);
+    const double h = (hue - std::floor(hue)) * 6.0;  // which sixth of the circle, and how far into it
+    const int sector = int(h);                       // 6 only when hue is a hair below a whole turn: red again
+    const double f = h - sector, p = v * (1 - s), q = v * (1 - s * f), t = v * (1 - s * (1 - f));
+    double r = v, g = t, b = p;
+    switch (sector % 6) {
+        case 1: r = q, g = v, b = p; break;
+        case 2: r = p, g = v, b = t; break;
+        case 3: r = p, g = q, b = v; break;
+        case 4: r = t, g = p, b = v; break;
+        case 5: r = v, g = p, b = q; break;
+        default: break;
+    }
+    // Rounded, not truncated: a channel that is 1 up to rounding (q at a sector's end) is 255, not 254.
+    const auto byte = [](double x) { return uint8_t(std::lround(std::clamp(x, 0.0, 1.0) * 255.0)); };
+    return {byte(r), byte(g), byte(b)};
+}
+
+std::array<uint8_t, 3> index_colour(uint64_t index, double saturation, double value) {
+    return hsv_to_rgb8(std::fmod(double(index) * 0.61803398875, 1.0), saturation, value);
 }
 
 }  // namespace cp

@@ -5,6 +5,8 @@
 // Sections: value types · message types · the tables · requests and responses · the greeting
 #include "core/engine/engine_wire.h"
 
+#include "core/engine/device_info_json.h"
+
 #include <nlohmann/json.hpp>
 
 namespace cp {
@@ -41,86 +43,9 @@ void from_json(const json& j, ResourceUsage& u) {
     for (size_t i = 0; i < std::size(fields); ++i) *fields[i] = j.at(i).get<int>();
 }
 
-void to_json(json& j, const BackendCapabilities& c) {
-    j = {{"launches", c.launches},
-         {"gpu", c.gpu},
-         {"device_buffers", c.device_buffers},
-         {"buffers_by_ipc", c.buffers_by_ipc},
-         {"occupancy_api", c.occupancy_api},
-         {"event_timing", c.event_timing},
-         {"default_repeats", c.default_repeats},
-         {"trace_needs_instrumented_module", c.trace_needs_instrumented_module},
-         {"sanitizer", c.sanitizer},
-         {"thread_order", c.thread_order},
-         {"concurrent_streams", c.concurrent_streams}};
-}
-void from_json(const json& j, BackendCapabilities& c) {
-    c.launches = j.at("launches").get<bool>();
-    c.gpu = j.at("gpu").get<bool>();
-    c.device_buffers = j.at("device_buffers").get<bool>();
-    c.buffers_by_ipc = j.at("buffers_by_ipc").get<bool>();
-    c.occupancy_api = j.at("occupancy_api").get<bool>();
-    c.event_timing = j.at("event_timing").get<bool>();
-    c.default_repeats = j.at("default_repeats").get<int>();
-    c.trace_needs_instrumented_module = j.at("trace_needs_instrumented_module").get<bool>();
-    c.sanitizer = j.at("sanitizer").get<bool>();
-    c.thread_order = j.at("thread_order").get<bool>();
-    c.concurrent_streams = j.at("concurrent_streams").get<bool>();
-}
-
-void to_json(json& j, const DeviceInfo& d) {
-    j = {{"backend", d.backend},
-         {"caps", d.caps},
-         {"name", d.name},
-         {"arch", d.arch},
-         {"cc", {d.cc_major, d.cc_minor}},
-         {"sm_count", d.sm_count},
-         {"total_memory", d.total_memory},
-         {"max_threads_per_block", d.max_threads_per_block},
-         {"max_block", d.max_block},
-         {"max_grid", d.max_grid},
-         {"max_shared_per_block", d.max_shared_per_block},
-         {"max_shared_per_block_optin", d.max_shared_per_block_optin},
-         {"max_shared_per_sm", d.max_shared_per_sm},
-         {"regs_per_block", d.regs_per_block},
-         {"regs_per_sm", d.regs_per_sm},
-         {"max_threads_per_sm", d.max_threads_per_sm},
-         {"max_blocks_per_sm", d.max_blocks_per_sm},
-         {"warp_size", d.warp_size},
-         {"l2_bytes", d.l2_bytes},
-         {"copy_bandwidth_gbps", d.copy_bandwidth_gbps},
-         {"driver_version", d.driver_version},
-         {"ordinal", d.ordinal},
-         {"device_count", d.device_count},
-         {"notes", d.notes}};
-}
-void from_json(const json& j, DeviceInfo& d) {
-    d.backend = j.at("backend").get<std::string>();
-    d.caps = j.at("caps").get<BackendCapabilities>();
-    d.name = j.at("name").get<std::string>();
-    d.arch = j.at("arch").get<std::string>();
-    d.cc_major = j.at("cc").at(0).get<int>();
-    d.cc_minor = j.at("cc").at(1).get<int>();
-    d.sm_count = j.at("sm_count").get<int>();
-    d.total_memory = j.at("total_memory").get<uint64_t>();
-    d.max_threads_per_block = j.at("max_threads_per_block").get<int>();
-    d.max_block = j.at("max_block").get<Dim3>();
-    d.max_grid = j.at("max_grid").get<Dim3>();
-    d.max_shared_per_block = j.at("max_shared_per_block").get<int>();
-    d.max_shared_per_block_optin = j.at("max_shared_per_block_optin").get<int>();
-    d.max_shared_per_sm = j.at("max_shared_per_sm").get<int>();
-    d.regs_per_block = j.at("regs_per_block").get<int>();
-    d.regs_per_sm = j.at("regs_per_sm").get<int>();
-    d.max_threads_per_sm = j.at("max_threads_per_sm").get<int>();
-    d.max_blocks_per_sm = j.at("max_blocks_per_sm").get<int>();
-    d.warp_size = j.at("warp_size").get<int>();
-    d.l2_bytes = j.at("l2_bytes").get<int>();
-    d.copy_bandwidth_gbps = j.at("copy_bandwidth_gbps").get<double>();
-    d.driver_version = j.at("driver_version").get<std::string>();
-    d.ordinal = j.at("ordinal").get<int>();
-    d.device_count = j.at("device_count").get<int>();
-    d.notes = j.at("notes").get<std::string>();
-}
+// DeviceInfo in the one form `info --json` also prints (device_info_json.h).
+void to_json(json& j, const DeviceInfo& d) { j = device_info_to_json(d); }
+void from_json(const json& j, DeviceInfo& d) { d = device_info_from_json(j); }
 
 void to_json(json& j, const EngineError& e) {
     j = {{"name", e.name}, {"message", e.message},

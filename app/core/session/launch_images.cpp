@@ -35,26 +35,6 @@ void put(Image& img, int x, int y, const uint8_t* rgb) {
     p[3] = 255;
 }
 
-// A colour per block that differs from its neighbours': golden-ratio hue steps.
-void block_colour(uint64_t block, uint8_t* rgb) {
-    const double h = std::fmod(double(block) * 0.61803398875, 1.0) * 6.0;
-    const double s = 0.65, v = 0.95;
-    const int i = int(h);
-    const double f = h - i, p = v * (1 - s), q = v * (1 - s * f), t = v * (1 - s * (1 - f));
-    double r = v, g = t, b = p;
-    switch (i % 6) {
-        case 1: r = q, g = v, b = p; break;
-        case 2: r = p, g = v, b = t; break;
-        case 3: r = p, g = q, b = v; break;
-        case 4: r = t, g = p, b = v; break;
-        case 5: r = v, g = p, b = q; break;
-        default: break;
-    }
-    rgb[0] = uint8_t(r * 255);
-    rgb[1] = uint8_t(g * 255);
-    rgb[2] = uint8_t(b * 255);
-}
-
 }  // namespace
 
 ElementLayout element_layout(uint64_t elements, int view_width, int view_height) {
@@ -128,12 +108,12 @@ Image render_timeline_image(const LaunchTrace& trace, int width) {
         if (b.end_ns == 0 && b.start_ns == 0) continue;
         const int l = lane.at(b.unit);
         const int x0 = int((b.start_ns - t0) * scale), x1 = std::max(x0, int((b.end_ns - t0) * scale));
-        uint8_t rgb[3], edge[3];
-        block_colour(b.block, rgb);
+        const std::array<uint8_t, 3> rgb = index_colour(b.block, 0.65, 0.95);  // neighbouring blocks differ
+        uint8_t edge[3];
         for (int k = 0; k < 3; ++k) edge[k] = uint8_t(rgb[k] / 3);
         const int y0 = l * lane_h + (lane_h > 4 ? 1 : 0), y1 = (l + 1) * lane_h - (lane_h > 4 ? 1 : 0);
         for (int y = y0; y < y1; ++y)
-            for (int x = x0; x <= x1; ++x) put(img, x, y, (x == x0 && x1 - x0 > 2) ? edge : rgb);
+            for (int x = x0; x <= x1; ++x) put(img, x, y, (x == x0 && x1 - x0 > 2) ? edge : rgb.data());
     }
     return img;
 }

@@ -1,4 +1,4 @@
-// JSON for run reports, diagnostics, resource usage and device info (nlohmann::json kept inside core).
+// JSON for run reports, diagnostics and resource usage (nlohmann::json kept inside core).
 #include "core/session/report_json.h"
 
 #include "core/session/device_split_check.h"
@@ -29,32 +29,6 @@ json usage_object(const ResourceUsage& u) {
             {"local_bytes", v(u.local_bytes)},      {"spill_store_bytes", v(u.spill_store_bytes)},
             {"spill_load_bytes", v(u.spill_load_bytes)}, {"constant_bytes", v(u.constant_bytes)},
             {"max_threads_per_block", v(u.max_threads_per_block)}, {"barriers", v(u.barriers)}};
-}
-
-json device_object(const DeviceInfo& d) {
-    return {{"backend", d.backend},
-            {"name", d.name},
-            {"arch", d.arch},
-            {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
-            {"sm_count", d.sm_count},
-            {"total_memory_bytes", d.total_memory},
-            {"max_threads_per_block", d.max_threads_per_block},
-            {"max_block", dim3_json(d.max_block)},
-            {"max_grid", dim3_json(d.max_grid)},
-            {"max_shared_per_block", d.max_shared_per_block},
-            {"max_shared_per_block_optin", d.max_shared_per_block_optin},
-            {"regs_per_block", d.regs_per_block},
-            {"max_threads_per_sm", d.max_threads_per_sm},
-            {"warp_size", d.warp_size},
-            {"l2_bytes", d.l2_bytes},
-            {"copy_bandwidth_gbps", d.copy_bandwidth_gbps},
-            {"driver_version", d.driver_version},
-            {"ordinal", d.ordinal},
-            {"device_count", d.device_count},
-            {"capabilities", {{"launches", d.caps.launches}, {"gpu", d.caps.gpu},
-                              {"device_buffers", d.caps.device_buffers}, {"occupancy_api", d.caps.occupancy_api},
-                              {"event_timing", d.caps.event_timing}}},
-            {"notes", d.notes}};
 }
 
 }  // namespace
@@ -270,7 +244,6 @@ json run_report_json(const RunReport& r, const std::vector<std::filesystem::path
 }
 
 json diagnostics_json(const std::vector<Diagnostic>& diagnostics) { return diag_array(diagnostics); }
-json device_info_json(const DeviceInfo& device) { return device_object(device); }
 json usage_json(const ResourceUsage& usage) { return usage_object(usage); }
 
 }  // namespace cp

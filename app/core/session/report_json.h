@@ -2,6 +2,7 @@
 // nlohmann::json values, which front ends extend (variants, sanitizer findings) and print with json_text.
 #pragma once
 
+#include "core/session/json_schema_versions.h"
 #include "core/session/run_report.h"
 
 #include <nlohmann/json.hpp>
@@ -12,13 +13,8 @@
 
 namespace cp {
 
-// The run report's top-level "schema_version". MUST bump when a field changes meaning or is removed (adding
-// a field does not need a bump): scripts check it before they read the rest. Documented in README.md.
-inline constexpr int kRunReportSchemaVersion = 1;
-
 nlohmann::json run_report_json(const RunReport& report, const std::vector<std::filesystem::path>& written_files);
 nlohmann::json diagnostics_json(const std::vector<Diagnostic>& diagnostics);
-nlohmann::json device_info_json(const DeviceInfo& device);
 nlohmann::json usage_json(const ResourceUsage& usage);
 
 // Indented text of a JSON value. Kernel files and their printf output need not be UTF-8: invalid bytes

@@ -1,6 +1,7 @@
 // Block-size sweeps (sweep.h): KernelSession::sweep and the sweep's files.
 #include "core/session/sweep.h"
 
+#include "core/session/json_schema_versions.h"
 #include "core/session/session.h"
 
 #include <nlohmann/json.hpp>
@@ -162,9 +163,15 @@ std::string sweep_json(const SweepResult& r) {
                            {"best", int(i) == r.best},
                            {"skipped", c.skipped.empty() ? json(nullptr) : json(c.skipped)}});
     }
-    return json{{"kernel", r.kernel},       {"backend", r.backend}, {"device", r.device},
-                {"repeats", r.repeats},     {"best", r.best},       {"cancelled", r.cancelled},
-                {"wall_ms", r.wall_ms},     {"configs", configs}}
+    return json{{"schema_version", kSweepSchemaVersion},
+                {"kernel", r.kernel},
+                {"backend", r.backend},
+                {"device", r.device},
+                {"repeats", r.repeats},
+                {"best", r.best},
+                {"cancelled", r.cancelled},
+                {"wall_ms", r.wall_ms},
+                {"configs", configs}}
         .dump(2);
 }
 

@@ -3,6 +3,7 @@
 // when 32 do not fit), the colliding banks red with an "N-way" label, sectors and lines outlined, a key.
 #include "ui/panels/memory_panel.h"
 
+#include "core/data/colormap.h"
 #include "ui/widgets.h"
 
 #include <imgui.h>
@@ -30,7 +31,8 @@ ImVec4 grade_colour(MemoryGrade g) {
 
 // One colour per lane, around the hue circle: neighbouring lanes differ, a pattern across lanes shows.
 ImU32 lane_colour(int lane) {
-    return ImColor::HSV(float(lane) / 32.0f * 0.85f, 0.45f, 0.95f);
+    const std::array<uint8_t, 3> c = hsv_to_rgb8(lane / 32.0 * 0.85, 0.45, 0.95);
+    return IM_COL32(c[0], c[1], c[2], 255);
 }
 
 std::string access_label(const WarpSiteDetail& d) {

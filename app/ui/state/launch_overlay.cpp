@@ -1,6 +1,8 @@
 // Pixel ownership and the overlay image (launch_overlay.h).
 #include "ui/state/launch_overlay.h"
 
+#include "core/data/colormap.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -9,21 +11,10 @@
 namespace cp::ui {
 namespace {
 
-// Neighbouring indices get distant hues (golden-ratio steps), as the timeline PNG colours blocks.
+// Neighbouring indices get distant hues, as the timeline PNG colours blocks (core's index_colour).
 void hue_colour(uint64_t index, uint8_t* rgb) {
-    const double h = std::fmod(double(index) * 0.61803398875, 1.0) * 6.0;
-    const int i = int(h);
-    const double f = h - i, v = 1.0, s = 0.75, p = v * (1 - s), q = v * (1 - s * f), t = v * (1 - s * (1 - f));
-    double r = v, g = t, b = p;
-    switch (i % 6) {
-        case 1: r = q, g = v, b = p; break;
-        case 2: r = p, g = v, b = t; break;
-        case 3: r = p, g = q, b = v; break;
-        case 4: r = t, g = p, b = v; break;
-        case 5: r = v, g = p, b = q; break;
-        default: break;
-    }
-    rgb[0] = uint8_t(r * 255), rgb[1] = uint8_t(g * 255), rgb[2] = uint8_t(b * 255);
+    const std::array<uint8_t, 3> c = index_colour(index, 0.75, 1.0);
+    std::memcpy(rgb, c.data(), 3);
 }
 
 bool is_1d(Dim3 grid, Dim3 block) { return grid.y == 1 && grid.z == 1 && block.y == 1 && block.z == 1; }
