@@ -11,6 +11,9 @@ namespace cp {
 std::string trim(std::string_view s);
 std::string collapse_spaces(std::string_view s);  // runs of whitespace -> one space, trimmed
 bool is_identifier(std::string_view s);
+// A C/C++ identifier's first character, and any of its characters.
+inline bool is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+inline bool is_ident_char(char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
 std::string join(const std::vector<std::string>& items, const std::string& separator);
 
 // Edit distance counting swapped neighbours as one edit, case-insensitive.

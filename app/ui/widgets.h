@@ -2,11 +2,16 @@
 // the panel is narrow (large text, a narrow dock column) instead of running off its right edge.
 #pragma once
 
+#include "render/gl_objects.h"
+
 #include <imgui.h>
 
 #include <cstdarg>
 
 namespace cp::ui {
+
+// An OpenGL texture as ImGui draws it: the OpenGL3 backend's texture ids are GL names.
+inline ImTextureID texture_id(const render::Texture& t) { return ImTextureID(t.id()); }
 
 // Widths of the usual row items at the current font size.
 inline float button_width(const char* label) {

@@ -2,6 +2,7 @@
 // lines), so a divergent __syncthreads is reported instead of hanging.
 #include "core/cpu/block_scheduler.h"
 
+#include "core/cpu/abi_text.h"
 #include "core/cpu/warp_ops.h"
 
 #include <algorithm>
@@ -32,10 +33,6 @@ std::string format_ranges(const std::vector<unsigned>& ids) {
 std::string threads_text(const std::vector<unsigned>& ids) {
     if (ids.size() == 1) return "thread " + format_ranges(ids);
     return std::to_string(ids.size()) + " threads (" + format_ranges(ids) + ")";
-}
-
-std::string uint3_text(cp_abi::Uint3 v) {
-    return "(" + std::to_string(v.x) + "," + std::to_string(v.y) + "," + std::to_string(v.z) + ")";
 }
 
 }  // namespace

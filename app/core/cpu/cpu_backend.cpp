@@ -12,6 +12,7 @@
 #include "core/toolkit/nvrtc_compiler.h"
 #include "core/engine/occupancy.h"
 #include "core/worker/sandbox.h"
+#include "core/clock.h"
 
 #include <algorithm>
 #include <chrono>
@@ -39,10 +40,6 @@ std::string cpu_model_name() {
         }
     }
     return "unknown CPU";
-}
-
-double elapsed_ms(std::chrono::steady_clock::time_point since) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();
 }
 
 // Static __shared__ arrays are thread-local variables: the TLS size bounds them from above.
@@ -173,7 +170,7 @@ CompileResult CpuBackend::compile(const CompileRequest& request) {
     };
     if (!out.ok) {
         cleanup();
-        out.compile_ms = elapsed_ms(start);
+        out.compile_ms = ms_since(start);
         return out;
     }
     const ModuleId id = next_id_++;
@@ -195,7 +192,7 @@ CompileResult CpuBackend::compile(const CompileRequest& request) {
         if (request.load) out.module = id;
         else forget_module(id);  // compile only: it loaded, so it can be launched; nothing is kept
     }
-    out.compile_ms = elapsed_ms(start);
+    out.compile_ms = ms_since(start);
     return out;
 }
 
@@ -216,7 +213,7 @@ AllocateResult CpuBackend::allocate(const AllocateRequest& request) {
     }
     out.buffer = id;
     buffers_[id] = Buffer{request.name, std::move(*memory)};
-    out.elapsed_ms = elapsed_ms(start);
+    out.elapsed_ms = ms_since(start);
     return out;
 }
 
@@ -245,7 +242,7 @@ UploadResult CpuBackend::upload(const UploadRequest& request) {
     } else if (!request.data.empty()) {
         std::memcpy(it->second.memory.data() + request.offset, request.data.data(), request.data.size());
     }
-    out.elapsed_ms = elapsed_ms(start);
+    out.elapsed_ms = ms_since(start);
     return out;
 }
 
@@ -263,12 +260,12 @@ ReadBackResult CpuBackend::read_back(const ReadBackRequest& request) {
     if (request.in_place_ok) {  // the app maps the buffer: the caller reads it there (a 4K picture is 33 MB)
         out.in_place = data;
         out.in_place_bytes = it->second.memory.size();
-        out.elapsed_ms = elapsed_ms(start);
+        out.elapsed_ms = ms_since(start);
         return out;
     }
     // One pass: resize() would first zero the 33 MB of a 4K picture, then copy over them.
     out.data.assign(data, data + it->second.memory.size());
-    out.elapsed_ms = elapsed_ms(start);
+    out.elapsed_ms = ms_since(start);
     return out;
 }
 
@@ -366,7 +363,7 @@ StreamsResult CpuBackend::streams(const StreamsRequest& request) {
     StreamsResult out;
     out.host_clock = true;
     const auto origin = std::chrono::steady_clock::now();
-    auto since_origin = [&] { return elapsed_ms(origin); };
+    auto since_origin = [&] { return ms_since(origin); };
     auto range = [&](const StreamCopy& c, size_t chunk) -> std::byte* {
         auto it = buffers_.find(c.buffer);
         if (it == buffers_.end()) {

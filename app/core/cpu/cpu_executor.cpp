@@ -8,6 +8,7 @@
 #include "core/cpu/guarded_memory.h"
 #include "core/cpu/kernel_module.h"
 #include "core/cpu/worker_pool.h"
+#include "core/clock.h"
 
 #include <dlfcn.h>
 
@@ -18,10 +19,6 @@
 
 namespace cp {
 namespace {
-
-double elapsed_ms(std::chrono::steady_clock::time_point since) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();
-}
 
 constexpr int kMaxLaunches = 100000;  // warmup + repeats of one request, as on the CUDA backend
 
@@ -259,7 +256,7 @@ ExecutorLaunch CpuExecutor::launch(const LaunchRequest& request) {
         job.trace = request.trace && i == warmup + repeats - 1 ? &trace : nullptr;
         const auto start = std::chrono::steady_clock::now();
         GridOutcome outcome = pool_.run(job);
-        const double ms = elapsed_ms(start);
+        const double ms = ms_since(start);
         if (recording) {
             out.memory = end_access_recording();
             out.memory->ms = ms;
@@ -335,7 +332,7 @@ HostCallResult CpuExecutor::call_host(const HostCallRequest& request) {
     }
     const auto start = std::chrono::steady_clock::now();
     const std::optional<FaultRecord> fault = call_with_fault_trap(fn, pointers.data());
-    out.ms = elapsed_ms(start);
+    out.ms = ms_since(start);
     if (fault) {
         out.site = code_site_of(module, request.module, fault->instruction, fault->stack_pointer);
         const std::string what = fault->signal == SIGFPE   ? "divided an integer by zero"

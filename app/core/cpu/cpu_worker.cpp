@@ -5,6 +5,7 @@
 #include "core/cpu/cpu_worker.h"
 
 #include "core/cpu/cpu_worker_protocol.h"
+#include "core/cpu/abi_text.h"
 #include "core/cpu/worker_status.h"
 #include "core/engine/engine_wire.h"
 #include "core/worker/syscall_supervisor.h"
@@ -33,10 +34,6 @@ using nlohmann::json;
 constexpr double kStartTimeoutS = 60;
 constexpr double kQuickTimeoutS = 60;  // map, unmap: no kernel code runs
 constexpr const char* kCanOnlyCompute = "; kernels can only compute, so the CPU backend refused it";
-
-std::string uint3_text(cp_abi::Uint3 v) {
-    return "(" + std::to_string(v.x) + "," + std::to_string(v.y) + "," + std::to_string(v.z) + ")";
-}
 
 // Absolute addresses in the worker -> offsets in the module that holds them.
 std::optional<CodeSite> site_of(const std::map<ModuleId, ModuleFacts>& modules, const uint64_t* addresses,

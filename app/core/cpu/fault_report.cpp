@@ -2,6 +2,7 @@
 // element 1000 of 1000 (line N)", and the like for other buffers, the stack, division by zero and stalls.
 #include "core/cpu/fault_report.h"
 
+#include "core/cpu/abi_text.h"
 #include "core/cpu/subprocess.h"
 
 #include <csignal>
@@ -12,10 +13,6 @@
 
 namespace cp {
 namespace {
-
-std::string uint3_text(cp_abi::Uint3 v) {
-    return "(" + std::to_string(v.x) + "," + std::to_string(v.y) + "," + std::to_string(v.z) + ")";
-}
 
 std::string hex(uintptr_t v) {
     char text[32];

@@ -5,14 +5,12 @@
 namespace cp {
 namespace {
 
-using cp_abi::WarpRequest;
-
 int valid_width(int width) {
     if (width < 1 || width > 32 || (width & (width - 1))) return 32;  // undefined in CUDA: behave as 32
     return width;
 }
 
-int source_lane(const WarpRequest& r, int lane) {
+int source_lane(const cp_abi::WarpRequest& r, int lane) {
     const int width = valid_width(r.width);
     const int segment = lane & ~(width - 1);
     switch (r.op) {
@@ -37,7 +35,7 @@ bool in(unsigned group, int lane) { return (group >> lane) & 1u; }
 
 }  // namespace
 
-void compute_warp_results(unsigned group, const WarpRequest* const requests[32], unsigned long long results[32]) {
+void compute_warp_results(unsigned group, const cp_abi::WarpRequest* const requests[32], unsigned long long results[32]) {
     int first = 0;
     while (first < 32 && !in(group, first)) ++first;
     if (first == 32) return;
@@ -75,7 +73,7 @@ void compute_warp_results(unsigned group, const WarpRequest* const requests[32],
     }
     for (int lane = 0; lane < 32; ++lane) {
         if (!in(group, lane)) continue;
-        const WarpRequest& r = *requests[lane];
+        const cp_abi::WarpRequest& r = *requests[lane];
         unsigned long long out = 0;
         switch (op) {
             case cp_abi::kShfl:

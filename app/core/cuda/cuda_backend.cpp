@@ -10,6 +10,7 @@
 #include "core/toolkit/nvrtc_compiler.h"
 #include "core/cuda/ptx_memory.h"
 #include "core/cuda/recording_copy.h"
+#include "core/clock.h"
 
 #include <algorithm>
 #include <chrono>
@@ -24,10 +25,6 @@
 namespace cp {
 
 namespace {
-
-double host_ms_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
 
 // Page-locked host memory for one pinned copy (what cudaMallocHost gives a program), freed on scope exit.
 // Allocated per copy: it never outlives a context reset, and its cost is outside the timed copy.
@@ -546,7 +543,7 @@ AllocateResult CudaBackend::allocate(const AllocateRequest& request) {
         out.error = failure(r, "allocating buffer `" + request.name + "`");
         return out;
     }
-    out.elapsed_ms = host_ms_since(start);  // cuMemAlloc + the clearing memset, which waits for the device
+    out.elapsed_ms = ms_since(start);  // cuMemAlloc + the clearing memset, which waits for the device
     out.buffer = next_buffer_++;
     out.device_address = b.ptr;
     CUipcMemHandle ipc;
@@ -622,7 +619,7 @@ UploadResult CudaBackend::upload(const UploadRequest& request) {
     // has no result to wait for. A copy of data is waited for (its time is the upload's time).
     const bool queued = request.repeat && request.data.size() <= 4 && request.data.size() != 3;
     if (r == CUDA_SUCCESS && !queued) r = d_.CtxSynchronize();
-    out.elapsed_ms = host_ms_since(start);
+    out.elapsed_ms = ms_since(start);
     if (r != CUDA_SUCCESS) out.error = failure(r, "uploading to " + buffer_label(request.buffer));
     return out;
 }
@@ -652,7 +649,7 @@ ReadBackResult CudaBackend::read_back(const ReadBackRequest& request) {
     }
     const auto start = std::chrono::steady_clock::now();
     const CUresult r = d_.MemcpyDtoH(staging ? staging->data : out.data.data(), it->second.ptr, out.data.size());
-    out.elapsed_ms = host_ms_since(start);
+    out.elapsed_ms = ms_since(start);
     if (r == CUDA_SUCCESS && staging) std::memcpy(out.data.data(), staging->data, out.data.size());
     if (r != CUDA_SUCCESS) {
         out.data.clear();

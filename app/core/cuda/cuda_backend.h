@@ -18,6 +18,13 @@ namespace cp {
 
 struct LaunchPhaseClock;  // cuda_launch.cpp: where launch()'s time goes, as LaunchResult::phases
 
+// What a plain launch and a streamed run share (cuda_launch.cpp, cuda_streams.cpp): the most device printf
+// output kept per request, and a launch refused before any thread ran.
+inline constexpr size_t kMaxPrintfBytes = 4u << 20;
+inline EngineError launch_refused(std::string message, std::string hint = {}) {
+    return engine_error(ErrorKind::LaunchRefused, "launch refused", std::move(message), std::move(hint));
+}
+
 class CudaBackend final : public Backend {
 public:
     const std::string& arch() const { return arch_; }  // what NVRTC compiles for

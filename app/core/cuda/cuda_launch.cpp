@@ -21,12 +21,7 @@ namespace cp {
 
 namespace {
 
-constexpr size_t kMaxPrintfBytes = 4u << 20;
 constexpr int kMaxLaunches = 100000;
-
-EngineError refused(std::string message, std::string hint = {}) {
-    return engine_error(ErrorKind::LaunchRefused, "launch refused", std::move(message), std::move(hint));
-}
 
 bool fits(const Dim3& d, const Dim3& max) { return d.x <= max.x && d.y <= max.y && d.z <= max.z; }
 
@@ -45,12 +40,12 @@ CUfunction CudaBackend::kernel_function(ModuleId module, const std::string& name
                                         std::optional<EngineError>& error) {
     auto mod = modules_.find(module);
     if (mod == modules_.end()) {
-        error = refused("the module of " + subject + " is not loaded (it was released, or lost when the "
+        error = launch_refused("the module of " + subject + " is not loaded (it was released, or lost when the "
                         "context was reset).", "compile the kernel again");
         return nullptr;
     }
     CUfunction fn = find_function(mod->second, name);
-    if (!fn) error = refused("there is no kernel `" + name + "` in the compiled module.");
+    if (!fn) error = launch_refused("there is no kernel `" + name + "` in the compiled module.");
     return fn;
 }
 
@@ -95,21 +90,21 @@ std::optional<EngineError> CudaBackend::check_launch(LoadedModule& module, CUfun
                                                      const std::string& subject) {
     const Dim3& g = request.grid;
     const Dim3& b = request.block;
-    if (g.count() == 0 || b.count() == 0) return refused(subject + " has a zero grid or block dimension.");
+    if (g.count() == 0 || b.count() == 0) return launch_refused(subject + " has a zero grid or block dimension.");
     if (!fits(b, info_.max_block) || b.count() > uint64_t(info_.max_threads_per_block))
-        return refused(subject + ": the block is larger than this GPU allows (at most " +
+        return launch_refused(subject + ": the block is larger than this GPU allows (at most " +
                        std::to_string(info_.max_threads_per_block) + " threads, " + info_.max_block.str() + ").");
-    if (!fits(g, info_.max_grid)) return refused(subject + ": the grid is larger than this GPU allows (" +
+    if (!fits(g, info_.max_grid)) return launch_refused(subject + ": the grid is larger than this GPU allows (" +
                                                  info_.max_grid.str() + ").");
     const FunctionFacts& facts = function_facts(module, fn);
     const int kernel_max_threads = facts.max_threads, static_shared = facts.static_shared;
     if (kernel_max_threads > 0 && b.count() > uint64_t(kernel_max_threads))
-        return refused(subject + ": this kernel can run at most " + std::to_string(kernel_max_threads) +
+        return launch_refused(subject + ": this kernel can run at most " + std::to_string(kernel_max_threads) +
                            " threads per block (its register use or __launch_bounds__ limit it).",
                        "use a smaller block");
     const uint64_t shared = uint64_t(static_shared) + request.dynamic_shared_bytes;
     if (shared > uint64_t(info_.max_shared_per_block_optin))
-        return refused(subject + " needs " + std::to_string(shared) + " bytes of shared memory per block; this GPU "
+        return launch_refused(subject + " needs " + std::to_string(shared) + " bytes of shared memory per block; this GPU "
                        "allows " + std::to_string(info_.max_shared_per_block_optin) + ".");
     // Above the default 48 KiB a kernel must opt in to the larger shared memory.
     if (shared > uint64_t(info_.max_shared_per_block)) {
@@ -138,7 +133,7 @@ std::optional<EngineError> CudaBackend::marshal_args(LoadedModule& module, CUfun
     if (d_.FuncGetParamInfo) {
         sizes = param_sizes(module, fn, request.args.size() + (under_sanitizer ? 0 : 1));
         if (sizes.size() != request.args.size())
-            return refused(kernel + " takes " + (sizes.size() > request.args.size() ? "more than " : "") +
+            return launch_refused(kernel + " takes " + (sizes.size() > request.args.size() ? "more than " : "") +
                                std::to_string(std::min(sizes.size(), request.args.size())) + " parameters but " +
                                std::to_string(request.args.size()) + " arguments were given.",
                            "pass one argument per kernel parameter, in the kernel's order");
@@ -151,20 +146,20 @@ std::optional<EngineError> CudaBackend::marshal_args(LoadedModule& module, CUfun
         if (a.buffer) {
             auto it = buffers_.find(a.buffer);
             if (it == buffers_.end())
-                return refused(label + " of " + kernel + " refers to " + buffer_label(a.buffer) +
+                return launch_refused(label + " of " + kernel + " refers to " + buffer_label(a.buffer) +
                                ", which does not exist (released, or lost when the context was reset).");
             if (a.offset > it->second.bytes)
-                return refused(label + " of " + kernel + " points " + std::to_string(a.offset) + " bytes into " +
+                return launch_refused(label + " of " + kernel + " points " + std::to_string(a.offset) + " bytes into " +
                                buffer_label(a.buffer) + ", which has " + std::to_string(it->second.bytes) + " bytes.");
             const CUdeviceptr ptr = it->second.ptr + a.offset;  // a chunk of the buffer (streamed runs)
             storage[i].resize(sizeof(CUdeviceptr));
             std::memcpy(storage[i].data(), &ptr, sizeof(CUdeviceptr));
         } else {
-            if (a.scalar.empty()) return refused(label + " of " + kernel + " has no value.");
+            if (a.scalar.empty()) return launch_refused(label + " of " + kernel + " has no value.");
             storage[i] = a.scalar;
         }
         if (!sizes.empty() && sizes[i] != storage[i].size())
-            return refused(label + " of " + kernel + " is " + std::to_string(storage[i].size()) +
+            return launch_refused(label + " of " + kernel + " is " + std::to_string(storage[i].size()) +
                            " bytes but the kernel's parameter is " + std::to_string(sizes[i]) + " bytes.");
         params[i] = storage[i].data();
     }

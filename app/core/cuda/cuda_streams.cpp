@@ -13,12 +13,6 @@ namespace cp {
 
 namespace {
 
-constexpr size_t kMaxPrintfBytes = 4u << 20;
-
-EngineError refused(std::string message, std::string hint = {}) {
-    return engine_error(ErrorKind::LaunchRefused, "launch refused", std::move(message), std::move(hint));
-}
-
 // Page-locked host memory for the whole request (what cudaMallocHost gives a program); staging into it is not timed.
 struct PinnedArea {
     const CudaDriver& d;
@@ -64,7 +58,7 @@ StreamsResult CudaBackend::streams(const StreamsRequest& request) {
     const std::string subject = "kernel `" + request.kernel_name + "` (" + std::to_string(request.chunks.size()) +
                                 " chunks on " + std::to_string(request.streams) + " streams)";
     if (request.streams < 1 || request.streams > 64 || request.chunks.empty()) {
-        out.error = refused(subject + ": a streamed run needs 1 to 64 streams and at least one chunk");
+        out.error = launch_refused(subject + ": a streamed run needs 1 to 64 streams and at least one chunk");
         return out;
     }
     CUfunction fn = kernel_function(request.module, request.kernel_name, subject, out.error);
@@ -85,9 +79,9 @@ StreamsResult CudaBackend::streams(const StreamsRequest& request) {
         auto it = buffers_.find(c.buffer);
         const std::string label = std::string(what) + " of chunk " + std::to_string(chunk);
         if (it == buffers_.end())
-            return refused(label + " refers to " + buffer_label(c.buffer) + ", which does not exist");
+            return launch_refused(label + " refers to " + buffer_label(c.buffer) + ", which does not exist");
         if (c.offset > it->second.bytes || c.bytes > it->second.bytes - c.offset)
-            return refused(label + ": " + std::to_string(c.bytes) + " bytes at offset " + std::to_string(c.offset) +
+            return launch_refused(label + ": " + std::to_string(c.bytes) + " bytes at offset " + std::to_string(c.offset) +
                            " do not fit in " + buffer_label(c.buffer) + " of " + std::to_string(it->second.bytes) +
                            " bytes");
         return std::nullopt;
@@ -95,13 +89,13 @@ StreamsResult CudaBackend::streams(const StreamsRequest& request) {
     for (size_t k = 0; k < request.chunks.size(); ++k) {
         const StreamChunk& c = request.chunks[k];
         if (c.stream < 0 || c.stream >= request.streams) {
-            out.error = refused(subject + ": chunk " + std::to_string(k) + " names stream " + std::to_string(c.stream));
+            out.error = launch_refused(subject + ": chunk " + std::to_string(k) + " names stream " + std::to_string(c.stream));
             return out;
         }
         for (const StreamCopy& copy : c.h2d) {
             if ((out.error = check_copy(copy, k, "a copy to the device"))) return out;
             if (copy.data.size() != copy.bytes) {
-                out.error = refused(subject + ": a copy of chunk " + std::to_string(k) + " carries " +
+                out.error = launch_refused(subject + ": a copy of chunk " + std::to_string(k) + " carries " +
                                     std::to_string(copy.data.size()) + " bytes for " + std::to_string(copy.bytes));
                 return out;
             }

@@ -16,10 +16,6 @@ namespace cp {
 
 namespace {
 
-bool ident_char(char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-}
-
 int line_at(const std::string& s, size_t pos) {
     return 1 + int(std::count(s.begin(), s.begin() + long(std::min(pos, s.size())), '\n'));
 }
@@ -174,7 +170,7 @@ std::vector<ConstantSymbol> find_constant_symbols(const std::string& compile_sou
     const std::string code = blank_comments_and_strings(compile_source);
     const std::string word = "__constant__";
     for (size_t at = code.find(word); at != std::string::npos; at = code.find(word, at + word.size())) {
-        if ((at > 0 && ident_char(code[at - 1])) || ident_char(code[std::min(at + word.size(), code.size() - 1)]))
+        if ((at > 0 && is_ident_char(code[at - 1])) || is_ident_char(code[std::min(at + word.size(), code.size() - 1)]))
             continue;
         // The declaration's start (after the previous `;`, `}` or `{`) and its `;`.
         size_t begin = at;
@@ -186,9 +182,9 @@ std::vector<ConstantSymbol> find_constant_symbols(const std::string& compile_sou
         std::vector<std::string> words;
         const size_t stop = std::min({decl.find('['), decl.find('='), decl.size()});
         for (size_t i = 0; i < stop;) {
-            if (ident_char(decl[i])) {
+            if (is_ident_char(decl[i])) {
                 const size_t b = i;
-                while (i < stop && ident_char(decl[i])) ++i;
+                while (i < stop && is_ident_char(decl[i])) ++i;
                 words.push_back(decl.substr(b, i - b));
             } else {
                 ++i;

@@ -18,10 +18,6 @@ namespace {
 // The photo that pixel kernels get: 451 x 300, so a launch that forgets the edge blocks shows.
 constexpr const char* kPhoto = "chelsea.png";
 
-bool points_to_const(const SignatureParam& p) {
-    return p.type_text.substr(0, p.type_text.find('*')).find("const") != std::string::npos;
-}
-
 bool in(const std::string& name, std::initializer_list<const char*> names) {
     return std::any_of(names.begin(), names.end(), [&](const char* n) { return name == n; });
 }

@@ -14,8 +14,6 @@ namespace cp {
 
 namespace {
 
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
 // Line numbers by binary search over the newlines, found once: counting from the start for every function
 // and include made a large pasted file quadratic.
 class LineIndex {
@@ -46,9 +44,9 @@ void blank(std::string& s, size_t from, size_t to) {
 std::vector<std::string> words_in(const std::string& code, size_t from, size_t to) {
     std::vector<std::string> out;
     for (size_t i = from; i < to;) {
-        if (ident_char(code[i])) {
+        if (is_ident_char(code[i])) {
             const size_t b = i;
-            while (i < to && ident_char(code[i])) ++i;
+            while (i < to && is_ident_char(code[i])) ++i;
             out.push_back(code.substr(b, i - b));
         } else {
             ++i;
@@ -86,7 +84,7 @@ bool host_global(const std::string& code, size_t from, size_t to) {
     return true;
 }
 
-struct Function {
+struct HostFunction {
     std::string name;
     size_t head, body_end;  // from the first word of its declaration to its closing brace
     bool device = false;    // __global__ or __device__ (or constexpr: callable from device code)
@@ -104,7 +102,7 @@ HostCodeScan separate_host_code(const std::string& original, bool as_program) {
     const std::string code = blank_comments_and_strings(source);
 
     // Top-level functions: `... name ( ... ) [qualifiers] {` at namespace depth.
-    std::vector<Function> functions;
+    std::vector<HostFunction> functions;
     std::vector<std::pair<size_t, size_t>> globals;  // host globals: [first word, `;`]
     size_t head = 0;
     std::vector<bool> transparent;
@@ -148,7 +146,7 @@ HostCodeScan separate_host_code(const std::string& original, bool as_program) {
                                  std::find(words.begin(), words.end(), "enum") == words.end() &&
                                  std::find(words.begin(), words.end(), "union") == words.end();
         if (is_function) {
-            Function f;
+            HostFunction f;
             const std::vector<std::string> before = words_in(code, head, open);
             f.name = before.empty() ? std::string() : before.back();
             f.head = head;
@@ -174,7 +172,7 @@ HostCodeScan separate_host_code(const std::string& original, bool as_program) {
     }
 
     bool program = as_program;
-    for (const Function& f : functions) {
+    for (const HostFunction& f : functions) {
         if (f.name == "main") {
             program = true;
             scan.reason = "`main`";
@@ -238,7 +236,7 @@ HostCodeScan separate_host_code(const std::string& original, bool as_program) {
         scan.parts.push_back({"host global `" + name + "`", lines.line_at(from), lines.line_at(to - 1)});
         blank(scan.kernel_source, from, to);
     }
-    for (const Function& f : functions) {
+    for (const HostFunction& f : functions) {
         scan.parts.push_back({"`" + f.name + "`", lines.line_at(f.head), lines.line_at(f.body_end - 1)});
         blank(scan.kernel_source, f.head, f.body_end);
     }

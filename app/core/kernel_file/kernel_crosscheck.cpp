@@ -31,12 +31,6 @@ std::string suggested_line(const SignatureParam& p) {
 }
 
 // A pointer whose pointee is const cannot be written by the kernel.
-bool points_to_const(const SignatureParam& p) {
-    const size_t star = p.type_text.find('*');
-    const std::string pointee = p.type_text.substr(0, star);
-    return pointee.find("const") != std::string::npos;
-}
-
 }  // namespace
 
 void cross_check(const KernelSpec& spec, const KernelSignature& sig, const HeaderState& state, const std::string& file,

@@ -2,6 +2,7 @@
 // params, the names every expression uses (with "did you mean"), and views naming real buffers.
 #include "core/kernel_file/expr.h"
 #include "core/kernel_file/kernel_file_parts.h"
+#include "core/kernel_file/kernel_header_parser.h"
 #include "core/text_util.h"
 
 #include <algorithm>
@@ -10,10 +11,6 @@
 namespace cp {
 
 namespace {
-
-bool contains(const std::vector<std::string>& v, const std::string& s) {
-    return std::find(v.begin(), v.end(), s) != v.end();
-}
 
 struct Names {
     std::vector<std::string> params;        // all, in declaration order
@@ -64,7 +61,7 @@ void check_unique_names(const std::string& file, const KernelSpec& spec, std::ve
 void mark_derived_params(KernelSpec& spec, const Names& names) {
     for (auto& p : spec.params) {
         for (const auto& used : expr_names(p.default_expr)) {
-            if (contains(names.image_attrs, used)) p.derived = true;
+            if (header::contains(names.image_attrs, used)) p.derived = true;
             for (const auto& earlier : spec.params) {
                 if (&earlier == &p) break;
                 if (earlier.name == used && earlier.derived) p.derived = true;
@@ -106,15 +103,15 @@ bool explain_name(const std::string& file, const HeaderExpr& e, const std::strin
     const size_t dot = name.rfind('.');
     if (dot != std::string::npos) {
         const std::string base = name.substr(0, dot), attribute = name.substr(dot + 1);
-        const bool is_image = contains(names.image_buffers, base);
-        if (contains(names.buffers, base) && !is_image && (attribute == "width" || attribute == "height"))
+        const bool is_image = header::contains(names.image_buffers, base);
+        if (header::contains(names.buffers, base) && !is_image && (attribute == "width" || attribute == "height"))
             return report("`" + name + "` exists only for buffers filled from an image, and `" + base +
                           "` is not (give it `image(\"file.png\")`).");
         if (is_image && attribute != "width" && attribute != "height")
             return report("`" + name + "` is not known: image buffers have `" + base + ".width` and `" + base + ".height`.");
         if (base == "block" && (e.context == HeaderExpr::Context::Block))
             return report("the block size cannot refer to itself (`" + name + "`); write numbers or params.");
-        if ((base == "block" || base == "grid") && !contains({"x", "y", "z"}, attribute))
+        if ((base == "block" || base == "grid") && !header::contains({"x", "y", "z"}, attribute))
             return report("`" + name + "` is not known: use `" + base + ".x`, `" + base + ".y` or `" + base + ".z`.");
         if (base == "block")
             return report("`" + name + "` can be used only in `grid:`, `shared:` and `traffic:`.");
@@ -127,7 +124,7 @@ bool explain_name(const std::string& file, const HeaderExpr& e, const std::strin
             return report("`" + name + "` is declared later (line " + std::to_string(it->second) +
                           "); declare it above this param, because defaults are evaluated top to bottom.");
     }
-    if (contains(names.buffers, name))
+    if (header::contains(names.buffers, name))
         return report("`" + name + "` is a buffer; sizes can use params and image sizes such as `src.width`, "
                       "not buffers.");
     return false;
@@ -141,7 +138,7 @@ void check_expressions(const std::string& file, const Names& names, HeaderState&
             const size_t dot = name.find('.');
             if (dot != std::string::npos) state.used_names.insert(name.substr(0, dot));
             const auto known = known_names(e, names, state);
-            if (!explained && !contains(known, name)) explained = explain_name(file, e, name, names, diags);
+            if (!explained && !header::contains(known, name)) explained = explain_name(file, e, name, names, diags);
         }
         if (explained) continue;
         if (auto problem = check_expr(e.text, known_names(e, names, state))) {
@@ -155,7 +152,7 @@ void check_expressions(const std::string& file, const Names& names, HeaderState&
 void check_views(const std::string& file, const KernelSpec& spec, const Names& names, const HeaderState& state,
                  std::vector<Diagnostic>& diags) {
     for (const auto& v : spec.views) {
-        if (contains(names.buffers, v.buffer) || state.broken_names.count(v.buffer)) continue;
+        if (header::contains(names.buffers, v.buffer) || state.broken_names.count(v.buffer)) continue;
         diags.push_back(make_diagnostic(
             file, v.line, 0, Severity::Error,
             "view `" + v.buffer + "` names no buffer." + did_you_mean(v.buffer, names.buffers) +

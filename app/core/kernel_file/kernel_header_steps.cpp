@@ -17,8 +17,6 @@ namespace {
 const std::vector<std::string> kStepSettings = {"block", "grid", "shared", "repeat"};
 const char* const kStepExample = "`step: reduce_partials block=256 grid=ceil(n / block.x) shared=block.x * 4 repeat=1`";
 
-bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 // Where each `name=` setting starts (at parenthesis depth 0, after a space); expressions hold no `=`.
 struct Setting {
@@ -33,10 +31,10 @@ std::vector<Setting> find_settings(const std::string& s, size_t from, size_t& fi
     for (size_t i = from; i < s.size(); ++i) {
         if (s[i] == '(') ++depth;
         if (s[i] == ')' && depth > 0) --depth;
-        if (depth != 0 || !ident_start(s[i]) || (i > from && !std::isspace(static_cast<unsigned char>(s[i - 1]))))
+        if (depth != 0 || !is_ident_start(s[i]) || (i > from && !std::isspace(static_cast<unsigned char>(s[i - 1]))))
             continue;
         size_t j = i;
-        while (j < s.size() && ident_char(s[j])) ++j;
+        while (j < s.size() && is_ident_char(s[j])) ++j;
         size_t k = j;
         while (k < s.size() && s[k] == ' ') ++k;
         if (k >= s.size() || s[k] != '=') continue;
@@ -74,7 +72,7 @@ void HeaderEntryParser::parse_step(const Line& l) {
     step.column = l.column;
     step.kernel = v.substr(0, end);
     const std::string name = step.kernel.substr(0, step.kernel.find('<'));
-    const bool name_ok = !name.empty() && ident_start(name[0]) && std::all_of(name.begin(), name.end(), ident_char);
+    const bool name_ok = !name.empty() && is_ident_start(name[0]) && std::all_of(name.begin(), name.end(), is_ident_char);
     if (!name_ok || (name.size() != step.kernel.size() && (angle != 0 || step.kernel.back() != '>')) ||
         step.kernel.find('=') != std::string::npos) {
         error(l.line, l.column,
@@ -189,9 +187,9 @@ void HeaderEntryParser::parse_streams(const Line& l) {
     size_t p = over + 4;
     while (p < v.size() && std::isspace(static_cast<unsigned char>(v[p]))) ++p;
     size_t e = p;
-    while (e < v.size() && ident_char(v[e])) ++e;
+    while (e < v.size() && is_ident_char(v[e])) ++e;
     st.param = v.substr(p, e - p);
-    if (st.param.empty() || !ident_start(st.param[0])) {
+    if (st.param.empty() || !is_ident_start(st.param[0])) {
         error(l.line, l.column + int(p), "after `over`, `streams:` takes the name of the size parameter the chunks "
                                          "split (the param that counts the elements). Write e.g. " + std::string(kStreamsExample) + ".");
         return;

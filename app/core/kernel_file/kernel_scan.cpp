@@ -10,17 +10,6 @@
 #include <unordered_set>
 
 namespace cp {
-namespace {
-
-bool ident_start(char c) {
-    return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
-}
-bool ident_char(char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-}
-
-}  // namespace
-
 std::vector<CodeToken> tokenize_code(const std::string& s) {
     std::vector<CodeToken> out;
     size_t i = 0;
@@ -76,8 +65,8 @@ std::vector<CodeToken> tokenize_code(const std::string& s) {
             continue;
         }
         line_start = false;
-        if (ident_start(c)) {
-            while (i < s.size() && ident_char(s[i])) ++i;
+        if (is_ident_start(c)) {
+            while (i < s.size() && is_ident_char(s[i])) ++i;
             const std::string word = s.substr(begin, i - begin);
             const bool raw = !word.empty() && word.back() == 'R' &&
                              (word == "R" || word == "u8R" || word == "uR" || word == "UR" || word == "LR");
@@ -105,7 +94,7 @@ std::vector<CodeToken> tokenize_code(const std::string& s) {
                 if ((d == '+' || d == '-') &&
                     (s[i - 1] == 'e' || s[i - 1] == 'E' || s[i - 1] == 'p' || s[i - 1] == 'P')) {
                     ++i;
-                } else if (ident_char(d) || d == '.' || (d == '\'' && i + 1 < s.size() && ident_char(s[i + 1]))) {
+                } else if (is_ident_char(d) || d == '.' || (d == '\'' && i + 1 < s.size() && is_ident_char(s[i + 1]))) {
                     ++i;
                 } else {
                     break;

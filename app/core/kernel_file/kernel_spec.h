@@ -56,6 +56,8 @@ struct BufferSpec {
     BufferInit init;
     int line = 0;
 };
+// Whether `b` (may be null) is filled from an image (`init: image ...`).
+inline bool is_image_buffer(const BufferSpec* b) { return b && b->init.kind == BufferInit::Kind::Image; }
 
 struct ParamSpec {
     std::string name;
@@ -92,6 +94,10 @@ struct SignatureParam {
     std::string base_type;  // "float", "uchar4" (qualifiers stripped)
     int line = 0;
 };
+// Whether a pointer parameter points to const data (`const float*`, `float const*`): the kernel only reads it.
+inline bool points_to_const(const SignatureParam& p) {
+    return p.type_text.substr(0, p.type_text.find('*')).find("const") != std::string::npos;
+}
 
 struct KernelSignature {
     std::string name;         // the function's name: `reduce`

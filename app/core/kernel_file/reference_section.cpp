@@ -49,11 +49,6 @@ bool opens_reference(const std::string& word, const std::string& rest) {
     return rest == "defined(" + m + ")" || rest == "defined " + m || rest == "defined (" + m + ")";
 }
 
-bool points_to_const(const SignatureParam& p) {
-    const size_t star = p.type_text.find('*');
-    return p.type_text.substr(0, star).find("const") != std::string::npos;
-}
-
 bool scalar_type_ok(const std::string& t) {
     static const std::vector<std::string> more = {"long long", "long",    "int64_t",  "unsigned long long", "uint64_t",
                                                   "size_t",    "int32_t", "uint32_t", "unsigned",           "bool"};

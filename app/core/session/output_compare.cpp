@@ -10,7 +10,7 @@ namespace cp {
 
 namespace {
 
-std::string format_number(double v) {
+std::string element_number_text(double v) {
     char text[64];
     std::snprintf(text, sizeof text, "%.9g", v);
     return text;
@@ -19,11 +19,11 @@ std::string format_number(double v) {
 std::string format_element(const HostBuffer& b, uint64_t index) {
     const ElemTypeInfo& info = elem_info(b.type);
     const std::byte* element = b.bytes.data() + index * info.size;
-    if (info.components == 1) return format_number(read_component(element, b.type, 0));
+    if (info.components == 1) return element_number_text(read_component(element, b.type, 0));
     std::string out = "(";
     for (uint32_t c = 0; c < info.components; ++c) {
         if (c) out += ",";
-        out += format_number(read_component(element, b.type, c));
+        out += element_number_text(read_component(element, b.type, c));
     }
     return out + ")";
 }

@@ -18,8 +18,6 @@ std::string format_number(double v) {
 
 namespace {
 
-bool is_image_buffer(const BufferSpec* b) { return b && b->init.kind == BufferInit::Kind::Image; }
-
 std::string names_of(const KernelFile& file) {
     std::vector<std::string> names;
     for (const auto& p : file.spec.params)

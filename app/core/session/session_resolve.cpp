@@ -14,8 +14,6 @@
 namespace cp {
 namespace {
 
-bool is_image_buffer(const BufferSpec* b) { return b && b->init.kind == BufferInit::Kind::Image; }
-
 // Positive whole number from an expression value, or an error naming what it was for.
 Result<uint64_t> whole_positive(double v, const std::string& what, const std::string& expr, bool allow_zero = false) {
     if (!std::isfinite(v) || v < (allow_zero ? 0 : 1) || v > 1e15 || std::floor(v) != v) {

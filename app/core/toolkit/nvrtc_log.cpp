@@ -8,6 +8,7 @@
 // The caret line copies the source line's tabs, so the caret's byte offset minus the two-space indent is
 // the 0-based column.
 #include "core/toolkit/nvrtc_log.h"
+#include "core/text_util.h"
 
 #include <regex>
 #include <sstream>
@@ -25,13 +26,6 @@ std::vector<std::string> split_lines(const std::string& text) {
         lines.push_back(line);
     }
     return lines;
-}
-
-std::string trim(const std::string& s) {
-    const auto b = s.find_first_not_of(" \t");
-    if (b == std::string::npos) return {};
-    const auto e = s.find_last_not_of(" \t");
-    return s.substr(b, e - b + 1);
 }
 
 // libstdc++'s std::regex recurses as it matches: NVRTC echoes each erroneous source line, a kernel file's line

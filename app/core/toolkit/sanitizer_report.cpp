@@ -1,5 +1,6 @@
 // Parsing compute-sanitizer's text log into findings, and naming their buffers (see sanitizer_report.h).
 #include "core/toolkit/sanitizer_report.h"
+#include "core/text_util.h"
 
 #include <fstream>
 
@@ -12,12 +13,6 @@
 namespace cp {
 
 namespace {
-
-std::string trim(std::string s) {
-    const size_t a = s.find_first_not_of(" \t\r");
-    const size_t b = s.find_last_not_of(" \t\r");
-    return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
-}
 
 uint64_t parse_number(std::string text) {  // "4,000" or "0x7f00"
     std::string digits;

@@ -14,12 +14,6 @@
 #include <chrono>
 
 namespace cp::ui {
-namespace {
-
-ImTextureID texture_id(const render::Texture& t) { return ImTextureID(t.id()); }  // the OpenGL3 backend's ids are GL names
-
-}  // namespace
-
 void LaunchViewPanel::draw_options() {
     if (ImGui::Checkbox("Measure coverage", &inputs_.measure_coverage)) inputs_.touch();
     same_line_if_fits(checkbox_width("Trace blocks (SM / worker, start, end)"));

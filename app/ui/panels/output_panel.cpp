@@ -17,12 +17,6 @@
 #include <cstdio>
 
 namespace cp::ui {
-namespace {
-
-ImTextureID texture_id(const render::Texture& t) { return ImTextureID(t.id()); }  // the OpenGL3 backend's texture ids are GL names
-
-}  // namespace
-
 const char* const kChannelNames[4] = {"x / R", "y / G", "z / B", "w / A"};
 
 std::string format_value(double v, bool is_float) {
