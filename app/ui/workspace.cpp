@@ -666,8 +666,9 @@ void Workspace::apply_outcome(RunOutcome outcome) {
     compile_status_.diagnostics = r.diagnostics;
     // A runtime error with a line (a fault, an out-of-bounds access on the CPU backend) is marked there too.
     if (r.error && r.error_line > 0 && doc_) {
-        compile_status_.diagnostics.push_back(
-            Diagnostic{inflight_compiled_path_.string(), r.error_line, 0, Severity::Error, "at run time: " + r.error->message});
+        compile_status_.diagnostics.push_back(Diagnostic{inflight_compiled_path_.string(), r.error_line, 0,
+                                                         Severity::Error, "at run time: " + r.error->message,
+                                                         DiagnosticOrigin::Run});
         // A fault on a line scrolled out of sight is brought into view once (the cursor stays where it is).
         if (r.error_line != compile_status_.reveal_line || r.error->message != revealed_error_) {
             compile_status_.reveal_line = r.error_line;
