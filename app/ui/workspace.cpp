@@ -247,7 +247,7 @@ Result<bool> Workspace::apply_command_line(const AppOptions& options) {
     if (options.thread_order) {
         if (!runner_->capabilities().thread_order) {
             const Error e = thread_order_unavailable(runner_->device());
-            return Error{"--thread-order: " + e.message, e.hint};
+            return Error{"--thread-order: " + e.message, e.hint, e.kind};
         }
         choices.thread_order = options.thread_order;
     }
@@ -264,8 +264,8 @@ Result<bool> Workspace::apply_command_line(const AppOptions& options) {
             const std::string guess = closest_name(title, titles);
             std::string all;
             for (const std::string& t : titles) all += (all.empty() ? "" : ", ") + t;
-            return Error{"`--show " + title + "`: there is no panel of that name",
-                         (guess.empty() ? "" : "did you mean `" + guess + "`? ") + "The panels: " + all + "."};
+            return make_error(ErrorKind::UserInput, "`--show " + title + "`: there is no panel of that name",
+                              (guess.empty() ? "" : "did you mean `" + guess + "`? ") + "The panels: " + all + ".");
         }
     }
     return true;
