@@ -78,8 +78,13 @@ struct Error {
     std::string message;  // what went wrong, in plain words
     std::string hint;     // how to fix it (may be empty)
     ErrorKind kind = ErrorKind::Unknown;
+    // The bare why, where the message words more around it: "no NVIDIA driver found (...)" of "no NVIDIA driver
+    // found (...): the CUDA backend is unavailable; use --backend cpu". For a caller that says the rest in its own
+    // words (`--backend auto` passing a backend over); empty when the message is all there is (why()).
+    std::string reason = {};
 
     std::string full() const { return hint.empty() ? message : message + "\n  hint: " + hint; }
+    const std::string& why() const { return reason.empty() ? message : reason; }
     Error with_kind(ErrorKind k) const& {
         Error e = *this;
         e.kind = k;

@@ -18,6 +18,14 @@ struct Dim3 {
 enum class Severity { Error, Warning, Note };
 const char* severity_name(Severity s);
 
+// Who said a diagnostic: what a front end decides on (the window's editor marks each line with every origin
+// of its messages; headless --sanitize lists the sanitizer's lines), never the message's words.
+enum class DiagnosticOrigin : uint8_t {
+    Compile,    // the compiler, or the checks of the kernel file's header and signature
+    Run,        // a run: the line a kernel failed on
+    Sanitizer,  // a compute-sanitizer finding
+};
+
 // One compiler or metadata message, located in a file.
 struct Diagnostic {
     std::string file;
@@ -25,6 +33,7 @@ struct Diagnostic {
     int column = 0;  // 1-based; 0 when unknown
     Severity severity = Severity::Error;
     std::string message;
+    DiagnosticOrigin origin = DiagnosticOrigin::Compile;
 
     std::string str() const;  // "file:line:col: error: message"
 };

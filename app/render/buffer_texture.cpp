@@ -97,9 +97,10 @@ bool BufferTexture::can_copy_from_device() const { return copier_ && !format_.ho
 
 Result<bool> BufferTexture::upload_from_host(const std::byte* data, size_t bytes) {
     if (bytes < expected_bytes())
-        return make_error("the buffer holds " + std::to_string(bytes) + " bytes but the view needs " +
-                          std::to_string(expected_bytes()) + " (" + std::to_string(width()) + "x" +
-                          std::to_string(height()) + " " + elem_info(type_).name + ")",
+        return make_error(ErrorKind::Metadata,
+                          "the buffer holds " + std::to_string(bytes) + " bytes but the view needs " +
+                              std::to_string(expected_bytes()) + " (" + std::to_string(width()) + "x" +
+                              std::to_string(height()) + " " + elem_info(type_).name + ")",
                           "check the view's width and height expressions against the buffer's size");
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
     if (!format_.host_conversion) {
@@ -116,11 +117,12 @@ Result<bool> BufferTexture::upload_from_host(const std::byte* data, size_t bytes
 
 Result<bool> BufferTexture::copy_from_device(uint64_t device_address, size_t bytes) {
     if (!can_copy_from_device())
-        return make_error(std::string("no device path for ") + elem_info(type_).name + " views here",
+        return make_error(ErrorKind::Unsupported,
+                          std::string("no device path for ") + elem_info(type_).name + " views here",
                           "the output is uploaded from host memory instead");
     if (bytes < expected_bytes())
-        return make_error("the device buffer holds " + std::to_string(bytes) + " bytes but the view needs " +
-                          std::to_string(expected_bytes()));
+        return make_error(ErrorKind::Metadata, "the device buffer holds " + std::to_string(bytes) +
+                                                   " bytes but the view needs " + std::to_string(expected_bytes()));
     const size_t row_bytes = size_t(width()) * elem_info(type_).size;
     return copier_->copy_to_texture(device_address, row_bytes, size_t(height()), texture_.id());
 }

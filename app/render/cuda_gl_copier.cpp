@@ -73,9 +73,10 @@ public:
 
     Result<uint64_t> import_ipc(const std::vector<uint8_t>& handle) override {
         if (auto it = imported_.find(handle); it != imported_.end()) return it->second;
-        if (!cu_.IpcOpenMemHandle || !cu_.IpcCloseMemHandle) return make_error("this CUDA driver has no IPC entry points");
+        if (!cu_.IpcOpenMemHandle || !cu_.IpcCloseMemHandle)
+            return make_error(ErrorKind::Unsupported, "this CUDA driver has no IPC entry points");
         CUipcMemHandle ipc{};
-        if (handle.size() != sizeof(ipc.reserved)) return make_error("malformed CUDA IPC handle");
+        if (handle.size() != sizeof(ipc.reserved)) return make_error(ErrorKind::Internal, "malformed CUDA IPC handle");
         std::memcpy(ipc.reserved, handle.data(), handle.size());
         if (CUresult r = cu_.CtxSetCurrent(context_); r != CUDA_SUCCESS) return fail("cuCtxSetCurrent", r);
         CUdeviceptr address = 0;
@@ -101,7 +102,7 @@ public:
 
 private:
     Error fail(const char* what, CUresult r) const {
-        return make_error(std::string(what) + " failed: " + cu_.error_name(r),
+        return make_error(ErrorKind::Unsupported, std::string(what) + " failed: " + cu_.error_name(r),
                           "the output is shown from host memory instead; the OpenGL context may be on another GPU "
                           "than CUDA (headless: the EGL device; window: the display's GPU)");
     }
@@ -128,22 +129,24 @@ void trust_interop_again_for_tests() { g_interop_distrusted.store(false); }
 Result<std::unique_ptr<DeviceCopier>> make_cuda_gl_copier(int device_ordinal) {
     std::string why;
     const CudaDriver* cu = cuda_driver(&why);
-    if (!cu) return make_error(why);
+    if (!cu) return make_error(ErrorKind::Unsupported, why);
     if (!cu->GraphicsGLRegisterImage || !cu->GraphicsMapResources || !cu->GraphicsUnmapResources ||
         !cu->GraphicsSubResourceGetMappedArray || !cu->GraphicsUnregisterResource)
-        return make_error("this CUDA driver lacks the OpenGL interop entry points");
-    if (CUresult r = cu->Init(0); r != CUDA_SUCCESS) return make_error("cuInit failed: " + cu->error_name(r));
+        return make_error(ErrorKind::Unsupported, "this CUDA driver lacks the OpenGL interop entry points");
+    if (CUresult r = cu->Init(0); r != CUDA_SUCCESS)
+        return make_error(ErrorKind::Unsupported, "cuInit failed: " + cu->error_name(r));
     CUdevice device = 0;
     if (CUresult r = cu->DeviceGet(&device, device_ordinal); r != CUDA_SUCCESS)
-        return make_error("no CUDA device " + std::to_string(device_ordinal) + ": " + cu->error_name(r));
+        return make_error(ErrorKind::Unsupported,
+                          "no CUDA device " + std::to_string(device_ordinal) + ": " + cu->error_name(r));
     // The engine's context is the device's primary context: retaining it here shares it, so device
     // pointers from the engine are valid on this (the GL) thread.
     CUcontext context = nullptr;
     if (CUresult r = cu->DevicePrimaryCtxRetain(&context, device); r != CUDA_SUCCESS)
-        return make_error("cuDevicePrimaryCtxRetain failed: " + cu->error_name(r));
+        return make_error(ErrorKind::Unsupported, "cuDevicePrimaryCtxRetain failed: " + cu->error_name(r));
     if (CUresult r = cu->CtxSetCurrent(context); r != CUDA_SUCCESS) {
         cu->DevicePrimaryCtxRelease(device);
-        return make_error("cuCtxSetCurrent failed: " + cu->error_name(r));
+        return make_error(ErrorKind::Unsupported, "cuCtxSetCurrent failed: " + cu->error_name(r));
     }
     return std::unique_ptr<DeviceCopier>(std::make_unique<CudaGlCopier>(*cu, device, context));
 }

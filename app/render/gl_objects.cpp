@@ -59,7 +59,7 @@ Result<GLuint> compile_stage(GLenum stage, const std::string& source) {
         std::string log(size_t(std::max(length, 1)), '\0');
         glGetShaderInfoLog(shader, length, nullptr, log.data());
         glDeleteShader(shader);
-        return make_error("an internal shader failed to compile: " + log);
+        return make_error(ErrorKind::Internal, "an internal shader failed to compile: " + log);
     }
     return shader;
 }
@@ -77,7 +77,7 @@ Result<GLuint> link(const std::vector<GLuint>& shaders) {
         std::string log(size_t(std::max(length, 1)), '\0');
         glGetProgramInfoLog(program, length, nullptr, log.data());
         glDeleteProgram(program);
-        return make_error("an internal shader failed to link: " + log);
+        return make_error(ErrorKind::Internal, "an internal shader failed to link: " + log);
     }
     return program;
 }

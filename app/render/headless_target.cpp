@@ -156,7 +156,8 @@ public:
         glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo_);
         glPixelStorei(GL_PACK_ALIGNMENT, 1);
         glReadPixels(0, 0, width_, height_, GL_RGBA, GL_UNSIGNED_BYTE, img.pixels.data());
-        if (glGetError() != GL_NO_ERROR) return make_error("reading the offscreen framebuffer failed");
+        if (glGetError() != GL_NO_ERROR)
+            return make_error(ErrorKind::Internal, "reading the offscreen framebuffer failed");
         flip_rows(img);  // GL's origin is the bottom-left corner; images start at the top
         return img;
     }
@@ -175,7 +176,7 @@ private:
 
 Result<std::unique_ptr<RenderTarget>> make_headless_target(const TargetOptions& options) {
     if (!gladLoaderLoadEGL(EGL_NO_DISPLAY))
-        return make_error("cannot load libEGL.so.1 for headless rendering",
+        return make_error(ErrorKind::Unsupported, "cannot load libEGL.so.1 for headless rendering",
                           "install an EGL implementation (Debian: libegl1 and libegl-mesa0; NVIDIA: the driver's "
                           "EGL vendor library)");
     std::string tried;
@@ -201,9 +202,11 @@ Result<std::unique_ptr<RenderTarget>> make_headless_target(const TargetOptions& 
         }
         return std::unique_ptr<RenderTarget>(std::move(target));
     }
-    return make_error("no headless OpenGL 4.5 context could be created:" + (tried.empty() ? std::string(" no EGL display") : tried),
-                      "on machines without a GPU install Mesa (libegl-mesa0, libgl1-mesa-dri); EGL_PLATFORM=surfaceless "
-                      "may help");
+    return make_error(
+        ErrorKind::Unsupported,
+        "no headless OpenGL 4.5 context could be created:" + (tried.empty() ? std::string(" no EGL display") : tried),
+        "on machines without a GPU install Mesa (libegl-mesa0, libgl1-mesa-dri); EGL_PLATFORM=surfaceless "
+        "may help");
 }
 
 }  // namespace cp::render

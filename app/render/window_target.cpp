@@ -105,7 +105,8 @@ public:
         glReadBuffer(GL_BACK);  // the frame just drawn, before or after the swap of its copy
         glPixelStorei(GL_PACK_ALIGNMENT, 1);
         glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, img.pixels.data());
-        if (glGetError() != GL_NO_ERROR) return make_error("reading the window's framebuffer failed");
+        if (glGetError() != GL_NO_ERROR)
+            return make_error(ErrorKind::Internal, "reading the window's framebuffer failed");
         flip_rows(img);
         return img;
     }
@@ -146,10 +147,11 @@ Result<std::unique_ptr<RenderTarget>> make_window_target(const TargetOptions& op
     const std::string headless_hint =
         "run headless instead: cuda-playground --headless --screenshot out.png (EGL, no display needed), "
         "or start a virtual display: xvfb-run -a cuda-playground";
-    if (std::string why = why_no_display(); !why.empty()) return make_error(why, headless_hint);
+    if (std::string why = why_no_display(); !why.empty()) return make_error(ErrorKind::Unsupported, why, headless_hint);
 
     glfwSetErrorCallback(remember_glfw_error);
-    if (!glfwInit()) return make_error("GLFW could not start: " + last_glfw_error, headless_hint);
+    if (!glfwInit())
+        return make_error(ErrorKind::Unsupported, "GLFW could not start: " + last_glfw_error, headless_hint);
 
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 5);
@@ -161,14 +163,15 @@ Result<std::unique_ptr<RenderTarget>> make_window_target(const TargetOptions& op
     if (!window) {
         std::string why = last_glfw_error;
         glfwTerminate();
-        return make_error("no window with OpenGL 4.5 core could be created: " + why,
+        return make_error(ErrorKind::Unsupported, "no window with OpenGL 4.5 core could be created: " + why,
                           "update the graphics driver (Mesa >= 20 or a vendor driver), or " + headless_hint);
     }
     glfwMakeContextCurrent(window);
     if (!gladLoadGL(glfwGetProcAddress)) {
         glfwDestroyWindow(window);
         glfwTerminate();
-        return make_error("OpenGL functions could not be loaded in the new window", headless_hint);
+        return make_error(ErrorKind::Unsupported, "OpenGL functions could not be loaded in the new window",
+                          headless_hint);
     }
     install_gl_debug_log();
     glfwSwapInterval(1);

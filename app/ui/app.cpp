@@ -129,7 +129,7 @@ int AppHost::report_sanitized() {
     std::printf("sanitize %s\n", s.summary.c_str());
     for (const SanitizerFinding& f : s.findings) std::printf("  %s\n", f.message().c_str());
     for (const EditorPanel::Marker& m : workspace_->editor_panel().markers())
-        if (m.message.find(s.last_tool + ": ") != std::string::npos) std::printf("  marked line %d\n", m.line);
+        if (m.from(DiagnosticOrigin::Sanitizer)) std::printf("  marked line %d\n", m.line);
     return s.findings.empty() ? 0 : 2;
 }
 

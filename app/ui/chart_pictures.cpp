@@ -117,7 +117,7 @@ void heading(const std::vector<std::string>& lines, ChartText& text) {
 Result<ChartPicture> picture(const PictureOptions& o, int height, const std::vector<std::string>& lines,
                              const std::function<void(ImVec2, ChartText&)>& chart,
                              const std::function<void()>& before = {}) {
-    if (const std::string why = why_no_chart_pictures(); !why.empty()) return make_error(why);
+    if (const std::string why = why_no_chart_pictures(); !why.empty()) return make_error(ErrorKind::Unsupported, why);
     auto frame = OffscreenFrame::create(o.width, height, o.text_size);
     if (!frame) return frame.error();
     if (before) before();

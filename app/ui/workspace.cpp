@@ -248,7 +248,7 @@ Result<bool> Workspace::apply_command_line(const AppOptions& options) {
     if (options.thread_order) {
         if (!runner_->capabilities().thread_order) {
             const Error e = thread_order_unavailable(runner_->device());
-            return Error{"--thread-order: " + e.message, e.hint};
+            return Error{"--thread-order: " + e.message, e.hint, e.kind};
         }
         choices.thread_order = options.thread_order;
     }
@@ -265,8 +265,8 @@ Result<bool> Workspace::apply_command_line(const AppOptions& options) {
             const std::string guess = closest_name(title, titles);
             std::string all;
             for (const std::string& t : titles) all += (all.empty() ? "" : ", ") + t;
-            return Error{"`--show " + title + "`: there is no panel of that name",
-                         (guess.empty() ? "" : "did you mean `" + guess + "`? ") + "The panels: " + all + "."};
+            return make_error(ErrorKind::UserInput, "`--show " + title + "`: there is no panel of that name",
+                              (guess.empty() ? "" : "did you mean `" + guess + "`? ") + "The panels: " + all + ".");
         }
     }
     return true;
@@ -431,7 +431,8 @@ void Workspace::maybe_submit(double now) {
     RunJob job = job_from_inputs();
     job.options.timing = live_timing(verify, source_changed, compare_.active());
     job.options.verify = verify && !live_.every_frame;
-    job.options.skipped_check_reason = skipped_check_reason(source_changed);
+    job.options.skipped_check_why = skipped_check_why(source_changed);
+    job.options.skipped_check_reason = skipped_check_reason(job.options.skipped_check_why);
     job.options.pinned_host = inputs_.pinned_host;
     job.options.upload_chunk_bytes = uint64_t(std::max(inputs_.upload_chunk_kib, 0)) * 1024;
     job.options.read_back = job.options.verify || outputs_->needs_host_data(parsed_);
@@ -584,12 +585,27 @@ TimingOptions Workspace::live_timing(bool verify, bool source_changed, bool comp
 
 // Why a re-run is not checked, as the Output panel says it (and what to do): a check costs a read-back and the
 // CPU reference, so only F5, opening a kernel and "Verify every run" check.
-std::string Workspace::skipped_check_reason(bool source_changed) const {
-    if (live_.every_frame) return "re-run every frame, which skips the check: press F5 to check";
-    if (source_changed) return "re-run after an edit: press F5 to check";
+NotCheckedWhy Workspace::skipped_check_why(bool source_changed) const {
+    if (live_.every_frame) return NotCheckedWhy::EveryFrame;
+    if (source_changed) return NotCheckedWhy::AfterEdit;
     if (inputs_.choices.block != submitted_.block || inputs_.choices.grid != submitted_.grid)
-        return "re-run after a launch change: press F5 to check";
-    return "re-run after a change of the inputs: press F5 to check";
+        return NotCheckedWhy::AfterLaunchChange;
+    return NotCheckedWhy::AfterInputsChange;
+}
+
+std::string Workspace::skipped_check_reason(NotCheckedWhy why) {
+    switch (why) {
+        case NotCheckedWhy::EveryFrame:
+            return "re-run every frame, which skips the check: press F5 to check";
+        case NotCheckedWhy::AfterEdit:
+            return "re-run after an edit: press F5 to check";
+        case NotCheckedWhy::AfterLaunchChange:
+            return "re-run after a launch change: press F5 to check";
+        case NotCheckedWhy::AfterInputsChange:
+            return "re-run after a change of the inputs: press F5 to check";
+        default:
+            return "";  // the session's own sentence
+    }
 }
 
 RunJob Workspace::job_from_inputs() {
@@ -651,8 +667,9 @@ void Workspace::apply_outcome(RunOutcome outcome) {
     compile_status_.diagnostics = r.diagnostics;
     // A runtime error with a line (a fault, an out-of-bounds access on the CPU backend) is marked there too.
     if (r.error && r.error_line > 0 && doc_) {
-        compile_status_.diagnostics.push_back(
-            Diagnostic{inflight_compiled_path_.string(), r.error_line, 0, Severity::Error, "at run time: " + r.error->message});
+        compile_status_.diagnostics.push_back(Diagnostic{inflight_compiled_path_.string(), r.error_line, 0,
+                                                         Severity::Error, "at run time: " + r.error->message,
+                                                         DiagnosticOrigin::Run});
         // A fault on a line scrolled out of sight is brought into view once (the cursor stays where it is).
         if (r.error_line != compile_status_.reveal_line || r.error->message != revealed_error_) {
             compile_status_.reveal_line = r.error_line;

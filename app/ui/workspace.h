@@ -191,7 +191,10 @@ private:
     // here without a backend; then apply, show and log the answer.
     void submit_block_suggestion();
     TimingOptions live_timing(bool verify, bool source_changed, bool compare) const;
-    std::string skipped_check_reason(bool source_changed) const;  // RunOptions::skipped_check_reason, in the window's words
+    // Why a re-run skips the check (RunOptions::skipped_check_why), and that in the window's words
+    // (RunOptions::skipped_check_reason).
+    NotCheckedWhy skipped_check_why(bool source_changed) const;
+    static std::string skipped_check_reason(NotCheckedWhy why);
     RunJob job_from_inputs();
     void refresh_edit_marks();  // the Library's "(edited)" marks, from disk
     static void name_compiled_file(RunReport& r, const std::string& parsed_as, const std::string& saved_as);  // a job for the runner with the current file, parameters, launch and images

@@ -91,7 +91,8 @@ void Workspace::apply_sanitized(Result<SanitizedRun> result) {
         console_.add(LogKind::Error, "  " + f.message());
         if (f.line <= 0) continue;
         if (!f.file.empty() && std::filesystem::path(f.file).filename().string() != own_name) continue;
-        sanitizer_marks_.push_back(Diagnostic{sanitizer_marks_path_, f.line, 0, Severity::Error, tool + ": " + f.message()});
+        sanitizer_marks_.push_back(Diagnostic{sanitizer_marks_path_, f.line, 0, Severity::Error,
+                                              tool + ": " + f.message(), DiagnosticOrigin::Sanitizer});
         if (first_line == 0) first_line = f.line;
     }
     merge_sanitizer_marks();

@@ -57,7 +57,8 @@ void Workspace::use_block_suggestion(const AppliedSuggestion& suggestion) {
 void Workspace::submit_sweep() {
     sweep_.requested = false;
     if (!can_run()) {
-        sweep_.result = Result<SweepResult>(make_error("nothing runs kernels here, so there is nothing to time"));
+        sweep_.result = Result<SweepResult>(
+            make_error(ErrorKind::Unsupported, "nothing runs kernels here, so there is nothing to time"));
         return;
     }
     sweep_.progress = std::make_shared<SweepProgress>();

@@ -8,11 +8,14 @@
 
 #include "core/engine/engine_wire.h"
 #include "core/remote/remote_backend.h"
+#include "core/worker/wire_frame.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <fcntl.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <map>
@@ -136,6 +139,52 @@ TEST(RemoteCli, AWorkerOfAnotherProtocolIsRefusedOnBothSides) {
     EXPECT_NE(r.err.find("speaks wire protocol " + std::to_string(cp::kWireProtocolVersion) + " but this worker"),
               std::string::npos)
         << r.err;
+}
+
+// A stand-in for `worker --stdio`: a shell that sends `greeting` as its one frame, writes "stderr-line-N" on its
+// stderr (N = `n`, computed by the shell, so that the words are not in the command the app's message names) and
+// waits for the app to close the link.
+cp::RemoteOptions greeting_only(const cp::test::TempDir& dir, const nlohmann::json& greeting, int n) {
+    const fs::path frame = dir.path() / "greeting.frame";
+    const int fd = open(frame.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    EXPECT_GE(fd, 0);
+    EXPECT_TRUE(cp::write_message(fd, cp::WireMessage{greeting.dump(), {}, {}}));
+    close(fd);
+    cp::RemoteOptions options;
+    options.prefix = "sh -c 'cat " + frame.string() + "; echo stderr-line-$((" + std::to_string(n - 1) +
+                     " + 1)) >&2; cat >/dev/null'";
+    options.backend = "cpu";
+    return options;
+}
+
+nlohmann::json worker_greeting(int protocol, const std::string& kind, const std::string& message) {
+    return {{"hello", "cuda-playground worker"},
+            {"protocol", protocol},
+            {"build", "other"},
+            {"host", "far"},
+            {"ok", false},
+            {"message", message},
+            {"hint", "a hint of its own"},
+            {"kind", kind}};
+}
+
+TEST(RemoteCli, AWorkersStderrIsShownUnlessItsRefusalAlreadySaidIt) {
+    cp::test::TempDir dir;
+    // The worker's refusal is the message: its stderr (which says it again) is not added.
+    auto refused = cp::make_remote_backend(
+        greeting_only(dir, worker_greeting(cp::kWireProtocolVersion, "user_input", "no room"), 42));
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().kind, cp::ErrorKind::UserInput) << refused.error().message;
+    EXPECT_EQ(refused.error().hint, "a hint of its own");
+    EXPECT_EQ(refused.error().message.find("stderr-line-42"), std::string::npos) << refused.error().message;
+
+    // A worker of another protocol is refused by the app, in the app's words: the worker's stderr follows, even
+    // when the words of its own refusal happen to be among the app's.
+    auto other = cp::make_remote_backend(greeting_only(
+        dir, worker_greeting(cp::kWireProtocolVersion + 1, "worker_lost", "wire protocol"), 57));
+    ASSERT_FALSE(other);
+    EXPECT_EQ(other.error().kind, cp::ErrorKind::WorkerLost) << other.error().message;
+    EXPECT_NE(other.error().message.find("stderr-line-57"), std::string::npos) << other.error().message;
 }
 
 TEST(RemoteCli, ACommandThatEndsAtOnceIsWorkerLostNamingIt) {

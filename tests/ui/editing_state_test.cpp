@@ -174,6 +174,25 @@ TEST(EditingState, TheCompiledPathIsTheEditedCopyOnceTheTextDiffers) {
     EXPECT_EQ(doc.compiled_path(), l.copy());
 }
 
+TEST(EditingState, FileAndRevertFailuresSayTheirKind) {
+    test::TempDir dir;
+    const auto missing = ui::read_text_file(dir.path() / "nope.cu");
+    ASSERT_FALSE(missing.ok());
+    EXPECT_EQ(missing.error().kind, ErrorKind::Io) << missing.error().message;
+    // A folder where the file's folder should be: it cannot be created.
+    std::ofstream(dir.path() / "plain") << "a file";
+    const auto unwritable = ui::write_file_atomically(dir.path() / "plain" / "k.cu", "text");
+    ASSERT_FALSE(unwritable.ok());
+    EXPECT_EQ(unwritable.error().kind, ErrorKind::Io) << unwritable.error().message;
+    // Asking a file of one's own for its stock version is the user's mistake.
+    const fs::path own = dir.write("own.cu", "mine\n");
+    auto doc = ui::KernelDocument::open(own, dir.path() / "kernels", dir.path() / "edits");
+    ASSERT_TRUE(doc.ok()) << doc.error().full();
+    const auto reverted = doc->revert_to_original(1.0);
+    ASSERT_FALSE(reverted.ok());
+    EXPECT_EQ(reverted.error().kind, ErrorKind::UserInput) << reverted.error().message;
+}
+
 TEST(EditingState, LineDiffMarksLinesOfEachSide) {
     const auto d = ui::line_diff("a\nb\nc\nd\n", "a\nx\nc\nd\ne\n");
     std::string shown;

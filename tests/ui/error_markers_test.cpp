@@ -66,6 +66,7 @@ TEST(ErrorMarkers, AnOutOfBoundsWriteIsMarkedOnItsLineWithItsMessage) {
     const ui::EditorPanel& editor = ws.editor_panel();
     ASSERT_EQ(editor.markers().size(), 1u);
     EXPECT_EQ(editor.markers()[0].line, line);
+    EXPECT_EQ(editor.markers()[0].origins, std::vector<DiagnosticOrigin>{DiagnosticOrigin::Run});
     EXPECT_NE(editor.markers()[0].message.find("past the end of buffer `out`"), std::string::npos)
         << editor.markers()[0].message;
 
@@ -114,6 +115,8 @@ TEST(ErrorMarkers, ACompileErrorIsMarkedAndTheOutputSaysWhy) {
     ASSERT_FALSE(markers.empty());
     // NVRTC puts the missing ';' on the line after (the closing brace), like `compile` does.
     EXPECT_TRUE(markers[0].line == line || markers[0].line == line + 1) << markers[0].line << " vs " << line;
+    EXPECT_TRUE(markers[0].from(DiagnosticOrigin::Compile));
+    EXPECT_FALSE(markers[0].from(DiagnosticOrigin::Run) || markers[0].from(DiagnosticOrigin::Sanitizer));
     EXPECT_NE(markers[0].message.find("expected a \";\""), std::string::npos) << markers[0].message;
     const std::string& why = ws.output_status().failure;
     EXPECT_EQ(why.rfind("Compile error: ", 0), 0u) << why;

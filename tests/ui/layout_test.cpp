@@ -279,6 +279,7 @@ TEST(Layout, ShowBringsAPanelToTheFrontFromTheCommandLine) {
     o.show = {"Ocupancy"};
     auto refused = ui::AppHost::create(o, host_kernels_factory());
     ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().kind, ErrorKind::UserInput) << refused.error().full();
     EXPECT_NE(refused.error().message.find("`--show Ocupancy`"), std::string::npos) << refused.error().full();
     EXPECT_NE(refused.error().hint.find("did you mean `Occupancy`?"), std::string::npos) << refused.error().full();
 }

@@ -198,8 +198,28 @@ TEST_F(RenderTest, IntegerAndConvertedTypesKeepTheirValues) {
     ASSERT_TRUE(dtex.upload_from_host(bytes_of(doubles), doubles.size() * 8).ok());
     EXPECT_DOUBLE_EQ(dtex.read_element(6, 1)[0], doubles[w + 6]);
 
-    // Too little data is an error, not a crash.
-    EXPECT_FALSE(dtex.upload_from_host(bytes_of(doubles), 8).ok());
+    // Too little data is an error, not a crash: the view's size expressions (the file's header) disagree.
+    const auto short_upload = dtex.upload_from_host(bytes_of(doubles), 8);
+    ASSERT_FALSE(short_upload.ok());
+    EXPECT_EQ(short_upload.error().kind, ErrorKind::Metadata) << short_upload.error().message;
+    // A double view has no device path: unsupported, not unknown.
+    const auto no_device = dtex.copy_from_device(0, doubles.size() * 8);
+    ASSERT_FALSE(no_device.ok());
+    EXPECT_EQ(no_device.error().kind, ErrorKind::Unsupported) << no_device.error().message;
+}
+
+// A picture that cannot be saved says what kind of failure it is.
+TEST(RenderErrors, SavingAPictureFailsWithAKind) {
+    Image image;
+    image.width = 3;
+    image.height = 2;
+    image.pixels.assign(size_t(3 * 2 * 4), 200);
+    const auto no_folder = write_png("/nonexistent/folder/shot.png", image);
+    ASSERT_FALSE(no_folder.ok());
+    EXPECT_EQ(no_folder.error().kind, ErrorKind::Io) << no_folder.error().message;
+    const auto empty = write_png("/tmp/never_written.png", Image{});
+    ASSERT_FALSE(empty.ok());
+    EXPECT_EQ(empty.error().kind, ErrorKind::Internal) << empty.error().message;
 }
 
 // The check behind "the picture is never silently wrong": a texture whose upload went wrong (here injected:

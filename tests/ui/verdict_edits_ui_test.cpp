@@ -46,6 +46,7 @@ TEST(VerdictWindow, F5MatchesALaunchChangeSaysPressF5AndF5ChecksAgain) {
     settle(*host);
     ASSERT_EQ(ws.latest()->report.resolved->block, (Dim3{96, 1, 1}));
     EXPECT_FALSE(ws.output_status().verified.has_value());
+    EXPECT_EQ(ws.latest()->report.not_checked_why, NotCheckedWhy::AfterLaunchChange);
     EXPECT_EQ(ws.output_status().verification, "Not checked: re-run after a launch change: press F5 to check.");
     EXPECT_EQ(ws.output_status().short_verdict, "not checked: press F5");
 
@@ -53,7 +54,9 @@ TEST(VerdictWindow, F5MatchesALaunchChangeSaysPressF5AndF5ChecksAgain) {
     ws.inputs().choices.params["n"] = 5001;
     ws.inputs().touch();
     settle(*host);
+    EXPECT_EQ(ws.latest()->report.not_checked_why, NotCheckedWhy::AfterInputsChange);
     EXPECT_EQ(ws.output_status().verification, "Not checked: re-run after a change of the inputs: press F5 to check.");
+    EXPECT_EQ(ws.output_status().short_verdict, "not checked: press F5");
 
     // F5: checked again, with the same block.
     press_key(*host, ImGuiKey_F5);
@@ -106,7 +109,8 @@ TEST(VerdictWindow, AGridTooSmallForSobelIsUncheckedThenWrongWithTheNeverWritten
     ws.inputs().choices.grid = Dim3{3, 2, 1};
     ws.inputs().touch();
     settle(*host);
-    EXPECT_EQ(ws.output_status().verification, "Not checked: re-run after a launch change: press F5 to check.");
+    EXPECT_FALSE(ws.output_status().verified.has_value()) << ws.output_status().verification;
+    EXPECT_EQ(ws.latest()->report.not_checked_why, NotCheckedWhy::AfterLaunchChange);
 
     press_key(*host, ImGuiKey_F5);
     settle(*host);

@@ -41,14 +41,30 @@ TEST(BackendSetup, AutoWithoutAGpuRunsOnTheCpuAndSaysWhy) {
     EXPECT_EQ(setup->engine->device().backend, "cpu");
     ASSERT_EQ(setup->passed_over.size(), 1u);
     EXPECT_EQ(setup->passed_over[0].first, "cuda");
-    const std::string why = setup->passed_over[0].second;
+    const Error& why = setup->passed_over[0].second;
+    EXPECT_EQ(why.kind, ErrorKind::Unsupported) << why.message;
+    // The CUDA backend's bare reason, which its message words more around.
+    ASSERT_FALSE(why.reason.empty()) << why.message;
+    EXPECT_EQ(why.message.rfind(why.reason, 0), 0u) << why.message;
+    EXPECT_GT(why.message.size(), why.reason.size());
     const std::vector<std::string> notes = setup->fallback_notes();
     ASSERT_EQ(notes.size(), 1u);
-    // The registry's reason without its "...: the CUDA backend is unavailable; use --backend cpu": the note says it.
-    const std::string reason = why.substr(0, why.find(": the CUDA backend is unavailable"));
-    EXPECT_EQ(notes[0], "the cuda backend cannot run here (" + reason + "); running on the cpu backend");
-    EXPECT_EQ(notes[0].find("unavailable"), std::string::npos) << notes[0];
-    EXPECT_EQ(setup->passed_over_text(), "cuda: " + why);
+    EXPECT_EQ(notes[0], "the cuda backend cannot run here (" + why.reason + "); running on the cpu backend");
+    EXPECT_EQ(setup->passed_over_text(), "cuda: " + why.message);
+}
+
+TEST(BackendSetup, TheFallbackNoteSaysEachErrorsReasonOrElseItsMessage) {
+    auto setup = set_up_backend("cpu");
+    ASSERT_TRUE(setup.ok()) << setup.error().full();
+    Error framed = make_error(ErrorKind::Unsupported, "the driver is asleep, so this backend is unavailable");
+    framed.reason = "the driver is asleep";
+    setup->passed_over = {{"cuda", framed}, {"elsewhere", make_error(ErrorKind::WorkerLost, "the server is down")}};
+    const std::vector<std::string> notes = setup->fallback_notes();
+    ASSERT_EQ(notes.size(), 2u);
+    EXPECT_EQ(notes[0], "the cuda backend cannot run here (the driver is asleep); running on the cpu backend");
+    EXPECT_EQ(notes[1], "the elsewhere backend cannot run here (the server is down); running on the cpu backend");
+    EXPECT_EQ(setup->passed_over_text(),
+              "cuda: the driver is asleep, so this backend is unavailable; elsewhere: the server is down");
 }
 
 TEST(BackendSetup, ANamedBackendOpensItsOtherDevicesForASplit) {

@@ -181,6 +181,14 @@ TEST(Variants, TheSpeedRatioInWords) {
     b.timing = TimingStats::from_samples({0.98, 0.99, 1.0, 1.01, 1.02}, false);
     EXPECT_EQ(speedup_text(a, b), "matmul_tiled: 4.3x faster than matmul_naive ± 4%");
     EXPECT_EQ(speedup_text(b, a), "matmul_naive: 4.3x slower than matmul_tiled ± 4%");
+    // The words of the verdict with and without the kernel compared with (`run --compare` names it apart).
+    const auto v = speedup_verdict(a, b);
+    ASSERT_TRUE(v);
+    EXPECT_EQ(speedup_words(*v), "4.3x faster ± 4%");
+    EXPECT_EQ(speedup_words(*v, "slower_naive"), "4.3x faster than slower_naive ± 4%");
+    SpeedupVerdict once = *v;
+    once.samples = 1;
+    EXPECT_EQ(speedup_words(once, "k"), "4.3x faster than k (one launch each: the spread is not known)");
     b.launched = false;
     EXPECT_EQ(speedup_text(a, b), "");
     EXPECT_FALSE(speedup(a, b));

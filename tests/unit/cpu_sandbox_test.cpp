@@ -1,6 +1,7 @@
 // The CPU backend's worker process and sandbox through the Backend API: the watchdog, exit()/abort() in a
 // kernel, refused system calls, buffers that survive a replaced worker, host code (references) run in the
 // sandbox, and the in-process executor the benchmarks compare with.
+#include "core/cpu/cpu_executor.h"
 #include "core/cpu/host_code.h"
 #include "cpu_backend_rig.h"
 #include "support/scoped_env.h"
@@ -83,6 +84,11 @@ TEST(CpuSandbox, ExitInAKernelIsReportedWithThreadBlockAndLineAndTheBackendLives
     const LaunchResult r = rig.launch(m, "quits", {3}, {32}, {buffer_arg("out", out)});
     ASSERT_FALSE(r.ok);
     EXPECT_EQ(r.error->name, "KERNEL_EXITED");
+    EXPECT_EQ(r.error->kind, ErrorKind::Fault);
+    // Who and where as data (the window marks the line); the sentence says them with the line in its middle.
+    EXPECT_EQ(r.error->thread, (Dim3{7, 0, 0}));
+    EXPECT_EQ(r.error->block, (Dim3{2, 0, 0}));
+    EXPECT_EQ(r.error->line, 7);
     EXPECT_EQ(r.error->message,
               "kernel `quits` (grid 3x1x1, block 32x1x1): thread (7,0,0) of block (2,0,0) called "
               "exit(4) (line 7); kernels cannot end the program");
@@ -104,6 +110,9 @@ TEST(CpuSandbox, AbortInAKernelIsReported) {
         rig.launch(rig.compile(src, "gives_up", "gives_up.cu"), "gives_up", {1}, {32}, {buffer_arg("out", out)});
     ASSERT_FALSE(r.ok);
     EXPECT_EQ(r.error->name, "KERNEL_ABORTED");
+    EXPECT_EQ(r.error->thread, (Dim3{9, 0, 0}));
+    EXPECT_EQ(r.error->block, (Dim3{0, 0, 0}));
+    EXPECT_EQ(r.error->line, 10);
     EXPECT_EQ(r.error->message,
               "kernel `gives_up` (grid 1x1x1, block 32x1x1): thread (9,0,0) of block (0,0,0) called "
               "abort() (line 10); kernels cannot end the program");
@@ -128,11 +137,36 @@ TEST(CpuSandbox, RefusedCallsFailInTheKernelAndAreReported) {
     ASSERT_FALSE(r.ok);
     EXPECT_EQ(r.error->name, "BLOCKED_SYSTEM_CALL");
     EXPECT_EQ(r.error->kind, ErrorKind::SandboxRefusal);
+    EXPECT_EQ(r.error->thread, (Dim3{1, 0, 0}));
+    EXPECT_EQ(r.error->block, (Dim3{0, 0, 0}));
+    EXPECT_EQ(r.error->line, 9);
     EXPECT_EQ(r.error->message,
               "kernel `nosy` (grid 1x1x1, block 32x1x1): thread (1,0,0) of block (0,0,0) tried to "
               "read the file /etc/hostname (openat) (line 9); kernels can only compute, so the CPU "
               "backend refused it");
     EXPECT_EQ(rig.read<int>(out)[0], 7) << "fopen failed inside the kernel";
+}
+
+// The words of a code site go where the error says (EngineError::site_at: the sentence goes on after them) or
+// else at its end, and the line becomes data.
+TEST(CpuSandbox, ACodeSitesWordsGoWhereTheErrorSaysOrAtTheEnd) {
+    const std::string before = "thread (7,0,0) of block (2,0,0) called exit(4)";
+    EngineError mid = engine_error(ErrorKind::Fault, "KERNEL_EXITED", before + "; kernels cannot end the program");
+    mid.site_at = before.size();
+    place_code_site(mid, " (line 7)", 7);
+    EXPECT_EQ(mid.message, before + " (line 7); kernels cannot end the program");
+    EXPECT_EQ(mid.line, 7);
+    EXPECT_FALSE(mid.site_at) << "placed once";
+
+    EngineError end = engine_error(ErrorKind::Fault, "INTEGER_DIVIDE_BY_ZERO", "thread (5,0,0) divided by zero");
+    place_code_site(end, " (line 3)");
+    EXPECT_EQ(end.message, "thread (5,0,0) divided by zero (line 3)");
+    EXPECT_EQ(end.line, 0) << "no line given: none set";
+
+    EngineError shortened = engine_error(ErrorKind::Fault, "X", "short");
+    shortened.site_at = 99;  // past the end: at the end
+    place_code_site(shortened, " (line 1)", 1);
+    EXPECT_EQ(shortened.message, "short (line 1)");
 }
 
 // glibc 2.39 (Ubuntu 24.04) reads these to count CPUs when a worker thread first allocates: that failed every

@@ -15,6 +15,8 @@ namespace {
 TEST(CudaUnavailable, MissingDriverLibraryIsExplained) {
     auto backend = make_cuda_backend_from_library("/nonexistent/libcuda.so.1");
     ASSERT_FALSE(backend.ok());
+    EXPECT_EQ(backend.error().kind, ErrorKind::Unsupported);
+    EXPECT_EQ(backend.error().reason, "no NVIDIA driver found (/nonexistent/libcuda.so.1 could not be loaded)");
     EXPECT_EQ(backend.error().message,
               "no NVIDIA driver found (/nonexistent/libcuda.so.1 could not be loaded): the CUDA backend is "
               "unavailable; use --backend cpu");
@@ -49,6 +51,9 @@ TEST(CudaUnavailable, WorkerProcessExplainsMissingDriver) {
     const cp::test::ScopedEnv libcuda("CUDA_PLAYGROUND_LIBCUDA", "/nonexistent/libcuda.so.1");
     auto backend = CudaWorkerBackend::create();
     ASSERT_FALSE(backend.ok());
+    // Kind and reason cross the worker's greeting.
+    EXPECT_EQ(backend.error().kind, ErrorKind::Unsupported);
+    EXPECT_EQ(backend.error().reason, "no NVIDIA driver found (/nonexistent/libcuda.so.1 could not be loaded)");
     EXPECT_EQ(backend.error().message,
               "no NVIDIA driver found (/nonexistent/libcuda.so.1 could not be loaded): the CUDA backend is "
               "unavailable; use --backend cpu");
@@ -60,7 +65,9 @@ TEST(CudaUnavailable, WorkerProcessExplainsStubLibrary) {
     const cp::test::ScopedEnv libcuda("CUDA_PLAYGROUND_LIBCUDA", stub.string());
     auto backend = CudaWorkerBackend::create();
     ASSERT_FALSE(backend.ok());
-    EXPECT_NE(backend.error().message.find("stub library"), std::string::npos) << backend.error().message;
+    EXPECT_EQ(backend.error().kind, ErrorKind::Unsupported);
+    EXPECT_NE(backend.error().reason.find("stub library"), std::string::npos) << backend.error().reason;
+    EXPECT_EQ(backend.error().message, backend.error().reason + ": the CUDA backend is unavailable; use --backend cpu");
 }
 
 }  // namespace

@@ -377,6 +377,34 @@ TEST(EngineWire, ErrorKindsCrossTheWire) {
     EXPECT_NE(odd.error().message.find("melted"), std::string::npos) << odd.error().message;
 }
 
+// The CUDA thread an error happened in crosses the wire as data (the CPU worker's crash reports); an error
+// without one, or from a peer that does not send it, comes back without.
+TEST(EngineWire, AnErrorsThreadAndBlockCrossTheWire) {
+    LaunchResult l;
+    l.error = engine_error(ErrorKind::OutOfBounds, "OUT_OF_BOUNDS", "thread words", "a hint");
+    l.error->thread = Dim3{231, 1, 0};
+    l.error->block = Dim3{3, 0, 2};
+    l.error->line = 9;
+    const auto back = round_trip_response(l);
+    ASSERT_TRUE(back.error.has_value());
+    EXPECT_EQ(back.error->thread, (Dim3{231, 1, 0}));
+    EXPECT_EQ(back.error->block, (Dim3{3, 0, 2}));
+    EXPECT_EQ(back.error->line, 9);
+
+    l.error = engine_error(ErrorKind::Fault, "X", "no thread");
+    const auto none = round_trip_response(l);
+    ASSERT_TRUE(none.error.has_value());
+    EXPECT_FALSE(none.error->thread);
+    EXPECT_FALSE(none.error->block);
+    const auto older = decode_response(WireMessage{
+        R"({"type":"upload","elapsed_ms":0,"error":{"name":"x","message":"m","hint":"","context_was_reset":false,)"
+        R"("line":0,"kind":"fault"}})",
+        {},
+        {}});
+    ASSERT_TRUE(older.ok()) << older.error().message;
+    EXPECT_FALSE(std::get<UploadResult>(*older).error->thread);
+}
+
 // Capabilities travel by name: one set alone, each in turn, comes back as itself and no other.
 TEST(EngineWire, CapabilitiesTravelByName) {
     bool BackendCapabilities::*flags[] = {&BackendCapabilities::launches,

@@ -55,6 +55,7 @@ TEST(ReportText, EveryRunHasOneCheckStateAndTheJsonCarriesIt) {
     differs.verified = false;
     checking.check_pending = true;
     skipped.not_checked = "re-run after a launch change: press F5 to check";
+    skipped.not_checked_why = NotCheckedWhy::AfterLaunchChange;
     failed.failed_stage = RunStage::Verify;
     const Case cases[] = {
         {matches, CheckState::Matches, "matches", ""},
@@ -83,6 +84,33 @@ TEST(ReportText, EveryRunHasOneCheckStateAndTheJsonCarriesIt) {
     }
     EXPECT_EQ(short_verdict_text(skipped), "not checked: press F5");
     EXPECT_EQ(short_verdict_text(checking), "checking...");
+}
+
+TEST(ReportText, TheHeadingSaysPressF5ForTheWindowsLiveReRunsWhateverTheWords) {
+    // The reason decides, not the sentence: words that say "press F5" for a run F5 does not check (the command
+    // line's --no-verify, a step cut-off), and a live re-run worded without them.
+    struct Case {
+        NotCheckedWhy why;
+        const char* words;
+        bool press_f5;
+    };
+    const Case cases[] = {
+        {NotCheckedWhy::EveryFrame, "re-run every frame", true},
+        {NotCheckedWhy::AfterEdit, "re-run after an edit", true},
+        {NotCheckedWhy::AfterLaunchChange, "re-run after a launch change", true},
+        {NotCheckedWhy::AfterInputsChange, "re-run after a change of the inputs", true},
+        {NotCheckedWhy::Skipped, "--no-verify skipped it; press F5 in a window", false},
+        {NotCheckedWhy::StoppedEarly, "shown after step 1 of 3 (press F5 does not help)", false},
+    };
+    for (const Case& c : cases) {
+        RunReport r = launched();
+        r.not_checked = c.words;
+        r.not_checked_why = c.why;
+        ASSERT_EQ(check_state(r), CheckState::NotChecked) << c.words;
+        EXPECT_EQ(is_live_rerun(c.why), c.press_f5) << c.words;
+        EXPECT_EQ(short_verdict_text(r), c.press_f5 ? "not checked: press F5" : "not checked (hover: why)") << c.words;
+        EXPECT_EQ(not_checked_reason(r), c.words);  // the words are still the caller's
+    }
 }
 
 TEST(ReportText, AWrongResultSaysHowManyElementsWereNeverWritten) {

@@ -382,6 +382,27 @@ TEST(RunStages, ANewImageUploadsThatBufferAndSaysSo) {
     EXPECT_EQ(rig.backend->pattern_uploads - patterns, 1) << "the new picture whole, the reset as a pattern";
 }
 
+TEST(RunReuse, AnUncheckedRunSaysWhyInWordsAndAsTheCallersReason) {
+    Rig rig;
+    KernelSession s(*rig.engine);
+    ASSERT_NO_FATAL_FAILURE(set_vector_add(rig, s));
+    RunOptions live = unchecked();
+    live.skipped_check_why = NotCheckedWhy::AfterEdit;
+    live.skipped_check_reason = "edited";
+    const RunReport r = s.run(live);
+    ASSERT_TRUE(r.ok()) << r.error->full();
+    EXPECT_EQ(check_state(r), CheckState::NotChecked);
+    EXPECT_EQ(r.not_checked_why, NotCheckedWhy::AfterEdit);
+    EXPECT_EQ(r.not_checked, "edited");
+    // No reason of the caller's: skipped, in the session's words.
+    const RunReport plain = s.run(unchecked());
+    EXPECT_EQ(plain.not_checked_why, NotCheckedWhy::Skipped);
+    EXPECT_FALSE(plain.not_checked.empty());
+    const RunReport checked = s.run();
+    EXPECT_EQ(checked.verified, std::optional<bool>(true));
+    EXPECT_EQ(checked.not_checked_why, NotCheckedWhy::None);
+}
+
 TEST(RunStages, TheCheckRunsOncePerNewResultAndTheReferenceOncePerNewInputs) {
     Rig rig;
     KernelSession s(*rig.engine);

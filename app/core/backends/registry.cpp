@@ -61,7 +61,7 @@ Result<MadeBackend> make_backend(const std::string& name, int device) {
             made.backend = std::move(*backend);
             return made;
         }
-        made.passed_over.emplace_back(e.name, backend.error().message);
+        made.passed_over.emplace_back(e.name, backend.error());
         reasons += (reasons.empty() ? "" : "; ") + e.name + ": " + backend.error().message;
         if (hint.empty()) hint = backend.error().hint;
     }

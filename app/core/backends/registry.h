@@ -39,8 +39,8 @@ Result<std::string> check_backend_name(const std::string& name);
 
 struct MadeBackend {
     std::unique_ptr<Backend> backend;
-    // For "auto": why each backend earlier in the registry was passed over ("cuda: no NVIDIA driver ...").
-    std::vector<std::pair<std::string, std::string>> passed_over;
+    // For "auto": each backend earlier in the registry that was passed over, and its Error ("no NVIDIA driver...").
+    std::vector<std::pair<std::string, Error>> passed_over;
 };
 // `name` is "auto" or a registry name; `device` the ordinal of the device among that backend's (DeviceInfo::
 // ordinal, ::device_count). For "auto", the Error lists why every backend failed.

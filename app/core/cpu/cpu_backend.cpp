@@ -351,8 +351,8 @@ LaunchResult CpuBackend::launch(const LaunchRequest& request) {
     }
     if (run.result.error) {
         int line = 0;  // the user's line, which the window's editor marks
-        run.result.error->message = place_code_site(run.result.error->message, location(run.site, &line));
-        if (line > 0) run.result.error->line = line;
+        const std::string where = location(run.site, &line);
+        place_code_site(*run.result.error, where, line);
     }
     return run.result;
 }

@@ -340,9 +340,8 @@ HostCallResult CpuExecutor::call_host(const HostCallRequest& request) {
                                  : fault->access == 2
                                      ? "wrote to an address it may not (" + std::to_string(fault->address) + ")"
                                      : "read an address it may not (" + std::to_string(fault->address) + ")";
-        out.error =
-            engine_error(ErrorKind::Fault, "HOST_CODE_CRASHED", "`" + request.symbol + "` " + what + kCodeSiteMarker,
-                         "check the indices against the buffers' sizes");
+        out.error = engine_error(ErrorKind::Fault, "HOST_CODE_CRASHED", "`" + request.symbol + "` " + what,
+                                 "check the indices against the buffers' sizes");
         return out;
     }
     out.ok = true;
@@ -355,10 +354,11 @@ std::unique_ptr<KernelRunner> make_cpu_executor(const ExecutorOptions& options, 
     return std::make_unique<CpuExecutor>(options, observer);
 }
 
-std::string place_code_site(const std::string& message, const std::string& location) {
-    const size_t at = message.find(kCodeSiteMarker);
-    if (at == std::string::npos) return message + location;
-    return message.substr(0, at) + location + message.substr(at + std::strlen(kCodeSiteMarker));
+void place_code_site(EngineError& error, const std::string& location, int line) {
+    const size_t at = std::min(error.site_at.value_or(error.message.size()), error.message.size());
+    error.message.insert(at, location);
+    error.site_at.reset();
+    if (line > 0) error.line = line;
 }
 
 }  // namespace cp

@@ -30,10 +30,6 @@ struct CodeSite {
     std::string in_function;  // " in memcpy" when it happened inside a library function the kernel called
 };
 
-// Messages with a CodeSite carry this marker where the location (" (line 5)") belongs; the app replaces it
-// (place_code_site); without a marker the location goes at the end.
-inline constexpr const char* kCodeSiteMarker = "\x1f@";
-
 struct ExecutorLaunch {
     LaunchResult result;
     std::optional<CodeSite> site;  // with result.error: where the crash was
@@ -87,7 +83,8 @@ using ThreadStateObserver = void (*)(int worker_index, const cp_abi::ThreadState
 
 std::unique_ptr<KernelRunner> make_cpu_executor(const ExecutorOptions& options, ThreadStateObserver observer = nullptr);
 
-// Replaces the marker in `message` by `location` (or appends it when there is no marker).
-std::string place_code_site(const std::string& message, const std::string& location);
+// Puts the words of an error's code site (" (line 5)") into its message, at EngineError::site_at or else at the
+// end, and sets its `line` to `line` when that is known (> 0).
+void place_code_site(EngineError& error, const std::string& location, int line = 0);
 
 }  // namespace cp

@@ -35,6 +35,18 @@ constexpr double kStartTimeoutS = 60;
 constexpr double kQuickTimeoutS = 60;  // map, unmap: no kernel code runs
 constexpr const char* kCanOnlyCompute = "; kernels can only compute, so the CPU backend refused it";
 
+Dim3 dim3_of(cp_abi::Uint3 v) {
+    return Dim3{v.x, v.y, v.z};
+}
+
+// An error whose code site's words go at the end of `before` (EngineError::site_at), followed by `after`.
+EngineError sited_error(ErrorKind kind, std::string name, const std::string& before, const std::string& after,
+                        std::string hint) {
+    EngineError e = engine_error(kind, std::move(name), before + after, std::move(hint));
+    e.site_at = before.size();
+    return e;
+}
+
 // Absolute addresses in the worker -> offsets in the module that holds them.
 std::optional<CodeSite> site_of(const std::map<ModuleId, ModuleFacts>& modules, const uint64_t* addresses,
                                 size_t count) {
@@ -205,8 +217,11 @@ void CpuWorker::observe(BlockedCall& call) {
         if (slot.tid.load() != call.tid) continue;
         cp_abi::ThreadState state{};
         iovec local{&state, sizeof state}, remote{reinterpret_cast<void*>(slot.state.load()), sizeof state};
-        if (slot.state.load() && process_vm_readv(pid, &local, 1, &remote, 1, 0) == ssize_t(sizeof state))
+        if (slot.state.load() && process_vm_readv(pid, &local, 1, &remote, 1, 0) == ssize_t(sizeof state)) {
             call.who = "thread " + uint3_text(state.thread_idx) + " of block " + uint3_text(state.block_idx);
+            call.thread = dim3_of(state.thread_idx);
+            call.block = dim3_of(state.block_idx);
+        }
         break;
     }
     if (!call.stack_pointer) return;
@@ -230,9 +245,11 @@ std::optional<CpuWorker::Failure> CpuWorker::refused_calls(const std::string& wh
     Failure f;
     const std::string who = c.who.empty() ? what : what + ": " + c.who;
     f.error =
-        engine_error(ErrorKind::SandboxRefusal, "BLOCKED_SYSTEM_CALL",
-                     who + " tried to " + c.attempt + " (" + c.syscall + ")" + kCodeSiteMarker + kCanOnlyCompute,
-                     "remove the call: a kernel can read and write its buffers and print with printf, nothing more");
+        sited_error(ErrorKind::SandboxRefusal, "BLOCKED_SYSTEM_CALL",
+                    who + " tried to " + c.attempt + " (" + c.syscall + ")", kCanOnlyCompute,
+                    "remove the call: a kernel can read and write its buffers and print with printf, nothing more");
+    f.error.thread = c.thread;
+    f.error.block = c.block;
     std::set<std::string> others;  // distinct attempts besides the first (repeated runs repeat them)
     for (const BlockedCall& other : calls)
         if (other.attempt != c.attempt || other.syscall != c.syscall)
@@ -252,31 +269,37 @@ CpuWorker::Failure CpuWorker::ended(const WorkerProcess::Reply& reply, const std
         s.on_kernel_thread ? what + ": thread " + uint3_text(s.thread) + " of block " + uint3_text(s.block) : what;
     const std::string restarted = "the CPU backend's worker process was replaced; buffers are kept";
     f.site = site_of(loaded_, s.code_addresses, WorkerStatus::kAddresses);
+    auto on_its_thread = [&] {  // the CUDA thread that ended the process, as data
+        if (!s.on_kernel_thread) return;
+        f.error.thread = dim3_of(s.thread);
+        f.error.block = dim3_of(s.block);
+    };
     switch (s.end.load()) {
         case WorkerStatus::kExit:
         case WorkerStatus::kQuickExit:
             f.error =
-                engine_error(ErrorKind::Fault, "KERNEL_EXITED",
-                             who + " called " +
-                                 (s.end.load() == WorkerStatus::kExit ? "exit(" + std::to_string(s.exit_status) + ")"
-                                                                      : std::string("quick_exit()")) +
-                                 kCodeSiteMarker + "; kernels cannot end the program",
-                             "return from the kernel instead, or stop it with assert() or __trap(), which report "
-                             "the thread and the line; " +
-                                 restarted);
+                sited_error(ErrorKind::Fault, "KERNEL_EXITED",
+                            who + " called " +
+                                (s.end.load() == WorkerStatus::kExit ? "exit(" + std::to_string(s.exit_status) + ")"
+                                                                     : std::string("quick_exit()")),
+                            "; kernels cannot end the program",
+                            "return from the kernel instead, or stop it with assert() or __trap(), which report "
+                            "the thread and the line; " +
+                                restarted);
+            on_its_thread();
             return f;
         case WorkerStatus::kAbort:
-            f.error = engine_error(
-                ErrorKind::Fault, "KERNEL_ABORTED",
-                who + " called abort()" + std::string(kCodeSiteMarker) + "; kernels cannot end the program",
-                "abort() also comes from failed C++ checks (an exception thrown, std::terminate); "
-                "use assert() or __trap(), which report the thread and the line; " +
-                    restarted);
+            f.error = sited_error(ErrorKind::Fault, "KERNEL_ABORTED", who + " called abort()",
+                                  "; kernels cannot end the program",
+                                  "abort() also comes from failed C++ checks (an exception thrown, std::terminate); "
+                                  "use assert() or __trap(), which report the thread and the line; " +
+                                      restarted);
+            on_its_thread();
             return f;
         case WorkerStatus::kCrash:
             f.error = engine_error(
                 ErrorKind::Fault, "KERNEL_CRASHED",
-                what + " crashed outside the kernel's threads (" + strsignal(s.signal) + ")" + kCodeSiteMarker,
+                what + " crashed outside the kernel's threads (" + strsignal(s.signal) + ")",
                 "a thread the kernel started, or code that runs when the library loads, crashed; " + restarted);
             return f;
         default:
@@ -384,7 +407,7 @@ Result<ModuleFacts> CpuWorker::load_module(ModuleId id, const std::string& libra
     modules_[id] = Module{library, kernel, subject, {}};
     if (auto failure = ensure_loaded(id)) {
         modules_.erase(id);
-        return make_error(failure->error.kind, place_code_site(failure->error.message, ""), failure->error.hint);
+        return make_error(failure->error.kind, failure->error.message, failure->error.hint);
     }
     return modules_[id].facts;
 }

@@ -123,8 +123,7 @@ uint64_t start_alignment(uint64_t bytes) {
 
 // A general-protection fault: a 16-byte SSE access at an address that is not a multiple of 16 (a float4 or
 // uint4 read through a cast pointer), or an address no pointer can hold (a garbage pointer).
-EngineError describe_protection_fault(const FaultRecord& r, const std::string& who, const std::string& at,
-                                      const FaultReportContext& context) {
+EngineError describe_protection_fault(const FaultRecord& r, const std::string& who, const FaultReportContext& context) {
     const std::string verb = r.access == 2 ? "wrote" : "read";
     if (r.vector_operand && r.address % 16 != 0) {
         for (const BufferForReport& b : context.buffers) {
@@ -133,8 +132,7 @@ EngineError describe_protection_fault(const FaultRecord& r, const std::string& w
             if (loc.where != GuardedBuffer::Where::Inside) continue;
             const std::string what = who + " " + verb + " 16 bytes at byte " + std::to_string(loc.distance) +
                                      " of buffer `" + b.name +
-                                     "` with one vector instruction, which needs an address that is a multiple of 16" +
-                                     at;
+                                     "` with one vector instruction, which needs an address that is a multiple of 16";
             if (loc.distance % 16 != 0)  // misaligned from a 256-aligned start too: a GPU faults the same way
                 return engine_error(ErrorKind::Fault, "MISALIGNED_ADDRESS", what,
                                     "a float4, int4 or double2 at byte " + std::to_string(loc.distance) +
@@ -151,19 +149,18 @@ EngineError describe_protection_fault(const FaultRecord& r, const std::string& w
         }
         return engine_error(ErrorKind::Fault, "MISALIGNED_ADDRESS",
                             who + " " + verb + " 16 bytes at address " + hex(r.address) +
-                                " with one vector instruction, which needs an address that is a multiple of 16" + at,
+                                " with one vector instruction, which needs an address that is a multiple of 16",
                             "a float4, int4 or double2 read or written through a pointer that is not 16-byte "
                             "aligned (e.g. cast from a float* at an odd index)");
     }
     return engine_error(ErrorKind::Fault, "INVALID_ADDRESS",
-                        who + " used an address that no pointer can hold (a garbage pointer)" + at,
+                        who + " used an address that no pointer can hold (a garbage pointer)",
                         "a pointer that was never set, or computed from garbage, gives such addresses");
 }
 
-// An access outside a static __shared__ array: by `who`, `verb` ("read", "wrote") with the code site marker
-// `at`, or a write found after the launch (place.found_after_launch: no thread, no line).
-EngineError static_shared_error(const WorkerFaultPlace& place, const std::string& who, const std::string& verb,
-                                const std::string& at) {
+// An access outside a static __shared__ array: by `who`, `verb` ("read", "wrote"), or a write found after the
+// launch (place.found_after_launch: no thread, no line).
+EngineError static_shared_error(const WorkerFaultPlace& place, const std::string& who, const std::string& verb) {
     std::string dims;
     for (const uint64_t n : place.extents) dims += "[" + std::to_string(n) + "]";
     const std::string elements =
@@ -183,7 +180,7 @@ EngineError static_shared_error(const WorkerFaultPlace& place, const std::string
         place.found_after_launch
             ? written_outside_text(region, place.shared_bytes, place.location, place.element_size) + where +
                   kFoundAfterLaunch
-            : who + " " + outside_text(verb, region, place.shared_bytes, place.location, place.element_size) + where + at;
+            : who + " " + outside_text(verb, region, place.shared_bytes, place.location, place.element_size) + where;
     return engine_error(ErrorKind::OutOfBounds, "OUT_OF_BOUNDS", message, hint);
 }
 
@@ -253,66 +250,85 @@ int user_line_of(const std::string& library, uint64_t offset, const std::string&
     return where && same_file(where->file, source_path) ? where->line : 0;
 }
 
-EngineError describe_crash(const GridFailure& failure, const FaultReportContext& context, std::optional<CodeSite>* site) {
+namespace {
+
+// describe_crash's words. The code site's (" (line 5)") go at the end of every message: the app appends them.
+EngineError crash_in_words(const GridFailure& failure, const FaultReportContext& context,
+                           std::optional<CodeSite>* site) {
     if (failure.block_failure) {
         const BlockFailure& b = *failure.block_failure;
         return engine_error(b.kind, b.name, b.message, b.hint);
     }
     const WorkerFaultPlace& place = failure.place;
     if (!failure.fault && place.kind == WorkerFaultPlace::Kind::StaticShared && place.found_after_launch)
-        return static_shared_error(place, "", "", "");
+        return static_shared_error(place, "", "");
     if (!failure.fault)
         return engine_error(ErrorKind::Fault, "LAUNCH_FAILED", "the launch failed for an unknown reason");
     const FaultRecord& r = *failure.fault;
     const std::string who = "thread " + uint3_text(r.thread) + " of block " + uint3_text(r.block);
     if (context.module) *site = code_site_of(*context.module, context.module_id, r.instruction, r.stack_pointer);
-    const std::string at = kCodeSiteMarker;
     const std::string verb = r.access == 2 ? "wrote" : r.access == 1 ? "read" : "accessed";
 
     if (r.signal == SIGFPE) {
         const bool overflow = r.code == FPE_INTOVF;
         return engine_error(
             ErrorKind::Fault, "INTEGER_DIVIDE_BY_ZERO",
-            who + (overflow ? " overflowed an integer division (INT_MIN / -1)" : " divided an integer by zero") + at,
+            who + (overflow ? " overflowed an integer division (INT_MIN / -1)" : " divided an integer by zero"),
             "a GPU returns an unspecified value here, the CPU stops; check the divisor before dividing");
     }
     if (r.signal == SIGILL) {
-        return engine_error(ErrorKind::Fault, "ILLEGAL_INSTRUCTION", who + " executed an illegal instruction" + at,
+        return engine_error(ErrorKind::Fault, "ILLEGAL_INSTRUCTION", who + " executed an illegal instruction",
                             "the host compiler plants a trap where code has undefined behaviour, e.g. a non-void "
                             "function that does not return a value");
     }
-    if (r.signal == SIGSEGV && r.code == SI_KERNEL) return describe_protection_fault(r, who, at, context);
+    if (r.signal == SIGSEGV && r.code == SI_KERNEL) return describe_protection_fault(r, who, context);
     if (failure.place.kind == WorkerFaultPlace::Kind::StackGuard) {
         return engine_error(
-            ErrorKind::Fault, "STACK_OVERFLOW", who + " overflowed its stack" + at,
+            ErrorKind::Fault, "STACK_OVERFLOW", who + " overflowed its stack",
             "each thread has 128 KiB of stack on the CPU backend: use smaller local arrays or less recursion");
     }
     if (failure.place.kind == WorkerFaultPlace::Kind::DynamicShared) {
         const std::string region = "the dynamic shared memory (extern __shared__, " +
                                    std::to_string(failure.place.shared_bytes) + " bytes)";
-        return engine_error(ErrorKind::OutOfBounds, "OUT_OF_BOUNDS",
-                            who + " " + outside_text(verb, region, failure.place.shared_bytes, failure.place.location, 0) + at,
-                            "the launch's dynamic shared memory size is what extern __shared__ arrays may use");
+        return engine_error(
+            ErrorKind::OutOfBounds, "OUT_OF_BOUNDS",
+            who + " " + outside_text(verb, region, failure.place.shared_bytes, failure.place.location, 0),
+            "the launch's dynamic shared memory size is what extern __shared__ arrays may use");
     }
-    if (place.kind == WorkerFaultPlace::Kind::StaticShared) return static_shared_error(place, who, verb, at);
+    if (place.kind == WorkerFaultPlace::Kind::StaticShared) return static_shared_error(place, who, verb);
     for (const BufferForReport& b : context.buffers) {
         if (!b.memory) continue;
         const GuardedBuffer::Location loc = b.memory->locate(r.address);
         if (loc.where == GuardedBuffer::Where::Outside) continue;
-        return engine_error(ErrorKind::OutOfBounds, "OUT_OF_BOUNDS",
-                            who + " " + outside_text(verb, "buffer `" + b.name + "`", b.memory->size(), loc, b.element_size) + at,
-                            element_hint(b) +
-                                "Check the bounds test before the access (e.g. `if (i < n)`) and that the grid does "
-                                "not cover more than the data.");
+        return engine_error(
+            ErrorKind::OutOfBounds, "OUT_OF_BOUNDS",
+            who + " " + outside_text(verb, "buffer `" + b.name + "`", b.memory->size(), loc, b.element_size),
+            element_hint(b) +
+                "Check the bounds test before the access (e.g. `if (i < n)`) and that the grid does "
+                "not cover more than the data.");
     }
     if (r.address < 65536) {
         return engine_error(ErrorKind::Fault, "INVALID_ADDRESS",
-                            who + " " + verb + " address " + hex(r.address) + " (a null pointer)" + at,
+                            who + " " + verb + " address " + hex(r.address) + " (a null pointer)",
                             "a pointer parameter was not given a buffer, or an index was applied to a null pointer");
     }
     return engine_error(ErrorKind::Fault, "INVALID_ADDRESS",
-                        who + " " + verb + " address " + hex(r.address) + ", which is not inside any buffer" + at,
+                        who + " " + verb + " address " + hex(r.address) + ", which is not inside any buffer",
                         "an index far outside a buffer, or a pointer that was never set, gives such addresses");
+}
+
+}  // namespace
+
+EngineError describe_crash(const GridFailure& failure, const FaultReportContext& context,
+                           std::optional<CodeSite>* site) {
+    EngineError e = crash_in_words(failure, context, site);
+    // A CUDA thread's crash: which one, for code to use (a block's assert or deadlock says its own in words).
+    if (!failure.block_failure && failure.fault) {
+        const FaultRecord& r = *failure.fault;
+        e.thread = Dim3{r.thread.x, r.thread.y, r.thread.z};
+        e.block = Dim3{r.block.x, r.block.y, r.block.z};
+    }
+    return e;
 }
 
 }  // namespace cp

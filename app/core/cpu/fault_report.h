@@ -32,7 +32,8 @@ struct FaultReportContext {
 std::string written_outside_text(const std::string& region, uint64_t bytes, GuardedBuffer::Location loc, uint32_t elem);
 inline constexpr const char* kFoundAfterLaunch = " (found after the launch, so the thread and line are not known)";
 
-// The crash in words, with kCodeSiteMarker where the source line goes; `site` receives where it happened.
+// The crash in words, which end where the source line's words go (place_code_site); `site` receives where it
+// happened. A CUDA thread's crash names the thread and its block as data too (EngineError::thread, ::block).
 EngineError describe_crash(const GridFailure& failure, const FaultReportContext& context, std::optional<CodeSite>* site);
 
 // Where a fault record points in `module`: the instruction when it is the kernel's, else the kernel's call

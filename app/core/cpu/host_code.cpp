@@ -79,7 +79,7 @@ public:
                 if (m != modules_.end())
                     location = code_site_text(*r.site, m->second.library.string(), m->second.source_path);
             }
-            r.error->message = place_code_site(r.error->message, location);
+            place_code_site(*r.error, location);
         }
         return r;
     }

@@ -58,8 +58,11 @@ bool image_contains(const std::vector<std::byte>& image, std::string_view text) 
     return std::string_view(begin, image.size()).find(text) != std::string_view::npos;
 }
 
-Error unavailable(std::string message, std::string hint = {}) {
-    return make_error(ErrorKind::Unsupported, std::move(message) + kUseCpu, std::move(hint));
+// `why` is also the Error's reason: `--backend auto`'s note words the rest itself.
+Error unavailable(const std::string& why, std::string hint = {}) {
+    Error e = make_error(ErrorKind::Unsupported, why + kUseCpu, std::move(hint));
+    e.reason = why;
+    return e;
 }
 
 }  // namespace
@@ -94,10 +97,9 @@ Result<std::unique_ptr<CudaBackend>> CudaBackend::create(const CudaDriver& d, in
     if ((r = d.DeviceGet(&device, ordinal)) != CUDA_SUCCESS || (r = d.DevicePrimaryCtxRetain(&context, device)) != CUDA_SUCCESS)
         return unavailable("the CUDA device could not be opened (" + d.error_name(r) + ": " + d.error_string(r) + ")");
     std::unique_ptr<CudaBackend> backend(new CudaBackend(d, device, context, ordinal, count));
-    if (backend->arch_.empty()) {
-        return make_error(ErrorKind::Unsupported, "NVRTC " + nvrtc_version_text() + " cannot compile for this GPU (" +
-                                                      backend->info_.arch + ")" + kUseCpu);
-    }
+    if (backend->arch_.empty())
+        return unavailable("NVRTC " + nvrtc_version_text() + " cannot compile for this GPU (" + backend->info_.arch +
+                           ")");
     return backend;
 }
 

@@ -25,9 +25,17 @@ namespace cp {
 namespace {
 
 constexpr const char* kWorkerEnv = "CP_CUDA_WORKER";
+constexpr const char* kUseCpuInstead = ": the CUDA backend is unavailable; use --backend cpu";
 constexpr int kStartTimeoutS = 120;
 constexpr int kCompileTimeoutS = 300;
 constexpr int kTransferTimeoutS = 300;
+
+// No usable driver (cuda_driver's `why` and `detail`); `why` is also the reason (Error::reason).
+Error no_driver(const std::string& why, const std::string& detail, const char* consequence = kUseCpuInstead) {
+    Error e = make_error(ErrorKind::Unsupported, why + consequence, detail);
+    e.reason = why;
+    return e;
+}
 
 // ---- worker side ----------------------------------------------------------------------------------------
 
@@ -35,22 +43,21 @@ int serve(int fd, uint64_t id_base, int ordinal) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the app, even inside a kernel that does not end
     use_pch_dir_for_temporary_files();  // still one thread here (before main): NVRTC's PCH temporaries
     std::string why, detail;
-    // The greeting says which wire protocol this binary speaks; the app refuses another build's worker.
-    nlohmann::json hello = {
-        {"ok", false}, {"message", ""}, {"hint", ""}, {"kind", ""}, {"protocol", kWireProtocolVersion}};
+    // The greeting says which wire protocol this binary speaks; the app refuses another build's worker. Its
+    // "reason" is optional both ways (Error::reason; an app without it reads the message alone).
+    nlohmann::json hello = {{"ok", false}, {"message", ""}, {"hint", ""},
+                            {"kind", ""},  {"reason", ""},  {"protocol", kWireProtocolVersion}};
     std::unique_ptr<CudaBackend> backend;
-    if (const CudaDriver* driver = cuda_driver(&why, &detail)) {
-        auto created = CudaBackend::create(*driver, ordinal);
-        if (created) backend = std::move(*created);
-        else
-            hello.update({{"message", created.error().message},
-                          {"hint", created.error().hint},
-                          {"kind", error_kind_name(created.error().kind)}});
-    } else {
-        hello.update({{"message", why + ": the CUDA backend is unavailable; use --backend cpu"},
-                      {"hint", detail},
-                      {"kind", error_kind_name(ErrorKind::Unsupported)}});
-    }
+    const CudaDriver* driver = cuda_driver(&why, &detail);
+    Result<std::unique_ptr<CudaBackend>> created =
+        driver ? CudaBackend::create(*driver, ordinal) : Result<std::unique_ptr<CudaBackend>>(no_driver(why, detail));
+    if (created)
+        backend = std::move(*created);
+    else
+        hello.update({{"message", created.error().message},
+                      {"hint", created.error().hint},
+                      {"kind", error_kind_name(created.error().kind)},
+                      {"reason", created.error().reason}});
     hello["ok"] = backend != nullptr;
     if (!write_message(fd, WireMessage{hello.dump(), {}, {}}) || !backend) return 1;
     backend->run_as_worker(id_base);
@@ -110,8 +117,7 @@ bool runs_kernels(const Request& request) {
 Result<std::unique_ptr<Backend>> make_cuda_backend(int device) {
     // Answer "no driver" without starting a process (dlopen only; CUDA is never initialised here).
     std::string why, detail;
-    if (!cuda_driver(&why, &detail))
-        return make_error(ErrorKind::Unsupported, why + ": the CUDA backend is unavailable; use --backend cpu", detail);
+    if (!cuda_driver(&why, &detail)) return no_driver(why, detail);
     if (const char* v = std::getenv("CUDA_PLAYGROUND_CUDA_IN_PROCESS"); v && *v && std::string(v) != "0")
         return device == 0 ? make_cuda_backend_in_process()
                            : make_error(ErrorKind::UserInput,
@@ -129,8 +135,7 @@ Result<std::unique_ptr<Backend>> CudaWorkerBackend::create(int device) {
 
 Result<std::unique_ptr<Backend>> CudaWorkerBackend::create_under_sanitizer(const std::string& tool, const std::string& log) {
     std::string why, detail;
-    if (!cuda_driver(&why, &detail))
-        return make_error(ErrorKind::Unsupported, why + ": the CUDA backend is unavailable", detail);
+    if (!cuda_driver(&why, &detail)) return no_driver(why, detail, ": the CUDA backend is unavailable");
     std::unique_ptr<CudaWorkerBackend> backend(new CudaWorkerBackend());
     backend->sanitize_tool_ = tool;
     backend->sanitize_log_ = log;
@@ -176,9 +181,11 @@ std::optional<Error> CudaWorkerBackend::start_worker() {
             const auto j = nlohmann::json::parse(hello.message.json);
             // First the protocol: a worker from another build may not even word its greeting the same way.
             failure = check_worker_protocol(j.value("protocol", 0), "CUDA worker");
-            if (!failure && !j.at("ok").get<bool>())
+            if (!failure && !j.at("ok").get<bool>()) {
                 failure = make_error(error_kind_from_name(j.at("kind").get<std::string>()).value_or(ErrorKind::Unknown),
                                      j.at("message").get<std::string>(), j.at("hint").get<std::string>());
+                failure->reason = j.value("reason", std::string());
+            }
         }
     } catch (const std::exception& e) {
         failure =

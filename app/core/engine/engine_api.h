@@ -29,6 +29,13 @@ struct EngineError {
     bool context_was_reset = false;  // a sticky error was recovered from; all buffers/modules are gone
     int line = 0;                    // the kernel source's line it happened on (1-based); 0 when unknown
     ErrorKind kind = ErrorKind::Unknown;
+    // The CUDA thread it happened in, when the backend knows (the CPU backend's crashes, exits and refused
+    // system calls): its index in its block and its block's in the grid. The message names them in words too.
+    std::optional<Dim3> thread = {}, block = {};
+    // Where in `message` the words of its code site go (" (line 5)", known only after it was worded: the CPU
+    // backend looks the line up once its worker has said what happened; place_code_site); nullopt: at the end.
+    // The backend places them before the error leaves it, so this never crosses a wire.
+    std::optional<size_t> site_at = {};
 };
 inline EngineError engine_error(ErrorKind kind, std::string name, std::string message, std::string hint = {}) {
     EngineError e{std::move(name), std::move(message), std::move(hint)};

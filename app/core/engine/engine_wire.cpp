@@ -47,10 +47,14 @@ void from_json(const json& j, ResourceUsage& u) {
 void to_json(json& j, const DeviceInfo& d) { j = device_info_to_json(d); }
 void from_json(const json& j, DeviceInfo& d) { d = device_info_from_json(j); }
 
+// "thread" and "block" are optional both ways (absent when unknown; an older peer ignores them). site_at stays
+// in the backend that placed the site (EngineError::site_at).
 void to_json(json& j, const EngineError& e) {
     j = {{"name", e.name}, {"message", e.message},
          {"hint", e.hint}, {"context_was_reset", e.context_was_reset},
          {"line", e.line}, {"kind", error_kind_name(e.kind)}};
+    if (e.thread) j["thread"] = *e.thread;
+    if (e.block) j["block"] = *e.block;
 }
 void from_json(const json& j, EngineError& e) {
     e.name = j.at("name").get<std::string>();
@@ -62,6 +66,8 @@ void from_json(const json& j, EngineError& e) {
     const std::optional<ErrorKind> k = error_kind_from_name(kind);
     if (!k) throw std::runtime_error("unknown error kind `" + kind + "`");
     e.kind = *k;
+    if (j.contains("thread")) e.thread = j.at("thread").get<Dim3>();
+    if (j.contains("block")) e.block = j.at("block").get<Dim3>();
 }
 
 namespace {

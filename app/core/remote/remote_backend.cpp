@@ -383,10 +383,11 @@ std::optional<Error> RemoteBackend::start() {
                                               : "ended before it greeted (" + ended_how_ + ")");
     }
     std::optional<Error> failure;
-    std::string refusal;  // the worker's own words when it refused
+    // The worker refused (its greeting said not ok): its serve_stdio wrote the same words to its stderr, so the
+    // message, which quotes them, needs no stderr tail.
+    bool refused = false;
     try {
         const auto j = nlohmann::json::parse(greeting.json);
-        refusal = j.value("message", std::string());
         host_ = j.value("host", std::string("unknown"));
         build_ = j.value("build", std::string());
         compress_ = compression_allowed() && j.value("compress", std::string()) == kWireCompression;
@@ -396,11 +397,13 @@ std::optional<Error> RemoteBackend::start() {
         if (failure)
             failure->hint = "install the same version of CUDA Playground on the server as here (this is " +
                             std::string(CP_VERSION) + "), or point CUDA_PLAYGROUND_REMOTE_PROGRAM at it";
-        if (!failure && !j.at("ok").get<bool>())
+        if (!failure && !j.at("ok").get<bool>()) {
             failure = make_error(
                 error_kind_from_name(j.at("kind").get<std::string>()).value_or(ErrorKind::Unknown),
                 "the remote worker on host " + host_ + " cannot serve: " + j.at("message").get<std::string>(),
                 j.at("hint").get<std::string>());
+            refused = true;
+        }
     } catch (const std::exception& e) {
         failure =
             make_error(ErrorKind::WorkerLost,
@@ -409,9 +412,8 @@ std::optional<Error> RemoteBackend::start() {
     }
     if (failure) {
         stop(false);
-        const std::string tail = stderr_tail();
-        // A worker that refused said so on stderr too: when its words are already in the message, once is enough.
-        if (!tail.empty() && (refusal.empty() || failure->message.find(refusal) == std::string::npos))
+        // Any other failure (another protocol, not a greeting) is the app's words: the worker's are on its stderr.
+        if (const std::string tail = refused ? std::string() : stderr_tail(); !tail.empty())
             failure->message += "; its stderr ended with:" + tail;
     }
     return failure;

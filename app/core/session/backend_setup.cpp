@@ -22,19 +22,16 @@ OpenEngine same_backend_opener(const std::string& backend) {
 std::vector<std::string> BackendSetup::fallback_notes() const {
     std::vector<std::string> notes;
     const std::string chosen = engine ? engine->device().backend : std::string();
-    for (const auto& [name, why] : passed_over) {
-        std::string reason = why;
-        // The registry's reason repeats what the note says around it.
-        if (auto cut = reason.find(": the CUDA backend is unavailable"); cut != std::string::npos) reason.resize(cut);
-        notes.push_back("the " + name + " backend cannot run here (" + reason + "); running on the " + chosen +
+    // The bare reason (Error::why): the message around it says what the note says in its own words.
+    for (const auto& [name, error] : passed_over)
+        notes.push_back("the " + name + " backend cannot run here (" + error.why() + "); running on the " + chosen +
                         " backend");
-    }
     return notes;
 }
 
 std::string BackendSetup::passed_over_text() const {
     std::string text;
-    for (const auto& [name, why] : passed_over) text += (text.empty() ? "" : "; ") + name + ": " + why;
+    for (const auto& [name, error] : passed_over) text += (text.empty() ? "" : "; ") + name + ": " + error.message;
     return text;
 }
 

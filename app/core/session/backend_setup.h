@@ -21,8 +21,8 @@ using MakeBackendFn = std::function<Result<std::unique_ptr<Backend>>()>;
 
 struct BackendSetup {
     std::unique_ptr<Engine> engine;
-    // For "auto": each backend earlier in the registry that cannot run here, and why.
-    std::vector<std::pair<std::string, std::string>> passed_over;
+    // For "auto": each backend earlier in the registry that cannot run here, and why (its Error).
+    std::vector<std::pair<std::string, Error>> passed_over;
     // The devices a `devices:` split may use and how to open each other one: the same backend at another
     // ordinal. Empty `open_device` (a backend from MakeBackendFn, one that cannot launch): the split runs on
     // the first device alone.

@@ -95,8 +95,7 @@ std::string short_verdict_text(const RunReport& r) {
         case CheckState::NoReference:
             return "not checked: no reference";
         case CheckState::NotChecked:
-            return r.not_checked.find("press F5") != std::string::npos ? "not checked: press F5"
-                                                                       : "not checked (hover: why)";
+            return is_live_rerun(r.not_checked_why) ? "not checked: press F5" : "not checked (hover: why)";
         case CheckState::NotRun:
             return "";
     }

@@ -226,6 +226,23 @@ struct StageRun {
 enum class RunStage { None, Metadata, Resolve, Compile, Validate, Prepare, Launch, Verify };
 const char* run_stage_name(RunStage s);  // "compile", "validate": the JSON's names for the stages
 
+// Why a run that could have been checked was not (RunReport::not_checked_why), set with the words
+// (RunReport::not_checked): what the front ends decide on, such as the column heading's "press F5".
+enum class NotCheckedWhy : uint8_t {
+    None,               // checked, to be checked, nothing to check against, or the reference failed
+    Skipped,            // the caller ran without the check (`run --no-verify`, RunOptions::verify off)
+    EveryFrame,         // the window re-runs every frame, which skips the check
+    AfterEdit,          // the window's re-run after an edit of the source
+    AfterLaunchChange,  // the window's re-run after a change of the block or the grid
+    AfterInputsChange,  // the window's re-run after a change of the inputs (parameters, images, options)
+    StoppedEarly,       // shown after a step before the last: the check compares the last step's result
+};
+// The window's live re-runs, which skip the check to stay fast and which F5 checks.
+constexpr bool is_live_rerun(NotCheckedWhy why) {
+    return why == NotCheckedWhy::EveryFrame || why == NotCheckedWhy::AfterEdit ||
+           why == NotCheckedWhy::AfterLaunchChange || why == NotCheckedWhy::AfterInputsChange;
+}
+
 struct RunReport {
     std::string kernel;   // kernel function name
     std::string title;
@@ -260,6 +277,7 @@ struct RunReport {
     // and the verdict is still to come ("checking...").
     bool check_pending = false;
     std::string not_checked;  // why a run that could have been checked was not ("shown after step 2 of 3: ...")
+    NotCheckedWhy not_checked_why = NotCheckedWhy::None;  // the same, for code to decide on
     double reference_ms = 0;  // the CPU reference's own run (0 when its expected outputs were reused)
     // A buggy-on-purpose lesson (`expect:`): what happened ("mismatch", "fault", "refused", "hang",
     // "verified", "error") and whether it is what the lesson expects.
@@ -347,8 +365,10 @@ struct RunOptions {
     // window can show the picture before the CPU reference has run.
     bool defer_check = false;
     // With verify off: why, in the caller's words, for RunReport::not_checked ("re-run after a launch change:
-    // press F5 to check"); empty gives the generic sentence.
+    // press F5 to check"); empty gives the generic sentence. skipped_check_why is the same reason for
+    // RunReport::not_checked_why.
     std::string skipped_check_reason;
+    NotCheckedWhy skipped_check_why = NotCheckedWhy::Skipped;
     // Measure which output elements no thread wrote (two extra launches over sentinel-filled outputs).
     bool coverage = false;
     // Measure coverage anyway when the launch checks guess that the grid misses part of the problem, so the

@@ -95,7 +95,8 @@ SanitizerSummary finish_sanitizing(const std::string& log_path, const KernelFile
     }
     for (const SanitizerFinding& f : summary.findings) {
         if (f.line <= 0) continue;
-        report.diagnostics.push_back(Diagnostic{file.path.string(), f.line, 0, Severity::Error, f.message()});
+        report.diagnostics.push_back(
+            Diagnostic{file.path.string(), f.line, 0, Severity::Error, f.message(), DiagnosticOrigin::Sanitizer});
     }
     return summary;
 }

@@ -643,19 +643,22 @@ bool KernelSession::stage_check(RunState& run) {
     RunReport& report = run.report;
     const ResolvedRun& resolved = *run.resolved;
     const KernelSpec& spec = kernel_.spec;
-    if (!options.verify && !spec.reference.empty() && !resolved.stopped_early())
+    if (!options.verify && !spec.reference.empty() && !resolved.stopped_early()) {
         report.not_checked = !options.skipped_check_reason.empty()
                                  ? options.skipped_check_reason
                                  : "this run skipped the check (F5 in the window checks it; `run` checks unless --no-verify)";
+        report.not_checked_why = options.skipped_check_why;
+    }
     if (!options.read_back) {
         report.outputs.clear();
         return false;
     }
-    if (resolved.stopped_early())  // said whether or not this run asked for the check
+    if (resolved.stopped_early()) {  // said whether or not this run asked for the check
         report.not_checked = "shown after step " + std::to_string(resolved.steps.size()) + " of " +
                              std::to_string(resolved.steps_in_file) +
                              ": the check compares the result of the last step, so it did not run";
-    else if (options.verify && !spec.reference.empty() && options.defer_check)
+        report.not_checked_why = NotCheckedWhy::StoppedEarly;
+    } else if (options.verify && !spec.reference.empty() && options.defer_check)
         report.check_pending = true;
     else if (options.verify && !spec.reference.empty())
         verify(resolved, report);

@@ -131,26 +131,20 @@ std::optional<SpeedupVerdict> speedup_verdict(const RunReport& main, const RunRe
     return v;
 }
 
-std::string speedup_words(const SpeedupVerdict& v) {
-    char text[96];
-    const double shown = v.ratio >= 1 ? v.ratio : 1 / v.ratio;
-    const char* way = v.ratio >= 1 ? "faster" : "slower";
-    if (v.samples < 2)
-        std::snprintf(text, sizeof text, "%.3gx %s (one launch each: the spread is not known)", shown, way);
-    else
-        std::snprintf(text, sizeof text, "%.3gx %s ± %.0f%%%s", shown, way, v.spread * 100,
-                      v.within_noise ? ": the same within noise" : "");
-    return text;
+std::string speedup_words(const SpeedupVerdict& v, const std::string& than) {
+    char ratio[32], spread[32];
+    std::snprintf(ratio, sizeof ratio, "%.3gx ", v.ratio >= 1 ? v.ratio : 1 / v.ratio);
+    // "1.06x faster than k1 ± 8%: ...": the kernel compared with is named before the spread.
+    std::string words = ratio + std::string(v.ratio >= 1 ? "faster" : "slower") + (than.empty() ? "" : " than " + than);
+    if (v.samples < 2) return words + " (one launch each: the spread is not known)";
+    std::snprintf(spread, sizeof spread, " ± %.0f%%", v.spread * 100);
+    return words + spread + (v.within_noise ? ": the same within noise" : "");
 }
 
 std::string speedup_text(const RunReport& main, const RunReport& variant) {
     const auto v = speedup_verdict(main, variant);
     if (!v) return "";
-    std::string words = speedup_words(*v);
-    // "1.06x faster than k1 ± 8%: ...": the kernel named before the spread.
-    const size_t after = words.find(v->ratio >= 1 ? "faster" : "slower") + 6;
-    words.insert(after, " than " + main.kernel);
-    return variant.kernel + ": " + words;
+    return variant.kernel + ": " + speedup_words(*v, main.kernel);
 }
 
 }  // namespace cp

@@ -50,8 +50,9 @@ struct SpeedupVerdict {
 };
 std::optional<SpeedupVerdict> speedup_verdict(const RunReport& main, const RunReport& variant);
 
-// "1.06x faster ± 8%: the same within noise", "4.3x faster ± 2%", "1.2x slower ± 3%"; "" unless both ran.
-std::string speedup_words(const SpeedupVerdict& v);
+// "1.06x faster ± 8%: the same within noise", "4.3x faster ± 2%", "1.2x slower ± 3%"; with `than`, the kernel
+// compared with named after the way: "4.3x faster than matmul_naive ± 2%".
+std::string speedup_words(const SpeedupVerdict& v, const std::string& than = "");
 
 // "matmul_tiled: 4.3x faster than matmul_naive ± 2%" or "k2: 1.06x faster than k1 ± 8%: the same within noise";
 // "" unless both ran.

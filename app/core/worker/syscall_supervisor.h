@@ -7,9 +7,12 @@
 
 #include <sys/types.h>
 
+#include "core/types.h"
+
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -24,6 +27,7 @@ struct BlockedCall {
     uint64_t instruction = 0;
     // Filled in by the observer: who it was and where in the kernel's code.
     std::string who;                       // "thread (0,0,0) of block (2,0,0)"
+    std::optional<Dim3> thread = {}, block = {};  // the same as data (EngineError::thread, ::block)
     std::vector<uint64_t> code_addresses;  // return addresses into kernel code, innermost first
 };
 

@@ -217,7 +217,8 @@ void EditorPanel::draw_stock_changed() {
 void EditorPanel::update_markers() {
     // The most severe message per line is its marker; every message on the line is in its tooltip.
     std::string key;
-    for (const Diagnostic& d : status_.diagnostics) key += std::to_string(d.line) + char('0' + int(d.severity)) + d.message + '\n';
+    for (const Diagnostic& d : status_.diagnostics)
+        key += std::to_string(d.line) + char('0' + int(d.severity)) + char('0' + int(d.origin)) + d.message + '\n';
     if (key == markers_key_) return;
     markers_key_ = key;
     std::map<int, Marker> by_line;
@@ -228,6 +229,7 @@ void EditorPanel::update_markers() {
         m.line = d.line;
         if (!m.message.empty()) m.message += "\n";
         m.message += std::string(severity_name(d.severity)) + ": " + d.message;
+        m.origins.push_back(d.origin);
     }
     markers_.clear();
     editor_->ClearMarkers();

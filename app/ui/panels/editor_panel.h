@@ -12,6 +12,7 @@
 
 class TextEditor;
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <memory>
@@ -60,11 +61,14 @@ public:
     };
     bool button_rect(const std::string& name, ButtonRect& out) const;
 
-    // A line marked in the editor (tests, and the README's pictures): 1-based line, the hover text.
+    // A line marked in the editor (tests, and the README's pictures): 1-based line, the hover text, and who said
+    // its messages (one origin each, in the hover's order).
     struct Marker {
         int line = 0;
         Severity severity = Severity::Error;
         std::string message;
+        std::vector<DiagnosticOrigin> origins;
+        bool from(DiagnosticOrigin o) const { return std::find(origins.begin(), origins.end(), o) != origins.end(); }
     };
     const std::vector<Marker>& markers() const { return markers_; }
     // Where a line's number is drawn (its marker), in screen pixels; false when it is not on screen.

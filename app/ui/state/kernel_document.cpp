@@ -29,7 +29,8 @@ namespace {
 Result<bool> remove_if_there(const fs::path& p, const char* what) {
     std::error_code ec;
     fs::remove(p, ec);
-    if (ec) return make_error(std::string("cannot delete ") + what + " " + p.string() + ": " + ec.message());
+    if (ec)
+        return make_error(ErrorKind::Io, std::string("cannot delete ") + what + " " + p.string() + ": " + ec.message());
     return true;
 }
 
@@ -156,7 +157,8 @@ Result<bool> KernelDocument::autosave_if_due(double now, double pause_s) {
 Result<bool> KernelDocument::revert_to_original(double now) {
     auto text = read_text_file(original_);
     if (!text) return text.error();
-    if (!from_library_) return make_error("a file of your own has no stock version to go back to");
+    if (!from_library_)
+        return make_error(ErrorKind::UserInput, "a file of your own has no stock version to go back to");
     if (auto r = remove_if_there(user_copy_, "the edited copy"); !r) return r;
     (void)remove_if_there(base_path_for(user_copy_), "the stock text kept");
     stock_text_ = *text;

@@ -165,7 +165,9 @@ RunOutcome LiveRunner::execute(RunJob& job) {
         RunReport report = s.run(options);
         if (report.error) out.memory = *report.error;
         else if (report.memory) out.memory = std::move(*report.memory);
-        else out.memory = Error{"the recording gave no figures", "run `run FILE --memory` to see why"};
+        else
+            out.memory =
+                make_error(ErrorKind::Internal, "the recording gave no figures", "run `run FILE --memory` to see why");
     } else if (job.sweep_progress) {
         SweepOptions options;
         options.repeats = job.sweep_repeats;

@@ -14,7 +14,7 @@ namespace cp::ui {
 
 Result<std::string> read_text_file(const std::filesystem::path& path) {
     std::ifstream in(path, std::ios::binary);
-    if (!in) return make_error("cannot read " + path.string() + ": " + std::strerror(errno));
+    if (!in) return make_error(ErrorKind::Io, "cannot read " + path.string() + ": " + std::strerror(errno));
     std::ostringstream ss;
     ss << in.rdbuf();
     return ss.str();
@@ -41,11 +41,11 @@ Result<bool> write_file_atomically(const std::filesystem::path& where, const std
         if (!ec) path = target;
     }
     std::filesystem::create_directories(path.parent_path(), ec);
-    if (ec) return make_error("cannot create " + path.parent_path().string() + ": " + ec.message());
+    if (ec) return make_error(ErrorKind::Io, "cannot create " + path.parent_path().string() + ": " + ec.message());
     // The temp file sits next to the target so rename() stays within one file system.
     const std::filesystem::path tmp = path.string() + ".tmp" + std::to_string(::getpid());
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return make_error("cannot write " + tmp.string() + ": " + std::strerror(errno));
+    if (fd < 0) return make_error(ErrorKind::Io, "cannot write " + tmp.string() + ": " + std::strerror(errno));
     // A file saved in place (the user's own) keeps its permissions.
     if (struct stat st {}; ::stat(path.c_str(), &st) == 0) (void)::fchmod(fd, st.st_mode & 07777);
     // Writes bytes [done, end) of the contents; false (with errno) when the disk refuses.
@@ -68,7 +68,7 @@ Result<bool> write_file_atomically(const std::filesystem::path& where, const std
         const std::string why = std::strerror(errno);
         ::close(fd);
         ::unlink(tmp.c_str());
-        return make_error("cannot write " + tmp.string() + ": " + why);
+        return make_error(ErrorKind::Io, "cannot write " + tmp.string() + ": " + why);
     }
     ::fsync(fd);
     ::close(fd);
@@ -76,7 +76,7 @@ Result<bool> write_file_atomically(const std::filesystem::path& where, const std
     if (::rename(tmp.c_str(), path.c_str()) != 0) {
         const std::string why = std::strerror(errno);
         ::unlink(tmp.c_str());
-        return make_error("cannot replace " + path.string() + ": " + why);
+        return make_error(ErrorKind::Io, "cannot replace " + path.string() + ": " + why);
     }
     reached(WriteStage::Renamed);
     return true;
