@@ -1,5 +1,8 @@
 // `cuda-playground run FILE`: check the options and output paths, then resolve, check the launch against the
 // device, compile, launch, time, verify, write views and a JSON result.
+//
+// Sections: usage · the options into RunOptions · printing (header, results, sanitizer) · the exit status ·
+// cmd_run
 #include "cli/args.h"
 #include "cli/chart_output.h"
 #include "cli/commands.h"

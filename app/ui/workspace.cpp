@@ -1,5 +1,9 @@
 // Workspace state: creating the engine and interop, opening kernels, turning changes into runs and
 // finished runs into textures, logs, timing samples and panel status. Drawing is in workspace_frame.cpp.
+//
+// Sections: making the engine and interop · the command line · opening a kernel and its lesson stage · saving and
+// edits · turning changes into runs (maybe_submit, fetches) · the remote link · what a run is checked against ·
+// applying a finished run (outcome, failure, check, verdict) · presentation, fonts, settings · idling
 #include "ui/workspace.h"
 
 #include "ui/dock_layout.h"

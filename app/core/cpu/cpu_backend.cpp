@@ -1,6 +1,9 @@
 // The CPU backend's requests: device info, compile (host compiler + cache, in this process), buffers in
 // shared memory (uploads and read-backs are copies here), and launches in the sandboxed CPU worker
 // (cpu_worker.h), whose crash reports get their source lines here.
+//
+// Sections: the static shared bound · the backend: info, compile, buffers (allocate, upload, read back, release),
+// occupancy, launch, streams · options from the environment · the registry's factories
 #include "core/cpu/cpu_backend.h"
 #include "core/text_util.h"
 

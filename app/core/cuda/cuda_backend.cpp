@@ -1,6 +1,8 @@
 // CUDA backend, part 1: start-up (driver, device, primary context), device facts, compile + module load,
 // buffers, and what happens after sticky errors. Launching lives in cuda_launch.cpp, streamed runs in
 // cuda_streams.cpp.
+//
+// Sections: start-up · errors and recovery · compile · buffers (guard zones, allocate, upload, read back, release)
 #include "core/cuda/cuda_backend.h"
 #include "core/engine/trace_wrapper.h"
 

@@ -1,5 +1,8 @@
 // The remote backend (the app's side: start `PREFIX cuda-playground worker --stdio`, greet, forward requests
 // with time limits, turn a lost connection into WorkerLost) and the worker's side (serve_stdio).
+//
+// Sections: the link's helpers (time limits, compression, words) · RemoteBackend: spawn, stop, stderr, lost, start
+// (greeting), call · the options from the environment and command words · serve_stdio (the worker's loop)
 #include "core/remote/remote_backend.h"
 
 #include "core/engine/engine_wire.h"

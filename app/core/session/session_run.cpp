@@ -2,6 +2,10 @@
 // read back, check), each a function of its own over the run's state, and the drivers that take a run through
 // them: one kernel, `step:` lines, `streams:`, `devices:`. Every stage that fails ends the run with a report
 // saying where and why; nothing throws.
+//
+// Sections: the outcome's words · run, check and take_check (the deferred check) · run_stages (the table) · the
+// stages in order: check file, resolve, compile (+ steps), validate (+ steps), measure, prepare, devices, launch
+// (+ steps; the fingerprint; the one launch door), read back, streams, check · verify
 #include "core/kernel_file/reference_section.h"
 #include "core/session/coverage.h"
 #include "core/session/file_reference.h"

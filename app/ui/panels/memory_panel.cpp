@@ -1,6 +1,9 @@
 // Memory panel (see memory_panel.h). The figures and the picture's cells come from ui/state/memory_view.h; this
 // file lays them out for a projector: lane numbers at the text's full size (the banks wrap into bands of 16 or 8
 // when 32 do not fit), the colliding banks red with an "N-way" label, sectors and lines outlined, a key.
+//
+// Sections: colours · draw (the panel) · the line table · the warp chooser · the warp picture: shared (banks), then
+// global (sectors) · the key
 #include "ui/panels/memory_panel.h"
 
 #include "core/data/colormap.h"
