@@ -42,7 +42,7 @@ uint64_t generation = 0;        // of the recording: a thread's chunk from an ea
 struct ThreadChunk {
     uint64_t generation = 0, at = 0, end = 0;  // the slots [at, end) are this thread's to fill
 };
-thread_local ThreadChunk chunk;
+thread_local ThreadChunk thread_chunk;
 // The lowest block that lost an access to the cap: blocks from it on do not count.
 std::atomic<uint64_t> first_dropped{UINT64_MAX};
 
@@ -105,7 +105,7 @@ void record(const cp_abi::ThreadState* s, unsigned long long address, unsigned l
     const uint64_t block =
         s->block_idx.x + uint64_t(launch.grid.x) * (s->block_idx.y + uint64_t(launch.grid.y) * s->block_idx.z);
     if (block >= first_dropped.load(std::memory_order_relaxed)) return;
-    ThreadChunk& c = chunk;
+    ThreadChunk& c = thread_chunk;
     if (c.generation != generation || c.at == c.end) {
         const uint64_t start = next.fetch_add(kChunk, std::memory_order_relaxed);
         if (start >= launch.cap) {

@@ -49,9 +49,8 @@ std::string run_outcome(const RunReport& r) {
     return r.launched ? "ran" : "";
 }
 
-namespace {
-
-// Wall time since the previous lap, added to a stage's figure (StageTimes).
+// Wall time since the previous lap, added to a stage's figure (StageTimes). Not in an anonymous namespace:
+// KernelSession::RunState, a member of a class with linkage, holds one.
 class StageClock {
 public:
     void lap(double& stage_ms) {
@@ -63,8 +62,6 @@ public:
 private:
     std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
-
-}  // namespace
 
 RunReport KernelSession::run(const RunOptions& options) {
     const auto started = std::chrono::steady_clock::now();
