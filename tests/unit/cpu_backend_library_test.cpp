@@ -3,6 +3,7 @@
 #include "cpu_backend_rig.h"
 
 #include "core/cpu/source_prep.h"
+#include "support/test_cache.h"
 
 #include <cmath>
 #include <random>
@@ -24,8 +25,12 @@ std::vector<Uchar4> random_image(int w, int h, unsigned seed) {
     return img;
 }
 
+// Its compile cache is the lessons' one (support/test_cache.h), so under ctest a kernel the lessons run with is
+// compiled once per run, by whichever test comes first, from the same request, so to the same result.
 TEST(CpuBackendLibrary, EveryLibraryKernelCompiles) {
-    CpuRig rig;
+    CpuBackendOptions options = test_options();
+    options.cache_dir = (lessons_cache_dir().path() / "cpu").string();
+    CpuRig rig(options);
     int files = 0;
     for (const auto& entry : std::filesystem::recursive_directory_iterator(source_dir() / "kernels")) {
         if (entry.path().extension() != ".cu") continue;

@@ -11,6 +11,8 @@
 
 #include "cpu_session.h"
 #include "core/backends/registry.h"
+#include "support/scoped_env.h"
+#include "support/test_cache.h"
 
 #include <gtest/gtest.h>
 
@@ -327,6 +329,9 @@ namespace {
 // with the reason, as before); each output is either counted, with no element written twice (the lessons are
 // correct, and the buggy-on-purpose ones have other bugs), or says why it is not.
 TEST(WriteCount, EveryLibraryLessonRunsWithCoverage) {
+    // The lessons' compile cache, shared with the other tests that compile them (under ctest the kernels and the
+    // references are often compiled already; only the counting variants are this test's own).
+    const test::ScopedEnv cache("CUDA_PLAYGROUND_CACHE_DIR", test::lessons_cache_dir().path().string());
     int counted = 0, not_counted = 0;
     for (const KernelFile& file : scan_library(kernels_dir())) {
         if (!file.spec.steps.empty()) continue;
