@@ -157,6 +157,11 @@ struct CourseCase {
     const char* reference;  // `static void ref(...)`, its parameters named as the header's buffers and params
 };
 
+// How gtest names a case in its messages: by its file.
+static void PrintTo(const CourseCase& c, std::ostream* os) {
+    *os << c.file;
+}
+
 // Appended to each reference: fails the comparison on purpose (by moving the expected value far away) when
 // the inputs do not show anything.
 const char* kPoison = R"(
@@ -275,37 +280,42 @@ std::string with_reference(const std::string& described, const CourseCase& c) {
     return text + "\n#ifdef PLAYGROUND_REFERENCE\n" + kPoison + c.reference + "\n#endif\n";
 }
 
-TEST(DescribeBody, EveryCourseKernelRunsUnchangedOnRealInputsAndVerifies) {
-    // One file's failure stops that file only (the lambda returns), so a report lists every file that fails.
-    auto check = [](const CourseCase& c) {
-        TempDir dir;
-        auto file = dir.write(c.file, cp::test::read_file(pasted(c.file)));
-        auto wrote = cli({"describe", file.string(), "--write"});
-        ASSERT_EQ(wrote.exit_code, 0) << wrote.both();
-        const std::string described = cp::test::read_file(file);
-        // Inputs never start at zero: every `in`/`inout` buffer is filled, except atomic accumulators.
-        std::istringstream lines(described);
-        for (std::string line; std::getline(lines, line);)
-            if (line.rfind("buffer ", 0) == 0 && line.find("] in ") != std::string::npos) {
-                EXPECT_EQ(line.find("zeros"), std::string::npos) << line;
-            }
+// One test per course file (a failure names its file; ctest's workers share the files).
+class DescribeCourseFile : public testing::TestWithParam<CourseCase> {};
 
-        auto run = cli({"run", file.string(), "--backend", "cpu", "--repeat", "1", "--json", "-"});
-        ASSERT_EQ(run.exit_code, 0) << described << "\n" << run.both();
-        auto result = nlohmann::json::parse(run.out);
-        EXPECT_TRUE(result["error"].is_null()) << result.dump(2);
+TEST_P(DescribeCourseFile, RunsUnchangedOnRealInputsAndVerifies) {
+    const CourseCase& c = GetParam();
+    TempDir dir;
+    auto file = dir.write(c.file, cp::test::read_file(pasted(c.file)));
+    auto wrote = cli({"describe", file.string(), "--write"});
+    ASSERT_EQ(wrote.exit_code, 0) << wrote.both();
+    const std::string described = cp::test::read_file(file);
+    // Inputs never start at zero: every `in`/`inout` buffer is filled, except atomic accumulators.
+    std::istringstream lines(described);
+    for (std::string line; std::getline(lines, line);)
+        if (line.rfind("buffer ", 0) == 0 && line.find("] in ") != std::string::npos) {
+            EXPECT_EQ(line.find("zeros"), std::string::npos) << line;
+        }
 
-        auto checked = dir.write(std::string("checked_") + c.file, with_reference(described, c));
-        auto verify = cli({"run", checked.string(), "--backend", "cpu", "--repeat", "1", "--json", "-"});
-        ASSERT_EQ(verify.exit_code, 0) << cp::test::read_file(checked) << "\n" << verify.both();
-        auto v = nlohmann::json::parse(verify.out);
-        EXPECT_EQ(v["verified"], true) << v.dump(2);
-    };
-    for (const CourseCase& c : kCourse) {
-        SCOPED_TRACE(c.file);
-        check(c);
-    }
+    auto run = cli({"run", file.string(), "--backend", "cpu", "--repeat", "1", "--json", "-"});
+    ASSERT_EQ(run.exit_code, 0) << described << "\n" << run.both();
+    auto result = nlohmann::json::parse(run.out);
+    EXPECT_TRUE(result["error"].is_null()) << result.dump(2);
+
+    auto checked = dir.write(std::string("checked_") + c.file, with_reference(described, c));
+    auto verify = cli({"run", checked.string(), "--backend", "cpu", "--repeat", "1", "--json", "-"});
+    ASSERT_EQ(verify.exit_code, 0) << cp::test::read_file(checked) << "\n" << verify.both();
+    auto v = nlohmann::json::parse(verify.out);
+    EXPECT_EQ(v["verified"], true) << v.dump(2);
 }
+
+// "course_blur.cu" -> "course_blur"
+static std::string describe_course_test_name(const testing::TestParamInfo<CourseCase>& info) {
+    const std::string file = info.param.file;
+    return file.substr(0, file.find('.'));
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryCourseKernel, DescribeCourseFile, testing::ValuesIn(kCourse), describe_course_test_name);
 
 TEST(DescribeBody, TheReferenceCheckCanFail) {
     // The same harness with the grayscale weights changed: the check must catch it (exit 2).

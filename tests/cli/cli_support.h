@@ -10,9 +10,9 @@
 
 namespace cp::test {
 
+// The lessons' cache (support/test_cache.h): the unit tests that compile the lessons use it too.
 inline const TestCacheDir& cli_cache_dir() {
-    static const TestCacheDir dir("cli");
-    return dir;
+    return lessons_cache_dir();
 }
 
 // The cuda-playground binary with `args`, the extra environment `env` and the shared cache folder.

@@ -269,28 +269,7 @@ TEST(Cli, MetadataBufferMissingFromSignatureNamesBoth) {
 
 // ---- run: the library ----------------------------------------------------------------------------------------
 
-// Every lesson verifies, or (buggy on purpose) fails as its `expect:` says.
-TEST(Cli, EveryLibraryKernelVerifiesOnTheCpuBackend) {
-    auto j = nlohmann::json::parse(cli({"list", "--json"}).out).at("kernels");
-    ASSERT_FALSE(j.empty());
-    for (const auto& k : j) {
-        // Lessons buggy on purpose state their failure (`expect:`); course_test.cpp checks they fail as stated.
-        const std::string text = cp::test::read_file(k["path"].get<std::string>());
-        if (std::regex_search(text.substr(0, text.find("*/")), std::regex(R"((^|\n)(# )?expect:)"))) continue;
-        TempDir out;
-        auto r = cli({"run", k["path"].get<std::string>(), "--backend", "cpu", "--repeat", "1", "--json", "-"});
-        ASSERT_EQ(r.exit_code, 0) << k["path"] << "\n" << r.both();
-        auto result = nlohmann::json::parse(r.out);
-        EXPECT_EQ(result["backend"], "cpu");
-        if (!result["expect"].is_null()) {  // buggy on purpose: exit 0 means it failed as it says
-            EXPECT_EQ(result["as_expected"], true) << result.dump(2);
-            continue;
-        }
-        EXPECT_EQ(result["verified"], true) << result.dump(2);
-        EXPECT_EQ(result["mismatches"], 0);
-        EXPECT_TRUE(result["error"].is_null());
-    }
-}
+// Every lesson verifying (or failing as its `expect:` says) is course_test.cpp's CourseLesson, one test per lesson.
 
 // A lesson is one file: copied alone into an empty folder it runs and checks itself with its own reference;
 // a wrong reference makes the check fail; a reference that crashes or never ends is reported with its line.

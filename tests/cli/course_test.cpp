@@ -3,10 +3,12 @@
 // a fault, a refused launch); `list` shows every category of the course, and README.md's course table lists the
 // same lessons; the run reports where its time went.
 #include "cli_support.h"
+#include "support/lessons.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -31,57 +33,76 @@ std::string expected_outcome(const std::string& path) {
     return std::regex_search(header, m, expect_line) ? m[2].str() : std::string();
 }
 
-TEST(Course, EveryLessonVerifiesOrFailsAsItsHeaderSays) {
+// The lessons `list` shows are the tests below, one per lesson (support/lessons.h), at the paths it gives; the
+// course has its buggy-on-purpose lessons.
+TEST(Course, EveryLessonListShowsHasATestOfItsOwn) {
     const auto lessons = nlohmann::json::parse(cli({"list", "--json"}).out).at("kernels");
     ASSERT_GE(lessons.size(), 30u);
+    std::vector<std::string> names;
     int buggy = 0;
     for (const auto& lesson : lessons) {
-        const std::string path = lesson["path"].get<std::string>();
-        const std::string expect = expected_outcome(path);
-        auto r = cli({"run", path, "--backend", "cpu", "--repeat", "1", "--json", "-"});
-        SCOPED_TRACE(path + " (expect: " + (expect.empty() ? "verified" : expect) + ")\n" + r.err);
-        auto result = nlohmann::json::parse(r.out);
-        EXPECT_EQ(result["backend"], "cpu");
-        if (expect.empty()) {
-            EXPECT_EQ(r.exit_code, 0);
-            EXPECT_EQ(result["verified"], true) << result["mismatch_detail"];
-            EXPECT_TRUE(result["error"].is_null()) << result["error"].dump();
-            // Every lesson that ran says where its time went.
-            ASSERT_TRUE(result["transfers"].is_object());
-            EXPECT_GT(result["transfers"]["kernel_ms"].get<double>(), 0);
-            continue;
-        }
-        ++buggy;
-        // Buggy on purpose: the run passes (exit 0) because the bug showed as the header says.
-        EXPECT_EQ(r.exit_code, 0);
-        EXPECT_EQ(result["expect"], expect);
-        EXPECT_EQ(result["outcome"], expect);
-        EXPECT_EQ(result["as_expected"], true);
-        EXPECT_FALSE(result["learn"].get<std::string>().empty()) << "a buggy lesson says what it teaches";
-        const auto& error = result["error"];
-        if (expect == "mismatch") {
-            EXPECT_EQ(result["verified"], false);
-            EXPECT_GT(result["mismatches"].get<uint64_t>(), 0u);
-        } else if (expect == "fault") {
-            ASSERT_FALSE(error.is_null());
-            EXPECT_EQ(error["stage"], "launch") << error.dump();
-            // The kind says what happened (the words may change): a crash or an access outside a buffer.
-            const std::string kind = result["error_kind"].get<std::string>();
-            EXPECT_TRUE(kind == "fault" || kind == "out_of_bounds") << kind << ": " << error.dump();
-        } else if (expect == "refused") {
-            ASSERT_FALSE(error.is_null());
-            EXPECT_EQ(result["error_kind"], "launch_refused") << error.dump();
-        } else if (expect == "hang") {
-            // On the CPU backend a barrier some threads never reach is reported at once, as a hang.
-            ASSERT_FALSE(error.is_null());
-            EXPECT_EQ(error["stage"], "launch") << error.dump();
-            EXPECT_EQ(result["error_kind"], "hang") << error.dump();
-        } else {
-            ADD_FAILURE() << "unknown expected outcome `" << expect << "`";
-        }
+        const std::string name = lesson["name"].get<std::string>(), path = lesson["path"].get<std::string>();
+        names.push_back(name);
+        EXPECT_EQ(path, cp::test::lesson_path(name).string());
+        buggy += !expected_outcome(path).empty();
     }
+    std::sort(names.begin(), names.end());
+    EXPECT_EQ(names, cp::test::library_lesson_names());
     EXPECT_GE(buggy, 6);  // the course's buggy-on-purpose lessons
 }
+
+// Every lesson verifies, or (buggy on purpose) fails as its `expect:` says. One test per lesson: it was two walks
+// over the library with the same command (this one and Cli.EveryLibraryKernelVerifiesOnTheCpuBackend, which
+// checked the lessons that must verify); each lesson now runs once and gets the checks of both.
+class CourseLesson : public testing::TestWithParam<std::string> {};
+
+TEST_P(CourseLesson, VerifiesOrFailsAsItsHeaderSays) {
+    const std::string path = cp::test::lesson_path(GetParam()).string();
+    const std::string expect = expected_outcome(path);
+    auto r = cli({"run", path, "--backend", "cpu", "--repeat", "1", "--json", "-"});
+    SCOPED_TRACE(path + " (expect: " + (expect.empty() ? "verified" : expect) + ")\n" + r.err);
+    ASSERT_EQ(r.exit_code, 0) << r.both();
+    auto result = nlohmann::json::parse(r.out);
+    EXPECT_EQ(result["backend"], "cpu");
+    if (expect.empty()) {
+        EXPECT_EQ(result["verified"], true) << result["mismatch_detail"];
+        EXPECT_EQ(result["mismatches"], 0) << result.dump(2);
+        EXPECT_TRUE(result["error"].is_null()) << result["error"].dump();
+        // Every lesson that ran says where its time went.
+        ASSERT_TRUE(result["transfers"].is_object());
+        EXPECT_GT(result["transfers"]["kernel_ms"].get<double>(), 0);
+        return;
+    }
+    // Buggy on purpose: the run passes (exit 0, checked above) because the bug showed as the header says.
+    EXPECT_EQ(result["expect"], expect);
+    EXPECT_EQ(result["outcome"], expect);
+    EXPECT_EQ(result["as_expected"], true);
+    EXPECT_FALSE(result["learn"].get<std::string>().empty()) << "a buggy lesson says what it teaches";
+    const auto& error = result["error"];
+    if (expect == "mismatch") {
+        EXPECT_EQ(result["verified"], false);
+        EXPECT_GT(result["mismatches"].get<uint64_t>(), 0u);
+    } else if (expect == "fault") {
+        ASSERT_FALSE(error.is_null());
+        EXPECT_EQ(error["stage"], "launch") << error.dump();
+        // The kind says what happened (the words may change): a crash or an access outside a buffer.
+        const std::string kind = result["error_kind"].get<std::string>();
+        EXPECT_TRUE(kind == "fault" || kind == "out_of_bounds") << kind << ": " << error.dump();
+    } else if (expect == "refused") {
+        ASSERT_FALSE(error.is_null());
+        EXPECT_EQ(result["error_kind"], "launch_refused") << error.dump();
+    } else if (expect == "hang") {
+        // On the CPU backend a barrier some threads never reach is reported at once, as a hang.
+        ASSERT_FALSE(error.is_null());
+        EXPECT_EQ(error["stage"], "launch") << error.dump();
+        EXPECT_EQ(result["error_kind"], "hang") << error.dump();
+    } else {
+        ADD_FAILURE() << "unknown expected outcome `" << expect << "`";
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Library, CourseLesson, testing::ValuesIn(cp::test::library_lesson_names()),
+                         cp::test::lesson_test_name);
 
 TEST(Course, ListShowsEveryCategoryOfTheCourse) {
     const auto lessons = nlohmann::json::parse(cli({"list", "--json"}).out).at("kernels");

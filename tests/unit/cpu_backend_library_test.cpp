@@ -3,6 +3,8 @@
 #include "cpu_backend_rig.h"
 
 #include "core/cpu/source_prep.h"
+#include "support/lessons.h"
+#include "support/test_cache.h"
 
 #include <cmath>
 #include <random>
@@ -24,23 +26,32 @@ std::vector<Uchar4> random_image(int w, int h, unsigned seed) {
     return img;
 }
 
-TEST(CpuBackendLibrary, EveryLibraryKernelCompiles) {
-    CpuRig rig;
-    int files = 0;
-    for (const auto& entry : std::filesystem::recursive_directory_iterator(source_dir() / "kernels")) {
-        if (entry.path().extension() != ".cu") continue;
-        ++files;
-        const std::string text = read_file(entry.path());
-        const std::vector<KernelDecl> kernels = find_kernels(text);
-        ASSERT_GE(kernels.size(), 1u) << entry.path();
-        for (const KernelDecl& k : kernels) {  // a lesson may hold several (`kernel:` picks one)
-            const CompileResult r = rig.compile_result(text, k.name, entry.path().string());
-            std::string messages;
-            for (const Diagnostic& d : r.diagnostics) messages += d.str() + "\n";
-            EXPECT_TRUE(r.ok) << entry.path() << " (" << k.name << ")\n" << messages;
-        }
+// Every kernel of every lesson compiles (a lesson may hold several; `kernel:` picks one): one test per lesson.
+// Its compile cache is the lessons' one (support/test_cache.h), so under ctest a kernel the lesson runs with is
+// compiled once per run, by whichever test comes first, with the same request, so to the same result.
+class CpuBackendLesson : public testing::TestWithParam<std::string> {};
+
+TEST_P(CpuBackendLesson, EveryKernelCompiles) {
+    CpuBackendOptions options = test_options();
+    options.cache_dir = (lessons_cache_dir().path() / "cpu").string();
+    CpuRig rig(options);
+    const std::filesystem::path path = lesson_path(GetParam());
+    const std::string text = read_file(path);
+    const std::vector<KernelDecl> kernels = find_kernels(text);
+    ASSERT_GE(kernels.size(), 1u) << path;
+    for (const KernelDecl& k : kernels) {
+        const CompileResult r = rig.compile_result(text, k.name, path.string());
+        std::string messages;
+        for (const Diagnostic& d : r.diagnostics) messages += d.str() + "\n";
+        EXPECT_TRUE(r.ok) << path << " (" << k.name << ")\n" << messages;
     }
-    EXPECT_GE(files, 4);
+}
+
+INSTANTIATE_TEST_SUITE_P(Library, CpuBackendLesson, testing::ValuesIn(library_lesson_names()), lesson_test_name);
+
+// The tests above are one per kernels/**/*.cu (the walk they replace): the library has its lessons.
+TEST(CpuBackendLibrary, EveryLessonHasATestOfItsOwn) {
+    EXPECT_GE(library_lesson_names().size(), 4u);
 }
 
 TEST(CpuBackendLibrary, VectorAdd) {
