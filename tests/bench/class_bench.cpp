@@ -198,7 +198,7 @@ void run_and_check(Student& s, std::vector<double>& times, std::vector<double>& 
     }
     times.push_back(ms);
     compile_times.push_back(r.stages.compile_ms);
-    if (r.check_pending) s.session->check(r);
+    if (auto checked = r.check_pending ? s.session->check(r) : std::nullopt) take_check(r, *checked);
     if (!r.verified.has_value())
         ++s.tally.unchecked;
     else if (!*r.verified) {

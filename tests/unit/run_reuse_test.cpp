@@ -196,13 +196,13 @@ TEST(RunReuse, ADeferredCheckRunsOnceAfterThePictureAndTheReferenceIsReusedForTh
     EXPECT_TRUE(r.check_pending);
     EXPECT_FALSE(r.verified.has_value()) << "no verdict before the check";
     ASSERT_EQ(r.outputs.count("c"), 1u) << "the outputs the check needs were read back";
-    s.check(r);
+    auto checked = s.check(r);
+    ASSERT_TRUE(checked);
+    take_check(r, *checked);
     EXPECT_FALSE(r.check_pending);
     EXPECT_EQ(r.verified, std::optional<bool>(true)) << r.mismatch_detail;
     EXPECT_GT(r.reference_ms, 0) << "the reference ran for the first result";
-    const RunReport verdict = r;
-    s.check(r);  // nothing pending: nothing runs again
-    EXPECT_EQ(r.verified, verdict.verified);
+    EXPECT_FALSE(s.check(r)) << "nothing pending: nothing runs again";
 
     RunReport again = s.run();  // the same inputs: the expected outputs are reused
     EXPECT_EQ(again.verified, std::optional<bool>(true));
@@ -215,8 +215,9 @@ TEST(RunReuse, ADeferredCheckRunsOnceAfterThePictureAndTheReferenceIsReusedForTh
     };
     RunReport wrong = s.run(deferred);
     RunReport shown = wrong;
-    s.check(wrong);
-    take_check(shown, wrong);
+    auto wrong_check = s.check(wrong);
+    ASSERT_TRUE(wrong_check);
+    take_check(shown, *wrong_check);
     EXPECT_EQ(shown.verified, std::optional<bool>(false));
     EXPECT_EQ(shown.mismatched_elements, 1u);
     EXPECT_FALSE(shown.check_pending);
@@ -413,13 +414,12 @@ TEST(RunStages, TheCheckRunsOncePerNewResultAndTheReferenceOncePerNewInputs) {
     ASSERT_TRUE(r.ok()) << r.error->full();
     EXPECT_EQ(r.stage_run("check"), nullptr) << "pending: not run with the picture";
     RunReport shown = r;
-    s.check(r);
-    take_check(shown, r);
+    auto checked = s.check(r);
+    ASSERT_TRUE(checked);
+    take_check(shown, *checked);
     ASSERT_NE(shown.stage_run("check"), nullptr) << stages_of(shown);
     EXPECT_EQ(shown.stage_run("reference")->reason, "first run");
-    const size_t entries = r.stage_runs.size();
-    s.check(r);  // the same result again: nothing runs
-    EXPECT_EQ(r.stage_runs.size(), entries);
+    EXPECT_FALSE(s.check(shown)) << "the same result again, checked: nothing runs";
 
     const RunReport same = s.run();  // a new result of the same inputs: checked, the reference reused
     ASSERT_NE(same.stage_run("check"), nullptr) << stages_of(same);

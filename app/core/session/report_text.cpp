@@ -1,6 +1,8 @@
 // Verdict and buggy-on-purpose sentences for the command line and the window (report_text.h).
 #include "core/session/report_text.h"
 
+#include "core/text_util.h"
+
 #include <cstdio>
 
 namespace cp {
@@ -154,9 +156,15 @@ std::string stage_runs_text(const std::vector<StageRun>& stages) {
 }
 
 std::string compile_failure_text(const CompileResult& compiled) {
-    for (const auto& d : compiled.diagnostics)
-        if (d.severity == Severity::Error) return d.str();
-    return compiled.error ? compiled.error->message : "it did not compile";
+    std::string first;
+    size_t errors = 0;
+    for (const auto& d : compiled.diagnostics) {
+        if (d.severity != Severity::Error) continue;
+        if (errors++ == 0) first = d.str();
+    }
+    if (errors > 1) return first + " (and " + count_text(errors - 1, "more error", "more errors") + ")";
+    if (errors == 1) return first;
+    return compiled.error ? compiled.error->message : "compilation failed";
 }
 
 std::string launch_phases_text(double backend_ms, const LaunchPhases& p) {

@@ -50,8 +50,9 @@ std::string expected_outcome_text(const RunReport& r);
 // the kernel can write `y`); reused: compile, upload x". Empty when no stage was reached.
 std::string stage_runs_text(const std::vector<StageRun>& stages);
 
-// Why a compile did not build, in one line: its first error diagnostic ("file:line:col: error: ..."), else the
-// compiler's error message, else "it did not compile". For an extra compile's refusal (trace, memory, counting).
+// Why a compile did not build, in one line: its first error diagnostic ("file:line:col: error: ...", with "(and 2
+// more errors)" after it when there are more), else the compiler's error message, else "compilation failed". The
+// one text of a compile that failed: the run's, a step's, and an extra compile's refusal (trace, memory, counting).
 std::string compile_failure_text(const CompileResult& compiled);
 
 // Where the backend's launch call spent its time, in one line (cp_ui_bench, the Timing panel): "in the worker

@@ -332,9 +332,10 @@ struct RunReport {
     }
 };
 
-// Copies what a check found (KernelSession::check on a copy of `shown`) into the report being shown: the
-// verdict, the errors, the expected outcome's judgement and the reference's diagnostics.
-void take_check(RunReport& shown, const RunReport& checked);
+struct Checked;  // run_products.h
+// Puts a check that followed the run (KernelSession::check) into the report being shown: the verdict, the errors,
+// the expected outcome's judgement, the reference's diagnostics and its stage entries.
+void take_check(RunReport& shown, const Checked& checked);
 
 // A failed run in words for people, without the internal stage names: "Compile error: kernel.cu:12:5:
 // error: expected a \";\"", "Launch refused: a block of 2048 threads...", "The kernel failed: thread...".
@@ -385,6 +386,10 @@ struct RunOptions {
     // With memory: the warps whose requests come back lane by lane besides warp 0 of block 0, which always does
     // (MemoryRecording::warps; the window's warp picture).
     std::vector<WarpId> memory_warps;
+    // Only the measurements asked for (coverage, trace, memory) over the run's products up to the compiled kernel
+    // and its launch checks: no buffers are set for the run's own launch, which does not happen (the window's
+    // recording after the run it shows: the figures of the same text and choices, not a second run).
+    bool measurements_only = false;
     bool pinned_host = false;  // copies from/to pinned (page-locked) host memory, on backends that have it
     uint64_t upload_chunk_bytes = 0;  // > 0: send each input in copies of at most this many bytes
     // Called just before the launch with the report so far (launch configuration, compile, warnings), so

@@ -1,7 +1,8 @@
 // A kernel session: one kernel file plus the user's choices (RunChoices), driven through the engine step by
-// step: resolve -> compile -> validate -> prepare buffers -> launch -> read back -> verify. The command line
-// runs it once; the window keeps one alive and re-runs it when something changes. The session is the one
-// place that turns a file and choices into a run (resolve); its report carries that resolved run.
+// step: resolve -> compile -> validate -> prepare buffers -> launch -> read back -> verify, each stage making one
+// product (run_products.h). The command line runs it once; the window keeps one alive and re-runs it when something
+// changes. The session is the one place that turns a file and choices into a run (resolve); its report carries
+// that resolved run.
 //
 // Files: session.cpp (choices, images, compile) · session_resolve.cpp · session_buffers.cpp · session_run.cpp ·
 // session_insight.cpp (coverage, trace) · session_streams.cpp (`streams:`) ·
@@ -19,6 +20,7 @@
 #include "core/session/file_reference.h"
 #include "core/session/launcher.h"
 #include "core/session/run_choices.h"
+#include "core/session/run_products.h"
 #include "core/session/run_report.h"
 #include "core/session/sweep.h"
 
@@ -96,8 +98,10 @@ public:
     // lesson (`expect:`) gets report.outcome and report.as_expected.
     RunReport run(const RunOptions& options = {});
     // The check a run with RunOptions::defer_check left pending, on that run's report (its outputs, as read back)
-    // before anything else ran in this session: compares with the CPU reference and judges an `expect:` lesson.
-    void check(RunReport& report);
+    // before anything else ran in this session: compares with the CPU reference and judges an `expect:` lesson. The
+    // same check stage as a run's, on the same products; take_check puts it into the report shown. nullopt: the
+    // report's check was not pending.
+    std::optional<Checked> check(const RunReport& report);
     // The exact values of output `name` as the last run left them, read back now: what the inspector, an export
     // or a check needs after a run whose picture came as a preview (RunReport::output_previews). Valid only
     // before anything else ran in this session; an Error when the buffer is not an output or is gone.
@@ -107,6 +111,12 @@ private:
     std::filesystem::path image_path(const BufferSpec& buffer) const;
     Result<std::shared_ptr<const Image>> image_for(const BufferSpec& buffer);
     Result<bool> resolve_choices(const ResolvedRun& r, std::vector<InputProblem>& problems) const;
+    // resolve()'s steps (session_resolve.cpp), each adding to `r` and `scope`; a refused choice goes to `problems`.
+    Result<bool> resolve_params(ResolvedRun& r, Scope& scope, std::vector<InputProblem>& problems);
+    Result<bool> resolve_buffer_sizes(ResolvedRun& r, Scope& scope, std::vector<InputProblem>& problems) const;
+    Result<bool> resolve_launch(ResolvedRun& r, Scope& scope, const Scope& step_scope,
+                                std::vector<InputProblem>& problems) const;
+    Result<bool> resolve_extents(ResolvedRun& r, const Scope& scope, std::vector<InputProblem>& problems) const;
     // The device's per-dimension and per-block limits, which need no compiled kernel: checked before compiling.
     std::vector<InputProblem> check_device_limits(const ResolvedRun& r) const;
     Result<bool> prepare_buffers(const ResolvedRun& resolved, const RunOptions& options, TransferTimes& times);
@@ -122,11 +132,13 @@ private:
     RunReport run_on_devices(const ResolvedRun& resolved, const CompileResult& compiled, const RunOptions& options,
                              RunReport report);
     void forget_device_state();  // after the backend reset its context: every buffer and module is gone
-    // session_run.cpp: a run goes through these stages in order; each may end it (RunState::fail, or done).
-    // The stages are shared; a driver is the order a kind of run takes through them (one kernel, `step:`
-    // lines, `streams:`, `devices:`), picked once the run is resolved (run_stages).
+    // session_run.cpp: a run goes through these stages in order; each makes its product (run_products.h) from the
+    // ones before it and may end the run (RunState::fail, or done). The stages are shared; a driver is the order a
+    // kind of run takes through them (one kernel, `step:` lines, `streams:`, `devices:`), picked once the run is
+    // resolved (run_stages). The report is assembled from the products at the end (assemble_report).
     struct RunState;
     RunReport run_stages(const RunOptions& options);
+    RunReport assemble_report(RunState& run);
     bool stage_check_file(RunState& run);
     bool stage_resolve(RunState& run);
     bool stage_compile(RunState& run);
@@ -143,9 +155,18 @@ private:
     bool stage_check(RunState& run);
     // What a launch depends on (module, scalars, launch, steps, inputs, buffers, timing): its stage's fingerprint.
     Fingerprint launch_fingerprint(const RunState& run, const LaunchRequest& launch) const;
-    // The launch stage's record of a launch a driver made (one kernel's, or the steps'): its stage entry, its
-    // failure, or its time, bandwidth and the buffers' handles.
-    bool record_launch(RunState& run, Fingerprint fingerprint, const LaunchOutcome& launched);
+    // The launch stage's product from a launch a driver made (one kernel's, or the steps'): its stage entry, its
+    // failure, or its time and bandwidth; a launch that succeeded is kept as the stage's last.
+    Launched record_launch(const ResolvedRun& resolved, Fingerprint fingerprint, LaunchOutcome outcome);
+    // The measurements' product (coverage when `coverage`, the trace and the recording as `options` asks).
+    Made<Measured> measure(const ResolvedRun& resolved, const CompiledKernel& compiled, const RunOptions& options,
+                           bool coverage);
+    // The outputs of the launch over `prepared`, as `options` asks for them.
+    Made<ReadBack> read_back_outputs(const ResolvedRun& resolved, const RunOptions& options,
+                                     const PreparedBuffers& prepared);
+    // The check stage's product: `outputs` against the file's CPU reference (its expected outputs kept while what
+    // they depend on is unchanged).
+    Checked check_outputs(const ResolvedRun& resolved, const std::map<std::string, HostBuffer>& outputs);
     // A launch on this session's engine through launcher_; the one place a launch that reset the backend's
     // context makes the session forget its buffers and modules (a split's other devices: session_devices.cpp).
     LaunchOutcome launch_kernel(LaunchRequest request, LaunchSite site);
@@ -156,25 +177,26 @@ private:
     // from the session's keyed cache in `slot`, said in the run's stage_runs as `stage` with ran/reused and why.
     const CompileResult& compile_extra(const std::string& slot, const std::string& stage, CompileRequest request);
     void judge_expected(RunReport& report) const;  // `expect:`: the outcome and whether it is the one expected
-    void verify(const ResolvedRun& resolved, RunReport& report);
-    // The launch of `module` with the resolved configuration and the session's buffers as arguments; with
-    // `signature` and `step`, that step's kernel and launch.
+    // The launch of `module` with the resolved configuration and the session's buffers (or `prepared`'s) as
+    // arguments; with `signature` and `step`, that step's kernel and launch.
     Result<LaunchRequest> launch_request(const ResolvedRun& resolved, ModuleId module, const TimingOptions& timing,
-                                         const KernelSignature* signature = nullptr,
-                                         const ResolvedStep* step = nullptr) const;
+                                         const KernelSignature* signature = nullptr, const ResolvedStep* step = nullptr,
+                                         const PreparedBuffers* prepared = nullptr) const;
     // session_steps.cpp: a file's `step:` sequence resolved, compiled (one module per kernel) and launched.
     Result<bool> resolve_steps(ResolvedRun& r, const Scope& base) const;
-    Result<std::vector<const CompileResult*>> compile_steps(RunReport& report);
+    // Their compiles' entries and times go into `into` (the kernel's product).
+    Result<std::vector<const CompileResult*>> compile_steps(CompiledKernel& into);
+    // Into `into`: each step's report, the timing of a pass over all and the printf output.
     Result<bool> launch_steps(const ResolvedRun& resolved, const std::vector<const CompileResult*>& modules,
-                              const TimingOptions& timing, RunReport& report);
+                              const TimingOptions& timing, Launched& into);
     // session_insight.cpp: two launches over sentinel-filled outputs; an instrumented launch.
     Result<std::vector<CoverageMap>> measure_coverage(const ResolvedRun& resolved, ModuleId module);
     Result<LaunchTrace> trace_launch(const ResolvedRun& resolved, const TimingOptions& timing);
     // A launch of the recording variant (issue 23): every global and shared access, and the per-line figures.
     Result<MemoryRecording> record_memory(const ResolvedRun& resolved, const std::vector<WarpId>& warps = {});
-    // session_streams.cpp: the launch again, split into chunks on streams (`streams:`); its outputs replace the
-    // ordinary read-back in report.outputs, so the check judges them.
-    Result<StreamsReport> run_streams(const ResolvedRun& resolved, ModuleId module, RunReport& report);
+    // session_streams.cpp: the launch again, split into chunks on streams (`streams:`); its outputs (into.outputs)
+    // replace the ordinary read-back's, so the check judges them.
+    Result<StreamsReport> run_streams(const ResolvedRun& resolved, ModuleId module, Streamed& into);
     // session_writers.cpp: a launch of the write-counting variant; fills each map's writer counts, or says in
     // it why they could not be counted (never fails the run).
     void count_writers(const ResolvedRun& resolved, std::vector<CoverageMap>& maps);

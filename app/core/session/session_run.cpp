@@ -1,11 +1,26 @@
-// KernelSession::run: the stages of a run (check the file, resolve, compile, validate, measure, prepare, launch,
-// read back, check), each a function of its own over the run's state, and the drivers that take a run through
-// them: one kernel, `step:` lines, `streams:`, `devices:`. Every stage that fails ends the run with a report
-// saying where and why; nothing throws.
+// KernelSession::run, top to bottom: the stages of a run and the product each makes (run_products.h), and the
+// drivers that take a run through them (one kernel, `step:` lines, `streams:`, `devices:`, measurements only).
 //
-// Sections: the outcome's words · run, check and take_check (the deferred check) · run_stages (the table) · the
-// stages in order: check file, resolve, compile (+ steps), validate (+ steps), measure, prepare, devices, launch
-// (+ steps; the fingerprint; the one launch door), read back, streams, check · verify
+//   stage          reads                                   makes
+//   check file     the kernel file                         the report's head (title, kernel, diagnostics)
+//   resolve        the file + the choices                  ResolvedRun
+//   compile        ResolvedRun (+ `step:` kernels)         CompiledKernel
+//   validate       ResolvedRun, CompiledKernel             the launch checks (refusal ends the run)
+//   measure        ResolvedRun, CompiledKernel             Measured (coverage, trace, memory: launches of their own)
+//   prepare        ResolvedRun                             PreparedBuffers
+//   launch         ResolvedRun, CompiledKernel, Prepared   Launched (through the session's one Launcher)
+//   read back      ResolvedRun, PreparedBuffers            ReadBack
+//   streams        ResolvedRun, CompiledKernel, Prepared   Streamed (its outputs replace ReadBack's for the check)
+//   check          ResolvedRun, the outputs                Checked (now; or later: KernelSession::check)
+//   devices        ResolvedRun, CompiledKernel, the report the `devices:` split's report (session_devices.cpp)
+// The report is assembled from the products when the run ends (assemble_report), in this order. Every stage that
+// fails ends the run with a report saying where and why; nothing throws.
+//
+// Sections: the outcome's words · run, check and take_check (the deferred check) · the products into the report ·
+// the run: its state and its table of stages · the stages in order: check file, resolve, compile (+ steps),
+// validate (+ steps), measure, prepare, devices, launch (+ steps; the fingerprint; the one launch door), read back,
+// streams, check · the check's product (check_outputs)
+#include "core/clock.h"
 #include "core/kernel_file/reference_section.h"
 #include "core/session/coverage.h"
 #include "core/session/file_reference.h"
@@ -55,7 +70,7 @@ class StageClock {
 public:
     void lap(double& stage_ms) {
         const auto now = std::chrono::steady_clock::now();
-        stage_ms += std::chrono::duration<double, std::milli>(now - last_).count();
+        stage_ms += ms_between(last_, now);
         last_ = now;
     }
 
@@ -66,7 +81,7 @@ private:
 RunReport KernelSession::run(const RunOptions& options) {
     const auto started = std::chrono::steady_clock::now();
     RunReport report = run_stages(options);
-    report.stages.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    report.stages.total_ms = ms_since(started);
     judge_expected(report);
     return report;
 }
@@ -90,61 +105,179 @@ void KernelSession::judge_expected(RunReport& report) const {
     report.as_expected = report.outcome == report.expect;
 }
 
-void KernelSession::check(RunReport& report) {
-    if (!report.check_pending || !report.resolved) return;
+std::optional<Checked> KernelSession::check(const RunReport& report) {
+    if (!report.check_pending || !report.resolved) return std::nullopt;
     const auto started = std::chrono::steady_clock::now();
-    report.check_pending = false;
-    verify(*report.resolved, report);
-    report.stages.check_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-    judge_expected(report);
+    Checked checked = check_outputs(*report.resolved, report.outputs);
+    checked.check_ms = ms_since(started);
+    // The lesson's judgement as the report will read once it has taken this check.
+    RunReport judged;
+    judged.launched = report.launched;
+    judged.failed_stage = report.failed_stage;
+    judged.error = report.error;
+    add_to_report(checked, judged);
+    judge_expected(judged);
+    checked.outcome = judged.outcome;
+    checked.as_expected = judged.as_expected;
+    return checked;
 }
 
-void take_check(RunReport& shown, const RunReport& checked) {
-    shown.check_pending = checked.check_pending;
-    shown.verified = checked.verified;
-    shown.reference_ms = checked.reference_ms;
-    shown.max_abs_error = checked.max_abs_error;
-    shown.mismatches = checked.mismatches;
-    shown.mismatched_elements = checked.mismatched_elements;
-    shown.mismatch_detail = checked.mismatch_detail;
-    shown.error_maps = checked.error_maps;
+void take_check(RunReport& shown, const Checked& checked) {
+    shown.check_pending = false;
+    add_to_report(checked, shown);
+    shown.stages.check_ms = checked.check_ms;
     shown.outcome = checked.outcome;
     shown.as_expected = checked.as_expected;
-    shown.stages.check_ms = checked.stages.check_ms;
-    if (checked.error && !shown.error) {  // the reference itself failed
-        shown.error = checked.error;
-        shown.failed_stage = checked.failed_stage;
-    }
-    for (size_t i = shown.diagnostics.size(); i < checked.diagnostics.size(); ++i)
-        shown.diagnostics.push_back(checked.diagnostics[i]);
-    for (size_t i = shown.stage_runs.size(); i < checked.stage_runs.size(); ++i)
-        shown.stage_runs.push_back(checked.stage_runs[i]);
 }
 
-// One run on its way through the stages: what each stage made for the ones after it, the report and the clock
-// that times each stage.
+// ---- the products into the report ------------------------------------------------------------------------------
+
+void add_to_report(const CompiledKernel& p, RunReport& report) {
+    report.stage_runs.insert(report.stage_runs.end(), p.runs.begin(), p.runs.end());
+    report.compiled = true;
+    report.diagnostics.insert(report.diagnostics.end(), p.diagnostics.begin(), p.diagnostics.end());
+    report.usage = p.usage;
+    report.cache_hit = p.cache_hit;
+    report.compile_ms = p.compile_ms;
+}
+
+void add_to_report(const Measured& p, RunReport& report) {
+    report.stage_runs.insert(report.stage_runs.end(), p.runs.begin(), p.runs.end());
+    report.coverage = p.coverage;
+    report.trace = p.trace;
+    report.memory = p.memory;
+}
+
+void add_to_report(const PreparedBuffers& p, RunReport& report) {
+    report.stage_runs.insert(report.stage_runs.end(), p.runs.begin(), p.runs.end());
+    report.transfers = p.transfers;
+    // Where each buffer lives, also for a launch that fails: compute-sanitizer's findings name addresses (taken
+    // before the launch, as one that resets the context leaves no buffers to ask).
+    for (const auto& [name, b] : p.buffers) report.device_addresses[name] = b.device_address;
+}
+
+void add_to_report(const Launched& p, RunReport& report) {
+    if (p.run) report.stage_runs.push_back(*p.run);
+    report.stages.launch_backend_ms = p.outcome.backend_ms;
+    report.stages.launch_phases = p.outcome.phases;
+    report.printf_output = p.outcome.printf_output;
+    report.steps = p.steps;
+    if (p.outcome.failure) {
+        report.error_line = p.outcome.failure->line;
+        return;
+    }
+    if (!p.run) return;  // a step failed
+    report.launched = true;
+    report.timing = p.outcome.timing;
+    report.transfers.kernel_ms = p.outcome.timing.median_ms;
+    report.bandwidth_gbps = p.bandwidth_gbps;
+    report.bandwidth_fraction = p.bandwidth_fraction;
+}
+
+void add_to_report(ReadBack&& p, RunReport& report) {
+    if (p.run) report.stage_runs.push_back(std::move(*p.run));
+    report.outputs = std::move(p.outputs);
+    report.outputs_in_place = std::move(p.in_place);
+    report.output_previews = std::move(p.previews);
+    report.transfers.download_ms += p.download_ms;
+    report.transfers.downloads += p.downloads;
+    report.transfers.download_bytes += p.download_bytes;
+}
+
+void add_to_report(Streamed&& p, RunReport& report) {
+    report.stage_runs.push_back(std::move(p.run));
+    if (p.error_line) report.error_line = p.error_line;
+    if (p.report) report.streams = std::move(p.report);
+    for (auto& [name, out] : p.outputs) report.outputs[name] = std::move(out);
+}
+
+void add_to_report(const Checked& p, RunReport& report) {
+    report.verified = p.verified;
+    report.reference_ms = p.reference_ms;
+    report.max_abs_error = p.max_abs_error;
+    report.mismatches = p.mismatches;
+    report.mismatched_elements = p.mismatched_elements;
+    report.mismatch_detail = p.mismatch_detail;
+    report.error_maps = p.error_maps;
+    report.diagnostics.insert(report.diagnostics.end(), p.diagnostics.begin(), p.diagnostics.end());
+    report.stage_runs.insert(report.stage_runs.end(), p.runs.begin(), p.runs.end());
+    if (p.error && !report.error) {  // the reference itself failed
+        report.error = p.error;
+        report.failed_stage = RunStage::Verify;
+    }
+}
+
+// ---- the run: its state and its table of stages ----------------------------------------------------------------
+
+// One run on its way through the stages: the run's head (the file, the choices, the launch checks, the stage
+// times, and how it ended) and each stage's product, made once by its stage and only read after (run_products.h).
+// The report is assembled from them when the run ends (assemble_report).
 struct KernelSession::RunState {
     const RunOptions& options;
-    RunReport report;
+    RunReport report;  // the head; the products go into it at the end
     StageClock clock;
-    std::optional<ResolvedRun> resolved;                 // stage_resolve
-    const CompileResult* compiled = nullptr;             // stage_compile: the kernel's module
-    std::vector<const CompileResult*> step_modules;      // stage_compile: a file with steps, one per step
+    std::optional<ResolvedRun> resolved;      // resolve
+    std::optional<CompiledKernel> compiled;   // compile (+ the steps' modules)
+    std::optional<Measured> measured;         // measure
+    std::optional<PreparedBuffers> prepared;  // prepare
+    std::optional<Launched> launched;         // launch (+ the steps')
+    std::optional<ReadBack> read_back;        // read back
+    std::optional<Streamed> streamed;         // streams
+    std::optional<Checked> checked;           // check
     // Ends the run with the stage that failed and why; returns false, as a stage that stops the run does.
     bool fail(RunStage stage, Error e) {
         report.failed_stage = stage;
         report.error = std::move(e);
         return false;
     }
+    // The report as far as the run got, before the launch (RunOptions::before_launch): the head and the products
+    // made so far.
+    RunReport so_far() const {
+        RunReport r = report;
+        if (compiled) add_to_report(*compiled, r);
+        if (measured) add_to_report(*measured, r);
+        if (prepared) add_to_report(*prepared, r);
+        return r;
+    }
 };
 
+// The report of a run that ended: its head, then each product made, in the stages' order. The products are
+// handed over (the outputs move); the run holds none after.
+RunReport KernelSession::assemble_report(RunState& run) {
+    RunReport& report = run.report;
+    if (run.compiled) add_to_report(*run.compiled, report);
+    if (run.measured) add_to_report(*run.measured, report);
+    if (run.prepared) add_to_report(*run.prepared, report);
+    if (run.launched) {
+        add_to_report(*run.launched, report);
+        // The buffers' handles for interop in another process, once a launch filled them.
+        if (report.launched && run.prepared)
+            for (const auto& [name, b] : run.prepared->buffers)
+                if (!b.ipc_handle.empty()) {
+                    report.ipc_handles[name] = b.ipc_handle;
+                    report.ipc_offsets[name] = b.ipc_offset;
+                }
+    }
+    if (run.read_back) add_to_report(std::move(*run.read_back), report);
+    if (run.streamed) add_to_report(std::move(*run.streamed), report);
+    if (run.checked) add_to_report(*run.checked, report);
+    run.compiled.reset();
+    run.measured.reset();
+    run.prepared.reset();
+    run.launched.reset();
+    run.read_back.reset();
+    run.streamed.reset();
+    run.checked.reset();
+    return std::move(report);
+}
+
 // Every run passes the same front stages (the file, the choices, the kernel's module); then a driver takes it
-// through the stages its kind of run needs, in order. Each stage reads what the ones before it made, adds its
-// product (to the report or the run) and its time, and returns false to end the run: failed (report.error says
-// where and why) or complete early (a compile-only backend, a run that reads nothing back). What a stage finds
-// unchanged since the last run it does not redo (run_stage.h): the compile cache (compile(), compile_extra()),
-// the buffers' content keys (prepare_buffers), the host inputs (host_input) and the reference (verify) are keyed
-// by their inputs, and each says in report.stage_runs whether it ran and why.
+// through the stages its kind of run needs, in order. Each stage reads the products of the ones before it, makes
+// its own (run_products.h) and its time, and returns false to end the run: failed (RunState::fail says where and
+// why) or complete early (a compile-only backend, a run that reads nothing back). What a stage finds unchanged
+// since the last run it does not redo (run_stage.h): the compile cache (compile(), compile_extra()), the buffers'
+// content keys (prepare_buffers), the host inputs (host_input) and the reference (check_outputs) are keyed by
+// their inputs, and each product says in its StageRun entries whether it was made again and why.
 RunReport KernelSession::run_stages(const RunOptions& options) {
     using Stage = bool (KernelSession::*)(RunState&);
     using K = KernelSession;
@@ -163,20 +296,28 @@ RunReport KernelSession::run_stages(const RunOptions& options) {
     static constexpr Stage kDevices[] = {&K::stage_validate, &K::stage_measure, &K::stage_devices};
     static constexpr Stage kStepsOnDevices[] = {&K::stage_compile_steps, &K::stage_validate_steps, &K::stage_measure,
                                                 &K::stage_devices};
-    RunState run{options, {}, {}, {}, nullptr, {}};
+    // RunOptions::measurements_only: the launch checks and the measurements, nothing of the run's own launch.
+    static constexpr Stage kMeasurements[] = {&K::stage_validate, &K::stage_measure};
+    static constexpr Stage kStepsMeasurements[] = {&K::stage_compile_steps, &K::stage_validate_steps,
+                                                   &K::stage_measure};
+    RunState run{options, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
     for (const Stage stage : kFront)
-        if (!(this->*stage)(run)) return std::move(run.report);
+        if (!(this->*stage)(run)) return assemble_report(run);
     const bool steps = !run.resolved->steps.empty();
     const std::span<const Stage> driver =
-        kernel_.spec.devices.enabled()
+        options.measurements_only
+            ? (steps ? std::span<const Stage>(kStepsMeasurements) : std::span<const Stage>(kMeasurements))
+        : kernel_.spec.devices.enabled()
             ? (steps ? std::span<const Stage>(kStepsOnDevices) : std::span<const Stage>(kDevices))
         : steps                 ? std::span<const Stage>(kSteps)
         : run.resolved->streams ? std::span<const Stage>(kStreams)
                                 : std::span<const Stage>(kOneKernel);
     for (const Stage stage : driver)
         if (!(this->*stage)(run)) break;
-    return std::move(run.report);
+    return assemble_report(run);
 }
+
+// ---- the stages, in order ---------------------------------------------------------------------------------------
 
 // The file: its header and signature parse, and it has a kernel.
 bool KernelSession::stage_check_file(RunState& run) {
@@ -224,62 +365,53 @@ bool KernelSession::stage_resolve(RunState& run) {
     return true;
 }
 
+namespace {
+const char* const kFixCompileHint = "fix the source at the line shown; nothing was launched";
+}  // namespace
+
 // The kernel's module, from the session's keyed cache when the text is unchanged.
 bool KernelSession::stage_compile(RunState& run) {
-    RunReport& report = run.report;
-    const CompileResult& compiled = compile();
-    run.compiled = &compiled;
-    run.clock.lap(report.stages.compile_ms);
-    if (stages_->compile_run) report.stage_runs.push_back(*stages_->compile_run);
-    report.compiled = true;
-    report.diagnostics.insert(report.diagnostics.end(), compiled.diagnostics.begin(), compiled.diagnostics.end());
-    report.usage = compiled.usage;
-    report.cache_hit = compiled.cache_hit;
-    report.compile_ms = compiled.compile_ms;
-    if (!compiled.ok) {
-        if (compiled.error) {
-            Error error = to_error(*compiled.error);
-            // A lost remote worker (or a reset context) compiled nothing: kept, this answer would come back for
-            // the same text from the cache, and the next run would never ask the worker (or reconnect) again.
-            if (compiled.error->context_was_reset) {
-                run.compiled = nullptr;
-                forget_device_state();
-            }
-            return run.fail(RunStage::Compile, error);
-        }
-        std::string first = "compilation failed";
-        size_t errors = 0;
-        for (const auto& d : compiled.diagnostics) {
-            if (d.severity != Severity::Error) continue;
-            if (errors++ == 0) first = d.str();
-        }
-        return run.fail(RunStage::Compile,
-                        make_error(ErrorKind::Compile,
-                                   errors > 1 ? first + " (and " + count_text(errors - 1, "more error", "more errors") + ")"
-                                              : first,
-                                   "fix the source at the line shown; nothing was launched"));
+    const CompileResult& module = compile();
+    run.clock.lap(run.report.stages.compile_ms);
+    CompiledKernel& compiled = run.compiled.emplace();
+    compiled.module = &module;
+    if (stages_->compile_run) compiled.runs.push_back(*stages_->compile_run);
+    compiled.diagnostics = module.diagnostics;
+    compiled.usage = module.usage;
+    compiled.cache_hit = module.cache_hit;
+    compiled.compile_ms = module.compile_ms;
+    if (module.ok) return true;
+    if (module.error) {
+        // A lost remote worker (or a reset context) compiled nothing: kept, this answer would come back for the
+        // same text from the cache, and the next run would never ask the worker (or reconnect) again.
+        Error error = to_error(*module.error);
+        if (module.error->context_was_reset) forget_device_state();
+        return run.fail(RunStage::Compile, std::move(error));
     }
-    return true;
+    return run.fail(RunStage::Compile, make_error(ErrorKind::Compile, compile_failure_text(module), kFixCompileHint));
 }
 
-// The steps' other kernels, one module each (compile_extra: each its own stage entry).
+// The steps' other kernels, one module each (compile_extra: each its own stage entry), into the kernel's product.
 bool KernelSession::stage_compile_steps(RunState& run) {
-    RunReport& report = run.report;
-    auto modules = compile_steps(report);
-    run.clock.lap(report.stages.compile_ms);
+    CompiledKernel& compiled = *run.compiled;
+    auto modules = compile_steps(compiled);
+    run.clock.lap(run.report.stages.compile_ms);
     if (!modules) return run.fail(RunStage::Compile, modules.error());
-    run.step_modules = std::move(*modules);
-    for (size_t i = 0; i < run.step_modules.size(); ++i) {
-        const CompileResult& c = *run.step_modules[i];
+    compiled.steps = std::move(*modules);
+    for (size_t i = 0; i < compiled.steps.size(); ++i) {
+        const CompileResult& c = *compiled.steps[i];
         if (c.ok) continue;
-        std::string first = c.error ? c.error->message : "compilation failed";
         for (const auto& d : c.diagnostics)
-            if (d.severity == Severity::Error) {
-                report.diagnostics.push_back(d);
-                if (!c.error) first = d.str();
-            }
-        return run.fail(RunStage::Compile, make_error(ErrorKind::Compile, step_label(run.resolved->steps[i]) + ": " + first,
-                                                      "fix the source at the line shown; nothing was launched"));
+            if (d.severity == Severity::Error) compiled.diagnostics.push_back(d);
+        const std::string step = step_label(run.resolved->steps[i]);
+        if (c.error) {
+            Error error = to_error(*c.error);
+            error.message = step + ": " + error.message;
+            if (c.error->context_was_reset) forget_device_state();
+            return run.fail(RunStage::Compile, std::move(error));
+        }
+        return run.fail(RunStage::Compile,
+                        make_error(ErrorKind::Compile, step + ": " + compile_failure_text(c), kFixCompileHint));
     }
     return true;
 }
@@ -293,8 +425,8 @@ const LaunchIssue* first_refusal(const std::vector<LaunchIssue>& issues) {
 }
 }  // namespace
 
-// The launch against the compiled kernel's resources (registers, shared memory, __launch_bounds__). A
-// compile-only backend stops here: compiling was the whole job.
+// The launch against the compiled kernel's resources (registers, shared memory, __launch_bounds__): the checks go
+// to the report's launch_issues. A compile-only backend stops here: compiling was the whole job.
 bool KernelSession::stage_validate(RunState& run) {
     RunReport& report = run.report;
     const ResolvedRun& resolved = *run.resolved;
@@ -317,7 +449,7 @@ bool KernelSession::stage_validate_steps(RunState& run) {
     for (size_t i = 0; i < resolved.steps.size(); ++i) {
         const ResolvedStep& s = resolved.steps[i];
         for (LaunchIssue issue : validate_launch(device(), LaunchCheck{s.grid, s.block, s.dynamic_shared_bytes,
-                                                                       run.step_modules[i]->usage, {}})) {
+                                                                       run.compiled->steps[i]->usage, {}})) {
             issue.message = step_label(s) + ": " + issue.message;
             report.launch_issues.push_back(std::move(issue));
         }
@@ -331,15 +463,13 @@ bool KernelSession::stage_validate_steps(RunState& run) {
     return true;
 }
 
-// Measurements that need launches of their own (session_insight.cpp), before the run's own launch so that
-// the buffers the window shows hold its output: coverage (asked, or when the launch looks short of the data),
-// the trace and the memory recording. Their compiles (trace, recording, counting) are stage entries of their own.
+// Measurements that need launches of their own (session_insight.cpp), over the resolved run and the compiled
+// kernel, before the run's buffers are set so that the buffers the window shows hold the run's own output:
+// coverage (asked, or when the launch looks short of the data), the trace and the memory recording. Their
+// compiles (trace, recording, counting) are entries of the product's own.
 bool KernelSession::stage_measure(RunState& run) {
     const RunOptions& options = run.options;
-    RunReport& report = run.report;
     const ResolvedRun& resolved = *run.resolved;
-    bool warned = false;
-    for (const auto& issue : report.launch_issues) warned = warned || issue.limit == kCoverageLimit;
     if (!resolved.steps.empty() && (options.coverage || options.trace || options.memory))
         return run.fail(
             RunStage::Launch,
@@ -352,61 +482,86 @@ bool KernelSession::stage_measure(RunState& run) {
                            std::to_string(resolved.steps.size()) + " steps",
                        "run one of its kernels alone: copy the file, replace its `step:` lines by `kernel: NAME` "
                        "with that step's block and grid"));
-    // What the measurements' compiles did, in the report whether or not the measurement succeeded.
+    bool warned = false;
+    for (const auto& issue : run.report.launch_issues) warned = warned || issue.limit == kCoverageLimit;
+    const bool coverage = options.coverage || (options.coverage_when_warned && warned);
+    if (!coverage && !options.trace && !options.memory) return true;
+    Made<Measured> made = measure(resolved, *run.compiled, options, coverage);
+    run.clock.lap(run.report.stages.insight_ms);
+    run.measured = std::move(made.product);
+    if (made.error) return run.fail(RunStage::Launch, std::move(*made.error));
+    // What coverage measured replaces the launch checks' guess.
+    apply_measured_coverage(run.measured->coverage, run.report.launch_issues);
+    return true;
+}
+
+Made<Measured> KernelSession::measure(const ResolvedRun& resolved, const CompiledKernel& compiled,
+                                      const RunOptions& options, bool coverage) {
+    Made<Measured> made;
+    Measured& m = made.product;
     stages_->extra_runs.clear();
+    // What the measurements' compiles did: in the product whether or not the measurement succeeded.
     const auto said = [&] {
-        for (StageRun& entry : stages_->take_extra_runs()) report.stage_runs.push_back(std::move(entry));
+        for (StageRun& entry : stages_->take_extra_runs()) m.runs.push_back(std::move(entry));
     };
-    if (options.coverage || (options.coverage_when_warned && warned)) {
-        auto measured = measure_coverage(resolved, run.compiled->module);
-        run.clock.lap(report.stages.insight_ms);
-        if (!measured) return run.fail(RunStage::Launch, measured.error());
-        report.coverage = std::move(*measured);
-        if (options.coverage && options.count_writers) count_writers(resolved, report.coverage);
+    if (coverage) {
+        auto measured = measure_coverage(resolved, compiled.module->module);
+        if (!measured) {
+            said();
+            made.error = measured.error();
+            return made;
+        }
+        m.coverage = std::move(*measured);
+        if (options.coverage && options.count_writers) count_writers(resolved, m.coverage);
         said();
-        apply_measured_coverage(report.coverage, report.launch_issues);
-        run.clock.lap(report.stages.insight_ms);
     }
     if (options.trace) {
         auto traced = trace_launch(resolved, options.timing);
         said();
-        run.clock.lap(report.stages.insight_ms);
-        if (!traced) return run.fail(RunStage::Launch, traced.error());
-        report.trace = std::move(*traced);
+        if (!traced) {
+            made.error = traced.error();
+            return made;
+        }
+        m.trace = std::move(*traced);
     }
     if (options.memory) {
         auto recorded = record_memory(resolved, options.memory_warps);
         said();
-        run.clock.lap(report.stages.insight_ms);
-        if (!recorded) return run.fail(RunStage::Launch, recorded.error());
-        report.memory = std::move(*recorded);
+        if (!recorded) {
+            made.error = recorded.error();
+            return made;
+        }
+        m.memory = std::move(*recorded);
     }
-    return true;
+    return made;
 }
 
 // The buffers on the device with their initial contents: allocated when a size changed, uploaded when their
 // contents' key changed (an input the kernel cannot write stays from the last run).
 bool KernelSession::stage_prepare(RunState& run) {
-    RunReport& report = run.report;
-    report.transfers.pinned = run.options.pinned_host && engine_.capabilities().gpu;
-    auto prepared = prepare_buffers(*run.resolved, run.options, report.transfers);
-    run.clock.lap(report.stages.prepare_ms);
-    report.stage_runs.insert(report.stage_runs.end(), stages_->upload_runs.begin(), stages_->upload_runs.end());
-    if (!prepared) return run.fail(RunStage::Prepare, prepared.error());
+    PreparedBuffers& prepared = run.prepared.emplace();
+    prepared.transfers.pinned = run.options.pinned_host && engine_.capabilities().gpu;
+    auto done = prepare_buffers(*run.resolved, run.options, prepared.transfers);
+    run.clock.lap(run.report.stages.prepare_ms);
+    prepared.runs = stages_->upload_runs;
+    for (const auto& [name, b] : buffers_)
+        prepared.buffers[name] = PreparedBuffers::Buffer{b.id, b.device_address, b.ipc_handle, b.ipc_offset};
+    if (!done) return run.fail(RunStage::Prepare, done.error());
     return true;
 }
 
 // A `devices:` file's run from the compiled module on (session_devices.cpp): one part per device, each with
-// its own buffers, assembled and checked there. It ends the run.
+// its own buffers, assembled and checked there, from the report as far as this run got. It ends the run.
 bool KernelSession::stage_devices(RunState& run) {
-    RunReport& report = run.report;
-    report.transfers.pinned = run.options.pinned_host && engine_.capabilities().gpu;
-    report = run_on_devices(*run.resolved, *run.compiled, run.options, std::move(report));
+    run.report.transfers.pinned = run.options.pinned_host && engine_.capabilities().gpu;
+    const CompileResult& module = *run.compiled->module;
+    RunReport report = run_on_devices(*run.resolved, module, run.options, assemble_report(run));
     // Each part's buffers live for one run on its device: nothing of a split is kept for the next run yet.
     if (report.device_split)
         report.stage_runs.push_back({"device parts", false,
                                      std::to_string(report.device_split->parts.size()) +
                                          " part(s): each allocates, uploads, launches and reads back every run"});
+    run.report = std::move(report);
     return false;
 }
 
@@ -414,7 +569,7 @@ Fingerprint KernelSession::launch_fingerprint(const RunState& run, const LaunchR
     const RunOptions& options = run.options;
     const ResolvedRun& resolved = *run.resolved;
     Fingerprint fingerprint;
-    const StageRun* compiled = run.report.stage_run("compile");
+    const StageRun* compiled = run.compiled && !run.compiled->runs.empty() ? &run.compiled->runs.front() : nullptr;
     fingerprint.add("module",
                     std::to_string(launch.module) + " " + std::to_string(stages_->compiles) + " " + launch.kernel_name,
                     compiled && !compiled->reused ? "recompiled: " + compiled->reason : "module changed");
@@ -429,7 +584,8 @@ Fingerprint KernelSession::launch_fingerprint(const RunState& run, const LaunchR
     for (const auto& b : kernel_.spec.buffers) {
         const std::string& contents = host_inputs_.at(b.name).key;
         fingerprint.add("input " + b.name, contents, contents_changed(b));
-        fingerprint.add("buffer " + b.name, std::to_string(buffers_.at(b.name).id), "`" + b.name + "` reallocated");
+        fingerprint.add("buffer " + b.name, std::to_string(run.prepared->buffers.at(b.name).id),
+                        "`" + b.name + "` reallocated");
     }
     fingerprint.add("timing",
                     std::to_string(options.timing.warmup) + " " + std::to_string(options.timing.repeats) +
@@ -439,38 +595,42 @@ Fingerprint KernelSession::launch_fingerprint(const RunState& run, const LaunchR
     return fingerprint;
 }
 
-// The timed launch of one kernel. Every run asked for launches (re-timing, a racy lesson's next outcome); the
-// fingerprint says what changed since the last one.
+// The timed launch of one kernel over the prepared buffers. Every run asked for launches (re-timing, a racy
+// lesson's next outcome); the fingerprint says what changed since the last one.
 bool KernelSession::stage_launch(RunState& run) {
     const RunOptions& options = run.options;
-    auto made_launch = launch_request(*run.resolved, run.compiled->module, options.timing);
+    auto made_launch = launch_request(*run.resolved, run.compiled->module->module, options.timing, nullptr, nullptr,
+                                      &*run.prepared);
     if (!made_launch) return run.fail(RunStage::Prepare, made_launch.error());
     Fingerprint fingerprint = launch_fingerprint(run, *made_launch);
-    if (options.before_launch) options.before_launch(run.report);
-    // Where each buffer lives, also for a launch that fails: compute-sanitizer's findings name addresses (taken
-    // before the launch, as one that resets the context leaves no buffers to ask).
-    for (const auto& [name, b] : buffers_) run.report.device_addresses[name] = b.device_address;
-    const LaunchOutcome launched = launch_kernel(std::move(*made_launch), {run_purpose()});
+    if (options.before_launch) options.before_launch(run.so_far());
+    LaunchOutcome outcome = launch_kernel(std::move(*made_launch), {run_purpose()});
     run.clock.lap(run.report.stages.launch_ms);
-    return record_launch(run, std::move(fingerprint), launched);
+    const Launched& launched = run.launched.emplace(record_launch(*run.resolved, std::move(fingerprint), std::move(outcome)));
+    if (const std::optional<LaunchFailure>& err = launched.outcome.failure)
+        return run.fail(RunStage::Launch, make_error(err->kind, err->named_message(), err->hint));
+    return true;
 }
 
 // The steps, one launch after another on the same buffers (session_steps.cpp); their time is the run's.
 bool KernelSession::stage_launch_steps(RunState& run) {
     const RunOptions& options = run.options;
-    RunReport& report = run.report;
-    if (options.before_launch) options.before_launch(report);
-    auto ran = launch_steps(*run.resolved, run.step_modules, options.timing, report);
-    if (!ran) return run.fail(RunStage::Launch, ran.error());
-    run.clock.lap(report.stages.launch_ms);
+    if (options.before_launch) options.before_launch(run.so_far());
+    Launched steps;
+    auto ran = launch_steps(*run.resolved, run.compiled->steps, options.timing, steps);
+    if (!ran) {
+        run.launched = std::move(steps);
+        return run.fail(RunStage::Launch, ran.error());
+    }
+    run.clock.lap(run.report.stages.launch_ms);
     // The fingerprint of the run's own launch figures (the first step's) with every step's.
-    auto made_launch = launch_request(*run.resolved, run.compiled->module, options.timing);
+    auto made_launch = launch_request(*run.resolved, run.compiled->module->module, options.timing, nullptr, nullptr,
+                                      &*run.prepared);
     if (!made_launch) return run.fail(RunStage::Prepare, made_launch.error());
-    for (const auto& [name, b] : buffers_) report.device_addresses[name] = b.device_address;
-    LaunchOutcome launched;
-    launched.timing = report.timing;
-    launched.printf_output = report.printf_output;
-    return record_launch(run, launch_fingerprint(run, *made_launch), launched);
+    Launched& launched =
+        run.launched.emplace(record_launch(*run.resolved, launch_fingerprint(run, *made_launch), std::move(steps.outcome)));
+    launched.steps = std::move(steps.steps);
+    return true;
 }
 
 LaunchOutcome KernelSession::launch_kernel(LaunchRequest request, LaunchSite site) {
@@ -485,34 +645,20 @@ StreamsOutcome KernelSession::launch_streams(StreamsRequest request, LaunchSite 
     return out;
 }
 
-bool KernelSession::record_launch(RunState& run, Fingerprint fingerprint, const LaunchOutcome& launched) {
-    RunReport& report = run.report;
-    const ResolvedRun& resolved = *run.resolved;
+Launched KernelSession::record_launch(const ResolvedRun& resolved, Fingerprint fingerprint, LaunchOutcome outcome) {
+    Launched launched;
     const std::string why = stages_->launch.why(fingerprint);
-    report.stage_runs.push_back(stages_->launch.ran(why.empty() ? "run again: nothing it depends on changed" : why));
+    launched.run = stages_->launch.ran(why.empty() ? "run again: nothing it depends on changed" : why);
     stages_->launch.drop("the last launch failed");  // kept again below once it succeeded
-    report.stages.launch_backend_ms = launched.backend_ms;
-    report.stages.launch_phases = launched.phases;
-    report.printf_output = launched.printf_output;
-    if (const std::optional<LaunchFailure>& err = launched.failure) {
-        report.error_line = err->line;
-        return run.fail(RunStage::Launch, make_error(err->kind, err->named_message(), err->hint));
-    }
-    report.launched = true;
+    launched.outcome = std::move(outcome);
+    if (launched.outcome.failure) return launched;
     stages_->launch.keep(std::move(fingerprint), ++stages_->launches);
-    report.timing = launched.timing;
-    report.transfers.kernel_ms = launched.timing.median_ms;
-    if (report.timing.median_ms > 0) {
-        report.bandwidth_gbps = double(resolved.traffic_bytes) / (report.timing.median_ms * 1e-3) / 1e9;
-        if (device().copy_bandwidth_gbps > 0) report.bandwidth_fraction = report.bandwidth_gbps / device().copy_bandwidth_gbps;
+    const double median_ms = launched.outcome.timing.median_ms;
+    if (median_ms > 0) {
+        launched.bandwidth_gbps = double(resolved.traffic_bytes) / (median_ms * 1e-3) / 1e9;
+        if (device().copy_bandwidth_gbps > 0) launched.bandwidth_fraction = launched.bandwidth_gbps / device().copy_bandwidth_gbps;
     }
-    for (const auto& [name, b] : buffers_) {
-        if (!b.ipc_handle.empty()) {
-            report.ipc_handles[name] = b.ipc_handle;
-            report.ipc_offsets[name] = b.ipc_offset;
-        }
-    }
-    return true;
+    return launched;
 }
 
 namespace {
@@ -542,22 +688,30 @@ std::optional<ReadBackRequest::Preview> preview_request(const BufferSpec& b, con
 }  // namespace
 
 // The outputs on the host, when a view, the inspector or the check needs them.
+bool KernelSession::stage_read_back(RunState& run) {
+    Made<ReadBack> made = read_back_outputs(*run.resolved, run.options, *run.prepared);
+    run.clock.lap(run.report.stages.read_back_ms);
+    run.read_back = std::move(made.product);
+    if (made.error) return run.fail(RunStage::Launch, std::move(*made.error));
+    return true;
+}
+
 // Where the caller allows it (RunOptions::read_back_in_place), outputs only pictures show are handed over where
 // they are (the CPU backend's shared memory): a 4K picture is 33 MB to copy on every live re-run.
-bool KernelSession::stage_read_back(RunState& run) {
-    const RunOptions& options = run.options;
-    RunReport& report = run.report;
+Made<ReadBack> KernelSession::read_back_outputs(const ResolvedRun& resolved, const RunOptions& options,
+                                                const PreparedBuffers& prepared) {
+    Made<ReadBack> made;
+    ReadBack& out = made.product;
     // The check (now or deferred) and `streams:` (which launches again over the outputs) need copies.
     const bool checked = options.verify && !kernel_.spec.reference.empty();
-    const bool in_place_run = options.read_back_in_place && !checked && !run.resolved->streams;
+    const bool in_place_run = options.read_back_in_place && !checked && !resolved.streams;
     // Every launch is a new result, so its outputs always come back (no fingerprint to compare: it would differ).
     // Asked for what is shown only (a compare variant's column): an output no view shows and no check or
     // `streams:` needs stays on the device, and the entry names it.
-    const bool shown_only = options.read_back_shown_only && !checked && !run.resolved->streams;
+    const bool shown_only = options.read_back_shown_only && !checked && !resolved.streams;
     const std::vector<ViewSpec> views = shown_views(kernel_.spec);
     std::string left;  // the outputs left on the device
-    const size_t entry = report.stage_runs.size();
-    if (options.read_back) report.stage_runs.push_back({"read back", false, "new launch"});
+    if (options.read_back) out.run = StageRun{"read back", false, "new launch"};
     for (const auto& b : kernel_.spec.buffers) {
         if (b.direction == Direction::In || !options.read_back) continue;
         // Only what image views show: plots and tables (also the ones shown by default) keep the bytes they get.
@@ -569,43 +723,38 @@ bool KernelSession::stage_read_back(RunState& run) {
             continue;
         }
         const bool in_place = in_place_run && pictured && !kept;
-        ReadBackRequest request{buffers_.at(b.name).id, options.pinned_host, in_place};
+        ReadBackRequest request{prepared.buffers.at(b.name).id, options.pinned_host, in_place};
         // The same outputs may come as previews where the backend makes them (a remote worker; the others ignore
         // the request and answer every element).
         const bool preview_run = options.preview_max_width > 0 || options.preview_max_height > 0;
-        if (preview_run && !checked && !run.resolved->streams && pictured && !kept)
-            request.preview = preview_request(b, run.resolved->views, options);
+        if (preview_run && !checked && !resolved.streams && pictured && !kept)
+            request.preview = preview_request(b, resolved.views, options);
         ReadBackResult rb = engine_.read_back(request);
         if (rb.error) {
             if (rb.error->context_was_reset) forget_device_state();  // a lost remote worker: nothing of it is left
-            return run.fail(RunStage::Launch,
-                            make_error(rb.error->kind, "could not read back `" + b.name + "`: " + rb.error->message));
+            made.error = make_error(rb.error->kind, "could not read back `" + b.name + "`: " + rb.error->message);
+            break;
         }
         if (rb.in_place) {
-            report.outputs_in_place[b.name] = RunReport::InPlaceOutput{b.type, rb.in_place, rb.in_place_bytes};
+            out.in_place[b.name] = RunReport::InPlaceOutput{b.type, rb.in_place, rb.in_place_bytes};
             continue;
         }
+        out.download_ms += rb.elapsed_ms;
+        out.downloads++;
+        out.download_bytes += rb.data.size();
         if (rb.preview_width > 0 && request.preview) {
-            report.transfers.download_ms += rb.elapsed_ms;
-            report.transfers.downloads++;
-            report.transfers.download_bytes += rb.data.size();
-            report.output_previews[b.name] =
-                RunReport::PreviewOutput{b.type,
-                                         int(rb.preview_width),
-                                         int(rb.preview_height),
-                                         int(request.preview->width),
-                                         int(request.preview->height),
-                                         std::move(rb.data)};
+            out.previews[b.name] = RunReport::PreviewOutput{b.type,
+                                                            int(rb.preview_width),
+                                                            int(rb.preview_height),
+                                                            int(request.preview->width),
+                                                            int(request.preview->height),
+                                                            std::move(rb.data)};
             continue;
         }
-        report.transfers.download_ms += rb.elapsed_ms;
-        report.transfers.downloads++;
-        report.transfers.download_bytes += rb.data.size();
-        report.outputs[b.name] = HostBuffer{b.name, b.type, std::move(rb.data)};
+        out.outputs[b.name] = HostBuffer{b.name, b.type, std::move(rb.data)};
     }
-    if (!left.empty()) report.stage_runs[entry].reason += "; not shown or checked, left on the device: " + left;
-    run.clock.lap(report.stages.read_back_ms);
-    return true;
+    if (!left.empty() && out.run) out.run->reason += "; not shown or checked, left on the device: " + left;
+    return made;
 }
 
 Result<HostBuffer> KernelSession::read_output(const std::string& name) {
@@ -622,18 +771,23 @@ Result<HostBuffer> KernelSession::read_output(const std::string& name) {
     return HostBuffer{name, spec->type, std::move(rb.data)};
 }
 
-// `streams:` (session_streams.cpp): the launch again in chunks on streams; its outputs are the ones checked.
+// `streams:` (session_streams.cpp): the launch again in chunks on streams, over the same module and buffers; its
+// outputs are the ones checked.
 bool KernelSession::stage_streams(RunState& run) {
     if (!run.resolved->streams) return true;
     // Its chunks' copies are what it times, so every run sends them again (no stage product to keep).
     const ResolvedStreams& st = *run.resolved->streams;
-    run.report.stage_runs.push_back({"streams", false,
-                                     std::to_string(st.chunks) + " chunks on " + std::to_string(st.streams) +
-                                         " streams: each copies its part in and out"});
-    auto streamed = run_streams(*run.resolved, run.compiled->module, run.report);
+    Streamed& streamed = run.streamed.emplace();
+    streamed.run = {"streams", false,
+                    std::to_string(st.chunks) + " chunks on " + std::to_string(st.streams) +
+                        " streams: each copies its part in and out"};
+    auto report = run_streams(*run.resolved, run.compiled->module->module, streamed);
     run.clock.lap(run.report.stages.launch_ms);
-    if (!streamed) return run.fail(RunStage::Launch, streamed.error());
-    run.report.streams = std::move(*streamed);
+    if (!report) {
+        streamed.outputs.clear();
+        return run.fail(RunStage::Launch, report.error());
+    }
+    streamed.report = std::move(*report);
     return true;
 }
 
@@ -651,7 +805,7 @@ bool KernelSession::stage_check(RunState& run) {
         report.not_checked_why = options.skipped_check_why;
     }
     if (!options.read_back) {
-        report.outputs.clear();
+        if (run.streamed) run.streamed->outputs.clear();
         return false;
     }
     if (resolved.stopped_early()) {  // said whether or not this run asked for the check
@@ -659,17 +813,25 @@ bool KernelSession::stage_check(RunState& run) {
                              std::to_string(resolved.steps_in_file) +
                              ": the check compares the result of the last step, so it did not run";
         report.not_checked_why = NotCheckedWhy::StoppedEarly;
-    } else if (options.verify && !spec.reference.empty() && options.defer_check)
+    } else if (options.verify && !spec.reference.empty() && options.defer_check) {
         report.check_pending = true;
-    else if (options.verify && !spec.reference.empty())
-        verify(resolved, report);
+    } else if (options.verify && !spec.reference.empty()) {
+        // The outputs read back, with a streamed run's in their place.
+        if (run.streamed && !run.streamed->outputs.empty()) {
+            std::map<std::string, HostBuffer> outputs = run.read_back->outputs;
+            for (const auto& [name, out] : run.streamed->outputs) outputs[name] = out;
+            run.checked = check_outputs(resolved, outputs);
+        } else {
+            run.checked = check_outputs(resolved, run.read_back->outputs);
+        }
+    }
     run.clock.lap(report.stages.check_ms);
     return true;
 }
 
 Result<LaunchRequest> KernelSession::launch_request(const ResolvedRun& resolved, ModuleId module,
                                                      const TimingOptions& timing, const KernelSignature* signature,
-                                                     const ResolvedStep* step) const {
+                                                     const ResolvedStep* step, const PreparedBuffers* prepared) const {
     const KernelSignature& sig = signature ? *signature : *kernel_.signature;
     LaunchRequest launch;
     launch.module = module;
@@ -679,17 +841,18 @@ Result<LaunchRequest> KernelSession::launch_request(const ResolvedRun& resolved,
     launch.dynamic_shared_bytes = step ? step->dynamic_shared_bytes : resolved.dynamic_shared_bytes;
     launch.timing = timing;
     if (choices_.thread_order && engine_.capabilities().thread_order) launch.thread_order = choices_.thread_order;
-    auto args = kernel_args(sig, resolved.params, [this](const std::string& name) {
-        return BufferArg{buffers_.at(name).id, 0};
+    auto args = kernel_args(sig, resolved.params, [&](const std::string& name) {
+        return BufferArg{prepared ? prepared->buffers.at(name).id : buffers_.at(name).id, 0};
     });
     if (!args) return args.error();
     launch.args = std::move(*args);
     return launch;
 }
 
-// Compares the outputs with what the file's CPU reference computes from the same initial contents. The
-// expected outputs are kept while the reference, its params and its inputs stay the same (live re-runs).
-void KernelSession::verify(const ResolvedRun& resolved, RunReport& report) {
+// Compares `outputs` with what the file's CPU reference computes from the same initial contents. The expected
+// outputs are kept while the reference, its params and its inputs stay the same (live re-runs).
+Checked KernelSession::check_outputs(const ResolvedRun& resolved, const std::map<std::string, HostBuffer>& outputs) {
+    Checked checked;
     const KernelSpec& spec = kernel_.spec;
     Fingerprint fingerprint;
     fingerprint.add("reference", spec.reference + "\n" + reference_section(kernel_.source), "reference changed");
@@ -701,33 +864,32 @@ void KernelSession::verify(const ResolvedRun& resolved, RunReport& report) {
     Stage<std::map<std::string, HostBuffer>>& stage = stages_->reference;
     const std::map<std::string, HostBuffer>* expected = stage.reusable(fingerprint);
     if (expected) {
-        report.stage_runs.push_back(stage.reused());
+        checked.runs.push_back(stage.reused());
     } else {
-        report.stage_runs.push_back(stage.ran(stage.why(fingerprint)));
+        checked.runs.push_back(stage.ran(stage.why(fingerprint)));
         stage.drop("the reference failed");
         if (!reference_) reference_ = std::make_unique<FileReference>();
         std::map<std::string, const HostBuffer*> initial;
         for (const auto& b : spec.buffers) initial[b.name] = &host_inputs_.at(b.name).host;
         ReferenceOutcome outcome = reference_->compute(kernel_, resolved.params, initial);
-        report.reference_ms = outcome.run_ms;
-        report.diagnostics.insert(report.diagnostics.end(), outcome.diagnostics.begin(), outcome.diagnostics.end());
+        checked.reference_ms = outcome.run_ms;
+        checked.diagnostics = std::move(outcome.diagnostics);
         if (outcome.error) {
-            report.failed_stage = RunStage::Verify;
-            report.error = *outcome.error;
-            return;
+            checked.error = std::move(*outcome.error);
+            return checked;
         }
         expected = &stage.keep(std::move(fingerprint), std::move(outcome.expected));
     }
     // The comparison: once per result (a run's, or a deferred check's), never skipped.
-    report.stage_runs.push_back({"check", false, "new result"});
+    checked.runs.push_back({"check", false, "new result"});
     bool all_ok = true;
     for (const auto& [name, want] : *expected) {
-        auto got = report.outputs.find(name);
-        if (got == report.outputs.end()) continue;
+        auto got = outputs.find(name);
+        if (got == outputs.end()) continue;
         Comparison c = compare_buffers(got->second, want, spec.tolerance, true);
-        report.max_abs_error = std::max(report.max_abs_error, c.max_abs_error);
-        report.mismatches += c.mismatches;
-        report.mismatched_elements += c.mismatched_elements;
+        checked.max_abs_error = std::max(checked.max_abs_error, c.max_abs_error);
+        checked.mismatches += c.mismatches;
+        checked.mismatched_elements += c.mismatched_elements;
         ErrorMap map;
         map.buffer = name;
         map.elements = got->second.count();
@@ -737,11 +899,12 @@ void KernelSession::verify(const ResolvedRun& resolved, RunReport& report) {
         map.tolerance = spec.tolerance;
         map.max_abs_error = c.max_abs_error;
         map.first_mismatches = c.first_mismatches;
-        report.error_maps.push_back(std::move(map));
-        if (!c.ok && all_ok) report.mismatch_detail = c.detail;
+        checked.error_maps.push_back(std::move(map));
+        if (!c.ok && all_ok) checked.mismatch_detail = c.detail;
         all_ok = all_ok && c.ok;
     }
-    report.verified = all_ok;
+    checked.verified = all_ok;
+    return checked;
 }
 
 }  // namespace cp

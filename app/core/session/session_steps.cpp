@@ -108,7 +108,7 @@ Result<bool> KernelSession::resolve_steps(ResolvedRun& r, const Scope& base) con
 // One module per distinct kernel of the steps (each backend builds and loads the kernel a compile names); the
 // first step's kernel is the session's own compile, each other kernel's is a stage entry of its own ("compile
 // step NAME": ran or reused, and why).
-Result<std::vector<const CompileResult*>> KernelSession::compile_steps(RunReport& report) {
+Result<std::vector<const CompileResult*>> KernelSession::compile_steps(CompiledKernel& into) {
     std::vector<const CompileResult*> out;
     const CompileResult& first = compile();
     stages_->extra_runs.clear();
@@ -128,20 +128,21 @@ Result<std::vector<const CompileResult*>> KernelSession::compile_steps(RunReport
         request.also_kernels.clear();
         const CompileResult& c = compile_extra("step:" + name, "compile step " + name, std::move(request));
         if (!stages_->extra_runs.back().reused) {
-            report.compile_ms += c.compile_ms;
-            report.cache_hit = report.cache_hit && c.cache_hit;
+            into.compile_ms += c.compile_ms;
+            into.cache_hit = into.cache_hit && c.cache_hit;
         }
         done[name] = &c;
         out.push_back(&c);
     }
-    for (StageRun& entry : stages_->take_extra_runs()) report.stage_runs.push_back(std::move(entry));
+    for (StageRun& entry : stages_->take_extra_runs()) into.runs.push_back(std::move(entry));
     return out;
 }
 
-// The steps in order; fills report.steps, report.timing (a sample per timed pass over every launch) and the
+// The steps in order; fills into.steps, into.outcome.timing (a sample per timed pass over every launch) and the
 // printf output. An Error names the step and, for a repeated one, which launch of it failed.
 Result<bool> KernelSession::launch_steps(const ResolvedRun& resolved, const std::vector<const CompileResult*>& modules,
-                                         const TimingOptions& timing, RunReport& report) {
+                                         const TimingOptions& timing, Launched& into) {
+    std::string& printf_output = into.outcome.printf_output;
     std::vector<std::vector<double>> per_launch;  // every launch's timed samples, in order
     double medians = 0;
     for (size_t i = 0; i < resolved.steps.size(); ++i) {
@@ -161,13 +162,13 @@ Result<bool> KernelSession::launch_steps(const ResolvedRun& resolved, const std:
             if (!made) return made.error();
             LaunchOutcome launched = launch_kernel(std::move(*made), {LaunchPurpose::Step, s.index, int(k)});
             if (!launched.printf_output.empty()) {
-                if (k == 0 || report.printf_output.size() < 64 * 1024) report.printf_output += launched.printf_output;
+                if (k == 0 || printf_output.size() < 64 * 1024) printf_output += launched.printf_output;
             }
             if (const std::optional<LaunchFailure>& err = launched.failure) {
                 const std::string where = step_label(s) + (s.repeat > 1 ? ", launch " + std::to_string(k + 1) + " of " +
                                                                               std::to_string(s.repeat)
                                                                         : std::string());
-                report.steps.push_back(sr);
+                into.steps.push_back(sr);
                 return make_error(err->kind, where + ": " + err->named_message(), err->hint);
             }
             launch_medians.push_back(launched.timing.median_ms);
@@ -179,11 +180,11 @@ Result<bool> KernelSession::launch_steps(const ResolvedRun& resolved, const std:
         sr.timing = TimingStats::from_samples(std::move(sr.timing.samples_ms), sr.timing.cpu_time);
         sr.total_ms = 0;
         for (double m : launch_medians) sr.total_ms += m;
-        report.steps.push_back(std::move(sr));
+        into.steps.push_back(std::move(sr));
     }
     // Sample j of the whole: the j-th timed sample of every launch added up, one pass over the steps. Should the
     // launches have different sample counts (a backend fell back to one launch), the medians' sum stands alone.
-    const bool cpu_time = !report.steps.empty() && report.steps.front().timing.cpu_time;
+    const bool cpu_time = !into.steps.empty() && into.steps.front().timing.cpu_time;
     const size_t n = per_launch.empty() ? 0 : per_launch.front().size();
     const bool aligned = std::all_of(per_launch.begin(), per_launch.end(), [n](const auto& v) { return v.size() == n; });
     std::vector<double> pass(aligned ? n : 1, 0.0);
@@ -193,7 +194,7 @@ Result<bool> KernelSession::launch_steps(const ResolvedRun& resolved, const std:
     } else {
         pass[0] = medians;
     }
-    report.timing = TimingStats::from_samples(std::move(pass), cpu_time);
+    into.outcome.timing = TimingStats::from_samples(std::move(pass), cpu_time);
     return true;
 }
 

@@ -59,7 +59,7 @@ std::string streams_timeline_text(const StreamsReport& s, int width) {
     return text + legend;
 }
 
-Result<StreamsReport> KernelSession::run_streams(const ResolvedRun& resolved, ModuleId module, RunReport& report) {
+Result<StreamsReport> KernelSession::run_streams(const ResolvedRun& resolved, ModuleId module, Streamed& into) {
     const ResolvedStreams& st = *resolved.streams;
     const KernelSpec& spec = kernel_.spec;
     const std::string where = "`streams:` (line " + std::to_string(st.line) + ")";
@@ -111,7 +111,7 @@ Result<StreamsReport> KernelSession::run_streams(const ResolvedRun& resolved, Mo
 
     StreamsOutcome ran = launch_streams(std::move(request), {LaunchPurpose::Stream});
     if (const std::optional<LaunchFailure>& err = ran.failure) {
-        report.error_line = err->line;
+        into.error_line = err->line;
         return make_error(err->kind,
                           "the streamed run (" + std::to_string(st.chunks) + " chunks on " +
                               std::to_string(st.streams) + " streams): " + err->named_message(),
@@ -125,7 +125,7 @@ Result<StreamsReport> KernelSession::run_streams(const ResolvedRun& resolved, Mo
         const BufferSpec* b = kernel_.buffer(cb.name);
         HostBuffer fresh{cb.name, b->type, {}};
         fresh.bytes.assign(resolved.buffer_counts.at(cb.name) * elem_info(b->type).size, std::byte{0xFF});
-        report.outputs[cb.name] = std::move(fresh);
+        into.outputs[cb.name] = std::move(fresh);
     }
     size_t next = 0;
     for (const ChunkPart& part : plan->parts) {
@@ -135,7 +135,7 @@ Result<StreamsReport> KernelSession::run_streams(const ResolvedRun& resolved, Mo
                 return make_error(ErrorKind::Internal, "the streamed run returned " +
                                                            std::to_string(ran.d2h_data.size()) +
                                                            " copies, not the ones asked for");
-            HostBuffer& out = report.outputs.at(cb.name);
+            HostBuffer& out = into.outputs.at(cb.name);
             std::copy(ran.d2h_data[next].begin(), ran.d2h_data[next].end(),
                       out.bytes.begin() + std::ptrdiff_t(cb.byte_offset));
             ++next;

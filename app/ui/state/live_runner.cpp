@@ -99,7 +99,7 @@ void LiveRunner::worker_loop() {
 
 void LiveRunner::keep_pending_checks(const RunOutcome& out) {
     pending_.reset();
-    CheckOutcome pending;
+    PendingChecks pending;
     pending.job_id = out.job_id;
     bool any = false;
     if (out.report.check_pending) {
@@ -117,18 +117,17 @@ void LiveRunner::keep_pending_checks(const RunOutcome& out) {
 }
 
 CheckOutcome LiveRunner::run_checks() {
-    CheckOutcome out = std::move(*pending_);
+    PendingChecks pending = std::move(*pending_);
     pending_.reset();
+    CheckOutcome out;
+    out.job_id = pending.job_id;
     // Each session still holds the run's inputs and reference state: nothing ran in between.
-    if (out.main) {
-        session_->check(*out.main);
-        out.main->outputs.clear();  // the shown report has them
-    }
-    for (size_t i = 0; i < out.variants.size(); ++i) {
+    if (pending.main) out.main = session_->check(*pending.main);
+    for (size_t i = 0; i < pending.variants.size(); ++i) {
+        out.variants.emplace_back();
         KernelSession* session = compare_->session(i);
-        if (!out.variants[i] || !session) continue;
-        session->check(*out.variants[i]);
-        out.variants[i]->outputs.clear();
+        if (!pending.variants[i] || !session) continue;
+        out.variants.back() = session->check(*pending.variants[i]);
     }
     return out;
 }
@@ -157,9 +156,11 @@ RunOutcome LiveRunner::execute(RunJob& job) {
     if (job.suggest_block) {
         out.suggestion = s.suggest_block();
     } else if (job.record_memory) {
-        // The run again with the recording after it: the same outputs as the run shown, whose picture stays.
+        // The recording stage over the products of the run shown (the same text and choices: its compile is the
+        // cache's), without a second launch of the kernel itself.
         RunOptions options = job.options;
         options.memory = true;
+        options.measurements_only = true;
         options.verify = false;
         options.read_back = false;
         RunReport report = s.run(options);

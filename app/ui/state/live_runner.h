@@ -74,11 +74,11 @@ struct RunOutcome {
 };
 
 // The checks of a run that were left pending so its picture could be shown first (RunOptions::defer_check):
-// the reports as checked, for the job that ran (Workspace merges them with take_check).
+// each the check stage's product, for the job that ran (Workspace puts them into its reports with take_check).
 struct CheckOutcome {
     uint64_t job_id = 0;
-    std::optional<RunReport> main;                 // set when the main run's check was pending
-    std::vector<std::optional<RunReport>> variants;  // by variant, likewise
+    std::optional<Checked> main;                 // set when the main run's check was pending
+    std::vector<std::optional<Checked>> variants;  // by variant, likewise
 };
 
 class LiveRunner {
@@ -135,7 +135,13 @@ private:
     std::optional<RunJob> job_;
     std::optional<RunOutcome> outcome_;
     std::optional<CheckOutcome> check_;
-    std::optional<CheckOutcome> pending_;  // the runner thread's own: reports still to check
+    // The runner thread's own: the reports still to check (copies, their outputs included), by job.
+    struct PendingChecks {
+        uint64_t job_id = 0;
+        std::optional<RunReport> main;
+        std::vector<std::optional<RunReport>> variants;
+    };
+    std::optional<PendingChecks> pending_;
     bool running_ = false, stopping_ = false;
     std::thread worker_;
 };
