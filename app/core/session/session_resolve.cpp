@@ -166,13 +166,33 @@ std::vector<InputProblem> KernelSession::check_device_limits(const ResolvedRun& 
     return problems;
 }
 
+namespace {
+// An expression of the header evaluated in `scope`; an error names what it was for and its line.
+Result<double> eval_at(const std::string& expr, const std::string& what, int line, const Scope& scope) {
+    auto v = eval_expr(expr, scope);
+    if (!v) {
+        Error e = v.error();
+        e.message = what + " (line " + std::to_string(line) + "): " + e.message;
+        return e;
+    }
+    return *v;
+}
+
+// A choice refused: added to the run's problems with the field it was entered in, and returned as the error.
+struct Refusals {
+    std::vector<InputProblem>& problems;
+    Error operator()(std::string field, Error e) const {
+        problems.push_back({std::move(field), e});
+        return e;
+    }
+};
+}  // namespace
+
+// The metadata's values, in the order they depend on each other: images and parameters (then the `constant`
+// lines), buffer sizes, the launch, the problem's extents with traffic, streams and views.
 Result<ResolvedRun> KernelSession::resolve(std::vector<InputProblem>* problems_out) {
     std::vector<InputProblem> local;
     std::vector<InputProblem>& problems = problems_out ? *problems_out : local;
-    auto refuse = [&problems](std::string field, Error e) -> Error {
-        problems.push_back({std::move(field), e});
-        return e;
-    };
     const KernelSpec& spec = kernel_.spec;
     if (!spec.has_metadata) {
         return make_error(ErrorKind::Metadata,
@@ -183,18 +203,22 @@ Result<ResolvedRun> KernelSession::resolve(std::vector<InputProblem>* problems_o
     }
     ResolvedRun r;
     if (auto ok = resolve_choices(r, problems); !ok) return ok.error();
-
     Scope scope;
-    auto eval = [&](const std::string& expr, const std::string& what, int line) -> Result<double> {
-        auto v = eval_expr(expr, scope);
-        if (!v) {
-            Error e = v.error();
-            e.message = what + " (line " + std::to_string(line) + "): " + e.message;
-            return e;
-        }
-        return *v;
-    };
+    if (auto ok = resolve_params(r, scope, problems); !ok) return ok.error();
+    const Scope step_scope = scope;  // params and image sizes: what a step's settings start from
+    if (auto ok = resolve_buffer_sizes(r, scope, problems); !ok) return ok.error();
+    if (auto ok = resolve_launch(r, scope, step_scope, problems); !ok) return ok.error();
+    if (auto ok = resolve_extents(r, scope, problems); !ok) return ok.error();
+    Scope view_scope(r.params.begin(), r.params.end());
+    for (const ViewSpec& v : shown_views(spec)) r.views.push_back(resolve_view(v, kernel_, r, view_scope));
+    return r;
+}
 
+// The images' sizes and the parameters (the user's, else their defaults), then the `constant` lines' values.
+Result<bool> KernelSession::resolve_params(ResolvedRun& r, Scope& scope, std::vector<InputProblem>& problems) {
+    const Refusals refuse{problems};
+    const KernelSpec& spec = kernel_.spec;
+    auto eval = [&](const std::string& expr, const std::string& what, int line) { return eval_at(expr, what, line, scope); };
     for (const auto& b : spec.buffers) {
         if (b.init.kind != BufferInit::Kind::Image) continue;
         auto img = image_for(b);
@@ -226,13 +250,20 @@ Result<ResolvedRun> KernelSession::resolve(std::vector<InputProblem>* problems_o
         scope[p.name] = v;
         r.params[p.name] = v;
     }
-    const Scope step_scope = scope;  // params and image sizes: what a step's settings start from
     // `constant` lines: the __constant__ values follow the params (a changed sigma compiles the new weights in).
     if (!read_constant_lines(kernel_).empty()) {
         auto filled = fill_constants(kernel_, scope);
         if (!filled) return filled.error();
         kernel_.compile_source = std::move(*filled);
     }
+    return true;
+}
+
+// Each buffer's element count, refused when the buffers cannot fit the device or the host.
+Result<bool> KernelSession::resolve_buffer_sizes(ResolvedRun& r, Scope& scope, std::vector<InputProblem>& problems) const {
+    const Refusals refuse{problems};
+    const KernelSpec& spec = kernel_.spec;
+    auto eval = [&](const std::string& expr, const std::string& what, int line) { return eval_at(expr, what, line, scope); };
     uint64_t total_bytes = 0, output_bytes = 0;
     std::string largest_choice;  // the user's choice that sizes the buffers, blamed when they do not fit
     for (const auto& b : spec.buffers) {
@@ -266,6 +297,15 @@ Result<ResolvedRun> KernelSession::resolve(std::vector<InputProblem>* problems_o
         return refuse(largest_choice, *refused);
     }
 
+    return true;
+}
+
+// Block, grid (the user's, else the header's), dynamic shared memory, the thread order, and the steps.
+Result<bool> KernelSession::resolve_launch(ResolvedRun& r, Scope& scope, const Scope& step_scope,
+                                           std::vector<InputProblem>& problems) const {
+    const Refusals refuse{problems};
+    const KernelSpec& spec = kernel_.spec;
+    auto eval = [&](const std::string& expr, const std::string& what, int line) { return eval_at(expr, what, line, scope); };
     static const char* axis[3] = {"x", "y", "z"};
     auto eval_dim3 = [&](const std::string (&exprs)[3], const char* what, Dim3& out) -> Result<bool> {
         uint32_t* dst[3] = {&out.x, &out.y, &out.z};
@@ -337,6 +377,14 @@ Result<ResolvedRun> KernelSession::resolve(std::vector<InputProblem>* problems_o
                                              "follows the chosen grid"));
     }
 
+    return true;
+}
+
+// What the launch must cover (`problem:`), the traffic the bandwidth figure divides, and `streams:`.
+Result<bool> KernelSession::resolve_extents(ResolvedRun& r, const Scope& scope, std::vector<InputProblem>& problems) const {
+    const Refusals refuse{problems};
+    const KernelSpec& spec = kernel_.spec;
+    auto eval = [&](const std::string& expr, const std::string& what, int line) { return eval_at(expr, what, line, scope); };
     for (const auto& e : spec.launch.problem_expr) {
         auto v = eval(e, "problem", spec.launch.line);
         if (!v) return v.error();
@@ -364,9 +412,7 @@ Result<ResolvedRun> KernelSession::resolve(std::vector<InputProblem>* problems_o
         r.streams = *streams;
     }
 
-    Scope view_scope(r.params.begin(), r.params.end());
-    for (const ViewSpec& v : shown_views(spec)) r.views.push_back(resolve_view(v, kernel_, r, view_scope));
-    return r;
+    return true;
 }
 
 }  // namespace cp
