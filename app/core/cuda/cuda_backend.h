@@ -25,6 +25,20 @@ inline EngineError launch_refused(std::string message, std::string hint = {}) {
     return engine_error(ErrorKind::LaunchRefused, "launch refused", std::move(message), std::move(hint));
 }
 
+// A streamed run's chunks, each checked (its stream, its copies within their buffers, its launch) and its
+// arguments marshalled, before anything is queued (cuda_streams.cpp).
+struct CudaStreamsPlan {
+    struct Chunk {
+        LaunchRequest launch;
+        std::vector<std::vector<std::byte>> storage;
+        std::vector<void*> params;
+        std::vector<CUdeviceptr> h2d_to, d2h_from;  // each copy's place on the device
+    };
+    std::vector<Chunk> chunks;
+    LaunchRequest all_args;  // every chunk's arguments, for the guard zone check afterwards
+    uint64_t in_bytes = 0, out_bytes = 0;
+};
+
 class CudaBackend final : public Backend {
 public:
     const std::string& arch() const { return arch_; }  // what NVRTC compiles for
@@ -120,6 +134,9 @@ private:
     std::optional<EngineError> marshal_args(LoadedModule& module, CUfunction fn, const LaunchRequest& request,
                                             std::vector<std::vector<std::byte>>& storage, std::vector<void*>& params);
     LaunchResult run_launch(const LaunchRequest& request, LaunchPhaseClock& clock);  // launch() less its clock
+    // A streamed run checked and planned whole, before anything is queued (cuda_streams.cpp).
+    std::optional<EngineError> plan_streams(const StreamsRequest& request, const std::string& subject, CUfunction fn,
+                                            LoadedModule& loaded, CudaStreamsPlan& plan);
     struct Snapshot {
         CUdeviceptr buffer = 0, copy = 0;
         uint64_t bytes = 0;
