@@ -1,6 +1,8 @@
-// The one scan of CUDA source for its __global__ functions, and the C++ tokens it reads. The header checks
-// (kernel_signature.cpp), the CPU backend (source_prep.cpp), the instrumented launches (kernel_definition.cpp)
-// and compare variants (variants.cpp) all find kernels with it, so they cannot disagree about what a file holds.
+// The one scan of CUDA source for its __global__ functions, and the one C++ tokenizer (tokenize_code). The header
+// checks (kernel_signature.cpp), the CPU backend (source_prep.cpp), the instrumented launches (kernel_definition.cpp)
+// and compare variants (variants.cpp) all find kernels with it, so they cannot disagree about what a file holds;
+// blanking comments, strings and preprocessor lines (blank_comments_and_strings) and the signature reader's tokens
+// are read off the same tokens.
 #pragma once
 
 #include <cstddef>

@@ -15,62 +15,25 @@ namespace cp {
 
 namespace {
 
-// Replaces comments, string and character literals and preprocessor lines by spaces, keeping newlines,
-// so offsets and line numbers still match the original text.
+// Replaces comments, string and character literals and preprocessor lines by spaces, keeping newlines and the
+// code's own whitespace, so offsets and line numbers still match the original text. What is code is what the one
+// tokenizer (tokenize_code, kernel_scan.h) reads as identifiers, numbers and punctuation.
 std::string blank_non_code(const std::string& src) {
-    std::string out = src;
-    size_t i = 0;
-    bool line_start = true;
-    auto blank = [&](size_t from, size_t to) {
-        for (size_t k = from; k < to && k < out.size(); ++k)
-            if (out[k] != '\n') out[k] = ' ';
-    };
-    while (i < src.size()) {
-        const char c = src[i];
-        if (c == '\n') {
-            line_start = true;
-            ++i;
+    std::string out(src.size(), ' ');
+    for (size_t k = 0; k < src.size(); ++k)
+        if (src[k] == '\n' || src[k] == '\t' || src[k] == '\r') out[k] = src[k];
+    for (const CodeToken& t : tokenize_code(src)) {
+        if (t.kind == CodeToken::String || t.kind == CodeToken::Char || t.kind == CodeToken::Directive) {
+            for (size_t k = t.begin; k < t.end; ++k)
+                if (src[k] != '\n') out[k] = ' ';
             continue;
         }
-        if (line_start && c == '#') {
-            size_t end = i;
-            while (end < src.size() && src[end] != '\n') end += (src[end] == '\\' && end + 1 < src.size()) ? 2 : 1;
-            blank(i, end);
-            i = end;
-            continue;
-        }
-        if (!std::isspace(static_cast<unsigned char>(c))) line_start = false;
-        if (c == '/' && i + 1 < src.size() && src[i + 1] == '/') {
-            const size_t end = src.find('\n', i);
-            const size_t stop = end == std::string::npos ? src.size() : end;
-            blank(i, stop);
-            i = stop;
-        } else if (c == '/' && i + 1 < src.size() && src[i + 1] == '*') {
-            const size_t end = src.find("*/", i + 2);
-            const size_t stop = end == std::string::npos ? src.size() : end + 2;
-            blank(i, stop);
-            i = stop;
-        } else if (c == 'R' && i + 1 < src.size() && src[i + 1] == '"' &&
-                   (i == 0 || !(std::isalnum(static_cast<unsigned char>(src[i - 1])) || src[i - 1] == '_'))) {
-            const size_t paren = src.find('(', i + 2);
-            const std::string delimiter = paren == std::string::npos ? "" : src.substr(i + 2, paren - i - 2);
-            const size_t end = paren == std::string::npos ? std::string::npos : src.find(")" + delimiter + "\"", paren);
-            const size_t stop = end == std::string::npos ? src.size() : end + delimiter.size() + 2;
-            blank(i, stop);
-            i = stop;
-        } else if (c == '"' || c == '\'') {
-            size_t end = i + 1;
-            while (end < src.size() && src[end] != c && src[end] != '\n') end += src[end] == '\\' ? 2 : 1;
-            const size_t stop = std::min(end + 1, src.size());
-            blank(i, stop);
-            i = stop;
-        } else {
-            ++i;
-        }
+        std::copy(src.begin() + long(t.begin), src.begin() + long(t.end), out.begin() + long(t.begin));
     }
     return out;
 }
 
+// A token of the blanked code, with its text: the signature reader compares texts.
 struct Token {
     std::string text;
     size_t pos;
@@ -82,24 +45,7 @@ struct Token {
 
 std::vector<Token> tokenize(const std::string& code) {
     std::vector<Token> tokens;
-    int line = 1;
-    size_t i = 0;
-    while (i < code.size()) {
-        const char c = code[i];
-        if (c == '\n') {
-            ++line;
-            ++i;
-        } else if (std::isspace(static_cast<unsigned char>(c))) {
-            ++i;
-        } else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
-            const size_t start = i;
-            while (i < code.size() && (std::isalnum(static_cast<unsigned char>(code[i])) || code[i] == '_')) ++i;
-            tokens.push_back({code.substr(start, i - start), start, line});
-        } else {
-            tokens.push_back({std::string(1, c), i, line});
-            ++i;
-        }
-    }
+    for (const CodeToken& t : tokenize_code(code)) tokens.push_back({code.substr(t.begin, t.end - t.begin), t.begin, t.line});
     return tokens;
 }
 
