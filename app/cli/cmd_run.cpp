@@ -1,8 +1,9 @@
 // `cuda-playground run FILE`: check the options and output paths, then resolve, check the launch against the
 // device, compile, launch, time, verify, write views and a JSON result.
 //
-// Sections: usage · the options into RunOptions · printing (header, results, sanitizer) · the exit status ·
-// cmd_run
+// Sections: usage · launch images · printing (header, results, sanitizer) · the exit status · the options into
+// RunOptions, --sanitize's backend · the session's choices, the runs (main kernel, variants) · the outputs
+// (--out-dir, --json, text) and `run`'s exit status · cmd_run
 #include "cli/args.h"
 #include "cli/chart_output.h"
 #include "cli/commands.h"
@@ -311,9 +312,22 @@ void add_sanitizer_json(nlohmann::json& j, const std::string& tool, const Saniti
     j["sanitizer"] = {{"tool", tool}, {"errors", s.reported_errors}, {"findings", findings}};
 }
 
-}  // namespace
+// What `run`'s options ask for, read and checked before the kernel is opened.
+struct RunRequest {
+    LaunchOptions launch;
+    RunOptions options;
+    std::optional<int> repeats;  // --repeat; else the backend's default
+    std::optional<ThreadOrderChoice> thread_order;
+    std::string json_path;      // --json's value: a file, or - for stdout
+    std::string sanitizer_log;  // with --sanitize: where compute-sanitizer's log lands
+    std::function<Result<std::unique_ptr<Backend>>()> sanitized_backend;
 
-int cmd_run(const std::vector<std::string>& argv) {
+    // With the JSON on stdout, stdout is the JSON alone.
+    bool text_to_stdout() const { return json_path != "-"; }
+};
+
+// `run`'s command line, with `run --compare FILE` read as FILE and --compare alone.
+Result<Args> parse_run_args(const std::vector<std::string>& argv) {
     auto args = parse_args(argv, {{"--backend", true},
                                   {"--remote", true},
                                   {"--set", true, true},
@@ -334,217 +348,289 @@ int cmd_run(const std::vector<std::string>& argv) {
                                   {"--compare", false, true, true},
                                   {"--sanitize", true},
                                   {"--thread-order", true}});
+    // `run --compare FILE`: the optional value took the file.
+    if (args && args->positional.empty() && args->all("--compare").size() == 1 && !args->get("--compare").empty()) {
+        args->positional.push_back(args->get("--compare"));
+        args->values["--compare"] = {""};
+    }
+    return args;
+}
+
+// The options into RunOptions, and the output paths checked, so a mistake costs no compile or run. Returns the
+// exit status when one is wrong (its error on stderr).
+std::optional<int> read_run_options(const Args& args, RunRequest& req) {
+    auto launch = parse_launch_options(args);
+    if (!launch) return user_error(launch.error());
+    req.launch = *launch;
+    RunOptions& options = req.options;
+    if (args.has("--repeat")) {
+        auto n = parse_positive_int("--repeat", args.get("--repeat"));
+        if (!n) return user_error(n.error());
+        req.repeats = *n;
+    }
+    if (args.has("--warmup")) {
+        auto n = parse_whole_number("--warmup", args.get("--warmup"), 0, 1000000);
+        if (!n) return user_error(n.error());
+        options.timing.warmup = *n;
+    }
+    options.timing.flush_l2 = args.has("--flush-l2");
+    options.verify = !args.has("--no-verify");
+    options.skipped_check_reason = "--no-verify skipped it";
+    options.pinned_host = args.has("--pinned");
+    if (args.has("--chunk-bytes")) {
+        auto n = parse_positive_int("--chunk-bytes", args.get("--chunk-bytes"));
+        if (!n) return user_error(n.error());
+        options.upload_chunk_bytes = uint64_t(*n);
+    }
+    req.json_path = args.get("--json");
+    if (args.has("--out-dir")) {
+        if (auto ok = check_output_folder("--out-dir", args.get("--out-dir")); !ok) return user_error(ok.error());
+    }
+    if (args.has("--json") && req.json_path != "-") {
+        if (auto ok = check_output_file("--json", req.json_path); !ok) return user_error(ok.error());
+    }
+
+    if (args.has("--thread-order")) {
+        ThreadOrderChoice order;
+        std::string why;
+        if (!parse_thread_order(args.get("--thread-order"), order, &why))
+            return user_error("`--thread-order " + args.get("--thread-order") + "`: " + why,
+                              "e.g. --thread-order reversed, or --thread-order shuffled:7");
+        req.thread_order = order;
+    }
+
+    options.coverage = args.has("--coverage");
+    options.trace = args.has("--trace");
+    options.memory = args.has("--memory");
+    return std::nullopt;
+}
+
+// With --sanitize: checks it can be combined and run, and makes the backend whose worker runs under
+// compute-sanitizer (here, or the server's over --remote). Returns the exit status when it cannot.
+std::optional<int> prepare_sanitize(const Args& args, RunRequest& req) {
+    if (!args.has("--sanitize")) return std::nullopt;
+    if (req.launch.backend == "cpu")
+        return user_error("--sanitize runs compute-sanitizer, which needs the CUDA backend",
+                          "on the CPU backend out-of-bounds accesses are always reported; drop --backend cpu");
+    if (args.has("--compare"))
+        return user_error("--sanitize and --compare cannot be combined", "sanitize one kernel at a time");
+    // Over --remote the server looks for its own compute-sanitizer; this machine needs none.
+    auto setup = prepare_sanitizer(args.get("--sanitize"), req.launch.remote.empty());
+    if (!setup) return user_error(setup.error());
+    req.sanitizer_log = setup->log_path;
+    if (!req.launch.remote.empty()) {
+        RemoteOptions remote = remote_options_from_environment(req.launch.backend);
+        remote.prefix = req.launch.remote;
+        remote.sanitize_tool = setup->tool;
+        remote.sanitizer_log = setup->log_path;  // where the server's log lands as the link closes
+        req.sanitized_backend = [remote] { return make_remote_backend(remote); };
+    } else {
+        req.sanitized_backend = [setup = *setup]() -> Result<std::unique_ptr<Backend>> {
+            auto made = make_sanitized_backend(setup);
+            if (!made)
+                return make_error(ErrorKind::Unsupported,
+                                  "--sanitize needs the CUDA backend, and it cannot run here: " + made.error().message,
+                                  "run on a machine with an NVIDIA GPU");
+            return made;
+        };
+    }
+    return std::nullopt;
+}
+
+// What needs the opened engine: --sanitize a GPU, --thread-order a backend that follows one (then set in the
+// session's choices). Returns the exit status when it is missing.
+std::optional<int> check_session_choices(const RunRequest& req, OpenedSession& opened) {
+    Engine& engine = *opened.engine;
+    KernelSession& session = *opened.session;
+    if (!req.sanitizer_log.empty() && !engine.device().caps.gpu)
+        return user_error("--sanitize needs the CUDA backend, and it cannot run here",
+                          "run on a machine with an NVIDIA GPU");
+    if (req.thread_order) {
+        if (!engine.capabilities().thread_order) {
+            const Error e = thread_order_unavailable(engine.device());
+            return user_error("--thread-order: " + e.message, e.hint);
+        }
+        RunChoices with_order = session.choices();
+        with_order.thread_order = req.thread_order;
+        session.set_choices(std::move(with_order));
+    }
+    return std::nullopt;
+}
+
+// What the runs left, for the outputs, the text and the exit status.
+struct RunResults {
+    // Where the kernels run: "remote: `ssh gpu01` -> host gpu01 (cuda backend, NVIDIA H100 ...)", or "" here.
+    std::string where;
+    KernelFile kernel;  // the session's kernel file, as it ran
+    RunReport report;
+    DeviceInfo device;
+    SanitizerSummary sanitized;
+    std::vector<VariantRun> others;  // the compared variants, in --compare's order
+    bool header_printed = false;
+};
+
+// The variants' runs on the main kernel's inputs and choices; with the text on stdout, each printed as it
+// goes, after the main kernel's results.
+void run_variants(KernelSession& session, CompareRunner& compare, const RunRequest& req, RunResults& r) {
+    VariantHooks hooks;
+    if (req.text_to_stdout()) {
+        if (!r.header_printed) print_header(r.report, r.device);
+        print_results(r.report, r.device);
+        r.header_printed = true;
+        const DeviceInfo& device = r.device;
+        hooks.starting = [](const std::string& name) { std::cout << "compared with " << name << ":\n"; };
+        hooks.unreadable = [](const std::string&, const Error& e) { std::cout << "  error:    " << e.message << "\n"; };
+        hooks.before_launch = [&](const RunReport& so_far) { print_header(so_far, device); };
+        hooks.after = [&](const RunReport& done) { print_results(done, device); };
+    }
+    r.others = compare.run(session, r.report, req.options, hooks);
+}
+
+// The main kernel's run, announced before its launch, then the sanitizer's findings or the compared variants'
+// runs. Returns the exit status when --compare names none that can run.
+std::optional<int> run_kernels(const Args& args, RunRequest& req, OpenedSession& opened, CompareRunner& compare,
+                               RunResults& r) {
+    Engine& engine = *opened.engine;
+    KernelSession& session = *opened.session;
+    r.kernel = session.kernel();
+    // Limits the device has whatever the kernel is are checked by run() before it compiles.
+    req.options.timing.repeats = req.repeats.value_or(engine.capabilities().default_repeats);
+    if (req.text_to_stdout()) {
+        // Printed before the launch, so a launch that hangs (until the watchdog ends it) has been announced.
+        req.options.before_launch = [&](const RunReport& so_far) {
+            print_header(so_far, session.device());
+            r.header_printed = true;
+        };
+    }
+
+    // Variants on the same inputs (the same --set, --block, --grid), each checked the same way; those of the same
+    // file are loaded by the main kernel's compile.
+    std::vector<std::string> compare_list;
+    if (args.has("--compare")) {
+        auto names = compare_names(args, r.kernel);
+        if (!names) return user_error(names.error().message, names.error().hint);
+        compare_list = *names;
+        session.set_also_kernels(compare.prepare(r.kernel, compare_list));
+    }
+    r.report = session.run(req.options);
+    r.device = session.device();
+    if (!req.sanitizer_log.empty()) {
+        // The worker must end for compute-sanitizer to finish its log.
+        opened.session.reset();
+        opened.engine.reset();
+        r.sanitized = finish_sanitizing(req.sanitizer_log, r.kernel, r.report);
+    }
+    if (!compare_list.empty()) run_variants(session, compare, req, r);
+    return std::nullopt;
+}
+
+// With --out-dir, after a launch: the output views and the launch images written there. `problem` says what
+// could not be written.
+std::vector<std::filesystem::path> write_out_dir(const Args& args, const RunReport& report, std::string& problem) {
+    std::vector<std::filesystem::path> written;
+    if (!report.launched || !args.has("--out-dir")) return written;
+    std::vector<ExportView> views;
+    for (const ResolvedView& v : report.resolved->views) views.push_back({v.spec, v.width, v.height});
+    auto files = export_views(views, report.outputs, args.get("--out-dir"));
+    if (files) written = *files;
+    else problem = files.error().full();
+    if (problem.empty()) {
+        auto more = export_launch_images(report, args.get("--out-dir"));
+        if (more) written.insert(written.end(), more->begin(), more->end());
+        else problem = more.error().full();
+    }
+    return written;
+}
+
+// The result as JSON, on stdout (--json -) or into the file (its folder created if missing). Returns the exit
+// status when the file cannot be written.
+std::optional<int> write_json(const Args& args, const RunRequest& req, const RunResults& r,
+                              const std::vector<std::filesystem::path>& written) {
+    nlohmann::json j = run_report_json(r.report, written);
+    j["where"] = r.where.empty() ? "local" : r.where;
+    if (!r.others.empty()) add_variants_json(j, r.report, r.others);
+    if (!req.sanitizer_log.empty()) add_sanitizer_json(j, args.get("--sanitize"), r.sanitized);
+    const std::string json = json_text(j);
+    if (req.json_path == "-") {
+        std::cout << json << "\n";
+        return std::nullopt;
+    }
+    std::error_code ec;
+    if (const auto folder = std::filesystem::path(req.json_path).parent_path(); !folder.empty())
+        std::filesystem::create_directories(folder, ec);
+    std::ofstream out(req.json_path);
+    out << json << "\n";
+    if (!out)
+        return user_error("cannot write " + req.json_path,
+                          "check that its folder is writable and the disk is not full");
+    return std::nullopt;
+}
+
+// The text on stdout once the runs are done: the results (or, with variants, the speed-ups) and the files written.
+void print_run_text(const Args& args, const RunRequest& req, const RunResults& r,
+                    const std::vector<std::filesystem::path>& written) {
+    if (r.others.empty()) {
+        if (!r.header_printed) print_header(r.report, r.device);
+        print_results(r.report, r.device);
+        if (!req.sanitizer_log.empty()) print_sanitizer(args.get("--sanitize"), r.sanitized);
+        if (!r.kernel.spec.compare.empty())
+            std::cout << "  compare:  this lesson compares " << r.report.kernel << " with "
+                      << join(r.kernel.spec.compare, ", ") << ": add --compare to run them too\n";
+    } else {
+        print_speedups(r.report, r.others);
+    }
+    // With the JSON on stdout, the files are its `outputs`: a line after it would make stdout no JSON.
+    for (const auto& f : written) std::cout << "  wrote:    " << f.string() << "\n";
+}
+
+// `run`'s exit status (see usage()) once the outputs are written: the main kernel's, or with variants the worst.
+int run_exit_status(const RunResults& r) {
+    if (r.others.empty()) {
+        // Sanitizer findings are a failed check (2), also when memcheck's stop made the launch fail.
+        if (!r.sanitized.findings.empty() || r.sanitized.reported_errors > 0) return 2;
+        return exit_status(r.report);
+    }
+    // Each checked; the worse status wins (a user error over a failed check).
+    int status = exit_status(r.report);
+    for (const VariantRun& o : r.others) {
+        const int one = o.report ? exit_status(*o.report) : user_error(o.problem);
+        status = status == 1 || one == 1 ? 1 : std::max(status, one);
+    }
+    return status;
+}
+
+}  // namespace
+
+int cmd_run(const std::vector<std::string>& argv) {
+    auto args = parse_run_args(argv);
     if (!args) return user_error(args.error());
     if (args->has("--help")) {
         std::cout << usage();
         return 0;
-    }
-    // `run --compare FILE`: the optional value took the file.
-    if (args->positional.empty() && args->all("--compare").size() == 1 && !args->get("--compare").empty()) {
-        args->positional.push_back(args->get("--compare"));
-        args->values["--compare"] = {""};
     }
     if (args->positional.size() != 1) {
         return user_error("`run` needs exactly one FILE", "e.g. cuda-playground run image/box_blur (see `list`)");
     }
 
     // Everything that can be checked without the kernel comes first: a mistake here costs no compile or run.
-    auto launch = parse_launch_options(*args);
-    if (!launch) return user_error(launch.error());
-    RunOptions options;
-    std::optional<int> repeats;
-    if (args->has("--repeat")) {
-        auto n = parse_positive_int("--repeat", args->get("--repeat"));
-        if (!n) return user_error(n.error());
-        repeats = *n;
-    }
-    if (args->has("--warmup")) {
-        auto n = parse_whole_number("--warmup", args->get("--warmup"), 0, 1000000);
-        if (!n) return user_error(n.error());
-        options.timing.warmup = *n;
-    }
-    options.timing.flush_l2 = args->has("--flush-l2");
-    options.verify = !args->has("--no-verify");
-    options.skipped_check_reason = "--no-verify skipped it";
-    options.pinned_host = args->has("--pinned");
-    if (args->has("--chunk-bytes")) {
-        auto n = parse_positive_int("--chunk-bytes", args->get("--chunk-bytes"));
-        if (!n) return user_error(n.error());
-        options.upload_chunk_bytes = uint64_t(*n);
-    }
-    const std::string json_path = args->get("--json");
-    if (args->has("--out-dir")) {
-        if (auto ok = check_output_folder("--out-dir", args->get("--out-dir")); !ok) return user_error(ok.error());
-    }
-    if (args->has("--json") && json_path != "-") {
-        if (auto ok = check_output_file("--json", json_path); !ok) return user_error(ok.error());
-    }
-
-    std::optional<ThreadOrderChoice> thread_order;
-    if (args->has("--thread-order")) {
-        ThreadOrderChoice order;
-        std::string why;
-        if (!parse_thread_order(args->get("--thread-order"), order, &why))
-            return user_error("`--thread-order " + args->get("--thread-order") + "`: " + why,
-                              "e.g. --thread-order reversed, or --thread-order shuffled:7");
-        thread_order = order;
-    }
-
-    options.coverage = args->has("--coverage");
-    options.trace = args->has("--trace");
-    options.memory = args->has("--memory");
-
-    std::string sanitizer_log;
-    std::function<Result<std::unique_ptr<Backend>>()> sanitized_backend;
-    if (args->has("--sanitize")) {
-        if (launch->backend == "cpu")
-            return user_error("--sanitize runs compute-sanitizer, which needs the CUDA backend",
-                              "on the CPU backend out-of-bounds accesses are always reported; drop --backend cpu");
-        if (args->has("--compare"))
-            return user_error("--sanitize and --compare cannot be combined", "sanitize one kernel at a time");
-        // Over --remote the server looks for its own compute-sanitizer; this machine needs none.
-        auto setup = prepare_sanitizer(args->get("--sanitize"), launch->remote.empty());
-        if (!setup) return user_error(setup.error());
-        sanitizer_log = setup->log_path;
-        if (!launch->remote.empty()) {
-            RemoteOptions remote = remote_options_from_environment(launch->backend);
-            remote.prefix = launch->remote;
-            remote.sanitize_tool = setup->tool;
-            remote.sanitizer_log = setup->log_path;  // where the server's log lands as the link closes
-            sanitized_backend = [remote] { return make_remote_backend(remote); };
-        } else {
-            sanitized_backend = [setup = *setup]() -> Result<std::unique_ptr<Backend>> {
-                auto made = make_sanitized_backend(setup);
-                if (!made)
-                    return make_error(
-                        ErrorKind::Unsupported,
-                        "--sanitize needs the CUDA backend, and it cannot run here: " + made.error().message,
-                        "run on a machine with an NVIDIA GPU");
-                return made;
-            };
-        }
-    }
-    auto opened = open_session(args->positional[0], *launch, sanitized_backend);
+    RunRequest req;
+    if (auto stop = read_run_options(*args, req)) return *stop;
+    if (auto stop = prepare_sanitize(*args, req)) return *stop;
+    auto opened = open_session(args->positional[0], req.launch, req.sanitized_backend);
     if (!opened) return user_error(opened.error());
-    Engine& engine = *opened->engine;
-    // Where the kernels run: "remote: `ssh gpu01` -> host gpu01 (cuda backend, NVIDIA H100 ...)", or "" here.
-    const std::string where = engine.device().where;
-    KernelSession& session = *opened->session;
-    if (!sanitizer_log.empty() && !engine.device().caps.gpu)
-        return user_error("--sanitize needs the CUDA backend, and it cannot run here", "run on a machine with an NVIDIA GPU");
-    if (thread_order) {
-        if (!engine.capabilities().thread_order) {
-            const Error e = thread_order_unavailable(engine.device());
-            return user_error("--thread-order: " + e.message, e.hint);
-        }
-        RunChoices with_order = session.choices();
-        with_order.thread_order = thread_order;
-        session.set_choices(std::move(with_order));
-    }
-    const KernelFile session_kernel = session.kernel();
-    // Limits the device has whatever the kernel is are checked by run() before it compiles.
-    options.timing.repeats = repeats.value_or(engine.capabilities().default_repeats);
-    const bool text_to_stdout = json_path != "-";
-    bool header_printed = false;
-    if (text_to_stdout) {
-        // Printed before the launch, so a launch that hangs (until the watchdog ends it) has been announced.
-        options.before_launch = [&](const RunReport& so_far) {
-            print_header(so_far, session.device());
-            header_printed = true;
-        };
-    }
+    CompareRunner compare(*opened->engine);
+    RunResults results;
+    results.where = opened->engine->device().where;
+    if (auto stop = check_session_choices(req, *opened)) return *stop;
+    if (auto stop = run_kernels(*args, req, *opened, compare, results)) return *stop;
 
-    // Variants on the same inputs (the same --set, --block, --grid), each checked the same way; those of the same
-    // file are loaded by the main kernel's compile.
-    CompareRunner compare(engine);
-    std::vector<std::string> compare_list;
-    if (args->has("--compare")) {
-        auto names = compare_names(*args, session_kernel);
-        if (!names) return user_error(names.error().message, names.error().hint);
-        compare_list = *names;
-        session.set_also_kernels(compare.prepare(session_kernel, compare_list));
-    }
-    RunReport report = session.run(options);
-    const DeviceInfo device = session.device();
-    SanitizerSummary sanitized;
-    if (!sanitizer_log.empty()) {
-        // The worker must end for compute-sanitizer to finish its log.
-        opened->session.reset();
-        opened->engine.reset();
-        sanitized = finish_sanitizing(sanitizer_log, session_kernel, report);
-    }
-
-    std::vector<VariantRun> others;
-    if (!compare_list.empty()) {
-        VariantHooks hooks;
-        if (text_to_stdout) {
-            if (!header_printed) print_header(report, device);
-            print_results(report, device);
-            header_printed = true;
-            hooks.starting = [](const std::string& name) { std::cout << "compared with " << name << ":\n"; };
-            hooks.unreadable = [](const std::string&, const Error& e) { std::cout << "  error:    " << e.message << "\n"; };
-            hooks.before_launch = [&](const RunReport& so_far) { print_header(so_far, device); };
-            hooks.after = [&](const RunReport& done) { print_results(done, device); };
-        }
-        others = compare.run(session, report, options, hooks);
-    }
-    const bool compared = !others.empty();
-    std::vector<std::filesystem::path> written;
     std::string export_problem;
-    if (report.launched && args->has("--out-dir")) {
-        std::vector<ExportView> views;
-        for (const ResolvedView& v : report.resolved->views) views.push_back({v.spec, v.width, v.height});
-        auto files = export_views(views, report.outputs, args->get("--out-dir"));
-        if (files) written = *files;
-        else export_problem = files.error().full();
-        if (export_problem.empty()) {
-            auto more = export_launch_images(report, args->get("--out-dir"));
-            if (more) written.insert(written.end(), more->begin(), more->end());
-            else export_problem = more.error().full();
-        }
-    }
-    if (args->has("--json")) {
-        nlohmann::json j = run_report_json(report, written);
-        j["where"] = where.empty() ? "local" : where;
-        if (compared) add_variants_json(j, report, others);
-        if (!sanitizer_log.empty()) add_sanitizer_json(j, args->get("--sanitize"), sanitized);
-        const std::string json = json_text(j);
-        if (json_path == "-") {
-            std::cout << json << "\n";
-        } else {
-            std::error_code ec;
-            if (const auto folder = std::filesystem::path(json_path).parent_path(); !folder.empty())
-                std::filesystem::create_directories(folder, ec);
-            std::ofstream out(json_path);
-            out << json << "\n";
-            if (!out) return user_error("cannot write " + json_path, "check that its folder is writable and the disk is not full");
-        }
-    }
-    if (text_to_stdout && !compared) {
-        if (!header_printed) print_header(report, device);
-        print_results(report, device);
-        if (!sanitizer_log.empty()) print_sanitizer(args->get("--sanitize"), sanitized);
-        if (!session_kernel.spec.compare.empty())
-            std::cout << "  compare:  this lesson compares " << report.kernel << " with " << join(session_kernel.spec.compare, ", ")
-                      << ": add --compare to run them too\n";
-    }
-    if (text_to_stdout && compared) print_speedups(report, others);
-    // With the JSON on stdout, the files are its `outputs`: a line after it would make stdout no JSON.
-    if (text_to_stdout)
-        for (const auto& f : written) std::cout << "  wrote:    " << f.string() << "\n";
+    const std::vector<std::filesystem::path> written = write_out_dir(*args, results.report, export_problem);
+    if (args->has("--json"))
+        if (auto stop = write_json(*args, req, results, written)) return *stop;
+    if (req.text_to_stdout()) print_run_text(*args, req, results, written);
     if (!export_problem.empty()) return user_error("could not write the output views: " + export_problem);
-    if (!compared) {
-        // Sanitizer findings are a failed check (2), also when memcheck's stop made the launch fail.
-        if (!sanitized.findings.empty() || sanitized.reported_errors > 0) return 2;
-        return exit_status(report);
-    }
-    // Each checked; the worse status wins (a user error over a failed check).
-    int status = exit_status(report);
-    for (const VariantRun& o : others) {
-        const int one = o.report ? exit_status(*o.report) : user_error(o.problem);
-        status = status == 1 || one == 1 ? 1 : std::max(status, one);
-    }
-    return status;
+    return run_exit_status(results);
 }
 
 }  // namespace cp::cli

@@ -44,6 +44,9 @@ struct Proposal {
 
     explicit Proposal(const KernelSignature& s) : sig(s) {}
 
+    // A `# guess:` line of the header: every choice describe makes is written down, to be checked.
+    void guess(const std::string& g) { guesses.push_back("# guess: " + g); }
+
     const SignatureParam* param(const std::string& name) const {
         for (const auto& p : sig.params)
             if (p.name == name) return &p;
@@ -176,9 +179,8 @@ ScalarRole scalar_role(const Proposal& p, const SignatureParam& param, ScalarTyp
     return {is_float ? "1.5" : "1", "", "no role known from its name or uses"};
 }
 
-}  // namespace
-
-Result<std::string> propose_header(const KernelFile& file, const std::string& kernel) {
+// The kernel to describe, or why there is none: describe writes a header only for a file without one.
+Result<KernelSignature> signature_to_describe(const KernelFile& file, const std::string& kernel) {
     if (file.spec.has_metadata)
         return make_error(ErrorKind::UserInput, "`" + file.path.string() + "` already has a `/*@playground` header",
                           "describe writes a header for a file without one; edit the existing header instead");
@@ -191,308 +193,419 @@ Result<std::string> propose_header(const KernelFile& file, const std::string& ke
         return make_error(ErrorKind::UserInput, "cannot describe `" + file.path.string() + "`: " + why,
                           "choose the kernel or instantiation with --kernel, e.g. --kernel 'reduce<float, 256>'");
     }
+    return *sig;
+}
 
-    Proposal p(*sig);
+// The int params and how the body uses each param, with the constants a template's instantiation fixes: the
+// guesses below all start from these.
+void read_body(Proposal& p, const std::string& source) {
     std::vector<std::string> pointer_names, scalar_names;
-    for (const auto& sp : sig->params) {
+    for (const auto& sp : p.sig.params) {
         (sp.is_pointer ? pointer_names : scalar_names).push_back(sp.name);
         const auto t = sp.is_pointer ? std::nullopt : parse_scalar_type(sp.base_type);
         if (t && (*t == ScalarType::Int || *t == ScalarType::UInt)) p.int_params.insert(sp.name);
     }
-    const KernelScan scan = scan_kernels(file.source);
+    const KernelScan scan = scan_kernels(source);
     for (const ScannedKernel& k : defined_kernels(scan)) {
-        if (k.name != sig->name) continue;
-        p.body = read_kernel_body(file.source, k, pointer_names, scalar_names);
+        if (k.name != p.sig.name) continue;
+        p.body = read_kernel_body(source, k, pointer_names, scalar_names);
         // `template <int BLOCK_SIZE>` run as `MatrixMulCUDA<16>`: BLOCK_SIZE is 16 wherever it sizes a tile.
-        const size_t open = sig->launch_name.find('<');
+        const size_t open = p.sig.launch_name.find('<');
         if (!k.is_template || open == std::string::npos) break;
         const auto names = split_list(k.template_text.substr(k.template_text.find('<') + 1));
-        const auto values = split_list(sig->launch_name.substr(open + 1));
+        const auto values = split_list(p.sig.launch_name.substr(open + 1));
         for (size_t i = 0; i < names.size() && i < values.size(); ++i) {
             const std::string name = names[i].substr(names[i].find_last_of(' ') + 1);
             if (!values[i].empty() && std::isdigit(static_cast<unsigned char>(values[i][0])))
                 p.body.constants[name] = std::strtol(values[i].c_str(), nullptr, 0);
         }
     }
-    const KernelBody& body = p.body;
-    auto guess = [&](const std::string& g) { p.guesses.push_back("# guess: " + g); };
-    if (!body.found) guess("no body to read: everything below comes from the signature alone");
+    if (!p.body.found) p.guess("no body to read: everything below comes from the signature alone");
+}
 
-    // --- Dimensions: 2D when the body uses .y (or, without a body, when it takes a width and a height).
+// A 2D launch's columns and rows, from its guards, the row length its outputs are written with, then the
+// params' names; without a size to launch over it falls back to 1D.
+void choose_2d_sizes(Proposal& p, const SignatureParam* w, const SignatureParam* h) {
+    const KernelBody& body = p.body;
+    if (w && h) {
+        p.x_size = w->name;
+        p.y_size = h->name;
+        p.pixel = true;
+    }
+    for (const auto& [var, bound] : body.bounds) {  // guards: `col < n`, `row < m`
+        auto a = body.axis.find(var);
+        if (a == body.axis.end()) continue;
+        std::string& side = a->second == 1 ? p.y_size : p.x_size;
+        if (side.empty()) side = p.size_param_in(bound);
+    }
+    if (p.x_size.empty())  // an output written at `row * n + col`: rows are n long
+        for (const auto& [name, use] : body.pointers)
+            for (const Words& wi : use.writes)
+                for (size_t i = 0; i + 2 < wi.size() && p.x_size.empty(); ++i)
+                    if (wi[i + 1] == "*") {  // `row * n` or `n * ty`
+                        auto is_row = [&](const std::string& v) { return body.axis.count(v) && body.axis.at(v) == 1; };
+                        if (is_row(wi[i]) && p.int_params.count(wi[i + 2])) p.x_size = wi[i + 2];
+                        if (is_row(wi[i + 2]) && p.int_params.count(wi[i])) p.x_size = wi[i];
+                    }
+    for (const auto& sp : p.sig.params) {
+        if (!p.int_params.count(sp.name)) continue;
+        if (p.y_size.empty() && in(sp.name, {"m", "M", "rows", "height", "h", "ny"}) && sp.name != p.x_size)
+            p.y_size = sp.name;
+        if (p.x_size.empty() && in(sp.name, {"n", "N", "cols", "width", "w", "nx", "size"}) && sp.name != p.y_size)
+            p.x_size = sp.name;
+    }
+    if (p.x_size.empty() && !p.int_params.empty()) p.x_size = p.y_size.empty() ? *p.int_params.begin() : p.y_size;
+    if (p.y_size.empty()) {  // no row count of its own: square matrices, every size the same
+        p.y_size = p.x_size;
+        p.square = true;
+    }
+    if (p.x_size.empty()) p.two_d = false;  // no size to launch over: fall back to 1D with an `n`
+}
+
+// What a 1D launch covers, from the bounds check (`i < n`, or `i < width * height` for a 1D pass over an image),
+// else a param named like a count. `size_params` gets the params the bound names.
+void choose_1d_size(Proposal& p, const SignatureParam* w, const SignatureParam* h, std::set<std::string>& size_params) {
+    const KernelBody& body = p.body;
+    for (const auto& [var, bound] : body.bounds) {
+        if (!body.axis.count(var) || !p.size.empty()) continue;
+        const bool plain = std::all_of(bound.begin(), bound.end(), [&](const std::string& word) {
+            return p.int_params.count(word) || word == "*" || word == "+" || word == "-" ||
+                   std::isdigit(static_cast<unsigned char>(word[0]));
+        });
+        if (plain && !p.size_param_in(bound).empty()) {
+            p.size = words_text(bound);
+            for (const auto& word : bound)
+                if (p.int_params.count(word)) size_params.insert(word);
+        }
+    }
+    if (w && h && size_params.count(w->name) && size_params.count(h->name)) {  // one thread per pixel, in 1D
+        p.pixel = true;
+        p.x_size = w->name;
+        p.y_size = h->name;
+    }
+    for (const char* name : {"n", "N", "count", "size", "len", "length", "numElements", "num_elements", "elements"})
+        if (p.int_params.count(name) && p.size.empty()) p.size = name;
+    if (p.size.empty())
+        for (const auto& sp : p.sig.params)
+            if (p.int_params.count(sp.name)) {
+                p.size = sp.name;
+                break;
+            }
+}
+
+// 2D when the body uses .y (or, without a body, when it takes a width and a height), and the sizes the launch
+// covers. Returns the int params that size the launch and the buffers.
+std::set<std::string> choose_dimensions(Proposal& p) {
     const SignatureParam *w = nullptr, *h = nullptr;
-    for (const auto& sp : sig->params) {
+    for (const auto& sp : p.sig.params) {
         if (!w && !sp.is_pointer && is_width_name(sp.name)) w = &sp;
         if (!h && !sp.is_pointer && is_height_name(sp.name)) h = &sp;
     }
-    p.two_d = body.found ? body.two_d : (w && h);
-    p.guarded = !body.found || body.guarded;
-    if (p.two_d) {
-        if (w && h) {
-            p.x_size = w->name;
-            p.y_size = h->name;
-            p.pixel = true;
-        }
-        for (const auto& [var, bound] : body.bounds) {  // guards: `col < n`, `row < m`
-            auto a = body.axis.find(var);
-            if (a == body.axis.end()) continue;
-            std::string& side = a->second == 1 ? p.y_size : p.x_size;
-            if (side.empty()) side = p.size_param_in(bound);
-        }
-        if (p.x_size.empty())  // an output written at `row * n + col`: rows are n long
-            for (const auto& [name, use] : body.pointers)
-                for (const Words& wi : use.writes)
-                    for (size_t i = 0; i + 2 < wi.size() && p.x_size.empty(); ++i)
-                        if (wi[i + 1] == "*") {  // `row * n` or `n * ty`
-                            auto is_row = [&](const std::string& v) {
-                                return body.axis.count(v) && body.axis.at(v) == 1;
-                            };
-                            if (is_row(wi[i]) && p.int_params.count(wi[i + 2])) p.x_size = wi[i + 2];
-                            if (is_row(wi[i + 2]) && p.int_params.count(wi[i])) p.x_size = wi[i];
-                        }
-        for (const auto& sp : sig->params) {
-            if (!p.int_params.count(sp.name)) continue;
-            if (p.y_size.empty() && in(sp.name, {"m", "M", "rows", "height", "h", "ny"}) && sp.name != p.x_size)
-                p.y_size = sp.name;
-            if (p.x_size.empty() && in(sp.name, {"n", "N", "cols", "width", "w", "nx", "size"}) && sp.name != p.y_size)
-                p.x_size = sp.name;
-        }
-        if (p.x_size.empty() && !p.int_params.empty()) p.x_size = p.y_size.empty() ? *p.int_params.begin() : p.y_size;
-        if (p.y_size.empty()) {  // no row count of its own: square matrices, every size the same
-            p.y_size = p.x_size;
-            p.square = true;
-        }
-        if (p.x_size.empty()) p.two_d = false;  // no size to launch over: fall back to 1D with an `n`
-    }
-    std::set<std::string> size_params;  // the int params that size the launch and the buffers
-    if (!p.two_d) {
-        // The bounds check says what the launch covers: `i < n`, or `i < width * height` for a 1D pass over an image.
-        for (const auto& [var, bound] : body.bounds) {
-            if (!body.axis.count(var) || !p.size.empty()) continue;
-            const bool plain = std::all_of(bound.begin(), bound.end(), [&](const std::string& word) {
-                return p.int_params.count(word) || word == "*" || word == "+" || word == "-" ||
-                       std::isdigit(static_cast<unsigned char>(word[0]));
-            });
-            if (plain && !p.size_param_in(bound).empty()) {
-                p.size = words_text(bound);
-                for (const auto& word : bound)
-                    if (p.int_params.count(word)) size_params.insert(word);
-            }
-        }
-        if (w && h && size_params.count(w->name) && size_params.count(h->name)) {  // one thread per pixel, in 1D
-            p.pixel = true;
-            p.x_size = w->name;
-            p.y_size = h->name;
-        }
-        for (const char* name : {"n", "N", "count", "size", "len", "length", "numElements", "num_elements", "elements"})
-            if (p.int_params.count(name) && p.size.empty()) p.size = name;
-        if (p.size.empty())
-            for (const auto& sp : sig->params)
-                if (p.int_params.count(sp.name)) {
-                    p.size = sp.name;
-                    break;
+    p.two_d = p.body.found ? p.body.two_d : (w && h);
+    p.guarded = !p.body.found || p.body.guarded;
+    if (p.two_d) choose_2d_sizes(p, w, h);
+    std::set<std::string> size_params;
+    if (!p.two_d) choose_1d_size(p, w, h, size_params);
+    return size_params;
+}
+
+// A 2D block: the one a 2D __shared__ tile has one element per thread of (fewer rows when each thread fills
+// several), else 16 x 16.
+void choose_2d_block(Proposal& p) {
+    const KernelBody& body = p.body;
+    p.block_x = p.block_y = 16;
+    for (const SharedArray& a : body.shared) {
+        if (a.is_extern || a.dims.size() != 2) continue;
+        auto ty = leading_constant(a.dims[0], body.constants), tx = leading_constant(a.dims[1], body.constants);
+        if (ty && tx && *tx > 0 && *ty > 0 && *tx * *ty <= 1024) {
+            p.block_x = int(*tx);
+            p.block_y = int(*ty);
+            p.block_why = "the shared tile `" + a.name + "[" + words_text(a.dims[0]) + "][" + words_text(a.dims[1]) +
+                          "]` has one element per thread of a " + std::to_string(p.block_x) + " x " +
+                          std::to_string(p.block_y) + " block";
+            // Each thread fills several rows of the tile, ROWS apart (`threadIdx.y + j`, `j += ROWS`): a block of
+            // ROWS rows covers it, and a taller one would index past the tile.
+            if (!body.row_step.empty())
+                if (auto rows = leading_constant(Words{body.row_step}, body.constants);
+                    rows && *rows > 0 && *rows < *ty && *ty % *rows == 0) {
+                    p.block_y = int(*rows);
+                    p.block_why = "the shared tile `" + a.name + "[" + words_text(a.dims[0]) + "][" +
+                                  words_text(a.dims[1]) + "]` is filled " + std::to_string(*ty / *rows) +
+                                  " rows per thread (`threadIdx.y + j`, `j += " + body.row_step + "`): a " +
+                                  std::to_string(p.block_x) + " x " + std::to_string(p.block_y) + " block";
                 }
+            break;
+        }
     }
+    if (p.block_why.empty()) p.block_why = "16 x 16, the usual block for a 2D launch (no __shared__ tile fixes it)";
+}
 
-    // --- The block: a 2D __shared__ tile fixes it; else 16 x 16 (2D) or 256.
-    if (p.two_d) {
-        p.block_x = p.block_y = 16;
-        for (const SharedArray& a : body.shared) {
-            if (a.is_extern || a.dims.size() != 2) continue;
-            auto ty = leading_constant(a.dims[0], body.constants), tx = leading_constant(a.dims[1], body.constants);
-            if (ty && tx && *tx > 0 && *ty > 0 && *tx * *ty <= 1024) {
-                p.block_x = int(*tx);
-                p.block_y = int(*ty);
-                p.block_why = "the shared tile `" + a.name + "[" + words_text(a.dims[0]) + "][" +
-                              words_text(a.dims[1]) + "]` has one element per thread of a " +
-                              std::to_string(p.block_x) + " x " + std::to_string(p.block_y) + " block";
-                // Each thread fills several rows of the tile, ROWS apart (`threadIdx.y + j`, `j += ROWS`): a block of
-                // ROWS rows covers it, and a taller one would index past the tile.
-                if (!body.row_step.empty())
-                    if (auto rows = leading_constant(Words{body.row_step}, body.constants);
-                        rows && *rows > 0 && *rows < *ty && *ty % *rows == 0) {
-                        p.block_y = int(*rows);
-                        p.block_why = "the shared tile `" + a.name + "[" + words_text(a.dims[0]) + "][" +
-                                      words_text(a.dims[1]) + "]` is filled " + std::to_string(*ty / *rows) +
-                                      " rows per thread (`threadIdx.y + j`, `j += " + body.row_step + "`): a " +
-                                      std::to_string(p.block_x) + " x " + std::to_string(p.block_y) + " block";
-                    }
-                break;
-            }
+// A 1D block: the size of a 1D __shared__ array with one element per thread, else 256.
+void choose_1d_block(Proposal& p) {
+    for (const SharedArray& a : p.body.shared) {
+        if (a.is_extern || a.dims.size() != 1) continue;
+        if (auto c = leading_constant(a.dims[0], p.body.constants); c && *c >= 32 && *c <= 1024) {
+            p.block_x = int(*c);
+            p.block_why =
+                "the shared array `" + a.name + "[" + words_text(a.dims[0]) + "]` holds one element per thread";
+            break;
         }
-        if (p.block_why.empty()) p.block_why = "16 x 16, the usual block for a 2D launch (no __shared__ tile fixes it)";
-    } else {
-        for (const SharedArray& a : body.shared) {
-            if (a.is_extern || a.dims.size() != 1) continue;
-            if (auto c = leading_constant(a.dims[0], body.constants); c && *c >= 32 && *c <= 1024) {
-                p.block_x = int(*c);
-                p.block_why =
-                    "the shared array `" + a.name + "[" + words_text(a.dims[0]) + "]` holds one element per thread";
-                break;
-            }
-        }
-        if (p.block_why.empty()) p.block_why = "256 threads, a usual 1D block";
     }
-    guess("block " +
-          (p.two_d ? std::to_string(p.block_x) + " x " + std::to_string(p.block_y) : std::to_string(p.block_x)) + ": " +
-          p.block_why);
+    if (p.block_why.empty()) p.block_why = "256 threads, a usual 1D block";
+}
+
+// The block, then the guesses that say why it and the 2D launch were chosen.
+void choose_block(Proposal& p) {
     if (p.two_d)
-        guess("2D launch over " + p.x_size + " x " + p.y_size + ": the kernel uses blockIdx.y/threadIdx.y" +
-              (p.pixel ? ""
-                       : "; `" + p.x_size + "` columns and `" + p.y_size + "` rows, from how it indexes its arrays"));
+        choose_2d_block(p);
+    else
+        choose_1d_block(p);
+    p.guess("block " +
+            (p.two_d ? std::to_string(p.block_x) + " x " + std::to_string(p.block_y) : std::to_string(p.block_x)) +
+            ": " + p.block_why);
+    if (p.two_d)
+        p.guess("2D launch over " + p.x_size + " x " + p.y_size + ": the kernel uses blockIdx.y/threadIdx.y" +
+                (p.pixel ? ""
+                         : "; `" + p.x_size + "` columns and `" + p.y_size + "` rows, from how it indexes its arrays"));
+}
 
-    // --- What each pointer is: direction from use, count from indexing, initial values that show something.
-    std::set<std::string> used_as_index;  // `bins[data[i]]`: data's values are positions
+// The header's lines besides the guesses and the launch: params, buffers, views and dynamic shared memory.
+struct HeaderLines {
+    std::vector<std::string> params, buffers, views;
+    std::string shared;
+};
+
+// Everything describe works out about one pointer param, then written as its buffer line and guess.
+struct BufferGuess {
+    const SignatureParam& sp;
+    ElemType elem;
+    const ElemTypeInfo& info;
+    PointerUse use;
+    std::string direction, why;    // in, out or inout, and why (with why its initial values are what they are)
+    std::string count, count_why;  // its element count, and why when not the covered range
+    int channels = 1;              // packed values per element
+
+    BufferGuess(const SignatureParam& s, ElemType e, PointerUse u)
+        : sp(s), elem(e), info(elem_info(e)), use(std::move(u)) {}
+};
+
+// `bins[data[i]]`: the pointers whose values are positions in another buffer, so they must stay small.
+std::set<std::string> pointers_used_as_index(const KernelBody& body) {
+    std::set<std::string> used_as_index;
     for (const auto& [name, use] : body.pointers)
         for (const auto* list : {&use.reads, &use.writes})
             for (const Words& wi : *list)
                 for (size_t i = 0; i + 1 < wi.size(); ++i)
                     if (body.pointers.count(wi[i]) && wi[i + 1] == "[") used_as_index.insert(wi[i]);
+    return used_as_index;
+}
+
+// in, out or inout from how the body uses the pointer; from `const` when the body never indexes it.
+void guess_direction(BufferGuess& b, bool body_found) {
+    const PointerUse& use = b.use;
+    const bool seen = use.read || use.written || use.atomic;
+    if (!seen) {
+        b.direction = points_to_const(b.sp) || !body_found ? (points_to_const(b.sp) ? "in" : "out") : "inout";
+        b.why = body_found
+                    ? "the body never indexes it, so its use is not known; " +
+                          std::string(points_to_const(b.sp) ? "`const`: an input" : "read and written, to be safe")
+                    : (points_to_const(b.sp) ? "`const`: an input" : "not `const`: an output");
+    } else if (use.atomic && !use.read && !use.written) {
+        b.direction = "inout";
+        b.why = "accumulated with atomics: read and written, starting at zero";
+    } else if (use.read && (use.written || use.atomic)) {
+        b.direction = "inout";
+        b.why = "read and written: an input and an output, with random initial values";
+    } else if (use.read) {
+        b.direction = "in";
+        b.why = "only read: an input";
+    } else {
+        b.direction = "out";
+        b.why = "only written: an output, starting at zero";
+    }
+    if (use.other) b.why += " (also used in a way not followed, e.g. through another pointer: check it)";
+}
+
+// How many elements the buffer holds: the covered range, unless its indexing says otherwise (another buffer's
+// values, one per block, a matrix's rows times its row length, packed channels, reads past the end).
+void guess_count(const Proposal& p, BufferGuess& b, const std::string& covered, std::set<std::string>& size_params) {
+    const PointerUse& use = b.use;
+    b.channels = b.info.components == 1 ? channels_of(use) : 1;
+    b.count = covered;
+    bool per_block = false;
+    for (const auto* list : {&use.writes, &use.reads})
+        for (const Words& wi : *list)
+            if (wi == Words{"blockIdx", ".", "x"}) per_block = true;
+    bool indexed_by_values = false;
+    for (const auto* list : {&use.writes, &use.reads})
+        for (const Words& wi : *list)
+            if (!wi.empty() && p.body.pointers.count(wi[0]) && wi.size() > 1 && wi[1] == "[") indexed_by_values = true;
+    if (indexed_by_values) {
+        b.count = "256";
+        b.count_why = "indexed by another buffer's values, which are 0..255";
+    } else if (per_block && !p.two_d) {
+        b.count = "ceil(" + covered + " / " + std::to_string(p.block_x) + ")";
+        b.count_why = "indexed by blockIdx.x: one element per block of " + std::to_string(p.block_x) +
+                      " threads (change it with the block)";
+    } else if (p.two_d && !p.pixel) {
+        for (const auto* list : {&use.writes, &use.reads})
+            for (const Words& wi : *list)
+                if (b.count_why.empty())
+                    if (auto m = matrix_count(p, wi); !m.empty()) {
+                        b.count = m;
+                        b.count_why = "indexed `[" + words_text(wi) + "]`";
+                        for (const auto& part : {m.substr(0, m.find(' ')), m.substr(m.rfind(' ') + 1)})
+                            size_params.insert(part);
+                    }
+    }
+    if (b.channels > 1) {
+        b.count += " * " + std::to_string(b.channels);
+        const std::vector<Words>& uses = use.reads.empty() ? use.writes : use.reads;
+        b.count_why = std::to_string(b.channels) + " values per element, packed, as `" + b.sp.name + "[" +
+                      words_text(uses.back()) + "]` indexes them";
+    }
+    Words overhang_at;
+    if (const int over = read_overhang(use, overhang_at);
+        over > 0 && b.channels == 1 && !per_block && !indexed_by_values) {
+        b.count += " + " + std::to_string(over);
+        b.count_why = "reads up to " + std::to_string(over) + " past the covered range (`" + b.sp.name + "[" +
+                      words_text(overhang_at) + "]`), so it holds that many more";
+    }
+}
+
+// The initial values, chosen to show something: zeros for an output, the photo for a pixel kernel's input,
+// else random values in a range that suits the type (0..255 when they index another buffer). Adds why to `b.why`.
+std::string guess_init(Proposal& p, BufferGuess& b, bool small, int& seed) {
+    const ElemType elem = b.elem;
+    const ElemTypeInfo& info = b.info;
+    const bool fillable_by_photo = elem == ElemType::UChar || elem == ElemType::UChar4 || elem == ElemType::UChar3 ||
+                                   elem == ElemType::Float || elem == ElemType::Float4 || elem == ElemType::Float3;
+    if (b.direction == "out" || (b.direction == "inout" && b.use.atomic && !b.use.read && !b.use.written))
+        return "zeros";
+    if (p.pixel && p.guarded && fillable_by_photo && (b.channels == 1 || b.channels == 3 || b.channels == 4) &&
+        b.direction == "in") {
+        if (p.image_buffer.empty()) p.image_buffer = b.sp.name;
+        const std::string layout = b.channels == 3        ? "packed RGB, 3 values per pixel"
+                                   : b.channels == 4      ? "packed RGBA, 4 values per pixel"
+                                   : info.components == 4 ? "RGBA, one " + std::string(info.name) + " per pixel"
+                                   : info.components == 3 ? "RGB, one " + std::string(info.name) + " per pixel"
+                                                          : "gray, one value per pixel";
+        b.why += "; a photo (" + std::string(kPhoto) + ") in the layout it indexes: " + layout +
+                 (info.is_float ? ", 0..1" : "");
+        return std::string("image(\"") + kPhoto + "\")";
+    }
+    const std::string range = info.is_float                                                  ? "min=-1, max=1"
+                              : small || elem == ElemType::UChar || elem == ElemType::UChar4 ? "min=0, max=255"
+                                                                                             : "min=0, max=100";
+    const std::string init = "random(seed=" + std::to_string(seed++) + ", " + range + ")";
+    b.why += std::string("; random values in ") + (info.is_float                                     ? "-1..1"
+                                                   : small || range.find("255") != std::string::npos ? "0..255"
+                                                                                                     : "0..100");
+    if (small) b.why += "; its values index another buffer, so they stay in 0..255";
+    return init;
+}
+
+// A view for an output: an image for a 2D one the size of the launch (transposed when written column by
+// column), a plot for a 1D one; "" for others.
+std::string view_line(const Proposal& p, const BufferGuess& b, const std::string& covered) {
+    if ((p.two_d || p.pixel) && b.channels == 1 && (b.count == covered || b.count == p.y_size + " * " + p.x_size)) {
+        bool transposed = false;  // `out[x * height + y]`: rows as long as the launch is high
+        for (const Words& wi : b.use.writes)
+            for (size_t i = 0; i + 1 < wi.size(); ++i)
+                if (wi[i] == "*" && wi[i + 1] == p.y_size && p.y_size != p.x_size) transposed = true;
+        return "view " + b.sp.name + ": image(" +
+               (transposed ? p.y_size + ", " + p.x_size : p.x_size + ", " + p.y_size) + ")";
+    }
+    if (!p.two_d) return "view " + b.sp.name + ": plot";
+    return {};
+}
+
+// What each pointer is: direction from use, count from indexing, initial values that show something; a buffer
+// line and a guess for each, and a view for each output.
+void describe_pointers(Proposal& p, std::set<std::string>& size_params, HeaderLines& lines) {
+    const KernelBody& body = p.body;
+    const std::set<std::string> used_as_index = pointers_used_as_index(body);
     const std::string covered = p.two_d
                                     ? (p.x_size == p.y_size ? p.x_size + " * " + p.x_size : p.x_size + " * " + p.y_size)
                                     : (p.size.empty() ? "n" : p.size);
-    std::vector<std::string> buffer_lines, view_lines;
     size_params.insert({p.x_size, p.y_size, p.size});
     int seed = 1;
-    for (const auto& sp : sig->params) {
+    for (const auto& sp : p.sig.params) {
         if (!sp.is_pointer) continue;
         const auto elem = parse_elem_type(sp.base_type);
         if (!elem) {
-            buffer_lines.push_back("# `" + sp.name + "` points to `" + sp.base_type +
-                                   "`, which the playground cannot fill: change it to one of " +
-                                   join(elem_type_names(), ", "));
+            lines.buffers.push_back("# `" + sp.name + "` points to `" + sp.base_type +
+                                    "`, which the playground cannot fill: change it to one of " +
+                                    join(elem_type_names(), ", "));
             continue;
         }
-        const ElemTypeInfo& info = elem_info(*elem);
         const auto found = body.pointers.find(sp.name);
-        const PointerUse use = found == body.pointers.end() ? PointerUse{} : found->second;
-        const bool seen = use.read || use.written || use.atomic;
-
-        // Direction.
-        std::string direction, why;
-        if (!seen) {
-            direction = points_to_const(sp) || !body.found ? (points_to_const(sp) ? "in" : "out") : "inout";
-            why = body.found
-                      ? "the body never indexes it, so its use is not known; " +
-                            std::string(points_to_const(sp) ? "`const`: an input" : "read and written, to be safe")
-                      : (points_to_const(sp) ? "`const`: an input" : "not `const`: an output");
-        } else if (use.atomic && !use.read && !use.written) {
-            direction = "inout";
-            why = "accumulated with atomics: read and written, starting at zero";
-        } else if (use.read && (use.written || use.atomic)) {
-            direction = "inout";
-            why = "read and written: an input and an output, with random initial values";
-        } else if (use.read) {
-            direction = "in";
-            why = "only read: an input";
-        } else {
-            direction = "out";
-            why = "only written: an output, starting at zero";
-        }
-        if (use.other) why += " (also used in a way not followed, e.g. through another pointer: check it)";
-
-        // Count.
-        const int channels = info.components == 1 ? channels_of(use) : 1;
-        std::string count = covered, count_why;
-        bool per_block = false;
-        for (const auto* list : {&use.writes, &use.reads})
-            for (const Words& wi : *list)
-                if (wi == Words{"blockIdx", ".", "x"}) per_block = true;
-        bool indexed_by_values = false;
-        for (const auto* list : {&use.writes, &use.reads})
-            for (const Words& wi : *list)
-                if (!wi.empty() && body.pointers.count(wi[0]) && wi.size() > 1 && wi[1] == "[")
-                    indexed_by_values = true;
-        if (indexed_by_values) {
-            count = "256";
-            count_why = "indexed by another buffer's values, which are 0..255";
-        } else if (per_block && !p.two_d) {
-            count = "ceil(" + covered + " / " + std::to_string(p.block_x) + ")";
-            count_why = "indexed by blockIdx.x: one element per block of " + std::to_string(p.block_x) +
-                        " threads (change it with the block)";
-        } else if (p.two_d && !p.pixel) {
-            for (const auto* list : {&use.writes, &use.reads})
-                for (const Words& wi : *list)
-                    if (count_why.empty())
-                        if (auto m = matrix_count(p, wi); !m.empty()) {
-                            count = m;
-                            count_why = "indexed `[" + words_text(wi) + "]`";
-                            for (const auto& part : {m.substr(0, m.find(' ')), m.substr(m.rfind(' ') + 1)})
-                                size_params.insert(part);
-                        }
-        }
-        if (channels > 1) {
-            count += " * " + std::to_string(channels);
-            const std::vector<Words>& uses = use.reads.empty() ? use.writes : use.reads;
-            count_why = std::to_string(channels) + " values per element, packed, as `" + sp.name + "[" +
-                        words_text(uses.back()) + "]` indexes them";
-        }
-        Words overhang_at;
-        if (const int over = read_overhang(use, overhang_at);
-            over > 0 && channels == 1 && !per_block && !indexed_by_values) {
-            count += " + " + std::to_string(over);
-            count_why = "reads up to " + std::to_string(over) + " past the covered range (`" + sp.name + "[" +
-                        words_text(overhang_at) + "]`), so it holds that many more";
-        }
-
-        // Initial values.
-        std::string init;
-        const bool fillable_by_photo = *elem == ElemType::UChar || *elem == ElemType::UChar4 ||
-                                       *elem == ElemType::UChar3 || *elem == ElemType::Float ||
-                                       *elem == ElemType::Float4 || *elem == ElemType::Float3;
-        if (direction == "out" || (direction == "inout" && use.atomic && !use.read && !use.written)) {
-            init = "zeros";
-        } else if (p.pixel && p.guarded && fillable_by_photo && (channels == 1 || channels == 3 || channels == 4) &&
-                   direction == "in") {
-            init = std::string("image(\"") + kPhoto + "\")";
-            if (p.image_buffer.empty()) p.image_buffer = sp.name;
-            const std::string layout = channels == 3          ? "packed RGB, 3 values per pixel"
-                                       : channels == 4        ? "packed RGBA, 4 values per pixel"
-                                       : info.components == 4 ? "RGBA, one " + std::string(info.name) + " per pixel"
-                                       : info.components == 3 ? "RGB, one " + std::string(info.name) + " per pixel"
-                                                              : "gray, one value per pixel";
-            why += "; a photo (" + std::string(kPhoto) + ") in the layout it indexes: " + layout +
-                   (info.is_float ? ", 0..1" : "");
-        } else {
-            const bool small = used_as_index.count(sp.name) > 0;
-            const std::string range = info.is_float ? "min=-1, max=1"
-                                      : small || *elem == ElemType::UChar || *elem == ElemType::UChar4
-                                          ? "min=0, max=255"
-                                          : "min=0, max=100";
-            init = "random(seed=" + std::to_string(seed++) + ", " + range + ")";
-            why += std::string("; random values in ") + (info.is_float                                     ? "-1..1"
-                                                         : small || range.find("255") != std::string::npos ? "0..255"
-                                                                                                           : "0..100");
-            if (small) why += "; its values index another buffer, so they stay in 0..255";
-        }
-        guess("`" + sp.name + "`: " + why + "; " + count + " elements" + (count_why.empty() ? "" : ": " + count_why));
-        buffer_lines.push_back("buffer " + sp.name + ": " + info.name + "[" + count + "] " + direction + " " + init);
-
-        // A view for each output: an image for 2D ones the size of the launch, a plot for 1D ones.
-        if (direction == "in") continue;
-        if ((p.two_d || p.pixel) && channels == 1 && (count == covered || count == p.y_size + " * " + p.x_size)) {
-            bool transposed = false;  // `out[x * height + y]`: rows as long as the launch is high
-            for (const Words& wi : use.writes)
-                for (size_t i = 0; i + 1 < wi.size(); ++i)
-                    if (wi[i] == "*" && wi[i + 1] == p.y_size && p.y_size != p.x_size) transposed = true;
-            view_lines.push_back("view " + sp.name + ": image(" +
-                                 (transposed ? p.y_size + ", " + p.x_size : p.x_size + ", " + p.y_size) + ")");
-        } else if (!p.two_d) {
-            view_lines.push_back("view " + sp.name + ": plot");
-        }
+        BufferGuess b(sp, *elem, found == body.pointers.end() ? PointerUse{} : found->second);
+        guess_direction(b, body.found);
+        guess_count(p, b, covered, size_params);
+        const std::string init = guess_init(p, b, used_as_index.count(sp.name) > 0, seed);
+        p.guess("`" + sp.name + "`: " + b.why + "; " + b.count + " elements" +
+                (b.count_why.empty() ? "" : ": " + b.count_why));
+        lines.buffers.push_back("buffer " + sp.name + ": " + b.info.name + "[" + b.count + "] " + b.direction + " " +
+                                init);
+        if (b.direction == "in") continue;
+        if (std::string view = view_line(p, b, covered); !view.empty()) lines.views.push_back(view);
     }
+}
 
-    // --- Scalars by role.
+// A size param's value: the photo's width or height, distinct matrix sizes (so a swapped index shows), or a
+// count not a multiple of the block; a multiple of it when the kernel has no bounds check, to stay in its arrays.
+ScalarRole size_role(const Proposal& p, const std::string& name, int& nth_size, int sizes_in_1d) {
+    ScalarRole r;
+    if (!p.image_buffer.empty() && (name == p.x_size || name == p.y_size)) {
+        r.value = p.image_buffer + (name == p.x_size ? ".width" : ".height");
+        r.why = "the photo's " + std::string(name == p.x_size ? "width" : "height");
+    } else if (p.two_d) {
+        // Rows, columns, then any other matrix size: distinct values, so a swapped index shows.
+        const int which = p.square ? 0 : name == p.y_size ? 0 : name == p.x_size ? 1 : 2 + nth_size++;
+        static const int guarded_sizes[] = {203, 301, 157, 97};
+        static const int tiles[] = {12, 10, 8, 6};
+        const int t = which == 0 ? p.block_y : p.block_x;
+        r.value = std::to_string(p.guarded ? guarded_sizes[std::min(which, 3)] : tiles[std::min(which, 3)] * t);
+        r.range = p.guarded
+                      ? "range 1..4096"
+                      : "range " + std::to_string(t) + ".." + std::to_string(t * 256) + " step " + std::to_string(t);
+        if (p.square)
+            r.why = "the kernel takes no row count, so its matrices are taken as square (every size the same); ";
+        r.why += p.guarded
+                     ? "a size not a multiple of the block, so the kernel's bounds check is exercised"
+                     : "a multiple of " + std::to_string(t) +
+                           ": the kernel has no bounds check, so other sizes would read and write outside its arrays";
+    } else if (sizes_in_1d > 1) {  // `i < width * height`
+        static const int guarded_sizes[] = {301, 203, 157, 97};
+        r.value = std::to_string(p.guarded ? guarded_sizes[std::min(nth_size++, 3)] : 16 * (20 - 2 * nth_size++));
+        r.range = "range 1..4096";
+        r.why = "one of the sizes whose product the launch covers (`" + p.size + "`)";
+    } else {
+        const int tile = p.block_x;
+        r.value = p.guarded ? "100003" : std::to_string(391 * tile);
+        r.range = p.guarded ? "range 1..16777216"
+                            : "range " + std::to_string(tile) + "..16777216 step " + std::to_string(tile);
+        r.why = p.guarded ? "the number of elements, not a multiple of the block"
+                          : "a multiple of the block (" + std::to_string(tile) +
+                                "): the kernel has no bounds check, so other sizes would go past its arrays";
+    }
+    return r;
+}
+
+// A param line and a guess for each scalar, its value by its role; a kernel that takes no size gets an `n` for
+// the launch to cover.
+std::vector<std::string> describe_scalars(Proposal& p, const std::set<std::string>& size_params) {
     std::vector<std::string> param_lines;
     if (!p.two_d && p.size.empty()) {
         p.size = "n";
         param_lines.push_back("param n: int = 100003 range 1..16777216");
-        guess("`n`: the kernel takes no size, so the header adds one for the launch to cover");
+        p.guess("`n`: the kernel takes no size, so the header adds one for the launch to cover");
     }
-    const int tile = p.block_x;
     int nth_size = 0;
     int sizes_in_1d = 0;  // params in the 1D size expression: two for `width * height`
     for (const auto& word : split_words(p.size)) sizes_in_1d += int(p.int_params.count(word));
-    for (const auto& sp : sig->params) {
+    for (const auto& sp : p.sig.params) {
         if (sp.is_pointer) continue;
         const auto scalar = parse_scalar_type(sp.base_type);
         if (!scalar) {
@@ -500,107 +613,95 @@ Result<std::string> propose_header(const KernelFile& file, const std::string& ke
                                   "`; scalar parameters may be int, unsigned int, float or double");
             continue;
         }
-        std::string value, range, why;
         const bool is_size = p.int_params.count(sp.name) && size_params.count(sp.name);
-        if (is_size && !p.image_buffer.empty() && (sp.name == p.x_size || sp.name == p.y_size)) {
-            value = p.image_buffer + (sp.name == p.x_size ? ".width" : ".height");
-            why = "the photo's " + std::string(sp.name == p.x_size ? "width" : "height");
-        } else if (is_size && p.two_d) {
-            // Rows, columns, then any other matrix size: distinct values, so a swapped index shows.
-            const int which = p.square ? 0 : sp.name == p.y_size ? 0 : sp.name == p.x_size ? 1 : 2 + nth_size++;
-            static const int guarded_sizes[] = {203, 301, 157, 97};
-            static const int tiles[] = {12, 10, 8, 6};
-            const int t = which == 0 ? p.block_y : p.block_x;
-            value = std::to_string(p.guarded ? guarded_sizes[std::min(which, 3)] : tiles[std::min(which, 3)] * t);
-            range = p.guarded
-                        ? "range 1..4096"
-                        : "range " + std::to_string(t) + ".." + std::to_string(t * 256) + " step " + std::to_string(t);
-            if (p.square)
-                why = "the kernel takes no row count, so its matrices are taken as square (every size the same); ";
-            why += p.guarded
-                       ? "a size not a multiple of the block, so the kernel's bounds check is exercised"
-                       : "a multiple of " + std::to_string(t) +
-                             ": the kernel has no bounds check, so other sizes would read and write outside its arrays";
-        } else if (is_size && !p.two_d && sizes_in_1d > 1) {  // `i < width * height`
-            static const int guarded_sizes[] = {301, 203, 157, 97};
-            value = std::to_string(p.guarded ? guarded_sizes[std::min(nth_size++, 3)] : 16 * (20 - 2 * nth_size++));
-            range = "range 1..4096";
-            why = "one of the sizes whose product the launch covers (`" + p.size + "`)";
-        } else if (is_size) {
-            value = p.guarded ? "100003" : std::to_string(391 * tile);
-            range = p.guarded ? "range 1..16777216"
-                              : "range " + std::to_string(tile) + "..16777216 step " + std::to_string(tile);
-            why = p.guarded ? "the number of elements, not a multiple of the block"
-                            : "a multiple of the block (" + std::to_string(tile) +
-                                  "): the kernel has no bounds check, so other sizes would go past its arrays";
-        } else {
-            const ScalarRole role = scalar_role(p, sp, *scalar);
-            value = role.value;
-            range = role.range;
-            why = role.why;
-        }
-        guess("`" + sp.name + "` = " + value + ": " + why);
-        param_lines.push_back("param " + sp.name + ": " + scalar_type_name(*scalar) + " = " + value +
-                              (range.empty() ? "" : " " + range));
+        const ScalarRole role = is_size ? size_role(p, sp.name, nth_size, sizes_in_1d) : scalar_role(p, sp, *scalar);
+        p.guess("`" + sp.name + "` = " + role.value + ": " + role.why);
+        param_lines.push_back("param " + sp.name + ": " + scalar_type_name(*scalar) + " = " + role.value +
+                              (role.range.empty() ? "" : " " + role.range));
     }
+    return param_lines;
+}
 
-    // --- Dynamic shared memory: sized from how the `extern __shared__` array is indexed.
-    std::string shared_line;
-    for (const SharedArray& a : body.shared) {
+// Whether an `extern __shared__` array's indexing goes past one element per thread: `pout * blockDim.x + tid`,
+// `tid + blockDim.x`, `2 * tid + 1`. The 2D linear index `threadIdx.y * blockDim.x + threadIdx.x` is one per thread.
+bool past_one_per_thread(const KernelBody& body, const SharedArray& a) {
+    auto row_index = [&](const Words& wi, size_t i) {
+        return (wi[i] == "threadIdx" && i + 2 < wi.size() && wi[i + 2] == "y") ||
+               (body.axis.count(wi[i]) && body.axis.at(wi[i]) == 1);
+    };
+    bool twice = false;
+    for (const Words& wi : a.indexes)
+        for (size_t i = 0; i < wi.size(); ++i) {
+            if (wi[i] == "2" && ((i > 0 && wi[i - 1] == "*") || (i + 1 < wi.size() && wi[i + 1] == "*"))) twice = true;
+            if (wi[i] != "blockDim") continue;
+            const bool times_row = (i >= 2 && wi[i - 1] == "*" &&
+                                    (row_index(wi, i - 2) || (i >= 4 && wi[i - 2] == "y" && row_index(wi, i - 4)))) ||
+                                   (i + 4 < wi.size() && wi[i + 3] == "*" && row_index(wi, i + 4));
+            if (!times_row) twice = true;
+        }
+    return twice;
+}
+
+// The `shared:` line for dynamic shared memory, sized from how the `extern __shared__` array is indexed, with
+// its guess; "" for a kernel without one.
+std::string shared_memory_line(Proposal& p) {
+    for (const SharedArray& a : p.body.shared) {
         if (!a.is_extern) continue;
-        // Past one element per thread: `pout * blockDim.x + tid`, `tid + blockDim.x`, `2 * tid + 1`. The 2D
-        // linear index `threadIdx.y * blockDim.x + threadIdx.x` is one per thread.
-        auto row_index = [&](const Words& wi, size_t i) {
-            return (wi[i] == "threadIdx" && i + 2 < wi.size() && wi[i + 2] == "y") ||
-                   (body.axis.count(wi[i]) && body.axis.at(wi[i]) == 1);
-        };
-        bool twice = false;
-        for (const Words& wi : a.indexes)
-            for (size_t i = 0; i < wi.size(); ++i) {
-                if (wi[i] == "2" && ((i > 0 && wi[i - 1] == "*") || (i + 1 < wi.size() && wi[i + 1] == "*")))
-                    twice = true;
-                if (wi[i] != "blockDim") continue;
-                const bool times_row =
-                    (i >= 2 && wi[i - 1] == "*" &&
-                     (row_index(wi, i - 2) || (i >= 4 && wi[i - 2] == "y" && row_index(wi, i - 4)))) ||
-                    (i + 4 < wi.size() && wi[i + 3] == "*" && row_index(wi, i + 4));
-                if (!times_row) twice = true;
-            }
+        const bool twice = past_one_per_thread(p.body, a);
         const auto elem = parse_elem_type(a.type);
         const uint32_t bytes = elem ? elem_info(*elem).size : 4;
         const std::string threads = p.two_d ? "block.x * block.y" : "block.x";
-        shared_line = "shared: " + std::string(twice ? "2 * " : "") + threads + " * " + std::to_string(bytes);
-        guess("dynamic shared memory for `extern __shared__ " + a.type + " " + a.name +
-              "[]`: " + (twice ? "2 * " : "") + (p.two_d ? "blockDim.x * blockDim.y" : "blockDim.x") + " * sizeof(" +
-              a.type + "), " + (twice ? "as its indexing goes past one element per thread" : "one element per thread"));
-        break;
+        p.guess("dynamic shared memory for `extern __shared__ " + a.type + " " + a.name + "[]`: " +
+                (twice ? "2 * " : "") + (p.two_d ? "blockDim.x * blockDim.y" : "blockDim.x") + " * sizeof(" + a.type +
+                "), " + (twice ? "as its indexing goes past one element per thread" : "one element per thread"));
+        return "shared: " + std::string(twice ? "2 * " : "") + threads + " * " + std::to_string(bytes);
     }
-    p.guesses.push_back(
-        "# not known: what the kernel should compute. Add a `reference:` (kernels/FORMAT.md) to check it");
+    return {};
+}
 
+// The `/*@playground ... */` block: title and about, the guesses and what is not known, then the params,
+// buffers, launch and views.
+std::string header_text(const Proposal& p, const std::string& kernel, const HeaderLines& hl) {
     std::vector<std::string> lines;
-    lines.push_back("title: " + sig->name);
+    lines.push_back("title: " + p.sig.name);
     lines.push_back("about: A header proposed by `cuda-playground describe` from the signature and body of `" +
-                    sig->launch_name + "`. Check the guesses below, then write what the kernel teaches here.");
+                    p.sig.launch_name + "`. Check the guesses below, then write what the kernel teaches here.");
     lines.insert(lines.end(), p.guesses.begin(), p.guesses.end());
-    if (!kernel.empty() || sig->launch_name != sig->name) lines.push_back("kernel: " + sig->launch_name);
-    lines.insert(lines.end(), param_lines.begin(), param_lines.end());
-    lines.insert(lines.end(), buffer_lines.begin(), buffer_lines.end());
+    lines.push_back("# not known: what the kernel should compute. Add a `reference:` (kernels/FORMAT.md) to check it");
+    if (!kernel.empty() || p.sig.launch_name != p.sig.name) lines.push_back("kernel: " + p.sig.launch_name);
+    lines.insert(lines.end(), hl.params.begin(), hl.params.end());
+    lines.insert(lines.end(), hl.buffers.begin(), hl.buffers.end());
     if (p.two_d) {
         lines.push_back("block: " + std::to_string(p.block_x) + " x " + std::to_string(p.block_y));
         lines.push_back("grid: ceil(" + p.x_size + " / block.x) x ceil(" + p.y_size + " / block.y)");
-        if (!shared_line.empty()) lines.push_back(shared_line);
+        if (!hl.shared.empty()) lines.push_back(hl.shared);
         lines.push_back("problem: " + p.x_size + " x " + p.y_size);
     } else {
         lines.push_back("block: " + std::to_string(p.block_x));
         lines.push_back("grid: ceil(" + p.size + " / block.x)");
-        if (!shared_line.empty()) lines.push_back(shared_line);
+        if (!hl.shared.empty()) lines.push_back(hl.shared);
         lines.push_back("problem: " + p.size);
     }
-    lines.insert(lines.end(), view_lines.begin(), view_lines.end());
+    lines.insert(lines.end(), hl.views.begin(), hl.views.end());
     std::string out = "/*@playground\n";
     for (const auto& l : lines) out += l + "\n";
     return out + "*/\n";
+}
+
+}  // namespace
+
+Result<std::string> propose_header(const KernelFile& file, const std::string& kernel) {
+    const auto sig = signature_to_describe(file, kernel);
+    if (!sig) return sig.error();
+    Proposal p(*sig);
+    read_body(p, file.source);
+    std::set<std::string> size_params = choose_dimensions(p);
+    choose_block(p);
+    HeaderLines lines;
+    describe_pointers(p, size_params, lines);
+    lines.params = describe_scalars(p, size_params);
+    lines.shared = shared_memory_line(p);
+    return header_text(p, kernel, lines);
 }
 
 std::string with_header(const std::string& source, const std::string& header) {
