@@ -1,8 +1,11 @@
 // Finding the __global__ function in CUDA source, and checking it against the metadata header.
 #include "core/kernel_file/kernel_file.h"
+#include "core/kernel_file/kernel_file_parts.h"
 #include "unit/diagnostics_text.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 namespace cp {
 namespace {
@@ -49,6 +52,33 @@ TEST(Signature, ExternCLaunchBoundsMultiLineComments) {
     EXPECT_EQ(sig->params[2].line, 9);
     EXPECT_EQ(sig->params[3].name, "factor");
     EXPECT_EQ(sig->params[3].line, 10);
+}
+
+// Blanking is read off the one tokenizer's tokens: a digit separator is part of its number (not a character
+// literal that would blank the code after it), a raw string is blanked whole, and offsets and lines are kept.
+TEST(Signature, DigitSeparatorsAndRawStringsAreReadAsTheCompilerReadsThem) {
+    const std::string src =
+        "constexpr int kMany = 1'000'000;\n"                                  // 1
+        "const char* doc = R\"x(__global__ void fake(int q) { })x\";\n"      // 2
+        "__global__ void count(float* out, int n) {\n"                       // 3
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i < n && i < kMany) out[i] = 1.5e-3f * i;\n"
+        "}\n";
+    std::vector<Diagnostic> diags;
+    auto sig = sig_of(src, diags);
+    ASSERT_TRUE(sig) << dump(diags);
+    EXPECT_TRUE(diags.empty()) << dump(diags);
+    EXPECT_EQ(sig->name, "count");
+    EXPECT_EQ(sig->line, 3);
+    ASSERT_EQ(sig->params.size(), 2u);
+    EXPECT_EQ(sig->params[0].name, "out");
+    EXPECT_EQ(sig->params[1].name, "n");
+    const std::string blanked = blank_comments_and_strings(src);
+    ASSERT_EQ(blanked.size(), src.size());
+    EXPECT_NE(blanked.find("1'000'000"), std::string::npos) << blanked;
+    EXPECT_EQ(blanked.find("fake"), std::string::npos) << blanked;
+    EXPECT_EQ(std::count(blanked.begin(), blanked.end(), '\n'), std::count(src.begin(), src.end(), '\n'));
+    EXPECT_EQ(blanked.find("__global__ void count"), src.find("__global__ void count"));
 }
 
 TEST(Signature, TemplateWithoutInstantiationSaysWhichLineToAdd) {
