@@ -268,13 +268,21 @@ TEST(CpuBackendBasic, ArgumentMismatchesAreErrorsNotCrashes) {
     const BufferId a = rig.buffer("a", std::vector<float>(4, 1));
     LaunchResult r = rig.launch(m, "vector_add", {1}, {4}, {buffer_arg("a", a)});
     ASSERT_FALSE(r.ok);
-    EXPECT_NE(r.error->message.find("takes 4 parameters"), std::string::npos) << r.error->message;
+    EXPECT_EQ(r.error->kind, ErrorKind::LaunchRefused) << r.error->message;
+    EXPECT_EQ(r.error->name, "INVALID_ARGUMENTS");
+    // The kernel's 4 parameters and the 1 argument passed.
+    EXPECT_NE(r.error->message.find("4"), std::string::npos) << r.error->message;
+    EXPECT_NE(r.error->message.find("1"), std::string::npos) << r.error->message;
     r = rig.launch(m, "vector_add", {1}, {4},
                    {buffer_arg("a", a), buffer_arg("b", a), buffer_arg("c", a), value_arg<double>("n", 4)});
     ASSERT_FALSE(r.ok);
+    EXPECT_EQ(r.error->kind, ErrorKind::LaunchRefused) << r.error->message;
+    EXPECT_EQ(r.error->name, "INVALID_ARGUMENTS");
+    // The parameter passed a double (8 bytes) for an int (4 bytes) is named.
     EXPECT_NE(r.error->message.find("`n`"), std::string::npos) << r.error->message;
     r = rig.launch(m, "vector_add", {1}, {2048}, {buffer_arg("a", a), buffer_arg("b", a), buffer_arg("c", a), value_arg("n", 4)});
     ASSERT_FALSE(r.ok);
+    EXPECT_EQ(r.error->kind, ErrorKind::LaunchRefused) << r.error->message;
     EXPECT_EQ(r.error->name, "INVALID_CONFIGURATION");
 }
 
@@ -314,10 +322,14 @@ TEST(CpuBackendOptionsEnv, ParsesAndRejects) {
     env.set("CUDA_PLAYGROUND_CPU_ORDER", "sideways");
     o = cpu_backend_options_from_env();
     ASSERT_FALSE(o.ok());
-    EXPECT_NE(o.error().message.find("sideways"), std::string::npos);
+    EXPECT_EQ(o.error().kind, ErrorKind::UserInput) << o.error().full();
+    EXPECT_NE(o.error().message.find("sideways"), std::string::npos) << o.error().message;
     env.set("CUDA_PLAYGROUND_CPU_ORDER", "reversed");
     env.set("CUDA_PLAYGROUND_CPU_WORKERS", "many");
-    EXPECT_FALSE(cpu_backend_options_from_env().ok());
+    o = cpu_backend_options_from_env();
+    ASSERT_FALSE(o.ok());
+    EXPECT_EQ(o.error().kind, ErrorKind::UserInput) << o.error().full();
+    EXPECT_NE(o.error().message.find("many"), std::string::npos) << o.error().message;
 }
 
 
@@ -334,7 +346,12 @@ TEST(CpuBackendBasic, RepeatedUploadFillsTheWholeBufferWithThePattern) {
     fill.data.resize(3);
     auto refused = rig.backend->upload(fill);
     ASSERT_TRUE(refused.error.has_value());
-    EXPECT_NE(refused.error->message.find("does not divide"), std::string::npos) << refused.error->message;
+    EXPECT_EQ(refused.error->kind, ErrorKind::Internal) << refused.error->message;
+    EXPECT_EQ(refused.error->name, "INVALID_VALUE");
+    // It names the buffer, its size (1001 ints) and the pattern's.
+    for (const std::string& datum : {std::string("`out`"), std::to_string(1001 * sizeof(int32_t)), std::string("3")})
+        EXPECT_NE(refused.error->message.find(datum), std::string::npos) << datum << ": " << refused.error->message;
+    EXPECT_EQ(rig.read<int32_t>(id), std::vector<int32_t>(1001, -1));
 }
 
 TEST(FillWithPattern, RepeatsAnyElementSize) {

@@ -74,7 +74,8 @@ public:
         if (fail_next_launch_sticky) {
             fail_next_launch_sticky = false;
             memory.clear();
-            r.error = EngineError{"CUDA_ERROR_ILLEGAL_ADDRESS", "illegal address", "", true};
+            r.error = engine_error(ErrorKind::Fault, "CUDA_ERROR_ILLEGAL_ADDRESS", "illegal address");
+            r.error->context_was_reset = true;
             return r;
         }
         kernels.at(req.kernel_name)(req, memory);

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <utility>
+#include <vector>
 #include "test_paths.h"
 
 using namespace cp;
@@ -143,7 +145,10 @@ TEST(Session, ShortGridFailsTheCheckAndWarns) {
     EXPECT_FALSE(*r.verified);
     EXPECT_EQ(r.mismatches, 1000u - 512u);
     bool warned = false;
-    for (const auto& issue : r.launch_issues) warned |= issue.severity == Severity::Warning && issue.message.find("512") != std::string::npos;
+    // The coverage warning, naming the 2 x 256 = 512 elements the grid covers.
+    for (const auto& issue : r.launch_issues)
+        warned |= issue.severity == Severity::Warning && issue.limit == kCoverageLimit &&
+                  issue.message.find(std::to_string(2 * 256)) != std::string::npos;
     EXPECT_TRUE(warned);
 }
 
@@ -156,7 +161,10 @@ TEST(Session, StickyErrorIsReportedAndTheNextRunWorks) {
     RunReport failed = f.session->run();
     EXPECT_FALSE(failed.ok());
     EXPECT_EQ(failed.failed_stage, RunStage::Launch);
-    EXPECT_NE(failed.error->message.find("CUDA_ERROR_ILLEGAL_ADDRESS"), std::string::npos);
+    ASSERT_TRUE(failed.error.has_value());
+    EXPECT_EQ(failed.error->kind, ErrorKind::Fault) << failed.error->full();
+    // The engine's error name is kept.
+    EXPECT_NE(failed.error->message.find("CUDA_ERROR_ILLEGAL_ADDRESS"), std::string::npos) << failed.error->message;
     RunReport after = f.session->run();
     ASSERT_TRUE(after.ok()) << after.error->full();
     EXPECT_TRUE(after.verified.value_or(false));
@@ -171,9 +179,11 @@ TEST(Session, ABlockBeyondTheDeviceIsRefusedBeforeCompiling) {
     EXPECT_EQ(r.failed_stage, RunStage::Validate);
     ASSERT_TRUE(r.resolved.has_value()) << "the values are known, only the launch is refused";
     ASSERT_TRUE(r.error.has_value());
-    EXPECT_NE(r.error->message.find("2000 threads"), std::string::npos) << r.error->message;
+    EXPECT_EQ(r.error->kind, ErrorKind::LaunchRefused) << r.error->full();
+    EXPECT_NE(r.error->message.find("2000"), std::string::npos) << r.error->message;
     ASSERT_EQ(r.input_problems.size(), 1u);
     EXPECT_EQ(r.input_problems[0].field, "block");
+    EXPECT_EQ(r.input_problems[0].error.kind, ErrorKind::UserInput) << r.input_problems[0].error.full();
     EXPECT_EQ(f.backend->compiles, 0);
     EXPECT_EQ(f.backend->allocations, 0);
 }
@@ -185,7 +195,12 @@ TEST(Session, ABlockOverOneDimensionsLimitIsRefusedBeforeCompiling) {
     RunReport r = f.session->run();
     EXPECT_EQ(r.failed_stage, RunStage::Validate);
     ASSERT_TRUE(r.error.has_value());
-    EXPECT_NE(r.error->message.find("at most 64 in z"), std::string::npos) << r.error->message;
+    EXPECT_EQ(r.error->kind, ErrorKind::LaunchRefused) << r.error->full();
+    ASSERT_EQ(r.input_problems.size(), 1u);
+    EXPECT_EQ(r.input_problems[0].field, "block");
+    // The block and z's limit of 64.
+    EXPECT_NE(r.error->message.find("1x1x65"), std::string::npos) << r.error->message;
+    EXPECT_NE(r.error->message.find("64"), std::string::npos) << r.error->message;
     EXPECT_EQ(f.backend->compiles, 0);
 }
 
@@ -199,6 +214,7 @@ TEST(Session, ARefusedValueIsNeverReplacedByTheDefault) {
     EXPECT_EQ(r.failed_stage, RunStage::Resolve);
     ASSERT_EQ(r.input_problems.size(), 1u);
     EXPECT_EQ(r.input_problems[0].field, "n");
+    EXPECT_EQ(r.input_problems[0].error.kind, ErrorKind::UserInput) << r.input_problems[0].error.full();
     EXPECT_NE(r.input_problems[0].error.message.find("-5"), std::string::npos) << r.input_problems[0].error.message;
     EXPECT_FALSE(r.resolved.has_value()) << "nothing ran with another value";
     EXPECT_FALSE(r.launched);
@@ -209,16 +225,21 @@ TEST(Session, AnIntParameterMustFitAnInt) {
     f.session->set_kernel(library_kernel("basics/vector_add"));
     auto r = f.session->set_param("n", "3000000000");
     ASSERT_FALSE(r.ok());
-    EXPECT_NE(r.error().message.find("does not fit"), std::string::npos) << r.error().message;
+    EXPECT_EQ(r.error().kind, ErrorKind::UserInput) << r.error().full();
+    // The value and the largest int.
+    EXPECT_NE(r.error().message.find("3000000000"), std::string::npos) << r.error().message;
+    EXPECT_NE(r.error().message.find("2147483647"), std::string::npos) << r.error().message;
 }
 
 TEST(Session, ParameterErrorsAreValues) {
     Fixture f;
     f.session->set_kernel(library_kernel("basics/vector_add"));
-    EXPECT_FALSE(f.session->set_param("nope", "1").ok());
-    EXPECT_FALSE(f.session->set_param("n", "abc").ok());
-    EXPECT_FALSE(f.session->set_param("n", "-5").ok());
-    EXPECT_FALSE(f.session->set_param("c", "1").ok());
+    for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
+             {"nope", "1"}, {"n", "abc"}, {"n", "-5"}, {"c", "1"}}) {
+        const auto r = f.session->set_param(name, value);
+        ASSERT_FALSE(r.ok()) << name << "=" << value;
+        EXPECT_EQ(r.error().kind, ErrorKind::UserInput) << name << "=" << value << ": " << r.error().full();
+    }
     EXPECT_TRUE(f.session->set_param("n", "5").ok());
 }
 
@@ -227,7 +248,8 @@ TEST(Session, FileWithoutMetadataCannotBeResolved) {
     f.session->set_kernel(parse_kernel_source("__global__ void k(float* a) { a[0] = 1; }\n", "plain.cu"));
     auto r = f.session->resolve();
     ASSERT_FALSE(r.ok());
-    EXPECT_NE(r.error().message.find("metadata"), std::string::npos);
+    EXPECT_EQ(r.error().kind, ErrorKind::Metadata) << r.error().full();
+    EXPECT_NE(r.error().message.find("plain.cu"), std::string::npos) << r.error().message;
 }
 
 TEST(Session, UnchangedConstInputsAreNotSentAgain) {
@@ -313,7 +335,8 @@ TEST(Session, SuggestBlockSaysWhenTheBackendHasNoOccupancyApi) {
     f.session->set_kernel(library_kernel("basics/vector_add"));
     auto r = f.session->suggest_block();
     ASSERT_FALSE(r.ok());
-    EXPECT_NE(r.error().message.find("no occupancy API"), std::string::npos) << r.error().message;
+    EXPECT_EQ(r.error().kind, ErrorKind::Unsupported) << r.error().full();
+    EXPECT_NE(r.error().message.find("`vector_add`"), std::string::npos) << r.error().message;
 }
 
 TEST(Session, SuggestBlockFailsPlainlyWhenTheKernelDoesNotCompile) {
@@ -322,6 +345,6 @@ TEST(Session, SuggestBlockFailsPlainlyWhenTheKernelDoesNotCompile) {
     f.backend->kernels.clear();  // the scripted compiler now rejects it
     auto r = f.session->suggest_block();
     ASSERT_FALSE(r.ok());
-    EXPECT_NE(r.error().message.find("does not compile"), std::string::npos) << r.error().message;
+    EXPECT_EQ(r.error().kind, ErrorKind::Compile) << r.error().full();
     EXPECT_FALSE(f.backend->last_occupancy.has_value());
 }

@@ -96,8 +96,10 @@ TEST(StreamsHeader, CountsFromParamsAreCheckedWhenResolving) {
         "streams.cu");
     auto resolved = run.session->resolve();
     ASSERT_FALSE(resolved.ok());
-    EXPECT_NE(resolved.error().message.find("line 8"), std::string::npos) << resolved.error().message;
-    EXPECT_NE(resolved.error().message.find("1 to 16"), std::string::npos) << resolved.error().message;
+    EXPECT_EQ(resolved.error().kind, ErrorKind::UserInput) << resolved.error().full();
+    // The `streams:` line, the value s = 20 and the limit.
+    for (const std::string& datum : {std::string("line 8"), std::string("20"), std::to_string(kMaxStreams)})
+        EXPECT_NE(resolved.error().message.find(datum), std::string::npos) << datum << ": " << resolved.error().message;
     // A value from 1 to 16 resolves, with 4 chunks per stream; a tiny n gets one chunk per element.
     RunChoices choices;
     choices.params["s"] = 3;
@@ -286,8 +288,13 @@ extern "C" __global__ void sum(const float* x, float* total, int n) { }
                                  "sum.cu");
     const RunReport r = run.session->run();
     ASSERT_FALSE(r.ok());
-    EXPECT_NE(r.error->message.find("`total`"), std::string::npos) << r.error->message;
-    EXPECT_NE(r.error->message.find("line 7"), std::string::npos) << r.error->message;
+    ASSERT_TRUE(r.error.has_value());
+    EXPECT_EQ(r.error->kind, ErrorKind::UserInput) << r.error->full();
+    // Refused when the streamed run is planned, after the ordinary launch.
+    EXPECT_EQ(r.failed_stage, RunStage::Launch);
+    // The buffer, its line (5), its 1 element, and the `streams:` line (7).
+    for (const std::string datum : {"`total`", "line 5", "1 elements", "line 7"})
+        EXPECT_NE(r.error->message.find(datum), std::string::npos) << datum << ": " << r.error->message;
 }
 
 }  // namespace
