@@ -502,7 +502,8 @@ void Workspace::apply_fetched(std::vector<FetchedOutput> fetched) {
 
 void Workspace::note_link(const RunReport& r) {
     if (!link_.remote()) return;
-    if (r.error && r.error->kind == ErrorKind::WorkerLost) {
+    // (The CPU reference runs here, not on the server: its failure says nothing of the link.)
+    if (r.error && r.error->kind == ErrorKind::WorkerLost && r.failed_stage != RunStage::Verify) {
         const bool was_lost = link_.lost();
         link_.failed(r.error->message, now_);
         if (!was_lost)

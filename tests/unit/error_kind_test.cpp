@@ -212,6 +212,10 @@ TEST(ErrorKind, OutcomeFollowsTheKindNotTheWords) {
     // Unclassified: the stage that failed decides.
     EXPECT_EQ(run_outcome(failed_with(RunStage::Launch, ErrorKind::Unknown, "did not finish within")), "fault");
     EXPECT_EQ(run_outcome(failed_with(RunStage::Validate, ErrorKind::Unknown, "x")), "refused");
+    // The CPU reference failed, whatever its kind (it crashed, hung): nothing is known of the kernel's result, so a
+    // lesson that must fault or hang is not judged to have done so.
+    EXPECT_EQ(run_outcome(failed_with(RunStage::Verify, ErrorKind::Fault, "")), "error");
+    EXPECT_EQ(run_outcome(failed_with(RunStage::Verify, ErrorKind::Hang, "")), "error");
 
     RunReport mismatch;
     mismatch.launched = true;

@@ -157,8 +157,9 @@ TEST(FileReference, CrashExitAndHangAreReportedWithTheLineAndTheNextCallWorks) {
     const KernelFile crash = with_reference(start + "    out[n + (1 << 28)] = in[0];\n}\n#endif\n");  // line 18
     ReferenceOutcome r = compute(reference, crash);
     ASSERT_TRUE(r.error);
-    // The error names the reference and the line of the crash. (Its kind is not checked: FileReference::compute
-    // words the runner's failure into a new Error without the runner's kind, so it is Unknown.)
+    // The error keeps the runner's kind, and names the reference and the line of the crash.
+    EXPECT_TRUE(r.error->kind == ErrorKind::OutOfBounds || r.error->kind == ErrorKind::Fault)
+        << error_kind_name(r.error->kind) << ": " << r.error->message;
     EXPECT_NE(r.error->message.find("`square_reference`"), std::string::npos) << r.error->message;
     EXPECT_NE(r.error->message.find("line 18"), std::string::npos) << r.error->message;
 
@@ -168,14 +169,16 @@ TEST(FileReference, CrashExitAndHangAreReportedWithTheLineAndTheNextCallWorks) {
     // (Its line is not always found: the exit is seen from the generated entry point's frame.)
     EXPECT_NE(r.error->message.find("`square_reference`"), std::string::npos) << r.error->message;
     EXPECT_NE(r.error->message.find("exit(3)"), std::string::npos) << r.error->message;
+    // The reference's process ended by its own code: a fault of the reference, not a lost worker.
+    EXPECT_EQ(r.error->kind, ErrorKind::Fault) << error_kind_name(r.error->kind) << ": " << r.error->message;
 
     const KernelFile hangs =
         with_reference(start + "    for (volatile int spin = 1; spin;) out[0] = in[0];\n}\n#endif\n");
     r = compute(reference, hangs);
     ASSERT_TRUE(r.error);
-    // No kind to decide on (Unknown, as above), so the words that tell a hang from a crash stay checked, with
-    // the 2 s limit set above.
-    EXPECT_NE(r.error->message.find("did not finish within 2 s"), std::string::npos) << r.error->message;
+    // A hang is told from a crash by its kind; the message gives the 2 s limit set above.
+    EXPECT_EQ(r.error->kind, ErrorKind::Hang) << error_kind_name(r.error->kind) << ": " << r.error->message;
+    EXPECT_NE(r.error->message.find("2 s"), std::string::npos) << r.error->message;
 
     const KernelFile good =
         with_reference(start + "    for (int i = 0; i < n; ++i) out[i] = in[i] * in[i];\n}\n#endif\n");

@@ -126,7 +126,11 @@ ReferenceOutcome FileReference::compute(const KernelFile& file, const std::map<s
         const std::string entry = "`" + std::string(kReferenceEntry) + "` ";
         for (size_t at = what.find(entry); at != std::string::npos; at = what.find(entry))
             what.replace(at, entry.size(), "it ");
-        out.error = make_error("the CPU reference `" + name + "` failed: " + what, fix);
+        // The runner's kind (a crash, a hang); the reference's own process ending (an exit(), an abort) is its
+        // code's fault, not a lost worker of the kernel's. The run's outcome decides with the Verify stage.
+        ErrorKind kind = r.error ? r.error->kind : ErrorKind::Internal;
+        if (kind == ErrorKind::WorkerLost) kind = ErrorKind::Fault;
+        out.error = make_error(kind, "the CPU reference `" + name + "` failed: " + what, fix);
         return out;
     }
     for (size_t i = 0; i < args.size(); ++i) {

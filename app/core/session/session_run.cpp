@@ -41,6 +41,8 @@ namespace cp {
 
 std::string run_outcome(const RunReport& r) {
     if (r.verified == false) return "mismatch";
+    // The CPU reference failed (whatever its kind): nothing was learnt of the kernel's result.
+    if (r.error && r.failed_stage == RunStage::Verify) return "error";
     if (r.error) {
         switch (r.error->kind) {
             case ErrorKind::LaunchRefused:
