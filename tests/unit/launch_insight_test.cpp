@@ -98,6 +98,11 @@ TEST(Coverage, GridTooSmallGivesTheExactUncoveredCount) {
             warned = true;
             EXPECT_NE(i.message.find("(measured)"), std::string::npos) << i.message;
             EXPECT_NE(i.message.find("grid 63x19x1"), std::string::npos) << i.message;
+            // As data: the elements written of the buffer's, and the guess's fix.
+            EXPECT_EQ(i.value, c.elements - expected);
+            EXPECT_EQ(i.maximum, c.elements);
+            ASSERT_TRUE(i.try_grid.has_value());
+            EXPECT_EQ(i.try_grid->str(), "63x19x1");
         }
     EXPECT_TRUE(warned);
     // The run's own output is unaffected by the measuring launches: written elements hold their values,
@@ -223,6 +228,10 @@ TEST(CoverageWarning, NeverSuggestsAGridPastTheDeviceLimits) {
         warned = true;
         EXPECT_EQ(i.message.find("use ceil(70000"), std::string::npos) << i.message;
         EXPECT_NE(i.message.find("block 256x2x1 with grid 4x35000x1"), std::string::npos) << i.message;
+        ASSERT_TRUE(i.try_block && i.try_grid);
+        EXPECT_EQ(i.try_block->str(), "256x2x1");
+        EXPECT_EQ(i.try_grid->str(), "4x35000x1");
+        EXPECT_LE(i.try_grid->y, device.max_grid.y);
         // Whatever grid is suggested must pass the checks.
         LaunchCheck fixed{Dim3{4, 35000, 1}, Dim3{256, 2, 1}, 0, ResourceUsage{}, {1000, 70000}};
         for (const LaunchIssue& j : validate_launch(device, fixed)) EXPECT_NE(j.severity, Severity::Error) << j.message;

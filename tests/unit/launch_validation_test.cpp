@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 namespace cp {
 namespace {
 
@@ -23,12 +25,25 @@ LaunchCheck check(Dim3 grid, Dim3 block, std::vector<uint64_t> problem = {}) {
     return c;
 }
 
-// A datum (a size, a shape, a limit) the issue's message names: the issue has no field for its numbers, so the test
-// looks for the number, never for the sentence around it.
+// A datum (a size, a shape, a limit) the issue's message names (the words the user reads carry the same numbers
+// as the issue's fields): the test looks for the number, never for the sentence around it.
 ::testing::AssertionResult names(const LaunchIssue& issue, std::initializer_list<const char*> data) {
     for (const char* datum : data)
         if (issue.message.find(datum) == std::string::npos)
             return ::testing::AssertionFailure() << "`" << datum << "` not in: " << issue.message;
+    return ::testing::AssertionSuccess();
+}
+
+// The issue's numbers as data: what the launch has against the limit, and the block and grid it suggests.
+::testing::AssertionResult has(const LaunchIssue& issue, uint64_t value, uint64_t maximum,
+                               std::optional<Dim3> block = std::nullopt, std::optional<Dim3> grid = std::nullopt) {
+    auto text = [](const std::optional<Dim3>& d) { return d ? d->str() : std::string("none"); };
+    if (issue.value != value || issue.maximum != maximum || text(issue.try_block) != text(block) ||
+        text(issue.try_grid) != text(grid))
+        return ::testing::AssertionFailure() << "has " << issue.value << " of " << issue.maximum << ", try "
+                                             << text(issue.try_block) << " / " << text(issue.try_grid) << "; wanted "
+                                             << value << " of " << maximum << ", try " << text(block) << " / "
+                                             << text(grid);
     return ::testing::AssertionSuccess();
 }
 
@@ -63,6 +78,8 @@ TEST(LaunchValidation, TooManyThreadsSuggestsBlockAndGrid) {
     ASSERT_EQ(errors.size(), 1u);
     EXPECT_EQ(errors[0].limit, "max threads per block");
     EXPECT_TRUE(names(errors[0], {"2000x1x1", "2000", "1024", "256x1x1", "8x1x1"}));
+    // No problem: the grid covers the 2000 threads the launch had, in blocks of 256.
+    EXPECT_TRUE(has(errors[0], 2000, 1024, Dim3{256, 1, 1}, Dim3{(2000 + 255) / 256, 1, 1}));
 }
 
 TEST(LaunchValidation, TooManyThreadsUsesTheProblemForTheGrid) {
@@ -71,6 +88,7 @@ TEST(LaunchValidation, TooManyThreadsUsesTheProblemForTheGrid) {
     // 16x16 blocks over 1000x700: ceil(1000/16) = 63, ceil(700/16) = 44.
     EXPECT_EQ(errors[0].limit, "max threads per block");
     EXPECT_TRUE(names(errors[0], {"64x64x1", "4096", "1024", "16x16x1", "63x44x1"}));
+    EXPECT_TRUE(has(errors[0], 64 * 64, 1024, Dim3{16, 16, 1}, Dim3{(1000 + 15) / 16, (700 + 15) / 16, 1}));
 }
 
 TEST(LaunchValidation, KernelThreadLimitFromLaunchBounds) {
@@ -132,6 +150,7 @@ TEST(LaunchValidation, SharedMemoryMentionsOptIn) {
     ASSERT_EQ(errors.size(), 1u);
     EXPECT_EQ(errors[0].limit, "max shared memory per block");
     EXPECT_TRUE(names(errors[0], {"66560", "1024", "65536", "49152", "232448"}));
+    EXPECT_TRUE(has(errors[0], 1024 + 64 * 1024, 48 * 1024));
 
     c.dynamic_shared_bytes = 300 * 1024;
     errors = only(validate_launch(gpu(), c), Severity::Error);
@@ -149,6 +168,7 @@ TEST(LaunchValidation, RegistersPerBlock) {
     EXPECT_EQ(errors[0].limit, "registers per block");
     // 128 x 1024 = 131072 registers of 65536: at most 65536 / 128 = 512 threads, or __launch_bounds__(1024).
     EXPECT_TRUE(names(errors[0], {"128", "131072", "512", "__launch_bounds__(1024)"}));
+    EXPECT_TRUE(has(errors[0], 128 * 1024, 64 * 1024, Dim3{256, 1, 1}, Dim3{4096 / 256, 1, 1}));
 }
 
 TEST(LaunchValidation, GridTooSmallWarns) {
@@ -157,6 +177,7 @@ TEST(LaunchValidation, GridTooSmallWarns) {
     EXPECT_EQ(issues[0].severity, Severity::Warning);
     EXPECT_EQ(issues[0].limit, kCoverageLimit);
     EXPECT_TRUE(names(issues[0], {"3x1x1", "768", "1000003", "3907"}));
+    EXPECT_TRUE(has(issues[0], 3 * 256, 1000003, Dim3{256, 1, 1}, Dim3{(1000003 + 255) / 256, 1, 1}));
 }
 
 TEST(LaunchValidation, GridTooSmallIn2D) {
@@ -165,6 +186,7 @@ TEST(LaunchValidation, GridTooSmallIn2D) {
     EXPECT_EQ(issues[0].severity, Severity::Warning);
     EXPECT_EQ(issues[0].limit, kCoverageLimit);
     EXPECT_TRUE(names(issues[0], {"21x5x1", "80", "200", "13", "21x13x1"}));
+    EXPECT_TRUE(has(issues[0], 5 * 16, 200, Dim3{16, 16, 1}, Dim3{21, (200 + 15) / 16, 1}));
 }
 
 TEST(LaunchValidation, BlockNotAWarpMultipleWarns) {
@@ -174,6 +196,7 @@ TEST(LaunchValidation, BlockNotAWarpMultipleWarns) {
     EXPECT_EQ(issues[0].limit, "warp size");
     // 100 threads are 4 warps of 32 with 28 lanes idle in the last; 128 threads cover 1000 in 8 blocks.
     EXPECT_TRUE(names(issues[0], {"100", "32", "28", "128x1x1", "8x1x1"}));
+    EXPECT_TRUE(has(issues[0], 100, 32, Dim3{128, 1, 1}, Dim3{(1000 + 127) / 128, 1, 1}));
 }
 
 TEST(LaunchValidation, CpuDeviceWording) {

@@ -64,8 +64,9 @@ std::string try_text(const LaunchCheck& c, const Dim3& block) {
     return "Try " + block.str() + " and grid " + grid_for(c, block).str() + ".";
 }
 
-LaunchIssue refuse(std::string limit, std::string message) {
-    return LaunchIssue{Severity::Error, std::move(limit), std::move(message)};
+LaunchIssue refuse(std::string limit, std::string message, uint64_t value = 0, uint64_t maximum = 0,
+                   std::optional<Dim3> try_block = std::nullopt, std::optional<Dim3> try_grid = std::nullopt) {
+    return LaunchIssue{Severity::Error, std::move(limit), std::move(message), value, maximum, try_block, try_grid};
 }
 
 void check_block(const DeviceInfo& device, const LaunchCheck& c, std::vector<LaunchIssue>& issues) {
@@ -74,11 +75,13 @@ void check_block(const DeviceInfo& device, const LaunchCheck& c, std::vector<Lau
     const uint64_t limit = kernel_limited ? c.usage.max_threads_per_block : device.max_threads_per_block;
     if (threads > limit) {
         const std::string who = kernel_limited ? "this kernel allows" : device_word(device) + " allows";
+        const Dim3 fixed = suggest_block(c, device, limit);
         issues.push_back(refuse(kernel_limited ? "max threads per block of this kernel" : "max threads per block",
                                 "block " + c.block.str() + " has " + count_text(threads, "thread") + "; " + who +
                                     " at most " + std::to_string(limit) + " per block" +
                                     (kernel_limited ? " (set by its __launch_bounds__ or register use)" : "") + ". " +
-                                    try_text(c, suggest_block(c, device, limit))));
+                                    try_text(c, fixed),
+                                threads, limit, fixed, grid_for(c, fixed)));
         return;  // the per-dimension limits would only repeat this
     }
     for (int i = 0; i < 3; ++i) {
@@ -92,7 +95,8 @@ void check_block(const DeviceInfo& device, const LaunchCheck& c, std::vector<Lau
         issues.push_back(refuse(std::string("max block size in ") + axis_name(i),
                                 "block " + c.block.str() + " is " + count_text(dim(c.block, i), "thread") + " in " +
                                     axis_name(i) + "; " + device_word(device) + " allows at most " + std::to_string(max) +
-                                    " in " + axis_name(i) + ". " + try_text(c, fixed)));
+                                    " in " + axis_name(i) + ". " + try_text(c, fixed),
+                                dim(c.block, i), max, fixed, grid_for(c, fixed)));
     }
 }
 
@@ -107,7 +111,8 @@ void check_grid(const DeviceInfo& device, const LaunchCheck& c, std::vector<Laun
         issues.push_back(refuse(std::string("max grid size in ") + axis_name(i),
                                 "grid " + c.grid.str() + " has " + std::to_string(dim(c.grid, i)) + " blocks in " +
                                     axis_name(i) + "; " + device_word(device) + " allows at most " + std::to_string(max) +
-                                    " in " + axis_name(i) + ". " + fix));
+                                    " in " + axis_name(i) + ". " + fix,
+                                dim(c.grid, i), max));
     }
 }
 
@@ -127,7 +132,7 @@ void check_shared(const DeviceInfo& device, const LaunchCheck& c, std::vector<La
         message += ", and at most " + std::to_string(optin) + " even with opt-in";
     }
     message += ". Use smaller tiles or fewer threads per block so each block needs less shared memory.";
-    issues.push_back(refuse("max shared memory per block", message));
+    issues.push_back(refuse("max shared memory per block", message, total, limit));
 }
 
 void check_registers(const DeviceInfo& device, const LaunchCheck& c, std::vector<LaunchIssue>& issues) {
@@ -137,13 +142,15 @@ void check_registers(const DeviceInfo& device, const LaunchCheck& c, std::vector
     const uint64_t needed = threads * static_cast<uint64_t>(c.usage.registers);
     if (needed <= static_cast<uint64_t>(device.regs_per_block)) return;
     const uint64_t max_threads = std::max<uint64_t>(warp, device.regs_per_block / c.usage.registers / warp * warp);
+    const Dim3 fixed = suggest_block(c, device, max_threads);
     issues.push_back(refuse("registers per block",
                             "the kernel uses " + std::to_string(c.usage.registers) + " registers per thread, so a block of " +
                                 count_text(c.block.count(), "thread") + " needs " + std::to_string(needed) +
                                 " registers; " + device_word(device) + " has " + std::to_string(device.regs_per_block) +
                                 " per block. Use at most " + std::to_string(max_threads) + " threads per block (" +
-                                try_text(c, suggest_block(c, device, max_threads)) +
-                                "), or cap registers with __launch_bounds__(" + std::to_string(c.block.count()) + ")."));
+                                try_text(c, fixed) + "), or cap registers with __launch_bounds__(" +
+                                std::to_string(c.block.count()) + ").",
+                            needed, uint64_t(device.regs_per_block), fixed, grid_for(c, fixed)));
 }
 
 // A guess from `problem:` (one thread per element); a run that measures coverage replaces it with what
@@ -184,6 +191,7 @@ void warn_coverage(const DeviceInfo& device, const LaunchCheck& c, std::vector<L
         const uint64_t covered = uint64_t(dim(c.grid, d)) * dim(c.block, d);
         if (covered >= c.problem[i]) continue;
         const std::string blocks = one_d ? std::to_string(c.block.x) + "-thread blocks" : c.block.str() + " blocks";
+        LaunchIssue issue{Severity::Warning, kCoverageLimit, "", covered, c.problem[i], std::nullopt, std::nullopt};
         std::string message = "grid " + c.grid.str() + " of " + blocks + " covers " + std::to_string(covered) + " of " +
                               std::to_string(c.problem[i]) + " elements in " + axis_name(d) +
                               " if each thread handles one element; ";
@@ -192,15 +200,20 @@ void warn_coverage(const DeviceInfo& device, const LaunchCheck& c, std::vector<L
                                         ") = " + std::to_string(div_up(c.problem[i], dim(c.block, d)));
             message += "use ";
             message += one_d ? "grid " + formula : formula + " blocks in " + axis_name(d) + " (grid " + full_grid.str() + ")";
+            issue.try_block = c.block;
+            issue.try_grid = full_grid;
         } else if (block_ok && fits(grid_for(block)) && !(block == c.block)) {
             message += "one block per element would need grid " + full_grid.str() + ", past this device's grid limit " +
                        device.max_grid.str() + "; use block " + block.str() + " with grid " + grid_for(block).str() +
                        ", or a grid-stride loop";
+            issue.try_block = block;
+            issue.try_grid = grid_for(block);
         } else {
             message += "one block per element would need grid " + full_grid.str() + ", past this device's grid limit " +
                        device.max_grid.str() + "; let each thread handle several elements (a grid-stride loop)";
         }
-        issues.push_back(LaunchIssue{Severity::Warning, kCoverageLimit, message});
+        issue.message = std::move(message);
+        issues.push_back(std::move(issue));
     }
 }
 
@@ -217,7 +230,8 @@ void warn_warp_multiple(const DeviceInfo& device, const LaunchCheck& c, std::vec
                                  "block " + c.block.str() + " has " + count_text(threads, "thread") +
                                      ", not a multiple of the warp size (" + std::to_string(warp) +
                                      "): the last warp of every block runs with " + std::to_string(idle) + " of " +
-                                     std::to_string(warp) + " lanes idle. " + try_text(c, better)});
+                                     std::to_string(warp) + " lanes idle. " + try_text(c, better),
+                                 threads, warp, better, grid_for(c, better)});
 }
 
 }  // namespace

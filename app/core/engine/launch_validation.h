@@ -13,6 +13,12 @@ struct LaunchIssue {
     Severity severity = Severity::Error;  // Error: refused; Warning: allowed but probably unintended
     std::string limit;                    // which limit, e.g. "max threads per block"
     std::string message;                  // full sentence with value, limit and a suggestion
+    // The same as data, for code to decide on: what the launch has against the limit it passed (threads per block,
+    // threads or blocks in one axis, shared bytes, registers per block, elements covered against the problem's,
+    // threads per block against the warp size: `value` of `maximum`), and the block and grid the message
+    // suggests, when it suggests them. 0 / nullopt where the issue has none (a zero dimension).
+    uint64_t value = 0, maximum = 0;
+    std::optional<Dim3> try_block, try_grid;
 };
 
 // LaunchIssue::limit of the guess that the grid does not cover the problem (a measurement replaces it).

@@ -58,10 +58,13 @@ void apply_measured_coverage(const std::vector<CoverageMap>& coverage, std::vect
             issues.push_back(LaunchIssue{Severity::Warning, kWrittenTwiceLimit,
                                          "`" + c.buffer + "`: " + c.writers_summary() +
                                              " (measured): which store lands is down to timing; check that the "
-                                             "kernel's indexing gives each thread its own elements"});
-    std::vector<std::string> guesses;
+                                             "kernel's indexing gives each thread its own elements",
+                                         c.written_more_than_once, c.elements, std::nullopt, std::nullopt});
+    std::vector<const LaunchIssue*> guesses;
     for (const auto& issue : issues)
-        if (issue.limit == kCoverageLimit) guesses.push_back(issue.message);
+        if (issue.limit == kCoverageLimit) guesses.push_back(&issue);
+    std::optional<LaunchIssue> guess;
+    if (!guesses.empty()) guess = *guesses.front();
     bool measured_any = false;
     for (const auto& c : coverage) measured_any = measured_any || c.not_measured.empty();
     if (!measured_any) return;  // nothing measured (inout outputs only): keep the guess
@@ -71,9 +74,11 @@ void apply_measured_coverage(const std::vector<CoverageMap>& coverage, std::vect
         if (!c.not_measured.empty() || c.never_written == 0) continue;
         std::string message = "`" + c.buffer + "`: " + c.summary() + " (measured)";
         // The guess's own words follow: what the grid reaches and the fix (within the device's limits).
-        message += guesses.empty() ? "; check that the grid and the kernel's indexing reach every element"
-                                   : ". " + guesses.front();
-        issues.push_back(LaunchIssue{Severity::Warning, kCoverageLimit, message});
+        message += !guess ? "; check that the grid and the kernel's indexing reach every element" : ". " + guess->message;
+        // Measured: the elements written against the buffer's; the guess's fix stays.
+        issues.push_back(LaunchIssue{Severity::Warning, kCoverageLimit, message, c.elements - c.never_written,
+                                     c.elements, guess ? guess->try_block : std::nullopt,
+                                     guess ? guess->try_grid : std::nullopt});
     }
 }
 
