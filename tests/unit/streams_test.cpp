@@ -290,8 +290,10 @@ extern "C" __global__ void sum(const float* x, float* total, int n) { }
     ASSERT_FALSE(r.ok());
     ASSERT_TRUE(r.error.has_value());
     EXPECT_EQ(r.error->kind, ErrorKind::UserInput) << r.error->full();
-    // Refused when the streamed run is planned, after the ordinary launch.
-    EXPECT_EQ(r.failed_stage, RunStage::Launch);
+    // Refused when the run is resolved: nothing was launched.
+    EXPECT_EQ(r.failed_stage, RunStage::Resolve);
+    EXPECT_FALSE(r.launched);
+    EXPECT_EQ(r.stage_run("launch"), nullptr);
     // The buffer, its line (5), its 1 element, and the `streams:` line (7).
     for (const std::string datum : {"`total`", "line 5", "1 elements", "line 7"})
         EXPECT_NE(r.error->message.find(datum), std::string::npos) << datum << ": " << r.error->message;

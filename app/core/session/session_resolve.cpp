@@ -1,5 +1,6 @@
 // KernelSession::resolve: the user's choices checked, then parameters, buffer sizes, launch dimensions,
 // dynamic shared memory, problem extents, traffic and view sizes evaluated from the metadata's expressions.
+#include "core/session/chunk_plan.h"
 #include "core/session/memory_budget.h"
 #include "core/session/session.h"
 
@@ -410,6 +411,15 @@ Result<bool> KernelSession::resolve_extents(ResolvedRun& r, const Scope& scope, 
                                                       spec.streams->param, choices_),
                                     streams.error());
         r.streams = *streams;
+        // Its chunks planned now, before anything runs: a buffer that cannot be split (an output of another size)
+        // is refused here, not after the ordinary launch. The streamed run plans them again from the same values.
+        auto plan = plan_chunks(r, spec.buffers, spec.launch, r.streams->param, r.streams->chunks);
+        if (!plan) {
+            const Error& e = plan.error();
+            return refuse(blamed_choice(spec.streams->param, choices_),
+                          make_error(e.kind, "`streams:` (line " + std::to_string(r.streams->line) + "): " + e.message,
+                                     e.hint));
+        }
     }
 
     return true;
