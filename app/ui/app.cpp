@@ -1,5 +1,6 @@
 // run_app and the AppHost: GL target + ImGui set-up, the frame loop, screenshots.
 #include "ui/app_host.h"
+#include "core/clock.h"
 
 #include "core/remote/remote_backend.h"
 #include "ui/state/user_dirs.h"
@@ -85,7 +86,7 @@ void AppHost::draw_frame() {
     glClearColor(clear.x * 0.6f, clear.y * 0.6f, clear.z * 0.6f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-    last_frame_cpu_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    last_frame_cpu_ms_ = ms_since(t0);
     workspace_->set_frame_cpu_ms(float(last_frame_cpu_ms_));
     target_->present();
     ++frames_drawn_;

@@ -5,6 +5,7 @@
 // edits · turning changes into runs (maybe_submit, fetches) · the remote link · what a run is checked against ·
 // applying a finished run (outcome, failure, check, verdict) · presentation, fonts, settings · idling
 #include "ui/workspace.h"
+#include "core/clock.h"
 
 #include "ui/dock_layout.h"
 
@@ -720,7 +721,7 @@ void Workspace::apply_outcome(RunOutcome outcome) {
     if (r.launched && r.resolved) {
         const auto views_started = std::chrono::steady_clock::now();
         outputs_->update(inflight_file_, r, runs_applied_, console_);
-        views_ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - views_started).count();
+        views_ms_ += ms_since(views_started);
         TimingSample sample;
         sample.run = runs_applied_;
         sample.kernel = r.title;

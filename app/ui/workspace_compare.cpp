@@ -1,6 +1,7 @@
 // The side-by-side comparison: a compare run's variants into their columns (output views, check verdict,
 // median time, speed ratio to the main kernel), each variant's failure in its own column and in the console.
 #include "core/session/report_text.h"
+#include "core/clock.h"
 #include "core/session/variants.h"
 #include "ui/workspace.h"
 
@@ -43,7 +44,7 @@ void Workspace::apply_variants(RunOutcome& outcome) {
             if (r.launched && r.resolved) {
                 const auto views_started = std::chrono::steady_clock::now();
                 col.views->update(*v.file, r, runs_applied_, console_);
-                views_ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - views_started).count();
+                views_ms_ += ms_since(views_started);
                 col.median_ms = r.timing.median_ms;
                 col.ratio = speedup_text(main, r);
                 show_column_verdict(col, r);

@@ -1,6 +1,7 @@
 // Workspace drawing: keyboard shortcuts, the menu bar, the banner (why nothing runs) and status bar, and the
 // panels docked in the layout the user made (ImGui's ini file remembers it) or the default one.
 #include "ui/workspace.h"
+#include "core/clock.h"
 
 #include "core/kernel_file/kernel_file.h"
 #include "ui/dock_layout.h"
@@ -31,7 +32,7 @@ void Workspace::frame(double now) {
     if (auto outcome = runner_->take_outcome()) {
         const auto started = std::chrono::steady_clock::now();
         apply_outcome(std::move(*outcome));
-        apply_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+        apply_ms_ = ms_since(started);
         timing_.set_last_ui_apply_ms(apply_ms_);
     }
     if (auto checked = runner_->take_check()) apply_check(std::move(*checked));

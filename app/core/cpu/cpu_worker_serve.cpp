@@ -3,6 +3,7 @@
 // process, enters the sandbox, and only then serves requests with a CpuExecutor (the first dlopen of
 // kernel code, with its static constructors, happens inside the sandbox).
 #include "core/cpu/cpu_executor.h"
+#include "core/clock.h"
 #include "core/cpu/cpu_worker_protocol.h"
 #include "core/cpu/fault_trap.h"
 #include "core/cpu/worker_status.h"
@@ -173,7 +174,7 @@ WireMessage handle(KernelRunner& executor, const json& j, WireMessage& in) {
         const auto started = std::chrono::steady_clock::now();
         ExecutorLaunch run = executor.launch(std::get<LaunchRequest>(*request));
         run.result.backend_ms =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+            ms_since(started);
         return answer({{"result", json::parse(encode_response(run.result).json)}, {"site", site_json(run.site)}});
     }
     if (op == "call") {

@@ -1,6 +1,7 @@
 // HostCodeRunner: compile_host_library + a CPU worker (one thread: host code runs on the worker's own
 // thread) + buffers in shared memory + source lines for what went wrong.
 #include "core/cpu/host_code.h"
+#include "core/clock.h"
 
 #include "core/cpu/cpu_worker.h"
 #include "core/cpu/fault_report.h"
@@ -51,7 +52,7 @@ public:
         }
         std::error_code ec;
         if (!built.temporary_dir.empty()) std::filesystem::remove_all(built.temporary_dir, ec);
-        out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        out.compile_ms = ms_since(start);
         return out;
     }
 

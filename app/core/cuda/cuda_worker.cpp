@@ -2,6 +2,7 @@
 // requests with an in-process CudaBackend, entered from a static initialiser before main()). Starting,
 // calling and stopping the process: core/worker/worker_process.h.
 #include "core/cuda/cuda_worker.h"
+#include "core/clock.h"
 
 #include "core/cuda/cuda_backend.h"
 #include "core/cuda/cuda_backend_factory.h"
@@ -74,7 +75,7 @@ int serve(int fd, uint64_t id_base, int ordinal) {
         Response response = dispatch_request(*backend, *request);
         if (auto* launched = std::get_if<LaunchResult>(&response))
             launched->backend_ms =
-                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+                ms_since(started);
         if (!write_message(fd, encode_response(response))) return 0;
         // The answer said the context was reset: this process cannot use CUDA any more, so it ends and
         // the app starts the next worker.

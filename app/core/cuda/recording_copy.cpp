@@ -1,5 +1,6 @@
 // The memory recording's copy of a kernel as a cubin, compiled by nvJitLink and kept on disk (recording_copy.h).
 #include "core/cuda/recording_copy.h"
+#include "core/clock.h"
 
 #include "core/toolkit/cubin_cache.h"
 #include "core/toolkit/nvrtc_compiler.h"
@@ -104,7 +105,7 @@ RecordingCopy compile_recording_copy(const CompileRequest& request, const std::s
     const auto started = std::chrono::steady_clock::now();
     auto cubin = ptx_to_cubin(rewritten->ptx, arch);
     if (cubin) {
-        copy.cubin_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+        copy.cubin_ms = ms_since(started);
         copy.image = std::move(*cubin);
         copy.cubin = true;
         if (!dir.empty()) {

@@ -4,6 +4,7 @@
 // Sections: the link's helpers (time limits, compression, words) · RemoteBackend: spawn, stop, stderr, lost, start
 // (greeting), call · the options from the environment and command words · serve_stdio (the worker's loop)
 #include "core/remote/remote_backend.h"
+#include "core/clock.h"
 
 #include "core/engine/engine_wire.h"
 #include "core/remote/remote_sanitize.h"
@@ -685,7 +686,7 @@ int serve_stdio(const ServedBackends& served, const std::string& backend_name, c
         Response response = limiter->dispatch(backend, *request);
         if (auto* launched = std::get_if<LaunchResult>(&response); launched && launched->backend_ms == 0)
             launched->backend_ms =
-                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+                ms_since(started);
         // A picture only shown: the whole buffer was read here, the downscaled copy crosses the network.
         const auto* rb = std::get_if<ReadBackRequest>(&*request);
         const bool preview = rb && rb->preview && !pretend_before_frames();

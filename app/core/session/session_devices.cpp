@@ -3,6 +3,7 @@
 // reading back its part at the same time as the others, then the parts put together and checked against the
 // reference as any run. The same work on the first device alone gives the one-device time for the speed-up.
 #include "core/session/chunk_plan.h"
+#include "core/clock.h"
 #include "core/session/coverage.h"
 #include "core/session/device_split_check.h"
 #include "core/session/run_stage.h"
@@ -164,7 +165,7 @@ std::vector<PartOutcome> run_parts(const std::vector<Job>& jobs, const PartInput
         }));
     std::vector<PartOutcome> done;
     for (auto& f : running) done.push_back(f.get());
-    wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    wall_ms = ms_since(start);
     return done;
 }
 

@@ -1,5 +1,6 @@
 // Block-size sweeps (sweep.h): KernelSession::sweep and the sweep's files.
 #include "core/session/sweep.h"
+#include "core/clock.h"
 
 #include "core/session/json_schema_versions.h"
 #include "core/session/session.h"
@@ -127,7 +128,7 @@ Result<SweepResult> KernelSession::sweep(const SweepOptions& options) {
         if (options.progress) options.progress(i + 1, blocks.size());
     }
     choices_ = saved;
-    out.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    out.wall_ms = ms_since(started);
     return out;
 }
 

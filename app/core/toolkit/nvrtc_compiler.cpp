@@ -2,6 +2,7 @@
 // (extern "C" and C++ names alike), diagnostics and the ptxas resource report. NVRTC itself runs on a
 // thread confined to the toolkit's files (core/worker/sandbox.h).
 #include "core/toolkit/nvrtc_compiler.h"
+#include "core/clock.h"
 #include "core/kernel_file/kernel_file_parts.h"
 #include "core/kernel_file/reference_section.h"
 #include "core/toolkit/nvrtc_pch.h"
@@ -369,7 +370,7 @@ CompileResult compile_with_nvrtc(const CompileRequest& request, const std::strin
             result.options = nvrtc_options(request, arch);
             result.diagnostics = includes.diagnostics;
             result.compile_ms =
-                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+                ms_since(start);
             return result;
         }
         const auto cache_dir = cubin_cache_dir();
@@ -414,7 +415,7 @@ CompileResult compile_with_nvrtc(const CompileRequest& request, const std::strin
             engine_error(ErrorKind::Internal, "internal", std::string("compiling failed unexpectedly: ") + e.what());
     }
     result.compile_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        ms_since(start);
     return result;
 }
 

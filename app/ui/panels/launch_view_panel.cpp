@@ -2,6 +2,7 @@
 // settings change; the timeline is the chart of ui/charts.h (the one `run --trace` writes), its lanes sorted once per
 // run.
 #include "ui/panels/launch_view_panel.h"
+#include "core/clock.h"
 
 #include "core/session/launch_images.h"
 #include "core/session/coverage.h"
@@ -84,7 +85,7 @@ void LaunchViewPanel::draw_overlay(const OutputView& view, const RunReport& repo
         const std::vector<uint8_t> rgba = render_overlay(in, settings_);
         overlay_ = render::texture_from_rgba8(rgba.data(), view.width, view.height);
         overlay_key_ = key;
-        rebuild_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        rebuild_ms_ = ms_since(start);
     }
     // Fit the image to the panel's width (and at most 60% of its height when a timeline follows).
     const ImVec2 avail = ImGui::GetContentRegionAvail();

@@ -1,5 +1,6 @@
 // The session worker: applies a job's choices to the KernelSession and runs it, on its own thread.
 #include "ui/state/live_runner.h"
+#include "core/clock.h"
 
 
 namespace cp::ui {
@@ -139,7 +140,7 @@ RunOutcome LiveRunner::execute(RunJob& job) {
     if (!job.sanitize_tool.empty()) {
         out.sanitized = run_sanitized(job.file, job.choices, job.options, job.sanitize_tool, sanitized_factory_);
         out.finished = std::chrono::steady_clock::now();
-        out.wall_ms = std::chrono::duration<double, std::milli>(out.finished - out.submitted).count();
+        out.wall_ms = ms_between(out.submitted, out.finished);
         return out;
     }
     KernelSession& s = *session_;
@@ -148,7 +149,7 @@ RunOutcome LiveRunner::execute(RunJob& job) {
         out.fetched.emplace();
         for (const std::string& name : job.read_outputs) out.fetched->push_back({name, s.read_output(name)});
         out.finished = std::chrono::steady_clock::now();
-        out.wall_ms = std::chrono::duration<double, std::milli>(out.finished - out.submitted).count();
+        out.wall_ms = ms_between(out.submitted, out.finished);
         return out;
     }
     s.set_kernel(std::move(job.file));
@@ -198,13 +199,13 @@ RunOutcome LiveRunner::execute(RunJob& job) {
             const auto started = std::chrono::steady_clock::now();
             out.variants = compare_->run(s, out.report, options, {}, job.host_data_for);
             out.report.stages.variants_ms =
-                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+                ms_since(started);
         } else {
             compare_->clear();  // their buffers are no longer shown
         }
     }
     out.finished = std::chrono::steady_clock::now();
-    out.wall_ms = std::chrono::duration<double, std::milli>(out.finished - out.submitted).count();
+    out.wall_ms = ms_between(out.submitted, out.finished);
     return out;
 }
 
