@@ -155,14 +155,15 @@ TEST_F(ImageIo, HugeDimensionsRefusedBeforeDecoding) {
     write_bytes(dir_ / "huge_gray.png", png_header_only(20000, 20000, 0));
     auto r = load_image(dir_ / "huge_gray.png");
     ASSERT_FALSE(r);
-    EXPECT_EQ(r.error().kind, ErrorKind::Io) << r.error().full();
+    // The file is well formed: the image chosen is too large, a choice to change.
+    EXPECT_EQ(r.error().kind, ErrorKind::UserInput) << r.error().full();
     // 20000 x 20000 = 381.5 Mi pixels over the limit of 256 Mi.
     EXPECT_TRUE(names(r.error(), {(dir_ / "huge_gray.png").string(), "20000x20000", "381.5", "256.0"}));
     // RGBA: too large for stb_image even to describe; the size still comes out in the message.
     write_bytes(dir_ / "huge_rgba.png", png_header_only(30000, 20000, 6));
     auto q = load_image(dir_ / "huge_rgba.png");
     ASSERT_FALSE(q);
-    EXPECT_EQ(q.error().kind, ErrorKind::Io) << q.error().full();
+    EXPECT_EQ(q.error().kind, ErrorKind::UserInput) << q.error().full();
     EXPECT_TRUE(names(q.error(), {(dir_ / "huge_rgba.png").string(), "30000x20000", "572.2"}));
 }
 
@@ -170,7 +171,7 @@ TEST_F(ImageIo, CallerChosenPixelLimit) {
     ASSERT_TRUE(save_png(dir_ / "small.png", noisy(10, 10)));
     auto r = load_image(dir_ / "small.png", 99);
     ASSERT_FALSE(r);
-    EXPECT_EQ(r.error().kind, ErrorKind::Io) << r.error().full();
+    EXPECT_EQ(r.error().kind, ErrorKind::UserInput) << r.error().full();
     EXPECT_TRUE(names(r.error(), {"10x10"}));
     EXPECT_TRUE(load_image(dir_ / "small.png", 100));
 }
@@ -180,7 +181,8 @@ TEST_F(ImageIo, SaveErrors) {
     bad.pixels.pop_back();
     auto r = save_png(dir_ / "bad.png", bad);
     ASSERT_FALSE(r);
-    EXPECT_EQ(r.error().kind, ErrorKind::Io) << r.error().full();
+    // An image that is not one is the caller's bug; a folder that is missing is the file system's refusal.
+    EXPECT_EQ(r.error().kind, ErrorKind::Internal) << r.error().full();
     // 4x4 pixels of 4 channels are 64 bytes; the image holds 63.
     EXPECT_TRUE(names(r.error(), {"4x4x4", "64", "63"}));
     EXPECT_FALSE(fs::exists(dir_ / "bad.png"));

@@ -131,8 +131,9 @@ Result<Image> decode_image(const uint8_t* bytes, size_t size, const std::string&
                               "Save it as PNG.");
         return make_error(ErrorKind::Io, name + " is " + a_format + " that is corrupt: " + problem.detail, kCorrupt);
     };
+    // The file is fine; the image chosen is larger than a run takes: a choice to change, not a file to mend.
     auto too_large = [&](uint64_t w, uint64_t h) {
-        return make_error(ErrorKind::Io,
+        return make_error(ErrorKind::UserInput,
                           name + " is " + std::to_string(w) + "x" + std::to_string(h) + " (" + megapixels(w * h) +
                               " Mpixel); the limit is " + megapixels(max_pixels) + " Mpixel",
                           "Scale the image down, or choose a smaller one.");
@@ -189,16 +190,18 @@ Result<Image> decode_image(const uint8_t* bytes, size_t size, const std::string&
     return image;
 }
 
+// An Image that is not one (no pixels, no channels, the wrong number of bytes) is the caller's bug: Internal. The
+// file system's refusals are Io.
 Result<bool> save_png(const fs::path& path, const Image& image) {
     if (image.width <= 0 || image.height <= 0)
-        return make_error(ErrorKind::Io, "cannot save an empty image (" + std::to_string(image.width) + "x" +
+        return make_error(ErrorKind::Internal, "cannot save an empty image (" + std::to_string(image.width) + "x" +
                                              std::to_string(image.height) + ") to " + quoted(path));
     if (image.channels < 1 || image.channels > 4)
-        return make_error(ErrorKind::Io, "cannot save " + quoted(path) + ": an image has 1 to 4 channels, not " +
+        return make_error(ErrorKind::Internal, "cannot save " + quoted(path) + ": an image has 1 to 4 channels, not " +
                                              std::to_string(image.channels));
     const size_t expected = size_t(image.width) * size_t(image.height) * size_t(image.channels);
     if (image.pixels.size() != expected) {
-        return make_error(ErrorKind::Io, "cannot save " + quoted(path) + ": the image is " +
+        return make_error(ErrorKind::Internal, "cannot save " + quoted(path) + ": the image is " +
                                              std::to_string(image.width) + "x" + std::to_string(image.height) + "x" +
                                              std::to_string(image.channels) + " = " + std::to_string(expected) +
                                              " bytes but holds " + std::to_string(image.pixels.size()));
