@@ -15,25 +15,7 @@ namespace cp {
 
 namespace {
 
-// Replaces comments, string and character literals and preprocessor lines by spaces, keeping newlines and the
-// code's own whitespace, so offsets and line numbers still match the original text. What is code is what the one
-// tokenizer (tokenize_code, kernel_scan.h) reads as identifiers, numbers and punctuation.
-std::string blank_non_code(const std::string& src) {
-    std::string out(src.size(), ' ');
-    for (size_t k = 0; k < src.size(); ++k)
-        if (src[k] == '\n' || src[k] == '\t' || src[k] == '\r') out[k] = src[k];
-    for (const CodeToken& t : tokenize_code(src)) {
-        if (t.kind == CodeToken::String || t.kind == CodeToken::Char || t.kind == CodeToken::Directive) {
-            for (size_t k = t.begin; k < t.end; ++k)
-                if (src[k] != '\n') out[k] = ' ';
-            continue;
-        }
-        std::copy(src.begin() + long(t.begin), src.begin() + long(t.end), out.begin() + long(t.begin));
-    }
-    return out;
-}
-
-// A token of the blanked code, with its text: the signature reader compares texts.
+// A token of the code, with its text: the signature reader compares texts.
 struct Token {
     std::string text;
     size_t pos;
@@ -43,10 +25,29 @@ struct Token {
     }
 };
 
-std::vector<Token> tokenize(const std::string& code) {
+// The source with comments, string and character literals and preprocessor lines replaced by spaces (newlines and
+// the code's own whitespace kept, so offsets and line numbers still match the original text), and the tokens of
+// what is left: both from one pass of the one tokenizer (tokenize_code, kernel_scan.h).
+struct Code {
+    std::string text;
     std::vector<Token> tokens;
-    for (const CodeToken& t : tokenize_code(code)) tokens.push_back({code.substr(t.begin, t.end - t.begin), t.begin, t.line});
-    return tokens;
+};
+
+Code read_code(const std::string& src) {
+    Code code{std::string(src.size(), ' '), {}};
+    std::string& out = code.text;
+    for (size_t k = 0; k < src.size(); ++k)
+        if (src[k] == '\n' || src[k] == '\t' || src[k] == '\r') out[k] = src[k];
+    for (const CodeToken& t : tokenize_code(src)) {
+        if (t.kind == CodeToken::String || t.kind == CodeToken::Char || t.kind == CodeToken::Directive) {
+            for (size_t k = t.begin; k < t.end; ++k)
+                if (src[k] != '\n') out[k] = ' ';
+            continue;
+        }
+        std::copy(src.begin() + long(t.begin), src.begin() + long(t.end), out.begin() + long(t.begin));
+        code.tokens.push_back({src.substr(t.begin, t.end - t.begin), t.begin, t.line});
+    }
+    return code;
 }
 
 // Index of the token closing the bracket opened at `open`, or tokens.size().
@@ -227,13 +228,14 @@ SignatureParam read_param(const std::string& source, const std::vector<Token>& t
 
 }  // namespace
 
-std::string blank_comments_and_strings(const std::string& source) { return blank_non_code(source); }
+std::string blank_comments_and_strings(const std::string& source) { return read_code(source).text; }
 
 std::optional<KernelSignature> parse_signature(const std::string& source, const std::string& file,
                                                std::vector<Diagnostic>& diagnostics, const std::string& wanted_text,
                                                int wanted_line) {
-    const std::string code = blank_non_code(source);
-    const std::vector<Token> tokens = tokenize(code);
+    const Code read = read_code(source);
+    const std::string& code = read.text;
+    const std::vector<Token>& tokens = read.tokens;
     const KernelScan scan = scan_kernels(source);
     for (const KernelScanProblem& problem : scan.problems) {
         if (problem.kind == KernelScanProblem::NotAFunction) {
@@ -371,8 +373,9 @@ namespace cp {
 
 std::optional<KernelSignature> parse_function(const std::string& source, const std::string& name, const std::string& file,
                                               std::vector<Diagnostic>& diagnostics) {
-    const std::string code = blank_non_code(source);
-    const std::vector<Token> tokens = tokenize(code);
+    const Code read = read_code(source);
+    const std::string& code = read.text;
+    const std::vector<Token>& tokens = read.tokens;
     for (size_t i = 0; i + 1 < tokens.size(); ++i) {
         if (tokens[i].text != name || tokens[i + 1].text != "(") continue;
         if (i > 0 && (tokens[i - 1].text == "." || tokens[i - 1].text == ">" || tokens[i - 1].text == ":")) continue;
