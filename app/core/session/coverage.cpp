@@ -60,11 +60,13 @@ void apply_measured_coverage(const std::vector<CoverageMap>& coverage, std::vect
                                              " (measured): which store lands is down to timing; check that the "
                                              "kernel's indexing gives each thread its own elements",
                                          c.written_more_than_once, c.elements, std::nullopt, std::nullopt});
-    std::vector<const LaunchIssue*> guesses;
-    for (const auto& issue : issues)
-        if (issue.limit == kCoverageLimit) guesses.push_back(&issue);
+    // The launch checks' guess (the first), kept past its removal below: its words and its fix follow the measure.
     std::optional<LaunchIssue> guess;
-    if (!guesses.empty()) guess = *guesses.front();
+    for (const auto& issue : issues)
+        if (issue.limit == kCoverageLimit) {
+            guess = issue;
+            break;
+        }
     bool measured_any = false;
     for (const auto& c : coverage) measured_any = measured_any || c.not_measured.empty();
     if (!measured_any) return;  // nothing measured (inout outputs only): keep the guess
