@@ -164,9 +164,10 @@ private:
     // The outputs of the launch over `prepared`, as `options` asks for them.
     Made<ReadBack> read_back_outputs(const ResolvedRun& resolved, const RunOptions& options,
                                      const PreparedBuffers& prepared);
-    // The check stage's product: `outputs` against the file's CPU reference (its expected outputs kept while what
-    // they depend on is unchanged).
-    Checked check_outputs(const ResolvedRun& resolved, const std::map<std::string, HostBuffer>& outputs);
+    // The check stage's product: `outputs` (with those of `replaced`, a streamed run's, in their place) against the
+    // file's CPU reference (its expected outputs kept while what they depend on is unchanged).
+    Checked check_outputs(const ResolvedRun& resolved, const std::map<std::string, HostBuffer>& outputs,
+                          const std::map<std::string, HostBuffer>* replaced = nullptr);
     // A launch on this session's engine through launcher_; the one place a launch that reset the backend's
     // context makes the session forget its buffers and modules (a split's other devices: session_devices.cpp).
     LaunchOutcome launch_kernel(LaunchRequest request, LaunchSite site);

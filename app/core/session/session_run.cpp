@@ -819,13 +819,7 @@ bool KernelSession::stage_check(RunState& run) {
         report.check_pending = true;
     } else if (options.verify && !spec.reference.empty()) {
         // The outputs read back, with a streamed run's in their place.
-        if (run.streamed && !run.streamed->outputs.empty()) {
-            std::map<std::string, HostBuffer> outputs = run.read_back->outputs;
-            for (const auto& [name, out] : run.streamed->outputs) outputs[name] = out;
-            run.checked = check_outputs(resolved, outputs);
-        } else {
-            run.checked = check_outputs(resolved, run.read_back->outputs);
-        }
+        run.checked = check_outputs(resolved, run.read_back->outputs, run.streamed ? &run.streamed->outputs : nullptr);
     }
     run.clock.lap(report.stages.check_ms);
     return true;
@@ -851,9 +845,10 @@ Result<LaunchRequest> KernelSession::launch_request(const ResolvedRun& resolved,
     return launch;
 }
 
-// Compares `outputs` with what the file's CPU reference computes from the same initial contents. The expected
+// Compares `outputs` (those in `replaced` in their place) with what the file's CPU reference computes from the same initial contents. The expected
 // outputs are kept while the reference, its params and its inputs stay the same (live re-runs).
-Checked KernelSession::check_outputs(const ResolvedRun& resolved, const std::map<std::string, HostBuffer>& outputs) {
+Checked KernelSession::check_outputs(const ResolvedRun& resolved, const std::map<std::string, HostBuffer>& outputs,
+                                     const std::map<std::string, HostBuffer>* replaced) {
     Checked checked;
     const KernelSpec& spec = kernel_.spec;
     Fingerprint fingerprint;
@@ -882,19 +877,26 @@ Checked KernelSession::check_outputs(const ResolvedRun& resolved, const std::map
         }
         expected = &stage.keep(std::move(fingerprint), std::move(outcome.expected));
     }
+    // An output as checked: the streamed run's where it made one, else the one read back.
+    auto output = [&](const std::string& name) -> const HostBuffer* {
+        if (replaced)
+            if (auto r = replaced->find(name); r != replaced->end()) return &r->second;
+        const auto o = outputs.find(name);
+        return o == outputs.end() ? nullptr : &o->second;
+    };
     // The comparison: once per result (a run's, or a deferred check's), never skipped.
     checked.runs.push_back({"check", false, "new result"});
     bool all_ok = true;
     for (const auto& [name, want] : *expected) {
-        auto got = outputs.find(name);
-        if (got == outputs.end()) continue;
-        Comparison c = compare_buffers(got->second, want, spec.tolerance, true);
+        const HostBuffer* got = output(name);
+        if (!got) continue;
+        Comparison c = compare_buffers(*got, want, spec.tolerance, true);
         checked.max_abs_error = std::max(checked.max_abs_error, c.max_abs_error);
         checked.mismatches += c.mismatches;
         checked.mismatched_elements += c.mismatched_elements;
         ErrorMap map;
         map.buffer = name;
-        map.elements = got->second.count();
+        map.elements = got->count();
         map.mismatched_elements = c.mismatched_elements;
         map.mismatched_components = c.mismatched_components;
         map.abs_error = std::move(c.abs_error);
