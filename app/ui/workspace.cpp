@@ -7,7 +7,6 @@
 #include "ui/workspace.h"
 #include "core/clock.h"
 
-#include "ui/dock_layout.h"
 
 #include "core/kernel_file/describe.h"
 
@@ -70,29 +69,24 @@ std::string local_time_text(int64_t seconds) {
 
 Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs::path settings_file, bool persist,
                      const BackendFactory& backend_factory)
-    : target_(target), settings_file_(std::move(settings_file)), persist_(persist) {
+    : target_(target),
+      settings_file_(std::move(settings_file)),
+      persist_(persist),
+      files_(console_, kernels_dir(), edits_dir()),
+      connection_(console_) {
     settings_ = load_settings(settings_file_);
     presentation_ = {options.text_size.value_or(settings_.font_scale), target_.content_scale(), settings_.high_contrast};
     inputs_.timing.repeats = settings_.timing_repeats;
-
-    library_ = scan_library(kernels_dir());
 
     // The backend: the one asked for (or the registry's first that works); when none can run kernels, a
     // compile-only one, so the editor still gets the compiler's diagnostics.
     // A `devices:` file runs on every device of this backend, each opened as this one was (a backend given by
     // the caller, e.g. a test's, runs the split alone): core/session/backend_setup.h, as the command line.
-    // --remote: a server that cannot be reached now is tried again (connect_when_due), as one lost later is;
-    // meanwhile the window compiles only. The factory is kept for those attempts.
-    backend_factory_ = backend_factory;
-    std::optional<Error> unreached;
-    MakeBackendFn make;
-    if (backend_factory)
-        make = [&]() -> Result<std::unique_ptr<Backend>> {
-            auto made = backend_factory();
-            if (made) remote_options_ = remote_options_of(**made);
-            return made;
-        };
+    // --remote: a server that cannot be reached now is tried again (ServerConnection::poll), as one lost later
+    // is; meanwhile the window compiles only. The connection keeps the factory for those attempts.
+    const MakeBackendFn make = connection_.keep_factory(backend_factory);
     auto wanted = set_up_backend(options.backend, make);
+    std::optional<Error> unreached;
     if (!wanted && backend_factory && !options.remote.empty() && wanted.error().kind == ErrorKind::WorkerLost)
         unreached = wanted.error();
     BackendSetup setup;
@@ -104,15 +98,8 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     runner_ = std::make_unique<LiveRunner>(std::move(setup.engine), [wake_target] { wake_target->wake(); });
     if (setup.open_device) runner_->use_devices(setup.device_count, setup.open_device);
     sanitize_.unavailable = sanitize_unavailable_reason(runner_->device());
-    use_remote_sanitizer();
-    link_ = RemoteLink(unreached ? options.remote : remote_prefix_of(runner_->device().where));
-    if (unreached) {
-        never_connected_ = true;
-        link_.failed(unreached->message, 0);
-        console_.add(LogKind::Error, "Cannot reach the server `" + link_.prefix() + "`: " + unreached->full() +
-                                         "\n  Your edits are kept; the window connects by itself (or press "
-                                         "Reconnect) and runs the kernel once the server answers.");
-    }
+    if (auto sanitized = connection_.sanitized_factory()) runner_->set_sanitized_backend_factory(std::move(sanitized));
+    connection_.begin(unreached ? options.remote : remote_prefix_of(runner_->device().where), unreached);
 
     std::string output_path = "host upload (the backend's buffers are in host memory)";
     // CUDA_PLAYGROUND_INTEROP=off: outputs always through host memory; =on: interop even after a remembered
@@ -156,74 +143,63 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     console_.add(LogKind::Info, "Renderer: " + device_status_.renderer);
 
     // Panels, each with only what it needs.
-    panels_.push_back(std::make_unique<LibraryPanel>(
-        library_, LibraryActions{[this](const fs::path& p) { open_kernel(p); },
-                                 [this] { return doc_ ? doc_->original_path() : fs::path(); },
-                                 [this](const fs::path& p) { return edit_mark_label(edit_marks_.of(p)); }}));
-    refresh_edit_marks();
-    auto editor = std::make_unique<EditorPanel>(
-        doc_, compile_status_, settings_.auto_compile,
+    layout_.add(std::make_unique<LibraryPanel>(
+        files_.library(), LibraryActions{[this](const fs::path& p) { open_kernel(p); },
+                                         [this] { return doc() ? doc()->original_path() : fs::path(); },
+                                         [this](const fs::path& p) { return files_.mark_label(p); }}));
+    EditorPanel& editor = layout_.add(std::make_unique<EditorPanel>(
+        doc(), compile_status_, settings_.auto_compile,
         EditorActions{[this] { request_run(); }, [this] { save_now(); },
                       [this] { take_stock(); },
                       [this] { return now_; },
                       [this] {
-                          if (!doc_) return;
-                          const KernelFile file = parse_kernel_source(doc_->text(), doc_->original_path());
+                          if (!doc()) return;
+                          const KernelFile file = parse_kernel_source(doc()->text(), doc()->original_path());
                           auto header = propose_header(file);
                           if (!header) {
                               console_.add(LogKind::Error, header.error().full());
                               return;
                           }
-                          doc_->set_text(with_header(doc_->text(), *header), now_);
+                          doc()->set_text(with_header(doc()->text(), *header), now_);
                           console_.add(LogKind::Info, "Added a header proposed from the kernel's signature and body; "
                                                       "its `# guess:` lines say what it guessed. Check them and run (F5).");
                           request_run();
                       },
-                      [this] { keep_my_edits(); }});
-    editor_panel_ = editor.get();
-    panels_.push_back(std::move(editor));
-    panels_.push_back(std::make_unique<ParametersPanel>(inputs_, parsed_, latest_));
-    auto launch = std::make_unique<LaunchPanel>(inputs_, device_status_.device, parsed_, latest_, block_suggestion_, sanitize_);
-    LaunchPanel& launch_panel = *launch;
-    panels_.push_back(std::move(launch));
-    auto output = std::make_unique<OutputPanel>(*outputs_, output_status_, compare_);
-    output_panel_ = output.get();
-    panels_.push_back(std::move(output));
-    auto timing = std::make_unique<TimingPanel>(timing_, inputs_, live_, device_status_.device, compare_);
-    TimingPanel& timing_panel = *timing;
-    timing_panel_ = timing.get();
-    panels_.push_back(std::move(timing));
-    panels_.push_back(std::make_unique<LaunchViewPanel>(*outputs_, latest_, inputs_, device_status_.device));
-    auto streams = std::make_unique<StreamsPanel>(latest_);
-    streams_panel_ = streams.get();
-    panels_.push_back(std::move(streams));
-    panels_.push_back(std::make_unique<OccupancyPanel>(latest_, inputs_, device_status_.device));
-    panels_.push_back(std::make_unique<SweepPanel>(sweep_, inputs_));
-    auto memory = std::make_unique<MemoryPanel>(memory_);
-    memory_panel_ = memory.get();
-    panels_.push_back(std::move(memory));
-    editor_panel_->set_memory_marks(&memory_.marks);
-    output_panel_->set_memory(&memory_);  // a click on the output picks the warp of the picture
-    panels_.push_back(std::make_unique<ConsolePanel>(console_));
-    panels_.push_back(std::make_unique<DevicePanel>(device_status_));
-    presentation_view_ = std::make_unique<PresentationView>(
-        *output_panel_, *editor_panel_, launch_panel, timing_panel, parsed_,
-        PresentationActions{[this] {
-                                save_now();
-                                request_run();
-                            },
-                            [this] { set_presenting(false); }});
-    for (auto& p : panels_)
-        if (auto it = settings_.panels.find(p->title()); it != settings_.panels.end()) p->visible = it->second;
+                      [this] { keep_my_edits(); }}));
+    layout_.add(std::make_unique<ParametersPanel>(inputs_, files_.parsed(), latest_));
+    LaunchPanel& launch =
+        layout_.add(std::make_unique<LaunchPanel>(inputs_, device_status_.device, files_.parsed(), latest_, block_suggestion_, sanitize_));
+    OutputPanel& output = layout_.add(std::make_unique<OutputPanel>(*outputs_, output_status_, compare_));
+    TimingPanel& timing = layout_.add(std::make_unique<TimingPanel>(timing_, inputs_, live_, device_status_.device, compare_));
+    layout_.add(std::make_unique<LaunchViewPanel>(*outputs_, latest_, inputs_, device_status_.device));
+    StreamsPanel& streams = layout_.add(std::make_unique<StreamsPanel>(latest_));
+    layout_.add(std::make_unique<OccupancyPanel>(latest_, inputs_, device_status_.device));
+    layout_.add(std::make_unique<SweepPanel>(sweep_, inputs_));
+    MemoryPanel& memory = layout_.add(std::make_unique<MemoryPanel>(memory_));
+    editor.set_memory_marks(&memory_.marks);
+    output.set_memory(&memory_);  // a click on the output picks the warp of the picture
+    layout_.add(std::make_unique<ConsolePanel>(console_));
+    layout_.add(std::make_unique<DevicePanel>(device_status_));
+    layout_.set_named(editor, output, timing, streams, memory);
+    layout_.set_presentation_view(std::make_unique<PresentationView>(output, editor, launch, timing, files_.parsed(),
+                                                                     PresentationActions{[this] {
+                                                                                             save_now();
+                                                                                             request_run();
+                                                                                         },
+                                                                                         [this] { set_presenting(false); }}));
+    layout_.restore_visibility(settings_.panels);
 
     // Start-up kernel: the one asked for, else the last one, else the default demo (an image filter).
     fs::path start;
     if (options.open_file) start = *options.open_file;
     else if (!settings_.last_kernel.empty() && fs::exists(settings_.last_kernel)) start = settings_.last_kernel;
     else if (fs::exists(kernels_dir() / "image" / "box_blur.cu")) start = kernels_dir() / "image" / "box_blur.cu";
-    else if (!library_.empty()) start = library_.front().path;
+    else if (!files_.library().empty()) start = files_.library().front().path;
     if (options.coverage) inputs_.measure_coverage = true;
-    if (options.memory) memory_.enabled = memory_stage_ = true;
+    if (options.memory) {
+        memory_.enabled = true;
+        layout_.set_memory_stage(true);
+    }
     if (!start.empty()) open_kernel(start);
     if (options.present) set_presenting(true);
     if (!options.sanitize.empty()) request_sanitize(options.sanitize);
@@ -232,9 +208,8 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
 Workspace::~Workspace() {
     // A server that stopped answering must not hold the window open for a request's time limit (minutes): the
     // links end now, and the runner's (or an attempt's) blocked request returns at once.
-    if (link_.remote()) close_remote_links();
-    link_attempt_.reset();
-    if (doc_ && doc_->unsaved()) save_now();
+    connection_.close();
+    if (doc() && doc()->unsaved()) save_now();
     save_settings_if_persistent();
     compare_.columns.clear();
     outputs_.reset();  // textures unregister from interop before the copier goes
@@ -247,7 +222,7 @@ Result<bool> Workspace::apply_command_line(const AppOptions& options) {
     // image that does not load, a launch the device refuses) comes back with the first run, as in `run`.
     RunChoices choices = inputs_.choices;
     for (const auto& [name, value] : options.sets)
-        if (auto ok = apply_set(parsed_, choices, name, value); !ok) return ok.error();
+        if (auto ok = apply_set(files_.parsed(), choices, name, value); !ok) return ok.error();
     if (options.block) choices.block = options.block;
     if (options.grid) choices.grid = options.grid;
     if (options.thread_order) {
@@ -260,13 +235,10 @@ Result<bool> Workspace::apply_command_line(const AppOptions& options) {
     inputs_.choices = std::move(choices);
     inputs_.touch();
     for (const std::string& title : options.show) {
-        const bool known = std::any_of(panels_.begin(), panels_.end(), [&](const auto& p) { return title == p->title(); });
-        if (known) {
-            startup_show_.push_back(title);
-            layout_frames_ = std::max(layout_frames_, startup_show_frames_ + 2);
+        if (layout_.has(title)) {
+            layout_.show_when_settled(title);
         } else {
-            std::vector<std::string> titles;
-            for (const auto& p : panels_) titles.push_back(p->title());
+            const std::vector<std::string> titles = layout_.titles();
             const std::string guess = closest_name(title, titles);
             std::string all;
             for (const std::string& t : titles) all += (all.empty() ? "" : ", ") + t;
@@ -278,19 +250,14 @@ Result<bool> Workspace::apply_command_line(const AppOptions& options) {
 }
 
 void Workspace::open_kernel(const fs::path& path) {
-    auto doc = KernelDocument::open(path, kernels_dir(), edits_dir());
-    if (!doc) {
-        console_.add(LogKind::Error, doc.error().full());
-        return;
-    }
-    if (doc_ && doc_->unsaved()) save_now();
-    doc_ = std::move(*doc);
+    if (!files_.open(path)) return;
     inputs_.reset_for_new_kernel();
     streams_shown_ = false;
     outputs_->clear();
     latest_.reset();
     output_status_ = OutputStatus();
     compare_.columns.clear();
+    compare_.listed = files_.parsed().spec.compare;
     compile_status_ = CompileStatus();
     run_diagnostics_.clear();
     sanitizer_marks_.clear();
@@ -301,19 +268,7 @@ void Workspace::open_kernel(const fs::path& path) {
     memory_.error.clear();
     memory_.forget_choice();  // another launch: its first warp, not one picked in the last
     verify_next_ = true;
-    reparse_if_changed();
     apply_lesson_stage();
-    console_.add(LogKind::Info, "Opened " + doc_->shown_path().string() + (doc_->has_user_copy() ? " (your edited copy)" : ""));
-    if (doc_->stock_changed())
-        console_.add(LogKind::Warning, "The library's " + doc_->original_path().filename().string() +
-                                           " changed since you edited it: the Editor compares them and lets you keep "
-                                           "yours or take the new one.");
-    if (!doc_->earlier_private_copy().empty())
-        console_.add(LogKind::Info, "An earlier version kept your edits of this file apart, in " +
-                                        doc_->earlier_private_copy().string() +
-                                        "; the file itself is shown (and saved) now, that copy is left as it was.");
-    if (doc_->from_library())
-        edit_marks_.set(doc_->original_path(), EditMarks::read(doc_->original_path(), kernels_dir(), edits_dir()));
     settings_.last_kernel = fs::absolute(path).string();
     save_settings_if_persistent();
 }
@@ -322,83 +277,26 @@ void Workspace::open_kernel(const fs::path& path) {
 // out (the default demo opens on its one big picture, the columns a tick away); the panels it names are shown
 // and get their own column beside the output (the layout is rebuilt when they differ from the last lesson's).
 void Workspace::apply_lesson_stage() {
-    std::vector<std::string> show = parsed_.spec.show;
-    if (memory_stage_ && std::find(show.begin(), show.end(), "Memory") == show.end()) show.insert(show.begin(), "Memory");
-    const std::vector<std::string>& asked = parsed_.spec.show;
+    const std::vector<std::string>& asked = files_.parsed().spec.show;
     compare_.enabled = asked.empty() || std::find(asked.begin(), asked.end(), "Compare") != asked.end();
-    std::vector<std::string> stage = stage_panels(show);
-    std::vector<Panel*> presented;
-    for (const std::string& title : stage)
-        for (auto& p : panels_)
-            if (title == p->title()) presented.push_back(p.get());
-    presentation_view_->set_stage(std::move(presented));
-    if (stage == layout_stage_) return;
-    layout_stage_ = std::move(stage);
-    for (const std::string& title : layout_stage_)
-        for (auto& p : panels_)
-            if (title == p->title()) p->visible = true;
-    reset_layout_ = true;
-    layout_frames_ = std::max(layout_frames_, 2 + int(layout_stage_.size()));
-}
-
-void Workspace::save_now() {
-    if (!doc_) return;
-    const bool had_copy = doc_->has_user_copy();
-    auto r = doc_->save();
-    if (!r) console_.add(LogKind::Error, "Saving failed: " + r.error().full());
-    else if (*r) console_.add(LogKind::Info, "Saved " + doc_->user_copy_path().string());
-    else if (had_copy && !doc_->has_user_copy())
-        console_.add(LogKind::Info, "Your text is the stock text again: the edited copy is removed.");
-    if (doc_->from_library())
-        edit_marks_.set(doc_->original_path(), EditMarks::read(doc_->original_path(), kernels_dir(), edits_dir()));
-}
-
-void Workspace::take_stock() {
-    if (!doc_) return;
-    if (auto r = doc_->revert_to_original(now_); !r) console_.add(LogKind::Error, r.error().full());
-    else console_.add(LogKind::Info, "Took the stock " + doc_->original_path().filename().string() + " (your edits are removed)");
-    edit_marks_.set(doc_->original_path(), EditMarks::read(doc_->original_path(), kernels_dir(), edits_dir()));
-}
-
-void Workspace::keep_my_edits() {
-    if (!doc_) return;
-    if (auto r = doc_->keep_mine(); !r) console_.add(LogKind::Error, r.error().full());
-    else console_.add(LogKind::Info, "Kept your edits of " + doc_->original_path().filename().string() +
-                                         " (the library's change is not taken)");
-    edit_marks_.set(doc_->original_path(), EditMarks::read(doc_->original_path(), kernels_dir(), edits_dir()));
-}
-
-void Workspace::refresh_edit_marks() {
-    std::vector<fs::path> lessons;
-    for (const KernelFile& k : library_) lessons.push_back(k.path);
-    edit_marks_.refresh(lessons, kernels_dir(), edits_dir());
-}
-
-void Workspace::set_source(std::string text, double now) {
-    if (doc_) doc_->set_text(std::move(text), now);
+    layout_.set_stage(asked);
 }
 
 void Workspace::reparse_if_changed() {
-    if (!doc_) return;
-    const std::string path = doc_->original_path().string();
-    if (doc_->revision() == parsed_revision_ && path == parsed_path_) return;
-    parsed_ = parse_kernel_source(doc_->text(), doc_->original_path());
-    compare_.listed = parsed_.spec.compare;
-    parsed_revision_ = doc_->revision();
-    parsed_path_ = path;
+    if (files_.reparse_if_changed()) compare_.listed = files_.parsed().spec.compare;
 }
 
 void Workspace::maybe_submit(double now) {
-    if (never_connected_ || !doc_ || !runner_->idle()) return;
+    if (connection_.never_connected() || !doc() || !runner_->idle()) return;
     // The text may have changed while panels drew (Describe's header, a revert): the job is made of this text,
     // never of the parse before it (a run of the old text marked as the new one stayed until F5).
     reparse_if_changed();
     // The server cannot be reached: nothing is sent until an attempt is due (by itself, or Reconnect), and then
     // the attempt is a run of the current text. Edits stay in the editor (and are saved here) meanwhile.
-    const bool attempt = link_.lost() && link_.attempt_due(now);
-    if (link_.lost() && !attempt) return;
+    const bool attempt = connection_.link().lost() && connection_.link().attempt_due(now);
+    if (connection_.link().lost() && !attempt) return;
     if (attempt) {
-        link_.attempt_started();
+        connection_.link().attempt_started();
         run_requested_ = true;
     } else {
         if (submit_exact_fetch()) return;
@@ -419,12 +317,12 @@ void Workspace::maybe_submit(double now) {
             if (!runner_->idle()) return;  // on a backend of its own: the session's buffers stay
         }
     }
-    const bool new_kernel = parsed_path_ != submitted_.path;
-    const bool source_changed = doc_->revision() != submitted_.doc_revision;
+    const bool new_kernel = files_.parsed_path() != submitted_.path;
+    const bool source_changed = doc()->revision() != submitted_.doc_revision;
     const bool inputs_changed = inputs_.revision != submitted_.inputs_revision || compare_.active() != submitted_.compare;
     compile_status_.pending = source_changed && !new_kernel;
     bool go = new_kernel || run_requested_ || inputs_changed || (live_.every_frame && can_run());
-    if (source_changed && settings_.auto_compile && now - doc_->last_edit_time() >= kCompilePause) go = true;
+    if (source_changed && settings_.auto_compile && now - doc()->last_edit_time() >= kCompilePause) go = true;
     if (!go) {
         maybe_submit_memory(now);
         return;
@@ -440,7 +338,7 @@ void Workspace::maybe_submit(double now) {
     job.options.skipped_check_reason = skipped_check_reason(job.options.skipped_check_why);
     job.options.pinned_host = inputs_.pinned_host;
     job.options.upload_chunk_bytes = uint64_t(std::max(inputs_.upload_chunk_kib, 0)) * 1024;
-    job.options.read_back = job.options.verify || outputs_->needs_host_data(parsed_);
+    job.options.read_back = job.options.verify || outputs_->needs_host_data(files_.parsed());
     // Pictures are uploaded in apply_outcome, before the next job starts: the CPU backend's need no copy.
     job.options.read_back_in_place = true;
     job.options.coverage = inputs_.measure_coverage;
@@ -451,10 +349,10 @@ void Workspace::maybe_submit(double now) {
     // have no session of the window's to fetch from).
     if (!job.compare) std::tie(job.options.preview_max_width, job.options.preview_max_height) = preview_limit();
     job.host_data_for = [views = outputs_.get()](const KernelFile& f) { return views->needs_host_data(f); };
-    inflight_file_ = parsed_;
+    inflight_file_ = files_.parsed();
     inflight_new_source_ = source_changed || new_kernel;
-    submitted_ = {doc_->revision(), inputs_.revision, parsed_path_, job.compare, inputs_.choices.block, inputs_.choices.grid};
-    inflight_compiled_path_ = doc_->compiled_path();
+    submitted_ = {doc()->revision(), inputs_.revision, files_.parsed_path(), job.compare, inputs_.choices.block, inputs_.choices.grid};
+    inflight_compiled_path_ = doc()->compiled_path();
     run_requested_ = false;
     verify_next_ = false;
     compile_status_.pending = false;
@@ -463,9 +361,9 @@ void Workspace::maybe_submit(double now) {
 }
 
 std::pair<uint32_t, uint32_t> Workspace::preview_limit() const {
-    if (!link_.remote()) return {0, 0};
+    if (!connection_.link().remote()) return {0, 0};
     constexpr uint32_t kMaxW = 1920, kMaxH = 1080;
-    const auto [w, h] = output_panel_->canvas_pixels();
+    const auto [w, h] = layout_.output().canvas_pixels();
     if (w <= 0 || h <= 0) return {kMaxW, kMaxH};
     return {std::clamp(uint32_t(w), 64u, kMaxW), std::clamp(uint32_t(h), 64u, kMaxH)};
 }
@@ -488,10 +386,10 @@ bool Workspace::submit_exact_fetch() {
 
 void Workspace::apply_fetched(std::vector<FetchedOutput> fetched) {
     for (FetchedOutput& f : fetched) {
-        if (!f.values && f.values.error().kind == ErrorKind::WorkerLost && link_.remote()) {
+        if (!f.values && f.values.error().kind == ErrorKind::WorkerLost && connection_.link().remote()) {
             RunReport lost;
             lost.error = f.values.error();
-            note_link(lost);
+            connection_.note(lost, now_);
         }
         for (OutputView& v : outputs_->views()) {
             if (v.spec.buffer != f.name || v.run != fetch_run_ || !v.is_preview()) continue;
@@ -501,79 +399,20 @@ void Workspace::apply_fetched(std::vector<FetchedOutput> fetched) {
     }
 }
 
-void Workspace::note_link(const RunReport& r) {
-    if (!link_.remote()) return;
-    // (The CPU reference runs here, not on the server: its failure says nothing of the link.)
-    if (r.error && r.error->kind == ErrorKind::WorkerLost && r.failed_stage != RunStage::Verify) {
-        const bool was_lost = link_.lost();
-        link_.failed(r.error->message, now_);
-        if (!was_lost)
-            console_.add(LogKind::Error, "Lost the server `" + link_.prefix() + "`: " + r.error->message +
-                                             "\n  Your edits are kept; the window reconnects by itself (or press "
-                                             "Reconnect) and runs the kernel again.");
-        return;
-    }
-    // The server answered (the kernel compiled there, or ran): the link is up.
-    if (r.compiled || r.launched) {
-        if (link_.succeeded()) console_.add(LogKind::Info, "Reconnected to `" + link_.prefix() + "`; the kernel ran again.");
-    } else if (link_.attempting()) {
-        link_.failed(link_.why(), now_);  // the attempt stopped before it asked the server (e.g. a bad input)
-    }
-}
-
-void Workspace::connect_when_due(double now) {
-    if (!never_connected_) return;
-    if (link_attempt_) {
-        if (!link_attempt_->done()) return;
-        auto made = link_attempt_->take();
-        link_attempt_.reset();  // its thread has returned
-        if (made && *made && (*made)->engine->capabilities().launches) {
-            use_connected_backend(std::move(**made));
-        } else {
-            // The same backoff as a link lost later: 1, 2, 4 ... 30 s.
-            const std::string why = !made    ? "the attempt gave no answer"
-                                    : !*made ? made->error().message
-                                             : (*made)->engine->device().notes;
-            link_.failed(why, now);
-        }
-        return;
-    }
-    if (!link_.attempt_due(now)) return;
-    link_.attempt_started();
-    render::RenderTarget* wake_target = &target_;
-    link_attempt_ = std::make_unique<BackendAttempt>(backend_factory_, [wake_target] { wake_target->wake(); });
-}
-
 void Workspace::use_connected_backend(AttemptedEngine made) {
-    never_connected_ = false;
-    remote_options_ = std::move(made.remote);
     render::RenderTarget* wake_target = &target_;
     runner_ = std::make_unique<LiveRunner>(std::move(made.engine), [wake_target] { wake_target->wake(); });
-    if (sanitized_factory_) runner_->set_sanitized_backend_factory(sanitized_factory_);
+    if (auto sanitized = connection_.sanitized_factory()) runner_->set_sanitized_backend_factory(std::move(sanitized));
     sanitize_.unavailable = sanitize_unavailable_reason(runner_->device());
-    use_remote_sanitizer();
     device_status_.can_run = true;
     device_status_.device = runner_->device();
     device_status_.passed_over.clear();
     device_status_.why_nothing_runs.clear();
-    link_.succeeded();
-    console_.add(LogKind::Info, "Connected to the server `" + link_.prefix() + "`: " + runner_->device().where +
+    console_.add(LogKind::Info, "Connected to the server `" + connection_.link().prefix() + "`: " + runner_->device().where +
                                     ". The kernel runs there now.");
     // As if the kernel were just opened: it runs, and is checked, on the new backend.
     submitted_ = {};
     run_requested_ = true;
-}
-
-void Workspace::use_remote_sanitizer() {
-    if (!remote_options_ || sanitized_factory_) return;
-    runner_->set_sanitized_backend_factory(
-        [remote = *remote_options_](const std::string& tool,
-                                    const std::string& log) -> Result<std::unique_ptr<Backend>> {
-            RemoteOptions o = remote;
-            o.sanitize_tool = tool;
-            o.sanitizer_log = log;  // the server's log lands here as the sanitized link closes
-            return make_remote_backend(o);
-        });
 }
 
 // How a run is timed. F5, opening a kernel and checked runs time the Timing panel's repeats after a warm-up;
@@ -617,7 +456,7 @@ std::string Workspace::skipped_check_reason(NotCheckedWhy why) {
 RunJob Workspace::job_from_inputs() {
     RunJob job;
     job.id = next_job_++;
-    job.file = parsed_;
+    job.file = files_.parsed();
     job.choices = inputs_.choices;
     return job;
 }
@@ -659,7 +498,7 @@ void Workspace::apply_outcome(RunOutcome outcome) {
     ++runs_applied_;
     session_moved_on_ = false;
     RunReport& r = outcome.report;
-    note_link(r);
+    connection_.note(r, now_);
     // A lesson with `streams:`: its timeline comes to the front with the first streamed run of the kernel.
     if (r.streams && !streams_shown_) {
         streams_shown_ = true;
@@ -672,7 +511,7 @@ void Workspace::apply_outcome(RunOutcome outcome) {
     // Compile status for the editor.
     compile_status_.diagnostics = r.diagnostics;
     // A runtime error with a line (a fault, an out-of-bounds access on the CPU backend) is marked there too.
-    if (r.error && r.error_line > 0 && doc_) {
+    if (r.error && r.error_line > 0 && doc()) {
         compile_status_.diagnostics.push_back(Diagnostic{inflight_compiled_path_.string(), r.error_line, 0,
                                                          Severity::Error, "at run time: " + r.error->message,
                                                          DiagnosticOrigin::Run});
@@ -853,47 +692,37 @@ void Workspace::adjust_font_scale(float delta) {
 void Workspace::save_settings_if_persistent() {
     if (!persist_) return;
     settings_.timing_repeats = inputs_.timing.repeats;
-    for (auto& p : panels_) settings_.panels[p->title()] = p->visible;
+    layout_.save_visibility(settings_.panels);
     if (auto r = save_settings(settings_file_, settings_); !r) console_.add(LogKind::Warning, r.error().full());
 }
 
-void Workspace::set_all_panels_visible(bool v) {
-    for (auto& p : panels_) p->visible = v;
-}
-
 double Workspace::idle_timeout(double now) const {
-    if ((live_.every_frame && can_run()) || layout_frames_ > 0) return 0;
+    if ((live_.every_frame && can_run()) || layout_.settling()) return 0;
     double t = kWatchInterval;
     // The link's countdown and a long wait for the server are redrawn each second; an attempt starts on time.
     // (Not while an attempt is in flight: its answer wakes the loop, and a zero timeout would spin.)
-    if (link_.lost() && !link_.attempting() && !run_in_flight()) t = std::min(t, std::max(0.0, link_.retry_in(now)));
-    if (doc_ && doc_->revision() != submitted_.doc_revision && settings_.auto_compile)
-        t = std::min(t, std::max(0.0, doc_->last_edit_time() + kCompilePause - now));
-    if (doc_ && doc_->unsaved()) t = std::min(t, 0.3);
+    if (connection_.link().lost() && !connection_.link().attempting() && !run_in_flight()) t = std::min(t, std::max(0.0, connection_.link().retry_in(now)));
+    if (doc() && doc()->revision() != submitted_.doc_revision && settings_.auto_compile)
+        t = std::min(t, std::max(0.0, doc()->last_edit_time() + kCompilePause - now));
+    if (doc() && doc()->unsaved()) t = std::min(t, 0.3);
     return t;
 }
 
 bool Workspace::needs_frame(double now) {
-    if (runner_->has_outcome() || layout_frames_ > 0) return true;
-    if (link_.lost() && link_.attempt_due(now)) return true;
-    if (link_attempt_ && link_attempt_->done()) return true;
-    const bool waiting_long = link_.remote() && run_in_flight() && now - inflight_since_ >= 2;
-    if ((link_.lost() || waiting_long) && now - link_drawn_at_ >= 1.0) return true;
+    if (runner_->has_outcome() || layout_.settling()) return true;
+    if (connection_.link().lost() && connection_.link().attempt_due(now)) return true;
+    if (connection_.attempt_done()) return true;
+    const bool waiting_long = connection_.link().remote() && run_in_flight() && now - inflight_since_ >= 2;
+    if ((connection_.link().lost() || waiting_long) && now - link_drawn_at_ >= 1.0) return true;
     if (live_.every_frame && can_run()) return true;
     if (run_requested_ || block_suggestion_.requested || sanitize_.requested || inputs_.revision != submitted_.inputs_revision) return true;
     if (sweep_.requested || sweep_.running) return true;  // the progress bar moves
-    if (doc_) {
-        if (doc_->unsaved()) return true;  // autosave is due soon
-        if (doc_->revision() != submitted_.doc_revision &&
-            (!settings_.auto_compile || now - doc_->last_edit_time() >= kCompilePause))
+    if (doc()) {
+        if (doc()->unsaved()) return true;  // autosave is due soon
+        if (doc()->revision() != submitted_.doc_revision &&
+            (!settings_.auto_compile || now - doc()->last_edit_time() >= kCompilePause))
             return settings_.auto_compile;
-        if (now - last_watch_check_ >= kWatchInterval) {
-            last_watch_check_ = now;
-            if (doc_->reload_if_changed_on_disk(now)) {
-                console_.add(LogKind::Info, "Reloaded " + doc_->shown_path().string() + " (changed outside the app)");
-                return true;
-            }
-        }
+        if (files_.reload_if_changed_on_disk(now)) return true;
     }
     return false;
 }

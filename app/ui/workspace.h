@@ -1,7 +1,10 @@
-// The app's state and its wiring: owns the engine (through the LiveRunner), the open document, the user's
-// run inputs, outputs, logs and the panels, and runs one UI frame at a time: take a finished run's results,
-// draw, and start the next run when something changed. Panels get references to the parts they need;
-// nothing else sees this class except the app host and tests.
+// The window's state and its wiring, in rooms that each hold only their own state: the files and edits
+// (OpenFiles: the library, the open document and its parse, saving, outside changes), the remote link
+// (ServerConnection: lost or not, the attempts to reach a server, Sanitize's link), the views (PanelLayout:
+// the panels, the docked layout, presentation mode), and here the live runs: changes into jobs for the runner
+// (LiveRunner), and finished jobs into the output views, the status, the console and the timing history. One UI
+// frame at a time: take a finished run's results, draw, start the next run when something changed. Panels get
+// references to the parts they need; nothing else sees this class except the app host and tests.
 #pragma once
 
 #include "core/remote/remote_backend.h"
@@ -21,6 +24,9 @@
 #include "ui/state/memory_view.h"
 #include "ui/state/live_runner.h"
 #include "ui/state/sweep_state.h"
+#include "ui/state/open_files.h"
+#include "ui/state/server_connection.h"
+#include "ui/panel_layout.h"
 #include "ui/panels/open_file_dialog.h"
 #include "ui/panels/output_panel.h"
 #include "ui/state/output_views.h"
@@ -83,11 +89,11 @@ public:
     // ---- for the host, tests and benchmarks ----
     void open_kernel(const std::filesystem::path& path);
     void request_run() { run_requested_ = true; }
-    void save_now();
-    void take_stock();     // an edited lesson back to the library's text (Revert, "Take the new one")
-    void keep_my_edits();  // an edited lesson whose stock changed: keep the edits, the notice goes
-    KernelDocument* document() { return doc_ ? &*doc_ : nullptr; }
-    void set_source(std::string text, double now);  // as if typed
+    void save_now() { files_.save_now(); }
+    void take_stock() { files_.take_stock(now_); }   // an edited lesson back to the library's text (Revert, "Take the new one")
+    void keep_my_edits() { files_.keep_my_edits(); }  // an edited lesson whose stock changed: keep the edits, the notice goes
+    KernelDocument* document() { return files_.document() ? &*files_.document() : nullptr; }
+    void set_source(std::string text, double now) { files_.set_source(std::move(text), now); }  // as if typed
     RunInputs& inputs() { return inputs_; }
     LiveOptions& live() { return live_; }
     OutputViews& outputs() { return *outputs_; }
@@ -96,19 +102,19 @@ public:
     SweepState& sweep() { return sweep_; }
     // The Memory panel's switch, the recording and the warp picture's choice (issue 23).
     MemoryViewState& memory() { return memory_; }
-    const OutputPanel& output_panel() const { return *output_panel_; }
-    const EditorPanel& editor_panel() const { return *editor_panel_; }
-    const TimingPanel* timing_panel() const { return timing_panel_; }
-    TimingPanel* timing_panel() { return timing_panel_; }
-    const StreamsPanel* streams_panel() const { return streams_panel_; }
-    const MemoryPanel* memory_panel() const { return memory_panel_; }
+    const OutputPanel& output_panel() const { return layout_.output(); }
+    const EditorPanel& editor_panel() const { return layout_.editor(); }
+    const TimingPanel* timing_panel() const { return &layout_.timing(); }
+    TimingPanel* timing_panel() { return &layout_.timing(); }
+    const StreamsPanel* streams_panel() const { return &layout_.streams(); }
+    const MemoryPanel* memory_panel() const { return &layout_.memory(); }
     const std::optional<RunOutcome>& latest() const { return latest_; }
     // The Launch panel's occupancy suggestion (its button sets `requested`).
     BlockSuggestionState& block_suggestion() { return block_suggestion_; }
     uint64_t runs_applied() const { return runs_applied_; }
     // The server link of a remote backend (--remote): lost or not, why, when it tries again; Reconnect.
-    const RemoteLink& remote_link() const { return link_; }
-    void reconnect_now() { link_.reconnect_now(); }
+    const RemoteLink& remote_link() const { return connection_.link(); }
+    void reconnect_now() { connection_.link().reconnect_now(); }
     const std::string& drawn_banner() const { return drawn_banner_; }  // the link banner's text, as drawn last frame
     // The largest preview a live run asks a remote server for: the Output view's canvas in pixels (before it was
     // drawn, 1920 x 1080), never more than 1920 x 1080. {0, 0} for a local backend (every value, no preview).
@@ -119,7 +125,7 @@ public:
     const SanitizeState& sanitize() const { return sanitize_; }
     // Tests: the backend sanitize runs use instead of the CUDA worker under compute-sanitizer.
     void set_sanitized_backend_factory(SanitizedBackendFactory factory) {
-        sanitized_factory_ = factory;
+        connection_.set_test_sanitizer(factory);
         runner_->set_sanitized_backend_factory(std::move(factory));
     }
     ConsoleLog& console() { return console_; }
@@ -131,19 +137,19 @@ public:
     // Whether kernels can run here (false: only compiling works, and the banner says why).
     bool can_run() const { return runner_->capabilities().launches; }
     bool interop_active() const { return copier_ != nullptr; }
-    void set_all_panels_visible(bool v);
+    void set_all_panels_visible(bool v) { layout_.set_all_visible(v); }
     // Shows a panel and brings it to the front of its tab group (from the next frame on).
-    void show_panel(const std::string& title);
+    void show_panel(const std::string& title) { layout_.show(title); }
     // Closes a panel, as its tab's close button does.
-    void hide_panel(const std::string& title);
+    void hide_panel(const std::string& title) { layout_.hide(title); }
     // The default layout with every panel shown (View > Reset layout).
     void reset_layout();
     // Presentation mode (F11): the output fills the window (and the window the screen), the lesson beside it.
     void set_presenting(bool on);
-    bool presenting() const { return presenting_; }
-    const PresentationView& presentation_view() const { return *presentation_view_; }
+    bool presenting() const { return layout_.presenting(); }
+    const PresentationView& presentation_view() const { return layout_.presentation_view(); }
     // Shows or hides the panel with this title (benchmarks and screenshots); false when there is none.
-    bool set_panel_visible(const std::string& title, bool v);
+    bool set_panel_visible(const std::string& title, bool v) { return layout_.set_visible(title, v); }
     // Ctrl +/- : steps of 0.1, clamped; 0 resets to 1. Saved with the settings.
     void adjust_font_scale(float delta);
     float font_scale() const { return presentation_.font_scale; }
@@ -163,23 +169,15 @@ public:
     double views_ms() const { return views_ms_; }
 
 private:
+    // ---- live runs: changes into jobs for the runner, finished jobs into the views, status, console and timing ----
     void apply_outcome(RunOutcome outcome);
-    // A remote run's answer for the link (remote_link.h): lost (WorkerLost), back, or an attempt that never
-    // reached the server.
-    void note_link(const RunReport& r);
     // The exact values the inspector wants of a preview (OutputView::exact_wanted), asked of the runner when it
     // is idle and its session still holds the shown run's buffers; true when a job was submitted.
     bool submit_exact_fetch();
     void apply_fetched(std::vector<FetchedOutput> fetched);
-    void draw_link_banner();  // the server cannot be reached: why, the next attempt, Reconnect
-    // A server that could not be reached when the window started: an attempt to make the backend again when
-    // the link's wait is over (or Reconnect), off the UI thread; its answer, when it came.
-    void connect_when_due(double now);
-    // The backend an attempt made: a new runner on it, the Device panel's figures, and a checked run.
+    // The backend an attempt of the server connection made: a new runner on it, the Device panel's figures, and a
+    // checked run.
     void use_connected_backend(AttemptedEngine made);
-    // Over --remote, Sanitize starts another link to the same server with `worker --stdio --sanitize TOOL`
-    // (a test's own sanitized factory wins).
-    void use_remote_sanitizer();
     // A check that followed the shown run (LiveRunner::take_check): its verdicts into the status and the columns.
     void apply_check(CheckOutcome checked);
     void show_verdict(const RunReport& r);
@@ -195,9 +193,8 @@ private:
     // (RunOptions::skipped_check_reason).
     NotCheckedWhy skipped_check_why(bool source_changed) const;
     static std::string skipped_check_reason(NotCheckedWhy why);
-    RunJob job_from_inputs();
-    void refresh_edit_marks();  // the Library's "(edited)" marks, from disk
-    static void name_compiled_file(RunReport& r, const std::string& parsed_as, const std::string& saved_as);  // a job for the runner with the current file, parameters, launch and images
+    RunJob job_from_inputs();  // a job for the runner with the current file, parameters, launch and images
+    static void name_compiled_file(RunReport& r, const std::string& parsed_as, const std::string& saved_as);
     void apply_block_suggestion(RunOutcome outcome);
     void submit_sanitize();
     void apply_sanitized(Result<SanitizedRun> result);
@@ -211,13 +208,18 @@ private:
     void apply_memory(Result<MemoryRecording> recorded);
     void use_block_suggestion(const AppliedSuggestion& suggestion);
     void maybe_submit(double now);
+    // The open file's parse, current (files_), and the compare variants it lists.
     void reparse_if_changed();
     void apply_lesson_stage();  // the opened lesson's `show:`: its panels in front, with room
+    std::optional<KernelDocument>& doc() { return files_.document(); }
+    const std::optional<KernelDocument>& doc() const { return files_.document(); }
+
+    // ---- drawing the window (workspace_frame.cpp) ----
     void handle_shortcuts();
     void draw_menu_bar();
     void draw_status_bar();
     void draw_banner();
-    void draw_panels();
+    void draw_link_banner();  // the server cannot be reached: why, the next attempt, Reconnect
     void save_settings_if_persistent();
 
     render::RenderTarget& target_;
@@ -226,21 +228,23 @@ private:
     Settings settings_;
     Presentation presentation_;
     bool presentation_dirty_ = true;
+    ConsoleLog console_;
 
-    std::vector<KernelFile> library_;
+    // The rooms: files and edits, the remote link, the views (each with only its own state).
+    OpenFiles files_;
+    ServerConnection connection_;
+    PanelLayout layout_;
+
+    // The engine, the interop copier and the output views.
     std::unique_ptr<LiveRunner> runner_;
     std::unique_ptr<render::DeviceCopier> copier_;
     bool told_fault_ = false;  // "a kernel faulted: host memory from now on" is said once
     std::unique_ptr<render::ColormapPass> colormap_;
     std::unique_ptr<OutputViews> outputs_;
 
-    std::optional<KernelDocument> doc_;
-    KernelFile parsed_;                 // the document's text, parsed
-    uint64_t parsed_revision_ = ~0ull;
-    std::string parsed_path_;
+    // What the user chose and what the panels show of the runs.
     RunInputs inputs_;
     LiveOptions live_;
-    ConsoleLog console_;
     TimingHistory timing_;
     std::optional<RunOutcome> latest_;
     BlockSuggestionState block_suggestion_;
@@ -252,12 +256,11 @@ private:
     uint64_t sanitizer_marks_revision_ = ~0ull;    // the document revision they were found in
     std::string sanitizer_marks_path_;
     CompileStatus compile_status_;
-    EditMarks edit_marks_;
-    double last_marks_check_ = 0;
     std::string revealed_error_;  // the runtime error whose line the editor last brought into view
     OutputStatus output_status_;
     CompareState compare_;
     DeviceStatus device_status_;
+    bool streams_shown_ = false;  // the Streams panel was brought to the front for this kernel
 
     // Run bookkeeping: what the last submitted job was made of, so changes trigger the next one.
     struct Submitted {
@@ -272,46 +275,21 @@ private:
     uint64_t next_job_ = 1, runs_applied_ = 0;
     bool run_requested_ = false;
     bool verify_next_ = true;
-    double now_ = 0, last_watch_check_ = 0;
+    // Since the shown run, the session ran something else (a sweep, an occupancy query): its buffers are no
+    // longer the shown run's, so no exact values are fetched for that run's previews.
+    bool session_moved_on_ = false;
+    uint64_t fetch_run_ = 0;     // the run whose exact values are being fetched
+    double inflight_since_ = 0;  // when the job in flight was submitted (the status bar's wait)
+
+    // The frame: its time, the status bar's texts and where they were drawn, the link banner's redraws.
+    double now_ = 0;
     float frame_cpu_ms_ = 0;
     DrawnRect status_left_, status_right_;
     std::string status_text_;
     double apply_ms_ = 0, views_ms_ = 0;
-    RemoteLink link_;
-    BackendFactory backend_factory_;              // kept to reach a server unreachable at start
-    std::optional<RemoteOptions> remote_options_;  // the remote backend's (Sanitize's link is made of them)
-    SanitizedBackendFactory sanitized_factory_;   // a test's, kept for a runner made later
-    bool never_connected_ = false;                // --remote could not reach the server yet: compile-only
-    std::unique_ptr<BackendAttempt> link_attempt_;
-    // Since the shown run, the session ran something else (a sweep, an occupancy query): its buffers are no
-    // longer the shown run's, so no exact values are fetched for that run's previews.
-    bool session_moved_on_ = false;
-    uint64_t fetch_run_ = 0;        // the run whose exact values are being fetched
-    double inflight_since_ = 0;     // when the job in flight was submitted (the status bar's wait)
     std::string drawn_banner_;
-    double link_drawn_at_ = -1;     // when the link's wait or countdown was last drawn (redrawn each second)
-
-    std::vector<std::unique_ptr<Panel>> panels_;
-    EditorPanel* editor_panel_ = nullptr;
-    OutputPanel* output_panel_ = nullptr;
-    TimingPanel* timing_panel_ = nullptr;
-    StreamsPanel* streams_panel_ = nullptr;
-    MemoryPanel* memory_panel_ = nullptr;
-    bool streams_shown_ = false;  // the Streams panel was brought to the front for this kernel
-    std::unique_ptr<PresentationView> presentation_view_;
-    bool presenting_ = false;
+    double link_drawn_at_ = -1;  // when the link's wait or countdown was last drawn (redrawn each second)
     OpenFileDialog open_dialog_;
-    bool reset_layout_ = false;
-    // The `show:` panels the docked layout was last built around (dock_layout.h stage_panels()); a lesson with
-    // other ones rebuilds it when it opens.
-    std::vector<std::string> layout_stage_;
-    std::vector<std::string> bring_to_front_;  // panel titles to select in their tab groups, one a frame
-    int layout_frames_ = 0;                 // frames still needed to show a layout change made outside a frame
-    // --show: panels brought to the front once the first layout has settled (windows take the focus as they
-    // first appear, which would undo an earlier request), and the frames left until then.
-    std::vector<std::string> startup_show_;
-    bool memory_stage_ = false;  // --memory: the Memory panel joins the lesson's `show:` panels
-    int startup_show_frames_ = 3;
 };
 
 }  // namespace cp::ui

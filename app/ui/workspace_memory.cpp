@@ -8,10 +8,10 @@
 namespace cp::ui {
 
 void Workspace::maybe_submit_memory(double now) {
-    if (!memory_.enabled || !doc_ || !can_run()) return;
+    if (!memory_.enabled || !doc() || !can_run()) return;
     // Only the run shown is recorded: an edit still waiting for its compile pause is not it.
-    if (doc_->revision() != submitted_.doc_revision || inputs_.revision != submitted_.inputs_revision ||
-        parsed_path_ != submitted_.path)
+    if (doc()->revision() != submitted_.doc_revision || inputs_.revision != submitted_.inputs_revision ||
+        files_.parsed_path() != submitted_.path)
         return;
     memory_.wanted_key = submitted_.path + "#" + std::to_string(submitted_.doc_revision) + "#" +
                          std::to_string(submitted_.inputs_revision) + "#" + std::to_string(memory_.warp.block) + "." +

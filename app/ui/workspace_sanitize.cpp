@@ -22,7 +22,7 @@ bool Workspace::request_sanitize(const std::string& tool) {
         console_.add(LogKind::Warning, sanitize_.unavailable);
         return false;
     }
-    if (!doc_) {
+    if (!doc()) {
         console_.add(LogKind::Warning, "Sanitize: open a kernel first");
         return false;
     }
@@ -32,7 +32,7 @@ bool Workspace::request_sanitize(const std::string& tool) {
 
 void Workspace::submit_sanitize() {
     sanitize_.requested = false;
-    if (!doc_) return;
+    if (!doc()) return;
     RunJob job = job_from_inputs();
     job.sanitize_tool = sanitize_.tool;
     // One launch without warm-up: under the sanitizer every launch is many times slower, and one shows it all.
@@ -45,11 +45,11 @@ void Workspace::submit_sanitize() {
     sanitize_.running = true;
     sanitize_.last_tool = sanitize_.tool;
     sanitizer_marks_.clear();
-    sanitizer_marks_revision_ = doc_->revision();
-    sanitizer_marks_path_ = parsed_path_;
-    // Over --remote, on the server: a second link to it (`worker --stdio --sanitize TOOL`, use_remote_sanitizer).
-    const std::string where = link_.remote() ? " on the server `" + link_.prefix() + "`" : "";
-    console_.add(LogKind::Info, "Sanitize: running " + doc_->shown_path().filename().string() +
+    sanitizer_marks_revision_ = doc()->revision();
+    sanitizer_marks_path_ = files_.parsed_path();
+    // Over --remote, on the server: a second link to it (`worker --stdio --sanitize TOOL`, ServerConnection::sanitized_factory).
+    const std::string where = connection_.link().remote() ? " on the server `" + connection_.link().prefix() + "`" : "";
+    console_.add(LogKind::Info, "Sanitize: running " + doc()->shown_path().filename().string() +
                                     " once under compute-sanitizer --tool " + sanitize_.tool + where + "...");
     runner_->submit(std::move(job));
 }
@@ -96,7 +96,7 @@ void Workspace::apply_sanitized(Result<SanitizedRun> result) {
         if (first_line == 0) first_line = f.line;
     }
     merge_sanitizer_marks();
-    if (first_line > 0 && doc_ && doc_->revision() == sanitizer_marks_revision_) {
+    if (first_line > 0 && doc() && doc()->revision() == sanitizer_marks_revision_) {
         compile_status_.reveal_line = first_line;
         ++compile_status_.reveal_serial;
     }
@@ -105,7 +105,7 @@ void Workspace::apply_sanitized(Result<SanitizedRun> result) {
 
 void Workspace::merge_sanitizer_marks() {
     compile_status_.diagnostics = run_diagnostics_;
-    if (!doc_ || doc_->revision() != sanitizer_marks_revision_ || parsed_path_ != sanitizer_marks_path_) {
+    if (!doc() || doc()->revision() != sanitizer_marks_revision_ || files_.parsed_path() != sanitizer_marks_path_) {
         sanitizer_marks_.clear();  // found in another text: the lines may have moved
         return;
     }

@@ -15,7 +15,7 @@ void Workspace::submit_block_suggestion() {
         const uint32_t shared = resolved ? resolved->dynamic_shared_bytes : 0;
         const ResourceUsage usage = latest_ ? latest_->report.usage : ResourceUsage{};
         use_block_suggestion(suggestion_from_estimate(device_status_.device, usage, shared,
-                                                      problem_dims_of(problem, parsed_),
+                                                      problem_dims_of(problem, files_.parsed()),
                                                       can_run() ? "the " + device_status_.device.backend + " backend has no occupancy API"
                                                                 : "nothing runs kernels here, so CUDA's usual limits"));
         return;
@@ -30,7 +30,7 @@ void Workspace::apply_block_suggestion(RunOutcome outcome) {
     // The suggestion job resolved inside the session; the last run's resolved sizes describe the same kernel.
     const std::vector<uint64_t> none;
     const auto& resolved = latest_ ? latest_->report.resolved : std::nullopt;
-    const int dims = problem_dims_of(resolved ? resolved->problem : none, parsed_);
+    const int dims = problem_dims_of(resolved ? resolved->problem : none, files_.parsed());
     const Result<OccupancyResult>& answer = *outcome.suggestion;
     if (answer.ok()) {
         use_block_suggestion(suggestion_from_api(*answer, dims));
