@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# playground.sh demo|test|fuzz|screenshots [args] — install what is missing (Debian/Ubuntu), build, then open the
+# playground.sh demo|test|benches|fuzz|screenshots [args] — install what is missing (Debian/Ubuntu), build, then open the
 # app on its default demo, run the whole test suite, run the fuzzers, or remake the README's pictures. The README's Quick start and .ci/run use exactly this.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -134,12 +134,18 @@ case "$cmd" in
         PACKAGES=("${FUZZ_PACKAGES[@]}" cmake ninja-build libstb-dev)
         install_missing; fuzz "$@"
         ;;
+    benches)
+        # The benchmarks (tests/bench: they print figures, nothing passes or fails) are not in the default build.
+        install_missing; find_cuda; build
+        say "building the benchmarks (build/tests/)"
+        cmake --build --preset default -j "$(nproc)" --target cp_benches
+        ;;
     screenshots)
         install_missing; find_cuda; build
         screenshots
         ;;
     *)
-        echo "usage: $0 demo [app options] | test [ctest options] | fuzz [SECONDS] [TARGET...] | screenshots" >&2
+        echo "usage: $0 demo [app options] | test [ctest options] | benches | fuzz [SECONDS] [TARGET...] | screenshots" >&2
         exit 2
         ;;
 esac

@@ -18,7 +18,7 @@ namespace cp::cli {
 
 namespace {
 
-std::string usage() {
+std::string compile_usage() {
     return R"(usage: cuda-playground compile FILE [--arch sm_XY] [--option OPT]... [--json]
 
 Compiles FILE with NVRTC and prints the compiler's diagnostics (file:line:column: severity: message)
@@ -46,7 +46,7 @@ int cmd_compile(const std::vector<std::string>& argv) {
     auto args = parse_args(argv, {{"--arch", true}, {"--option", true, true}, {"--json"}, {"--memory"}});
     if (!args) return user_error(args.error());
     if (args->has("--help")) {
-        std::cout << usage();
+        std::cout << compile_usage();
         return 0;
     }
     if (args->positional.size() != 1) {

@@ -12,7 +12,7 @@ namespace cp::cli {
 
 namespace {
 
-std::string usage() {
+std::string describe_usage() {
     return R"(usage: cuda-playground describe FILE [--kernel NAME] [--write]
 
 Proposes a metadata header for a kernel file that has none, from the kernel's signature and body: a
@@ -35,7 +35,7 @@ int cmd_describe(const std::vector<std::string>& argv) {
     auto args = parse_args(argv, {{"--kernel", true}, {"--write"}});
     if (!args) return user_error(args.error());
     if (args->has("--help")) {
-        std::cout << usage();
+        std::cout << describe_usage();
         return 0;
     }
     if (args->positional.size() != 1)

@@ -18,7 +18,7 @@ namespace cp::cli {
 
 namespace {
 
-const char* kUsage = R"(usage: cuda-playground info [--json] [--remote PREFIX [--backend NAME]]
+const char* kInfoUsage = R"(usage: cuda-playground info [--json] [--remote PREFIX [--backend NAME]]
 
 Shows which backends can run kernels here (each backend the app knows), the device's name, compute
 capability, SM count, memory and launch limits, the NVRTC version used to compile, and what the sandbox for
@@ -94,7 +94,7 @@ int cmd_info(const std::vector<std::string>& argv) {
     auto args = parse_args(argv, {{"--json"}, {"--remote", true}, {"--backend", true}});
     if (!args) return user_error(args.error());
     if (args->has("--help")) {
-        std::cout << kUsage;
+        std::cout << kInfoUsage;
         return 0;
     }
     auto launch = parse_launch_options(*args);

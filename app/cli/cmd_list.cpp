@@ -11,7 +11,7 @@
 namespace cp::cli {
 
 namespace {
-const char* kUsage = R"(usage: cuda-playground list [--json]
+const char* kListUsage = R"(usage: cuda-playground list [--json]
 
 Lists the kernel library (kernels/**/*.cu) by category, with each kernel's title.
 Run one with `cuda-playground run <path or name>`.
@@ -27,7 +27,7 @@ int cmd_list(const std::vector<std::string>& argv) {
     auto args = parse_args(argv, {{"--json"}});
     if (!args) return user_error(args.error());
     if (args->has("--help")) {
-        std::cout << kUsage;
+        std::cout << kListUsage;
         return 0;
     }
     if (!args->positional.empty()) return user_error("`list` takes no file arguments", "see `cuda-playground list --help`");

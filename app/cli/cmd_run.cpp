@@ -39,7 +39,7 @@ namespace cp::cli {
 
 namespace {
 
-std::string usage() {
+std::string run_usage() {
     return R"(usage: cuda-playground run FILE [options]
 
 Runs the kernel in FILE (a path, or a library name such as image/box_blur) as its metadata header
@@ -266,7 +266,7 @@ void print_results(const RunReport& r, const DeviceInfo& device) {
     }
 }
 
-// The exit status for one report, with its error on stderr (see usage()).
+// The exit status for one report, with its error on stderr (see run_usage()).
 int exit_status(const RunReport& report) {
     // A buggy-on-purpose lesson succeeds when it fails as it says, and fails (2) when it does not.
     if (report.as_expected == true) {
@@ -583,7 +583,7 @@ void print_run_text(const Args& args, const RunRequest& req, const RunResults& r
     for (const auto& f : written) std::cout << "  wrote:    " << f.string() << "\n";
 }
 
-// `run`'s exit status (see usage()) once the outputs are written: the main kernel's, or with variants the worst.
+// `run`'s exit status (see run_usage()) once the outputs are written: the main kernel's, or with variants the worst.
 int run_exit_status(const RunResults& r) {
     if (r.others.empty()) {
         // Sanitizer findings are a failed check (2), also when memcheck's stop made the launch fail.
@@ -605,7 +605,7 @@ int cmd_run(const std::vector<std::string>& argv) {
     auto args = parse_run_args(argv);
     if (!args) return user_error(args.error());
     if (args->has("--help")) {
-        std::cout << usage();
+        std::cout << run_usage();
         return 0;
     }
     if (args->positional.size() != 1) {

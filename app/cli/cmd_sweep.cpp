@@ -16,7 +16,7 @@ namespace cp::cli {
 
 namespace {
 
-std::string usage() {
+std::string sweep_usage() {
     return R"(usage: cuda-playground sweep FILE [options]
 
 Times the kernel in FILE over block shapes (1D problems: 32 to 1024 threads in steps of 32; 2D and 3D:
@@ -57,7 +57,7 @@ int cmd_sweep(const std::vector<std::string>& argv) {
                                   {"--warmup", true}, {"--json", true}, {"--csv", true}, {"--png", true}});
     if (!args) return user_error(args.error());
     if (args->has("--help")) {
-        std::cout << usage();
+        std::cout << sweep_usage();
         return 0;
     }
     if (args->positional.size() != 1)

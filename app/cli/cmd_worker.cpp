@@ -11,7 +11,7 @@ namespace cp::cli {
 
 namespace {
 
-const char* kUsage = R"(usage: cuda-playground worker --stdio [--backend auto|cuda|cpu] [--sanitize TOOL]
+const char* kWorkerUsage = R"(usage: cuda-playground worker --stdio [--backend auto|cuda|cpu] [--sanitize TOOL]
 
 Serves kernels to CUDA Playground on another machine: the app runs `PREFIX cuda-playground worker --stdio`
 (`--remote PREFIX`, e.g. --remote "ssh gpu01") and sends its requests over this command's standard input
@@ -38,7 +38,7 @@ int cmd_worker(const std::vector<std::string>& argv) {
     auto args = parse_args(argv, {{"--stdio"}, {"--backend", true}, {"--sanitize", true}});
     if (!args) return user_error(args.error());
     if (args->has("--help")) {
-        std::cout << kUsage;
+        std::cout << kWorkerUsage;
         return 0;
     }
     if (!args->has("--stdio"))

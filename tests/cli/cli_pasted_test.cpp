@@ -16,7 +16,7 @@ using cp::test::TempDir;
 
 namespace {
 
-std::string pasted(const std::string& name) { return std::string(CP_SOURCE_DIR) + "/tests/data/pasted/" + name; }
+std::string pasted_file(const std::string& name) { return std::string(CP_SOURCE_DIR) + "/tests/data/pasted/" + name; }
 
 // Runs FILE on the CPU backend and expects it to verify against its reference.
 void expect_verifies(const std::string& file) {
@@ -29,26 +29,26 @@ void expect_verifies(const std::string& file) {
 
 // A copy of `name` in `dir` with its `kernel:` line replaced.
 std::filesystem::path with_kernel(const TempDir& dir, const std::string& name, const std::string& kernel) {
-    std::string text = cp::test::read_file(pasted(name));
+    std::string text = cp::test::read_file(pasted_file(name));
     text = std::regex_replace(text, std::regex("kernel: [^\n]*"), "kernel: " + kernel);
     return dir.write(name, text);
 }
 
 }  // namespace
 
-TEST(Pasted, TemplatedReductionWithCooperativeGroupsVerifies) { expect_verifies(pasted("reduce_cg.cu")); }
+TEST(Pasted, TemplatedReductionWithCooperativeGroupsVerifies) { expect_verifies(pasted_file("reduce_cg.cu")); }
 
 TEST(Pasted, OtherInstantiationsOfTheReductionVerify) {
     for (const char* k : {"reduce<int, 64>", "reduce<int, 128>"}) {
         TempDir dir;
-        std::string text = cp::test::read_file(pasted("reduce_cg.cu"));
+        std::string text = cp::test::read_file(pasted_file("reduce_cg.cu"));
         text = std::regex_replace(text, std::regex("kernel: [^\n]*"), std::string("kernel: ") + k);
         text = std::regex_replace(text, std::regex("block: 256"), std::string("block: ") + (k[12] == '6' ? "64" : "128"));
         expect_verifies(dir.write("reduce_cg.cu", text).string());
     }
 }
 
-TEST(Pasted, TemplatedMatrixMultiplyVerifies) { expect_verifies(pasted("matrix_mul_template.cu")); }
+TEST(Pasted, TemplatedMatrixMultiplyVerifies) { expect_verifies(pasted_file("matrix_mul_template.cu")); }
 
 TEST(Pasted, EveryTransposeOfTheEightKernelFileVerifies) {
     for (const char* k : {"transposeNaive", "transposeCoalesced", "transposeNoBankConflicts", "transposeDiagonal"}) {
@@ -71,11 +71,11 @@ TEST(Pasted, AKernelNameThatIsNotInTheFileListsTheKernels) {
     EXPECT_NE(r.both().find("transposeNaive"), std::string::npos) << r.both();
 }
 
-TEST(Pasted, LocalHeaderWorksOnTheCpuBackend) { expect_verifies(pasted("histogram_local_include.cu")); }
+TEST(Pasted, LocalHeaderWorksOnTheCpuBackend) { expect_verifies(pasted_file("histogram_local_include.cu")); }
 
 TEST(Pasted, HostCodeIsExplainedOnceAndTheKernelRuns) {
-    expect_verifies(pasted("vector_add_with_main.cu"));
-    auto r = cli({"compile", pasted("vector_add_with_main.cu")});
+    expect_verifies(pasted_file("vector_add_with_main.cu"));
+    auto r = cli({"compile", pasted_file("vector_add_with_main.cu")});
     EXPECT_EQ(r.exit_code, 0) << r.both();
     const std::string all = r.both();
     size_t notes = 0;
@@ -97,7 +97,7 @@ TEST(Pasted, TemplateWithoutInstantiationSaysWhatToAdd) {
 
 TEST(Pasted, TemplateArgumentsGiveTheSignatureItsTypes) {
     TempDir dir;
-    std::string text = cp::test::read_file(pasted("reduce_cg.cu"));
+    std::string text = cp::test::read_file(pasted_file("reduce_cg.cu"));
     text = std::regex_replace(text, std::regex("kernel: [^\n]*"), "kernel: reduce<float, 256>");
     auto r = cli({"run", dir.write("r.cu", text).string(), "--backend", "cpu"});
     EXPECT_EQ(r.exit_code, 1);
@@ -108,7 +108,7 @@ TEST(Pasted, TemplateArgumentsGiveTheSignatureItsTypes) {
 TEST(Pasted, DescribeWritesAHeaderThatRunsUnchanged) {
     for (const char* name : {"vector_add_bare.cu", "scale_2d_bare.cu"}) {
         TempDir dir;
-        auto file = dir.write(name, cp::test::read_file(pasted(name)));
+        auto file = dir.write(name, cp::test::read_file(pasted_file(name)));
         auto printed = cli({"describe", file.string()});
         ASSERT_EQ(printed.exit_code, 0) << printed.both();
         EXPECT_NE(printed.out.find("/*@playground"), std::string::npos);
@@ -119,7 +119,7 @@ TEST(Pasted, DescribeWritesAHeaderThatRunsUnchanged) {
         auto result = nlohmann::json::parse(r.out);
         EXPECT_TRUE(result["error"].is_null()) << result.dump(2);
         // Pasting the printed header gives the same file.
-        EXPECT_EQ(cp::test::read_file(file), printed.out + cp::test::read_file(pasted(name)));
+        EXPECT_EQ(cp::test::read_file(file), printed.out + cp::test::read_file(pasted_file(name)));
         auto again = cli({"describe", file.string()});
         EXPECT_EQ(again.exit_code, 1);
         EXPECT_NE(again.both().find("already has"), std::string::npos);
@@ -128,7 +128,7 @@ TEST(Pasted, DescribeWritesAHeaderThatRunsUnchanged) {
 
 TEST(Pasted, DescribedTwoDimensionalKernelCoversTheImage) {
     TempDir dir;
-    auto file = dir.write("s.cu", cp::test::read_file(pasted("scale_2d_bare.cu")));
+    auto file = dir.write("s.cu", cp::test::read_file(pasted_file("scale_2d_bare.cu")));
     auto header = cli({"describe", file.string()});
     EXPECT_NE(header.out.find("grid: ceil(width / block.x) x ceil(height / block.y)"), std::string::npos) << header.out;
     // `in` is only read by a pixel kernel with a bounds check: it gets the photo (gray, 0..1), and the size follows it.
@@ -177,7 +177,7 @@ std::string without_line(const std::string& text, const std::string& starting) {
 }  // namespace
 
 TEST(Pasted, WholeSampleWithHostGlobalsAndATemplateLauncherRunsItsKernel) {
-    const std::string file = pasted("scale_bias_whole_sample.cu");
+    const std::string file = pasted_file("scale_bias_whole_sample.cu");
     expect_verifies(file);
     expect_nvrtc_compiles(file);
     auto r = cli({"compile", file});
@@ -194,7 +194,7 @@ TEST(Pasted, WholeSampleWithHostGlobalsAndATemplateLauncherRunsItsKernel) {
 TEST(Pasted, TheTemplateLauncherAloneIsNotDynamicParallelism) {
     // A kernels-and-launcher paste, no main: the launcher's <<<...>>> is host code.
     TempDir dir;
-    std::string text = cp::test::read_file(pasted("scale_bias_whole_sample.cu"));
+    std::string text = cp::test::read_file(pasted_file("scale_bias_whole_sample.cu"));
     text = text.substr(0, text.find("static double checksum")) + text.substr(text.find("#ifdef PLAYGROUND_REFERENCE"));
     auto file = dir.write("launcher.cu", text);
     expect_verifies(file.string());
@@ -204,19 +204,19 @@ TEST(Pasted, TheTemplateLauncherAloneIsNotDynamicParallelism) {
 }
 
 TEST(Pasted, HelperHeaderOfFloat4OperatorsIsKeptAndItsHostFunctionLeftOut) {
-    const std::string file = pasted("lerp_float4_helper_header.cu");
+    const std::string file = pasted_file("lerp_float4_helper_header.cu");
     expect_verifies(file);
     expect_nvrtc_compiles(file);
 }
 
 TEST(Pasted, KernelsOnlyPasteWithHostIncludesCompilesOnBothBackends) {
-    const std::string file = pasted("histogram_kernels_only.cu");
+    const std::string file = pasted_file("histogram_kernels_only.cu");
     expect_verifies(file);
     expect_nvrtc_compiles(file);
 }
 
 TEST(Pasted, ConstantWeightsSetFromTheHeaderVerify) {
-    const std::string file = pasted("convolution_separable_constant.cu");
+    const std::string file = pasted_file("convolution_separable_constant.cu");
     expect_verifies(file);
     expect_nvrtc_compiles(file);
     // Another sigma: the weights follow the param (the reference computes them from the same sigma).
@@ -228,7 +228,7 @@ TEST(Pasted, ConstantWeightsSetFromTheHeaderVerify) {
 TEST(Pasted, AConstantNothingSetsIsAWarningBeforeTheRunNeverSilentZeros) {
     TempDir dir;
     auto file = dir.write(
-        "conv.cu", without_line(cp::test::read_file(pasted("convolution_separable_constant.cu")), "constant c_Kernel"));
+        "conv.cu", without_line(cp::test::read_file(pasted_file("convolution_separable_constant.cu")), "constant c_Kernel"));
     auto r = cli({"run", file.string(), "--backend", "cpu", "--repeat", "1"});
     const std::string all = r.both();
     const size_t warning = all.find("`c_Kernel` is never set: its values are all zero");
@@ -248,7 +248,7 @@ TEST(Pasted, AConstantNothingSetsIsAWarningBeforeTheRunNeverSilentZeros) {
 
 TEST(Pasted, ConstantLineMistakesAreReportedOnTheirLine) {
     TempDir dir;
-    const std::string text = cp::test::read_file(pasted("convolution_separable_constant.cu"));
+    const std::string text = cp::test::read_file(pasted_file("convolution_separable_constant.cu"));
     auto typo = dir.write("typo.cu", std::regex_replace(text, std::regex("constant c_Kernel:"), "constant c_Kernl:"));
     auto r = cli({"run", typo.string(), "--backend", "cpu"});
     EXPECT_EQ(r.exit_code, 1);
@@ -289,7 +289,7 @@ TEST(Pasted, ExplicitConstantValuesReachTheKernel) {
 }
 
 TEST(Pasted, TextureKernelBesideAPlainOneStopsOnlyWhenChosen) {
-    const std::string file = pasted("texture_beside_plain.cu");
+    const std::string file = pasted_file("texture_beside_plain.cu");
     expect_verifies(file);
     expect_nvrtc_compiles(file);
     TempDir dir;
@@ -301,13 +301,13 @@ TEST(Pasted, TextureKernelBesideAPlainOneStopsOnlyWhenChosen) {
 }
 
 TEST(Pasted, Uint4BuffersAreAcceptedLikeInt4) {
-    expect_verifies(pasted("uint4_xor_words.cu"));
-    expect_nvrtc_compiles(pasted("uint4_xor_words.cu"));
+    expect_verifies(pasted_file("uint4_xor_words.cu"));
+    expect_nvrtc_compiles(pasted_file("uint4_xor_words.cu"));
 }
 
 TEST(Pasted, CooperativeGroupsTilesAsSamplesUseThemVerify) {
-    expect_verifies(pasted("cg_tile_sums.cu"));
-    expect_nvrtc_compiles(pasted("cg_tile_sums.cu"));
+    expect_verifies(pasted_file("cg_tile_sums.cu"));
+    expect_nvrtc_compiles(pasted_file("cg_tile_sums.cu"));
 }
 
 TEST(Pasted, CooperativeGroupsPiecesTheShimLacksNameTheUsersLine) {

@@ -52,7 +52,7 @@ namespace {
     std::exit(0);
 }
 
-KernelFile library_kernel(const std::string& name) {
+KernelFile occupancy_lesson(const std::string& name) {
     auto f = load_kernel_file(kernels_dir() / (name + ".cu"));
     EXPECT_TRUE(f.ok()) << name;
     return f.ok() ? *f : KernelFile{};
@@ -65,7 +65,7 @@ TEST(CudaOccupancyDeathTest, WorkerAnswerMatchesADirectDriverQuery) {
     Engine engine(std::move(*backend));
     const DeviceInfo device = engine.info().device;
     for (const char* name : {"image/box_blur", "basics/vector_add"}) {
-        const KernelFile file = library_kernel(name);
+        const KernelFile file = occupancy_lesson(name);
         ASSERT_TRUE(file.signature.has_value()) << name;
         KernelSession session(engine);
         session.set_kernel(file);

@@ -360,8 +360,6 @@ TEST_F(HeadlessApp, CpuBackendEndToEndSourceChangeGivesNewPixels) {
     EXPECT_EQ(after[2], before[2]);
 }
 
-}  // namespace
-
 // The Launch panel's step choice: the Output panel shows the buffers as an earlier step left them, and says
 // they are not checked (the reference is about the last step). The three-step scan: after step 1 every
 // segment of 512 holds its own scan, which is the full scan minus the total before the segment.
@@ -410,3 +408,5 @@ TEST_F(HeadlessApp, StoppingAfterAStepShowsThatStepsBuffersUnchecked) {
     EXPECT_EQ(ws().latest()->report.verified, std::optional<bool>(true));
     EXPECT_EQ(values(), full);
 }
+
+}  // namespace

@@ -12,13 +12,13 @@ using namespace cp::uitest;
 
 namespace {
 
-bool cuda_usable(std::string& why) {
+bool interop_cuda_usable(std::string& why) {
     auto backend = make_cuda_backend();
     if (!backend) why = backend.error().message;
     return backend.ok();
 }
 
-ui::AppOptions cuda_options(const std::string& kernel) {
+ui::AppOptions interop_cuda_options(const std::string& kernel) {
     ui::AppOptions o = headless_options(kernel);
     o.backend = "cuda";
     return o;
@@ -41,9 +41,9 @@ INSTANTIATE_TEST_SUITE_P(Backends, GpuInterop, ::testing::Values(false, true),
 
 TEST_P(GpuInterop, ScreenshotOutputRegionEqualsTheKernelOutputReadBack) {
     std::string why;
-    if (!cuda_usable(why)) GTEST_SKIP() << "no CUDA device: " << why;
+    if (!interop_cuda_usable(why)) GTEST_SKIP() << "no CUDA device: " << why;
     ScopedUserDir user;
-    auto host = ui::AppHost::create(cuda_options("image/box_blur.cu"), factory());
+    auto host = ui::AppHost::create(interop_cuda_options("image/box_blur.cu"), factory());
     ASSERT_TRUE(host.ok()) << host.error().full();
     ui::Workspace& ws = (*host)->workspace();
     ASSERT_TRUE(ws.interop_active()) << ws.device_status().output_path;
@@ -62,9 +62,9 @@ TEST_P(GpuInterop, ScreenshotOutputRegionEqualsTheKernelOutputReadBack) {
 
 TEST_P(GpuInterop, LiveChangesUpdateTheTextureWithoutReadingBack) {
     std::string why;
-    if (!cuda_usable(why)) GTEST_SKIP() << "no CUDA device: " << why;
+    if (!interop_cuda_usable(why)) GTEST_SKIP() << "no CUDA device: " << why;
     ScopedUserDir user;
-    auto host = ui::AppHost::create(cuda_options("basics/thread_ids.cu"), factory());
+    auto host = ui::AppHost::create(interop_cuda_options("basics/thread_ids.cu"), factory());
     ASSERT_TRUE(host.ok()) << host.error().full();
     ui::Workspace& ws = (*host)->workspace();
     settle(**host);
@@ -87,9 +87,9 @@ TEST_P(GpuInterop, LiveChangesUpdateTheTextureWithoutReadingBack) {
 
 TEST_P(GpuInterop, SourceChangeGivesNewPixels) {
     std::string why;
-    if (!cuda_usable(why)) GTEST_SKIP() << "no CUDA device: " << why;
+    if (!interop_cuda_usable(why)) GTEST_SKIP() << "no CUDA device: " << why;
     ScopedUserDir user;
-    auto host = ui::AppHost::create(cuda_options("image/box_blur.cu"), factory());
+    auto host = ui::AppHost::create(interop_cuda_options("image/box_blur.cu"), factory());
     ASSERT_TRUE(host.ok()) << host.error().full();
     ui::Workspace& ws = (*host)->workspace();
     settle(**host);

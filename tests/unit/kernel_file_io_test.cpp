@@ -17,7 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // The data (a path, a line, a byte) an error's message names: a file error has no field for them.
-::testing::AssertionResult names(const Error& e, std::initializer_list<std::string> data) {
+::testing::AssertionResult names_all(const Error& e, std::initializer_list<std::string> data) {
     for (const std::string& datum : data)
         if (e.message.find(datum) == std::string::npos)
             return ::testing::AssertionFailure() << "`" << datum << "` not in: " << e.full();
@@ -47,21 +47,21 @@ TEST_F(KernelFileIo, Missing) {
     auto r = load_kernel_file(dir_ / "nope.cu");
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().kind, ErrorKind::Io) << r.error().full();
-    EXPECT_TRUE(names(r.error(), {"`" + (dir_ / "nope.cu").string() + "`"}));
+    EXPECT_TRUE(names_all(r.error(), {"`" + (dir_ / "nope.cu").string() + "`"}));
 }
 
 TEST_F(KernelFileIo, Directory) {
     auto r = load_kernel_file(dir_);
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().kind, ErrorKind::Io) << r.error().full();
-    EXPECT_TRUE(names(r.error(), {"`" + dir_.string() + "`"}));
+    EXPECT_TRUE(names_all(r.error(), {"`" + dir_.string() + "`"}));
 }
 
 TEST_F(KernelFileIo, Empty) {
     auto r = load_kernel_file(write("empty.cu", ""));
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().kind, ErrorKind::Io) << r.error().full();
-    EXPECT_TRUE(names(r.error(), {"`" + (dir_ / "empty.cu").string() + "`"}));
+    EXPECT_TRUE(names_all(r.error(), {"`" + (dir_ / "empty.cu").string() + "`"}));
     // The hint gives a library kernel to start from.
     EXPECT_NE(r.error().hint.find("vector_add.cu"), std::string::npos) << r.error().hint;
 }
@@ -70,7 +70,7 @@ TEST_F(KernelFileIo, Binary) {
     auto r = load_kernel_file(write("k.cu", std::string("\x7f" "ELF\0\0\x01", 7)));
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().kind, ErrorKind::Io) << r.error().full();
-    EXPECT_TRUE(names(r.error(), {"`" + (dir_ / "k.cu").string() + "`", "NUL"}));
+    EXPECT_TRUE(names_all(r.error(), {"`" + (dir_ / "k.cu").string() + "`", "NUL"}));
 }
 
 // NVRTC stops reading at a 0xFF byte (a Latin-1 "ÿ", or a UTF-16 file's mark): refused with its line, while
@@ -80,7 +80,7 @@ TEST_F(KernelFileIo, ByteThatEndsTheFileForTheCompiler) {
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().kind, ErrorKind::Io) << r.error().full();
     // The file, the line of the byte and the byte.
-    EXPECT_TRUE(names(r.error(), {"`" + (dir_ / "latin1.cu").string() + "`", "line 2", "0xFF"}));
+    EXPECT_TRUE(names_all(r.error(), {"`" + (dir_ / "latin1.cu").string() + "`", "line 2", "0xFF"}));
     EXPECT_NE(r.error().hint.find("UTF-8"), std::string::npos) << r.error().hint;
     auto ok = load_kernel_file(write("e.cu", "// caf\xe9\n__global__ void k(float* a) {}\n"));
     ASSERT_TRUE(ok) << ok.error().full();
@@ -95,7 +95,7 @@ TEST_F(KernelFileIo, Unreadable) {
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().kind, ErrorKind::Io) << r.error().full();
     // The file and the system's reason.
-    EXPECT_TRUE(names(r.error(), {"`" + p.string() + "`", std::strerror(EACCES)}));
+    EXPECT_TRUE(names_all(r.error(), {"`" + p.string() + "`", std::strerror(EACCES)}));
 }
 
 TEST_F(KernelFileIo, ScanKeepsBrokenFilesWithTheirReason) {

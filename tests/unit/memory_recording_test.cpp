@@ -24,7 +24,7 @@ RunOptions recording() {
 }
 
 // The 1-based line of the first line of `source` holding `marker`.
-int line_of(const std::string& source, const std::string& marker) {
+int recorded_line_of(const std::string& source, const std::string& marker) {
     const size_t at = source.find(marker);
     EXPECT_NE(at, std::string::npos) << marker;
     int line = 1;
@@ -32,7 +32,7 @@ int line_of(const std::string& source, const std::string& marker) {
     return line;
 }
 
-const MemoryFigures* find(const MemoryRecording& m, int line, MemorySpace space, bool store) {
+const MemoryFigures* figures_at(const MemoryRecording& m, int line, MemorySpace space, bool store) {
     for (const MemoryFigures& f : m.figures)
         if (f.line == line && f.space == space && f.store == store) return &f;
     return nullptr;
@@ -84,9 +84,9 @@ TEST(MemoryRecording, StridedReadsTouchFourToThirtyTwoSectorsPerRequest) {
         EXPECT_FALSE(m.capped);
         EXPECT_EQ(m.blocks_total, 8u);
         EXPECT_EQ(m.accesses, 2 * n);
-        const int line = line_of(source, "// ACCESS");
-        const MemoryFigures* load = find(m, line, MemorySpace::Global, false);
-        const MemoryFigures* store = find(m, line, MemorySpace::Global, true);
+        const int line = recorded_line_of(source, "// ACCESS");
+        const MemoryFigures* load = figures_at(m, line, MemorySpace::Global, false);
+        const MemoryFigures* store = figures_at(m, line, MemorySpace::Global, true);
         ASSERT_TRUE(load && store) << "stride " << stride << ": " << run_report_json(report, {}).dump();
         EXPECT_EQ(m.figures.size(), 2u);
 
@@ -116,7 +116,7 @@ TEST(MemoryRecording, ThePickedWarpsRequestsComeBackLaneByLane) {
     const RunReport report = r.session->run(o);
     ASSERT_TRUE(report.ok()) << report.error->full();
     ASSERT_TRUE(report.memory);
-    const int line = line_of(source, "// ACCESS");
+    const int line = recorded_line_of(source, "// ACCESS");
     const auto& warps = report.memory->warps;
     ASSERT_EQ(warps.size(), 4u);  // 2 warps x (load, store)
     for (const WarpSiteDetail& d : warps) EXPECT_EQ(d.line, line);
@@ -171,8 +171,8 @@ TEST(MemoryRecording, AColumnOfAnUnpaddedTileIsAThirtyTwoWayConflictAndPaddingRe
         ASSERT_TRUE(report.memory);
         const MemoryRecording& m = *report.memory;
         const uint64_t blocks = 3 * 2, warps = blocks * 32;
-        const MemoryFigures* column = find(m, line_of(source, "// COLUMN"), MemorySpace::Shared, false);
-        const MemoryFigures* row = find(m, line_of(source, "// ROW"), MemorySpace::Shared, true);
+        const MemoryFigures* column = figures_at(m, recorded_line_of(source, "// COLUMN"), MemorySpace::Shared, false);
+        const MemoryFigures* row = figures_at(m, recorded_line_of(source, "// ROW"), MemorySpace::Shared, true);
         ASSERT_TRUE(column && row) << run_report_json(report, {}).dump();
         EXPECT_EQ(column->requests, warps);
         // Lanes l read word l * (32 + pad) + y: bank (l * (32 + pad) + y) % 32, distinct words all.
@@ -189,7 +189,7 @@ TEST(MemoryRecording, AColumnOfAnUnpaddedTileIsAThirtyTwoWayConflictAndPaddingRe
         EXPECT_EQ(row->requests, warps);
         EXPECT_DOUBLE_EQ(column->active_lanes_mean(), 32.0);
         // The global load and store: one 128-byte row a warp.
-        const MemoryFigures* in = find(m, line_of(source, "// ROW"), MemorySpace::Global, false);
+        const MemoryFigures* in = figures_at(m, recorded_line_of(source, "// ROW"), MemorySpace::Global, false);
         ASSERT_TRUE(in);
         EXPECT_EQ(in->sectors, warps * 4);
         EXPECT_EQ(in->ideal_sectors, warps * 4);
@@ -221,7 +221,7 @@ TEST(MemoryRecording, AWarpOfATwoDimensionalBlockIsTwoRowsOfSixteen) {
     const RunReport report = r.session->run(recording());
     ASSERT_TRUE(report.ok()) << report.error->full();
     ASSERT_TRUE(report.memory);
-    const MemoryFigures* load = find(*report.memory, line_of(kRows, "// ACCESS"), MemorySpace::Global, false);
+    const MemoryFigures* load = figures_at(*report.memory, recorded_line_of(kRows, "// ACCESS"), MemorySpace::Global, false);
     ASSERT_TRUE(load) << run_report_json(report, {}).dump();
     const int w = 100, h = 40;
     uint64_t requests = 0, lanes = 0, sectors_expected = 0, ideal = 0;
@@ -266,7 +266,7 @@ TEST(MemoryRecording, ADivergentBranchLeavesThirtyTwoOverKLanesActive) {
         const RunReport report = r.session->run(recording());
         ASSERT_TRUE(report.ok()) << report.error->full();
         ASSERT_TRUE(report.memory);
-        const MemoryFigures* store = find(*report.memory, line_of(source, "// STORE"), MemorySpace::Global, true);
+        const MemoryFigures* store = figures_at(*report.memory, recorded_line_of(source, "// STORE"), MemorySpace::Global, true);
         ASSERT_TRUE(store) << run_report_json(report, {}).dump();
         // Per warp of threads [32w, 32w + 32) below n = 1000, the lanes with threadIdx.x % k == 0.
         uint64_t requests = 0, lanes = 0, sectors_expected = 0;
@@ -295,7 +295,7 @@ TEST(MemoryRecording, TheJsonHasOneEntryPerLineAndKindAndANote) {
     ASSERT_TRUE(j.contains("memory"));
     ASSERT_EQ(j["memory"].size(), 2u);
     const nlohmann::json& load = j["memory"][0]["op"] == "load" ? j["memory"][0] : j["memory"][1];
-    EXPECT_EQ(load["line"], line_of(source, "// ACCESS"));
+    EXPECT_EQ(load["line"], recorded_line_of(source, "// ACCESS"));
     EXPECT_EQ(load["space"], "global");
     EXPECT_EQ(load["requests"], 32);
     EXPECT_EQ(load["sectors"], 31 * 8 + 3);  // the last 9 lanes read bytes 7936-8007: sectors 248-250

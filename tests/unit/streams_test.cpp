@@ -150,7 +150,7 @@ static void chunked_ref(const int* x, const int* table, int* acc, int* y, int n)
 #endif
 )";
 
-std::vector<int> ints(const RunReport& r, const std::string& name) {
+std::vector<int> stream_ints(const RunReport& r, const std::string& name) {
     const HostBuffer& b = r.outputs.at(name);
     std::vector<int> v(b.count());
     std::memcpy(v.data(), b.bytes.data(), v.size() * sizeof(int));
@@ -165,7 +165,7 @@ TEST(StreamsRun, ChunkedOutputsMatchValuesComputedHere) {
     const RunReport r = run.session->run(options);
     ASSERT_TRUE(r.ok()) << r.error->full();
     const int n = 1000003;
-    const std::vector<int> y = ints(r, "y"), acc = ints(r, "acc");
+    const std::vector<int> y = stream_ints(r, "y"), acc = stream_ints(r, "acc");
     ASSERT_EQ(y.size(), size_t(n));
     ASSERT_EQ(acc.size(), size_t(n));
     for (int i = 0; i < n; ++i) {
@@ -271,7 +271,7 @@ static void index_ref(int* y, int n) { for (int i = 0; i < n; ++i) y[i] = i; }
     EXPECT_EQ(bad.verified, std::optional<bool>(false));
     // Chunk 0 (elements 0..332) is right; chunks 1 and 2 restart at 0.
     EXPECT_EQ(bad.mismatched_elements, uint64_t(1001 - 1001 / 3));
-    EXPECT_EQ(ints(bad, "y")[400], 400 - 1001 / 3);
+    EXPECT_EQ(stream_ints(bad, "y")[400], 400 - 1001 / 3);
 }
 
 TEST(StreamsRun, AnOutputOfAnotherSizeIsRefusedWithItsName) {

@@ -18,17 +18,17 @@ namespace {
 
 std::filesystem::path library() { return std::filesystem::path(CP_SOURCE_DIR) / "kernels"; }
 
-struct CpuSession {
+struct TransferSession {
     Engine engine;
     KernelSession session;
-    explicit CpuSession(const std::filesystem::path& file)
+    explicit TransferSession(const std::filesystem::path& file)
         : engine(std::move(make_backend("cpu").value().backend)), session(engine) {
         session.set_kernel(load_kernel_file(file).value());
     }
 };
 
 TEST(TransferTimes, EveryStepOfARunIsMeasuredAndTheyAddUp) {
-    CpuSession s(library() / "basics" / "vector_add.cu");
+    TransferSession s(library() / "basics" / "vector_add.cu");
     ASSERT_TRUE(s.session.set_param("n", "1000003"));
     s.session.compile();  // compiling is not one of the steps: keep it out of the wall time below
     const auto start = std::chrono::steady_clock::now();
@@ -63,7 +63,7 @@ TEST(TransferTimes, EveryStepOfARunIsMeasuredAndTheyAddUp) {
 }
 
 TEST(TransferTimes, ARerunKeepsItsBuffersAndConstInputs) {
-    CpuSession s(library() / "basics" / "vector_add.cu");
+    TransferSession s(library() / "basics" / "vector_add.cu");
     ASSERT_TRUE(s.session.run().ok());
     const RunReport again = s.session.run();
     ASSERT_TRUE(again.ok());
@@ -75,7 +75,7 @@ TEST(TransferTimes, ARerunKeepsItsBuffersAndConstInputs) {
 }
 
 TEST(TransferTimes, InputsSentInChunksArriveWholeAndCountEachCopy) {
-    CpuSession s(library() / "basics" / "vector_add.cu");
+    TransferSession s(library() / "basics" / "vector_add.cu");
     ASSERT_TRUE(s.session.set_param("n", "100003"));
     RunOptions options;
     options.upload_chunk_bytes = 4096;  // 400012 bytes per input: 98 copies each (the last one short)
@@ -88,7 +88,7 @@ TEST(TransferTimes, InputsSentInChunksArriveWholeAndCountEachCopy) {
 }
 
 TEST(TransferTimes, NotLaunchedMeansNoBreakdownInTheJson) {
-    CpuSession s(library() / "basics" / "vector_add.cu");
+    TransferSession s(library() / "basics" / "vector_add.cu");
     RunChoices choices = s.session.choices();
     choices.block = Dim3{2048, 1, 1};
     s.session.set_choices(choices);
