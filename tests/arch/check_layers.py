@@ -115,10 +115,14 @@ def forbidden(app):
 
 def self_test():
     """A scratch app/ with one file per floor: allowed includes pass; each forbidden kind is named."""
+    import shutil
     import tempfile
+
+    roots = []
 
     def tree(files):
         root = tempfile.mkdtemp(prefix="cp-layers-")
+        roots.append(root)
         for rel, text in files.items():
             os.makedirs(os.path.join(root, os.path.dirname(rel)), exist_ok=True)
             with open(os.path.join(root, rel), "w") as f:
@@ -155,6 +159,8 @@ def self_test():
     _, gui = forbidden(tree({**base, "ui/state/s.h": '#include "imgui.h"\n'}))
     if "ui/state/s.h" not in gui:
         failures.append("an ImGui include in ui/state was not named")
+    for root in roots:
+        shutil.rmtree(root, ignore_errors=True)
     for f in failures:
         print("self-test failed: " + f)
     if not failures:

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cstdlib>
 #include <filesystem>
@@ -71,6 +72,32 @@ TEST(WorkerFolder, RemovedAfterTheWorkerEndsByItself) {
     ASSERT_TRUE(fs::exists(folder / "big.pch"));
     EXPECT_EQ(worker.receive(30).outcome, WorkerProcess::Outcome::Ended);
     EXPECT_FALSE(fs::exists(folder));
+}
+
+// A process that was killed leaves its folder; the next process that makes one removes it, and only it.
+TEST(WorkerFolder, AKilledProcessesFolderIsRemovedByTheNextAndNoOtherIs) {
+    cp::test::TempDir temp;
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) ::_exit(0);
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);  // reaped: its pid names no process now
+    const pid_t live = ::getppid();
+    auto folder = [&](const std::string& name) {
+        const fs::path f = temp.path() / name;
+        fs::create_directories(f);
+        std::ofstream(f / "x.pch") << "pch";
+        return f;
+    };
+    const fs::path dead = folder("cuda-playground-pch-" + std::to_string(child));
+    const fs::path running = folder("cuda-playground-pch-" + std::to_string(live));
+    const fs::path mine = folder("cuda-playground-pch-" + std::to_string(::getpid()));
+    const fs::path other = folder("cuda-playground-pch-notapid");
+    const fs::path other_tool = folder("cuda-playground-build-" + std::to_string(child));
+    EXPECT_EQ(remove_stale_pch_dirs(temp.path()), 1u);
+    EXPECT_FALSE(fs::exists(dead));
+    for (const fs::path& kept : {running, mine, other, other_tool}) EXPECT_TRUE(fs::exists(kept / "x.pch")) << kept;
+    EXPECT_EQ(remove_stale_pch_dirs(temp.path() / "missing"), 0u);
 }
 
 TEST(WorkerFolder, APchFolderIsNamedByItsProcess) {

@@ -10,6 +10,9 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <cerrno>
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace cp {
@@ -57,6 +60,27 @@ std::filesystem::path pch_dir_of(pid_t pid) {
     return fs::temp_directory_path(ec) / ("cuda-playground-pch-" + std::to_string(pid));
 }
 
+size_t remove_stale_pch_dirs(const std::filesystem::path& parent) {
+    const std::string prefix = "cuda-playground-pch-";
+    size_t removed = 0;
+    std::error_code ec;
+    for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+        const std::string digits = name.substr(prefix.size());
+        if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+        const pid_t pid = static_cast<pid_t>(std::stol(digits));
+        struct stat st {};
+        if (pid <= 0 || pid == ::getpid() || ::lstat(it->path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) ||
+            st.st_uid != ::getuid())
+            continue;  // ours, not a folder (a link is never followed), or another user's
+        if (::kill(pid, 0) == 0 || errno != ESRCH) continue;  // its process still runs (or is another user's)
+        std::error_code rm;
+        if (fs::remove_all(it->path(), rm) > 0 && !rm) ++removed;
+    }
+    return removed;
+}
+
 void remove_pch_dir() {
     if (!g_made_dir || g_made_by != ::getpid()) return;
     std::error_code ec;
@@ -68,6 +92,9 @@ std::filesystem::path pch_dir() {
     static const fs::path dir = [] {
         std::error_code ec;
         fs::path d = pch_dir_of(::getpid());
+        // The folders of processes that ended without removing theirs (killed, crashed, or a worker whose app
+        // was killed first) would otherwise stay in $TMPDIR for good.
+        remove_stale_pch_dirs(d.parent_path());
         fs::create_directories(d, ec);
         g_made_dir = new fs::path(d);
         g_made_by = ::getpid();

@@ -19,6 +19,11 @@ std::filesystem::path pch_dir();
 // the worker has ended, however it ended; WorkerProcess::remove_after_exit).
 std::filesystem::path pch_dir_of(pid_t pid);
 
+// Removes the PCH folders in `parent` (this user's, named as pch_dir_of names them) whose process has ended,
+// with what they hold; returns how many. pch_dir() calls it on `$TMPDIR` when it first makes this process's
+// folder, so that a killed or crashed process's folder does not stay there for good.
+size_t remove_stale_pch_dirs(const std::filesystem::path& parent);
+
 // Removes this process's PCH folder with what it holds, if this process made one (the CUDA worker, which ends
 // with _Exit, calls it; other processes need not).
 void remove_pch_dir();
