@@ -16,7 +16,9 @@
 #include <cstdlib>
 #include <fstream>
 #include <future>
+#include <mutex>
 #include <regex>
+#include <set>
 #include <sstream>
 #include "cp_build_paths.h"
 
@@ -179,6 +181,7 @@ HostCompileOptions host_compile_options(const ShimLocation& shim, const std::vec
                  "-U_FORTIFY_SOURCE", "-fno-stack-protector", "-fmessage-length=0", "-fdiagnostics-color=never",
                  "-I" + (shim.dir / "include").string(), "-include", (shim.dir / "cuda_shim.h").string()};
     out.flags.insert(out.flags.end(), passed.begin(), passed.end());
+    out.from_user = passed;
     return out;
 }
 
@@ -313,12 +316,90 @@ struct LibraryPlan {
     const LocalIncludes* includes = nullptr;
     std::string user_path;
     std::vector<std::string> flags;
+    std::vector<std::string> user_flags;  // those of `flags` that came from the file's options
     std::string key_inputs;
     std::string kernel_name;  // for messages about the generated entry points
     int kernel_line = 0;
     std::string ignored_note;
     std::function<std::vector<Diagnostic>()> device_check;  // runs while the compiler runs; empty: none
 };
+
+std::string key_prefix(const HostCompiler& compiler, const ShimLocation& shim, const std::vector<std::string>& flags);
+
+// GCC's word that it passed over a .gch (-Winvalid-pch) is not the user's business: those lines leave the log,
+// and `read_pch` says whether there was none.
+std::string without_pch_warnings(const std::string& log, bool& read_pch) {
+    std::string out;
+    size_t pos = 0;
+    while (pos < log.size()) {
+        const size_t eol = std::min(log.find('\n', pos), log.size());
+        const std::string line = log.substr(pos, eol - pos);
+        if (line.find("[-Winvalid-pch]") != std::string::npos)
+            read_pch = false;
+        else
+            out += log.substr(pos, eol + 1 - pos);
+        pos = eol + 1;
+    }
+    return out;
+}
+
+// The shim precompiled (GCC's PCH): its ~30 system and shim headers were a third of every kernel's compile.
+// A PCH serves compiles with the same flags, so it is made once per set of flags (the user's own -D, -U and -I
+// left out: GCC checks that a macro defined on the command line does not change the header, and reads the
+// header as text if it does) in `root`, by the confined compiler, and kept there next to the libraries. The
+// compile then includes a one-line header that includes the shim, with its .gch beside it; GCC reads the .gch
+// when it is valid for the compile and the text otherwise, so a PCH never changes what is built. Empty: no PCH
+// (clang, CUDA_PLAYGROUND_NO_PCH, or making it failed: the compile reads the shim as text).
+fs::path shim_pch_header(const LibraryPlan& plan, const HostCompiler& compiler, const ShimLocation& shim,
+                         const fs::path& root) {
+    if (compiler.version.find("clang") != std::string::npos) return {};
+    if (const char* off = std::getenv("CUDA_PLAYGROUND_NO_PCH"); off && *off && std::string(off) != "0") return {};
+    std::vector<std::string> flags;
+    for (size_t i = 0; i < plan.flags.size(); ++i) {
+        const std::string& f = plan.flags[i];
+        if (f == "-include" && i + 1 < plan.flags.size()) {
+            ++i;
+            continue;
+        }
+        if (f == "-shared" ||
+            std::find(plan.user_flags.begin(), plan.user_flags.end(), f) != plan.user_flags.end())
+            continue;
+        flags.push_back(f);
+    }
+    const std::string key = cpu_cache_key("shim pch\n" + key_prefix(compiler, shim, flags));
+    const fs::path dir = root / ("shim-pch-" + key);
+    const fs::path header = dir / "cuda_shim.h";
+    std::error_code ec;
+    if (fs::exists(dir / "cuda_shim.h.gch", ec)) return header;
+    static std::mutex making;
+    static std::set<std::string> failed;
+    std::lock_guard<std::mutex> lock(making);  // another compile of this process waits for it, then uses it
+    if (fs::exists(dir / "cuda_shim.h.gch", ec)) return header;
+    if (failed.count(key)) return {};
+    std::string pattern = (root / "shim-pch-new-XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) return {};
+    const fs::path work = pattern;
+    const std::string include_line = "#include \"" + (shim.dir / "cuda_shim.h").string() + "\"\n";
+    ProcessOutcome run;
+    if (write_text(work / "cuda_shim.h", include_line)) {
+        std::vector<std::string> argv = {compiler.path};
+        argv.insert(argv.end(), flags.begin(), flags.end());
+        argv.insert(argv.end(), {"-x", "c++-header", (work / "cuda_shim.h").string(), "-o",
+                                 (work / "cuda_shim.h.gch").string()});
+        run_confined(host_compiler_policy(compiler, shim, root),
+                     [&] { run = run_process(argv, 120, {"TMPDIR=" + work.string()}); });
+    }
+    if (run.started && !run.timed_out && run.exit_code == 0 && fs::exists(work / "cuda_shim.h.gch", ec)) {
+        fs::rename(work, dir, ec);  // another process may have put its own there first: as good
+        if (fs::exists(dir / "cuda_shim.h.gch", ec)) {
+            fs::remove_all(work, ec);
+            return header;
+        }
+    }
+    failed.insert(key);
+    fs::remove_all(work, ec);
+    return {};
+}
 
 // The cache, else the confined host compiler in a fresh folder below the build root (inside the cache when
 // possible, so the result can be renamed into place), with the kernel's local headers copied in their layout.
@@ -367,10 +448,17 @@ CpuCompileOutput build_library(const LibraryPlan& plan, const HostCompiler& comp
     }
     std::vector<std::string> argv = {compiler.path};
     argv.insert(argv.end(), plan.flags.begin(), plan.flags.end());
+    if (const fs::path pch = shim_pch_header(plan, compiler, shim, root); !pch.empty()) {
+        for (size_t i = 1; i + 1 < argv.size(); ++i)
+            if (argv[i] == "-include") argv[i + 1] = pch.string();
+        argv.push_back("-Winvalid-pch");  // a .gch GCC passes over says why, among the warnings
+        out.shim_precompiled = true;
+    }
     argv.insert(argv.end(), {"-x", "c++", source_file.string(), "-o", library_file.string()});
     ProcessOutcome run;
     run_confined(host_compiler_policy(compiler, shim, root),
                  [&] { run = run_process(argv, 120, {"TMPDIR=" + work.string()}); });
+    if (out.shim_precompiled) run.output = without_pch_warnings(run.output, out.shim_precompiled);
     out.log = plan.ignored_note + run.output;
     out.host_compiler_ran = true;
     if (plan.device_check) {
@@ -480,6 +568,7 @@ CpuCompileOutput compile_for_cpu(const CompileRequest& request, const HostCompil
     plan.includes = &includes;
     plan.user_path = user_path;
     plan.flags = options.flags;
+    plan.user_flags = options.from_user;
     plan.kernel_name = prepared.kernel_name;
     for (const KernelDecl& k : prepared.kernels)
         if (k.name == prepared.kernel_name.substr(0, prepared.kernel_name.find('<'))) plan.kernel_line = k.line;
@@ -519,6 +608,7 @@ CpuCompileOutput compile_host_library(const HostLibraryRequest& request, const H
     plan.includes = &includes;
     plan.user_path = user_path;
     plan.flags = options.flags;
+    plan.user_flags = options.from_user;
     plan.key_inputs = key_prefix(compiler, shim, options.flags) +
                       "\nhost library\nheaders=" + local_includes_fingerprint(includes) + "\n" + plan.text;
     return build_library(plan, compiler, shim, cache_dir, std::move(out));

@@ -39,6 +39,7 @@ std::string cpu_cache_key(const std::string& inputs);
 struct HostCompileOptions {
     std::vector<std::string> flags;
     std::vector<std::string> ignored;
+    std::vector<std::string> from_user;  // the flags of `flags` that came from the options (-D, -U, -I)
 };
 HostCompileOptions host_compile_options(const ShimLocation& shim, const std::vector<std::string>& extra_options);
 
@@ -63,6 +64,7 @@ struct CpuCompileOutput {
     std::string kernel_name;              // the kernel the library's entry points call
     bool nvrtc_refused = false;           // the diagnostics are NVRTC's (its device-code check failed)
     bool host_compiler_ran = false;       // the host compiler was started (not refused before, not cached)
+    bool shim_precompiled = false;        // it read the shim precompiled (shim_pch_header), not as text
     size_t buffer_align = 1;              // how aligned the device code needs buffer starts (buffer_start_alignment)
 };
 
