@@ -118,8 +118,7 @@ int run_window(const std::vector<std::string>& argv) {
         options.frames = *n;
     }
     if (args->has("--size")) {
-        std::string why;
-        auto d = cp::parse_dim3(args->get("--size"), &why);
+        auto d = cp::parse_dim3(args->get("--size"));
         if (!d || d->x < 320 || d->y < 240) return user_error("`--size " + args->get("--size") + "`: expected WIDTHxHEIGHT, at least 320x240");
         // OpenGL drivers allow pictures of at most 16384 (often less) on a side; beyond that the failure would
         // read as a missing driver.

@@ -83,14 +83,14 @@ Result<LaunchOptions> parse_launch_options(const Args& args) {
     }
     for (const char* opt : {"--block", "--grid"}) {
         if (!args.has(opt)) continue;
-        std::string why;
-        auto d = parse_dim3(args.get(opt), &why);
+        auto d = parse_dim3(args.get(opt));
         if (!d) {
             const std::string o = opt;
-            return make_error(ErrorKind::UserInput, "`" + o + " " + args.get(opt) + "`: " + why,
+            return make_error(d.error().kind, "`" + o + " " + args.get(opt) + "`: " + d.error().message,
                               o == "--block"
-                                  ? "e.g. --block 256 or --block 16x16"
-                                  : "e.g. --grid 64 or --grid 38x25 (or leave --grid out: the file computes it)");
+                                  ? "write 1 to 3 whole numbers separated by x, e.g. --block 256 or --block 16x16"
+                                  : "write 1 to 3 whole numbers separated by x, e.g. --grid 64 or --grid 38x25 (or "
+                                    "leave --grid out: the file computes it)");
         }
         (std::string(opt) == "--block" ? out.block : out.grid) = *d;
     }

@@ -79,9 +79,8 @@ int cmd_sweep(const std::vector<std::string>& argv) {
         std::stringstream list(args->get("--blocks"));
         std::string item;
         while (std::getline(list, item, ',')) {
-            std::string why;
-            auto d = parse_dim3(item, &why);
-            if (!d) return user_error("--blocks: " + why);
+            auto d = parse_dim3(item);
+            if (!d) return user_error("--blocks: " + d.error().message, d.error().hint);
             options.blocks.push_back(*d);
         }
     }

@@ -39,10 +39,10 @@ TEST(CliMessages, GridZeroHintTalksAboutGrid) {
     auto r = cli({"run", "basics/vector_add", "--backend", "cpu", "--grid", "0"});
     EXPECT_EQ(r.exit_code, 1) << r.both();
     EXPECT_NE(r.err.find("`--grid 0`: `0` is not a size"), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("hint: e.g. --grid 64"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("hint: write 1 to 3 whole numbers separated by x, e.g. --grid 64"), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find("--block"), std::string::npos) << r.err;
     r = cli({"run", "basics/vector_add", "--backend", "cpu", "--block", "0x4"});
-    EXPECT_NE(r.err.find("hint: e.g. --block 256"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("hint: write 1 to 3 whole numbers separated by x, e.g. --block 256"), std::string::npos) << r.err;
 }
 
 TEST(CliMessages, BlockBeyondADimensionsLimitIsRefusedBeforeCompilingAndAlone) {

@@ -40,8 +40,6 @@ UNSEEN = {
         "sanitizer", "tool", "errors", "findings", "detail", "address", "thread", "element", "buffer_elements",
         # A traced GPU launch names SMs; the CPU backend's names workers.
         "sm",
-        # The command line refuses a bad --set before the run; the window's runs fill refused_choices.
-        "field",
         # Only when the write-counting copy of a kernel fails to build or read back.
         "written_more_than_once_not_measured",
     },
@@ -239,6 +237,9 @@ def main():
             ("run", "run of a lesson buggy on purpose", ["run", "mistakes/shared_tile_overflow"] + cpu, {}, {0}),
             ("run", "run that differs from its reference", ["run", wrong, "--set", "n=1001"] + cpu, {}, {2}),
             ("run", "run that does not compile", ["run", broken] + cpu, {}, {1}),
+            ("run", "run with a block that leaves lanes idle",
+             ["run", "basics/vector_add", "--set", "n=1000", "--block", "100", "--repeat", "1"] + cpu, {}, {0}),
+            ("run", "run whose block the device refuses", ["run", "basics/vector_add", "--block", "2048"] + cpu, {}, {1}),
             ("run", "run --coverage of an inout buffer",
              ["run", "memory/round_trip", "--set", "n=1001", "--coverage", "--repeat", "1"] + cpu, {}, {0}),
             ("sweep", "sweep", ["sweep", "basics/vector_add", "--backend", "cpu", "--set", "n=1000", "--blocks",

@@ -61,8 +61,8 @@ Verdict via_window(const Case& c) {
     o.sets = c.sets;
     // The window's --block/--grid text goes through the same parser as run's (cli::parse_launch_options in
     // main.cpp); here the parsed values are handed over, and malformed text is left to the CLI-only case below.
-    if (!c.block.empty()) o.block = parse_dim3(c.block);
-    if (!c.grid.empty()) o.grid = parse_dim3(c.grid);
+    if (auto b = parse_dim3(c.block); !c.block.empty() && b) o.block = *b;
+    if (auto g = parse_dim3(c.grid); !c.grid.empty() && g) o.grid = *g;
     auto host = ui::AppHost::create(o, {});
     Verdict v;
     if (!host) {  // refused as the window starts, before any run

@@ -109,7 +109,7 @@ TEST(InputLimits, AFileOverTheLimitIsRefusedWhenLoaded) {
     const auto loaded = load_kernel_file(path);
     std::filesystem::remove(path);
     ASSERT_FALSE(loaded.ok());
-    EXPECT_EQ(loaded.error().kind, ErrorKind::Io) << loaded.error().full();
+    EXPECT_EQ(loaded.error().kind, ErrorKind::UserInput) << loaded.error().full();
     // The refusal names the file, its size in bytes and the limit.
     const std::string& message = loaded.error().message;
     EXPECT_NE(message.find(path.filename().string()), std::string::npos) << message;

@@ -53,7 +53,7 @@ TEST_F(KernelFileIo, Missing) {
 TEST_F(KernelFileIo, Directory) {
     auto r = load_kernel_file(dir_);
     ASSERT_FALSE(r);
-    EXPECT_EQ(r.error().kind, ErrorKind::Io) << r.error().full();
+    EXPECT_EQ(r.error().kind, ErrorKind::UserInput) << r.error().full();
     EXPECT_TRUE(names_all(r.error(), {"`" + dir_.string() + "`"}));
 }
 

@@ -105,9 +105,11 @@ TEST(LaunchValidation, ZeroDimensions) {
     ASSERT_EQ(issues.size(), 2u);
     EXPECT_EQ(issues[0].severity, Severity::Error);
     EXPECT_EQ(issues[0].limit, "zero block size");
+    EXPECT_EQ(issues[0].setting, LaunchSetting::Block);
     EXPECT_TRUE(names(issues[0], {"16x0x1"}));
     EXPECT_EQ(issues[1].severity, Severity::Error);
     EXPECT_EQ(issues[1].limit, "zero grid size");
+    EXPECT_EQ(issues[1].setting, LaunchSetting::Grid);
     EXPECT_TRUE(names(issues[1], {"0x1x1"}));
 }
 
@@ -138,6 +140,7 @@ TEST(LaunchValidation, PerDimensionGridLimit) {
     const auto errors = only(validate_launch(gpu(), check({1, 70000, 1}, {32, 1, 1})), Severity::Error);
     ASSERT_EQ(errors.size(), 1u);
     EXPECT_EQ(errors[0].limit, "max grid size in y");
+    EXPECT_EQ(errors[0].setting, LaunchSetting::Grid);
     // The fix puts the long dimension in x, which allows 2^31-1 blocks.
     EXPECT_TRUE(names(errors[0], {"1x70000x1", "70000", "65535", std::to_string(gpu().max_grid.x).c_str()}));
 }
@@ -149,6 +152,7 @@ TEST(LaunchValidation, SharedMemoryMentionsOptIn) {
     auto errors = only(validate_launch(gpu(), c), Severity::Error);
     ASSERT_EQ(errors.size(), 1u);
     EXPECT_EQ(errors[0].limit, "max shared memory per block");
+    EXPECT_EQ(errors[0].setting, LaunchSetting::SharedMemory);
     EXPECT_TRUE(names(errors[0], {"66560", "1024", "65536", "49152", "232448"}));
     EXPECT_TRUE(has(errors[0], 1024 + 64 * 1024, 48 * 1024));
 
@@ -166,6 +170,7 @@ TEST(LaunchValidation, RegistersPerBlock) {
     const auto errors = only(validate_launch(gpu(), c), Severity::Error);
     ASSERT_EQ(errors.size(), 1u);
     EXPECT_EQ(errors[0].limit, "registers per block");
+    EXPECT_EQ(errors[0].setting, LaunchSetting::Block);
     // 128 x 1024 = 131072 registers of 65536: at most 65536 / 128 = 512 threads, or __launch_bounds__(1024).
     EXPECT_TRUE(names(errors[0], {"128", "131072", "512", "__launch_bounds__(1024)"}));
     EXPECT_TRUE(has(errors[0], 128 * 1024, 64 * 1024, Dim3{256, 1, 1}, Dim3{4096 / 256, 1, 1}));
@@ -176,6 +181,7 @@ TEST(LaunchValidation, GridTooSmallWarns) {
     ASSERT_EQ(issues.size(), 1u);
     EXPECT_EQ(issues[0].severity, Severity::Warning);
     EXPECT_EQ(issues[0].limit, kCoverageLimit);
+    EXPECT_EQ(issues[0].setting, LaunchSetting::Grid);
     EXPECT_TRUE(names(issues[0], {"3x1x1", "768", "1000003", "3907"}));
     EXPECT_TRUE(has(issues[0], 3 * 256, 1000003, Dim3{256, 1, 1}, Dim3{(1000003 + 255) / 256, 1, 1}));
 }
@@ -226,30 +232,38 @@ TEST(LaunchFigures, CountsThreadsBeyondTheProblem) {
     EXPECT_EQ(launch_figures(gpu(), check({4, 1, 1}, {256, 1, 1}, {1000})).threads_beyond_problem, 24u);
 }
 
+std::optional<Dim3> dims(const std::string& text) {
+    auto d = parse_dim3(text);
+    return d ? std::optional<Dim3>(*d) : std::nullopt;
+}
+
 TEST(ParseDim3, AcceptsCommonForms) {
-    EXPECT_EQ(parse_dim3("256"), (Dim3{256, 1, 1}));
-    EXPECT_EQ(parse_dim3("16x16"), (Dim3{16, 16, 1}));
-    EXPECT_EQ(parse_dim3("8x8x4"), (Dim3{8, 8, 4}));
-    EXPECT_EQ(parse_dim3(" 32 x 4 "), (Dim3{32, 4, 1}));
-    EXPECT_EQ(parse_dim3("2,3,4"), (Dim3{2, 3, 4}));
-    EXPECT_EQ(parse_dim3("16X2"), (Dim3{16, 2, 1}));
+    EXPECT_EQ(dims("256"), (Dim3{256, 1, 1}));
+    EXPECT_EQ(dims("16x16"), (Dim3{16, 16, 1}));
+    EXPECT_EQ(dims("8x8x4"), (Dim3{8, 8, 4}));
+    EXPECT_EQ(dims(" 32 x 4 "), (Dim3{32, 4, 1}));
+    EXPECT_EQ(dims("2,3,4"), (Dim3{2, 3, 4}));
+    EXPECT_EQ(dims("16X2"), (Dim3{16, 2, 1}));
+    EXPECT_EQ(dims("4294967295"), (Dim3{4294967295u, 1, 1}));
 }
 
 TEST(ParseDim3, AStarIsRefusedNotReadAsAShape) {
-    std::string error;
-    EXPECT_FALSE(parse_dim3("16*16", &error));
+    const auto d = parse_dim3("16*16");
+    ASSERT_FALSE(d);
+    EXPECT_EQ(d.error().kind, ErrorKind::UserInput);
     // Both readings are named: the shape 16x16 and the product 256.
-    EXPECT_NE(error.find("16x16"), std::string::npos) << error;
-    EXPECT_NE(error.find("256"), std::string::npos) << error;
+    EXPECT_NE(d.error().message.find("16x16"), std::string::npos) << d.error().message;
+    EXPECT_NE(d.error().message.find("256"), std::string::npos) << d.error().message;
 }
 
 TEST(ParseDim3, RejectsWithAnExample) {
-    for (const char* bad : {"", "16xx16", "1x2x3x4", "abc", "0", "16x-1", "99999999999", "1.5"}) {
-        std::string error;
-        EXPECT_FALSE(parse_dim3(bad, &error)) << bad;
-        // The refusal quotes the text it refused and gives a shape that works.
-        EXPECT_NE(error.find("`" + std::string(bad) + "`"), std::string::npos) << bad << ": " << error;
-        EXPECT_NE(error.find("8x8x4"), std::string::npos) << bad << ": " << error;
+    for (const char* bad : {"", "16xx16", "1x2x3x4", "abc", "0", "16x-1", "99999999999", "4294967296", "1.5"}) {
+        const auto d = parse_dim3(bad);
+        ASSERT_FALSE(d) << bad;
+        EXPECT_EQ(d.error().kind, ErrorKind::UserInput) << bad;
+        // The refusal quotes the text it refused; its hint gives a shape that works.
+        EXPECT_NE(d.error().message.find("`" + std::string(bad) + "`"), std::string::npos) << d.error().message;
+        EXPECT_EQ(dims(d.error().hint.substr(d.error().hint.rfind(' ') + 1)), (Dim3{8, 8, 4})) << d.error().hint;
     }
 }
 

@@ -42,6 +42,7 @@ const std::set<std::string> kPlainRunKeys = {
     "expect",
     "grid",
     "kernel",
+    "launch_issues",
     "launch_warnings",
     "learn",
     "max_abs_error",
@@ -92,6 +93,55 @@ TEST(ReportJson, ACheckedCpuRunHasExactlyTheDocumentedTopLevelKeys) {
     EXPECT_EQ(j.at("stages").at(0), nlohmann::json({{"stage", "compile"}, {"reused", false}, {"reason", "first run"}}));
     // The text is the same value: what the CLI prints parses back to it.
     EXPECT_EQ(nlohmann::json::parse(json_text(j)), j);
+}
+
+// The launch checks' findings as data: a refused block and a block that leaves lanes idle, each with its limit,
+// the figure against it and the fix its message suggests, computed here from the device's own limits.
+TEST(ReportJson, LaunchIssuesCarryTheLimitTheFigureAndTheSuggestedFix) {
+    auto made = make_backend("cpu");
+    ASSERT_TRUE(made.ok()) << made.error().full();
+    Engine engine(std::move(made->backend));
+    KernelSession session(engine);
+    session.set_kernel(load_kernel_file(std::filesystem::path(CP_SOURCE_DIR) / "kernels/basics/vector_add.cu").value());
+    ASSERT_TRUE(session.set_param("n", "1001"));
+    const uint64_t max_threads = uint64_t(session.device().max_threads_per_block);
+    const uint64_t warp = uint64_t(session.device().warp_size);
+
+    RunChoices choices = session.choices();
+    choices.block = Dim3{uint32_t(max_threads + 1), 1, 1};
+    session.set_choices(choices);
+    const nlohmann::json refused = run_report_json(session.run(), {});
+    EXPECT_EQ(refused.at("error_kind"), "launch_refused");
+    ASSERT_EQ(refused.at("launch_issues").size(), 1u) << json_text(refused);
+    const nlohmann::json& too_many = refused.at("launch_issues").at(0);
+    EXPECT_EQ(too_many.at("severity"), "error");
+    EXPECT_EQ(too_many.at("setting"), "block");
+    EXPECT_EQ(too_many.at("limit"), "max threads per block");
+    EXPECT_EQ(too_many.at("value"), max_threads + 1);
+    EXPECT_EQ(too_many.at("maximum"), max_threads);
+    ASSERT_TRUE(too_many.at("try_block").is_array()) << too_many;
+    const uint64_t tried = too_many.at("try_block").at(0).get<uint64_t>() * too_many.at("try_block").at(1).get<uint64_t>() *
+                           too_many.at("try_block").at(2).get<uint64_t>();
+    EXPECT_LE(tried, max_threads);
+    EXPECT_TRUE(refused.at("launch_warnings").empty());
+
+    choices.block = Dim3{100, 1, 1};
+    session.set_choices(choices);
+    const RunReport ran = session.run();
+    ASSERT_TRUE(ran.ok()) << ran.error->message;
+    const nlohmann::json warned = run_report_json(ran, {});
+    const nlohmann::json* lanes = nullptr;
+    for (const auto& issue : warned.at("launch_issues"))
+        if (issue.at("limit") == "warp size") lanes = &issue;
+    ASSERT_NE(lanes, nullptr) << json_text(warned);
+    EXPECT_EQ(lanes->at("severity"), "warning");
+    EXPECT_EQ(lanes->at("setting"), "block");
+    EXPECT_EQ(lanes->at("value"), 100u);
+    EXPECT_EQ(lanes->at("maximum"), warp);
+    const uint64_t rounded = (100 + warp - 1) / warp * warp;
+    EXPECT_EQ(lanes->at("try_block"), nlohmann::json::array({rounded, 1, 1}));
+    EXPECT_EQ(lanes->at("try_grid"), nlohmann::json::array({(1001 + rounded - 1) / rounded, 1, 1}));
+    EXPECT_EQ(warned.at("launch_warnings").size(), warned.at("launch_issues").size());
 }
 
 TEST(ReportJson, ARunThatStoppedBeforeItWasResolvedKeepsTheSameKeysWithNulls) {

@@ -64,9 +64,11 @@ std::string try_text(const LaunchCheck& c, const Dim3& block) {
     return "Try " + block.str() + " and grid " + grid_for(c, block).str() + ".";
 }
 
-LaunchIssue refuse(std::string limit, std::string message, uint64_t value = 0, uint64_t maximum = 0,
-                   std::optional<Dim3> try_block = std::nullopt, std::optional<Dim3> try_grid = std::nullopt) {
-    return LaunchIssue{Severity::Error, std::move(limit), std::move(message), value, maximum, try_block, try_grid};
+LaunchIssue refuse(LaunchSetting setting, std::string limit, std::string message, uint64_t value = 0,
+                   uint64_t maximum = 0, std::optional<Dim3> try_block = std::nullopt,
+                   std::optional<Dim3> try_grid = std::nullopt) {
+    return LaunchIssue{Severity::Error, std::move(limit), std::move(message), value, maximum, try_block, try_grid,
+                       setting};
 }
 
 void check_block(const DeviceInfo& device, const LaunchCheck& c, std::vector<LaunchIssue>& issues) {
@@ -76,7 +78,7 @@ void check_block(const DeviceInfo& device, const LaunchCheck& c, std::vector<Lau
     if (threads > limit) {
         const std::string who = kernel_limited ? "this kernel allows" : device_word(device) + " allows";
         const Dim3 fixed = suggest_block(c, device, limit);
-        issues.push_back(refuse(kernel_limited ? "max threads per block of this kernel" : "max threads per block",
+        issues.push_back(refuse(LaunchSetting::Block, kernel_limited ? "max threads per block of this kernel" : "max threads per block",
                                 "block " + c.block.str() + " has " + count_text(threads, "thread") + "; " + who +
                                     " at most " + std::to_string(limit) + " per block" +
                                     (kernel_limited ? " (set by its __launch_bounds__ or register use)" : "") + ". " +
@@ -92,7 +94,7 @@ void check_block(const DeviceInfo& device, const LaunchCheck& c, std::vector<Lau
         Dim3 fixed = c.block;
         dim(fixed, i) = max;
         if (coverage(c, i) <= 1) fixed = suggest_block(c, device, device.max_threads_per_block);
-        issues.push_back(refuse(std::string("max block size in ") + axis_name(i),
+        issues.push_back(refuse(LaunchSetting::Block, std::string("max block size in ") + axis_name(i),
                                 "block " + c.block.str() + " is " + count_text(dim(c.block, i), "thread") + " in " +
                                     axis_name(i) + "; " + device_word(device) + " allows at most " + std::to_string(max) +
                                     " in " + axis_name(i) + ". " + try_text(c, fixed),
@@ -108,7 +110,7 @@ void check_grid(const DeviceInfo& device, const LaunchCheck& c, std::vector<Laun
                                  : "Put the long dimension in x (up to " + std::to_string(device.max_grid.x) +
                                        " blocks), use larger blocks in " + axis_name(i) +
                                        ", or loop inside the kernel (a grid-stride loop).";
-        issues.push_back(refuse(std::string("max grid size in ") + axis_name(i),
+        issues.push_back(refuse(LaunchSetting::Grid, std::string("max grid size in ") + axis_name(i),
                                 "grid " + c.grid.str() + " has " + std::to_string(dim(c.grid, i)) + " blocks in " +
                                     axis_name(i) + "; " + device_word(device) + " allows at most " + std::to_string(max) +
                                     " in " + axis_name(i) + ". " + fix,
@@ -132,7 +134,7 @@ void check_shared(const DeviceInfo& device, const LaunchCheck& c, std::vector<La
         message += ", and at most " + std::to_string(optin) + " even with opt-in";
     }
     message += ". Use smaller tiles or fewer threads per block so each block needs less shared memory.";
-    issues.push_back(refuse("max shared memory per block", message, total, limit));
+    issues.push_back(refuse(LaunchSetting::SharedMemory, "max shared memory per block", message, total, limit));
 }
 
 void check_registers(const DeviceInfo& device, const LaunchCheck& c, std::vector<LaunchIssue>& issues) {
@@ -143,7 +145,7 @@ void check_registers(const DeviceInfo& device, const LaunchCheck& c, std::vector
     if (needed <= static_cast<uint64_t>(device.regs_per_block)) return;
     const uint64_t max_threads = std::max<uint64_t>(warp, device.regs_per_block / c.usage.registers / warp * warp);
     const Dim3 fixed = suggest_block(c, device, max_threads);
-    issues.push_back(refuse("registers per block",
+    issues.push_back(refuse(LaunchSetting::Block, "registers per block",
                             "the kernel uses " + std::to_string(c.usage.registers) + " registers per thread, so a block of " +
                                 count_text(c.block.count(), "thread") + " needs " + std::to_string(needed) +
                                 " registers; " + device_word(device) + " has " + std::to_string(device.regs_per_block) +
@@ -191,7 +193,8 @@ void warn_coverage(const DeviceInfo& device, const LaunchCheck& c, std::vector<L
         const uint64_t covered = uint64_t(dim(c.grid, d)) * dim(c.block, d);
         if (covered >= c.problem[i]) continue;
         const std::string blocks = one_d ? std::to_string(c.block.x) + "-thread blocks" : c.block.str() + " blocks";
-        LaunchIssue issue{Severity::Warning, kCoverageLimit, "", covered, c.problem[i], std::nullopt, std::nullopt};
+        LaunchIssue issue{Severity::Warning, kCoverageLimit, "", covered, c.problem[i], std::nullopt, std::nullopt,
+                          LaunchSetting::Grid};
         std::string message = "grid " + c.grid.str() + " of " + blocks + " covers " + std::to_string(covered) + " of " +
                               std::to_string(c.problem[i]) + " elements in " + axis_name(d) +
                               " if each thread handles one element; ";
@@ -239,10 +242,12 @@ void warn_warp_multiple(const DeviceInfo& device, const LaunchCheck& c, std::vec
 std::vector<LaunchIssue> validate_launch(const DeviceInfo& device, const LaunchCheck& check) {
     std::vector<LaunchIssue> issues;
     bool zero = false;
-    for (const auto& [what, d] : {std::pair<const char*, Dim3>{"block", check.block}, {"grid", check.grid}}) {
+    for (const auto& [setting, d] :
+         {std::pair<LaunchSetting, Dim3>{LaunchSetting::Block, check.block}, {LaunchSetting::Grid, check.grid}}) {
         if (d.x && d.y && d.z) continue;
         zero = true;
-        issues.push_back(refuse(std::string("zero ") + what + " size",
+        const char* what = launch_setting_name(setting);
+        issues.push_back(refuse(setting, std::string("zero ") + what + " size",
                                 std::string(what) + " " + d.str() + " has a zero dimension; every dimension must be at "
                                 "least 1 (use 1 for the dimensions you do not need)."));
     }
@@ -277,12 +282,10 @@ LaunchFigures launch_figures(const DeviceInfo& device, const LaunchCheck& check)
     return f;
 }
 
-std::optional<Dim3> parse_dim3(const std::string& text, std::string* error) {
-    auto fail = [&](const std::string& why) -> std::optional<Dim3> {
-        if (error)
-            *error = "`" + text + "` is not a size: " + why + ". Write 1 to 3 whole numbers separated by x, e.g. 256, "
-                     "16x16 or 8x8x4.";
-        return std::nullopt;
+Result<Dim3> parse_dim3(const std::string& text) {
+    auto fail = [&](const std::string& why) -> Result<Dim3> {
+        return make_error(ErrorKind::UserInput, "`" + text + "` is not a size: " + why,
+                          "write 1 to 3 whole numbers separated by x, e.g. 256, 16x16 or 8x8x4");
     };
     // `16*16` reads as a product (256 threads in one dimension) as much as a shape (16x16): say so rather than
     // guess.

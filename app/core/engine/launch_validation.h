@@ -9,6 +9,12 @@
 
 namespace cp {
 
+// Which of the launch's settings a finding is about: the one to change to fix it.
+enum class LaunchSetting : uint8_t { Block, Grid, SharedMemory };
+constexpr const char* launch_setting_name(LaunchSetting s) {
+    return s == LaunchSetting::Block ? "block" : s == LaunchSetting::Grid ? "grid" : "shared_memory";
+}
+
 struct LaunchIssue {
     Severity severity = Severity::Error;  // Error: refused; Warning: allowed but probably unintended
     std::string limit;                    // which limit, e.g. "max threads per block"
@@ -19,6 +25,7 @@ struct LaunchIssue {
     // suggests, when it suggests them. 0 / nullopt where the issue has none (a zero dimension).
     uint64_t value = 0, maximum = 0;
     std::optional<Dim3> try_block, try_grid;
+    LaunchSetting setting = LaunchSetting::Block;
 };
 
 // LaunchIssue::limit of the guess that the grid does not cover the problem (a measurement replaces it).
@@ -44,7 +51,8 @@ struct LaunchFigures {
 };
 LaunchFigures launch_figures(const DeviceInfo& device, const LaunchCheck& check);
 
-// Parses "256", "16x16", "8x8x4" (also '*' or ','); Error with an example on bad text.
-std::optional<Dim3> parse_dim3(const std::string& text, std::string* error = nullptr);
+// Parses "256", "16x16", "8x8x4" (also ','). Bad text (a `*`, a missing or extra dimension, a 0, a number over
+// 2^32 - 1) is a UserInput error that quotes the text and says why; its hint gives shapes that work.
+Result<Dim3> parse_dim3(const std::string& text);
 
 }  // namespace cp

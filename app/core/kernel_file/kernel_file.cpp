@@ -162,12 +162,14 @@ Result<KernelFile> load_kernel_file(const fs::path& path) {
                           "Check the path; library kernels are under " + kernels_dir().string() +
                               " (`cuda-playground list` shows them).");
     }
+    // A folder or a file over the limit is a choice to change (user_input); a missing, unreadable or damaged
+    // file is io, as for images.
     if (fs::is_directory(status)) {
-        return make_error(ErrorKind::Io, "`" + path.string() + "` is a folder, not a kernel file",
+        return make_error(ErrorKind::UserInput, "`" + path.string() + "` is a folder, not a kernel file",
                           "Give the path of a .cu file inside it.");
     }
     if (const auto bytes = fs::file_size(path, ec); !ec && bytes > kKernelFileMaxBytes) {
-        return make_error(ErrorKind::Io, kernel_file_too_large_message(path.string(), size_t(bytes)),
+        return make_error(ErrorKind::UserInput, kernel_file_too_large_message(path.string(), size_t(bytes)),
                           "Keep the kernels (and the functions they call) in the file and leave the rest out.");
     }
     std::ifstream in(path, std::ios::binary);

@@ -258,6 +258,20 @@ json run_report_json(const RunReport& r, const std::vector<std::filesystem::path
         if (issue.severity != Severity::Error) warnings.push_back(issue.message);
     }
     j["launch_warnings"] = warnings;
+    // The same checks as data (a refusal's too), for scripts to decide on: which limit, the figure against it,
+    // and the block and grid the message suggests.
+    json issues = json::array();
+    for (const auto& issue : r.launch_issues) {
+        issues.push_back({{"severity", issue.severity == Severity::Error ? "error" : "warning"},
+                          {"setting", launch_setting_name(issue.setting)},
+                          {"limit", issue.limit},
+                          {"message", issue.message},
+                          {"value", issue.value},
+                          {"maximum", issue.maximum},
+                          {"try_block", issue.try_block ? dim3_json(*issue.try_block) : json(nullptr)},
+                          {"try_grid", issue.try_grid ? dim3_json(*issue.try_grid) : json(nullptr)}});
+    }
+    j["launch_issues"] = issues;
     j["resources"] = usage_object(r.usage);
     j["compile"] = {{"cache_hit", r.cache_hit}, {"ms", r.compile_ms}};
     j["error"] = r.error ? json{{"stage", run_stage_name(r.failed_stage)},

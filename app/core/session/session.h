@@ -118,7 +118,8 @@ private:
                                 std::vector<InputProblem>& problems) const;
     Result<bool> resolve_extents(ResolvedRun& r, const Scope& scope, std::vector<InputProblem>& problems) const;
     // The device's per-dimension and per-block limits, which need no compiled kernel: checked before compiling.
-    std::vector<InputProblem> check_device_limits(const ResolvedRun& r) const;
+    std::vector<InputProblem> check_device_limits(const ResolvedRun& r,
+                                                  std::vector<LaunchIssue>* refusals = nullptr) const;
     Result<bool> prepare_buffers(const ResolvedRun& resolved, const RunOptions& options, TransferTimes& times);
     // For the extra launches of coverage, traces and sweeps: default copies, times not reported.
     Result<bool> prepare_buffers(const ResolvedRun& resolved) {

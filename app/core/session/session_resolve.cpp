@@ -136,16 +136,21 @@ Result<bool> KernelSession::resolve_choices(const ResolvedRun&, std::vector<Inpu
     return true;
 }
 
-std::vector<InputProblem> KernelSession::check_device_limits(const ResolvedRun& r) const {
+std::vector<InputProblem> KernelSession::check_device_limits(const ResolvedRun& r,
+                                                             std::vector<LaunchIssue>* refusals) const {
     std::vector<InputProblem> problems;
     auto check = [&](const Dim3& grid_size, const Dim3& block_size, const std::vector<uint64_t>& problem,
                      const ResolvedStep* step) {
-        for (const LaunchIssue& issue : validate_launch(device(), LaunchCheck{grid_size, block_size, 0, {}, problem})) {
+        for (LaunchIssue issue : validate_launch(device(), LaunchCheck{grid_size, block_size, 0, {}, problem})) {
             if (issue.severity != Severity::Error) continue;
-            const bool grid = issue.limit.find("grid") != std::string::npos;
+            const bool grid = issue.setting == LaunchSetting::Grid;
             const char* what = grid ? "grid" : "block";
             const bool own = step && (grid ? step->own_grid : step->own_block);
             const std::string message = step ? step_label(*step) + ": " + issue.message : issue.message;
+            if (refusals) {
+                issue.message = message;
+                refusals->push_back(issue);
+            }
             if (!own && (grid ? choices_.grid.has_value() : choices_.block.has_value())) {
                 problems.push_back({what, make_error(ErrorKind::UserInput, message,
                                                      std::string("change the ") + what + " as suggested")});

@@ -358,7 +358,7 @@ bool KernelSession::stage_resolve(RunState& run) {
     if (!resolved) return run.fail(RunStage::Resolve, resolved.error());
     report.resolved = *resolved;
     run.resolved = std::move(*resolved);
-    if (auto refused = check_device_limits(*run.resolved); !refused.empty()) {
+    if (auto refused = check_device_limits(*run.resolved, &report.launch_issues); !refused.empty()) {
         report.input_problems = refused;
         return run.fail(RunStage::Validate,
                         make_error(ErrorKind::LaunchRefused, "launch refused: " + refused.front().error.message,

@@ -218,10 +218,11 @@ void LaunchPanel::draw_refusals() {
         ImGui::TextWrapped("%s %s", error ? "Refused:" : "Warning:", text.c_str());
         ImGui::PopStyleColor();
     };
-    for (const InputProblem& p : r.input_problems)
-        if (p.field == "block" || p.field == "grid" || p.field == "until_step" ||
-            (p.field.empty() && r.failed_stage == RunStage::Validate))
-            line(true, p.error.message);
+    // A launch refused for the device's limits before compiling has its refusals among the launch issues too
+    // (check_device_limits): they are drawn once, from there.
+    if (r.failed_stage != RunStage::Validate)
+        for (const InputProblem& p : r.input_problems)
+            if (p.field == "block" || p.field == "grid" || p.field == "until_step") line(true, p.error.message);
     for (const LaunchIssue& issue : r.launch_issues) line(issue.severity == Severity::Error, issue.message);
     if (!any && r.resolved && r.failed_stage != RunStage::Resolve)
         ImGui::TextColored(ImVec4(0.4f, 0.9f, 0.4f, 1), "Launch configuration OK");
