@@ -43,11 +43,38 @@ struct ResolvedStep {
 };
 std::string step_label(const ResolvedStep& s);  // "step 2 (`reduce_final`)"
 
-// `streams: S over PARAM chunks=C` as resolved: the counts evaluated and checked against PARAM's value.
+// A run cut into parts along a size parameter (chunk_plan.h). One buffer in one part: a byte range of it, or the whole buffer (an `in` buffer of another size).
+struct ChunkBuffer {
+    std::string name;
+    bool whole = false;        // another size than the split parameter: passed whole (only `in` buffers)
+    uint64_t byte_offset = 0;  // where the part's elements start in the buffer
+    uint64_t bytes = 0;        // the part's bytes (whole: the buffer's)
+    Direction direction = Direction::In;
+};
+
+// One part: elements [begin, end) of the split parameter's range.
+struct ChunkPart {
+    int index = 0;  // 0-based
+    uint64_t begin = 0, end = 0;
+    uint64_t length() const { return end - begin; }
+    std::vector<ChunkBuffer> buffers;      // in the file's order
+    std::map<std::string, double> params;  // the run's parameters with the split one set to length()
+    Dim3 grid;                             // the file's `grid:` evaluated with those parameters
+};
+
+struct ChunkPlan {
+    std::string param;   // the split parameter
+    uint64_t total = 0;  // its value in the run
+    std::vector<ChunkPart> parts;
+};
+
+// `streams: S over PARAM chunks=C` as resolved: the counts evaluated and checked against PARAM's value, and
+// its chunks planned (plan_chunks), once, before anything runs.
 struct ResolvedStreams {
     int streams = 1, chunks = 1;
     std::string param;
     int line = 0;  // the `streams:` line
+    ChunkPlan plan;
 };
 
 // Every value needed for one launch, computed from the metadata and the user's choices.

@@ -417,7 +417,7 @@ Result<bool> KernelSession::resolve_extents(ResolvedRun& r, const Scope& scope, 
                                     streams.error());
         r.streams = *streams;
         // Its chunks planned now, before anything runs: a buffer that cannot be split (an output of another size)
-        // is refused here, not after the ordinary launch. The streamed run plans them again from the same values.
+        // is refused here, not after the ordinary launch. The streamed run launches this plan.
         auto plan = plan_chunks(r, spec.buffers, spec.launch, r.streams->param, r.streams->chunks);
         if (!plan) {
             const Error& e = plan.error();
@@ -425,6 +425,7 @@ Result<bool> KernelSession::resolve_extents(ResolvedRun& r, const Scope& scope, 
                           make_error(e.kind, "`streams:` (line " + std::to_string(r.streams->line) + "): " + e.message,
                                      e.hint));
         }
+        r.streams->plan = std::move(*plan);
     }
 
     return true;

@@ -63,8 +63,9 @@ Result<StreamsReport> KernelSession::run_streams(const ResolvedRun& resolved, Mo
     const ResolvedStreams& st = *resolved.streams;
     const KernelSpec& spec = kernel_.spec;
     const std::string where = "`streams:` (line " + std::to_string(st.line) + ")";
-    auto plan = plan_chunks(resolved, spec.buffers, spec.launch, st.param, st.chunks);
-    if (!plan) return make_error(plan.error().kind, where + ": " + plan.error().message, plan.error().hint);
+    const ChunkPlan& plan = st.plan;  // planned when the run was resolved (session_resolve.cpp)
+    if (plan.parts.empty())
+        return make_error(ErrorKind::Internal, where + ": the run was resolved without its chunks planned");
 
     // The outputs' device copies are first spoiled (NaN bytes), so that what the ordinary launch left there
     // cannot stand in for a chunk that was not written.
@@ -82,7 +83,7 @@ Result<StreamsReport> KernelSession::run_streams(const ResolvedRun& resolved, Mo
     request.block = resolved.block;
     request.dynamic_shared_bytes = resolved.dynamic_shared_bytes;
     request.streams = st.streams;
-    for (const ChunkPart& part : plan->parts) {
+    for (const ChunkPart& part : plan.parts) {
         StreamChunk chunk;
         chunk.stream = part.index % st.streams;
         chunk.grid = part.grid;
@@ -120,7 +121,7 @@ Result<StreamsReport> KernelSession::run_streams(const ResolvedRun& resolved, Mo
 
     // The outputs from the chunks' copies, each placed where the plan says its chunk belongs; an element no
     // chunk brings back stays NaN bytes (not the ordinary launch's result).
-    for (const ChunkBuffer& cb : plan->parts.front().buffers) {
+    for (const ChunkBuffer& cb : plan.parts.front().buffers) {
         if (cb.whole || cb.direction == Direction::In) continue;
         const BufferSpec* b = kernel_.buffer(cb.name);
         HostBuffer fresh{cb.name, b->type, {}};
@@ -128,7 +129,7 @@ Result<StreamsReport> KernelSession::run_streams(const ResolvedRun& resolved, Mo
         into.outputs[cb.name] = std::move(fresh);
     }
     size_t next = 0;
-    for (const ChunkPart& part : plan->parts) {
+    for (const ChunkPart& part : plan.parts) {
         for (const ChunkBuffer& cb : part.buffers) {
             if (cb.whole || cb.direction == Direction::In) continue;
             if (next >= ran.d2h_data.size() || ran.d2h_data[next].size() != cb.bytes)
@@ -144,9 +145,9 @@ Result<StreamsReport> KernelSession::run_streams(const ResolvedRun& resolved, Mo
 
     StreamsReport r;
     r.streams = st.streams;
-    r.chunks = int(plan->parts.size());
+    r.chunks = int(plan.parts.size());
     r.param = st.param;
-    r.elements = plan->total;
+    r.elements = plan.total;
     r.ops = std::move(ran.ops);
     r.total_ms = ran.total_ms;
     r.one_stream_ms = ran.one_stream_ms;
