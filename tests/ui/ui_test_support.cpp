@@ -5,6 +5,7 @@
 #include "core/data/colormap.h"
 #include "core/kernel_file/kernel_file.h"
 #include "ui/state/output_views.h"
+#include "support/test_cache.h"
 
 #include <glad/gl.h>
 #include <gtest/gtest.h>
@@ -25,7 +26,12 @@ namespace cp::uitest {
 
 ScopedUserDir::ScopedUserDir() {
     env_.set("CUDA_PLAYGROUND_USER_DIR", (dir_.path() / "user").string());
-    env_.set("CUDA_PLAYGROUND_CACHE_DIR", (dir_.path() / "cache").string());
+    // Under ctest, the run's compile cache of the lessons, which the CLI and unit tests fill too (the cache is
+    // keyed by everything a compile reads, so sharing it changes no result): a window test that opens a lesson
+    // compiles it only when no test of the run has. Alone, a private cache, as before.
+    const char* shared = std::getenv("CP_TEST_CACHE_DIR");
+    env_.set("CUDA_PLAYGROUND_CACHE_DIR", shared && *shared ? test::lessons_cache_dir().path().string()
+                                                            : (dir_.path() / "cache").string());
 }
 
 namespace {

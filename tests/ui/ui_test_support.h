@@ -17,7 +17,8 @@
 
 namespace cp::uitest {
 
-// Points CUDA_PLAYGROUND_USER_DIR (edits, settings) and the compile cache at a fresh temporary folder.
+// Points CUDA_PLAYGROUND_USER_DIR (edits, settings) at a fresh temporary folder, and the compile cache at the
+// ctest run's shared cache of the lessons (support/test_cache.h), or at a fresh folder outside ctest.
 class ScopedUserDir {
 public:
     ScopedUserDir();
