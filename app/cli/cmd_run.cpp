@@ -71,7 +71,8 @@ reference, and writes each output view (PNG for images, CSV for arrays).
   --chunk-bytes N           send each input in host->device copies of at most N bytes (many small vs one large)
   --pinned                  copy from/to pinned (page-locked) host memory (CUDA; the CPU backend has no such thing)
   --out-dir DIR             write the output views there (created if missing)
-  --json FILE               write the result as JSON (- for stdout; its folder is created if missing)
+  --json FILE               write the result as JSON (- for stdout; its folder is created if missing), also
+                            when an option or the file is refused before the run (`error`, stage "none")
   --compare [OTHER]         also run OTHER (another kernel of FILE, a file or a library name; repeatable) on
                             the same inputs and choices, check it, and print its speed-up over FILE's kernel;
                             without OTHER, the variants FILE's header lists (`compare:`)
@@ -358,19 +359,24 @@ Result<Args> parse_run_args(const std::vector<std::string>& argv) {
 
 // The options into RunOptions, and the output paths checked, so a mistake costs no compile or run. Returns the
 // exit status when one is wrong (its error on stderr).
-std::optional<int> read_run_options(const Args& args, RunRequest& req) {
+std::optional<Error> read_run_options(const Args& args, RunRequest& req) {
+    // First, so that a refusal of any other option is written there too (refuse_run).
+    if (args.has("--json") && args.get("--json") != "-") {
+        if (auto ok = check_output_file("--json", args.get("--json")); !ok) return ok.error();
+    }
+    req.json_path = args.get("--json");
     auto launch = parse_launch_options(args);
-    if (!launch) return user_error(launch.error());
+    if (!launch) return launch.error();
     req.launch = *launch;
     RunOptions& options = req.options;
     if (args.has("--repeat")) {
         auto n = parse_positive_int("--repeat", args.get("--repeat"));
-        if (!n) return user_error(n.error());
+        if (!n) return n.error();
         req.repeats = *n;
     }
     if (args.has("--warmup")) {
         auto n = parse_whole_number("--warmup", args.get("--warmup"), 0, 1000000);
-        if (!n) return user_error(n.error());
+        if (!n) return n.error();
         options.timing.warmup = *n;
     }
     options.timing.flush_l2 = args.has("--flush-l2");
@@ -379,22 +385,18 @@ std::optional<int> read_run_options(const Args& args, RunRequest& req) {
     options.pinned_host = args.has("--pinned");
     if (args.has("--chunk-bytes")) {
         auto n = parse_positive_int("--chunk-bytes", args.get("--chunk-bytes"));
-        if (!n) return user_error(n.error());
+        if (!n) return n.error();
         options.upload_chunk_bytes = uint64_t(*n);
     }
-    req.json_path = args.get("--json");
     if (args.has("--out-dir")) {
-        if (auto ok = check_output_folder("--out-dir", args.get("--out-dir")); !ok) return user_error(ok.error());
-    }
-    if (args.has("--json") && req.json_path != "-") {
-        if (auto ok = check_output_file("--json", req.json_path); !ok) return user_error(ok.error());
+        if (auto ok = check_output_folder("--out-dir", args.get("--out-dir")); !ok) return ok.error();
     }
 
     if (args.has("--thread-order")) {
         ThreadOrderChoice order;
         std::string why;
         if (!parse_thread_order(args.get("--thread-order"), order, &why))
-            return user_error("`--thread-order " + args.get("--thread-order") + "`: " + why,
+            return make_error(ErrorKind::UserInput, "`--thread-order " + args.get("--thread-order") + "`: " + why,
                               "e.g. --thread-order reversed, or --thread-order shuffled:7");
         req.thread_order = order;
     }
@@ -407,16 +409,16 @@ std::optional<int> read_run_options(const Args& args, RunRequest& req) {
 
 // With --sanitize: checks it can be combined and run, and makes the backend whose worker runs under
 // compute-sanitizer (here, or the server's over --remote). Returns the exit status when it cannot.
-std::optional<int> prepare_sanitize(const Args& args, RunRequest& req) {
+std::optional<Error> prepare_sanitize(const Args& args, RunRequest& req) {
     if (!args.has("--sanitize")) return std::nullopt;
     if (req.launch.backend == "cpu")
-        return user_error("--sanitize runs compute-sanitizer, which needs the CUDA backend",
+        return make_error(ErrorKind::UserInput, "--sanitize runs compute-sanitizer, which needs the CUDA backend",
                           "on the CPU backend out-of-bounds accesses are always reported; drop --backend cpu");
     if (args.has("--compare"))
-        return user_error("--sanitize and --compare cannot be combined", "sanitize one kernel at a time");
+        return make_error(ErrorKind::UserInput, "--sanitize and --compare cannot be combined", "sanitize one kernel at a time");
     // Over --remote the server looks for its own compute-sanitizer; this machine needs none.
     auto setup = prepare_sanitizer(args.get("--sanitize"), req.launch.remote.empty());
-    if (!setup) return user_error(setup.error());
+    if (!setup) return setup.error();
     req.sanitizer_log = setup->log_path;
     if (!req.launch.remote.empty()) {
         RemoteOptions remote = remote_options_from_environment(req.launch.backend);
@@ -439,16 +441,16 @@ std::optional<int> prepare_sanitize(const Args& args, RunRequest& req) {
 
 // What needs the opened engine: --sanitize a GPU, --thread-order a backend that follows one (then set in the
 // session's choices). Returns the exit status when it is missing.
-std::optional<int> check_session_choices(const RunRequest& req, OpenedSession& opened) {
+std::optional<Error> check_session_choices(const RunRequest& req, OpenedSession& opened) {
     Engine& engine = *opened.engine;
     KernelSession& session = *opened.session;
     if (!req.sanitizer_log.empty() && !engine.device().caps.gpu)
-        return user_error("--sanitize needs the CUDA backend, and it cannot run here",
+        return make_error(ErrorKind::Unsupported, "--sanitize needs the CUDA backend, and it cannot run here",
                           "run on a machine with an NVIDIA GPU");
     if (req.thread_order) {
         if (!engine.capabilities().thread_order) {
             const Error e = thread_order_unavailable(engine.device());
-            return user_error("--thread-order: " + e.message, e.hint);
+            return make_error(e.kind, "--thread-order: " + e.message, e.hint);
         }
         RunChoices with_order = session.choices();
         with_order.thread_order = req.thread_order;
@@ -566,6 +568,23 @@ std::optional<int> write_json(const Args& args, const RunRequest& req, const Run
     return std::nullopt;
 }
 
+// A refusal before anything ran (an option, the file, the backend): said on stderr as always and, when --json was
+// asked, written as the run's JSON too (nothing resolved, the error at stage `none`), so that a script that asked
+// for JSON always gets some. Not when --json's own file is what was refused (req.json_path then still empty).
+int refuse_run(const Args& args, const RunRequest& req, const Error& error) {
+    const int status = user_error(error);
+    if (!args.has("--json") || req.json_path.empty()) return status;
+    RunReport report;
+    report.error = error;
+    report.failed_stage = RunStage::None;
+    RunResults results;
+    results.report = std::move(report);
+    RunRequest nothing_ran = req;
+    nothing_ran.sanitizer_log.clear();  // no sanitizer ran either
+    if (write_json(args, nothing_ran, results, {})) return status;  // it said why it could not
+    return status;
+}
+
 // The text on stdout once the runs are done: the results (or, with variants, the speed-ups) and the files written.
 void print_run_text(const Args& args, const RunRequest& req, const RunResults& r,
                     const std::vector<std::filesystem::path>& written) {
@@ -614,14 +633,14 @@ int cmd_run(const std::vector<std::string>& argv) {
 
     // Everything that can be checked without the kernel comes first: a mistake here costs no compile or run.
     RunRequest req;
-    if (auto stop = read_run_options(*args, req)) return *stop;
-    if (auto stop = prepare_sanitize(*args, req)) return *stop;
+    if (auto refused = read_run_options(*args, req)) return refuse_run(*args, req, *refused);
+    if (auto refused = prepare_sanitize(*args, req)) return refuse_run(*args, req, *refused);
     auto opened = open_session(args->positional[0], req.launch, req.sanitized_backend);
-    if (!opened) return user_error(opened.error());
+    if (!opened) return refuse_run(*args, req, opened.error());
     CompareRunner compare(*opened->engine);
     RunResults results;
     results.where = opened->engine->device().where;
-    if (auto stop = check_session_choices(req, *opened)) return *stop;
+    if (auto refused = check_session_choices(req, *opened)) return refuse_run(*args, req, *refused);
     if (auto stop = run_kernels(*args, req, *opened, compare, results)) return *stop;
 
     std::string export_problem;

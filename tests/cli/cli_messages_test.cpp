@@ -165,3 +165,52 @@ TEST(CliMessages, EveryExitStatusIsDocumented) {
 }
 
 }  // namespace
+
+namespace {
+
+nlohmann::json read_json_file(const std::filesystem::path& p) {
+    std::ifstream in(p);
+    return nlohmann::json::parse(in, nullptr, false);
+}
+
+// A script that asks for JSON gets JSON also when an option, the file or the backend is refused before anything
+// runs: the run's format with nothing resolved, the error's kind and stage `none`, and the same exit status.
+TEST(CliMessages, ARefusalBeforeTheRunIsWrittenAsJsonWhenJsonWasAsked) {
+    TempDir dir;
+    const auto file = dir.path() / "out" / "run.json";
+    struct Case {
+        std::vector<std::string> options;
+        const char* kind;
+    };
+    for (const Case& c : {Case{{"--repeat", "0"}, "user_input"}, Case{{"--block", "16*16"}, "user_input"},
+                          Case{{"--thread-order", "sideways"}, "user_input"}}) {
+        std::filesystem::remove(file);
+        std::vector<std::string> args = {"run", "basics/vector_add", "--backend", "cpu", "--json", file.string()};
+        args.insert(args.end(), c.options.begin(), c.options.end());
+        const ProcessResult r = cli(args);
+        EXPECT_EQ(r.exit_code, 1) << r.both();
+        const nlohmann::json j = read_json_file(file);
+        ASSERT_TRUE(j.is_object()) << c.options[0] << ": no JSON in " << file << "\n" << r.both();
+        EXPECT_EQ(j.at("schema_version"), 1);
+        EXPECT_EQ(j.at("error_kind"), c.kind) << c.options[0];
+        EXPECT_EQ(j.at("error").at("stage"), "none") << c.options[0];
+        EXPECT_EQ(j.at("check").at("state"), "not_run");
+        EXPECT_TRUE(j.at("grid").is_null());
+        EXPECT_EQ(j.at("where"), "local");
+    }
+    // A file that does not exist, with the JSON on stdout: stdout is that JSON alone.
+    const ProcessResult missing = cli({"run", (dir.path() / "nope.cu").string(), "--backend", "cpu", "--json", "-"});
+    EXPECT_EQ(missing.exit_code, 1) << missing.both();
+    const nlohmann::json j = nlohmann::json::parse(missing.out, nullptr, false);
+    ASSERT_TRUE(j.is_object()) << missing.out;
+    EXPECT_EQ(j.at("error_kind"), "io");
+    // --json's own file refused: nothing is written anywhere, and the refusal says why once.
+    const auto blocked = dir.path() / "a_file";
+    std::ofstream(blocked) << "x";
+    const ProcessResult unwritable =
+        cli({"run", "basics/vector_add", "--backend", "cpu", "--json", (blocked / "run.json").string()});
+    EXPECT_EQ(unwritable.exit_code, 1) << unwritable.both();
+    EXPECT_TRUE(unwritable.out.empty()) << unwritable.out;
+}
+
+}  // namespace

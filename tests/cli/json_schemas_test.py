@@ -240,6 +240,7 @@ def main():
             ("run", "run with a block that leaves lanes idle",
              ["run", "basics/vector_add", "--set", "n=1000", "--block", "100", "--repeat", "1"] + cpu, {}, {0}),
             ("run", "run whose block the device refuses", ["run", "basics/vector_add", "--block", "2048"] + cpu, {}, {1}),
+            ("run", "run refused before it starts", ["run", "basics/vector_add", "--repeat", "0"] + cpu, {}, {1}),
             ("run", "run --coverage of an inout buffer",
              ["run", "memory/round_trip", "--set", "n=1001", "--coverage", "--repeat", "1"] + cpu, {}, {0}),
             ("sweep", "sweep", ["sweep", "basics/vector_add", "--backend", "cpu", "--set", "n=1000", "--blocks",

@@ -144,6 +144,26 @@ TEST(ReportJson, LaunchIssuesCarryTheLimitTheFigureAndTheSuggestedFix) {
     EXPECT_EQ(warned.at("launch_warnings").size(), warned.at("launch_issues").size());
 }
 
+// An int parameter is written as an integer (1001, not 1001.0: a script's n == 1001 holds in any language), a
+// float one as a number with its fraction.
+TEST(ReportJson, IntegerParametersAreIntegersAndFloatOnesKeepTheirFraction) {
+    auto made = make_backend("cpu");
+    ASSERT_TRUE(made.ok()) << made.error().full();
+    Engine engine(std::move(made->backend));
+    KernelSession session(engine);
+    session.set_kernel(load_kernel_file(std::filesystem::path(CP_SOURCE_DIR) / "kernels/memory/round_trip.cu").value());
+    ASSERT_TRUE(session.set_param("n", "1001"));
+    ASSERT_TRUE(session.set_param("a", "2.5"));
+    const RunReport r = session.run();
+    ASSERT_TRUE(r.ok()) << r.error->message;
+    const nlohmann::json params = run_report_json(r, {}).at("params");
+    ASSERT_TRUE(params.at("n").is_number_integer()) << params;
+    EXPECT_EQ(params.at("n").get<int64_t>(), 1001);
+    EXPECT_EQ(params.at("n").dump(), "1001");
+    ASSERT_TRUE(params.at("a").is_number_float()) << params;
+    EXPECT_EQ(params.at("a").get<double>(), 2.5);
+}
+
 TEST(ReportJson, ARunThatStoppedBeforeItWasResolvedKeepsTheSameKeysWithNulls) {
     RunReport r;
     r.kernel = "k";
@@ -156,6 +176,9 @@ TEST(ReportJson, ARunThatStoppedBeforeItWasResolvedKeepsTheSameKeysWithNulls) {
     EXPECT_TRUE(j.at("grid").is_null());
     EXPECT_TRUE(j.at("timing").is_null());
     EXPECT_EQ(j.at("error").at("message"), "no kernel");
+    // Not run, and the check says so in words too (the window shows no verdict then; a script gets why).
+    EXPECT_EQ(j.at("check").at("state"), "not_run");
+    EXPECT_FALSE(j.at("check").at("text").get<std::string>().empty());
 }
 
 TEST(ReportJson, TextOfInvalidUtf8IsReplacedNotThrown) {

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+
 namespace cp {
 
 namespace {
@@ -34,7 +36,14 @@ json usage_object(const ResourceUsage& u) {
 // The verdict as one state (the window shows the same): a script need not combine the keys of the check.
 json check_json(const RunReport& r) {
     const CheckState state = check_state(r);
-    json check = {{"state", check_state_name(state)}, {"text", verdict_text(r, VerdictOf::Run, false)}};
+    std::string text = verdict_text(r, VerdictOf::Run, false);
+    if (state == CheckState::NotRun)  // the window shows no verdict then; a script reading `text` gets why
+        text = r.error ? std::string("Not checked: the run stopped at its ") + run_stage_name(r.failed_stage) +
+                             " stage, before the kernel's outputs could be checked (see `error`)."
+                       : "Not checked: the kernel was not run (" +
+                             (r.backend.empty() ? std::string("this backend") : "the " + r.backend + " backend") +
+                             " compiles kernels but cannot launch them).";
+    json check = {{"state", check_state_name(state)}, {"text", text}};
     if (const std::string why = not_checked_reason(r); !why.empty()) check["reason"] = why;
     uint64_t never_written = 0;
     for (const CoverageMap& c : r.coverage) never_written += c.never_written;
@@ -200,7 +209,13 @@ json run_report_json(const RunReport& r, const std::vector<std::filesystem::path
     j["block"] = r.resolved ? dim3_json(r.resolved->block) : json(nullptr);
     if (r.resolved && r.resolved->thread_order) j["thread_order"] = r.resolved->thread_order->str();
     j["dynamic_shared_bytes"] = r.resolved ? json(r.resolved->dynamic_shared_bytes) : json(nullptr);
-    j["params"] = r.resolved ? json(r.resolved->params) : json::object();
+    // An int or unsigned parameter as an integer (1000003, not 1000003.0), a float or double one as a number.
+    json params = json::object();
+    if (r.resolved)
+        for (const auto& [name, v] : r.resolved->params)
+            params[name] = r.resolved->whole_params.count(name) && std::abs(v) < 9.0e15 ? json(int64_t(std::llround(v)))
+                                                                                       : json(v);
+    j["params"] = params;
     if (r.resolved) {
         json counts = json::object();
         for (const auto& [name, n] : r.resolved->buffer_counts) counts[name] = n;

@@ -11,6 +11,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <memory>
 #include <optional>
 #include <string>
@@ -80,6 +81,7 @@ struct ResolvedStreams {
 // Every value needed for one launch, computed from the metadata and the user's choices.
 struct ResolvedRun {
     std::map<std::string, double> params;           // all parameters, derived ones included
+    std::set<std::string> whole_params;             // those of an integer type (int, unsigned): whole numbers
     std::map<std::string, uint64_t> buffer_counts;  // elements per buffer
     Dim3 grid, block;
     uint32_t dynamic_shared_bytes = 0;

@@ -255,6 +255,7 @@ Result<bool> KernelSession::resolve_params(ResolvedRun& r, Scope& scope, std::ve
         }
         scope[p.name] = v;
         r.params[p.name] = v;
+        if (p.type == ScalarType::Int || p.type == ScalarType::UInt) r.whole_params.insert(p.name);
     }
     // `constant` lines: the __constant__ values follow the params (a changed sigma compiles the new weights in).
     if (!read_constant_lines(kernel_).empty()) {
