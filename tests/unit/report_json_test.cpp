@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <set>
+#include <stdexcept>
 #include <string>
 #include "test_paths.h"
 #include "core/backends/registry.h"
@@ -63,12 +64,23 @@ const std::set<std::string> kPlainRunKeys = {
     "verified",
 };
 
+// A session on a library lesson on the CPU backend (a backend that cannot be made fails the test that asked).
+struct CpuLesson {
+    explicit CpuLesson(const std::string& lesson) : engine(cpu_backend()), session(engine) {
+        session.set_kernel(load_kernel_file(std::filesystem::path(CP_SOURCE_DIR) / "kernels" / lesson).value());
+    }
+    static std::unique_ptr<Backend> cpu_backend() {
+        auto made = make_backend("cpu");
+        if (!made.ok()) throw std::runtime_error("no CPU backend: " + made.error().full());
+        return std::move(made->backend);
+    }
+    Engine engine;
+    KernelSession session;
+};
+
 TEST(ReportJson, ACheckedCpuRunHasExactlyTheDocumentedTopLevelKeys) {
-    auto made = make_backend("cpu");
-    ASSERT_TRUE(made.ok()) << made.error().full();
-    Engine engine(std::move(made->backend));
-    KernelSession session(engine);
-    session.set_kernel(load_kernel_file(std::filesystem::path(CP_SOURCE_DIR) / "kernels/basics/vector_add.cu").value());
+    CpuLesson lesson("basics/vector_add.cu");
+    KernelSession& session = lesson.session;
     ASSERT_TRUE(session.set_param("n", "1001"));  // not a multiple of the 256-thread block
     const RunReport r = session.run();
     ASSERT_TRUE(r.ok()) << r.error->message;
@@ -98,11 +110,8 @@ TEST(ReportJson, ACheckedCpuRunHasExactlyTheDocumentedTopLevelKeys) {
 // The launch checks' findings as data: a refused block and a block that leaves lanes idle, each with its limit,
 // the figure against it and the fix its message suggests, computed here from the device's own limits.
 TEST(ReportJson, LaunchIssuesCarryTheLimitTheFigureAndTheSuggestedFix) {
-    auto made = make_backend("cpu");
-    ASSERT_TRUE(made.ok()) << made.error().full();
-    Engine engine(std::move(made->backend));
-    KernelSession session(engine);
-    session.set_kernel(load_kernel_file(std::filesystem::path(CP_SOURCE_DIR) / "kernels/basics/vector_add.cu").value());
+    CpuLesson lesson("basics/vector_add.cu");
+    KernelSession& session = lesson.session;
     ASSERT_TRUE(session.set_param("n", "1001"));
     const uint64_t max_threads = uint64_t(session.device().max_threads_per_block);
     const uint64_t warp = uint64_t(session.device().warp_size);
@@ -147,11 +156,8 @@ TEST(ReportJson, LaunchIssuesCarryTheLimitTheFigureAndTheSuggestedFix) {
 // An int parameter is written as an integer (1001, not 1001.0: a script's n == 1001 holds in any language), a
 // float one as a number with its fraction.
 TEST(ReportJson, IntegerParametersAreIntegersAndFloatOnesKeepTheirFraction) {
-    auto made = make_backend("cpu");
-    ASSERT_TRUE(made.ok()) << made.error().full();
-    Engine engine(std::move(made->backend));
-    KernelSession session(engine);
-    session.set_kernel(load_kernel_file(std::filesystem::path(CP_SOURCE_DIR) / "kernels/memory/round_trip.cu").value());
+    CpuLesson lesson("memory/round_trip.cu");
+    KernelSession& session = lesson.session;
     ASSERT_TRUE(session.set_param("n", "1001"));
     ASSERT_TRUE(session.set_param("a", "2.5"));
     const RunReport r = session.run();
