@@ -280,11 +280,20 @@ int exit_status(const RunReport& report) {
         return 2;
     }
     if (report.error) {
+        size_t errors = 0;
         if (report.failed_stage == RunStage::Compile) {
             for (const auto& d : report.diagnostics) {
-                if (d.severity == Severity::Error) std::cerr << d.str() << "\n";
+                if (d.severity != Severity::Error) continue;
+                std::cerr << d.str() << "\n";
+                ++errors;
             }
         }
+        // The compiler's errors are all above, each with its line: the last word counts them rather than
+        // repeating the first.
+        if (errors > 0 && report.error->kind == ErrorKind::Compile)
+            return user_error("the kernel did not compile: " + std::to_string(errors) + " error" +
+                                  (errors == 1 ? "" : "s") + ", above",
+                              report.error->hint);
         return user_error(*report.error);
     }
     return report.verified.value_or(true) ? 0 : 2;

@@ -214,3 +214,37 @@ TEST(CliMessages, ARefusalBeforeTheRunIsWrittenAsJsonWhenJsonWasAsked) {
 }
 
 }  // namespace
+
+namespace {
+
+size_t occurrences(const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+    return n;
+}
+
+// A kernel that does not compile: each of the compiler's errors is on stderr once, with its line, and the last
+// word counts them rather than repeating the first (the JSON's diagnostics are the same errors).
+TEST(CliMessages, EachCompileErrorIsSaidOnce) {
+    TempDir dir;
+    const auto broken = dir.write("broken.cu", kBrokenSource);
+    const auto json_file = dir.path() / "run.json";
+    const ProcessResult r = cli({"run", broken.string(), "--backend", "cpu", "--json", json_file.string()});
+    EXPECT_EQ(r.exit_code, 1) << r.both();
+    const nlohmann::json j = read_json_file(json_file);
+    ASSERT_TRUE(j.is_object()) << r.both();
+    EXPECT_EQ(j.at("error_kind"), "compile");
+    size_t errors = 0;
+    for (const auto& d : j.at("diagnostics")) {
+        if (d.at("severity") != "error") continue;
+        ++errors;
+        const std::string located = d.at("file").get<std::string>() + ":" + std::to_string(d.at("line").get<int>());
+        const std::string message = d.at("message").get<std::string>();
+        EXPECT_EQ(occurrences(r.err, message), 1u) << message << "\n" << r.err;
+        EXPECT_NE(r.err.find(located), std::string::npos) << located << "\n" << r.err;
+    }
+    ASSERT_GT(errors, 0u) << r.both();
+    EXPECT_NE(r.err.find(std::to_string(errors) + " error"), std::string::npos) << r.err;
+}
+
+}  // namespace

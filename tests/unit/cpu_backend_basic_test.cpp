@@ -203,6 +203,43 @@ TEST(CpuBackendBasic, CompileErrorIsOnTheUsersLine) {
     EXPECT_EQ(r.module, 0u);
 }
 
+size_t count_of(const CompileResult& r, Severity severity) {
+    return size_t(std::count_if(r.diagnostics.begin(), r.diagnostics.end(),
+                                [severity](const Diagnostic& d) { return d.severity == severity; }));
+}
+
+// A plain mistake (a missing `;`) is said once, on its line, with no note about host functions: the host compiler
+// refused it too. A host function called from a kernel, which only NVRTC refuses, gets the note, on the same line.
+TEST(CpuBackendBasic, TheHostFunctionNoteComesOnlyForWhatOnlyNvrtcRefuses) {
+    CpuRig rig;
+    const CompileResult missing = rig.compile_result("extern \"C\" __global__ void k(float* v, int n)\n"
+                                                     "{\n"
+                                                     "    int i = threadIdx.x\n"
+                                                     "    if (i < n) v[i] = 1.0f;\n"
+                                                     "}\n",
+                                                     "k", "semi.cu");
+    ASSERT_FALSE(missing.ok);
+    EXPECT_EQ(count_of(missing, Severity::Error), 1u) << missing.log;
+    EXPECT_EQ(count_of(missing, Severity::Note), 0u) << missing.log;
+    EXPECT_EQ(missing.diagnostics.front().file, "semi.cu");
+    EXPECT_EQ(missing.diagnostics.front().line, 4) << missing.diagnostics.front().str();
+
+    const CompileResult host = rig.compile_result("extern \"C\" __global__ void k(float* v, int n)\n"
+                                                  "{\n"
+                                                  "    int i = threadIdx.x;\n"
+                                                  "    if (i < n) v[i] = fopen(\"x\", \"r\") ? 1.0f : 0.0f;\n"
+                                                  "}\n",
+                                                  "k", "host.cu");
+    ASSERT_FALSE(host.ok);
+    EXPECT_EQ(count_of(host, Severity::Error), 1u) << host.log;
+    ASSERT_EQ(count_of(host, Severity::Note), 1u) << host.log;
+    const auto note = std::find_if(host.diagnostics.begin(), host.diagnostics.end(),
+                                   [](const Diagnostic& d) { return d.severity == Severity::Note; });
+    EXPECT_EQ(note->file, "host.cu");
+    EXPECT_EQ(note->line, 4) << note->str();
+    EXPECT_GT(note->column, 0);
+}
+
 TEST(CpuBackendBasic, ErrorInsideAShimMacroPointsAtTheUser) {
     CpuRig rig;
     const char* src = "extern \"C\" __global__ void k(int* v)\n"

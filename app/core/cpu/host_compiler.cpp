@@ -466,9 +466,17 @@ CpuCompileOutput build_library(const LibraryPlan& plan, const HostCompiler& comp
         if (!errors.empty()) {
             out.nvrtc_refused = true;
             out.diagnostics.insert(out.diagnostics.end(), errors.begin(), errors.end());
-            out.diagnostics.push_back({plan.user_path, 0, 0, Severity::Note,
-                                       "the CPU backend first checks device code with NVRTC, as a GPU build would: "
-                                       "kernels cannot call host functions"});
+            // Said only when the host compiler took the same code: then NVRTC refused what is C++ but not CUDA
+            // device code (a host function called from a kernel). A plain mistake (a missing `;`) both refuse,
+            // and NVRTC's words, which a GPU build gives too, say all there is.
+            const bool host_compiler_took_it = run.started && !run.timed_out && run.exit_code == 0;
+            if (host_compiler_took_it) {
+                const Diagnostic& first = errors.front();
+                out.diagnostics.push_back({first.file.empty() ? plan.user_path : first.file, first.line, first.column,
+                                           Severity::Note,
+                                           "the CPU backend first checks device code with NVRTC, as a GPU build "
+                                           "would: kernels cannot call host functions"});
+            }
             fs::remove_all(work, ec);
             return out;
         }
