@@ -240,6 +240,42 @@ TEST(CpuBackendBasic, TheHostFunctionNoteComesOnlyForWhatOnlyNvrtcRefuses) {
     EXPECT_GT(note->column, 0);
 }
 
+// <stdlib.h> and <string.h> are taken by both compilers: what device code may use of them (malloc, free, memcpy,
+// memset) compiles and runs, and a host function from them (system) is refused at its call, with the note, where
+// NVRTC used to say only that it cannot open the header.
+TEST(CpuBackendBasic, TheCStandardHeadersGiveDeviceCodeItsFunctionsAndRefuseTheHostsAtTheCall) {
+    CpuRig rig;
+    const CompileResult host = rig.compile_result("#include <stdlib.h>\n"
+                                                  "extern \"C\" __global__ void k(int* v)\n"
+                                                  "{\n"
+                                                  "    if (threadIdx.x == 0) v[0] = system(\"ls\");\n"
+                                                  "}\n",
+                                                  "k", "sys.cu");
+    ASSERT_FALSE(host.ok);
+    ASSERT_EQ(count_of(host, Severity::Error), 1u) << host.log;
+    EXPECT_EQ(host.diagnostics.front().line, 4) << host.diagnostics.front().str();
+    EXPECT_NE(host.diagnostics.front().message.find("system"), std::string::npos) << host.diagnostics.front().str();
+    EXPECT_EQ(count_of(host, Severity::Note), 1u) << host.log;
+
+    const ModuleId m = rig.compile("#include <cstdlib>\n#include <cstring>\n#include <stdlib.h>\n#include <string.h>\n"
+                                   "extern \"C\" __global__ void k(float* v, int n)\n"
+                                   "{\n"
+                                   "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                   "    float* one = (float*)malloc(sizeof(float));\n"
+                                   "    const float value = 1.5f;\n"
+                                   "    memset(one, 0, sizeof(float));\n"
+                                   "    memcpy(one, &value, sizeof value);\n"
+                                   "    if (i < n) v[i] = *one + i;\n"
+                                   "    free(one);\n"
+                                   "}\n",
+                                   "k");
+    const int n = 300;
+    const BufferId v = rig.buffer("v", std::vector<float>(n, -1.f));
+    ASSERT_TRUE(rig.launch(m, "k", {div_up(n, 128)}, {128}, {buffer_arg("v", v), value_arg("n", n)}).ok);
+    const std::vector<float> got = rig.read<float>(v);
+    for (int i = 0; i < n; ++i) ASSERT_EQ(got[size_t(i)], 1.5f + float(i)) << i;
+}
+
 TEST(CpuBackendBasic, ErrorInsideAShimMacroPointsAtTheUser) {
     CpuRig rig;
     const char* src = "extern \"C\" __global__ void k(int* v)\n"

@@ -7,6 +7,11 @@ namespace {
 
 constexpr const char* kEmptyStdio = "#pragma once\n// printf is built in to NVRTC.\n";
 constexpr const char* kEmptyAssert = "#pragma once\n// assert is built in to NVRTC.\n";
+// What device code may use of these (malloc, free, memcpy, memset) is built in to NVRTC. The host's functions
+// (system, exit, getenv, rand, strlen...) are not declared: a kernel that calls one is told that the identifier
+// is undefined at the call, where without the header it was told only that the header cannot be opened.
+constexpr const char* kEmptyStdlib = "#pragma once\n// malloc and free are built in to NVRTC; host functions are not.\n";
+constexpr const char* kEmptyString = "#pragma once\n// memcpy and memset are built in to NVRTC; host functions are not.\n";
 
 // The definitions match libcu++'s NVRTC branch token for token, so a kernel may include both <cstdint>
 // and <cuda/std/cstdint> without redefinition errors or warnings.
@@ -126,7 +131,8 @@ const std::vector<InMemoryHeader>& nvrtc_std_headers() {
         {"cstdio", kEmptyStdio}, {"stdio.h", kEmptyStdio}, {"cassert", kEmptyAssert}, {"assert.h", kEmptyAssert},
         {"cstdint", kStdint},    {"stdint.h", kStdint},    {"climits", kLimits},      {"limits.h", kLimits},
         {"cfloat", kFloat},      {"float.h", kFloat},      {"cmath", kMath},          {"math.h", kMath},
-        {"algorithm", kAlgorithm},
+        {"algorithm", kAlgorithm}, {"cstdlib", kEmptyStdlib}, {"stdlib.h", kEmptyStdlib}, {"cstring", kEmptyString},
+        {"string.h", kEmptyString},
     };
     return headers;
 }
