@@ -128,6 +128,45 @@ TimelineData timeline_data(const LaunchTrace& trace) {
     return d;
 }
 
+// The blocks' colour scale beside the timeline: each block index in the colour its bars have, labelled at whole
+// indices only, 0 to the last at a step the height allows. (ImPlot's ColormapScale puts its ticks at fractions,
+// which whole-number labels showed as 0, 0, 1, 2, 2, 2, 3 for 6 blocks.)
+static void block_scale(const char* label, uint64_t blocks, ImVec2 size, int cmap, ChartText* text) {
+    const uint64_t last = std::max<uint64_t>(blocks, 1) - 1;
+    const ImPlotFlags flags = ImPlotFlags_NoLegend | ImPlotFlags_NoMouseText | ImPlotFlags_NoMenus |
+                              ImPlotFlags_NoBoxSelect | ImPlotFlags_NoInputs | ImPlotFlags_NoFrame;
+    if (!ImPlot::BeginPlot("##block_scale", size, flags)) return;
+    ImPlot::SetupAxis(ImAxis_X1, nullptr, ImPlotAxisFlags_NoDecorations | ImPlotAxisFlags_Lock);
+    ImPlot::SetupAxis(ImAxis_Y1, label, ImPlotAxisFlags_Opposite | ImPlotAxisFlags_Lock | ImPlotAxisFlags_NoGridLines);
+    ImPlot::SetupAxisLimits(ImAxis_X1, 0, 1, ImPlotCond_Always);
+    ImPlot::SetupAxisLimits(ImAxis_Y1, -0.5, double(last) + 0.5, ImPlotCond_Always);
+    const int step = tick_step(int(std::min<uint64_t>(last + 1, 1u << 30)), size.y - ImGui::GetFontSize() * 2,
+                               ImGui::GetFontSize() * 1.4f);
+    std::vector<double> at;
+    std::vector<std::string> names;
+    for (uint64_t i = 0; i <= last; i += uint64_t(step)) {
+        at.push_back(double(i));
+        names.push_back(std::to_string(i));
+    }
+    std::vector<const char*> tick_text;
+    for (const std::string& n : names) {
+        tick_text.push_back(n.c_str());
+        if (text && text->labels) text->add(n);
+    }
+    ImPlot::SetupAxisTicks(ImAxis_Y1, at.data(), int(at.size()), tick_text.data());
+    ImPlot::SetupFinish();
+    // One row per block (at most 1024, sampled evenly beyond that); the heatmap's first row is drawn at the top.
+    const int rows = int(std::min<uint64_t>(last + 1, 1024));
+    std::vector<double> values(static_cast<size_t>(rows));
+    for (int r = 0; r < rows; ++r)
+        values[size_t(r)] = rows == 1 ? 0.0 : double(rows - 1 - r) * double(last) / double(rows - 1);
+    ImPlot::PushColormap(cmap);
+    ImPlot::PlotHeatmap("##blocks", values.data(), rows, 1, 0, std::max(1.0, double(last)), nullptr,
+                        ImPlotPoint(0, -0.5), ImPlotPoint(1, double(last) + 0.5));
+    ImPlot::PopColormap();
+    ImPlot::EndPlot();
+}
+
 std::optional<uint64_t> timeline_chart(const TimelineData& d, ImVec2 size, ChartText* text) {
     if (d.lanes.empty()) {
         ImGui::TextDisabled("The trace recorded no blocks.");
@@ -206,9 +245,7 @@ std::optional<uint64_t> timeline_chart(const TimelineData& d, ImVec2 size, Chart
     if (bare) {
         ImGui::Dummy(ImVec2(bar_width, plot_size.y));
     } else {
-        const char* what = label(text, "block index");
-        ImPlot::ColormapScale(what, 0, double(std::max<uint64_t>(d.blocks, 2) - 1), ImVec2(bar_width, plot_size.y),
-                              "%.0f", ImPlotColormapScaleFlags_None, cmap);
+        block_scale(label(text, "block index"), d.blocks, ImVec2(bar_width, plot_size.y), cmap, text);
     }
     return hovered;
 }

@@ -102,6 +102,38 @@ bool gl_available(std::string& why) {
 
 }  // namespace
 
+// The blocks' colour scale is labelled at whole block indices, each once: 0 to 5 for 6 blocks (it read 0, 0, 1, 2,
+// 2, 2, 3), and for 1003 blocks ticks at a whole step from 0, none past the last block.
+TEST(ChartPictures, TheBlockScaleIsLabelledAtWholeBlockIndicesEachOnce) {
+    std::string why;
+    if (!gl_available(why)) GTEST_SKIP() << "no headless OpenGL here: " << why;
+    auto numbers = [](const std::vector<std::string>& texts) {
+        std::vector<long> out;
+        for (const std::string& t : texts)
+            if (!t.empty() && t.find_first_not_of("0123456789") == std::string::npos) out.push_back(std::stol(t));
+        return out;
+    };
+    LaunchTrace six;
+    six.unit = "sm";
+    for (uint64_t b = 0; b < 6; ++b) six.blocks.push_back({b, uint32_t(b % 2), 1000 + b * 500, 1400 + b * 500});
+    six.units_used = 2;
+    auto small = ui::timeline_picture(six);
+    ASSERT_TRUE(small) << small.error().full();
+    keep(small->image, "timeline_6_blocks.png");
+    EXPECT_EQ(numbers(small->texts), (std::vector<long>{0, 1, 2, 3, 4, 5})) << testing::PrintToString(small->texts);
+
+    auto large = ui::timeline_picture(sm_trace());
+    ASSERT_TRUE(large) << large.error().full();
+    const std::vector<long> ticks = numbers(large->texts);
+    ASSERT_GE(ticks.size(), 3u) << testing::PrintToString(large->texts);
+    EXPECT_EQ(ticks.front(), 0);
+    const long step = ticks[1] - ticks[0];
+    EXPECT_GT(step, 1);
+    for (size_t i = 1; i < ticks.size(); ++i) EXPECT_EQ(ticks[i] - ticks[i - 1], step) << i;
+    EXPECT_LE(ticks.back(), 1002);
+    EXPECT_GT(ticks.back() + step, 1002);
+}
+
 TEST(ChartPictures, ATimelineOf132SmsHasLabelledLanesAMicrosecondAxisAndABlockScale) {
     std::string why;
     if (!gl_available(why)) GTEST_SKIP() << "no headless OpenGL here: " << why;
