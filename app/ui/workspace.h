@@ -90,7 +90,12 @@ public:
     void open_kernel(const std::filesystem::path& path);
     void request_run() { run_requested_ = true; }
     void save_now() { files_.save_now(); }
-    void take_stock() { files_.take_stock(now_); }   // an edited lesson back to the library's text (Revert, "Take the new one")
+    // An edited lesson back to the library's text (Revert, "Take the new one"): it runs at once and checked, as
+    // when the lesson is opened (no typing pause, and the Output says the verdict, not "after an edit").
+    void take_stock() {
+        files_.take_stock(now_);
+        run_requested_ = true;
+    }
     void keep_my_edits() { files_.keep_my_edits(); }  // an edited lesson whose stock changed: keep the edits, the notice goes
     KernelDocument* document() { return files_.document() ? &*files_.document() : nullptr; }
     void set_source(std::string text, double now) { files_.set_source(std::move(text), now); }  // as if typed

@@ -32,6 +32,30 @@ void touch_launch(ui::Workspace& ws, Dim3 block) {
     ws.inputs().touch();
 }
 
+// An edit re-runs unchecked; Revert to stock runs the library's text checked, as opening the lesson does, so the
+// Output gives the verdict and not "re-run after an edit".
+TEST(VerdictWindow, RevertToStockRunsTheStockTextChecked) {
+    ScopedUserDir user;
+    auto host = start_settled(headless_options("basics/vector_add.cu"), host_kernels_factory());
+    ASSERT_TRUE(host);
+    ui::Workspace& ws = host->workspace();
+    ASSERT_NE(ws.document(), nullptr);
+    const std::string stock = ws.document()->text();
+    ws.set_source(stock + "// an edit\n", host->seconds() - 5.0);  // typed long enough ago: it runs now
+    settle(*host);
+    ASSERT_TRUE(ws.document()->has_user_copy());
+    EXPECT_EQ(ws.latest()->report.not_checked_why, NotCheckedWhy::AfterEdit);
+    EXPECT_FALSE(ws.output_status().verified.has_value());
+
+    ws.take_stock();
+    settle(*host);
+    EXPECT_EQ(ws.document()->text(), stock);
+    EXPECT_FALSE(ws.document()->has_user_copy());
+    EXPECT_EQ(ws.latest()->report.not_checked_why, NotCheckedWhy::None);
+    EXPECT_EQ(check_state(ws.latest()->report), CheckState::Matches);
+    EXPECT_EQ(ws.output_status().verified, std::optional<bool>(true)) << ws.output_status().verification;
+}
+
 TEST(VerdictWindow, F5MatchesALaunchChangeSaysPressF5AndF5ChecksAgain) {
     ScopedUserDir user;
     auto host = start_settled(headless_options("basics/vector_add.cu"), host_kernels_factory());
