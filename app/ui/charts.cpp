@@ -34,6 +34,19 @@ int tick_step(int count, float pixels, float spacing) {
     return int(std::ceil(need));
 }
 
+// Ticks with their own labels on `axis` of the plot being set up (between BeginPlot and SetupFinish), each label
+// also recorded for the picture's text (ChartText).
+void setup_named_ticks(ImAxis axis, const std::vector<double>& at, const std::vector<std::string>& names,
+                       ChartText* text) {
+    if (at.empty()) return;
+    std::vector<const char*> tick_text;
+    for (const std::string& n : names) {
+        tick_text.push_back(n.c_str());
+        if (text && text->labels) text->add(n);
+    }
+    ImPlot::SetupAxisTicks(axis, at.data(), int(at.size()), tick_text.data());
+}
+
 // A block shape as short as it reads: "256" (1D), "16x16" (2D), "8x8x4" (3D); the tick labels then fit more often.
 std::string shape_name(const Dim3& b) {
     if (b.z == 1 && b.y == 1) return std::to_string(b.x);
@@ -148,12 +161,7 @@ static void block_scale(const char* label, uint64_t blocks, ImVec2 size, int cma
         at.push_back(double(i));
         names.push_back(std::to_string(i));
     }
-    std::vector<const char*> tick_text;
-    for (const std::string& n : names) {
-        tick_text.push_back(n.c_str());
-        if (text && text->labels) text->add(n);
-    }
-    ImPlot::SetupAxisTicks(ImAxis_Y1, at.data(), int(at.size()), tick_text.data());
+    setup_named_ticks(ImAxis_Y1, at, names, text);
     ImPlot::SetupFinish();
     // One row per block (at most 1024, sampled evenly beyond that); the heatmap's first row is drawn at the top.
     const int rows = int(std::min<uint64_t>(last + 1, 1024));
@@ -190,11 +198,6 @@ std::optional<uint64_t> timeline_chart(const TimelineData& d, ImVec2 size, Chart
         names.push_back((d.sm ? "SM " : "worker ") + std::to_string(d.units[size_t(l)]));
         at.push_back(double(l));
     }
-    std::vector<const char*> tick_text;
-    for (const std::string& s : names) {
-        tick_text.push_back(s.c_str());
-        if (text && text->labels) text->add(s);
-    }
     std::optional<uint64_t> hovered;
     if (ImPlot::BeginPlot("##timeline_chart", plot_size, ImPlotFlags_NoLegend | ImPlotFlags_NoMouseText)) {
         ImPlot::SetupAxis(ImAxis_X1,
@@ -205,7 +208,7 @@ std::optional<uint64_t> timeline_chart(const TimelineData& d, ImVec2 size, Chart
                           ImPlotAxisFlags_Invert | ImPlotAxisFlags_NoGridLines | axis_flags(text));
         ImPlot::SetupAxisLimits(ImAxis_X1, 0, span > 0 ? span * 1.01 : 1, ImPlotCond_Always);
         ImPlot::SetupAxisLimits(ImAxis_Y1, -0.6, double(lanes) - 0.4, ImPlotCond_Always);
-        if (!at.empty()) ImPlot::SetupAxisTicks(ImAxis_Y1, at.data(), int(at.size()), tick_text.data());
+        setup_named_ticks(ImAxis_Y1, at, names, text);
         ImPlot::SetupFinish();
         ImDrawList* list = ImPlot::GetPlotDrawList();
         ImPlot::PushPlotClipRect();

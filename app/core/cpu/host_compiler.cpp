@@ -6,6 +6,7 @@
 #include "core/cpu/source_prep.h"
 #include "core/cpu/subprocess.h"
 #include "core/toolkit/nvrtc_compiler.h"
+#include "core/toolkit/nvrtc_pch.h"
 #include "core/kernel_file/local_includes.h"
 #include "core/worker/sandbox.h"
 
@@ -353,7 +354,7 @@ std::string without_pch_warnings(const std::string& log, bool& read_pch) {
 fs::path shim_pch_header(const LibraryPlan& plan, const HostCompiler& compiler, const ShimLocation& shim,
                          const fs::path& root) {
     if (compiler.version.find("clang") != std::string::npos) return {};
-    if (const char* off = std::getenv("CUDA_PLAYGROUND_NO_PCH"); off && *off && std::string(off) != "0") return {};
+    if (pch_turned_off_by_environment()) return {};
     std::vector<std::string> flags;
     for (size_t i = 0; i < plan.flags.size(); ++i) {
         const std::string& f = plan.flags[i];

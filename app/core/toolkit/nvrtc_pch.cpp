@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+
 #include <cerrno>
 #include <signal.h>
 #include <sys/stat.h>
@@ -106,12 +107,17 @@ std::filesystem::path pch_dir() {
     return dir;
 }
 
+bool pch_turned_off_by_environment() {
+    const char* off = std::getenv("CUDA_PLAYGROUND_NO_PCH");
+    return off && *off && std::string(off) != "0";
+}
+
 void set_pch_allowed(bool allowed) { g_pch_allowed.store(allowed); }
 
 bool pch_allowed() { return g_pch_allowed.load(); }
 
 void use_pch_dir_for_temporary_files() {
-    if (const char* off = std::getenv("CUDA_PLAYGROUND_NO_PCH"); off && *off && std::string(off) != "0") return;
+    if (pch_turned_off_by_environment()) return;
     ::setenv("TMPDIR", pch_dir().c_str(), 1);
 }
 
@@ -152,7 +158,7 @@ std::string pch_prefix(const std::string& source) {
 
 std::vector<std::string> pch_options(const std::string& source, const std::vector<std::string>& options) {
     if (!pch_allowed()) return {};
-    if (const char* off = std::getenv("CUDA_PLAYGROUND_NO_PCH"); off && *off && std::string(off) != "0") return {};
+    if (pch_turned_off_by_environment()) return {};
     const std::string prefix = pch_prefix(source);
     if (prefix.empty()) return {};
     const fs::path file = pch_dir() / (std::to_string(std::hash<std::string>{}(options_key(options, prefix))) + ".pch");

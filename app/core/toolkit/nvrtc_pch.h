@@ -28,6 +28,10 @@ size_t remove_stale_pch_dirs(const std::filesystem::path& parent);
 // with _Exit, calls it; other processes need not).
 void remove_pch_dir();
 
+// Whether CUDA_PLAYGROUND_NO_PCH (set, and not "0") turns every precompiled header off: NVRTC's here and the CPU
+// backend's precompiled shim (host_compiler.cpp).
+bool pch_turned_off_by_environment();
+
 // Whether this process makes and uses precompiled headers (yes unless turned off). A process that compiles one
 // kernel and exits (`cuda-playground compile`) turns them off before its compile: a PCH serves only the process
 // that made it, so making one there is work nobody reuses, and where $TMPDIR is not the PCH folder making it
