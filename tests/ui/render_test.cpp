@@ -54,7 +54,6 @@ const std::byte* bytes_of(const std::vector<T>& v) {
     return reinterpret_cast<const std::byte*>(v.data());
 }
 
-}  // namespace
 
 TEST_F(RenderTest, FloatRangeIgnoresNanAndInfinity) {
     const int w = 37, h = 23;  // not multiples of the reduction's 64x64 patches
@@ -245,3 +244,5 @@ TEST_F(RenderTest, SampledTexelsTellAStaleTextureFromTheReadBack) {
     EXPECT_FALSE(texture.matches_host(bytes_of(data), data.size() * 4, 64, &where));
     EXPECT_EQ(where, "texel (" + std::to_string(w - 1) + "," + std::to_string(h - 1) + ")");
 }
+
+}  // namespace
