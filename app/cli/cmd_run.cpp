@@ -7,6 +7,7 @@
 #include "cli/args.h"
 #include "cli/chart_output.h"
 #include "cli/commands.h"
+#include "cli/program_args.h"
 #include "cli/run_compare.h"
 #include "cli/session_setup.h"
 #include "core/cpu/source_prep.h"
@@ -45,6 +46,17 @@ std::string run_usage() {
 Runs the kernel in FILE (a path, or a library name such as image/box_blur) as its metadata header
 describes: fills the buffers, launches it, times it, checks the results against the kernel's CPU
 reference, and writes each output view (PNG for images, CSV for arrays).
+
+A whole program (a file with its own main() and no header) runs as written instead: its host code
+against the playground's CUDA runtime, its kernels on the CPU backend with every check; its output is
+its own, its exit status the run's, and each launch's fault or refusal is said on stderr.
+  cuda-playground run prog.cu [-I DIR]... [--json FILE] [--time-limit S] [-- ARGS...]
+  -I DIR                    a further folder its headers are read from (as nvcc's -I)
+  --as-program              run a file that has both a main() and a header as a program
+  --time-limit S            stop the whole program after S seconds (default: CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S)
+  --capture FILE            keep each launch's buffers before and after it (docs/program_capture.md)
+  --capture-limit MIB       at most this much data in the capture (default 256); later launches without data
+  -- ARGS...                the program's own arguments (its argv[1] on)
 
 )" + backend_option_help(28) +
            R"(  --set NAME=VALUE          set a parameter (repeatable); NAME=PATH for an image buffer loads that image
@@ -357,7 +369,11 @@ Result<Args> parse_run_args(const std::vector<std::string>& argv) {
                                   {"--json", true},
                                   {"--compare", false, true, true},
                                   {"--sanitize", true},
-                                  {"--thread-order", true}});
+                                  {"--thread-order", true},
+                                  {"--as-program"},
+                                  {"--time-limit", true},
+                                  {"--capture", true},
+                                  {"--capture-limit", true}});
     // `run --compare FILE`: the optional value took the file.
     if (args && args->positional.empty() && args->all("--compare").size() == 1 && !args->get("--compare").empty()) {
         args->positional.push_back(args->get("--compare"));
@@ -630,7 +646,8 @@ int run_exit_status(const RunResults& r) {
 }  // namespace
 
 int cmd_run(const std::vector<std::string>& argv) {
-    auto args = parse_run_args(argv);
+    const SplitRunArgs split = split_run_args(argv);
+    auto args = parse_run_args(split.options);
     if (!args) return user_error(args.error());
     if (args->has("--help")) {
         std::cout << run_usage();
@@ -639,6 +656,10 @@ int cmd_run(const std::vector<std::string>& argv) {
     if (args->positional.size() != 1) {
         return user_error("`run` needs exactly one FILE", "e.g. cuda-playground run image/box_blur (see `list`)");
     }
+    // A whole program (a main() and no header, or --as-program) runs as written.
+    auto program = program_command(*args, split);
+    if (!program) return user_error(program.error());
+    if (*program) return run_program(**program);
 
     // Everything that can be checked without the kernel comes first: a mistake here costs no compile or run.
     RunRequest req;

@@ -48,6 +48,8 @@ UNSEEN = {
     "info": set(),
     "list": set(),
     "sweep": set(),
+    # A whole program's run: a program whose thread faults has `thread` and `block` in its launch's error.
+    "program": set(),
 }
 
 
@@ -211,6 +213,7 @@ def main():
         broken = kernel_copy(vector_add, tmp, "broken.cu", "c[i] = a[i] + b[i];", "c[i] = a[i] + undeclared;")
         out_dir = os.path.join(tmp, "out")
         cpu = ["--backend", "cpu", "--json", "-"]
+        programs = os.path.join(args.source_dir, "tests", "data", "programs")
         # (schema, what, arguments, extra environment, exit statuses that are right)
         cases = [
             ("list", "list", ["list", "--json"], {}, {0}),
@@ -243,6 +246,17 @@ def main():
             ("run", "run refused before it starts", ["run", "basics/vector_add", "--repeat", "0"] + cpu, {}, {1}),
             ("run", "run --coverage of an inout buffer",
              ["run", "memory/round_trip", "--set", "n=1001", "--coverage", "--repeat", "1"] + cpu, {}, {0}),
+            ("program", "run of a program", ["run", programs + "/reduce_two_launches.cu"] + cpu, {}, {0}),
+            ("program", "run of a program whose kernel writes out of bounds",
+             ["run", programs + "/out_of_bounds.cu"] + cpu, {}, {1}),
+            ("program", "run of a program with a refused launch", ["run", programs + "/bad_block.cu"] + cpu, {}, {0}),
+            ("program", "run of a program with --capture",
+             ["run", programs + "/stencil_1d.cu", "--capture", os.path.join(tmp, "stencil.cpcap")] + cpu, {}, {0}),
+            ("program", "run of a program that calls exit", ["run", programs + "/exit_status.cu"] + cpu, {}, {3}),
+            ("program", "run of a program whose host code crashes", ["run", programs + "/host_segfault.cu"] + cpu,
+             {}, {1}),
+            ("program", "run of a program that does not compile", ["run", programs + "/samples/matrix_scale.cu"] + cpu,
+             {}, {1}),
             ("sweep", "sweep", ["sweep", "basics/vector_add", "--backend", "cpu", "--set", "n=1000", "--blocks",
                                 "64,2048,100", "--repeat", "1", "--json", "-"], {}, {0}),
         ]

@@ -3,6 +3,7 @@
 #include "core/backends/registry.h"
 
 #include "core/cpu/cpu_backend.h"
+#include "core/cpu/program_runner.h"
 #include "core/cuda/cuda_backend_factory.h"
 #include "core/toolkit/sanitizer_report.h"
 
@@ -18,7 +19,8 @@ const std::vector<BackendEntry>& backend_registry() {
          [](int device) { return make_cuda_backend(device); },
          [](const std::string& tool, const std::string& log) { return make_cuda_backend_under_sanitizer(tool, log); }},
         {"cpu", "the CPU emulator: the same source built by the host compiler, GPU threads run as fibers",
-         [](int device) { return make_cpu_backend(device); }, nullptr},
+         [](int device) { return make_cpu_backend(device); }, nullptr,
+         [] { return make_cpu_program_runner_from_env(); }},
     };
     return registry;
 }
@@ -133,6 +135,28 @@ Result<std::unique_ptr<Backend>> make_served_sanitized_backend(const std::string
             "--sanitize needs the CUDA backend, and it cannot run on " + host + ": " + made.error().message,
             made.error().hint.empty() ? "run on a server with an NVIDIA GPU" : made.error().hint);
     return made;
+}
+
+Result<MadeProgramRunner> make_program_runner(const std::string& name) {
+    if (auto known = check_backend_name(name); !known) return known.error();
+    std::string can;
+    for (const BackendEntry& e : backend_registry())
+        if (e.programs) can += (can.empty() ? "" : ", ") + e.name;
+    for (const BackendEntry& e : backend_registry()) {
+        if (name != "auto" && e.name != name) continue;
+        if (!e.programs) {
+            if (name == "auto") continue;
+            return make_error(ErrorKind::Unsupported,
+                              "the " + e.name + " backend does not run whole programs yet",
+                              can.empty() ? std::string("no backend here runs them")
+                                          : "--backend " + can.substr(0, can.find(',')) +
+                                                " runs it as written, with every check of its launches");
+        }
+        auto runner = e.programs();
+        if (!runner) return runner.error();
+        return MadeProgramRunner{std::move(*runner), e.name};
+    }
+    return make_error(ErrorKind::Unsupported, "no backend here runs whole programs");
 }
 
 }  // namespace cp

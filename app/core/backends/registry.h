@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/engine/backend.h"
+#include "core/engine/program_api.h"
 #include "core/result.h"
 
 #include <functional>
@@ -25,6 +26,9 @@ struct BackendEntry {
     // The backend's worker started under compute-sanitizer's `tool`, its findings written to `log` when the
     // worker ends; empty for a backend that cannot be sanitized (the CPU backend checks every access itself).
     std::function<Result<std::unique_ptr<Backend>>(const std::string& tool, const std::string& log)> under_sanitizer;
+    // Runs whole programs (a file with its own main(), core/engine/program_api.h); empty for a backend that cannot
+    // yet.
+    std::function<Result<std::unique_ptr<ProgramRunner>>()> programs = nullptr;
     Result<std::unique_ptr<Backend>> make(int device = 0) const { return factory(device); }
 };
 
@@ -60,5 +64,14 @@ Result<std::unique_ptr<Backend>> make_backend_under_sanitizer(const std::string&
 // still the real one.
 Result<std::unique_ptr<Backend>> make_served_sanitized_backend(const std::string& backend_name, const std::string& tool,
                                                                const std::string& host, std::string* log_path);
+
+// What runs a whole program for `name` ("auto" or a registry name): the backend's ProgramRunner, and the name of the
+// backend that runs it. "auto" takes the first backend that runs programs; a backend that cannot is an Unsupported
+// error naming the one that can.
+struct MadeProgramRunner {
+    std::unique_ptr<ProgramRunner> runner;
+    std::string backend;
+};
+Result<MadeProgramRunner> make_program_runner(const std::string& name);
 
 }  // namespace cp

@@ -7,6 +7,7 @@
 #include "core/cpu/fault_trap.h"
 #include "core/cpu/guarded_memory.h"
 #include "core/cpu/kernel_module.h"
+#include "core/cpu/program_host.h"
 #include "core/cpu/worker_pool.h"
 #include "core/clock.h"
 
@@ -16,6 +17,7 @@
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <cstdio>
 
 namespace cp {
 namespace {
@@ -36,6 +38,7 @@ public:
     void unmap_buffer(BufferId id) override { buffers_.erase(id); }
     ExecutorLaunch launch(const LaunchRequest& request) override;
     HostCallResult call_host(const HostCallRequest& request) override;
+    ProgramRunResult run_program(const ProgramRunRequest& request, const ProgramLaunchSink& on_launch) override;
 
 private:
     struct Buffer {
@@ -83,27 +86,7 @@ std::optional<EngineError> CpuExecutor::map_buffer(BufferId id, const std::strin
 }
 
 std::optional<EngineError> CpuExecutor::check_config(const LaunchRequest& r, const KernelModule& m) const {
-    const DeviceInfo limits;  // CUDA's usual limits, as info() reports them
-    const std::string hint = "the CPU backend enforces the same limits as a GPU";
-    if (!r.block.count() || !r.grid.count())
-        return engine_error(ErrorKind::LaunchRefused, "INVALID_CONFIGURATION",
-                            "grid " + r.grid.str() + " and block " + r.block.str() + " must not be 0 in any dimension",
-                            hint);
-    if (r.block.count() > uint64_t(limits.max_threads_per_block) || r.block.x > limits.max_block.x ||
-        r.block.y > limits.max_block.y || r.block.z > limits.max_block.z)
-        return engine_error(ErrorKind::LaunchRefused, "INVALID_CONFIGURATION",
-                            "block " + r.block.str() + " exceeds the limits (1024 threads, 1024x1024x64)", hint);
-    if (r.grid.x > limits.max_grid.x || r.grid.y > limits.max_grid.y || r.grid.z > limits.max_grid.z)
-        return engine_error(ErrorKind::LaunchRefused, "INVALID_CONFIGURATION",
-                            "grid " + r.grid.str() + " exceeds the limits (2147483647x65535x65535)", hint);
-    const uint64_t tls = m.tls_bytes();
-    if (r.dynamic_shared_bytes > uint32_t(limits.max_shared_per_block) ||
-        r.dynamic_shared_bytes + tls > uint64_t(limits.max_shared_per_block) + sizeof(cp_abi::ThreadState) + 64)
-        return engine_error(
-            ErrorKind::LaunchRefused, "INVALID_CONFIGURATION",
-            "shared memory per block (" + std::to_string(r.dynamic_shared_bytes) + " bytes dynamic) exceeds 48 KiB",
-            hint);
-    return std::nullopt;
+    return check_launch_limits(r.grid, r.block, r.dynamic_shared_bytes, m.tls_bytes());
 }
 
 std::optional<EngineError> CpuExecutor::marshal(const std::vector<KernelArg>& args,
@@ -348,7 +331,109 @@ HostCallResult CpuExecutor::call_host(const HostCallRequest& request) {
     return out;
 }
 
+std::string hex_text(uintptr_t value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
+    return text;
+}
+
+struct ProgramCall {
+    int (*main)(int, char**, const cp_abi::ProgramHost*) = nullptr;
+    int argc = 0;
+    char** argv = nullptr;
+    const cp_abi::ProgramHost* host = nullptr;
+    int status = 0;
+};
+
+void call_program(void** args) {
+    auto* call = static_cast<ProgramCall*>(args[0]);
+    call->status = call->main(call->argc, call->argv, call->host);
+}
+
+// The program's main() on this thread, with a trap armed: a crash in its host code is caught like a kernel's.
+ProgramRunResult CpuExecutor::run_program(const ProgramRunRequest& request, const ProgramLaunchSink& on_launch) {
+    ProgramRunResult out;
+    auto mod = modules_.find(request.module);
+    if (mod == modules_.end()) {
+        out.error = engine_error(ErrorKind::Internal, "INVALID_MODULE",
+                                 "run of a program that is not loaded (id " + std::to_string(request.module) + ")");
+        return out;
+    }
+    KernelModule& module = *mod->second;
+    ProgramCall call;
+    call.main = reinterpret_cast<int (*)(int, char**, const cp_abi::ProgramHost*)>(module.symbol("cp_program_main"));
+    if (!call.main) {
+        out.error = engine_error(ErrorKind::Internal, "SYMBOL_NOT_FOUND", "the compiled program has no entry point");
+        return out;
+    }
+    std::vector<std::string> words = request.argv.empty() ? std::vector<std::string>{"program"} : request.argv;
+    std::vector<char*> argv;
+    for (std::string& w : words) argv.push_back(w.data());
+    argv.push_back(nullptr);
+    ProgramHostState state(pool_, module, request, on_launch, options_.order, options_.seed);
+    call.argc = int(words.size());
+    call.argv = argv.data();
+    call.host = state.table();
+    void* args[1] = {&call};
+    const auto start = std::chrono::steady_clock::now();
+    const std::optional<FaultRecord> fault = call_with_fault_trap(&call_program, args);
+    out.ms = ms_since(start);
+    std::fflush(stdout);
+    std::fflush(stderr);
+    out.launches = state.launches();
+    if (fault) {
+        out.site = code_site_of(module, request.module, fault->instruction, fault->stack_pointer);
+        const std::string what =
+            fault->signal == SIGFPE   ? "divided an integer by zero"
+            : fault->signal == SIGILL ? "executed an illegal instruction"
+            : fault->address < 4096   ? std::string(fault->access == 2 ? "wrote through" : "read through") +
+                                          " a null pointer"
+            : fault->access == 2 ? "wrote to an address it may not (" + hex_text(fault->address) + ")"
+                                 : "read an address it may not (" + hex_text(fault->address) + ")";
+        const bool null_pointer = fault->signal == SIGSEGV && fault->address < 4096;
+        out.error = engine_error(ErrorKind::Fault, "HOST_CODE_CRASHED", "the program's host code " + what,
+                                 null_pointer ? "a pointer never set, or an argv[i] the program was not given (its "
+                                                "arguments go after `--`: cuda-playground run prog.cu -- 1000)"
+                                              : "a pointer freed, or past its array; the line says where");
+        out.error->site_at = out.error->message.size();
+        return out;
+    }
+    out.returned = true;
+    out.exit_status = call.status;
+    return out;
+}
+
 }  // namespace
+
+ProgramRunResult KernelRunner::run_program(const ProgramRunRequest&, const ProgramLaunchSink&) {
+    ProgramRunResult out;
+    out.error = engine_error(ErrorKind::Unsupported, "NOT_SUPPORTED", "this kernel runner cannot run whole programs");
+    return out;
+}
+
+std::optional<EngineError> check_launch_limits(const Dim3& grid, const Dim3& block, uint64_t dynamic_shared_bytes,
+                                               uint64_t tls) {
+    const DeviceInfo limits;  // CUDA's usual limits, as info() reports them
+    const std::string hint = "the CPU backend enforces the same limits as a GPU";
+    if (!block.count() || !grid.count())
+        return engine_error(ErrorKind::LaunchRefused, "INVALID_CONFIGURATION",
+                            "grid " + grid.str() + " and block " + block.str() + " must not be 0 in any dimension",
+                            hint);
+    if (block.count() > uint64_t(limits.max_threads_per_block) || block.x > limits.max_block.x ||
+        block.y > limits.max_block.y || block.z > limits.max_block.z)
+        return engine_error(ErrorKind::LaunchRefused, "INVALID_CONFIGURATION",
+                            "block " + block.str() + " exceeds the limits (1024 threads, 1024x1024x64)", hint);
+    if (grid.x > limits.max_grid.x || grid.y > limits.max_grid.y || grid.z > limits.max_grid.z)
+        return engine_error(ErrorKind::LaunchRefused, "INVALID_CONFIGURATION",
+                            "grid " + grid.str() + " exceeds the limits (2147483647x65535x65535)", hint);
+    if (dynamic_shared_bytes > uint64_t(uint32_t(limits.max_shared_per_block)) ||
+        dynamic_shared_bytes + tls > uint64_t(limits.max_shared_per_block) + sizeof(cp_abi::ThreadState) + 64)
+        return engine_error(ErrorKind::LaunchRefused, "INVALID_CONFIGURATION",
+                            "shared memory per block (" + std::to_string(dynamic_shared_bytes) +
+                                " bytes dynamic) exceeds 48 KiB",
+                            hint);
+    return std::nullopt;
+}
 
 std::unique_ptr<KernelRunner> make_cpu_executor(const ExecutorOptions& options, ThreadStateObserver observer) {
     return std::make_unique<CpuExecutor>(options, observer);

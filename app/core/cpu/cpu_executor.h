@@ -6,9 +6,12 @@
 
 #include "core/cpu/block_scheduler.h"
 #include "core/engine/engine_api.h"
+#include "core/engine/program_api.h"
 #include "core/result.h"
 
 #include <cstdint>
+#include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -49,6 +52,54 @@ struct HostCallResult {
     std::optional<CodeSite> site;
 };
 
+// A whole program's run (a library compiled with -DCP_SHIM_PROGRAM): its main() on this thread, its launches on
+// the pool. What each launch did is told as it ends (`on_launch`), so that a program ending itself with exit()
+// loses none of them.
+struct ProgramLaunchRecord {
+    std::string kernel;  // as written at the launch
+    int line = 0;
+    Dim3 grid, block;
+    uint64_t shared_bytes = 0;
+    uint64_t stream = 0;  // 0: the default stream; else 1, 2... in the order the program made them
+    double ms = 0;        // wall time of the launch on the workers
+    int cuda_error = 0;   // the cudaError_t the program is to see (0: none)
+    std::optional<EngineError> error;  // refused or faulted, in the playground's words
+    std::optional<CodeSite> site;      // with error: where the crash was
+    bool running = false;              // told as it starts (then again, with the rest, as it ends)
+    std::vector<ProgramArg> args;
+    std::vector<ProgramBuffer> buffers;  // before_at / after_at: offsets in the capture file (capture_fd)
+};
+struct ProgramRunRequest {
+    ModuleId module = 0;
+    std::vector<std::string> argv;  // argv[0] first
+    size_t buffer_align = 1;        // how aligned device allocations start (buffer_start_alignment)
+    uint64_t memory_limit = uint64_t(16) << 30;  // device, managed and pinned allocations together
+    double time_limit_s = 0;                     // the whole run (the app's watchdog); 0: launch_timeout_s()
+    // Where the running launch's block counts go (the CPU worker's status page); null: nowhere. Not sent.
+    std::atomic<uint64_t>* blocks_total = nullptr;
+    std::atomic<uint64_t>* blocks_done = nullptr;
+    // The capture (ProgramRequest::capture_limit): buffers' bytes are appended to this file; -1: none. The CPU
+    // worker sends it as the request's fourth descriptor.
+    int capture_fd = -1;
+    uint64_t capture_limit = 0;
+};
+struct ProgramRunResult {
+    bool returned = false;  // main() returned
+    bool exited = false;    // it called exit() (which ends the CPU worker's process: it is replaced)
+    bool aborted = false;   // it called abort() (a failed assert() in host code, std::terminate)
+    int exit_status = 0;    // main()'s value, exit()'s argument, 134 for an abort
+    double ms = 0;
+    std::optional<EngineError> error;  // the host code crashed (with `site`), or the run could not start
+    std::optional<CodeSite> site;
+    int launches = 0;
+    // What the program wrote to its standard output and error (filled by the CPU worker's app side; a program
+    // run in this process writes to the process's own), each kept up to kProgramOutputCap bytes.
+    std::string stdout_text, stderr_text;
+    bool output_truncated = false;
+};
+inline constexpr size_t kProgramOutputCap = size_t(16) << 20;
+using ProgramLaunchSink = std::function<void(const ProgramLaunchRecord&)>;
+
 // The executor's interface, so the backend does not care whether kernels run in a worker process.
 class KernelRunner {
 public:
@@ -69,7 +120,15 @@ public:
     virtual void unmap_buffer(BufferId id) = 0;
     virtual ExecutorLaunch launch(const LaunchRequest& request) = 0;
     virtual HostCallResult call_host(const HostCallRequest& request) = 0;
+    // The program's standard output and error are the process's (the CPU worker points them at the app's pipes);
+    // device printf of its launches goes there too, after what the host printed before the launch.
+    virtual ProgramRunResult run_program(const ProgramRunRequest& request, const ProgramLaunchSink& on_launch);
 };
+
+// The limits a GPU checks before a launch (block, grid, shared memory with the library's static `__shared__`
+// bound `tls_bytes`): an INVALID_CONFIGURATION error when one is passed.
+std::optional<EngineError> check_launch_limits(const Dim3& grid, const Dim3& block, uint64_t dynamic_shared_bytes,
+                                               uint64_t tls_bytes);
 
 struct ExecutorOptions {
     int workers = 1;

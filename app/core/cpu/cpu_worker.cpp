@@ -14,12 +14,18 @@
 #include <sys/mman.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <csignal>
 #include <cstring>
+#include <chrono>
+#include <cstdio>
+#include <functional>
 #include <map>
+#include <mutex>
+#include <thread>
 #include <set>
 #include <variant>
 
@@ -75,6 +81,7 @@ public:
     void unmap_buffer(BufferId id) override;
     ExecutorLaunch launch(const LaunchRequest& request) override;
     HostCallResult call_host(const HostCallRequest& request) override;
+    ProgramRunResult run_program(const ProgramRunRequest& request, const ProgramLaunchSink& on_launch) override;
 
     void prepare() override {
         if (!process_.running()) (void)spawn();
@@ -505,6 +512,188 @@ HostCallResult CpuWorker::call_host(const HostCallRequest& request) {
     out.error = error_from(j.at("error"));
     out.site = site_from(j.at("site"));
     return out;
+}
+
+// Reads a pipe to its end on a thread of its own, keeping up to kProgramOutputCap bytes (the rest is read and
+// dropped, so that the program never blocks on a full pipe).
+class PipeReader {
+public:
+    PipeReader() = default;
+    bool open() {
+        if (::pipe2(fds_, O_CLOEXEC) != 0) return false;
+        thread_ = std::thread([this] {
+            char chunk[65536];
+            for (;;) {
+                const ssize_t n = ::read(fds_[0], chunk, sizeof chunk);
+                if (n < 0 && errno == EINTR) continue;
+                if (n <= 0) break;
+                std::lock_guard<std::mutex> lock(mutex_);
+                const size_t room = kProgramOutputCap > text_.size() ? kProgramOutputCap - text_.size() : 0;
+                if (size_t(n) > room) truncated_ = true;
+                text_.append(chunk, std::min(room, size_t(n)));
+                if (on_line_) split_lines();
+            }
+        });
+        return true;
+    }
+    int write_end() const { return fds_[1]; }
+    void close_write_end() {
+        if (fds_[1] >= 0) ::close(fds_[1]);
+        fds_[1] = -1;
+    }
+    // Waits for the end of the pipe (every write end closed).
+    void finish() {
+        close_write_end();
+        if (thread_.joinable()) thread_.join();
+        if (fds_[0] >= 0) ::close(fds_[0]);
+        fds_[0] = -1;
+    }
+    ~PipeReader() { finish(); }
+    std::string text() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return text_;
+    }
+    bool truncated() const { return truncated_; }
+    // Each whole line as it arrives (the events pipe), instead of keeping the text.
+    void on_line(std::function<void(const std::string&)> f) { on_line_ = std::move(f); }
+
+private:
+    void split_lines() {
+        size_t start = 0;
+        for (size_t eol; (eol = text_.find('\n', start)) != std::string::npos; start = eol + 1)
+            on_line_(text_.substr(start, eol - start));
+        text_.erase(0, start);
+    }
+    int fds_[2] = {-1, -1};
+    std::thread thread_;
+    std::mutex mutex_;
+    std::string text_;
+    bool truncated_ = false;
+    std::function<void(const std::string&)> on_line_;
+};
+
+ProgramRunResult CpuWorker::run_program(const ProgramRunRequest& request, const ProgramLaunchSink& on_launch) {
+    ProgramRunResult out;
+    if (!modules_.count(request.module)) {
+        out.error = engine_error(ErrorKind::Internal, "INVALID_MODULE",
+                                 "run of a program that is not loaded (id " + std::to_string(request.module) + ")");
+        return out;
+    }
+    if (auto failure = ensure_loaded(request.module)) {
+        out.error = failure->error;
+        out.site = failure->site;
+        return out;
+    }
+    PipeReader out_pipe, err_pipe, events_pipe;
+    std::mutex running_mutex;
+    std::optional<ProgramLaunchRecord> running;  // the launch that has started and not ended
+    std::chrono::steady_clock::time_point running_since;
+    int launches = 0;
+    events_pipe.on_line([&](const std::string& line) {
+        ProgramLaunchRecord record;
+        try {
+            record = launch_record_from(json::parse(line));
+        } catch (const std::exception&) {
+            return;  // a line the worker did not finish (it ended mid-write)
+        }
+        {
+            std::lock_guard<std::mutex> lock(running_mutex);
+            if (record.running) {
+                running = record;
+                running_since = std::chrono::steady_clock::now();
+            }
+            else {
+                running.reset();
+                ++launches;
+            }
+        }
+        if (on_launch) on_launch(record);
+    });
+    if (!out_pipe.open() || !err_pipe.open() || !events_pipe.open()) {
+        out.error = engine_error(ErrorKind::Internal, "PIPE_FAILED",
+                                 std::string("cannot make the program's output pipes: ") + std::strerror(errno));
+        return out;
+    }
+    WireMessage message{program_request_json(request).dump(), {}, {}};
+    message.fds = {out_pipe.write_end(), err_pipe.write_end(), events_pipe.write_end()};
+    if (request.capture_fd >= 0) message.fds.push_back(request.capture_fd);  // the app's file, written by the worker
+    const double limit = request.time_limit_s > 0 ? request.time_limit_s : double(launch_timeout_s());
+    auto r = call(message, limit, "the program",
+                  "look for a loop that never ends, in the host code or in a kernel; give it longer with --time-limit");
+    out_pipe.finish();
+    err_pipe.finish();
+    events_pipe.finish();
+    out.stdout_text = out_pipe.text();
+    out.stderr_text = err_pipe.text();
+    out.output_truncated = out_pipe.truncated() || err_pipe.truncated();
+    out.launches = launches;
+    if (auto* f = std::get_if<Failure>(&r)) {
+        const WorkerStatus& s = *status_;
+        const int end = s.end.load();
+        if (end == WorkerStatus::kExit && !s.on_kernel_thread) {  // the program's own exit(): its way to end
+            out.exited = true;
+            out.exit_status = s.exit_status;
+            return out;
+        }
+        if (end == WorkerStatus::kAbort && !s.on_kernel_thread) {
+            out.aborted = true;
+            out.exit_status = 128 + SIGABRT;
+            out.error = engine_error(ErrorKind::Fault, "PROGRAM_ABORTED",
+                                     "the program called abort() (a failed assert() in host code, or std::terminate)",
+                                     "the program's own message, above, says which check failed");
+            out.site = f->site;
+            return out;
+        }
+        out.error = f->error;
+        out.site = f->site;
+        if (out.error->kind == ErrorKind::Hang) {
+            std::lock_guard<std::mutex> lock(running_mutex);
+            const std::string limit_text = std::to_string(int(limit)) + " s";
+            if (running) {
+                out.error->message = "the program was stopped after " + limit_text + ", in the launch of `" +
+                                     running->kernel + "` at line " + std::to_string(running->line) + " (grid " +
+                                     running->grid.str() + ", block " + running->block.str() + ", " +
+                                     std::to_string(running->grid.count() * running->block.count()) + " threads)";
+                // Blocks are handed out in order and take about as long as each other: the ones done so far say
+                // how long the whole launch would need here.
+                const uint64_t total = status_->launch_blocks_total.load(), done = status_->launch_blocks_done.load();
+                const double ran_s =
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - running_since).count();
+                if (done > 0 && total >= done && ran_s > 0) {
+                    char estimate[160];
+                    std::snprintf(estimate, sizeof estimate,
+                                  "; %llu of its %llu blocks ran in %.1f s: the whole launch would need about %.0f s here",
+                                  static_cast<unsigned long long>(done), static_cast<unsigned long long>(total), ran_s,
+                                  ran_s * double(total) / double(done));
+                    out.error->message += estimate;
+                } else if (total > 0) {
+                    out.error->message += "; none of its " + std::to_string(total) + " blocks finished (an endless loop?)";
+                }
+                out.error->hint = "an endless loop in the kernel, or a launch sized for a GPU: give it longer with "
+                                  "--time-limit SECONDS, or run it on a GPU (--backend cuda on a machine with one, "
+                                  "or --remote)";
+                out.error->line = running->line;
+            } else {
+                out.error->message = "the program was stopped after " + limit_text + " in its host code";
+                out.error->hint = "an infinite loop in the host code? (a launch was not running); give it longer "
+                                  "with --time-limit SECONDS";
+            }
+            out.error->site_at.reset();
+        }
+        return out;
+    }
+    try {
+        ProgramRunResult answered = program_result_from(std::get<json>(r));
+        answered.stdout_text = std::move(out.stdout_text);
+        answered.stderr_text = std::move(out.stderr_text);
+        answered.output_truncated = out.output_truncated;
+        return answered;
+    } catch (const std::exception&) {
+        stop();
+        out.error = engine_error(ErrorKind::WorkerLost, "WORKER_STOPPED",
+                                 "the CPU backend's worker process answered nonsense; it was replaced");
+        return out;
+    }
 }
 
 }  // namespace

@@ -79,4 +79,90 @@ HostCallRequest host_call_from(const json& j) {
     return r;
 }
 
+namespace {
+json dim3_json(const Dim3& d) { return json::array({d.x, d.y, d.z}); }
+Dim3 dim3_from(const json& j) { return Dim3{j.at(0).get<uint32_t>(), j.at(1).get<uint32_t>(), j.at(2).get<uint32_t>()}; }
+}  // namespace
+
+json program_request_json(const ProgramRunRequest& r) {
+    return {{"op", "program"},
+            {"module", r.module},
+            {"argv", r.argv},
+            {"buffer_align", r.buffer_align},
+            {"memory_limit", r.memory_limit},
+            {"capture_limit", r.capture_limit}};
+}
+
+ProgramRunRequest program_request_from(const json& j) {
+    ProgramRunRequest r;
+    r.module = j.at("module").get<ModuleId>();
+    r.argv = j.at("argv").get<std::vector<std::string>>();
+    r.buffer_align = j.at("buffer_align").get<size_t>();
+    r.memory_limit = j.at("memory_limit").get<uint64_t>();
+    r.capture_limit = j.at("capture_limit").get<uint64_t>();
+    return r;
+}
+
+json program_result_json(const ProgramRunResult& r) {
+    return {{"returned", r.returned}, {"exit_status", r.exit_status}, {"ms", r.ms},
+            {"error", error_json(r.error)}, {"site", site_json(r.site)}, {"launches", r.launches}};
+}
+
+ProgramRunResult program_result_from(const json& j) {
+    ProgramRunResult r;
+    r.returned = j.at("returned").get<bool>();
+    r.exit_status = j.at("exit_status").get<int>();
+    r.ms = j.at("ms").get<double>();
+    r.error = error_from(j.at("error"));
+    r.site = site_from(j.at("site"));
+    r.launches = j.at("launches").get<int>();
+    return r;
+}
+
+json launch_record_json(const ProgramLaunchRecord& r) {
+    json j = {{"kernel", r.kernel}, {"line", r.line}, {"grid", dim3_json(r.grid)}, {"block", dim3_json(r.block)},
+              {"shared_bytes", r.shared_bytes}, {"stream", r.stream}, {"ms", r.ms}, {"cuda_error", r.cuda_error},
+              {"error", error_json(r.error)}, {"site", site_json(r.site)}, {"running", r.running}};
+    json args = json::array(), buffers = json::array();
+    for (const ProgramArg& a : r.args)
+        args.push_back({{"size", a.size}, {"pointer", a.pointer}, {"bytes", a.bytes_hex}, {"buffer", a.buffer},
+                        {"offset", a.offset}});
+    for (const ProgramBuffer& b : r.buffers)
+        buffers.push_back({{"name", b.name}, {"bytes", b.bytes}, {"captured", b.captured}, {"before_at", b.before_at},
+                           {"after_at", b.after_at}, {"has_after", b.has_after}});
+    j["args"] = args;
+    j["buffers"] = buffers;
+    if (r.error && r.error->thread) j["thread"] = dim3_json(*r.error->thread);
+    if (r.error && r.error->block) j["block_of_thread"] = dim3_json(*r.error->block);
+    if (r.error) j["error_line"] = r.error->line;
+    return j;
+}
+
+ProgramLaunchRecord launch_record_from(const json& j) {
+    ProgramLaunchRecord r;
+    r.kernel = j.at("kernel").get<std::string>();
+    r.line = j.at("line").get<int>();
+    r.grid = dim3_from(j.at("grid"));
+    r.block = dim3_from(j.at("block"));
+    r.shared_bytes = j.at("shared_bytes").get<uint64_t>();
+    r.stream = j.at("stream").get<uint64_t>();
+    r.ms = j.at("ms").get<double>();
+    r.cuda_error = j.at("cuda_error").get<int>();
+    r.error = error_from(j.at("error"));
+    r.site = site_from(j.at("site"));
+    r.running = j.at("running").get<bool>();
+    for (const json& a : j.at("args"))
+        r.args.push_back(ProgramArg{a.at("size").get<uint32_t>(), a.at("pointer").get<bool>(),
+                                    a.at("bytes").get<std::string>(), a.at("buffer").get<std::string>(),
+                                    a.at("offset").get<uint64_t>()});
+    for (const json& b : j.at("buffers"))
+        r.buffers.push_back(ProgramBuffer{b.at("name").get<std::string>(), b.at("bytes").get<uint64_t>(),
+                                          b.at("captured").get<bool>(), b.at("before_at").get<uint64_t>(),
+                                          b.at("after_at").get<uint64_t>(), b.at("has_after").get<bool>()});
+    if (r.error && j.contains("thread")) r.error->thread = dim3_from(j["thread"]);
+    if (r.error && j.contains("block_of_thread")) r.error->block = dim3_from(j["block_of_thread"]);
+    if (r.error && j.contains("error_line")) r.error->line = j["error_line"].get<int>();
+    return r;
+}
+
 }  // namespace cp

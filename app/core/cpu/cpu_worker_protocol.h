@@ -10,6 +10,9 @@
 //   load      {id, library, kernel, subject}                      -> {facts} | {error: {message, hint, kind}}
 //   launch    {request: <engine launch request>}                  -> {result: <engine launch result>, site}
 //   call      {module, symbol, args: [{name, buffer, scalar}]}    -> {ok, ms, error, site}
+//   program   {module, argv, buffer_align, memory_limit}          fds: [stdout, stderr, events] (pipes' write ends)
+//                                                                 -> {returned, exit_status, ms, error, site, launches}
+//             each launch, as it ends, is one line of JSON on the events pipe (launch_record_json)
 #pragma once
 
 #include "core/cpu/cpu_executor.h"
@@ -34,5 +37,12 @@ ErrorKind error_kind_in(const nlohmann::json& j, ErrorKind fallback);
 
 nlohmann::json host_call_json(const HostCallRequest& request);
 HostCallRequest host_call_from(const nlohmann::json& j);
+
+nlohmann::json program_request_json(const ProgramRunRequest& request);
+ProgramRunRequest program_request_from(const nlohmann::json& j);
+nlohmann::json program_result_json(const ProgramRunResult& result);
+ProgramRunResult program_result_from(const nlohmann::json& j);
+nlohmann::json launch_record_json(const ProgramLaunchRecord& record);
+ProgramLaunchRecord launch_record_from(const nlohmann::json& j);
 
 }  // namespace cp

@@ -67,6 +67,7 @@ void leave_last_words(WorkerStatus::End end, int exit_status, int signal, uint64
 }
 
 void on_exit_called(int status, void*) {
+    std::fflush(nullptr);  // a program's exit(): what it printed reaches the app's pipes
     leave_last_words(WorkerStatus::kExit, status, 0, 0, uint64_t(__builtin_frame_address(0)), 0);
     _exit(status);  // nothing else runs: no destructors of a half-finished launch
 }
@@ -180,6 +181,36 @@ WireMessage handle(KernelRunner& executor, const json& j, WireMessage& in) {
     if (op == "call") {
         const HostCallResult r = executor.call_host(host_call_from(j));
         return answer({{"ok", r.ok}, {"ms", r.ms}, {"error", error_json(r.error)}, {"site", site_json(r.site)}});
+    }
+    if (op == "program") {
+        // The program's standard output and error are the app's pipes while it runs; /dev/null again after.
+        if (in.fds.size() != 3 && in.fds.size() != 4) throw std::runtime_error("a program needs its three pipes");
+        std::fflush(stdout);
+        std::fflush(stderr);
+        const int saved_out = ::dup(1), saved_err = ::dup(2);
+        ::dup2(in.fds[0], 1);
+        ::dup2(in.fds[1], 2);
+        const int events = in.fds[2];
+        ProgramRunRequest request = program_request_from(j);
+        request.blocks_total = &g_status->launch_blocks_total;
+        request.blocks_done = &g_status->launch_blocks_done;
+        request.capture_fd = in.fds.size() == 4 ? in.fds[3] : -1;
+        ProgramRunResult r = executor.run_program(request, [events](const ProgramLaunchRecord& l) {
+            const std::string line = launch_record_json(l).dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+            size_t done = 0;
+            while (done < line.size()) {
+                const ssize_t n = ::write(events, line.data() + done, line.size() - done);
+                if (n <= 0) break;
+                done += size_t(n);
+            }
+        });
+        std::fflush(stdout);
+        std::fflush(stderr);
+        ::dup2(saved_out, 1);
+        ::dup2(saved_err, 2);
+        ::close(saved_out);
+        ::close(saved_err);
+        return answer(program_result_json(r));
     }
     throw std::runtime_error("unknown request " + op);
 }

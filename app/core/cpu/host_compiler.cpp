@@ -623,4 +623,48 @@ CpuCompileOutput compile_host_library(const HostLibraryRequest& request, const H
     return build_library(plan, compiler, shim, cache_dir, std::move(out));
 }
 
+CpuCompileOutput compile_program_library(const ProgramCompileRequest& request, const HostCompiler& compiler,
+                                         const ShimLocation& shim, const fs::path& cache_dir) {
+    CpuCompileOutput out;
+    const std::string user_path = request.path.empty() ? std::string("program.cu") : request.path;
+    const LocalIncludes includes = resolve_local_includes(request.source, user_path, false, request.include_dirs);
+    if (has_errors(includes.diagnostics)) {
+        out.diagnostics = includes.diagnostics;
+        return out;
+    }
+    std::string device_code = request.source;
+    for (const LocalHeader& h : includes.headers) device_code += "\n" + h.rewritten;
+    out.buffer_align = buffer_start_alignment(device_code);
+    const PreparedSource prepared = prepare_program_source(includes.rewritten_source, user_path, out.buffer_align);
+    out.diagnostics = prepared.diagnostics;
+    if (prepared.text.empty()) return out;
+    HostCompileOptions options = host_compile_options(shim, request.extra_options);
+    options.flags.push_back("-DCP_SHIM_PROGRAM");
+    const std::vector<std::string> checks = access_check_flags(compiler);
+    options.flags.insert(options.flags.end(), checks.begin(), checks.end());
+    out.options = options.flags;
+    LibraryPlan plan;
+    plan.text = prepared.text;
+    plan.includes = &includes;
+    plan.user_path = user_path;
+    plan.flags = options.flags;
+    plan.user_flags = options.from_user;
+    if (!options.ignored.empty()) {
+        plan.ignored_note = "cpu backend: ignored GPU-only options:";
+        for (const std::string& o : options.ignored) plan.ignored_note += " " + o;
+        plan.ignored_note += "\n";
+    }
+    plan.key_inputs = key_prefix(compiler, shim, options.flags) + "\nprogram\nheaders=" +
+                      local_includes_fingerprint(includes) + "\n" + prepared.text;
+    out = build_library(plan, compiler, shim, cache_dir, std::move(out));
+    // A header the program reads from elsewhere (NVIDIA's samples: Common/helper_cuda.h): its folder is not given.
+    const std::string missing = ": No such file or directory";
+    for (Diagnostic& d : out.diagnostics)
+        if (d.severity == Severity::Error && d.message.size() > missing.size() &&
+            d.message.compare(d.message.size() - missing.size(), missing.size(), missing) == 0)
+            d.message += "; a header from another folder is found with -I DIR (as nvcc takes it), e.g. "
+                         "`-I ../Common` for NVIDIA's samples";
+    return out;
+}
+
 }  // namespace cp

@@ -83,4 +83,17 @@ struct HostLibraryRequest {
 CpuCompileOutput compile_host_library(const HostLibraryRequest& request, const HostCompiler& compiler,
                                       const ShimLocation& shim, const std::filesystem::path& cache_dir);
 
+// A whole program (a file with its own main(), source_prep.h's prepare_program_source) compiled against the shim's
+// CUDA runtime (cuda_program.h, -DCP_SHIM_PROGRAM) with the per-access checks, into a library whose
+// `cp_program_main` the CPU worker calls (cpu_executor.h, run_program). Its own folder's headers and those of
+// `include_dirs` (-I DIR) are copied into the build folder; nothing else outside the toolkit is read.
+struct ProgramCompileRequest {
+    std::string source;
+    std::string path;
+    std::vector<std::string> include_dirs;
+    std::vector<std::string> extra_options;  // -D, -U, -std= as for kernels
+};
+CpuCompileOutput compile_program_library(const ProgramCompileRequest& request, const HostCompiler& compiler,
+                                         const ShimLocation& shim, const std::filesystem::path& cache_dir);
+
 }  // namespace cp

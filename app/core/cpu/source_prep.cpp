@@ -4,6 +4,7 @@
 #include "core/cpu/source_prep.h"
 
 #include "core/kernel_file/kernel_scan.h"
+#include "core/kernel_file/program_file.h"
 #include "core/kernel_file/reference_section.h"
 
 #include <algorithm>
@@ -159,8 +160,12 @@ Diagnostic unsupported(const std::string& path, const Token& t, const std::strin
     return Diagnostic{path, t.line, 0, Severity::Error, feature + " is not supported by the CPU backend" + instead};
 }
 
+// `in_device` (programs): per token, whether it is inside a __global__ or __device__ function; its host code may
+// use the CUDA runtime, managed memory and launches, which device code may not. Empty: all of it is device code.
 void scan_unsupported(const std::string& s, const std::vector<Token>& tokens, const std::vector<bool>& skipped,
-                      const std::string& path, std::vector<Diagnostic>& diags) {
+                      const std::string& path, std::vector<Diagnostic>& diags,
+                      const std::vector<bool>& in_device = {}) {
+    const bool program = !in_device.empty();
     std::set<std::string> reported;  // one message per feature: the first line that uses it
     std::set<std::string> grid_names;  // variables of type grid_group
     auto report = [&](const Token& t, const std::string& what) {
@@ -174,7 +179,8 @@ void scan_unsupported(const std::string& s, const std::vector<Token>& tokens, co
             continue;
         }
         if (t.kind == Token::Punct && s[t.begin] == '<' && k + 2 < tokens.size() && tokens[k + 1].begin == t.end &&
-            tokens[k + 2].begin == t.end + 1 && s[tokens[k + 1].begin] == '<' && s[tokens[k + 2].begin] == '<') {
+            tokens[k + 2].begin == t.end + 1 && s[tokens[k + 1].begin] == '<' && s[tokens[k + 2].begin] == '<' &&
+            (!program || in_device[k])) {
             report(t,
                    "launching kernels from a kernel (dynamic parallelism, <<<...>>>) ; the playground's CUDA backend "
                    "does not link the device runtime either: launch each kernel from the header, one `step:` line "
@@ -217,8 +223,14 @@ void scan_unsupported(const std::string& s, const std::vector<Token>& tokens, co
                           "_sync with a mask of the threads taking part (0xffffffff for a whole warp)");
             continue;
         }
-        for (const Feature& f : unsupported_features())
+        for (const Feature& f : unsupported_features()) {
+            // A program's host code allocates, copies, synchronizes and declares managed variables.
+            const std::string what = f.what;
+            const bool host_feature =
+                what.rfind("managed memory", 0) == 0 || what.rfind("device-side CUDA runtime", 0) == 0;
+            if (program && host_feature && !in_device[k]) continue;
             if (f.identifiers.count(word)) report(t, f.what);
+        }
     }
 }
 
@@ -668,6 +680,251 @@ PreparedSource prepare_kernel_source(const std::string& whole_source, const std:
                 ">(cp_args); }\n";
     out.text += "CP_SHIM_EXPORT const cp_abi::ParamInfo* " + params_symbol(k) +
                 "(int* cp_count) { return ::cp_shim::param_infos(&::" + k + ", cp_count); }\n";
+    return out;
+}
+
+// ---- whole programs ----------------------------------------------------------------------------------------
+
+namespace {
+
+// The CUDA runtime calls cuda_program.h provides; any other `cuda...(` call in host code is refused with its line.
+const std::set<std::string>& runtime_subset() {
+    static const std::set<std::string> names = {
+        "cudaMalloc", "cudaMallocManaged", "cudaMallocHost", "cudaHostAlloc", "cudaFree", "cudaFreeHost",
+        "cudaMemcpy", "cudaMemcpyAsync", "cudaMemset", "cudaMemsetAsync", "cudaMemcpyToSymbol",
+        "cudaMemcpyFromSymbol", "cudaMemcpyToSymbolAsync", "cudaGetSymbolAddress", "cudaDeviceSynchronize",
+        "cudaThreadSynchronize", "cudaDeviceReset", "cudaGetLastError", "cudaPeekAtLastError", "cudaGetErrorString",
+        "cudaGetErrorName", "cudaGetDeviceCount", "cudaSetDevice", "cudaGetDevice", "cudaGetDeviceProperties",
+        "cudaDeviceGetAttribute", "cudaMemGetInfo", "cudaDriverGetVersion", "cudaRuntimeGetVersion",
+        "cudaMemPrefetchAsync", "cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority",
+        "cudaStreamDestroy", "cudaStreamSynchronize", "cudaStreamQuery", "cudaStreamWaitEvent", "cudaEventCreate",
+        "cudaEventCreateWithFlags", "cudaEventDestroy", "cudaEventRecord", "cudaEventSynchronize", "cudaEventQuery",
+        "cudaEventElapsedTime", "cudaLaunchKernel", "cudaLaunchCooperativeKernel"};
+    return names;
+}
+
+// What a call outside the subset is, and what to do instead.
+std::string outside_subset(const std::string& call) {
+    auto starts = [&](const char* p) { return call.rfind(p, 0) == 0; };
+    if (starts("cudaGraphics") || starts("cudaGL") || starts("cudaEGL") || starts("cudaD3D") || starts("cudaVDPAU"))
+        return "graphics interop ; the playground shows a program's buffers itself: write the picture to a buffer and "
+               "open the program in the window";
+    if (starts("cudaCreateTextureObject") || starts("cudaCreateSurfaceObject") || starts("cudaMallocArray") ||
+        starts("cudaMalloc3DArray") || starts("cudaMemcpyToArray") || starts("cudaMemcpy2DToArray") ||
+        starts("cudaCreateChannelDesc") || starts("cudaBindTexture"))
+        return "textures and CUDA arrays ; read a plain buffer instead (`src[y * width + x]`), clamping x and y as the "
+               "texture's address mode did";
+    if (starts("cudaGraph") || starts("cudaStreamBeginCapture") || starts("cudaStreamEndCapture"))
+        return "CUDA graphs ; launch the kernels one after another";
+    if (starts("cudaMallocPitch") || starts("cudaMemcpy2D") || starts("cudaMemcpy3D") || starts("cudaMalloc3D"))
+        return "pitched allocations and 2D/3D copies ; allocate width * height elements with cudaMalloc and copy "
+               "with cudaMemcpy";
+    if (starts("cudaIpc") || starts("cudaDeviceEnablePeerAccess") || starts("cudaMemcpyPeer"))
+        return "several GPUs and IPC ; the playground's programs run on one device";
+    return "outside the CUDA runtime calls the playground's programs run against ; see README, \"Run your own "
+           "program\", for the calls it covers";
+}
+
+const std::vector<std::pair<std::string, std::string>>& refused_libraries() {
+    static const std::vector<std::pair<std::string, std::string>> libraries = {
+        {"cublas", "cuBLAS"}, {"cufft", "cuFFT"}, {"curand", "cuRAND"}, {"cusparse", "cuSPARSE"},
+        {"cusolver", "cuSOLVER"}, {"cudnn", "cuDNN"}, {"nccl", "NCCL"}, {"nvtx", "NVTX"}};
+    return libraries;
+}
+
+// Per token: inside the body or parameters of a function declared __global__ or __device__ (not __host__ __device__,
+// whose body is also host code: the scan treats it as device code, which is the stricter reading).
+std::vector<bool> device_function_tokens(const std::string& s, const std::vector<Token>& tokens) {
+    std::vector<bool> in_device(tokens.size(), false);
+    for (const TopFunction& f : top_functions(s, tokens)) {
+        bool device = false;
+        for (size_t k = f.first; k <= f.last && k < tokens.size(); ++k) {
+            if (is_punct(s, tokens[k], '{')) break;
+            const std::string w = text_of(s, tokens[k]);
+            if (w == "__global__" || w == "__device__") device = true;
+        }
+        if (!device) continue;
+        for (size_t k = f.first; k <= f.last && k < tokens.size(); ++k) in_device[k] = true;
+    }
+    return in_device;
+}
+
+bool three(const std::string& s, const std::vector<Token>& tokens, size_t k, char c) {
+    return k + 2 < tokens.size() && is_punct(s, tokens[k], c) && is_punct(s, tokens[k + 1], c) &&
+           is_punct(s, tokens[k + 2], c) && tokens[k + 1].begin == tokens[k].end &&
+           tokens[k + 2].begin == tokens[k + 1].end;
+}
+
+// The first token of the kernel expression that ends just before `<<<` at `k`: `kernel`, `ns::kernel`,
+// `reduce<float, 256>`; k itself when there is none.
+size_t kernel_expression_start(const std::string& s, const std::vector<Token>& tokens, size_t k) {
+    size_t b = k;
+    for (;;) {
+        if (b > 0 && is_punct(s, tokens[b - 1], '>')) {  // template arguments: back to their '<'
+            int depth = 0;
+            size_t m = b;
+            while (m > 0) {
+                --m;
+                if (is_punct(s, tokens[m], '>')) ++depth;
+                if (is_punct(s, tokens[m], '<') && --depth == 0) break;
+                if (is_punct(s, tokens[m], ';') || is_punct(s, tokens[m], '{') || is_punct(s, tokens[m], '}'))
+                    return k;
+            }
+            if (depth != 0) return k;
+            b = m;
+        }
+        if (b == 0 || tokens[b - 1].kind != Token::Ident) return b == k ? k : k;
+        --b;
+        if (b >= 2 && is_punct(s, tokens[b - 1], ':') && is_punct(s, tokens[b - 2], ':')) {
+            b -= 2;
+            if (b > 0 && tokens[b - 1].kind == Token::Ident) continue;
+            return b;  // `::kernel`
+        }
+        return b;
+    }
+}
+
+// `kernel<<<grid, block[, shared[, stream]]>>>(args...)` in host code becomes
+// `::cp_rt::launch(LINE, "kernel", ::cp_rt::LaunchConfig(grid, block...), [&](auto&... cp_a) { kernel(cp_a...); },
+// args...)` (cuda_program.h): the lambda lets the compiler convert the arguments and deduce a template kernel's
+// arguments as the launch would. Newlines are kept, so every line stays where it was.
+std::string rewrite_launches(const std::string& s, const std::vector<Token>& tokens, const std::vector<bool>& in_device,
+                             const std::string& path, std::vector<Diagnostic>& diags) {
+    std::string out;
+    size_t copied = 0;
+    for (size_t k = 0; k < tokens.size(); ++k) {
+        if (in_device[k] || !three(s, tokens, k, '<')) continue;
+        const size_t first = kernel_expression_start(s, tokens, k);
+        if (first == k) {
+            diags.push_back({path, tokens[k].line, 0, Severity::Error,
+                             "the playground launches a kernel named before <<<...>>> (`kernel<<<grid, block>>>(...)`, "
+                             "`ns::kernel<float><<<...>>>`); call it by its name here"});
+            continue;
+        }
+        int depth = 0;
+        size_t close = k + 3;
+        for (; close < tokens.size(); ++close) {
+            const Token& t = tokens[close];
+            if (is_punct(s, t, '(') || is_punct(s, t, '[') || is_punct(s, t, '{')) ++depth;
+            if (is_punct(s, t, ')') || is_punct(s, t, ']') || is_punct(s, t, '}')) --depth;
+            if (depth == 0 && three(s, tokens, close, '>')) break;
+            if (depth < 0 || is_punct(s, t, ';')) {
+                close = tokens.size();
+                break;
+            }
+        }
+        const size_t open_args = close + 3;
+        if (close >= tokens.size() || open_args >= tokens.size() || !is_punct(s, tokens[open_args], '(')) {
+            diags.push_back({path, tokens[k].line, 0, Severity::Error,
+                             "a launch is written `kernel<<<grid, block>>>(arguments)`: this one has no matching "
+                             ">>> and argument list"});
+            continue;
+        }
+        const size_t close_args = matching(s, tokens, open_args, '(', ')');
+        if (close_args >= tokens.size()) continue;
+        const std::string kernel = s.substr(tokens[first].begin, tokens[k - 1].end - tokens[first].begin);
+        std::string kernel_words;  // for the message: newlines and quotes out
+        for (char c : kernel)
+            if (c != '"' && c != '\\') kernel_words += (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
+        const std::string config = s.substr(tokens[k + 2].end, tokens[close].begin - tokens[k + 2].end);
+        // A literal 0 or NULL argument stays a null pointer constant (the kernel's `int* p` takes it) and an integer
+        // zero (its `int n` does): it is passed as ::cp_rt::Zero, which converts to either (cuda_program.h).
+        std::string args;
+        for (size_t part = open_args + 1, m = open_args + 1, nesting = 0; m <= close_args; ++m) {
+            if (m < close_args && !(nesting == 0 && is_punct(s, tokens[m], ','))) {
+                if (is_punct(s, tokens[m], '(') || is_punct(s, tokens[m], '[') || is_punct(s, tokens[m], '{')) ++nesting;
+                if (is_punct(s, tokens[m], ')') || is_punct(s, tokens[m], ']') || is_punct(s, tokens[m], '}')) --nesting;
+                continue;
+            }
+            // [part, m) is one argument; tokens[part - 1] the '(' or ',' before it.
+            const size_t before = tokens[part - 1].end;
+            static const std::set<std::string> zeros = {"0", "NULL", "0L", "0l", "0U", "0u", "0UL", "0ul"};
+            if (m == part + 1 && zeros.count(text_of(s, tokens[part]))) {
+                args += s.substr(before, tokens[part].begin - before) + "::cp_rt::Zero{}";
+                const std::string after = s.substr(tokens[part].end, tokens[m].begin - tokens[part].end);
+                args += std::string(size_t(std::count(after.begin(), after.end(), '\n')), '\n');
+            } else {
+                args += s.substr(before, tokens[m].begin - before);
+            }
+            if (m < close_args) args += ",";
+            part = m + 1;
+        }
+        const bool no_args = open_args + 1 == close_args;
+        out += s.substr(copied, tokens[first].begin - copied);
+        out += "::cp_rt::launch(" + std::to_string(tokens[k].line) + ", \"" + kernel_words +
+               "\", ::cp_rt::LaunchConfig(" + config + "), [&](auto&... cp_a) { " + kernel + "(cp_a...); }" +
+               (no_args ? "" : ", ") + args + ")";
+        copied = tokens[close_args].end;
+        k = close_args;
+    }
+    out += s.substr(copied);
+    return out;
+}
+
+}  // namespace
+
+PreparedSource prepare_program_source(const std::string& source, const std::string& display_path,
+                                      size_t shared_align) {
+    PreparedSource out;
+    const std::string path = display_path.empty() ? std::string("program.cu") : display_path;
+    out.kernels = find_kernels(source);
+    const std::vector<Token> tokens = tokenize_code(source);
+    const std::vector<bool> in_device = device_function_tokens(source, tokens);
+    const std::vector<bool> skipped = cpu_skipped(source, tokens);
+    scan_unsupported(source, tokens, skipped, path, out.diagnostics, in_device);
+    // Host code: the runtime calls outside the subset, and the CUDA libraries, refused at their line.
+    std::set<std::string> reported;
+    for (size_t k = 0; k < tokens.size(); ++k) {
+        const Token& t = tokens[k];
+        if (skipped[k]) continue;
+        if (t.kind == Token::Directive) {
+            const std::string d = squeeze(text_of(source, t));
+            if (d.rfind("include", 0) != 0) continue;
+            for (const auto& [prefix, library] : refused_libraries())
+                if (d.find(prefix) != std::string::npos && reported.insert(library).second)
+                    out.diagnostics.push_back(
+                        {path, t.line, 0, Severity::Error,
+                         library + " is not part of the playground's CUDA runtime: its programs run their own kernels "
+                                   "only; write the step as a kernel of the file"});
+            if ((d.find("cuda_gl_interop") != std::string::npos || d.find("cuda_egl_interop") != std::string::npos) &&
+                reported.insert("interop").second)
+                out.diagnostics.push_back({path, t.line, 0, Severity::Error,
+                                           "graphics interop is not part of the playground's CUDA runtime: the "
+                                           "playground shows a program's buffers itself"});
+            continue;
+        }
+        if (t.kind != Token::Ident || in_device[k] || k + 1 >= tokens.size() || !is_punct(source, tokens[k + 1], '('))
+            continue;
+        const std::string word = text_of(source, t);
+        const bool runtime_call = word.size() > 4 && word.compare(0, 4, "cuda") == 0 && std::isupper(static_cast<unsigned char>(word[4]));
+        if (!runtime_call || runtime_subset().count(word) || !reported.insert(word).second) continue;
+        const std::string what = outside_subset(word);
+        const size_t split = what.find(" ; ");
+        out.diagnostics.push_back({path, t.line, 0, Severity::Error,
+                                   "`" + word + "` (" + what.substr(0, split) +
+                                       ") is not part of the playground's CUDA runtime: " + what.substr(split + 3)});
+    }
+    if (!main_function_line(source))
+        out.diagnostics.push_back({path, 0, 0, Severity::Error,
+                                   "no main() in this file: a program needs one (a file of kernels alone runs with a "
+                                   "/*@playground ... */ header; `cuda-playground describe` proposes one)"});
+    if (has_errors(out.diagnostics)) return out;
+
+    const std::string launched = rewrite_launches(source, tokens, in_device, path, out.diagnostics);
+    if (has_errors(out.diagnostics)) return out;
+    const std::vector<Token> launched_tokens = tokenize_code(launched);
+    out.text = "#line 1 \"" + escape_for_line_directive(path) + "\"\n" +
+               rewrite_shared(launched, launched_tokens, path, unsigned(shared_align), out.diagnostics);
+    if (has_errors(out.diagnostics)) {
+        out.text.clear();
+        return out;
+    }
+    out.text += std::string("\n#line 1 \"") + kEntryPointsFile + "\"\n";
+    out.text +=
+        "CP_SHIM_EXPORT int cp_program_main(int cp_argc, char** cp_argv, const cp_abi::ProgramHost* cp_host) {\n"
+        "    ::cp_rt::host = cp_host;\n"
+        "    return ::cp_rt::call_main(&::main, cp_argc, cp_argv);\n"
+        "}\n";
     return out;
 }
 

@@ -41,6 +41,16 @@ std::vector<KernelDecl> find_kernels(const std::string& source);
 // 256), else 1. Comments, strings and the CPU reference do not count.
 size_t buffer_start_alignment(const std::string& source);
 
+// Whole programs (a file with its own main(), compiled against the shim's CUDA runtime, cuda_program.h; the
+// main() is found by core/kernel_file/program_file.h).
+// The program as the host compiler compiles it with -DCP_SHIM_PROGRAM: the CPU backend's refusals (device code
+// only: host code may allocate, copy and launch), runtime calls outside the subset and the CUDA libraries refused
+// at their line, launches (`k<<<g, b, s, st>>>(...)`) rewritten to ::cp_rt::launch, the `__shared__` rewrites of a
+// kernel's source, and the entry point `cp_program_main` (cp_shim_abi.h). `kernels` lists every __global__
+// function; `kernel_name` stays empty.
+PreparedSource prepare_program_source(const std::string& source, const std::string& display_path,
+                                      size_t shared_align = 1);
+
 // Symbols the generated entry points export for `kernel`.
 std::string plain_entry_symbol(const std::string& kernel);
 std::string fiber_entry_symbol(const std::string& kernel);

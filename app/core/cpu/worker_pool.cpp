@@ -257,6 +257,7 @@ __attribute__((noinline)) void WorkerPool::run_blocks(Worker& w, cp_abi::ThreadS
             state->block_idx = {unsigned(b % gx), unsigned((b % gxy) / gx), unsigned(b / gxy)};
             const auto started = std::chrono::steady_clock::now();
             const bool ran = w.scheduler.run_block(b);
+            if (job.blocks_done) job.blocks_done->fetch_add(1, std::memory_order_relaxed);
             if (job.trace) {
                 const auto since = [&](std::chrono::steady_clock::time_point t) {
                     return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(t - job_start_).count());

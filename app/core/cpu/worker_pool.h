@@ -38,6 +38,9 @@ struct GridLaunch {
     // When set, the blocks from its value on are not run (read as the launch goes): a memory recording past its
     // cap, whose later blocks would not count (access_recorder.h) and whose output nobody reads.
     const std::atomic<uint64_t>* blocks_end = nullptr;
+    // When set, counts the blocks that have run (a program's launch: the app estimates how long a launch the
+    // watchdog stopped would have taken).
+    std::atomic<uint64_t>* blocks_done = nullptr;
 };
 
 // Where a crash's data address fell, when it is somewhere the worker itself knows about.

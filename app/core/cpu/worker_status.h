@@ -38,6 +38,10 @@ struct WorkerStatus {
     cp_abi::Uint3 thread, block;
     uint64_t fault_address;               // kCrash
     uint64_t code_addresses[kAddresses];  // kernel code on the stack, innermost first (0: none)
+
+    // A program's running launch (issue 36): its blocks and how many have run, so that the app can say how long a
+    // launch its watchdog stopped would have needed here.
+    std::atomic<uint64_t> launch_blocks_total, launch_blocks_done;
 };
 
 static_assert(std::atomic<uint64_t>::is_always_lock_free, "the status page is shared between processes");

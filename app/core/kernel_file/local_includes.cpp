@@ -104,8 +104,10 @@ std::optional<std::string> read_all(const fs::path& p) {
 
 }  // namespace
 
-LocalIncludes resolve_local_includes(const std::string& source, const std::string& path, bool device_only) {
+LocalIncludes resolve_local_includes(const std::string& source, const std::string& path, bool device_only,
+                                     const std::vector<std::string>& search_dirs) {
     LocalIncludes out;
+    std::vector<fs::path> origins;  // per header: the file it was read from
     std::error_code ec;
     // `run file.cu` in the file's own folder: a bare name that is a file here has this folder (an unsaved buffer's
     // name, which is no file, has none).
@@ -125,6 +127,28 @@ LocalIncludes resolve_local_includes(const std::string& source, const std::strin
         // Spellings to replace, from the end; applied in one pass below (a replace() per directive moves the
         // rest of the text each time: quadratic in a file of many includes).
         std::vector<std::pair<const Directive*, std::string>> respelled;
+        // A header found in a search folder (-I DIR): read by the app like a local one, copied into the build folder
+        // under the name as written, and always included in quotes from there. Returns false when none has it.
+        auto from_search_dirs = [&](const Directive& d, const std::string& name) {
+            if (search_dirs.empty() || has_dot_dot(fs::path(name))) return false;
+            for (const std::string& dir_text : search_dirs) {
+                const fs::path candidate = (fs::path(dir_text) / name).lexically_normal();
+                if (!fs::is_regular_file(candidate, ec)) continue;
+                const std::string local = fs::path(name).lexically_normal().generic_string();
+                respelled.push_back({&d, "\"" + local + "\""});
+                if (index.count(local)) return true;
+                if (out.headers.size() >= kMaxHeaders) return true;
+                const std::optional<std::string> contents = read_all(candidate);
+                if (!contents) return false;
+                total_bytes += contents->size();
+                if (total_bytes > kMaxBytes) return true;
+                index[local] = out.headers.size();
+                out.headers.push_back({local, *contents, {}});
+                origins.push_back(candidate);
+                return true;
+            }
+            return false;
+        };
         const std::vector<Directive> directives = scan_directives(text);
         std::vector<Diagnostic> refused;  // found from the end (the rewriting keeps earlier offsets valid)
         for (auto d = directives.rbegin(); d != directives.rend(); ++d) {
@@ -143,10 +167,15 @@ LocalIncludes resolve_local_includes(const std::string& source, const std::strin
             }
             if (d->open == '<') {
                 if (has_dot_dot(target)) refuse("`..` in a toolkit header's name climbs out of the include folders");
-                continue;  // the toolkit's or the shim's header
+                else (void)from_search_dirs(*d, name);
+                continue;  // else the toolkit's or the shim's header
             }
             const fs::path candidate = (dir / target).lexically_normal();
-            if (!has_folder) continue;  // no folder: nothing is local (the compiler's include path decides)
+            // A search folder's header includes from the search folders; the file and its own headers look there
+            // for what their folder lacks.
+            const bool local_dir = has_folder && inside(dir.lexically_normal(), root);
+            if ((!local_dir || !fs::is_regular_file(candidate, ec)) && from_search_dirs(*d, name)) continue;
+            if (!local_dir) continue;  // no folder: nothing is local (the compiler's include path decides)
             if (!inside(candidate, root)) {
                 refuse("it leaves " + folder_words +
                        "; a kernel file may include only files in its own folder (and "
@@ -178,15 +207,19 @@ LocalIncludes resolve_local_includes(const std::string& source, const std::strin
             index[local] = out.headers.size();
             out.headers.push_back(
                 {local, device_only ? separate_host_code(*contents, true).kernel_source : *contents, {}});
+            origins.push_back(candidate);
         }
         out.diagnostics.insert(out.diagnostics.end(), refused.rbegin(), refused.rend());
         std::string rewritten;
         rewritten.reserve(text.size());
         size_t copied = 0;
         for (auto r = respelled.rbegin(); r != respelled.rend(); ++r) {
-            rewritten.append(text, copied, r->first->begin - copied);
+            // A spelling in quotes replaces the delimiters too (a search folder's <header.h>).
+            const bool whole = !r->second.empty() && r->second.front() == '"';
+            const size_t begin = whole ? r->first->begin - 1 : r->first->begin;
+            rewritten.append(text, copied, begin - copied);
             rewritten += r->second;
-            copied = r->first->end;
+            copied = whole ? r->first->end + 1 : r->first->end;
         }
         rewritten.append(text, copied, std::string::npos);
         return rewritten;
@@ -195,7 +228,7 @@ LocalIncludes resolve_local_includes(const std::string& source, const std::strin
     out.rewritten_source = process(source, root, path);
     // Headers found while processing headers are appended: walk until none is new.
     for (size_t i = 0; i < out.headers.size(); ++i) {
-        const fs::path header = root / out.headers[i].name;
+        const fs::path header = i < origins.size() ? origins[i] : root / out.headers[i].name;
         const std::string text = out.headers[i].contents;
         std::string rewritten = process(text, header.parent_path(), header.string());  // may add headers
         out.headers[i].rewritten = std::move(rewritten);

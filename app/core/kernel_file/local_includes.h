@@ -28,7 +28,10 @@ struct LocalIncludes {
 // toolkit's headers, e.g. "cuda_runtime.h").
 // `device_only`: each header as device compiles take it, its host functions, host globals and host-only includes
 // left out (host_code.h), so a helper header shared with a sample's host code compiles for the device.
-LocalIncludes resolve_local_includes(const std::string& source, const std::string& path, bool device_only = false);
+// `search_dirs` (a program's -I DIR): where an include not found in the folder is looked for next, the headers
+// found there copied into the build folder under the name as written.
+LocalIncludes resolve_local_includes(const std::string& source, const std::string& path, bool device_only = false,
+                                     const std::vector<std::string>& search_dirs = {});
 
 // One string that changes when any header's name or contents change (for compile caches).
 std::string local_includes_fingerprint(const LocalIncludes& includes);

@@ -7,7 +7,7 @@
 #include <cstdint>
 
 // Bump whenever a struct or function below changes: cached kernel libraries are keyed by it.
-#define CP_SHIM_ABI_VERSION 6
+#define CP_SHIM_ABI_VERSION 7
 
 namespace cp_abi {
 
@@ -127,6 +127,50 @@ struct AccessRecorder {
                    const void* pc);
 };
 
+
+// Whole programs (a file with its own main(), compiled with -DCP_SHIM_PROGRAM against cuda_program.h): the
+// program's host code runs on the worker's request thread and reaches the backend through these calls. Device
+// allocations are guarded buffers of the worker, as a lesson's are; launches run on the worker's pool with every
+// check a lesson's launch gets.
+enum ProgramMemory : int { kDeviceMemory = 0, kManagedMemory = 1, kPinnedHostMemory = 2 };
+
+struct ProgramAllocation {
+    void* base;
+    unsigned long long bytes;
+    int kind;  // ProgramMemory
+};
+
+// One launch as the program wrote it (`kernel<<<grid, block, shared, stream>>>(args...)`, cudaLaunchKernel).
+struct ProgramLaunch {
+    const char* kernel;  // the name as written (`reduce<float>`)
+    int line;            // the launch's line in the user's file
+    Uint3 grid, block;
+    unsigned long long shared_bytes;
+    unsigned long long stream;  // 0: the default stream; else the stream's number (1, 2, ... in creation order)
+    void (*run_plain)(void** args, const PlainRun* run);  // as a kernel library's cp_run_plain_<k>
+    void (*run_one)(void** args);                         // as cp_run_one_<k>
+    void** args;                                          // what run_plain and run_one are given
+    const ParamInfo* params;                              // of each argument as passed
+    unsigned param_count;
+    const void* const* values;  // each argument's bytes
+};
+
+struct ProgramHost {
+    void* context;
+    // Zero-filled memory between guards (device and managed memory; pinned host memory too), null when there is
+    // none. `name` is what the program wrote (`&d_a`), `line` the call's.
+    void* (*allocate)(void* context, unsigned long long bytes, int kind, const char* name, int line);
+    // 0 when `pointer` is the start of a live allocation of `kind`'s family (freed now), else 1.
+    int (*release)(void* context, void* pointer, int kind);
+    // 1 and the allocation `pointer` points into (its end included, as CUDA's pointer arithmetic allows), else 0.
+    int (*find)(void* context, const void* pointer, ProgramAllocation* out);
+    // Runs the launch (or refuses it) and returns the cudaError_t value the program is to see: 0, a launch error
+    // (9: invalid configuration), or the error a kernel that faulted leaves (700: illegal address...).
+    int (*launch)(void* context, const ProgramLaunch* launch);
+    // How many worker threads run blocks (cudaDeviceProp::multiProcessorCount).
+    int (*workers)(void* context);
+};
+
 }  // namespace cp_abi
 
 // Symbols every kernel library exports (extern "C"):
@@ -137,3 +181,5 @@ struct AccessRecorder {
 //   const cp_abi::ParamInfo* cp_params_<kernel>(int* count);
 //   void cp_module_bind_bounds(const cp_abi::BoundsMap* map);  // instrumented libraries; before any kernel runs
 //   void cp_module_bind_recorder(const cp_abi::AccessRecorder* r);  // recording libraries; before any kernel runs
+// and programs (-DCP_SHIM_PROGRAM):
+//   int cp_program_main(int argc, char** argv, const cp_abi::ProgramHost* host);  // the program's main()

@@ -150,6 +150,11 @@ __attribute__((format(printf, 1, 2))) static inline int device_printf(const char
     char text[1024];
     va_list args;
     va_start(args, format);
+    if (!CP_SHIM_STATE.block) {  // a program's host code (cuda_program.h): its own standard output
+        const int r = std::vprintf(format, args);
+        va_end(args);
+        return r;
+    }
     const int n = std::vsnprintf(text, sizeof text, format, args);
     va_end(args);
     if (n < 0) return n;
@@ -169,6 +174,11 @@ __attribute__((format(printf, 1, 2))) static inline int device_printf(const char
 }  // namespace cp_shim
 
 extern "C" [[noreturn]] void cp_shim_assert_fail(const char* expression, int line) {
+    if (!CP_SHIM_STATE.block) {  // a program's host code: as the C library's assert, a message and abort()
+        std::fprintf(stderr, "Assertion `%s' failed (line %d).\n", expression, line);
+        std::fflush(stderr);
+        std::abort();
+    }
     ::cp_shim::fail(cp_abi::kAssert, expression, line);
 }
 
@@ -442,3 +452,6 @@ extern "C" __attribute__((visibility("hidden"), used)) CP_SHIM_NO_CHECK void __a
 
 CP_SHIM_EXPORT void cp_module_bind_bounds(const cp_abi::BoundsMap* map) { ::cp_shim::bounds_map = map; }
 #endif  // __SANITIZE_ADDRESS__
+
+// Whole programs: the CUDA runtime their host code calls.
+#include "cuda_program.h"

@@ -1,0 +1,184 @@
+// `cuda-playground run prog.cu`, for a file with its own main(): the program as written, its output as its own, its
+// exit status as the run's, and the playground's words on each launch (refused, faulted: thread, block, line,
+// element) beside it on stderr. `--json FILE` keeps all of it.
+#include "cli/commands.h"
+#include "cli/program_args.h"
+#include "core/backends/registry.h"
+#include "core/session/report_json.h"
+#include "core/text_util.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <iostream>
+
+namespace cp::cli {
+
+namespace {
+
+nlohmann::json dim3_json(const Dim3& d) { return nlohmann::json::array({d.x, d.y, d.z}); }
+
+nlohmann::json error_json(const std::optional<EngineError>& e) {
+    if (!e) return nullptr;
+    nlohmann::json j = {{"kind", error_kind_name(e->kind)}, {"name", e->name}, {"message", e->message},
+                        {"hint", e->hint}, {"line", e->line}};
+    if (e->thread) j["thread"] = dim3_json(*e->thread);
+    if (e->block) j["block"] = dim3_json(*e->block);
+    return j;
+}
+
+nlohmann::json args_json(const std::vector<ProgramArg>& args) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const ProgramArg& a : args) {
+        nlohmann::json j = {{"size", a.size}, {"pointer", a.pointer}, {"bytes", a.bytes_hex}};
+        if (!a.buffer.empty()) {
+            j["buffer"] = a.buffer;
+            j["offset"] = a.offset;
+        }
+        out.push_back(j);
+    }
+    return out;
+}
+
+nlohmann::json buffers_json(const std::vector<ProgramBuffer>& buffers) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const ProgramBuffer& b : buffers) {
+        nlohmann::json j = {{"name", b.name}, {"bytes", b.bytes}, {"captured", b.captured}};
+        if (b.captured) j["before_at"] = b.before_at;
+        if (b.has_after) j["after_at"] = b.after_at;
+        out.push_back(j);
+    }
+    return out;
+}
+
+nlohmann::json program_json(const std::string& file, const std::string& backend, const ProgramRun& r) {
+    nlohmann::json launches = nlohmann::json::array();
+    for (const ProgramLaunch& l : r.launches)
+        launches.push_back({{"kernel", l.kernel},
+                            {"line", l.line},
+                            {"grid", dim3_json(l.grid)},
+                            {"block", dim3_json(l.block)},
+                            {"shared_bytes", l.shared_bytes},
+                            {"stream", l.stream},
+                            {"ms", l.ms},
+                            {"cuda_error", l.cuda_error},
+                            {"cuda_error_name", cuda_error_name(l.cuda_error)},
+                            {"error", error_json(l.error)},
+                            {"args", args_json(l.args)},
+                            {"buffers", buffers_json(l.buffers)}});
+    return {{"schema_version", 1},
+            {"program", file},
+            {"backend", backend},
+            {"device", r.device},
+            {"compiled", r.compiled},
+            {"cache_hit", r.cache_hit},
+            {"compile_ms", r.compile_ms},
+            {"diagnostics", diagnostics_json(r.diagnostics)},
+            {"end", program_end_name(r.end)},
+            {"exit_status", r.exit_status},
+            {"stdout", r.stdout_text},
+            {"stderr", r.stderr_text},
+            {"output_truncated", r.output_truncated},
+            {"run_ms", r.run_ms},
+            {"launches", launches},
+            {"error", error_json(r.error)}};
+}
+
+// The playground's own lines, on stderr after the program's: what each launch did, and how the run ended.
+void print_notes(const ProgramRun& r) {
+    const std::string p = "cuda-playground: ";
+    if (r.output_truncated) std::cerr << p << "the program wrote more than 16 MiB; the rest was not kept\n";
+    for (const ProgramLaunch& l : r.launches) {
+        if (!l.error) continue;
+        const std::string launch = "launch of `" + l.kernel + "` at line " + std::to_string(l.line) + " (grid " +
+                                   l.grid.str() + ", block " + l.block.str() + ")";
+        if (l.error->kind == ErrorKind::LaunchRefused)
+            std::cerr << p << launch << " was refused: " << l.error->message << "; the program's cudaGetLastError() "
+                      << "returns " << cuda_error_name(l.cuda_error) << ", as CUDA's does\n";
+        else
+            std::cerr << p << launch << " failed: " << l.error->message << "; the program sees "
+                      << cuda_error_name(l.cuda_error) << " from its next call that waits for the device\n";
+        if (!l.error->hint.empty()) std::cerr << "  hint: " << l.error->hint << "\n";
+    }
+    if (r.error && (r.end == ProgramRun::End::Crashed || r.end == ProgramRun::End::Stopped ||
+                    r.end == ProgramRun::End::Aborted || r.end == ProgramRun::End::NotRun)) {
+        std::cerr << p << r.error->message << "\n";
+        if (!r.error->hint.empty()) std::cerr << "  hint: " << r.error->hint << "\n";
+    }
+    size_t faulted = 0;
+    for (const ProgramLaunch& l : r.launches) faulted += l.error.has_value();
+    std::cerr << p << count_text(r.launches.size(), "launch", "launches") << " on " << r.device;
+    if (faulted) std::cerr << ", " << faulted << " with an error";
+    std::cerr << "; the program " << (r.end == ProgramRun::End::Exited ? "called exit(" + std::to_string(r.exit_status) + ")"
+                                      : r.end == ProgramRun::End::Returned
+                                          ? "returned " + std::to_string(r.exit_status)
+                                          : std::string(program_end_name(r.end)))
+              << "\n";
+}
+
+}  // namespace
+
+int run_program(const ProgramCommand& command) {
+    ProgramRequest request;
+    request.path = command.file.string();
+    request.source = command.source;
+    request.args = command.program_args;
+    request.include_dirs = command.include_dirs;
+    request.time_limit_s = command.time_limit_s;
+    if (!command.capture.empty()) request.capture_limit = command.capture_limit;
+
+    auto made = make_program_runner(command.backend);
+    ProgramRun r;
+    std::string backend = command.backend;
+    if (made) {
+        backend = made->backend;
+        if (command.backend == "auto" && made->backend != "cuda")
+            std::cerr << "cuda-playground: running the program on the " << made->backend
+                      << " backend (the CUDA backend does not run whole programs yet)\n";
+        r = made->runner->run(request);
+    } else {
+        // Refused before anything ran (`--backend cuda`): said as the JSON's error too, so a script gets its JSON.
+        r.error = engine_error(made.error().kind, "NO_PROGRAM_RUNNER", made.error().message, made.error().hint);
+    }
+
+    if (!command.capture.empty() && r.compiled) {
+        // The capture file (docs/program_capture.md): a first line naming the format and its version, the run's
+        // JSON on one line, then the captured bytes (ProgramBuffer::before_at / after_at count from there).
+        std::ofstream out(command.capture, std::ios::binary);
+        const std::string manifest = program_json(command.file.string(), backend, r).dump() + "\n";
+        if (!out || !(out << "CUDA-PLAYGROUND-CAPTURE 1\n" << manifest) ||
+            !out.write(r.capture_data.data(), std::streamsize(r.capture_data.size())))
+            return user_error("cannot write the capture " + command.capture, "check the path and the free space");
+    }
+    const bool json_to_stdout = command.json == "-";
+    if (!command.json.empty()) {
+        const std::string text = program_json(command.file.string(), backend, r).dump(2) + "\n";
+        if (json_to_stdout) {
+            std::cout << text;
+        } else {
+            std::ofstream out(command.json, std::ios::binary);
+            if (!out || !(out << text)) return user_error("cannot write " + command.json, "check the path");
+        }
+    }
+    if (!made) return user_error(made.error());
+    if (!r.compiled) {
+        for (const Diagnostic& d : r.diagnostics) std::cerr << d.str() << "\n";
+        if (r.error) std::cerr << "error: " << r.error->message << "\n";
+        size_t errors = 0;
+        for (const Diagnostic& d : r.diagnostics) errors += d.severity == Severity::Error;
+        std::cerr << "error: the program did not compile"
+                  << (errors ? ": " + count_text(errors, "error", "errors") + ", above" : std::string()) << "\n";
+        return 1;
+    }
+    for (const Diagnostic& d : r.diagnostics) std::cerr << d.str() << "\n";  // warnings
+    if (!json_to_stdout) {
+        std::cout << r.stdout_text << std::flush;
+        std::cerr << r.stderr_text << std::flush;
+    }
+    print_notes(r);
+    if (r.end == ProgramRun::End::Crashed || r.end == ProgramRun::End::Stopped || r.end == ProgramRun::End::NotRun)
+        return r.exit_status ? r.exit_status : 1;
+    return r.exit_status;
+}
+
+}  // namespace cp::cli

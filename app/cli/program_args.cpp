@@ -1,0 +1,104 @@
+// split_run_args and program_command (program_args.h).
+#include "cli/program_args.h"
+
+#include "cli/commands.h"
+#include "core/backends/registry.h"
+#include "core/kernel_file/kernel_file.h"
+#include "core/kernel_file/program_file.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+namespace cp::cli {
+
+SplitRunArgs split_run_args(const std::vector<std::string>& argv) {
+    SplitRunArgs out;
+    for (size_t i = 0; i < argv.size(); ++i) {
+        const std::string& a = argv[i];
+        if (a == "--") {
+            out.separator = true;
+            out.program_args.assign(argv.begin() + long(i) + 1, argv.end());
+            break;
+        }
+        if (a == "-I" && i + 1 < argv.size()) {
+            out.include_dirs.push_back(argv[++i]);
+            continue;
+        }
+        if (a.size() > 2 && a.compare(0, 2, "-I") == 0) {
+            out.include_dirs.push_back(a.substr(2));
+            continue;
+        }
+        out.options.push_back(a);
+    }
+    return out;
+}
+
+Result<std::optional<ProgramCommand>> program_command(const Args& args, const SplitRunArgs& split) {
+    const std::filesystem::path path = find_kernel_path(args.positional.at(0));
+    auto file = load_kernel_file(path);
+    const bool as_program = args.has("--as-program");
+    const bool has_main = file && main_function_line(file->source) > 0;
+    const bool program = file && has_main && (as_program || !file->spec.has_metadata);
+    if (!program) {
+        if (as_program && file)
+            return make_error(ErrorKind::UserInput, path.filename().string() + " has no main(), so it is not a program",
+                              "run it without --as-program (its header says how), or add a main()");
+        if (split.separator || !split.include_dirs.empty() || args.has("--time-limit") || args.has("--capture"))
+            return make_error(ErrorKind::UserInput,
+                              "program arguments after `--`, -I and --time-limit are for whole programs (a file with "
+                              "a main()), and " + path.filename().string() + " has " +
+                                  (has_main ? "a playground header (add --as-program to run its main())"
+                                            : "no main()"),
+                              "run it without them, or run the program file");
+        return std::optional<ProgramCommand>();
+    }
+    // Options of a header's run mean nothing to a program: refused, not ignored.
+    static const std::vector<std::string> kept = {"--backend",    "--json",    "--time-limit", "--as-program",
+                                                  "--capture",    "--capture-limit", "--help"};
+    for (const auto& [name, values] : args.values)
+        if (std::find(kept.begin(), kept.end(), name) == kept.end())
+            return make_error(ErrorKind::UserInput,
+                              "`" + name + "` is for kernel files with a playground header; " +
+                                  path.filename().string() + " is a whole program (it has a main())",
+                              "a program chooses its own grid, block and sizes: pass it arguments after `--`, e.g. "
+                              "`cuda-playground run " + args.positional[0] + " -- 1000`");
+    ProgramCommand command;
+    command.file = path;
+    command.source = file->source;
+    command.program_args = split.program_args;
+    for (const std::string& dir : split.include_dirs) {
+        std::error_code ec;
+        if (!std::filesystem::is_directory(dir, ec))
+            return make_error(ErrorKind::UserInput, "-I " + dir + ": no such folder",
+                              "give the folder the program's headers are in, e.g. -I ../Common");
+        command.include_dirs.push_back(dir);
+    }
+    auto backend = check_backend_name(args.get("--backend", "auto"));
+    if (!backend) return backend.error();
+    command.backend = *backend;
+    command.json = args.get("--json");
+    if (args.has("--time-limit")) {
+        const std::string text = args.get("--time-limit");
+        char* end = nullptr;
+        errno = 0;
+        const double s = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end || errno || !(s > 0) || s > 86400)
+            return make_error(ErrorKind::UserInput, "--time-limit " + text + " is not a number of seconds from 0 to 86400",
+                              "e.g. --time-limit 120");
+        command.time_limit_s = s;
+    }
+    if (args.has("--capture")) {
+        command.capture = args.get("--capture");
+        if (command.capture.empty())
+            return make_error(ErrorKind::UserInput, "--capture needs a file", "e.g. --capture run.cpcap");
+        if (auto ok = check_output_file("--capture", command.capture); !ok) return ok.error();
+    }
+    if (args.has("--capture-limit")) {
+        auto mib = parse_whole_number("--capture-limit", args.get("--capture-limit"), 1, 65536);
+        if (!mib) return mib.error();
+        command.capture_limit = uint64_t(*mib) << 20;
+    }
+    return std::optional<ProgramCommand>(std::move(command));
+}
+
+}  // namespace cp::cli

@@ -1,0 +1,171 @@
+// CpuProgramRunner: compile_program_library + a CPU worker + the lines of what went wrong (program_runner.h).
+#include "core/cpu/program_runner.h"
+
+#include "core/clock.h"
+#include "core/cpu/cpu_executor.h"
+#include "core/cpu/cpu_worker.h"
+#include "core/cpu/fault_report.h"
+#include "core/cpu/host_compiler.h"
+#include "core/text_util.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+namespace cp {
+namespace {
+
+class CpuProgramRunner final : public ProgramRunner {
+public:
+    CpuProgramRunner(const CpuBackendOptions& options, HostCompiler compiler, ShimLocation shim,
+                     std::filesystem::path cache)
+        : options_(options), compiler_(std::move(compiler)), shim_(std::move(shim)), cache_(std::move(cache)) {
+        executor_.workers = options.workers > 0 ? options.workers : int(std::max(1u, std::thread::hardware_concurrency()));
+        executor_.order = options.order;
+        executor_.seed = options.seed;
+    }
+
+    ProgramRun run(const ProgramRequest& request, const std::function<void(const ProgramLaunch&)>& on_launch) override {
+        ProgramRun out;
+        out.device = "CPU emulation (" + count_text(uint64_t(executor_.workers), "thread") + ")";
+        if (!runner_) runner_ = options_.in_process ? make_cpu_executor(executor_) : make_cpu_worker(executor_);
+        runner_->prepare();  // the worker starts while the compiler runs
+
+        const auto compile_start = std::chrono::steady_clock::now();
+        ProgramCompileRequest compile;
+        compile.source = request.source;
+        compile.path = request.path;
+        compile.include_dirs = request.include_dirs;
+        CpuCompileOutput built = compile_program_library(compile, compiler_, shim_, cache_);
+        out.compile_ms = ms_since(compile_start);
+        out.diagnostics = std::move(built.diagnostics);
+        out.compile_log = std::move(built.log);
+        out.cache_hit = built.cache_hit;
+        out.compiled = built.ok && !has_errors(out.diagnostics);
+        auto cleanup = [&] {
+            std::error_code ec;
+            if (!built.temporary_dir.empty()) std::filesystem::remove_all(built.temporary_dir, ec);
+        };
+        if (!out.compiled) {
+            cleanup();
+            return out;
+        }
+        const std::string path = request.path.empty() ? "program.cu" : request.path;
+        const ModuleId id = next_module_++;
+        auto facts = runner_->load_module(id, built.library.string(), "", "the program " + path);
+        if (!facts) {
+            cleanup();
+            out.error = to_engine_error(facts.error(), "MODULE_LOAD_FAILED", ErrorKind::Compile);
+            return out;
+        }
+        const std::string library = built.library.string();
+        auto line_of = [&](std::optional<EngineError>& error, const std::optional<CodeSite>& site) {
+            if (!error) return;
+            int line = 0;
+            const std::string location = site ? code_site_text(*site, library, path, &line) : std::string();
+            place_code_site(*error, location, line);
+        };
+
+        ProgramRunRequest run;
+        run.module = id;
+        run.argv.push_back(std::filesystem::path(path).stem().string());
+        run.argv.insert(run.argv.end(), request.args.begin(), request.args.end());
+        run.buffer_align = built.buffer_align;
+        run.time_limit_s = request.time_limit_s;
+        // The capture: a file in memory the worker appends the buffers' bytes to (cannot open files itself).
+        int capture_fd = -1;
+        if (request.capture_limit > 0) {
+            capture_fd = ::memfd_create("cp-program-capture", MFD_CLOEXEC);
+            run.capture_fd = capture_fd;
+            run.capture_limit = request.capture_limit;
+        }
+        std::mutex launches_mutex;
+        ProgramRunResult r = runner_->run_program(run, [&](const ProgramLaunchRecord& record) {
+            if (record.running) return;
+            ProgramLaunch l;
+            l.kernel = record.kernel;
+            l.line = record.line;
+            l.grid = record.grid;
+            l.block = record.block;
+            l.shared_bytes = record.shared_bytes;
+            l.stream = record.stream;
+            l.ms = record.ms;
+            l.cuda_error = record.cuda_error;
+            l.error = record.error;
+            l.args = record.args;
+            l.buffers = record.buffers;
+            line_of(l.error, record.site);
+            {
+                std::lock_guard<std::mutex> lock(launches_mutex);
+                out.launches.push_back(l);
+            }
+            if (on_launch) on_launch(l);
+        });
+        if (capture_fd >= 0) {
+            const off_t size = ::lseek(capture_fd, 0, SEEK_END);
+            if (size > 0) {
+                out.capture_data.resize(size_t(size));
+                size_t done = 0;
+                while (done < out.capture_data.size()) {
+                    const ssize_t n = ::pread(capture_fd, out.capture_data.data() + done, out.capture_data.size() - done,
+                                              off_t(done));
+                    if (n <= 0) break;
+                    done += size_t(n);
+                }
+                out.capture_data.resize(done);
+            }
+            ::close(capture_fd);
+        }
+        out.run_ms = r.ms;
+        out.stdout_text = std::move(r.stdout_text);
+        out.stderr_text = std::move(r.stderr_text);
+        out.output_truncated = r.output_truncated;
+        out.exit_status = r.exit_status;
+        out.error = r.error;
+        line_of(out.error, r.site);
+        if (r.returned) out.end = ProgramRun::End::Returned;
+        else if (r.exited) out.end = ProgramRun::End::Exited;
+        else if (r.aborted) out.end = ProgramRun::End::Aborted;
+        else if (out.error && out.error->kind == ErrorKind::Hang) out.end = ProgramRun::End::Stopped;
+        else if (out.error) out.end = ProgramRun::End::Crashed;
+        if (out.end == ProgramRun::End::Crashed || out.end == ProgramRun::End::Stopped) out.exit_status = 1;
+        runner_->unload_module(id);
+        cleanup();
+        return out;
+    }
+
+private:
+    CpuBackendOptions options_;
+    HostCompiler compiler_;
+    ShimLocation shim_;
+    std::filesystem::path cache_;
+    ExecutorOptions executor_;
+    std::unique_ptr<KernelRunner> runner_;
+    ModuleId next_module_ = 1;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<ProgramRunner>> make_cpu_program_runner(const CpuBackendOptions& options) {
+    auto compiler = find_host_compiler(options.compiler);
+    if (!compiler) return compiler.error();
+    auto shim = find_shim();
+    if (!shim) return shim.error();
+    std::filesystem::path cache = options.cache_dir.empty()  ? cpu_cache_dir()
+                                  : options.cache_dir == "-" ? std::filesystem::path()
+                                                             : std::filesystem::path(options.cache_dir);
+    return std::unique_ptr<ProgramRunner>(
+        new CpuProgramRunner(options, std::move(*compiler), std::move(*shim), std::move(cache)));
+}
+
+Result<std::unique_ptr<ProgramRunner>> make_cpu_program_runner_from_env() {
+    auto options = cpu_backend_options_from_env();
+    if (!options) return options.error();
+    return make_cpu_program_runner(*options);
+}
+
+}  // namespace cp

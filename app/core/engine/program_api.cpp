@@ -1,0 +1,40 @@
+// Names of a program's ends (program_api.h).
+#include "core/engine/program_api.h"
+
+namespace cp {
+
+const char* program_end_name(ProgramRun::End end) {
+    switch (end) {
+        case ProgramRun::End::NotRun:
+            return "not_run";
+        case ProgramRun::End::Returned:
+            return "returned";
+        case ProgramRun::End::Exited:
+            return "exited";
+        case ProgramRun::End::Aborted:
+            return "aborted";
+        case ProgramRun::End::Crashed:
+            return "crashed";
+        case ProgramRun::End::Stopped:
+            return "stopped";
+    }
+    return "not_run";
+}
+
+std::string cuda_error_name(int code) {
+    switch (code) {
+        case 0: return "cudaSuccess";
+        case 1: return "cudaErrorInvalidValue";
+        case 2: return "cudaErrorMemoryAllocation";
+        case 9: return "cudaErrorInvalidConfiguration";
+        case 700: return "cudaErrorIllegalAddress";
+        case 710: return "cudaErrorAssert";
+        case 714: return "cudaErrorHardwareStackError";
+        case 715: return "cudaErrorIllegalInstruction";
+        case 716: return "cudaErrorMisalignedAddress";
+        case 719: return "cudaErrorLaunchFailure";
+        default: return "cudaError " + std::to_string(code);
+    }
+}
+
+}  // namespace cp
