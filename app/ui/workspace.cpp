@@ -5,6 +5,7 @@
 // edits · turning changes into runs (maybe_submit, fetches) · the remote link · what a run is checked against ·
 // applying a finished run (outcome, failure, check, verdict) · presentation, fonts, settings · idling
 #include "ui/workspace.h"
+#include "core/kernel_file/program_file.h"
 #include "core/clock.h"
 
 
@@ -24,6 +25,7 @@
 #include "ui/panels/sweep_panel.h"
 #include "ui/panels/library_panel.h"
 #include "ui/panels/console_panel.h"
+#include "ui/panels/program_panel.h"
 #include "ui/panels/parameters_panel.h"
 #include "ui/state/user_dirs.h"
 #include "core/toolkit/compile_only_backend.h"
@@ -165,7 +167,8 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
                                                       "its `# guess:` lines say what it guessed. Check them and run (F5).");
                           request_run();
                       },
-                      [this] { keep_my_edits(); }}));
+                      [this] { keep_my_edits(); },
+                      [this] { return document_is_program(); }}));
     layout_.add(std::make_unique<ParametersPanel>(inputs_, files_.parsed(), latest_));
     LaunchPanel& launch =
         layout_.add(std::make_unique<LaunchPanel>(inputs_, device_status_.device, files_.parsed(), latest_, block_suggestion_, sanitize_));
@@ -179,6 +182,7 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     editor.set_memory_marks(&memory_.marks);
     output.set_memory(&memory_);  // a click on the output picks the warp of the picture
     layout_.add(std::make_unique<ConsolePanel>(console_));
+    layout_.add(std::make_unique<ProgramPanel>(program_, now_));
     layout_.add(std::make_unique<DevicePanel>(device_status_));
     layout_.set_named(editor, output, timing, streams, memory);
     layout_.set_presentation_view(std::make_unique<PresentationView>(output, editor, launch, timing, files_.parsed(),
@@ -286,7 +290,64 @@ void Workspace::reparse_if_changed() {
     if (files_.reparse_if_changed()) compare_.listed = files_.parsed().spec.compare;
 }
 
+bool Workspace::document_is_program() {
+    if (!doc()) return false;
+    const std::string path = doc()->original_path().string();
+    if (doc()->revision() != program_doc_revision_ || path != program_doc_path_ || !program_doc_revision_) {
+        program_doc_revision_ = std::max<uint64_t>(doc()->revision(), 1);
+        program_doc_path_ = path;
+        program_doc_ = !files_.parsed().spec.has_metadata && main_function_line(doc()->text()) > 0;
+    }
+    return program_doc_;
+}
+
+void Workspace::maybe_submit_program(double now) {
+    if (program_.running()) return;
+    const std::string path = doc()->original_path().string();
+    const bool new_program = path != program_.started_path();
+    const bool source_changed = doc()->revision() != program_.started_revision();
+    bool go = new_program || run_requested_;
+    if (source_changed && settings_.auto_compile && now - doc()->last_edit_time() >= kCompilePause) go = true;
+    if (!go) return;
+    run_requested_ = false;
+    if (new_program) {
+        layout_.show("Program");
+        console_.add(LogKind::Info, doc()->original_path().filename().string() +
+                                        " is a whole program (it has a main()): it runs as written, its output and "
+                                        "its launches are in the Program panel");
+    }
+    output_status_ = OutputStatus();
+    output_status_.failure = "a whole program: its output and its launches are in the Program panel";
+    program_.started_at = now;
+    render::RenderTarget* wake_target = &target_;
+    program_.start(doc()->text(), path, doc()->revision(), [wake_target] { wake_target->wake(); });
+}
+
+void Workspace::apply_program(ProgramRun run) {
+    const std::string name = std::filesystem::path(program_.last_path()).filename().string();
+    run_diagnostics_ = run.diagnostics;  // the editor marks the lines
+    if (!run.compiled) {
+        for (const Diagnostic& d : run.diagnostics) console_.add(LogKind::Compile, d.str());
+        console_.add(LogKind::Error, name + " did not compile" + (run.error ? ": " + run.error->message : std::string()));
+        return;
+    }
+    if (!run.stdout_text.empty()) console_.add(LogKind::Printf, run.stdout_text);
+    if (!run.stderr_text.empty()) console_.add(LogKind::Warning, run.stderr_text);
+    for (const ProgramLaunch& l : run.launches)
+        if (l.error)
+            console_.add(LogKind::Error, "launch of `" + l.kernel + "` at line " + std::to_string(l.line) + ": " +
+                                             l.error->message);
+    if (run.error) console_.add(LogKind::Error, run.error->message);
+    console_.add(LogKind::Info, name + ": " + std::string(program_end_name(run.end)) + " with status " +
+                                    std::to_string(run.exit_status) + " after " +
+                                    count_text(run.launches.size(), "launch", "launches"));
+}
+
 void Workspace::maybe_submit(double now) {
+    if (document_is_program()) {
+        maybe_submit_program(now);
+        return;
+    }
     if (connection_.never_connected() || !doc() || !runner_->idle()) return;
     // The text may have changed while panels drew (Describe's header, a revert): the job is made of this text,
     // never of the parse before it (a run of the old text marked as the new one stayed until F5).

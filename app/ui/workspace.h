@@ -25,6 +25,7 @@
 #include "ui/state/live_runner.h"
 #include "ui/state/sweep_state.h"
 #include "ui/state/open_files.h"
+#include "ui/state/program_run.h"
 #include "ui/state/server_connection.h"
 #include "ui/panel_layout.h"
 #include "ui/panels/open_file_dialog.h"
@@ -78,8 +79,13 @@ public:
     // Whether something (a finished run, a pending run, a file change) wants a frame now.
     bool needs_frame(double now);
 
-    bool run_in_flight() const { return !runner_->idle(); }
-    void wait_for_run() { runner_->wait_until_done(); }
+    bool run_in_flight() const { return !runner_->idle() || program_.running(); }
+    void wait_for_run() {
+        runner_->wait_until_done();
+        program_.wait_until_done();
+    }
+    // The whole program run from the window, when the document is one (issue 36).
+    const ProgramRunState& program() const { return program_; }
     // The Memory switch's copy of the kernel run last is being compiled in the background (recording_prepare.h).
     bool preparing_recording() { return runner_->preparing_recording(); }
 
@@ -213,6 +219,11 @@ private:
     void apply_memory(Result<MemoryRecording> recorded);
     void use_block_suggestion(const AppliedSuggestion& suggestion);
     void maybe_submit(double now);
+    // Whole programs (issue 36): a document with its own main() and no header runs as written, on its own thread,
+    // and shows in the Program panel (ui/state/program_run.h).
+    bool document_is_program();
+    void maybe_submit_program(double now);
+    void apply_program(ProgramRun run);
     // The open file's parse, current (files_), and the compare variants it lists.
     void reparse_if_changed();
     void apply_lesson_stage();  // the opened lesson's `show:`: its panels in front, with room
@@ -234,6 +245,10 @@ private:
     Presentation presentation_;
     bool presentation_dirty_ = true;
     ConsoleLog console_;
+    ProgramRunState program_;
+    bool program_doc_ = false;           // the document is a whole program (as of program_doc_revision_)
+    uint64_t program_doc_revision_ = 0;  // 0: not yet looked at
+    std::string program_doc_path_;
 
     // The rooms: files and edits, the remote link, the views (each with only its own state).
     OpenFiles files_;

@@ -30,6 +30,7 @@ void Workspace::frame(double now) {
         timing_.set_last_ui_apply_ms(apply_ms_);
     }
     if (auto checked = runner_->take_check()) apply_check(std::move(*checked));
+    if (auto program = program_.take_finished()) apply_program(std::move(*program));
     files_.tick(now);
     reparse_if_changed();
     handle_shortcuts();

@@ -138,7 +138,13 @@ void EditorPanel::draw_toolbar() {
     ImGui::EndDisabled();
     same_line_if_fits(checkbox_width("Compile while typing"));
     ImGui::Checkbox("Compile while typing", &auto_compile_);
-    if (doc.text().find("/*@playground") == std::string::npos && actions_.describe) {
+    const bool program = actions_.is_program && actions_.is_program();
+    if (program) {
+        // A whole program runs as its main() says: no header to guess (issue 36).
+        text_disabled_wrapped("A whole program (it has a main()): Run (F5) runs it as written; its output and its "
+                              "launches are in the Program panel.");
+    }
+    if (!program && doc.text().find("/*@playground") == std::string::npos && actions_.describe) {
         // A pasted kernel without a header cannot run yet: one click writes a header from its signature and body.
         if (ImGui::Button("Describe: add a header from the kernel")) actions_.describe();
         note_button("Describe");

@@ -29,6 +29,7 @@ struct EditorActions {
     std::function<double()> now;
     std::function<void()> describe;  // puts a header proposed from the kernel (signature and body) at the top of a header-less file
     std::function<void()> keep_mine;  // an edited lesson whose stock changed: keep the edits (`revert` takes the new)
+    std::function<bool()> is_program;  // the document is a whole program (its own main()): it runs as written
 };
 
 // What the editor shows about the last compile.
