@@ -489,9 +489,7 @@ Result<std::unique_ptr<Backend>> make_cpu_backend_with(const CpuBackendOptions& 
     if (!compiler) return compiler.error();
     auto shim = find_shim();
     if (!shim) return shim.error();
-    std::filesystem::path cache = options.cache_dir.empty() ? cpu_cache_dir()
-                                  : options.cache_dir == "-" ? std::filesystem::path()
-                                                             : std::filesystem::path(options.cache_dir);
+    std::filesystem::path cache = cpu_cache_dir_for(options.cache_dir);
     ExecutorOptions executor;
     executor.workers = options.workers > 0 ? options.workers : int(std::max(1u, std::thread::hardware_concurrency()));
     executor.order = options.order;

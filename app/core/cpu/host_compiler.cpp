@@ -130,6 +130,11 @@ Result<ShimLocation> find_shim() {
                       "set CUDA_PLAYGROUND_SHIM_DIR to the app/core/cpu/shim folder of the source tree");
 }
 
+fs::path cpu_cache_dir_for(const std::string& option) {
+    if (option.empty()) return cpu_cache_dir();
+    return option == "-" ? fs::path() : fs::path(option);
+}
+
 fs::path cpu_cache_dir() {
     if (const char* off = std::getenv("CUDA_PLAYGROUND_NO_CACHE"); off && *off && std::string(off) != "0") return {};
     if (const char* dir = std::getenv("CUDA_PLAYGROUND_CACHE_DIR"); dir && *dir) return fs::path(dir) / "cpu";
@@ -512,6 +517,21 @@ CpuCompileOutput build_library(const LibraryPlan& plan, const HostCompiler& comp
     return out;
 }
 
+// buffer_start_alignment of the source and its own headers (a pasted sample's float4 helpers count too).
+size_t alignment_with_headers(const std::string& source, const LocalIncludes& includes) {
+    std::string code = source;
+    for (const LocalHeader& h : includes.headers) code += "\n" + h.rewritten;
+    return buffer_start_alignment(code);
+}
+
+// "cpu backend: ignored GPU-only options: -arch=sm_90" for the log; empty when none was.
+std::string ignored_options_note(const HostCompileOptions& options) {
+    if (options.ignored.empty()) return {};
+    std::string note = "cpu backend: ignored GPU-only options:";
+    for (const std::string& o : options.ignored) note += " " + o;
+    return note + "\n";
+}
+
 std::string key_prefix(const HostCompiler& compiler, const ShimLocation& shim, const std::vector<std::string>& flags) {
     std::string key = "abi=" + std::to_string(CP_SHIM_ABI_VERSION) + "\nshim=" + shim.fingerprint +
                       "\ncompiler=" + compiler.path + " " + compiler.version + "\nflags=";
@@ -530,12 +550,7 @@ CpuCompileOutput compile_for_cpu(const CompileRequest& request, const HostCompil
         out.diagnostics = includes.diagnostics;
         return out;
     }
-    {
-        // The kernel's own headers count too (a pasted sample's float4 helpers).
-        std::string device_code = request.source;
-        for (const LocalHeader& h : includes.headers) device_code += "\n" + h.rewritten;
-        out.buffer_align = buffer_start_alignment(device_code);
-    }
+    out.buffer_align = alignment_with_headers(request.source, includes);
     // Kernels that read float4s get buffers starting 16-byte aligned, as on a GPU: their shared arrays too.
     const PreparedSource prepared =
         prepare_kernel_source(request.source, user_path, request.kernel_name, out.buffer_align);
@@ -581,11 +596,7 @@ CpuCompileOutput compile_for_cpu(const CompileRequest& request, const HostCompil
     plan.kernel_name = prepared.kernel_name;
     for (const KernelDecl& k : prepared.kernels)
         if (k.name == prepared.kernel_name.substr(0, prepared.kernel_name.find('<'))) plan.kernel_line = k.line;
-    if (!options.ignored.empty()) {
-        plan.ignored_note = "cpu backend: ignored GPU-only options:";
-        for (const std::string& o : options.ignored) plan.ignored_note += " " + o;
-        plan.ignored_note += "\n";
-    }
+    plan.ignored_note = ignored_options_note(options);
     // A library in the cache passed NVRTC's check of the same source, headers and options.
     plan.key_inputs = key_prefix(compiler, shim, options.flags) + "\nnvrtc-checked=" + nvrtc_version_text();
     for (const std::string& o : request.extra_options) plan.key_inputs += "\noption=" + o;
@@ -632,9 +643,7 @@ CpuCompileOutput compile_program_library(const ProgramCompileRequest& request, c
         out.diagnostics = includes.diagnostics;
         return out;
     }
-    std::string device_code = request.source;
-    for (const LocalHeader& h : includes.headers) device_code += "\n" + h.rewritten;
-    out.buffer_align = buffer_start_alignment(device_code);
+    out.buffer_align = alignment_with_headers(request.source, includes);
     const PreparedSource prepared = prepare_program_source(includes.rewritten_source, user_path, out.buffer_align);
     out.diagnostics = prepared.diagnostics;
     if (prepared.text.empty()) return out;
@@ -649,11 +658,7 @@ CpuCompileOutput compile_program_library(const ProgramCompileRequest& request, c
     plan.user_path = user_path;
     plan.flags = options.flags;
     plan.user_flags = options.from_user;
-    if (!options.ignored.empty()) {
-        plan.ignored_note = "cpu backend: ignored GPU-only options:";
-        for (const std::string& o : options.ignored) plan.ignored_note += " " + o;
-        plan.ignored_note += "\n";
-    }
+    plan.ignored_note = ignored_options_note(options);
     plan.key_inputs = key_prefix(compiler, shim, options.flags) + "\nprogram\nheaders=" +
                       local_includes_fingerprint(includes) + "\n" + prepared.text;
     out = build_library(plan, compiler, shim, cache_dir, std::move(out));

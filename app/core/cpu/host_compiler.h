@@ -31,6 +31,8 @@ Result<ShimLocation> find_shim();
 // The compile cache folder: $CUDA_PLAYGROUND_CACHE_DIR/cpu, else $XDG_CACHE_HOME/cuda-playground/cpu, else
 // ~/.cache/cuda-playground/cpu. Empty when CUDA_PLAYGROUND_NO_CACHE is set or no home is known.
 std::filesystem::path cpu_cache_dir();
+// The cache folder a CpuBackendOptions::cache_dir names: empty, cpu_cache_dir(); "-", none (an empty path).
+std::filesystem::path cpu_cache_dir_for(const std::string& option);
 
 // 32 hex digits: two independent 64-bit FNV-1a hashes of `inputs`.
 std::string cpu_cache_key(const std::string& inputs);

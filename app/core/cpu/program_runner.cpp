@@ -155,9 +155,7 @@ Result<std::unique_ptr<ProgramRunner>> make_cpu_program_runner(const CpuBackendO
     if (!compiler) return compiler.error();
     auto shim = find_shim();
     if (!shim) return shim.error();
-    std::filesystem::path cache = options.cache_dir.empty()  ? cpu_cache_dir()
-                                  : options.cache_dir == "-" ? std::filesystem::path()
-                                                             : std::filesystem::path(options.cache_dir);
+    std::filesystem::path cache = cpu_cache_dir_for(options.cache_dir);
     return std::unique_ptr<ProgramRunner>(
         new CpuProgramRunner(options, std::move(*compiler), std::move(*shim), std::move(cache)));
 }

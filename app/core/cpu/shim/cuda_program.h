@@ -304,35 +304,11 @@ template <class Tuple, class Body>
 struct LaunchThunk {
     Tuple* values;
     Body* body;
-    // As the generated entry points of a lesson's kernel (cuda_shim.h, run_plain_impl): the block's threads in a
-    // loop until one reaches a barrier.
+    // As the generated entry points of a lesson's kernel (cuda_shim.h): the block's threads in a loop until one
+    // reaches a barrier.
     static void plain(void** args, const cp_abi::PlainRun* run) {
         auto* self = static_cast<LaunchThunk*>(args[0]);
-        cp_abi::ThreadState& s = CP_SHIM_STATE;
-        const int* promoted = run->promoted;
-        if (!run->order) {
-            unsigned linear = 0;
-            for (unsigned z = 0; z < s.block_dim.z; ++z)
-                for (unsigned y = 0; y < s.block_dim.y; ++y)
-                    for (unsigned x = 0; x < s.block_dim.x; ++x) {
-                        s.thread_idx = cp_abi::Uint3{x, y, z};
-                        s.linear_tid = linear;
-                        s.order_pos = linear;
-                        ++linear;
-                        std::apply(*self->body, *self->values);
-                        if (*promoted) return;
-                    }
-            return;
-        }
-        const unsigned bx = s.block_dim.x, bxy = s.block_dim.x * s.block_dim.y;
-        for (unsigned pos = 0; pos < run->count; ++pos) {
-            const unsigned linear = run->order[pos];
-            s.thread_idx = cp_abi::Uint3{linear % bx, (linear % bxy) / bx, linear / bxy};
-            s.linear_tid = linear;
-            s.order_pos = pos;
-            std::apply(*self->body, *self->values);
-            if (*promoted) return;
-        }
+        ::cp_shim::run_block_threads(run, [self] { std::apply(*self->body, *self->values); });
     }
     static void one(void** args) {
         auto* self = static_cast<LaunchThunk*>(args[0]);

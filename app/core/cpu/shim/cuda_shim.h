@@ -271,10 +271,11 @@ namespace cp_shim {
 template <class P>
 using Stored = std::remove_cv_t<P>;
 
-template <auto Kernel, class... P, std::size_t... I>
-static inline void run_plain_impl(void (*)(P...), void** args, const cp_abi::PlainRun* run, std::index_sequence<I...>) {
-    // Unpacked once per block; every thread gets its own copy of the by-value parameters.
-    std::tuple<Stored<P>...> values(*static_cast<Stored<P>*>(args[I])...);
+// The plain (fiber-less) run of a block's threads (cp_abi::PlainRun): `call` for each in order, stopping as soon as
+// one reached a barrier or a warp operation (the host then took over the rest). Lessons' and programs' launches
+// (cuda_program.h) share it.
+template <class Call>
+__attribute__((always_inline)) static inline void run_block_threads(const cp_abi::PlainRun* run, Call&& call) {
     cp_abi::ThreadState& s = CP_SHIM_STATE;
     const int* promoted = run->promoted;
     if (!run->order) {
@@ -286,7 +287,7 @@ static inline void run_plain_impl(void (*)(P...), void** args, const cp_abi::Pla
                     s.linear_tid = linear;
                     s.order_pos = linear;
                     ++linear;
-                    Kernel(std::get<I>(values)...);
+                    call();
                     if (*promoted) return;
                 }
         return;
@@ -297,9 +298,16 @@ static inline void run_plain_impl(void (*)(P...), void** args, const cp_abi::Pla
         s.thread_idx = cp_abi::Uint3{linear % bx, (linear % bxy) / bx, linear / bxy};
         s.linear_tid = linear;
         s.order_pos = pos;
-        Kernel(std::get<I>(values)...);
+        call();
         if (*promoted) return;
     }
+}
+
+template <auto Kernel, class... P, std::size_t... I>
+static inline void run_plain_impl(void (*)(P...), void** args, const cp_abi::PlainRun* run, std::index_sequence<I...>) {
+    // Unpacked once per block; every thread gets its own copy of the by-value parameters.
+    std::tuple<Stored<P>...> values(*static_cast<Stored<P>*>(args[I])...);
+    run_block_threads(run, [&] { Kernel(std::get<I>(values)...); });
 }
 template <class F>
 struct Signature;
