@@ -141,18 +141,19 @@ int run_program(const ProgramCommand& command) {
         r.error = engine_error(made.error().kind, "NO_PROGRAM_RUNNER", made.error().message, made.error().hint);
     }
 
+    const nlohmann::json report = program_json(command.file.string(), backend, r);
     if (!command.capture.empty() && r.compiled) {
         // The capture file (docs/program_capture.md): a first line naming the format and its version, the run's
         // JSON on one line, then the captured bytes (ProgramBuffer::before_at / after_at count from there).
         std::ofstream out(command.capture, std::ios::binary);
-        const std::string manifest = program_json(command.file.string(), backend, r).dump() + "\n";
+        const std::string manifest = report.dump() + "\n";
         if (!out || !(out << "CUDA-PLAYGROUND-CAPTURE 1\n" << manifest) ||
             !out.write(r.capture_data.data(), std::streamsize(r.capture_data.size())))
             return user_error("cannot write the capture " + command.capture, "check the path and the free space");
     }
     const bool json_to_stdout = command.json == "-";
     if (!command.json.empty()) {
-        const std::string text = program_json(command.file.string(), backend, r).dump(2) + "\n";
+        const std::string text = report.dump(2) + "\n";
         if (json_to_stdout) {
             std::cout << text;
         } else {

@@ -293,8 +293,8 @@ void Workspace::reparse_if_changed() {
 bool Workspace::document_is_program() {
     if (!doc()) return false;
     const std::string path = doc()->original_path().string();
-    if (doc()->revision() != program_doc_revision_ || path != program_doc_path_ || !program_doc_revision_) {
-        program_doc_revision_ = std::max<uint64_t>(doc()->revision(), 1);
+    if (doc()->revision() != program_doc_revision_ || path != program_doc_path_) {
+        program_doc_revision_ = doc()->revision();
         program_doc_path_ = path;
         program_doc_ = !files_.parsed().spec.has_metadata && main_function_line(doc()->text()) > 0;
     }

@@ -247,7 +247,7 @@ private:
     ConsoleLog console_;
     ProgramRunState program_;
     bool program_doc_ = false;           // the document is a whole program (as of program_doc_revision_)
-    uint64_t program_doc_revision_ = 0;  // 0: not yet looked at
+    std::optional<uint64_t> program_doc_revision_;  // none: not yet looked at
     std::string program_doc_path_;
 
     // The rooms: files and edits, the remote link, the views (each with only its own state).

@@ -380,7 +380,6 @@ ProgramRunResult CpuExecutor::run_program(const ProgramRunRequest& request, cons
     out.ms = ms_since(start);
     std::fflush(stdout);
     std::fflush(stderr);
-    out.launches = state.launches();
     if (fault) {
         out.site = code_site_of(module, request.module, fault->instruction, fault->stack_pointer);
         const std::string what =

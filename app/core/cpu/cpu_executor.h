@@ -91,7 +91,6 @@ struct ProgramRunResult {
     double ms = 0;
     std::optional<EngineError> error;  // the host code crashed (with `site`), or the run could not start
     std::optional<CodeSite> site;
-    int launches = 0;
     // What the program wrote to its standard output and error (filled by the CPU worker's app side; a program
     // run in this process writes to the process's own), each kept up to kProgramOutputCap bytes.
     std::string stdout_text, stderr_text;

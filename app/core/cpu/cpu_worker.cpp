@@ -588,7 +588,6 @@ ProgramRunResult CpuWorker::run_program(const ProgramRunRequest& request, const 
     std::mutex running_mutex;
     std::optional<ProgramLaunchRecord> running;  // the launch that has started and not ended
     std::chrono::steady_clock::time_point running_since;
-    int launches = 0;
     events_pipe.on_line([&](const std::string& line) {
         ProgramLaunchRecord record;
         try {
@@ -602,10 +601,7 @@ ProgramRunResult CpuWorker::run_program(const ProgramRunRequest& request, const 
                 running = record;
                 running_since = std::chrono::steady_clock::now();
             }
-            else {
-                running.reset();
-                ++launches;
-            }
+            else running.reset();
         }
         if (on_launch) on_launch(record);
     });
@@ -626,7 +622,6 @@ ProgramRunResult CpuWorker::run_program(const ProgramRunRequest& request, const 
     out.stdout_text = out_pipe.text();
     out.stderr_text = err_pipe.text();
     out.output_truncated = out_pipe.truncated() || err_pipe.truncated();
-    out.launches = launches;
     if (auto* f = std::get_if<Failure>(&r)) {
         const WorkerStatus& s = *status_;
         const int end = s.end.load();

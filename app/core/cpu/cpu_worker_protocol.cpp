@@ -105,7 +105,7 @@ ProgramRunRequest program_request_from(const json& j) {
 
 json program_result_json(const ProgramRunResult& r) {
     return {{"returned", r.returned}, {"exit_status", r.exit_status}, {"ms", r.ms},
-            {"error", error_json(r.error)}, {"site", site_json(r.site)}, {"launches", r.launches}};
+            {"error", error_json(r.error)}, {"site", site_json(r.site)}};
 }
 
 ProgramRunResult program_result_from(const json& j) {
@@ -115,7 +115,6 @@ ProgramRunResult program_result_from(const json& j) {
     r.ms = j.at("ms").get<double>();
     r.error = error_from(j.at("error"));
     r.site = site_from(j.at("site"));
-    r.launches = j.at("launches").get<int>();
     return r;
 }
 

@@ -11,7 +11,7 @@
 //   launch    {request: <engine launch request>}                  -> {result: <engine launch result>, site}
 //   call      {module, symbol, args: [{name, buffer, scalar}]}    -> {ok, ms, error, site}
 //   program   {module, argv, buffer_align, memory_limit}          fds: [stdout, stderr, events] (pipes' write ends)
-//                                                                 -> {returned, exit_status, ms, error, site, launches}
+//                                                                 -> {returned, exit_status, ms, error, site}
 //             each launch, as it ends, is one line of JSON on the events pipe (launch_record_json)
 #pragma once
 

@@ -517,6 +517,18 @@ CpuCompileOutput build_library(const LibraryPlan& plan, const HostCompiler& comp
     return out;
 }
 
+// The plan's parts every library shares: the translation unit, its headers, the user's file and the flags.
+LibraryPlan plan_for(std::string text, const LocalIncludes& includes, const std::string& user_path,
+                     const HostCompileOptions& options) {
+    LibraryPlan plan;
+    plan.text = std::move(text);
+    plan.includes = &includes;
+    plan.user_path = user_path;
+    plan.flags = options.flags;
+    plan.user_flags = options.from_user;
+    return plan;
+}
+
 // buffer_start_alignment of the source and its own headers (a pasted sample's float4 helpers count too).
 size_t alignment_with_headers(const std::string& source, const LocalIncludes& includes) {
     std::string code = source;
@@ -587,12 +599,7 @@ CpuCompileOutput compile_for_cpu(const CompileRequest& request, const HostCompil
         return out;
     }
 
-    LibraryPlan plan;
-    plan.text = prepared.text;
-    plan.includes = &includes;
-    plan.user_path = user_path;
-    plan.flags = options.flags;
-    plan.user_flags = options.from_user;
+    LibraryPlan plan = plan_for(prepared.text, includes, user_path, options);
     plan.kernel_name = prepared.kernel_name;
     for (const KernelDecl& k : prepared.kernels)
         if (k.name == prepared.kernel_name.substr(0, prepared.kernel_name.find('<'))) plan.kernel_line = k.line;
@@ -623,12 +630,7 @@ CpuCompileOutput compile_host_library(const HostLibraryRequest& request, const H
     options.flags.erase(std::remove(options.flags.begin(), options.flags.end(), "-fvisibility=hidden"),
                         options.flags.end());
     out.options = options.flags;
-    LibraryPlan plan;
-    plan.text = "#line 1 \"" + user_path + "\"\n" + request.source;
-    plan.includes = &includes;
-    plan.user_path = user_path;
-    plan.flags = options.flags;
-    plan.user_flags = options.from_user;
+    LibraryPlan plan = plan_for("#line 1 \"" + user_path + "\"\n" + request.source, includes, user_path, options);
     plan.key_inputs = key_prefix(compiler, shim, options.flags) +
                       "\nhost library\nheaders=" + local_includes_fingerprint(includes) + "\n" + plan.text;
     return build_library(plan, compiler, shim, cache_dir, std::move(out));
@@ -652,12 +654,7 @@ CpuCompileOutput compile_program_library(const ProgramCompileRequest& request, c
     const std::vector<std::string> checks = access_check_flags(compiler);
     options.flags.insert(options.flags.end(), checks.begin(), checks.end());
     out.options = options.flags;
-    LibraryPlan plan;
-    plan.text = prepared.text;
-    plan.includes = &includes;
-    plan.user_path = user_path;
-    plan.flags = options.flags;
-    plan.user_flags = options.from_user;
+    LibraryPlan plan = plan_for(prepared.text, includes, user_path, options);
     plan.ignored_note = ignored_options_note(options);
     plan.key_inputs = key_prefix(compiler, shim, options.flags) + "\nprogram\nheaders=" +
                       local_includes_fingerprint(includes) + "\n" + prepared.text;

@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <limits>
 
 namespace cp {
 
@@ -28,16 +27,7 @@ void write_all(int fd, const std::string& text) {
 
 }  // namespace
 
-// What CUDA 13 returns for a launch it refuses, as measured on an NVIDIA H200 (driver 580.159): cudaErrorInvalidValue
-// for every limit (a block of 2048 or 1024x2 threads, z of 65, a block or grid of 0, grid.y of 65536, grid.x of 2^31,
-// 49153 or 300000 bytes of dynamic shared memory), not cudaErrorInvalidConfiguration, which older CUDA gave.
-int ProgramHostState::refused_launch_error(const Dim3&, const Dim3&) {
-    return 1;  // cudaErrorInvalidValue
-}
-
 int ProgramHostState::cuda_error_for(const std::string& name) {
-    if (name == "INVALID_CONFIGURATION") return 9;    // cudaErrorInvalidConfiguration
-    if (name == "INVALID_ARGUMENTS") return 1;        // cudaErrorInvalidValue
     if (name == "OUT_OF_BOUNDS" || name == "INVALID_ADDRESS") return 700;  // cudaErrorIllegalAddress
     if (name == "ASSERT") return 710;                 // cudaErrorAssert
     if (name == "STACK_OVERFLOW") return 714;         // cudaErrorHardwareStackError
@@ -107,7 +97,6 @@ const ProgramHostState::Allocation* ProgramHostState::find(const void* pointer) 
 }
 
 int ProgramHostState::launch(const cp_abi::ProgramLaunch& l) {
-    ++launches_;
     ProgramLaunchRecord record;
     record.kernel = l.kernel ? l.kernel : "";
     record.line = l.line;
@@ -120,19 +109,15 @@ int ProgramHostState::launch(const cp_abi::ProgramLaunch& l) {
         if (on_launch_) on_launch_(record);
         return cuda_error;
     };
-    if (l.shared_bytes > std::numeric_limits<uint32_t>::max() || l.param_count > 1024) {
-        record.error = engine_error(ErrorKind::LaunchRefused, "INVALID_CONFIGURATION",
-                                    "shared memory per block (" + std::to_string(l.shared_bytes) +
-                                        " bytes dynamic) exceeds 48 KiB",
-                                    "the CPU backend enforces the same limits as a GPU");
-        return tell(cuda_error_for(record.error->name));
-    }
     if (auto refused = check_launch_limits(record.grid, record.block, l.shared_bytes, module_.tls_bytes())) {
         record.error = std::move(refused);
-        return tell(refused_launch_error(record.grid, record.block));
+        return tell(kRefusedLaunchError);
     }
-    // Each argument as passed; a pointer also as the allocation it points into.
+    // Each argument as passed; a pointer also as the allocation it points into. The fault report names those
+    // allocations with the element size the argument gives (and below, by name only, the others a wild index can
+    // still reach).
     std::vector<const Allocation*> reached;
+    FaultReportContext report{&module_, request_.module, {}};
     for (unsigned i = 0; i < l.param_count; ++i) {
         ProgramArg arg;
         arg.size = l.params[i].size;
@@ -148,6 +133,7 @@ int ProgramHostState::launch(const cp_abi::ProgramLaunch& l) {
             if (const Allocation* a = find(value)) {
                 arg.buffer = a->name;
                 arg.offset = uint64_t(static_cast<const std::byte*>(value) - a->memory.data());
+                report.buffers.push_back({a->name, &a->memory, l.params[i].pointee_size});
                 if (std::find(reached.begin(), reached.end(), a) == reached.end()) reached.push_back(a);
             }
         }
@@ -159,15 +145,6 @@ int ProgramHostState::launch(const cp_abi::ProgramLaunch& l) {
     entry.run_one = l.run_one;
     entry.params.assign(l.params, l.params + l.param_count);
 
-    // Buffers the arguments point into are named with their element size; the others, which a wild index can
-    // still reach, by name only.
-    FaultReportContext report{&module_, request_.module, {}};
-    for (unsigned i = 0; i < l.param_count; ++i) {
-        if (!l.params[i].is_pointer || !l.values[i]) continue;
-        const void* value = *static_cast<void* const*>(l.values[i]);
-        if (const Allocation* a = find(value))
-            report.buffers.push_back({a->name, &a->memory, l.params[i].pointee_size});
-    }
     for (const auto& [start, a] : allocations_) {
         const bool listed = std::any_of(report.buffers.begin(), report.buffers.end(),
                                         [&](const BufferForReport& r) { return r.memory == &a.memory; });
@@ -197,7 +174,7 @@ int ProgramHostState::launch(const cp_abi::ProgramLaunch& l) {
     job.args = l.args;
     job.grid = record.grid;
     job.block = record.block;
-    job.dynamic_shared_bytes = uint32_t(l.shared_bytes);
+    job.dynamic_shared_bytes = uint32_t(l.shared_bytes);  // at most 48 KiB: check_launch_limits refused more
     job.order = order_;
     job.seed = seed_;
     job.capture_printf = true;

@@ -22,12 +22,15 @@ public:
     ProgramHostState& operator=(const ProgramHostState&) = delete;
 
     const cp_abi::ProgramHost* table() const { return &table_; }
-    int launches() const { return launches_; }
 
-    // The cudaError_t a program sees for the playground's error `name` (OUT_OF_BOUNDS: 700, ASSERT: 710...).
+    // The cudaError_t a program sees after a launch that faulted with the playground's error `name` (OUT_OF_BOUNDS:
+    // 700, ASSERT: 710...).
     static int cuda_error_for(const std::string& name);
-    // The cudaError_t of a launch the device's limits refuse (cudaGetLastError after it).
-    static int refused_launch_error(const Dim3& grid, const Dim3& block);
+    // ... and for a launch the device's limits refuse, as CUDA 13 says on an NVIDIA H200 (driver 580.159): for every
+    // limit (a block of 2048 or 1024x2 threads, z of 65, a block or grid of 0, grid.y of 65536, grid.x of 2^31, 49153
+    // or 300000 bytes of dynamic shared memory) cudaErrorInvalidValue, not the cudaErrorInvalidConfiguration older
+    // CUDA gave (tests/data/programs/refused_launches.cu).
+    static constexpr int kRefusedLaunchError = 1;
 
 private:
     struct Allocation {
@@ -52,7 +55,6 @@ private:
     cp_abi::ProgramHost table_{};
     std::map<uintptr_t, Allocation> allocations_;  // by the data's start
     uint64_t allocated_bytes_ = 0;
-    int launches_ = 0;
     uint64_t captured_ = 0;  // bytes in the capture file
 };
 

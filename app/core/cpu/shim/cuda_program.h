@@ -356,8 +356,8 @@ static inline void launch(int line, const char* kernel, const LaunchConfig& conf
     l.param_count = unsigned(n);
     l.values = addresses;
     const int r = host->launch(host->context, &l);
-    if (r == cudaErrorInvalidConfiguration || r == cudaErrorLaunchOutOfResources || r == cudaErrorInvalidValue)
-        fail(cudaError_t(r));  // refused: nothing ran, cudaGetLastError says why
+    if (r == cudaErrorInvalidValue)
+        fail(cudaError_t(r));  // refused (ProgramHostState::kRefusedLaunchError): nothing ran, cudaGetLastError says why
     else if (r != cudaSuccess)
         pending_fault = cudaError_t(r);  // it ran and faulted: found when the program next waits for the device
 }
