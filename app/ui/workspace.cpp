@@ -182,7 +182,7 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     editor.set_memory_marks(&memory_.marks);
     output.set_memory(&memory_);  // a click on the output picks the warp of the picture
     layout_.add(std::make_unique<ConsolePanel>(console_));
-    layout_.add(std::make_unique<ProgramPanel>(program_, now_));
+    ProgramPanel& program_panel = layout_.add(std::make_unique<ProgramPanel>(program_, now_));
     layout_.add(std::make_unique<DevicePanel>(device_status_));
     layout_.set_named(editor, output, timing, streams, memory);
     layout_.set_presentation_view(std::make_unique<PresentationView>(output, editor, launch, timing, files_.parsed(),
@@ -190,7 +190,9 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
                                                                                              save_now();
                                                                                              request_run();
                                                                                          },
-                                                                                         [this] { set_presenting(false); }}));
+                                                                                         [this] { set_presenting(false); },
+                                                                                         [this] { return document_is_program(); },
+                                                                                         &program_panel}));
     layout_.restore_visibility(settings_.panels);
 
     // Start-up kernel: the one asked for, else the last one, else the default demo (an image filter).

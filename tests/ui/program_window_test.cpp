@@ -88,4 +88,23 @@ TEST(ProgramWindow, AFaultedLaunchIsRedInTheStrip) {
     EXPECT_EQ(v.green, 0u);
 }
 
+// In presentation mode the program's strip takes the output's place (a teacher projects the program, not an empty
+// output, which said "No new output" in red): its green verdict is on screen, in the Presentation window.
+TEST(ProgramWindow, PresentationModeShowsTheProgramsStrip) {
+    ScopedUserDir user;
+    auto host = start_settled(program_options("reduce_two_launches.cu"), host_kernels_factory());
+    ASSERT_TRUE(host);
+    host->workspace().set_presenting(true);
+    for (int i = 0; i < 4; ++i) host->frame();
+    const Rect r = window_rect("Presentation");
+    ASSERT_GT(r.width(), 100);
+    auto shot = host->screenshot();
+    ASSERT_TRUE(shot.ok());
+    // The verdict line and the two launches' "ok", in the left part where the output would be; nothing red.
+    Rect left = r;
+    left.x1 = r.x0 + r.width() / 2;
+    EXPECT_GT(program_pixels_near(*shot, left, 115, 217, 115), 200u);
+    EXPECT_EQ(program_pixels_near(*shot, left, 255, 102, 89), 0u);
+}
+
 }  // namespace

@@ -23,7 +23,8 @@ void PresentationView::draw(float x, float y, float width, float height) {
         const float stage_h = stage_.empty() ? 0.0f : total_h * kStageHeight;
         ImGui::BeginChild("##presented output", ImVec2(left_w, stage_.empty() ? 0.0f : total_h - stage_h - spacing));
         ImGui::PushFont(nullptr, ImGui::GetStyle().FontSizeBase * 1.2f);
-        output_.draw_presenting();
+        if (presenting_program()) actions_.program->draw();
+        else output_.draw_presenting();
         ImGui::PopFont();
         ImGui::EndChild();
         for (size_t i = 0; i < stage_.size(); ++i) {
@@ -62,10 +63,12 @@ void PresentationView::draw_lesson() {
     ImGui::Separator();
 
     if (ImGui::Button("Run (F5)") && actions_.run) actions_.run();
-    launch_.draw_controls(true);
-    launch_.draw_refusals();
-    ImGui::Separator();
-    timing_.draw_summary();
+    if (!presenting_program()) {
+        launch_.draw_controls(true);
+        launch_.draw_refusals();
+        ImGui::Separator();
+        timing_.draw_summary();
+    }
     ImGui::Separator();
     if (ImGui::Button("Leave presentation (F11)") && actions_.leave) actions_.leave();
     ImGui::PopFont();

@@ -20,6 +20,10 @@ namespace cp::ui {
 struct PresentationActions {
     std::function<void()> run;
     std::function<void()> leave;
+    // The document is a whole program (issue 36): its Program panel takes the output's place, and the launch and
+    // timing controls, which a program does not read, are left out.
+    std::function<bool()> is_program;
+    Panel* program = nullptr;
 };
 
 class PresentationView {
@@ -46,6 +50,7 @@ public:
 
 private:
     void draw_lesson();
+    bool presenting_program() const { return actions_.program && actions_.is_program && actions_.is_program(); }
 
     OutputPanel& output_;
     EditorPanel& editor_;
