@@ -55,6 +55,7 @@ nlohmann::json program_json(const std::string& file, const std::string& backend,
     nlohmann::json launches = nlohmann::json::array();
     for (const ProgramLaunch& l : r.launches)
         launches.push_back({{"kernel", l.kernel},
+                            {"instance", l.instance},
                             {"line", l.line},
                             {"grid", dim3_json(l.grid)},
                             {"block", dim3_json(l.block)},
@@ -133,8 +134,8 @@ int run_program(const ProgramCommand& command) {
     if (made) {
         backend = made->backend;
         if (command.backend == "auto" && made->backend != "cuda")
-            std::cerr << "cuda-playground: running the program on the " << made->backend
-                      << " backend (the CUDA backend does not run whole programs yet)\n";
+            std::cerr << "cuda-playground: no NVIDIA GPU here, so the program runs on the " << made->backend
+                      << " backend\n";
         r = made->runner->run(request);
     } else {
         // Refused before anything ran (`--backend cuda`): said as the JSON's error too, so a script gets its JSON.

@@ -88,6 +88,8 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     // is; meanwhile the window compiles only. The connection keeps the factory for those attempts.
     const MakeBackendFn make = connection_.keep_factory(backend_factory);
     auto wanted = set_up_backend(options.backend, make);
+    // Whole programs run here, not on a --remote server: on the backend the window was asked for.
+    program_.set_backend(options.remote.empty() && !options.backend.empty() ? options.backend : "auto");
     std::optional<Error> unreached;
     if (!wanted && backend_factory && !options.remote.empty() && wanted.error().kind == ErrorKind::WorkerLost)
         unreached = wanted.error();
@@ -182,7 +184,8 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     editor.set_memory_marks(&memory_.marks);
     output.set_memory(&memory_);  // a click on the output picks the warp of the picture
     layout_.add(std::make_unique<ConsolePanel>(console_));
-    ProgramPanel& program_panel = layout_.add(std::make_unique<ProgramPanel>(program_, now_));
+    ProgramPanel& program_panel =
+        layout_.add(std::make_unique<ProgramPanel>(program_, now_, [this] { target_.wake(); }));
     layout_.add(std::make_unique<DevicePanel>(device_status_));
     layout_.set_named(editor, output, timing, streams, memory);
     layout_.set_presentation_view(std::make_unique<PresentationView>(output, editor, launch, timing, files_.parsed(),

@@ -86,6 +86,7 @@ public:
     }
     // The whole program run from the window, when the document is one (issue 36).
     const ProgramRunState& program() const { return program_; }
+    ProgramRunState& program_run() { return program_; }  // a launch re-run from the Program panel, or a test
     // The Memory switch's copy of the kernel run last is being compiled in the background (recording_prepare.h).
     bool preparing_recording() { return runner_->preparing_recording(); }
 

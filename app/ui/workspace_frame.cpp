@@ -31,6 +31,7 @@ void Workspace::frame(double now) {
     }
     if (auto checked = runner_->take_check()) apply_check(std::move(*checked));
     if (auto program = program_.take_finished()) apply_program(std::move(*program));
+    program_.take_replay();
     files_.tick(now);
     reparse_if_changed();
     handle_shortcuts();

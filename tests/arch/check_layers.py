@@ -47,6 +47,8 @@ floor(["main"], ALL_CORE + ["render", "ui", "ui/state", "cli"])
 EXCEPTIONS = {
     ("session", "core/cpu/host_code.h"):
         "a lesson's CPU reference runs in the CPU side's host-code runner on every backend, the GPU's too",
+    ("cuda", "core/cpu/shim/cp_shim_abi.h"):
+        "a whole program's host code is built against the CPU side's runtime and reaches the GPU through its ABI",
 }
 
 GUI_HEADERS = re.compile(r"\s*#\s*include\s*[<\"](imgui|implot|GLFW/|glad/|GL/|EGL/|TextEditor|ImFileDialog)")

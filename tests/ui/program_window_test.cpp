@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 using namespace cp;
@@ -71,9 +73,12 @@ TEST(ProgramWindow, AProgramRunsAsWrittenAndItsLaunchesAreShown) {
     EXPECT_FALSE(ws.output_status().failure.empty());
 }
 
+// On the CPU backend, which stops the read one float past the buffer (a GPU lets it pass: tests/data/programs).
 TEST(ProgramWindow, AFaultedLaunchIsRedInTheStrip) {
     ScopedUserDir user;
-    auto host = start_settled(program_options("out_of_bounds.cu"), host_kernels_factory());
+    ui::AppOptions options = program_options("out_of_bounds.cu");
+    options.backend = "cpu";
+    auto host = start_settled(options, host_kernels_factory());
     ASSERT_TRUE(host);
     ui::Workspace& ws = host->workspace();
     host->frame();
@@ -105,6 +110,59 @@ TEST(ProgramWindow, PresentationModeShowsTheProgramsStrip) {
     left.x1 = r.x0 + r.width() / 2;
     EXPECT_GT(program_pixels_near(*shot, left, 115, 217, 115), 200u);
     EXPECT_EQ(program_pixels_near(*shot, left, 255, 102, 89), 0u);
+}
+
+// A launch picked in the strip re-runs alone on its captured inputs (issue 36): unchanged, the panel says in green
+// that it wrote exactly what the program's launch wrote; with n = 1000 (of 1000003) it says in yellow how many bytes
+// of d_c differ, which is the count of sums past element 1000 that are not zero, computed here.
+TEST(ProgramWindow, APickedLaunchReRunsOnItsCapturedInputs) {
+    ScopedUserDir user;
+    auto host = start_settled(program_options("vector_add.cu"), host_kernels_factory());
+    ASSERT_TRUE(host);
+    ui::Workspace& ws = host->workspace();
+    host->frame();
+    ASSERT_TRUE(ws.program().last().has_value());
+    ASSERT_EQ(ws.program().last()->launches.size(), 1u);
+    EXPECT_EQ(ws.program().last()->launches[0].instance, "vadd");
+    ui::ProgramRunState& state = ws.program_run();
+
+    state.start_replay(0, {}, {});
+    state.wait_replay();
+    for (int i = 0; i < 3; ++i) host->frame();
+    ASSERT_TRUE(state.last_replay().has_value());
+    EXPECT_TRUE(state.last_replay()->result.same_as_program)
+        << (state.last_replay()->result.error ? state.last_replay()->result.error->message : "");
+    const Rect r = window_rect("Program");
+    auto same = host->screenshot();
+    ASSERT_TRUE(same.ok());
+    EXPECT_GT(program_pixels_near(*same, r, 115, 217, 115), 400u);  // the verdict, "ok" and the re-run's line
+    EXPECT_EQ(program_pixels_near(*same, r, 255, 204, 51), 0u);
+
+    ReplayChanges smaller;
+    const int m = 1000;
+    smaller.scalars[3].resize(4);
+    std::memcpy(smaller.scalars[3].data(), &m, 4);
+    state.start_replay(0, smaller, {});
+    state.wait_replay();
+    for (int i = 0; i < 3; ++i) host->frame();
+    ASSERT_TRUE(state.last_replay().has_value());
+    const LaunchReplay& rr = state.last_replay()->result;
+    ASSERT_TRUE(rr.ran) << (rr.error ? rr.error->message : "");
+    uint64_t differing = 0;
+    for (int i = m; i < 1000003; ++i) {
+        const float sum = float(i % 1000) + 2.0f * float(i % 77);
+        uint32_t bits;
+        std::memcpy(&bits, &sum, 4);
+        for (int k = 0; k < 4; ++k) differing += ((bits >> (8 * k)) & 0xff) != 0;
+    }
+    ASSERT_EQ(rr.buffers.size(), 3u);
+    EXPECT_EQ(rr.buffers[2].name, "d_c");
+    EXPECT_EQ(rr.buffers[2].differing_bytes, differing);
+    auto changed = host->screenshot();
+    ASSERT_TRUE(changed.ok());
+    EXPECT_GT(program_pixels_near(*changed, r, 255, 204, 51), 200u);  // the yellow "... differ" line
+    if (const char* dir = std::getenv("CP_TEST_SCREENSHOT_DIR"))
+        save_png(std::filesystem::path(dir) / "program_replay.png", *changed);
 }
 
 }  // namespace

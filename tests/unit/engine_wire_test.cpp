@@ -36,7 +36,7 @@ std::vector<std::byte> bytes(std::initializer_list<int> v) {
 }
 
 TEST(EngineWire, Requests) {
-    CompileRequest c{"__global__ void k() {}\n\"quoted\" \xc3\xa9", "dir/k.cu", "k<int>", {"-DX=1", "-G"}, false, false, false, {}};
+    CompileRequest c{"__global__ void k() {}\n\"quoted\" \xc3\xa9", "dir/k.cu", "k<int>", {"-DX=1", "-G"}, false, false, false, {}, {}};
     const auto c2 = round_trip_request(c);
     EXPECT_EQ(c2.source, c.source);
     EXPECT_EQ(c2.path, c.path);
@@ -45,6 +45,8 @@ TEST(EngineWire, Requests) {
     EXPECT_EQ(c2.load, false);
     c.also_kernels = {"k<float>", "k2"};
     EXPECT_EQ(round_trip_request(c).also_kernels, c.also_kernels);
+    c.include_dirs = {"/course/Common", "../inc"};
+    EXPECT_EQ(round_trip_request(c).include_dirs, c.include_dirs);
 
     const auto a = round_trip_request(AllocateRequest{"buf", (1ull << 33) + 5});
     EXPECT_EQ(a.name, "buf");

@@ -2,6 +2,7 @@
 // it. A new backend lives in its own folder under core/ and adds one entry below.
 #include "core/backends/registry.h"
 
+#include "core/backends/gpu_program_worker.h"
 #include "core/cpu/cpu_backend.h"
 #include "core/cpu/program_runner.h"
 #include "core/cuda/cuda_backend_factory.h"
@@ -17,7 +18,8 @@ const std::vector<BackendEntry>& backend_registry() {
     static const std::vector<BackendEntry> registry = {
         {"cuda", "an NVIDIA GPU: NVRTC and the CUDA driver API, in a worker process that is replaced after a fault",
          [](int device) { return make_cuda_backend(device); },
-         [](const std::string& tool, const std::string& log) { return make_cuda_backend_under_sanitizer(tool, log); }},
+         [](const std::string& tool, const std::string& log) { return make_cuda_backend_under_sanitizer(tool, log); },
+         [] { return make_gpu_program_runner(); }},
         {"cpu", "the CPU emulator: the same source built by the host compiler, GPU threads run as fibers",
          [](int device) { return make_cpu_backend(device); }, nullptr,
          [] { return make_cpu_program_runner_from_env(); }},
@@ -139,7 +141,7 @@ Result<std::unique_ptr<Backend>> make_served_sanitized_backend(const std::string
 
 Result<MadeProgramRunner> make_program_runner(const std::string& name) {
     if (auto known = check_backend_name(name); !known) return known.error();
-    std::string can;
+    std::string can, passed_over;
     for (const BackendEntry& e : backend_registry())
         if (e.programs) can += (can.empty() ? "" : ", ") + e.name;
     for (const BackendEntry& e : backend_registry()) {
@@ -153,10 +155,17 @@ Result<MadeProgramRunner> make_program_runner(const std::string& name) {
                                                 " runs it as written, with every check of its launches");
         }
         auto runner = e.programs();
-        if (!runner) return runner.error();
+        if (!runner) {
+            if (name == "auto") {  // no GPU here: the next backend
+                passed_over += (passed_over.empty() ? "" : "; ") + e.name + ": " + runner.error().message;
+                continue;
+            }
+            return runner.error();
+        }
         return MadeProgramRunner{std::move(*runner), e.name};
     }
-    return make_error(ErrorKind::Unsupported, "no backend here runs whole programs");
+    return make_error(ErrorKind::Unsupported, "no backend here runs whole programs" +
+                                                  (passed_over.empty() ? std::string() : " (" + passed_over + ")"));
 }
 
 }  // namespace cp

@@ -22,6 +22,8 @@
 namespace cp {
 namespace {
 
+ProgramDevice* g_program_device = nullptr;  // current_program_device()
+
 constexpr int kMaxLaunches = 100000;  // warmup + repeats of one request, as on the CUDA backend
 
 class CpuExecutor final : public KernelRunner {
@@ -370,13 +372,42 @@ ProgramRunResult CpuExecutor::run_program(const ProgramRunRequest& request, cons
     std::vector<char*> argv;
     for (std::string& w : words) argv.push_back(w.data());
     argv.push_back(nullptr);
-    ProgramHostState state(pool_, module, request, on_launch, options_.order, options_.seed);
+    std::optional<ProgramHostState> state;
+    std::unique_ptr<ProgramDevice> device;
+    if (request.device_image) {
+        if (!options_.device) {
+            out.error = engine_error(ErrorKind::Unsupported, "NOT_SUPPORTED",
+                                     "this worker has no GPU to run the program's kernels on");
+            return out;
+        }
+        ProgramDeviceRun run;
+        run.image = request.device_image.get();
+        run.library_base = module.load_base();
+        run.memory_limit = request.memory_limit;
+        run.capture_fd = request.capture_fd;
+        run.capture_limit = request.capture_limit;
+        run.on_launch = &on_launch;
+        auto started = options_.device->start(run);
+        if (!started) {
+            out.error = to_engine_error(started.error(), "DEVICE_FAILED", ErrorKind::Unsupported);
+            return out;
+        }
+        device = std::move(*started);
+        call.host = device->table();
+    } else {
+        state.emplace(pool_, module, request, on_launch, options_.order, options_.seed);
+        call.host = state->table();
+    }
+    g_program_device = device.get();
+    struct Forget {
+        ~Forget() { g_program_device = nullptr; }
+    } forget;
     call.argc = int(words.size());
     call.argv = argv.data();
-    call.host = state.table();
     void* args[1] = {&call};
     const auto start = std::chrono::steady_clock::now();
     const std::optional<FaultRecord> fault = call_with_fault_trap(&call_program, args);
+    if (device && !fault) device->finish();
     out.ms = ms_since(start);
     std::fflush(stdout);
     std::fflush(stderr);
@@ -403,6 +434,8 @@ ProgramRunResult CpuExecutor::run_program(const ProgramRunRequest& request, cons
 }
 
 }  // namespace
+
+ProgramDevice* current_program_device() { return g_program_device; }
 
 ProgramRunResult KernelRunner::run_program(const ProgramRunRequest&, const ProgramLaunchSink&) {
     ProgramRunResult out;

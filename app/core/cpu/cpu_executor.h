@@ -7,6 +7,7 @@
 #include "core/cpu/block_scheduler.h"
 #include "core/engine/engine_api.h"
 #include "core/engine/program_api.h"
+#include "core/engine/program_device.h"
 #include "core/result.h"
 
 #include <cstdint>
@@ -25,13 +26,6 @@ struct ModuleFacts {
     uint64_t load_base = 0, code_begin = 0, code_end = 0;
 };
 
-// Where in a kernel library something happened, for the app to turn into a source line with addr2line:
-// addresses relative to the library's load base, best first.
-struct CodeSite {
-    ModuleId module = 0;
-    std::vector<uint64_t> offsets;
-    std::string in_function;  // " in memcpy" when it happened inside a library function the kernel called
-};
 
 struct ExecutorLaunch {
     LaunchResult result;
@@ -53,22 +47,8 @@ struct HostCallResult {
 };
 
 // A whole program's run (a library compiled with -DCP_SHIM_PROGRAM): its main() on this thread, its launches on
-// the pool. What each launch did is told as it ends (`on_launch`), so that a program ending itself with exit()
-// loses none of them.
-struct ProgramLaunchRecord {
-    std::string kernel;  // as written at the launch
-    int line = 0;
-    Dim3 grid, block;
-    uint64_t shared_bytes = 0;
-    uint64_t stream = 0;  // 0: the default stream; else 1, 2... in the order the program made them
-    double ms = 0;        // wall time of the launch on the workers
-    int cuda_error = 0;   // the cudaError_t the program is to see (0: none)
-    std::optional<EngineError> error;  // refused or faulted, in the playground's words
-    std::optional<CodeSite> site;      // with error: where the crash was
-    bool running = false;              // told as it starts (then again, with the rest, as it ends)
-    std::vector<ProgramArg> args;
-    std::vector<ProgramBuffer> buffers;  // before_at / after_at: offsets in the capture file (capture_fd)
-};
+// the pool (or on the GPU, ProgramRunRequest::device_image). What each launch did is told as it ends (`on_launch`,
+// core/engine/program_device.h), so that a program ending itself with exit() loses none of them.
 struct ProgramRunRequest {
     ModuleId module = 0;
     std::vector<std::string> argv;  // argv[0] first
@@ -82,6 +62,8 @@ struct ProgramRunRequest {
     // worker sends it as the request's fourth descriptor.
     int capture_fd = -1;
     uint64_t capture_limit = 0;
+    // Its kernels on a GPU (a worker started with the device's hooks): the device code; null: the CPU's threads.
+    std::shared_ptr<const ProgramDeviceImage> device_image;
 };
 struct ProgramRunResult {
     bool returned = false;  // main() returned
@@ -97,7 +79,6 @@ struct ProgramRunResult {
     bool output_truncated = false;
 };
 inline constexpr size_t kProgramOutputCap = size_t(16) << 20;
-using ProgramLaunchSink = std::function<void(const ProgramLaunchRecord&)>;
 
 // The executor's interface, so the backend does not care whether kernels run in a worker process.
 class KernelRunner {
@@ -133,7 +114,15 @@ struct ExecutorOptions {
     int workers = 1;
     ThreadOrder order = ThreadOrder::Natural;
     uint64_t seed = 1;
+    // Whole programs' kernels on a GPU: the app's side names the device ("cuda": the CPU worker is started as the
+    // GPU program worker, core/backends/gpu_program_worker.cpp); the worker's side has its hooks.
+    std::string device_name;
+    const ProgramDeviceHooks* device = nullptr;
 };
+
+// The device a program run in this process uses now (null: none, or the CPU's threads): its launches are told
+// when the program ends itself with exit() (the CPU worker's exit handler).
+ProgramDevice* current_program_device();
 
 // Tells whoever watches the worker threads (the CPU worker's status page) where each one keeps the
 // running CUDA thread's indices: called on each pool thread when a launch starts.

@@ -127,6 +127,13 @@ private:
     std::map<BufferId, Buffer> buffers_;
     std::map<ModuleId, ModuleFacts> loaded_;  // loaded in the running worker
     bool greeted_ = false;                    // the running worker has said it is ready
+    std::string device_facts_;                // its greeting's device (GPU program workers)
+
+public:
+    std::string device_facts() {
+        if (auto e = start()) return "{}";
+        return device_facts_;
+    }
 };
 
 // ---- start and replace ----------------------------------------------------------------------------------
@@ -149,14 +156,19 @@ std::optional<Error> CpuWorker::spawn() {
     status_->magic = WorkerStatus::kMagic;
 
     WorkerSpawn spawn;
-    spawn.env_name = "CP_CPU_WORKER";
+    const bool gpu = !options_.device_name.empty();
+    spawn.env_name = gpu ? kGpuProgramWorkerEnv : "CP_CPU_WORKER";
     spawn.spec =
         std::to_string(workers()) + "," + std::to_string(int(options_.order)) + "," + std::to_string(options_.seed);
-    spawn.process_name = "cuda-playground-cpu-worker";
+    spawn.process_name = gpu ? "cuda-playground-gpu-program-worker" : "cuda-playground-cpu-worker";
     spawn.extra_fds = {status_fd_};
-    // Kernel code must not see what the app's environment holds (tokens, keys): only what loading needs.
+    // Kernel code must not see what the app's environment holds (tokens, keys): only what loading needs (and, for
+    // the GPU, which devices the driver may use).
     spawn.environment_allowlist =
         std::vector<std::string>{"LD_LIBRARY_PATH", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS"};
+    if (gpu)
+        for (const char* name : {"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_MODULE_LOADING"})
+            spawn.environment_allowlist->push_back(name);
     spawn.quiet_stdio = true;
 #if !defined(__SANITIZE_ADDRESS__)
     spawn.quiet_stderr = true;  // not even the app's log file: sanitizer builds keep it for their reports
@@ -182,10 +194,17 @@ std::optional<Error> CpuWorker::start() {
             // First the protocol: a worker from another build may not even word its greeting the same way.
             failure = check_worker_protocol(j.value("protocol", 0), "CPU worker");
             if (!failure && (!j.at("ok").get<bool>() || hello.message.fds.size() > 1))
-                failure =
-                    make_error(ErrorKind::Unsupported,
-                               "the CPU backend's sandbox cannot be set up here: " + j.at("message").get<std::string>(),
-                               "kernel code is not run without it; use --backend cuda on a machine with a GPU");
+                failure = options_.device_name.empty()
+                              ? make_error(ErrorKind::Unsupported,
+                                           "the CPU backend's sandbox cannot be set up here: " +
+                                               j.at("message").get<std::string>(),
+                                           "kernel code is not run without it; use --backend cuda on a machine with "
+                                           "a GPU")
+                              : make_error(ErrorKind::Unsupported,
+                                           "the GPU program worker cannot start here: " +
+                                               j.at("message").get<std::string>(),
+                                           "run the program on the CPU backend (--backend cpu)");
+            if (!failure) device_facts_ = j.contains("device") ? j.at("device").dump() : std::string();
         }
     } catch (const std::exception& e) {
         failure =
@@ -611,6 +630,7 @@ ProgramRunResult CpuWorker::run_program(const ProgramRunRequest& request, const 
         return out;
     }
     WireMessage message{program_request_json(request).dump(), {}, {}};
+    if (request.device_image) message.blob = request.device_image->image;  // the cubin
     message.fds = {out_pipe.write_end(), err_pipe.write_end(), events_pipe.write_end()};
     if (request.capture_fd >= 0) message.fds.push_back(request.capture_fd);  // the app's file, written by the worker
     const double limit = request.time_limit_s > 0 ? request.time_limit_s : double(launch_timeout_s());
@@ -700,5 +720,7 @@ std::unique_ptr<KernelRunner> make_cpu_worker(const ExecutorOptions& options) {
 pid_t cpu_worker_pid(const KernelRunner& runner) {
     return static_cast<const CpuWorker&>(runner).pid();
 }
+
+std::string cpu_worker_device_facts(KernelRunner& runner) { return static_cast<CpuWorker&>(runner).device_facts(); }
 
 }  // namespace cp

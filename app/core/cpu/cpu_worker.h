@@ -21,4 +21,18 @@ std::unique_ptr<KernelRunner> make_cpu_worker(const ExecutorOptions& options);
 // make_cpu_worker.
 pid_t cpu_worker_pid(const KernelRunner& runner);
 
+// What the app's side knows of the device a GPU program worker opened (its greeting): "" for a CPU worker, else
+// JSON (ProgramDeviceHooks::facts); an empty object when it could not start. `runner` must come from
+// make_cpu_worker; starts the process when it is not running.
+std::string cpu_worker_device_facts(KernelRunner& runner);
+
+// ---- in the worker process ----
+struct WorkerEntry;
+// The worker's loop: the greeting, the sandbox, then requests until the app closes the connection. `device` (null:
+// none) runs whole programs' kernels on a GPU: the worker opens it before its sandbox (ProgramDeviceHooks::prepare).
+int serve_cpu_worker(const WorkerEntry& entry, const ProgramDeviceHooks* device);
+// The variable that starts this executable as a GPU program worker (core/backends/gpu_program_worker.cpp), beside
+// the CPU worker's own CP_CPU_WORKER.
+inline constexpr const char* kGpuProgramWorkerEnv = "CP_GPU_PROGRAM_WORKER";
+
 }  // namespace cp

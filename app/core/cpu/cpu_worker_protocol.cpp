@@ -85,16 +85,42 @@ Dim3 dim3_from(const json& j) { return Dim3{j.at(0).get<uint32_t>(), j.at(1).get
 }  // namespace
 
 json program_request_json(const ProgramRunRequest& r) {
-    return {{"op", "program"},
-            {"module", r.module},
-            {"argv", r.argv},
-            {"buffer_align", r.buffer_align},
-            {"memory_limit", r.memory_limit},
-            {"capture_limit", r.capture_limit}};
+    json j = {{"op", "program"},
+              {"module", r.module},
+              {"argv", r.argv},
+              {"buffer_align", r.buffer_align},
+              {"memory_limit", r.memory_limit},
+              {"capture_limit", r.capture_limit}};
+    if (r.device_image) {  // its maps; the cubin goes as the message's blob
+        auto pairs = [](const std::map<uint64_t, std::string>& m) {
+            json a = json::array();
+            for (const auto& [offset, name] : m) a.push_back({offset, name});
+            return a;
+        };
+        j["device"] = {{"arch", r.device_image->arch},
+                       {"kernels", pairs(r.device_image->kernels)},
+                       {"symbols", pairs(r.device_image->symbols)},
+                       {"kernel_names", pairs(r.device_image->kernel_names)},
+                       {"managed", r.device_image->managed}};
+    }
+    return j;
 }
 
 ProgramRunRequest program_request_from(const json& j) {
     ProgramRunRequest r;
+    if (j.contains("device")) {
+        auto image = std::make_shared<ProgramDeviceImage>();
+        const json& d = j.at("device");
+        image->arch = d.at("arch").get<std::string>();
+        auto read = [&](const char* key, std::map<uint64_t, std::string>& m) {
+            for (const json& p : d.at(key)) m[p.at(0).get<uint64_t>()] = p.at(1).get<std::string>();
+        };
+        read("kernels", image->kernels);
+        read("symbols", image->symbols);
+        read("kernel_names", image->kernel_names);
+        image->managed = d.at("managed").get<std::set<uint64_t>>();
+        r.device_image = std::move(image);
+    }
     r.module = j.at("module").get<ModuleId>();
     r.argv = j.at("argv").get<std::vector<std::string>>();
     r.buffer_align = j.at("buffer_align").get<size_t>();
@@ -121,7 +147,8 @@ ProgramRunResult program_result_from(const json& j) {
 json launch_record_json(const ProgramLaunchRecord& r) {
     json j = {{"kernel", r.kernel}, {"line", r.line}, {"grid", dim3_json(r.grid)}, {"block", dim3_json(r.block)},
               {"shared_bytes", r.shared_bytes}, {"stream", r.stream}, {"ms", r.ms}, {"cuda_error", r.cuda_error},
-              {"error", error_json(r.error)}, {"site", site_json(r.site)}, {"running", r.running}};
+              {"error", error_json(r.error)}, {"site", site_json(r.site)}, {"running", r.running},
+              {"entry", r.entry}};
     json args = json::array(), buffers = json::array();
     for (const ProgramArg& a : r.args)
         args.push_back({{"size", a.size}, {"pointer", a.pointer}, {"bytes", a.bytes_hex}, {"buffer", a.buffer},
@@ -150,6 +177,7 @@ ProgramLaunchRecord launch_record_from(const json& j) {
     r.error = error_from(j.at("error"));
     r.site = site_from(j.at("site"));
     r.running = j.at("running").get<bool>();
+    r.entry = j.at("entry").get<uint64_t>();
     for (const json& a : j.at("args"))
         r.args.push_back(ProgramArg{a.at("size").get<uint32_t>(), a.at("pointer").get<bool>(),
                                     a.at("bytes").get<std::string>(), a.at("buffer").get<std::string>(),

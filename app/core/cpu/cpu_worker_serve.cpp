@@ -67,7 +67,9 @@ void leave_last_words(WorkerStatus::End end, int exit_status, int signal, uint64
 }
 
 void on_exit_called(int status, void*) {
-    std::fflush(nullptr);  // a program's exit(): what it printed reaches the app's pipes
+    // A program's exit(): its GPU launches are told, and what it printed reaches the app's pipes.
+    if (ProgramDevice* device = current_program_device()) device->finish();
+    std::fflush(nullptr);
     leave_last_words(WorkerStatus::kExit, status, 0, 0, uint64_t(__builtin_frame_address(0)), 0);
     _exit(status);  // nothing else runs: no destructors of a half-finished launch
 }
@@ -192,6 +194,11 @@ WireMessage handle(KernelRunner& executor, const json& j, WireMessage& in) {
         ::dup2(in.fds[1], 2);
         const int events = in.fds[2];
         ProgramRunRequest request = program_request_from(j);
+        if (request.device_image) {  // the cubin comes as the message's blob
+            auto image = std::make_shared<ProgramDeviceImage>(*request.device_image);
+            image->image = in.blob;
+            request.device_image = std::move(image);
+        }
         request.blocks_total = &g_status->launch_blocks_total;
         request.blocks_done = &g_status->launch_blocks_done;
         request.capture_fd = in.fds.size() == 4 ? in.fds[3] : -1;
@@ -215,9 +222,12 @@ WireMessage handle(KernelRunner& executor, const json& j, WireMessage& in) {
     throw std::runtime_error("unknown request " + op);
 }
 
-int serve(const WorkerEntry& entry) {
+}  // namespace
+
+int serve_cpu_worker(const WorkerEntry& entry, const ProgramDeviceHooks* device) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the app, even inside a kernel that does not end
     ExecutorOptions options;
+    options.device = device;
     unsigned long long seed = 1;
     int order = 0;
     if (std::sscanf(entry.spec.c_str(), "%d,%d,%llu", &options.workers, &order, &seed) != 3) return 3;
@@ -241,7 +251,21 @@ int serve(const WorkerEntry& entry) {
     // The greeting says which wire protocol this binary speaks; the app refuses another build's worker.
     json greeting = {{"ok", true}, {"message", ""}, {"protocol", kWireProtocolVersion}};
     WireMessage hello;
-    const Result<int> listener = enter_worker_sandbox();
+    // A GPU program worker opens its device before the sandbox closes the file system; the sandbox then lets it
+    // control those descriptors (ioctl) and nothing else.
+    WorkerSandboxOptions confinement;
+    std::optional<Error> device_problem;
+    if (device) {
+        auto fds = device->prepare();
+        if (fds) {
+            confinement.device_fds = *fds;
+            confinement.driver_threads = true;
+            greeting["device"] = json::parse(device->facts());
+        } else {
+            device_problem = fds.error();
+        }
+    }
+    const Result<int> listener = device_problem ? Result<int>(*device_problem) : enter_worker_sandbox(confinement);
     if (!listener)
         greeting = {{"ok", false}, {"message", listener.error().message}, {"protocol", kWireProtocolVersion}};
     else if (*listener >= 0)
@@ -267,11 +291,13 @@ int serve(const WorkerEntry& entry) {
     }
 }
 
+namespace {
+
 // Runs before main() in every process that links this file; only a worker (CP_CPU_WORKER set) stops here.
 const bool g_is_worker = [] {
     const std::optional<WorkerEntry> entry = take_worker_entry(kWorkerEnv);
     if (!entry) return false;
-    std::_Exit(serve(*entry));
+    std::_Exit(serve_cpu_worker(*entry, nullptr));
 }();
 
 }  // namespace

@@ -54,6 +54,7 @@ ProgramHostState::ProgramHostState(WorkerPool& pool, KernelModule& module, const
     };
     table_.launch = [](void* c, const cp_abi::ProgramLaunch* l) { return static_cast<ProgramHostState*>(c)->launch(*l); };
     table_.workers = [](void* c) { return static_cast<ProgramHostState*>(c)->pool_.size(); };
+    table_.wants_entry = 1;  // which instantiation each launch ran (ProgramLaunchRecord::entry); the memory stays the host's
 }
 
 void* ProgramHostState::allocate(uint64_t bytes, int kind, const char* name, int line) {
@@ -104,6 +105,8 @@ int ProgramHostState::launch(const cp_abi::ProgramLaunch& l) {
     record.block = dim3_of(l.block);
     record.shared_bytes = l.shared_bytes;
     record.stream = l.stream;
+    if (l.entry && l.entry->function)
+        record.entry = uint64_t(reinterpret_cast<uintptr_t>(l.entry->function)) - module_.load_base();
     auto tell = [&](int cuda_error) {
         record.cuda_error = cuda_error;
         if (on_launch_) on_launch_(record);

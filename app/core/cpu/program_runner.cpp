@@ -7,10 +7,16 @@
 #include "core/cpu/fault_report.h"
 #include "core/cpu/host_compiler.h"
 #include "core/text_util.h"
+#include "core/toolkit/elf_symbols.h"
+#include "core/toolkit/nvrtc_compiler.h"
+#include "core/toolkit/program_device_compile.h"
+
+#include <nlohmann/json.hpp>
 
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <mutex>
@@ -22,8 +28,9 @@ namespace {
 class CpuProgramRunner final : public ProgramRunner {
 public:
     CpuProgramRunner(const CpuBackendOptions& options, HostCompiler compiler, ShimLocation shim,
-                     std::filesystem::path cache)
+                     std::filesystem::path cache, std::string device)
         : options_(options), compiler_(std::move(compiler)), shim_(std::move(shim)), cache_(std::move(cache)) {
+        executor_.device_name = std::move(device);
         executor_.workers = options.workers > 0 ? options.workers : int(std::max(1u, std::thread::hardware_concurrency()));
         executor_.order = options.order;
         executor_.seed = options.seed;
@@ -31,8 +38,10 @@ public:
 
     ProgramRun run(const ProgramRequest& request, const std::function<void(const ProgramLaunch&)>& on_launch) override {
         ProgramRun out;
+        const bool gpu = !executor_.device_name.empty();
         out.device = "CPU emulation (" + count_text(uint64_t(executor_.workers), "thread") + ")";
-        if (!runner_) runner_ = options_.in_process ? make_cpu_executor(executor_) : make_cpu_worker(executor_);
+        if (!runner_)
+            runner_ = options_.in_process && !gpu ? make_cpu_executor(executor_) : make_cpu_worker(executor_);
         runner_->prepare();  // the worker starts while the compiler runs
 
         const auto compile_start = std::chrono::steady_clock::now();
@@ -55,6 +64,34 @@ public:
             return out;
         }
         const std::string path = request.path.empty() ? "program.cu" : request.path;
+        // On a GPU: the device code for the device the worker opened, named after the host library's instantiations.
+        std::shared_ptr<const ProgramDeviceImage> device_image;
+        if (gpu) {
+            const auto device_start = std::chrono::steady_clock::now();
+            nlohmann::json facts = nlohmann::json::parse(cpu_worker_device_facts(*runner_), nullptr, false);
+            if (!facts.is_object() || !facts.contains("cc_major")) {
+                cleanup();
+                out.compiled = false;
+                out.error = engine_error(ErrorKind::Unsupported, "NO_DEVICE", "the GPU program worker could not start",
+                                         "run the program on the CPU backend (--backend cpu)");
+                return out;
+            }
+            out.device = facts.value("name", std::string("GPU"));
+            const std::string arch = nvrtc_arch_for_device(facts.at("cc_major").get<int>(), facts.at("cc_minor").get<int>());
+            ProgramDeviceCompile device = compile_program_device_code(request.source, path, request.include_dirs,
+                                                                      built.library, arch.empty() ? "sm_90" : arch);
+            out.compile_ms += ms_since(device_start);
+            out.diagnostics.insert(out.diagnostics.end(), device.result.diagnostics.begin(),
+                                   device.result.diagnostics.end());
+            out.compile_log += device.result.log;
+            if (!device.image || has_errors(out.diagnostics) || device.result.error) {
+                cleanup();
+                out.compiled = false;
+                out.error = device.result.error;
+                return out;
+            }
+            device_image = device.image;
+        }
         const ModuleId id = next_module_++;
         auto facts = runner_->load_module(id, built.library.string(), "", "the program " + path);
         if (!facts) {
@@ -70,12 +107,23 @@ public:
             place_code_site(*error, location, line);
         };
 
+        // Each launch's instantiation by its entry's offset in the library (ProgramLaunchRecord::entry).
+        std::map<uint64_t, std::string> instances;
+        if (auto symbols = read_elf_symbols(built.library))
+            for (const ElfSymbol& s : *symbols)
+                if (s.function) {
+                    const std::string d = demangled(s.name);
+                    const std::string name = d == s.name ? s.name : symbol_name(d).qualified;
+                    if (!name.empty()) instances.emplace(s.value, name);
+                }
+
         ProgramRunRequest run;
         run.module = id;
         run.argv.push_back(std::filesystem::path(path).stem().string());
         run.argv.insert(run.argv.end(), request.args.begin(), request.args.end());
         run.buffer_align = built.buffer_align;
         run.time_limit_s = request.time_limit_s;
+        run.device_image = device_image;
         // The capture: a file in memory the worker appends the buffers' bytes to (cannot open files itself).
         int capture_fd = -1;
         if (request.capture_limit > 0) {
@@ -88,6 +136,7 @@ public:
             if (record.running) return;
             ProgramLaunch l;
             l.kernel = record.kernel;
+            if (auto it = instances.find(record.entry); record.entry && it != instances.end()) l.instance = it->second;
             l.line = record.line;
             l.grid = record.grid;
             l.block = record.block;
@@ -135,6 +184,12 @@ public:
         if (out.end == ProgramRun::End::Crashed || out.end == ProgramRun::End::Stopped) out.exit_status = 1;
         runner_->unload_module(id);
         cleanup();
+        // A kernel that faulted on the GPU leaves the worker's context broken for every later run (the error is
+        // sticky, and the sandboxed worker cannot open the device again): the next run gets a fresh worker.
+        if (gpu && std::any_of(out.launches.begin(), out.launches.end(), [](const ProgramLaunch& l) {
+                return l.cuda_error == 700 || (l.cuda_error >= 710 && l.cuda_error <= 719) || l.cuda_error == 999;
+            }))
+            runner_.reset();
         return out;
     }
 
@@ -150,20 +205,21 @@ private:
 
 }  // namespace
 
-Result<std::unique_ptr<ProgramRunner>> make_cpu_program_runner(const CpuBackendOptions& options) {
+Result<std::unique_ptr<ProgramRunner>> make_cpu_program_runner(const CpuBackendOptions& options,
+                                                               const std::string& device) {
     auto compiler = find_host_compiler(options.compiler);
     if (!compiler) return compiler.error();
     auto shim = find_shim();
     if (!shim) return shim.error();
     std::filesystem::path cache = cpu_cache_dir_for(options.cache_dir);
     return std::unique_ptr<ProgramRunner>(
-        new CpuProgramRunner(options, std::move(*compiler), std::move(*shim), std::move(cache)));
+        new CpuProgramRunner(options, std::move(*compiler), std::move(*shim), std::move(cache), device));
 }
 
-Result<std::unique_ptr<ProgramRunner>> make_cpu_program_runner_from_env() {
+Result<std::unique_ptr<ProgramRunner>> make_cpu_program_runner_from_env(const std::string& device) {
     auto options = cpu_backend_options_from_env();
     if (!options) return options.error();
-    return make_cpu_program_runner(*options);
+    return make_cpu_program_runner(*options, device);
 }
 
 }  // namespace cp

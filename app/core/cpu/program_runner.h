@@ -16,9 +16,13 @@ namespace cp {
 
 // `options` as for the CPU backend (workers, thread order, cache folder, compiler). in_process runs the program
 // in this process, without a sandbox (tests of the runtime only: its output then goes to this process's streams).
-Result<std::unique_ptr<ProgramRunner>> make_cpu_program_runner(const CpuBackendOptions& options = {});
+// `device` ("cuda"): the host code still runs in a sandboxed worker, started as the GPU program worker, and the
+// kernels on that device (the device code compiled by program_device_compile.h; the worker's side needs the
+// device's hooks linked in, core/backends/gpu_program_worker.cpp).
+Result<std::unique_ptr<ProgramRunner>> make_cpu_program_runner(const CpuBackendOptions& options = {},
+                                                               const std::string& device = {});
 
 // The registry's factory: options from the environment (CUDA_PLAYGROUND_CPU_WORKERS...).
-Result<std::unique_ptr<ProgramRunner>> make_cpu_program_runner_from_env();
+Result<std::unique_ptr<ProgramRunner>> make_cpu_program_runner_from_env(const std::string& device = {});
 
 }  // namespace cp

@@ -11,6 +11,8 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdlib>
+#include <map>
+#include <optional>
 #include <set>
 
 namespace cp {
@@ -861,6 +863,90 @@ std::string rewrite_launches(const std::string& s, const std::vector<Token>& tok
     return out;
 }
 
+// The names a parameter list declares, in order (`const T* x, int n` -> x, n; `typename T, int N = 4, class... Ts` ->
+// T, N, Ts...); nothing when one is unnamed (`float*`), which the probe could not pass on.
+std::optional<std::vector<std::string>> declared_names(const std::string& list) {
+    static const std::set<std::string> type_words = {"int", "char", "float", "double", "long", "short", "unsigned",
+                                                     "signed", "bool", "void", "const", "volatile", "__restrict__",
+                                                     "__restrict", "typename", "class", "auto"};
+    const std::vector<Token> tokens = tokenize_code(list);
+    std::vector<std::string> names;
+    std::vector<Token> part;
+    auto finish = [&]() -> bool {
+        if (part.empty()) return true;
+        size_t end = part.size();
+        int depth = 0;
+        for (size_t i = 0; i < part.size(); ++i) {
+            const char c = part[i].kind == Token::Punct ? list[part[i].begin] : 0;
+            if (c == '(' || c == '[' || c == '<' || c == '{') ++depth;
+            if (c == ')' || c == ']' || c == '>' || c == '}') --depth;
+            if (c == '=' && depth == 0) {
+                end = i;
+                break;
+            }
+        }
+        bool pack = false;
+        size_t name = kNoOffset;
+        for (size_t i = 0; i < end; ++i) {
+            if (part[i].kind == Token::Punct && list[part[i].begin] == '.') pack = true;
+            if (part[i].kind == Token::Ident) name = i;
+        }
+        if (end == 1 && part[0].kind == Token::Ident && text_of(list, part[0]) == "void" && names.empty()) {
+            part.clear();
+            return true;  // `(void)`
+        }
+        if (name == kNoOffset || name == 0 || type_words.count(text_of(list, part[name]))) return false;
+        names.push_back(text_of(list, part[name]) + (pack ? "..." : ""));
+        part.clear();
+        return true;
+    };
+    int depth = 0;
+    for (const Token& t : tokens) {
+        const char c = t.kind == Token::Punct ? list[t.begin] : 0;
+        if (c == '(' || c == '[' || c == '<' || c == '{') ++depth;
+        if (c == ')' || c == ']' || c == '>' || c == '}') --depth;
+        if (c == ',' && depth == 0) {
+            if (!finish()) return std::nullopt;
+            continue;
+        }
+        part.push_back(t);
+    }
+    if (!finish()) return std::nullopt;
+    return names;
+}
+
+// Each program kernel's body starts with its entry probe, `CP_RT_KERNEL_ENTRY(&axpy<T>, a, x, y, n)` (cuda_program.h),
+// on the brace's line: a GPU launches the instantiation it names with the parameters as the call converted them.
+// A kernel whose name is overloaded, or with an unnamed parameter, has none (a GPU then says it cannot launch it).
+std::string add_entry_probes(const std::string& text) {
+    const KernelScan scan = scan_kernels(text);
+    std::map<std::string, int> definitions;
+    for (const ScannedKernel& k : scan.kernels)
+        if (k.definition) ++definitions[k.name];
+    std::vector<std::pair<size_t, std::string>> inserts;
+    for (const ScannedKernel& k : scan.kernels) {
+        if (!k.definition || k.body_open == kNoOffset || definitions[k.name] != 1) continue;
+        const auto params = declared_names(k.params_text);
+        if (!params) continue;
+        std::string function = "&" + k.name;
+        if (k.is_template) {
+            if (k.template_open == kNoOffset || k.template_close == kNoOffset) continue;
+            const auto names = declared_names(text.substr(k.template_open + 1, k.template_close - k.template_open - 1));
+            if (!names) continue;
+            function += "<";
+            for (size_t i = 0; i < names->size(); ++i) function += (i ? ", " : "") + (*names)[i];
+            function += ">";
+        }
+        std::string probe = " CP_RT_KERNEL_ENTRY(" + function;
+        for (const std::string& p : *params) probe += ", " + p;
+        probe += ") ";
+        inserts.push_back({k.body_open + 1, probe});
+    }
+    std::string out = text;
+    for (auto it = inserts.rbegin(); it != inserts.rend(); ++it) out.insert(it->first, it->second);
+    return out;
+}
+
 }  // namespace
 
 PreparedSource prepare_program_source(const std::string& source, const std::string& display_path,
@@ -914,7 +1000,7 @@ PreparedSource prepare_program_source(const std::string& source, const std::stri
     if (has_errors(out.diagnostics)) return out;
     const std::vector<Token> launched_tokens = tokenize_code(launched);
     out.text = "#line 1 \"" + escape_for_line_directive(path) + "\"\n" +
-               rewrite_shared(launched, launched_tokens, path, unsigned(shared_align), out.diagnostics);
+               add_entry_probes(rewrite_shared(launched, launched_tokens, path, unsigned(shared_align), out.diagnostics));
     if (has_errors(out.diagnostics)) {
         out.text.clear();
         return out;

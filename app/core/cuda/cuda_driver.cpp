@@ -110,6 +110,13 @@ std::optional<CudaDriver> load_cuda_driver(const std::string& library, std::stri
     // Optional: the toolkit's stub library has none of the GL entry points.
     want("cuMemAllocHost_v2", d.MemAllocHost);
     want("cuMemFreeHost", d.MemFreeHost);
+    want("cuMemAllocManaged", d.MemAllocManaged);
+    want("cuMemHostAlloc", d.MemHostAlloc);
+    want("cuMemcpy", d.Memcpy);
+    want("cuMemcpyAsync", d.MemcpyAsync);
+    want("cuMemsetD8Async", d.MemsetD8Async);
+    want("cuStreamQuery", d.StreamQuery);
+    want("cuEventQuery", d.EventQuery);
     want("cuIpcGetMemHandle", d.IpcGetMemHandle);
     want("cuIpcOpenMemHandle_v2", d.IpcOpenMemHandle);
     want("cuIpcCloseMemHandle", d.IpcCloseMemHandle);

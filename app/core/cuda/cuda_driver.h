@@ -50,6 +50,14 @@ struct CudaDriver {
     // Page-locked host memory (pinned transfers); optional
     decltype(&::cuMemAllocHost_v2) MemAllocHost = nullptr;
     decltype(&::cuMemFreeHost) MemFreeHost = nullptr;
+    // Whole programs' runtime (core/cuda/cuda_program_device.cpp); optional
+    decltype(&::cuMemAllocManaged) MemAllocManaged = nullptr;
+    decltype(&::cuMemHostAlloc) MemHostAlloc = nullptr;
+    decltype(&::cuMemcpy) Memcpy = nullptr;
+    decltype(&::cuMemcpyAsync) MemcpyAsync = nullptr;
+    decltype(&::cuMemsetD8Async) MemsetD8Async = nullptr;
+    decltype(&::cuStreamQuery) StreamQuery = nullptr;
+    decltype(&::cuEventQuery) EventQuery = nullptr;
     // Sharing buffers between processes (worker backend -> window interop); optional
     decltype(&::cuIpcGetMemHandle) IpcGetMemHandle = nullptr;
     decltype(&::cuIpcOpenMemHandle_v2) IpcOpenMemHandle = nullptr;

@@ -72,6 +72,8 @@ struct CompileRequest {
     // More __global__ functions of the same source to load from the same module (a lesson's compare variants): one
     // compile serves them all. CompileResult::also_usage says which a backend loaded.
     std::vector<std::string> also_kernels;
+    // Further folders the source's #include "..." and <...> may read headers from (a program's -I DIR).
+    std::vector<std::string> include_dirs;
 };
 struct CompileResult {
     bool ok = false;

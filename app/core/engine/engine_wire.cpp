@@ -160,7 +160,8 @@ void to_wire(const CompileRequest& r, json& j, Blob&) {
               {"load", r.load},
               {"instrument_trace", r.instrument_trace},
               {"instrument_memory", r.instrument_memory},
-              {"also_kernels", r.also_kernels}});
+              {"also_kernels", r.also_kernels},
+              {"include_dirs", r.include_dirs}});
 }
 CompileRequest from_wire(Type<CompileRequest>, const json& j, Blob&) {
     CompileRequest r;
@@ -172,6 +173,7 @@ CompileRequest from_wire(Type<CompileRequest>, const json& j, Blob&) {
     r.instrument_trace = j.at("instrument_trace").get<bool>();
     r.instrument_memory = j.at("instrument_memory").get<bool>();
     r.also_kernels = j.at("also_kernels").get<std::vector<std::string>>();
+    if (j.contains("include_dirs")) r.include_dirs = j.at("include_dirs").get<std::vector<std::string>>();
     return r;
 }
 

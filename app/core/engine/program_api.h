@@ -47,6 +47,7 @@ struct ProgramBuffer {
 // One launch as the program made it, and what came of it.
 struct ProgramLaunch {
     std::string kernel;  // as written at the launch (`reduce<float>`)
+    std::string instance;  // the instantiation it ran, as C++ names it (`axpy<float>` for `axpy<<<...>>>`); empty: unknown
     int line = 0;        // the launch's line
     Dim3 grid, block;
     uint64_t shared_bytes = 0;

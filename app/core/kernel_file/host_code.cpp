@@ -249,7 +249,7 @@ HostCodeScan separate_host_code(const std::string& original, bool as_program) {
     return scan;
 }
 
-Diagnostic host_code_note(const std::string& file, const HostCodeScan& scan) {
+Diagnostic host_code_note(const std::string& file, const HostCodeScan& scan, bool whole_program) {
     std::vector<std::string> parts;
     for (const HostCodePart& p : scan.parts) {
         const std::string lines = p.first_line == p.last_line
@@ -262,8 +262,11 @@ Diagnostic host_code_note(const std::string& file, const HostCodeScan& scan) {
     d.line = scan.parts.empty() ? 0 : scan.parts.front().first_line;
     d.severity = Severity::Note;
     d.message = "this file holds host code (" + scan.reason + "): " + join(parts, ", ") +
-                ". The playground allocates, fills and launches the kernel itself from the header, so host code is "
-                "left out of the compile; keep it or delete it, it is not run.";
+                (whole_program
+                     ? ". It is a whole program (a main() and no /*@playground ... */ header): `cuda-playground run` "
+                       "and File > Open run it as written; here its device code alone is compiled."
+                     : ". The playground allocates, fills and launches the kernel itself from the header, so host code "
+                       "is left out of the compile; keep it or delete it, it is not run.");
     return d;
 }
 

@@ -27,7 +27,8 @@ struct HostCodeScan {
 // host: its host functions, globals and host-only includes are left out of device compiles).
 HostCodeScan separate_host_code(const std::string& source, bool as_program = false);
 
-// The one message explaining it (a note on the first host line).
-Diagnostic host_code_note(const std::string& file, const HostCodeScan& scan);
+// The one message explaining it (a note on the first host line); `whole_program`: the file has a main() and no header,
+// so `run` runs it as written (the note says so instead of "it is not run").
+Diagnostic host_code_note(const std::string& file, const HostCodeScan& scan, bool whole_program = false);
 
 }  // namespace cp

@@ -7,6 +7,7 @@
 #include "core/kernel_file/host_code.h"
 #include "core/kernel_file/kernel_file_parts.h"
 #include "core/kernel_file/kernel_scan.h"
+#include "core/kernel_file/program_file.h"
 #include "core/kernel_file/reference_section.h"
 #include "core/text_util.h"
 
@@ -97,9 +98,11 @@ KernelFile parse_kernel_source(std::string source, fs::path path, const std::str
     }
     const HostCodeScan host = separate_host_code(f.source);
     f.compile_source = host.kernel_source;
-    if (!host.parts.empty()) f.diagnostics.push_back(host_code_note(file, host));
     HeaderState state;
     parse_header(f.source, file, f.spec, f.diagnostics, state);
+    if (!host.parts.empty())
+        f.diagnostics.insert(f.diagnostics.begin(),
+                             host_code_note(file, host, !f.spec.has_metadata && main_function_line(f.source) > 0));
     check_header(file, f.spec, f.diagnostics, state);
     if (!kernel.empty()) {
         f.spec.kernel = kernel;

@@ -365,7 +365,7 @@ CompileResult compile_with_nvrtc(const CompileRequest& request, const std::strin
     const auto start = std::chrono::steady_clock::now();
     CompileResult result;
     try {
-        const LocalIncludes includes = resolve_local_includes(request.source, display_path(request), true);
+        const LocalIncludes includes = resolve_local_includes(request.source, display_path(request), true, request.include_dirs);
         if (has_errors(includes.diagnostics)) {
             result.options = nvrtc_options(request, arch);
             result.diagnostics = includes.diagnostics;
@@ -434,7 +434,7 @@ void warm_up_nvrtc_pch(const std::string& arch) {
 std::vector<Diagnostic> check_device_code_with_nvrtc(const CompileRequest& request, std::string* log) {
     std::vector<Diagnostic> errors;
     try {
-        const LocalIncludes includes = resolve_local_includes(request.source, display_path(request), true);
+        const LocalIncludes includes = resolve_local_includes(request.source, display_path(request), true, request.include_dirs);
         if (has_errors(includes.diagnostics)) return includes.diagnostics;
         CompileRequest check = request;
         check.kernel_name.clear();  // no name lookup: nothing is generated

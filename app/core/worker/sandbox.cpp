@@ -170,7 +170,7 @@ constexpr const char* kAllowed[] = {
 };
 // clang-format on
 
-std::optional<std::string> build_worker_filter(scmp_filter_ctx ctx) {
+std::optional<std::string> build_worker_filter(scmp_filter_ctx ctx, const std::vector<int>& device_fds) {
     auto allow = [&](int nr, unsigned count = 0, const scmp_arg_cmp* args = nullptr) {
         return seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, nr, count, args);
     };
@@ -207,6 +207,11 @@ std::optional<std::string> build_worker_filter(scmp_filter_ctx ctx) {
         const scmp_arg_cmp is = SCMP_A1(SCMP_CMP_EQ, request);
         allow(SCMP_SYS(ioctl), 1, &is);
     }
+    // A GPU worker's device files (WorkerSandboxOptions::device_fds): any request, on those descriptors only.
+    for (int fd : device_fds) {
+        const scmp_arg_cmp on = SCMP_A0(SCMP_CMP_EQ, scmp_datum_t(fd));
+        if (allow(SCMP_SYS(ioctl), 1, &on) != 0) return "cannot allow the device's ioctl";
+    }
     // A few harmless prctl questions (thread names, the parent-death signal).
     for (int option : {PR_SET_NAME, PR_GET_NAME, PR_GET_DUMPABLE, PR_SET_PDEATHSIG, PR_GET_PDEATHSIG}) {
         const scmp_arg_cmp is = SCMP_A0(SCMP_CMP_EQ, scmp_datum_t(option));
@@ -231,9 +236,9 @@ bool single_threaded() {
 
 }  // namespace
 
-Result<int> enter_worker_sandbox() {
+Result<int> enter_worker_sandbox(const WorkerSandboxOptions& options) {
     const SandboxSupport& support = sandbox_support();
-    if (!single_threaded())
+    if (!options.driver_threads && !single_threaded())
         return make_error(ErrorKind::Unsupported, "the CPU worker started threads before entering its sandbox");
     // No core files: a kernel that crashes the worker must not write one either.
     const rlimit no_core{0, 0};
@@ -255,7 +260,7 @@ Result<int> enter_worker_sandbox() {
     if (!ctx) return make_error(ErrorKind::Unsupported, "libseccomp could not start a filter");
     seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);  // 32-bit system calls: fatal
     seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 1);
-    std::optional<std::string> problem = build_worker_filter(ctx);
+    std::optional<std::string> problem = build_worker_filter(ctx, options.device_fds);
     if (!supervised && !problem) {
         const scmp_arg_cmp read_only_at =
             SCMP_A2(SCMP_CMP_MASKED_EQ, uint64_t(O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND), 0);

@@ -34,7 +34,17 @@ std::vector<std::string> sandbox_summary(const SandboxSupport& support);
 // thread: threads created later inherit the filter. Returns the filter's listener descriptor, which the
 // worker must hand to the app and close (-1 on kernels without user notification, where refused calls just
 // fail); an Error when the sandbox could not be applied (the worker must then refuse to run kernel code).
-Result<int> enter_worker_sandbox();
+//
+// A GPU program worker (core/backends/gpu_program_worker.cpp) opens the CUDA driver first, which starts threads of
+// its own and opens the device files: `device_fds` are the descriptors whose ioctl requests the filter lets through
+// (the driver's only way to the GPU; other descriptors keep the terminal questions only), and `driver_threads` says
+// the threads already running are the driver's. They stay outside the filter and Landlock (both confine the
+// calling thread and the threads it starts later, which run the program's code); the driver runs no user code.
+struct WorkerSandboxOptions {
+    std::vector<int> device_fds;
+    bool driver_threads = false;
+};
+Result<int> enter_worker_sandbox(const WorkerSandboxOptions& options = {});
 
 // ---- compilers ------------------------------------------------------------------------------------------
 

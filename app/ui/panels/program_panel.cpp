@@ -1,14 +1,17 @@
 // Program panel drawing.
 #include "ui/panels/program_panel.h"
 
+#include "core/kernel_file/kernel_scan.h"
 #include "core/text_util.h"
 #include "ui/theme.h"
 #include "ui/widgets.h"
 
 #include <imgui.h>
+#include <implot.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 namespace cp::ui {
@@ -35,7 +38,274 @@ std::string end_words(const ProgramRun& r) {
     return "";
 }
 
+// Each parameter of the kernel `instance` names (`axpy<float>` -> axpy's) as written: its type ("T", "const float*")
+// and its name; empty when the kernel is not found in `source`.
+struct Param {
+    std::string type, name;
+};
+std::vector<Param> kernel_params(const std::string& source, const std::string& instance) {
+    std::string base = instance.substr(0, instance.find('<'));
+    if (const size_t colon = base.rfind("::"); colon != std::string::npos) base = base.substr(colon + 2);
+    for (const ScannedKernel& k : defined_kernels(scan_kernels(source))) {
+        if (k.name != base) continue;
+        std::vector<Param> types;
+        std::string part;
+        int depth = 0;
+        auto finish = [&] {
+            // The type: the part without its last identifier (the parameter's name).
+            size_t end = part.find_last_not_of(" \t\n");
+            if (end == std::string::npos) return;
+            size_t start = end + 1;
+            while (start > 0 && (std::isalnum(static_cast<unsigned char>(part[start - 1])) || part[start - 1] == '_'))
+                --start;
+            std::string type = part.substr(0, start);
+            const size_t first = type.find_first_not_of(" \t\n"), last = type.find_last_not_of(" \t\n");
+            const std::string name = part.substr(start, end + 1 - start);
+            if (first == std::string::npos) types.push_back({name, ""});  // unnamed: the type alone
+            else types.push_back({type.substr(first, last - first + 1), name});
+            part.clear();
+        };
+        for (char c : k.params_text) {
+            if (c == '<' || c == '(' || c == '[') ++depth;
+            if (c == '>' || c == ')' || c == ']') --depth;
+            if (c == ',' && depth == 0) {
+                finish();
+                continue;
+            }
+            part += c;
+        }
+        finish();
+        return types;
+    }
+    return {};
+}
+
+// How a value of `type` (`bytes` bytes) is shown and edited.
+enum class ValueKind { Float, Double, Signed, Unsigned, Raw };
+ValueKind kind_of(std::string type, size_t bytes) {
+    if (const size_t star = type.find('*'); star != std::string::npos) type = type.substr(0, star);  // a pointee
+    auto has = [&](const char* w) { return type.find(w) != std::string::npos; };
+    if (has("double") && bytes == 8) return ValueKind::Double;
+    if (has("float") && bytes == 4) return ValueKind::Float;
+    if ((has("unsigned") || has("size_t") || has("uint")) && (bytes == 4 || bytes == 8 || bytes == 1 || bytes == 2))
+        return ValueKind::Unsigned;
+    if ((has("int") || has("long") || has("short") || has("char")) && (bytes == 4 || bytes == 8 || bytes == 1 || bytes == 2))
+        return ValueKind::Signed;
+    return ValueKind::Raw;
+}
+
+// One element of `kind` and `size` bytes at `p`, as a double (for the plots).
+double element(const std::byte* p, ValueKind kind, size_t size) {
+    switch (kind) {
+        case ValueKind::Float: { float v; std::memcpy(&v, p, 4); return v; }
+        case ValueKind::Double: { double v; std::memcpy(&v, p, 8); return v; }
+        case ValueKind::Signed:
+            if (size == 8) { int64_t v; std::memcpy(&v, p, 8); return double(v); }
+            if (size == 2) { int16_t v; std::memcpy(&v, p, 2); return v; }
+            if (size == 1) return double(int8_t(p[0]));
+            { int32_t v; std::memcpy(&v, p, 4); return v; }
+        case ValueKind::Unsigned:
+            if (size == 8) { uint64_t v; std::memcpy(&v, p, 8); return double(v); }
+            if (size == 2) { uint16_t v; std::memcpy(&v, p, 2); return v; }
+            if (size == 1) return double(uint8_t(p[0]));
+            { uint32_t v; std::memcpy(&v, p, 4); return v; }
+        case ValueKind::Raw: return double(uint8_t(p[0]));
+    }
+    return 0;
+}
+
+size_t element_size(const std::string& pointee) {
+    const ValueKind k = kind_of(pointee, 4);
+    if (pointee.find("double") != std::string::npos || pointee.find("long") != std::string::npos ||
+        pointee.find("size_t") != std::string::npos)
+        return 8;
+    if (pointee.find("char") != std::string::npos) return 1;
+    if (pointee.find("short") != std::string::npos) return 2;
+    return k == ValueKind::Raw ? 1 : 4;
+}
+
 }  // namespace
+
+void ProgramPanel::start_replay(size_t index) {
+    ReplayChanges changes;
+    const ProgramLaunch& l = state_.last()->launches[index];
+    const Dim3 grid{uint32_t(grid_[0]), uint32_t(grid_[1]), uint32_t(grid_[2])};
+    const Dim3 block{uint32_t(block_[0]), uint32_t(block_[1]), uint32_t(block_[2])};
+    if (!(grid == l.grid)) changes.grid = grid;
+    if (!(block == l.block)) changes.block = block;
+    for (size_t i = 0; i < scalars_.size() && i < l.args.size(); ++i)
+        if (!l.args[i].pointer && scalars_[i] != program_arg_bytes(l.args[i])) changes.scalars[i] = scalars_[i];
+    state_.start_replay(index, std::move(changes), wake_);
+}
+
+void ProgramPanel::draw_buffer(const ReplayBuffer& b, const std::string& type, size_t index) {
+    std::string pointee = type;
+    if (const size_t star = pointee.find('*'); star != std::string::npos) pointee = pointee.substr(0, star);
+    const size_t size = element_size(pointee);
+    const ValueKind kind = kind_of(pointee, size);
+    const size_t count = b.before.size() / size;
+    ImGui::PushID(int(index));
+    ImGui::Text("%s: %s elements of %s", b.name.c_str(), std::to_string(uint64_t(count)).c_str(),
+                kind == ValueKind::Raw ? "bytes" : (pointee.empty() ? "?" : pointee.c_str()));
+    // At most 2048 points per line: every k-th element.
+    const size_t step = std::max<size_t>(1, (count + 2047) / 2048);
+    std::vector<double> xs, before, after, again;
+    for (size_t i = 0; i < count; i += step) {
+        xs.push_back(double(i));
+        before.push_back(element(b.before.data() + i * size, kind, size));
+        if (b.program_after.size() >= (i + 1) * size) after.push_back(element(b.program_after.data() + i * size, kind, size));
+        if (b.replayed.size() >= (i + 1) * size) again.push_back(element(b.replayed.data() + i * size, kind, size));
+    }
+    const float height = 7 * ImGui::GetTextLineHeightWithSpacing();
+    if (!xs.empty() && ImPlot::BeginPlot("##buffer", ImVec2(-1, height), ImPlotFlags_NoTitle)) {
+        ImPlot::SetupAxes("element", nullptr, ImPlotAxisFlags_AutoFit, ImPlotAxisFlags_AutoFit);
+        ImPlot::PlotLine("before", xs.data(), before.data(), int(xs.size()));
+        if (after.size() == xs.size()) ImPlot::PlotLine("after (the program's launch)", xs.data(), after.data(), int(xs.size()));
+        if (again.size() == xs.size()) ImPlot::PlotLine("after the re-run", xs.data(), again.data(), int(xs.size()));
+        ImPlot::EndPlot();
+    }
+    ImGui::PopID();
+}
+
+void ProgramPanel::draw_launch(const ProgramRun& run, size_t index) {
+    const ProgramLaunch& l = run.launches[index];
+    const std::string name = l.instance.empty() ? l.kernel : l.instance;
+    ImGui::SeparatorText(("Launch " + std::to_string(index + 1) + ": " + name + " (line " + std::to_string(l.line) + ")").c_str());
+    if (edited_run_ != state_.runs_taken() || edited_index_ != index) {  // another launch or run: its own values
+        edited_run_ = state_.runs_taken();
+        edited_index_ = index;
+        const uint32_t g[3] = {l.grid.x, l.grid.y, l.grid.z}, b[3] = {l.block.x, l.block.y, l.block.z};
+        for (int i = 0; i < 3; ++i) {
+            grid_[i] = int(g[i]);
+            block_[i] = int(b[i]);
+        }
+        scalars_.clear();
+        for (const ProgramArg& a : l.args) scalars_.push_back(a.pointer ? std::vector<std::byte>() : program_arg_bytes(a));
+        // Its captured buffers, read out of the capture once, and which it wrote.
+        shown_.clear();
+        written_.clear();
+        for (const ProgramBuffer& pb : l.buffers) {
+            ReplayBuffer shown;
+            shown.name = pb.name;
+            if (pb.captured) shown.before = captured_bytes(state_.capture(), pb.before_at, pb.bytes);
+            if (pb.captured && pb.has_after) shown.program_after = captured_bytes(state_.capture(), pb.after_at, pb.bytes);
+            written_.push_back(!shown.program_after.empty() && shown.program_after != shown.before);
+            shown_.push_back(std::move(shown));
+        }
+    }
+    const std::vector<Param> params = kernel_params(state_.last_request().source, name);
+    const std::optional<std::string> refusal = replay_refusal(run, index);
+    bool changed = false;
+    ImGui::PushItemWidth(ImGui::GetFontSize() * 12);
+    if (ImGui::InputInt3("grid", grid_)) changed = true;
+    ImGui::SameLine();
+    if (ImGui::InputInt3("block", block_)) changed = true;
+    ImGui::PopItemWidth();
+    for (int i = 0; i < 3; ++i) {
+        grid_[i] = std::max(1, grid_[i]);
+        block_[i] = std::max(1, block_[i]);
+    }
+    for (size_t i = 0; i < l.args.size(); ++i) {
+        const ProgramArg& a = l.args[i];
+        const std::string type = i < params.size() ? params[i].type : std::string();
+        const std::string pname = i < params.size() && !params[i].name.empty() ? params[i].name
+                                                                                : "argument " + std::to_string(i + 1);
+        ImGui::PushID(int(i));
+        if (a.pointer) {
+            ImGui::Text("%s%s%s = %s%s", type.c_str(), type.empty() ? "" : " ", pname.c_str(),
+                        a.buffer.empty() ? "a pointer into no allocation" : a.buffer.c_str(),
+                        a.offset ? (" + " + std::to_string(a.offset) + " bytes").c_str() : "");
+        } else {
+            std::vector<std::byte>& v = scalars_[i];
+            const ValueKind kind = kind_of(type, v.size());
+            const std::string label = (type.empty() ? std::string("value") : type) + " " + pname;
+            ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+            ImGuiDataType t = ImGuiDataType_U8;
+            if (kind == ValueKind::Float) t = ImGuiDataType_Float;
+            else if (kind == ValueKind::Double) t = ImGuiDataType_Double;
+            else if (kind == ValueKind::Signed) t = v.size() == 8 ? ImGuiDataType_S64 : v.size() == 2 ? ImGuiDataType_S16 : v.size() == 1 ? ImGuiDataType_S8 : ImGuiDataType_S32;
+            else if (kind == ValueKind::Unsigned) t = v.size() == 8 ? ImGuiDataType_U64 : v.size() == 2 ? ImGuiDataType_U16 : v.size() == 1 ? ImGuiDataType_U8 : ImGuiDataType_U32;
+            if (kind != ValueKind::Raw && !v.empty()) {
+                if (ImGui::InputScalar(label.c_str(), t, v.data())) changed = true;
+            } else {
+                ImGui::Text("%s = %s (%u bytes)", label.c_str(), a.bytes_hex.c_str(), a.size);
+            }
+        }
+        ImGui::PopID();
+    }
+    if (refusal) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextDisabled("Re-running it alone: %s.", refusal->c_str());
+        ImGui::PopTextWrapPos();
+    } else {
+        const bool asked = ImGui::Button("Re-run this launch");
+        ImGui::SameLine();
+        ImGui::Checkbox("live: re-run as the values change", &live_);
+        if (asked || (changed && live_)) start_replay(index);
+    }
+    const auto& replay = state_.last_replay();
+    const bool mine = replay && replay->index == index;
+    if (state_.replaying()) {
+        ImGui::TextColored(kWarn, "Re-running ...");
+    } else if (mine) {
+        const LaunchReplay& rr = replay->result;
+        ImGui::PushTextWrapPos(0.0f);
+        if (rr.error) {
+            ImGui::TextColored(kBad, "The re-run failed: %s", rr.error->message.c_str());
+        } else if (rr.same_as_program) {
+            ImGui::TextColored(kGood, "Re-run on its captured inputs (grid %s, block %s): %.3f ms; it wrote exactly what "
+                                      "the program's launch wrote.", rr.grid.str().c_str(), rr.block.str().c_str(), rr.ms);
+        } else {
+            if (counted_replay_ != state_.replays_taken()) {  // once per replay: elements, in each buffer's type
+                counted_replay_ = state_.replays_taken();
+                differing_.assign(rr.buffers.size(), 0);
+                for (size_t k = 0; k < rr.buffers.size() && k < l.buffers.size(); ++k) {
+                    std::string pointee;
+                    for (size_t i = 0; i < l.args.size(); ++i)
+                        if (l.args[i].pointer && l.args[i].buffer == l.buffers[k].name && i < params.size())
+                            pointee = params[i].type.substr(0, params[i].type.find('*'));
+                    const size_t size = element_size(pointee);
+                    const ReplayBuffer& b = rr.buffers[k];
+                    for (size_t e = 0; e + size <= b.replayed.size(); e += size)
+                        if (e + size > b.program_after.size() ||
+                            std::memcmp(b.replayed.data() + e, b.program_after.data() + e, size) != 0)
+                            ++differing_[k];
+                }
+            }
+            std::string differ;
+            for (size_t k = 0; k < rr.buffers.size() && k < differing_.size(); ++k)
+                if (differing_[k])
+                    differ += (differ.empty() ? "" : ", ") + std::to_string(differing_[k]) + " elements of `" +
+                              rr.buffers[k].name + "`";
+            ImGui::TextColored(differ.empty() ? kGood : kWarn, "Re-run on its captured inputs (grid %s, block %s): %.3f ms; %s",
+                               rr.grid.str().c_str(), rr.block.str().c_str(), rr.ms,
+                               differ.empty() ? "it wrote what the program's launch wrote."
+                                              : (differ + " differ from what the program's launch wrote.").c_str());
+        }
+        ImGui::PopTextWrapPos();
+    }
+    // The buffers it wrote, plotted: before, after the program's launch, and after the re-run; the others listed.
+    std::string only_read, not_captured;
+    for (size_t k = 0; k < l.buffers.size() && k < shown_.size(); ++k) {
+        const ProgramBuffer& pb = l.buffers[k];
+        std::string type;
+        for (size_t i = 0; i < l.args.size(); ++i)
+            if (l.args[i].pointer && l.args[i].buffer == pb.name && i < params.size()) type = params[i].type;
+        const bool replayed = mine && !replay->result.error && k < replay->result.buffers.size();
+        if (!pb.captured) {
+            not_captured += (not_captured.empty() ? "" : ", ") + pb.name;
+        } else if (written_[k] || (replayed && replay->result.buffers[k].replayed != shown_[k].before)) {
+            draw_buffer(replayed ? replay->result.buffers[k] : shown_[k], type, k);
+        } else {
+            only_read += (only_read.empty() ? "" : ", ") + pb.name;
+        }
+    }
+    ImGui::PushTextWrapPos(0.0f);
+    if (!only_read.empty()) ImGui::TextDisabled("Read, not written: %s", only_read.c_str());
+    if (!not_captured.empty())
+        ImGui::TextDisabled("Not captured (past the capture's size limit): %s", not_captured.c_str());
+    ImGui::PopTextWrapPos();
+}
 
 void ProgramPanel::draw() {
     const bool running = state_.running();
@@ -77,7 +347,8 @@ void ProgramPanel::draw() {
             const ProgramLaunch& l = r.launches[i];
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
-            ImGui::Text("%zu", i + 1);
+            if (ImGui::Selectable(std::to_string(i + 1).c_str(), state_.selected == i, ImGuiSelectableFlags_SpanAllColumns))
+                state_.selected = i;
             ImGui::TableNextColumn();
             ImGui::TextUnformatted(l.kernel.c_str());
             ImGui::TableNextColumn();
@@ -99,6 +370,7 @@ void ProgramPanel::draw() {
         }
         ImGui::EndTable();
     }
+    if (state_.selected < r.launches.size()) draw_launch(r, state_.selected);
     ImGui::SeparatorText("Its output");
     const float lines = ImGui::GetTextLineHeightWithSpacing();
     ImGui::BeginChild("##program_output", ImVec2(0, std::max(ImGui::GetContentRegionAvail().y, 6 * lines)),

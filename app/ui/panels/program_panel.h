@@ -1,22 +1,44 @@
 // The Program panel (issue 36): a whole program (a file with its own main()) as it ran: how it ended, its own
-// output, and the strip of its launches in order (kernel, grid x block, time, what the program saw).
+// output, and the strip of its launches in order (kernel, grid x block, time, what the program saw). A launch
+// picked in the strip shows its arguments and the buffers it wrote (before and after, plotted), and can be re-run
+// alone on its captured inputs with another grid, block or scalar argument, live as the values change.
 #pragma once
 
 #include "ui/panels/panel.h"
 #include "ui/state/program_run.h"
 
+#include <functional>
+#include <string>
+#include <vector>
+
 namespace cp::ui {
 
 class ProgramPanel final : public Panel {
 public:
-    explicit ProgramPanel(const ProgramRunState& state, const double& now) : state_(state), now_(now) {}
+    ProgramPanel(ProgramRunState& state, const double& now, std::function<void()> wake)
+        : state_(state), now_(now), wake_(std::move(wake)) {}
     const char* title() const override { return "Program"; }
     DockPlace dock_place() const override { return {DockSlot::Main, false}; }
     void draw() override;
 
 private:
-    const ProgramRunState& state_;
+    void draw_launch(const ProgramRun& run, size_t index);
+    void draw_buffer(const ReplayBuffer& b, const std::string& type, size_t index);
+    void start_replay(size_t index);
+
+    ProgramRunState& state_;
     const double& now_;
+    std::function<void()> wake_;
+    // The values being edited for the picked launch (reset when another launch or run is picked).
+    uint64_t edited_run_ = 0;  // ProgramRunState::runs_taken() of the run being edited
+    size_t edited_index_ = size_t(-1);
+    int grid_[3] = {1, 1, 1}, block_[3] = {1, 1, 1};
+    std::vector<std::vector<std::byte>> scalars_;
+    std::vector<ReplayBuffer> shown_;  // its buffers as captured (replayed stays empty)
+    std::vector<bool> written_;        // ... and whether the program's launch changed each
+    uint64_t counted_replay_ = 0;      // ProgramRunState::replays_taken() that differing_ counts
+    std::vector<uint64_t> differing_;  // per buffer of that replay: elements unlike the program's launch's
+    bool live_ = true;
 };
 
 }  // namespace cp::ui

@@ -6,7 +6,40 @@
 namespace cp::ui {
 
 ProgramRunState::~ProgramRunState() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stopping_ = true;
+    }
+    cv_.notify_all();
     if (thread_.joinable()) thread_.join();
+}
+
+void ProgramRunState::post(std::function<void()> job) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    jobs_.push_back(std::move(job));
+    if (!thread_.joinable()) thread_ = std::thread([this] { serve(); });
+    cv_.notify_all();
+}
+
+void ProgramRunState::serve() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+        cv_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+        if (jobs_.empty()) return;  // stopping, nothing left
+        std::function<void()> job = std::move(jobs_.front());
+        jobs_.pop_front();
+        busy_ = true;
+        lock.unlock();
+        job();
+        lock.lock();
+        busy_ = false;
+        cv_.notify_all();
+    }
+}
+
+void ProgramRunState::wait_idle() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    cv_.wait(lock, [this] { return jobs_.empty() && !busy_; });
 }
 
 bool ProgramRunState::running() const {
@@ -20,13 +53,12 @@ void ProgramRunState::start(std::string source, std::string path, uint64_t revis
         if (running_) return;
         running_ = true;
     }
-    if (thread_.joinable()) thread_.join();  // the last run's thread, already done
     started_path_ = path;
     started_revision_ = revision;
-    thread_ = std::thread([this, source = std::move(source), path = std::move(path), revision, wake = std::move(wake)] {
+    post([this, source = std::move(source), path = std::move(path), revision, wake = std::move(wake)] {
         ProgramRun run;
         if (!runner_ && !unavailable_) {
-            auto made = make_program_runner("auto");
+            auto made = make_program_runner(backend_);
             if (made) runner_ = std::move(made->runner);
             else unavailable_ = made.error();
         }
@@ -34,7 +66,10 @@ void ProgramRunState::start(std::string source, std::string path, uint64_t revis
             ProgramRequest request;
             request.source = source;
             request.path = path;
+            request.capture_limit = kWindowCaptureLimit;  // each launch can be re-run from its buffers
             run = runner_->run(request);
+            std::lock_guard<std::mutex> lock(mutex_);
+            running_request_ = std::move(request);
         } else {
             run.error = engine_error(unavailable_->kind, "NO_PROGRAM_RUNNER", unavailable_->message, unavailable_->hint);
         }
@@ -52,12 +87,85 @@ void ProgramRunState::start(std::string source, std::string path, uint64_t revis
 std::optional<ProgramRun> ProgramRunState::take_finished() {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!finished_) return std::nullopt;
-    std::optional<ProgramRun> out = std::move(finished_);
+    // The capture (up to kWindowCaptureLimit) is kept once, in last_shared_; last_ and the caller get the rest.
+    ProgramRun run = std::move(*finished_);
     finished_.reset();
-    last_ = out;
+    std::string capture = std::move(run.capture_data);
+    run.capture_data.clear();
+    std::optional<ProgramRun> out = run;
+    last_ = run;
+    run.capture_data = std::move(capture);
+    last_shared_ = std::make_shared<const ProgramRun>(std::move(run));
+    ++runs_taken_;
+    last_request_ = running_request_;
+    last_replay_.reset();
+    selected = 0;
     last_path_ = running_path_;
     last_revision_ = running_revision_;
     return out;
+}
+
+void ProgramRunState::start_replay(size_t index, ReplayChanges changes, std::function<void()> wake) {
+    if (!last_) return;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        replay_wake_ = std::move(wake);
+        replay_waiting_ = Replayed{index, std::move(changes), {}};
+        if (replay_running_) return;  // the replay in flight takes the waiting one next
+        replay_running_ = true;
+    }
+    post([this] { replay_next(); });
+}
+
+void ProgramRunState::replay_next() {
+    for (;;) {
+        Replayed job;
+        ProgramRequest request;
+        std::shared_ptr<const ProgramRun> run;  // kept: a new program run may replace the last one meanwhile
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (!replay_waiting_) {
+                replay_running_ = false;
+                return;
+            }
+            job = std::move(*replay_waiting_);
+            replay_waiting_.reset();
+            request = last_request_;
+            run = last_shared_;
+        }
+        if (!replay_backend_ && !replay_unavailable_) {
+            auto made = make_backend(backend_);
+            if (made) replay_backend_ = std::move(made->backend);
+            else replay_unavailable_ = made.error();
+        }
+        if (replay_backend_) {
+            job.result = replay_launch(*replay_backend_, request, *run, job.index, job.changes);
+        } else {
+            job.result.error =
+                engine_error(replay_unavailable_->kind, "NO_BACKEND", replay_unavailable_->message, replay_unavailable_->hint);
+        }
+        std::function<void()> wake;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            replay_done_ = std::move(job);
+            wake = replay_wake_;
+        }
+        if (wake) wake();
+    }
+}
+
+bool ProgramRunState::replaying() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return replay_running_;
+}
+
+bool ProgramRunState::take_replay() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!replay_done_) return false;
+    last_replay_ = std::move(replay_done_);
+    replay_done_.reset();
+    ++replays_taken_;
+    return true;
 }
 
 }  // namespace cp::ui

@@ -7,7 +7,7 @@
 #include <cstdint>
 
 // Bump whenever a struct or function below changes: cached kernel libraries are keyed by it.
-#define CP_SHIM_ABI_VERSION 7
+#define CP_SHIM_ABI_VERSION 8
 
 namespace cp_abi {
 
@@ -140,6 +140,17 @@ struct ProgramAllocation {
     int kind;  // ProgramMemory
 };
 
+// A launch's kernel as it was entered: the function (the instantiation a template launch deduced, in this library)
+// and its parameters after the conversions the call made (`int` passed to a `size_t` parameter: 8 bytes). Each
+// program kernel starts with a probe (source_prep.cpp) that, while the runtime asks (ProgramHost::wants_entry),
+// fills this and returns before the kernel's first statement.
+struct ProgramEntry {
+    const void* function;
+    unsigned count;
+    const ParamInfo* params;
+    const void* const* values;  // each parameter's bytes (params[i].size of them)
+};
+
 // One launch as the program wrote it (`kernel<<<grid, block, shared, stream>>>(args...)`, cudaLaunchKernel).
 struct ProgramLaunch {
     const char* kernel;  // the name as written (`reduce<float>`)
@@ -153,7 +164,23 @@ struct ProgramLaunch {
     const ParamInfo* params;                              // of each argument as passed
     unsigned param_count;
     const void* const* values;  // each argument's bytes
+    const ProgramEntry* entry;  // ProgramHost::wants_entry: the kernel as entered (null when its probe did not run)
 };
+
+// A GPU's facts, for cudaGetDeviceProperties and cudaDeviceGetAttribute (ProgramHost::device).
+struct ProgramDeviceFacts {
+    char name[256];
+    unsigned long long total_memory, free_memory, shared_per_block, shared_per_block_optin, shared_per_sm,
+        constant_memory, l2_bytes;
+    int regs_per_block, regs_per_sm, sm_count, cc_major, cc_minor, max_threads_per_block, max_threads_per_sm,
+        max_blocks_per_sm, warp_size, bus_width, clock_khz, memory_clock_khz, async_engines, concurrent_managed,
+        cooperative, pci_bus, pci_device, pci_domain, integrated, ecc;
+    int max_block[3], max_grid[3];
+};
+
+// Event and stream operations of ProgramHost::event and ProgramHost::stream.
+enum ProgramEventOp : int { kEventCreate = 0, kEventRecord, kEventSynchronize, kEventElapsed, kEventDestroy, kEventQuery };
+enum ProgramStreamOp : int { kStreamCreate = 0, kStreamDestroy, kStreamQuery };
 
 struct ProgramHost {
     void* context;
@@ -169,6 +196,22 @@ struct ProgramHost {
     int (*launch)(void* context, const ProgramLaunch* launch);
     // How many worker threads run blocks (cudaDeviceProp::multiProcessorCount).
     int (*workers)(void* context);
+
+    // A device with memory of its own (the GPU) sets these; the CPU backend leaves them null, and the runtime then
+    // copies with memmove and keeps time with the host's clock. Each returns a cudaError_t value (0: done).
+    int wants_entry;  // 1: run each launch's entry probe and pass ProgramLaunch::entry
+    int (*copy)(void* context, void* dst, const void* src, unsigned long long bytes, unsigned long long stream,
+                int async);
+    int (*fill)(void* context, void* dst, int value, unsigned long long bytes, unsigned long long stream, int async);
+    // Waits for `stream` (all: the whole device) and returns the error a kernel left, as cudaDeviceSynchronize.
+    int (*synchronize)(void* context, unsigned long long stream, int all);
+    // The device address and size of the __constant__ or __device__ variable whose host twin is `host_symbol`.
+    int (*symbol)(void* context, const void* host_symbol, void** device_address, unsigned long long* bytes);
+    int (*stream)(void* context, int op, unsigned long long stream);  // ProgramStreamOp; streams numbered 1, 2...
+    // ProgramEventOp on event `event` (numbered 1, 2...); `other`: the stream to record on, or the end event of
+    // kEventElapsed, whose milliseconds go to `ms`.
+    int (*event)(void* context, int op, unsigned long long event, unsigned long long other, float* ms);
+    int (*device)(void* context, ProgramDeviceFacts* out);
 };
 
 }  // namespace cp_abi

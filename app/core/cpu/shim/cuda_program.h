@@ -14,8 +14,10 @@
 //   sticky, as a GPU context's is;
 // - cudaMemcpy checks its device side against the allocation (cudaErrorInvalidValue past its end, a kind that does
 //   not exist: cudaErrorInvalidMemcpyDirection), cudaFree a pointer it did not allocate (cudaErrorInvalidValue).
-// Launches run one at a time, in program order, so streams and the *Async calls are ordered as on one stream;
-// events read the host's clock.
+// On the CPU backend launches run one at a time, in program order, so streams and the *Async calls are ordered as on
+// one stream, and events read the host's clock. On a GPU (a host that sets ProgramHost::copy and the calls after it)
+// memory, copies, streams and events are the driver's, and so are the errors a kernel leaves; launches go to the
+// device by the instantiation each one's entry probe found (CP_RT_KERNEL_ENTRY).
 #pragma once
 
 #if defined(CP_SHIM_PROGRAM)
@@ -72,6 +74,7 @@ struct CUstream_st {
 struct CUevent_st {
     double ms;
     bool recorded;
+    unsigned long long number;  // the GPU's event (ProgramHost::event)
 };
 typedef CUstream_st* cudaStream_t;
 typedef CUevent_st* cudaEvent_t;
@@ -155,15 +158,43 @@ static cudaError_t last_error = cudaSuccess;     // for cudaGetLastError / cudaP
 static cudaError_t pending_fault = cudaSuccess;  // a launch faulted; the next waiting call finds it
 static cudaError_t sticky = cudaSuccess;         // found: every call returns it from now on
 static unsigned long long streams_made = 0;
+static unsigned long long events_made = 0;
+
+// A kernel's entry probe (CP_RT_KERNEL_ENTRY, which source_prep.cpp puts first in each kernel's body): while
+// `probing`, a call of the kernel records the function and its parameters as converted, then returns at once.
+static bool probing = false;
+static cp_abi::ProgramEntry probed{};
+static cp_abi::ParamInfo probed_params[256];
+static const void* probed_values[256];
+alignas(16) static unsigned char probed_bytes[8192];
+
+// The GPU: memory, copies, streams and events are the device's (ProgramHost::copy and the calls after it).
+static inline bool gpu() { return host && host->copy; }
+// Errors a kernel leaves stay with the context: every call returns them from then on, as CUDA's do.
+static inline bool sticky_error(int e) { return e == 700 || (e >= 710 && e <= 719) || e == 999; }
 
 static inline cudaError_t fail(cudaError_t e) {
     if (e != cudaSuccess && last_error == cudaSuccess) last_error = e;
     return e;
 }
+// What a GPU call returned, as the runtime returns it.
+static inline cudaError_t device_result(int r) {
+    if (r == 0) return cudaSuccess;
+    if (sticky_error(r)) {
+        sticky = cudaError_t(r);
+        last_error = sticky;
+        return sticky;
+    }
+    return fail(cudaError_t(r));
+}
 // Every call but the error queries starts here: a sticky error is returned as is.
 static inline cudaError_t check_sticky() { return sticky; }
 // Calls that wait for the device (synchronize, blocking copies, frees) find a faulted launch's error.
 static inline cudaError_t wait_for_device() {
+    if (gpu()) {
+        if (sticky) return sticky;
+        return device_result(host->synchronize(host->context, 0, 1));
+    }
     if (pending_fault != cudaSuccess) {
         sticky = pending_fault;
         pending_fault = cudaSuccess;
@@ -234,6 +265,11 @@ static inline cudaError_t malloc_host_at(int line, const char* written, T** poin
     return allocate(reinterpret_cast<void**>(pointer), bytes, cp_abi::kPinnedHostMemory, written, line);
 }
 
+static inline unsigned long long stream_number(cudaStream_t s) {
+    if (!s || s == cudaStreamLegacy || s == cudaStreamPerThread) return 0;
+    return s->number;
+}
+
 static inline bool find(const void* p, cp_abi::ProgramAllocation* a) { return host->find(host->context, p, a) != 0; }
 static inline bool on_device(const void* p) {
     cp_abi::ProgramAllocation a;
@@ -247,8 +283,10 @@ static inline bool device_range(const void* p, size_t bytes) {
     return offset <= a.bytes && bytes <= a.bytes - offset;
 }
 
-static inline cudaError_t copy(void* dst, const void* src, size_t bytes, int kind, bool waits) {
-    if (cudaError_t e = waits ? wait_for_device() : check_sticky()) return e;
+static inline cudaError_t copy(void* dst, const void* src, size_t bytes, int kind, bool waits,
+                               unsigned long long stream = 0) {
+    // A GPU's blocking copy waits for the device itself (and returns what a kernel left).
+    if (cudaError_t e = waits && !gpu() ? wait_for_device() : check_sticky()) return e;
     if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return fail(cudaErrorInvalidMemcpyDirection);
     if (bytes == 0) return cudaSuccess;
     if (!dst || !src) return fail(cudaErrorInvalidValue);
@@ -262,20 +300,22 @@ static inline cudaError_t copy(void* dst, const void* src, size_t bytes, int kin
         if (dst_device && !device_range(dst, bytes)) return fail(cudaErrorInvalidValue);
         if (src_device && !device_range(src, bytes)) return fail(cudaErrorInvalidValue);
     }
+    if (gpu()) return device_result(host->copy(host->context, dst, src, bytes, stream, waits ? 0 : 1));
     std::memmove(dst, src, bytes);
     return cudaSuccess;
 }
 
-static inline cudaError_t set(void* dst, int value, size_t bytes) {
+static inline cudaError_t set(void* dst, int value, size_t bytes, unsigned long long stream, bool async) {
     if (cudaError_t e = check_sticky()) return e;
     if (bytes == 0) return cudaSuccess;
     if (!device_range(dst, bytes)) return fail(cudaErrorInvalidValue);
+    if (gpu()) return device_result(host->fill(host->context, dst, value, bytes, stream, async ? 1 : 0));
     std::memset(dst, value, bytes);
     return cudaSuccess;
 }
 
 static inline cudaError_t release(void* p, int kind) {
-    if (cudaError_t e = wait_for_device()) return e;
+    if (cudaError_t e = gpu() ? check_sticky() : wait_for_device()) return e;
     if (!p) return cudaSuccess;  // cudaFree(nullptr) does nothing, as in CUDA
     if (host->release(host->context, p, kind) != 0) return fail(cudaErrorInvalidValue);
     return cudaSuccess;
@@ -299,6 +339,29 @@ struct LaunchConfig {
     cudaStream_t stream;
     LaunchConfig(dim3 g, dim3 b, size_t s = 0, cudaStream_t st = 0) : grid(g), block(b), shared(s), stream(st) {}
 };
+
+// The probe's record: the kernel's function and a copy of each parameter (the kernel's own types).
+template <class... P>
+static inline void probe_entry(const void* function, const P&... p) {
+    unsigned count = 0;
+    size_t used = 0;
+    bool fits = true;
+    auto one = [&](const auto& v) {
+        using T = std::decay_t<decltype(v)>;
+        used = (used + alignof(T) - 1) & ~(alignof(T) - 1);
+        if (count >= 256 || used + sizeof(T) > sizeof probed_bytes) {
+            fits = false;
+            return;
+        }
+        std::memcpy(probed_bytes + used, static_cast<const void*>(&v), sizeof(T));
+        probed_params[count] = ::cp_shim::param_info_of<T>();
+        probed_values[count] = probed_bytes + used;
+        used += sizeof(T);
+        ++count;
+    };
+    (one(p), ...);
+    if (fits) probed = cp_abi::ProgramEntry{function, count, probed_params, probed_values};
+}
 
 template <class Tuple, class Body>
 struct LaunchThunk {
@@ -324,10 +387,6 @@ static inline void describe_args(Tuple& values, cp_abi::ParamInfo* infos, const 
      ...);
 }
 
-static inline unsigned long long stream_number(cudaStream_t s) {
-    if (!s || s == cudaStreamLegacy || s == cudaStreamPerThread) return 0;
-    return s->number;
-}
 
 // `kernel<<<config>>>(args...)` as source_prep.cpp rewrites it: `body` calls the kernel with a thread's copy of
 // the arguments (converted to the parameters' types there, as the call would).
@@ -355,7 +414,19 @@ static inline void launch(int line, const char* kernel, const LaunchConfig& conf
     l.params = infos;
     l.param_count = unsigned(n);
     l.values = addresses;
+    l.entry = nullptr;
+    if (host->wants_entry) {
+        probed = cp_abi::ProgramEntry{};
+        probing = true;
+        LaunchThunk<Tuple, Body>::one(thunk_args);
+        probing = false;
+        if (probed.function) l.entry = &probed;
+    }
     const int r = host->launch(host->context, &l);
+    if (gpu()) {
+        if (r != 0) device_result(r);  // refused (cudaErrorInvalidValue...): nothing ran
+        return;
+    }
     if (r == cudaErrorInvalidValue)
         fail(cudaError_t(r));  // refused (ProgramHostState::kRefusedLaunchError): nothing ran, cudaGetLastError says why
     else if (r != cudaSuccess)
@@ -403,6 +474,13 @@ static inline int call_main(F* main_function, int argc, char** argv) {
 }
 
 }  // namespace cp_rt
+
+// First in each kernel's body (source_prep.cpp): `CP_RT_KERNEL_ENTRY(&axpy<T>, a, x, y, n)`.
+#define CP_RT_KERNEL_ENTRY(function, ...)                                                      \
+    if (::cp_rt::probing) {                                                                    \
+        ::cp_rt::probe_entry(reinterpret_cast<const void*>(function), ##__VA_ARGS__);          \
+        return;                                                                                \
+    }
 
 // ---- the API, as programs call it ----
 static inline cudaError_t cudaGetLastError() {
@@ -477,15 +555,29 @@ static inline cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, c
     return cp_rt::copy(dst, src, bytes, int(kind), true);
 }
 static inline cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind,
-                                          cudaStream_t = 0) {
-    return cp_rt::copy(dst, src, bytes, int(kind), false);
+                                          cudaStream_t stream = 0) {
+    return cp_rt::copy(dst, src, bytes, int(kind), false, cp_rt::stream_number(stream));
 }
-static inline cudaError_t cudaMemset(void* dst, int value, size_t bytes) { return cp_rt::set(dst, value, bytes); }
-static inline cudaError_t cudaMemsetAsync(void* dst, int value, size_t bytes, cudaStream_t = 0) {
-    return cp_rt::set(dst, value, bytes);
+static inline cudaError_t cudaMemset(void* dst, int value, size_t bytes) {
+    return cp_rt::set(dst, value, bytes, 0, false);
+}
+static inline cudaError_t cudaMemsetAsync(void* dst, int value, size_t bytes, cudaStream_t stream = 0) {
+    return cp_rt::set(dst, value, bytes, cp_rt::stream_number(stream), true);
 }
 
-// __constant__ and __device__ variables are the library's own globals: the symbol is the variable itself.
+// __constant__ and __device__ variables are the library's own globals: on the CPU the symbol is the variable itself;
+// on a GPU, the device's variable of the same name (ProgramHost::symbol).
+namespace cp_rt {
+static inline cudaError_t symbol_address(const void* symbol, size_t size, char** address) {
+    *address = static_cast<char*>(const_cast<void*>(symbol));
+    if (!gpu()) return cudaSuccess;
+    void* device = nullptr;
+    unsigned long long bytes = 0;
+    if (host->symbol(host->context, symbol, &device, &bytes) != 0 || bytes < size) return fail(cudaErrorInvalidSymbol);
+    *address = static_cast<char*>(device);
+    return cudaSuccess;
+}
+}  // namespace cp_rt
 template <class T>
 static inline cudaError_t cudaMemcpyToSymbol(const T& symbol, const void* src, size_t bytes, size_t offset = 0,
                                              cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
@@ -494,7 +586,10 @@ static inline cudaError_t cudaMemcpyToSymbol(const T& symbol, const void* src, s
         return cp_rt::fail(cudaErrorInvalidMemcpyDirection);
     if (offset > sizeof(T) || bytes > sizeof(T) - offset) return cp_rt::fail(cudaErrorInvalidValue);
     if (bytes && !src) return cp_rt::fail(cudaErrorInvalidValue);
-    std::memcpy(reinterpret_cast<char*>(const_cast<T*>(&symbol)) + offset, src, bytes);
+    char* at = nullptr;
+    if (cudaError_t e = cp_rt::symbol_address(&symbol, sizeof(T), &at)) return e;
+    if (cp_rt::gpu()) return bytes ? cp_rt::device_result(cp_rt::host->copy(cp_rt::host->context, at + offset, src, bytes, 0, 0)) : cudaSuccess;
+    std::memcpy(at + offset, src, bytes);
     return cudaSuccess;
 }
 template <class T>
@@ -505,7 +600,10 @@ static inline cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, size_
         return cp_rt::fail(cudaErrorInvalidMemcpyDirection);
     if (offset > sizeof(T) || bytes > sizeof(T) - offset) return cp_rt::fail(cudaErrorInvalidValue);
     if (bytes && !dst) return cp_rt::fail(cudaErrorInvalidValue);
-    std::memcpy(dst, reinterpret_cast<const char*>(&symbol) + offset, bytes);
+    char* at = nullptr;
+    if (cudaError_t e = cp_rt::symbol_address(&symbol, sizeof(T), &at)) return e;
+    if (cp_rt::gpu()) return bytes ? cp_rt::device_result(cp_rt::host->copy(cp_rt::host->context, dst, at + offset, bytes, 0, 0)) : cudaSuccess;
+    std::memcpy(dst, at + offset, bytes);
     return cudaSuccess;
 }
 template <class T>
@@ -516,7 +614,9 @@ static inline cudaError_t cudaMemcpyToSymbolAsync(const T& symbol, const void* s
 template <class T>
 static inline cudaError_t cudaGetSymbolAddress(void** address, const T& symbol) {
     if (!address) return cp_rt::fail(cudaErrorInvalidValue);
-    *address = const_cast<void*>(static_cast<const void*>(&symbol));
+    char* at = nullptr;
+    if (cudaError_t e = cp_rt::symbol_address(&symbol, sizeof(T), &at)) return e;
+    *address = at;
     return cudaSuccess;
 }
 
@@ -524,6 +624,7 @@ static inline cudaError_t cudaDeviceSynchronize() { return cp_rt::wait_for_devic
 static inline cudaError_t cudaThreadSynchronize() { return cp_rt::wait_for_device(); }
 static inline cudaError_t cudaDeviceReset() {
     // A reset ends the context: its error goes with it (allocations are not freed here; the program ends soon).
+    if (cp_rt::gpu()) (void)cp_rt::host->synchronize(cp_rt::host->context, 0, 1);
     cp_rt::sticky = cp_rt::pending_fault = cp_rt::last_error = cudaSuccess;
     return cudaSuccess;
 }
@@ -545,6 +646,46 @@ static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int devi
     if (!prop) return cp_rt::fail(cudaErrorInvalidValue);
     if (device != 0) return cp_rt::fail(cudaErrorInvalidDevice);
     std::memset(prop, 0, sizeof *prop);
+    cp_abi::ProgramDeviceFacts f{};
+    if (cp_rt::gpu() && cp_rt::host->device(cp_rt::host->context, &f) == 0) {
+        std::memcpy(prop->name, f.name, sizeof prop->name);
+        prop->name[sizeof prop->name - 1] = 0;
+        prop->totalGlobalMem = f.total_memory;
+        prop->sharedMemPerBlock = f.shared_per_block;
+        prop->regsPerBlock = f.regs_per_block;
+        prop->warpSize = f.warp_size;
+        prop->memPitch = 2147483647;
+        prop->maxThreadsPerBlock = f.max_threads_per_block;
+        for (int i = 0; i < 3; ++i) {
+            prop->maxThreadsDim[i] = f.max_block[i];
+            prop->maxGridSize[i] = f.max_grid[i];
+        }
+        prop->totalConstMem = f.constant_memory;
+        prop->major = f.cc_major;
+        prop->minor = f.cc_minor;
+        prop->textureAlignment = 512;
+        prop->multiProcessorCount = f.sm_count;
+        prop->integrated = f.integrated;
+        prop->canMapHostMemory = 1;
+        prop->concurrentKernels = 1;
+        prop->ECCEnabled = f.ecc;
+        prop->pciBusID = f.pci_bus;
+        prop->pciDeviceID = f.pci_device;
+        prop->pciDomainID = f.pci_domain;
+        prop->asyncEngineCount = f.async_engines;
+        prop->unifiedAddressing = 1;
+        prop->memoryBusWidth = f.bus_width;
+        prop->l2CacheSize = int(f.l2_bytes);
+        prop->maxThreadsPerMultiProcessor = f.max_threads_per_sm;
+        prop->sharedMemPerMultiprocessor = f.shared_per_sm;
+        prop->regsPerMultiprocessor = f.regs_per_sm;
+        prop->managedMemory = 1;
+        prop->concurrentManagedAccess = f.concurrent_managed;
+        prop->cooperativeLaunch = f.cooperative;
+        prop->sharedMemPerBlockOptin = f.shared_per_block_optin;
+        prop->maxBlocksPerMultiProcessor = f.max_blocks_per_sm;
+        return cudaSuccess;
+    }
     std::snprintf(prop->name, sizeof prop->name, "CUDA Playground CPU emulation");
     prop->totalGlobalMem = size_t(16) << 30;
     prop->sharedMemPerBlock = 48 * 1024;
@@ -604,6 +745,12 @@ static inline cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr
 }
 static inline cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
     if (!free_bytes || !total_bytes) return cp_rt::fail(cudaErrorInvalidValue);
+    cp_abi::ProgramDeviceFacts f{};
+    if (cp_rt::gpu() && cp_rt::host->device(cp_rt::host->context, &f) == 0) {
+        *total_bytes = f.total_memory;
+        *free_bytes = f.free_memory;
+        return cudaSuccess;
+    }
     *total_bytes = size_t(16) << 30;
     *free_bytes = *total_bytes;
     return cudaSuccess;
@@ -622,7 +769,11 @@ static inline cudaError_t cudaMemPrefetchAsync(const void*, size_t, int, cudaStr
 static inline cudaError_t cudaStreamCreate(cudaStream_t* s) {
     if (cudaError_t e = cp_rt::check_sticky()) return e;
     if (!s) return cp_rt::fail(cudaErrorInvalidValue);
-    *s = new CUstream_st{++cp_rt::streams_made};
+    const unsigned long long number = ++cp_rt::streams_made;
+    if (cp_rt::gpu())
+        if (cudaError_t e = cp_rt::device_result(cp_rt::host->stream(cp_rt::host->context, cp_abi::kStreamCreate, number)))
+            return e;
+    *s = new CUstream_st{number};
     return cudaSuccess;
 }
 static inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned) { return cudaStreamCreate(s); }
@@ -630,11 +781,21 @@ static inline cudaError_t cudaStreamCreateWithPriority(cudaStream_t* s, unsigned
 static inline cudaError_t cudaStreamDestroy(cudaStream_t s) {
     if (cudaError_t e = cp_rt::check_sticky()) return e;
     if (!s || s == cudaStreamLegacy || s == cudaStreamPerThread) return cp_rt::fail(cudaErrorInvalidResourceHandle);
+    if (cp_rt::gpu()) (void)cp_rt::host->stream(cp_rt::host->context, cp_abi::kStreamDestroy, s->number);
     delete s;
     return cudaSuccess;
 }
-static inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cp_rt::wait_for_device(); }
-static inline cudaError_t cudaStreamQuery(cudaStream_t) { return cp_rt::wait_for_device(); }
+static inline cudaError_t cudaStreamSynchronize(cudaStream_t s) {
+    if (!cp_rt::gpu()) return cp_rt::wait_for_device();
+    if (cudaError_t e = cp_rt::check_sticky()) return e;
+    return cp_rt::device_result(cp_rt::host->synchronize(cp_rt::host->context, cp_rt::stream_number(s), 0));
+}
+static inline cudaError_t cudaStreamQuery(cudaStream_t s) {
+    if (!cp_rt::gpu()) return cp_rt::wait_for_device();
+    if (cudaError_t e = cp_rt::check_sticky()) return e;
+    const int r = cp_rt::host->stream(cp_rt::host->context, cp_abi::kStreamQuery, cp_rt::stream_number(s));
+    return r == cudaErrorNotReady ? cudaErrorNotReady : cp_rt::device_result(r);
+}
 static inline cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned = 0) {
     return cp_rt::check_sticky();
 }
@@ -642,31 +803,53 @@ static inline cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigne
 static inline cudaError_t cudaEventCreate(cudaEvent_t* e) {
     if (cudaError_t s = cp_rt::check_sticky()) return s;
     if (!e) return cp_rt::fail(cudaErrorInvalidValue);
-    *e = new CUevent_st{0, false};
+    const unsigned long long number = ++cp_rt::events_made;
+    if (cp_rt::gpu())
+        if (cudaError_t r = cp_rt::device_result(cp_rt::host->event(cp_rt::host->context, cp_abi::kEventCreate, number, 0, nullptr)))
+            return r;
+    *e = new CUevent_st{0, false, number};
     return cudaSuccess;
 }
 static inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned) { return cudaEventCreate(e); }
 static inline cudaError_t cudaEventDestroy(cudaEvent_t e) {
     if (!e) return cp_rt::fail(cudaErrorInvalidResourceHandle);
+    if (cp_rt::gpu()) (void)cp_rt::host->event(cp_rt::host->context, cp_abi::kEventDestroy, e->number, 0, nullptr);
     delete e;
     return cudaSuccess;
 }
-static inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t = 0) {
+static inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t stream = 0) {
     if (cudaError_t s = cp_rt::check_sticky()) return s;
     if (!e) return cp_rt::fail(cudaErrorInvalidResourceHandle);
-    e->ms = cp_rt::now_ms();
     e->recorded = true;
+    if (cp_rt::gpu())
+        return cp_rt::device_result(
+            cp_rt::host->event(cp_rt::host->context, cp_abi::kEventRecord, e->number, cp_rt::stream_number(stream), nullptr));
+    e->ms = cp_rt::now_ms();
     return cudaSuccess;
 }
 static inline cudaError_t cudaEventSynchronize(cudaEvent_t e) {
-    if (cudaError_t s = cp_rt::wait_for_device()) return s;
-    return e ? cudaSuccess : cp_rt::fail(cudaErrorInvalidResourceHandle);
+    if (!cp_rt::gpu()) {
+        if (cudaError_t s = cp_rt::wait_for_device()) return s;
+        return e ? cudaSuccess : cp_rt::fail(cudaErrorInvalidResourceHandle);
+    }
+    if (cudaError_t s = cp_rt::check_sticky()) return s;
+    if (!e) return cp_rt::fail(cudaErrorInvalidResourceHandle);
+    return cp_rt::device_result(cp_rt::host->event(cp_rt::host->context, cp_abi::kEventSynchronize, e->number, 0, nullptr));
 }
-static inline cudaError_t cudaEventQuery(cudaEvent_t e) { return cudaEventSynchronize(e); }
+static inline cudaError_t cudaEventQuery(cudaEvent_t e) {
+    if (!cp_rt::gpu()) return cudaEventSynchronize(e);
+    if (cudaError_t s = cp_rt::check_sticky()) return s;
+    if (!e) return cp_rt::fail(cudaErrorInvalidResourceHandle);
+    const int r = cp_rt::host->event(cp_rt::host->context, cp_abi::kEventQuery, e->number, 0, nullptr);
+    return r == cudaErrorNotReady ? cudaErrorNotReady : cp_rt::device_result(r);
+}
 static inline cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
-    if (cudaError_t s = cp_rt::wait_for_device()) return s;
+    if (cudaError_t s = cp_rt::gpu() ? cp_rt::check_sticky() : cp_rt::wait_for_device()) return s;
     if (!ms || !start || !end) return cp_rt::fail(cudaErrorInvalidResourceHandle);
     if (!start->recorded || !end->recorded) return cp_rt::fail(cudaErrorInvalidResourceHandle);
+    if (cp_rt::gpu())
+        return cp_rt::device_result(
+            cp_rt::host->event(cp_rt::host->context, cp_abi::kEventElapsed, start->number, end->number, ms));
     *ms = float(end->ms - start->ms);
     return cudaSuccess;
 }
