@@ -179,6 +179,28 @@ TEST_F(ProgramsOnGpu, ZzAKernelThatFaultsGivesTheProgramCudasStickyError) {
     EXPECT_EQ(j.at("launches")[0].at("error").at("kind"), "fault");
 }
 
+// The whole program with one launch changed, on the GPU: vadd with n = 1000 (the scalar in the kernel's own
+// parameter), and the program's check counts the elements it then finds wrong, computed here.
+TEST_F(ProgramsOnGpu, TheProgramRunsAgainWithALaunchChanged) {
+    auto made = make_program_runner("cuda");
+    ASSERT_TRUE(made.ok()) << made.error().message;
+    ProgramRequest request;
+    request.path = kPrograms + "/vector_add.cu";
+    request.source = text_of(request.path);
+    const int m = 1000;
+    request.changes[0].scalars[3].resize(4);
+    std::memcpy(request.changes[0].scalars[3].data(), &m, 4);
+    request.changes[0].block = Dim3{128, 1, 1};
+    const ProgramRun r = made->runner->run(request);
+    int wrong = 0;
+    for (int i = m; i < 1000003; ++i) wrong += float(i % 1000) + 2.0f * float(i % 77) != 0.0f;
+    EXPECT_EQ(r.stdout_text, "blocks: 3907, c[12345] = 0.0\nFAILED: " + std::to_string(wrong) + " wrong\n");
+    EXPECT_EQ(r.exit_status, 1);
+    ASSERT_EQ(r.launches.size(), 1u);
+    EXPECT_TRUE(r.launches[0].changed);
+    EXPECT_EQ(r.launches[0].block.x, 128u);
+}
+
 // One runner, as the window keeps: after a program whose kernel faulted, the next program runs on a fresh context.
 TEST_F(ProgramsOnGpu, ZzAfterAFaultTheNextProgramRunsOnAFreshContext) {
     auto made = make_program_runner("cuda");

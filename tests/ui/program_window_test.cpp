@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 
 using namespace cp;
 using namespace cp::uitest;
@@ -163,6 +164,38 @@ TEST(ProgramWindow, APickedLaunchReRunsOnItsCapturedInputs) {
     EXPECT_GT(program_pixels_near(*changed, r, 255, 204, 51), 200u);  // the yellow "... differ" line
     if (const char* dir = std::getenv("CP_TEST_SCREENSHOT_DIR"))
         save_png(std::filesystem::path(dir) / "program_replay.png", *changed);
+}
+
+// "Run the program with this change": the whole program again, its launch made with n = 1000; its own check then
+// fails, and the panel's verdict is red with the launch marked changed (yellow), where the first run was all green.
+TEST(ProgramWindow, TheProgramRunsAgainWithAChangedLaunch) {
+    ScopedUserDir user;
+    auto host = start_settled(program_options("vector_add.cu"), host_kernels_factory());
+    ASSERT_TRUE(host);
+    ui::Workspace& ws = host->workspace();
+    host->frame();
+    ASSERT_TRUE(ws.program().last().has_value());
+    EXPECT_EQ(ws.program().last()->exit_status, 0);
+    ui::ProgramRunState& state = ws.program_run();
+    std::map<size_t, ProgramLaunchChange> changes;
+    const int m = 1000;
+    changes[0].scalars[3].resize(4);
+    std::memcpy(changes[0].scalars[3].data(), &m, 4);
+    state.start(state.last_request().source, state.last_request().path, state.last_revision(), {}, changes);
+    state.wait_until_done();
+    const ProgramVerdictPixels v = program_verdict_on_screen(*host);
+    ASSERT_TRUE(ws.program().last().has_value());
+    const ProgramRun& r = *ws.program().last();
+    EXPECT_EQ(r.exit_status, 1);
+    ASSERT_EQ(r.launches.size(), 1u);
+    EXPECT_TRUE(r.launches[0].changed);
+    EXPECT_NE(r.stdout_text.find("FAILED"), std::string::npos) << r.stdout_text;
+    EXPECT_GT(v.red, 100u);  // the verdict line
+    auto shot = host->screenshot();
+    ASSERT_TRUE(shot.ok());
+    EXPECT_GT(program_pixels_near(*shot, window_rect("Program"), 255, 204, 51), 50u);  // "vadd (changed)"
+    if (const char* dir = std::getenv("CP_TEST_SCREENSHOT_DIR"))
+        save_png(std::filesystem::path(dir) / "program_changed.png", *shot);
 }
 
 }  // namespace

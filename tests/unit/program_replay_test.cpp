@@ -110,6 +110,24 @@ TEST_F(ProgramReplay, AChangedScalarChangesWhatIsWritten) {
     EXPECT_EQ(past, 0.0f);
 }
 
+// The whole program again with its launch changed (ProgramRequest::changes): vadd with n = 1000, and the program's
+// own check counts the elements it then finds wrong, computed here; c[12345] stays cudaMalloc's zero.
+TEST_F(ProgramReplay, TheProgramRunsAgainWithALaunchChanged) {
+    ASSERT_EQ(run("vector_add.cu").exit_status, 0);
+    const int m = 1000;
+    std::vector<std::byte> bytes(4);
+    std::memcpy(bytes.data(), &m, 4);
+    request_.changes[0].scalars[3] = bytes;
+    const cp::ProgramRun r = runner_->run(request_);
+    int wrong = 0;
+    for (int i = m; i < 1000003; ++i) wrong += float(i % 1000) + 2.0f * float(i % 77) != 0.0f;
+    EXPECT_EQ(r.stdout_text, "blocks: 3907, c[12345] = 0.0\nFAILED: " + std::to_string(wrong) + " wrong\n");
+    EXPECT_EQ(r.exit_status, 1);
+    ASSERT_EQ(r.launches.size(), 1u);
+    EXPECT_TRUE(r.launches[0].changed);
+    EXPECT_EQ(r.launches[0].args[3].bytes_hex, "e8030000");
+}
+
 TEST_F(ProgramReplay, ATemplateLaunchReplaysAsItsInstantiationAndStructsOfPointersAreRefused) {
     const cp::ProgramRun t = run("template_kernel.cu");
     ASSERT_EQ(t.launches.size(), 4u);

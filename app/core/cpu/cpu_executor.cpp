@@ -387,6 +387,7 @@ ProgramRunResult CpuExecutor::run_program(const ProgramRunRequest& request, cons
         run.capture_fd = request.capture_fd;
         run.capture_limit = request.capture_limit;
         run.on_launch = &on_launch;
+        run.changes = &request.changes;
         auto started = options_.device->start(run);
         if (!started) {
             out.error = to_engine_error(started.error(), "DEVICE_FAILED", ErrorKind::Unsupported);

@@ -64,6 +64,7 @@ struct ProgramRunRequest {
     uint64_t capture_limit = 0;
     // Its kernels on a GPU (a worker started with the device's hooks): the device code; null: the CPU's threads.
     std::shared_ptr<const ProgramDeviceImage> device_image;
+    std::map<size_t, ProgramLaunchChange> changes;  // ProgramRequest::changes
 };
 struct ProgramRunResult {
     bool returned = false;  // main() returned

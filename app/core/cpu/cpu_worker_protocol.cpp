@@ -91,6 +91,26 @@ json program_request_json(const ProgramRunRequest& r) {
               {"buffer_align", r.buffer_align},
               {"memory_limit", r.memory_limit},
               {"capture_limit", r.capture_limit}};
+    if (!r.changes.empty()) {
+        json changes = json::array();
+        for (const auto& [index, c] : r.changes) {
+            json scalars = json::array();
+            for (const auto& [arg, bytes] : c.scalars) {
+                std::string hex;
+                static const char digits[] = "0123456789abcdef";
+                for (std::byte b : bytes) {
+                    hex += digits[std::to_integer<unsigned>(b) >> 4];
+                    hex += digits[std::to_integer<unsigned>(b) & 15];
+                }
+                scalars.push_back({arg, hex});
+            }
+            changes.push_back({{"index", index},
+                               {"grid", c.grid ? dim3_json(*c.grid) : json()},
+                               {"block", c.block ? dim3_json(*c.block) : json()},
+                               {"scalars", scalars}});
+        }
+        j["changes"] = changes;
+    }
     if (r.device_image) {  // its maps; the cubin goes as the message's blob
         auto pairs = [](const std::map<uint64_t, std::string>& m) {
             json a = json::array();
@@ -108,6 +128,21 @@ json program_request_json(const ProgramRunRequest& r) {
 
 ProgramRunRequest program_request_from(const json& j) {
     ProgramRunRequest r;
+    if (j.contains("changes"))
+        for (const json& c : j.at("changes")) {
+            ProgramLaunchChange change;
+            if (!c.at("grid").is_null()) change.grid = dim3_from(c.at("grid"));
+            if (!c.at("block").is_null()) change.block = dim3_from(c.at("block"));
+            for (const json& s : c.at("scalars")) {
+                const std::string hex = s.at(1).get<std::string>();
+                std::vector<std::byte> bytes(hex.size() / 2);
+                auto digit = [](char ch) { return ch <= '9' ? ch - '0' : ch - 'a' + 10; };
+                for (size_t i = 0; i < bytes.size(); ++i)
+                    bytes[i] = std::byte((digit(hex[2 * i]) << 4) | digit(hex[2 * i + 1]));
+                change.scalars[s.at(0).get<size_t>()] = std::move(bytes);
+            }
+            r.changes[c.at("index").get<size_t>()] = std::move(change);
+        }
     if (j.contains("device")) {
         auto image = std::make_shared<ProgramDeviceImage>();
         const json& d = j.at("device");
@@ -148,7 +183,7 @@ json launch_record_json(const ProgramLaunchRecord& r) {
     json j = {{"kernel", r.kernel}, {"line", r.line}, {"grid", dim3_json(r.grid)}, {"block", dim3_json(r.block)},
               {"shared_bytes", r.shared_bytes}, {"stream", r.stream}, {"ms", r.ms}, {"cuda_error", r.cuda_error},
               {"error", error_json(r.error)}, {"site", site_json(r.site)}, {"running", r.running},
-              {"entry", r.entry}};
+              {"entry", r.entry}, {"changed", r.changed}};
     json args = json::array(), buffers = json::array();
     for (const ProgramArg& a : r.args)
         args.push_back({{"size", a.size}, {"pointer", a.pointer}, {"bytes", a.bytes_hex}, {"buffer", a.buffer},
@@ -178,6 +213,7 @@ ProgramLaunchRecord launch_record_from(const json& j) {
     r.site = site_from(j.at("site"));
     r.running = j.at("running").get<bool>();
     r.entry = j.at("entry").get<uint64_t>();
+    r.changed = j.at("changed").get<bool>();
     for (const json& a : j.at("args"))
         r.args.push_back(ProgramArg{a.at("size").get<uint32_t>(), a.at("pointer").get<bool>(),
                                     a.at("bytes").get<std::string>(), a.at("buffer").get<std::string>(),

@@ -56,6 +56,7 @@ private:
     std::map<uintptr_t, Allocation> allocations_;  // by the data's start
     uint64_t allocated_bytes_ = 0;
     uint64_t captured_ = 0;  // bytes in the capture file
+    size_t launches_made_ = 0;  // the index of the next launch (ProgramRunRequest::changes)
 };
 
 }  // namespace cp

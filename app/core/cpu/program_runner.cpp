@@ -124,6 +124,7 @@ public:
         run.buffer_align = built.buffer_align;
         run.time_limit_s = request.time_limit_s;
         run.device_image = device_image;
+        run.changes = request.changes;
         // The capture: a file in memory the worker appends the buffers' bytes to (cannot open files itself).
         int capture_fd = -1;
         if (request.capture_limit > 0) {
@@ -144,6 +145,7 @@ public:
             l.stream = record.stream;
             l.ms = record.ms;
             l.cuda_error = record.cuda_error;
+            l.changed = record.changed;
             l.error = record.error;
             l.args = record.args;
             l.buffers = record.buffers;

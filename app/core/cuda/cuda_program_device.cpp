@@ -421,6 +421,7 @@ private:
         record.block = Dim3{l.block.x, l.block.y, l.block.z};
         record.shared_bytes = l.shared_bytes;
         record.stream = l.stream;
+        const size_t index = launches_made_++;
         auto refuse = [&](int code, EngineError error) {
             record.cuda_error = code;
             record.error = std::move(error);
@@ -445,6 +446,21 @@ private:
             if (CUresult r = d_.ModuleGetFunction(&function, module_, lowered->c_str()))
                 return refuse(int(r), engine_error(ErrorKind::Internal, "INVALID_DEVICE_FUNCTION",
                                                    "the GPU module has no `" + *lowered + "`: " + d_.error_name(r)));
+        // A change the app asked for at this launch: grid, block and scalars (in the probe's copies, which are
+        // what the kernel gets).
+        if (run_.changes)
+            if (auto change = run_.changes->find(index); change != run_.changes->end()) {
+                std::vector<void*> values(l.entry->count);
+                std::vector<unsigned> sizes(l.entry->count);
+                std::vector<int> pointers(l.entry->count);
+                for (unsigned i = 0; i < l.entry->count; ++i) {
+                    values[i] = const_cast<void*>(l.entry->values[i]);
+                    sizes[i] = l.entry->params[i].size;
+                    pointers[i] = l.entry->params[i].is_pointer;
+                }
+                record.changed = apply_launch_change(change->second, record.grid, record.block, values.data(),
+                                                     sizes.data(), pointers.data(), l.entry->count);
+            }
         // The parameters as the kernel took them, and the allocations they point into.
         std::vector<void*> params(l.entry->count);
         std::vector<std::pair<uintptr_t, uint64_t>> reached;
@@ -497,8 +513,9 @@ private:
         d_.EventCreate(&pending.start, CU_EVENT_DEFAULT);
         d_.EventCreate(&pending.end, CU_EVENT_DEFAULT);
         d_.EventRecord(pending.start, stream);
-        const CUresult r = d_.LaunchKernel(function, l.grid.x, l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z,
-                                           unsigned(l.shared_bytes), stream, params.data(), nullptr);
+        const CUresult r = d_.LaunchKernel(function, record.grid.x, record.grid.y, record.grid.z, record.block.x,
+                                           record.block.y, record.block.z, unsigned(l.shared_bytes), stream,
+                                           params.data(), nullptr);
         if (r != CUDA_SUCCESS) {
             d_.EventDestroy(pending.start);
             d_.EventDestroy(pending.end);
@@ -588,6 +605,7 @@ private:
     uint64_t allocated_ = 0;
     uint64_t captured_ = 0;  // bytes in the capture file
     uint64_t reserved_ = 0;  // ... and in snapshots not yet written to it
+    size_t launches_made_ = 0;  // the index of the next launch (ProgramDeviceRun::changes)
     std::map<uint64_t, CUstream> streams_;
     std::map<uint64_t, CUevent> events_;
     std::map<std::string, CUfunction> functions_;

@@ -1,5 +1,8 @@
-// Names of a program's ends (program_api.h).
+// Names of a program's ends (program_api.h); changes applied to a launch being made (program_device.h).
 #include "core/engine/program_api.h"
+#include "core/engine/program_device.h"
+
+#include <cstring>
 
 namespace cp {
 
@@ -35,6 +38,25 @@ std::string cuda_error_name(int code) {
         case 719: return "cudaErrorLaunchFailure";
         default: return "cudaError " + std::to_string(code);
     }
+}
+
+bool apply_launch_change(const ProgramLaunchChange& change, Dim3& grid, Dim3& block, void* const* values,
+                         const unsigned* sizes, const int* is_pointer, size_t count) {
+    bool changed = false;
+    if (change.grid) {
+        grid = *change.grid;
+        changed = true;
+    }
+    if (change.block) {
+        block = *change.block;
+        changed = true;
+    }
+    for (const auto& [index, bytes] : change.scalars) {
+        if (index >= count || is_pointer[index] || !values[index] || bytes.size() != sizes[index]) continue;
+        std::memcpy(values[index], bytes.data(), bytes.size());
+        changed = true;
+    }
+    return changed;
 }
 
 }  // namespace cp

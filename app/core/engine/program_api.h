@@ -6,13 +6,23 @@
 #include "core/engine/engine_api.h"
 #include "core/types.h"
 
+#include <cstddef>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace cp {
+
+// A change to one launch of a program: another grid, block or scalar argument (by argument index: its new bytes, as
+// many as the argument has, ProgramArg::size). The window re-runs a launch alone with one (program_replay.h), or the
+// whole program with it applied when the program reaches that launch (ProgramRequest::changes).
+struct ProgramLaunchChange {
+    std::optional<Dim3> grid, block;
+    std::map<size_t, std::vector<std::byte>> scalars;
+};
 
 struct ProgramRequest {
     std::string source;                     // the whole file
@@ -23,6 +33,8 @@ struct ProgramRequest {
     // Keep each launch's reachable buffers before and after it (ProgramRun::capture_data), up to this many bytes in
     // all; 0: none. Launches past it are recorded without data, and say so.
     uint64_t capture_limit = 0;
+    // By launch index (0: the program's first launch, refused ones counted): what to change in it as it is made.
+    std::map<size_t, ProgramLaunchChange> changes;
 };
 
 // One argument of a launch as the program passed it.
@@ -54,6 +66,7 @@ struct ProgramLaunch {
     uint64_t stream = 0;  // 0: the default stream; else 1, 2... in the order the program made them
     double ms = 0;
     int cuda_error = 0;                // the cudaError_t the program saw for it (0: none)
+    bool changed = false;              // made with a ProgramRequest::changes entry, not as the program wrote it
     std::optional<EngineError> error;  // refused (block 2048) or faulted (thread, block, line, element)
     std::vector<ProgramArg> args;
     std::vector<ProgramBuffer> buffers;

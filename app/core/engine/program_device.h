@@ -44,6 +44,7 @@ struct ProgramLaunchRecord {
     std::optional<CodeSite> site;      // with error: where the crash was
     bool running = false;              // told as it starts (then again, with the rest, as it ends)
     uint64_t entry = 0;  // the kernel function's offset in the program's host library (its entry probe); 0: unknown
+    bool changed = false;  // made with a ProgramRunRequest::changes entry
     std::vector<ProgramArg> args;
     std::vector<ProgramBuffer> buffers;  // before_at / after_at: offsets in the capture file (capture_fd)
 };
@@ -71,7 +72,13 @@ struct ProgramDeviceRun {
     int capture_fd = -1;         // ProgramRunRequest::capture_fd / capture_limit
     uint64_t capture_limit = 0;
     const ProgramLaunchSink* on_launch = nullptr;
+    const std::map<size_t, ProgramLaunchChange>* changes = nullptr;  // ProgramRunRequest::changes
 };
+
+// Applies `change` to a launch being made: its grid and block, and the bytes of each scalar argument whose size
+// matches (`values[i]` of `sizes[i]` bytes, overwritten in place); true when anything was changed.
+bool apply_launch_change(const ProgramLaunchChange& change, Dim3& grid, Dim3& block, void* const* values,
+                         const unsigned* sizes, const int* is_pointer, size_t count);
 
 class ProgramDevice {
 public:

@@ -19,10 +19,7 @@
 
 namespace cp {
 
-struct ReplayChanges {
-    std::optional<Dim3> grid, block;
-    std::map<size_t, std::vector<std::byte>> scalars;  // argument index -> its new bytes (its size)
-};
+using ReplayChanges = ProgramLaunchChange;
 
 struct ReplayBuffer {
     std::string name;

@@ -126,7 +126,9 @@ size_t element_size(const std::string& pointee) {
 
 }  // namespace
 
-void ProgramPanel::start_replay(size_t index) {
+void ProgramPanel::start_replay(size_t index) { state_.start_replay(index, change_of(index), wake_); }
+
+ProgramLaunchChange ProgramPanel::change_of(size_t index) const {
     ReplayChanges changes;
     const ProgramLaunch& l = state_.last()->launches[index];
     const Dim3 grid{uint32_t(grid_[0]), uint32_t(grid_[1]), uint32_t(grid_[2])};
@@ -135,7 +137,7 @@ void ProgramPanel::start_replay(size_t index) {
     if (!(block == l.block)) changes.block = block;
     for (size_t i = 0; i < scalars_.size() && i < l.args.size(); ++i)
         if (!l.args[i].pointer && scalars_[i] != program_arg_bytes(l.args[i])) changes.scalars[i] = scalars_[i];
-    state_.start_replay(index, std::move(changes), wake_);
+    return changes;
 }
 
 void ProgramPanel::draw_buffer(const ReplayBuffer& b, const std::string& type, size_t index) {
@@ -243,6 +245,19 @@ void ProgramPanel::draw_launch(const ProgramRun& run, size_t index) {
         ImGui::Checkbox("live: re-run as the values change", &live_);
         if (asked || (changed && live_)) start_replay(index);
     }
+    // The whole program again with this launch changed: what its host code does with the result (its own check).
+    ImGui::BeginDisabled(state_.running());
+    if (ImGui::Button("Run the program with this change")) {
+        const ProgramLaunchChange change = change_of(index);
+        std::map<size_t, ProgramLaunchChange> changes;
+        changes[index] = change;
+        state_.start(state_.last_request().source, state_.last_request().path, state_.last_revision(), wake_,
+                     std::move(changes));
+    }
+    ImGui::EndDisabled();
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip("Runs the whole program again; when it reaches this launch it makes it with the grid, block "
+                          "and values above, and its output shows what followed.");
     const auto& replay = state_.last_replay();
     const bool mine = replay && replay->index == index;
     if (state_.replaying()) {
@@ -350,7 +365,8 @@ void ProgramPanel::draw() {
             if (ImGui::Selectable(std::to_string(i + 1).c_str(), state_.selected == i, ImGuiSelectableFlags_SpanAllColumns))
                 state_.selected = i;
             ImGui::TableNextColumn();
-            ImGui::TextUnformatted(l.kernel.c_str());
+            if (l.changed) ImGui::TextColored(kWarn, "%s (changed)", l.kernel.c_str());
+            else ImGui::TextUnformatted(l.kernel.c_str());
             ImGui::TableNextColumn();
             ImGui::Text("%d", l.line);
             ImGui::TableNextColumn();

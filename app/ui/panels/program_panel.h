@@ -25,6 +25,7 @@ private:
     void draw_launch(const ProgramRun& run, size_t index);
     void draw_buffer(const ReplayBuffer& b, const std::string& type, size_t index);
     void start_replay(size_t index);
+    ProgramLaunchChange change_of(size_t index) const;  // the edited values unlike the launch's own
 
     ProgramRunState& state_;
     const double& now_;

@@ -3,6 +3,8 @@
 
 #include "core/backends/registry.h"
 
+#include <algorithm>
+
 namespace cp::ui {
 
 ProgramRunState::~ProgramRunState() {
@@ -47,7 +49,8 @@ bool ProgramRunState::running() const {
     return running_;
 }
 
-void ProgramRunState::start(std::string source, std::string path, uint64_t revision, std::function<void()> wake) {
+void ProgramRunState::start(std::string source, std::string path, uint64_t revision, std::function<void()> wake,
+                            std::map<size_t, ProgramLaunchChange> changes) {
     {
         std::lock_guard<std::mutex> lock(mutex_);
         if (running_) return;
@@ -55,7 +58,8 @@ void ProgramRunState::start(std::string source, std::string path, uint64_t revis
     }
     started_path_ = path;
     started_revision_ = revision;
-    post([this, source = std::move(source), path = std::move(path), revision, wake = std::move(wake)] {
+    post([this, source = std::move(source), path = std::move(path), revision, wake = std::move(wake),
+          changes = std::move(changes)] {
         ProgramRun run;
         if (!runner_ && !unavailable_) {
             auto made = make_program_runner(backend_);
@@ -67,6 +71,7 @@ void ProgramRunState::start(std::string source, std::string path, uint64_t revis
             request.source = source;
             request.path = path;
             request.capture_limit = kWindowCaptureLimit;  // each launch can be re-run from its buffers
+            request.changes = changes;
             run = runner_->run(request);
             std::lock_guard<std::mutex> lock(mutex_);
             running_request_ = std::move(request);
@@ -99,7 +104,9 @@ std::optional<ProgramRun> ProgramRunState::take_finished() {
     ++runs_taken_;
     last_request_ = running_request_;
     last_replay_.reset();
-    selected = 0;
+    if (!last_request_.changes.empty() && !last_->launches.empty())  // a changed run: stay on the changed launch
+        selected = std::min(last_request_.changes.begin()->first, last_->launches.size() - 1);
+    else selected = 0;
     last_path_ = running_path_;
     last_revision_ = running_revision_;
     return out;

@@ -32,7 +32,10 @@ public:
     void set_backend(std::string name) { backend_ = std::move(name); }
     // Runs `source` (from `path`: its folder's headers) unless a run is in flight; `wake` is called when it ends.
     // `revision` is the document's, kept with the result.
-    void start(std::string source, std::string path, uint64_t revision, std::function<void()> wake);
+    // `changes`: launches to make otherwise than the program writes them (the Program panel's "run the program with
+    // this change").
+    void start(std::string source, std::string path, uint64_t revision, std::function<void()> wake,
+               std::map<size_t, ProgramLaunchChange> changes = {});
     // Returns when no run (nor replay) is in flight or waiting (the headless window's frames show settled results).
     void wait_until_done() { wait_idle(); }
     // The run that ended since the last call, once.
