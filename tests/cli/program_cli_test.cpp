@@ -239,6 +239,23 @@ TEST(Programs, AHostCrashIsReportedAtItsLineAfterWhatThePrintedBefore) {
     EXPECT_EQ(j.at("error").at("line"), line_of(file, "table[n]"));
 }
 
+// Host code reading a cudaMalloc pointer, the copy back forgotten: on a GPU that address is not the host's and the
+// program crashes (its nvcc build dies of SIGSEGV); the CPU backend, whose device memory is host memory, closes it to
+// host code between launches, so the run crashes there too, at the line, naming the buffer.
+TEST(Programs, HostCodeReadingDeviceMemoryCrashesAsOnAGpu) {
+    const std::string file = kPrograms + "/host_reads_device.cu";
+    const Json j = run_json({file});
+    EXPECT_EQ(j.at("end"), "crashed");
+    EXPECT_EQ(j.at("stdout"), "launched\n");
+    EXPECT_EQ(j.at("error").at("kind"), "fault");
+    EXPECT_EQ(j.at("error").at("name"), "HOST_READ_DEVICE_MEMORY");
+    EXPECT_EQ(j.at("error").at("line"), line_of(file, "d_out[n - 1]"));
+    EXPECT_NE(j.at("error").at("message").get<std::string>().find("d_out"), std::string::npos);
+    // The kernel itself wrote it, and the runtime's own copies still reach it (every other program here passes).
+    ASSERT_EQ(j.at("launches").size(), 1u);
+    EXPECT_EQ(j.at("launches")[0].at("cuda_error"), 0);
+}
+
 TEST(Programs, AnEndlessHostLoopIsStoppedByTheTimeLimit) {
     const Json j = run_json({kPrograms + "/host_loop.cu", "--time-limit", "2"});
     EXPECT_EQ(j.at("end"), "stopped");

@@ -139,6 +139,12 @@ TEST_F(ProgramsOnGpu, HostCodeThatCrashesOrNeverEndsIsReportedAsOnTheCpu) {
     EXPECT_EQ(crash.value("end", ""), "crashed") << crash.dump();
     EXPECT_EQ(crash.at("stdout"), "before the crash\n");
     EXPECT_EQ(crash.at("error").at("kind"), "fault");
+    // A cudaMalloc pointer read on the host: a GPU address the host cannot read.
+    const Json device_read = run_json({kPrograms + "/host_reads_device.cu"});
+    EXPECT_EQ(device_read.value("end", ""), "crashed") << device_read.dump();
+    EXPECT_EQ(device_read.at("stdout"), "launched\n");
+    EXPECT_EQ(device_read.at("error").at("kind"), "fault");
+    EXPECT_EQ(device_read.at("error").at("name"), "HOST_READ_DEVICE_MEMORY");
     const Json loop = run_json({kPrograms + "/host_loop.cu", "--time-limit", "2"});
     EXPECT_EQ(loop.value("end", ""), "stopped") << loop.dump();
     EXPECT_EQ(loop.at("error").at("kind"), "hang");

@@ -422,6 +422,22 @@ ProgramRunResult CpuExecutor::run_program(const ProgramRunRequest& request, cons
             : fault->access == 2 ? "wrote to an address it may not (" + hex_text(fault->address) + ")"
                                  : "read an address it may not (" + hex_text(fault->address) + ")";
         const bool null_pointer = fault->signal == SIGSEGV && fault->address < 4096;
+        // Device memory touched by host code: a GPU's is not the host's either (its pages are closed between launches).
+        const std::string* buffer = nullptr;
+        if (fault->signal == SIGSEGV)
+            buffer = state ? state->device_allocation_at(uintptr_t(fault->address))
+                           : device ? device->device_allocation_at(uintptr_t(fault->address)) : nullptr;
+        if (buffer) {
+            out.error = engine_error(
+                ErrorKind::Fault, "HOST_READ_DEVICE_MEMORY",
+                "the program's host code " + std::string(fault->access == 2 ? "wrote to" : "read") +
+                    " device memory directly (`" + *buffer + "`, from cudaMalloc): on a GPU that address is not the "
+                    "host's, and the program crashes there",
+                "copy it to a host array with cudaMemcpy(..., cudaMemcpyDeviceToHost) first, or allocate it with "
+                "cudaMallocManaged so that the host and the kernels share it");
+            out.error->site_at = out.error->message.size();
+            return out;
+        }
         out.error = engine_error(ErrorKind::Fault, "HOST_CODE_CRASHED", "the program's host code " + what,
                                  null_pointer ? "a pointer never set, or an argv[i] the program was not given (its "
                                                 "arguments go after `--`: cuda-playground run prog.cu -- 1000)"

@@ -63,6 +63,11 @@ Result<GuardedBuffer> GuardedBuffer::reserve(uint64_t bytes, size_t start_align)
     return b;
 }
 
+bool GuardedBuffer::set_accessible(bool accessible) {
+    if (!slack_ || tail_end_ <= slack_) return true;
+    return ::mprotect(slack_, size_t(tail_end_ - slack_), accessible ? PROT_READ | PROT_WRITE : PROT_NONE) == 0;
+}
+
 Result<GuardedBuffer> GuardedBuffer::allocate(uint64_t bytes, size_t start_align) {
     auto reserved = reserve(bytes, start_align);
     if (!reserved) return reserved;

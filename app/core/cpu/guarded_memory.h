@@ -45,6 +45,10 @@ public:
     // from the data on that side), with the pattern put back; nullopt when both are intact.
     std::optional<Location> written_outside();
 
+    // Makes the buffer's pages inaccessible (false) or readable and writable again (true): a whole program's device
+    // memory is closed to its host code between launches, as a GPU's is to the host (program_host.cpp).
+    bool set_accessible(bool accessible);
+
 private:
     static Result<GuardedBuffer> reserve(uint64_t bytes, size_t start_align);
     void release();

@@ -55,6 +55,22 @@ ProgramHostState::ProgramHostState(WorkerPool& pool, KernelModule& module, const
     table_.launch = [](void* c, const cp_abi::ProgramLaunch* l) { return static_cast<ProgramHostState*>(c)->launch(*l); };
     table_.workers = [](void* c) { return static_cast<ProgramHostState*>(c)->pool_.size(); };
     table_.wants_entry = 1;  // which instantiation each launch ran (ProgramLaunchRecord::entry); the memory stays the host's
+    table_.device_access = [](void* c, int open) { static_cast<ProgramHostState*>(c)->device_access(open != 0); };
+}
+
+ProgramHostState::~ProgramHostState() { device_access(true); }  // the buffers are unmapped open, as they were made
+
+void ProgramHostState::device_access(bool open) {
+    open_count_ += open ? 1 : -1;
+    if ((open && open_count_ != 1) || (!open && open_count_ != 0)) return;  // nested: the outermost decides
+    for (auto& [start, a] : allocations_)
+        if (a.kind == cp_abi::kDeviceMemory) a.memory.set_accessible(open);
+}
+
+const std::string* ProgramHostState::device_allocation_at(uintptr_t address) const {
+    const Allocation* a = find(reinterpret_cast<const void*>(address));
+    if (!a || a->kind != cp_abi::kDeviceMemory) return nullptr;
+    return reinterpret_cast<uintptr_t>(a->memory.data()) + a->memory.size() > address ? &a->name : nullptr;
 }
 
 void* ProgramHostState::allocate(uint64_t bytes, int kind, const char* name, int line) {
@@ -63,6 +79,8 @@ void* ProgramHostState::allocate(uint64_t bytes, int kind, const char* name, int
     if (!memory) return nullptr;
     void* data = memory->data();
     allocated_bytes_ += bytes;
+    // Device memory is closed to the host code, as a GPU's is (managed and pinned memory stay open to it).
+    if (kind == cp_abi::kDeviceMemory && open_count_ == 0) memory->set_accessible(false);
     allocations_[reinterpret_cast<uintptr_t>(data)] = Allocation{name ? name : "", kind, line, std::move(*memory)};
     return data;
 }
@@ -130,6 +148,12 @@ int ProgramHostState::launch(const cp_abi::ProgramLaunch& l) {
         record.error = std::move(refused);
         return tell(kRefusedLaunchError);
     }
+    // The kernel's threads (and the capture and the fault report) read device memory: open while the launch runs.
+    device_access(true);
+    struct Close {
+        ProgramHostState* self;
+        ~Close() { self->device_access(false); }
+    } close{this};
     // Each argument as passed; a pointer also as the allocation it points into. The fault report names those
     // allocations with the element size the argument gives (and below, by name only, the others a wild index can
     // still reach).

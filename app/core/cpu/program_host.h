@@ -21,7 +21,10 @@ public:
     ProgramHostState(const ProgramHostState&) = delete;
     ProgramHostState& operator=(const ProgramHostState&) = delete;
 
+    ~ProgramHostState();
     const cp_abi::ProgramHost* table() const { return &table_; }
+    // The name of the cudaMalloc allocation `address` lies in (`d_c`), or null: a host crash there read device memory.
+    const std::string* device_allocation_at(uintptr_t address) const;
 
     // The cudaError_t a program sees after a launch that faulted with the playground's error `name` (OUT_OF_BOUNDS:
     // 700, ASSERT: 710...).
@@ -43,6 +46,8 @@ private:
     int release(void* pointer, int kind);
     const Allocation* find(const void* pointer) const;
     int launch(const cp_abi::ProgramLaunch& l);
+    // Opens (and closes) device memory to this thread; nested calls count, the outermost decides.
+    void device_access(bool open);
     // Appends `bytes` to the capture file; false when it could not (the buffer is then recorded without data).
     bool append_capture(const std::byte* data, uint64_t bytes);
 
@@ -57,6 +62,7 @@ private:
     uint64_t allocated_bytes_ = 0;
     uint64_t captured_ = 0;  // bytes in the capture file
     size_t launches_made_ = 0;  // the index of the next launch (ProgramRunRequest::changes)
+    int open_count_ = 0;        // device_access(true) not yet closed
 };
 
 }  // namespace cp

@@ -228,6 +228,12 @@ public:
 
     const cp_abi::ProgramHost* table() const override { return &table_; }
 
+    const std::string* device_allocation_at(uintptr_t address) const override {
+        const auto* a = containing(reinterpret_cast<const void*>(address));
+        if (!a || a->second.kind != cp_abi::kDeviceMemory || address >= a->first + a->second.bytes) return nullptr;
+        return &a->second.name;
+    }
+
     void finish() override {
         if (d_.CtxSynchronize() == CUDA_SUCCESS) managed_to_host();
         resolve(true);

@@ -86,6 +86,8 @@ public:
     virtual const cp_abi::ProgramHost* table() const = 0;
     // After main() returned (or exit() was called): waits for the device and tells the launches not yet told.
     virtual void finish() = 0;
+    // The name of the device allocation (cudaMalloc) `address` lies in, or null: a host crash there read device memory.
+    virtual const std::string* device_allocation_at(uintptr_t address) const = 0;
 };
 
 // What a worker that runs programs on a device needs of it: `prepare` runs once in the fresh worker before its

@@ -212,6 +212,11 @@ struct ProgramHost {
     // kEventElapsed, whose milliseconds go to `ms`.
     int (*event)(void* context, int op, unsigned long long event, unsigned long long other, float* ms);
     int (*device)(void* context, ProgramDeviceFacts* out);
+
+    // The CPU backend closes device memory to host code between launches, as a GPU's is (a host read of a cudaMalloc
+    // pointer crashes, with its line): the runtime opens it (1) around its own copies and fills, and closes it (0)
+    // after. Null: nothing to do.
+    void (*device_access)(void* context, int open);
 };
 
 }  // namespace cp_abi

@@ -270,6 +270,18 @@ static inline unsigned long long stream_number(cudaStream_t s) {
     return s->number;
 }
 
+// The runtime's own copies may touch device memory, which the CPU backend keeps closed to host code otherwise.
+struct DeviceAccess {
+    DeviceAccess() {
+        if (host && host->device_access) host->device_access(host->context, 1);
+    }
+    ~DeviceAccess() {
+        if (host && host->device_access) host->device_access(host->context, 0);
+    }
+    DeviceAccess(const DeviceAccess&) = delete;
+    DeviceAccess& operator=(const DeviceAccess&) = delete;
+};
+
 static inline bool find(const void* p, cp_abi::ProgramAllocation* a) { return host->find(host->context, p, a) != 0; }
 static inline bool on_device(const void* p) {
     cp_abi::ProgramAllocation a;
@@ -301,6 +313,7 @@ static inline cudaError_t copy(void* dst, const void* src, size_t bytes, int kin
         if (src_device && !device_range(src, bytes)) return fail(cudaErrorInvalidValue);
     }
     if (gpu()) return device_result(host->copy(host->context, dst, src, bytes, stream, waits ? 0 : 1));
+    DeviceAccess open;
     std::memmove(dst, src, bytes);
     return cudaSuccess;
 }
@@ -310,6 +323,7 @@ static inline cudaError_t set(void* dst, int value, size_t bytes, unsigned long 
     if (bytes == 0) return cudaSuccess;
     if (!device_range(dst, bytes)) return fail(cudaErrorInvalidValue);
     if (gpu()) return device_result(host->fill(host->context, dst, value, bytes, stream, async ? 1 : 0));
+    DeviceAccess open;
     std::memset(dst, value, bytes);
     return cudaSuccess;
 }
@@ -589,6 +603,7 @@ static inline cudaError_t cudaMemcpyToSymbol(const T& symbol, const void* src, s
     char* at = nullptr;
     if (cudaError_t e = cp_rt::symbol_address(&symbol, sizeof(T), &at)) return e;
     if (cp_rt::gpu()) return bytes ? cp_rt::device_result(cp_rt::host->copy(cp_rt::host->context, at + offset, src, bytes, 0, 0)) : cudaSuccess;
+    cp_rt::DeviceAccess open;  // a device-to-device copy reads device memory
     std::memcpy(at + offset, src, bytes);
     return cudaSuccess;
 }
@@ -603,6 +618,7 @@ static inline cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, size_
     char* at = nullptr;
     if (cudaError_t e = cp_rt::symbol_address(&symbol, sizeof(T), &at)) return e;
     if (cp_rt::gpu()) return bytes ? cp_rt::device_result(cp_rt::host->copy(cp_rt::host->context, dst, at + offset, bytes, 0, 0)) : cudaSuccess;
+    cp_rt::DeviceAccess open;
     std::memcpy(dst, at + offset, bytes);
     return cudaSuccess;
 }
