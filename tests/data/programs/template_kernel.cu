@@ -34,6 +34,6 @@ bool run(T a, const char* name) {
 
 int main() {
     bool ok = run<float>(1.5f, "float") && run<int>(3, "int");
-    printf(ok ? "Result = PASS\n" : "Result = FAIL\n");
+    std::printf(ok ? "Result = PASS\n" : "Result = FAIL\n");  // std:: as well as plain printf
     return ok ? 0 : 1;
 }

@@ -146,32 +146,45 @@ static inline T& shared_slot(unsigned id, const char* name) {
     if (!data) fail(cp_abi::kUnsupported, "no memory for a __shared__ array", 0);
     return *static_cast<T*>(data);
 }
-__attribute__((format(printf, 1, 2))) static inline int device_printf(const char* format, ...) {
+static inline int device_vprintf(const char* format, va_list args) {
     char text[1024];
+    if (!CP_SHIM_STATE.block) return std::vprintf(format, args);  // a program's host code: its own standard output
+    va_list again;
+    va_copy(again, args);
+    const int n = std::vsnprintf(text, sizeof text, format, args);
+    if (n >= 0 && static_cast<size_t>(n) < sizeof text) {
+        CP_SHIM_STATE.host->print(CP_SHIM_STATE.block, text, static_cast<size_t>(n));
+    } else if (n >= 0) {
+        char* long_text = static_cast<char*>(std::malloc(static_cast<size_t>(n) + 1));
+        if (long_text) {
+            std::vsnprintf(long_text, static_cast<size_t>(n) + 1, format, again);
+            CP_SHIM_STATE.host->print(CP_SHIM_STATE.block, long_text, static_cast<size_t>(n));
+            std::free(long_text);
+        }
+    }
+    va_end(again);
+    return n;
+}
+__attribute__((format(printf, 1, 2))) static inline int device_printf(const char* format, ...) {
     va_list args;
     va_start(args, format);
-    if (!CP_SHIM_STATE.block) {  // a program's host code (cuda_program.h): its own standard output
-        const int r = std::vprintf(format, args);
-        va_end(args);
-        return r;
-    }
-    const int n = std::vsnprintf(text, sizeof text, format, args);
+    const int n = device_vprintf(format, args);
     va_end(args);
-    if (n < 0) return n;
-    if (static_cast<size_t>(n) < sizeof text) {
-        CP_SHIM_STATE.host->print(CP_SHIM_STATE.block, text, static_cast<size_t>(n));
-    } else {
-        char* long_text = static_cast<char*>(std::malloc(static_cast<size_t>(n) + 1));
-        if (!long_text) return -1;
-        va_start(args, format);
-        std::vsnprintf(long_text, static_cast<size_t>(n) + 1, format, args);
-        va_end(args);
-        CP_SHIM_STATE.host->print(CP_SHIM_STATE.block, long_text, static_cast<size_t>(n));
-        std::free(long_text);
-    }
     return n;
 }
 }  // namespace cp_shim
+
+// What `printf` means in kernel code (and a program's host code), also as `std::printf` and `::printf`.
+__attribute__((format(printf, 1, 2))) static inline int cp_shim_printf(const char* format, ...) {
+    va_list args;
+    va_start(args, format);
+    const int n = ::cp_shim::device_vprintf(format, args);
+    va_end(args);
+    return n;
+}
+namespace std {
+using ::cp_shim_printf;
+}
 
 extern "C" [[noreturn]] void cp_shim_assert_fail(const char* expression, int line) {
     if (!CP_SHIM_STATE.block) {  // a program's host code: as the C library's assert, a message and abort()
@@ -236,8 +249,9 @@ static inline unsigned __lanemask_eq() { return 1u << (CP_SHIM_STATE.linear_tid 
 static inline unsigned __lanemask_gt() { return ~__lanemask_le(); }
 static inline unsigned __lanemask_ge() { return ~__lanemask_lt(); }
 
-// printf writes into the running block's buffer; the backend concatenates blocks in order.
-#define printf(...) ::cp_shim::device_printf(__VA_ARGS__)
+// printf writes into the running block's buffer; the backend concatenates blocks in order. An object-like macro, so
+// that `std::printf(...)` and `::printf(...)` work too (cp_shim_printf is in both namespaces).
+#define printf cp_shim_printf
 #include "include/assert.h"  // assert() ends the launch with an error instead of aborting the process
 #define __trap() ::cp_shim::fail(::cp_abi::kTrap, "__trap()", __LINE__)
 #define __brkpt() ::cp_shim::fail(::cp_abi::kTrap, "__brkpt()", __LINE__)
