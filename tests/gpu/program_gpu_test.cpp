@@ -29,6 +29,14 @@ std::string text_of(const std::string& path) {
     return s.str();
 }
 
+// The run of programs/NAME as the window asks for it.
+ProgramRequest request_for(const std::string& name) {
+    ProgramRequest r;
+    r.path = kPrograms + "/" + name;
+    r.source = text_of(r.path);
+    return r;
+}
+
 class ProgramsOnGpu : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -190,9 +198,7 @@ TEST_F(ProgramsOnGpu, ZzAKernelThatFaultsGivesTheProgramCudasStickyError) {
 TEST_F(ProgramsOnGpu, TheProgramRunsAgainWithALaunchChanged) {
     auto made = make_program_runner("cuda");
     ASSERT_TRUE(made.ok()) << made.error().message;
-    ProgramRequest request;
-    request.path = kPrograms + "/vector_add.cu";
-    request.source = text_of(request.path);
+    ProgramRequest request = request_for("vector_add.cu");
     const int m = 1000;
     request.changes[0].scalars[3].resize(4);
     std::memcpy(request.changes[0].scalars[3].data(), &m, 4);
@@ -211,16 +217,10 @@ TEST_F(ProgramsOnGpu, TheProgramRunsAgainWithALaunchChanged) {
 TEST_F(ProgramsOnGpu, ZzAfterAFaultTheNextProgramRunsOnAFreshContext) {
     auto made = make_program_runner("cuda");
     ASSERT_TRUE(made.ok()) << made.error().message;
-    ProgramRequest faulting;
-    faulting.path = kPrograms + "/wild_write.cu";
-    faulting.source = text_of(faulting.path);
-    const ProgramRun first = made->runner->run(faulting);
+    const ProgramRun first = made->runner->run(request_for("wild_write.cu"));
     ASSERT_EQ(first.launches.size(), 1u);
     EXPECT_EQ(first.launches[0].cuda_error, 700);
-    ProgramRequest plain;
-    plain.path = kPrograms + "/vector_add.cu";
-    plain.source = text_of(plain.path);
-    const ProgramRun second = made->runner->run(plain);
+    const ProgramRun second = made->runner->run(request_for("vector_add.cu"));
     EXPECT_EQ(second.end, ProgramRun::End::Returned) << (second.error ? second.error->message : "");
     EXPECT_EQ(second.stdout_text, text_of(kPrograms + "/expected/vector_add.out"));
     ASSERT_EQ(second.launches.size(), 1u);

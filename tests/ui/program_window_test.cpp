@@ -52,6 +52,15 @@ ProgramVerdictPixels program_verdict_on_screen(ui::AppHost& host) {
     return {program_pixels_near(*shot, r, 115, 217, 115), program_pixels_near(*shot, r, 255, 102, 89)};
 }
 
+// The window on programs/NAME with its run finished and taken (ScopedUserDir first: the host keeps its settings).
+std::unique_ptr<ui::AppHost> settled_program(const std::string& name) {
+    auto host = start_settled(program_options(name), host_kernels_factory());
+    if (!host) return nullptr;
+    host->frame();
+    EXPECT_TRUE(host->workspace().program().last().has_value()) << name;
+    return host;
+}
+
 TEST(ProgramWindow, AProgramRunsAsWrittenAndItsLaunchesAreShown) {
     ScopedUserDir user;
     auto host = start_settled(program_options("reduce_two_launches.cu"), host_kernels_factory());
@@ -118,11 +127,9 @@ TEST(ProgramWindow, PresentationModeShowsTheProgramsStrip) {
 // of d_c differ, which is the count of sums past element 1000 that are not zero, computed here.
 TEST(ProgramWindow, APickedLaunchReRunsOnItsCapturedInputs) {
     ScopedUserDir user;
-    auto host = start_settled(program_options("vector_add.cu"), host_kernels_factory());
-    ASSERT_TRUE(host);
+    auto host = settled_program("vector_add.cu");
+    ASSERT_TRUE(host && host->workspace().program().last());
     ui::Workspace& ws = host->workspace();
-    host->frame();
-    ASSERT_TRUE(ws.program().last().has_value());
     ASSERT_EQ(ws.program().last()->launches.size(), 1u);
     EXPECT_EQ(ws.program().last()->launches[0].instance, "vadd");
     ui::ProgramRunState& state = ws.program_run();
@@ -170,11 +177,9 @@ TEST(ProgramWindow, APickedLaunchReRunsOnItsCapturedInputs) {
 // fails, and the panel's verdict is red with the launch marked changed (yellow), where the first run was all green.
 TEST(ProgramWindow, TheProgramRunsAgainWithAChangedLaunch) {
     ScopedUserDir user;
-    auto host = start_settled(program_options("vector_add.cu"), host_kernels_factory());
-    ASSERT_TRUE(host);
+    auto host = settled_program("vector_add.cu");
+    ASSERT_TRUE(host && host->workspace().program().last());
     ui::Workspace& ws = host->workspace();
-    host->frame();
-    ASSERT_TRUE(ws.program().last().has_value());
     EXPECT_EQ(ws.program().last()->exit_status, 0);
     ui::ProgramRunState& state = ws.program_run();
     std::map<size_t, ProgramLaunchChange> changes;

@@ -161,9 +161,14 @@ void ProgramPanel::draw_buffer(const ReplayBuffer& b, const std::string& type, s
     const float height = 7 * ImGui::GetTextLineHeightWithSpacing();
     if (!xs.empty() && ImPlot::BeginPlot("##buffer", ImVec2(-1, height), ImPlotFlags_NoTitle)) {
         ImPlot::SetupAxes("element", nullptr, ImPlotAxisFlags_AutoFit, ImPlotAxisFlags_AutoFit);
+        ImPlot::SetupLegend(ImPlotLocation_NorthEast);
         ImPlot::PlotLine("before", xs.data(), before.data(), int(xs.size()));
         if (after.size() == xs.size()) ImPlot::PlotLine("after (the program's launch)", xs.data(), after.data(), int(xs.size()));
-        if (again.size() == xs.size()) ImPlot::PlotLine("after the re-run", xs.data(), again.data(), int(xs.size()));
+        if (again.size() == xs.size()) {  // on top, thicker: where it differs from the program's it shows
+            ImPlot::PlotLine("after the re-run", xs.data(), again.data(), int(xs.size()),
+                             ImPlotSpec(ImPlotProp_LineColor, ImVec4(0.45f, 0.85f, 0.45f, 1.0f), ImPlotProp_LineWeight,
+                                        2.5f));
+        }
         ImPlot::EndPlot();
     }
     ImGui::PopID();
