@@ -181,6 +181,19 @@ TEST_F(ProgramsOnGpu, TheHostCodeIsSandboxedAsOnTheCpu) {
     EXPECT_FALSE(std::filesystem::exists(dir.path() / "written.txt"));
 }
 
+// A kernel that never ends: the time limit stops the run (its worker with it), naming the launch and its line.
+TEST_F(ProgramsOnGpu, AKernelThatNeverEndsIsStoppedWithItsLaunchNamed) {
+    const std::string file = kPrograms + "/kernel_loop.cu";
+    const Json j = run_json({file, "--time-limit", "3"});
+    EXPECT_EQ(j.value("end", ""), "stopped") << j.dump();
+    EXPECT_EQ(j.at("stdout"), "launching\n");
+    EXPECT_EQ(j.at("error").at("kind"), "hang");
+    EXPECT_NE(j.at("error").at("message").get<std::string>().find("`spin`"), std::string::npos) << j.dump();
+    EXPECT_EQ(j.at("error").at("line"), 15);
+    // The next run gets a fresh worker and runs as written.
+    EXPECT_EQ(run({kPrograms + "/vector_add.cu"}).out, text_of(kPrograms + "/expected/vector_add.out"));
+}
+
 // Last (a fault upsets later GL work on the machine): a kernel writing 256 GiB past its buffer. The program sees
 // what its nvcc build saw on the H200, cudaErrorIllegalAddress from the next waiting call on, and the launch says so.
 TEST_F(ProgramsOnGpu, ZzAKernelThatFaultsGivesTheProgramCudasStickyError) {

@@ -684,9 +684,13 @@ ProgramRunResult CpuWorker::run_program(const ProgramRunRequest& request, const 
                 } else if (total > 0) {
                     out.error->message += "; none of its " + std::to_string(total) + " blocks finished (an endless loop?)";
                 }
-                out.error->hint = "an endless loop in the kernel, or a launch sized for a GPU: give it longer with "
-                                  "--time-limit SECONDS, or run it on a GPU (--backend cuda on a machine with one, "
-                                  "or --remote)";
+                out.error->hint = options_.device_name.empty()
+                                      ? "an endless loop in the kernel, or a launch sized for a GPU: give it longer "
+                                        "with --time-limit SECONDS, or run it on a GPU (--backend cuda on a machine "
+                                        "with one, or --remote)"
+                                      : "an endless loop in the kernel (the GPU worker was stopped with it; the next "
+                                        "run starts a fresh one), or a program that needs longer: --time-limit "
+                                        "SECONDS";
                 out.error->line = running->line;
             } else {
                 out.error->message = "the program was stopped after " + limit_text + " in its host code";
