@@ -256,6 +256,18 @@ TEST(Programs, HostCodeReadingDeviceMemoryCrashesAsOnAGpu) {
     EXPECT_EQ(j.at("launches")[0].at("cuda_error"), 0);
 }
 
+// A grid-wide sync (cooperative launch) is the GPU's only: the CPU backend refuses it before anything runs, at the
+// sync's line (tests/gpu/program_gpu_test.cpp runs it on the GPU as its nvcc build does).
+TEST(Programs, AGridWideSyncIsRefusedOnTheCpuAtItsLine) {
+    const std::string file = kPrograms + "/grid_sync.cu";
+    const Json j = run_json({file});
+    EXPECT_FALSE(j.at("compiled").get<bool>());
+    EXPECT_EQ(j.at("end"), "not_run");
+    EXPECT_EQ(j.at("stdout"), "");
+    ASSERT_FALSE(j.at("diagnostics").empty());
+    EXPECT_EQ(j.at("diagnostics")[0].at("line"), line_of(file, "grid.sync()"));
+}
+
 TEST(Programs, AnEndlessHostLoopIsStoppedByTheTimeLimit) {
     const Json j = run_json({kPrograms + "/host_loop.cu", "--time-limit", "2"});
     EXPECT_EQ(j.at("end"), "stopped");

@@ -75,6 +75,7 @@ TEST_F(ProgramsOnGpu, EachPrintsWhatItsNvccBuildPrintsAndExitsTheSame) {
         {"bad_block", {kPrograms + "/bad_block.cu"}},
         {"exit_status", {kPrograms + "/exit_status.cu"}},
         {"refused_launches", {kPrograms + "/refused_launches.cu"}},
+        {"grid_sync", {kPrograms + "/grid_sync.cu"}},  // cudaLaunchCooperativeKernel and this_grid().sync()
         {"matrix_scale", {kPrograms + "/samples/matrix_scale.cu", "-I", kPrograms + "/Common", "--", "-device=0"}},
     };
     for (const auto& [name, args] : cases) {

@@ -646,11 +646,13 @@ CpuCompileOutput compile_program_library(const ProgramCompileRequest& request, c
         return out;
     }
     out.buffer_align = alignment_with_headers(request.source, includes);
-    const PreparedSource prepared = prepare_program_source(includes.rewritten_source, user_path, out.buffer_align);
+    const PreparedSource prepared =
+        prepare_program_source(includes.rewritten_source, user_path, out.buffer_align, request.kernels_elsewhere);
     out.diagnostics = prepared.diagnostics;
     if (prepared.text.empty()) return out;
     HostCompileOptions options = host_compile_options(shim, request.extra_options);
     options.flags.push_back("-DCP_SHIM_PROGRAM");
+    if (request.kernels_elsewhere) options.flags.push_back("-DCP_SHIM_KERNELS_ELSEWHERE");
     const std::vector<std::string> checks = access_check_flags(compiler);
     options.flags.insert(options.flags.end(), checks.begin(), checks.end());
     out.options = options.flags;

@@ -94,6 +94,9 @@ struct ProgramCompileRequest {
     std::string path;
     std::vector<std::string> include_dirs;
     std::vector<std::string> extra_options;  // -D, -U, -std= as for kernels
+    // Its kernels run on a GPU: this library's copies are only probed (CP_RT_KERNEL_ENTRY), so what the CPU backend
+    // cannot run (a grid-wide sync) compiles here (-DCP_SHIM_KERNELS_ELSEWHERE).
+    bool kernels_elsewhere = false;
 };
 CpuCompileOutput compile_program_library(const ProgramCompileRequest& request, const HostCompiler& compiler,
                                          const ShimLocation& shim, const std::filesystem::path& cache_dir);

@@ -49,6 +49,7 @@ public:
         compile.source = request.source;
         compile.path = request.path;
         compile.include_dirs = request.include_dirs;
+        compile.kernels_elsewhere = gpu;
         CpuCompileOutput built = compile_program_library(compile, compiler_, shim_, cache_);
         out.compile_ms = ms_since(compile_start);
         out.diagnostics = std::move(built.diagnostics);

@@ -166,7 +166,7 @@ Diagnostic unsupported(const std::string& path, const Token& t, const std::strin
 // use the CUDA runtime, managed memory and launches, which device code may not. Empty: all of it is device code.
 void scan_unsupported(const std::string& s, const std::vector<Token>& tokens, const std::vector<bool>& skipped,
                       const std::string& path, std::vector<Diagnostic>& diags,
-                      const std::vector<bool>& in_device = {}) {
+                      const std::vector<bool>& in_device = {}, bool kernels_elsewhere = false) {
     const bool program = !in_device.empty();
     std::set<std::string> reported;  // one message per feature: the first line that uses it
     std::set<std::string> grid_names;  // variables of type grid_group
@@ -210,10 +210,14 @@ void scan_unsupported(const std::string& s, const std::vector<Token>& tokens, co
                                 text_of(s, tokens[k + 2]) == "sync") ||
                                (word == "sync" && k + 2 < tokens.size() && s[tokens[k + 1].begin] == '(' &&
                                 grid_names.count(text_of(s, tokens[k + 2])));
+        if (grid_sync && kernels_elsewhere) continue;  // a whole program on a GPU: a cooperative launch syncs it
         if (grid_sync) {
-            report(t,
-                   "grid-wide sync (this_grid().sync()) ; end the kernel at that point and run what follows as a "
-                   "second kernel (a `step:` line each): a launch boundary syncs the whole grid");
+            report(t, program ? "grid-wide sync (this_grid().sync()) ; run the program on a GPU "
+                                "(--backend cuda), or end the kernel there and launch a second kernel for what "
+                                "follows: a launch boundary syncs the whole grid"
+                              : "grid-wide sync (this_grid().sync()) ; end the kernel at that point and run what "
+                                "follows as a second kernel (a `step:` line each): a launch boundary syncs the "
+                                "whole grid");
             continue;
         }
         if (word == "texture" && k + 1 < tokens.size() && s[tokens[k + 1].begin] == '<') {
@@ -950,14 +954,14 @@ std::string add_entry_probes(const std::string& text) {
 }  // namespace
 
 PreparedSource prepare_program_source(const std::string& source, const std::string& display_path,
-                                      size_t shared_align) {
+                                      size_t shared_align, bool kernels_elsewhere) {
     PreparedSource out;
     const std::string path = display_path.empty() ? std::string("program.cu") : display_path;
     out.kernels = find_kernels(source);
     const std::vector<Token> tokens = tokenize_code(source);
     const std::vector<bool> in_device = device_function_tokens(source, tokens);
     const std::vector<bool> skipped = cpu_skipped(source, tokens);
-    scan_unsupported(source, tokens, skipped, path, out.diagnostics, in_device);
+    scan_unsupported(source, tokens, skipped, path, out.diagnostics, in_device, kernels_elsewhere);
     // Host code: the runtime calls outside the subset, and the CUDA libraries, refused at their line.
     std::set<std::string> reported;
     for (size_t k = 0; k < tokens.size(); ++k) {

@@ -48,8 +48,10 @@ size_t buffer_start_alignment(const std::string& source);
 // at their line, launches (`k<<<g, b, s, st>>>(...)`) rewritten to ::cp_rt::launch, the `__shared__` rewrites of a
 // kernel's source, and the entry point `cp_program_main` (cp_shim_abi.h). `kernels` lists every __global__
 // function; `kernel_name` stays empty.
+// `kernels_elsewhere`: the kernels run on a GPU (this library's copies are only probed), so a grid-wide sync is
+// not refused.
 PreparedSource prepare_program_source(const std::string& source, const std::string& display_path,
-                                      size_t shared_align = 1);
+                                      size_t shared_align = 1, bool kernels_elsewhere = false);
 
 // Symbols the generated entry points export for `kernel`.
 std::string plain_entry_symbol(const std::string& kernel);

@@ -90,6 +90,7 @@ std::optional<CudaDriver> load_cuda_driver(const std::string& library, std::stri
     need("cuFuncSetAttribute", d.FuncSetAttribute);
     want("cuFuncGetParamInfo", d.FuncGetParamInfo);
     need("cuLaunchKernel", d.LaunchKernel);
+    want("cuLaunchCooperativeKernel", d.LaunchCooperativeKernel);
     want("cuOccupancyMaxPotentialBlockSize", d.OccupancyMaxPotentialBlockSize);
     want("cuOccupancyMaxActiveBlocksPerMultiprocessor", d.OccupancyMaxActiveBlocksPerMultiprocessor);
 

@@ -72,6 +72,7 @@ struct CudaDriver {
     decltype(&::cuFuncSetAttribute) FuncSetAttribute = nullptr;
     decltype(&::cuFuncGetParamInfo) FuncGetParamInfo = nullptr;  // optional (driver >= 12.4)
     decltype(&::cuLaunchKernel) LaunchKernel = nullptr;
+    decltype(&::cuLaunchCooperativeKernel) LaunchCooperativeKernel = nullptr;  // optional
     // Occupancy (optional: the launch panel's block size suggestion falls back to an estimate without them)
     decltype(&::cuOccupancyMaxPotentialBlockSize) OccupancyMaxPotentialBlockSize = nullptr;
     decltype(&::cuOccupancyMaxActiveBlocksPerMultiprocessor) OccupancyMaxActiveBlocksPerMultiprocessor = nullptr;

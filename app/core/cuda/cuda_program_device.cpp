@@ -519,24 +519,35 @@ private:
         d_.EventCreate(&pending.start, CU_EVENT_DEFAULT);
         d_.EventCreate(&pending.end, CU_EVENT_DEFAULT);
         d_.EventRecord(pending.start, stream);
-        const CUresult r = d_.LaunchKernel(function, record.grid.x, record.grid.y, record.grid.z, record.block.x,
-                                           record.block.y, record.block.z, unsigned(l.shared_bytes), stream,
-                                           params.data(), nullptr);
+        // cudaLaunchCooperativeKernel: all blocks resident at once, so that they may sync the grid.
+        const CUresult r =
+            l.cooperative && d_.LaunchCooperativeKernel
+                ? d_.LaunchCooperativeKernel(function, record.grid.x, record.grid.y, record.grid.z, record.block.x,
+                                             record.block.y, record.block.z, unsigned(l.shared_bytes), stream,
+                                             params.data())
+                : d_.LaunchKernel(function, record.grid.x, record.grid.y, record.grid.z, record.block.x,
+                                  record.block.y, record.block.z, unsigned(l.shared_bytes), stream, params.data(),
+                                  nullptr);
         if (r != CUDA_SUCCESS) {
             d_.EventDestroy(pending.start);
             d_.EventDestroy(pending.end);
             release_snapshots(pending, stream);
             for (ProgramBuffer& b : record.buffers) b.captured = false;  // it ran nothing: nothing to see
-            const bool refused = r == CUDA_ERROR_INVALID_VALUE || r == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+            const bool refused = r == CUDA_ERROR_INVALID_VALUE || r == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES ||
+                                 r == CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
             return refuse(int(r), engine_error(refused ? ErrorKind::LaunchRefused : ErrorKind::Fault,
                                                refused ? "INVALID_CONFIGURATION" : d_.error_name(r),
                                                "the GPU refused the launch of `" + record.kernel + "` (grid " +
                                                    record.grid.str() + ", block " + record.block.str() + ", " +
                                                    std::to_string(l.shared_bytes) + " bytes of dynamic shared memory): " +
                                                    d_.error_name(r) + " (" + d_.error_string(r) + ")",
-                                               refused ? "a block has at most 1024 threads (z at most 64), a grid's y and "
-                                                         "z at most 65535, and shared memory is limited per block"
-                                                       : ""));
+                                               r == CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE
+                                                   ? "a cooperative launch's blocks must all be on the GPU at once: "
+                                                     "at most as many as its SMs hold (cudaOccupancyMaxActiveBlocks"
+                                                     "PerMultiprocessor times the SM count)"
+                                               : refused ? "a block has at most 1024 threads (z at most 64), a grid's y "
+                                                           "and z at most 65535, and shared memory is limited per block"
+                                                         : ""));
         }
         d_.EventRecord(pending.end, stream);
         for (const Snapshot& s : pending.snapshots)

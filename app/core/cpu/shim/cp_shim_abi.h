@@ -7,7 +7,7 @@
 #include <cstdint>
 
 // Bump whenever a struct or function below changes: cached kernel libraries are keyed by it.
-#define CP_SHIM_ABI_VERSION 8
+#define CP_SHIM_ABI_VERSION 9
 
 namespace cp_abi {
 
@@ -165,6 +165,7 @@ struct ProgramLaunch {
     unsigned param_count;
     const void* const* values;  // each argument's bytes
     const ProgramEntry* entry;  // ProgramHost::wants_entry: the kernel as entered (null when its probe did not run)
+    int cooperative;            // cudaLaunchCooperativeKernel: its blocks may sync the whole grid (GPU only)
 };
 
 // A GPU's facts, for cudaGetDeviceProperties and cudaDeviceGetAttribute (ProgramHost::device).

@@ -159,6 +159,7 @@ static cudaError_t pending_fault = cudaSuccess;  // a launch faulted; the next w
 static cudaError_t sticky = cudaSuccess;         // found: every call returns it from now on
 static unsigned long long streams_made = 0;
 static unsigned long long events_made = 0;
+static bool cooperative_next = false;  // the launch being made came from cudaLaunchCooperativeKernel
 
 // A kernel's entry probe (CP_RT_KERNEL_ENTRY, which source_prep.cpp puts first in each kernel's body): while
 // `probing`, a call of the kernel records the function and its parameters as converted, then returns at once.
@@ -429,6 +430,8 @@ static inline void launch(int line, const char* kernel, const LaunchConfig& conf
     l.param_count = unsigned(n);
     l.values = addresses;
     l.entry = nullptr;
+    l.cooperative = cooperative_next ? 1 : 0;
+    cooperative_next = false;
     if (host->wants_entry) {
         probed = cp_abi::ProgramEntry{};
         probing = true;
@@ -560,7 +563,8 @@ static inline const char* cudaGetErrorName(cudaError_t e) {
 #define cudaMallocHost(...) ::cp_rt::malloc_host_at(__LINE__, #__VA_ARGS__, __VA_ARGS__)
 #define cudaHostAlloc(...) ::cp_rt::malloc_host_at(__LINE__, #__VA_ARGS__, __VA_ARGS__)
 #define cudaLaunchKernel(...) ::cp_rt::launch_kernel_at(__LINE__, #__VA_ARGS__, __VA_ARGS__)
-#define cudaLaunchCooperativeKernel(...) ::cp_rt::launch_kernel_at(__LINE__, #__VA_ARGS__, __VA_ARGS__)
+#define cudaLaunchCooperativeKernel(...) \
+    (::cp_rt::cooperative_next = true, ::cp_rt::launch_kernel_at(__LINE__, #__VA_ARGS__, __VA_ARGS__))
 
 static inline cudaError_t cudaFree(void* p) { return cp_rt::release(p, cp_abi::kDeviceMemory); }
 static inline cudaError_t cudaFreeHost(void* p) { return cp_rt::release(p, cp_abi::kPinnedHostMemory); }

@@ -146,12 +146,17 @@ public:
     dim3 group_dim() const { return gridDim; }
     dim3 block_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
     bool is_valid() const { return true; }
+#if defined(CP_SHIM_KERNELS_ELSEWHERE)
+    // A whole program whose kernels run on a GPU: this library's copy of the kernel is only probed, never run.
+    void sync(int = 0) const { ::cp_shim::fail(::cp_abi::kUnsupported, "grid-wide sync (this_grid().sync())", 0); }
+#else
     template <class Never = void>
     void sync(int = 0) const {
         static_assert(details::never<Never>,
                       "grid-wide sync (this_grid().sync()) is not supported by the CPU backend: end the kernel at "
                       "that point and launch a second kernel for what follows (a launch boundary syncs the grid)");
     }
+#endif
 };
 
 inline grid_group this_grid() { return grid_group(); }
