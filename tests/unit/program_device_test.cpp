@@ -89,7 +89,10 @@ protected:
         request.path = programs_dir() + "/" + name;
         host_ = cp::compile_program_library(request, compiler_, shim_, cache_.path());
         EXPECT_TRUE(host_.ok) << (host_.diagnostics.empty() ? host_.log : host_.diagnostics[0].message);
-        return cp::compile_program_device_code(request.source, request.path, {}, host_.library, "sm_90");
+        auto symbols = cp::read_elf_symbols(host_.library);
+        EXPECT_TRUE(symbols.ok());
+        return cp::compile_program_device_code(request.source, request.path, {},
+                                               symbols ? *symbols : std::vector<cp::ElfSymbol>(), "sm_90");
     }
     // The names of the library's symbols at the image's offsets.
     std::set<std::string> mapped(const std::map<uint64_t, std::string>& by_offset) {
@@ -159,7 +162,9 @@ TEST_F(ProgramDeviceCompileTest, DeviceCodeErrorsComeAtTheProgramsLine) {
     request.path = "bad.cu";
     host_ = cp::compile_program_library(request, compiler_, shim_, cache_.path());
     ASSERT_TRUE(host_.ok) << (host_.diagnostics.empty() ? host_.log : host_.diagnostics[0].message);
-    const cp::ProgramDeviceCompile d = cp::compile_program_device_code(src, "bad.cu", {}, host_.library, "sm_90");
+    auto symbols = cp::read_elf_symbols(host_.library);
+    ASSERT_TRUE(symbols.ok());
+    const cp::ProgramDeviceCompile d = cp::compile_program_device_code(src, "bad.cu", {}, *symbols, "sm_90");
     EXPECT_FALSE(d.result.ok);
     EXPECT_FALSE(d.image);
     ASSERT_FALSE(d.result.diagnostics.empty());

@@ -95,15 +95,8 @@ json program_request_json(const ProgramRunRequest& r) {
         json changes = json::array();
         for (const auto& [index, c] : r.changes) {
             json scalars = json::array();
-            for (const auto& [arg, bytes] : c.scalars) {
-                std::string hex;
-                static const char digits[] = "0123456789abcdef";
-                for (std::byte b : bytes) {
-                    hex += digits[std::to_integer<unsigned>(b) >> 4];
-                    hex += digits[std::to_integer<unsigned>(b) & 15];
-                }
-                scalars.push_back({arg, hex});
-            }
+            for (const auto& [arg, bytes] : c.scalars)
+                scalars.push_back({arg, hex_of_bytes(bytes.data(), bytes.size(), bytes.size())});
             changes.push_back({{"index", index},
                                {"grid", c.grid ? dim3_json(*c.grid) : json()},
                                {"block", c.block ? dim3_json(*c.block) : json()},
@@ -133,14 +126,8 @@ ProgramRunRequest program_request_from(const json& j) {
             ProgramLaunchChange change;
             if (!c.at("grid").is_null()) change.grid = dim3_from(c.at("grid"));
             if (!c.at("block").is_null()) change.block = dim3_from(c.at("block"));
-            for (const json& s : c.at("scalars")) {
-                const std::string hex = s.at(1).get<std::string>();
-                std::vector<std::byte> bytes(hex.size() / 2);
-                auto digit = [](char ch) { return ch <= '9' ? ch - '0' : ch - 'a' + 10; };
-                for (size_t i = 0; i < bytes.size(); ++i)
-                    bytes[i] = std::byte((digit(hex[2 * i]) << 4) | digit(hex[2 * i + 1]));
-                change.scalars[s.at(0).get<size_t>()] = std::move(bytes);
-            }
+            for (const json& s : c.at("scalars"))
+                change.scalars[s.at(0).get<size_t>()] = bytes_of_hex(s.at(1).get<std::string>());
             r.changes[c.at("index").get<size_t>()] = std::move(change);
         }
     if (j.contains("device")) {

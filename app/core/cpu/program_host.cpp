@@ -127,18 +127,9 @@ int ProgramHostState::launch(const cp_abi::ProgramLaunch& l) {
         record.entry = uint64_t(reinterpret_cast<uintptr_t>(l.entry->function)) - module_.load_base();
     // A change the app asked for at this launch (the window's "run the program with this change"): the grid, the
     // block, and the scalars in the thunk's own copies of the arguments, which the blocks read.
-    if (auto change = request_.changes.find(launches_made_++); change != request_.changes.end()) {
-        std::vector<void*> values(l.param_count);
-        std::vector<unsigned> sizes(l.param_count);
-        std::vector<int> pointers(l.param_count);
-        for (unsigned i = 0; i < l.param_count; ++i) {
-            values[i] = const_cast<void*>(l.values[i]);
-            sizes[i] = l.params[i].size;
-            pointers[i] = l.params[i].is_pointer;
-        }
-        record.changed = apply_launch_change(change->second, record.grid, record.block, values.data(), sizes.data(),
-                                             pointers.data(), l.param_count);
-    }
+    if (auto change = request_.changes.find(launches_made_++); change != request_.changes.end())
+        record.changed =
+            apply_launch_change(change->second, record.grid, record.block, l.values, l.params, l.param_count);
     auto tell = [&](int cuda_error) {
         record.cuda_error = cuda_error;
         if (on_launch_) on_launch_(record);
@@ -163,12 +154,8 @@ int ProgramHostState::launch(const cp_abi::ProgramLaunch& l) {
         ProgramArg arg;
         arg.size = l.params[i].size;
         arg.pointer = l.params[i].is_pointer != 0;
-        const auto* bytes = static_cast<const unsigned char*>(l.values[i]);
-        static const char digits[] = "0123456789abcdef";
-        for (unsigned b = 0; bytes && b < std::min(arg.size, 64u); ++b) {
-            arg.bytes_hex += digits[bytes[b] >> 4];
-            arg.bytes_hex += digits[bytes[b] & 15];
-        }
+        const void* bytes = l.values[i];
+        arg.bytes_hex = hex_of_bytes(bytes, arg.size);
         if (arg.pointer && bytes) {
             const void* value = *static_cast<void* const*>(l.values[i]);
             if (const Allocation* a = find(value)) {

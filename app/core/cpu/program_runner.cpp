@@ -65,8 +65,17 @@ public:
             return out;
         }
         const std::string path = request.path.empty() ? "program.cu" : request.path;
+        // The host library's symbols, read once: the instantiation each launch ran (by its entry's offset), and on a
+        // GPU the device code's names.
+        const Result<std::vector<ElfSymbol>> symbols = read_elf_symbols(built.library);
         // On a GPU: the device code for the device the worker opened, named after the host library's instantiations.
         std::shared_ptr<const ProgramDeviceImage> device_image;
+        if (gpu && !symbols) {
+            cleanup();
+            out.compiled = false;
+            out.error = to_engine_error(symbols.error(), "ELF_UNREADABLE", ErrorKind::Internal);
+            return out;
+        }
         if (gpu) {
             const auto device_start = std::chrono::steady_clock::now();
             nlohmann::json facts = nlohmann::json::parse(cpu_worker_device_facts(*runner_), nullptr, false);
@@ -80,7 +89,7 @@ public:
             out.device = facts.value("name", std::string("GPU"));
             const std::string arch = nvrtc_arch_for_device(facts.at("cc_major").get<int>(), facts.at("cc_minor").get<int>());
             ProgramDeviceCompile device = compile_program_device_code(request.source, path, request.include_dirs,
-                                                                      built.library, arch.empty() ? "sm_90" : arch);
+                                                                      *symbols, arch.empty() ? "sm_90" : arch);
             out.compile_ms += ms_since(device_start);
             out.diagnostics.insert(out.diagnostics.end(), device.result.diagnostics.begin(),
                                    device.result.diagnostics.end());
@@ -110,7 +119,7 @@ public:
 
         // Each launch's instantiation by its entry's offset in the library (ProgramLaunchRecord::entry).
         std::map<uint64_t, std::string> instances;
-        if (auto symbols = read_elf_symbols(built.library))
+        if (symbols)
             for (const ElfSymbol& s : *symbols)
                 if (s.function) {
                     const std::string d = demangled(s.name);

@@ -135,17 +135,6 @@ std::string gpu_facts() {
         .dump();
 }
 
-std::string hex_of(const void* data, unsigned size) {
-    static const char digits[] = "0123456789abcdef";
-    std::string out;
-    const auto* bytes = static_cast<const unsigned char*>(data);
-    for (unsigned b = 0; bytes && b < std::min(size, 64u); ++b) {
-        out += digits[bytes[b] >> 4];
-        out += digits[bytes[b] & 15];
-    }
-    return out;
-}
-
 class CudaProgramDevice final : public ProgramDevice {
 public:
     explicit CudaProgramDevice(const ProgramDeviceRun& run) : run_(run), d_(*opened().driver) {
@@ -455,18 +444,9 @@ private:
         // A change the app asked for at this launch: grid, block and scalars (in the probe's copies, which are
         // what the kernel gets).
         if (run_.changes)
-            if (auto change = run_.changes->find(index); change != run_.changes->end()) {
-                std::vector<void*> values(l.entry->count);
-                std::vector<unsigned> sizes(l.entry->count);
-                std::vector<int> pointers(l.entry->count);
-                for (unsigned i = 0; i < l.entry->count; ++i) {
-                    values[i] = const_cast<void*>(l.entry->values[i]);
-                    sizes[i] = l.entry->params[i].size;
-                    pointers[i] = l.entry->params[i].is_pointer;
-                }
-                record.changed = apply_launch_change(change->second, record.grid, record.block, values.data(),
-                                                     sizes.data(), pointers.data(), l.entry->count);
-            }
+            if (auto change = run_.changes->find(index); change != run_.changes->end())
+                record.changed = apply_launch_change(change->second, record.grid, record.block, l.entry->values,
+                                                     l.entry->params, l.entry->count);
         // The parameters as the kernel took them, and the allocations they point into.
         std::vector<void*> params(l.entry->count);
         std::vector<std::pair<uintptr_t, uint64_t>> reached;
@@ -475,7 +455,7 @@ private:
             ProgramArg arg;
             arg.size = l.entry->params[i].size;
             arg.pointer = l.entry->params[i].is_pointer != 0;
-            arg.bytes_hex = hex_of(l.entry->values[i], arg.size);
+            arg.bytes_hex = hex_of_bytes(l.entry->values[i], arg.size);
             if (arg.pointer) {
                 const void* value = *static_cast<void* const*>(l.entry->values[i]);
                 if (const auto* a = containing(value)) {

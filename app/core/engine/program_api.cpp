@@ -2,6 +2,7 @@
 #include "core/engine/program_api.h"
 #include "core/engine/program_device.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace cp {
@@ -40,23 +41,28 @@ std::string cuda_error_name(int code) {
     }
 }
 
-bool apply_launch_change(const ProgramLaunchChange& change, Dim3& grid, Dim3& block, void* const* values,
-                         const unsigned* sizes, const int* is_pointer, size_t count) {
-    bool changed = false;
-    if (change.grid) {
-        grid = *change.grid;
-        changed = true;
+std::string hex_of_bytes(const void* data, size_t size, size_t max_bytes) {
+    static const char digits[] = "0123456789abcdef";
+    std::string out;
+    const auto* bytes = static_cast<const unsigned char*>(data);
+    for (size_t b = 0; bytes && b < std::min(size, max_bytes); ++b) {
+        out += digits[bytes[b] >> 4];
+        out += digits[bytes[b] & 15];
     }
-    if (change.block) {
-        block = *change.block;
-        changed = true;
-    }
-    for (const auto& [index, bytes] : change.scalars) {
-        if (index >= count || is_pointer[index] || !values[index] || bytes.size() != sizes[index]) continue;
-        std::memcpy(values[index], bytes.data(), bytes.size());
-        changed = true;
-    }
-    return changed;
+    return out;
+}
+
+std::vector<std::byte> bytes_of_hex(const std::string& hex) {
+    std::vector<std::byte> out(hex.size() / 2);
+    auto digit = [](char c) { return c <= '9' ? c - '0' : c - 'a' + 10; };
+    for (size_t i = 0; i < out.size(); ++i) out[i] = std::byte((digit(hex[2 * i]) << 4) | digit(hex[2 * i + 1]));
+    return out;
+}
+
+bool apply_launch_change_to_grid(const ProgramLaunchChange& change, Dim3& grid, Dim3& block) {
+    if (change.grid) grid = *change.grid;
+    if (change.block) block = *change.block;
+    return change.grid || change.block;
 }
 
 }  // namespace cp

@@ -98,6 +98,11 @@ struct ProgramRun {
     std::string capture_data;  // the captured buffers' bytes, at ProgramBuffer::before_at / after_at
 };
 
+// An argument's bytes as ProgramArg::bytes_hex writes them (two lower-case hex digits each, in memory order), at most
+// `max_bytes` of them; and back.
+std::string hex_of_bytes(const void* data, size_t size, size_t max_bytes = 64);
+std::vector<std::byte> bytes_of_hex(const std::string& hex);
+
 // "returned", "exited", "aborted", "crashed", "stopped", "not_run": the end's name in the JSON.
 const char* program_end_name(ProgramRun::End end);
 

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
@@ -76,9 +77,21 @@ struct ProgramDeviceRun {
 };
 
 // Applies `change` to a launch being made: its grid and block, and the bytes of each scalar argument whose size
-// matches (`values[i]` of `sizes[i]` bytes, overwritten in place); true when anything was changed.
-bool apply_launch_change(const ProgramLaunchChange& change, Dim3& grid, Dim3& block, void* const* values,
-                         const unsigned* sizes, const int* is_pointer, size_t count);
+// matches (`values[i]`, described by `params[i]`'s size and is_pointer, overwritten in place: they are the launch's
+// own copies); true when anything was changed.
+bool apply_launch_change_to_grid(const ProgramLaunchChange& change, Dim3& grid, Dim3& block);
+template <class Param>
+bool apply_launch_change(const ProgramLaunchChange& change, Dim3& grid, Dim3& block, const void* const* values,
+                         const Param* params, size_t count) {
+    bool changed = apply_launch_change_to_grid(change, grid, block);
+    for (const auto& [index, bytes] : change.scalars) {
+        if (index >= count || params[index].is_pointer || !values[index] || bytes.size() != params[index].size)
+            continue;
+        std::memcpy(const_cast<void*>(values[index]), bytes.data(), bytes.size());
+        changed = true;
+    }
+    return changed;
+}
 
 class ProgramDevice {
 public:

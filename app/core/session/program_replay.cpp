@@ -9,13 +9,6 @@
 
 namespace cp {
 
-std::vector<std::byte> program_arg_bytes(const ProgramArg& arg) {
-    const std::string& hex = arg.bytes_hex;
-    std::vector<std::byte> out(hex.size() / 2);
-    auto digit = [](char c) { return c <= '9' ? c - '0' : c - 'a' + 10; };
-    for (size_t i = 0; i < out.size(); ++i) out[i] = std::byte((digit(hex[2 * i]) << 4) | digit(hex[2 * i + 1]));
-    return out;
-}
 
 std::vector<std::byte> captured_bytes(const std::string& capture, uint64_t at, uint64_t bytes) {
     if (at > capture.size() || bytes > capture.size() - at) return {};
@@ -36,7 +29,7 @@ std::optional<std::string> replay_refusal(const ProgramRun& run, size_t index) {
         if (!a.pointer && a.size > 64) return which + " is a value of " + std::to_string(a.size) + " bytes";
         // A struct holding device pointers: they point into the program's allocations, which a replay does not have.
         if (!a.pointer && a.size > 8) {
-            const std::vector<std::byte> bytes = program_arg_bytes(a);
+            const std::vector<std::byte> bytes = bytes_of_hex(a.bytes_hex);
             for (size_t w = 0; w + 8 <= bytes.size(); w += 8) {
                 uint64_t v = 0;
                 std::memcpy(&v, bytes.data() + w, 8);
@@ -131,7 +124,7 @@ LaunchReplay replay_launch(Backend& backend, const ProgramRequest& request, cons
             k.offset = a.offset;
         } else {
             auto changed = changes.scalars.find(i);
-            k.scalar = changed != changes.scalars.end() ? changed->second : program_arg_bytes(a);
+            k.scalar = changed != changes.scalars.end() ? changed->second : bytes_of_hex(a.bytes_hex);
         }
         launch.args.push_back(std::move(k));
     }

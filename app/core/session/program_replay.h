@@ -40,8 +40,6 @@ struct LaunchReplay {
     bool same_as_program = false;
 };
 
-// An argument's bytes as the program passed it (ProgramArg::bytes_hex, at most 64 of them).
-std::vector<std::byte> program_arg_bytes(const ProgramArg& arg);
 // `bytes` bytes at `at` of a run's capture (ProgramRun::capture_data); empty when the capture does not hold them.
 std::vector<std::byte> captured_bytes(const std::string& capture, uint64_t at, uint64_t bytes);
 

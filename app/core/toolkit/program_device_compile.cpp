@@ -83,14 +83,9 @@ std::vector<DeviceVariable> device_variables(const std::string& s) {
 
 ProgramDeviceCompile compile_program_device_code(const std::string& source, const std::string& path,
                                                  const std::vector<std::string>& include_dirs,
-                                                 const std::filesystem::path& host_library, const std::string& arch) {
+                                                 const std::vector<ElfSymbol>& host_symbols, const std::string& arch) {
     ProgramDeviceCompile out;
     const std::string device_source = separate_host_code(source, true).kernel_source;
-    auto symbols = read_elf_symbols(host_library);
-    if (!symbols) {
-        out.result.error = to_engine_error(symbols.error(), "ELF_UNREADABLE", ErrorKind::Internal);
-        return out;
-    }
     std::set<std::string> kernels;
     for (const ScannedKernel& k : defined_kernels(scan_kernels(device_source))) kernels.insert(k.name);
     std::set<std::string> variables, managed;
@@ -102,7 +97,7 @@ ProgramDeviceCompile compile_program_device_code(const std::string& source, cons
 
     // Name expressions, kernels first (compile_with_nvrtc checks that its first one is a __global__ function).
     std::map<std::string, std::vector<uint64_t>> kernel_at, variable_at;  // expression -> host offsets
-    for (const ElfSymbol& sym : *symbols) {
+    for (const ElfSymbol& sym : host_symbols) {
         const std::string d = demangled(sym.name);
         const bool mangled = d != sym.name;
         if (sym.function) {

@@ -7,6 +7,7 @@
 
 #include "core/engine/engine_api.h"
 #include "core/engine/program_device.h"
+#include "core/toolkit/elf_symbols.h"
 
 #include <filesystem>
 #include <memory>
@@ -20,11 +21,11 @@ struct ProgramDeviceCompile {
     std::shared_ptr<ProgramDeviceImage> image;   // set when it compiled
 };
 
-// `source` and `path` as the program was given; `host_library` the library compile_program_library made of it;
-// `arch` as nvrtc_arch_for_device gives ("sm_90").
+// `source` and `path` as the program was given; `host_symbols` the symbol table (read_elf_symbols) of the library
+// compile_program_library made of it; `arch` as nvrtc_arch_for_device gives ("sm_90").
 ProgramDeviceCompile compile_program_device_code(const std::string& source, const std::string& path,
                                                  const std::vector<std::string>& include_dirs,
-                                                 const std::filesystem::path& host_library, const std::string& arch);
+                                                 const std::vector<ElfSymbol>& host_symbols, const std::string& arch);
 
 // The C++ name a demangled function or variable symbol gives a name expression (`void axpy<float>(float, float
 // const*)` -> `axpy<float>`, `ns::k(int)` -> `ns::k`), and its last component without template arguments (`axpy`);

@@ -136,7 +136,7 @@ ProgramLaunchChange ProgramPanel::change_of(size_t index) const {
     if (!(grid == l.grid)) changes.grid = grid;
     if (!(block == l.block)) changes.block = block;
     for (size_t i = 0; i < scalars_.size() && i < l.args.size(); ++i)
-        if (!l.args[i].pointer && scalars_[i] != program_arg_bytes(l.args[i])) changes.scalars[i] = scalars_[i];
+        if (!l.args[i].pointer && scalars_[i] != bytes_of_hex(l.args[i].bytes_hex)) changes.scalars[i] = scalars_[i];
     return changes;
 }
 
@@ -187,7 +187,7 @@ void ProgramPanel::draw_launch(const ProgramRun& run, size_t index) {
             block_[i] = int(b[i]);
         }
         scalars_.clear();
-        for (const ProgramArg& a : l.args) scalars_.push_back(a.pointer ? std::vector<std::byte>() : program_arg_bytes(a));
+        for (const ProgramArg& a : l.args) scalars_.push_back(a.pointer ? std::vector<std::byte>() : bytes_of_hex(a.bytes_hex));
         // Its captured buffers, read out of the capture once, and which it wrote.
         shown_.clear();
         written_.clear();
