@@ -105,6 +105,12 @@ screenshots() {
     shot error_marker --open tests/data/planted_oob.cu
     # A whole program (issue 36): its launch strip, the faulted launch in red, its own output.
     shot program_out_of_bounds --open tests/data/programs/out_of_bounds.cu
+    # ... and a launch of one saved as a lesson (--save-launch), opened with a lesson's views.
+    local launch
+    launch=$(mktemp -d)
+    "$app" run tests/data/programs/ripple.cu --backend cpu --save-launch 1 --out-dir "$launch" >/dev/null
+    shot program_lesson --open "$launch/ripple.cu"
+    rm -rf "$launch"
     # See memory: the gutter and the warp picture (memory_pick and memory_banks_large come from cp_ui_tests with
     # CP_UI_TEST_SHOTS set: a click and the large window are not command-line options).
     shot memory_strided --open performance/coalesced_vs_strided --set n=1000 --set stride=8 --memory

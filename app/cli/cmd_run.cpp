@@ -48,14 +48,17 @@ describes: fills the buffers, launches it, times it, checks the results against 
 reference, and writes each output view (PNG for images, CSV for arrays).
 
 A whole program (a file with its own main() and no header) runs as written instead: its host code
-against the playground's CUDA runtime, its kernels on the CPU backend with every check; its output is
-its own, its exit status the run's, and each launch's fault or refusal is said on stderr.
+against the playground's CUDA runtime, its kernels on the GPU where there is one, else on the CPU
+backend with every check; its output is its own, its exit status the run's, and each launch's fault
+or refusal is said on stderr.
   cuda-playground run prog.cu [-I DIR]... [--json FILE] [--time-limit S] [-- ARGS...]
   -I DIR                    a further folder its headers are read from (as nvcc's -I)
   --as-program              run a file that has both a main() and a header as a program
   --time-limit S            stop the whole program after S seconds (default: CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S)
   --capture FILE            keep each launch's buffers before and after it (docs/program_capture.md)
   --capture-limit MIB       at most this much data in the capture (default 256); later launches without data
+  --save-launch N           save launch N as a lesson with its captured inputs and outputs (the views of a
+                            lesson, checked against what the program computed); --out-dir DIR says where
   -- ARGS...                the program's own arguments (its argv[1] on)
 
 )" + backend_option_help(28) +
@@ -373,7 +376,8 @@ Result<Args> parse_run_args(const std::vector<std::string>& argv) {
                                   {"--as-program"},
                                   {"--time-limit", true},
                                   {"--capture", true},
-                                  {"--capture-limit", true}});
+                                  {"--capture-limit", true},
+                                  {"--save-launch", true}});
     // `run --compare FILE`: the optional value took the file.
     if (args && args->positional.empty() && args->all("--compare").size() == 1 && !args->get("--compare").empty()) {
         args->positional.push_back(args->get("--compare"));

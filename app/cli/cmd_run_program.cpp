@@ -3,6 +3,8 @@
 // element) beside it on stderr. `--json FILE` keeps all of it.
 #include "cli/commands.h"
 #include "cli/program_args.h"
+
+#include "core/session/program_lesson.h"
 #include "core/backends/registry.h"
 #include "core/session/report_json.h"
 #include "core/text_util.h"
@@ -126,7 +128,7 @@ int run_program(const ProgramCommand& command) {
     request.args = command.program_args;
     request.include_dirs = command.include_dirs;
     request.time_limit_s = command.time_limit_s;
-    if (!command.capture.empty()) request.capture_limit = command.capture_limit;
+    if (!command.capture.empty() || command.save_launch) request.capture_limit = command.capture_limit;
 
     auto made = make_program_runner(command.backend);
     ProgramRun r;
@@ -178,6 +180,18 @@ int run_program(const ProgramCommand& command) {
         std::cerr << r.stderr_text << std::flush;
     }
     print_notes(r);
+    if (command.save_launch) {
+        if (command.save_launch > r.launches.size())
+            return user_error("--save-launch " + std::to_string(command.save_launch) + ": the program made " +
+                                  count_text(r.launches.size(), "launch", "launches"),
+                              "give a launch's number from 1 to " + std::to_string(r.launches.size()));
+        auto lesson = lesson_from_launch(request, r, command.save_launch - 1);
+        if (!lesson) return user_error(lesson.error());
+        auto written = write_program_lesson(*lesson, command.out_dir);
+        if (!written) return user_error(written.error());
+        std::cerr << "cuda-playground: launch " << command.save_launch << " saved as a lesson: " << written->string()
+                  << " (run it with `cuda-playground run " << written->string() << "`)\n";
+    }
     if (r.end == ProgramRun::End::Crashed || r.end == ProgramRun::End::Stopped || r.end == ProgramRun::End::NotRun)
         return r.exit_status ? r.exit_status : 1;
     return r.exit_status;

@@ -43,9 +43,10 @@ Result<std::optional<ProgramCommand>> program_command(const Args& args, const Sp
         if (as_program && file)
             return make_error(ErrorKind::UserInput, path.filename().string() + " has no main(), so it is not a program",
                               "run it without --as-program (its header says how), or add a main()");
-        if (split.separator || !split.include_dirs.empty() || args.has("--time-limit") || args.has("--capture"))
+        if (split.separator || !split.include_dirs.empty() || args.has("--time-limit") || args.has("--capture") ||
+            args.has("--save-launch"))
             return make_error(ErrorKind::UserInput,
-                              "program arguments after `--`, -I and --time-limit are for whole programs (a file with "
+                              "program arguments after `--`, -I, --time-limit, --capture and --save-launch are for whole programs (a file with "
                               "a main()), and " + path.filename().string() + " has " +
                                   (has_main ? "a playground header (add --as-program to run its main())"
                                             : "no main()"),
@@ -54,7 +55,8 @@ Result<std::optional<ProgramCommand>> program_command(const Args& args, const Sp
     }
     // Options of a header's run mean nothing to a program: refused, not ignored.
     static const std::vector<std::string> kept = {"--backend",    "--json",    "--time-limit", "--as-program",
-                                                  "--capture",    "--capture-limit", "--help"};
+                                                  "--capture",    "--capture-limit", "--save-launch",
+                                                  "--out-dir",    "--help"};
     for (const auto& [name, values] : args.values)
         if (std::find(kept.begin(), kept.end(), name) == kept.end())
             return make_error(ErrorKind::UserInput,
@@ -92,6 +94,16 @@ Result<std::optional<ProgramCommand>> program_command(const Args& args, const Sp
         if (command.capture.empty())
             return make_error(ErrorKind::UserInput, "--capture needs a file", "e.g. --capture run.cpcap");
         if (auto ok = check_output_file("--capture", command.capture); !ok) return ok.error();
+    }
+    if (args.has("--save-launch")) {
+        auto n = parse_whole_number("--save-launch", args.get("--save-launch"), 1, 1000000);
+        if (!n) return n.error();
+        command.save_launch = size_t(*n);
+        command.out_dir = args.has("--out-dir") ? args.get("--out-dir")
+                                                : path.stem().string() + "-launch" + std::to_string(*n);
+    } else if (args.has("--out-dir")) {
+        return make_error(ErrorKind::UserInput, "--out-dir is where --save-launch writes its lesson, and it was not given",
+                          "e.g. --save-launch 2 --out-dir reduce-lesson");
     }
     if (args.has("--capture-limit")) {
         auto mib = parse_whole_number("--capture-limit", args.get("--capture-limit"), 1, 65536);

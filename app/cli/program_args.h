@@ -31,6 +31,8 @@ struct ProgramCommand {
     double time_limit_s = 0;  // --time-limit SECONDS; 0: the default
     std::string capture;      // --capture FILE: each launch's buffers before and after (docs/program_capture.md)
     uint64_t capture_limit = uint64_t(256) << 20;  // --capture-limit MIB
+    size_t save_launch = 0;   // --save-launch N: launch N (1-based) saved as a lesson (program_lesson.h); 0: none
+    std::string out_dir;      // --out-dir DIR: where; default `STEM-launchN` in the working folder
 };
 
 // The program to run, when FILE is one: it has a main() and no playground header, or --as-program. Nothing when

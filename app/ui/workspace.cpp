@@ -185,7 +185,8 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     output.set_memory(&memory_);  // a click on the output picks the warp of the picture
     layout_.add(std::make_unique<ConsolePanel>(console_));
     ProgramPanel& program_panel =
-        layout_.add(std::make_unique<ProgramPanel>(program_, now_, [this] { target_.wake(); }));
+        layout_.add(std::make_unique<ProgramPanel>(program_, now_, [this] { target_.wake(); },
+                                                   [this](size_t index) { return open_launch_as_lesson(index); }));
     layout_.add(std::make_unique<DevicePanel>(device_status_));
     layout_.set_named(editor, output, timing, streams, memory);
     layout_.set_presentation_view(std::make_unique<PresentationView>(output, editor, launch, timing, files_.parsed(),
@@ -280,6 +281,22 @@ void Workspace::open_kernel(const fs::path& path) {
     apply_lesson_stage();
     settings_.last_kernel = fs::absolute(path).string();
     save_settings_if_persistent();
+}
+
+std::string Workspace::open_launch_as_lesson(size_t index) {
+    const std::string stem = fs::path(program_.last_path()).stem().string();
+    const fs::path dir = launches_dir() / (stem + "-launch" + std::to_string(index + 1));
+    auto written = program_.save_launch_as_lesson(index, dir);
+    if (!written) {
+        console_.add(LogKind::Error, written.error().full());
+        return written.error().message;
+    }
+    console_.add(LogKind::Info, "Launch " + std::to_string(index + 1) + " of " + fs::path(program_.last_path()).filename().string() +
+                                    " saved as a lesson with its captured data (" + dir.string() +
+                                    "): the views show that launch, and its outputs are checked against what the "
+                                    "program computed. The program itself is still " + program_.last_path() + ".");
+    open_after_frame_ = *written;
+    return "";
 }
 
 // The lesson's `show:`: a comparison lesson opens on its side-by-side columns unless `show:` leaves `Compare`

@@ -95,6 +95,9 @@ public:
 
     // ---- for the host, tests and benchmarks ----
     void open_kernel(const std::filesystem::path& path);
+    // Launch `index` of the last program run saved as a lesson (under launches_dir()) and opened after this frame;
+    // why it could not be, or an empty string.
+    std::string open_launch_as_lesson(size_t index);
     void request_run() { run_requested_ = true; }
     void save_now() { files_.save_now(); }
     // An edited lesson back to the library's text (Revert, "Take the new one"): it runs at once and checked, as
@@ -247,6 +250,7 @@ private:
     bool presentation_dirty_ = true;
     ConsoleLog console_;
     ProgramRunState program_;
+    std::optional<std::filesystem::path> open_after_frame_;  // a lesson saved from a launch, opened once drawn
     bool program_doc_ = false;           // the document is a whole program (as of program_doc_revision_)
     std::optional<uint64_t> program_doc_revision_;  // none: not yet looked at
     std::string program_doc_path_;

@@ -47,6 +47,12 @@ void Workspace::frame(double now) {
         if (layout_.draw_docked()) save_settings_if_persistent();
     }
     if (auto chosen = open_dialog_.draw()) open_kernel(*chosen);
+    if (open_after_frame_) {
+        const std::filesystem::path path = std::move(*open_after_frame_);
+        open_after_frame_.reset();
+        open_kernel(path);
+        layout_.show("Output");
+    }
     render::RenderTarget* wake_target = &target_;
     if (auto made = connection_.poll(now, [wake_target] { wake_target->wake(); })) use_connected_backend(std::move(*made));
     maybe_submit(now);

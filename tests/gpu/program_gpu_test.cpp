@@ -197,6 +197,28 @@ TEST_F(ProgramsOnGpu, AKernelThatNeverEndsIsStoppedWithItsLaunchNamed) {
 
 // Last (a fault upsets later GL work on the machine): a kernel writing 256 GiB past its buffer. The program sees
 // what its nvcc build saw on the H200, cudaErrorIllegalAddress from the next waiting call on, and the launch says so.
+// A launch the GPU ran, saved as a lesson (`--save-launch`): the lesson runs on the GPU and matches what the
+// program's launch wrote; the stencil's pointers 3 elements into their buffers, the ripple's picture also on the CPU
+// backend, whose sqrtf and cosf may differ from the GPU's in the last bits (within the lesson's tolerance).
+TEST_F(ProgramsOnGpu, ALaunchSavedAsALessonMatchesItselfOnTheGpuAndOnTheCpu) {
+    test::TempDir dir;
+    for (const char* name : {"stencil_1d", "ripple"}) {
+        const std::string out = (dir.path() / name).string();
+        const ProcessResult saved = run({kPrograms + "/" + name + ".cu", "--save-launch", "1", "--out-dir", out});
+        ASSERT_EQ(saved.exit_code, 0) << saved.err;
+        const std::string lesson = out + "/" + name + ".cu";
+        const Json gpu = run_json({lesson});
+        EXPECT_EQ(gpu.value("backend", ""), "cuda") << name;
+        EXPECT_EQ(gpu.at("check").at("state"), "matches") << name << ": " << gpu.at("check").dump();
+        EXPECT_EQ(gpu.at("check").at("against"), "recorded_result");
+    }
+    const ProcessResult cpu = test::run_process(
+        {CP_BINARY, "run", (dir.path() / "ripple" / "ripple.cu").string(), "--backend", "cpu", "--json", "-"},
+        {"CUDA_PLAYGROUND_CACHE_DIR=" + cache_.path().string()});
+    const Json j = Json::parse(cpu.out);
+    EXPECT_EQ(j.at("check").at("state"), "matches") << j.at("check").dump() << " max error " << j.at("max_abs_error");
+}
+
 TEST_F(ProgramsOnGpu, ZzAKernelThatFaultsGivesTheProgramCudasStickyError) {
     const ProcessResult r = run({kPrograms + "/wild_write.cu"});
     EXPECT_EQ(r.out, text_of(kPrograms + "/expected/wild_write.out")) << r.err;

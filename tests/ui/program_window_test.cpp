@@ -203,4 +203,48 @@ TEST(ProgramWindow, TheProgramRunsAgainWithAChangedLaunch) {
         save_png(std::filesystem::path(dir) / "program_changed.png", *shot);
 }
 
+// "Open as a lesson" (the Program panel's button calls Workspace::open_launch_as_lesson): ripple.cu's one launch
+// saved with its captured data and opened as a lesson on the CPU backend. Its Output panel shows the picture the
+// launch made (the pixels on screen against the colour map of the output, computed there), checked against what
+// the program's own launch wrote: the bytes the program's run captured after it.
+TEST(ProgramWindow, ALaunchOpensAsALessonWithItsPictureOnScreen) {
+    ScopedUserDir user;
+    ui::AppOptions o = program_options("ripple.cu");
+    o.backend = "cpu";
+    o.width = 1920;
+    o.height = 1080;
+    o.text_size = 1.75f;
+    auto host = start_settled(o, {});
+    ASSERT_TRUE(host);
+    ui::Workspace& ws = host->workspace();
+    host->frame();
+    ASSERT_TRUE(ws.program().last().has_value());
+    const ProgramRun& run = *ws.program().last();
+    ASSERT_EQ(run.launches.size(), 1u);
+    ASSERT_EQ(run.launches[0].buffers.size(), 1u);
+    const ProgramBuffer& img = run.launches[0].buffers[0];
+    const std::vector<std::byte> program_wrote = captured_bytes(ws.program().capture(), img.after_at, img.bytes);
+    ASSERT_EQ(program_wrote.size(), size_t(301 * 203 * 4));
+
+    EXPECT_EQ(ws.open_launch_as_lesson(0), "");
+    host->frame();  // opened once the frame is drawn
+    settle(*host);
+    ASSERT_TRUE(ws.latest());
+    const RunReport& report = ws.latest()->report;
+    ASSERT_TRUE(report.resolved);
+    EXPECT_EQ(report.resolved->grid.x, 19u);
+    EXPECT_EQ(report.resolved->grid.y, 13u);
+    EXPECT_EQ(report.resolved->block.x, 16u);
+    EXPECT_EQ(report.verified, std::optional<bool>(true));
+    EXPECT_TRUE(report.checked_against_recording);
+    ASSERT_TRUE(report.outputs.count("img"));
+    EXPECT_TRUE(report.outputs.at("img").bytes == program_wrote);
+    show_output_at_100_percent(*host);
+    EXPECT_GT(expect_screen_matches_colormapped(*host, report.outputs.at("img"), 301, "gray"), 10000u);
+    if (const char* dir = std::getenv("CP_TEST_SCREENSHOT_DIR")) {
+        for (int i = 0; i < 2; ++i) host->frame();
+        if (auto shot = host->screenshot(); shot.ok()) save_png(std::filesystem::path(dir) / "program_lesson.png", *shot);
+    }
+}
+
 }  // namespace

@@ -134,6 +134,8 @@ Result<bool> fill_buffer(const BufferSpec& spec, HostBuffer& out, const Image* i
         }
         case BufferInit::Kind::Image:
             return fill_from_image(spec, out, image);
+        case BufferInit::Kind::Data:  // the session copies the file's bytes (session_buffers.cpp)
+            return make_error(ErrorKind::Internal, "buffer `" + spec.name + "` is filled from a data file, not here");
     }
     return true;
 }

@@ -1,6 +1,7 @@
 // Checking a launch configuration against a device's limits before launching, with fix suggestions.
 #pragma once
 
+#include "core/result.h"
 #include "core/types.h"
 
 #include <optional>

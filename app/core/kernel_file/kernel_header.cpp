@@ -23,8 +23,9 @@ using header::Word;
 const std::vector<std::string> kKeys = {"title",     "category", "tags",    "about",   "param", "buffer",
                                         "block",     "grid",     "shared",  "problem", "view",  "reference",
                                         "tolerance", "traffic",  "kernel",  "expect",  "learn", "step",
-                                        "streams",   "compare",  "devices", "constant", "show"};
-const std::vector<std::string> kNamedKeys = {"param", "buffer", "view", "constant"};
+                                        "streams",   "compare",  "devices", "constant", "show",
+                                        "result"};
+const std::vector<std::string> kNamedKeys = {"param", "buffer", "view", "constant", "result"};
 const std::vector<std::string> kColormaps = {"gray", "viridis", "magma", "coolwarm"};
 
 class HeaderParser : public header::HeaderEntryParser {
@@ -106,6 +107,7 @@ private:
             const std::string example = key == "param"      ? "param n: int = 1000"
                                         : key == "buffer"   ? "buffer a: float[n] in"
                                         : key == "constant" ? "constant c_Kernel: float[17] = gaussian(2.0)"
+                                        : key == "result"   ? "result y: data(\"y.after.bin\")"
                                                             : "view c: plot";
             error(line, key_column, "`" + key + "` needs exactly one name before the `:`, e.g. `" + example + "`.");
             if (lhs.size() > 2) state_.broken_names.insert(lhs[1].text);
@@ -140,6 +142,7 @@ private:
         else if (key == "param") parse_param(lhs[1].text, column_base + static_cast<int>(lhs[1].pos), l);
         else if (key == "buffer") parse_buffer(lhs[1].text, column_base + static_cast<int>(lhs[1].pos), l);
         else if (key == "view") parse_view(lhs[1].text, l);
+        else if (key == "result") parse_result(lhs[1].text, l);
         else if (key == "constant") {
             // Read, checked and applied by constant_fill.cpp; the params its values use are used.
             for (size_t i = 0; i < value.size();) {

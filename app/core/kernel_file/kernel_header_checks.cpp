@@ -197,6 +197,52 @@ void check_streams(const std::string& file, const KernelSpec& spec, const Names&
 
 }  // namespace
 
+// `result NAME:` lines: each names an out/inout buffer once, and they stand instead of `reference:`.
+static void check_results(const std::string& file, const KernelSpec& spec, const HeaderState& state,
+                   std::vector<Diagnostic>& diags) {
+    std::map<std::string, int> seen;
+    for (const ResultSpec& r : spec.results) {
+        const auto b = std::find_if(spec.buffers.begin(), spec.buffers.end(),
+                                    [&](const BufferSpec& x) { return x.name == r.buffer; });
+        if (b == spec.buffers.end()) {
+            if (state.broken_names.count(r.buffer)) continue;
+            std::vector<std::string> names;
+            for (const auto& x : spec.buffers) names.push_back(x.name);
+            diags.push_back(make_diagnostic(file, r.line, 0, Severity::Error,
+                                            "`result " + r.buffer + ":` names no buffer of this file." +
+                                                did_you_mean(r.buffer, names) + " Declare it with a `buffer` line."));
+        } else if (b->direction == Direction::In) {
+            diags.push_back(make_diagnostic(file, r.line, 0, Severity::Error,
+                                            "`result " + r.buffer + ":` is for a buffer the kernel writes, and `" +
+                                                r.buffer + "` is `in`; make it `out` or `inout` (line " +
+                                                std::to_string(b->line) + "), or remove this line."));
+        }
+        if (auto [it, inserted] = seen.emplace(r.buffer, r.line); !inserted) {
+            diags.push_back(make_diagnostic(file, r.line, 0, Severity::Error,
+                                            "`result " + r.buffer + ":` is given twice (first on line " +
+                                                std::to_string(it->second) + "); keep one."));
+        }
+    }
+    for (const BufferSpec& b : spec.buffers) {
+        if (b.offset == 0) continue;
+        const char* with = !spec.reference.empty() ? "`reference:` (a reference gets each buffer from its start)"
+                           : spec.streams                  ? "`streams:` (the chunks cut buffers from their start)"
+                           : spec.devices.enabled()        ? "`devices:` (the parts cut buffers from their start)"
+                                                           : nullptr;
+        if (with) {
+            diags.push_back(make_diagnostic(file, b.line, 0, Severity::Error,
+                                            "buffer `" + b.name + "` has an offset, which does not go with " + with +
+                                                "; check it with `result` lines, or pass the buffer from its start"));
+        }
+    }
+    if (!spec.results.empty() && !spec.reference.empty()) {
+        diags.push_back(make_diagnostic(file, state.reference_line, 0, Severity::Error,
+                                        "`reference:` and `result` lines both say what the outputs must be (the "
+                                        "first `result` is on line " + std::to_string(spec.results.front().line) +
+                                            "); keep one of them."));
+    }
+}
+
 void check_header(const std::string& file, KernelSpec& spec, std::vector<Diagnostic>& diagnostics, HeaderState& state) {
     if (!spec.has_metadata || state.unterminated) return;
     if (spec.title.empty() && state.unreadable_lines == 0) {
@@ -232,7 +278,8 @@ void check_header(const std::string& file, KernelSpec& spec, std::vector<Diagnos
                                               "`reference: " + spec.reference + "` has nothing to check: no buffer is "
                                               "`out` or `inout`."));
     }
-    if (spec.expect == ExpectedOutcome::Mismatch && spec.reference.empty()) {
+    check_results(file, spec, state, diagnostics);
+    if (spec.expect == ExpectedOutcome::Mismatch && !has_check(spec)) {
         diagnostics.push_back(
             make_diagnostic(file, state.expect_line, 0, Severity::Error,
                             "`expect: mismatch` needs a `reference:` whose result the kernel's output "

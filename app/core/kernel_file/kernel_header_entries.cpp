@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 #include <map>
 
@@ -24,9 +25,10 @@ bool whole_between(double v, double lo, double hi) {
 }
 
 const std::vector<std::string> kScalarTypes = {"int", "uint", "float", "double"};
-const std::vector<std::string> kInits = {"zeros", "constant", "random", "ramp", "image"};
+const std::vector<std::string> kInits = {"zeros", "constant", "random", "ramp", "image", "data"};
 const char* const kInitForms =
-    "zeros, constant(V), random(seed=S, min=A, max=B), ramp(start=A, step=B), image(\"file.png\")";
+    "zeros, constant(V), random(seed=S, min=A, max=B), ramp(start=A, step=B), image(\"file.png\"), "
+    "data(\"file.bin\")";
 
 }  // namespace
 
@@ -352,11 +354,66 @@ void HeaderEntryParser::parse_buffer_body(const std::string& name, int name_colu
     }
     b.direction = words[0].text == "in" ? Direction::In : words[0].text == "out" ? Direction::Out : Direction::InOut;
     const size_t init_start = words.size() > 1 ? words[1].pos : after.size();
-    const std::string init = trim(after.substr(init_start));
+    std::string init = trim(after.substr(init_start));
+    // `... offset K`: the kernel gets a pointer K elements into the buffer (a program's `d_in + RADIUS`).
+    if (words.size() >= 3 && words[words.size() - 2].text == "offset") {
+        const Word& k = words.back();
+        double v = 0;
+        if (!constant(k.text, l.line, after_column + static_cast<int>(k.pos), "the offset of buffer `" + name + "`", v))
+            return;
+        if (!whole_between(v, 0, 0x1p53)) {
+            error(l.line, after_column + static_cast<int>(k.pos),
+                  "the offset of buffer `" + name + "` must be a whole number of elements from 0, e.g. `offset 3`.");
+            return;
+        }
+        b.offset = static_cast<uint64_t>(v);
+        const size_t offset_at = words[words.size() - 2].pos;
+        init = offset_at > init_start ? trim(after.substr(init_start, offset_at - init_start)) : std::string();
+    }
     if (!init.empty() && !parse_init(b, init, l.line, after_column + static_cast<int>(init_start))) return;
     remember(HeaderExpr::Context::BufferCount, b.count_expr, "the count of buffer `" + name + "`", l.line,
              l.column + static_cast<int>(open) + 1);
     spec_.buffers.push_back(std::move(b));
+}
+
+// `result NAME: data("file")`: what buffer NAME must hold after the launch (checked by check_header).
+void HeaderEntryParser::parse_result(const std::string& name, const Line& l) {
+    const std::string value = trim(l.value);
+    const bool call = value.rfind("data", 0) == 0 && trim(value.substr(4)).size() >= 2 &&
+                      trim(value.substr(4)).front() == '(' && value.back() == ')';
+    if (!call) {
+        error(l.line, l.column, "`result " + name + ":` takes `data(\"file.bin\")`: the file of what `" + name +
+                                    "` must hold after the launch, next to this file.");
+        return;
+    }
+    const std::string inner = trim(value.substr(4));
+    std::string file;
+    if (!data_file_argument(split_args(inner.substr(1, inner.size() - 2)), l.line, l.column, file)) return;
+    spec_.results.push_back(ResultSpec{name, file, l.line});
+}
+
+// `data("file.bin")`'s one argument: a file name in quotes, relative to the kernel file's folder and inside it
+// (a kernel file is untrusted: it reads no file elsewhere). Into `file`; false (with an error) otherwise.
+bool HeaderEntryParser::data_file_argument(const std::vector<Word>& args, int line, int column, std::string& file) {
+    std::string path = args.size() == 1 ? args[0].text : std::string();
+    if (path.size() >= 2 && path.front() == '"' && path.back() == '"') path = path.substr(1, path.size() - 2);
+    else path.clear();
+    if (path.empty() || path.find('"') != std::string::npos) {
+        error(line, column, "`data` takes one file name in quotes, e.g. `data(\"x.bin\")`: a file of the buffer's "
+                            "elements as raw bytes, next to this file.");
+        return false;
+    }
+    const std::filesystem::path p(path);
+    bool inside = p.is_relative() && !p.has_root_name();
+    for (const auto& part : p)
+        if (part == "..") inside = false;
+    if (!inside) {
+        error(line, column, "`data(\"" + path + "\")` names a file outside this file's folder; a data file must lie "
+                            "next to the kernel file or in a folder below it (e.g. `data(\"x.bin\")`).");
+        return false;
+    }
+    file = path;
+    return true;
 }
 
 bool HeaderEntryParser::parse_init(BufferSpec& b, const std::string& text, int line, int column) {
@@ -442,6 +499,11 @@ bool HeaderEntryParser::parse_init(BufferSpec& b, const std::string& text, int l
         init.kind = BufferInit::Kind::Ramp;
         if (values.count("start")) init.start = values["start"];
         if (values.count("step")) init.step = values["step"];
+    } else if (kind == "data") {
+        std::string file;
+        if (!data_file_argument(args, line, column, file)) return false;
+        init.kind = BufferInit::Kind::Data;
+        init.data = file;
     } else {  // image
         if (args.size() != 1) {
             error(line, column, "`image` takes one file name in quotes, e.g. `image(\"coffee.png\")`.");

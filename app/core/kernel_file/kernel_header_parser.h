@@ -50,6 +50,7 @@ protected:
 
     void parse_param(const std::string& name, int name_column, const Line& l);
     void parse_buffer(const std::string& name, int name_column, const Line& l);
+    void parse_result(const std::string& name, const Line& l);
     void parse_step(const Line& l);  // kernel_header_steps.cpp
     void parse_streams(const Line& l);  // kernel_header_steps.cpp
     void parse_devices(const Line& l);  // kernel_header_devices.cpp
@@ -64,6 +65,7 @@ private:
     bool check_constant_default(const ParamSpec& p, int column);
     void parse_buffer_body(const std::string& name, int name_column, const Line& l);
     bool parse_init(BufferSpec& b, const std::string& text, int line, int column);
+    bool data_file_argument(const std::vector<Word>& args, int line, int column, std::string& file);
 };
 
 }  // namespace cp::header

@@ -40,12 +40,13 @@ const char* direction_name(Direction d);
 
 // How a buffer is filled before the first launch.
 struct BufferInit {
-    enum class Kind { Zeros, Constant, Random, Ramp, Image } kind = Kind::Zeros;
+    enum class Kind { Zeros, Constant, Random, Ramp, Image, Data } kind = Kind::Zeros;
     double constant = 0;               // Constant
     uint64_t seed = 1;                 // Random
     double min = 0, max = 1;           // Random
     double start = 0, step = 1;        // Ramp
     std::string image;                 // Image: path as written (relative to assets/ or the kernel file)
+    std::string data;                  // Data: a file of raw elements next to the kernel file (data_file.h)
 };
 
 struct BufferSpec {
@@ -55,6 +56,7 @@ struct BufferSpec {
     Direction direction = Direction::In;
     BufferInit init;
     int line = 0;
+    uint64_t offset = 0;  // `offset K`: the kernel's pointer is K elements into the buffer (`d_in + RADIUS`)
 };
 // Whether `b` (may be null) is filled from an image (`init: image ...`).
 inline bool is_image_buffer(const BufferSpec* b) { return b && b->init.kind == BufferInit::Kind::Image; }
@@ -66,6 +68,13 @@ struct ParamSpec {
     std::optional<double> min, max, step;     // range for sliders and validation
     std::vector<std::pair<std::string, int64_t>> choices;  // enum: label -> value
     bool derived = false;                     // default refers to an image attribute; not user-settable
+    int line = 0;
+};
+
+// `result NAME: data("y.after.bin")`: the recorded contents an out/inout buffer must hold after the launch.
+struct ResultSpec {
+    std::string buffer;
+    std::string file;  // as written, next to the kernel file
     int line = 0;
 };
 
@@ -157,6 +166,9 @@ struct KernelSpec {
     LaunchSpec launch;
     std::vector<ViewSpec> views;
     std::string reference;   // the in-file CPU reference function (reference_section.h); empty: none
+    // `result NAME: data("file")`: what an out/inout buffer must hold after the launch, recorded (a launch of a
+    // program saved as a lesson, program_lesson.h); it holds for the params' written values. Instead of `reference:`.
+    std::vector<ResultSpec> results;
     double tolerance = 0;    // max abs error allowed per component
     std::string traffic_expr;  // bytes one launch moves; empty: sum of buffer sizes by direction
     ExpectedOutcome expect = ExpectedOutcome::None;  // `expect:` buggy on purpose
@@ -185,6 +197,9 @@ struct KernelSpec {
     bool has_metadata = false;  // false for a plain .cu file without a header
     int header_first_line = 0, header_last_line = 0;
 };
+
+// Whether a run's outputs are checked against something: the file's CPU reference or its recorded results.
+inline bool has_check(const KernelSpec& spec) { return !spec.reference.empty() || !spec.results.empty(); }
 
 // A kernel file: its text, parsed metadata and signature, and every problem found while reading it.
 struct KernelFile {

@@ -43,7 +43,8 @@ json check_json(const RunReport& r) {
                        : "Not checked: the kernel was not run (" +
                              (r.backend.empty() ? std::string("this backend") : "the " + r.backend + " backend") +
                              " compiles kernels but cannot launch them).";
-    json check = {{"state", check_state_name(state)}, {"text", text}};
+    json check = {{"state", check_state_name(state)}, {"text", text},
+                  {"against", r.checked_against_recording ? "recorded_result" : "cpu_reference"}};
     if (const std::string why = not_checked_reason(r); !why.empty()) check["reason"] = why;
     uint64_t never_written = 0;
     for (const CoverageMap& c : r.coverage) never_written += c.never_written;

@@ -61,7 +61,9 @@ std::string not_checked_reason(const RunReport& r) {
 }
 
 std::string verdict_text(const RunReport& r, VerdictOf whose, bool with_detail) {
-    const std::string reference = whose == VerdictOf::Run ? "the CPU reference" : "its CPU reference";
+    const std::string reference = r.checked_against_recording
+                                      ? (whose == VerdictOf::Run ? "the recorded result" : "its recorded result")
+                                      : (whose == VerdictOf::Run ? "the CPU reference" : "its CPU reference");
     char error[64];
     std::snprintf(error, sizeof error, "%g", r.max_abs_error);
     switch (check_state(r)) {

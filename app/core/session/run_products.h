@@ -96,6 +96,9 @@ struct Checked {
     std::vector<StageRun> runs;         // "reference" (ran or reused), "check"
     std::optional<Error> error;         // the reference itself failed
     double check_ms = 0;
+    bool recorded = false;              // judged by the file's `result` lines (recorded outputs)
+    std::string not_checked;            // why it could not be judged although asked (params off the record)
+    NotCheckedWhy not_checked_why = NotCheckedWhy::None;
     // A buggy-on-purpose lesson's judgement once the report holds this check (set by KernelSession::check).
     std::string outcome;
     std::optional<bool> as_expected;

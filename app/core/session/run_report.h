@@ -3,6 +3,7 @@
 // window and the command line read these; neither recomputes what is in them.
 #pragma once
 
+#include "core/data/data_file.h"
 #include "core/data/host_buffer.h"
 #include "core/data/image_io.h"
 #include "core/engine/engine_api.h"
@@ -89,6 +90,11 @@ struct ResolvedRun {
     uint64_t traffic_bytes = 0;                     // bytes one launch reads + writes
     std::vector<ResolvedView> views;
     std::map<std::string, ResolvedImage> images;    // by buffer name
+    std::map<std::string, DataFile> data;           // `data("...")` initialisers, by buffer name
+    std::map<std::string, DataFile> results;        // `result NAME: data(...)` lines, by buffer name
+    // Params whose value is not the one written in the header, as "n = 500 (written 1000)": `result` lines hold
+    // for the written values only.
+    std::vector<std::string> params_off_record;
     // A file with steps: each in order (grid, block and dynamic_shared_bytes above are the first step's).
     std::vector<ResolvedStep> steps;
     // The order of each block's threads chosen for this run (RunChoices::thread_order); none: the backend's.
@@ -265,6 +271,7 @@ enum class NotCheckedWhy : uint8_t {
     AfterLaunchChange,  // the window's re-run after a change of the block or the grid
     AfterInputsChange,  // the window's re-run after a change of the inputs (parameters, images, options)
     StoppedEarly,       // shown after a step before the last: the check compares the last step's result
+    OffRecord,          // `result` lines hold for the params' written values, and some param differs from them
 };
 // The window's live re-runs, which skip the check to stay fast and which F5 checks.
 constexpr bool is_live_rerun(NotCheckedWhy why) {
@@ -307,6 +314,7 @@ struct RunReport {
     bool check_pending = false;
     std::string not_checked;  // why a run that could have been checked was not ("shown after step 2 of 3: ...")
     NotCheckedWhy not_checked_why = NotCheckedWhy::None;  // the same, for code to decide on
+    bool checked_against_recording = false;  // the outputs are judged by `result` lines, not by a CPU reference
     double reference_ms = 0;  // the CPU reference's own run (0 when its expected outputs were reused)
     // A buggy-on-purpose lesson (`expect:`): what happened ("mismatch", "fault", "refused", "hang",
     // "verified", "error") and whether it is what the lesson expects.

@@ -110,6 +110,21 @@ Result<std::shared_ptr<const Image>> KernelSession::image_for(const BufferSpec& 
     return image;
 }
 
+Result<DataFile> KernelSession::data_file(const std::string& written) {
+    const std::filesystem::path path = kernel_.path.parent_path() / written;
+    std::error_code ec;
+    const auto time = std::filesystem::last_write_time(path, ec);
+    const uint64_t size = ec ? 0 : std::filesystem::file_size(path, ec);
+    if (!ec) {
+        auto it = data_cache_.find(path.string());
+        if (it != data_cache_.end() && it->second.size == size && it->second.time == time) return it->second.file;
+    }
+    auto loaded = load_data_file(kernel_.path, written);
+    if (!loaded) return loaded.error();
+    if (!ec) data_cache_[path.string()] = CachedData{size, time, *loaded};
+    return loaded;
+}
+
 CompileRequest kernel_compile_request(const KernelFile& file) {
     CompileRequest request;
     request.source = text_to_compile(file);

@@ -10,6 +10,7 @@
 // the session's Launcher (launcher.h).
 #pragma once
 
+#include "core/data/data_file.h"
 #include "core/data/image_io.h"
 #include "core/engine/engine.h"
 #include "core/session/module_cache.h"
@@ -110,6 +111,8 @@ public:
 private:
     std::filesystem::path image_path(const BufferSpec& buffer) const;
     Result<std::shared_ptr<const Image>> image_for(const BufferSpec& buffer);
+    // A `data("...")` file of the kernel file, read again only when its size or time changed.
+    Result<DataFile> data_file(const std::string& written);
     Result<bool> resolve_choices(const ResolvedRun& r, std::vector<InputProblem>& problems) const;
     // resolve()'s steps (session_resolve.cpp), each adding to `r` and `scope`; a refused choice goes to `problems`.
     Result<bool> resolve_params(ResolvedRun& r, Scope& scope, std::vector<InputProblem>& problems);
@@ -169,6 +172,8 @@ private:
     // file's CPU reference (its expected outputs kept while what they depend on is unchanged).
     Checked check_outputs(const ResolvedRun& resolved, const std::map<std::string, HostBuffer>& outputs,
                           const std::map<std::string, HostBuffer>* replaced = nullptr);
+    Checked check_recorded(const ResolvedRun& resolved, const std::map<std::string, HostBuffer>& outputs,
+                           const std::map<std::string, HostBuffer>* replaced) const;
     // A launch on this session's engine through launcher_; the one place a launch that reset the backend's
     // context makes the session forget its buffers and modules (a split's other devices: session_devices.cpp).
     LaunchOutcome launch_kernel(LaunchRequest request, LaunchSite site);
@@ -208,6 +213,12 @@ private:
     KernelFile kernel_;
     RunChoices choices_;
     std::map<std::string, std::shared_ptr<const Image>> image_cache_;  // path -> image
+    struct CachedData {
+        uint64_t size = 0;
+        std::filesystem::file_time_type time;
+        DataFile file;
+    };
+    std::map<std::string, CachedData> data_cache_;  // path -> its contents
 
     // Every module this session compiled (or borrowed): "plain" (the kernel, and the compare variants of the same
     // file loaded with it), "traced", "memory" (recording), "counted" (its text holds the sizes), "step:NAME" (steps'

@@ -4,6 +4,7 @@
 #include "core/session/session.h"
 
 #include "core/data/buffer_init.h"
+#include <algorithm>
 
 namespace cp {
 
@@ -28,10 +29,14 @@ Result<const HostBuffer*> KernelSession::host_input(const BufferSpec& spec, cons
     const uint64_t count = resolved.buffer_counts.at(spec.name);
     const Image* image = nullptr;
     std::string image_file;
+    const DataFile* data = nullptr;
     if (spec.init.kind == BufferInit::Kind::Image) {
         const ResolvedImage& resolved_image = resolved.images.at(spec.name);
         image_file = resolved_image.path;
         image = resolved_image.image.get();
+    } else if (spec.init.kind == BufferInit::Kind::Data) {
+        data = &resolved.data.at(spec.name);
+        image_file = data->key;
     }
     // What determines its contents (run_stage.h): the same key decides the host copy and the device copy.
     const std::string key = input_fingerprint(spec, count, image_file).key();
@@ -39,7 +44,25 @@ Result<const HostBuffer*> KernelSession::host_input(const BufferSpec& spec, cons
     if (input.key != key) {
         input.key.clear();
         input.host = HostBuffer{spec.name, spec.type, std::vector<std::byte>(count * elem_info(spec.type).size)};
-        if (auto filled = fill_buffer(spec, input.host, image); !filled) return filled.error();
+        if (data) {
+            // The file's first `count` elements (a smaller count reads fewer); a shorter file is refused.
+            const uint64_t need = input.host.bytes.size();
+            if (data->bytes->size() < need) {
+                const uint32_t size = elem_info(spec.type).size;
+                return make_error(ErrorKind::UserInput,
+                                  "buffer `" + spec.name + "` needs " + std::to_string(count) + " " +
+                                      elem_info(spec.type).name + " elements (" + std::to_string(need) +
+                                      " bytes), and its data file `" + spec.init.data + "` holds " +
+                                      std::to_string(data->bytes->size() / size) + " (" +
+                                      std::to_string(data->bytes->size()) + " bytes)",
+                                  "make the buffer's count at most " + std::to_string(data->bytes->size() / size) +
+                                      " (the parameters it depends on smaller), or give a larger file");
+            }
+            std::copy(data->bytes->begin(), data->bytes->begin() + static_cast<std::ptrdiff_t>(need),
+                      input.host.bytes.begin());
+        } else if (auto filled = fill_buffer(spec, input.host, image); !filled) {
+            return filled.error();
+        }
         input.key = key;
     }
     return &input.host;
@@ -68,7 +91,9 @@ Result<bool> KernelSession::prepare_buffers(const ResolvedRun& resolved, const R
         const std::string& key = host_inputs_.at(spec.name).key;
         Fingerprint fingerprint =
             input_fingerprint(spec, resolved.buffer_counts.at(spec.name),
-                              spec.init.kind == BufferInit::Kind::Image ? resolved.images.at(spec.name).path : "");
+                              spec.init.kind == BufferInit::Kind::Image  ? resolved.images.at(spec.name).path
+                              : spec.init.kind == BufferInit::Kind::Data ? resolved.data.at(spec.name).key
+                                                                         : "");
         Stage<BufferId>& stage = stages_->upload(spec.name);
 
         // A buffer the kernel cannot write (a const input) keeps its contents between runs; every other

@@ -365,7 +365,7 @@ RunReport KernelSession::run_on_devices(const ResolvedRun& resolved, const Compi
         }
         report.outputs[b.name] = std::move(assembled);
     }
-    if (options.verify && !spec.reference.empty()) add_to_report(check_outputs(resolved, report.outputs), report);
+    if (options.verify && has_check(spec)) add_to_report(check_outputs(resolved, report.outputs), report);
     return report;
 }
 

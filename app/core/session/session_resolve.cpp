@@ -233,11 +233,38 @@ Result<bool> KernelSession::resolve_params(ResolvedRun& r, Scope& scope, std::ve
         scope[b.name + ".height"] = (*img)->height;
         r.images[b.name] = ResolvedImage{image_path(b).string(), *img};
     }
+    for (const auto& b : spec.buffers) {
+        if (b.init.kind != BufferInit::Kind::Data) continue;
+        auto file = data_file(b.init.data);
+        if (!file) {
+            Error e = file.error();
+            e.message = "buffer `" + b.name + "`: " + e.message;
+            return refuse(std::string(), std::move(e));
+        }
+        r.data[b.name] = std::move(*file);
+    }
+    for (const auto& result : spec.results) {
+        auto file = data_file(result.file);
+        if (!file) {
+            Error e = file.error();
+            e.message = "`result " + result.buffer + "`: " + e.message;
+            return refuse(std::string(), std::move(e));
+        }
+        r.results[result.buffer] = std::move(*file);
+    }
     for (const auto& p : spec.params) {
         auto over = choices_.params.find(p.name);
         double v = 0;
         if (over != choices_.params.end() && !p.derived) {
             v = over->second;
+            if (!spec.results.empty()) {  // recorded results hold for the written values
+                auto d = eval(p.default_expr, "default of parameter `" + p.name + "`", p.line);
+                double written = d ? *d : 0;
+                if (p.type == ScalarType::Int || p.type == ScalarType::UInt) written = std::round(written);
+                if (!d || written != v)
+                    r.params_off_record.push_back(p.name + " is " + format_number(v) + " (written " +
+                                                  (d ? format_number(written) : p.default_expr) + ")");
+            }
         } else {
             auto d = eval(p.default_expr, "default of parameter `" + p.name + "`", p.line);
             if (!d) return d.error();
@@ -280,6 +307,12 @@ Result<bool> KernelSession::resolve_buffer_sizes(ResolvedRun& r, Scope& scope, s
         auto n = whole_positive(*c, what, b.count_expr);
         if (!n) return refuse(blamed_choice(b.count_expr, choices_), n.error());
         r.buffer_counts[b.name] = *n;
+        if (b.offset >= *n)
+            return refuse(blamed_choice(b.count_expr, choices_),
+                          make_error(ErrorKind::UserInput,
+                                     "buffer `" + b.name + "` holds " + std::to_string(*n) + " elements, and its offset " +
+                                         std::to_string(b.offset) + " points at or past its end",
+                                     "make the offset smaller than the count (line " + std::to_string(b.line) + ")"));
         const uint64_t bytes = mul_sat(*n, elem_info(b.type).size);
         total_bytes = add_sat(total_bytes, bytes);
         if (b.direction != Direction::In) output_bytes = add_sat(output_bytes, bytes);

@@ -25,6 +25,7 @@
 #include "core/session/coverage.h"
 #include "core/session/file_reference.h"
 #include "core/session/output_compare.h"
+#include "core/session/report_text.h"
 #include "core/session/run_stage.h"
 #include "core/session/scalar_arg.h"
 #include "core/session/session.h"
@@ -203,6 +204,11 @@ void add_to_report(const Checked& p, RunReport& report) {
     report.error_maps = p.error_maps;
     report.diagnostics.insert(report.diagnostics.end(), p.diagnostics.begin(), p.diagnostics.end());
     report.stage_runs.insert(report.stage_runs.end(), p.runs.begin(), p.runs.end());
+    report.checked_against_recording = p.recorded;
+    if (!p.not_checked.empty()) {
+        report.not_checked = p.not_checked;
+        report.not_checked_why = p.not_checked_why;
+    }
     if (p.error && !report.error) {  // the reference itself failed
         report.error = p.error;
         report.failed_stage = RunStage::Verify;
@@ -705,7 +711,7 @@ Made<ReadBack> KernelSession::read_back_outputs(const ResolvedRun& resolved, con
     Made<ReadBack> made;
     ReadBack& out = made.product;
     // The check (now or deferred) and `streams:` (which launches again over the outputs) need copies.
-    const bool checked = options.verify && !kernel_.spec.reference.empty();
+    const bool checked = options.verify && has_check(kernel_.spec);
     const bool in_place_run = options.read_back_in_place && !checked && !resolved.streams;
     // Every launch is a new result, so its outputs always come back (no fingerprint to compare: it would differ).
     // Asked for what is shown only (a compare variant's column): an output no view shows and no check or
@@ -800,7 +806,7 @@ bool KernelSession::stage_check(RunState& run) {
     RunReport& report = run.report;
     const ResolvedRun& resolved = *run.resolved;
     const KernelSpec& spec = kernel_.spec;
-    if (!options.verify && !spec.reference.empty() && !resolved.stopped_early()) {
+    if (!options.verify && has_check(spec) && !resolved.stopped_early()) {
         report.not_checked = !options.skipped_check_reason.empty()
                                  ? options.skipped_check_reason
                                  : "this run skipped the check (F5 in the window checks it; `run` checks unless --no-verify)";
@@ -815,9 +821,9 @@ bool KernelSession::stage_check(RunState& run) {
                              std::to_string(resolved.steps_in_file) +
                              ": the check compares the result of the last step, so it did not run";
         report.not_checked_why = NotCheckedWhy::StoppedEarly;
-    } else if (options.verify && !spec.reference.empty() && options.defer_check) {
+    } else if (options.verify && has_check(spec) && options.defer_check) {
         report.check_pending = true;
-    } else if (options.verify && !spec.reference.empty()) {
+    } else if (options.verify && has_check(spec)) {
         // The outputs read back, with a streamed run's in their place.
         run.checked = check_outputs(resolved, run.read_back->outputs, run.streamed ? &run.streamed->outputs : nullptr);
     }
@@ -838,11 +844,80 @@ Result<LaunchRequest> KernelSession::launch_request(const ResolvedRun& resolved,
     launch.timing = timing;
     if (choices_.thread_order && engine_.capabilities().thread_order) launch.thread_order = choices_.thread_order;
     auto args = kernel_args(sig, resolved.params, [&](const std::string& name) {
-        return BufferArg{prepared ? prepared->buffers.at(name).id : buffers_.at(name).id, 0};
+        const BufferSpec* b = kernel_.buffer(name);
+        return BufferArg{prepared ? prepared->buffers.at(name).id : buffers_.at(name).id,
+                         b ? b->offset * elem_info(b->type).size : 0};
     });
     if (!args) return args.error();
     launch.args = std::move(*args);
     return launch;
+}
+
+namespace {
+
+// One output compared with what it should hold, into `checked` (its error map; the first mismatch's words when it is
+// the first output that differs). Whether it matched.
+bool add_comparison(Checked& checked, const std::string& name, const HostBuffer& got, const HostBuffer& want,
+                    double tolerance) {
+    Comparison c = compare_buffers(got, want, tolerance, true);
+    checked.max_abs_error = std::max(checked.max_abs_error, c.max_abs_error);
+    checked.mismatches += c.mismatches;
+    checked.mismatched_elements += c.mismatched_elements;
+    ErrorMap map;
+    map.buffer = name;
+    map.elements = got.count();
+    map.mismatched_elements = c.mismatched_elements;
+    map.mismatched_components = c.mismatched_components;
+    map.abs_error = std::move(c.abs_error);
+    map.tolerance = tolerance;
+    map.max_abs_error = c.max_abs_error;
+    map.first_mismatches = c.first_mismatches;
+    checked.error_maps.push_back(std::move(map));
+    if (!c.ok && checked.mismatch_detail.empty()) checked.mismatch_detail = c.detail;
+    return c.ok;
+}
+
+}  // namespace
+
+// Compares `outputs` with the file's `result` lines: the outputs a program's launch left, recorded with the inputs
+// its `data("...")` lines hold (program_lesson.h). They hold for the params' written values only: with another
+// value the run is not judged, and says why.
+Checked KernelSession::check_recorded(const ResolvedRun& resolved, const std::map<std::string, HostBuffer>& outputs,
+                                      const std::map<std::string, HostBuffer>* replaced) const {
+    Checked checked;
+    checked.recorded = true;
+    const KernelSpec& spec = kernel_.spec;
+    if (!resolved.params_off_record.empty()) {
+        checked.not_checked = "the recorded results hold for the parameters as the header writes them, and " +
+                              join(resolved.params_off_record, ", ") + "; set them back to check";
+        checked.not_checked_why = NotCheckedWhy::OffRecord;
+        return checked;
+    }
+    checked.runs.push_back({"check", false, "new result"});
+    bool all_ok = true;
+    for (const ResultSpec& r : spec.results) {
+        const HostBuffer* got = nullptr;
+        if (replaced)
+            if (auto it = replaced->find(r.buffer); it != replaced->end()) got = &it->second;
+        if (!got)
+            if (auto it = outputs.find(r.buffer); it != outputs.end()) got = &it->second;
+        if (!got) continue;
+        const DataFile& file = resolved.results.at(r.buffer);
+        if (file.bytes->size() != got->bytes.size()) {
+            const uint32_t size = elem_info(got->type).size;
+            checked.error = make_error(ErrorKind::UserInput,
+                                       "`result " + r.buffer + "`'s file `" + r.file + "` holds " +
+                                           std::to_string(file.bytes->size() / size) + " elements, and the buffer " +
+                                           std::to_string(got->count()),
+                                       "the result holds for the buffer's recorded size: give `" + r.buffer +
+                                           "` that count again, or remove the `result` line");
+            return checked;
+        }
+        HostBuffer want{r.buffer, got->type, *file.bytes};
+        all_ok = add_comparison(checked, r.buffer, *got, want, spec.tolerance) && all_ok;
+    }
+    checked.verified = all_ok;
+    return checked;
 }
 
 // Compares `outputs` (those in `replaced` in their place) with what the file's CPU reference computes from the same initial contents. The expected
@@ -851,6 +926,7 @@ Checked KernelSession::check_outputs(const ResolvedRun& resolved, const std::map
                                      const std::map<std::string, HostBuffer>* replaced) {
     Checked checked;
     const KernelSpec& spec = kernel_.spec;
+    if (!spec.results.empty()) return check_recorded(resolved, outputs, replaced);
     Fingerprint fingerprint;
     fingerprint.add("reference", spec.reference + "\n" + reference_section(kernel_.source), "reference changed");
     for (const auto& [name, value] : resolved.params) fingerprint.add("scalar " + name, value);
@@ -890,22 +966,7 @@ Checked KernelSession::check_outputs(const ResolvedRun& resolved, const std::map
     for (const auto& [name, want] : *expected) {
         const HostBuffer* got = output(name);
         if (!got) continue;
-        Comparison c = compare_buffers(*got, want, spec.tolerance, true);
-        checked.max_abs_error = std::max(checked.max_abs_error, c.max_abs_error);
-        checked.mismatches += c.mismatches;
-        checked.mismatched_elements += c.mismatched_elements;
-        ErrorMap map;
-        map.buffer = name;
-        map.elements = got->count();
-        map.mismatched_elements = c.mismatched_elements;
-        map.mismatched_components = c.mismatched_components;
-        map.abs_error = std::move(c.abs_error);
-        map.tolerance = spec.tolerance;
-        map.max_abs_error = c.max_abs_error;
-        map.first_mismatches = c.first_mismatches;
-        checked.error_maps.push_back(std::move(map));
-        if (!c.ok && all_ok) checked.mismatch_detail = c.detail;
-        all_ok = all_ok && c.ok;
+        all_ok = add_comparison(checked, name, *got, want, spec.tolerance) && all_ok;
     }
     checked.verified = all_ok;
     return checked;

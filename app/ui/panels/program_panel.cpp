@@ -181,6 +181,7 @@ void ProgramPanel::draw_launch(const ProgramRun& run, size_t index) {
     if (edited_run_ != state_.runs_taken() || edited_index_ != index) {  // another launch or run: its own values
         edited_run_ = state_.runs_taken();
         edited_index_ = index;
+        lesson_refusal_.clear();
         const uint32_t g[3] = {l.grid.x, l.grid.y, l.grid.z}, b[3] = {l.block.x, l.block.y, l.block.z};
         for (int i = 0; i < 3; ++i) {
             grid_[i] = int(g[i]);
@@ -249,6 +250,20 @@ void ProgramPanel::draw_launch(const ProgramRun& run, size_t index) {
         ImGui::SameLine();
         ImGui::Checkbox("live: re-run as the values change", &live_);
         if (asked || (changed && live_)) start_replay(index);
+    }
+    // The launch as a lesson: its views (output, coverage, launch view, memory view, timing) on its captured data.
+    if (open_as_lesson_) {
+        if (!refusal) ImGui::SameLine();
+        if (ImGui::Button("Open as a lesson")) lesson_refusal_ = open_as_lesson_(index);
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("Saves this launch with its captured inputs and outputs as a lesson and opens it: the "
+                              "Output, coverage, Launch view, Memory and Timing panels show it, and any grid or block "
+                              "is checked against what the program's launch computed.");
+        if (!lesson_refusal_.empty()) {
+            ImGui::PushTextWrapPos(0.0f);
+            ImGui::TextColored(kBad, "%s", lesson_refusal_.c_str());
+            ImGui::PopTextWrapPos();
+        }
     }
     // The whole program again with this launch changed: what its host code does with the result (its own check).
     ImGui::BeginDisabled(state_.running());

@@ -2,6 +2,7 @@
 #include "ui/state/program_run.h"
 
 #include "core/backends/registry.h"
+#include "core/session/program_lesson.h"
 
 #include <algorithm>
 
@@ -173,6 +174,19 @@ bool ProgramRunState::take_replay() {
     replay_done_.reset();
     ++replays_taken_;
     return true;
+}
+
+Result<std::filesystem::path> ProgramRunState::save_launch_as_lesson(size_t index,
+                                                                    const std::filesystem::path& dir) const {
+    std::shared_ptr<const ProgramRun> run;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        run = last_shared_;
+    }
+    if (!run) return make_error(ErrorKind::UserInput, "no run of the program to save a launch of", "run it first (F5)");
+    auto lesson = lesson_from_launch(last_request_, *run, index);
+    if (!lesson) return lesson.error();
+    return write_program_lesson(*lesson, dir);
 }
 
 }  // namespace cp::ui

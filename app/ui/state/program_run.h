@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -78,6 +79,9 @@ public:
     // Returns when no replay (nor run) is in flight or waiting.
     void wait_replay() { wait_idle(); }
     const ProgramRequest& last_request() const { return last_request_; }
+    // Launch `index` of the last run written as a lesson into `dir` (core/session/program_lesson.h): the kernel
+    // file's path, or why it cannot be.
+    Result<std::filesystem::path> save_launch_as_lesson(size_t index, const std::filesystem::path& dir) const;
 
 private:
     // Runs and replays go to one thread that lives as long as this state: the worker processes they start end with

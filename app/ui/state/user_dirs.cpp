@@ -25,6 +25,11 @@ std::filesystem::path edits_dir() {
     return xdg_base("XDG_DATA_HOME", ".local/share") / "cuda-playground" / "edits";
 }
 
+std::filesystem::path launches_dir() {
+    if (auto p = env_path("CUDA_PLAYGROUND_USER_DIR"); !p.empty()) return p / "launches";
+    return xdg_base("XDG_DATA_HOME", ".local/share") / "cuda-playground" / "launches";
+}
+
 std::filesystem::path config_dir() {
     if (auto p = env_path("CUDA_PLAYGROUND_USER_DIR"); !p.empty()) return p / "config";
     return xdg_base("XDG_CONFIG_HOME", ".config") / "cuda-playground";

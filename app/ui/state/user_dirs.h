@@ -9,5 +9,7 @@ namespace cp::ui {
 
 std::filesystem::path edits_dir();
 std::filesystem::path config_dir();
+// Where a program's launches saved as lessons go (the Program panel's "Open as a lesson"), next to edits/.
+std::filesystem::path launches_dir();
 
 }  // namespace cp::ui
