@@ -11,7 +11,12 @@
 #include <imgui.h>
 #include <imgui_internal.h>
 
+#include <array>
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -89,8 +94,71 @@ TEST(Plots, ALongSeriesIsAnEnvelopeNotASolidBlock) {
         if (auto s = host->screenshot()) render::write_png(shots_dir() + "/plot_envelope.png", *s);
 }
 
+// A long series of random numbers in 0..1 (its buckets each span nearly 0..1): on the projector's 1920x1080 at text
+// size 1.75 the min..max band must stand out from the window's background (it was (49,54,61) on (46,46,46), so the
+// plot read "every y is 0.5"), and no vertical line may stand in it (ImPlot drew one grid line brighter, in the middle
+// of every long plot). Measured in the screenshot's pixels.
+TEST(Plots, ALongSeriesBandIsSeenAndNoLineStandsInIt) {
+    ScopedUserDir user;
+    auto cpu = find_backend("cpu")->make();
+    ASSERT_TRUE(cpu.ok()) << "the CPU backend is needed here: " << cpu.error().message;
+    test::TempDir dir;
+    const std::filesystem::path lesson = dir.path() / "noise.cu";
+    std::ofstream(lesson) << "/*@playground\ntitle: noise\nparam n: int = 200003\n"
+                             "buffer x: float[n] in random(seed=3, min=0, max=1)\nbuffer y: float[n] out\n"
+                             "block: 256\ngrid: ceil(n / block.x)\n*/\n"
+                             "__global__ void copy(const float* x, float* y, int n) {\n"
+                             "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) y[i] = x[i];\n}\n";
+    ui::AppOptions o = headless_options();
+    o.open_file = lesson.string();
+    o.backend = "cpu";
+    o.width = 1920;
+    o.height = 1080;
+    o.text_size = 1.75f;
+    auto host = start_settled(o, {});
+    ASSERT_TRUE(host);
+    for (int i = 0; i < 2; ++i) host->frame();
+    const ui::DrawnPlot& plot = host->workspace().output_panel().drawn_plot();
+    ASSERT_TRUE(plot.valid);
+    ASSERT_TRUE(plot.envelope);
+    auto shot = host->screenshot();
+    ASSERT_TRUE(shot.ok());
+    const Image& img = *shot;
+    if (!shots_dir().empty()) render::write_png(shots_dir() + "/plot_band.png", img);
+    auto rgb = [&](int x, int y) {
+        const uint8_t* p = &img.pixels[(size_t(y) * size_t(img.width) + size_t(x)) * size_t(img.channels)];
+        return std::array<int, 3>{p[0], p[1], p[2]};
+    };
+    // The window's background beside the plot (left of its frame, level with its middle).
+    const std::array<int, 3> bg = rgb(int(plot.x0) - 2, int((plot.y0 + plot.y1) / 2));
+    auto distance = [](const std::array<int, 3>& a, const std::array<int, 3>& b) {
+        return std::abs(a[0] - b[0]) + std::abs(a[1] - b[1]) + std::abs(a[2] - b[2]);
+    };
+    // Rows at a third and two thirds of the plot's height (above the launch strip): inside the band nearly all along.
+    const int left = int(plot.x0) + 70, right = int(plot.x1) - 10;  // past the y axis' labels
+    size_t seen = 0, total = 0;
+    for (const float f : {0.3f, 0.62f}) {
+        const int y = int(plot.y0 + (plot.strip ? plot.strip_y0 - plot.y0 : plot.y1 - plot.y0) * f);
+        for (int x = left; x < right; ++x, ++total) seen += distance(rgb(x, y), bg) >= 90;
+    }
+    EXPECT_GT(seen, total * 8 / 10) << "the band is not told from the background (" << bg[0] << "," << bg[1] << ","
+                                    << bg[2] << ")";
+    // Inside the band, a third of the way up (below the mean), nothing stands out of the band's colour (the row's most
+    // common one): no vertical line that a class would read as a mark of the data.
+    const int y_band = int(plot.y0 + (plot.strip ? plot.strip_y0 - plot.y0 : plot.y1 - plot.y0) * 0.3f);
+    std::map<std::array<int, 3>, int> colours;
+    for (int x = left; x < right; ++x) ++colours[rgb(x, y_band)];
+    const std::array<int, 3> band =
+        std::max_element(colours.begin(), colours.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
+    std::vector<int> standing_out;
+    for (int x = left; x < right; ++x)
+        if (distance(rgb(x, y_band), band) > 20) standing_out.push_back(x);
+    EXPECT_TRUE(standing_out.empty()) << standing_out.size() << " columns stand out of the band, the first at x = "
+                                      << (standing_out.empty() ? 0 : standing_out[0]);
+}
+
 TEST(Plots, AHistogramsBinsAreBarsWithoutAnOwner) {
-    if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
+    if (auto cpu = find_backend("cpu")->make(); !cpu) FAIL() << "the CPU backend is needed here and could not be made: " << cpu.error().message;
     ScopedUserDir user;
     ui::AppOptions o = headless_options("histogram/atomic_histogram.cu");
     o.backend = "cpu";
@@ -184,7 +252,7 @@ TEST(Plots, TheTimingHistoryShowsEveryRunAndItsLaunch) {
 
 // A `devices:` run (two CPU workers play two GPUs) marks where each device's part starts on its plot.
 TEST(Plots, ASplitRunMarksEachDevicesPart) {
-    if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
+    if (auto cpu = find_backend("cpu")->make(); !cpu) FAIL() << "the CPU backend is needed here and could not be made: " << cpu.error().message;
     ScopedUserDir user;
     cp::test::ScopedEnv devices("CUDA_PLAYGROUND_CPU_DEVICES", "2");
     ui::AppOptions o = headless_options("multigpu/split_across_gpus.cu");

@@ -209,6 +209,21 @@ Result<ProgramLesson> lesson_from_launch(const ProgramRequest& request, const Pr
                 }
     }
 
+    // The domain the threads cover, where the arguments say it: an output of `n` elements (one a thread, as the
+    // launch strip and the grid's check take it), or the picture's width x height.
+    std::string problem_line;
+    for (const auto& [buffer, count] : outputs) {
+        for (const auto& [name, value] : sizes)
+            if (problem_line.empty() && value == count) problem_line = "problem: " + name;
+    }
+    for (const auto& line : view_lines) {
+        if (!problem_line.empty()) break;
+        const size_t open = line.find("image(");
+        std::string dims = line.substr(open + 6, line.size() - open - 7);
+        const size_t comma = dims.find(", ");
+        problem_line = "problem: " + dims.substr(0, comma) + " x " + dims.substr(comma + 2);
+    }
+
     std::string h;
     h += "/*@playground\n";
     h += "title: " + l.instance + ", launch " + std::to_string(index + 1) + " of " + stem + "\n";
@@ -226,6 +241,7 @@ Result<ProgramLesson> lesson_from_launch(const ProgramRequest& request, const Pr
     h += "block: " + dims_text(l.block) + "\n";
     h += "grid: " + dims_text(l.grid) + "\n";
     if (l.shared_bytes) h += "shared: " + std::to_string(l.shared_bytes) + "\n";
+    if (!problem_line.empty()) h += problem_line + "\n";
     if (tolerance > 0) {
         char text[64];
         std::snprintf(text, sizeof text, "%.3g", tolerance);

@@ -84,6 +84,11 @@ void draw_launch_strip(const OutputView& v, size_t count, const OverlaySettings&
     ImPlot::PopPlotClipRect();
 }
 
+// The band opaque (a translucent one drawn in batches showed a bright seam where two batches overlap, in the middle
+// of every long plot), with the grid drawn over it.
+const ImVec4 kBandColour{0.27f, 0.40f, 0.58f, 1.0f}, kMeanColour{1.0f, 0.62f, 0.25f, 1.0f};
+constexpr float kBandAlpha = 1.0f;
+
 // Element indices on the x axis as numbers a class reads: 900, 25k, 2.5M (ImPlot's default "%g" writes 1e+06).
 int index_tick(double value, char* buf, int size, void*) {
     const double a = std::abs(value);
@@ -181,7 +186,9 @@ void OutputPanel::draw_series_plot(OutputView& v, int channel) {
     const float height = presenting_ ? avail : std::max(avail * 0.55f, ImGui::GetFontSize() * 10);
     if (new_data) ImPlot::SetNextAxesToFit();  // each run's data in full; zoom and pan until the next
     if (!ImPlot::BeginPlot("##series", ImVec2(-1, height), ImPlotFlags_NoLegend)) return;
-    ImPlot::SetupAxes(x_label.c_str(), y_label.c_str());
+    // No vertical grid: ImPlot drew several of its x grid lines on one column in the middle of a long plot, a bright
+    // line a class read as a mark of the data. The horizontal grid over the band (which is opaque: see kBandColour).
+    ImPlot::SetupAxes(x_label.c_str(), y_label.c_str(), ImPlotAxisFlags_NoGridLines, ImPlotAxisFlags_Foreground);
     ImPlot::SetupAxisFormat(ImAxis_X1, index_tick, nullptr);  // 2M, not 2e+06
     if (v.spec.range_min && v.spec.range_max)
         ImPlot::SetupAxisLimits(ImAxis_Y1, *v.spec.range_min, *v.spec.range_max, new_data ? ImPlotCond_Always : ImPlotCond_Once);
@@ -189,9 +196,12 @@ void OutputPanel::draw_series_plot(OutputView& v, int channel) {
     else if (!cache.lo.empty()) {
         // Thousands of elements to a pixel: a zig-zag through every min and max would fill the plot solid; the
         // band between them, lighter, with the mean over it, shows both the spread and the trend.
+        // A band a projector shows (a light blue well clear of the background), the mean in orange over it.
         ImPlot::PlotShaded((y_label + " min..max").c_str(), cache.xs.data(), cache.lo.data(), cache.hi.data(),
-                           int(cache.xs.size()), ImPlotSpec(ImPlotProp_FillAlpha, 0.35f));
-        ImPlot::PlotLine((y_label + " mean").c_str(), cache.xs.data(), cache.ys.data(), int(cache.xs.size()));
+                           int(cache.xs.size()),
+                           ImPlotSpec(ImPlotProp_FillColor, kBandColour, ImPlotProp_FillAlpha, kBandAlpha));
+        ImPlot::PlotLine((y_label + " mean").c_str(), cache.xs.data(), cache.ys.data(), int(cache.xs.size()),
+                         ImPlotSpec(ImPlotProp_LineColor, kMeanColour, ImPlotProp_LineWeight, 2.0f));
     } else
         ImPlot::PlotLine(y_label.c_str(), cache.xs.data(), cache.ys.data(), int(cache.xs.size()));
 
@@ -235,7 +245,10 @@ void OutputPanel::draw_series_plot(OutputView& v, int channel) {
     if (strip_.colour == OverlayColour::None)
         drawn_plot_.strip_note = "launch strip off";
     else if (!v.element_per_thread)
-        drawn_plot_.strip_note = "no launch strip: many threads add to each element (not one thread per element)";
+        drawn_plot_.strip_note = v.problem_known
+                                     ? "no launch strip: many threads add to each element (not one thread per element)"
+                                     : "no launch strip: the header has no `problem:` line saying which elements the "
+                                       "threads own (add e.g. `problem: n`)";
     else if (!one_d)
         drawn_plot_.strip_note = "no launch strip: the launch is not 1D";
     else
@@ -264,7 +277,8 @@ void OutputPanel::draw_series_plot(OutputView& v, int channel) {
             pick = memory_pick(owner_of_element(i, true, v.grid, v.block), v.spec.buffer + "[" + std::to_string(i) + "]",
                                uint64_t(i) * info.size, clicked);
         else if (memory_ && memory_->enabled)
-            pick = !v.element_per_thread ? "no warp to pick: many threads add to each element"
+            pick = !v.element_per_thread ? (v.problem_known ? "no warp to pick: many threads add to each element"
+                                                            : "no warp to pick: the header has no `problem:` line")
                                          : "no warp to pick: the launch is not 1D (pick from the Memory panel's list)";
         if (!pick.empty()) text += "\n" + pick;
         drawn_plot_.hover = text;

@@ -161,6 +161,7 @@ void OutputViews::update(const KernelFile& file, RunReport& report, uint64_t run
         uint64_t problem = resolved.problem.empty() ? 0 : 1;
         for (uint64_t e : resolved.problem) problem *= e;
         v.element_per_thread = problem == count;
+        v.problem_known = !resolved.problem.empty();
         if (fresh) {
             v.state.display.colormap = render::colormap_from_name(spec.colormap);
             const bool bytes = elem_info(buffer->type).component_size == 1 && !elem_info(buffer->type).is_float;

@@ -41,6 +41,7 @@ struct OutputView {
     // One element per thread of the problem (vector_add's c): the element's owner is worth showing. Not so
     // for a histogram's bins or a reduction's total, which many threads add to.
     bool element_per_thread = false;
+    bool problem_known = false;  // the file has a `problem:` line (element_per_thread is then its answer)
     uint64_t run = 0;                               // sequence number of that run (0: nothing yet)
     std::string path;                               // "device copy (CUDA-GL interop)" / "host upload"
     std::string problem;                            // why it shows nothing, if so
