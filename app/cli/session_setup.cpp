@@ -3,6 +3,7 @@
 
 #include "cli/commands.h"
 #include "core/kernel_file/kernel_file.h"
+#include "core/kernel_file/user_dirs.h"
 #include "core/remote/remote_backend.h"
 #include "core/session/backend_setup.h"
 
@@ -10,9 +11,25 @@
 
 namespace cp::cli {
 
+namespace {
+
+// A library lesson the window has an edited copy of: this runs the stock file, and says so with the copy's path.
+void note_edited_copy(const std::filesystem::path& file, const std::string& stock) {
+    const std::filesystem::path copy = edited_copy_of(file);
+    std::error_code ec;
+    if (copy.empty() || !std::filesystem::is_regular_file(copy, ec)) return;
+    auto edited = load_kernel_file(copy);
+    if (!edited || edited->source == stock) return;
+    std::cerr << "note: this runs the library's " << file.filename().string() << "; your edited copy from the window "
+              << "is " << copy.string() << " (run it with `cuda-playground run " << copy.string() << "`)\n";
+}
+
+}  // namespace
+
 Result<OpenedSession> open_session(const std::string& path, const LaunchOptions& launch, const MakeBackendFn& make) {
     auto file = load_kernel_file(find_kernel_path(path));
     if (!file) return file.error();
+    note_edited_copy(file->path, file->source);
     if (!file->spec.has_metadata) {
         return make_error(ErrorKind::Metadata,
                           file->path.filename().string() +

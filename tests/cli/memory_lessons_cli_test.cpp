@@ -16,7 +16,7 @@ using cp::test::TempDir;
 
 namespace {
 
-nlohmann::json run_json(const std::vector<std::string>& args, std::string* text = nullptr) {
+nlohmann::json memory_run_json(const std::vector<std::string>& args, std::string* text = nullptr) {
     TempDir out;
     std::vector<std::string> all = {"run"};
     all.insert(all.end(), args.begin(), args.end());
@@ -52,7 +52,7 @@ TEST(MemoryLessonsCli, StrideThirtyTwoIsAThirtyTwoWayConflictAndABroadcastHasNon
     const uint64_t n = 5001, blocks = (n + 255) / 256;
     for (const std::string broadcast : {"off", "on"}) {
         std::string text;
-        const auto j = run_json({"performance/shared_bank_conflicts", "--set", "n=" + std::to_string(n), "--set",
+        const auto j = memory_run_json({"performance/shared_bank_conflicts", "--set", "n=" + std::to_string(n), "--set",
                                  "stride=32", "--set", "broadcast=" + broadcast},
                                 &text);
         ASSERT_TRUE(j.contains("memory")) << j.dump();
@@ -89,7 +89,7 @@ TEST(MemoryLessonsCli, StrideThirtyTwoIsAThirtyTwoWayConflictAndABroadcastHasNon
 // k = 4 in blocks of 256: a quarter of each warp's lanes load in branch A, the rest in B, all store after it.
 TEST(MemoryLessonsCli, DivergenceSplitsAWarpsLanesBetweenTheBranches) {
     const uint64_t n = 3000, k = 4;
-    const auto j = run_json({"performance/warp_divergence", "--set", "n=" + std::to_string(n), "--set",
+    const auto j = memory_run_json({"performance/warp_divergence", "--set", "n=" + std::to_string(n), "--set",
                              "k=" + std::to_string(k), "--set", "work=2"});
     ASSERT_TRUE(j.contains("memory")) << j.dump();
     uint64_t warps = 0, lanes_a = 0;

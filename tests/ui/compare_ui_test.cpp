@@ -76,7 +76,7 @@ std::unique_ptr<ui::AppHost> open_lesson(const std::filesystem::path& path) {
 // although the previous run's pixels lie in the same shared memory.
 TEST(CompareWindow, LiveReRunsReadEachColumnInPlaceAndStillShowUnwrittenPixels) {
     ScopedUserDir user;
-    if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
+    if (auto cpu = find_backend("cpu")->make(); !cpu) FAIL() << "the CPU backend is needed here and could not be made: " << cpu.error().message;
     test::TempDir dir;
     auto host = open_lesson(lesson_with(dir.path(), "compare: scale_rows scale_wrong"));
     ASSERT_TRUE(host);
@@ -107,7 +107,7 @@ TEST(CompareWindow, LiveReRunsReadEachColumnInPlaceAndStillShowUnwrittenPixels) 
 
 TEST(CompareWindow, VariantsSideBySideEachWithItsOwnValuesAndVerdict) {
     ScopedUserDir user;
-    if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
+    if (auto cpu = find_backend("cpu")->make(); !cpu) FAIL() << "the CPU backend is needed here and could not be made: " << cpu.error().message;
     test::TempDir dir;
     auto host = open_lesson(lesson_with(dir.path(), "compare: scale_rows scale_wrong"));
     ASSERT_TRUE(host);
@@ -160,7 +160,7 @@ TEST(CompareWindow, VariantsSideBySideEachWithItsOwnValuesAndVerdict) {
 
 TEST(CompareWindow, AVariantThatDoesNotCompileShowsItsErrorInItsColumnAndTheMainOutputStays) {
     ScopedUserDir user;
-    if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
+    if (auto cpu = find_backend("cpu")->make(); !cpu) FAIL() << "the CPU backend is needed here and could not be made: " << cpu.error().message;
     test::TempDir dir;
     std::string broken = test::read_file(kScale);
     broken.replace(broken.find("kernel: scale_2d"), 16, "kernel: scale_rows");

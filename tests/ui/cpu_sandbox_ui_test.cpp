@@ -25,7 +25,7 @@ protected:
     std::vector<std::byte> first_output_;  // box_blur's verified output
 
     void SetUp() override {
-        if (auto cpu = make_cpu_backend(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
+        if (auto cpu = make_cpu_backend(); !cpu) FAIL() << "the CPU backend is needed here and could not be made: " << cpu.error().message;
         ui::AppOptions o = headless_options();
         o.backend = "cpu";
         auto h = ui::AppHost::create(o, {});

@@ -336,7 +336,7 @@ namespace {
 TEST_F(HeadlessApp, CpuBackendEndToEndSourceChangeGivesNewPixels) {
     ui::AppOptions o = headless_options();
     o.backend = "cpu";
-    if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
+    if (auto cpu = find_backend("cpu")->make(); !cpu) FAIL() << "the CPU backend is needed here and could not be made: " << cpu.error().message;
     start(o, {});
     settle();
     ASSERT_TRUE(ws().latest() && ws().latest()->report.launched) << (ws().latest()->report.error ? ws().latest()->report.error->full() : "") << " stage "

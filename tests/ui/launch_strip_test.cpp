@@ -121,7 +121,7 @@ TEST(LaunchStrip, ElementsNoThreadOwnsStayUncolouredAndSaySo) {
 }
 
 TEST(LaunchStrip, AHistogramGetsNoStripAndSaysWhy) {
-    if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
+    if (auto cpu = find_backend("cpu")->make(); !cpu) FAIL() << "the CPU backend is needed here and could not be made: " << cpu.error().message;
     ScopedUserDir user;
     ui::AppOptions o = headless_options("histogram/atomic_histogram.cu");
     o.backend = "cpu";

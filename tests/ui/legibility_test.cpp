@@ -165,7 +165,7 @@ bool have_cpu_backend() {
 
 // The lessons whose point is a panel other than the output: that panel and every other, each in front.
 TEST(Legibility, EveryPanelAtFullHdWithLargeTextOnTheLessonsThatUseIt) {
-    if (!have_cpu_backend()) GTEST_SKIP() << "no CPU backend";
+    if (!have_cpu_backend()) FAIL() << "the CPU backend is needed here and could not be made";
     ScopedUserDir user;
     cp::test::ScopedEnv devices("CUDA_PLAYGROUND_CPU_DEVICES", "2");
     const char* panels[] = {"Library", "Editor", "Parameters",  "Launch",    "Output", "Timing",
@@ -184,7 +184,7 @@ TEST(Legibility, EveryPanelAtFullHdWithLargeTextOnTheLessonsThatUseIt) {
 // The per-device lines of a split run are in view in the Timing panel (the two-GPU lesson's point), not
 // below its fold.
 TEST(Legibility, TheTwoDeviceLessonShowsItsPerDeviceLinesInView) {
-    if (!have_cpu_backend()) GTEST_SKIP() << "no CPU backend";
+    if (!have_cpu_backend()) FAIL() << "the CPU backend is needed here and could not be made";
     ScopedUserDir user;
     cp::test::ScopedEnv devices("CUDA_PLAYGROUND_CPU_DEVICES", "2");
     auto host = start_cpu("multigpu/split_across_gpus.cu", 1920, 1080, 1.75f);
@@ -202,7 +202,7 @@ TEST(Legibility, TheTwoDeviceLessonShowsItsPerDeviceLinesInView) {
 
 // A long error in the status bar is shortened before the frame-time readout, never drawn under it.
 TEST(Legibility, TheStatusBarsErrorStopsBeforeTheFrameTime) {
-    if (!have_cpu_backend()) GTEST_SKIP() << "no CPU backend";
+    if (!have_cpu_backend()) FAIL() << "the CPU backend is needed here and could not be made";
     ScopedUserDir user;
     auto host = start_cpu("mistakes/missing_bounds_check.cu", 1280, 720, 1.75f);
     ASSERT_TRUE(host);

@@ -442,7 +442,7 @@ TEST(MemoryView, APickedWarpKeepsTheAccessLineAndTheRecordingConfirmsItsStore) {
 
 // The real window on the CPU backend: the strided lesson at stride 8 and n = 1000 (not a multiple of the block).
 TEST(MemoryUi, TheSwitchShowsTheStridedLinesSectorsInTheGutterAndWarpZerosPicture) {
-    if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
+    if (auto cpu = find_backend("cpu")->make(); !cpu) FAIL() << "the CPU backend is needed here and could not be made: " << cpu.error().message;
     ScopedUserDir user;
     const int n = 1000, stride = 8;  // blocks of 256: whole warps, the last block's 8th warp of 8 lanes
     ui::AppOptions o = headless_options("performance/coalesced_vs_strided.cu");
@@ -563,7 +563,7 @@ TEST(MemoryUi, TheSwitchShowsTheStridedLinesSectorsInTheGutterAndWarpZerosPictur
 // e stores y[e] (1D: e = blockIdx.x * 256 + threadIdx.x), at the access line shown before (the strided load), and
 // the recording confirms the store. Then a long access line: its figures stay off the code.
 TEST(MemoryUi, AClickOnThePlotShowsTheWarpThatWroteTheElementAndALongLineKeepsItsFiguresOffTheCode) {
-    if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
+    if (auto cpu = find_backend("cpu")->make(); !cpu) FAIL() << "the CPU backend is needed here and could not be made: " << cpu.error().message;
     ScopedUserDir user;
     const int n = 1000, stride = 8, block = 256;
     ui::AppOptions o = recording_window("performance/coalesced_vs_strided.cu",
@@ -713,7 +713,7 @@ TEST(MemoryUi, OnCudaTheRegisterBlockedMultiplysFiguresComeSoonOnceTheWindowHasP
 // The padded transpose's column read from shared memory: warp 0 of block 0 (threadIdx.y = 0) reads tile[lane][0],
 // word lane * (32 + pad): with the lesson's + 1 every lane has a bank of its own; without it all 32 are in bank 0.
 TEST(MemoryUi, TheTransposesColumnReadIsConflictFreePaddedAndThirtyTwoWayWithout) {
-    if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
+    if (auto cpu = find_backend("cpu")->make(); !cpu) FAIL() << "the CPU backend is needed here and could not be made: " << cpu.error().message;
     ScopedUserDir user;
     ui::AppOptions o = recording_window("matrix/transpose_shared.cu", {{"width", "70"}, {"height", "50"}});
     auto made = ui::AppHost::create(o, {});
@@ -798,7 +798,7 @@ TEST(MemoryUi, TheTransposesColumnReadIsConflictFreePaddedAndThirtyTwoWayWithout
 // The bank-conflict lesson at stride 8: warp 0's store puts lane l at word 8 l, bank 8 l % 32: four banks of 8
 // words each. The panel and the large picture name each of them "8-way" and draw the numbers at full size.
 TEST(MemoryUi, TheBankConflictLessonsCollidingBanksAreEachNamedInBothPictures) {
-    if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
+    if (auto cpu = find_backend("cpu")->make(); !cpu) FAIL() << "the CPU backend is needed here and could not be made: " << cpu.error().message;
     ScopedUserDir user;
     const int stride = 8;
     ui::AppOptions o =
@@ -839,7 +839,7 @@ TEST(MemoryUi, TheBankConflictLessonsCollidingBanksAreEachNamedInBothPictures) {
 // thread (px % 32, py % 8) of block (px / 32, py / 8); the kernel's writer is block (py / 32, px / 32) (it writes
 // tile (by, bx)). Where the two agree the recording confirms the store; where not, it says so.
 TEST(MemoryUi, AClickOnAPictureUsesThePixelMappingAndTheRecordingSaysWhetherItHeld) {
-    if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
+    if (auto cpu = find_backend("cpu")->make(); !cpu) FAIL() << "the CPU backend is needed here and could not be made: " << cpu.error().message;
     ScopedUserDir user;
     const int width = 70, height = 50;  // the input's; the output picture is height x width
     ui::AppOptions o = recording_window("matrix/transpose_shared.cu",
@@ -885,7 +885,7 @@ TEST(MemoryUi, AClickOnAPictureUsesThePixelMappingAndTheRecordingSaysWhetherItHe
 // (StaticSharedArrays::forget; tests/unit/cpu_static_shared_test.cpp, and the session-level
 // MemoryLessons.ARecordingAfterAnEditThatResizesASharedArrayRecordsTheNewKernel).
 TEST(MemoryUi, ARecordingAfterAnEditRecordsTheNewKernel) {
-    if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
+    if (auto cpu = find_backend("cpu")->make(); !cpu) FAIL() << "the CPU backend is needed here and could not be made: " << cpu.error().message;
     ScopedUserDir user;
     ui::AppOptions o = headless_options("matrix/transpose_shared.cu");
     o.backend = "cpu";

@@ -83,7 +83,7 @@ Verdict via_window(const Case& c) {
 
 TEST(SameChoices, TheWindowAndRunAcceptAndRefuseTheSameValuesWithTheSameMessage) {
     ScopedUserDir user;
-    if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
+    if (auto cpu = find_backend("cpu")->make(); !cpu) FAIL() << "the CPU backend is needed here and could not be made: " << cpu.error().message;
     const std::string choices = std::string(CP_TEST_DATA_DIR) + "/choices.cu";
     const std::string vector_add = (kernels_dir() / "basics/vector_add.cu").string();
     const std::string astronaut = (assets_dir() / "astronaut.png").string();

@@ -64,7 +64,7 @@ void click_sanitize(ui::AppHost& host) {
 }  // namespace
 
 TEST(SanitizeUi, FindingsBecomeEditorMarkersWithTheMessageOnHover) {
-    if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
+    if (auto cpu = find_backend("cpu")->make(); !cpu) FAIL() << "the CPU backend is needed here and could not be made: " << cpu.error().message;
     ScopedUserDir user;
     ui::AppOptions o = headless_options("basics/vector_add.cu");
     o.width = 1920;
@@ -142,7 +142,7 @@ TEST(SanitizeUi, FindingsBecomeEditorMarkersWithTheMessageOnHover) {
 }
 
 TEST(SanitizeUi, WithoutAGpuTheButtonIsOffAndSaysWhy) {
-    if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
+    if (auto cpu = find_backend("cpu")->make(); !cpu) FAIL() << "the CPU backend is needed here and could not be made: " << cpu.error().message;
     ScopedUserDir user;
     ui::AppOptions o = headless_options("basics/vector_add.cu");
     o.width = 1920;

@@ -16,7 +16,7 @@ using namespace cp;
 using namespace cp::uitest;
 
 TEST(StreamsPanel, ALessonWithStreamsShowsOneLanePerStream) {
-    if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
+    if (auto cpu = find_backend("cpu")->make(); !cpu) FAIL() << "the CPU backend is needed here and could not be made: " << cpu.error().message;
     ScopedUserDir user;
     ui::AppOptions o = headless_options("streams/overlap.cu");
     o.backend = "cpu";

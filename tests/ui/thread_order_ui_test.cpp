@@ -33,7 +33,7 @@ std::optional<bool> verified_with(ui::AppHost& host, std::optional<ThreadOrderCh
 }  // namespace
 
 TEST(ThreadOrderUi, TheMissingBarrierPassesOrFailsByTheChosenOrderAsTheLessonSays) {
-    if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
+    if (auto cpu = find_backend("cpu")->make(); !cpu) FAIL() << "the CPU backend is needed here and could not be made: " << cpu.error().message;
     ScopedUserDir user;
     ui::AppOptions o = headless_options("reduction/shared_memory_sum.cu");
     o.width = 1920;

@@ -119,7 +119,7 @@ TEST(VerdictWindow, TheRunnerShowsCheckingUntilTheDeferredCheckComes) {
 }
 
 TEST(VerdictWindow, AGridTooSmallForSobelIsUncheckedThenWrongWithTheNeverWrittenCount) {
-    if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
+    if (auto cpu = find_backend("cpu")->make(); !cpu) FAIL() << "the CPU backend is needed here and could not be made: " << cpu.error().message;
     ScopedUserDir user;
     ui::AppOptions o = headless_options("image/sobel.cu");
     o.backend = "cpu";
@@ -159,7 +159,7 @@ TEST(VerdictWindow, AGridTooSmallForSobelIsUncheckedThenWrongWithTheNeverWritten
 }
 
 TEST(VerdictWindow, CompareColumnsSayNotCheckedAfterALaunchChange) {
-    if (auto cpu = find_backend("cpu")->make(); !cpu) GTEST_SKIP() << "no CPU backend: " << cpu.error().message;
+    if (auto cpu = find_backend("cpu")->make(); !cpu) FAIL() << "the CPU backend is needed here and could not be made: " << cpu.error().message;
     ScopedUserDir user;
     ui::AppOptions o = headless_options("image/grayscale.cu");
     o.backend = "cpu";

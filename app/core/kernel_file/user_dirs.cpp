@@ -1,9 +1,11 @@
 // Resolving the user folders from the environment (see user_dirs.h).
-#include "ui/state/user_dirs.h"
+#include "core/kernel_file/user_dirs.h"
+
+#include "core/kernel_file/kernel_file.h"
 
 #include <cstdlib>
 
-namespace cp::ui {
+namespace cp {
 namespace {
 
 std::filesystem::path env_path(const char* name) {
@@ -35,4 +37,13 @@ std::filesystem::path config_dir() {
     return xdg_base("XDG_CONFIG_HOME", ".config") / "cuda-playground";
 }
 
-}  // namespace cp::ui
+std::filesystem::path edited_copy_of(const std::filesystem::path& library_file) {
+    std::error_code ec;
+    const std::filesystem::path lib = std::filesystem::weakly_canonical(kernels_dir(), ec);
+    const std::filesystem::path file = std::filesystem::weakly_canonical(library_file, ec);
+    const std::filesystem::path rel = file.lexically_relative(lib);
+    if (rel.empty() || *rel.begin() == "..") return {};
+    return edits_dir() / rel;
+}
+
+}  // namespace cp

@@ -168,7 +168,7 @@ void EditorPanel::draw_toolbar() {
     const std::string state = status_.pending ? "| changed, not compiled yet" : status_.summary.empty() ? "" : "| " + status_.summary;
     if (!state.empty()) {
         same_line_if_fits(ImGui::CalcTextSize(state.c_str()).x);
-        const bool errors = !status_.pending && has_errors(status_.diagnostics);
+        const bool errors = !status_.pending && compile_failed(status_);
         ImGui::TextColored(errors ? kErrorColor : status_.pending ? ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled)
                                                                   : ImGui::GetStyleColorVec4(ImGuiCol_Text),
                            "%s", state.c_str());
@@ -178,6 +178,12 @@ void EditorPanel::draw_toolbar() {
 
     confirm_modal(confirm_revert_, "Revert to stock?",
                   "Discard your edits and go back to the bundled version of this kernel?", "Revert", actions_.revert);
+}
+
+bool compile_failed(const CompileStatus& status) {
+    return std::any_of(status.diagnostics.begin(), status.diagnostics.end(), [](const Diagnostic& d) {
+        return d.severity == Severity::Error && d.origin == DiagnosticOrigin::Compile;
+    });
 }
 
 void EditorPanel::draw_stock_changed() {

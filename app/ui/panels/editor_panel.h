@@ -42,6 +42,10 @@ struct CompileStatus {
     uint64_t reveal_serial = 0;
 };
 
+// Whether the compile itself failed (the summary in red): an error of the compiler or of the header, not a run-time
+// fault or a sanitizer finding marked in the editor (the kernel compiled; "compiled in 741 ms" was red after one).
+bool compile_failed(const CompileStatus& status);
+
 class EditorPanel final : public Panel {
 public:
     EditorPanel(std::optional<KernelDocument>& doc, const CompileStatus& status, bool& auto_compile, EditorActions actions);
