@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string program_env() {
+std::string limits_program_env() {
     return std::string("CUDA_PLAYGROUND_REMOTE_PROGRAM=") + CP_BINARY;
 }
 
@@ -83,7 +83,7 @@ TEST(WorkerLimits, TheFileParsesAndItsMistakesNameTheLine) {
 TEST(WorkerLimits, ABrokenFileOnTheServerIsShownByTheApp) {
     cp::test::TempDir dir;
     const fs::path file = dir.write("worker.conf", "device_memory_mb = 512\nlaunch_timeout_s = soon\n");
-    auto r = cli({"run", "basics/vector_add", "--backend", "cpu", "--remote", remote_with(file)}, {program_env()});
+    auto r = cli({"run", "basics/vector_add", "--backend", "cpu", "--remote", remote_with(file)}, {limits_program_env()});
     EXPECT_EQ(r.exit_code, 1) << r.both();
     EXPECT_NE(r.err.find("cannot serve: " + file.string() + " line 2: `launch_timeout_s` must be a whole number"),
               std::string::npos)
@@ -92,7 +92,7 @@ TEST(WorkerLimits, ABrokenFileOnTheServerIsShownByTheApp) {
     const std::string words = "line 2: `launch_timeout_s` must be";
     EXPECT_EQ(r.err.find(words), r.err.rfind(words)) << r.err;
     auto missing = cli({"run", "basics/vector_add", "--backend", "cpu", "--remote", remote_with(dir.path() / "nope")},
-                       {program_env()});
+                       {limits_program_env()});
     EXPECT_EQ(missing.exit_code, 1) << missing.both();
     EXPECT_NE(missing.err.find("cannot read the worker limits file " + (dir.path() / "nope").string()),
               std::string::npos)
@@ -128,11 +128,11 @@ TEST(WorkerLimits, AllocationsPastTheServersDeviceMemoryAreRefused) {
 
     // A lesson whose buffers pass the limit fails with the server's message; a small one runs.
     auto big = cli({"run", "basics/vector_add", "--backend", "cpu", "--set", "n=100000", "--remote", remote_with(file)},
-                   {program_env()});
+                   {limits_program_env()});
     EXPECT_EQ(big.exit_code, 1) << big.both();
     EXPECT_NE(big.err.find("this server allows 1 MB per student"), std::string::npos) << big.err;
     auto small = cli({"run", "basics/vector_add", "--backend", "cpu", "--set", "n=1000", "--remote", remote_with(file)},
-                     {program_env()});
+                     {limits_program_env()});
     EXPECT_EQ(small.exit_code, 0) << small.both();
 }
 
@@ -148,7 +148,7 @@ TEST(WorkerLimits, TheServerCapsTheLaunchTimeoutTheStudentAsksFor) {
     const auto started = std::chrono::steady_clock::now();
     auto r = cli({"run", spin.string(), "--backend", "cpu", "--set", "n=1000", "--remote",
                   remote_with(file, "CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S=600")},
-                 {program_env(), "CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S=5"});
+                 {limits_program_env(), "CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S=5"});
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     EXPECT_EQ(r.exit_code, 1) << r.both();
     EXPECT_NE(r.err.find("did not finish within 1 s"), std::string::npos) << r.err;
@@ -178,7 +178,7 @@ TEST(WorkerLimits, WorkersPerUserAreCountedAndACrashedOneFreesItsSlot) {
     EXPECT_NE(third.error().hint.find("max_workers_per_user in " + file.string()), std::string::npos)
         << third.error().hint;
     // The app's CLI shows it too.
-    auto r = cli({"run", "basics/vector_add", "--backend", "cpu", "--remote", remote_with(file)}, {program_env()});
+    auto r = cli({"run", "basics/vector_add", "--backend", "cpu", "--remote", remote_with(file)}, {limits_program_env()});
     EXPECT_EQ(r.exit_code, 1) << r.both();
     EXPECT_NE(r.err.find("this server allows 2 CUDA Playground workers per user"), std::string::npos) << r.err;
 

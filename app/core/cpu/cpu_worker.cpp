@@ -10,8 +10,10 @@
 #include "core/engine/engine_wire.h"
 #include "core/worker/syscall_supervisor.h"
 #include "core/worker/worker_process.h"
+#include "core/text_util.h"
 
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <fcntl.h>
@@ -69,7 +71,9 @@ std::optional<CodeSite> site_of(const std::map<ModuleId, ModuleFacts>& modules, 
 
 class CpuWorker final : public KernelRunner {
 public:
-    explicit CpuWorker(const ExecutorOptions& options) : options_(options) {}
+    explicit CpuWorker(const ExecutorOptions& options) : options_(options) {
+        process_.set_before_timeout_kill([this](pid_t pid) { sample_threads(pid); });
+    }
     ~CpuWorker() override { stop(); }
 
     int workers() const override { return std::max(1, options_.workers); }
@@ -117,6 +121,14 @@ private:
     std::optional<Failure> refused_calls(const std::string& what);
     Failure ended(const WorkerProcess::Reply& reply, const std::string& what);
     void observe(BlockedCall& call);
+    // A launch past its time limit, just before the watchdog stops the worker: which CUDA thread each pool thread
+    // was running and the kernel code it was in (into hang_samples_).
+    void sample_threads(pid_t pid);
+    struct HangSample {
+        cp_abi::ThreadState state{};
+        CodeSite site;
+    };
+    std::vector<HangSample> hang_samples_;
 
     ExecutorOptions options_;
     WorkerProcess process_;
@@ -261,6 +273,32 @@ void CpuWorker::observe(BlockedCall& call) {
                 call.code_addresses.push_back(words[size_t(i)] - 1);  // inside the call instruction
 }
 
+void CpuWorker::sample_threads(pid_t pid) {
+    hang_samples_.clear();
+    if (!status_) return;
+    std::vector<WorkerStatus::ThreadSlot*> asked;
+    for (auto& slot : status_->threads) {
+        const int32_t tid = slot.tid.load();
+        if (tid <= 0 || !slot.state.load()) continue;
+        slot.sampled.store(0);
+        if (syscall(SYS_tgkill, pid, tid, WorkerStatus::kSampleSignal) == 0) asked.push_back(&slot);
+    }
+    // The handlers answer at once; a thread that does not (blocked in the kernel) is left out after 300 ms.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+    for (WorkerStatus::ThreadSlot* slot : asked) {
+        while (!slot->sampled.load(std::memory_order_acquire) && std::chrono::steady_clock::now() < until)
+            std::this_thread::sleep_for(std::chrono::microseconds(500));
+        if (!slot->sampled.load(std::memory_order_acquire)) continue;
+        auto site = site_of(loaded_, slot->sampled_code, WorkerStatus::kAddresses);
+        if (!site) continue;  // not in kernel code: an idle pool thread
+        HangSample h;
+        iovec local{&h.state, sizeof h.state}, remote{reinterpret_cast<void*>(slot->state.load()), sizeof h.state};
+        if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != ssize_t(sizeof h.state)) continue;
+        h.site = std::move(*site);
+        hang_samples_.push_back(std::move(h));
+    }
+}
+
 // ---- words ----------------------------------------------------------------------------------------------
 
 std::optional<CpuWorker::Failure> CpuWorker::refused_calls(const std::string& what) {
@@ -374,10 +412,27 @@ std::variant<json, CpuWorker::Failure> CpuWorker::call(const WireMessage& reques
     }
     Failure f;
     if (reply.outcome == WorkerProcess::Outcome::TimedOut) {
+        // Where it was: the CUDA thread each pool thread was running when the watchdog stopped it (sample_threads).
+        std::string where;
+        if (!hang_samples_.empty()) {
+            const HangSample& h = hang_samples_.front();
+            where = ": thread " + uint3_text(h.state.thread_idx) + " of block " + uint3_text(h.state.block_idx) +
+                    " was still running";
+            if (hang_samples_.size() > 1)
+                where += " (" + count_text(hang_samples_.size() - 1, "other block was", "other blocks were") +
+                         " running too)";
+        }
         f.error = engine_error(ErrorKind::Hang, "LAUNCH_TIMEOUT",
                                what + " did not finish within " + std::to_string(int(timeout_s)) +
-                                   " s (CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S) and was stopped; an infinite loop?",
+                                   " s (CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S) and was stopped" +
+                                   (where.empty() ? "; an infinite loop?" : where),
                                timeout_hint);
+        if (!hang_samples_.empty()) {
+            f.error.thread = dim3_of(hang_samples_.front().state.thread_idx);
+            f.error.block = dim3_of(hang_samples_.front().state.block_idx);
+            f.site = hang_samples_.front().site;
+        }
+        hang_samples_.clear();
     } else {
         f = ended(reply, what);
     }

@@ -111,6 +111,27 @@ void on_unhandled_fault(int signal, const siginfo_t* info, const void* context) 
                      context_ip(context));
 }
 
+// The app's watchdog asks where this pool thread is (WorkerStatus::ThreadSlot::sampled): the kernel code it runs.
+void on_sample(int, siginfo_t*, void* context) {
+    if (!g_status) return;
+    const int32_t me = int32_t(syscall(SYS_gettid));
+    for (auto& slot : g_status->threads) {
+        if (slot.tid.load(std::memory_order_relaxed) != me) continue;
+        int found = 0;
+        for (uint64_t& c : slot.sampled_code) c = 0;
+        if (const uint64_t ip = context_ip(context); ip && in_kernel_code(ip)) slot.sampled_code[found++] = ip;
+        // In a shim function (a barrier, an atomic): the kernel's call left its return address on the stack.
+        uint64_t words[1024];
+        const uint64_t sp = context_sp(context);
+        iovec local{words, sizeof words}, remote{reinterpret_cast<void*>(sp), sizeof words};
+        const ssize_t got = sp ? process_vm_readv(getpid(), &local, 1, &remote, 1, 0) : -1;
+        for (ssize_t i = 0; i < got / ssize_t(sizeof(uint64_t)) && found < WorkerStatus::kAddresses; ++i)
+            if (in_kernel_code(words[i])) slot.sampled_code[found++] = words[i] - 1;  // inside the call
+        slot.sampled.store(1, std::memory_order_release);
+        return;
+    }
+}
+
 void publish_thread_state(int index, const cp_abi::ThreadState* state) {
     if (!g_status || index < 0 || index >= WorkerStatus::kThreads) return;
     g_status->threads[index].tid.store(int32_t(syscall(SYS_gettid)), std::memory_order_relaxed);
@@ -245,6 +266,10 @@ int serve_cpu_worker(const WorkerEntry& entry, const ProgramDeviceHooks* device)
     abort_action.sa_sigaction = on_abort;
     abort_action.sa_flags = SA_SIGINFO | SA_ONSTACK;
     sigaction(SIGABRT, &abort_action, nullptr);
+    struct sigaction sample_action {};
+    sample_action.sa_sigaction = on_sample;
+    sample_action.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigaction(WorkerStatus::kSampleSignal, &sample_action, nullptr);
     install_fault_handlers();
     set_unhandled_fault_hook(on_unhandled_fault);
 

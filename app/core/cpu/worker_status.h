@@ -7,6 +7,7 @@
 #include "core/cpu/shim/cp_shim_abi.h"
 
 #include <atomic>
+#include <csignal>
 #include <cstdint>
 
 namespace cp {
@@ -14,11 +15,17 @@ namespace cp {
 struct WorkerStatus {
     static constexpr uint32_t kMagic = 0x43505753;  // "SWPC"
     static constexpr int kThreads = 512, kModules = 64, kAddresses = 4;
+    static constexpr int kSampleSignal = SIGUSR2;
     enum End : int32_t { kRunning = 0, kExit = 1, kQuickExit = 2, kAbort = 3, kCrash = 4 };
 
     struct ThreadSlot {
         std::atomic<int32_t> tid;
         std::atomic<uint64_t> state;  // address of the cp_abi::ThreadState in the worker (0: none yet)
+        // A launch the watchdog is about to stop: the app signals each pool thread (kSampleSignal), whose handler
+        // writes the kernel code it was running (the instruction, then return addresses on its stack, innermost
+        // first; 0: none) and then sets `sampled`, so the app can say which CUDA thread was where.
+        std::atomic<uint32_t> sampled;
+        uint64_t sampled_code[kAddresses];
     };
     struct ModuleSlot {
         std::atomic<uint64_t> id;  // 0: free

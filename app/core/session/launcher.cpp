@@ -60,6 +60,8 @@ std::optional<LaunchFailure> failure_of(bool ok, std::optional<EngineError>& err
     f.hint = std::move(e.hint);
     f.kind = e.kind;
     f.line = e.line;
+    f.thread = e.thread;
+    f.block = e.block;
     f.context_was_reset = e.context_was_reset;
     return f;
 }

@@ -52,6 +52,7 @@ struct LaunchFailure {
     std::string hint;
     ErrorKind kind = ErrorKind::Internal;
     int line = 0;                    // the kernel source's line it happened on (1-based); 0 when unknown
+    std::optional<Dim3> thread, block;  // the CUDA thread it happened on, when the backend knows
     bool context_was_reset = false;  // the backend dropped every buffer and module: forget them
     // The message with the error's name after it when the message does not say it already.
     std::string named_message() const;

@@ -294,6 +294,9 @@ json run_report_json(const RunReport& r, const std::vector<std::filesystem::path
                                 {"message", r.error->message},
                                 {"hint", r.error->hint}}
                          : json(nullptr);
+    if (r.error && r.error_line > 0) j["error"]["line"] = r.error_line;
+    if (r.error && r.error_thread) j["error"]["thread"] = dim3_json(*r.error_thread);
+    if (r.error && r.error_block) j["error"]["block"] = dim3_json(*r.error_block);
     // What kind of failure it was (result.h's error_kind_name): scripts decide on this, not on the message.
     j["error_kind"] = r.error ? json(error_kind_name(r.error->kind)) : json(nullptr);
     json files = json::array();

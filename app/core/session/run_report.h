@@ -360,6 +360,7 @@ struct RunReport {
     RunStage failed_stage = RunStage::None;
     std::optional<Error> error;  // the user-level failure: what went wrong + how to fix it
     int error_line = 0;          // the kernel file's line a runtime error happened on (a fault); 0 when unknown
+    std::optional<Dim3> error_thread, error_block;  // the CUDA thread a launch failed on, when known
     bool ok() const { return !error.has_value(); }
     // The entry of `stage` in stage_runs; nullptr when the run did not get there.
     const StageRun* stage_run(const std::string& stage) const {

@@ -167,6 +167,8 @@ void add_to_report(const Launched& p, RunReport& report) {
     report.steps = p.steps;
     if (p.outcome.failure) {
         report.error_line = p.outcome.failure->line;
+        report.error_thread = p.outcome.failure->thread;
+        report.error_block = p.outcome.failure->block;
         return;
     }
     if (!p.run) return;  // a step failed

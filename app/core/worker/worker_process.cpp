@@ -180,6 +180,7 @@ WorkerProcess::Reply WorkerProcess::receive(double timeout_s) {
     }
     if (s == ReadStatus::TimedOut) {
         // The watchdog: a worker that did not answer in time is stopped, whatever it is doing.
+        if (pid_ > 0 && before_timeout_kill_) before_timeout_kill_(pid_);
         if (pid_ > 0) kill(pid_, SIGKILL);
         Reply gone = ended();
         gone.outcome = Outcome::TimedOut;

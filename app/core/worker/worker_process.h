@@ -11,6 +11,7 @@
 
 #include <sys/types.h>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,6 +60,8 @@ public:
     // Sends `request` and waits up to `timeout_s` for the answer. TimedOut: the worker was killed (the
     // watchdog). Ended: it is gone (crashed, exited, or killed from outside); it has been reaped.
     Reply call(const WireMessage& request, double timeout_s);
+    // Called with the worker's pid when a call timed out, just before the watchdog kills it (to ask it where it is).
+    void set_before_timeout_kill(std::function<void(pid_t)> hook) { before_timeout_kill_ = std::move(hook); }
     // Closes the connection; a worker that does not end within 2 s (or at once with kill_now) is killed.
     void stop(bool kill_now);
     // A folder the running worker writes (e.g. its precompiled headers) and never removes itself, since it may
@@ -70,6 +73,7 @@ private:
     void reaped();  // pid_ is gone: forget it, remove its folders
 
     pid_t pid_ = -1;
+    std::function<void(pid_t)> before_timeout_kill_;
     int fd_ = -1;
     int stop_grace_ms_ = 2000;
     std::vector<std::filesystem::path> remove_after_exit_;
