@@ -797,6 +797,15 @@ bool Workspace::needs_frame(double now) {
     if (connection_.attempt_done()) return true;
     const bool waiting_long = connection_.link().remote() && run_in_flight() && now - inflight_since_ >= 2;
     if ((connection_.link().lost() || waiting_long) && now - link_drawn_at_ >= 1.0) return true;
+    // A whole program: the Program panel's state runs it (its end wakes the window); the lesson runner's inputs and
+    // revisions are not its, and compared with them the window drew frames forever.
+    if (doc() && document_is_program()) {
+        if (run_requested_ || doc()->unsaved() || files_.reload_if_changed_on_disk(now)) return true;
+        if (doc()->revision() != program_.started_revision() &&
+            (!settings_.auto_compile || now - doc()->last_edit_time() >= kCompilePause))
+            return settings_.auto_compile;
+        return false;
+    }
     if (live_.every_frame && can_run()) return true;
     if (run_requested_ || block_suggestion_.requested || sanitize_.requested || inputs_.revision != submitted_.inputs_revision) return true;
     if (sweep_.requested || sweep_.running) return true;  // the progress bar moves

@@ -37,7 +37,7 @@ except ImportError:
 UNSEEN = {
     "run": {
         # --sanitize needs the CUDA backend (compute-sanitizer).
-        "sanitizer", "tool", "errors", "findings", "detail", "address", "thread", "element", "buffer_elements",
+        "sanitizer", "tool", "errors", "findings", "detail", "address", "element", "buffer_elements",
         # A traced GPU launch names SMs; the CPU backend's names workers.
         "sm",
         # Only when the write-counting copy of a kernel fails to build or read back.

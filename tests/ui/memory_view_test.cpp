@@ -53,10 +53,19 @@ ui::AppOptions recording_window(const char* file, std::vector<std::pair<std::str
     return o;
 }
 
+// The memory view's state in a few words, for a wait that gave up.
+std::string memory_state(ui::Workspace& ws) {
+    const auto& m = ws.memory();
+    return std::string(m.recording ? "recording" : "not recording") + ", " +
+           (m.result ? "a result" : "no result") + ", recorded key " + (m.recorded_key.empty() ? "none" : "set") +
+           (m.error.empty() ? "" : ", error: " + m.error);
+}
+
 // Frames until the first recording is on screen (or 50 frames, after which the caller's check says why).
 void until_recorded(ui::AppHost& host) {
     ui::Workspace& ws = host.workspace();
-    for (int i = 0; i < 50 && !(ws.memory().result && !ws.memory().recording); ++i) host.frame();
+    frames_until(host, [&] { return ws.memory().result && !ws.memory().recording; }, "the memory recording", 50,
+                 [&] { return memory_state(ws); });
 }
 
 // The Memory panel shown and its switch turned on, as its checkbox does, then frames until the figures are in (a
@@ -464,7 +473,8 @@ TEST(MemoryUi, TheSwitchShowsTheStridedLinesSectorsInTheGutterAndWarpZerosPictur
 
     ws.show_panel("Memory");
     ws.memory().enabled = true;  // as the panel's checkbox
-    for (int i = 0; i < 50 && !(ws.memory().result && !ws.memory().recording); ++i) host.frame();
+    frames_until(host, [&] { return ws.memory().result && !ws.memory().recording; }, "the memory recording", 50,
+                 [&] { return memory_state(ws); });
     ASSERT_TRUE(ws.memory().result.has_value()) << ws.memory().error;
     host.frame();  // the editor scrolls to the worst line
     host.frame();
@@ -543,12 +553,14 @@ TEST(MemoryUi, TheSwitchShowsTheStridedLinesSectorsInTheGutterAndWarpZerosPictur
     // A change while on records again: stride 1 is coalesced, the gutter turns to the ideal.
     ws.inputs().choices.params["stride"] = 1;
     ws.inputs().touch();
-    for (int i = 0; i < 50; ++i) {
-        host.frame();
-        const auto& g = ws.editor_panel().gutter();
-        const auto l = std::find_if(g.begin(), g.end(), [&](const auto& x) { return x.line == line; });
-        if (!ws.memory().recording && l != g.end() && l->grade == ui::MemoryGrade::Ideal) break;
-    }
+    frames_until(
+        host,
+        [&] {
+            const auto& g = ws.editor_panel().gutter();
+            const auto l = std::find_if(g.begin(), g.end(), [&](const auto& x) { return x.line == line; });
+            return !ws.memory().recording && l != g.end() && l->grade == ui::MemoryGrade::Ideal;
+        },
+        "the gutter of line " + std::to_string(line) + " to turn ideal", 50, [&] { return memory_state(ws); });
     const auto& g2 = ws.editor_panel().gutter();
     const auto it2 = std::find_if(g2.begin(), g2.end(), [&](const auto& x) { return x.line == line; });
     ASSERT_NE(it2, g2.end());
@@ -595,7 +607,8 @@ TEST(MemoryUi, AClickOnThePlotShowsTheWarpThatWroteTheElementAndALongLineKeepsIt
     click(host, x, y);
     const WarpId expected{e / block, uint32_t(e % block / 32)};
     EXPECT_EQ(ws.memory().warp, expected) << ws.memory().pick_note;
-    for (int i = 0; i < 50 && (ws.memory().recording || ws.memory().accesses_of(expected).empty()); ++i) host.frame();
+    frames_until(host, [&] { return !ws.memory().recording && !ws.memory().accesses_of(expected).empty(); },
+                 "the recording of the expected line's accesses", 50, [&] { return memory_state(ws); });
     host.frame();
     const ui::MemoryPanel* panel = ws.memory_panel();
     ASSERT_NE(panel, nullptr);
@@ -633,7 +646,9 @@ TEST(MemoryUi, AClickOnThePlotShowsTheWarpThatWroteTheElementAndALongLineKeepsIt
                 "writes one float next to its neighbour's");
     const std::string key = ws.memory().recorded_key;
     ws.set_source(text, host.seconds() - 5.0);
-    for (int i = 0; i < 80 && (ws.memory().recording || ws.memory().recorded_key == key || i < 3); ++i) host.frame();
+    for (int i = 0; i < 3; ++i) host.frame();
+    frames_until(host, [&] { return !ws.memory().recording && ws.memory().recorded_key != key; },
+                 "a recording of the edited source", 77, [&] { return memory_state(ws); });
     ASSERT_TRUE(ws.memory().result.has_value()) << ws.memory().error;
     ASSERT_NE(ws.memory().recorded_key, key) << "the edit was not recorded";
     // The new text put the editor back at the top: the line brought into view, as clicking a message does.
@@ -756,8 +771,9 @@ TEST(MemoryUi, TheTransposesColumnReadIsConflictFreePaddedAndThirtyTwoWayWithout
     const std::string padded_key = ws.memory().recorded_key;
     ws.inputs().choices.params["pad"] = 0;
     ws.inputs().touch();
-    for (int i = 0; i < 80 && (ws.memory().recording || ws.memory().recorded_key == padded_key || i < 3); ++i)
-        host.frame();
+    for (int i = 0; i < 3; ++i) host.frame();
+    frames_until(host, [&] { return !ws.memory().recording && ws.memory().recorded_key != padded_key; },
+                 "a recording of the changed source", 77, [&] { return memory_state(ws); });
     ASSERT_TRUE(ws.memory().result.has_value()) << ws.memory().error;
     ASSERT_NE(ws.memory().recorded_key, padded_key) << "the change of pad was not recorded";
     const ui::WarpPicture unpadded = show_column_read();
@@ -859,8 +875,8 @@ TEST(MemoryUi, AClickOnAPictureUsesThePixelMappingAndTheRecordingSaysWhetherItHe
         click(host, x, y);
         const WarpId standard{uint64_t(px / 32) + grid_x * uint64_t(py / 8), uint32_t((px % 32 + 32 * (py % 8)) / 32)};
         EXPECT_EQ(ws.memory().warp, standard) << ws.memory().pick_note;
-        for (int i = 0; i < 50 && (ws.memory().recording || ws.memory().accesses_of(standard).empty()); ++i)
-            host.frame();
+        frames_until(host, [&] { return !ws.memory().recording && !ws.memory().accesses_of(standard).empty(); },
+                     "the recording of the standard line's accesses", 50, [&] { return memory_state(ws); });
         host.frame();
         return ws.memory().pick_note;
     };
@@ -895,7 +911,8 @@ TEST(MemoryUi, ARecordingAfterAnEditRecordsTheNewKernel) {
     ASSERT_TRUE(made.ok()) << made.error().full();
     ui::AppHost& host = **made;
     ui::Workspace& ws = host.workspace();
-    for (int i = 0; i < 50 && !(ws.memory().result && !ws.memory().recording); ++i) host.frame();
+    frames_until(host, [&] { return ws.memory().result && !ws.memory().recording; }, "the memory recording", 50,
+                 [&] { return memory_state(ws); });
     ASSERT_TRUE(ws.memory().result.has_value()) << ws.memory().error;
     std::string text = document_of(ws).text();
     // The tile's size changes with the edit: a second recording module whose __shared__ array has the same
@@ -907,10 +924,13 @@ TEST(MemoryUi, ARecordingAfterAnEditRecordsTheNewKernel) {
         text.replace(text.find(from), from.size(), to);
     }
     ws.set_source(text, host.seconds() - 5.0);
-    for (int i = 0; i < 80 && (ws.memory().recording || ws.memory().recorded_key != ws.memory().wanted_key ||
-                               ws.memory().wanted_key.empty() || !ws.memory().error.empty() || i < 3);
-         ++i)
-        host.frame();
+    for (int i = 0; i < 3; ++i) host.frame();
+    frames_until(host,
+                 [&] {
+                     return !ws.memory().recording && ws.memory().recorded_key == ws.memory().wanted_key &&
+                            !ws.memory().wanted_key.empty() && ws.memory().error.empty();
+                 },
+                 "the recording of the wanted source, without an error", 77, [&] { return memory_state(ws); });
     EXPECT_EQ(ws.memory().error, "");
     EXPECT_TRUE(ws.memory().result.has_value());
 }

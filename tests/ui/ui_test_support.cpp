@@ -200,11 +200,28 @@ void click(ui::AppHost& host, float x, float y) {
 
 void settle(ui::AppHost& host) {
     ui::Workspace& ws = host.workspace();
-    for (int i = 0; i < 40; ++i) {
+    bool settled = false;
+    for (int i = 0; i < 40 && !settled; ++i) {
         host.frame();
-        if (!ws.run_in_flight() && !ws.needs_frame(host.seconds())) break;
+        settled = !ws.run_in_flight() && !ws.needs_frame(host.seconds());
     }
+    if (!settled)
+        ADD_FAILURE() << "the window did not settle in 40 frames: " << (ws.run_in_flight() ? "a run is still in flight" : "")
+                      << (ws.run_in_flight() && ws.needs_frame(host.seconds()) ? ", and " : "")
+                      << (ws.needs_frame(host.seconds()) ? "it still asks for frames" : "");
     host.frame();  // draw the settled state once more
+}
+
+bool frames_until(ui::AppHost& host, const std::function<bool()>& done, const std::string& waited_for, int max_frames,
+                  const std::function<std::string()>& seen) {
+    for (int i = 0; i < max_frames; ++i) {
+        if (done()) return true;
+        host.frame();
+    }
+    if (done()) return true;
+    ADD_FAILURE() << "waited " << max_frames << " frames for " << waited_for
+                  << (seen ? "; saw: " + seen() : std::string());
+    return false;
 }
 
 void show_output_at_100_percent(ui::AppHost& host) {

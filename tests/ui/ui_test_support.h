@@ -13,6 +13,7 @@
 #include <imgui.h>
 
 #include <memory>
+#include <functional>
 #include <string>
 
 namespace cp::uitest {
@@ -77,7 +78,12 @@ void press_key(ui::AppHost& host, ImGuiKey key, bool ctrl = false);
 void click(ui::AppHost& host, float x, float y);
 
 // Frames until no run is in flight or pending (each headless frame first waits for a running job).
+// Fails the test, saying so, when a run is still in flight after 40 frames.
 void settle(ui::AppHost& host);
+// Draws frames until `done()` holds, at most `max_frames`. When the cap is hit the test fails with what it waited
+// for and, from `seen()`, what it saw instead; returns whether `done()` held.
+bool frames_until(ui::AppHost& host, const std::function<bool()>& done, const std::string& waited_for,
+                  int max_frames, const std::function<std::string()>& seen = {});
 // Shows the first output view at 100% from its top-left corner, and draws a frame.
 void show_output_at_100_percent(ui::AppHost& host);
 // Compares the on-screen output image (RGB) with an RGBA8 buffer the kernel wrote; failures name pixels.

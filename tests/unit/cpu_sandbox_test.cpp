@@ -55,9 +55,12 @@ TEST(CpuSandbox, AnInfiniteLoopEndsWithinTheTimeOutPlusOneSecondAndTheNextLaunch
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     ASSERT_FALSE(r.ok);
     EXPECT_EQ(r.error->name, "LAUNCH_TIMEOUT");
-    EXPECT_EQ(r.error->message,
-              "kernel `forever` (grid 1x1x1, block 32x1x1) did not finish within 2 s "
-              "(CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S) and was stopped; an infinite loop?");
+    EXPECT_EQ(r.error->kind, ErrorKind::Hang);
+    // Where it was: the first thread of the one block, whose fiber never yields, on the loop's line.
+    EXPECT_EQ(r.error->thread, std::optional<Dim3>(Dim3{0, 0, 0}));
+    EXPECT_EQ(r.error->block, std::optional<Dim3>(Dim3{0, 0, 0}));
+    const std::string text = kForever;
+    EXPECT_EQ(r.error->line, 1 + int(std::count(text.begin(), text.begin() + long(text.find("while (spin)")), '\n')));
     EXPECT_GE(seconds, 2.0);
     EXPECT_LE(seconds, 3.0) << "the time-out + 1 s";
     std::cout << "[ figure   ] an infinite loop with CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S=2 was stopped after " << seconds

@@ -747,6 +747,15 @@ ProgramRunResult CpuWorker::run_program(const ProgramRunRequest& request, const 
                                         "run starts a fresh one), or a program that needs longer: --time-limit "
                                         "SECONDS";
                 out.error->line = running->line;
+                // The program's error is at its launch's line; the CUDA thread still running is said in words (the
+                // kernel's own line would read as the program's).
+                auto indices = [](const Dim3& d) {
+                    return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
+                };
+                if (out.error->thread && out.error->block)
+                    out.error->message += "; thread " + indices(*out.error->thread) + " of block " +
+                                          indices(*out.error->block) + " was still running";
+                out.site.reset();
             } else {
                 out.error->message = "the program was stopped after " + limit_text + " in its host code";
                 out.error->hint = "an infinite loop in the host code? (a launch was not running); give it longer "
