@@ -109,13 +109,7 @@ TEST(Plots, ALongSeriesBandIsSeenAndNoLineStandsInIt) {
                              "block: 256\ngrid: ceil(n / block.x)\n*/\n"
                              "__global__ void copy(const float* x, float* y, int n) {\n"
                              "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) y[i] = x[i];\n}\n";
-    ui::AppOptions o = headless_options();
-    o.open_file = lesson.string();
-    o.backend = "cpu";
-    o.width = 1920;
-    o.height = 1080;
-    o.text_size = 1.75f;
-    auto host = start_settled(o, {});
+    auto host = start_settled(projector_options(lesson.string()), {});
     ASSERT_TRUE(host);
     for (int i = 0; i < 2; ++i) host->frame();
     const ui::DrawnPlot& plot = host->workspace().output_panel().drawn_plot();

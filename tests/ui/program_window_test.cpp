@@ -209,12 +209,7 @@ TEST(ProgramWindow, TheProgramRunsAgainWithAChangedLaunch) {
 // the program's own launch wrote: the bytes the program's run captured after it.
 TEST(ProgramWindow, ALaunchOpensAsALessonWithItsPictureOnScreen) {
     ScopedUserDir user;
-    ui::AppOptions o = program_options("ripple.cu");
-    o.backend = "cpu";
-    o.width = 1920;
-    o.height = 1080;
-    o.text_size = 1.75f;
-    auto host = start_settled(o, {});
+    auto host = start_settled(projector_options(kProgramFiles + "/ripple.cu"), {});
     ASSERT_TRUE(host);
     ui::Workspace& ws = host->workspace();
     host->frame();

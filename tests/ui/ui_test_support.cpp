@@ -324,6 +324,16 @@ ui::KernelDocument& document_of(ui::Workspace& ws) {
     return *d;
 }
 
+ui::AppOptions projector_options(const std::string& file) {
+    ui::AppOptions o = headless_options();
+    o.open_file = file;
+    o.backend = "cpu";
+    o.width = 1920;
+    o.height = 1080;
+    o.text_size = 1.75f;
+    return o;
+}
+
 ui::AppOptions headless_options(const std::string& kernel_relative) {
     ui::AppOptions o;
     o.headless = true;

@@ -105,6 +105,8 @@ ui::KernelDocument& document_of(ui::Workspace& ws);
 
 // Headless app options for tests: a fixed size, a given kernel.
 ui::AppOptions headless_options(const std::string& kernel_relative = "image/box_blur.cu");
+// As a class sees it: `file` (a path) on the CPU backend at 1920x1080 with text size 1.75.
+ui::AppOptions projector_options(const std::string& file);
 
 // A headless app with `options` and `factory`, settled (its first run shown); null, with a test failure, when
 // it cannot start.

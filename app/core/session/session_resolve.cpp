@@ -233,25 +233,23 @@ Result<bool> KernelSession::resolve_params(ResolvedRun& r, Scope& scope, std::ve
         scope[b.name + ".height"] = (*img)->height;
         r.images[b.name] = ResolvedImage{image_path(b).string(), *img};
     }
-    for (const auto& b : spec.buffers) {
-        if (b.init.kind != BufferInit::Kind::Data) continue;
-        auto file = data_file(b.init.data);
+    // The data files of `data("...")` initialisers and `result` lines, each error saying whose file it was.
+    auto read_data = [&](const std::string& written, const std::string& whose, DataFile& into) -> Result<bool> {
+        auto file = data_file(written);
         if (!file) {
             Error e = file.error();
-            e.message = "buffer `" + b.name + "`: " + e.message;
+            e.message = whose + ": " + e.message;
             return refuse(std::string(), std::move(e));
         }
-        r.data[b.name] = std::move(*file);
-    }
-    for (const auto& result : spec.results) {
-        auto file = data_file(result.file);
-        if (!file) {
-            Error e = file.error();
-            e.message = "`result " + result.buffer + "`: " + e.message;
-            return refuse(std::string(), std::move(e));
-        }
-        r.results[result.buffer] = std::move(*file);
-    }
+        into = std::move(*file);
+        return true;
+    };
+    for (const auto& b : spec.buffers)
+        if (b.init.kind == BufferInit::Kind::Data)
+            if (auto ok = read_data(b.init.data, "buffer `" + b.name + "`", r.data[b.name]); !ok) return ok.error();
+    for (const auto& result : spec.results)
+        if (auto ok = read_data(result.file, "`result " + result.buffer + "`", r.results[result.buffer]); !ok)
+            return ok.error();
     for (const auto& p : spec.params) {
         auto over = choices_.params.find(p.name);
         double v = 0;
