@@ -254,5 +254,34 @@ TEST(Variants, ADifferenceInsideTheSpreadOfTheRepeatsIsTheSameWithinNoise) {
     EXPECT_NE(speedup_text(a, b).find("the spread is not known"), std::string::npos) << speedup_text(a, b);
 }
 
+// Repeats spread over more than half their median (as a CPU emulation's short launches on a busy machine): no ratio
+// is told, however far apart the medians (it read "2.28x slower ± 111%" as a finding, and "1.35x ± 109%: the same
+// within noise"); both on the CPU backend, the headline says the times are the emulation's.
+TEST(Speedup, RepeatsThatSpreadOverHalfTheirMedianAreTooNoisyToTell) {
+    RunReport a, b;
+    a.kernel = "k1";
+    b.kernel = "k2";
+    a.launched = b.launched = true;
+    a.backend = b.backend = "cpu";
+    const std::vector<double> sa = {1.0, 2.0, 3.0, 4.0, 5.0}, sb = {2.0, 4.5, 6.0, 8.0, 11.0};
+    a.timing = TimingStats::from_samples(sa, false);
+    b.timing = TimingStats::from_samples(sb, false);
+    const auto v = speedup_verdict(a, b);
+    ASSERT_TRUE(v);
+    ASSERT_GE(iqr_over_median(sa) + iqr_over_median(sb), 0.5) << "the test's figures must spread that far";
+    EXPECT_TRUE(v->too_noisy);
+    EXPECT_FALSE(v->within_noise);
+    EXPECT_TRUE(v->emulated);
+    // Tight repeats on a GPU backend: a finding, not emulated.
+    a.backend = b.backend = "cuda";
+    a.timing = TimingStats::from_samples({1.0, 1.01, 1.0, 0.99, 1.0}, false);
+    b.timing = TimingStats::from_samples({2.0, 2.01, 2.0, 1.99, 2.0}, false);
+    const auto w = speedup_verdict(a, b);
+    ASSERT_TRUE(w);
+    EXPECT_FALSE(w->too_noisy);
+    EXPECT_FALSE(w->within_noise);
+    EXPECT_FALSE(w->emulated);
+}
+
 }  // namespace
 }  // namespace cp

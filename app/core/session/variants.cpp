@@ -127,7 +127,9 @@ std::optional<SpeedupVerdict> speedup_verdict(const RunReport& main, const RunRe
     v.samples = int(std::min(main.timing.samples_ms.size(), variant.timing.samples_ms.size()));
     // The difference, as a fraction of the slower time, against the spread (both relative to a median).
     const double difference = std::abs(v.ratio >= 1 ? v.ratio - 1 : 1 / v.ratio - 1);
-    v.within_noise = v.samples >= 2 && difference <= v.spread;
+    v.too_noisy = v.samples >= 2 && v.spread >= 0.5;
+    v.within_noise = v.samples >= 2 && !v.too_noisy && difference <= v.spread;
+    v.emulated = main.backend == "cpu" && variant.backend == "cpu";
     return v;
 }
 
@@ -136,9 +138,14 @@ std::string speedup_words(const SpeedupVerdict& v, const std::string& than) {
     std::snprintf(ratio, sizeof ratio, "%.3gx ", v.ratio >= 1 ? v.ratio : 1 / v.ratio);
     // "1.06x faster than k1 ± 8%: ...": the kernel compared with is named before the spread.
     std::string words = ratio + std::string(v.ratio >= 1 ? "faster" : "slower") + (than.empty() ? "" : " than " + than);
-    if (v.samples < 2) return words + " (one launch each: the spread is not known)";
+    const std::string emulated = v.emulated ? " (CPU emulation, not GPU times)" : "";
+    if (v.samples < 2) return words + " (one launch each: the spread is not known)" + emulated;
     std::snprintf(spread, sizeof spread, " ± %.0f%%", v.spread * 100);
-    return words + spread + (v.within_noise ? ": the same within noise" : "");
+    return words + spread +
+           (v.too_noisy      ? ": too noisy to tell (more repeats, or a larger size)"
+            : v.within_noise ? ": the same within noise"
+                             : "") +
+           emulated;
 }
 
 std::string speedup_text(const RunReport& main, const RunReport& variant) {

@@ -46,12 +46,17 @@ struct SpeedupVerdict {
     double ratio = 0;   // main's median / variant's: > 1 is the variant faster
     double spread = 0;  // relative, 0.08 for ±8%
     bool within_noise = false;
+    // The middle half of either run's launches spreads over half its median or more (± 50% and up): no ratio can
+    // be told ("2.28x slower ± 111%" read as a finding); the words say so instead of judging.
+    bool too_noisy = false;
+    bool emulated = false;  // both ran on the CPU backend: the emulation's times, not a GPU's
     int samples = 0;    // the fewer repeats of the two runs
 };
 std::optional<SpeedupVerdict> speedup_verdict(const RunReport& main, const RunReport& variant);
 
-// "1.06x faster ± 8%: the same within noise", "4.3x faster ± 2%", "1.2x slower ± 3%"; with `than`, the kernel
-// compared with named after the way: "4.3x faster than matmul_naive ± 2%".
+// "1.06x faster ± 8%: the same within noise", "4.3x faster ± 2%", "1.2x slower ± 3%", "2.3x slower ± 111%: too
+// noisy to tell"; with `than`, the kernel compared with named after the way: "4.3x faster than matmul_naive ± 2%";
+// on the CPU backend "(CPU emulation, not GPU times)" after it.
 std::string speedup_words(const SpeedupVerdict& v, const std::string& than = "");
 
 // "matmul_tiled: 4.3x faster than matmul_naive ± 2%" or "k2: 1.06x faster than k1 ± 8%: the same within noise";
