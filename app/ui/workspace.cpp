@@ -302,8 +302,16 @@ std::string Workspace::open_launch_as_lesson(size_t index) {
 // The lesson's `show:`: a comparison lesson opens on its side-by-side columns unless `show:` leaves `Compare`
 // out (the default demo opens on its one big picture, the columns a tick away); the panels it names are shown
 // and get their own column beside the output (the layout is rebuilt when they differ from the last lesson's).
+// A lesson whose point is its memory figures (`show: Memory`), projected: the recording starts at once, where the
+// class saw an empty switch (presentation mode has no room to turn it on).
+void Workspace::record_memory_if_presented() {
+    const std::vector<std::string>& asked = files_.parsed().spec.show;
+    if (layout_.presenting() && std::find(asked.begin(), asked.end(), "Memory") != asked.end()) memory_.enabled = true;
+}
+
 void Workspace::apply_lesson_stage() {
     const std::vector<std::string>& asked = files_.parsed().spec.show;
+    record_memory_if_presented();
     compare_.enabled = asked.empty() || std::find(asked.begin(), asked.end(), "Compare") != asked.end();
     layout_.set_stage(asked);
 }

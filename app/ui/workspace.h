@@ -98,6 +98,7 @@ public:
     // Launch `index` of the last program run saved as a lesson (under launches_dir()) and opened after this frame;
     // why it could not be, or an empty string.
     std::string open_launch_as_lesson(size_t index);
+    void record_memory_if_presented();
     void request_run() { run_requested_ = true; }
     void save_now() { files_.save_now(); }
     // An edited lesson back to the library's text (Revert, "Take the new one"): it runs at once and checked, as

@@ -280,6 +280,7 @@ void Workspace::draw_link_banner() {
 
 void Workspace::set_presenting(bool on) {
     if (!layout_.set_presenting(on)) return;
+    if (on) record_memory_if_presented();
     presentation_.fullscreen = on;
     presentation_dirty_ = true;
 }

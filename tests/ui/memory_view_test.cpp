@@ -934,3 +934,30 @@ TEST(MemoryUi, ARecordingAfterAnEditRecordsTheNewKernel) {
     EXPECT_EQ(ws.memory().error, "");
     EXPECT_TRUE(ws.memory().result.has_value());
 }
+
+// A memory lesson projected (F11, or --present) records at once: its `show: Memory` is the lesson's point, and the
+// class saw an empty switch (issue 41). Its figures then come up: with stride 8, a warp's 32 lanes read floats 32
+// bytes apart, each in a 32-byte sector of its own (computed here from the stride; n a multiple of the warp).
+TEST(MemoryUi, AMemoryLessonInPresentationRecordsAtOnce) {
+    ScopedUserDir user;
+    ui::AppOptions o = headless_options("performance/coalesced_vs_strided.cu");
+    o.width = 1920;
+    o.height = 1080;
+    o.text_size = 1.75f;
+    o.backend = "cpu";
+    o.present = true;
+    o.sets = {{"n", "1024"}, {"stride", "8"}};
+    auto host = start_settled(o, {});
+    ASSERT_TRUE(host);
+    ui::Workspace& ws = host->workspace();
+    EXPECT_TRUE(ws.memory().enabled) << "presentation of a `show: Memory` lesson left the switch off";
+    ASSERT_TRUE(frames_until(*host, [&] { return ws.memory().result && !ws.memory().recording; },
+                             "the memory recording of the presented lesson", 80, [&] { return memory_state(ws); }));
+    const int stride = 8, lanes = 32, sector = 32, element = 4;
+    const double per_request = std::min<double>(lanes, double(lanes) * stride * element / sector);
+    bool found = false;
+    for (const MemoryFigures& f : ws.memory().result->figures)
+        if (f.space == MemorySpace::Global && !f.store && f.sectors_per_request() >= per_request - 1e-9) found = true;
+    EXPECT_TRUE(found) << "no global load at " << per_request << " sectors a request";
+}
+
