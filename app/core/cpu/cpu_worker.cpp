@@ -249,13 +249,23 @@ void CpuWorker::stop() {
 
 // On the supervisor thread, while the refused thread waits: which CUDA thread it was running, and the
 // kernel code on its stack.
+namespace {
+
+// The CUDA thread a pool thread of the worker `pid` is running (its indices), read from the worker's memory.
+bool read_thread_state(pid_t pid, const WorkerStatus::ThreadSlot& slot, cp_abi::ThreadState& state) {
+    const uint64_t at = slot.state.load();
+    iovec local{&state, sizeof state}, remote{reinterpret_cast<void*>(at), sizeof state};
+    return at && process_vm_readv(pid, &local, 1, &remote, 1, 0) == ssize_t(sizeof state);
+}
+
+}  // namespace
+
 void CpuWorker::observe(BlockedCall& call) {
     const pid_t pid = process_.pid();
     for (const auto& slot : status_->threads) {
         if (slot.tid.load() != call.tid) continue;
         cp_abi::ThreadState state{};
-        iovec local{&state, sizeof state}, remote{reinterpret_cast<void*>(slot.state.load()), sizeof state};
-        if (slot.state.load() && process_vm_readv(pid, &local, 1, &remote, 1, 0) == ssize_t(sizeof state)) {
+        if (read_thread_state(pid, slot, state)) {
             call.who = "thread " + uint3_text(state.thread_idx) + " of block " + uint3_text(state.block_idx);
             call.thread = dim3_of(state.thread_idx);
             call.block = dim3_of(state.block_idx);
@@ -292,8 +302,7 @@ void CpuWorker::sample_threads(pid_t pid) {
         auto site = site_of(loaded_, slot->sampled_code, WorkerStatus::kAddresses);
         if (!site) continue;  // not in kernel code: an idle pool thread
         HangSample h;
-        iovec local{&h.state, sizeof h.state}, remote{reinterpret_cast<void*>(slot->state.load()), sizeof h.state};
-        if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != ssize_t(sizeof h.state)) continue;
+        if (!read_thread_state(pid, *slot, h.state)) continue;
         h.site = std::move(*site);
         hang_samples_.push_back(std::move(h));
     }
@@ -749,12 +758,9 @@ ProgramRunResult CpuWorker::run_program(const ProgramRunRequest& request, const 
                 out.error->line = running->line;
                 // The program's error is at its launch's line; the CUDA thread still running is said in words (the
                 // kernel's own line would read as the program's).
-                auto indices = [](const Dim3& d) {
-                    return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
-                };
-                if (out.error->thread && out.error->block)
-                    out.error->message += "; thread " + indices(*out.error->thread) + " of block " +
-                                          indices(*out.error->block) + " was still running";
+                if (const auto& t = out.error->thread, &b = out.error->block; t && b)
+                    out.error->message += "; thread " + uint3_text({t->x, t->y, t->z}) + " of block " +
+                                          uint3_text({b->x, b->y, b->z}) + " was still running";
                 out.site.reset();
             } else {
                 out.error->message = "the program was stopped after " + limit_text + " in its host code";

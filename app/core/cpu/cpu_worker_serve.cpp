@@ -42,6 +42,21 @@ bool in_kernel_code(uint64_t address) {
     return false;
 }
 
+// The kernel code a thread is in, innermost first, into `out` (WorkerStatus::kAddresses of them, 0 past the last):
+// `instruction` when it is kernel code, then the return addresses into kernel code on the stack at `stack_pointer`
+// (a kernel inside a call: exit, abort, memcpy, a barrier), the first `Words` of it. Async-signal-safe.
+template <size_t Words>
+void kernel_code_at(uint64_t instruction, uint64_t stack_pointer, uint64_t (&out)[WorkerStatus::kAddresses]) {
+    int found = 0;
+    for (uint64_t& c : out) c = 0;
+    if (instruction && in_kernel_code(instruction)) out[found++] = instruction;
+    uint64_t words[Words];
+    iovec local{words, sizeof words}, remote{reinterpret_cast<void*>(stack_pointer), sizeof words};
+    const ssize_t got = stack_pointer ? process_vm_readv(getpid(), &local, 1, &remote, 1, 0) : -1;
+    for (ssize_t i = 0; i < got / ssize_t(sizeof(uint64_t)) && found < WorkerStatus::kAddresses; ++i)
+        if (in_kernel_code(words[i])) out[found++] = words[i] - 1;  // inside the call
+}
+
 void leave_last_words(WorkerStatus::End end, int exit_status, int signal, uint64_t fault_address,
                       uint64_t stack_pointer, uint64_t instruction) {
     if (!g_status) return;
@@ -56,14 +71,8 @@ void leave_last_words(WorkerStatus::End end, int exit_status, int signal, uint64
         g_status->thread = trap->state->thread_idx;
         g_status->block = trap->state->block_idx;
     }
-    int found = 0;
-    if (instruction && in_kernel_code(instruction)) g_status->code_addresses[found++] = instruction;
     // The kernel's call (to exit, abort, memcpy...) left its return address on the stack.
-    uint64_t words[2048];
-    iovec local{words, sizeof words}, remote{reinterpret_cast<void*>(stack_pointer), sizeof words};
-    const ssize_t got = stack_pointer ? process_vm_readv(getpid(), &local, 1, &remote, 1, 0) : -1;
-    for (ssize_t i = 0; i < got / ssize_t(sizeof(uint64_t)) && found < WorkerStatus::kAddresses; ++i)
-        if (in_kernel_code(words[i])) g_status->code_addresses[found++] = words[i] - 1;  // inside the call
+    kernel_code_at<2048>(instruction, stack_pointer, g_status->code_addresses);
 }
 
 void on_exit_called(int status, void*) {
@@ -117,16 +126,8 @@ void on_sample(int, siginfo_t*, void* context) {
     const int32_t me = int32_t(syscall(SYS_gettid));
     for (auto& slot : g_status->threads) {
         if (slot.tid.load(std::memory_order_relaxed) != me) continue;
-        int found = 0;
-        for (uint64_t& c : slot.sampled_code) c = 0;
-        if (const uint64_t ip = context_ip(context); ip && in_kernel_code(ip)) slot.sampled_code[found++] = ip;
-        // In a shim function (a barrier, an atomic): the kernel's call left its return address on the stack.
-        uint64_t words[1024];
-        const uint64_t sp = context_sp(context);
-        iovec local{words, sizeof words}, remote{reinterpret_cast<void*>(sp), sizeof words};
-        const ssize_t got = sp ? process_vm_readv(getpid(), &local, 1, &remote, 1, 0) : -1;
-        for (ssize_t i = 0; i < got / ssize_t(sizeof(uint64_t)) && found < WorkerStatus::kAddresses; ++i)
-            if (in_kernel_code(words[i])) slot.sampled_code[found++] = words[i] - 1;  // inside the call
+        // On the running fiber's own stack: a smaller window of it than the last words read.
+        kernel_code_at<1024>(context_ip(context), context_sp(context), slot.sampled_code);
         slot.sampled.store(1, std::memory_order_release);
         return;
     }

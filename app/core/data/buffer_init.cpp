@@ -87,7 +87,7 @@ Result<bool> fill_from_image(const BufferSpec& spec, HostBuffer& out, const Imag
 
 }  // namespace
 
-Result<bool> fill_buffer(const BufferSpec& spec, HostBuffer& out, const Image* image) {
+Result<bool> fill_buffer(const BufferSpec& spec, HostBuffer& out, const Image* image, const DataFile* data) {
     out.name = spec.name;
     out.type = spec.type;
     const ElemTypeInfo& info = elem_info(spec.type);
@@ -134,8 +134,22 @@ Result<bool> fill_buffer(const BufferSpec& spec, HostBuffer& out, const Image* i
         }
         case BufferInit::Kind::Image:
             return fill_from_image(spec, out, image);
-        case BufferInit::Kind::Data:  // the session copies the file's bytes (session_buffers.cpp)
-            return make_error(ErrorKind::Internal, "buffer `" + spec.name + "` is filled from a data file, not here");
+        case BufferInit::Kind::Data: {
+            if (!data || !data->bytes)
+                return make_error(ErrorKind::Internal, "buffer `" + spec.name + "`: its data file was not read");
+            const std::vector<std::byte>& file = *data->bytes;
+            if (file.size() < out.bytes.size()) {
+                return make_error(ErrorKind::UserInput,
+                                  "buffer `" + spec.name + "` needs " + std::to_string(count) + " " + info.name +
+                                      " elements (" + std::to_string(out.bytes.size()) + " bytes), and its data file `" +
+                                      init.data + "` holds " + std::to_string(file.size() / info.size) + " (" +
+                                      std::to_string(file.size()) + " bytes)",
+                                  "make the buffer's count at most " + std::to_string(file.size() / info.size) +
+                                      " (the parameters it depends on smaller), or give a larger file");
+            }
+            std::copy(file.begin(), file.begin() + static_cast<std::ptrdiff_t>(out.bytes.size()), out.bytes.begin());
+            return true;
+        }
     }
     return true;
 }

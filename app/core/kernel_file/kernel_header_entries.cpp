@@ -379,16 +379,14 @@ void HeaderEntryParser::parse_buffer_body(const std::string& name, int name_colu
 // `result NAME: data("file")`: what buffer NAME must hold after the launch (checked by check_header).
 void HeaderEntryParser::parse_result(const std::string& name, const Line& l) {
     const std::string value = trim(l.value);
-    const bool call = value.rfind("data", 0) == 0 && trim(value.substr(4)).size() >= 2 &&
-                      trim(value.substr(4)).front() == '(' && value.back() == ')';
-    if (!call) {
+    const std::string call = value.rfind("data", 0) == 0 ? trim(value.substr(4)) : std::string();  // "(...)"
+    if (call.size() < 2 || call.front() != '(' || call.back() != ')') {
         error(l.line, l.column, "`result " + name + ":` takes `data(\"file.bin\")`: the file of what `" + name +
                                     "` must hold after the launch, next to this file.");
         return;
     }
-    const std::string inner = trim(value.substr(4));
     std::string file;
-    if (!data_file_argument(split_args(inner.substr(1, inner.size() - 2)), l.line, l.column, file)) return;
+    if (!data_file_argument(split_args(call.substr(1, call.size() - 2)), l.line, l.column, file)) return;
     spec_.results.push_back(ResultSpec{name, file, l.line});
 }
 

@@ -5,6 +5,7 @@
 #include "core/kernel_file/kernel_file.h"
 #include "core/kernel_file/local_includes.h"
 #include "core/session/program_replay.h"
+#include "core/session/scalar_arg.h"
 #include "core/text_util.h"
 
 #include <algorithm>
@@ -36,49 +37,6 @@ std::string number_text(double v) {
     else
         std::snprintf(text, sizeof text, "%.17g", v);
     return text;
-}
-
-// A scalar argument's value from its bytes, read as the kernel's parameter type declares it; nullopt for a type a
-// header's param cannot stand for (a struct, a half).
-struct ScalarValue {
-    double value = 0;
-    bool integer = false;
-    bool is_double = false;
-};
-std::optional<ScalarValue> scalar_value(const std::string& type, const std::vector<std::byte>& bytes) {
-    auto read = [&](auto zero) -> std::optional<double> {
-        if (bytes.size() != sizeof zero) return std::nullopt;
-        std::memcpy(&zero, bytes.data(), sizeof zero);
-        return static_cast<double>(zero);
-    };
-    const std::string& t = type;
-    std::optional<double> v;
-    bool integer = true, is_double = false;
-    if (t == "float") {
-        v = read(float{}), integer = false;
-    } else if (t == "double") {
-        v = read(double{}), integer = false, is_double = true;
-    } else if (t == "int" || t == "int32_t" || t == "signed" || t == "signed int") {
-        v = read(int32_t{});
-    } else if (t == "unsigned" || t == "unsigned int" || t == "uint" || t == "uint32_t") {
-        v = read(uint32_t{});
-    } else if (t == "long long" || t == "int64_t" || t == "long" || t == "ptrdiff_t") {
-        v = read(int64_t{});
-    } else if (t == "unsigned long long" || t == "uint64_t" || t == "size_t" || t == "unsigned long") {
-        v = read(uint64_t{});
-    } else if (t == "bool") {
-        v = read(uint8_t{});
-    } else if (t == "char" || t == "signed char") {
-        v = read(int8_t{});
-    } else if (t == "unsigned char" || t == "uchar" || t == "uint8_t") {
-        v = read(uint8_t{});
-    } else if (t == "short" || t == "int16_t") {
-        v = read(int16_t{});
-    } else if (t == "unsigned short" || t == "ushort" || t == "uint16_t") {
-        v = read(uint16_t{});
-    }
-    if (!v) return std::nullopt;
-    return ScalarValue{*v, integer, is_double};
 }
 
 // The largest magnitude of a float or double buffer's components (0 for other types).
@@ -179,20 +137,22 @@ Result<ProgramLesson> lesson_from_launch(const ProgramRequest& request, const Pr
                 outputs.emplace_back(p.name, found->bytes / size);
             }
         } else {
-            const auto value = p.is_pointer ? std::nullopt : scalar_value(p.base_type, bytes_of_hex(a.bytes_hex));
+            const auto layout = p.is_pointer ? std::nullopt : scalar_layout(p.base_type);
+            const auto value = layout ? scalar_value(p.base_type, bytes_of_hex(a.bytes_hex)) : std::nullopt;
             if (!value) {
                 return refusal("`" + p.name + "` is a `" + p.type_text + "` of " + std::to_string(a.size) + " bytes, " +
                                "and a lesson's parameter is a number (int, unsigned, float, double, long long, size_t)");
             }
-            std::string type = value->is_double ? "double" : "float";
-            if (value->integer) {
-                if (value->value >= -2147483648.0 && value->value <= 2147483647.0) type = "int";
-                else if (value->value >= 0 && value->value <= 4294967295.0) type = "uint";
-                else if (std::fabs(value->value) <= 9007199254740992.0) type = "double";
-                else return refusal("`" + p.name + "` = " + number_text(value->value) + " is too large for a parameter");
+            // The header's type: a float or double as declared; a whole number as int, uint, or double past those.
+            std::string type = layout->kind == ScalarLayout::Kind::Float ? (layout->size == 8 ? "double" : "float") : "";
+            if (type.empty()) {
+                if (*value >= -2147483648.0 && *value <= 2147483647.0) type = "int";
+                else if (*value >= 0 && *value <= 4294967295.0) type = "uint";
+                else if (std::fabs(*value) <= 9007199254740992.0) type = "double";
+                else return refusal("`" + p.name + "` = " + number_text(*value) + " is too large for a parameter");
             }
-            param_lines.push_back("param " + p.name + ": " + type + " = " + number_text(value->value));
-            if (value->integer && value->value > 0) sizes.emplace_back(p.name, uint64_t(value->value));
+            param_lines.push_back("param " + p.name + ": " + type + " = " + number_text(*value));
+            if (layout->kind != ScalarLayout::Kind::Float && *value > 0) sizes.emplace_back(p.name, uint64_t(*value));
         }
     }
 

@@ -7,14 +7,26 @@
 #include "core/result.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace cp {
 
+// How a scalar parameter type is held: `int` a signed 4-byte integer, `size_t` an unsigned 8-byte one, `double` an
+// 8-byte float; nullopt for a type the playground does not set (a struct, a half).
+struct ScalarLayout {
+    enum class Kind { Signed, Unsigned, Float, Bool } kind;
+    uint32_t size;  // bytes
+};
+std::optional<ScalarLayout> scalar_layout(const std::string& base_type);
+
 Result<std::vector<std::byte>> scalar_bytes(const std::string& base_type, double value);
+// The inverse: an argument's bytes (as many as its type has) read as the type declares; nullopt otherwise.
+std::optional<double> scalar_value(const std::string& base_type, const std::vector<std::byte>& bytes);
 
 // Where a pointer argument points: a buffer and a byte offset into it (a chunk or a device's part).
 struct BufferArg {

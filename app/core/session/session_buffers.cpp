@@ -4,7 +4,6 @@
 #include "core/session/session.h"
 
 #include "core/data/buffer_init.h"
-#include <algorithm>
 
 namespace cp {
 
@@ -23,46 +22,28 @@ bool is_uniform(const BufferInit& init) {
     return init.kind == BufferInit::Kind::Zeros || init.kind == BufferInit::Kind::Constant;
 }
 
+// What a buffer is filled from beyond its header line: the image's path, or the data file's key (path, size and
+// a hash of its contents); empty for the other initialisers. Part of the buffer's input fingerprint.
+std::string input_source(const BufferSpec& spec, const ResolvedRun& resolved) {
+    if (spec.init.kind == BufferInit::Kind::Image) return resolved.images.at(spec.name).path;
+    if (spec.init.kind == BufferInit::Kind::Data) return resolved.data.at(spec.name).key;
+    return "";
+}
+
 }  // namespace
 
 Result<const HostBuffer*> KernelSession::host_input(const BufferSpec& spec, const ResolvedRun& resolved) {
     const uint64_t count = resolved.buffer_counts.at(spec.name);
-    const Image* image = nullptr;
-    std::string image_file;
-    const DataFile* data = nullptr;
-    if (spec.init.kind == BufferInit::Kind::Image) {
-        const ResolvedImage& resolved_image = resolved.images.at(spec.name);
-        image_file = resolved_image.path;
-        image = resolved_image.image.get();
-    } else if (spec.init.kind == BufferInit::Kind::Data) {
-        data = &resolved.data.at(spec.name);
-        image_file = data->key;
-    }
+    const Image* image =
+        spec.init.kind == BufferInit::Kind::Image ? resolved.images.at(spec.name).image.get() : nullptr;
+    const DataFile* data = spec.init.kind == BufferInit::Kind::Data ? &resolved.data.at(spec.name) : nullptr;
     // What determines its contents (run_stage.h): the same key decides the host copy and the device copy.
-    const std::string key = input_fingerprint(spec, count, image_file).key();
+    const std::string key = input_fingerprint(spec, count, input_source(spec, resolved)).key();
     HostInput& input = host_inputs_[spec.name];
     if (input.key != key) {
         input.key.clear();
         input.host = HostBuffer{spec.name, spec.type, std::vector<std::byte>(count * elem_info(spec.type).size)};
-        if (data) {
-            // The file's first `count` elements (a smaller count reads fewer); a shorter file is refused.
-            const uint64_t need = input.host.bytes.size();
-            if (data->bytes->size() < need) {
-                const uint32_t size = elem_info(spec.type).size;
-                return make_error(ErrorKind::UserInput,
-                                  "buffer `" + spec.name + "` needs " + std::to_string(count) + " " +
-                                      elem_info(spec.type).name + " elements (" + std::to_string(need) +
-                                      " bytes), and its data file `" + spec.init.data + "` holds " +
-                                      std::to_string(data->bytes->size() / size) + " (" +
-                                      std::to_string(data->bytes->size()) + " bytes)",
-                                  "make the buffer's count at most " + std::to_string(data->bytes->size() / size) +
-                                      " (the parameters it depends on smaller), or give a larger file");
-            }
-            std::copy(data->bytes->begin(), data->bytes->begin() + static_cast<std::ptrdiff_t>(need),
-                      input.host.bytes.begin());
-        } else if (auto filled = fill_buffer(spec, input.host, image); !filled) {
-            return filled.error();
-        }
+        if (auto filled = fill_buffer(spec, input.host, image, data); !filled) return filled.error();
         input.key = key;
     }
     return &input.host;
@@ -90,10 +71,7 @@ Result<bool> KernelSession::prepare_buffers(const ResolvedRun& resolved, const R
         const HostBuffer& host = **filled;
         const std::string& key = host_inputs_.at(spec.name).key;
         Fingerprint fingerprint =
-            input_fingerprint(spec, resolved.buffer_counts.at(spec.name),
-                              spec.init.kind == BufferInit::Kind::Image  ? resolved.images.at(spec.name).path
-                              : spec.init.kind == BufferInit::Kind::Data ? resolved.data.at(spec.name).key
-                                                                         : "");
+            input_fingerprint(spec, resolved.buffer_counts.at(spec.name), input_source(spec, resolved));
         Stage<BufferId>& stage = stages_->upload(spec.name);
 
         // A buffer the kernel cannot write (a const input) keeps its contents between runs; every other

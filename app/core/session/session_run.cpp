@@ -857,6 +857,15 @@ Result<LaunchRequest> KernelSession::launch_request(const ResolvedRun& resolved,
 
 namespace {
 
+// An output as checked: the streamed run's where it made one (`replaced`), else the one read back; null when neither.
+const HostBuffer* output_to_check(const std::map<std::string, HostBuffer>& outputs,
+                                  const std::map<std::string, HostBuffer>* replaced, const std::string& name) {
+    if (replaced)
+        if (auto r = replaced->find(name); r != replaced->end()) return &r->second;
+    const auto o = outputs.find(name);
+    return o == outputs.end() ? nullptr : &o->second;
+}
+
 // One output compared with what it should hold, into `checked` (its error map; the first mismatch's words when it is
 // the first output that differs). Whether it matched.
 bool add_comparison(Checked& checked, const std::string& name, const HostBuffer& got, const HostBuffer& want,
@@ -898,11 +907,7 @@ Checked KernelSession::check_recorded(const ResolvedRun& resolved, const std::ma
     checked.runs.push_back({"check", false, "new result"});
     bool all_ok = true;
     for (const ResultSpec& r : spec.results) {
-        const HostBuffer* got = nullptr;
-        if (replaced)
-            if (auto it = replaced->find(r.buffer); it != replaced->end()) got = &it->second;
-        if (!got)
-            if (auto it = outputs.find(r.buffer); it != outputs.end()) got = &it->second;
+        const HostBuffer* got = output_to_check(outputs, replaced, r.buffer);
         if (!got) continue;
         const DataFile& file = resolved.results.at(r.buffer);
         if (file.bytes->size() != got->bytes.size()) {
@@ -926,9 +931,9 @@ Checked KernelSession::check_recorded(const ResolvedRun& resolved, const std::ma
 // outputs are kept while the reference, its params and its inputs stay the same (live re-runs).
 Checked KernelSession::check_outputs(const ResolvedRun& resolved, const std::map<std::string, HostBuffer>& outputs,
                                      const std::map<std::string, HostBuffer>* replaced) {
-    Checked checked;
     const KernelSpec& spec = kernel_.spec;
     if (!spec.results.empty()) return check_recorded(resolved, outputs, replaced);
+    Checked checked;
     Fingerprint fingerprint;
     fingerprint.add("reference", spec.reference + "\n" + reference_section(kernel_.source), "reference changed");
     for (const auto& [name, value] : resolved.params) fingerprint.add("scalar " + name, value);
@@ -955,18 +960,11 @@ Checked KernelSession::check_outputs(const ResolvedRun& resolved, const std::map
         }
         expected = &stage.keep(std::move(fingerprint), std::move(outcome.expected));
     }
-    // An output as checked: the streamed run's where it made one, else the one read back.
-    auto output = [&](const std::string& name) -> const HostBuffer* {
-        if (replaced)
-            if (auto r = replaced->find(name); r != replaced->end()) return &r->second;
-        const auto o = outputs.find(name);
-        return o == outputs.end() ? nullptr : &o->second;
-    };
     // The comparison: once per result (a run's, or a deferred check's), never skipped.
     checked.runs.push_back({"check", false, "new result"});
     bool all_ok = true;
     for (const auto& [name, want] : *expected) {
-        const HostBuffer* got = output(name);
+        const HostBuffer* got = output_to_check(outputs, replaced, name);
         if (!got) continue;
         all_ok = add_comparison(checked, name, *got, want, spec.tolerance) && all_ok;
     }
