@@ -236,13 +236,20 @@ CodeSite code_site_of(const KernelModule& module, ModuleId id, uintptr_t instruc
 
 std::string code_site_text(const CodeSite& site, const std::string& library, const std::string& source_path,
                            int* user_line) {
-    for (const uint64_t offset : site.offsets)
-        if (const auto where = source_line_of(library, offset, source_path)) {
+    // The innermost place in the user's own file (a thread stopped inside the shim's inlined access check is at
+    // the line that made the access), else the innermost place with a line at all.
+    std::optional<SourceLine> first;
+    for (const uint64_t offset : site.offsets) {
+        const auto where = source_line_of(library, offset, source_path);
+        if (!where) continue;
+        if (same_file(where->file, source_path)) {
             // The line in the user's own file, for the editor's marker (the message says it in words too).
-            if (user_line && same_file(where->file, source_path)) *user_line = where->line;
+            if (user_line) *user_line = where->line;
             return site.in_function + line_text(where, source_path);
         }
-    return site.in_function;
+        if (!first) first = where;
+    }
+    return site.in_function + line_text(first, source_path);
 }
 
 int user_line_of(const std::string& library, uint64_t offset, const std::string& source_path) {

@@ -53,7 +53,7 @@ std::optional<SourceLine> source_line_of(const std::string& library, uint64_t of
 int user_line_of(const std::string& library, uint64_t offset, const std::string& source_path);
 
 // " (line 5)", " in memcpy (line 5)", " (header.h:3)", or "" when nothing is known: the first offset of
-// `site` that maps to a line.
+// `site` (innermost first) at a line of `source_path`, else the first that maps to a line at all.
 std::string code_site_text(const CodeSite& site, const std::string& library, const std::string& source_path,
                            int* user_line = nullptr);
 
