@@ -799,8 +799,14 @@ double Workspace::idle_timeout(double now) const {
     return t;
 }
 
+bool Workspace::displays_checking() const {
+    if (outputs_->probing()) return true;
+    return std::any_of(compare_.columns.begin(), compare_.columns.end(),
+                       [](const VariantColumn& c) { return c.views && c.views->probing(); });
+}
+
 bool Workspace::needs_frame(double now) {
-    if (runner_->has_outcome() || layout_.settling()) return true;
+    if (runner_->has_outcome() || layout_.settling() || displays_checking()) return true;
     if (connection_.link().lost() && connection_.link().attempt_due(now)) return true;
     if (connection_.attempt_done()) return true;
     const bool waiting_long = connection_.link().remote() && run_in_flight() && now - inflight_since_ >= 2;

@@ -78,6 +78,8 @@ public:
     double idle_timeout(double now) const;
     // Whether something (a finished run, a pending run, a file change) wants a frame now.
     bool needs_frame(double now);
+    // A picture's screen check is on its way (OutputViews::probing): another frame looks at it.
+    bool displays_checking() const;
 
     bool run_in_flight() const { return !runner_->idle() || program_.running(); }
     void wait_for_run() {

@@ -8,6 +8,11 @@
 #include "core/kernel_file/kernel_file.h"
 #include "core/session/report_text.h"
 #include "core/backends/registry.h"
+#include "render/display_probe.h"
+#include "ui/app.h"
+#include "ui/workspace.h"
+
+#include <glad/gl.h>
 
 #include <algorithm>
 #include <chrono>
@@ -166,6 +171,23 @@ bool measure(const std::string& backend, const std::filesystem::path& photo, con
     }
     ws.live().every_frame = false;
     settle(**host);
+    const uint64_t checks_passed = ws.outputs().views().at(0).checks_passed;
+
+    // The screen check's own cost (issue 41): issuing a probe of a picture (CPU) and looking at it once the GPU
+    // has done the reads.
+    std::vector<double> probe_issue, probe_look;
+    {
+        const ui::OutputView& v = ws.outputs().views().at(0);
+        for (int i = 0; i < 50 && v.raw && v.display; ++i) {
+            const auto t = std::chrono::steady_clock::now();
+            render::DisplayProbe probe(*v.raw, v.display, render::probe_points(v.raw->width(), v.raw->height(), 11, uint64_t(i)));
+            probe_issue.push_back(since_ms(t));
+            glFinish();  // the reads done, as a frame later they are
+            const auto t2 = std::chrono::steady_clock::now();
+            if (!probe.poll()) break;
+            probe_look.push_back(since_ms(t2));
+        }
+    }
 
     // Source change -> new pixels: a new text each time (so NVRTC really compiles), typing pause excluded.
     std::vector<double> latency, compile;
@@ -195,6 +217,12 @@ bool measure(const std::string& backend, const std::filesystem::path& photo, con
                 median(latency), *std::min_element(latency.begin(), latency.end()),
                 *std::max_element(latency.begin(), latency.end()), median(compile));
     edit_stages.print("source change");
+    if (!probe_issue.empty() && !probe_look.empty())
+        std::printf("[ui-bench]   screen check (16 texels read back behind a fence): issue %.3f ms, look %.3f ms CPU "
+                    "(medians of %zu); checks that passed while re-running every frame: %llu, coloured on the %s\n",
+                    median(probe_issue), median(probe_look), probe_look.size(),
+                    static_cast<unsigned long long>(checks_passed),
+                    ws.outputs().views().at(0).shading == ui::OutputView::Shading::Host ? "CPU (the GPU pass failed a check)" : "GPU");
     return true;
 }
 

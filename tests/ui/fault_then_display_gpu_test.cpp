@@ -10,6 +10,9 @@
 #include "core/engine/backend.h"
 #include "core/kernel_file/kernel_file.h"
 #include "support/process.h"
+#include "ui/app.h"
+#include "ui/panels/output_panel.h"
+#include "ui/workspace.h"
 
 #include <gtest/gtest.h>
 
@@ -70,6 +73,20 @@ void expect_good_picture(ui::AppHost& host, ui::Workspace& ws) {
         << "outcome " << r.outcome << "; " << (r.error ? r.error->full() : "no error") << "; " << r.mismatch_detail;
     ASSERT_EQ(r.outputs.count("ids"), 1u) << "outputs read back: " << r.outputs.size();
     std::printf("output path: %s\n", ws.outputs().views().at(0).path.c_str());
+    // The screen checked (issue 41): the picture is checked after it is drawn; one the display cannot show is a
+    // message in its place, never a blank or stale picture under the verdict.
+    frames_until(host, [&] { return !ws.displays_checking(); }, "the screen check of the picture", 30);
+    const ui::OutputView& view = ws.outputs().views().at(0);
+    std::printf("picture coloured on the %s; checks passed: %llu\n",
+                view.shading == ui::OutputView::Shading::Host ? "CPU" : "GPU",
+                static_cast<unsigned long long>(view.checks_passed));
+    if (!view.display_problem.empty()) {
+        host.frame();
+        EXPECT_EQ(ws.output_panel().drawn_output().message, view.display_problem);
+        EXPECT_FALSE(ws.output_panel().drawn_output().valid);
+        return;
+    }
+    EXPECT_GE(view.checks_passed, 1u);
     show_output_at_100_percent(host);
     // thread_ids' `ids` are ints shown through viridis: each pixel must be the colour of the value read back.
     const size_t compared = expect_screen_matches_colormapped(host, r.outputs.at("ids"), 333, "viridis");

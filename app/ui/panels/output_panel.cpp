@@ -306,6 +306,18 @@ void OutputPanel::draw_image_view(OutputView& v) {
         draw->PopClipRect();
     };
     const ImVec2 canvas_end(canvas.x + size.x, canvas.y + size.y);
+    if (!v.display_problem.empty()) {
+        // The display cannot show it (the screen check failed on both paths): words in its place, never a blank or
+        // stale picture under the verdict.
+        const float pad = ImGui::GetFontSize();
+        draw->AddRectFilled(canvas, canvas_end, IM_COL32(60, 24, 24, 255));
+        draw->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(canvas.x + pad, canvas.y + pad),
+                      IM_COL32(255, 220, 200, 255), v.display_problem.c_str(), nullptr,
+                      std::max(size.x - 2 * pad, 8 * pad));
+        drawn_output_ = {};
+        drawn_output_.message = v.display_problem;
+        return;
+    }
     int output_pane = 0;
     float split_x = canvas.x + size.x * s.split;
     switch (mode) {

@@ -54,6 +54,7 @@ struct DrawnImage {
     double bar_min = 0, bar_max = 0;
     std::string preview_note{};  // "preview 667x401 of 1999x1201 - exact values on hover" (a preview is shown)
     std::string inspector{};   // the pixel inspector's lines, when the mouse was over the picture
+    std::string message{};     // drawn in the picture's place: the display cannot show it (OutputView::display_problem)
     bool warp_outlined = false;  // the memory view's warp outlined (warp_x0.. its pixels' box, inclusive)
     int warp_x0 = 0, warp_y0 = 0, warp_x1 = 0, warp_y1 = 0;
 };

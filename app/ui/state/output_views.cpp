@@ -3,8 +3,10 @@
 #include "ui/state/output_views.h"
 
 #include "core/kernel_file/kernel_file.h"
+#include "render/host_colours.h"
 #include "ui/state/console_log.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -52,10 +54,157 @@ void OutputViews::clear() {
     kernel_path_.clear();
 }
 
-void OutputViews::refresh_display(OutputView& v) {
+void OutputViews::refresh_display(OutputView& v, const std::byte* host) {
     if (!v.raw || v.run == 0) return;
-    if (v.state.display.auto_range) v.range = colormap_->value_range(*v.raw, v.state.display.channel);
-    colormap_->render(*v.raw, v.state.display, v.range, v.display);
+    v.display_problem.clear();
+    const render::DisplaySettings& d = v.state.display;
+    if (render::display_pass_distrusted()) {
+        // Coloured here from the values (or the texture read back whole), uploaded as the font atlas is.
+        const int w = v.raw->width(), h = v.raw->height();
+        if (host) {
+            if (d.auto_range) v.range = render::host_value_range(v.type, host, size_t(w) * size_t(h), d.channel);
+            render::upload_shaded(render::shade_on_host(v.type, host, w, h, d, v.range), w, h, v.display);
+        } else {
+            render::HostShaded shaded = render::shade_texture_on_host(*v.raw, d);
+            if (d.auto_range) v.range = shaded.range;
+            render::upload_shaded(shaded.pixels, w, h, v.display);
+        }
+        v.shading = OutputView::Shading::Host;
+    } else {
+        if (d.auto_range) v.range = colormap_->value_range(*v.raw, d.channel);
+        colormap_->render(*v.raw, d, v.range, v.display);
+        v.shading = OutputView::Shading::Gpu;
+    }
+    start_probe(v, host);
+}
+
+// ---- the screen checked ---------------------------------------------------------------------------------
+
+namespace {
+
+constexpr int kProbeExtraPoints = 11;     // besides the corners and the centre
+constexpr int kShadeTolerance = 3;        // levels per channel: the table's interpolation, float rounding
+constexpr double kProbeTimeoutS = 2.0;    // a GPU that has not done a few small reads by then does no work
+
+// Whether the texture's texel holds the buffer's element (the components the type has).
+bool same_texel(const std::array<double, 4>& got, const std::array<double, 4>& want, int components) {
+    for (int c = 0; c < components && c < 4; ++c) {
+        const double a = got[size_t(c)], b = want[size_t(c)];
+        if (std::isnan(a) && std::isnan(b)) continue;
+        if (std::abs(a - b) > 1e-5 * std::max(1.0, std::abs(b))) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+void OutputViews::start_probe(OutputView& v, const std::byte* host) {
+    if (!v.raw || !v.display) return;
+    if (v.probe && v.probe->age_s() < kProbeTimeoutS) return;  // one in flight at a time: it is looked at first
+    std::vector<render::ProbePoint> points =
+        render::probe_points(v.raw->width(), v.raw->height(), kProbeExtraPoints, ++probes_started_);
+    v.probe_values.clear();
+    if (host)
+        for (const render::ProbePoint& q : points)
+            v.probe_values.push_back(
+                render::element_texel(v.type, host, size_t(q.y) * size_t(v.raw->width()) + size_t(q.x)));
+    v.probe_settings = v.state.display;
+    v.probe_limits = render::display_limits(v.state.display, v.range);
+    v.probe = std::make_unique<render::DisplayProbe>(*v.raw, v.display, std::move(points));
+}
+
+bool OutputViews::check_displays(ConsoleLog& log) {
+    bool waiting = false;
+    for (OutputView& v : views_) {
+        if (!v.probe) continue;
+        std::optional<render::ProbeSamples> samples = v.probe->poll();
+        if (!samples) {
+            if (v.probe->age_s() < kProbeTimeoutS) {
+                waiting = true;
+                continue;
+            }
+            display_failed(v, "the GPU did not finish reading the picture back within 2 s", log);
+            continue;
+        }
+        const std::vector<render::ProbePoint> points = v.probe->points();
+        v.probe.reset();
+        const render::TexelFormat& f = v.raw->format();
+        std::string wrong;
+        if (!v.probe_values.empty()) {
+            // The texture holds the buffer's values...
+            for (size_t i = 0; i < points.size() && wrong.empty(); ++i)
+                if (!same_texel(samples->source[i], v.probe_values[i], f.data_components))
+                    wrong = "its texture holds other values than the buffer at texel (" + std::to_string(points[i].x) +
+                            "," + std::to_string(points[i].y) + ")";
+        }
+        const std::vector<std::array<double, 4>>& values = v.probe_values.empty() ? samples->source : v.probe_values;
+        const render::DisplaySettings& d = v.probe_settings;
+        const auto [lo, hi] = v.probe_limits;
+        if (wrong.empty() && d.auto_range && v.range.valid) {
+            // ...its range holds every value looked at...
+            const int c = std::max(0, d.channel >= f.data_components ? f.data_components - 1 : d.channel);
+            for (size_t i = 0; i < values.size() && wrong.empty(); ++i) {
+                const double x = values[i][size_t(c)];
+                if (std::isfinite(x) && (float(x) < float(lo) || float(x) > float(hi)))
+                    wrong = "its value range " + std::to_string(lo) + ".." + std::to_string(hi) +
+                            " does not hold the value " + std::to_string(x) + " at texel (" +
+                            std::to_string(points[i].x) + "," + std::to_string(points[i].y) + ")";
+            }
+        }
+        if (wrong.empty()) {
+            // ...and each texel looked at is shown in the colour its value makes.
+            std::vector<std::array<uint8_t, 4>> expected;
+            for (const auto& value : values) expected.push_back(render::shade_texel(value, f, d, lo, hi));
+            wrong = render::first_display_mismatch(*samples, points, values, expected, kShadeTolerance);
+        }
+        if (wrong.empty()) {
+            ++v.checks_passed;
+            continue;
+        }
+        display_failed(v, wrong, log);
+    }
+    return waiting;
+}
+
+bool OutputViews::probing() const {
+    return std::any_of(views_.begin(), views_.end(), [](const OutputView& v) { return v.probe != nullptr; });
+}
+
+void OutputViews::display_failed(OutputView& v, const std::string& what, ConsoleLog& log) {
+    v.probe.reset();
+    if (v.shading == OutputView::Shading::Host) {
+        // The host's colours did not arrive either: say so over the picture's place, never a blank or stale one.
+        v.display_problem = "The display cannot show this picture, also when it is coloured on the CPU: " + what +
+                            ". The kernel's values are not affected: the verdict above stands. Restart the window; "
+                            "after a kernel faulted on the GPU, see the README, \"After a kernel faults on the GPU\".";
+        log.add(LogKind::Error, "display: the picture of `" + v.spec.buffer + "` cannot be shown: " + what);
+        return;
+    }
+    if (!render::display_pass_distrusted()) {
+        render::distrust_display_pass();
+        log.add(LogKind::Warning, "display: the picture of `" + v.spec.buffer + "` on screen was not its values (" +
+                                      what +
+                                      "); from now on this window colours its pictures on the CPU and uploads them");
+    }
+    refresh_display(v, nullptr);  // coloured on the host from the texture read back; checked again
+    shade_input();
+}
+
+void OutputViews::shade_input() {
+    if (!input_.raw || !input_.pixels) return;
+    render::DisplaySettings settings;
+    settings.auto_range = false;
+    settings.range_min = 0;
+    settings.range_max = 255;
+    if (render::display_pass_distrusted()) {
+        const Image& image = *input_.pixels;
+        render::upload_shaded(render::shade_on_host(ElemType::UChar4,
+                                                    reinterpret_cast<const std::byte*>(image.pixels.data()),
+                                                    image.width, image.height, settings, {}),
+                              image.width, image.height, input_.display);
+    } else {
+        colormap_->render(*input_.raw, settings, {}, input_.display);
+    }
 }
 
 // Where the buffer lives on the device, as an address usable in this process: imported through its IPC
@@ -73,6 +222,20 @@ std::optional<uint64_t> OutputViews::device_address_of(const std::string& buffer
         return a->second;
     return std::nullopt;
 }
+
+namespace {
+
+// The run's values of `buffer` in host memory (a copy read back, or the backend's own, in place), when it has
+// at least `bytes` of them.
+const std::byte* host_values(const RunReport& report, const std::string& buffer, uint64_t bytes) {
+    if (auto it = report.outputs.find(buffer); it != report.outputs.end())
+        return it->second.bytes.size() >= bytes ? it->second.bytes.data() : nullptr;
+    if (auto it = report.outputs_in_place.find(buffer); it != report.outputs_in_place.end())
+        return it->second.bytes >= bytes ? it->second.data : nullptr;
+    return nullptr;
+}
+
+}  // namespace
 
 bool OutputViews::fill_image(OutputView& v, RunReport& report, uint64_t bytes, ConsoleLog& log) {
     if (v.raw->can_copy_from_device() && !render::interop_distrusted()) {
@@ -204,13 +367,13 @@ void OutputViews::update(const KernelFile& file, RunReport& report, uint64_t run
                     v.preview_width = tw;
                     v.preview_height = th;
                     v.run = run;
-                    refresh_display(v);
+                    refresh_display(v, bytes.size() >= v.raw->expected_bytes() ? bytes.data() : nullptr);
                 } else {
                     v.problem = uploaded.error().full();
                 }
             } else if (fill_image(v, report, count * elem_info(buffer->type).size, log)) {
                 v.run = run;
-                refresh_display(v);
+                refresh_display(v, host_values(report, spec.buffer, v.raw->expected_bytes()));
             }
         } else if (v.host) {
             v.run = run;
@@ -244,11 +407,8 @@ void OutputViews::update_input_image(const KernelFile& file, const ResolvedRun& 
     // The session decoded it already: upload its pixels, don't read the file again.
     input_.raw = std::make_unique<render::BufferTexture>(ElemType::UChar4, image.image->width, image.image->height, nullptr);
     input_.raw->upload_from_host(reinterpret_cast<const std::byte*>(image.image->pixels.data()), image.image->pixels.size());
-    render::DisplaySettings settings;
-    settings.auto_range = false;
-    settings.range_min = 0;
-    settings.range_max = 255;
-    colormap_->render(*input_.raw, settings, {}, input_.display);
+    input_.pixels = image.image;
+    shade_input();
 }
 
 }  // namespace cp::ui

@@ -6,8 +6,10 @@
 
 #include "core/session/session.h"
 #include "render/colormap_pass.h"
+#include "render/display_probe.h"
 #include "render/device_copier.h"
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -45,6 +47,15 @@ struct OutputView {
     uint64_t run = 0;                               // sequence number of that run (0: nothing yet)
     std::string path;                               // "device copy (CUDA-GL interop)" / "host upload"
     std::string problem;                            // why it shows nothing, if so
+    // The screen checked (issue 41): how the display texture was coloured, the read-back that checks it, and why
+    // the display cannot show the picture (then drawn as a message over the picture's place instead).
+    enum class Shading { None, Gpu, Host } shading = Shading::None;
+    std::unique_ptr<render::DisplayProbe> probe;
+    std::vector<std::array<double, 4>> probe_values;  // the values at the probe's points, when the host had them
+    render::DisplaySettings probe_settings;
+    std::pair<double, double> probe_limits{0, 1};
+    uint64_t checks_passed = 0;                       // probes that found the picture as its values make it
+    std::string display_problem;
     ImageViewState state;
     // A picture that came as a preview (a remote backend: RunReport::output_previews): `raw` holds the box
     // filter, preview_width x preview_height, of the width x height values, stretched over the same place. The
@@ -61,6 +72,7 @@ struct OutputView {
 // The image-initialised input buffer, loaded from its file.
 struct InputImage {
     std::string buffer, path;
+    std::shared_ptr<const Image> pixels;  // as decoded: coloured on the host when the display pass is distrusted
     std::unique_ptr<render::BufferTexture> raw;
     render::Texture display;
     std::string problem;
@@ -85,8 +97,15 @@ public:
     // Buffers imported from the worker stay open for the next run (the copier is shared by every column: the
     // workspace closes those no run uses any more, once all are updated).
     void update(const KernelFile& file, RunReport& report, uint64_t run, ConsoleLog& log);
-    // Re-draws a view's display texture after its display settings changed.
-    void refresh_display(OutputView& view);
+    // Re-draws a view's display texture after its display settings changed (`host`: the view's values, when
+    // at hand; the check compares the texture's texels with them too).
+    void refresh_display(OutputView& view, const std::byte* host = nullptr);
+    // Looks at the read-backs of the pictures drawn before (never waits): a picture that is not what its values
+    // make is coloured on the host instead, and if that fails too its view says why (display_problem). Returns
+    // whether a check is still waiting for the GPU (the window draws another frame then).
+    bool check_displays(ConsoleLog& log);
+    // Whether a picture's check is on its way (started and not yet looked at).
+    bool probing() const;
     // Forgets everything (another kernel was opened).
     void clear();
     // Shows the input image alone (nothing ran, e.g. nothing can run here): something to look at from the start.
@@ -98,6 +117,9 @@ public:
 
 private:
     void update_input_image(const KernelFile& file, const ResolvedRun& resolved);
+    void shade_input();
+    void start_probe(OutputView& v, const std::byte* host);
+    void display_failed(OutputView& v, const std::string& what, ConsoleLog& log);
     bool fill_image(OutputView& v, RunReport& report, uint64_t bytes, ConsoleLog& log);
     std::optional<uint64_t> device_address_of(const std::string& buffer, const RunReport& report, std::string& why);
 
@@ -108,6 +130,7 @@ private:
     std::string kernel_path_;
     bool uses_ipc_;
     bool reported_interop_failure_ = false;
+    uint64_t probes_started_ = 0;
 };
 
 }  // namespace cp::ui
