@@ -442,30 +442,98 @@ private:
 
     void parse_expect(const Line& l) {
         state_.expect_line = l.line;
-        const std::vector<std::string> kinds = {"mismatch", "fault", "refused", "hang"};
-        // `hang on cpu`: judged on that backend only (where the bug is undefined behaviour on the others).
-        std::string value = l.value, backend;
-        if (const size_t on = value.find(" on "); on != std::string::npos) {
-            backend = trim(value.substr(on + 4));
-            value = trim(value.substr(0, on));
-            if (backend != "cpu" && backend != "cuda") {
+        const std::vector<std::string> kinds = {"mismatch", "fault", "refused", "hang", "undefined"};
+        // Clauses between `;`: OUTCOME [on BACKEND] [from sm_XY | before sm_XY]. `hang on cpu` is judged on that
+        // backend only; `undefined on cuda` says the bug is undefined behaviour there.
+        std::vector<ExpectClause> clauses;
+        auto pieces = [](const std::string& text, char sep) {
+            std::vector<std::string> out;
+            size_t start = 0;
+            for (size_t i = 0; i <= text.size(); ++i)
+                if (i == text.size() || text[i] == sep) {
+                    out.push_back(text.substr(start, i - start));
+                    start = i + 1;
+                }
+            return out;
+        };
+        for (const std::string& part : pieces(l.value, ';')) {
+            const std::string as_written = collapse_spaces(part);
+            std::vector<std::string> words;
+            for (const std::string& w : pieces(as_written, ' '))
+                if (!w.empty()) words.push_back(w);
+            if (words.empty()) {
+                error(l.line, l.column, "`expect:` has an empty clause: write `OUTCOME [on BACKEND] [from sm_XY]` "
+                                        "between the `;`s, e.g. `expect: hang on cpu; undefined on cuda`.");
+                return;
+            }
+            ExpectClause c;
+            for (auto e : {ExpectedOutcome::Mismatch, ExpectedOutcome::Fault, ExpectedOutcome::Refused,
+                           ExpectedOutcome::Hang, ExpectedOutcome::Undefined})
+                if (words[0] == expected_outcome_name(e)) c.outcome = e;
+            if (c.outcome == ExpectedOutcome::None) {
                 error(l.line, l.column,
-                      "`expect: " + value + " on BACKEND` names the backend the bug shows on: `cpu` or `cuda`, not `" +
-                          backend + "`.");
+                      "`expect:` says how this buggy-on-purpose lesson fails: one of " + join(kinds, ", ") + ", not `" +
+                          words[0] + "`." + did_you_mean(words[0], kinds));
                 return;
             }
-        }
-        for (auto e :
-             {ExpectedOutcome::Mismatch, ExpectedOutcome::Fault, ExpectedOutcome::Refused, ExpectedOutcome::Hang}) {
-            if (value == expected_outcome_name(e)) {
-                spec_.expect = e;
-                spec_.expect_backend = backend;
+            size_t at = 1;
+            while (at < words.size()) {
+                const std::string& word = words[at];
+                if (word == "on" && at + 1 < words.size()) {
+                    c.backend = words[at + 1];
+                    if (c.backend != "cpu" && c.backend != "cuda") {
+                        error(l.line, l.column,
+                              "`expect: " + words[0] + " on BACKEND` names the backend the bug shows on: `cpu` or "
+                              "`cuda`, not `" + c.backend + "`.");
+                        return;
+                    }
+                    at += 2;
+                } else if ((word == "from" || word == "before") && at + 1 < words.size()) {
+                    const std::string& arch = words[at + 1];
+                    int cc = 0;
+                    if (arch.rfind("sm_", 0) == 0 && arch.size() >= 5 && arch.size() <= 6 &&
+                        std::all_of(arch.begin() + 3, arch.end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
+                        cc = std::stoi(arch.substr(3));
+                    if (cc < 10) {
+                        error(l.line, l.column,
+                              "`expect: ... " + word + " ARCH` names a GPU architecture as sm_XY (e.g. `sm_70` for "
+                              "Volta, `sm_90` for Hopper), not `" + arch + "`.");
+                        return;
+                    }
+                    (word == "from" ? c.from_cc : c.before_cc) = cc;
+                    at += 2;
+                } else {
+                    error(l.line, l.column,
+                          "`expect:` clause `" + as_written + "` is not `OUTCOME [on BACKEND] [from sm_XY | before "
+                          "sm_XY]` (e.g. `hang on cpu`, `undefined on cuda from sm_70`).");
+                    return;
+                }
+            }
+            if ((c.from_cc || c.before_cc) && c.backend != "cuda") {
+                error(l.line, l.column,
+                      "`expect:` clause `" + as_written + "` names a GPU architecture: say `on cuda` too, e.g. `" +
+                          words[0] + " on cuda from sm_70`.");
                 return;
             }
+            if (c.outcome == ExpectedOutcome::Undefined && c.backend.empty()) {
+                error(l.line, l.column,
+                      "`expect: undefined` says where the bug is undefined behaviour: add `on cpu` or `on cuda`, and "
+                      "say how it shows elsewhere, e.g. `expect: hang on cpu; undefined on cuda`.");
+                return;
+            }
+            clauses.push_back(c);
         }
-        error(l.line, l.column,
-              "`expect:` says how this buggy-on-purpose lesson fails: one of " + join(kinds, ", ") + ", not `" +
-                  l.value + "`." + did_you_mean(l.value, kinds));
+        const auto failing = std::find_if(clauses.begin(), clauses.end(),
+                                          [](const ExpectClause& c) { return c.outcome != ExpectedOutcome::Undefined; });
+        if (failing == clauses.end()) {
+            error(l.line, l.column,
+                  "`expect:` says the bug is undefined everywhere it names: say how it shows on at least one backend, "
+                  "e.g. `expect: hang on cpu; undefined on cuda`.");
+            return;
+        }
+        spec_.expect = failing->outcome;
+        spec_.expect_backend = failing->backend;
+        spec_.expect_clauses = std::move(clauses);
     }
 
     void parse_tolerance(const Line& l) {

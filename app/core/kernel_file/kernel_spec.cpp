@@ -142,8 +142,26 @@ const char* expected_outcome_name(ExpectedOutcome e) {
             return "refused";
         case ExpectedOutcome::Hang:
             return "hang";
+        case ExpectedOutcome::Undefined:
+            return "undefined";
     }
     return "?";
+}
+
+bool ExpectClause::applies(const std::string& run_backend, int cc) const {
+    if (!backend.empty() && backend != run_backend) return false;
+    if ((from_cc || before_cc) && cc <= 0) return false;  // a device with no compute capability: not this clause's
+    if (from_cc && cc < from_cc) return false;
+    if (before_cc && cc >= before_cc) return false;
+    return true;
+}
+
+std::string ExpectClause::str() const {
+    std::string s = expected_outcome_name(outcome);
+    if (!backend.empty()) s += " on " + backend;
+    if (from_cc) s += " from sm_" + std::to_string(from_cc);
+    if (before_cc) s += " before sm_" + std::to_string(before_cc);
+    return s;
 }
 
 const char* direction_name(Direction d) {

@@ -146,8 +146,20 @@ struct DeviceSplitSpec {
 };
 
 // What a buggy-on-purpose lesson must show (`expect:`); None for a lesson that must verify.
-enum class ExpectedOutcome { None, Mismatch, Fault, Refused, Hang };
-const char* expected_outcome_name(ExpectedOutcome e);  // "mismatch", "fault", ...
+// Undefined: on the backends and devices its clause names the bug is undefined behaviour (any result is luck, and
+// is not held against the lesson); only in a clause with `on BACKEND`.
+enum class ExpectedOutcome { None, Mismatch, Fault, Refused, Hang, Undefined };
+const char* expected_outcome_name(ExpectedOutcome e);  // "mismatch", "fault", ..., "undefined"
+
+// One clause of `expect:` ("hang on cpu", "undefined on cuda from sm_70"): the outcome where the clause applies.
+struct ExpectClause {
+    ExpectedOutcome outcome = ExpectedOutcome::None;
+    std::string backend;               // "cpu", "cuda"; empty: every backend
+    int from_cc = 0, before_cc = 0;    // compute capability as 10 * major + minor (70: sm_70); 0: any
+    // Whether it applies to a run on `backend` with compute capability `cc` (0: the backend has none, the CPU's).
+    bool applies(const std::string& run_backend, int cc) const;
+    std::string str() const;           // as written: "undefined on cuda from sm_70"
+};
 
 // The names `show:` accepts: the window's panels (their titles) and `Compare` (the Output panel's side-by-side
 // columns of a lesson with `compare:`). Kept here, not in the UI, so `check` and the CLI refuse a wrong name too;
@@ -171,10 +183,13 @@ struct KernelSpec {
     std::vector<ResultSpec> results;
     double tolerance = 0;    // max abs error allowed per component
     std::string traffic_expr;  // bytes one launch moves; empty: sum of buffer sizes by direction
-    ExpectedOutcome expect = ExpectedOutcome::None;  // `expect:` buggy on purpose
+    ExpectedOutcome expect = ExpectedOutcome::None;  // `expect:` buggy on purpose: its first clause's failure
     // `expect: hang on cpu`: the one backend the bug shows the same way on (undefined behaviour elsewhere, e.g. a
-    // barrier that returned threads never reach); empty: every backend.
+    // barrier that returned threads never reach); empty: every backend. (The first clause's backend.)
     std::string expect_backend;
+    // Every clause of `expect:`, `;` between them ("hang on cpu; undefined on cuda"): a run is judged by the first
+    // that applies to its backend and compute capability, and not judged where none does.
+    std::vector<ExpectClause> expect_clauses;
     std::string learn;                               // `learn:` what the student should take from the bug
     std::vector<StepSpec> steps;                     // `step:` lines; empty: the one kernel runs once
     std::optional<StreamsSpec> streams;              // `streams:`; none: one stream

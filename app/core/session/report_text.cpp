@@ -108,6 +108,9 @@ std::string short_verdict_text(const RunReport& r) {
 
 std::string expected_outcome_text(const RunReport& r) {
     if (r.expect.empty()) return "";
+    if (r.expect == "undefined")
+        return "Buggy on purpose: here its result is undefined behaviour" +
+               (r.outcome.empty() || r.outcome == "ran" ? std::string(".") : "; this run gave: " + r.outcome + ".");
     const std::string text = "Buggy on purpose: it must fail with " +
                              (r.expect == "refused" ? std::string("a refused launch") : "a " + r.expect);
     if (r.as_expected == true) return text + ", and it did (failed as expected).";
