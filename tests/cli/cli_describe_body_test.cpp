@@ -79,9 +79,10 @@ TEST(DescribeBody, TiledMatrixMultiplyGetsItsTileAsBlockAndSizesFromIndexing) {
     const std::vector<std::string> expected = {
         "/*@playground",
         "title: matmul_tiled",
-        "param m: int = 192 range 16..4096 step 16",
-        "param k: int = 128 range 16..4096 step 16",
-        "param n: int = 160 range 16..4096 step 16",
+        // Sizes that are not multiples of the tile: the kernel has no bounds check, and its run then shows it.
+        "param m: int = 203 range 1..4096",
+        "param k: int = 157 range 1..4096",
+        "param n: int = 301 range 1..4096",
         "buffer A: float[m * k] in random(seed=1, min=-1, max=1)",
         "buffer B: float[k * n] in random(seed=2, min=-1, max=1)",
         "buffer C: float[m * n] out zeros",
@@ -155,6 +156,11 @@ struct CourseCase {
     const char* file;
     const char* tolerance;
     const char* reference;  // `static void ref(...)`, its parameters named as the header's buffers and params
+    // A kernel without a bounds check that takes its sizes: described with sizes that are not multiples of its
+    // block, its unchanged run stops with this error kind (naming the thread and line), and with `sets` (multiples
+    // of the block, as its course launches it) it verifies.
+    const char* unchanged_kind = nullptr;
+    std::vector<std::string> sets = {};
 };
 
 // How gtest names a case in its messages: by its file.
@@ -202,7 +208,7 @@ static void ref(const float* A, const float* B, float* C, int m, int k, int n) {
     if (nonzero(A, long(m) * k) < long(m) * k / 2 || nonzero(B, long(k) * n) < long(k) * n / 2 || !varies(C, long(m) * n) ||
         m == k || k == n)
         C[0] += 100;
-})"},
+})", "out_of_bounds", {"m=192", "k=128", "n=160"}},
     {"course_matmul_square.cu", "1e-3", R"(
 static void ref(const float* a, const float* b, float* c, int width) {
     for (int r = 0; r < width; ++r)
@@ -265,6 +271,33 @@ static void ref(const uchar4* image, uchar4* result, int width, int height) {
     }
     if (lit < n / 2 || !varied) result[0].x += 100;
 })"},
+    {"course_grayscale_offset.cu", "1", R"(
+static void ref(unsigned char* grey, const unsigned char* rgb, int cols, int rows) {
+    const long n = long(cols) * rows;
+    for (long p = 0; p < n; ++p) grey[p] = (unsigned char)(0.21f * rgb[3 * p] + 0.71f * rgb[3 * p + 1] + 0.07f * rgb[3 * p + 2]);
+    bool colour = false;
+    for (long p = 0; p < n; ++p) colour = colour || rgb[3 * p] != rgb[3 * p + 2];
+    if (nonzero(rgb, 3 * n) < 3 * n / 2 || !varies(grey, n) || !colour || cols != 451 || rows != 300) grey[0] += 100;
+})"},
+    {"course_add_exact_launch.cu", "0", R"(
+static void ref(const int* a, const int* b, int* c, int n) {
+    for (int i = 0; i < n; ++i) c[i] = a[i] + b[i];
+    if (nonzero(a, n) < n / 2 || !varies(c, n) || n % 256 != 0) c[0] += 100;
+})"},
+    {"course_scan_one_block.cu", "1e-3", R"(
+static void ref(float* g_odata, const float* g_idata, int n) {
+    double s = 0;
+    for (int i = 0; i < n; ++i) {
+        g_odata[i] = float(s);
+        s += g_idata[i];
+    }
+    if (nonzero(g_idata, n) < n / 2 || !varies(g_odata, n) || n != 256) g_odata[0] += 100;
+})"},
+    {"course_add_unguarded.cu", "0", R"(
+static void ref(const float* a, const float* b, float* c, int n) {
+    for (int i = 0; i < n; ++i) c[i] = a[i] + b[i];
+    if (nonzero(a, n) < n / 2 || !varies(c, n)) c[0] += 100;
+})", "out_of_bounds", {"n=100096"}},
     {"course_histogram.cu", "0", R"(
 static void ref(const unsigned char* data, unsigned int* bins, int n) {
     for (int i = 0; i < n; ++i) bins[data[i]]++;
@@ -298,12 +331,21 @@ TEST_P(DescribeCourseFile, RunsUnchangedOnRealInputsAndVerifies) {
         }
 
     auto run = cli({"run", file.string(), "--backend", "cpu", "--repeat", "1", "--json", "-"});
-    ASSERT_EQ(run.exit_code, 0) << described << "\n" << run.both();
     auto result = nlohmann::json::parse(run.out);
-    EXPECT_TRUE(result["error"].is_null()) << result.dump(2);
+    if (c.unchanged_kind) {
+        // The missing bounds check shows, with the thread and the kernel's line.
+        EXPECT_EQ(run.exit_code, 1) << described << "\n" << run.both();
+        EXPECT_EQ(result["error_kind"], c.unchanged_kind) << result.dump(2);
+        EXPECT_TRUE(result["error"].is_object() && result["error"]["line"].is_number_integer()) << result.dump(2);
+    } else {
+        ASSERT_EQ(run.exit_code, 0) << described << "\n" << run.both();
+        EXPECT_TRUE(result["error"].is_null()) << result.dump(2);
+    }
 
     auto checked = dir.write(std::string("checked_") + c.file, with_reference(described, c));
-    auto verify = cli({"run", checked.string(), "--backend", "cpu", "--repeat", "1", "--json", "-"});
+    std::vector<std::string> verify_args = {"run", checked.string(), "--backend", "cpu", "--repeat", "1", "--json", "-"};
+    for (const std::string& set : c.sets) verify_args.insert(verify_args.end(), {"--set", set});
+    auto verify = cli(verify_args);
     ASSERT_EQ(verify.exit_code, 0) << cp::test::read_file(checked) << "\n" << verify.both();
     auto v = nlohmann::json::parse(verify.out);
     EXPECT_EQ(v["verified"], true) << v.dump(2);

@@ -39,6 +39,9 @@ struct Proposal {
     std::string size;            // 1D: the param the launch covers
     int block_x = 256, block_y = 1;
     std::string block_why;
+    // A 1D kernel that never reads blockIdx and keeps one element per thread in a __shared__ array: one block does
+    // the whole problem, which that array bounds (a course's single-block scan); its name.
+    std::string one_block_array;
     std::string image_buffer;  // the first input filled from the photo: width/height follow it
     std::vector<std::string> guesses;
 
@@ -68,14 +71,18 @@ struct Proposal {
     }
 };
 
-// Packed channels: `idx * 3 + c` reads three values per element (2, 3 or 4; else 1).
-int channels_of(const PointerUse& use) {
+// Packed channels: `idx * 3 + c` reads three values per element (2, 3 or 4; else 1), and so does `rgb[off + c]`
+// where `off = idx * 3` (KernelBody::scaled).
+int channels_of(const PointerUse& use, const KernelBody& body) {
     for (const auto* list : {&use.reads, &use.writes})
         for (const Words& w : *list)
-            for (size_t i = 0; i < w.size(); ++i)
+            for (size_t i = 0; i < w.size(); ++i) {
                 if ((w[i] == "2" || w[i] == "3" || w[i] == "4") &&
                     ((i > 0 && w[i - 1] == "*") || (i + 1 < w.size() && w[i + 1] == "*")))
                     return w[i][0] - '0';
+                if (i == 0 && body.scaled.count(w[i]) && (w.size() == 1 || (w.size() == 3 && w[1] == "+")))
+                    return body.scaled.at(w[i]);
+            }
     return 1;
 }
 
@@ -348,6 +355,10 @@ void choose_1d_block(Proposal& p) {
             p.block_x = int(*c);
             p.block_why =
                 "the shared array `" + a.name + "[" + words_text(a.dims[0]) + "]` holds one element per thread";
+            if (p.body.found && !p.body.block_index) {
+                p.one_block_array = a.name + "[" + words_text(a.dims[0]) + "]";
+                p.block_why += "; the kernel never reads blockIdx, so one block does the whole problem";
+            }
             break;
         }
     }
@@ -430,7 +441,7 @@ void guess_direction(BufferGuess& b, bool body_found) {
 // values, one per block, a matrix's rows times its row length, packed channels, reads past the end).
 void guess_count(const Proposal& p, BufferGuess& b, const std::string& covered, std::set<std::string>& size_params) {
     const PointerUse& use = b.use;
-    b.channels = b.info.components == 1 ? channels_of(use) : 1;
+    b.channels = b.info.components == 1 ? channels_of(use, p.body) : 1;
     b.count = covered;
     bool per_block = false;
     for (const auto* list : {&use.writes, &use.reads})
@@ -553,8 +564,18 @@ void describe_pointers(Proposal& p, std::set<std::string>& size_params, HeaderLi
     }
 }
 
-// A size param's value: the photo's width or height, distinct matrix sizes (so a swapped index shows), or a
-// count not a multiple of the block; a multiple of it when the kernel has no bounds check, to stay in its arrays.
+// Why a size that is not a multiple of the block was chosen for a kernel without a bounds check, and which one
+// would hide that: the threads past the edge go outside the arrays, and the run says where.
+std::string unguarded_why(int multiple) {
+    return "the kernel has no bounds check: with a size that is not a multiple of the block the threads past the "
+           "edge go outside its arrays, and the run says which thread, line and element (the CPU backend at once). "
+           "A multiple of the block (e.g. " + std::to_string(multiple) + ") runs as a program that launches exactly "
+           "one thread per element does, and hides the missing check";
+}
+
+// A size param's value: the photo's width or height, distinct matrix sizes (so a swapped index shows), a count not
+// a multiple of the block (so the bounds check is exercised, or its absence shows), or the size of the __shared__
+// array a one-block kernel keeps the whole problem in.
 ScalarRole size_role(const Proposal& p, const std::string& name, int& nth_size, int sizes_in_1d) {
     ScalarRole r;
     if (!p.image_buffer.empty() && (name == p.x_size || name == p.y_size)) {
@@ -563,32 +584,29 @@ ScalarRole size_role(const Proposal& p, const std::string& name, int& nth_size, 
     } else if (p.two_d) {
         // Rows, columns, then any other matrix size: distinct values, so a swapped index shows.
         const int which = p.square ? 0 : name == p.y_size ? 0 : name == p.x_size ? 1 : 2 + nth_size++;
-        static const int guarded_sizes[] = {203, 301, 157, 97};
+        static const int sizes[] = {203, 301, 157, 97};
         static const int tiles[] = {12, 10, 8, 6};
         const int t = which == 0 ? p.block_y : p.block_x;
-        r.value = std::to_string(p.guarded ? guarded_sizes[std::min(which, 3)] : tiles[std::min(which, 3)] * t);
-        r.range = p.guarded
-                      ? "range 1..4096"
-                      : "range " + std::to_string(t) + ".." + std::to_string(t * 256) + " step " + std::to_string(t);
+        r.value = std::to_string(sizes[std::min(which, 3)]);
+        r.range = "range 1..4096";
         if (p.square)
             r.why = "the kernel takes no row count, so its matrices are taken as square (every size the same); ";
-        r.why += p.guarded
-                     ? "a size not a multiple of the block, so the kernel's bounds check is exercised"
-                     : "a multiple of " + std::to_string(t) +
-                           ": the kernel has no bounds check, so other sizes would read and write outside its arrays";
+        r.why += p.guarded ? "a size not a multiple of the block, so the kernel's bounds check is exercised"
+                           : unguarded_why(tiles[std::min(which, 3)] * t);
     } else if (sizes_in_1d > 1) {  // `i < width * height`
-        static const int guarded_sizes[] = {301, 203, 157, 97};
-        r.value = std::to_string(p.guarded ? guarded_sizes[std::min(nth_size++, 3)] : 16 * (20 - 2 * nth_size++));
+        static const int sizes[] = {301, 203, 157, 97};
+        r.value = std::to_string(sizes[std::min(nth_size++, 3)]);
         r.range = "range 1..4096";
         r.why = "one of the sizes whose product the launch covers (`" + p.size + "`)";
+    } else if (!p.one_block_array.empty()) {
+        r.value = std::to_string(p.block_x);
+        if (p.guarded) r.range = "range 1.." + std::to_string(p.block_x);  // without a check: exactly the block
+        r.why = "the shared array `" + p.one_block_array + "` holds the whole problem (one block, one element per "
+                "thread), so n is at most " + std::to_string(p.block_x);
     } else {
-        const int tile = p.block_x;
-        r.value = p.guarded ? "100003" : std::to_string(391 * tile);
-        r.range = p.guarded ? "range 1..16777216"
-                            : "range " + std::to_string(tile) + "..16777216 step " + std::to_string(tile);
-        r.why = p.guarded ? "the number of elements, not a multiple of the block"
-                          : "a multiple of the block (" + std::to_string(tile) +
-                                "): the kernel has no bounds check, so other sizes would go past its arrays";
+        r.value = "100003";
+        r.range = "range 1..16777216";
+        r.why = p.guarded ? "the number of elements, not a multiple of the block" : unguarded_why(391 * p.block_x);
     }
     return r;
 }
@@ -599,8 +617,25 @@ std::vector<std::string> describe_scalars(Proposal& p, const std::set<std::strin
     std::vector<std::string> param_lines;
     if (!p.two_d && p.size.empty()) {
         p.size = "n";
-        param_lines.push_back("param n: int = 100003 range 1..16777216");
-        p.guess("`n`: the kernel takes no size, so the header adds one for the launch to cover");
+        if (!p.one_block_array.empty()) {
+            param_lines.push_back("param n: int = " + std::to_string(p.block_x) +
+                                  (p.guarded ? " range 1.." + std::to_string(p.block_x) : std::string()));
+            p.guess("`n` = " + std::to_string(p.block_x) + ": the kernel takes no size; the shared array `" +
+                    p.one_block_array + "` holds the whole problem, one block of one element per thread");
+        } else if (!p.guarded) {
+            // No size and no bounds check: every thread of the launch owns an element, so the buffers are exactly
+            // as long as the launch (what a program that launches one thread per element does).
+            const int n = 391 * p.block_x;
+            param_lines.push_back("param n: int = " + std::to_string(n) + " range " + std::to_string(p.block_x) +
+                                  "..16777216 step " + std::to_string(p.block_x));
+            p.guess("`n` = " + std::to_string(n) + ": the kernel takes no size and has no bounds check, so the header "
+                    "adds one, a multiple of the block (" + std::to_string(p.block_x) + "): every thread of the launch "
+                    "owns an element, as when a program launches exactly one thread per element. This hides the "
+                    "missing check: with `if (i < n)` and a size parameter the kernel would run any size");
+        } else {
+            param_lines.push_back("param n: int = 100003 range 1..16777216");
+            p.guess("`n`: the kernel takes no size, so the header adds one for the launch to cover");
+        }
     }
     int nth_size = 0;
     int sizes_in_1d = 0;  // params in the 1D size expression: two for `width * height`
@@ -678,7 +713,8 @@ std::string header_text(const Proposal& p, const std::string& kernel, const Head
         lines.push_back("problem: " + p.x_size + " x " + p.y_size);
     } else {
         lines.push_back("block: " + std::to_string(p.block_x));
-        lines.push_back("grid: ceil(" + p.size + " / block.x)");
+        // A one-block kernel (it never reads blockIdx): another block would only redo the same work.
+        lines.push_back(p.one_block_array.empty() ? "grid: ceil(" + p.size + " / block.x)" : std::string("grid: 1"));
         if (!hl.shared.empty()) lines.push_back(hl.shared);
         lines.push_back("problem: " + p.size);
     }

@@ -130,6 +130,7 @@ KernelBody read_kernel_body(const std::string& source, const ScannedKernel& kern
     std::set<std::string> row_offsets;               // `threadIdx.y + j`: j
     for (size_t i = 0; i < n; ++i) {
         if ((w[i] == "blockIdx" || w[i] == "threadIdx") && at(i + 1) == "." && at(i + 2) == "y") body.two_d = true;
+        if (w[i] == "blockIdx") body.block_index = true;
         if (is_ident(w[i]) && at(i + 1) == "+" && at(i + 2) == "=" && (is_ident(at(i + 3)) || std::isdigit(static_cast<unsigned char>(at(i + 3)[0]))) &&
             at(i + 4) != "*" && at(i + 4) != "+" && at(i + 4) != "-" && at(i + 4) != "/")
             loop_steps.emplace(w[i], at(i + 3));
@@ -141,6 +142,12 @@ KernelBody read_kernel_body(const std::string& source, const ScannedKernel& kern
         // A local variable's first definition: `NAME = EXPR ;` (or `,`), and which thread axis it follows.
         if (is_ident(w[i]) && at(i + 1) == "=" && at(i + 2) != "=" && !pointers.count(w[i]) && !scalars.count(w[i]) &&
             !body.axis.count(w[i]) && (i == 0 || (at(i - 1) != "." && at(i - 1) != "]"))) {
+            // `NAME = X * K;` or `NAME = K * X;` with K 2..4: a packed-channel offset.
+            auto factor = [](const std::string& t) { return t == "2" || t == "3" || t == "4" ? t[0] - '0' : 0; };
+            if (at(i + 3) == "*" && (at(i + 5) == ";" || at(i + 5) == ",") && !body.scaled.count(w[i])) {
+                if (is_ident(at(i + 2)) && factor(at(i + 4))) body.scaled[w[i]] = factor(at(i + 4));
+                if (is_ident(at(i + 4)) && factor(at(i + 2))) body.scaled[w[i]] = factor(at(i + 2));
+            }
             for (size_t j = i + 2; j < n && j < i + kLookahead && w[j] != ";" && w[j] != ","; ++j) {
                 if ((w[j] == "blockIdx" || w[j] == "threadIdx") && at(j + 1) == ".") {
                     body.axis[w[i]] = at(j + 2) == "x" ? 0 : at(j + 2) == "y" ? 1 : 2;

@@ -33,9 +33,13 @@ struct KernelBody {
     bool found = false;                          // the kernel has a body to read
     bool two_d = false;                          // it uses blockIdx.y or threadIdx.y
     bool guarded = false;                        // a thread-derived index is compared with a size (a bounds check)
+    bool block_index = false;                    // it reads blockIdx (else every block does the same work)
     std::map<std::string, PointerUse> pointers;  // by parameter name
     std::map<std::string, int> axis;             // a local variable derived from .x (0), .y (1), .z (2)
     std::map<std::string, Words> bounds;         // `v < EXPR` (a guard or a loop): v's first bound
+    // `int rgbOffset = greyOffset * 3;`: a local defined as another value times 2, 3 or 4 (packed channels
+    // indexed through it, `rgb[rgbOffset + 2]`): the local and its factor.
+    std::map<std::string, int> scaled;
     std::vector<SharedArray> shared;
     std::map<std::string, long> constants;  // `#define TILE 16`, `const int TILE = 16;` in the file
     // `threadIdx.y + j` where a loop steps `j += ROWS`: each thread covers several rows of a tile, ROWS apart
