@@ -807,6 +807,7 @@ bool Workspace::displays_checking() const {
 
 bool Workspace::needs_frame(double now) {
     if (runner_->has_outcome() || layout_.settling() || displays_checking()) return true;
+    if (layout_.presenting() && layout_.presentation_view().fitting()) return true;  // a few frames to fit its type
     if (connection_.link().lost() && connection_.link().attempt_due(now)) return true;
     if (connection_.attempt_done()) return true;
     const bool waiting_long = connection_.link().remote() && run_in_flight() && now - inflight_since_ >= 2;

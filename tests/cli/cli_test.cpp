@@ -412,7 +412,7 @@ TEST(Cli, ExpectedOutcomesPassWhenTheBugShowsAndFailWhenItDoesNot) {
     auto bad = cli({"run", variant("bad.cu", "expect: crash\n", {}), "--backend", "cpu"});
     EXPECT_EQ(bad.exit_code, 1);
     EXPECT_NE(bad.err.find("bad.cu:17:"), std::string::npos) << bad.err;
-    EXPECT_NE(bad.err.find("one of mismatch, fault, refused, hang, not `crash`"), std::string::npos) << bad.err;
+    EXPECT_NE(bad.err.find("one of mismatch, fault, refused, hang, undefined, not `crash`"), std::string::npos) << bad.err;
 }
 
 // A file with several kernels runs the one `kernel:` names; without `kernel:` it says how to choose.

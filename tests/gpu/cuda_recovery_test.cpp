@@ -121,6 +121,10 @@ TEST_F(CudaBackendTest, WatchdogStopsAKernelThatNeverEnds) {
     EXPECT_EQ(r.error->name, "timeout");
     EXPECT_TRUE(r.error->context_was_reset);
     EXPECT_NE(r.error->message.find("did not finish within 3 s"), std::string::npos) << r.error->message;
+    EXPECT_EQ(r.error->kind, ErrorKind::Hang);
+    // CUDA cannot say where the threads were: no thread, block or line is claimed (the hint says so).
+    EXPECT_FALSE(r.error->thread.has_value());
+    EXPECT_EQ(r.error->line, 0);
     EXPECT_LT(waited_s, 15.0);
     std::printf("watchdog: stopped after %.1f s: %s\n", waited_s, r.error->message.c_str());
 

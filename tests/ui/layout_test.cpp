@@ -6,6 +6,9 @@
 #include "support/scoped_env.h"
 #include "ui/state/settings.h"
 #include "ui/dock_layout.h"
+#include "ui/panels/editor_panel.h"
+#include "ui/panels/presentation_view.h"
+#include "ui/workspace.h"
 #include "ui/theme.h"
 #include "ui/state/user_dirs.h"
 #include "core/kernel_file/kernel_spec.h"
@@ -20,6 +23,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 using namespace cp;
 using namespace cp::uitest;
@@ -378,4 +383,55 @@ TEST(Presentation, ShowsTheComparisonsColumnsAndTheLessonsPanels) {
     EXPECT_TRUE(console_drawn);
     // The host kernels backend runs box_blur only: the variants fail in their columns, which are still drawn.
     EXPECT_EQ(ws.output_panel().drawn_columns().size(), 3u) << "the main kernel and its two variants";
+}
+
+// The editor on a projector (issue 41): at 1920x1080 with text size 1.75 the default layout's editor shows at
+// least 60 columns of code (its type shrinks to fit them, never under the base size), while the output keeps
+// at least 60% of the width (AtFullHdWithLargeText... above).
+TEST(Layout, AtLargeTextTheEditorShowsSixtyColumnsOfCode) {
+    ScopedUserDir user;
+    auto host = start(1920, 1080, 1.75f);
+    ASSERT_TRUE(host);
+    show(*host, "Editor");
+    for (int i = 0; i < 6; ++i) host->frame();  // the type is fitted from what the frames before it showed
+    const ui::EditorPanel& editor = host->workspace().editor_panel();
+    const Rect ed = window_rect("Editor");
+    std::printf("[layout] 1920x1080, text size 1.75: the editor (%d..%d) shows %d columns of code at %.1f px type\n",
+                ed.x0, ed.x1, editor.visible_columns(), double(editor.code_size()));
+    EXPECT_GE(editor.visible_columns(), 60);
+    EXPECT_GE(editor.code_size(), ui::kBaseFontPixels);
+    const Rect out = window_rect("Output");
+    EXPECT_GE(out.width(), int(0.6 * 1920));
+}
+
+// Presentation mode cuts nothing (issue 41): the lesson column (with the Timing line and its notes) and the
+// `show:` panels (the bank picture of the bank-conflict lesson at stride 8) fit their areas, their type shrinking
+// where it must, after the few frames the fit takes.
+TEST(Presentation, TheLessonColumnAndTheShownPanelsFitTheirAreas) {
+    for (const auto& [lesson, sets] :
+         std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::string>>>>{
+             {"basics/thread_ids.cu", {}}, {"performance/shared_bank_conflicts.cu", {{"stride", "8"}}}}) {
+        ScopedUserDir user;
+        ui::AppOptions o = projector_options((cp::kernels_dir() / lesson).string());
+        o.present = true;
+        o.memory = true;
+        o.sets = sets;
+        auto host = start_settled(o, {});
+        ASSERT_TRUE(host) << lesson;
+        ui::Workspace& ws = host->workspace();
+        ASSERT_TRUE(ws.presenting()) << lesson;
+        const ui::PresentationView& view = ws.presentation_view();
+        frames_until(*host, [&] { return !view.fitting() && !ws.memory().recording; }, lesson + " fitted", 60, [&]() -> std::string {
+            return "column " + std::to_string(view.column_overflow()) + " at scale " + std::to_string(view.column_scale()) +
+                   ", stage " + std::to_string(view.stage_overflow()) + " at share " + std::to_string(view.stage_share());
+        });
+        host->frame();
+        std::printf("[presentation] %s: column %.2f of its height at type x%.2f; shown panels %.2f at %.0f%% of the "
+                    "height, type x%.2f\n",
+                    lesson.c_str(), double(view.column_overflow()), double(view.column_scale()),
+                    double(view.stage_overflow()), 100.0 * double(view.stage_share()), double(view.stage_scale()));
+        EXPECT_LE(view.column_overflow(), 1.0f) << lesson << ": the lesson column is cut";
+        EXPECT_LE(view.stage_overflow(), 1.0f) << lesson << ": a shown panel is cut";
+        EXPECT_GE(view.column_scale(), ui::FitScale::kMinScale) << lesson;
+    }
 }

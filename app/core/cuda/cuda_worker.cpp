@@ -228,9 +228,12 @@ Response CudaWorkerBackend::call(const Request& request, int timeout_s, const st
         e.kind = ErrorKind::Hang;
         e.message = subject + " did not finish within " + std::to_string(timeout_s) +
                     " s and was stopped. All buffers were lost; the GPU context was reset.";
+        // CUDA stops a context without saying where its threads were; the CPU backend samples its threads.
         e.hint = runs_kernels(request)
-                     ? "look for a loop that never ends, or __syncthreads() inside a branch that some threads skip; "
-                       "set CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S to allow longer launches"
+                     ? "CUDA does not tell where a stopped kernel's threads were: run it on the CPU backend "
+                       "(--backend cpu), which names the thread, block and line still running. Look for a loop that "
+                       "never ends, or __syncthreads() inside a branch that some threads skip; set "
+                       "CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S to allow longer launches"
                      : "";
     } else {
         e.name = "worker stopped";

@@ -10,6 +10,7 @@
 #include <imgui.h>
 #include <imgui_internal.h>  // the focused window: the widget's child has the keyboard
 
+#include <cmath>
 #include <cstring>
 
 #include <algorithm>
@@ -107,10 +108,35 @@ void EditorPanel::draw() {
         return;
     }
     draw_toolbar();
-    ImGui::PushFont(mono_font(), 0.0f);
+    const float width = ImGui::GetContentRegionAvail().x;
+    code_size_ = code_font_size(width);
+    if (std::abs(width - fitted_width_) >= 0.5f) code_box_width_ = 0;  // resized: measured again this frame
+    fitted_width_ = width;
+    // PushFont takes the size before the style's scales (text size, DPI) multiply it.
+    const ImGuiStyle& style = ImGui::GetStyle();
+    ImGui::PushFont(mono_font(), code_size_ / std::max(1e-3f, style.FontScaleMain * style.FontScaleDpi));
     draw_source();
     ImGui::PopFont();
     draw_diagnostics();
+}
+
+float EditorPanel::code_font_size(float width) const {
+    const float ui = ImGui::GetFontSize();
+    ImFont* mono = mono_font();
+    if (!mono || ui <= 0) return ui;
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float smallest = std::min(ui, std::max(kBaseFontPixels * style.FontScaleDpi, kSmallestCode * ui));
+    // The code box's width: the last frame's, else the panel's less the widget's scrollbar and the figures' column.
+    const float box = code_box_width_ > 0 && std::abs(width - fitted_width_) < 0.5f
+                          ? code_box_width_
+                          : width - memory_column_width() - style.ScrollbarSize - style.WindowPadding.x;
+    // Type is drawn at whole pixels with whole-pixel advances: the largest whole size that shows the columns.
+    for (float size = std::floor(ui); size >= smallest; size -= 1.0f) {
+        // (drawn advances are whole pixels: the measured one is rounded up to what is drawn)
+        const float advance = std::ceil(mono->CalcTextSizeA(size, FLT_MAX, 0.0f, "0").x);
+        if (advance > 0 && box / advance - gutter_columns_ >= kCodeColumns) return size;
+    }
+    return smallest;
 }
 
 void EditorPanel::note_button(const std::string& name) {
@@ -319,6 +345,11 @@ void EditorPanel::draw_source() {
     text_y0_ = first.y;
     number_x0_ = box0.x;
     number_x1_ = first.x;
+    if (const float advance = ImGui::CalcTextSize("0").x; advance > 0) {
+        gutter_columns_ = std::max(1.0f, (first.x - box0.x) / advance);
+        visible_columns_ = int((box1.x - ImGui::GetStyle().ScrollbarSize - first.x) / advance);
+        code_box_width_ = box1.x - ImGui::GetStyle().ScrollbarSize - box0.x;
+    }
     draw_memory_gutter(box1.x - ImGui::GetStyle().ScrollbarSize, box0.y, box1.y, box1.x, box1.x + column_w);
     hovered_marker_.clear();
     const ImVec2 mouse = ImGui::GetIO().MousePos;

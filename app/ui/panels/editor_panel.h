@@ -58,6 +58,11 @@ public:
     void jump_to_line(int line) { pending_jump_ = line; }
     bool text_active() const { return active_; }
     int cursor_line() const { return cursor_line_; }
+    // Columns of code the last frame showed (at least kCodeColumns where the type could shrink to fit them), and the
+    // code's type size then (pixels).
+    int visible_columns() const { return visible_columns_; }
+    float code_size() const { return code_size_; }
+    static constexpr float kCodeColumns = 60, kSmallestCode = 0.6f;
 
     // Where a toolbar or notice button was drawn in the last frame, in screen pixels ("Describe", "Compare",
     // "Keep mine", "Take the new one"), for tests that click it; false when it was not drawn.
@@ -105,6 +110,9 @@ private:
     void draw_diagnostics();
     void update_markers();
     float memory_column_width() const;  // the reserved column's (0 without figures)
+    // The code's type: the window's text size, made smaller (down to kSmallestCode of it, never under the base
+    // size) where the panel would show fewer than kCodeColumns columns of code at it (large text on a projector).
+    float code_font_size(float width) const;
     void draw_memory_gutter(float box_x1, float box_y0, float box_y1, float column_x0, float column_x1);
 
     std::optional<KernelDocument>& doc_;
@@ -129,6 +137,11 @@ private:
     const std::vector<MemoryLineMark>* memory_marks_ = nullptr;
     std::vector<GutterText> gutter_;
     float text_x0_ = 0, text_y0_ = 0, number_x0_ = 0, number_x1_ = 0, line_h_ = 0;  // last frame's geometry
+    float gutter_columns_ = 6;      // the line numbers' width, in columns of code (last frame's)
+    int visible_columns_ = 0;       // columns of code the last frame showed
+    float code_size_ = 0;           // the code's type size in the last frame
+    float fitted_width_ = 0;        // the panel's width it was fitted to
+    float code_box_width_ = 0;      // the code box's width in the last frame (line numbers, code; no scrollbar)
     int first_row_ = 0, last_row_ = -1;
     int pending_jump_ = 0;
     uint64_t revealed_serial_ = 0;
