@@ -15,11 +15,6 @@ std::vector<std::string> stage_panels(const std::vector<std::string>& show) {
     return stage;
 }
 
-float side_width(float text_scale) {
-    const float t = std::clamp((text_scale - 1.25f) / 0.5f, 0.0f, 1.0f);
-    return kSideWidth + (kSideWidthLargeText - kSideWidth) * t;
-}
-
 void build_default_layout(ImGuiID id, ImVec2 pos, ImVec2 size, const std::vector<std::unique_ptr<Panel>>& panels,
                           const std::vector<std::string>& stage) {
     ImGui::DockBuilderRemoveNode(id);
@@ -28,7 +23,7 @@ void build_default_layout(ImGuiID id, ImVec2 pos, ImVec2 size, const std::vector
     ImGui::DockBuilderSetNodeSize(id, size);
 
     ImGuiID main = id, side = 0, side_bottom = 0, below_left = 0, below_right = 0;
-    side = ImGui::DockBuilderSplitNode(main, ImGuiDir_Left, side_width(ImGui::GetStyle().FontScaleMain), nullptr, &main);
+    side = ImGui::DockBuilderSplitNode(main, ImGuiDir_Left, kSideWidth, nullptr, &main);
     side_bottom = ImGui::DockBuilderSplitNode(side, ImGuiDir_Down, kSideBottomHeight, nullptr, &side);
     below_left = ImGui::DockBuilderSplitNode(main, ImGuiDir_Down, kBelowHeight, nullptr, &main);
     below_right = ImGui::DockBuilderSplitNode(below_left, ImGuiDir_Right, 0.5f, nullptr, &below_left);

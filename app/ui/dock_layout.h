@@ -16,11 +16,7 @@
 namespace cp::ui {
 
 // Fractions of the work area.
-constexpr float kSideWidth = 0.36f;       // the left column (editor, library; logs below), at text size 1.25 or less
-constexpr float kSideWidthLargeText = 0.36f;  // from text size 1.75: the editor needs room for its columns
-// The left column's share of the width at `text_scale` (ImGuiStyle::FontScaleMain): wider with larger text, so
-// that the editor keeps about 60 columns while the output keeps at least 60% of the width.
-float side_width(float text_scale);
+constexpr float kSideWidth = 0.36f;       // the left column (editor, library; logs below)
 constexpr float kSideBottomHeight = 0.34f;
 constexpr float kBelowHeight = 0.21f;     // the controls under the output (the picture comes first)
 constexpr float kStageWidth = 0.46f;      // of the output's node: the column of a lesson's `show:` panels
