@@ -29,28 +29,25 @@ std::string value_text(const std::array<double, 4>& v) {
 
 }  // namespace
 
-std::vector<ProbePoint> probe_points(int width, int height, int extra, uint64_t seed) {
+std::vector<ProbePoint> probe_points(int width, int height, int count, uint64_t seed) {
     std::vector<ProbePoint> p;
-    if (width <= 0 || height <= 0) return p;
-    auto add = [&](int x, int y) {
-        const ProbePoint q{std::clamp(x, 0, width - 1), std::clamp(y, 0, height - 1)};
-        for (const ProbePoint& o : p)
-            if (o.x == q.x && o.y == q.y) return;
-        p.push_back(q);
-    };
-    add(0, 0);
-    add(width - 1, 0);
-    add(0, height - 1);
-    add(width - 1, height - 1);
-    add(width / 2, height / 2);
-    uint64_t s = seed * 6364136223846793005ull + 1442695040888963407ull;
-    for (int i = 0; i < extra; ++i) {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        const uint64_t x = (s >> 33) % uint64_t(width);
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        const uint64_t y = (s >> 33) % uint64_t(height);
-        add(int(x), int(y));
+    if (width <= 0 || height <= 0 || count <= 0) return p;
+    // Rows: the middle, the top, the bottom, then a golden-ratio walk over the picture.
+    int y = height / 2;
+    if (seed % 4 == 1) y = 0;
+    else if (seed % 4 == 2) y = height - 1;
+    else if (seed % 4 == 3) y = int(std::fmod(double(seed) * 0.6180339887, 1.0) * height);
+    y = std::clamp(y, 0, height - 1);
+    const int n = std::min(count, width);
+    // Evenly spread from the first column to the last, the inner ones moved within their step from probe to probe
+    // so that other columns are looked at too.
+    const int64_t step = n > 1 ? int64_t(width - 1) / (n - 1) : 0;
+    for (int i = 0; i < n; ++i) {
+        int64_t x = n == 1 ? width / 2 : int64_t(i) * (width - 1) / (n - 1);
+        if (i > 0 && i < n - 1 && step > 1) x += int64_t((seed * 37 + uint64_t(i) * 11) % uint64_t(step)) - step / 2;
+        p.push_back({int(std::clamp<int64_t>(x, 0, width - 1)), y});
     }
+    std::sort(p.begin(), p.end(), [](const ProbePoint& a, const ProbePoint& b) { return a.x < b.x; });
     return p;
 }
 
@@ -73,6 +70,7 @@ DisplayProbe::DisplayProbe(const BufferTexture& source, const Texture& display, 
                              reinterpret_cast<void*>(n * kSourceBytes + i * kShownBytes));
     }
     glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    issue_error_ = glGetError();
     fence_ = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
     glFlush();
 }
@@ -89,6 +87,7 @@ DisplayProbe::~DisplayProbe() {
 std::optional<ProbeSamples> DisplayProbe::poll() {
     if (!fence_) return std::nullopt;
     const GLenum state = glClientWaitSync(fence_, 0, 0);
+    last_wait_ = state;
     if (state != GL_ALREADY_SIGNALED && state != GL_CONDITION_SATISFIED) return std::nullopt;
     const size_t n = points_.size();
     std::vector<std::byte> bytes(n * (kSourceBytes + kShownBytes));

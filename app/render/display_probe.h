@@ -21,9 +21,10 @@ struct ProbePoint {
     int x = 0, y = 0;
 };
 
-// The texels a check reads: the four corners, the centre and `extra` more spread by `seed` (a run number), so
-// that successive checks of a live picture look at different places.
-std::vector<ProbePoint> probe_points(int width, int height, int extra, uint64_t seed);
+// The texels a check reads: `count` of one row (its first and last, the rest spread between), the row chosen by
+// `seed` (a probe's number: the middle, the top and bottom rows, then rows spread over the picture), so that
+// successive checks of a live picture look at different places.
+std::vector<ProbePoint> probe_points(int width, int height, int count, uint64_t seed);
 
 // What a probe read back at each point, in the order of its points.
 struct ProbeSamples {
@@ -33,7 +34,8 @@ struct ProbeSamples {
 
 class DisplayProbe {
 public:
-    // Issues the read-backs of `points` from `source` and `display` (level 0) and a fence; returns at once.
+    // Issues the read-backs of `points` from `source` and `display` (level 0), one texel each, and a fence;
+    // returns at once.
     DisplayProbe(const BufferTexture& source, const Texture& display, std::vector<ProbePoint> points);
     ~DisplayProbe();
     DisplayProbe(const DisplayProbe&) = delete;
@@ -43,6 +45,9 @@ public:
     double age_s() const;  // since the reads were issued
     // The samples once the GPU has done the reads (never waits); nullopt while it has not.
     std::optional<ProbeSamples> poll();
+    // GL's error after issuing the reads (GL_NO_ERROR: none), and what the last poll's fence wait said.
+    GLenum issue_error() const { return issue_error_; }
+    GLenum last_wait() const { return last_wait_; }
 
 private:
     std::vector<ProbePoint> points_;
@@ -50,6 +55,7 @@ private:
     double value_scale_ = 1;
     GLuint buffer_ = 0;
     GLsync fence_ = nullptr;
+    GLenum issue_error_ = GL_NO_ERROR, last_wait_ = 0;
     std::chrono::steady_clock::time_point started_;
 };
 

@@ -139,7 +139,14 @@ HostShaded shade_texture_on_host(const BufferTexture& source, const DisplaySetti
 void upload_shaded(const std::vector<uint8_t>& pixels, int width, int height, Texture& display) {
     if (!display || display.width() != width || display.height() != height)
         display = Texture::create_2d(GL_RGBA8, width, height, mip_levels_for(width, height));
-    if (display_faults().host_upload || pixels.size() < size_t(width) * size_t(height) * 4) return;
+    if (display_faults().host_upload) {
+        // A test's broken upload: the picture stays blank, as on a GPU after a fault (a new texture's memory would
+        // otherwise hold whatever the last one freed there).
+        const uint8_t blank[4] = {0, 0, 0, 0};
+        glClearTexImage(display.id(), 0, GL_RGBA, GL_UNSIGNED_BYTE, blank);
+        return;
+    }
+    if (pixels.size() < size_t(width) * size_t(height) * 4) return;
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
     glTextureSubImage2D(display.id(), 0, 0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
     if (display.levels() > 1) glGenerateTextureMipmap(display.id());

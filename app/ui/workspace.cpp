@@ -796,13 +796,18 @@ double Workspace::idle_timeout(double now) const {
     if (doc() && doc()->revision() != submitted_.doc_revision && settings_.auto_compile)
         t = std::min(t, std::max(0.0, doc()->last_edit_time() + kCompilePause - now));
     if (doc() && doc()->unsaved()) t = std::min(t, 0.3);
+    t = std::min(t, outputs_->next_probe_due_s());  // a picture's owed screen check
+    for (const VariantColumn& c : compare_.columns)
+        if (c.views) t = std::min(t, c.views->next_probe_due_s());
     return t;
 }
 
 bool Workspace::displays_checking() const {
-    if (outputs_->probing()) return true;
+    // A check on its way, or an owed one whose time has come (idle_timeout woke the window for it).
+    auto busy = [](const OutputViews& v) { return v.probing() || v.next_probe_due_s() <= 0.0; };
+    if (busy(*outputs_)) return true;
     return std::any_of(compare_.columns.begin(), compare_.columns.end(),
-                       [](const VariantColumn& c) { return c.views && c.views->probing(); });
+                       [&](const VariantColumn& c) { return c.views && busy(*c.views); });
 }
 
 bool Workspace::needs_frame(double now) {

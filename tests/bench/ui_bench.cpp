@@ -184,7 +184,11 @@ bool measure(const std::string& backend, const std::filesystem::path& photo, con
             probe_issue.push_back(since_ms(t));
             glFinish();  // the reads done, as a frame later they are
             const auto t2 = std::chrono::steady_clock::now();
-            if (!probe.poll()) break;
+            if (!probe.poll()) {
+                std::printf("[ui-bench]   screen check: the read-back did not arrive after glFinish (GL error at issue "
+                            "0x%x, fence wait 0x%x)\n", probe.issue_error(), probe.last_wait());
+                break;
+            }
             probe_look.push_back(since_ms(t2));
         }
     }
@@ -217,6 +221,9 @@ bool measure(const std::string& backend, const std::filesystem::path& photo, con
                 median(latency), *std::min_element(latency.begin(), latency.end()),
                 *std::max_element(latency.begin(), latency.end()), median(compile));
     edit_stages.print("source change");
+    std::printf("[ui-bench]   screen checks that passed while re-running every frame: %llu; the picture coloured on the %s\n",
+                static_cast<unsigned long long>(checks_passed),
+                ws.outputs().views().at(0).shading == ui::OutputView::Shading::Host ? "CPU (the GPU pass failed a check)" : "GPU");
     if (!probe_issue.empty() && !probe_look.empty())
         std::printf("[ui-bench]   screen check (16 texels read back behind a fence): issue %.3f ms, look %.3f ms CPU "
                     "(medians of %zu); checks that passed while re-running every frame: %llu, coloured on the %s\n",

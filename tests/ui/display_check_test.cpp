@@ -50,7 +50,7 @@ void until_checked_on_host(ui::AppHost& host) {
             return !v.empty() && v[0].shading == ui::OutputView::Shading::Host && !v[0].probe &&
                    (v[0].checks_passed > 0 || !v[0].display_problem.empty());
         },
-        "the picture coloured on the host and checked", 20, [&] {
+        "the picture coloured on the host and checked", 200, [&] {
             const auto& v = ws.outputs().views();
             if (v.empty()) return std::string("no view");
             return "shading " + std::to_string(int(v[0].shading)) + ", checks passed " +

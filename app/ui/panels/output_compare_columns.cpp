@@ -81,7 +81,7 @@ void OutputPanel::draw_side_by_side() {
     auto record = [&](DrawnColumn column, float x0) {
         column.x0 = x0;
         column.x1 = x0 + ImGui::GetContentRegionAvail().x;
-        if (drawn_output_.valid) column.image = drawn_output_;
+        if (drawn_output_.valid || !drawn_output_.message.empty()) column.image = drawn_output_;  // or its message
         drawn_columns_.push_back(std::move(column));
         drawn_output_.valid = false;
     };

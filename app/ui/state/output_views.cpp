@@ -82,7 +82,8 @@ void OutputViews::refresh_display(OutputView& v, const std::byte* host) {
 
 namespace {
 
-constexpr int kProbeExtraPoints = 11;     // besides the corners and the centre
+constexpr int kProbePoints = 16;          // texels of one row
+constexpr int kProbesPerSecond = 4;       // per view, once its first check passed
 constexpr int kShadeTolerance = 3;        // levels per channel: the table's interpolation, float rounding
 constexpr double kProbeTimeoutS = 2.0;    // a GPU that has not done a few small reads by then does no work
 
@@ -100,9 +101,19 @@ bool same_texel(const std::array<double, 4>& got, const std::array<double, 4>& w
 
 void OutputViews::start_probe(OutputView& v, const std::byte* host) {
     if (!v.raw || !v.display) return;
-    if (v.probe && v.probe->age_s() < kProbeTimeoutS) return;  // one in flight at a time: it is looked at first
+    const auto now = std::chrono::steady_clock::now();
+    // One in flight at a time, and after the first check at most kProbesPerSecond: a live picture that changes
+    // every frame is looked at a few times a second, and the last picture of a burst is still checked (owed).
+    const bool busy = v.probe && v.probe->age_s() < kProbeTimeoutS;
+    const bool too_soon = v.checks_passed > 0 && now - v.probed_at < v.probe_interval;
+    if (busy || too_soon) {
+        v.probe_owed = true;
+        return;
+    }
+    v.probe_owed = false;
+    v.probed_at = now;
     std::vector<render::ProbePoint> points =
-        render::probe_points(v.raw->width(), v.raw->height(), kProbeExtraPoints, ++probes_started_);
+        render::probe_points(v.raw->width(), v.raw->height(), kProbePoints, ++probes_started_);
     v.probe_values.clear();
     if (host)
         for (const render::ProbePoint& q : points)
@@ -111,11 +122,20 @@ void OutputViews::start_probe(OutputView& v, const std::byte* host) {
     v.probe_settings = v.state.display;
     v.probe_limits = render::display_limits(v.state.display, v.range);
     v.probe = std::make_unique<render::DisplayProbe>(*v.raw, v.display, std::move(points));
+    // Issuing the reads costs 0.01-0.05 ms where the GPU is idle; where it stalls the frame (an H200 took 0.3 ms
+    // under live re-runs of a 4K picture) the checks space out, up to one every 2 s, so that they never cost the
+    // picture its frame rate.
+    const double issue_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - now).count();
+    const auto base = std::chrono::milliseconds(1000 / kProbesPerSecond);
+    v.probe_interval = issue_ms > 0.1 ? std::min<std::chrono::steady_clock::duration>(v.probe_interval * 2, std::chrono::seconds(2))
+                                      : std::chrono::steady_clock::duration(base);
+    if (v.probe_interval < base) v.probe_interval = base;
 }
 
 bool OutputViews::check_displays(ConsoleLog& log) {
     bool waiting = false;
     for (OutputView& v : views_) {
+        if (!v.probe && v.probe_owed) start_probe(v, nullptr);  // its time has come (or it stays owed)
         if (!v.probe) continue;
         std::optional<render::ProbeSamples> samples = v.probe->poll();
         if (!samples) {
@@ -159,6 +179,7 @@ bool OutputViews::check_displays(ConsoleLog& log) {
         }
         if (wrong.empty()) {
             ++v.checks_passed;
+            v.retried_fresh = false;
             continue;
         }
         display_failed(v, wrong, log);
@@ -170,8 +191,28 @@ bool OutputViews::probing() const {
     return std::any_of(views_.begin(), views_.end(), [](const OutputView& v) { return v.probe != nullptr; });
 }
 
+double OutputViews::next_probe_due_s() const {
+    double due = 1e9;
+    const auto now = std::chrono::steady_clock::now();
+    for (const OutputView& v : views_)
+        if (v.probe_owed && !v.probe) {
+            const auto at = v.probed_at + v.probe_interval;
+            due = std::min(due, std::max(0.0, std::chrono::duration<double>(at - now).count()));
+        }
+    return due;
+}
+
 void OutputViews::display_failed(OutputView& v, const std::string& what, ConsoleLog& log) {
     v.probe.reset();
+    v.probe_owed = false;
+    if (v.shading == OutputView::Shading::Host && !v.retried_fresh) {
+        // Once more into a texture of its own (after a GPU fault an old texture was seen to keep refusing uploads
+        // that a new one takes).
+        v.retried_fresh = true;
+        v.display = render::Texture();
+        refresh_display(v, nullptr);
+        return;
+    }
     if (v.shading == OutputView::Shading::Host) {
         // The host's colours did not arrive either: say so over the picture's place, never a blank or stale one.
         v.display_problem = "The display cannot show this picture, also when it is coloured on the CPU: " + what +

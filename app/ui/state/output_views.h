@@ -10,6 +10,7 @@
 #include "render/device_copier.h"
 
 #include <array>
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -55,6 +56,12 @@ struct OutputView {
     render::DisplaySettings probe_settings;
     std::pair<double, double> probe_limits{0, 1};
     uint64_t checks_passed = 0;                       // probes that found the picture as its values make it
+    // Probes are at most a few a second per view (a live picture changes every frame): one not started for that
+    // reason is owed, and starts once the time has come.
+    std::chrono::steady_clock::time_point probed_at{};
+    std::chrono::steady_clock::duration probe_interval = std::chrono::milliseconds(250);  // grows where probes cost
+    bool probe_owed = false;
+    bool retried_fresh = false;  // the host's colours were tried again in a new texture (a GPU after a fault)
     std::string display_problem;
     ImageViewState state;
     // A picture that came as a preview (a remote backend: RunReport::output_previews): `raw` holds the box
@@ -106,6 +113,9 @@ public:
     bool check_displays(ConsoleLog& log);
     // Whether a picture's check is on its way (started and not yet looked at).
     bool probing() const;
+    // Seconds until a check owed to a picture may start (a few a second per view); huge when none is owed. The
+    // window wakes then, where an idle window would not draw.
+    double next_probe_due_s() const;
     // Forgets everything (another kernel was opened).
     void clear();
     // Shows the input image alone (nothing ran, e.g. nothing can run here): something to look at from the start.
