@@ -2,6 +2,8 @@
 // type has no texture format) and device copies through the DeviceCopier.
 #include "render/buffer_texture.h"
 
+#include "render/host_colours.h"
+
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -52,31 +54,6 @@ TexelFormat texel_format(ElemType type) {
     return fmt(GL_R32F, GL_RED, GL_FLOAT, S::Float, 1);
 }
 
-namespace {
-
-// Element component `c` of element `i` as a double, for the types converted on the host.
-double component_value(ElemType type, const std::byte* data, size_t i, int c) {
-    const ElemTypeInfo& info = elem_info(type);
-    const std::byte* p = data + i * info.size + size_t(c) * info.component_size;
-    auto read = [p](auto tag) {
-        decltype(tag) v;
-        std::memcpy(&v, p, sizeof v);
-        return double(v);
-    };
-    switch (type) {
-        case ElemType::Double: return read(double{});
-        case ElemType::LongLong: return read(int64_t{});
-        case ElemType::ULongLong: return read(uint64_t{});
-        case ElemType::UChar3: return read(uint8_t{});
-        case ElemType::Int3: return read(int32_t{});
-        case ElemType::UInt3: return read(uint32_t{});
-        case ElemType::Float3: return read(float{});
-        default: return 0;
-    }
-}
-
-}  // namespace
-
 BufferTexture::BufferTexture(ElemType type, int width, int height, DeviceCopier* copier)
     : type_(type), format_(texel_format(type)), copier_(copier) {
     texture_ = Texture::create_2d(format_.internal_format, width, height, 1);
@@ -109,8 +86,10 @@ Result<bool> BufferTexture::upload_from_host(const std::byte* data, size_t bytes
     }
     const size_t n = size_t(width()) * height();
     std::vector<float> rgba(n * 4, 0.0f);
-    for (size_t i = 0; i < n; ++i)
-        for (int c = 0; c < format_.data_components; ++c) rgba[i * 4 + c] = float(component_value(type_, data, i, c));
+    for (size_t i = 0; i < n; ++i) {
+        const std::array<double, 4> t = element_texel(type_, data, i);  // missing components 0, as the texture holds
+        for (int c = 0; c < format_.data_components; ++c) rgba[i * 4 + c] = float(t[size_t(c)]);
+    }
     glTextureSubImage2D(texture_.id(), 0, 0, 0, width(), height(), GL_RGBA, GL_FLOAT, rgba.data());
     return true;
 }

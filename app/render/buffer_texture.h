@@ -26,6 +26,11 @@ struct TexelFormat {
     bool host_conversion = false;  // elements are converted to float4 on upload (no device path)
 };
 TexelFormat texel_format(ElemType type);
+// The component a display shows for `channel` (-1: colour) of a texture of format `f`: a channel past the type's
+// last is its last.
+inline int shown_channel(int channel, const TexelFormat& f) {
+    return channel >= f.data_components ? f.data_components - 1 : channel;
+}
 
 class BufferTexture final : public TextureSink {
 public:

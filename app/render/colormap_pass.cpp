@@ -198,7 +198,7 @@ ValueRange ColormapPass::value_range(const BufferTexture& source, int channel) {
     const uint32_t init[2] = {0xffffffffu, 0u};
     glNamedBufferSubData(range_buffer_, 0, sizeof init, init);
     glUseProgram(prog.id());
-    glUniform1i(prog.uniform("channel"), channel >= f.data_components ? f.data_components - 1 : channel);
+    glUniform1i(prog.uniform("channel"), shown_channel(channel, f));
     glUniform1i(prog.uniform("components"), f.data_components);
     glUniform1f(prog.uniform("value_scale"), f.value_scale);
     glBindTextureUnit(0, source.texture().id());
@@ -232,7 +232,7 @@ void ColormapPass::render(const BufferTexture& source, const DisplaySettings& se
     const Program& prog = display_[int(f.sampler)];
     const bool has_level1 = display.levels() > 1;
     glUseProgram(prog.id());
-    glUniform1i(prog.uniform("channel"), settings.channel >= f.data_components ? f.data_components - 1 : settings.channel);
+    glUniform1i(prog.uniform("channel"), shown_channel(settings.channel, f));
     glUniform1i(prog.uniform("components"), f.data_components);
     glUniform1i(prog.uniform("colormap_row"), int(settings.colormap));
     glUniform1i(prog.uniform("colormap_rows"), int(colormap_names().size()));

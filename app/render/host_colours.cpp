@@ -58,7 +58,7 @@ std::array<uint8_t, 4> shade_texel(const std::array<double, 4>& texel, const Tex
     const float lo = float(lo_d), hi = float(hi_d);
     const float span = hi > lo ? hi - lo : 1.0f;
     auto byte = [](float x) { return uint8_t(std::lround(std::clamp(x, 0.0f, 1.0f) * 255.0f)); };
-    const int channel = settings.channel >= f.data_components ? f.data_components - 1 : settings.channel;
+    const int channel = shown_channel(settings.channel, f);
     if (channel >= 0 || f.data_components == 1) {
         const float v = float(texel[size_t(std::max(channel, 0))]);
         if (std::isnan(v)) return {255, 0, 255, 255};
@@ -83,7 +83,7 @@ namespace {
 // The range and the colours over elements stored as `stored` (the buffer's own type, or float4 for the types a
 // texture holds converted), shown with the format `f` of the buffer's type.
 ValueRange range_of(ElemType stored, const TexelFormat& f, const std::byte* data, size_t count, int channel) {
-    const int shown = channel >= f.data_components ? f.data_components - 1 : channel;
+    const int shown = shown_channel(channel, f);
     const int first = shown >= 0 ? shown : 0, last = shown >= 0 ? shown : std::min(f.data_components, 3) - 1;
     ValueRange r;
     for (size_t i = 0; i < count; ++i) {

@@ -796,18 +796,22 @@ double Workspace::idle_timeout(double now) const {
     if (doc() && doc()->revision() != submitted_.doc_revision && settings_.auto_compile)
         t = std::min(t, std::max(0.0, doc()->last_edit_time() + kCompilePause - now));
     if (doc() && doc()->unsaved()) t = std::min(t, 0.3);
-    t = std::min(t, outputs_->next_probe_due_s());  // a picture's owed screen check
-    for (const VariantColumn& c : compare_.columns)
-        if (c.views) t = std::min(t, c.views->next_probe_due_s());
+    for (const OutputViews* v : pictures()) t = std::min(t, v->next_probe_due_s());  // a picture's owed screen check
     return t;
+}
+
+std::vector<OutputViews*> Workspace::pictures() const {
+    std::vector<OutputViews*> all{outputs_.get()};
+    for (const VariantColumn& c : compare_.columns)
+        if (c.views) all.push_back(c.views.get());
+    return all;
 }
 
 bool Workspace::displays_checking() const {
     // A check on its way, or an owed one whose time has come (idle_timeout woke the window for it).
-    auto busy = [](const OutputViews& v) { return v.probing() || v.next_probe_due_s() <= 0.0; };
-    if (busy(*outputs_)) return true;
-    return std::any_of(compare_.columns.begin(), compare_.columns.end(),
-                       [&](const VariantColumn& c) { return c.views && busy(*c.views); });
+    const std::vector<OutputViews*> all = pictures();
+    return std::any_of(all.begin(), all.end(),
+                       [](const OutputViews* v) { return v->probing() || v->next_probe_due_s() <= 0.0; });
 }
 
 bool Workspace::needs_frame(double now) {

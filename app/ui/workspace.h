@@ -80,6 +80,8 @@ public:
     bool needs_frame(double now);
     // A picture's screen check is on its way (OutputViews::probing): another frame looks at it.
     bool displays_checking() const;
+    // The output views of the main kernel and of every compare column (what the screen check looks at).
+    std::vector<OutputViews*> pictures() const;
 
     bool run_in_flight() const { return !runner_->idle() || program_.running(); }
     void wait_for_run() {

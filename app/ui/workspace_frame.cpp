@@ -31,9 +31,7 @@ void Workspace::frame(double now) {
     }
     if (auto checked = runner_->take_check()) apply_check(std::move(*checked));
     // The pictures drawn before, read back: one that is not what its values make is redone on the host.
-    outputs_->check_displays(console_);
-    for (VariantColumn& c : compare_.columns)
-        if (c.views) c.views->check_displays(console_);
+    for (OutputViews* v : pictures()) v->check_displays(console_);
     if (auto program = program_.take_finished()) apply_program(std::move(*program));
     program_.take_replay();
     files_.tick(now);

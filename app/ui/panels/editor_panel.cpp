@@ -110,7 +110,6 @@ void EditorPanel::draw() {
     draw_toolbar();
     const float width = ImGui::GetContentRegionAvail().x;
     code_size_ = code_font_size(width);
-    if (std::abs(width - fitted_width_) >= 0.5f) code_box_width_ = 0;  // resized: measured again this frame
     fitted_width_ = width;
     // PushFont takes the size before the style's scales (text size, DPI) multiply it.
     const ImGuiStyle& style = ImGui::GetStyle();

@@ -132,17 +132,13 @@ void OutputViews::start_probe(OutputView& v, const std::byte* host) {
     if (v.probe_interval < base) v.probe_interval = base;
 }
 
-bool OutputViews::check_displays(ConsoleLog& log) {
-    bool waiting = false;
+void OutputViews::check_displays(ConsoleLog& log) {
     for (OutputView& v : views_) {
         if (!v.probe && v.probe_owed) start_probe(v, nullptr);  // its time has come (or it stays owed)
         if (!v.probe) continue;
         std::optional<render::ProbeSamples> samples = v.probe->poll();
         if (!samples) {
-            if (v.probe->age_s() < kProbeTimeoutS) {
-                waiting = true;
-                continue;
-            }
+            if (v.probe->age_s() < kProbeTimeoutS) continue;  // on its way (probing() asks for another frame)
             display_failed(v, "the GPU did not finish reading the picture back within 2 s", log);
             continue;
         }
@@ -162,7 +158,7 @@ bool OutputViews::check_displays(ConsoleLog& log) {
         const auto [lo, hi] = v.probe_limits;
         if (wrong.empty() && d.auto_range && v.range.valid) {
             // ...its range holds every value looked at...
-            const int c = std::max(0, d.channel >= f.data_components ? f.data_components - 1 : d.channel);
+            const int c = std::max(0, render::shown_channel(d.channel, f));
             for (size_t i = 0; i < values.size() && wrong.empty(); ++i) {
                 const double x = values[i][size_t(c)];
                 if (std::isfinite(x) && (float(x) < float(lo) || float(x) > float(hi)))
@@ -184,7 +180,6 @@ bool OutputViews::check_displays(ConsoleLog& log) {
         }
         display_failed(v, wrong, log);
     }
-    return waiting;
 }
 
 bool OutputViews::probing() const {

@@ -108,9 +108,8 @@ public:
     // at hand; the check compares the texture's texels with them too).
     void refresh_display(OutputView& view, const std::byte* host = nullptr);
     // Looks at the read-backs of the pictures drawn before (never waits): a picture that is not what its values
-    // make is coloured on the host instead, and if that fails too its view says why (display_problem). Returns
-    // whether a check is still waiting for the GPU (the window draws another frame then).
-    bool check_displays(ConsoleLog& log);
+    // make is coloured on the host instead, and if that fails too its view says why (display_problem).
+    void check_displays(ConsoleLog& log);
     // Whether a picture's check is on its way (started and not yet looked at).
     bool probing() const;
     // Seconds until a check owed to a picture may start (a few a second per view); huge when none is owed. The
