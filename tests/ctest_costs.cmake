@@ -3,6 +3,9 @@
 # not end on one long test while the other core idles (about 50 s of a 2-core run). Included by ctest after the
 # tests are listed (tests/CMakeLists.txt); a name that no longer exists is ignored. Refresh it from a run's
 # build/Testing/Temporary/CTestCostData.txt when tests are added or renamed: tests/arch/ctest_costs.py.
+set_tests_properties([=[MachineCode.EveryLessonDisassemblesForTheNewestArchitectureNvrtcHas]=] PROPERTIES COST 37)
+set_tests_properties([=[MachineCode.EveryLessonDisassemblesForHopperWithItsPtx]=] PROPERTIES COST 29)
+set_tests_properties([=[MachineCode.EveryLessonDisassemblesForTuring]=] PROPERTIES COST 17)
 set_tests_properties([=[Legibility.EveryPanelAtFullHdWithLargeTextOnTheLessonsThatUseIt]=] PROPERTIES COST 16)
 set_tests_properties([=[PtxMemoryTest.EveryLibraryKernelsRecordingCopyPassesPtxas]=] PROPERTIES COST 9)
 set_tests_properties([=[RemoteWindow.ThroughSshAStoppedServerIsSaidAndTheWindowReconnectsWhenItIsBack]=] PROPERTIES COST 9)

@@ -12,14 +12,7 @@ set(CP_IMGUI_BUNDLE_SHA256 10ad1dab8258a6787b4f07bb926b08d0efc648a7906242568c8dd
 set(CP_IMGUI_BUNDLE_URL
     "https://files.pythonhosted.org/packages/64/78/b5e7bf047f6202711d2bd9f9ffde31c28ca47a6c1cb0d9a744763ac6e749/imgui_bundle-${CP_IMGUI_BUNDLE_VERSION}.tar.gz")
 
-if(DEFINED ENV{CUDA_PLAYGROUND_THIRD_PARTY_CACHE})
-  set(_cp_default_cache "$ENV{CUDA_PLAYGROUND_THIRD_PARTY_CACHE}")
-elseif(DEFINED ENV{XDG_CACHE_HOME} AND NOT "$ENV{XDG_CACHE_HOME}" STREQUAL "")
-  set(_cp_default_cache "$ENV{XDG_CACHE_HOME}/cuda-playground/third_party")
-else()
-  set(_cp_default_cache "$ENV{HOME}/.cache/cuda-playground/third_party")
-endif()
-set(CP_THIRD_PARTY_CACHE "${_cp_default_cache}" CACHE PATH "Where downloaded third-party archives are kept")
+include(${CMAKE_CURRENT_LIST_DIR}/cache_dir.cmake)
 
 set(_cp_name imgui_bundle-${CP_IMGUI_BUNDLE_VERSION})
 set(CP_IMGUI_BUNDLE_DIR ${CMAKE_CURRENT_SOURCE_DIR}/${_cp_name})

@@ -2,6 +2,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "core/cuda/cuda_backend_factory.h"
+#include "core/toolkit/machine_code.h"
 #include "core/toolkit/nvrtc_compiler.h"
 #include "core/toolkit/nvrtc_pch.h"
 #include "core/cuda/recording_copy.h"
@@ -12,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <iostream>
 
 namespace cp::cli {
@@ -19,7 +21,7 @@ namespace cp::cli {
 namespace {
 
 std::string compile_usage() {
-    return R"(usage: cuda-playground compile FILE [--arch sm_XY] [--option OPT]... [--json]
+    return R"(usage: cuda-playground compile FILE [--arch sm_XY] [--option OPT]... [--ptx] [--sass] [--json]
 
 Compiles FILE with NVRTC and prints the compiler's diagnostics (file:line:column: severity: message)
 and the kernel's resource usage (registers, shared memory, stack, spills). Works with or without a
@@ -31,6 +33,11 @@ Exit status: 0 compiled, 1 errors (in the source, the metadata header or the com
   --option OPT    an extra NVRTC option, e.g. --option=-DTILE=32 (repeatable)
   --json          print {schema_version, file, arch, ok, kernel, cache_hit, compile_ms, options, diagnostics,
                   resources} as JSON (docs/schema/compile.schema.json)
+  --ptx           also print the PTX NVRTC makes, each run of instructions under the source line it came from
+  --sass          also print the SASS of the cubin (the GPU's own instructions, disassembled by nvdisasm; no GPU
+                  needed), the same way; with --json both come as listings (per instruction: text, opcode,
+                  offset and the source lines, innermost first, with an inlined helper's line before its caller's)
+  --cubin FILE    also write the cubin NVRTC made for the architecture to FILE (for cuobjdump, nvdisasm)
   --memory        also build the memory recording's copy of the kernel (what `run --memory` and the window's
                   Memory switch launch) as a cubin for the architecture, and keep it, so that the first
                   recording need not wait for it; says how many accesses it records and whether it was kept
@@ -40,10 +47,60 @@ Exit status: 0 compiled, 1 errors (in the source, the metadata header or the com
 
 std::string bytes_text(int b) { return b < 0 ? "?" : std::to_string(b) + " B"; }
 
+nlohmann::json listing_json(const CodeListing& listing) {
+    nlohmann::json lines = nlohmann::json::array();
+    for (const CodeLine& l : listing.lines) {
+        static const char* kinds[] = {"instruction", "label", "function", "other"};
+        nlohmann::json j{{"kind", kinds[int(l.kind)]}, {"text", l.text}};
+        if (l.kind == CodeLine::Kind::Instruction) {
+            j["opcode"] = l.opcode;
+            j["lines"] = l.lines;
+            if (l.offset >= 0) j["offset"] = l.offset;
+        }
+        if (!l.function.empty()) j["function"] = l.function;
+        lines.push_back(std::move(j));
+    }
+    nlohmann::json per_line = nlohmann::json::object();
+    for (const auto& [line, count] : listing.per_line) per_line[std::to_string(line)] = count;
+    return {{"instructions", listing.instructions}, {"functions", listing.functions}, {"per_line", per_line},
+            {"lines", lines}};
+}
+
+// The listing with each run of instructions under the source line it came from ("  12 | y[i] = v * v;").
+void print_listing(const std::string& title, const CodeListing& listing, const std::vector<std::string>& source) {
+    std::cout << "\n" << title << " (" << listing.instructions << " instructions)\n";
+    int shown = -1;
+    for (const CodeLine& l : listing.lines) {
+        if (l.kind == CodeLine::Kind::Instruction) {
+            const int line = l.lines.empty() ? 0 : l.lines.front();
+            if (line != shown) {
+                shown = line;
+                if (line > 0 && line <= int(source.size())) {
+                    std::cout << "  ---- line " << line;
+                    if (l.lines.size() > 1) std::cout << " (inlined at line " << l.lines[1] << ")";
+                    std::cout << ": " << trim(source[size_t(line - 1)]) << "\n";
+                } else {
+                    std::cout << "  ---- (no source line)\n";
+                }
+            }
+            std::cout << "      ";
+            if (l.offset >= 0) {
+                char offset[16];
+                std::snprintf(offset, sizeof offset, "/*%04x*/ ", l.offset);
+                std::cout << offset;
+            }
+            std::cout << l.text << "\n";
+        } else if (l.kind == CodeLine::Kind::Function || l.kind == CodeLine::Kind::Label) {
+            std::cout << "  " << l.text << "\n";
+            if (l.kind == CodeLine::Kind::Function) shown = -1;
+        }
+    }
+}
+
 }  // namespace
 
 int cmd_compile(const std::vector<std::string>& argv) {
-    auto args = parse_args(argv, {{"--arch", true}, {"--option", true, true}, {"--json"}, {"--memory"}});
+    auto args = parse_args(argv, {{"--arch", true}, {"--option", true, true}, {"--json"}, {"--memory"}, {"--ptx"}, {"--sass"}, {"--cubin", true}});
     if (!args) return user_error(args.error());
     if (args->has("--help")) {
         std::cout << compile_usage();
@@ -87,9 +144,26 @@ int cmd_compile(const std::vector<std::string>& argv) {
     request.kernel_name = file->signature ? file->signature->launch_name : std::string();
     request.extra_options = args->all("--option");
     request.load = false;
-    CompileResult result = compile_with_nvrtc(request, arch, nullptr);
+    const bool want_ptx = args->has("--ptx"), want_sass = args->has("--sass");
+    if ((want_ptx || want_sass || args->has("--cubin")) && arch.rfind("sm_", 0) != 0)
+        return user_error("`--ptx`, `--sass` and `--cubin` need a real architecture, not `" + arch + "`",
+                          "use e.g. --arch sm_90");
+    CompileResult result;
+    std::optional<MachineCode> code;
+    const std::string cubin_path = args->get("--cubin");
+    if (want_ptx || want_sass || !cubin_path.empty()) {
+        code = machine_code(MachineCodeRequest{request, arch, want_ptx, want_sass});
+        result = code->compile;
+    } else {
+        result = compile_with_nvrtc(request, arch, nullptr);
+    }
     diagnostics.insert(diagnostics.end(), result.diagnostics.begin(), result.diagnostics.end());
     bool ok = result.ok && !has_errors(diagnostics);
+    if (ok && code && !cubin_path.empty()) {
+        std::ofstream out(cubin_path, std::ios::binary | std::ios::trunc);
+        out.write(reinterpret_cast<const char*>(code->cubin.data()), std::streamsize(code->cubin.size()));
+        if (!out) return user_error("could not write the cubin to `" + cubin_path + "`", "check the folder exists and is writable");
+    }
     // The recording's copy, built as the session builds it (the session's request: text_to_compile, its path
     // and kernel), so the worker finds the cubin kept under the same key.
     std::optional<RecordingCopy> copy;
@@ -127,6 +201,13 @@ int cmd_compile(const std::vector<std::string>& argv) {
                          {"diagnostics", diagnostics_json(diagnostics)},
                          {"resources", result.ok ? usage_json(result.usage) : nlohmann::json()}};
         if (result.error) j["error"] = result.error->message;
+        if (code && code->ok) {
+            if (want_ptx) j["ptx"] = listing_json(code->ptx);
+            if (want_sass) {
+                if (code->sass_missing.empty()) j["sass"] = listing_json(code->sass);
+                else j["sass_missing"] = code->sass_missing;
+            }
+        }
         if (copy)
             j["memory"] = {{"ok", copy->result.ok},
                            {"sites", copy->sites.size()},
@@ -135,7 +216,7 @@ int cmd_compile(const std::vector<std::string>& argv) {
                            {"cubin_ms", copy->cubin_ms},
                            {"text", memory_text()}};
         std::cout << json_text(j) << "\n";
-        return ok ? 0 : 1;
+        return ok && !(code && want_sass && !code->sass_missing.empty()) ? 0 : 1;
     }
     for (const auto& d : diagnostics) (d.severity == Severity::Error ? std::cerr : std::cout) << d.str() << "\n";
     if (result.error) std::cerr << "error: " << result.error->message << "\n";
@@ -163,6 +244,21 @@ int cmd_compile(const std::vector<std::string>& argv) {
               << " loaded\n";
     if (u.barriers >= 0) std::cout << "  barriers:        " << u.barriers << "\n";
     if (copy && copy->result.ok) std::cout << "  " << memory_text() << "\n";
+    if (code) {
+        std::vector<std::string> source;
+        for (size_t start = 0; start <= file->source.size();) {
+            const size_t nl = file->source.find('\n', start);
+            source.push_back(file->source.substr(start, nl == std::string::npos ? std::string::npos : nl - start));
+            if (nl == std::string::npos) break;
+            start = nl + 1;
+        }
+        if (want_ptx) print_listing("PTX for " + arch, code->ptx, source);
+        if (want_sass) {
+            if (code->sass_missing.empty()) print_listing("SASS for " + arch, code->sass, source);
+            else std::cerr << "no SASS: " << code->sass_missing << "\n";
+        }
+        if (want_sass && !code->sass_missing.empty()) return 1;
+    }
     if (copy && !copy->result.ok) return 1;  // said above
     if (!ok) {
         std::cerr << "the kernel compiled, but its metadata header has errors (listed above)\n";

@@ -3,7 +3,7 @@
 // the watchdog stops inside an inlined helper of another file (the shim's access check) is at the line of the
 // user's code that called it.
 #include "core/cpu/fault_report.h"
-#include "core/cpu/subprocess.h"
+#include "core/worker/subprocess.h"
 #include "support/process.h"
 
 #include <gtest/gtest.h>

@@ -3,7 +3,7 @@
 #include "core/cpu/fault_report.h"
 
 #include "core/cpu/abi_text.h"
-#include "core/cpu/subprocess.h"
+#include "core/worker/subprocess.h"
 
 #include <csignal>
 #include <cstdio>

@@ -4,7 +4,7 @@
 
 #include "core/cpu/shim/cp_shim_abi.h"
 #include "core/cpu/source_prep.h"
-#include "core/cpu/subprocess.h"
+#include "core/worker/subprocess.h"
 #include "core/toolkit/nvrtc_compiler.h"
 #include "core/toolkit/nvrtc_pch.h"
 #include "core/kernel_file/local_includes.h"

@@ -1,5 +1,5 @@
 // Helper programs via posix_spawn (safe in a multi-threaded process), output read through a pipe.
-#include "core/cpu/subprocess.h"
+#include "core/worker/subprocess.h"
 
 #include <cerrno>
 #include <chrono>
