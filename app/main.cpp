@@ -50,6 +50,7 @@ Window options:
   --block X[xY[xZ]]        block size;  --grid X[xY[xZ]]  grid size
 )" + cp::cli::backend_option_help(25) + R"(  --present                start in presentation mode (F11 toggles it): the output full screen
   --show PANEL             show this panel in front of its tab group, e.g. --show "Launch view" (repeatable)
+  --line N                 put the editor's cursor on line N (the Code panel shows what that line compiled to)
   --coverage               start with "Measure coverage" on: never-written and written-twice elements shown
   --memory                 start with the Memory panel's switch on: sectors and bank conflicts per line in
                            the editor, a warp's requests drawn lane by lane (CPU backend)
@@ -86,6 +87,7 @@ int run_window(const std::vector<std::string>& argv) {
                                   {"--size", true},
                                   {"--present"},
                                   {"--show", true, true},
+                                  {"--line", true},
                                   {"--coverage"},
                                   {"--memory"},
                                   {"--text-size", true},
@@ -153,6 +155,14 @@ int run_window(const std::vector<std::string>& argv) {
     }
     options.present = args->has("--present");
     options.show = args->all("--show");
+    if (args->has("--line")) {
+        const std::string text = args->get("--line");
+        char* end = nullptr;
+        const long line = std::strtol(text.c_str(), &end, 10);
+        if (text.empty() || *end != '\0' || line < 1 || line > 10000000)
+            return user_error("`--line " + text + "` is not a line number", "give a line of the file, e.g. --line 42");
+        options.line = int(line);
+    }
     options.coverage = args->has("--coverage");
     options.memory = args->has("--memory");
     options.screenshot = args->get("--screenshot");

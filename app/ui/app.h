@@ -27,6 +27,7 @@ struct AppOptions {
     std::string sanitize;             // --sanitize TOOL: run the opened kernel once under compute-sanitizer
     bool coverage = false;            // --coverage: start with "Measure coverage" on (never-written, written twice)
     bool memory = false;              // --memory: start with the Memory panel's switch on (issue 23)
+    int line = 0;                     // --line N: the editor's cursor on line N (the Code panel links it)
 };
 
 // Returns the process exit code; never calls exit().

@@ -18,6 +18,7 @@
 #include "core/session/backend_setup.h"
 #include "core/session/report_text.h"
 #include "core/text_util.h"
+#include "core/toolkit/nvrtc_compiler.h"
 #include "ui/panels/memory_panel.h"
 #include "ui/panels/launch_panel.h"
 #include "ui/panels/launch_view_panel.h"
@@ -44,7 +45,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr double kCompilePause = 0.6;  // seconds of no typing before compiling on its own
 constexpr double kWatchInterval = 0.5;  // how often the open file is checked for outside changes
 
 std::string params_summary(const std::map<std::string, double>& params) {
@@ -188,6 +188,23 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
         layout_.add(std::make_unique<ProgramPanel>(program_, now_, [this] { target_.wake(); },
                                                    [this](size_t index) { return open_launch_as_lesson(index); }));
     layout_.add(std::make_unique<DevicePanel>(device_status_));
+    code_panel_ = &layout_.add(std::make_unique<CodePanel>(
+        code_view_, CodePanelInputs{&device_status_.device,
+                                    [this] { return latest_ && latest_->report.resolved ? int(latest_->report.resolved->block.count()) : 0; },
+                                    [this](int line) {
+                                        if (!doc()) return std::string();
+                                        const std::string& t = doc()->text();
+                                        size_t start = 0;
+                                        for (int l = 1; l < line && start != std::string::npos; ++l) {
+                                            start = t.find('\n', start);
+                                            if (start != std::string::npos) ++start;
+                                        }
+                                        if (start == std::string::npos) return std::string();
+                                        const size_t end = t.find('\n', start);
+                                        return trim(t.substr(start, end == std::string::npos ? std::string::npos : end - start));
+                                    },
+                                    nvrtc_supported_archs()}));
+    editor_panel_ = &editor;
     layout_.set_named(editor, output, timing, streams, memory);
     layout_.set_presentation_view(std::make_unique<PresentationView>(output, editor, launch, timing, files_.parsed(),
                                                                      PresentationActions{[this] {
@@ -211,6 +228,7 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
         layout_.set_memory_stage(true);
     }
     if (!start.empty()) open_kernel(start);
+    if (options.line > 0) editor_panel_->jump_to_line(options.line);
     if (options.present) set_presenting(true);
     if (!options.sanitize.empty()) request_sanitize(options.sanitize);
 }
@@ -815,6 +833,10 @@ bool Workspace::displays_checking() const {
 }
 
 bool Workspace::needs_frame(double now) {
+    if (code_view_.has_finished()) return true;  // a listing the Code panel asked for is ready
+    if (code_panel_ && code_panel_->drawn_recently && doc() && doc()->revision() != code_requested_revision_ &&
+        now - doc()->last_edit_time() >= kCompilePause)
+        return true;
     if (runner_->has_outcome() || layout_.settling() || displays_checking()) return true;
     if (layout_.presenting() && layout_.presentation_view().fitting()) return true;  // a few frames to fit its type
     if (connection_.link().lost() && connection_.link().attempt_due(now)) return true;

@@ -15,7 +15,9 @@
 #include "ui/state/backend_attempt.h"
 #include "ui/state/block_suggestion.h"
 #include "ui/state/compare_state.h"
+#include "ui/state/code_view.h"
 #include "ui/state/console_log.h"
+#include "ui/panels/code_panel.h"
 #include "ui/panels/device_panel.h"
 #include "ui/panels/editor_panel.h"
 #include "ui/panels/memory_panel.h"
@@ -51,6 +53,8 @@
 #include <vector>
 
 namespace cp::ui {
+
+inline constexpr double kCompilePause = 0.6;  // seconds of no typing before compiling on its own
 
 // Makes the backend the engine runs on. The default is core's make_backend with the --backend choice (the
 // registry); tests pass their own. When it fails, the window still compiles (a compile-only backend).
@@ -124,6 +128,8 @@ public:
     MemoryViewState& memory() { return memory_; }
     const OutputPanel& output_panel() const { return layout_.output(); }
     const EditorPanel& editor_panel() const { return layout_.editor(); }
+    const CodePanel& code_panel() const { return *code_panel_; }
+    CodeView& code_view() { return code_view_; }
     const TimingPanel* timing_panel() const { return &layout_.timing(); }
     TimingPanel* timing_panel() { return &layout_.timing(); }
     const StreamsPanel* streams_panel() const { return &layout_.streams(); }
@@ -246,6 +252,9 @@ private:
     void draw_banner();
     void draw_link_banner();  // the server cannot be reached: why, the next attempt, Reconnect
     void save_settings_if_persistent();
+    // The Code panel (workspace_code.cpp): while it is drawn, asks for the open file's machine code once the typing
+    // pauses, links its picked line with the editor's cursor, and gives the editor the instruction counts per line.
+    void update_code_view(double now);
 
     render::RenderTarget& target_;
     std::filesystem::path settings_file_;
@@ -320,6 +329,12 @@ private:
     std::string drawn_banner_;
     double link_drawn_at_ = -1;  // when the link's wait or countdown was last drawn (redrawn each second)
     OpenFileDialog open_dialog_;
+    CodeView code_view_{[this] { target_.wake(); }};
+    CodePanel* code_panel_ = nullptr;
+    EditorPanel* editor_panel_ = nullptr;
+    int code_cursor_seen_ = 0;       // the editor's cursor line the Code panel last followed
+    uint64_t code_jump_serial_ = 0;  // the Code panel's last pick the editor followed
+    uint64_t code_requested_revision_ = ~0ull;
 };
 
 }  // namespace cp::ui

@@ -36,6 +36,7 @@ void Workspace::frame(double now) {
     program_.take_replay();
     files_.tick(now);
     reparse_if_changed();
+    update_code_view(now);
     handle_shortcuts();
     if (layout_.presenting()) {
         // Nothing but the output and the lesson (and why nothing runs, when that is so).

@@ -48,12 +48,6 @@ private:
     bool fails_;
 };
 
-bool console_has(ui::Workspace& ws, const std::string& text) {
-    for (const auto& e : ws.console().entries())
-        if (e.text.find(text) != std::string::npos) return true;
-    return false;
-}
-
 class BlockSuggestionUi : public ::testing::Test {
 protected:
     ScopedUserDir user_;

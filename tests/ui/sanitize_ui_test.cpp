@@ -49,12 +49,6 @@ std::string recorded_log(int line) {
            "========= ERROR SUMMARY: 1 error\n";
 }
 
-bool console_has(ui::Workspace& ws, const std::string& text) {
-    for (const auto& e : ws.console().entries())
-        if (e.text.find(text) != std::string::npos) return true;
-    return false;
-}
-
 void click_sanitize(ui::AppHost& host) {
     const ui::SanitizeState& s = host.workspace().sanitize();
     ASSERT_TRUE(s.button_shown) << "the Sanitize button is not on screen";

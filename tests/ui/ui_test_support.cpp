@@ -351,4 +351,10 @@ std::unique_ptr<ui::AppHost> start_settled(const ui::AppOptions& options, const 
     return std::move(*h);
 }
 
+bool console_has(ui::Workspace& ws, const std::string& text) {
+    for (const auto& e : ws.console().entries())
+        if (e.text.find(text) != std::string::npos) return true;
+    return false;
+}
+
 }  // namespace cp::uitest

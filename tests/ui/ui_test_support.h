@@ -80,6 +80,8 @@ void click(ui::AppHost& host, float x, float y);
 // Frames until no run is in flight or pending (each headless frame first waits for a running job).
 // Fails the test, saying so, when a run is still in flight after 40 frames.
 void settle(ui::AppHost& host);
+// Whether a Console entry contains `text` (tests that the window said something of a kind they also check).
+bool console_has(ui::Workspace& ws, const std::string& text);
 // Draws frames until `done()` holds, at most `max_frames`. When the cap is hit the test fails with what it waited
 // for and, from `seen()`, what it saw instead; returns whether `done()` held.
 bool frames_until(ui::AppHost& host, const std::function<bool()>& done, const std::string& waited_for,

@@ -21,12 +21,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool console_has(ui::Workspace& ws, const std::string& text) {
-    for (const auto& e : ws.console().entries())
-        if (e.text.find(text) != std::string::npos) return true;
-    return false;
-}
-
 void touch_launch(ui::Workspace& ws, Dim3 block) {
     ws.inputs().choices.block = block;
     ws.inputs().touch();

@@ -216,7 +216,7 @@ CodeListing parse_ptx(std::string_view text, std::string_view file) {
             continue;
         }
         CodeLine line;
-        line.text = std::string(s);
+        line.text = collapse_spaces(s);  // PTX separates operands with tabs
         const size_t entry = s.find(".entry ");
         const size_t func = s.find(".func ");
         if (entry != std::string_view::npos || (func != std::string_view::npos && s.find('(') != std::string_view::npos)) {

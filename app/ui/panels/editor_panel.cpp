@@ -364,6 +364,8 @@ void EditorPanel::draw_source() {
 }
 
 float EditorPanel::memory_column_width() const {
+    if ((!memory_marks_ || memory_marks_->empty()) && instruction_counts_ && !instruction_counts_->empty())
+        return ImGui::CalcTextSize("9999").x + 2 * 5.0f + ImGui::GetStyle().ItemSpacing.x;
     if (!memory_marks_ || memory_marks_->empty()) return 0.0f;
     float w = 0;
     for (const MemoryLineMark& m : *memory_marks_) w = std::max(w, ImGui::CalcTextSize(m.badge.c_str()).x);
@@ -376,6 +378,10 @@ float EditorPanel::memory_column_width() const {
 // says it in full.
 void EditorPanel::draw_memory_gutter(float box_x1, float box_y0, float box_y1, float column_x0, float column_x1) {
     gutter_.clear();
+    if ((!memory_marks_ || memory_marks_->empty()) && instruction_counts_ && line_h_ > 0) {
+        draw_instruction_counts(box_y0, box_y1, column_x0, column_x1);
+        return;
+    }
     if (!memory_marks_ || memory_marks_->empty() || line_h_ <= 0) return;
     // The inline texts go into the text's own child window (just ended): the panel's list is drawn under it.
     const ImGuiWindow* panel = ImGui::GetCurrentWindow();
@@ -457,6 +463,32 @@ void EditorPanel::draw_diagnostics() {
         ImGui::PopID();
     }
     ImGui::EndChild();
+}
+
+}  // namespace cp::ui
+
+namespace cp::ui {
+
+// The Code panel's count of instructions per line, right-aligned in the column, dimmed (no judgement in it).
+void EditorPanel::draw_instruction_counts(float box_y0, float box_y1, float column_x0, float column_x1) {
+    ImDrawList* column = ImGui::GetWindowDrawList();
+    column->PushClipRect(ImVec2(column_x0, box_y0), ImVec2(column_x1, box_y1 - ImGui::GetStyle().ScrollbarSize), false);
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    const bool hovered = ImGui::IsWindowHovered(ImGuiHoveredFlags_ChildWindows);
+    const int lines = int(editor_->GetLineCount());
+    for (const auto& [line, count] : *instruction_counts_) {
+        if (line <= 0 || line > lines || line - 1 < first_row_ || line - 1 > last_row_) continue;
+        const std::string label = std::to_string(count);
+        const float y = editor_->DocPos2ScreenPos(TextEditor::DocPos(size_t(line - 1), 0)).y;
+        const float x1 = column_x1 - 2 - 5.0f, x0 = x1 - ImGui::CalcTextSize(label.c_str()).x;
+        column->AddText(ImVec2(x0, y + (line_h_ - ImGui::GetFontSize()) * 0.5f),
+                        ImGui::GetColorU32(ImGuiCol_TextDisabled), label.c_str());
+        gutter_.push_back(GutterText{line, line, label, MemoryGrade::Ideal, true, x0, y, x1, y + line_h_, text_x0_, 0, 0});
+        if (hovered && mouse.x >= column_x0 && mouse.x < column_x1 && mouse.y >= y && mouse.y < y + line_h_)
+            ImGui::SetTooltip("line %d: %d %s instruction%s for %s (the Code panel lists them)", line, count,
+                              counts_what_.c_str(), count == 1 ? "" : "s", counts_arch_.c_str());
+    }
+    column->PopClipRect();
 }
 
 }  // namespace cp::ui

@@ -90,6 +90,13 @@ public:
     // editor's right ("x8", "8-way"; its hover has the whole text), and the whole text after the code where the
     // line leaves room for it at full size (place_gutter_text). Neither ever covers code.
     void set_memory_marks(const std::vector<MemoryLineMark>* marks) { memory_marks_ = marks; }
+    // The Code panel's instructions per source line (null: none), drawn dimmed in the same right-hand column where
+    // there are no memory figures, `what` ("SASS", "PTX") and `arch` saying in the hover what they count.
+    void set_instruction_counts(const std::map<int, int>* counts, std::string what, std::string arch) {
+        instruction_counts_ = counts;
+        counts_what_ = std::move(what);
+        counts_arch_ = std::move(arch);
+    }
     // The gutter texts drawn in the last frame, with where (screen pixels), for tests.
     struct GutterText {
         int line = 0;      // the access line it is about
@@ -135,6 +142,9 @@ private:
     std::string markers_key_;           // what markers_ was built from
     std::string hovered_marker_;
     const std::vector<MemoryLineMark>* memory_marks_ = nullptr;
+    const std::map<int, int>* instruction_counts_ = nullptr;
+    std::string counts_what_, counts_arch_;
+    void draw_instruction_counts(float box_y0, float box_y1, float column_x0, float column_x1);
     std::vector<GutterText> gutter_;
     float text_x0_ = 0, text_y0_ = 0, number_x0_ = 0, number_x1_ = 0, line_h_ = 0;  // last frame's geometry
     float gutter_columns_ = 6;      // the line numbers' width, in columns of code (last frame's)

@@ -11,7 +11,7 @@ namespace cp::ui {
 
 namespace {
 
-const ImVec4 kGood(0.4f, 0.9f, 0.4f, 1), kBad(1, 0.4f, 0.35f, 1);
+const ImVec4 kColumnGood(0.4f, 0.9f, 0.4f, 1), kColumnBad(1, 0.4f, 0.35f, 1);
 
 void wrapped(const ImVec4& colour, const std::string& text) {
     ImGui::PushStyleColor(ImGuiCol_Text, colour);
@@ -30,8 +30,8 @@ void heading_line(std::optional<double> median_ms, std::optional<bool> verified,
                               : verified == false      ? "WRONG: differs from its reference"
                               : !short_verdict.empty() ? short_verdict
                                                        : "not checked";
-    wrapped(verified == true    ? kGood
-            : verified == false ? kBad
+    wrapped(verified == true    ? kColumnGood
+            : verified == false ? kColumnBad
                                 : ImVec4(1, 0.75f, 0.3f, 1),
             std::string(time) + sep + words);
     if (!verdict.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", verdict.c_str());
@@ -112,7 +112,7 @@ void OutputPanel::draw_side_by_side() {
         ImGui::TextWrapped("%s", c.kernel.empty() ? c.name.c_str() : c.kernel.c_str());
         if (!c.kernel.empty() && c.kernel != c.name && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", c.name.c_str());
         if (!c.error.empty())
-            wrapped(kBad, c.error);
+            wrapped(kColumnBad, c.error);
         else
             heading_line(c.median_ms, c.verified, c.verdict, c.short_verdict);
         column_key_ = "variant" + std::to_string(i) + "/";

@@ -1,0 +1,230 @@
+// Code panel drawing (code_panel.h).
+#include "ui/panels/code_panel.h"
+
+#include "core/engine/occupancy.h"
+#include "ui/theme.h"
+#include "ui/widgets.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace cp::ui {
+
+namespace {
+
+std::string bytes_text(int b) { return b < 0 ? std::string("?") : std::to_string(b) + " B"; }
+
+// Where an instruction came from, for its row's first column: "12", or "4<12" for a helper inlined at line 12.
+std::string lines_text(const std::vector<int>& lines) {
+    if (lines.empty()) return "";
+    std::string s = std::to_string(lines.front());
+    if (lines.size() > 1) s += "<" + std::to_string(lines[1]);
+    return s;
+}
+
+// Opcodes by what they do, coloured alike in both listings: memory, arithmetic, control, the rest.
+ImVec4 opcode_colour(const std::string& op) {
+    const auto starts = [&](const char* p) { return op.rfind(p, 0) == 0; };
+    if (starts("LD") || starts("ST") || starts("ld.") || starts("st.") || starts("ATOM") || starts("RED") ||
+        starts("atom.") || starts("red.") || starts("cp.") || starts("LDS") || starts("LDG"))
+        return ImVec4(0.45f, 0.75f, 1.0f, 1);
+    if (starts("BRA") || starts("EXIT") || starts("BAR") || starts("bra") || starts("ret") || starts("bar.") ||
+        starts("CALL") || starts("RET") || starts("call") || starts("WARPSYNC") || starts("BSSY") || starts("BSYNC"))
+        return ImVec4(1.0f, 0.70f, 0.35f, 1);
+    if (starts("F") || starts("H") || starts("fma") || starts("mul") || starts("add") || starts("sub") ||
+        starts("mad") || starts("div") || starts("IMAD") || starts("IADD") || starts("I") || starts("MUFU"))
+        return ImVec4(0.60f, 0.90f, 0.55f, 1);
+    return ImGui::GetStyleColorVec4(ImGuiCol_Text);
+}
+
+}  // namespace
+
+void CodePanel::draw() {
+    drawn_recently = true;
+    view_.poll();
+    const auto& code = view_.shown();
+    // The architecture: the device's by default, or any NVRTC compiles for.
+    const std::string device_arch =
+        in_.device && in_.device->arch.rfind("sm_", 0) == 0 ? in_.device->arch : std::string("sm_90");
+    const std::string arch = view_.arch.empty() ? device_arch : view_.arch;
+    ImGui::SetNextItemWidth(ImGui::CalcTextSize("sm_1200 (device)").x + ImGui::GetFrameHeight() * 1.5f);
+    if (ImGui::BeginCombo("##arch", (arch + (arch == device_arch ? " (device)" : "")).c_str())) {
+        for (int a : in_.archs) {
+            const std::string name = "sm_" + std::to_string(a);
+            const std::string label = name + (name == device_arch ? " (device)" : "");
+            if (ImGui::Selectable(label.c_str(), name == arch)) view_.arch = name == device_arch ? "" : name;
+        }
+        ImGui::EndCombo();
+    }
+    ImGui::SameLine();
+    if (!code) {
+        text_disabled_wrapped(view_.busy() ? "compiling and disassembling..." : "Open a kernel to see its machine code.");
+        return;
+    }
+    if (view_.busy() || !view_.shown_is_latest()) {
+        ImGui::TextDisabled("updating...");
+        ImGui::SameLine();
+    }
+    if (!code->ok) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.55f, 0.45f, 1));
+        ImGui::TextWrapped("The kernel does not compile for %s: the Editor marks the errors.", code->arch.c_str());
+        ImGui::PopStyleColor();
+        return;
+    }
+    draw_facts(*code);
+    if (!code->sass_missing.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.8f, 0.35f, 1));
+        ImGui::TextWrapped("No SASS: %s", code->sass_missing.c_str());
+        ImGui::PopStyleColor();
+    }
+    // The picked line: its source and how many instructions it made in each.
+    if (view_.picked_line > 0) {
+        const int l = view_.picked_line;
+        const auto count = [&](const CodeListing& c) { return c.per_line.count(l) ? c.per_line.at(l) : 0; };
+        const std::string text = in_.source_line ? in_.source_line(l) : std::string();
+        ImGui::TextWrapped("line %d: %d PTX, %d SASS instructions   %s", l, count(code->ptx), count(code->sass),
+                           text.c_str());
+    } else {
+        text_disabled_wrapped("Put the editor's cursor on a line, or click an instruction, to link the two.");
+    }
+    const float height = ImGui::GetContentRegionAvail().y;
+    const bool both = code->sass.instructions > 0 && code->ptx.instructions > 0;
+    if (both && ImGui::BeginTable("##listings", 2, ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV)) {
+        ImGui::TableSetupColumn("PTX");
+        ImGui::TableSetupColumn("SASS");
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        draw_listing(0, code->ptx, height);
+        ImGui::TableNextColumn();
+        draw_listing(1, code->sass, height);
+        ImGui::EndTable();
+    } else {
+        rows_[0].clear();
+        rows_[1].clear();
+        highlighted_[0].clear();
+        highlighted_[1].clear();
+        draw_listing(code->sass.instructions > 0 ? 1 : 0, code->sass.instructions > 0 ? code->sass : code->ptx, height);
+    }
+}
+
+void CodePanel::draw_facts(const MachineCode& code) {
+    const ResourceUsage& u = code.compile.usage;
+    const bool spills = u.spill_store_bytes > 0 || u.spill_load_bytes > 0;
+    ImGui::Text("%d registers", u.registers);
+    same_line_if_fits(ImGui::CalcTextSize("spills 999 B / 999 B").x);
+    if (spills) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.5f, 0.4f, 1));
+    ImGui::Text("spills %s / %s", bytes_text(u.spill_store_bytes).c_str(), bytes_text(u.spill_load_bytes).c_str());
+    if (spills) ImGui::PopStyleColor();
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Register spills: bytes per thread stored to and loaded from local memory because the kernel "
+                          "needed more registers than it was given (STL/LDL in the SASS).");
+    same_line_if_fits(ImGui::CalcTextSize("stack 9999 B").x);
+    ImGui::Text("stack %s", bytes_text(u.local_bytes).c_str());
+    same_line_if_fits(ImGui::CalcTextSize("shared 99999 B").x);
+    ImGui::Text("shared %s", bytes_text(u.static_shared_bytes).c_str());
+    if (u.barriers >= 0) {
+        same_line_if_fits(ImGui::CalcTextSize("barriers 99").x);
+        ImGui::Text("barriers %d", u.barriers);
+    }
+    // The occupancy those allow, on the device in use at the current block (only for the device's architecture).
+    const int threads = in_.block_threads ? in_.block_threads() : 0;
+    if (in_.device && in_.device->regs_per_sm > 0 && threads > 0 && (code.arch == in_.device->arch)) {
+        const OccupancyFigures f = occupancy_for_block(*in_.device, u, 0, threads);
+        const std::string text = "occupancy " + std::to_string(int(f.occupancy * 100 + 0.5)) + "% at " +
+                                 std::to_string(threads) + " threads, limited by " + f.limited_by;
+        same_line_if_fits(ImGui::CalcTextSize(text.c_str()).x);
+        ImGui::TextUnformatted(text.c_str());
+    }
+}
+
+void CodePanel::draw_listing(int which, const CodeListing& listing, float height) {
+    highlighted_[which].clear();
+    rows_[which].clear();
+    const int picked = view_.picked_line;
+    for (size_t i = 0; i < listing.lines.size(); ++i) {
+        const auto& ls = listing.lines[i].lines;
+        if (picked > 0 && std::find(ls.begin(), ls.end(), picked) != ls.end()) highlighted_[which].push_back(i);
+    }
+    ImGui::TextDisabled("%s: %d instructions", which == 0 ? "PTX" : "SASS", listing.instructions);
+    const std::string id = which == 0 ? "##ptx" : "##sass";
+    if (!ImGui::BeginChild(id.c_str(), ImVec2(0, std::max(height - ImGui::GetTextLineHeightWithSpacing(), 50.0f)), 0,
+                           ImGuiWindowFlags_HorizontalScrollbar)) {
+        ImGui::EndChild();
+        return;
+    }
+    ImFont* mono = mono_font();
+    if (mono) ImGui::PushFont(mono, 0.0f);
+    const float row_h = ImGui::GetTextLineHeightWithSpacing();
+    // A newly picked line scrolls its first instruction into view, once.
+    if (picked > 0 && picked != scrolled_to_[which] && !highlighted_[which].empty()) {
+        scrolled_to_[which] = picked;
+        const float y = float(highlighted_[which].front()) * row_h;
+        if (y < ImGui::GetScrollY() || y > ImGui::GetScrollY() + ImGui::GetWindowHeight() - 2 * row_h)
+            ImGui::SetScrollY(std::max(0.0f, y - ImGui::GetWindowHeight() * 0.3f));
+    }
+    const float number_w = ImGui::CalcTextSize("999<999 ").x;
+    ImGuiListClipper clipper;
+    clipper.Begin(int(listing.lines.size()), row_h);
+    while (clipper.Step()) {
+        for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+            const CodeLine& l = listing.lines[size_t(i)];
+            const bool lit = std::binary_search(highlighted_[which].begin(), highlighted_[which].end(), size_t(i));
+            ImGui::PushID(i);
+            const ImVec2 p = ImGui::GetCursorScreenPos();
+            if (lit)
+                ImGui::GetWindowDrawList()->AddRectFilled(p, ImVec2(p.x + ImGui::GetWindowWidth() + ImGui::GetScrollMaxX(),
+                                                                    p.y + row_h),
+                                                          IM_COL32(70, 90, 140, 160));
+            if (l.kind == CodeLine::Kind::Instruction) {
+                ImGui::TextDisabled("%s", lines_text(l.lines).c_str());
+                ImGui::SameLine(number_w);
+                if (l.offset >= 0) {
+                    char offset[16];
+                    std::snprintf(offset, sizeof offset, "%04x ", l.offset);
+                    ImGui::TextDisabled("%s", offset);
+                    ImGui::SameLine(0, 0);
+                }
+                // The opcode coloured by kind, the operands plain.
+                const size_t at = l.text.find(l.opcode);
+                const std::string before = at == std::string::npos ? std::string() : l.text.substr(0, at);
+                const std::string rest = at == std::string::npos ? l.text : l.text.substr(at + l.opcode.size());
+                if (!before.empty()) {
+                    ImGui::TextUnformatted(before.c_str());
+                    ImGui::SameLine(0, 0);
+                }
+                ImGui::PushStyleColor(ImGuiCol_Text, opcode_colour(l.opcode));
+                ImGui::TextUnformatted(l.opcode.c_str());
+                ImGui::PopStyleColor();
+                ImGui::SameLine(0, 0);
+                ImGui::TextUnformatted(rest.c_str());
+            } else {
+                ImGui::TextDisabled("%s", l.text.c_str());
+            }
+            // The whole row picks its line.
+            ImGui::SetCursorScreenPos(p);
+            const ImVec2 clip_min = ImGui::GetWindowPos();
+            if (p.y >= clip_min.y && p.y + row_h <= clip_min.y + ImGui::GetWindowHeight())
+                rows_[which].push_back(DrawnRow{size_t(i), std::max(p.x, clip_min.x), p.y,
+                                                std::min(p.x + ImGui::GetContentRegionAvail().x, clip_min.x + ImGui::GetWindowWidth()),
+                                                p.y + row_h});
+            if (ImGui::InvisibleButton("##row", ImVec2(std::max(ImGui::GetContentRegionAvail().x, 1.0f), row_h)) &&
+                !l.lines.empty()) {
+                view_.picked_line = l.lines.front();
+                ++view_.picked_serial;
+            }
+            if (ImGui::IsItemHovered() && !l.lines.empty()) {
+                std::string tip = "line " + std::to_string(l.lines.front());
+                for (size_t k = 1; k < l.lines.size(); ++k) tip += ", inlined at line " + std::to_string(l.lines[k]);
+                if (in_.source_line) tip += ":  " + in_.source_line(l.lines.front());
+                ImGui::SetTooltip("%s", tip.c_str());
+            }
+            ImGui::PopID();
+        }
+    }
+    if (mono) ImGui::PopFont();
+    ImGui::EndChild();
+}
+
+}  // namespace cp::ui
