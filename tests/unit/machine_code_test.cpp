@@ -5,6 +5,7 @@
 #include "core/session/session.h"
 #include "core/toolkit/machine_code.h"
 #include "core/toolkit/nvrtc_compiler.h"
+#include "core/toolkit/opcode_help.h"
 #include "core/worker/subprocess.h"
 #include "support/scoped_env.h"
 
@@ -40,6 +41,13 @@ MachineCode code_of(const std::string& source, const std::string& kernel, const 
     return machine_code(request);
 }
 
+// Every opcode listed has its line of help (the Code panel's hover), in the table of its language.
+void expect_help_for_every_opcode(const CodeListing& listing, bool sass, std::set<std::string>& missing) {
+    for (const CodeLine& l : listing.lines)
+        if (l.kind == CodeLine::Kind::Instruction && !(sass ? sass_opcode_help(l.opcode) : ptx_opcode_help(l.opcode)))
+            missing.insert(std::string(sass ? "SASS " : "PTX ") + std::string(opcode_base(l.opcode)));
+}
+
 void expect_lesson_listing(const KernelFile& file, const CodeListing& listing, const std::string& what) {
     const int lines = line_count(file.source);
     EXPECT_GT(listing.instructions, 0) << what;
@@ -66,6 +74,7 @@ void every_lesson_disassembles(const std::string& arch, bool with_ptx) {
     ASSERT_FALSE(nvdisasm_path(&why).empty()) << why;
     const auto lessons = scan_library(kernels_dir());
     ASSERT_GE(lessons.size(), 40u);
+    std::set<std::string> no_help;
     for (const KernelFile& file : lessons) {
         const std::string what = file.path.filename().string() + " for " + arch;
         MachineCodeRequest request;
@@ -82,7 +91,12 @@ void every_lesson_disassembles(const std::string& arch, bool with_ptx) {
         for (const std::string& f : code.sass.functions) found |= f == kernel || f.find(kernel) != std::string::npos;
         EXPECT_TRUE(found) << what << ": no function " << kernel;
         if (with_ptx) expect_lesson_listing(file, code.ptx, what + " (PTX)");
+        expect_help_for_every_opcode(code.sass, true, no_help);
+        expect_help_for_every_opcode(code.ptx, false, no_help);
     }
+    std::string list;
+    for (const std::string& m : no_help) list += m + " ";
+    EXPECT_TRUE(no_help.empty()) << "opcodes without help: " << list;
 }
 
 TEST(MachineCode, EveryLessonDisassemblesForHopperWithItsPtx) { every_lesson_disassembles("sm_90", true); }

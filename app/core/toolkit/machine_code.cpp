@@ -236,7 +236,7 @@ CodeListing parse_ptx(std::string_view text, std::string_view file) {
         line.function = function;
         if (s.back() == ':' && s.front() == '$') {
             line.kind = CodeLine::Kind::Label;
-        } else if (s.back() == ';' && s.front() != '.' && !function.empty()) {
+        } else if (s.back() == ';' && s.front() != '.' && s.front() != ')' && s.front() != '(' && !function.empty()) {
             line.kind = CodeLine::Kind::Instruction;
             line.opcode = opcode_of(s);
             line.lines = chain;

@@ -2,6 +2,7 @@
 #include "ui/panels/code_panel.h"
 
 #include "core/engine/occupancy.h"
+#include "core/toolkit/opcode_help.h"
 #include "ui/theme.h"
 #include "ui/widgets.h"
 
@@ -214,10 +215,20 @@ void CodePanel::draw_listing(int which, const CodeListing& listing, float height
                 view_.picked_line = l.lines.front();
                 ++view_.picked_serial;
             }
-            if (ImGui::IsItemHovered() && !l.lines.empty()) {
-                std::string tip = "line " + std::to_string(l.lines.front());
-                for (size_t k = 1; k < l.lines.size(); ++k) tip += ", inlined at line " + std::to_string(l.lines[k]);
-                if (in_.source_line) tip += ":  " + in_.source_line(l.lines.front());
+            if (ImGui::IsItemHovered() && l.kind == CodeLine::Kind::Instruction) {
+                std::string tip;
+                if (const OpcodeHelp* h = which == 1 ? sass_opcode_help(l.opcode) : ptx_opcode_help(l.opcode)) {
+                    tip = std::string(opcode_base(l.opcode)) + ": " + std::string(h->what);
+                    if (!h->operands.empty()) tip += "\noperands: " + std::string(h->operands);
+                    tip += "\n";
+                }
+                if (l.lines.empty()) {
+                    tip += "from no line of this file";
+                } else {
+                    tip += "line " + std::to_string(l.lines.front());
+                    for (size_t k = 1; k < l.lines.size(); ++k) tip += ", inlined at line " + std::to_string(l.lines[k]);
+                    if (in_.source_line) tip += ":  " + in_.source_line(l.lines.front());
+                }
                 ImGui::SetTooltip("%s", tip.c_str());
             }
             ImGui::PopID();
