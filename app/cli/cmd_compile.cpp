@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 
@@ -37,6 +39,11 @@ Exit status: 0 compiled, 1 errors (in the source, the metadata header or the com
   --sass          also print the SASS of the cubin (the GPU's own instructions, disassembled by nvdisasm; no GPU
                   needed), the same way; with --json both come as listings (per instruction: text, opcode,
                   offset and the source lines, innermost first, with an inlined helper's line before its caller's)
+  --against FILE  compare the machine code with FILE's (two versions, two lessons): registers, spills, stack,
+                  shared memory and instruction counts side by side, the opcodes whose counts differ most,
+                  and (with --json) the two SASS listings aligned instruction by instruction
+  --against-arch sm_XY
+                  the same against this file compiled for another architecture
   --cubin FILE    also write the cubin NVRTC made for the architecture to FILE (for cuobjdump, nvdisasm)
   --memory        also build the memory recording's copy of the kernel (what `run --memory` and the window's
                   Memory switch launch) as a cubin for the architecture, and keep it, so that the first
@@ -64,6 +71,74 @@ nlohmann::json listing_json(const CodeListing& listing) {
     for (const auto& [line, count] : listing.per_line) per_line[std::to_string(line)] = count;
     return {{"instructions", listing.instructions}, {"functions", listing.functions}, {"per_line", per_line},
             {"lines", lines}};
+}
+
+// The listing two machine codes are compared by: SASS where both have it, else PTX.
+const CodeListing& compared(const MachineCode& c, bool sass) { return sass ? c.sass : c.ptx; }
+bool compare_sass(const MachineCode& a, const MachineCode& b) { return a.sass.instructions > 0 && b.sass.instructions > 0; }
+
+nlohmann::json against_json(const MachineCode& a, const MachineCode& b, const std::string& name) {
+    nlohmann::json j{{"name", name}, {"ok", b.ok}};
+    if (!b.ok) return j;
+    const bool sass = compare_sass(a, b);
+    const ListingDiff d = diff_listings(compared(a, sass), compared(b, sass));
+    nlohmann::json opcodes = nlohmann::json::object();
+    for (const auto& [op, counts] : d.opcodes) opcodes[op] = {counts.first, counts.second};
+    nlohmann::json rows = nlohmann::json::array();
+    for (const ListingDiff::Pair& p : d.rows) {
+        static const char* kinds[] = {"same", "only_this", "only_that"};
+        rows.push_back({{"kind", kinds[int(p.row)]}, {"this", p.a}, {"that", p.b}, {"text_differs", p.text_differs}});
+    }
+    j.update({{"listing", sass ? "sass" : "ptx"},
+              {"resources", usage_json(b.compile.usage)},
+              {"instructions", {compared(a, sass).instructions, compared(b, sass).instructions}},
+              {"opcodes", opcodes},
+              {"same", d.same},
+              {"only_this", d.only_a},
+              {"only_that", d.only_b},
+              {"aligned", d.aligned},
+              {"rows", rows}});
+    if (sass) j["sass"] = listing_json(b.sass);
+    else j["ptx"] = listing_json(b.ptx);
+    return j;
+}
+
+void print_against(const MachineCode& a, const MachineCode& b, const std::string& a_name, const std::string& b_name) {
+    const bool sass = compare_sass(a, b);
+    const ListingDiff d = diff_listings(compared(a, sass), compared(b, sass));
+    const ResourceUsage &ua = a.compile.usage, &ub = b.compile.usage;
+    const auto num = [](int v) { return v < 0 ? std::string("?") : std::to_string(v); };
+    char row[160];
+    std::cout << "\ncompared (" << (sass ? "SASS" : "PTX") << "): this = " << a_name << ", that = " << b_name << "\n";
+    std::snprintf(row, sizeof row, "  %-22s %14s %14s\n", "", "this", "that");
+    std::cout << row;
+    const auto line = [&](const char* what, const std::string& x, const std::string& y) {
+        std::snprintf(row, sizeof row, "  %-22s %14s %14s%s\n", what, x.c_str(), y.c_str(), x == y ? "" : "   *");
+        std::cout << row;
+    };
+    line("registers", num(ua.registers), num(ub.registers));
+    line("spill stores (B)", num(ua.spill_store_bytes), num(ub.spill_store_bytes));
+    line("spill loads (B)", num(ua.spill_load_bytes), num(ub.spill_load_bytes));
+    line("stack (B)", num(ua.local_bytes), num(ub.local_bytes));
+    line("static shared (B)", num(ua.static_shared_bytes), num(ub.static_shared_bytes));
+    line("instructions", std::to_string(compared(a, sass).instructions), std::to_string(compared(b, sass).instructions));
+    // The opcodes whose counts differ most.
+    std::vector<std::pair<std::string, std::pair<int, int>>> ops(d.opcodes.begin(), d.opcodes.end());
+    std::stable_sort(ops.begin(), ops.end(), [](const auto& x, const auto& y) {
+        return std::abs(x.second.first - x.second.second) > std::abs(y.second.first - y.second.second);
+    });
+    std::cout << "  opcodes whose counts differ most:\n";
+    int shown = 0;
+    for (const auto& [op, c] : ops) {
+        if (c.first == c.second || shown++ == 12) break;
+        line(("  " + op).c_str(), std::to_string(c.first), std::to_string(c.second));
+    }
+    if (shown == 0) std::cout << "    none: the same opcodes the same number of times\n";
+    if (d.aligned)
+        std::cout << "  aligned by opcode: " << d.same << " instructions in both, " << d.only_a << " only in this, "
+                  << d.only_b << " only in that\n";
+    else
+        std::cout << "  too long to align here: the counts above compare them\n";
 }
 
 // The listing with each run of instructions under the source line it came from ("  12 | y[i] = v * v;").
@@ -100,7 +175,8 @@ void print_listing(const std::string& title, const CodeListing& listing, const s
 }  // namespace
 
 int cmd_compile(const std::vector<std::string>& argv) {
-    auto args = parse_args(argv, {{"--arch", true}, {"--option", true, true}, {"--json"}, {"--memory"}, {"--ptx"}, {"--sass"}, {"--cubin", true}});
+    auto args = parse_args(argv, {{"--arch", true}, {"--option", true, true}, {"--json"}, {"--memory"}, {"--ptx"}, {"--sass"}, {"--cubin", true}, {"--against", true},
+                                      {"--against-arch", true}});
     if (!args) return user_error(args.error());
     if (args->has("--help")) {
         std::cout << compile_usage();
@@ -151,9 +227,37 @@ int cmd_compile(const std::vector<std::string>& argv) {
     CompileResult result;
     std::optional<MachineCode> code;
     const std::string cubin_path = args->get("--cubin");
-    if (want_ptx || want_sass || !cubin_path.empty()) {
-        code = machine_code(MachineCodeRequest{request, arch, want_ptx, want_sass});
+    // --against: the other side's request (another file, or this one for another architecture).
+    std::optional<MachineCodeRequest> against;
+    std::string against_name;
+    if (args->has("--against") && args->has("--against-arch"))
+        return user_error("`--against` and `--against-arch` compare with one thing each; give one of them", "");
+    if (args->has("--against")) {
+        auto other = load_kernel_file(find_kernel_path(args->get("--against")));
+        if (!other) return user_error(other.error());
+        MachineCodeRequest r;
+        r.compile.source = other->compile_source;
+        r.compile.path = other->path.string();
+        r.compile.kernel_name = other->signature ? other->signature->launch_name : std::string();
+        r.compile.extra_options = request.extra_options;
+        r.compile.load = false;
+        r.arch = arch;
+        against = r;
+        against_name = other->path.filename().string() + " (" + arch + ")";
+    } else if (args->has("--against-arch")) {
+        const std::string other_arch = args->get("--against-arch");
+        if (other_arch.rfind("sm_", 0) != 0)
+            return user_error("`--against-arch " + other_arch + "` is not a real architecture", "use e.g. --against-arch sm_75");
+        against = MachineCodeRequest{request, other_arch};
+        against_name = file->path.filename().string() + " (" + other_arch + ")";
+    }
+    if (against && arch.rfind("sm_", 0) != 0)
+        return user_error("`--against` needs a real architecture, not `" + arch + "`", "use e.g. --arch sm_90");
+    std::optional<MachineCode> other_code;
+    if (want_ptx || want_sass || !cubin_path.empty() || against) {
+        code = machine_code(MachineCodeRequest{request, arch, want_ptx || against.has_value(), want_sass || against.has_value()});
         result = code->compile;
+        if (against) other_code = machine_code(*against);
     } else {
         result = compile_with_nvrtc(request, arch, nullptr);
     }
@@ -208,6 +312,7 @@ int cmd_compile(const std::vector<std::string>& argv) {
                 else j["sass_missing"] = code->sass_missing;
             }
         }
+        if (code && code->ok && other_code) j["against"] = against_json(*code, *other_code, against_name);
         if (copy)
             j["memory"] = {{"ok", copy->result.ok},
                            {"sites", copy->sites.size()},
@@ -258,6 +363,13 @@ int cmd_compile(const std::vector<std::string>& argv) {
             else std::cerr << "no SASS: " << code->sass_missing << "\n";
         }
         if (want_sass && !code->sass_missing.empty()) return 1;
+    }
+    if (other_code) {
+        if (!other_code->ok) {
+            std::cerr << against_name << ": does not compile, so there is nothing to compare with\n";
+            return 1;
+        }
+        print_against(*code, *other_code, file->path.filename().string(), against_name);
     }
     if (copy && !copy->result.ok) return 1;  // said above
     if (!ok) {

@@ -223,6 +223,8 @@ def main():
             ("compile", "compile", ["compile", "basics/vector_add", "--json"], {}, {0}),
             ("compile", "compile --memory", ["compile", "basics/vector_add", "--json", "--memory"], {}, {0}),
             ("compile", "compile --ptx --sass", ["compile", "basics/vector_add", "--json", "--ptx", "--sass", "--arch", "sm_90"], {}, {0}),
+            ("compile", "compile --against", ["compile", "matrix/matmul_naive", "--json", "--arch", "sm_90", "--against",
+                                              "matrix/matmul_register_blocked"], {}, {0}),
             ("compile", "compile --sass without nvdisasm", ["compile", "basics/vector_add", "--json", "--sass", "--arch", "sm_90"],
              {"CUDA_PLAYGROUND_NVDISASM": "/nonexistent/nvdisasm"}, {1}),
             ("compile", "compile with an error", ["compile", broken, "--json"], {}, {1}),

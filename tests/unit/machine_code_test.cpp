@@ -311,3 +311,74 @@ TEST(MachineCode, WithoutNvdisasmThePtxIsStillListedAndTheReasonSaid) {
 
 }  // namespace
 }  // namespace cp
+
+namespace cp {
+namespace {
+
+MachineCode lesson_code(const std::string& name, const std::string& arch) {
+    auto file = load_kernel_file(kernels_dir() / (name + ".cu"));
+    EXPECT_TRUE(file.ok()) << name;
+    MachineCodeRequest request;
+    request.compile = kernel_compile_request(*file);
+    request.arch = arch;
+    return machine_code(request);
+}
+
+int count_opcode(const CodeListing& l, const std::string& opcode) {
+    int n = 0;
+    for (const CodeLine& c : l.lines) n += c.kind == CodeLine::Kind::Instruction && c.opcode == opcode;
+    return n;
+}
+
+TEST(MachineCodeDiff, TheNaiveAndTheRegisterBlockedMultiplyDifferInTheirMultiplyAdds) {
+    const MachineCode naive = lesson_code("matrix/matmul_naive", "sm_90");
+    const MachineCode blocked = lesson_code("matrix/matmul_register_blocked", "sm_90");
+    ASSERT_TRUE(naive.ok && blocked.ok);
+    ASSERT_GT(naive.sass.instructions, 0);
+    const ListingDiff d = diff_listings(naive.sass, blocked.sass);
+    ASSERT_TRUE(d.aligned);
+    // The counts are each listing's own.
+    const int naive_ffma = count_opcode(naive.sass, "FFMA"), blocked_ffma = count_opcode(blocked.sass, "FFMA");
+    EXPECT_EQ(d.opcodes.at("FFMA"), std::make_pair(naive_ffma, blocked_ffma));
+    EXPECT_GT(blocked_ffma, 8 * naive_ffma);  // 8 x 8 per thread, unrolled, against one sum per thread
+    for (const auto& [op, counts] : d.opcodes) {
+        EXPECT_EQ(counts.first, count_opcode(naive.sass, op)) << op;
+        EXPECT_EQ(counts.second, count_opcode(blocked.sass, op)) << op;
+    }
+    // Every instruction of each side is in exactly one row, in order, and rows in both share their opcode.
+    EXPECT_EQ(d.same + d.only_a, naive.sass.instructions);
+    EXPECT_EQ(d.same + d.only_b, blocked.sass.instructions);
+    int last_a = -1, last_b = -1;
+    for (const ListingDiff::Pair& p : d.rows) {
+        if (p.a >= 0) {
+            EXPECT_GT(p.a, last_a);
+            last_a = p.a;
+        }
+        if (p.b >= 0) {
+            EXPECT_GT(p.b, last_b);
+            last_b = p.b;
+        }
+        if (p.row == ListingDiff::Row::Same) {
+            EXPECT_EQ(naive.sass.lines[size_t(p.a)].opcode, blocked.sass.lines[size_t(p.b)].opcode);
+        }
+    }
+    // A listing against itself: all the same.
+    const ListingDiff self = diff_listings(naive.sass, naive.sass);
+    EXPECT_EQ(self.same, naive.sass.instructions);
+    EXPECT_EQ(self.only_a + self.only_b, 0);
+}
+
+TEST(MachineCodeDiff, OneFileForTwoArchitecturesKeepsTheSourcesShufflesOnBoth) {
+    const MachineCode hopper = lesson_code("reduction/warp_shuffle_sum", "sm_90");
+    const MachineCode turing = lesson_code("reduction/warp_shuffle_sum", "sm_75");
+    ASSERT_TRUE(hopper.ok && turing.ok);
+    const ListingDiff d = diff_listings(hopper.sass, turing.sass);
+    EXPECT_EQ(d.same + d.only_a, hopper.sass.instructions);
+    EXPECT_EQ(d.same + d.only_b, turing.sass.instructions);
+    EXPECT_GT(d.same, 0);
+    // The source's five shuffle steps are on both (sm_75 adds butterfly shuffles of its own, for the atomic).
+    EXPECT_EQ(d.opcodes.at("SHFL.DOWN").first, d.opcodes.at("SHFL.DOWN").second);
+}
+
+}  // namespace
+}  // namespace cp

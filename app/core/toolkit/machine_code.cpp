@@ -329,3 +329,53 @@ MachineCode machine_code(const MachineCodeRequest& request) {
 }
 
 }  // namespace cp
+
+namespace cp {
+
+ListingDiff diff_listings(const CodeListing& a, const CodeListing& b) {
+    ListingDiff d;
+    std::vector<int> ia, ib;  // the instructions' line indices
+    for (size_t i = 0; i < a.lines.size(); ++i)
+        if (a.lines[i].kind == CodeLine::Kind::Instruction) {
+            ia.push_back(int(i));
+            ++d.opcodes[a.lines[i].opcode].first;
+        }
+    for (size_t i = 0; i < b.lines.size(); ++i)
+        if (b.lines[i].kind == CodeLine::Kind::Instruction) {
+            ib.push_back(int(i));
+            ++d.opcodes[b.lines[i].opcode].second;
+        }
+    const size_t n = ia.size(), m = ib.size();
+    // The longest common subsequence of opcodes, by the table of suffix lengths (n x m 32-bit cells: up to
+    // 64 M cells, i.e. two listings of 8,000 instructions; longer ones get the counts only).
+    if (double(n + 1) * double(m + 1) > 64e6) {
+        d.aligned = false;
+        return d;
+    }
+    std::vector<uint32_t> len((n + 1) * (m + 1), 0);
+    const auto at = [&](size_t i, size_t j) -> uint32_t& { return len[i * (m + 1) + j]; };
+    for (size_t i = n; i-- > 0;)
+        for (size_t j = m; j-- > 0;)
+            at(i, j) = a.lines[size_t(ia[i])].opcode == b.lines[size_t(ib[j])].opcode ? at(i + 1, j + 1) + 1
+                                                                                    : std::max(at(i + 1, j), at(i, j + 1));
+    size_t i = 0, j = 0;
+    while (i < n || j < m) {
+        if (i < n && j < m && a.lines[size_t(ia[i])].opcode == b.lines[size_t(ib[j])].opcode) {
+            d.rows.push_back({ListingDiff::Row::Same, ia[i], ib[j], a.lines[size_t(ia[i])].text != b.lines[size_t(ib[j])].text});
+            ++d.same;
+            ++i;
+            ++j;
+        } else if (j < m && (i == n || at(i, j + 1) >= at(i + 1, j))) {
+            d.rows.push_back({ListingDiff::Row::OnlyB, -1, ib[j]});
+            ++d.only_b;
+            ++j;
+        } else {
+            d.rows.push_back({ListingDiff::Row::OnlyA, ia[i], -1});
+            ++d.only_a;
+            ++i;
+        }
+    }
+    return d;
+}
+
+}  // namespace cp

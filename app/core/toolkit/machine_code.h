@@ -71,3 +71,25 @@ struct MachineCode {
 MachineCode machine_code(const MachineCodeRequest& request);
 
 }  // namespace cp
+
+namespace cp {
+
+// Two listings side by side (two versions of a kernel, two lessons, two architectures): their instructions
+// aligned where the opcodes agree (a longest common subsequence), and how many of each opcode each has.
+struct ListingDiff {
+    enum class Row { Same, OnlyA, OnlyB };
+    struct Pair {
+        Row row = Row::Same;
+        int a = -1, b = -1;  // indices into the listings' lines (-1: none on that side)
+        bool text_differs = false;  // Same opcode, other operands
+    };
+    std::vector<Pair> rows;
+    // Per opcode (with its modifiers): count in A, count in B.
+    std::map<std::string, std::pair<int, int>> opcodes;
+    int same = 0, only_a = 0, only_b = 0;
+    bool aligned = true;  // false: too long to align here (only the counts are given)
+};
+
+ListingDiff diff_listings(const CodeListing& a, const CodeListing& b);
+
+}  // namespace cp
