@@ -203,7 +203,8 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
                                         const size_t end = t.find('\n', start);
                                         return trim(t.substr(start, end == std::string::npos ? std::string::npos : end - start));
                                     },
-                                    nvrtc_supported_archs()}));
+                                    nvrtc_supported_archs(),
+                                    [this] { return files_.parsed().spec.compare; }}));
     editor_panel_ = &editor;
     layout_.set_named(editor, output, timing, streams, memory);
     layout_.set_presentation_view(std::make_unique<PresentationView>(output, editor, launch, timing, files_.parsed(),

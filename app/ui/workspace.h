@@ -335,6 +335,9 @@ private:
     int code_cursor_seen_ = 0;       // the editor's cursor line the Code panel last followed
     uint64_t code_jump_serial_ = 0;  // the Code panel's last pick the editor followed
     uint64_t code_requested_revision_ = ~0ull;
+    // The Code panel's "before this edit": the request whose listing last compiled, and the one before it.
+    std::optional<MachineCodeRequest> code_current_, code_good_, code_before_;
+    std::string code_against_key_;  // what the comparison's request was worked out from
 };
 
 }  // namespace cp::ui

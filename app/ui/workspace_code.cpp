@@ -1,6 +1,7 @@
 // The Code panel's side of the workspace (workspace.h: update_code_view).
 #include "ui/workspace.h"
 
+#include "core/kernel_file/kernel_file.h"
 #include "core/session/session.h"
 
 namespace cp::ui {
@@ -34,8 +35,31 @@ void Workspace::update_code_view(double now) {
     request.arch = code_view_.arch.empty() ? (device_status_.device.arch.rfind("sm_", 0) == 0 ? device_status_.device.arch
                                                                                              : std::string("sm_90"))
                                            : code_view_.arch;
+    const std::string key = CodeView::key_of(request);
+    if (!code_current_ || CodeView::key_of(*code_current_) != key) {
+        // A new text or architecture: the listing that compiled last is what "before this edit" compares with.
+        if (code_good_ && CodeView::key_of(*code_good_) != key && code_good_->arch == request.arch) code_before_ = code_good_;
+        code_current_ = request;
+    }
+    if (shown && shown->ok && code_view_.shown_is_latest()) code_good_ = code_current_;
     code_view_.request(request);
     code_requested_revision_ = doc()->revision();
+    // The other side of the comparison, worked out again when the choice or this side changed.
+    const std::string& with = code_view_.compare_with;
+    const std::string against_key = with + '\n' + key + '\n' + (code_before_ ? CodeView::key_of(*code_before_) : "");
+    if (against_key == code_against_key_) return;
+    code_against_key_ = against_key;
+    std::optional<MachineCodeRequest> other;
+    if (with == "before") {
+        other = code_before_;
+    } else if (with.rfind("lesson:", 0) == 0) {
+        auto lesson = load_kernel_file(kernels_dir() / (with.substr(7) + ".cu"));
+        if (lesson) other = MachineCodeRequest{kernel_compile_request(*lesson), request.arch};
+    } else if (with.rfind("sm_", 0) == 0) {
+        other = request;
+        other->arch = with;
+    }
+    code_view_.request_against(other);
 }
 
 }  // namespace cp::ui

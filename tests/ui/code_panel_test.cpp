@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -152,4 +153,62 @@ TEST(CodePanel, AnotherArchitectureIsListedOnRequestAndTheFirstIsKept) {
     host->frame();
     host->frame();
     EXPECT_EQ(ws.code_view().shown(), first);
+}
+
+TEST(CodePanel, ComparedWithARegisterBlockedVariantAndWithTheVersionBeforeAnEdit) {
+    ScopedUserDir user;
+    ui::AppOptions o = headless_options("matrix/matmul_naive.cu");
+    o.backend = "cpu";
+    o.show = {"Code"};
+    auto host = start_settled(o, {});
+    ASSERT_TRUE(host);
+    ui::Workspace& ws = host->workspace();
+    ASSERT_TRUE(frames_until(*host, [&] { return listed(ws, "sm_90"); }, "the sm_90 listing", 600));
+    const auto naive = ws.code_view().shown();
+    // A compare variant of the lesson.
+    ws.code_view().compare_with = "lesson:matrix/matmul_register_blocked";
+    ASSERT_TRUE(frames_until(*host, [&] { return ws.code_view().against() && !ws.code_view().busy(); },
+                             "the register-blocked multiply's listing", 600));
+    host->frame();
+    const auto blocked = ws.code_view().against();
+    ASSERT_TRUE(blocked->ok);
+    int naive_ffma = 0, blocked_ffma = 0;
+    for (const CodeLine& l : naive->sass.lines) naive_ffma += l.opcode == "FFMA";
+    for (const CodeLine& l : blocked->sass.lines) blocked_ffma += l.opcode == "FFMA";
+    EXPECT_GT(blocked_ffma, naive_ffma);
+    EXPECT_GT(blocked->compile.usage.registers, naive->compile.usage.registers);
+    // On screen, the rows only the register-blocked one has are tinted green.
+    auto shot = host->screenshot();
+    ASSERT_TRUE(shot.ok());
+    if (const char* d = std::getenv("CP_UI_TEST_SHOTS"); d && *d) (void)save_png(std::string(d) + "/code_compare.png", *shot);
+    const Rect code = window_rect("Code");
+    ASSERT_GT(code.width(), 0);
+    int green = 0;
+    for (int y = code.y0; y < code.y1; ++y)
+        for (int x = code.x0; x < code.x1; ++x) {
+            const uint8_t* p = shot->pixels.data() + (size_t(y) * size_t(shot->width) + size_t(x)) * 4;
+            green += p[1] > p[0] + 30 && p[1] > p[2] + 20 && p[1] < 140;
+        }
+    EXPECT_GT(green, 1000);
+
+    // The version before an edit: the listing of the text as it was.
+    ws.code_view().compare_with = "before";
+    std::string text = document_of(ws).text();
+    const std::string term = "sum += a[row * k + i]";
+    const size_t at = text.find(term);
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at, term.size(), "sum += 1.0001f * a[row * k + i]");
+    ws.set_source(text, host->seconds() - 10);  // as if typed a while ago: the listing need not wait for the pause
+    ASSERT_TRUE(frames_until(*host, [&] { return ws.code_view().shown() != naive && listed(ws, "sm_90") && ws.code_view().against(); },
+                             "the edited text's listing and the one before", 600));
+    host->frame();
+    ASSERT_TRUE(ws.code_view().shown()->ok);
+    EXPECT_EQ(ws.code_view().against(), naive);
+    // The edit added a multiply per iteration: more floating-point multiplies (fused or not) than before.
+    const auto multiplies = [](const MachineCode& c) {
+        int n = 0;
+        for (const CodeLine& l : c.sass.lines) n += l.opcode == "FMUL" || l.opcode == "FFMA";
+        return n;
+    };
+    EXPECT_GT(multiplies(*ws.code_view().shown()), multiplies(*naive));
 }

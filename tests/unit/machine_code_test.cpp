@@ -382,3 +382,36 @@ TEST(MachineCodeDiff, OneFileForTwoArchitecturesKeepsTheSourcesShufflesOnBoth) {
 
 }  // namespace
 }  // namespace cp
+
+namespace cp {
+namespace {
+
+TEST(MachineCode, NvdisasmsOutputIsKeptOnDiskAndACorruptCopyIsDisassembledAgain) {
+    const fs::path dir = fs::path(::testing::TempDir()) / "cp-sass-cache";
+    fs::remove_all(dir);
+    const test::ScopedEnv env("CUDA_PLAYGROUND_CACHE_DIR", dir.string());
+    const MachineCode first = code_of(kWeigh, "weigh_all", "sm_90");
+    ASSERT_TRUE(first.ok);
+    ASSERT_EQ(first.sass_missing, "");
+    EXPECT_FALSE(first.sass_cached);
+    const MachineCode second = code_of(kWeigh, "weigh_all", "sm_90");
+    EXPECT_TRUE(second.sass_cached);
+    ASSERT_EQ(second.sass.lines.size(), first.sass.lines.size());
+    for (size_t i = 0; i < first.sass.lines.size(); ++i) {
+        EXPECT_EQ(second.sass.lines[i].text, first.sass.lines[i].text);
+        EXPECT_EQ(second.sass.lines[i].lines, first.sass.lines[i].lines);
+    }
+    // Spoil every kept listing: the next one is disassembled again, whole.
+    int spoiled = 0;
+    for (const auto& e : fs::recursive_directory_iterator(dir / "sass")) {
+        std::ofstream(e.path(), std::ios::trunc) << "garbage";
+        ++spoiled;
+    }
+    ASSERT_GT(spoiled, 0);
+    const MachineCode third = code_of(kWeigh, "weigh_all", "sm_90");
+    EXPECT_FALSE(third.sass_cached);
+    EXPECT_EQ(third.sass.instructions, first.sass.instructions);
+}
+
+}  // namespace
+}  // namespace cp

@@ -3,6 +3,7 @@
 
 #include "core/clock.h"
 #include "core/text_util.h"
+#include "core/toolkit/cubin_cache.h"
 #include "core/toolkit/nvrtc_compiler.h"
 #include "core/worker/subprocess.h"
 #include "cp_build_paths.h"
@@ -13,6 +14,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <optional>
 
 namespace cp {
 
@@ -270,6 +273,37 @@ std::string nvdisasm_path(std::string* why) {
     return {};
 }
 
+namespace {
+
+// nvdisasm's output is kept on disk beside the compile cache, by the cubin and the tool: the largest lesson takes
+// nvdisasm most of a second on 2 cores, and a lesson opened again should not wait for it.
+std::filesystem::path sass_file(const std::vector<std::byte>& cubin, const std::string& tool) {
+    const std::filesystem::path dir = cubin_cache_dir();
+    if (dir.empty()) return {};
+    std::string inputs(reinterpret_cast<const char*>(cubin.data()), cubin.size());
+    inputs += '\n' + tool + "\n-c -gi";
+    return dir.parent_path() / "sass" / (cache_key(inputs) + ".txt");
+}
+
+std::optional<std::string> kept_sass(const std::vector<std::byte>& cubin, const std::string& tool) {
+    const std::filesystem::path path = sass_file(cubin, tool);
+    if (path.empty()) return std::nullopt;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return std::nullopt;
+    std::stringstream read;
+    read << in.rdbuf();
+    std::string text = read.str();
+    if (text.find(".text.") == std::string::npos) return std::nullopt;  // not a listing: disassemble again
+    return text;
+}
+
+void keep_sass(const std::vector<std::byte>& cubin, const std::string& tool, const std::string& text) {
+    const std::filesystem::path path = sass_file(cubin, tool);
+    if (!path.empty()) write_file_whole(path, text);
+}
+
+}  // namespace
+
 MachineCode machine_code(const MachineCodeRequest& request) {
     MachineCode out;
     out.arch = request.arch;
@@ -300,6 +334,9 @@ MachineCode machine_code(const MachineCodeRequest& request) {
             out.sass_missing = why;
         } else if (cubin.empty()) {
             out.sass_missing = "NVRTC made no cubin for " + request.arch;
+        } else if (auto kept = kept_sass(cubin, tool)) {
+            out.sass = parse_sass(*kept, request.compile.path);
+            out.sass_cached = true;
         } else {
             std::error_code ec;
             std::string pattern = (std::filesystem::temp_directory_path(ec) / "cp-sass-XXXXXX").string();
@@ -309,7 +346,9 @@ MachineCode machine_code(const MachineCodeRequest& request) {
             } else {
                 const bool written = ::write(fd, cubin.data(), cubin.size()) == ssize_t(cubin.size());
                 ::close(fd);
+                const auto tool_started = std::chrono::steady_clock::now();
                 const ProcessOutcome p = written ? run_process({tool, "-c", "-gi", pattern}, 60) : ProcessOutcome{};
+                out.nvdisasm_ms = ms_since(tool_started);
                 std::filesystem::remove(pattern, ec);
                 if (!written) {
                     out.sass_missing = "could not write the cubin for nvdisasm to the temporary folder";
@@ -320,6 +359,7 @@ MachineCode machine_code(const MachineCodeRequest& request) {
                                        (p.timed_out ? std::string(" (it ran past 60 s)") : ": " + trim(p.output.substr(0, p.output.find('\n'))));
                 } else {
                     out.sass = parse_sass(p.output, request.compile.path);
+                    keep_sass(cubin, tool, p.output);
                 }
             }
         }

@@ -64,6 +64,8 @@ struct MachineCode {
     CodeListing sass;
     std::string sass_missing;  // why there is no SASS although it was asked for (no nvdisasm, it failed)
     double ptx_ms = 0, sass_ms = 0;  // the PTX compile; the disassembly (nvdisasm's run and the parse)
+    double nvdisasm_ms = 0;          // of sass_ms, nvdisasm's own run (0 when its output was kept on disk)
+    bool sass_cached = false;        // nvdisasm's output for this cubin came from the disk cache
 };
 
 // Compiles request.compile for request.arch (a cubin, and PTX for the matching virtual architecture) and

@@ -9,6 +9,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace cp::ui {
@@ -60,6 +61,8 @@ void CodePanel::draw() {
         ImGui::EndCombo();
     }
     ImGui::SameLine();
+    draw_compare_choice(arch);
+    ImGui::SameLine();
     if (!code) {
         text_disabled_wrapped(view_.busy() ? "compiling and disassembling..." : "Open a kernel to see its machine code.");
         return;
@@ -91,6 +94,19 @@ void CodePanel::draw() {
         text_disabled_wrapped("Put the editor's cursor on a line, or click an instruction, to link the two.");
     }
     const float height = ImGui::GetContentRegionAvail().y;
+    if (!view_.compare_with.empty()) {
+        const auto& other = view_.against();
+        if (!other) {
+            text_disabled_wrapped(view_.compare_with == "before"
+                                      ? "Nothing to compare with yet: the comparison starts from the next edit that compiles."
+                                      : "compiling the other side...");
+        } else if (!other->ok) {
+            ImGui::TextWrapped("The other side (%s) does not compile.", view_.compare_with.c_str());
+        } else {
+            draw_against(*code, *other);
+            return;
+        }
+    }
     const bool both = code->sass.instructions > 0 && code->ptx.instructions > 0;
     if (both && ImGui::BeginTable("##listings", 2, ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV)) {
         ImGui::TableSetupColumn("PTX");
@@ -106,8 +122,109 @@ void CodePanel::draw() {
         rows_[1].clear();
         highlighted_[0].clear();
         highlighted_[1].clear();
+        lit_of_[0] = lit_of_[1] = nullptr;
         draw_listing(code->sass.instructions > 0 ? 1 : 0, code->sass.instructions > 0 ? code->sass : code->ptx, height);
     }
+}
+
+void CodePanel::draw_compare_choice(const std::string& arch) {
+    const auto label_of = [&](const std::string& c) -> std::string {
+        if (c.empty()) return "compare with...";
+        if (c == "before") return "vs. before this edit";
+        if (c.rfind("lesson:", 0) == 0) return "vs. " + c.substr(7);
+        return "vs. " + c;
+    };
+    ImGui::SetNextItemWidth(ImGui::CalcTextSize("vs. before this edit").x + ImGui::GetFrameHeight() * 1.5f);
+    if (!ImGui::BeginCombo("##compare", label_of(view_.compare_with).c_str())) return;
+    if (ImGui::Selectable("nothing", view_.compare_with.empty())) view_.compare_with.clear();
+    if (ImGui::Selectable("the version before this edit", view_.compare_with == "before")) view_.compare_with = "before";
+    if (in_.compare_lessons)
+        for (const std::string& lesson : in_.compare_lessons()) {
+            const std::string key = "lesson:" + lesson;
+            if (ImGui::Selectable(lesson.c_str(), view_.compare_with == key)) view_.compare_with = key;
+        }
+    for (int a : in_.archs) {
+        const std::string name = "sm_" + std::to_string(a);
+        if (name == arch) continue;
+        if (ImGui::Selectable(("this file for " + name).c_str(), view_.compare_with == name)) view_.compare_with = name;
+    }
+    ImGui::EndCombo();
+}
+
+void CodePanel::draw_against(const MachineCode& code, const MachineCode& other) {
+    const bool sass = code.sass.instructions > 0 && other.sass.instructions > 0;
+    const CodeListing& a = sass ? code.sass : code.ptx;
+    const CodeListing& b = sass ? other.sass : other.ptx;
+    if (diffed_a_ != &code || diffed_b_ != &other) {
+        diff_ = diff_listings(a, b);
+        diffed_a_ = &code;
+        diffed_b_ = &other;
+    }
+    const ResourceUsage& ub = other.compile.usage;
+    ImGui::TextWrapped("that (%s): %d registers, spills %d / %d B, stack %d B, shared %d B; %d against %d %s instructions",
+                       view_.compare_with.c_str(), ub.registers, ub.spill_store_bytes, ub.spill_load_bytes, ub.local_bytes,
+                       ub.static_shared_bytes, a.instructions, b.instructions, sass ? "SASS" : "PTX");
+    // The opcodes whose counts differ most, this : that.
+    std::vector<std::pair<std::string, std::pair<int, int>>> ops(diff_.opcodes.begin(), diff_.opcodes.end());
+    std::stable_sort(ops.begin(), ops.end(), [](const auto& x, const auto& y) {
+        return std::abs(x.second.first - x.second.second) > std::abs(y.second.first - y.second.second);
+    });
+    std::string most;
+    int shown = 0;
+    for (const auto& [op, c] : ops) {
+        if (c.first == c.second || shown++ == 6) break;
+        most += (most.empty() ? "" : ",  ") + op + " " + std::to_string(c.first) + " : " + std::to_string(c.second);
+    }
+    ImGui::TextWrapped("differ most: %s", most.empty() ? "nothing (the same opcodes the same number of times)" : most.c_str());
+    highlighted_[0].clear();
+    highlighted_[1].clear();
+    lit_of_[0] = lit_of_[1] = nullptr;
+    rows_[0].clear();
+    rows_[1].clear();
+    if (!diff_.aligned) {
+        text_disabled_wrapped("Too long to align here: the counts above compare them.");
+        return;
+    }
+    if (!ImGui::BeginChild("##against", ImVec2(0, std::max(ImGui::GetContentRegionAvail().y, 50.0f)), 0,
+                           ImGuiWindowFlags_HorizontalScrollbar))  {
+        ImGui::EndChild();
+        return;
+    }
+    ImFont* mono = mono_font();
+    if (mono) ImGui::PushFont(mono, 0.0f);
+    const float row_h = ImGui::GetTextLineHeightWithSpacing();
+    const float half = std::max(ImGui::GetContentRegionAvail().x * 0.5f, ImGui::CalcTextSize("0").x * 40);
+    ImGuiListClipper clipper;
+    clipper.Begin(int(diff_.rows.size()), row_h);
+    while (clipper.Step())
+        for (int r = clipper.DisplayStart; r < clipper.DisplayEnd; ++r) {
+            const ListingDiff::Pair& p = diff_.rows[size_t(r)];
+            const ImVec2 at = ImGui::GetCursorScreenPos();
+            const ImU32 tint = p.row == ListingDiff::Row::OnlyA   ? IM_COL32(140, 60, 60, 120)
+                               : p.row == ListingDiff::Row::OnlyB ? IM_COL32(50, 120, 60, 120)
+                               : p.text_differs                   ? IM_COL32(90, 90, 50, 90)
+                                                                  : 0;
+            if (tint) ImGui::GetWindowDrawList()->AddRectFilled(at, ImVec2(at.x + 2 * half, at.y + row_h), tint);
+            const auto cell = [&](int index, const CodeListing& l) {
+                if (index < 0) return;
+                const CodeLine& c = l.lines[size_t(index)];
+                ImGui::TextDisabled("%s", lines_text(c.lines).c_str());
+                ImGui::SameLine(0, ImGui::CalcTextSize(" ").x);
+                ImGui::PushStyleColor(ImGuiCol_Text, opcode_colour(c.opcode));
+                ImGui::TextUnformatted(c.text.c_str());
+                ImGui::PopStyleColor();
+            };
+            // Each side in its half: a long line of this side is cut where the other's begins.
+            ImGui::PushClipRect(at, ImVec2(at.x + half - ImGui::CalcTextSize(" ").x, at.y + row_h), true);
+            cell(p.a, a);
+            ImGui::PopClipRect();
+            ImGui::SetCursorScreenPos(ImVec2(at.x + half, at.y));
+            cell(p.b, b);
+            ImGui::SetCursorScreenPos(ImVec2(at.x, at.y + row_h));
+            ImGui::Dummy(ImVec2(2 * half, 0));
+        }
+    if (mono) ImGui::PopFont();
+    ImGui::EndChild();
 }
 
 void CodePanel::draw_facts(const MachineCode& code) {
@@ -141,12 +258,13 @@ void CodePanel::draw_facts(const MachineCode& code) {
 }
 
 void CodePanel::draw_listing(int which, const CodeListing& listing, float height) {
-    highlighted_[which].clear();
     rows_[which].clear();
     const int picked = view_.picked_line;
-    for (size_t i = 0; i < listing.lines.size(); ++i) {
-        const auto& ls = listing.lines[i].lines;
-        if (picked > 0 && std::find(ls.begin(), ls.end(), picked) != ls.end()) highlighted_[which].push_back(i);
+    // The lit rows, worked out again only when the listing or the picked line changed.
+    if (lit_of_[which] != &listing || lit_line_[which] != picked) {
+        highlighted_[which] = picked > 0 ? listing.lines_of(picked) : std::vector<size_t>();
+        lit_of_[which] = &listing;
+        lit_line_[which] = picked;
     }
     ImGui::TextDisabled("%s: %d instructions", which == 0 ? "PTX" : "SASS", listing.instructions);
     const std::string id = which == 0 ? "##ptx" : "##sass";

@@ -20,6 +20,7 @@ struct CodePanelInputs {
     std::function<int()> block_threads;           // the current block's threads (0: unknown)
     std::function<std::string(int)> source_line;  // the editor's text of a 1-based line
     std::vector<int> archs;                       // what NVRTC can compile for (75, 80, ... 121)
+    std::function<std::vector<std::string>()> compare_lessons;  // the open lesson's `compare:` variants
 };
 
 class CodePanel final : public Panel {
@@ -44,12 +45,21 @@ public:
 private:
     void draw_facts(const MachineCode& code);
     void draw_listing(int which, const CodeListing& listing, float height);
+    void draw_compare_choice(const std::string& arch);
+    // The comparison: the other side's facts, the opcodes that differ most, and the two listings aligned.
+    void draw_against(const MachineCode& code, const MachineCode& other);
 
     CodeView& view_;
     CodePanelInputs in_;
     std::vector<size_t> highlighted_[2];
     std::vector<DrawnRow> rows_[2];
+    const CodeListing* lit_of_[2] = {nullptr, nullptr};  // what highlighted_ was worked out for
+    int lit_line_[2] = {0, 0};
     int scrolled_to_[2] = {0, 0};  // the picked line each listing last scrolled to
+    // The last comparison's alignment, of these two listings.
+    const MachineCode* diffed_a_ = nullptr;
+    const MachineCode* diffed_b_ = nullptr;
+    ListingDiff diff_;
 };
 
 }  // namespace cp::ui

@@ -44,11 +44,37 @@ void CodeView::request(const MachineCodeRequest& request) {
     cv_.notify_all();
 }
 
+void CodeView::request_against(const std::optional<MachineCodeRequest>& request) {
+    std::lock_guard lock(mutex_);
+    if (!request) {
+        against_wanted_key_.clear();
+        against_shown_key_.clear();
+        against_shown_.reset();
+        next_against_.reset();
+        return;
+    }
+    const std::string key = key_of(*request);
+    if (key == against_wanted_key_) return;
+    against_wanted_key_ = key;
+    if (made_.count(key)) return;  // shown at the next poll
+    next_against_ = request;
+    next_against_key_ = key;
+    cv_.notify_all();
+}
+
 bool CodeView::poll() {
     std::lock_guard lock(mutex_);
-    if (finished_key_.empty() || finished_key_ == shown_key_) return false;
+    bool changed = false;
+    if (!against_wanted_key_.empty() && against_wanted_key_ != against_shown_key_) {
+        if (auto it = made_.find(against_wanted_key_); it != made_.end()) {
+            against_shown_ = it->second;
+            against_shown_key_ = against_wanted_key_;
+            changed = true;
+        }
+    }
+    if (finished_key_.empty() || finished_key_ == shown_key_) return changed;
     auto it = made_.find(finished_key_);
-    if (it == made_.end()) return false;
+    if (it == made_.end()) return changed;
     shown_ = it->second;
     shown_key_ = finished_key_;
     return true;
@@ -56,22 +82,25 @@ bool CodeView::poll() {
 
 bool CodeView::busy() const {
     std::lock_guard lock(mutex_);
-    return working_ || next_.has_value();
+    return working_ || next_.has_value() || next_against_.has_value();
 }
 
 bool CodeView::has_finished() const {
     std::lock_guard lock(mutex_);
-    return !finished_key_.empty() && finished_key_ != shown_key_ && made_.count(finished_key_);
+    return (!finished_key_.empty() && finished_key_ != shown_key_ && made_.count(finished_key_)) ||
+           (!against_wanted_key_.empty() && against_wanted_key_ != against_shown_key_ && made_.count(against_wanted_key_));
 }
 
 void CodeView::loop() {
     std::unique_lock lock(mutex_);
     while (true) {
-        cv_.wait(lock, [&] { return stop_ || next_.has_value(); });
+        cv_.wait(lock, [&] { return stop_ || next_.has_value() || next_against_.has_value(); });
         if (stop_) return;
-        MachineCodeRequest request = std::move(*next_);
-        const std::string key = next_key_;
-        next_.reset();
+        const bool main = next_.has_value();  // the main listing first
+        MachineCodeRequest request = main ? std::move(*next_) : std::move(*next_against_);
+        const std::string key = main ? next_key_ : next_against_key_;
+        if (main) next_.reset();
+        else next_against_.reset();
         working_ = true;
         lock.unlock();
         auto made = std::make_shared<const MachineCode>(machine_code(request));
@@ -83,10 +112,10 @@ void CodeView::loop() {
         for (size_t tries = made_order_.size(); made_order_.size() > kKept && tries > 0; --tries) {
             const std::string old = made_order_.front();
             made_order_.erase(made_order_.begin());
-            if (old == shown_key_) made_order_.push_back(old);
+            if (old == shown_key_ || old == against_shown_key_) made_order_.push_back(old);
             else made_.erase(old);
         }
-        finished_key_ = key;
+        if (main) finished_key_ = key;
         if (wake_) {
             lock.unlock();
             wake_();

@@ -29,6 +29,10 @@ public:
     // Asks for the machine code of `request` (kept when it was made before). The newest request wins; one
     // being made is finished first.
     void request(const MachineCodeRequest& request);
+    // The other side of a comparison (another architecture, a compare variant, the last version that compiled);
+    // null: none. Made after the main request.
+    void request_against(const std::optional<MachineCodeRequest>& request);
+    const std::shared_ptr<const MachineCode>& against() const { return against_shown_; }
     // Takes a finished listing into shown(); true when what is shown changed.
     bool poll();
     bool busy() const;                 // a request is being made or waits
@@ -41,6 +45,9 @@ public:
     // The architecture chosen in the panel ("" = the device's) and the source line picked (0 = none): by the
     // editor's cursor, or by clicking an instruction.
     std::string arch;
+    // What the panel compares with: "" (nothing), "sm_XY", "lesson:NAME" (a compare variant), "before" (the last
+    // version of this file that compiled, before the current edit).
+    std::string compare_with;
     int picked_line = 0;
     uint64_t picked_serial = 0;  // goes up when the panel picks a line (the editor then moves its cursor)
 
@@ -52,8 +59,10 @@ private:
     std::function<void()> wake_;
     mutable std::mutex mutex_;
     std::condition_variable cv_;
-    std::optional<MachineCodeRequest> next_;
-    std::string next_key_;
+    std::optional<MachineCodeRequest> next_, next_against_;
+    std::string next_key_, next_against_key_;
+    std::string against_wanted_key_, against_shown_key_;
+    std::shared_ptr<const MachineCode> against_shown_;
     bool working_ = false, stop_ = false;
     std::map<std::string, std::shared_ptr<const MachineCode>> made_;  // by key (a few kept)
     std::vector<std::string> made_order_;
