@@ -117,6 +117,8 @@ screenshots() {
     shot memory_coalesced --open performance/coalesced_vs_strided --set n=1000 --set stride=1 --memory
     shot memory_transpose_shared --open matrix/transpose_shared --memory
     shot memory_bank_conflicts --open performance/shared_bank_conflicts --set stride=8 --memory
+    # The machine code (issue 38): the register-blocked multiply's inner line lit in its PTX and SASS.
+    shot code_panel --open matrix/matmul_register_blocked --show Code --line 117
     # The launch views: coverage map, timeline, sweep chart, and the window's Launch view and Occupancy panel.
     docs/make_launch_images.sh build
 }

@@ -11,7 +11,9 @@
 #include <implot.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <thread>
 
 namespace cp::ui {
 
@@ -97,8 +99,16 @@ int AppHost::run() {
     if (options_.headless) {
         for (int i = 0; i < frames; ++i) frame();
         // A run started by the last frame is finished and shown before the picture is taken.
-        while (workspace_->run_in_flight() || workspace_->needs_frame(seconds())) {
-            if (frames_drawn_ > frames + 20) break;
+        // So is a machine code listing the Code panel waits for (made on its own thread: up to a few seconds).
+        // Once it is there, a few frames more: the editor's counts and the scroll to the picked line follow it.
+        const double give_up = seconds() + 60;
+        int after_listing = 0;
+        while (workspace_->run_in_flight() || workspace_->needs_frame(seconds()) || workspace_->code_listing_busy() ||
+               after_listing > 0) {
+            const bool listing = workspace_->code_listing_busy();
+            after_listing = listing ? 3 : after_listing - 1;
+            if ((frames_drawn_ > frames + 20 && !listing && after_listing <= 0) || seconds() > give_up) break;
+            if (listing) std::this_thread::sleep_for(std::chrono::milliseconds(20));
             frame();
         }
     } else {

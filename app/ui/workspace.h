@@ -130,6 +130,11 @@ public:
     const EditorPanel& editor_panel() const { return layout_.editor(); }
     const CodePanel& code_panel() const { return *code_panel_; }
     CodeView& code_view() { return code_view_; }
+    // The Code panel is shown and its listing is being made (a headless screenshot waits for it).
+    bool code_listing_busy() const {
+        return code_panel_ && code_panel_->drawn_recently && doc() &&
+               (code_view_.busy() || !code_view_.shown() || !code_view_.shown_is_latest());
+    }
     const TimingPanel* timing_panel() const { return &layout_.timing(); }
     TimingPanel* timing_panel() { return &layout_.timing(); }
     const StreamsPanel* streams_panel() const { return &layout_.streams(); }

@@ -29,7 +29,8 @@ void Workspace::update_code_view(double now) {
         editor_panel_->jump_to_line(code_view_.picked_line);
         code_cursor_seen_ = code_view_.picked_line;
     }
-    if (now - doc()->last_edit_time() < kCompilePause) return;  // still typing: the listing follows the pause
+    // Still typing: the listing follows the pause (a file as opened, never edited, is listed at once).
+    if (doc()->last_edit_time() > 0 && now - doc()->last_edit_time() < kCompilePause) return;
     MachineCodeRequest request;
     request.compile = kernel_compile_request(files_.parsed());
     request.arch = code_view_.arch.empty() ? (device_status_.device.arch.rfind("sm_", 0) == 0 ? device_status_.device.arch
