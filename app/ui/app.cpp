@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <thread>
 
 namespace cp::ui {
 
@@ -108,7 +107,7 @@ int AppHost::run() {
             const bool listing = workspace_->code_listing_busy();
             after_listing = listing ? 3 : after_listing - 1;
             if ((frames_drawn_ > frames + 20 && !listing && after_listing <= 0) || seconds() > give_up) break;
-            if (listing) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            if (listing) workspace_->code_view().wait_idle(give_up - seconds());
             frame();
         }
     } else {

@@ -137,7 +137,7 @@ bool PanelLayout::draw_docked() {
     for (auto& p : panels_) {
         if (!p->visible) continue;
         bool open = true;
-        if (ImGui::Begin(p->title(), &open)) p->draw();
+        if (ImGui::Begin(p->title(), &open, p->focus_on_appearing() ? 0 : ImGuiWindowFlags_NoFocusOnAppearing)) p->draw();
         ImGui::End();
         if (!open) {
             p->visible = false;

@@ -834,7 +834,8 @@ bool Workspace::displays_checking() const {
 }
 
 bool Workspace::needs_frame(double now) {
-    if (code_view_.has_finished()) return true;  // a listing the Code panel asked for is ready
+    // A listing the Code panel (drawn now) asked for is ready.
+    if (code_panel_ && code_panel_->drawn_recently && code_view_.has_finished()) return true;
     if (code_panel_ && code_panel_->drawn_recently && doc() && doc()->revision() != code_requested_revision_ &&
         now - doc()->last_edit_time() >= kCompilePause)
         return true;

@@ -337,6 +337,7 @@ private:
     CodeView code_view_{[this] { target_.wake(); }};
     CodePanel* code_panel_ = nullptr;
     EditorPanel* editor_panel_ = nullptr;
+    int code_drawn_frames_ = 0;      // frames running the Code panel was drawn
     int code_cursor_seen_ = 0;       // the editor's cursor line the Code panel last followed
     uint64_t code_jump_serial_ = 0;  // the Code panel's last pick the editor followed
     uint64_t code_requested_revision_ = ~0ull;

@@ -8,7 +8,9 @@ namespace cp::ui {
 
 void Workspace::update_code_view(double now) {
     if (!code_panel_ || !editor_panel_) return;
-    const bool drawn = code_panel_->drawn_recently && code_panel_->visible;
+    // Drawn two frames running: a tab shown for one frame while the dock layout is built asks for nothing.
+    code_drawn_frames_ = code_panel_->drawn_recently && code_panel_->visible ? code_drawn_frames_ + 1 : 0;
+    const bool drawn = code_drawn_frames_ >= 2;
     code_panel_->drawn_recently = false;
     const std::shared_ptr<const MachineCode>& shown = code_view_.shown();
     // The editor counts each line's SASS instructions (PTX where there is no SASS) while the panel is drawn.

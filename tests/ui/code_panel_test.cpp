@@ -34,7 +34,10 @@ int line_of(const std::string& text, const std::string& needle) {
     return 1 + int(std::count(text.begin(), text.begin() + long(at), '\n'));
 }
 
+// Whether the listing for `arch` is shown; first waits (on the listing's thread, up to 30 s) for one being made, so
+// that the frame count of a wait does not depend on how fast this machine compiles.
 bool listed(ui::Workspace& ws, const std::string& arch) {
+    ws.code_view().wait_idle(30);
     const auto& shown = ws.code_view().shown();
     return shown && shown->arch == arch && ws.code_view().shown_is_latest() && !ws.code_view().busy();
 }
@@ -167,7 +170,7 @@ TEST(CodePanel, ComparedWithARegisterBlockedVariantAndWithTheVersionBeforeAnEdit
     const auto naive = ws.code_view().shown();
     // A compare variant of the lesson.
     ws.code_view().compare_with = "lesson:matrix/matmul_register_blocked";
-    ASSERT_TRUE(frames_until(*host, [&] { return ws.code_view().against() && !ws.code_view().busy(); },
+    ASSERT_TRUE(frames_until(*host, [&] { return ws.code_view().wait_idle(30) && ws.code_view().against(); },
                              "the register-blocked multiply's listing", 600));
     host->frame();
     const auto blocked = ws.code_view().against();

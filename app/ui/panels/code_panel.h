@@ -29,6 +29,7 @@ public:
     const char* title() const override { return "Code"; }
     DockPlace dock_place() const override { return {DockSlot::Main, false}; }
     void draw() override;
+    bool focus_on_appearing() const override { return false; }
     // Set by draw(); the workspace clears it each frame after looking: listings are only made for a panel drawn.
     bool drawn_recently = false;
 

@@ -28,6 +28,9 @@ public:
     // Drawn under the output in presentation mode (a lesson's `show:` panel): what makes the point, without
     // settings. By default the whole panel.
     virtual void draw_presented() { draw(); }
+    // Whether the window takes the focus (and so its tab group's front) when it appears again, e.g. after
+    // presentation mode: a panel added to the output's group says no, or it would hide the output.
+    virtual bool focus_on_appearing() const { return true; }
 
     bool visible = true;
 };

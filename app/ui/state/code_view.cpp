@@ -2,6 +2,7 @@
 #include "ui/state/code_view.h"
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
 
 namespace cp::ui {
@@ -85,6 +86,12 @@ bool CodeView::busy() const {
     return working_ || next_.has_value() || next_against_.has_value();
 }
 
+bool CodeView::wait_idle(double timeout_s) const {
+    std::unique_lock lock(mutex_);
+    return cv_.wait_for(lock, std::chrono::duration<double>(timeout_s),
+                        [&] { return !working_ && !next_.has_value() && !next_against_.has_value(); });
+}
+
 bool CodeView::has_finished() const {
     std::lock_guard lock(mutex_);
     return (!finished_key_.empty() && finished_key_ != shown_key_ && made_.count(finished_key_)) ||
@@ -116,6 +123,7 @@ void CodeView::loop() {
             else made_.erase(old);
         }
         if (main) finished_key_ = key;
+        cv_.notify_all();  // wait_idle
         if (wake_) {
             lock.unlock();
             wake_();

@@ -37,6 +37,9 @@ public:
     bool poll();
     bool busy() const;                 // a request is being made or waits
     bool has_finished() const;         // poll() would change what is shown
+    // Blocks until nothing is being made or waits (or `timeout_s` passes); true when idle. For tests and headless
+    // screenshots that must see the listing, whatever the machine's speed.
+    bool wait_idle(double timeout_s) const;
 
     // What the panel shows: the latest finished listing (null before the first), and the key of the latest request.
     const std::shared_ptr<const MachineCode>& shown() const { return shown_; }
@@ -58,7 +61,7 @@ private:
 
     std::function<void()> wake_;
     mutable std::mutex mutex_;
-    std::condition_variable cv_;
+    mutable std::condition_variable cv_;
     std::optional<MachineCodeRequest> next_, next_against_;
     std::string next_key_, next_against_key_;
     std::string against_wanted_key_, against_shown_key_;
