@@ -69,8 +69,10 @@ nlohmann::json listing_json(const CodeListing& listing) {
     }
     nlohmann::json per_line = nlohmann::json::object();
     for (const auto& [line, count] : listing.per_line) per_line[std::to_string(line)] = count;
+    nlohmann::json local_per_line = nlohmann::json::object();
+    for (const auto& [line, count] : listing.local_per_line) local_per_line[std::to_string(line)] = count;
     return {{"instructions", listing.instructions}, {"functions", listing.functions}, {"per_line", per_line},
-            {"lines", lines}};
+            {"local_per_line", local_per_line}, {"lines", lines}};
 }
 
 // The listing two machine codes are compared by: SASS where both have it, else PTX.

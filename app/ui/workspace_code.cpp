@@ -17,9 +17,13 @@ void Workspace::update_code_view(double now) {
     const CodeListing* counted = !drawn || !shown || !shown->ok ? nullptr
                                  : shown->sass.instructions > 0 ? &shown->sass
                                                                 : &shown->ptx;
-    editor_panel_->set_instruction_counts(counted && counted->instructions > 0 ? &counted->per_line : nullptr,
+    const ResourceUsage* usage = shown ? &shown->compile.usage : nullptr;
+    const int spill_bytes = usage ? std::max(usage->spill_store_bytes, 0) + std::max(usage->spill_load_bytes, 0) : 0;
+    const bool has = counted && counted->instructions > 0;
+    editor_panel_->set_instruction_counts(has ? &counted->per_line : nullptr,
                                           counted == (shown ? &shown->sass : nullptr) ? "SASS" : "PTX",
-                                          shown ? shown->arch : std::string());
+                                          shown ? shown->arch : std::string(), has ? &counted->local_per_line : nullptr,
+                                          spill_bytes);
     if (!drawn || !doc()) return;
     // The editor's line picks instructions; a click on one moves the editor to its line.
     if (editor_panel_->cursor_line() != code_cursor_seen_) {

@@ -215,3 +215,74 @@ TEST(CodePanel, ComparedWithARegisterBlockedVariantAndWithTheVersionBeforeAnEdit
     };
     EXPECT_GT(multiplies(*ws.code_view().shown()), multiplies(*naive));
 }
+
+// A kernel that spills (48 live values under __launch_bounds__(1024, 2): 32 registers): the editor marks the lines
+// whose SASS stores and reloads them "spill", in the warning colour on screen, and the panel names those lines.
+TEST(CodePanel, TheLinesThatSpillAreMarkedInTheEditor) {
+    ScopedUserDir user;
+    const std::string source = R"(/*@playground
+title: Too many live values
+param n: int = 5000
+buffer x: float[n] in random(seed=3)
+buffer y: float[n] out zeros
+block: 1024
+grid: ceil(n / block.x)
+*/
+extern "C" __global__ void __launch_bounds__(1024, 2) many_sums(const float* x, float* y, int n)
+{
+    float acc[48];
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+#pragma unroll
+    for (int k = 0; k < 48; ++k) acc[k] = x[(i + k * 977) % n];
+    for (int round = 0; round < n; ++round)
+#pragma unroll
+        for (int k = 0; k < 48; ++k) acc[k] = acc[k] * acc[(k + 1) % 48] + x[(round + k) % n];
+    float s = 0;
+#pragma unroll
+    for (int k = 0; k < 48; ++k) s += acc[k];
+    y[i] = s;
+}
+)";
+    test::TempDir dir;
+    const auto path = dir.write("spills.cu", source);
+    ui::AppOptions o = headless_options();
+    o.open_file = path.string();
+    o.backend = "cpu";
+    o.show = {"Code"};
+    o.width = 1920;
+    o.height = 1080;
+    o.text_size = 1.75f;
+    o.line = line_of(source, "acc[k] = acc[k] * acc");
+    auto host = start_settled(o, {});
+    ASSERT_TRUE(host);
+    ui::Workspace& ws = host->workspace();
+    ASSERT_TRUE(frames_until(*host, [&] { return listed(ws, "sm_90"); }, "the sm_90 listing", 600));
+    host->frame();
+    host->frame();
+    const MachineCode& code = *ws.code_view().shown();
+    ASSERT_GT(code.compile.usage.spill_store_bytes, 0) << "32 registers should not hold 48 values";
+    ASSERT_FALSE(code.sass.local_per_line.empty());
+    auto shot = host->screenshot();
+    ASSERT_TRUE(shot.ok());
+    if (const char* d = std::getenv("CP_UI_TEST_SHOTS"); d && *d) (void)save_png(std::string(d) + "/code_spills.png", *shot);
+    int spill_marks = 0, orange_marks = 0;
+    for (const auto& g : ws.editor_panel().gutter()) {
+        const bool local = code.sass.local_per_line.count(g.line) != 0;
+        const bool says_spill = g.text.size() > 6 && g.text.substr(g.text.size() - 6) == " spill";
+        EXPECT_EQ(says_spill, local) << "line " << g.line << ": " << g.text;
+        if (!says_spill) continue;
+        ++spill_marks;
+        EXPECT_EQ(g.text, std::to_string(code.sass.per_line.at(g.line)) + " spill");
+        // The mark's pixels: orange text (red and green high, blue low) on the dark gutter.
+        int orange = 0;
+        for (int y = int(g.y0); y < int(g.y1); ++y)
+            for (int x = int(g.x0); x < int(g.x1); ++x) {
+                const uint8_t* p = shot->pixels.data() + (size_t(y) * size_t(shot->width) + size_t(x)) * 4;
+                orange += p[0] > 180 && p[1] > 110 && p[2] < 110;
+            }
+        orange_marks += orange > 10;
+    }
+    EXPECT_GT(spill_marks, 0) << "no spilling line is on screen";
+    EXPECT_EQ(orange_marks, spill_marks);
+}

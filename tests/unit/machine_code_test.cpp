@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <sstream>
 #include <set>
 
 namespace cp {
@@ -223,6 +224,29 @@ TEST(MachineCode, SpillBytesAreWhatPtxasPrintsForTheSamePtxAndOptions) {
     int local = 0;
     for (const CodeLine& l : code.sass.lines) local += l.opcode.rfind("STL", 0) == 0 || l.opcode.rfind("LDL", 0) == 0;
     EXPECT_GT(local, 0);
+    // ... marked on the lines that hold the 48 values (`acc`) or run the loop around them, each line's count the
+    // STL/LDL that carry it; the kernel's other lines (its index, the final store) have none.
+    std::vector<std::string> source_lines{""};
+    for (std::istringstream in(kSpill); std::getline(in, source_lines.emplace_back());) {}
+    int marked = 0;
+    for (const auto& [line, count] : code.sass.local_per_line) {
+        ASSERT_LT(size_t(line), source_lines.size());
+        const std::string& text = source_lines[size_t(line)];
+        EXPECT_TRUE(text.find("acc") != std::string::npos || text.find("round") != std::string::npos)
+            << "line " << line << ": " << text;
+        EXPECT_LE(count, code.sass.per_line.at(line));
+        marked += count;
+    }
+    int with_line = 0;
+    for (const CodeLine& l : code.sass.lines)
+        with_line += !l.lines.empty() && (l.opcode.rfind("STL", 0) == 0 || l.opcode.rfind("LDL", 0) == 0);
+    EXPECT_EQ(marked, with_line);
+    EXPECT_GT(marked, 0);
+    // Without the register limit nothing spills and no line is marked.
+    const MachineCode roomy = code_of(kSpill, "many_sums", "sm_90", {});
+    ASSERT_TRUE(roomy.ok);
+    EXPECT_EQ(roomy.compile.usage.spill_store_bytes, 0);
+    EXPECT_TRUE(roomy.sass.local_per_line.empty());
 }
 
 TEST(MachineCode, ParsesNvdisasmCommentsAndPadding) {
@@ -261,6 +285,27 @@ k:
     EXPECT_EQ(l.per_line.at(4), 2);
     EXPECT_EQ(l.per_line.count(12), 0u);
     EXPECT_EQ(l.lines_of(12).size(), 2u);
+}
+
+// A 64-bit division's subroutine: CALL.REL names its label, which the listing keeps (cuobjdump prints its address).
+TEST(MachineCode, ASubroutinesLabelIsListedWhereItsCallLands) {
+    const std::string text = R"(//--------------------- .text.k                   --------------------------
+.text.k:
+        /*0000*/                   CALL.REL.NOINC `($__internal_0_$__cuda_sm20_div_u64) ;
+        /*0010*/                   EXIT ;
+        .weak           $__internal_0_$__cuda_sm20_div_u64
+        .type           $__internal_0_$__cuda_sm20_div_u64,@function
+$__internal_0_$__cuda_sm20_div_u64:
+        /*0020*/                   IMAD.MOV.U32 R4, RZ, RZ, R2 ;
+        /*0030*/                   RET.REL.NODEC R2 `(k) ;
+)";
+    const CodeListing l = parse_sass(text, "k.cu");
+    ASSERT_EQ(l.instructions, 4);
+    ASSERT_EQ(l.lines.size(), 6u);
+    EXPECT_EQ(l.lines[3].kind, CodeLine::Kind::Label);
+    EXPECT_EQ(l.lines[3].text, "$__internal_0_$__cuda_sm20_div_u64:");
+    EXPECT_EQ(l.lines[4].offset, 0x20);
+    EXPECT_EQ(l.functions, std::vector<std::string>{"k"});
 }
 
 TEST(MachineCode, ParsesPtxLocAndInlinedAtWithTheFileTableAtTheEnd) {

@@ -106,13 +106,18 @@ std::vector<size_t> CodeListing::lines_of(int source_line) const {
 
 void count_listing(CodeListing& listing) {
     listing.per_line.clear();
+    listing.local_per_line.clear();
     listing.instructions = 0;
     listing.functions.clear();
     for (const CodeLine& l : listing.lines) {
         if (l.kind == CodeLine::Kind::Function) listing.functions.push_back(l.function);
         if (l.kind != CodeLine::Kind::Instruction) continue;
         ++listing.instructions;
-        if (!l.lines.empty()) ++listing.per_line[l.lines.front()];
+        if (l.lines.empty()) continue;
+        ++listing.per_line[l.lines.front()];
+        if (starts_with(l.opcode, "STL") || starts_with(l.opcode, "LDL") || starts_with(l.opcode, "st.local") ||
+            starts_with(l.opcode, "ld.local"))
+            ++listing.local_per_line[l.lines.front()];
     }
 }
 
@@ -166,7 +171,9 @@ CodeListing parse_sass(std::string_view text, std::string_view file) {
             chain.clear();
             continue;
         }
-        if (starts_with(s, ".L") && s.back() == ':') {
+        // Labels: a branch target (.L_x_3:) and a subroutine the kernel calls ($__internal_0_$__cuda_sm20_div_u64:,
+        // integer division and the slow paths of division and square root), which CALL.REL names.
+        if ((starts_with(s, ".L") || starts_with(s, "$")) && s.back() == ':') {
             CodeLine line;
             line.kind = CodeLine::Kind::Label;
             line.text = std::string(s);

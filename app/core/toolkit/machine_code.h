@@ -29,6 +29,9 @@ struct CodeListing {
     std::vector<CodeLine> lines;
     // Instructions per source line of the kernel file (by each instruction's innermost line).
     std::map<int, int> per_line;
+    // Of those, the instructions that reach local memory (SASS STL/LDL, PTX st.local/ld.local): a spill where ptxas
+    // reports spill bytes (registers ran out on that line), else a local array or the stack frame.
+    std::map<int, int> local_per_line;
     int instructions = 0;
     std::vector<std::string> functions;  // in the order they appear
 

@@ -231,13 +231,30 @@ void CodePanel::draw_facts(const MachineCode& code) {
     const ResourceUsage& u = code.compile.usage;
     const bool spills = u.spill_store_bytes > 0 || u.spill_load_bytes > 0;
     ImGui::Text("%d registers", u.registers);
-    same_line_if_fits(ImGui::CalcTextSize("spills 999 B / 999 B").x);
     if (spills) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.5f, 0.4f, 1));
-    ImGui::Text("spills %s / %s", bytes_text(u.spill_store_bytes).c_str(), bytes_text(u.spill_load_bytes).c_str());
+    // Where: the source lines whose SASS stores or reloads them (the editor marks them "spill").
+    std::string where;
+    const CodeListing& listed = code.sass.instructions > 0 ? code.sass : code.ptx;
+    if (spills) {
+        int shown = 0;
+        for (const auto& [line, count] : listed.local_per_line) {
+            if (shown++ == 6) {
+                where += ", ...";
+                break;
+            }
+            where += (where.empty() ? " at line " : ", ") + std::to_string(line);
+        }
+        if (listed.local_per_line.size() > 1) where.insert(8, "s");
+    }
+    const std::string spill_text =
+        "spills " + bytes_text(u.spill_store_bytes) + " / " + bytes_text(u.spill_load_bytes) + where;
+    same_line_if_fits(std::max(ImGui::CalcTextSize(spill_text.c_str()).x, ImGui::CalcTextSize("spills 999 B / 999 B").x));
+    ImGui::TextUnformatted(spill_text.c_str());
     if (spills) ImGui::PopStyleColor();
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("Register spills: bytes per thread stored to and loaded from local memory because the kernel "
-                          "needed more registers than it was given (STL/LDL in the SASS).");
+                          "needed more registers than it was given (STL/LDL in the SASS). The lines named are those "
+                          "whose instructions store or reload them; the editor marks them \"spill\".");
     same_line_if_fits(ImGui::CalcTextSize("stack 9999 B").x);
     ImGui::Text("stack %s", bytes_text(u.local_bytes).c_str());
     same_line_if_fits(ImGui::CalcTextSize("shared 99999 B").x);

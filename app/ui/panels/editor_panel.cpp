@@ -364,8 +364,10 @@ void EditorPanel::draw_source() {
 }
 
 float EditorPanel::memory_column_width() const {
-    if ((!memory_marks_ || memory_marks_->empty()) && instruction_counts_ && !instruction_counts_->empty())
-        return ImGui::CalcTextSize("9999").x + 2 * 5.0f + ImGui::GetStyle().ItemSpacing.x;
+    if ((!memory_marks_ || memory_marks_->empty()) && instruction_counts_ && !instruction_counts_->empty()) {
+        const bool local = local_counts_ && !local_counts_->empty();
+        return ImGui::CalcTextSize(local ? "9999 spill" : "9999").x + 2 * 5.0f + ImGui::GetStyle().ItemSpacing.x;
+    }
     if (!memory_marks_ || memory_marks_->empty()) return 0.0f;
     float w = 0;
     for (const MemoryLineMark& m : *memory_marks_) w = std::max(w, ImGui::CalcTextSize(m.badge.c_str()).x);
@@ -478,15 +480,31 @@ void EditorPanel::draw_instruction_counts(float box_y0, float box_y1, float colu
     const int lines = int(editor_->GetLineCount());
     for (const auto& [line, count] : *instruction_counts_) {
         if (line <= 0 || line > lines || line - 1 < first_row_ || line - 1 > last_row_) continue;
-        const std::string label = std::to_string(count);
+        // A line with local-memory instructions: "12 L" in the warning colour (a spill when ptxas reports one).
+        const int local = local_counts_ && local_counts_->count(line) ? local_counts_->at(line) : 0;
+        const std::string label = std::to_string(count) + (local ? (spill_bytes_ > 0 ? " spill" : " local") : "");
         const float y = editor_->DocPos2ScreenPos(TextEditor::DocPos(size_t(line - 1), 0)).y;
         const float x1 = column_x1 - 2 - 5.0f, x0 = x1 - ImGui::CalcTextSize(label.c_str()).x;
         column->AddText(ImVec2(x0, y + (line_h_ - ImGui::GetFontSize()) * 0.5f),
-                        ImGui::GetColorU32(ImGuiCol_TextDisabled), label.c_str());
-        gutter_.push_back(GutterText{line, line, label, MemoryGrade::Ideal, true, x0, y, x1, y + line_h_, text_x0_, 0, 0});
-        if (hovered && mouse.x >= column_x0 && mouse.x < column_x1 && mouse.y >= y && mouse.y < y + line_h_)
-            ImGui::SetTooltip("line %d: %d %s instruction%s for %s (the Code panel lists them)", line, count,
-                              counts_what_.c_str(), count == 1 ? "" : "s", counts_arch_.c_str());
+                        local ? ImGui::GetColorU32(ImVec4(1.00f, 0.70f, 0.25f, 1)) : ImGui::GetColorU32(ImGuiCol_TextDisabled),
+                        label.c_str());
+        gutter_.push_back(GutterText{line, line, label, local ? MemoryGrade::Near : MemoryGrade::Ideal, true, x0, y, x1,
+                                     y + line_h_, text_x0_, 0, 0});
+        if (hovered && mouse.x >= column_x0 && mouse.x < column_x1 && mouse.y >= y && mouse.y < y + line_h_) {
+            if (!local)
+                ImGui::SetTooltip("line %d: %d %s instruction%s for %s (the Code panel lists them)", line, count,
+                                  counts_what_.c_str(), count == 1 ? "" : "s", counts_arch_.c_str());
+            else if (spill_bytes_ > 0)
+                ImGui::SetTooltip("line %d: %d %s instruction%s for %s, %d of them to local memory: ptxas spills %d "
+                                  "bytes of registers for this kernel, and this line stores or reloads them (fewer "
+                                  "live values, a smaller unroll or a larger register budget removes them)",
+                                  line, count, counts_what_.c_str(), count == 1 ? "" : "s", counts_arch_.c_str(), local,
+                                  spill_bytes_);
+            else
+                ImGui::SetTooltip("line %d: %d %s instruction%s for %s, %d of them to local memory (a local array "
+                                  "indexed at run time or the stack frame; ptxas reports no spills)",
+                                  line, count, counts_what_.c_str(), count == 1 ? "" : "s", counts_arch_.c_str(), local);
+        }
     }
     column->PopClipRect();
 }

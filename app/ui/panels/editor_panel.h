@@ -92,8 +92,13 @@ public:
     void set_memory_marks(const std::vector<MemoryLineMark>* marks) { memory_marks_ = marks; }
     // The Code panel's instructions per source line (null: none), drawn dimmed in the same right-hand column where
     // there are no memory figures, `what` ("SASS", "PTX") and `arch` saying in the hover what they count.
-    void set_instruction_counts(const std::map<int, int>* counts, std::string what, std::string arch) {
+    // `local`: of those, the instructions that reach local memory, per line, drawn in the warning colour; with
+    // `spill_bytes` (ptxas's spill stores + loads) above 0 they are where the kernel spills.
+    void set_instruction_counts(const std::map<int, int>* counts, std::string what, std::string arch,
+                                const std::map<int, int>* local = nullptr, int spill_bytes = 0) {
         instruction_counts_ = counts;
+        local_counts_ = local;
+        spill_bytes_ = spill_bytes;
         counts_what_ = std::move(what);
         counts_arch_ = std::move(arch);
     }
@@ -143,6 +148,8 @@ private:
     std::string hovered_marker_;
     const std::vector<MemoryLineMark>* memory_marks_ = nullptr;
     const std::map<int, int>* instruction_counts_ = nullptr;
+    const std::map<int, int>* local_counts_ = nullptr;
+    int spill_bytes_ = 0;
     std::string counts_what_, counts_arch_;
     void draw_instruction_counts(float box_y0, float box_y1, float column_x0, float column_x1);
     std::vector<GutterText> gutter_;
