@@ -156,3 +156,8 @@ set_tests_properties([=[Library/WriteCountLesson.RunsWithCoverage/image_box_blur
 set_tests_properties([=[EditingWindow.F5OnALessonNeverEditedSavesNothingAndTheLibraryDoesNotSayEdited]=] PROPERTIES COST 2)
 set_tests_properties([=[ChartPictures.ATimelineOf132SmsHasLabelledLanesAMicrosecondAxisAndABlockScale]=] PROPERTIES COST 2)
 set_tests_properties([=[Shortcuts.CtrlOOpensTheFileDialogAndEscapeClosesIt]=] PROPERTIES COST 2)
+set_tests_properties([=[LessonExport.EveryLessonsProgramBuildsWithNvccWithoutAWarning]=] PROPERTIES COST 43)
+set_tests_properties([=[Part/EveryLesson.RunsAsAProgramWithTheVerdictOfTheLessonsOwnRun/1]=] PROPERTIES COST 28)
+set_tests_properties([=[Part/EveryLesson.RunsAsAProgramWithTheVerdictOfTheLessonsOwnRun/2]=] PROPERTIES COST 27)
+set_tests_properties([=[Part/EveryLesson.RunsAsAProgramWithTheVerdictOfTheLessonsOwnRun/0]=] PROPERTIES COST 21)
+set_tests_properties([=[LessonExport.TheProgramsLaunchesGetTheLessonsInputsAndLeaveItsOutputs]=] PROPERTIES COST 7)

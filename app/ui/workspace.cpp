@@ -16,6 +16,7 @@
 #include "core/kernel_file/kernel_file.h"
 #include "core/remote/remote_backend.h"
 #include "core/session/backend_setup.h"
+#include "core/session/lesson_export.h"
 #include "core/session/report_text.h"
 #include "core/text_util.h"
 #include "core/toolkit/nvrtc_compiler.h"
@@ -276,6 +277,24 @@ Result<bool> Workspace::apply_command_line(const AppOptions& options) {
         }
     }
     return true;
+}
+
+void Workspace::export_program(const fs::path& dir) {
+    // The edit as it is now, with the values the sliders hold (what the Output shows).
+    auto exported = export_lesson(files_.parsed(), inputs_.choices);
+    Result<fs::path> written = exported ? write_lesson_export(*exported, dir) : Result<fs::path>(exported.error());
+    if (!written) {
+        export_dialog_.show_result(written.error().full(), false);
+        console_.add(LogKind::Error, "Export as a program: " + written.error().full());
+        return;
+    }
+    std::string text = "Wrote " + written->string() + " and " + std::to_string(exported->files.size() - 1) +
+                       " more file" + (exported->files.size() == 2 ? "" : "s") + ". Build and run it:\n  cd " +
+                       dir.string() + " && cmake -B build && cmake --build build && ./build/" + exported->program +
+                       "\nor in the playground: cuda-playground run " + written->string();
+    for (const std::string& l : exported->left_out) text += "\nNot in the program: " + l + ".";
+    export_dialog_.show_result(text, true);
+    console_.add(LogKind::Info, text);
 }
 
 void Workspace::open_kernel(const fs::path& path) {

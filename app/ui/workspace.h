@@ -30,6 +30,7 @@
 #include "ui/state/program_run.h"
 #include "ui/state/server_connection.h"
 #include "ui/panel_layout.h"
+#include "ui/panels/export_dialog.h"
 #include "ui/panels/open_file_dialog.h"
 #include "ui/panels/output_panel.h"
 #include "ui/state/output_views.h"
@@ -130,6 +131,9 @@ public:
     const EditorPanel& editor_panel() const { return layout_.editor(); }
     const CodePanel& code_panel() const { return *code_panel_; }
     CodeView& code_view() { return code_view_; }
+    // File > Export as a program (the menu's item; tests call it too).
+    void open_export_dialog();
+    const ExportDialog& export_dialog() const { return export_dialog_; }
     // The Code panel is shown and its listing is being made (a headless screenshot waits for it).
     bool code_listing_busy() const {
         return code_panel_ && code_panel_->drawn_recently && doc() &&
@@ -334,6 +338,9 @@ private:
     std::string drawn_banner_;
     double link_drawn_at_ = -1;  // when the link's wait or countdown was last drawn (redrawn each second)
     OpenFileDialog open_dialog_;
+    ExportDialog export_dialog_;
+    // File > Export as a program: the current lesson, with the current values, written into `dir`.
+    void export_program(const std::filesystem::path& dir);
     CodeView code_view_{[this] { target_.wake(); }};
     CodePanel* code_panel_ = nullptr;
     EditorPanel* editor_panel_ = nullptr;

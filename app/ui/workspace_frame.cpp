@@ -50,6 +50,7 @@ void Workspace::frame(double now) {
         if (layout_.draw_docked()) save_settings_if_persistent();
     }
     if (auto chosen = open_dialog_.draw()) open_kernel(*chosen);
+    if (auto folder = export_dialog_.draw()) export_program(*folder);
     if (open_after_frame_) {
         const std::filesystem::path path = std::move(*open_after_frame_);
         open_after_frame_.reset();
@@ -84,12 +85,21 @@ void Workspace::handle_shortcuts() {
     if (ImGui::IsKeyPressed(ImGuiKey_0, false) || ImGui::IsKeyPressed(ImGuiKey_Keypad0, false)) adjust_font_scale(0);
 }
 
+void Workspace::open_export_dialog() {
+    if (!doc()) return;
+    const std::string stem = doc()->original_path().stem().string();
+    const std::string& title = files_.parsed().spec.title;
+    export_dialog_.open(exports_dir() / stem, title.empty() ? stem : title);
+}
+
 void Workspace::draw_menu_bar() {
     if (!ImGui::BeginMainMenuBar()) return;
     if (ImGui::BeginMenu("File")) {
         if (ImGui::MenuItem("Open...", "Ctrl+O")) open_dialog_.open(doc() ? doc()->original_path().parent_path() : kernels_dir());
         if (ImGui::MenuItem("Save", "Ctrl+S", false, doc().has_value())) save_now();
         if (ImGui::MenuItem("Revert to stock", nullptr, false, doc() && doc()->has_user_copy())) take_stock();
+        if (ImGui::MenuItem("Export as a program...", nullptr, false, doc() && files_.parsed().spec.has_metadata))
+            open_export_dialog();
         ImGui::Separator();
         if (ImGui::MenuItem("Quit")) target_.request_close();
         ImGui::EndMenu();

@@ -239,6 +239,9 @@ int ProgramHostState::launch(const cp_abi::ProgramLaunch& l) {
         b.after_at = captured_ - b.bytes;
         b.has_after = true;
     }
+    // A block stopped at a barrier some threads never reach (ErrorKind::Hang) would wait forever on a GPU: the program
+    // sees what CUDA reports for a launch stopped by its watchdog, cudaErrorLaunchTimeout.
+    if (record.error && record.error->kind == ErrorKind::Hang) return tell(702);
     return tell(record.error ? cuda_error_for(record.error->name) : 0);
 }
 

@@ -235,6 +235,9 @@ void scan_unsupported(const std::string& s, const std::vector<Token>& tokens, co
             const bool host_feature =
                 what.rfind("managed memory", 0) == 0 || what.rfind("device-side CUDA runtime", 0) == 0;
             if (program && host_feature && !in_device[k]) continue;
+            // Cooperative groups' scans exist only in device code: a host function of that name (a reference
+            // `inclusive_scan`, std::inclusive_scan) is the program's own.
+            if (program && what.rfind("cg::inclusive_scan", 0) == 0 && !in_device[k]) continue;
             if (f.identifiers.count(word)) report(t, f.what);
         }
     }

@@ -212,7 +212,10 @@ std::vector<ConstantSymbol> find_constant_symbols(const std::string& compile_sou
 }
 
 Result<std::string> fill_constants(const KernelFile& f, const Scope& params) {
-    std::string text = separate_host_code(f.source).kernel_source;
+    return fill_constants_in(f, params, separate_host_code(f.source).kernel_source);
+}
+
+Result<std::string> fill_constants_in(const KernelFile& f, const Scope& params, std::string text) {
     const std::vector<ConstantFill> fills = read_constant_lines(f);
     std::vector<ConstantSymbol> symbols = find_constant_symbols(text);
     // Last declaration first, so earlier positions stay valid.

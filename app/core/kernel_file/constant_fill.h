@@ -46,6 +46,8 @@ void check_and_fill_constants(KernelFile& f);
 // The compiled text with each `constant` line's values, its expressions evaluated over `params`: the session
 // calls it with the run's parameter values. An Error names the line whose expression cannot be evaluated.
 Result<std::string> fill_constants(const KernelFile& f, const Scope& params);
+// The same for another text of the file (an exported program's): its `__constant__` declarations get the values.
+Result<std::string> fill_constants_in(const KernelFile& f, const Scope& params, std::string text);
 
 // "c_Kernel: float[17] = gaussian(sigma)" per line, for the window's Parameters panel.
 std::vector<std::string> constant_lines_text(const KernelFile& f);

@@ -32,6 +32,11 @@ std::filesystem::path launches_dir() {
     return xdg_base("XDG_DATA_HOME", ".local/share") / "cuda-playground" / "launches";
 }
 
+std::filesystem::path exports_dir() {
+    if (auto p = env_path("CUDA_PLAYGROUND_USER_DIR"); !p.empty()) return p / "exports";
+    return xdg_base("XDG_DATA_HOME", ".local/share") / "cuda-playground" / "exports";
+}
+
 std::filesystem::path config_dir() {
     if (auto p = env_path("CUDA_PLAYGROUND_USER_DIR"); !p.empty()) return p / "config";
     return xdg_base("XDG_CONFIG_HOME", ".config") / "cuda-playground";

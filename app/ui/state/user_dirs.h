@@ -7,6 +7,7 @@ namespace cp::ui {
 
 using cp::config_dir;
 using cp::edits_dir;
+using cp::exports_dir;
 using cp::launches_dir;
 
 }  // namespace cp::ui

@@ -1,0 +1,72 @@
+// `cuda-playground export LESSON [--out DIR]`: the lesson as a standalone CUDA program with a CMakeLists.txt
+// (core/session/lesson_export.h), for a teacher to hand out as a plain nvcc program.
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "core/kernel_file/kernel_file.h"
+#include "core/session/run_choices.h"
+#include "core/session/lesson_export.h"
+
+#include <iostream>
+
+namespace cp::cli {
+
+namespace {
+
+std::string export_usage() {
+    return R"(usage: cuda-playground export LESSON [--out DIR] [--set NAME=VALUE ...]
+
+Writes the lesson as a standalone CUDA program into DIR (default: a folder named after the lesson in the
+current folder): LESSON.cu with the lesson's kernels and CPU reference as written and a main() that fills the
+inputs as the header says (the same values the playground gives them), launches with the header's grid and
+block (every step in order), checks the outputs against the CPU reference with the lesson's tolerance and prints
+the verdict `cuda-playground run` prints ("verified"; for a lesson buggy on purpose, whether it failed as its
+`expect:` line says); a CMakeLists.txt that builds it with nvcc; the lesson's image as a header of bytes when it
+reads one. The program also runs as written under `cuda-playground run DIR/LESSON.cu`.
+
+  --out DIR          where to write the program (made when missing; files of the same names replaced)
+  --set NAME=VALUE   a parameter's value (or an image buffer's picture) instead of the header's, as `run` takes it
+)";
+}
+
+}  // namespace
+
+int cmd_export(const std::vector<std::string>& argv) {
+    auto args = parse_args(argv, {{"--out", true}, {"--set", true, true}});
+    if (!args) return user_error(args.error());
+    if (args->has("--help")) {
+        std::cout << export_usage();
+        return 0;
+    }
+    if (args->positional.size() != 1)
+        return user_error("`export` needs exactly one LESSON", "e.g. cuda-playground export basics/vector_add --out vector_add");
+    const auto path = find_kernel_path(args->positional[0]);
+    auto file = load_kernel_file(path);
+    if (!file) return user_error(file.error());
+    RunChoices choices;
+    if (args->has("--set")) {
+        for (const std::string& set : args->values.at("--set")) {
+            const size_t eq = set.find('=');
+            if (eq == std::string::npos)
+                return user_error("`--set " + set + "` needs NAME=VALUE", "e.g. --set n=5000");
+            if (auto ok = apply_set(*file, choices, set.substr(0, eq), set.substr(eq + 1)); !ok)
+                return user_error(ok.error());
+        }
+    }
+    auto exported = export_lesson(*file, choices);
+    if (!exported) return user_error(exported.error());
+    const std::filesystem::path dir = args->has("--out") ? std::filesystem::path(args->get("--out"))
+                                                         : std::filesystem::path(exported->program);
+    if (auto ok = check_output_folder("--out", dir); !ok) return user_error(ok.error());
+    auto written = write_lesson_export(*exported, dir);
+    if (!written) return user_error(written.error());
+    std::cout << "wrote " << written->string() << " and " << (exported->files.size() - 1) << " more file"
+              << (exported->files.size() == 2 ? "" : "s") << " to " << dir.string() << "\n";
+    for (const std::string& l : exported->left_out) std::cout << "  not in the program: " << l << "\n";
+    std::cout << "build and run it:  cmake -S " << dir.string() << " -B " << (dir / "build").string()
+              << " && cmake --build " << (dir / "build").string() << " && " << (dir / "build" / exported->program).string()
+              << "\n";
+    std::cout << "or in the playground:  cuda-playground run " << written->string() << "\n";
+    return 0;
+}
+
+}  // namespace cp::cli
