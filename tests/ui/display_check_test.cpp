@@ -43,14 +43,15 @@ size_t entries_of_kind(ui::Workspace& ws, ui::LogKind kind) {
 // be shown).
 void until_checked_on_host(ui::AppHost& host) {
     ui::Workspace& ws = host.workspace();
-    frames_until(
+    // The check after a change may be owed until its interval (250 ms, up to 2 s where checks cost) has passed.
+    frames_until_seconds(
         host,
         [&] {
             const auto& v = ws.outputs().views();
             return !v.empty() && v[0].shading == ui::OutputView::Shading::Host && !v[0].probe &&
                    (v[0].checks_passed > 0 || !v[0].display_problem.empty());
         },
-        "the picture coloured on the host and checked", 200, [&] {
+        "the picture coloured on the host and checked", 10, [&] {
             const auto& v = ws.outputs().views();
             if (v.empty()) return std::string("no view");
             return "shading " + std::to_string(int(v[0].shading)) + ", checks passed " +

@@ -7,6 +7,7 @@
 #include "ui/state/output_views.h"
 #include "support/test_cache.h"
 
+#include <chrono>
 #include <glad/gl.h>
 #include <gtest/gtest.h>
 #include <imgui.h>
@@ -220,6 +221,21 @@ bool frames_until(ui::AppHost& host, const std::function<bool()>& done, const st
     }
     if (done()) return true;
     ADD_FAILURE() << "waited " << max_frames << " frames for " << waited_for
+                  << (seen ? "; saw: " + seen() : std::string());
+    return false;
+}
+
+bool frames_until_seconds(ui::AppHost& host, const std::function<bool()>& done, const std::string& waited_for,
+                          double max_seconds, const std::function<std::string()>& seen) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(max_seconds);
+    int frames = 0;
+    while (std::chrono::steady_clock::now() < until) {
+        if (done()) return true;
+        host.frame();
+        ++frames;
+    }
+    if (done()) return true;
+    ADD_FAILURE() << "waited " << max_seconds << " s (" << frames << " frames) for " << waited_for
                   << (seen ? "; saw: " + seen() : std::string());
     return false;
 }

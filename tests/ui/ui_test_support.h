@@ -86,6 +86,10 @@ bool console_has(ui::Workspace& ws, const std::string& text);
 // for and, from `seen()`, what it saw instead; returns whether `done()` held.
 bool frames_until(ui::AppHost& host, const std::function<bool()>& done, const std::string& waited_for,
                   int max_frames, const std::function<std::string()>& seen = {});
+// The same bounded by the wall clock instead of a frame count, for what the window does on a clock of its own (a
+// picture's check, owed until its interval has passed: on a fast GPU machine 200 frames take 0.3 s).
+bool frames_until_seconds(ui::AppHost& host, const std::function<bool()>& done, const std::string& waited_for,
+                          double max_seconds, const std::function<std::string()>& seen = {});
 // Shows the first output view at 100% from its top-left corner, and draws a frame.
 void show_output_at_100_percent(ui::AppHost& host);
 // Compares the on-screen output image (RGB) with an RGBA8 buffer the kernel wrote; failures name pixels.

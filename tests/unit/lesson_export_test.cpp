@@ -8,6 +8,7 @@
 #include "core/kernel_file/kernel_file.h"
 #include "core/session/lesson_export.h"
 #include "core/session/report_text.h"
+#include "core/toolkit/nvrtc_compiler.h"
 #include "unit/cpu_session.h"
 
 #include <gtest/gtest.h>
@@ -94,6 +95,16 @@ TEST_P(EveryLesson, RunsAsAProgramWithTheVerdictOfTheLessonsOwnRun) {
         const ProgramRun program = run_program(**runner, exported->program);
         ASSERT_TRUE(program.compiled) << program.compile_log;
         ASSERT_EQ(program.end, ProgramRun::End::Returned) << program.stdout_text << program.stderr_text;
+        // Its device code as a GPU runs it (`run --backend cuda`): the host code and the host-only headers left
+        // out, NVRTC compiles what remains.
+        auto as_program = load_kernel_file(exported->program);
+        ASSERT_TRUE(as_program.ok());
+        CompileRequest device;
+        device.source = as_program->compile_source;
+        device.path = exported->program.string();
+        device.load = false;
+        const CompileResult nvrtc = compile_with_nvrtc(device, "compute_90", nullptr, nullptr, nullptr);
+        EXPECT_TRUE(nvrtc.ok) << (nvrtc.diagnostics.empty() ? std::string() : nvrtc.diagnostics.front().str());
 
         test::CpuRun own = test::open_on_cpu(test::read_file(lesson), lesson.string());
         const RunReport report = own.session->run();

@@ -44,6 +44,28 @@ TEST(PastedHostCode, HostGlobalsAndTemplateLaunchersAreLeftOutConstantsKept) {
     EXPECT_NE(note.message.find("`launch` (line 10)"), std::string::npos) << note.message;
 }
 
+// A program's host helpers written as templates (`template <class T> static T clamp_to(double)`, a `class` in its
+// parameter list) are host functions like any other: left out of the device compile, as <limits> which they use and
+// NVRTC does not have; a __device__ template and a template struct stay.
+TEST(PastedHostCode, HostFunctionTemplatesAndLimitsAreLeftOutDeviceTemplatesKept) {
+    const std::string src =
+        "#include <limits>\n"
+        "template <class C>\n"
+        "static C clamp_to(double v) { return v > std::numeric_limits<C>::max() ? std::numeric_limits<C>::max() : C(v); }\n"
+        "template <typename T, int N> void fill(T* p) { for (int i = 0; i < N; ++i) p[i] = clamp_to<T>(i); }\n"
+        "template <class T> __device__ T twice(T x) { return 2 * x; }\n"
+        "template <class T> struct Pair { T a, b; };\n"
+        "__global__ void k(float* p) { Pair<float> q{1, 2}; p[0] = twice(q.a + q.b); }\n"
+        "int main() { float h[4]; fill<float, 4>(h); return 0; }\n";
+    const HostCodeScan scan = separate_host_code(src);
+    const std::string& out = scan.kernel_source;
+    EXPECT_EQ(lines(out), lines(src));
+    for (const char* kept : {"__device__ T twice", "struct Pair", "__global__ void k"})
+        EXPECT_NE(out.find(kept), std::string::npos) << kept << "\n" << out;
+    for (const char* gone : {"clamp_to", "void fill", "main", "#include <limits>"})
+        EXPECT_EQ(out.find(gone), std::string::npos) << gone << "\n" << out;
+}
+
 TEST(PastedHostCode, AKernelsOnlyPasteLosesItsHostIncludesButKeepsCstdlibWhenItCallsExit) {
     const std::string plain = "#include <stdlib.h>\n#include <vector>\n__global__ void k(int* p) { p[0] = 1; }\n";
     const HostCodeScan a = separate_host_code(plain);

@@ -60,7 +60,8 @@ bool host_only_header(const std::string& name) {
     static const std::vector<std::string> exact = {
         "cuda_runtime.h", "cuda_runtime_api.h", "cuda.h", "device_launch_parameters.h", "stdlib.h", "cstdlib",
         "string.h", "cstring", "iostream", "vector", "string", "memory", "chrono", "time.h", "ctime", "fstream",
-        "sstream", "iomanip", "random", "exception", "stdexcept", "map", "numeric", "cuda_profiler_api.h"};
+        "sstream", "iomanip", "random", "exception", "stdexcept", "map", "numeric", "cuda_profiler_api.h",
+        "limits"};
     // helper_math.h is the samples' float2/float4 operators: device code, kept (next to the file, it is found).
     if (name == "helper_math.h") return false;
     return name.rfind("helper_", 0) == 0 || std::find(exact.begin(), exact.end(), name) != exact.end();
@@ -140,11 +141,24 @@ HostCodeScan separate_host_code(const std::string& original, bool as_program) {
         const size_t open =
             close > head ? head + std::min(std::string_view(code).substr(head, close - head).find('('), close - head)
                          : close;
-        const bool is_function = close > head && open < close &&
-                                 std::find(words.begin(), words.end(), "struct") == words.end() &&
-                                 std::find(words.begin(), words.end(), "class") == words.end() &&
-                                 std::find(words.begin(), words.end(), "enum") == words.end() &&
-                                 std::find(words.begin(), words.end(), "union") == words.end();
+        // A function template's parameter list (`template <class T>`) says nothing about what is declared: past it,
+        // `struct`/`class` make a type and anything else with a parameter list a function.
+        size_t declared = head;
+        while (declared < i && std::isspace(static_cast<unsigned char>(code[declared]))) ++declared;
+        if (code.compare(declared, 8, "template") == 0) {
+            size_t k = code.find('<', declared);
+            for (int depth = 0; k < i; ++k) {
+                if (code[k] == '<') ++depth;
+                if (code[k] == '>' && --depth == 0) break;
+            }
+            if (k < i) declared = k + 1;
+        }
+        const std::vector<std::string> kind = words_in(code, declared, i);
+        const bool is_function = close > declared && open < close &&
+                                 std::find(kind.begin(), kind.end(), "struct") == kind.end() &&
+                                 std::find(kind.begin(), kind.end(), "class") == kind.end() &&
+                                 std::find(kind.begin(), kind.end(), "enum") == kind.end() &&
+                                 std::find(kind.begin(), kind.end(), "union") == kind.end();
         if (is_function) {
             HostFunction f;
             const std::vector<std::string> before = words_in(code, head, open);

@@ -193,7 +193,7 @@ const char* kSupport = R"(// ---------------------------------------------------
 template <class C>
 static C to_component(double v)
 {
-    if (std::is_floating_point<C>::value) return static_cast<C>(v);
+    if (!std::numeric_limits<C>::is_integer) return static_cast<C>(v);
     const double lo = static_cast<double>(std::numeric_limits<C>::lowest());
     const double hi = static_cast<double>(std::numeric_limits<C>::max());
     double r = std::nearbyint(v);
@@ -275,7 +275,7 @@ template <class C>
 static void fill_random(C* c, size_t components, unsigned long long seed, double min, double max)
 {
     unsigned long long state = seed;
-    const bool real = std::is_floating_point<C>::value;
+    const bool real = !std::numeric_limits<C>::is_integer;
     const double lo = real ? min : std::ceil(min), hi = real ? max : std::floor(max);
     for (size_t i = 0; i < components; ++i) {
         const double u = double(splitmix64(state) >> 11) * 0x1.0p-53;
@@ -423,7 +423,6 @@ Result<LessonExport> export_lesson(const KernelFile& file, const ResolvedRun& ru
     e.line("#include <cstdlib>");
     e.line("#include <cstring>");
     e.line("#include <limits>");
-    e.line("#include <type_traits>");
     e.line("#include <vector>");
     e.line();
 
