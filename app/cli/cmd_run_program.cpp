@@ -82,6 +82,7 @@ nlohmann::json program_json(const std::string& file, const std::string& backend,
             {"stdout", r.stdout_text},
             {"stderr", r.stderr_text},
             {"output_truncated", r.output_truncated},
+            {"refused", r.refused},
             {"run_ms", r.run_ms},
             {"launches", launches},
             {"error", error_json(r.error)}};
@@ -91,6 +92,9 @@ nlohmann::json program_json(const std::string& file, const std::string& backend,
 void print_notes(const ProgramRun& r) {
     const std::string p = "cuda-playground: ";
     if (r.output_truncated) std::cerr << p << "the program wrote more than 16 MiB; the rest was not kept\n";
+    for (const std::string& attempt : r.refused)
+        std::cerr << p << "the program tried to " << attempt << ": refused (a program here may read the files of its "
+                  << "own folder and write none; the call failed in the program, which went on)\n";
     for (const ProgramLaunch& l : r.launches) {
         if (!l.error) continue;
         const std::string launch = "launch of `" + l.kernel + "` at line " + std::to_string(l.line) + " (grid " +

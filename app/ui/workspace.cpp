@@ -401,6 +401,10 @@ void Workspace::apply_program(ProgramRun run) {
     }
     if (!run.stdout_text.empty()) console_.add(LogKind::Printf, run.stdout_text);
     if (!run.stderr_text.empty()) console_.add(LogKind::Warning, run.stderr_text);
+    for (const std::string& attempt : run.refused)
+        console_.add(LogKind::Warning, name + " tried to " + attempt +
+                                           ": refused (a program here may read the files of its own folder and write "
+                                           "none; the call failed in the program, which went on)");
     for (const ProgramLaunch& l : run.launches)
         if (l.error)
             console_.add(LogKind::Error, "launch of `" + l.kernel + "` at line " + std::to_string(l.line) + ": " +

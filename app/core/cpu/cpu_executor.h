@@ -65,6 +65,9 @@ struct ProgramRunRequest {
     // Its kernels on a GPU (a worker started with the device's hooks): the device code; null: the CPU's threads.
     std::shared_ptr<const ProgramDeviceImage> device_image;
     std::map<size_t, ProgramLaunchChange> changes;  // ProgramRequest::changes
+    // The program's own folder: its host code may read files beneath it (a relative path is taken from it), and
+    // nothing else; empty: no file. Not sent (the app's supervisor decides).
+    std::string read_folder;
 };
 struct ProgramRunResult {
     bool returned = false;  // main() returned
@@ -78,6 +81,9 @@ struct ProgramRunResult {
     // run in this process writes to the process's own), each kept up to kProgramOutputCap bytes.
     std::string stdout_text, stderr_text;
     bool output_truncated = false;
+    // What its host code tried and was refused (a file written, one outside its folder read, a program started),
+    // in words: the call failed in the program, which went on as a program denied it would.
+    std::vector<std::string> refused;
 };
 inline constexpr size_t kProgramOutputCap = size_t(16) << 20;
 

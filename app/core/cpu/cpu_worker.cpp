@@ -116,8 +116,15 @@ private:
     std::optional<Failure> ensure_loaded(ModuleId id);
     // Sends `request`; a reply that is not an answer becomes the Failure in words, `what` naming the request
     // ("kernel `k`", "while loading ...").
+    // `program`: a whole program's run, whose host code may read files of `read_folder`; calls refused while it
+    // runs go into `refused` (the program saw them fail and went on) instead of failing the request.
+    struct ProgramCall {
+        std::string read_folder;
+        std::vector<std::string>* refused = nullptr;
+    };
     std::variant<json, Failure> call(const WireMessage& request, double timeout_s, const std::string& what,
-                                     const std::string& timeout_hint, const std::string& library = {});
+                                     const std::string& timeout_hint, const std::string& library = {},
+                                     const ProgramCall* program = nullptr);
     std::optional<Failure> refused_calls(const std::string& what);
     Failure ended(const WorkerProcess::Reply& reply, const std::string& what);
     void observe(BlockedCall& call);
@@ -395,16 +402,30 @@ CpuWorker::Failure CpuWorker::ended(const WorkerProcess::Reply& reply, const std
 
 std::variant<json, CpuWorker::Failure> CpuWorker::call(const WireMessage& request, double timeout_s,
                                                        const std::string& what, const std::string& timeout_hint,
-                                                       const std::string& library) {
+                                                       const std::string& library, const ProgramCall* program) {
     if (auto e = start())
         return Failure{engine_error(ErrorKind::WorkerLost, "WORKER_UNAVAILABLE", e->message, e->hint), std::nullopt};
     if (supervisor_) {
         (void)supervisor_->take_blocked();  // from an earlier request: already reported or moot
         supervisor_->set_library(library);
+        supervisor_->set_read_folder(program ? program->read_folder : std::string());
     }
     WorkerProcess::Reply reply = process_.call(request, timeout_s);
-    if (supervisor_) supervisor_->set_library({});
-    std::optional<Failure> refused = refused_calls(what);
+    if (supervisor_) {
+        supervisor_->set_library({});
+        supervisor_->set_read_folder({});
+    }
+    std::optional<Failure> refused;
+    if (program && program->refused && supervisor_ && reply.outcome == WorkerProcess::Outcome::Answered) {
+        for (const BlockedCall& c : supervisor_->take_blocked()) {
+            const std::string text = c.attempt + " (" + c.syscall + ")";
+            if (std::find(program->refused->begin(), program->refused->end(), text) == program->refused->end() &&
+                program->refused->size() < 16)
+                program->refused->push_back(text);
+        }
+    } else {
+        refused = refused_calls(what);
+    }
     if (reply.outcome == WorkerProcess::Outcome::Answered) {
         close_fds(reply.message.fds);  // the worker has no business sending descriptors
         try {
@@ -698,8 +719,10 @@ ProgramRunResult CpuWorker::run_program(const ProgramRunRequest& request, const 
     message.fds = {out_pipe.write_end(), err_pipe.write_end(), events_pipe.write_end()};
     if (request.capture_fd >= 0) message.fds.push_back(request.capture_fd);  // the app's file, written by the worker
     const double limit = request.time_limit_s > 0 ? request.time_limit_s : double(launch_timeout_s());
+    const ProgramCall program{request.read_folder, &out.refused};
     auto r = call(message, limit, "the program",
-                  "look for a loop that never ends, in the host code or in a kernel; give it longer with --time-limit");
+                  "look for a loop that never ends, in the host code or in a kernel; give it longer with --time-limit",
+                  {}, &program);
     out_pipe.finish();
     err_pipe.finish();
     events_pipe.finish();
@@ -776,6 +799,7 @@ ProgramRunResult CpuWorker::run_program(const ProgramRunRequest& request, const 
         answered.stdout_text = std::move(out.stdout_text);
         answered.stderr_text = std::move(out.stderr_text);
         answered.output_truncated = out.output_truncated;
+        answered.refused = std::move(out.refused);
         return answered;
     } catch (const std::exception&) {
         stop();

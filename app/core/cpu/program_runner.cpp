@@ -135,6 +135,14 @@ public:
         run.time_limit_s = request.time_limit_s;
         run.device_image = device_image;
         run.changes = request.changes;
+        // Its own folder (where `path` is): its host code may read the files there, as a course program reads its
+        // input, and relative paths start there.
+        if (!request.path.empty()) {
+            std::error_code ec;
+            const std::filesystem::path folder =
+                std::filesystem::absolute(std::filesystem::path(request.path), ec).parent_path();
+            if (!ec) run.read_folder = folder.string();
+        }
         // The capture: a file in memory the worker appends the buffers' bytes to (cannot open files itself).
         int capture_fd = -1;
         if (request.capture_limit > 0) {
@@ -185,6 +193,7 @@ public:
         out.stdout_text = std::move(r.stdout_text);
         out.stderr_text = std::move(r.stderr_text);
         out.output_truncated = r.output_truncated;
+        out.refused = std::move(r.refused);
         out.exit_status = r.exit_status;
         out.error = r.error;
         line_of(out.error, r.site);

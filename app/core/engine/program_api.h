@@ -90,6 +90,9 @@ struct ProgramRun {
     } end = End::NotRun;
     int exit_status = 0;
     std::string stdout_text, stderr_text;
+    // What the host code tried and the sandbox refused (writing a file, reading one outside the program's folder,
+    // starting a program), in words; the call failed in the program, which carried on.
+    std::vector<std::string> refused;
     bool output_truncated = false;  // more than 16 MiB of either: the rest was dropped
     std::vector<ProgramLaunch> launches;
     std::optional<EngineError> error;

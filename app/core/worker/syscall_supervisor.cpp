@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -143,6 +144,16 @@ void SyscallSupervisor::set_library(const std::string& path) {
     library_ = path;
 }
 
+void SyscallSupervisor::set_read_folder(const std::string& folder) {
+    std::string canonical;
+    if (!folder.empty()) {
+        char resolved[PATH_MAX];
+        if (::realpath(folder.c_str(), resolved)) canonical = resolved;
+    }
+    std::lock_guard lock(mutex_);
+    read_folder_ = canonical;
+}
+
 std::vector<BlockedCall> SyscallSupervisor::take_blocked() {
     std::lock_guard lock(mutex_);
     return std::exchange(blocked_, {});
@@ -191,7 +202,50 @@ void SyscallSupervisor::handle_one() {
         std::lock_guard lock(mutex_);
         library = library_;
     }
+    std::string read_folder;
+    {
+        std::lock_guard lock(mutex_);
+        read_folder = read_folder_;
+    }
     const bool opens = name == "open" || name == "openat";
+    // A program reading a file of its own folder: opened here, read only, after its path is resolved (a relative one
+    // from the folder, an openat relative to another descriptor is not followed), links included.
+    if (opens && !read_folder.empty() && !path.empty()) {
+        const uint64_t flags = name == "open" ? request->data.args[1] : request->data.args[2];
+        const bool from_cwd = name == "open" || int(request->data.args[0]) == AT_FDCWD || path.front() == '/';
+        const bool read_only = (flags & O_ACCMODE) == O_RDONLY && !(flags & (O_CREAT | O_TRUNC | O_APPEND));
+        if (read_only && from_cwd) {
+            const std::string full = path.front() == '/' ? path : read_folder + "/" + path;
+            char resolved[PATH_MAX];
+            const bool found = ::realpath(full.c_str(), resolved) != nullptr;
+            const std::string canonical = found ? std::string(resolved) : std::string();
+            const bool inside = found && canonical.size() > read_folder.size() &&
+                                canonical.compare(0, read_folder.size(), read_folder) == 0 &&
+                                canonical[read_folder.size()] == '/';
+            if (inside) {
+                const int mine = open(canonical.c_str(), O_RDONLY | O_CLOEXEC | (int(flags) & O_DIRECTORY));
+                const int open_error = errno;
+                seccomp_notif_addfd add{};
+                add.id = request->id;
+                add.srcfd = uint32_t(mine);
+                add.newfd_flags = O_CLOEXEC;
+                const int fd = mine >= 0 ? ioctl(listener_, SECCOMP_IOCTL_NOTIF_ADDFD, &add) : -1;
+                if (mine >= 0) close(mine);
+                response->val = fd;
+                response->error = fd >= 0 ? 0 : -(mine >= 0 ? EACCES : open_error);
+                seccomp_notify_respond(listener_, response);
+                seccomp_notify_free(request, response);
+                return;
+            }
+            if (!found && path.front() != '/' && path.find("..") == std::string::npos) {
+                // Not there: the program learns so as it would from its own folder (fopen returns NULL, ENOENT).
+                response->error = -ENOENT;
+                seccomp_notify_respond(listener_, response);
+                seccomp_notify_free(request, response);
+                return;
+            }
+        }
+    }
     if (opens && !library.empty() && path == library) {
         // dlopen of the kernel library: the app opens the file it means (the path the worker passed was
         // copied before this check, so changing it afterwards changes nothing) and hands the descriptor over.

@@ -45,6 +45,10 @@ public:
     // While set, the worker's opening of exactly `path` (dlopen of a kernel library) is answered with a
     // descriptor the app opens itself (read only). Empty: no file may be opened.
     void set_library(const std::string& path);
+    // While set (a whole program's run), a read-only open of a file beneath `folder` is answered with a descriptor
+    // the app opens itself: a relative path is taken from `folder` (the program runs as if started there), links are
+    // followed before the check, and nothing is ever opened for writing. Empty: none.
+    void set_read_folder(const std::string& folder);
     // The calls refused since the last take, in order.
     std::vector<BlockedCall> take_blocked();
 
@@ -58,6 +62,7 @@ private:
     int wake_[2] = {-1, -1};
     std::mutex mutex_;
     std::string library_;
+    std::string read_folder_;  // canonical; empty: no reads
     std::vector<BlockedCall> blocked_;
     std::thread thread_;
 };
