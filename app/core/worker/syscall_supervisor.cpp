@@ -180,6 +180,23 @@ static bool quietly_refused(const std::string& path) {
            path == "/proc/stat" || path == "/proc/cpuinfo" || path == "/proc/sys/vm/overcommit_memory";
 }
 
+// Answers the worker's open with a descriptor of `path` the app opens itself (`flags`), then frees the request.
+void SyscallSupervisor::hand_over(seccomp_notif* request, seccomp_notif_resp* response, const std::string& path,
+                                  int flags) {
+    const int mine = open(path.c_str(), flags);
+    const int open_error = errno;
+    seccomp_notif_addfd add{};
+    add.id = request->id;
+    add.srcfd = uint32_t(mine);
+    add.newfd_flags = O_CLOEXEC;
+    const int fd = mine >= 0 ? ioctl(listener_, SECCOMP_IOCTL_NOTIF_ADDFD, &add) : -1;
+    if (mine >= 0) close(mine);
+    response->val = fd;
+    response->error = fd >= 0 ? 0 : -(mine >= 0 ? EACCES : open_error);
+    seccomp_notify_respond(listener_, response);
+    seccomp_notify_free(request, response);
+}
+
 void SyscallSupervisor::handle_one() {
     seccomp_notif* request = nullptr;
     seccomp_notif_resp* response = nullptr;
@@ -223,18 +240,7 @@ void SyscallSupervisor::handle_one() {
                                 canonical.compare(0, read_folder.size(), read_folder) == 0 &&
                                 canonical[read_folder.size()] == '/';
             if (inside) {
-                const int mine = open(canonical.c_str(), O_RDONLY | O_CLOEXEC | (int(flags) & O_DIRECTORY));
-                const int open_error = errno;
-                seccomp_notif_addfd add{};
-                add.id = request->id;
-                add.srcfd = uint32_t(mine);
-                add.newfd_flags = O_CLOEXEC;
-                const int fd = mine >= 0 ? ioctl(listener_, SECCOMP_IOCTL_NOTIF_ADDFD, &add) : -1;
-                if (mine >= 0) close(mine);
-                response->val = fd;
-                response->error = fd >= 0 ? 0 : -(mine >= 0 ? EACCES : open_error);
-                seccomp_notify_respond(listener_, response);
-                seccomp_notify_free(request, response);
+                hand_over(request, response, canonical, O_RDONLY | O_CLOEXEC | (int(flags) & O_DIRECTORY));
                 return;
             }
             if (!found && path.front() != '/' && path.find("..") == std::string::npos) {
@@ -249,17 +255,7 @@ void SyscallSupervisor::handle_one() {
     if (opens && !library.empty() && path == library) {
         // dlopen of the kernel library: the app opens the file it means (the path the worker passed was
         // copied before this check, so changing it afterwards changes nothing) and hands the descriptor over.
-        const int mine = open(library.c_str(), O_RDONLY | O_CLOEXEC);
-        seccomp_notif_addfd add{};
-        add.id = request->id;
-        add.srcfd = uint32_t(mine);
-        add.newfd_flags = O_CLOEXEC;
-        const int fd = mine >= 0 ? ioctl(listener_, SECCOMP_IOCTL_NOTIF_ADDFD, &add) : -1;
-        if (mine >= 0) close(mine);
-        response->val = fd;
-        response->error = fd >= 0 ? 0 : -EACCES;
-        seccomp_notify_respond(listener_, response);
-        seccomp_notify_free(request, response);
+        hand_over(request, response, library, O_RDONLY | O_CLOEXEC);
         return;
     }
 

@@ -17,6 +17,9 @@
 #include <thread>
 #include <vector>
 
+struct seccomp_notif;       // <linux/seccomp.h>
+struct seccomp_notif_resp;
+
 namespace cp {
 
 struct BlockedCall {
@@ -55,6 +58,7 @@ public:
 private:
     void loop();
     void handle_one();
+    void hand_over(::seccomp_notif* request, ::seccomp_notif_resp* response, const std::string& path, int flags);
 
     int listener_;
     pid_t worker_;
