@@ -486,6 +486,10 @@ Result<LessonExport> export_lesson(const KernelFile& file, const ResolvedRun& ru
     e.line("{");
     e.line("    cudaDeviceProp lesson_device;");
     e.line("    CHECK(cudaGetDeviceProperties(&lesson_device, 0));");
+    e.line("    // A guard zone after each buffer on a GPU, which lets a write past a buffer's end pass silently: the");
+    e.line("    // program looks at it after the launch, as CUDA Playground does (its CPU emulation checks every access).");
+    e.line("    const size_t guard = std::strstr(lesson_device.name, \"CPU emulation\") ? 0 : 65536;");
+    e.line("    std::vector<unsigned char> guard_bytes(guard, 0xA5), guard_after(guard);");
     e.line();
     // Params.
     if (!spec.params.empty()) e.line("    // The lesson's parameters, at the header's values.");
@@ -545,9 +549,11 @@ Result<LessonExport> export_lesson(const KernelFile& file, const ResolvedRun& ru
         if (!run.buffer_counts.count(b.name)) continue;
         const std::string& t = vector_type[b.name];
         e.line("    " + t + "* d_" + b.name + " = nullptr;");
-        e.line("    CHECK(cudaMalloc(&d_" + b.name + ", " + b.name + ".size() * sizeof(" + t + ")));");
+        e.line("    CHECK(cudaMalloc(&d_" + b.name + ", " + b.name + ".size() * sizeof(" + t + ") + guard));");
         e.line("    CHECK(cudaMemcpy(d_" + b.name + ", " + b.name + ".data(), " + b.name + ".size() * sizeof(" + t +
                "), cudaMemcpyHostToDevice));");
+        e.line("    if (guard) CHECK(cudaMemcpy(reinterpret_cast<char*>(d_" + b.name + ") + " + b.name + ".size() * sizeof(" +
+               t + "), guard_bytes.data(), guard, cudaMemcpyHostToDevice));");
     }
     e.line();
     // Launches.
@@ -583,11 +589,24 @@ Result<LessonExport> export_lesson(const KernelFile& file, const ResolvedRun& ru
     }
     e.line("    cudaError_t finished = cudaSuccess;");
     e.line("    if (launched == cudaSuccess) finished = cudaDeviceSynchronize();");
-    e.line("    const char* outcome = outcome_of(launched, finished);");
+    e.line("    const char* overrun = nullptr;  // the first buffer whose guard zone a thread wrote");
+    e.line("    if (guard && launched == cudaSuccess && finished == cudaSuccess) {");
+    for (const BufferSpec& b : spec.buffers) {
+        if (!run.buffer_counts.count(b.name)) continue;
+        const std::string& t = vector_type[b.name];
+        e.line("        CHECK(cudaMemcpy(guard_after.data(), reinterpret_cast<char*>(d_" + b.name + ") + " + b.name +
+               ".size() * sizeof(" + t + "), guard, cudaMemcpyDeviceToHost));");
+        e.line("        if (!overrun && guard_after != guard_bytes) overrun = " + c_literal(b.name) + ";");
+    }
+    e.line("    }");
+    e.line("    const char* outcome = overrun ? \"fault\" : outcome_of(launched, finished);");
     e.line("    bool checked = false;");
     e.line("    Check check;");
     e.line("    if (launched != cudaSuccess) {");
     e.line("        std::printf(\"launch:   refused: %s (%s)\\n\", cudaGetErrorName(launched), cudaGetErrorString(launched));");
+    e.line("    } else if (overrun) {");
+    e.line("        std::printf(\"launch:   failed: a thread wrote past the end of `%s` (its guard zone changed; a GPU lets \"");
+    e.line("                    \"such a write pass)\\n\", overrun);");
     e.line("    } else if (finished != cudaSuccess) {");
     e.line("        std::printf(\"launch:   failed: %s (%s)\\n\", cudaGetErrorName(finished), cudaGetErrorString(finished));");
     e.line("    } else {");
