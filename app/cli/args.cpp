@@ -67,6 +67,17 @@ Result<Args> parse_args(const std::vector<std::string>& argv, const std::vector<
     return args;
 }
 
+Result<std::vector<std::pair<std::string, std::string>>> parse_sets(const Args& args) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& s : args.all("--set")) {
+        const auto eq = s.find('=');
+        if (eq == std::string::npos || eq == 0)
+            return make_error(ErrorKind::UserInput, "`--set " + s + "` is not NAME=VALUE", "e.g. --set n=1000");
+        out.emplace_back(s.substr(0, eq), s.substr(eq + 1));
+    }
+    return out;
+}
+
 Result<LaunchOptions> parse_launch_options(const Args& args) {
     LaunchOptions out;
     auto backend = check_backend_name(args.get("--backend", "auto"));
@@ -75,12 +86,9 @@ Result<LaunchOptions> parse_launch_options(const Args& args) {
     out.remote = args.get("--remote");
     if (!args.has("--remote"))
         if (const char* env = std::getenv("CUDA_PLAYGROUND_REMOTE")) out.remote = env;
-    for (const auto& s : args.all("--set")) {
-        const auto eq = s.find('=');
-        if (eq == std::string::npos || eq == 0)
-            return make_error(ErrorKind::UserInput, "`--set " + s + "` is not NAME=VALUE", "e.g. --set n=1000");
-        out.sets.emplace_back(s.substr(0, eq), s.substr(eq + 1));
-    }
+    auto sets = parse_sets(args);
+    if (!sets) return sets.error();
+    out.sets = std::move(*sets);
     for (const char* opt : {"--block", "--grid"}) {
         if (!args.has(opt)) continue;
         auto d = parse_dim3(args.get(opt));

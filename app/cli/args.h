@@ -45,6 +45,8 @@ struct LaunchOptions {
     // (core/remote/remote_backend.h) with `backend` on that side. Empty: here.
     std::string remote;
 };
+// Each `--set NAME=VALUE`, in order (an Error for one without `=` or a name).
+Result<std::vector<std::pair<std::string, std::string>>> parse_sets(const Args& args);
 Result<LaunchOptions> parse_launch_options(const Args& args);
 // The help lines of --backend, from the registry ("--backend NAME  where kernels run: auto (default), cuda or
 // cpu"), and of --remote.

@@ -43,15 +43,10 @@ int cmd_export(const std::vector<std::string>& argv) {
     auto file = load_kernel_file(path);
     if (!file) return user_error(file.error());
     RunChoices choices;
-    if (args->has("--set")) {
-        for (const std::string& set : args->values.at("--set")) {
-            const size_t eq = set.find('=');
-            if (eq == std::string::npos)
-                return user_error("`--set " + set + "` needs NAME=VALUE", "e.g. --set n=5000");
-            if (auto ok = apply_set(*file, choices, set.substr(0, eq), set.substr(eq + 1)); !ok)
-                return user_error(ok.error());
-        }
-    }
+    auto sets = parse_sets(*args);
+    if (!sets) return user_error(sets.error());
+    for (const auto& [name, value] : *sets)
+        if (auto ok = apply_set(*file, choices, name, value); !ok) return user_error(ok.error());
     auto exported = export_lesson(*file, choices);
     if (!exported) return user_error(exported.error());
     const std::filesystem::path dir = args->has("--out") ? std::filesystem::path(args->get("--out"))

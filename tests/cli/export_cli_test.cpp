@@ -16,13 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path nvcc_path() {
-    if (const char* c = std::getenv("CUDACXX"); c && fs::exists(c)) return c;
-    if (const char* h = std::getenv("CUDA_HOME"); h && fs::exists(fs::path(h) / "bin/nvcc")) return fs::path(h) / "bin/nvcc";
-    if (fs::exists("/usr/local/cuda/bin/nvcc")) return "/usr/local/cuda/bin/nvcc";
-    return {};
-}
-
 fs::path on_path(const std::string& name) {
     const char* path = std::getenv("PATH");
     std::string all = path ? path : "/usr/bin:/bin";
@@ -36,7 +29,7 @@ fs::path on_path(const std::string& name) {
 }
 
 TEST(CliExport, TheExportedLessonBuildsWithItsCMakeLists) {
-    const fs::path nvcc = nvcc_path();
+    const fs::path nvcc = cuda_toolkit_tool("nvcc");
     if (nvcc.empty()) GTEST_SKIP() << "no nvcc here (CUDACXX, CUDA_HOME/bin or /usr/local/cuda/bin)";
     const fs::path cmake = on_path("cmake");
     ASSERT_FALSE(cmake.empty()) << "cmake builds this project: it must be on PATH";

@@ -66,3 +66,16 @@ std::string read_file(const std::filesystem::path& path) {
 }
 
 }  // namespace cp::test
+
+namespace cp::test {
+
+std::filesystem::path cuda_toolkit_tool(const std::string& name) {
+    namespace fs = std::filesystem;
+    if (const char* c = std::getenv("CUDACXX"); name == "nvcc" && c && fs::exists(c)) return c;
+    if (const char* h = std::getenv("CUDA_HOME"); h && fs::exists(fs::path(h) / "bin" / name))
+        return fs::path(h) / "bin" / name;
+    if (fs::exists(fs::path("/usr/local/cuda/bin") / name)) return fs::path("/usr/local/cuda/bin") / name;
+    return {};
+}
+
+}  // namespace cp::test

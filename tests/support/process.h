@@ -33,4 +33,8 @@ private:
 
 std::string read_file(const std::filesystem::path& path);
 
+// A CUDA toolkit program (`nvcc`, `ptxas`): $CUDACXX for nvcc, else $CUDA_HOME/bin, else /usr/local/cuda/bin;
+// empty when none of them has it.
+std::filesystem::path cuda_toolkit_tool(const std::string& name);
+
 }  // namespace cp::test

@@ -143,15 +143,8 @@ TEST_P(EveryLesson, RunsAsAProgramWithTheVerdictOfTheLessonsOwnRun) {
 
 INSTANTIATE_TEST_SUITE_P(Part, EveryLesson, ::testing::Values(0, 1, 2));
 
-fs::path find_nvcc() {
-    if (const char* c = std::getenv("CUDACXX"); c && fs::exists(c)) return c;
-    if (const char* h = std::getenv("CUDA_HOME"); h && fs::exists(fs::path(h) / "bin/nvcc")) return fs::path(h) / "bin/nvcc";
-    if (fs::exists("/usr/local/cuda/bin/nvcc")) return "/usr/local/cuda/bin/nvcc";
-    return {};
-}
-
 TEST(LessonExport, EveryLessonsProgramBuildsWithNvccWithoutAWarning) {
-    const fs::path nvcc = find_nvcc();
+    const fs::path nvcc = test::cuda_toolkit_tool("nvcc");
     if (nvcc.empty()) GTEST_SKIP() << "no nvcc here (CUDACXX, CUDA_HOME/bin or /usr/local/cuda/bin)";
     const std::vector<fs::path> lessons = library_lessons();
     std::vector<std::unique_ptr<Exported>> programs;

@@ -1,7 +1,7 @@
 // export_lesson: the standalone program's text, generated from the resolved run (lesson_export.h).
 #include "core/session/lesson_export.h"
 
-#include "core/data/buffer_init.h"
+#include "core/data/elem_access.h"
 #include "core/engine/engine.h"
 #include "core/kernel_file/constant_fill.h"
 #include "core/kernel_file/kernel_file.h"
@@ -44,10 +44,7 @@ std::string c_element_type(ElemType t) {
 std::string c_component_type(ElemType t) {
     const ElemTypeInfo& info = elem_info(t);
     if (info.is_float) return info.component_size == 8 ? "double" : "float";
-    const bool unsigned_ = t == ElemType::UChar || t == ElemType::UShort || t == ElemType::UInt ||
-                           t == ElemType::ULongLong || t == ElemType::UChar2 || t == ElemType::UChar3 ||
-                           t == ElemType::UChar4 || t == ElemType::UInt2 || t == ElemType::UInt3 ||
-                           t == ElemType::UInt4;
+    const bool unsigned_ = !is_signed_component(t);
     switch (info.component_size) {
         case 1: return unsigned_ ? "unsigned char" : "signed char";
         case 2: return unsigned_ ? "unsigned short" : "short";
@@ -95,7 +92,6 @@ std::string c_scalar_value(ScalarType t, double v) {
             std::snprintf(buf, sizeof buf, "%lluu", static_cast<unsigned long long>(std::llround(v)));
             return buf;
         case ScalarType::Float: {
-            std::snprintf(buf, sizeof buf, "%.9g", v);
             std::string s = shortest(double(float(v)));
             if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
             return s + "f";
@@ -428,7 +424,8 @@ Result<LessonExport> export_lesson(const KernelFile& file, const ResolvedRun& ru
 
     // Embedded data: images, data files, recorded results.
     std::vector<ExportedFile> data_files;
-    auto embed = [&](const std::string& key, const std::string& array) -> Result<std::string> {
+    // The arrays are named after their buffers: NAME_initial (an image's or data file's bytes), NAME_recorded.
+    auto embed = [&](const std::string& key, const std::string& array) -> Result<bool> {
         auto it = initial.find(key);
         if (it == initial.end())
             return make_error(ErrorKind::Internal, "the contents of `" + key + "` were not given to the export");
@@ -437,22 +434,14 @@ Result<LessonExport> export_lesson(const KernelFile& file, const ResolvedRun& ru
                                           embedded_array(array, it->second.bytes)});
         e.line("#include \"" + header + "\"  // " + key + "'s contents, " + std::to_string(it->second.bytes.size()) +
                " bytes");
-        return array;
+        return true;
     };
-    std::map<std::string, std::string> embedded;  // buffer -> array
-    for (const BufferSpec& b : spec.buffers) {
-        if (b.init.kind != BufferInit::Kind::Image && b.init.kind != BufferInit::Kind::Data) continue;
-        auto a = embed(b.name, b.name + "_initial");
-        if (!a) return a.error();
-        embedded[b.name] = *a;
-    }
-    std::map<std::string, std::string> recorded_arrays;
-    for (const ResultSpec& r : spec.results) {
-        auto a = embed(r.buffer + ".result", r.buffer + "_recorded");
-        if (!a) return a.error();
-        recorded_arrays[r.buffer] = *a;
-    }
-    if (!embedded.empty() || !recorded_arrays.empty()) e.line();
+    for (const BufferSpec& b : spec.buffers)
+        if (b.init.kind == BufferInit::Kind::Image || b.init.kind == BufferInit::Kind::Data)
+            if (auto a = embed(b.name, b.name + "_initial"); !a) return a.error();
+    for (const ResultSpec& r : spec.results)
+        if (auto a = embed(r.buffer + ".result", r.buffer + "_recorded"); !a) return a.error();
+    if (!data_files.empty()) e.line();
     e.text += source;
     if (!e.text.empty() && e.text.back() != '\n') e.line();
     e.line();
@@ -537,7 +526,7 @@ Result<LessonExport> export_lesson(const KernelFile& file, const ResolvedRun& ru
                 break;
             case BufferInit::Kind::Image:
             case BufferInit::Kind::Data:
-                e.line("    std::memcpy(" + b.name + ".data(), " + embedded[b.name] + ", " + b.name + ".size() * sizeof " +
+                e.line("    std::memcpy(" + b.name + ".data(), " + b.name + "_initial, " + b.name + ".size() * sizeof " +
                        b.name + "[0]);");
                 break;
         }
@@ -643,7 +632,7 @@ Result<LessonExport> export_lesson(const KernelFile& file, const ResolvedRun& ru
             if (!b) continue;
             const std::string& t = vector_type[r.buffer];
             e.line("        std::vector<" + t + "> " + r.buffer + "_expected(" + r.buffer + ".size());");
-            e.line("        std::memcpy(" + r.buffer + "_expected.data(), " + recorded_arrays[r.buffer] + ", " + r.buffer +
+            e.line("        std::memcpy(" + r.buffer + "_expected.data(), " + r.buffer + "_recorded, " + r.buffer +
                    ".size() * sizeof(" + t + "));");
             judged.insert(r.buffer);
         }
@@ -762,17 +751,9 @@ Result<LessonExport> export_lesson(const KernelFile& file, const RunChoices& cho
     std::map<std::string, HostBuffer> initial;
     for (const BufferSpec& b : file.spec.buffers) {
         if (b.init.kind != BufferInit::Kind::Image && b.init.kind != BufferInit::Kind::Data) continue;
-        auto count = run->buffer_counts.find(b.name);
-        if (count == run->buffer_counts.end()) continue;
-        HostBuffer buffer;
-        buffer.bytes.resize(count->second * elem_info(b.type).size);
-        buffer.type = b.type;
-        const auto image = run->images.find(b.name);
-        const auto data = run->data.find(b.name);
-        auto filled = fill_buffer(b, buffer, image == run->images.end() ? nullptr : image->second.image.get(),
-                                  data == run->data.end() ? nullptr : &data->second);
+        auto filled = session.host_input(b, *run);
         if (!filled) return filled.error();
-        initial[b.name] = std::move(buffer);
+        initial[b.name] = **filled;
     }
     for (const ResultSpec& r : file.spec.results) {
         const BufferSpec* b = file.buffer(r.buffer);

@@ -107,6 +107,9 @@ public:
     // or a check needs after a run whose picture came as a preview (RunReport::output_previews). Valid only
     // before anything else ran in this session; an Error when the buffer is not an output or is gone.
     Result<HostBuffer> read_output(const std::string& name);
+    // Each buffer's initial contents on the host as `resolved` fills them (zeros, random, its image, its data
+    // file), refilled only when what determines them changed: what a run uploads, and what an export embeds.
+    Result<const HostBuffer*> host_input(const BufferSpec& spec, const ResolvedRun& resolved);
 
 private:
     std::filesystem::path image_path(const BufferSpec& buffer) const;
@@ -129,8 +132,6 @@ private:
         TransferTimes unreported;
         return prepare_buffers(resolved, RunOptions{}, unreported);
     }
-    // Each buffer's initial contents on the host, refilled only when what determines them changed.
-    Result<const HostBuffer*> host_input(const BufferSpec& spec, const ResolvedRun& resolved);
     void release_buffers();
     // session_devices.cpp: a `devices:` file's run, one part per device, outputs assembled and checked.
     RunReport run_on_devices(const ResolvedRun& resolved, const CompileResult& compiled, const RunOptions& options,
