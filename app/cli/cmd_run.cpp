@@ -61,6 +61,11 @@ or refusal is said on stderr.
                             lesson, checked against what the program computed); --out-dir DIR says where
   -- ARGS...                the program's own arguments (its argv[1] on)
 
+A Python script (a .py file using PyCUDA or CuPy) runs as written too: in the system's Python with the
+playground's pycuda and cupy, confined (its own folder read only, no network, no programs), its kernels on
+the backend; --json, --time-limit and -- ARGS... as for a program (README: Your Python scripts).
+  cuda-playground run script.py [--json FILE] [--time-limit S] [-- ARGS...]
+
 )" + backend_option_help(28) +
            R"(  --set NAME=VALUE          set a parameter (repeatable); NAME=PATH for an image buffer loads that image
   --block X[xY[xZ]]         threads per block, e.g. 256 or 16x16 (default: the file's)

@@ -3,6 +3,7 @@
 // element) beside it on stderr. `--json FILE` keeps all of it.
 #include "cli/commands.h"
 #include "cli/program_args.h"
+#include "core/session/script_host.h"
 
 #include "core/session/program_lesson.h"
 #include "core/backends/registry.h"
@@ -89,22 +90,28 @@ nlohmann::json program_json(const std::string& file, const std::string& backend,
 }
 
 // The playground's own lines, on stderr after the program's: what each launch did, and how the run ended.
-void print_notes(const ProgramRun& r) {
+void print_notes(const ProgramRun& r, const std::string& what, bool cpu_time) {
     const std::string p = "cuda-playground: ";
     if (r.output_truncated) std::cerr << p << "the program wrote more than 16 MiB; the rest was not kept\n";
     for (const std::string& attempt : r.refused)
-        std::cerr << p << "the program tried to " << attempt << ": refused (a program here may read the files of its "
+        std::cerr << p << "the " << what << " tried to " << attempt << ": refused (a program here may read the files of its "
                   << "own folder and write none; the call failed in the program, which went on)\n";
     for (const ProgramLaunch& l : r.launches) {
         if (!l.error) continue;
         const std::string launch = "launch of `" + l.kernel + "` at line " + std::to_string(l.line) + " (grid " +
                                    l.grid.str() + ", block " + l.block.str() + ")";
         if (l.error->kind == ErrorKind::LaunchRefused)
-            std::cerr << p << launch << " was refused: " << l.error->message << "; the program's cudaGetLastError() "
-                      << "returns " << cuda_error_name(l.cuda_error) << ", as CUDA's does\n";
+            std::cerr << p << launch << " was refused: " << l.error->message
+                      << (what == "script" ? "; the script got the launch's error at the call"
+                                           : "; the program's cudaGetLastError() returns " +
+                                                 cuda_error_name(l.cuda_error) + ", as CUDA's does")
+                      << "\n";
         else
-            std::cerr << p << launch << " failed: " << l.error->message << "; the program sees "
-                      << cuda_error_name(l.cuda_error) << " from its next call that waits for the device\n";
+            std::cerr << p << launch << " failed: " << l.error->message
+                      << (what == "script" ? "; the script got the error at the launch"
+                                           : "; the program sees " + cuda_error_name(l.cuda_error) +
+                                                 " from its next call that waits for the device")
+                      << "\n";
         if (!l.error->hint.empty()) std::cerr << "  hint: " << l.error->hint << "\n";
     }
     if (r.error && (r.end == ProgramRun::End::Crashed || r.end == ProgramRun::End::Stopped ||
@@ -116,6 +123,15 @@ void print_notes(const ProgramRun& r) {
     for (const ProgramLaunch& l : r.launches) faulted += l.error.has_value();
     std::cerr << p << count_text(r.launches.size(), "launch", "launches") << " on " << r.device;
     if (faulted) std::cerr << ", " << faulted << " with an error";
+    if (what == "script") {
+        std::cerr << "; the script " << (r.end == ProgramRun::End::Returned ? "exited with status " + std::to_string(r.exit_status)
+                                                                           : std::string(program_end_name(r.end)))
+                  << "\n";
+        if (cpu_time && !r.launches.empty())
+            std::cerr << p << "the times the script measured (drv.Event, time_kernel, cupy.cuda.Event) are the CPU "
+                         "emulator's, not a GPU's\n";
+        return;
+    }
     std::cerr << "; the program " << (r.end == ProgramRun::End::Exited ? "called exit(" + std::to_string(r.exit_status) + ")"
                                       : r.end == ProgramRun::End::Returned
                                           ? "returned " + std::to_string(r.exit_status)
@@ -134,18 +150,42 @@ int run_program(const ProgramCommand& command) {
     request.time_limit_s = command.time_limit_s;
     if (!command.capture.empty() || command.save_launch) request.capture_limit = command.capture_limit;
 
-    auto made = make_program_runner(command.backend);
     ProgramRun r;
     std::string backend = command.backend;
-    if (made) {
-        backend = made->backend;
-        if (command.backend == "auto" && made->backend != "cuda")
-            std::cerr << "cuda-playground: no NVIDIA GPU here, so the program runs on the " << made->backend
-                      << " backend\n";
-        r = made->runner->run(request);
-    } else {
-        // Refused before anything ran (`--backend cuda`): said as the JSON's error too, so a script gets its JSON.
-        r.error = engine_error(made.error().kind, "NO_PROGRAM_RUNNER", made.error().message, made.error().hint);
+    bool cpu_time = false;
+    std::optional<Error> refused;
+    if (command.script) {
+        ScriptRequest script;
+        script.path = command.file;
+        script.args = command.program_args;
+        script.backend = command.backend;
+        script.time_limit_s = command.time_limit_s;
+        auto ran = run_script(script);
+        if (ran) {
+            r = std::move(ran->run);
+            backend = ran->backend;
+            cpu_time = ran->cpu_time;
+            if (command.backend == "auto" && backend != "cuda")
+                std::cerr << "cuda-playground: no NVIDIA GPU here, so the script's kernels run on the " << backend
+                          << " backend\n";
+        } else {
+            refused = ran.error();
+            r.error = engine_error(ran.error().kind, "SCRIPT_NOT_RUN", ran.error().message, ran.error().hint);
+        }
+    }
+    if (!command.script) {
+        auto made = make_program_runner(command.backend);
+        if (made) {
+            backend = made->backend;
+            if (command.backend == "auto" && made->backend != "cuda")
+                std::cerr << "cuda-playground: no NVIDIA GPU here, so the program runs on the " << made->backend
+                          << " backend\n";
+            r = made->runner->run(request);
+        } else {
+            // Refused before anything ran (`--backend cuda`): said as the JSON's error too, so a script gets its JSON.
+            refused = made.error();
+            r.error = engine_error(made.error().kind, "NO_PROGRAM_RUNNER", made.error().message, made.error().hint);
+        }
     }
 
     const nlohmann::json report = program_json(command.file.string(), backend, r);
@@ -168,7 +208,7 @@ int run_program(const ProgramCommand& command) {
             if (!out || !(out << text)) return user_error("cannot write " + command.json, "check the path");
         }
     }
-    if (!made) return user_error(made.error());
+    if (refused) return user_error(*refused);
     if (!r.compiled) {
         for (const Diagnostic& d : r.diagnostics) std::cerr << d.str() << "\n";
         if (r.error) std::cerr << "error: " << r.error->message << "\n";
@@ -183,7 +223,7 @@ int run_program(const ProgramCommand& command) {
         std::cout << r.stdout_text << std::flush;
         std::cerr << r.stderr_text << std::flush;
     }
-    print_notes(r);
+    print_notes(r, command.script ? "script" : "program", cpu_time);
     if (command.save_launch) {
         if (command.save_launch > r.launches.size())
             return user_error("--save-launch " + std::to_string(command.save_launch) + ": the program made " +

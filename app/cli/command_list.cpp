@@ -13,6 +13,7 @@ const std::vector<Command>& commands() {
         {"describe", "FILE [--write]", "propose a header for a kernel pasted without one", cmd_describe},
         {"export", "LESSON [--out DIR] [--set N=V]", "the lesson as a standalone nvcc program with its CMakeLists.txt", cmd_export},
         {"worker", "--stdio [--backend NAME]", "serve kernels to an app using --remote (ssh, srun)", cmd_worker},
+        {"script-serve", "[--backend NAME]", "serve a Python script's pycuda/cupy started by python3 itself", cmd_script_serve},
     };
     return all;
 }

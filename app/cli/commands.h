@@ -33,6 +33,7 @@ int cmd_describe(const std::vector<std::string>& args);
 int cmd_export(const std::vector<std::string>& args);
 int cmd_sweep(const std::vector<std::string>& args);
 int cmd_worker(const std::vector<std::string>& args);
+int cmd_script_serve(const std::vector<std::string>& args);
 
 // Resolves FILE as given, else inside the kernel library ("image/box_blur", "box_blur", "box_blur.cu").
 std::filesystem::path find_kernel_path(const std::string& file);

@@ -1,6 +1,8 @@
 // split_run_args and program_command (program_args.h).
 #include "cli/program_args.h"
 
+#include "core/session/script_host.h"
+
 #include "cli/commands.h"
 #include "core/backends/registry.h"
 #include "core/kernel_file/kernel_file.h"
@@ -33,7 +35,59 @@ SplitRunArgs split_run_args(const std::vector<std::string>& argv) {
     return out;
 }
 
+namespace {
+
+Result<double> time_limit_option(const Args& args) {
+    const std::string text = args.get("--time-limit");
+    char* end = nullptr;
+    errno = 0;
+    const double s = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end || errno || !(s > 0) || s > 86400)
+        return make_error(ErrorKind::UserInput, "--time-limit " + text + " is not a number of seconds from 0 to 86400",
+                          "e.g. --time-limit 120");
+    return s;
+}
+
+// A Python script: its own arguments after `--`; --backend, --json and --time-limit.
+Result<std::optional<ProgramCommand>> script_command(const Args& args, const SplitRunArgs& split,
+                                                     const std::filesystem::path& path) {
+    static const std::vector<std::string> kept = {"--backend", "--json", "--time-limit", "--help"};
+    for (const auto& [name, values] : args.values)
+        if (std::find(kept.begin(), kept.end(), name) == kept.end())
+            return make_error(ErrorKind::UserInput,
+                              "`" + name + "` does not apply to a Python script (" + path.filename().string() + ")",
+                              "a script chooses its own grid, block and sizes: pass it arguments after `--`, e.g. "
+                              "`cuda-playground run " + args.positional[0] + " -- 1000`; a script takes --backend, "
+                              "--json and --time-limit");
+    if (!split.include_dirs.empty())
+        return make_error(ErrorKind::UserInput, "-I is for C++ programs; a script names its headers' folders itself",
+                          "pass include_dirs=[...] to SourceModule in the script");
+    ProgramCommand command;
+    command.file = path;
+    command.script = true;
+    command.program_args = split.program_args;
+    auto backend = check_backend_name(args.get("--backend", "auto"));
+    if (!backend) return backend.error();
+    command.backend = *backend;
+    command.json = args.get("--json");
+    if (args.has("--time-limit")) {
+        auto s = time_limit_option(args);
+        if (!s) return s.error();
+        command.time_limit_s = *s;
+    }
+    return std::optional<ProgramCommand>(std::move(command));
+}
+
+}  // namespace
+
 Result<std::optional<ProgramCommand>> program_command(const Args& args, const SplitRunArgs& split) {
+    if (is_script_file(args.positional.at(0))) {
+        std::error_code ec;
+        const std::filesystem::path script = args.positional[0];
+        if (!std::filesystem::is_regular_file(script, ec))
+            return make_error(ErrorKind::UserInput, "no such script: " + script.string(), "check the path");
+        return script_command(args, split, script);
+    }
     const std::filesystem::path path = find_kernel_path(args.positional.at(0));
     auto file = load_kernel_file(path);
     const bool as_program = args.has("--as-program");
@@ -80,14 +134,9 @@ Result<std::optional<ProgramCommand>> program_command(const Args& args, const Sp
     command.backend = *backend;
     command.json = args.get("--json");
     if (args.has("--time-limit")) {
-        const std::string text = args.get("--time-limit");
-        char* end = nullptr;
-        errno = 0;
-        const double s = std::strtod(text.c_str(), &end);
-        if (text.empty() || *end || errno || !(s > 0) || s > 86400)
-            return make_error(ErrorKind::UserInput, "--time-limit " + text + " is not a number of seconds from 0 to 86400",
-                              "e.g. --time-limit 120");
-        command.time_limit_s = s;
+        auto s = time_limit_option(args);
+        if (!s) return s.error();
+        command.time_limit_s = *s;
     }
     if (args.has("--capture")) {
         command.capture = args.get("--capture");

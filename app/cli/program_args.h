@@ -24,6 +24,7 @@ SplitRunArgs split_run_args(const std::vector<std::string>& argv);
 
 struct ProgramCommand {
     std::filesystem::path file;
+    bool script = false;      // a Python script (.py: core/session/script_host.h), not a C++ program
     std::string source;
     std::vector<std::string> program_args, include_dirs;
     std::string backend = "auto";

@@ -239,6 +239,14 @@ fs::path assets_dir() {
 #endif
 }
 
+fs::path python_dir() {
+#ifdef CP_SOURCE_PYTHON_DIR
+    return locate("CUDA_PLAYGROUND_PYTHON_DIR", CP_SOURCE_PYTHON_DIR, "python");
+#else
+    return locate("CUDA_PLAYGROUND_PYTHON_DIR", nullptr, "python");
+#endif
+}
+
 std::vector<KernelFile> scan_library(const fs::path& dir) {
     std::vector<KernelFile> files;
     std::error_code ec;

@@ -35,6 +35,9 @@ std::optional<KernelSignature> parse_signature(const std::string& source, const 
 // source tree's folders baked in at build time, else next to the executable.
 std::filesystem::path kernels_dir();
 std::filesystem::path assets_dir();
+// Where the Python side lives (the `pycuda` and `cupy` the playground provides to scripts, and its client):
+// $CUDA_PLAYGROUND_PYTHON_DIR, else the source tree's python/, else next to the executable.
+std::filesystem::path python_dir();
 
 // The views a file shows: its `view` lines, or every out/inout buffer as a plot when it has none.
 std::vector<ViewSpec> shown_views(const KernelSpec& spec);

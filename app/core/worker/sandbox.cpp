@@ -8,6 +8,7 @@
 
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/socket.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -282,6 +283,53 @@ Result<int> enter_worker_sandbox(const WorkerSandboxOptions& options) {
                           std::string("the seccomp filter could not be loaded: ") + std::strerror(-rc));
     if (supervised && listener < 0) return make_error(ErrorKind::Unsupported, "the seccomp filter has no listener");
     return listener;
+}
+
+// ---- scripts ---------------------------------------------------------------------------------------------
+
+std::optional<Error> enter_script_sandbox(const FileAccessPolicy& policy) {
+    const SandboxSupport& support = sandbox_support();
+    if (support.landlock_abi <= 0)
+        return make_error(ErrorKind::Unsupported,
+                          "this Linux kernel (" + support.kernel_release +
+                              ") does not offer Landlock, which confines what a script may read and write",
+                          "run scripts on Linux 5.13 or later with Landlock enabled (lsm=landlock)");
+    if (!single_threaded()) return make_error(ErrorKind::Internal, "the script's process started threads too early");
+    const rlimit no_core{0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    if (!restrict_thread(make_ruleset(support.landlock_abi, policy.read, policy.read_write)))
+        return make_error(ErrorKind::Unsupported, std::string("Landlock could not be applied: ") + std::strerror(errno));
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    if (!ctx) return make_error(ErrorKind::Unsupported, "libseccomp could not start a filter");
+    seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+    seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 1);
+    int failed = 0;
+    auto refuse = [&](const char* name, int err, unsigned count = 0, const scmp_arg_cmp* args = nullptr) {
+        const int nr = seccomp_syscall_resolve_name(name);
+        if (nr == __NR_SCMP_ERROR) return;  // not a system call on this architecture
+        failed |= seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(err), nr, count, args);
+    };
+    // Threads yes, processes no (glibc's posix_spawn tries clone3 first and falls back to clone).
+    const scmp_arg_cmp process = SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0);
+    refuse("clone", EPERM, 1, &process);
+    refuse("clone3", ENOSYS);
+    refuse("fork", EPERM);
+    refuse("vfork", EPERM);
+    // Unix sockets only (Python's own socketpair()s); no network, whatever Landlock's ABI covers.
+    const scmp_arg_cmp not_unix = SCMP_A0(SCMP_CMP_NE, AF_UNIX);
+    refuse("socket", EPERM, 1, &not_unix);
+    for (const char* name : {"ptrace", "process_vm_readv", "process_vm_writev", "mount", "umount2", "pivot_root",
+                             "chroot", "unshare", "setns", "bpf", "perf_event_open", "kexec_load", "kexec_file_load",
+                             "init_module", "finit_module", "delete_module", "keyctl", "add_key", "request_key",
+                             "reboot", "swapon", "swapoff", "io_uring_setup", "io_uring_enter", "io_uring_register",
+                             "userfaultfd", "open_by_handle_at", "name_to_handle_at", "fanotify_init", "acct",
+                             "settimeofday", "clock_settime", "adjtimex", "sethostname", "setdomainname", "quotactl",
+                             "mount_setattr", "fsopen", "fsmount", "move_mount", "open_tree"})
+        refuse(name, EPERM);
+    const int rc = failed ? -1 : seccomp_load(ctx);
+    seccomp_release(ctx);
+    if (rc != 0) return make_error(ErrorKind::Unsupported, "the script's seccomp filter could not be loaded");
+    return std::nullopt;
 }
 
 // ---- confined threads -----------------------------------------------------------------------------------

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,5 +59,15 @@ struct FileAccessPolicy {
 // Runs `task` on a thread confined to `policy` (one thread per distinct policy, started on first use and
 // kept; child processes it starts inherit the confinement). `confined` tells whether Landlock applied.
 void run_confined(const FileAccessPolicy& policy, const std::function<void()>& task, bool* confined = nullptr);
+
+// ---- scripts --------------------------------------------------------------------------------------------
+
+// Confines this process, which must have one thread, before it starts a script's interpreter (core/worker/
+// script_process.h): Landlock (reading beneath `policy.read`, also writing beneath `policy.read_write`, no TCP,
+// no signals or abstract sockets outside) and a seccomp filter that answers EPERM to starting processes (threads
+// are fine), sockets other than Unix ones, tracing, and the calls that administer the machine (mounting, modules,
+// namespaces, keys, io_uring, perf, bpf). An Unsupported error when Landlock is not offered: a script's file
+// access could not be confined, so it must not run.
+std::optional<Error> enter_script_sandbox(const FileAccessPolicy& policy);
 
 }  // namespace cp

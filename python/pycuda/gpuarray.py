@@ -1,0 +1,294 @@
+"""pycuda.gpuarray on CUDA Playground: arrays in the playground's device memory.
+
+A GPUArray passed to a kernel is its device pointer, as in PyCUDA. Element-wise arithmetic, reductions and
+comparisons are computed by NumPy on the array's values fetched from the device and the result stored back on it
+(these are the library's own kernels in PyCUDA, not the script's; the script's kernels are what the playground
+runs and shows)."""
+import builtins
+import numbers
+
+import numpy as np
+
+from cuda_playground import _runtime as rt
+from . import driver as _drv
+
+
+def _memory(nbytes, name):
+    return _drv._call(rt.DeviceMemory, builtins.max(int(nbytes), 1), name)
+
+
+class GPUArray:
+    __array_priority__ = 100
+
+    def __init__(self, shape, dtype, allocator=None, base=None, gpudata=None, strides=None, order="C"):
+        if isinstance(shape, numbers.Integral):
+            shape = (int(shape),)
+        self.shape = tuple(int(s) for s in shape)
+        self.dtype = np.dtype(dtype)
+        self.size = int(np.prod(self.shape)) if self.shape else 1
+        self.nbytes = self.size * self.dtype.itemsize
+        self.strides = _c_strides(self.shape, self.dtype.itemsize)
+        self.base = base
+        if gpudata is None:
+            gpudata = _drv.DeviceAllocation.__new__(_drv.DeviceAllocation)
+            gpudata._device_memory = _memory(self.nbytes, "gpuarray")
+            gpudata._device_offset = 0
+        self.gpudata = gpudata
+        self._device_memory = gpudata._device_memory
+        self._device_offset = getattr(gpudata, "_device_offset", 0)
+
+    # ---- host <-> device
+    @property
+    def ptr(self):
+        return self._device_memory.address + self._device_offset
+
+    def __int__(self):
+        return self.ptr
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def mem_size(self):
+        return self.size
+
+    def set(self, ary, async_=False, stream=None):
+        ary = np.ascontiguousarray(ary)
+        if ary.size != self.size:
+            raise ValueError("ary and self must be the same size")
+        if ary.dtype != self.dtype:
+            raise ValueError("ary and self must have the same dtype")
+        _drv._call(rt.htod, self._device_memory, self._device_offset, ary, _drv._pinned(ary))
+
+    def set_async(self, ary, stream=None):
+        self.set(ary)
+
+    def get(self, ary=None, pagelocked=False, async_=False, stream=None):
+        if ary is None:
+            ary = np.empty(self.shape, self.dtype)
+        elif ary.size != self.size or ary.dtype != self.dtype:
+            raise TypeError("'ary' has non-matching size or type")
+        _drv._call(rt.dtoh, ary, self._device_memory, self._device_offset, self.nbytes, _drv._pinned(ary))
+        return ary
+
+    def get_async(self, stream=None, ary=None):
+        return self.get(ary)
+
+    def copy(self):
+        out = GPUArray(self.shape, self.dtype)
+        _drv._call(rt.dtod, out._device_memory, 0, self._device_memory, self._device_offset, self.nbytes)
+        return out
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __repr__(self):
+        return repr(self.get())
+
+    def __str__(self):
+        return str(self.get())
+
+    def __array__(self, dtype=None):
+        a = self.get()
+        return a if dtype is None else a.astype(dtype)
+
+    def __bool__(self):
+        if self.size != 1:
+            raise ValueError("The truth value of an array with more than one element is ambiguous")
+        return bool(self.get().reshape(-1)[0])
+
+    def __float__(self):
+        return float(self.get().reshape(-1)[0])
+
+    def fill(self, value, stream=None):
+        self.set(np.full(self.shape, value, self.dtype))
+        return self
+
+    def reshape(self, *shape, order="C"):
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        shape = np.empty(self.size, np.uint8).reshape(shape).shape
+        return GPUArray(shape, self.dtype, base=self, gpudata=self.gpudata)
+
+    def ravel(self):
+        return self.reshape(self.size)
+
+    def view(self, dtype=None):
+        dtype = np.dtype(dtype or self.dtype)
+        shape = self.shape[:-1] + (self.shape[-1] * self.dtype.itemsize // dtype.itemsize,) if self.shape else ()
+        return GPUArray(shape, dtype, base=self, gpudata=self.gpudata)
+
+    def astype(self, dtype, stream=None):
+        return to_gpu(self.get().astype(dtype))
+
+    def __getitem__(self, index):
+        host = self.get()[index]
+        return to_gpu(np.ascontiguousarray(host))
+
+    def __setitem__(self, index, value):
+        host = self.get()
+        host[index] = value.get() if isinstance(value, GPUArray) else value
+        self.set(host)
+
+    @property
+    def T(self):
+        return to_gpu(np.ascontiguousarray(self.get().T))
+
+    # ---- arithmetic (NumPy on the fetched values)
+    def _binary(self, other, op, reverse=False):
+        a = self.get()
+        b = other.get() if isinstance(other, GPUArray) else other
+        return to_gpu(np.asarray(op(b, a) if reverse else op(a, b)))
+
+    def _inplace(self, other, op):
+        result = np.asarray(op(self.get(), other.get() if isinstance(other, GPUArray) else other))
+        self.set(result.astype(self.dtype))
+        return self
+
+    def __add__(self, o): return self._binary(o, np.add)
+    def __radd__(self, o): return self._binary(o, np.add, True)
+    def __sub__(self, o): return self._binary(o, np.subtract)
+    def __rsub__(self, o): return self._binary(o, np.subtract, True)
+    def __mul__(self, o): return self._binary(o, np.multiply)
+    def __rmul__(self, o): return self._binary(o, np.multiply, True)
+    def __truediv__(self, o): return self._binary(o, np.true_divide)
+    def __rtruediv__(self, o): return self._binary(o, np.true_divide, True)
+    def __pow__(self, o): return self._binary(o, np.power)
+    def __rpow__(self, o): return self._binary(o, np.power, True)
+    def __neg__(self): return to_gpu(-self.get())
+    def __abs__(self): return to_gpu(np.abs(self.get()))
+    def __iadd__(self, o): return self._inplace(o, np.add)
+    def __isub__(self, o): return self._inplace(o, np.subtract)
+    def __imul__(self, o): return self._inplace(o, np.multiply)
+    def __itruediv__(self, o): return self._inplace(o, np.true_divide)
+    def __lt__(self, o): return self._binary(o, np.less)
+    def __le__(self, o): return self._binary(o, np.less_equal)
+    def __gt__(self, o): return self._binary(o, np.greater)
+    def __ge__(self, o): return self._binary(o, np.greater_equal)
+    def __eq__(self, o): return self._binary(o, np.equal)
+    def __ne__(self, o): return self._binary(o, np.not_equal)
+    __hash__ = None
+
+    def mul_add(self, selffac, other, otherfac, add_timer=None, stream=None):
+        return to_gpu(selffac * self.get() + otherfac * other.get())
+
+    def sum(self, dtype=None, stream=None):
+        return sum(self, dtype)
+
+    def max(self, stream=None):
+        return max(self)
+
+    def min(self, stream=None):
+        return min(self)
+
+    def dot(self, other, dtype=None):
+        return dot(self, other, dtype)
+
+    def conj(self):
+        return to_gpu(np.conj(self.get()))
+
+    def real(self):
+        return to_gpu(np.real(self.get()))
+
+
+def _c_strides(shape, itemsize):
+    strides, step = [], itemsize
+    for s in reversed(shape):
+        strides.append(step)
+        step *= s
+    return tuple(reversed(strides))
+
+
+def to_gpu(ary, allocator=None):
+    ary = np.ascontiguousarray(ary)
+    out = GPUArray(ary.shape, ary.dtype)
+    out.set(ary)
+    return out
+
+
+def to_gpu_async(ary, allocator=None, stream=None):
+    return to_gpu(ary)
+
+
+def empty(shape, dtype, allocator=None, order="C"):
+    return GPUArray(shape, dtype)
+
+
+def zeros(shape, dtype, allocator=None, order="C"):
+    out = GPUArray(shape, dtype)
+    _drv._call(rt.memset, out._device_memory, 0, b"\x00", builtins.max(out.nbytes, 1))
+    return out
+
+
+def ones(shape, dtype=np.float64, allocator=None):
+    return to_gpu(np.ones(shape, dtype))
+
+
+def empty_like(other, dtype=None):
+    return GPUArray(other.shape, dtype or other.dtype)
+
+
+def zeros_like(other, dtype=None):
+    return zeros(other.shape, dtype or other.dtype)
+
+
+def ones_like(other, dtype=None):
+    return ones(other.shape, dtype or other.dtype)
+
+
+def arange(*args, **kwargs):
+    dtype = kwargs.pop("dtype", None)
+    host = np.arange(*args, dtype=dtype)
+    return to_gpu(host)
+
+
+def _scalar(value, dtype):
+    return to_gpu(np.asarray(value, dtype=dtype))
+
+
+def sum(a, dtype=None, stream=None):  # noqa: A001 - PyCUDA's name
+    host = a.get()
+    dtype = dtype or host.dtype
+    return _scalar(host.sum(dtype=dtype), dtype)
+
+
+def max(a, stream=None):  # noqa: A001
+    return _scalar(a.get().max(), a.dtype)
+
+
+def min(a, stream=None):  # noqa: A001
+    return _scalar(a.get().min(), a.dtype)
+
+
+def dot(a, b, dtype=None, stream=None):
+    x, y = a.get(), b.get()
+    dtype = dtype or np.result_type(x.dtype, y.dtype)
+    return _scalar(np.dot(x.reshape(-1).astype(dtype), y.reshape(-1).astype(dtype)), dtype)
+
+
+def subset_dot(subset, a, b, dtype=None, stream=None):
+    idx = subset.get()
+    return dot(to_gpu(a.get()[idx]), to_gpu(b.get()[idx]), dtype)
+
+
+def maximum(a, b):
+    return to_gpu(np.maximum(a.get(), b.get() if isinstance(b, GPUArray) else b))
+
+
+def minimum(a, b):
+    return to_gpu(np.minimum(a.get(), b.get() if isinstance(b, GPUArray) else b))
+
+
+def if_positive(criterion, then_, else_):
+    return to_gpu(np.where(criterion.get() > 0, then_.get(), else_.get()))
+
+
+def concatenate(arrays, axis=0):
+    return to_gpu(np.concatenate([a.get() for a in arrays], axis))
