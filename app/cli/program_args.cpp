@@ -48,6 +48,20 @@ Result<double> time_limit_option(const Args& args) {
     return s;
 }
 
+// --backend, --json and --time-limit, which programs and scripts share.
+std::optional<Error> read_common_options(const Args& args, ProgramCommand& command) {
+    auto backend = check_backend_name(args.get("--backend", "auto"));
+    if (!backend) return backend.error();
+    command.backend = *backend;
+    command.json = args.get("--json");
+    if (args.has("--time-limit")) {
+        auto s = time_limit_option(args);
+        if (!s) return s.error();
+        command.time_limit_s = *s;
+    }
+    return std::nullopt;
+}
+
 // A Python script: its own arguments after `--`; --backend, --json and --time-limit.
 Result<std::optional<ProgramCommand>> script_command(const Args& args, const SplitRunArgs& split,
                                                      const std::filesystem::path& path) {
@@ -66,15 +80,7 @@ Result<std::optional<ProgramCommand>> script_command(const Args& args, const Spl
     command.file = path;
     command.script = true;
     command.program_args = split.program_args;
-    auto backend = check_backend_name(args.get("--backend", "auto"));
-    if (!backend) return backend.error();
-    command.backend = *backend;
-    command.json = args.get("--json");
-    if (args.has("--time-limit")) {
-        auto s = time_limit_option(args);
-        if (!s) return s.error();
-        command.time_limit_s = *s;
-    }
+    if (auto refused = read_common_options(args, command)) return *refused;
     return std::optional<ProgramCommand>(std::move(command));
 }
 
@@ -129,15 +135,7 @@ Result<std::optional<ProgramCommand>> program_command(const Args& args, const Sp
                               "give the folder the program's headers are in, e.g. -I ../Common");
         command.include_dirs.push_back(dir);
     }
-    auto backend = check_backend_name(args.get("--backend", "auto"));
-    if (!backend) return backend.error();
-    command.backend = *backend;
-    command.json = args.get("--json");
-    if (args.has("--time-limit")) {
-        auto s = time_limit_option(args);
-        if (!s) return s.error();
-        command.time_limit_s = *s;
-    }
+    if (auto refused = read_common_options(args, command)) return *refused;
     if (args.has("--capture")) {
         command.capture = args.get("--capture");
         if (command.capture.empty())

@@ -10,6 +10,7 @@ from numpy import (bool_, complex64, complex128, dtype, float16, float32, float6
                    intp, uint8, uint16, uint32, uint64, pi, e, inf, nan, newaxis)
 
 from cuda_playground import _runtime as rt
+from cuda_playground._hostmath import HostArithmetic
 from . import cuda  # noqa: F401
 
 __version__ = "13.0.0"
@@ -27,9 +28,7 @@ def _call(fn, *args, **kw):
         raise _translate(e) from None
 
 
-class ndarray:
-    __array_priority__ = 100
-
+class ndarray(HostArithmetic):
     def __init__(self, shape, dtype=float, memptr=None, strides=None, order="C"):
         if isinstance(shape, (int, np.integer)):
             shape = (int(shape),)
@@ -75,24 +74,8 @@ class ndarray:
         raise TypeError("Implicit conversion to a NumPy array is not allowed. Please use `.get()` to construct a "
                         "NumPy array explicitly.")
 
-    def __len__(self):
-        if not self.shape:
-            raise TypeError("len() of unsized object")
-        return self.shape[0]
-
     def __repr__(self):
         return "array(%s)" % np.array2string(self.get(), separator=", ")
-
-    def __str__(self):
-        return str(self.get())
-
-    def __bool__(self):
-        if self.size != 1:
-            raise ValueError("The truth value of an array with more than one element is ambiguous.")
-        return bool(self.get().reshape(-1)[0])
-
-    def __float__(self):
-        return float(self.get().reshape(-1)[0])
 
     def __int__(self):
         return int(self.get().reshape(-1)[0])
@@ -120,50 +103,8 @@ class ndarray:
     def fill(self, value):
         self.set(np.full(self.shape, value, self.dtype))
 
-    def __getitem__(self, index):
-        return asarray(np.ascontiguousarray(self.get()[index]))
-
-    def __setitem__(self, index, value):
-        host = self.get()
-        host[index] = value.get() if isinstance(value, ndarray) else value
-        self.set(host)
-
-    @property
-    def T(self):
-        return asarray(np.ascontiguousarray(self.get().T))
-
-    def _binary(self, other, op, reverse=False):
-        a = self.get()
-        b = other.get() if isinstance(other, ndarray) else other
-        return asarray(np.asarray(op(b, a) if reverse else op(a, b)))
-
-    def _inplace(self, other, op):
-        self.set(np.asarray(op(self.get(), other.get() if isinstance(other, ndarray) else other)).astype(self.dtype))
-        return self
-
-    def __add__(self, o): return self._binary(o, np.add)
-    def __radd__(self, o): return self._binary(o, np.add, True)
-    def __sub__(self, o): return self._binary(o, np.subtract)
-    def __rsub__(self, o): return self._binary(o, np.subtract, True)
-    def __mul__(self, o): return self._binary(o, np.multiply)
-    def __rmul__(self, o): return self._binary(o, np.multiply, True)
-    def __truediv__(self, o): return self._binary(o, np.true_divide)
-    def __rtruediv__(self, o): return self._binary(o, np.true_divide, True)
-    def __pow__(self, o): return self._binary(o, np.power)
-    def __matmul__(self, o): return self._binary(o, np.matmul)
-    def __neg__(self): return asarray(-self.get())
-    def __abs__(self): return asarray(np.abs(self.get()))
-    def __iadd__(self, o): return self._inplace(o, np.add)
-    def __isub__(self, o): return self._inplace(o, np.subtract)
-    def __imul__(self, o): return self._inplace(o, np.multiply)
-    def __itruediv__(self, o): return self._inplace(o, np.true_divide)
-    def __lt__(self, o): return self._binary(o, np.less)
-    def __le__(self, o): return self._binary(o, np.less_equal)
-    def __gt__(self, o): return self._binary(o, np.greater)
-    def __ge__(self, o): return self._binary(o, np.greater_equal)
-    def __eq__(self, o): return self._binary(o, np.equal)
-    def __ne__(self, o): return self._binary(o, np.not_equal)
-    __hash__ = None
+    def _from_host(self, array):
+        return asarray(array)
 
     def sum(self, axis=None, dtype=None, keepdims=False):
         return asarray(np.asarray(self.get().sum(axis=axis, dtype=dtype, keepdims=keepdims)))
@@ -399,6 +340,14 @@ def _params(text):
     return out
 
 
+def _typedef(type_defs, param, ctype):
+    """`type_defs` with the typedef of `param`'s type placeholder (`T x` resolved to `ctype`) added once."""
+    if param["type"] in _C or hasattr(np, param["type"]):
+        return type_defs
+    line = "typedef %s %s;\n" % (ctype, param["type"])
+    return type_defs if line in type_defs else type_defs + line
+
+
 class _UserKernel:
     """What ElementwiseKernel and ReductionKernel share: parameter lists, type placeholders, arguments."""
 
@@ -433,6 +382,27 @@ class _UserKernel:
                 return np.dtype(fallback)
             raise TypeError("Cannot determine the type of `%s` (%s)" % (p["name"], t))
         return dt
+
+    def _inputs(self, ins, dt):
+        """The kernel's parameters, per-element reads and wire arguments for the inputs, with the typedefs of the
+        type placeholders they resolve."""
+        sig, body, wire_args, key, type_defs = [], [], [], [], ""
+        for p, a in zip(self.in_params, ins):
+            t = dt(p, a.dtype if isinstance(a, (ndarray, np.generic)) else None)
+            c = _ctype(t)
+            type_defs = _typedef(type_defs, p, c)
+            key.append((p["name"], t.name, isinstance(a, ndarray), p["raw"]))
+            if isinstance(a, ndarray):
+                if p["raw"]:
+                    sig.append("const %s* __restrict__ %s" % (c, p["name"]))
+                else:
+                    sig.append("const %s* __restrict__ _p_%s" % (c, p["name"]))
+                    body.append("const %s %s = _p_%s[i];" % (c, p["name"], p["name"]))
+                wire_args.append(rt.pointer_arg(a._device_memory, a._device_offset))
+            else:
+                sig.append("%s %s" % (c, p["name"]))
+                wire_args.append({"hex": np.asarray(a, t).tobytes().hex()})
+        return sig, body, wire_args, key, type_defs
 
     def _build(self, key, text):
         if key not in self._compiled:
@@ -478,23 +448,10 @@ class ElementwiseKernel(_UserKernel):
         for k, p in enumerate(self.out_params):
             if outs[k] is None:
                 outs[k] = empty(shape, dt(p))
-        sig, body, wire_args, key = [], [], [], []
-        for p, a in zip(self.in_params, ins):
-            t = dt(p, a.dtype if isinstance(a, (ndarray, np.generic)) else None)
-            c = _ctype(t)
-            key.append((p["name"], t.name, isinstance(a, ndarray), p["raw"]))
-            if isinstance(a, ndarray):
-                if p["raw"]:
-                    sig.append("const %s* __restrict__ %s" % (c, p["name"]))
-                else:
-                    sig.append("const %s* __restrict__ _p_%s" % (c, p["name"]))
-                    body.append("const %s %s = _p_%s[i];" % (c, p["name"], p["name"]))
-                wire_args.append(rt.pointer_arg(a._device_memory, a._device_offset))
-            else:
-                sig.append("%s %s" % (c, p["name"]))
-                wire_args.append({"hex": np.asarray(a, t).tobytes().hex()})
+        sig, body, wire_args, key, type_defs = self._inputs(ins, dt)
         for p, a in zip(self.out_params, outs):
             c = _ctype(a.dtype)
+            type_defs = _typedef(type_defs, p, c)
             key.append((p["name"], a.dtype.name, True, p["raw"]))
             if p["raw"]:
                 sig.append("%s* __restrict__ %s" % (c, p["name"]))
@@ -502,15 +459,6 @@ class ElementwiseKernel(_UserKernel):
                 sig.append("%s* __restrict__ _p_%s" % (c, p["name"]))
                 body.append("%s& %s = _p_%s[i];" % (c, p["name"], p["name"]))
             wire_args.append(rt.pointer_arg(a._device_memory, a._device_offset))
-        # A type placeholder (`T x`) becomes a typedef of the element type it was resolved to.
-        type_defs = ""
-        for p, a in list(zip(self.in_params, ins)) + list(zip(self.out_params, outs)):
-            if p["type"] in _C or hasattr(np, p["type"]):
-                continue
-            line = "typedef %s %s;\n" % (_ctype(a.dtype if isinstance(a, (ndarray, np.generic)) else dt(p)),
-                                          p["type"])
-            if line not in type_defs:
-                type_defs += line
         text = ("%s\n%s"
                 "struct _cp_index { long long s; __device__ long long size() const { return s; } };\n"
                 "extern \"C\" __global__ void %s(%s, long long _n)\n{\n"
@@ -554,25 +502,9 @@ class ReductionKernel(_UserKernel):
         oc = _ctype(o.dtype)
         rtype = self.reduce_type or oc
         rtype = _C.get(rtype, rtype)
-        sig, body, wire_args, key, type_defs = [], [], [], [], ""
-        for p, a in zip(self.in_params, ins):
-            t = dt(p, a.dtype if isinstance(a, (ndarray, np.generic)) else None)
-            c = _ctype(t)
-            if p["type"] not in _C and not hasattr(np, p["type"]) and ("typedef %s %s;" % (c, p["type"])) \
-                    not in type_defs:
-                type_defs += "typedef %s %s;\n" % (c, p["type"])
-            key.append((p["name"], t.name, isinstance(a, ndarray)))
-            if isinstance(a, ndarray):
-                sig.append("const %s* __restrict__ _p_%s" % (c, p["name"]))
-                body.append("const %s %s = _p_%s[i];" % (c, p["name"], p["name"]))
-                wire_args.append(rt.pointer_arg(a._device_memory, a._device_offset))
-            else:
-                sig.append("%s %s" % (c, p["name"]))
-                wire_args.append({"hex": np.asarray(a, t).tobytes().hex()})
+        sig, body, wire_args, key, type_defs = self._inputs(ins, dt)
         p0 = self.out_params[0]
-        if p0["type"] not in _C and not hasattr(np, p0["type"]) and ("typedef %s %s;" % (oc, p0["type"])) \
-                not in type_defs:
-            type_defs += "typedef %s %s;\n" % (oc, p0["type"])
+        type_defs = _typedef(type_defs, p0, oc)
         sig.append("%s* __restrict__ _p_%s" % (oc, p0["name"]))
         wire_args.append(rt.pointer_arg(o._device_memory, o._device_offset))
         key.append((p0["name"], o.dtype.name))

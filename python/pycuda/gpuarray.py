@@ -10,6 +10,7 @@ import numbers
 import numpy as np
 
 from cuda_playground import _runtime as rt
+from cuda_playground._hostmath import HostArithmetic
 from . import driver as _drv
 
 
@@ -17,9 +18,7 @@ def _memory(nbytes, name):
     return _drv._call(rt.DeviceMemory, builtins.max(int(nbytes), 1), name)
 
 
-class GPUArray:
-    __array_priority__ = 100
-
+class GPUArray(HostArithmetic):
     def __init__(self, shape, dtype, allocator=None, base=None, gpudata=None, strides=None, order="C"):
         if isinstance(shape, numbers.Integral):
             shape = (int(shape),)
@@ -84,28 +83,12 @@ class GPUArray:
         _drv._call(rt.dtod, out._device_memory, 0, self._device_memory, self._device_offset, self.nbytes)
         return out
 
-    def __len__(self):
-        if not self.shape:
-            raise TypeError("len() of unsized object")
-        return self.shape[0]
-
     def __repr__(self):
         return repr(self.get())
-
-    def __str__(self):
-        return str(self.get())
 
     def __array__(self, dtype=None):
         a = self.get()
         return a if dtype is None else a.astype(dtype)
-
-    def __bool__(self):
-        if self.size != 1:
-            raise ValueError("The truth value of an array with more than one element is ambiguous")
-        return bool(self.get().reshape(-1)[0])
-
-    def __float__(self):
-        return float(self.get().reshape(-1)[0])
 
     def fill(self, value, stream=None):
         self.set(np.full(self.shape, value, self.dtype))
@@ -128,53 +111,8 @@ class GPUArray:
     def astype(self, dtype, stream=None):
         return to_gpu(self.get().astype(dtype))
 
-    def __getitem__(self, index):
-        host = self.get()[index]
-        return to_gpu(np.ascontiguousarray(host))
-
-    def __setitem__(self, index, value):
-        host = self.get()
-        host[index] = value.get() if isinstance(value, GPUArray) else value
-        self.set(host)
-
-    @property
-    def T(self):
-        return to_gpu(np.ascontiguousarray(self.get().T))
-
-    # ---- arithmetic (NumPy on the fetched values)
-    def _binary(self, other, op, reverse=False):
-        a = self.get()
-        b = other.get() if isinstance(other, GPUArray) else other
-        return to_gpu(np.asarray(op(b, a) if reverse else op(a, b)))
-
-    def _inplace(self, other, op):
-        result = np.asarray(op(self.get(), other.get() if isinstance(other, GPUArray) else other))
-        self.set(result.astype(self.dtype))
-        return self
-
-    def __add__(self, o): return self._binary(o, np.add)
-    def __radd__(self, o): return self._binary(o, np.add, True)
-    def __sub__(self, o): return self._binary(o, np.subtract)
-    def __rsub__(self, o): return self._binary(o, np.subtract, True)
-    def __mul__(self, o): return self._binary(o, np.multiply)
-    def __rmul__(self, o): return self._binary(o, np.multiply, True)
-    def __truediv__(self, o): return self._binary(o, np.true_divide)
-    def __rtruediv__(self, o): return self._binary(o, np.true_divide, True)
-    def __pow__(self, o): return self._binary(o, np.power)
-    def __rpow__(self, o): return self._binary(o, np.power, True)
-    def __neg__(self): return to_gpu(-self.get())
-    def __abs__(self): return to_gpu(np.abs(self.get()))
-    def __iadd__(self, o): return self._inplace(o, np.add)
-    def __isub__(self, o): return self._inplace(o, np.subtract)
-    def __imul__(self, o): return self._inplace(o, np.multiply)
-    def __itruediv__(self, o): return self._inplace(o, np.true_divide)
-    def __lt__(self, o): return self._binary(o, np.less)
-    def __le__(self, o): return self._binary(o, np.less_equal)
-    def __gt__(self, o): return self._binary(o, np.greater)
-    def __ge__(self, o): return self._binary(o, np.greater_equal)
-    def __eq__(self, o): return self._binary(o, np.equal)
-    def __ne__(self, o): return self._binary(o, np.not_equal)
-    __hash__ = None
+    def _from_host(self, array):
+        return to_gpu(array)
 
     def mul_add(self, selffac, other, otherfac, add_timer=None, stream=None):
         return to_gpu(selffac * self.get() + otherfac * other.get())
