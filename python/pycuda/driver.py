@@ -445,8 +445,16 @@ class Function:
         block3 = _call(rt.dims, block, "block", 1)
         wire, after, temps = self._pack(args)
         try:
-            ms = _call(rt.launch, self.module._module, self.name, grid3, block3, wire, shared or 0,
-                       getattr(stream, "handle", 0), rt.caller_line())
+            try:
+                ms = rt.launch(self.module._module, self.name, grid3, block3, wire, shared or 0,
+                               getattr(stream, "handle", 0), rt.caller_line())
+            except rt.DeviceError as e:
+                # PyCUDA sets the block's shape before it launches, and that call is what refuses too large a block.
+                d = rt.device()
+                too_large = block3[0] * block3[1] * block3[2] > d["max_threads_per_block"] or any(
+                    b > m for b, m in zip(block3, d["max_block"]))
+                raise translate(e, "cuFuncSetBlockShape" if e.kind == "launch_refused" and too_large
+                                else "cuLaunchKernel") from None
             for array, mem in after:
                 _call(rt.dtoh, array, mem, 0, None, _pinned(array))
         finally:

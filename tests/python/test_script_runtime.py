@@ -160,7 +160,8 @@ def test_missing_bounds_check_is_stopped_at_the_scripts_line(run):
 def test_block_too_large_is_pycudas_logic_error(run):
     ran = run(SCRIPTS / "pitfalls" / "block_too_large.py")
     assert ran.rc == 1
-    assert "pycuda._driver.LogicError: cuLaunchKernel failed: invalid argument" in ran.stderr
+    # PyCUDA's own words: it sets the block's shape before the launch, and that call refuses it
+    assert "pycuda._driver.LogicError: cuFuncSetBlockShape failed: invalid argument" in ran.stderr
     (launch,) = ran.launches()
     assert launch["error"]["kind"] == "launch_refused"
     assert launch["block"] == [2000, 1, 1]

@@ -2,7 +2,9 @@
 
 A block may have at most 1024 threads (see MAX_THREADS_PER_BLOCK).
 block=(2000, 1, 1) makes the launch itself fail: PyCUDA raises
-pycuda._driver.LogicError ("cuLaunchKernel failed: invalid argument").
+pycuda._driver.LogicError with "invalid argument" (the call named in the
+message depends on the PyCUDA version, e.g. cuLaunchKernel or
+cuFuncSetBlockShape).
 This script does not catch the error, so it ends with a traceback and
 never reaches its check. The fix is a smaller block and more blocks.
 """
