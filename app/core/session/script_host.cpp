@@ -567,7 +567,8 @@ Result<ScriptRunResult> run_script(const ScriptRequest& request) {
                  "CUDA_PLAYGROUND_SCRIPT_FD=" + std::to_string(kScriptSocketFd),
                  "OMP_NUM_THREADS=1",
                  "OPENBLAS_NUM_THREADS=1"};
-    for (const char* keep : {"LANG", "LC_ALL", "LC_CTYPE", "TERM", "COLUMNS"})
+    // LD_LIBRARY_PATH too: the script's process starts as this executable, which may need it to find its libraries.
+    for (const char* keep : {"LANG", "LC_ALL", "LC_CTYPE", "TERM", "COLUMNS", "LD_LIBRARY_PATH"})
         if (const char* v = std::getenv(keep)) spawn.env.push_back(std::string(keep) + "=" + v);
 
     const auto started = std::chrono::steady_clock::now();
