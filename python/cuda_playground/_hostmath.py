@@ -1,12 +1,38 @@
-"""Arithmetic, comparisons and in-place updates of a device array (pycuda's GPUArray, cupy's ndarray), computed
-by NumPy on the values fetched from the device: a class mixes this in with `get()`, `set(host)` and
-`_from_host(array)` (a new device array holding `array`)."""
+"""What pycuda's GPUArray and cupy's ndarray share: shape and element facts (`_init_shape`), and arithmetic,
+comparisons and in-place updates computed by NumPy on the values fetched from the device: a class mixes this in
+with `get()`, `set(host)` and `_from_host(array)` (a new device array holding `array`)."""
+import numbers
+
 import numpy as np
 
 
 class HostArithmetic:
     __array_priority__ = 100
     __hash__ = None
+
+    def _init_shape(self, shape, dtype):
+        if isinstance(shape, numbers.Integral):
+            shape = (int(shape),)
+        self.shape = tuple(int(s) for s in shape)
+        self.dtype = np.dtype(dtype)
+        self.size = int(np.prod(self.shape)) if self.shape else 1
+        self.nbytes = self.size * self.dtype.itemsize
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def strides(self):  # C order
+        out, step = [], self.itemsize
+        for s in reversed(self.shape):
+            out.append(step)
+            step *= s
+        return tuple(reversed(out))
 
     def _binary(self, other, op, reverse=False):
         a = self.get()

@@ -30,34 +30,13 @@ def _call(fn, *args, **kw):
 
 class ndarray(HostArithmetic):
     def __init__(self, shape, dtype=float, memptr=None, strides=None, order="C"):
-        if isinstance(shape, (int, np.integer)):
-            shape = (int(shape),)
-        self.shape = tuple(int(s) for s in shape)
-        self.dtype = np.dtype(dtype)
-        self.size = int(np.prod(self.shape)) if self.shape else 1
-        self.nbytes = self.size * self.dtype.itemsize
+        self._init_shape(shape, dtype)
         if memptr is None:
             memptr = cuda.MemoryPointer(cuda.Memory(_call(rt.DeviceMemory, builtins.max(self.nbytes, 1), "cupy array",
                                                           self.dtype.itemsize)), 0)
         self.data = memptr
         self._device_memory = memptr.mem._device_memory
         self._device_offset = memptr.offset
-
-    @property
-    def ndim(self):
-        return len(self.shape)
-
-    @property
-    def itemsize(self):
-        return self.dtype.itemsize
-
-    @property
-    def strides(self):
-        out, step = [], self.itemsize
-        for s in reversed(self.shape):
-            out.append(step)
-            step *= s
-        return tuple(reversed(out))
 
     def get(self, stream=None, order="C", out=None):
         host = np.empty(self.shape, self.dtype) if out is None else out

@@ -5,7 +5,6 @@ comparisons are computed by NumPy on the array's values fetched from the device 
 (these are the library's own kernels in PyCUDA, not the script's; the script's kernels are what the playground
 runs and shows)."""
 import builtins
-import numbers
 
 import numpy as np
 
@@ -20,13 +19,7 @@ def _memory(nbytes, name):
 
 class GPUArray(HostArithmetic):
     def __init__(self, shape, dtype, allocator=None, base=None, gpudata=None, strides=None, order="C"):
-        if isinstance(shape, numbers.Integral):
-            shape = (int(shape),)
-        self.shape = tuple(int(s) for s in shape)
-        self.dtype = np.dtype(dtype)
-        self.size = int(np.prod(self.shape)) if self.shape else 1
-        self.nbytes = self.size * self.dtype.itemsize
-        self.strides = _c_strides(self.shape, self.dtype.itemsize)
+        self._init_shape(shape, dtype)
         self.base = base
         if gpudata is None:
             gpudata = _drv.DeviceAllocation.__new__(_drv.DeviceAllocation)
@@ -43,14 +36,6 @@ class GPUArray(HostArithmetic):
 
     def __int__(self):
         return self.ptr
-
-    @property
-    def ndim(self):
-        return len(self.shape)
-
-    @property
-    def itemsize(self):
-        return self.dtype.itemsize
 
     @property
     def mem_size(self):
@@ -134,14 +119,6 @@ class GPUArray(HostArithmetic):
 
     def real(self):
         return to_gpu(np.real(self.get()))
-
-
-def _c_strides(shape, itemsize):
-    strides, step = [], itemsize
-    for s in reversed(shape):
-        strides.append(step)
-        step *= s
-    return tuple(reversed(strides))
 
 
 def to_gpu(ary, allocator=None):
