@@ -63,8 +63,9 @@ or refusal is said on stderr.
 
 A Python script (a .py file using PyCUDA or CuPy) runs as written too: in the system's Python with the
 playground's pycuda and cupy, confined (its own folder read only, no network, no programs), its kernels on
-the backend; --json, --time-limit and -- ARGS... as for a program (README: Your Python scripts).
-  cuda-playground run script.py [--json FILE] [--time-limit S] [-- ARGS...]
+the backend; --json, --time-limit, --capture, --save-launch and -- ARGS... as for a program (README: Your
+Python scripts; in the window, File > Open shows its launches, each re-run live on its captured inputs).
+  cuda-playground run script.py [--json FILE] [--time-limit S] [--capture FILE] [--save-launch N] [-- ARGS...]
 
 )" + backend_option_help(28) +
            R"(  --set NAME=VALUE          set a parameter (repeatable); NAME=PATH for an image buffer loads that image

@@ -49,6 +49,10 @@ nlohmann::json buffers_json(const std::vector<ProgramBuffer>& buffers) {
         nlohmann::json j = {{"name", b.name}, {"bytes", b.bytes}, {"captured", b.captured}};
         if (b.captured) j["before_at"] = b.before_at;
         if (b.has_after) j["after_at"] = b.after_at;
+        if (!b.dtype.empty()) {  // a script's array: NumPy's dtype and shape
+            j["dtype"] = b.dtype;
+            j["shape"] = b.shape;
+        }
         out.push_back(j);
     }
     return out;
@@ -160,6 +164,7 @@ int run_program(const ProgramCommand& command) {
         script.args = command.program_args;
         script.backend = command.backend;
         script.time_limit_s = command.time_limit_s;
+        script.capture_limit = request.capture_limit;
         auto ran = run_script(script);
         if (ran) {
             r = std::move(ran->run);

@@ -62,17 +62,44 @@ std::optional<Error> read_common_options(const Args& args, ProgramCommand& comma
     return std::nullopt;
 }
 
-// A Python script: its own arguments after `--`; --backend, --json and --time-limit.
+// --capture, --capture-limit, --save-launch and --out-dir, which programs and scripts share.
+std::optional<Error> read_capture_options(const Args& args, const std::filesystem::path& path, ProgramCommand& command) {
+    if (args.has("--capture")) {
+        command.capture = args.get("--capture");
+        if (command.capture.empty())
+            return make_error(ErrorKind::UserInput, "--capture needs a file", "e.g. --capture run.cpcap");
+        if (auto ok = check_output_file("--capture", command.capture); !ok) return ok.error();
+    }
+    if (args.has("--save-launch")) {
+        auto n = parse_whole_number("--save-launch", args.get("--save-launch"), 1, 1000000);
+        if (!n) return n.error();
+        command.save_launch = size_t(*n);
+        command.out_dir = args.has("--out-dir") ? args.get("--out-dir")
+                                                : path.stem().string() + "-launch" + std::to_string(*n);
+    } else if (args.has("--out-dir")) {
+        return make_error(ErrorKind::UserInput, "--out-dir is where --save-launch writes its lesson, and it was not given",
+                          "e.g. --save-launch 2 --out-dir reduce-lesson");
+    }
+    if (args.has("--capture-limit")) {
+        auto mib = parse_whole_number("--capture-limit", args.get("--capture-limit"), 1, 65536);
+        if (!mib) return mib.error();
+        command.capture_limit = uint64_t(*mib) << 20;
+    }
+    return std::nullopt;
+}
+
+// A Python script: its own arguments after `--`; --backend, --json, --time-limit and the capture's options.
 Result<std::optional<ProgramCommand>> script_command(const Args& args, const SplitRunArgs& split,
                                                      const std::filesystem::path& path) {
-    static const std::vector<std::string> kept = {"--backend", "--json", "--time-limit", "--help"};
+    static const std::vector<std::string> kept = {"--backend",       "--json",        "--time-limit", "--capture",
+                                                  "--capture-limit", "--save-launch", "--out-dir",    "--help"};
     for (const auto& [name, values] : args.values)
         if (std::find(kept.begin(), kept.end(), name) == kept.end())
             return make_error(ErrorKind::UserInput,
                               "`" + name + "` does not apply to a Python script (" + path.filename().string() + ")",
                               "a script chooses its own grid, block and sizes: pass it arguments after `--`, e.g. "
                               "`cuda-playground run " + args.positional[0] + " -- 1000`; a script takes --backend, "
-                              "--json and --time-limit");
+                              "--json, --time-limit, --capture, --capture-limit, --save-launch and --out-dir");
     if (!split.include_dirs.empty())
         return make_error(ErrorKind::UserInput, "-I is for C++ programs; a script names its headers' folders itself",
                           "pass include_dirs=[...] to SourceModule in the script");
@@ -81,6 +108,7 @@ Result<std::optional<ProgramCommand>> script_command(const Args& args, const Spl
     command.script = true;
     command.program_args = split.program_args;
     if (auto refused = read_common_options(args, command)) return *refused;
+    if (auto refused = read_capture_options(args, path, command)) return *refused;
     return std::optional<ProgramCommand>(std::move(command));
 }
 
@@ -136,27 +164,7 @@ Result<std::optional<ProgramCommand>> program_command(const Args& args, const Sp
         command.include_dirs.push_back(dir);
     }
     if (auto refused = read_common_options(args, command)) return *refused;
-    if (args.has("--capture")) {
-        command.capture = args.get("--capture");
-        if (command.capture.empty())
-            return make_error(ErrorKind::UserInput, "--capture needs a file", "e.g. --capture run.cpcap");
-        if (auto ok = check_output_file("--capture", command.capture); !ok) return ok.error();
-    }
-    if (args.has("--save-launch")) {
-        auto n = parse_whole_number("--save-launch", args.get("--save-launch"), 1, 1000000);
-        if (!n) return n.error();
-        command.save_launch = size_t(*n);
-        command.out_dir = args.has("--out-dir") ? args.get("--out-dir")
-                                                : path.stem().string() + "-launch" + std::to_string(*n);
-    } else if (args.has("--out-dir")) {
-        return make_error(ErrorKind::UserInput, "--out-dir is where --save-launch writes its lesson, and it was not given",
-                          "e.g. --save-launch 2 --out-dir reduce-lesson");
-    }
-    if (args.has("--capture-limit")) {
-        auto mib = parse_whole_number("--capture-limit", args.get("--capture-limit"), 1, 65536);
-        if (!mib) return mib.error();
-        command.capture_limit = uint64_t(*mib) << 20;
-    }
+    if (auto refused = read_capture_options(args, path, command)) return *refused;
     return std::optional<ProgramCommand>(std::move(command));
 }
 

@@ -18,6 +18,7 @@
 #include "core/session/backend_setup.h"
 #include "core/session/lesson_export.h"
 #include "core/session/report_text.h"
+#include "core/session/script_host.h"
 #include "core/text_util.h"
 #include "core/toolkit/nvrtc_compiler.h"
 #include "ui/panels/memory_panel.h"
@@ -364,7 +365,9 @@ bool Workspace::document_is_program() {
     if (doc()->revision() != program_doc_revision_ || path != program_doc_path_) {
         program_doc_revision_ = doc()->revision();
         program_doc_path_ = path;
-        program_doc_ = !files_.parsed().spec.has_metadata && main_function_line(doc()->text()) > 0;
+        // A Python script is one too: it runs as written, and its launches are a program's (core/session/script_host).
+        program_doc_ = is_script_file(path) ||
+                       (!files_.parsed().spec.has_metadata && main_function_line(doc()->text()) > 0);
     }
     return program_doc_;
 }
@@ -381,11 +384,15 @@ void Workspace::maybe_submit_program(double now) {
     if (new_program) {
         layout_.show("Program");
         console_.add(LogKind::Info, doc()->original_path().filename().string() +
-                                        " is a whole program (it has a main()): it runs as written, its output and "
-                                        "its launches are in the Program panel");
+                                        (is_script_file(path)
+                                             ? " is a Python script: it runs as written in the system's Python, its "
+                                               "output and its launches are in the Program panel"
+                                             : " is a whole program (it has a main()): it runs as written, its output "
+                                               "and its launches are in the Program panel"));
     }
     output_status_ = OutputStatus();
-    output_status_.failure = "a whole program: its output and its launches are in the Program panel";
+    output_status_.failure = is_script_file(path) ? "a Python script: its output and its launches are in the Program panel"
+                                                  : "a whole program: its output and its launches are in the Program panel";
     program_.started_at = now;
     render::RenderTarget* wake_target = &target_;
     program_.start(doc()->text(), path, doc()->revision(), [wake_target] { wake_target->wake(); });
@@ -393,12 +400,29 @@ void Workspace::maybe_submit_program(double now) {
 
 void Workspace::apply_program(ProgramRun run) {
     const std::string name = std::filesystem::path(program_.last_path()).filename().string();
-    run_diagnostics_ = run.diagnostics;  // the editor marks the lines
+    // The editor marks the lines: the compiler's messages, and each launch that failed on a kernel line (a script's
+    // kernel lines are the script's own).
+    run_diagnostics_ = run.diagnostics;
+    for (const ProgramLaunch& l : run.launches)
+        if (l.error && l.error->line > 0)
+            run_diagnostics_.push_back(Diagnostic{program_.last_path(), l.error->line, 0, Severity::Error,
+                                                  "launch of `" + l.kernel + "` (line " + std::to_string(l.line) +
+                                                      "): " + l.error->message,
+                                                  DiagnosticOrigin::Run});
+    merge_sanitizer_marks();
+    for (const Diagnostic& d : run_diagnostics_)
+        if (d.severity == Severity::Error && d.line > 0 && doc() && doc()->revision() == program_.last_revision()) {
+            compile_status_.reveal_line = d.line;  // the first error's line scrolled into view
+            ++compile_status_.reveal_serial;
+            break;
+        }
     if (!run.compiled) {
         for (const Diagnostic& d : run.diagnostics) console_.add(LogKind::Compile, d.str());
         console_.add(LogKind::Error, name + " did not compile" + (run.error ? ": " + run.error->message : std::string()));
         return;
     }
+    for (const Diagnostic& d : run.diagnostics)  // a script's kernels compile as it runs (its own CompileError too)
+        console_.add(LogKind::Compile, d.str());
     if (!run.stdout_text.empty()) console_.add(LogKind::Printf, run.stdout_text);
     if (!run.stderr_text.empty()) console_.add(LogKind::Warning, run.stderr_text);
     for (const std::string& attempt : run.refused)
@@ -410,7 +434,11 @@ void Workspace::apply_program(ProgramRun run) {
             console_.add(LogKind::Error, "launch of `" + l.kernel + "` at line " + std::to_string(l.line) + ": " +
                                              l.error->message);
     if (run.error) console_.add(LogKind::Error, run.error->message);
-    console_.add(LogKind::Info, name + ": " + std::string(program_end_name(run.end)) + " with status " +
+    const bool script = is_script_file(program_.last_path());
+    console_.add(LogKind::Info, name + ": " +
+                                    (script && run.end == ProgramRun::End::Returned ? std::string("exited")
+                                                                                    : program_end_name(run.end)) +
+                                    " with status " +
                                     std::to_string(run.exit_status) + " after " +
                                     count_text(run.launches.size(), "launch", "launches"));
 }

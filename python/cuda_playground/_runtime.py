@@ -41,15 +41,16 @@ def _check(answer, what):
 class DeviceMemory:
     """One allocation on the device."""
 
-    def __init__(self, nbytes, name="", element_bytes=1):
+    def __init__(self, nbytes, name="", element_bytes=1, shape=None, dtype=None):
         global _next_address
         nbytes = int(nbytes)
         if nbytes <= 0:
             raise DeviceError({"kind": "user_input", "name": "CUDA_ERROR_INVALID_VALUE",
                                "message": "an allocation of %d bytes" % nbytes,
                                "hint": "allocate at least one byte"}, "cuMemAlloc")
-        answer, _ = connection().call({"op": "alloc", "bytes": nbytes, "name": name,
-                                       "element_bytes": int(element_bytes)})
+        request = {"op": "alloc", "bytes": nbytes, "name": name, "element_bytes": int(element_bytes)}
+        request.update(layout(shape, dtype, nbytes))
+        answer, _ = connection().call(request)
         _check(answer, "cuMemAlloc")
         self.buffer = answer["buffer"]
         self.size = nbytes
@@ -108,6 +109,18 @@ def resolve(pointer, what):
     return found
 
 
+def layout(shape, dtype, nbytes):
+    """What the allocation holds as NumPy sees it (the window shows an (h, w, 3) uint8 array as a picture): only
+    when the shape fills it exactly."""
+    if shape is None or dtype is None:
+        return {}
+    dtype = np.dtype(dtype)
+    shape = [int(n) for n in (shape if isinstance(shape, (tuple, list)) else (shape,))]
+    if int(np.prod(shape, dtype=np.int64)) * dtype.itemsize != nbytes or dtype.kind not in "biuf":
+        return {}
+    return {"dtype": dtype.name, "shape": shape}
+
+
 def _bytes_of(array):
     a = np.ascontiguousarray(array)
     return a.view(np.uint8).reshape(-1) if a.size else np.zeros(0, np.uint8)
@@ -118,8 +131,10 @@ def htod(mem, offset, host, pinned=False):
     if isinstance(mem, Symbol):
         return mem.write(offset, data)
     if data.size:
-        _check(connection().call({"op": "htod", "buffer": mem.buffer, "offset": int(offset), "pinned": pinned},
-                                 data)[0], "cuMemcpyHtoD")
+        request = {"op": "htod", "buffer": mem.buffer, "offset": int(offset), "pinned": pinned}
+        if int(offset) == 0 and isinstance(host, np.ndarray):
+            request.update(layout(host.shape, host.dtype, mem.size))
+        _check(connection().call(request, data)[0], "cuMemcpyHtoD")
 
 
 def dtoh(host, mem, offset, nbytes=None, pinned=False):

@@ -33,7 +33,7 @@ class ndarray(HostArithmetic):
         self._init_shape(shape, dtype)
         if memptr is None:
             memptr = cuda.MemoryPointer(cuda.Memory(_call(rt.DeviceMemory, builtins.max(self.nbytes, 1), "cupy array",
-                                                          self.dtype.itemsize)), 0)
+                                                          self.dtype.itemsize, self.shape, self.dtype)), 0)
         self.data = memptr
         self._device_memory = memptr.mem._device_memory
         self._device_offset = memptr.offset

@@ -415,7 +415,8 @@ class Function:
                                     "(cuda-playground: pass numpy.ascontiguousarray(...))" % i)
                 if param.get("pointer"):
                     rt.check_array_param(self.name, i, param, a.dtype)
-                mem = _call(rt.DeviceMemory, max(a.nbytes, 1), param.get("name", "arg%d" % i), a.itemsize)
+                mem = _call(rt.DeviceMemory, max(a.nbytes, 1), param.get("name", "arg%d" % i), a.itemsize,
+                            a.shape, a.dtype)
                 temps.append(mem)
                 if arg.copy_in:
                     _call(rt.htod, mem, 0, a, _pinned(a))

@@ -13,8 +13,8 @@ from cuda_playground._hostmath import HostArithmetic
 from . import driver as _drv
 
 
-def _memory(nbytes, name):
-    return _drv._call(rt.DeviceMemory, builtins.max(int(nbytes), 1), name)
+def _memory(nbytes, name, shape=None, dtype=None):
+    return _drv._call(rt.DeviceMemory, builtins.max(int(nbytes), 1), name, 1, shape, dtype)
 
 
 class GPUArray(HostArithmetic):
@@ -23,7 +23,7 @@ class GPUArray(HostArithmetic):
         self.base = base
         if gpudata is None:
             gpudata = _drv.DeviceAllocation.__new__(_drv.DeviceAllocation)
-            gpudata._device_memory = _memory(self.nbytes, "gpuarray")
+            gpudata._device_memory = _memory(self.nbytes, "gpuarray", self.shape, self.dtype)
             gpudata._device_offset = 0
         self.gpudata = gpudata
         self._device_memory = gpudata._device_memory

@@ -262,6 +262,9 @@ def main():
              {}, {1}),
             ("program", "run of a program that does not compile", ["run", programs + "/samples/matrix_scale.cu"] + cpu,
              {}, {1}),
+            ("program", "run of a Python script (its arrays' dtype and shape)",
+             ["run", os.path.join(args.source_dir, "tests", "data", "scripts", "course", "07_grayscale.py")] + cpu,
+             {}, {0}),
             ("sweep", "sweep", ["sweep", "basics/vector_add", "--backend", "cpu", "--set", "n=1000", "--blocks",
                                 "64,2048,100", "--repeat", "1", "--json", "-"], {}, {0}),
         ]

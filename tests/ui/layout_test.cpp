@@ -31,7 +31,7 @@ using namespace cp::uitest;
 
 namespace {
 
-const char* kPanels[] = {"Library", "Editor",      "Parameters", "Launch", "Output",  "Timing",
+const char* kLayoutPanels[] = {"Library", "Editor",      "Parameters", "Launch", "Output",  "Timing",
                          "Console", "Device",      "Launch view", "Occupancy", "Sweep", "Streams"};
 
 std::unique_ptr<ui::AppHost> start(int width, int height, float text_size) {
@@ -60,7 +60,7 @@ ImGuiWindow* show(ui::AppHost& host, const char* title) {
 // Every panel lies inside the screen, is big enough to use, and its contents fit its width (content wider
 // than the window, without a horizontal scrollbar, would be cut off at the right edge).
 void expect_nothing_cut_off(ui::AppHost& host, int width, int height) {
-    for (const char* title : kPanels) {
+    for (const char* title : kLayoutPanels) {
         ImGuiWindow* w = show(host, title);
         ASSERT_NE(w, nullptr) << title;
         // CP_UI_TEST_SHOTS=folder keeps a screenshot per panel for a person to look at.
@@ -121,7 +121,7 @@ TEST(Layout, TheDefaultAtTheDefaultSizeToo) {
     ASSERT_TRUE(host);
     const Rect out = window_rect("Output");
     EXPECT_GE(out.width(), int(0.6 * 1600));
-    for (const char* title : kPanels) {
+    for (const char* title : kLayoutPanels) {
         show(*host, title);
         const Rect r = window_rect(title);
         // The Launch view is a tab of the output's own group (it draws the output again, with the launch over it).
@@ -159,7 +159,7 @@ TEST(Layout, ClosedPanelsGiveTheirSpaceToTheOutputAndResetBringsThemBack) {
     EXPECT_EQ(again.y0, before.y0);
     EXPECT_EQ(again.width(), before.width());
     EXPECT_EQ(again.height(), before.height());
-    for (const char* title : kPanels) EXPECT_GT(show(*host, title) ? window_rect(title).width() : 0, 0) << title;
+    for (const char* title : kLayoutPanels) EXPECT_GT(show(*host, title) ? window_rect(title).width() : 0, 0) << title;
 }
 
 TEST(Layout, DraggingTheSplitterBesideTheOutputResizesIt) {

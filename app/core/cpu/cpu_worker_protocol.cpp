@@ -208,7 +208,7 @@ ProgramLaunchRecord launch_record_from(const json& j) {
     for (const json& b : j.at("buffers"))
         r.buffers.push_back(ProgramBuffer{b.at("name").get<std::string>(), b.at("bytes").get<uint64_t>(),
                                           b.at("captured").get<bool>(), b.at("before_at").get<uint64_t>(),
-                                          b.at("after_at").get<uint64_t>(), b.at("has_after").get<bool>()});
+                                          b.at("after_at").get<uint64_t>(), b.at("has_after").get<bool>(), {}, {}});
     if (r.error && j.contains("thread")) r.error->thread = dim3_from(j["thread"]);
     if (r.error && j.contains("block_of_thread")) r.error->block = dim3_from(j["block_of_thread"]);
     if (r.error && j.contains("error_line")) r.error->line = j["error_line"].get<int>();

@@ -54,6 +54,10 @@ struct ProgramBuffer {
     uint64_t before_at = 0;     // where its bytes before the launch start in ProgramRun::capture_data
     uint64_t after_at = 0;      // ... and after it (a refused launch, which ran nothing, has no after)
     bool has_after = false;
+    // What it holds as a script's NumPy array did ("uint8", {480, 640, 3}: a picture), when a script told; empty for
+    // a C++ program's, whose elements are its kernel parameter's type.
+    std::string dtype;
+    std::vector<uint64_t> shape;
 };
 
 // One launch as the program made it, and what came of it.
@@ -70,6 +74,10 @@ struct ProgramLaunch {
     std::optional<EngineError> error;  // refused (block 2048) or faulted (thread, block, line, element)
     std::vector<ProgramArg> args;
     std::vector<ProgramBuffer> buffers;
+    // A script's launch: the module its kernel was compiled from (the source as padded to the script's lines, its
+    // options and include folders). Empty for a C++ program's, whose device code is the program's own.
+    std::string module_source;
+    std::vector<std::string> module_options, module_include_dirs;
 };
 
 struct ProgramRun {

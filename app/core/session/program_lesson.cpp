@@ -68,9 +68,18 @@ std::string file_stem(const std::string& name, size_t index) {
 
 }  // namespace
 
-Result<ProgramLesson> lesson_from_launch(const ProgramRequest& request, const ProgramRun& run, size_t index) {
+Result<ProgramLesson> lesson_from_launch(const ProgramRequest& program, const ProgramRun& run, size_t index) {
     if (auto why = replay_refusal(run, index)) return refusal(*why);
     const ProgramLaunch& l = run.launches[index];
+    // A script's launch: the lesson is made of its module (without the blank lines that put it on the script's
+    // lines), not of the script.
+    ProgramRequest from_module;
+    if (!l.module_source.empty()) {
+        from_module = program;
+        from_module.source = l.module_source.substr(std::min(l.module_source.find_first_not_of("\n"), l.module_source.size()));
+        from_module.include_dirs = l.module_include_dirs;
+    }
+    const ProgramRequest& request = l.module_source.empty() ? program : from_module;
     for (const char* symbol_call : {"cudaMemcpyToSymbol", "cudaMemcpyFromSymbol", "cudaGetSymbolAddress", "__managed__"}) {
         if (request.source.find(symbol_call) != std::string::npos) {
             return refusal(std::string("the program uses `") + symbol_call +
@@ -190,9 +199,12 @@ Result<ProgramLesson> lesson_from_launch(const ProgramRequest& request, const Pr
     h += "category: From programs\n";
     h += "about: Launch " + std::to_string(index + 1) + " of " + std::filesystem::path(request.path).filename().string() +
          " (line " + std::to_string(l.line) + "), saved with the inputs it had and the outputs it left (the data "
-         "files beside this one). The outputs are checked against what the program computed; change the block or the "
-         "grid and see what changes. The program's main() below is not run here: `cuda-playground run --as-program` "
-         "runs it.\n";
+         "files beside this one). The outputs are checked against what the " +
+         (l.module_source.empty() ? std::string("program computed; change the block or the grid and see what changes. "
+                                                "The program's main() below is not run here: `cuda-playground run "
+                                                "--as-program` runs it.\n")
+                                  : std::string("script computed; change the block or the grid and see what changes. "
+                                                "The script itself runs with `cuda-playground run SCRIPT.py`.\n"));
     h += "kernel: " + l.instance + "\n";
     for (const auto& line : param_lines) h += line + "\n";
     for (const auto& line : buffer_lines) h += line + "\n";

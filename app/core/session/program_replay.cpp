@@ -58,10 +58,16 @@ LaunchReplay replay_launch(Backend& backend, const ProgramRequest& request, cons
     out.block = changes.block.value_or(l.block);
 
     CompileRequest compile;
-    compile.source = separate_host_code(request.source, true).kernel_source;
+    if (!l.module_source.empty()) {  // a script's launch: the module it was compiled from
+        compile.source = l.module_source;
+        compile.extra_options = l.module_options;
+        compile.include_dirs = l.module_include_dirs;
+    } else {
+        compile.source = separate_host_code(request.source, true).kernel_source;
+        compile.include_dirs = request.include_dirs;
+    }
     compile.path = request.path;
     compile.kernel_name = l.instance;
-    compile.include_dirs = request.include_dirs;
     const CompileResult compiled = backend.compile(compile);
     out.diagnostics = compiled.diagnostics;
     if (!compiled.ok || compiled.error) {

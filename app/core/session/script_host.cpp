@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cerrno>
@@ -22,6 +23,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -134,18 +136,38 @@ struct ScriptServer::State {
         ModuleId id = 0;
         std::string kernel;
         KernelSignature signature;
+        std::string source;  // as compiled (padded to the script's lines): what a replay compiles again
+        std::vector<std::string> options, include_dirs;
     };
     std::map<uint64_t, Module> modules;
     struct Buffer {
         uint64_t bytes = 0;
         std::string name;
+        std::string dtype;  // as the script's NumPy array that filled it, when it said (layout_of)
+        std::vector<uint64_t> shape;
     };
     std::map<BufferId, Buffer> buffers;
     std::vector<ProgramLaunch> launches;
     uint64_t next_module = 1;
     std::optional<EngineError> start_error;
+    uint64_t capture_limit = 0;  // ScriptRequest::capture_limit
+    std::string capture_data;
+    std::map<size_t, ProgramLaunchChange> changes;
+    std::vector<Diagnostic> diagnostics;  // of modules that did not compile (the window marks their lines)
 
     State(Engine& e, std::string p) : engine(e), path(std::move(p)) {}
+
+    // The "dtype" and "shape" a request carries (pycuda's and cupy's arrays send them, _runtime.layout).
+    static void layout_of(const json& h, Buffer& b) {
+        if (!h.contains("dtype") || !h["dtype"].is_string() || !h.contains("shape") || !h["shape"].is_array()) return;
+        std::vector<uint64_t> shape;
+        for (const json& n : h["shape"]) {
+            if (!n.is_number_unsigned()) return;
+            shape.push_back(n.get<uint64_t>());
+        }
+        b.dtype = h["dtype"].get<std::string>();
+        b.shape = std::move(shape);
+    }
 
     json hello() {
         const DeviceInfo& d = engine.device();
@@ -188,7 +210,11 @@ struct ScriptServer::State {
             if (o.is_string()) req.extra_options.push_back(o);
         for (const auto& d : h.value("include_dirs", json::array()))
             if (d.is_string()) req.include_dirs.push_back(d);
+        Module made{0, kernel, *signature, source, req.extra_options, req.include_dirs};
         CompileResult r = engine.compile(std::move(req));
+        if (!r.ok)
+            for (const Diagnostic& d : r.diagnostics)
+                if (d.severity == Severity::Error) diagnostics.push_back(d);
         json diags = json::array();
         for (const Diagnostic& d : r.diagnostics)
             diags.push_back({{"file", d.file},
@@ -212,7 +238,8 @@ struct ScriptServer::State {
         if (r.error) j["error"] = error_json(*r.error);
         if (r.ok && r.module) {
             const uint64_t id = next_module++;
-            modules[id] = Module{r.module, kernel, *signature};
+            made.id = r.module;
+            modules[id] = std::move(made);
             j["module"] = id;
         }
         return j;
@@ -240,12 +267,14 @@ struct ScriptServer::State {
                                                            "the allocation failed"));
             return j;
         }
-        buffers[r.buffer] = Buffer{req.bytes, req.name};
+        Buffer made{req.bytes, req.name, {}, {}};
+        layout_of(h, made);
+        buffers[r.buffer] = std::move(made);
         // Freshly allocated memory holds zeros here (the CPU backend's does); a GPU's would hold whatever was there.
         return {{"ok", true}, {"buffer", r.buffer}, {"ms", r.elapsed_ms}};
     }
 
-    const Buffer* find(const json& h, const char* key) {
+    Buffer* find(const json& h, const char* key) {
         const auto it = buffers.find(h.value(key, BufferId(0)));
         return it == buffers.end() ? nullptr : &it->second;
     }
@@ -268,11 +297,12 @@ struct ScriptServer::State {
     }
 
     json upload(const json& h, std::vector<std::byte>& payload) {
-        const Buffer* b = find(h, "buffer");
+        Buffer* b = find(h, "buffer");
         if (!b) return refusal(ErrorKind::UserInput, "a copy to an allocation that was freed or never made");
         const uint64_t offset = h.value("offset", uint64_t(0));
         if (offset > b->bytes || payload.size() > b->bytes - offset)
             return range_error("a host-to-device copy", offset, payload.size(), *b);
+        layout_of(h, *b);
         UploadRequest req;
         req.buffer = h["buffer"];
         req.offset = offset;
@@ -302,6 +332,15 @@ struct ScriptServer::State {
             return std::nullopt;
         }
         return std::vector<std::byte>(data + offset, data + offset + bytes);
+    }
+
+    // A whole allocation's bytes, for the capture; nullopt when it cannot be read (the context is gone).
+    std::optional<std::vector<std::byte>> whole(BufferId id) {
+        const auto b = buffers.find(id);
+        if (b == buffers.end()) return std::nullopt;
+        double ms = 0;
+        json error;
+        return read(id, 0, b->second.bytes, false, ms, error);
     }
 
     json download(const json& h, std::vector<std::byte>& out) {
@@ -367,11 +406,16 @@ struct ScriptServer::State {
         const auto grid = dim3_of(h.value("grid", json())), block = dim3_of(h.value("block", json()));
         if (!grid || !block) return refusal(ErrorKind::UserInput, "grid and block must be three whole numbers each");
         const KernelSignature& sig = m->second.signature;
+        const auto change = changes.find(launches.size());
         LaunchRequest req;
         req.module = m->second.id;
         req.kernel_name = sig.launch_name.empty() ? m->second.kernel : sig.launch_name;
         req.grid = *grid;
         req.block = *block;
+        if (change != changes.end()) {  // the window's "run the script with this change"
+            req.grid = change->second.grid.value_or(req.grid);
+            req.block = change->second.block.value_or(req.block);
+        }
         req.dynamic_shared_bytes = h.value("shared", 0u);
         req.timing.warmup = 0;  // a script's launch runs once, as it asked (atomics add up, outputs accumulate)
         req.timing.repeats = 1;
@@ -379,8 +423,13 @@ struct ScriptServer::State {
         record.kernel = m->second.kernel;
         record.instance = req.kernel_name;
         record.line = h.value("line", 0);
-        record.grid = *grid;
-        record.block = *block;
+        record.grid = req.grid;
+        record.block = req.block;
+        record.changed = change != changes.end();
+        record.module_source = m->second.source;
+        record.module_options = m->second.options;
+        record.module_include_dirs = m->second.include_dirs;
+        std::vector<BufferId> reached;  // record.buffers' allocations
         record.shared_bytes = req.dynamic_shared_bytes;
         record.stream = h.value("stream", uint64_t(0));
         const json args = h.value("args", json::array());
@@ -404,11 +453,17 @@ struct ScriptServer::State {
                 ProgramBuffer pb;
                 pb.name = b->second.name;
                 pb.bytes = b->second.bytes;
-                bool listed = false;
-                for (const ProgramBuffer& seen : record.buffers) listed |= seen.name == pb.name;
-                if (!listed) record.buffers.push_back(pb);
+                pb.dtype = b->second.dtype;
+                pb.shape = b->second.shape;
+                if (std::find(reached.begin(), reached.end(), b->first) == reached.end()) {
+                    record.buffers.push_back(pb);
+                    reached.push_back(b->first);
+                }
             } else {
-                const std::vector<std::byte> bytes = bytes_of_hex(a.value("hex", std::string()));
+                std::vector<std::byte> bytes = bytes_of_hex(a.value("hex", std::string()));
+                if (change != changes.end())
+                    if (auto v = change->second.scalars.find(i); v != change->second.scalars.end() && v->second.size() == bytes.size())
+                        bytes = v->second;
                 arg.scalar = bytes;
                 shown.size = uint32_t(bytes.size());
                 shown.bytes_hex = hex_of_bytes(bytes.data(), bytes.size());
@@ -416,7 +471,27 @@ struct ScriptServer::State {
             req.args.push_back(std::move(arg));
             record.args.push_back(std::move(shown));
         }
+        // Kept before and after (the window re-runs the launch alone on them), while the capture has room for both.
+        for (size_t k = 0; k < reached.size() && capture_limit; ++k) {
+            ProgramBuffer& pb = record.buffers[k];
+            if (capture_data.size() + 2 * pb.bytes > capture_limit) continue;
+            if (auto bytes = whole(reached[k])) {
+                pb.captured = true;
+                pb.before_at = capture_data.size();
+                capture_data.append(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+            }
+        }
         LaunchResult r = engine.launch(std::move(req));
+        if (!(r.error && (r.error->kind == ErrorKind::LaunchRefused || r.error->context_was_reset)))
+            for (size_t k = 0; k < reached.size(); ++k) {
+                ProgramBuffer& pb = record.buffers[k];
+                if (!pb.captured) continue;
+                if (auto bytes = whole(reached[k])) {
+                    pb.has_after = true;
+                    pb.after_at = capture_data.size();
+                    capture_data.append(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+                }
+            }
         record.ms = r.timing.samples_ms.empty() ? r.timing.median_ms : r.timing.samples_ms.back();
         json j{{"ok", r.ok && !r.error}, {"ms", record.ms}, {"printf", r.printf_output}, {"cpu_time", r.timing.cpu_time}};
         if (r.error) {
@@ -438,11 +513,17 @@ struct ScriptServer::State {
     }
 };
 
-ScriptServer::ScriptServer(Engine& engine, std::string script_path)
-    : state_(std::make_unique<State>(engine, std::move(script_path))) {}
+ScriptServer::ScriptServer(Engine& engine, std::string script_path, uint64_t capture_limit,
+                           std::map<size_t, ProgramLaunchChange> changes)
+    : state_(std::make_unique<State>(engine, std::move(script_path))) {
+    state_->capture_limit = capture_limit;
+    state_->changes = std::move(changes);
+}
 ScriptServer::~ScriptServer() = default;
 
 std::vector<ProgramLaunch> ScriptServer::take_launches() { return std::move(state_->launches); }
+std::string ScriptServer::take_capture() { return std::move(state_->capture_data); }
+std::vector<Diagnostic> ScriptServer::take_diagnostics() { return std::move(state_->diagnostics); }
 std::optional<EngineError> ScriptServer::start_error() const { return state_->start_error; }
 
 bool ScriptServer::serve(int in_fd, int out_fd) {
@@ -551,16 +632,36 @@ Result<ScriptRunResult> run_script(const ScriptRequest& request) {
     if (!mkdtemp(scratch_template))
         return make_error(ErrorKind::Io, std::string("cannot make a scratch folder: ") + std::strerror(errno));
     const fs::path scratch = scratch_template;
+    // The editor's text, when given, runs from a copy of the same name in the scratch folder (its own folder still
+    // first on the import path, and readable).
+    fs::path runs = script;
+    std::optional<std::string> edited = request.source;
+    if (edited) {  // the file itself when the text is the file's (its __file__ then is)
+        std::ifstream in(script, std::ios::binary);
+        const std::string on_disk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (in.good() || in.eof())
+            if (on_disk == *edited) edited.reset();
+    }
+    if (edited) {
+        fs::create_directories(scratch / "script", ec);
+        runs = scratch / "script" / script.filename();
+        std::ofstream copy(runs, std::ios::binary);
+        if (!copy || !copy.write(edited->data(), std::streamsize(edited->size()))) {
+            fs::remove_all(scratch, ec);
+            return make_error(ErrorKind::Io, "cannot write the script's copy in " + scratch.string());
+        }
+    }
 
     ScriptSpawn spawn;
     spawn.interpreter = interpreter;
-    spawn.argv = {"python3", script.string()};
+    spawn.argv = {"python3", runs.string()};
     for (const std::string& a : request.args) spawn.argv.push_back(a);
     spawn.policy = script_policy(interpreter, script.parent_path(), scratch);
     spawn.env = {"PATH=/usr/local/bin:/usr/bin:/bin",
                  "HOME=" + scratch.string(),
                  "TMPDIR=" + scratch.string(),
-                 "PYTHONPATH=" + python_dir().string(),
+                 "PYTHONPATH=" + python_dir().string() +
+                     (edited ? ":" + script.parent_path().string() : std::string()),
                  "PYTHONDONTWRITEBYTECODE=1",
                  "PYTHONNOUSERSITE=1",
                  "PYTHONUNBUFFERED=1",
@@ -600,7 +701,7 @@ Result<ScriptRunResult> run_script(const ScriptRequest& request) {
         }
     });
 
-    ScriptServer server(engine, script.string());
+    ScriptServer server(engine, runs.string(), request.capture_limit, request.changes);
     server.serve(proc->socket, proc->socket);
     close(proc->socket);
     int status = 0;
@@ -618,6 +719,16 @@ Result<ScriptRunResult> run_script(const ScriptRequest& request) {
     fs::remove_all(scratch, ec);
 
     run.launches = server.take_launches();
+    run.capture_data = server.take_capture();
+    run.diagnostics = server.take_diagnostics();
+    if (edited) {  // the copy's name is the script's own in what the run shows
+        for (Diagnostic& d : run.diagnostics)
+            if (d.file == runs.string()) d.file = script.string();
+        for (std::string* text : {&run.stdout_text, &run.stderr_text})
+            for (size_t at = text->find(runs.string()); at != std::string::npos;
+                 at = text->find(runs.string(), at + script.string().size()))
+                text->replace(at, runs.string().size(), script.string());
+    }
     run.output_truncated = truncated;
     run.run_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     if (stopped) {

@@ -14,6 +14,8 @@
 #include "core/result.h"
 
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +30,13 @@ struct ScriptRequest {
     std::vector<std::string> args;   // the script's own (sys.argv[1:])
     std::string backend = "auto";
     double time_limit_s = 0;         // the whole script; 0: CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S, else 600 s
+    // The script as the window's editor holds it, when it is not the file's (unsaved edits): it runs from a copy in
+    // the scratch folder, with `path`'s folder first on its import path and still the folder it may read.
+    std::optional<std::string> source;
+    // Keep each launch's buffers before and after it (ProgramRun::capture_data), up to this many bytes; 0: none.
+    uint64_t capture_limit = 0;
+    // By launch index: what to make otherwise than the script writes it (the window's "run with this change").
+    std::map<size_t, ProgramLaunchChange> changes;
 };
 
 struct ScriptRunResult {
@@ -43,7 +52,8 @@ Result<ScriptRunResult> run_script(const ScriptRequest& request);
 // connection ends (run_script, and `cuda-playground script-serve` for a script started by Python itself).
 class ScriptServer {
 public:
-    ScriptServer(Engine& engine, std::string script_path);
+    ScriptServer(Engine& engine, std::string script_path, uint64_t capture_limit = 0,
+                 std::map<size_t, ProgramLaunchChange> changes = {});
     ~ScriptServer();
     ScriptServer(const ScriptServer&) = delete;
     ScriptServer& operator=(const ScriptServer&) = delete;
@@ -51,6 +61,8 @@ public:
     // True when the script said goodbye; false when the connection broke or was closed first.
     bool serve(int in_fd, int out_fd);
     std::vector<ProgramLaunch> take_launches();
+    std::string take_capture();                // the bytes ProgramBuffer::before_at / after_at count in
+    std::vector<Diagnostic> take_diagnostics();  // of the modules that did not compile
     // Set when the script's process said it could not enter its sandbox (then nothing of the script ran).
     std::optional<EngineError> start_error() const;
 

@@ -2,6 +2,8 @@
 // KernelDocument, markers on the lines with errors, and the list of messages.
 #include "ui/panels/editor_panel.h"
 
+#include "core/session/script_host.h"
+
 #include "ui/state/line_diff.h"
 #include "ui/theme.h"
 #include "ui/widgets.h"
@@ -166,8 +168,11 @@ void EditorPanel::draw_toolbar() {
     const bool program = actions_.is_program && actions_.is_program();
     if (program) {
         // A whole program runs as its main() says: no header to guess (issue 36).
-        text_disabled_wrapped("A whole program (it has a main()): Run (F5) runs it as written; its output and its "
-                              "launches are in the Program panel.");
+        text_disabled_wrapped(is_script_file(doc.original_path())
+                                  ? "A Python script (PyCUDA or CuPy): Run (F5) runs it as written; its output and "
+                                    "its launches are in the Program panel. Its kernels' lines are the script's."
+                                  : "A whole program (it has a main()): Run (F5) runs it as written; its output and "
+                                    "its launches are in the Program panel.");
     }
     if (!program && doc.text().find("/*@playground") == std::string::npos && actions_.describe) {
         // A pasted kernel without a header cannot run yet: one click writes a header from its signature and body.

@@ -2,7 +2,9 @@
 #include "ui/panels/program_panel.h"
 
 #include "core/kernel_file/kernel_scan.h"
+#include "core/session/script_host.h"
 #include "core/text_util.h"
+#include "ui/state/array_picture.h"
 #include "ui/theme.h"
 #include "ui/widgets.h"
 
@@ -26,7 +28,12 @@ std::string shape(const Dim3& d) {
     return d.str();
 }
 
-std::string end_words(const ProgramRun& r) {
+std::string end_words(const ProgramRun& r, bool script) {
+    if (script) {
+        if (r.end == ProgramRun::End::Returned) return "the script exited with status " + std::to_string(r.exit_status);
+        if (r.end == ProgramRun::End::Crashed) return "its Python crashed";
+        if (r.end == ProgramRun::End::NotRun) return "it could not start";
+    }
     switch (r.end) {
         case ProgramRun::End::Returned: return "main() returned " + std::to_string(r.exit_status);
         case ProgramRun::End::Exited: return "it called exit(" + std::to_string(r.exit_status) + ")";
@@ -140,7 +147,81 @@ ProgramLaunchChange ProgramPanel::change_of(size_t index) const {
     return changes;
 }
 
-void ProgramPanel::draw_buffer(const ReplayBuffer& b, const std::string& type, size_t index) {
+const ProgramPanel::Picture* ProgramPanel::picture(const std::string& key, const std::vector<std::byte>& bytes,
+                                                   const ProgramBuffer& pb) {
+    for (const Picture& p : pictures_)
+        if (p.key == key) return &p;
+    auto made = array_picture(bytes, pb.dtype, pb.shape);
+    if (!made) return nullptr;
+    // At most 12 kept: the oldest of another launch goes (the row being drawn holds pointers to this launch's).
+    const std::string launch = key.substr(0, key.find(':', key.find(':') + 1) + 1);
+    if (pictures_.size() >= 12)
+        for (auto it = pictures_.begin(); it != pictures_.end(); ++it)
+            if (it->key.rfind(launch, 0) != 0) {
+                pictures_.erase(it);
+                break;
+            }
+    Picture p;
+    p.key = key;
+    p.texture = render::texture_from_rgba8(made->rgba.data(), made->width, made->height);
+    p.width = made->width;
+    p.height = made->height;
+    p.colour = made->colour;
+    p.lo = made->lo;
+    p.hi = made->hi;
+    pictures_.push_back(std::move(p));
+    return &pictures_.back();
+}
+
+bool ProgramPanel::add_pictures(const ReplayBuffer& b, const ProgramBuffer& pb, size_t index,
+                                std::vector<ShownPicture>& row) {
+    if (pb.dtype.empty()) return false;
+    const std::string base = std::to_string(state_.runs_taken()) + ":" + std::to_string(state_.selected) + ":" +
+                             std::to_string(index) + ":";
+    const Picture* before = picture(base + "before", b.before, pb);
+    if (!before) return false;  // not a picture (1D, or its size): plotted instead
+    std::string dims;
+    for (uint64_t n : pb.shape) dims += (dims.empty() ? "" : "x") + std::to_string(n);
+    const std::string what = pb.name + " (" + pb.dtype + " " + dims + ")";
+    const bool read_only = b.program_after.empty() && b.replayed.empty();
+    row.push_back({what + (read_only ? ", as read" : ", before"), before});
+    if (!b.program_after.empty())
+        if (const Picture* p = picture(base + "after", b.program_after, pb)) row.push_back({pb.name + ", after", p});
+    if (!b.replayed.empty())
+        if (const Picture* p = picture(base + "replay" + std::to_string(state_.replays_taken()), b.replayed, pb))
+            row.push_back({pb.name + ", after the re-run", p});
+    return true;
+}
+
+void ProgramPanel::draw_picture_row(const std::vector<ShownPicture>& row) {
+    if (row.empty()) return;
+    // Side by side, as wide as the panel allows and 6 to 11 lines high, each keeping the array's proportions;
+    // a grey one says its range under it.
+    const float gap = ImGui::GetStyle().ItemSpacing.x;
+    const float width = (ImGui::GetContentRegionAvail().x - gap * float(row.size() - 1)) / float(row.size());
+    const float line = ImGui::GetTextLineHeightWithSpacing();  // within what is left of the panel, 6 to 11 lines
+    const float max_height = std::clamp(ImGui::GetContentRegionAvail().y - 3 * line, 6 * line, 11 * line);
+    for (size_t k = 0; k < row.size(); ++k) {
+        const Picture* p = row[k].picture;
+        if (k) ImGui::SameLine();
+        ImGui::BeginGroup();
+        ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
+        ImGui::TextUnformatted(row[k].label.c_str());
+        ImGui::PopTextWrapPos();
+        const float scale = std::min(width / float(p->width), max_height / float(p->height));
+        ImGui::Image(texture_id(p->texture), ImVec2(float(p->width) * scale, float(p->height) * scale));
+        if (ImGui::IsItemHovered()) {  // the element under the pointer
+            const ImVec2 at = ImGui::GetItemRectMin(), mouse = ImGui::GetMousePos();
+            const int x = std::clamp(int((mouse.x - at.x) / scale), 0, p->width - 1);
+            const int y = std::clamp(int((mouse.y - at.y) / scale), 0, p->height - 1);
+            ImGui::SetTooltip("row %d, column %d", y, x);
+        }
+        if (!p->colour && !(p->lo == 0 && p->hi == 255)) ImGui::TextDisabled("grey: %g to %g", p->lo, p->hi);
+        ImGui::EndGroup();
+    }
+}
+
+void ProgramPanel::draw_buffer(const ReplayBuffer& b, const ProgramBuffer& pb, const std::string& type, size_t index) {
     std::string pointee = type;
     if (const size_t star = pointee.find('*'); star != std::string::npos) pointee = pointee.substr(0, star);
     const size_t size = element_size(pointee);
@@ -201,7 +282,9 @@ void ProgramPanel::draw_launch(const ProgramRun& run, size_t index) {
             shown_.push_back(std::move(shown));
         }
     }
-    const std::vector<Param> params = kernel_params(state_.last_request().source, name);
+    // A script's kernel is in its module (the script's text is Python around it).
+    const std::vector<Param> params = kernel_params(l.module_source.empty() ? state_.last_request().source : l.module_source, name);
+    const bool script = is_script_file(state_.last_request().path);
     const std::optional<std::string> refusal = replay_refusal(run, index);
     bool changed = false;
     ImGui::PushItemWidth(ImGui::GetFontSize() * 12);
@@ -267,7 +350,7 @@ void ProgramPanel::draw_launch(const ProgramRun& run, size_t index) {
     }
     // The whole program again with this launch changed: what its host code does with the result (its own check).
     ImGui::BeginDisabled(state_.running());
-    if (ImGui::Button("Run the program with this change")) {
+    if (ImGui::Button(script ? "Run the script with this change" : "Run the program with this change")) {
         const ProgramLaunchChange change = change_of(index);
         std::map<size_t, ProgramLaunchChange> changes;
         changes[index] = change;
@@ -276,8 +359,8 @@ void ProgramPanel::draw_launch(const ProgramRun& run, size_t index) {
     }
     ImGui::EndDisabled();
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-        ImGui::SetTooltip("Runs the whole program again; when it reaches this launch it makes it with the grid, block "
-                          "and values above, and its output shows what followed.");
+        ImGui::SetTooltip("Runs the whole %s again; when it reaches this launch it makes it with the grid, block "
+                          "and values above, and its output shows what followed.", script ? "script" : "program");
     const auto& replay = state_.last_replay();
     const bool mine = replay && replay->index == index;
     if (state_.replaying()) {
@@ -320,7 +403,9 @@ void ProgramPanel::draw_launch(const ProgramRun& run, size_t index) {
         ImGui::PopTextWrapPos();
     }
     // The buffers it wrote, plotted: before, after the program's launch, and after the re-run; the others listed.
+    // A script's 2D arrays are pictures instead, all of the launch's in one row (its input beside its output).
     std::string only_read, not_captured;
+    std::vector<ShownPicture> pictures;
     for (size_t k = 0; k < l.buffers.size() && k < shown_.size(); ++k) {
         const ProgramBuffer& pb = l.buffers[k];
         std::string type;
@@ -330,11 +415,14 @@ void ProgramPanel::draw_launch(const ProgramRun& run, size_t index) {
         if (!pb.captured) {
             not_captured += (not_captured.empty() ? "" : ", ") + pb.name;
         } else if (written_[k] || (replayed && replay->result.buffers[k].replayed != shown_[k].before)) {
-            draw_buffer(replayed ? replay->result.buffers[k] : shown_[k], type, k);
-        } else {
-            only_read += (only_read.empty() ? "" : ", ") + pb.name;
+            ReplayBuffer both = shown_[k];  // the capture's before and after, and the re-run's when there is one
+            if (replayed) both.replayed = replay->result.buffers[k].replayed;
+            if (!add_pictures(both, pb, k, pictures)) draw_buffer(both, pb, type, k);
+        } else if (!add_pictures(ReplayBuffer{pb.name, shown_[k].before, {}, {}, 0}, pb, k, pictures)) {
+            only_read += (only_read.empty() ? "" : ", ") + pb.name;  // a script's picture was shown as read
         }
     }
+    draw_picture_row(pictures);
     ImGui::PushTextWrapPos(0.0f);
     if (!only_read.empty()) ImGui::TextDisabled("Read, not written: %s", only_read.c_str());
     if (!not_captured.empty())
@@ -345,8 +433,8 @@ void ProgramPanel::draw_launch(const ProgramRun& run, size_t index) {
 void ProgramPanel::draw() {
     const bool running = state_.running();
     if (!state_.last() && !running) {
-        text_disabled_wrapped("Open a file with its own main() (File > Open) to run it as written: its output, its exit "
-                              "status and every launch it makes appear here.");
+        text_disabled_wrapped("Open a file with its own main(), or a PyCUDA or CuPy script (.py), with File > Open to run "
+                              "it as written: its output, its exit status and every launch it makes appear here.");
         return;
     }
     if (running) {
@@ -361,7 +449,8 @@ void ProgramPanel::draw() {
     for (const ProgramLaunch& l : r.launches) faulted += l.error.has_value();
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextColored(clean && !faulted ? kGood : kBad, "%s: %s; %s on %s%s",
-                       std::filesystem::path(state_.last_path()).filename().string().c_str(), end_words(r).c_str(),
+                       std::filesystem::path(state_.last_path()).filename().string().c_str(),
+                       end_words(r, is_script_file(state_.last_path())).c_str(),
                        count_text(r.launches.size(), "launch", "launches").c_str(), r.device.c_str(),
                        faulted ? (", " + std::to_string(faulted) + " with an error").c_str() : "");
     if (r.error) ImGui::TextColored(kBad, "%s", r.error->message.c_str());

@@ -3,6 +3,7 @@
 
 #include "core/backends/registry.h"
 #include "core/session/program_lesson.h"
+#include "core/session/script_host.h"
 
 #include <algorithm>
 
@@ -61,26 +62,15 @@ void ProgramRunState::start(std::string source, std::string path, uint64_t revis
     started_revision_ = revision;
     post([this, source = std::move(source), path = std::move(path), revision, wake = std::move(wake),
           changes = std::move(changes)] {
-        ProgramRun run;
-        if (!runner_ && !unavailable_) {
-            auto made = make_program_runner(backend_);
-            if (made) runner_ = std::move(made->runner);
-            else unavailable_ = made.error();
-        }
-        if (runner_) {
-            ProgramRequest request;
-            request.source = source;
-            request.path = path;
-            request.capture_limit = kWindowCaptureLimit;  // each launch can be re-run from its buffers
-            request.changes = changes;
-            run = runner_->run(request);
-            std::lock_guard<std::mutex> lock(mutex_);
-            running_request_ = std::move(request);
-        } else {
-            run.error = engine_error(unavailable_->kind, "NO_PROGRAM_RUNNER", unavailable_->message, unavailable_->hint);
-        }
+        ProgramRequest request;
+        request.source = source;
+        request.path = path;
+        request.capture_limit = kWindowCaptureLimit;  // each launch can be re-run from its buffers
+        request.changes = changes;
+        ProgramRun run = is_script_file(path) ? run_script_file(request) : run_program(request);
         {
             std::lock_guard<std::mutex> lock(mutex_);
+            running_request_ = std::move(request);
             finished_ = std::move(run);
             running_path_ = path;
             running_revision_ = revision;
@@ -88,6 +78,32 @@ void ProgramRunState::start(std::string source, std::string path, uint64_t revis
         }
         if (wake) wake();
     });
+}
+
+ProgramRun ProgramRunState::run_program(const ProgramRequest& request) {
+    if (!runner_ && !unavailable_) {
+        auto made = make_program_runner(backend_);
+        if (made) runner_ = std::move(made->runner);
+        else unavailable_ = made.error();
+    }
+    if (runner_) return runner_->run(request);
+    ProgramRun run;
+    run.error = engine_error(unavailable_->kind, "NO_PROGRAM_RUNNER", unavailable_->message, unavailable_->hint);
+    return run;
+}
+
+ProgramRun ProgramRunState::run_script_file(const ProgramRequest& request) {
+    ScriptRequest script;
+    script.path = request.path;
+    script.source = request.source;  // the editor's text, saved or not
+    script.backend = backend_;
+    script.capture_limit = request.capture_limit;
+    script.changes = request.changes;
+    auto ran = run_script(script);
+    if (ran) return std::move(ran->run);
+    ProgramRun run;
+    run.error = engine_error(ran.error().kind, "SCRIPT_NOT_RUN", ran.error().message, ran.error().hint);
+    return run;
 }
 
 std::optional<ProgramRun> ProgramRunState::take_finished() {

@@ -1,5 +1,6 @@
-// A whole program run from the window (issue 36): the registry's program runner on a thread of its own, so that
-// frames keep coming while the program compiles and runs; the finished run is taken once by the frame. ImGui-free.
+// A whole program run from the window (issue 36), or a Python script (issue 37): the registry's program runner, or
+// the script host, on a thread of its own, so that frames keep coming while it compiles and runs; the finished run is
+// taken once by the frame. ImGui-free.
 #pragma once
 
 #include "core/engine/backend.h"
@@ -87,6 +88,8 @@ private:
     // Runs and replays go to one thread that lives as long as this state: the worker processes they start end with
     // the thread that started them (PR_SET_PDEATHSIG), so a thread per run would lose the warm worker each time.
     void post(std::function<void()> job);
+    ProgramRun run_program(const ProgramRequest& request);      // on the registry's program runner, kept warm
+    ProgramRun run_script_file(const ProgramRequest& request);  // a .py: core/session/script_host.h
     void serve();
     void wait_idle();
     void replay_next();

@@ -31,8 +31,20 @@ __global__ void rgb_to_gray(const unsigned char *rgb, unsigned char *gray,
 rgb_to_gray = mod.get_function("rgb_to_gray")
 
 width, height = 451, 300
+# A made-up scene: a sky that darkens upwards, a sun, green hills; a little noise
+# so that every colour channel takes many values.
+y, x = np.mgrid[0:height, 0:width]
+scene = np.zeros((height, width, 3))
+scene[..., 0] = 90 + 100 * y / height
+scene[..., 1] = 140 + 60 * y / height
+scene[..., 2] = 235 - 30 * y / height
+sun = (x - 330) ** 2 + (y - 80) ** 2 < 45 ** 2
+scene[sun] = (255, 220, 90)
+hills = y > 210 + 30 * np.sin(x / 40.0)
+scene[hills] = np.stack([40 + 0 * x, 120 + 40 * np.cos(x / 23.0), 50 + 0 * x], axis=-1)[hills]
 rng = np.random.default_rng(7)
-image = rng.integers(0, 256, size=(height, width, 3), dtype=np.uint8)
+scene += rng.normal(0, 6, scene.shape)
+image = np.clip(scene, 0, 255).astype(np.uint8)
 gray = np.zeros((height, width), dtype=np.uint8)
 
 # 16x16 threads per block; enough blocks to cover every pixel.
