@@ -241,3 +241,28 @@ def test_python_itself_runs_the_script_through_script_serve(binary, backend, tmp
     proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "check: True" in proc.stdout
+
+
+def test_the_package_installs_with_pip_into_a_virtual_environment(binary, backend, tmp_path):
+    """pip install ./python into a virtual environment (the distribution's NumPy through its site packages, no
+    network), then `python3 script.py` there: the installed pycuda, not the source tree's, runs the course's
+    vector add through script-serve."""
+    import shutil
+    source = tmp_path / "src"
+    shutil.copytree(ROOT / "python", source)  # setuptools writes build files next to the sources
+    env_dir = tmp_path / "env"
+    subprocess.run(["/usr/bin/python3", "-m", "venv", "--system-site-packages", "--without-pip", str(env_dir)],
+                   check=True, timeout=120)
+    python = env_dir / "bin" / "python"
+    pip = subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
+                          "--no-index", str(source)], capture_output=True, text=True, timeout=300)
+    assert pip.returncode == 0, pip.stdout + pip.stderr
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CUDA_PLAYGROUND_SCRIPT_FD")}
+    env.update(CUDA_PLAYGROUND_BIN=binary, CUDA_PLAYGROUND_BACKEND=backend)
+    where = subprocess.run([str(python), "-c", "import pycuda; print(pycuda.__file__)"], capture_output=True,
+                           text=True, env=env, cwd=tmp_path, timeout=60)
+    assert where.stdout.strip().startswith(str(env_dir)), where.stdout + where.stderr
+    proc = subprocess.run([str(python), str(SCRIPTS / "course" / "03_vector_add.py")], capture_output=True,
+                          text=True, env=env, cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "check: True" in proc.stdout

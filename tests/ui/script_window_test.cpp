@@ -6,6 +6,7 @@
 
 #include "core/data/image_io.h"
 #include "core/session/program_replay.h"
+#include "support/process.h"
 #include "test_paths.h"
 
 #include <gtest/gtest.h>
@@ -14,7 +15,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 using namespace cp;
 using namespace cp::uitest;
@@ -24,12 +24,7 @@ namespace {
 const std::string kCourse = std::string(CP_TEST_DATA_DIR) + "/scripts/course";
 const std::string kPitfalls = std::string(CP_TEST_DATA_DIR) + "/scripts/pitfalls";
 
-std::string file_text(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
+std::string file_text(const std::string& path) { return test::read_file(path); }
 
 // The 1-based line of `text` holding `needle` (the first).
 int line_holding(const std::string& text, const std::string& needle) {
