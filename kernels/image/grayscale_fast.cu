@@ -5,10 +5,14 @@ tags: 1D, image, per-pixel, memory bound, vector loads, performance
 about: The grayscale lesson again, tuned for bandwidth. The image is treated as one long row of
   pixels and each thread converts four neighbours: one 16-byte load (uint4) brings in four RGBA
   pixels and one 16-byte store writes four gray ones, so a warp moves 512 contiguous bytes per
-  instruction instead of 128, and there are a quarter as many threads to schedule. The luma is
-  the same Y = 0.299 R + 0.587 G + 0.114 B. The last few pixels (when the count is not a multiple
-  of 4) are done one at a time. Try: compare the bandwidth in the Timing panel with the 2D lesson's
-  on a large photo, and look at the coverage map to see that each thread owns four pixels.
+  instruction instead of 128, and there are a quarter as many threads to schedule. The loads and
+  stores are marked as streaming (__ldcs, __stcs: each byte is used once, so the caches need not
+  keep it), which frees the cache for the bytes still on their way. On an H200, with a
+  3840×2160 photo, this reaches about 88% of the copy bandwidth (plain loads and stores: about
+  84%); the rest is the start and end of a kernel of some 18 µs, too short to hide them. The luma
+  is the same Y = 0.299 R + 0.587 G + 0.114 B. The last few pixels (when the count is not a
+  multiple of 4) are done one at a time. Try: compare the bandwidth in the Timing panel with the 2D
+  lesson's on a large photo, and look at the coverage map to see that each thread owns four pixels.
 param width: int = src.width
 param height: int = src.height
 buffer src: uchar4[width * height] in image("coffee.png")
@@ -34,9 +38,10 @@ extern "C" __global__ void grayscale_fast(const uchar4* __restrict__ src, uchar4
     const long long i = 4 * ((long long)blockIdx.x * blockDim.x + threadIdx.x);  // this thread's first pixel
     if (i + 3 < n) {
         // 4 pixels = 16 bytes; i is a multiple of 4 and buffers start 256-byte aligned, so this is aligned.
-        const uint4 in = *reinterpret_cast<const uint4*>(src + i);
-        *reinterpret_cast<uint4*>(dst + i) = make_uint4(gray_pixel(in.x), gray_pixel(in.y), gray_pixel(in.z),
-                                                        gray_pixel(in.w));
+        // Streaming: read once, written once, so the caches need not keep them (__ldcs, __stcs).
+        const uint4 in = __ldcs(reinterpret_cast<const uint4*>(src + i));
+        __stcs(reinterpret_cast<uint4*>(dst + i),
+               make_uint4(gray_pixel(in.x), gray_pixel(in.y), gray_pixel(in.z), gray_pixel(in.w)));
     } else {
         for (long long j = i; j < n; ++j) {
             const uchar4 p = src[j];
