@@ -739,7 +739,7 @@ TEST(MemoryUi, TheTransposesColumnReadIsConflictFreePaddedAndThirtyTwoWayWithout
     ASSERT_TRUE(ws.memory().result.has_value()) << ws.memory().error;
     const int line = [&] {
         const std::string text = document_of(ws).text();
-        const size_t at = text.find("= tile[threadIdx.x * pitch + threadIdx.y + j];");
+        const size_t at = text.find("tile[threadIdx.x * pitch + threadIdx.y + j]");
         return at == std::string::npos ? -1 : int(std::count(text.begin(), text.begin() + long(at), '\n')) + 1;
     }();
     ASSERT_GT(line, 0);

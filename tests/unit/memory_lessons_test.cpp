@@ -245,7 +245,7 @@ TEST(MemoryLessons, TransposePaddingTurnsAThirtyTwoWayColumnReadIntoNone) {
                         if (!row.empty()) ++row_requests, row_conflicts += conflicts(row);
                     }
         const MemoryFigures* read =
-            find(*report.memory, line_of(l.source, "= tile[threadIdx.x * pitch"), MemorySpace::Shared, false);
+            find(*report.memory, line_of(l.source, "tile[threadIdx.x * pitch + threadIdx.y + j]"), MemorySpace::Shared, false);
         const MemoryFigures* write =
             find(*report.memory, line_of(l.source, "tile[(threadIdx.y + j) * pitch"), MemorySpace::Shared, true);
         ASSERT_TRUE(read && write) << run_report_json(report, {}).dump();
@@ -306,7 +306,7 @@ TEST(MemoryLessons, ARecordingAfterAnEditThatResizesASharedArrayRecordsTheNewKer
                     if (!column.empty()) ++requests, column_conflicts += conflicts(column);
                 }
     const MemoryFigures* read =
-        find(*after.memory, line_of(edited, "= tile[threadIdx.x * pitch"), MemorySpace::Shared, false);
+        find(*after.memory, line_of(edited, "tile[threadIdx.x * pitch + threadIdx.y + j]"), MemorySpace::Shared, false);
     ASSERT_TRUE(read) << run_report_json(after, {}).dump();
     EXPECT_EQ(read->requests, requests);
     EXPECT_EQ(read->bank_conflicts, column_conflicts);

@@ -23,6 +23,7 @@ constexpr Entry kSass[] = {
     {"BRA", {"Branch to a label (with a predicate, only the lanes where it holds)", "target"}},
     {"BREAK", {"Leaves a convergence region for the lanes that take a loop's exit", "predicate, barrier"}},
     {"BRX", {"Indirect branch to an address in a register", "register"}},
+    {"BRXU", {"Indirect branch to an address in a uniform register, the same for the whole warp (a switch's jump table)", "uniform register"}},
     {"BSSY", {"Starts a convergence region: the warp's lanes meet again at its BSYNC", "barrier, label of the join"}},
     {"BSYNC", {"Waits for the lanes of a convergence region (after an if/else or loop they rejoin here)", "barrier"}},
     {"CALL", {"Calls a function that was not inlined (device printf, a library routine)", "target"}},
