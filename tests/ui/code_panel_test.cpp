@@ -267,6 +267,7 @@ extern "C" __global__ void __launch_bounds__(1024, 2) many_sums(const float* x, 
     ASSERT_TRUE(shot.ok());
     if (const char* d = std::getenv("CP_UI_TEST_SHOTS"); d && *d) (void)save_png(std::string(d) + "/code_spills.png", *shot);
     int spill_marks = 0, orange_marks = 0;
+    std::string marks_seen;
     for (const auto& g : ws.editor_panel().gutter()) {
         const bool local = code.sass.local_per_line.count(g.line) != 0;
         const bool says_spill = g.text.size() > 6 && g.text.substr(g.text.size() - 6) == " spill";
@@ -282,7 +283,9 @@ extern "C" __global__ void __launch_bounds__(1024, 2) many_sums(const float* x, 
                 orange += p[0] > 180 && p[1] > 110 && p[2] < 110;
             }
         orange_marks += orange > 10;
+        marks_seen += "line " + std::to_string(g.line) + " at y " + std::to_string(int(g.y0)) + ".." +
+                      std::to_string(int(g.y1)) + ": " + std::to_string(orange) + " orange pixels; ";
     }
     EXPECT_GT(spill_marks, 0) << "no spilling line is on screen";
-    EXPECT_EQ(orange_marks, spill_marks);
+    EXPECT_EQ(orange_marks, spill_marks) << marks_seen << "screen height " << shot->height;
 }

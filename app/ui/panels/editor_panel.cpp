@@ -397,7 +397,8 @@ void EditorPanel::draw_memory_gutter(float box_x1, float box_y0, float box_y1, f
     ImDrawList* column = ImGui::GetWindowDrawList();
     dl->PushClipRect(ImVec2(number_x1_, box_y0), ImVec2(box_x1, box_y1), false);
     // The column stops where the text's horizontal scrollbar starts: a badge of a line hidden under it stays hidden.
-    column->PushClipRect(ImVec2(column_x0, box_y0), ImVec2(column_x1, box_y1 - ImGui::GetStyle().ScrollbarSize), false);
+    const float clip_y1 = box_y1 - ImGui::GetStyle().ScrollbarSize;
+    column->PushClipRect(ImVec2(column_x0, box_y0), ImVec2(column_x1, clip_y1), false);
     const size_t lines = editor_->GetLineCount();
     std::set<int> marked;
     for (const MemoryLineMark& m : *memory_marks_) marked.insert(m.line);
@@ -479,7 +480,8 @@ namespace cp::ui {
 // The Code panel's count of instructions per line, right-aligned in the column, dimmed (no judgement in it).
 void EditorPanel::draw_instruction_counts(float box_y0, float box_y1, float column_x0, float column_x1) {
     ImDrawList* column = ImGui::GetWindowDrawList();
-    column->PushClipRect(ImVec2(column_x0, box_y0), ImVec2(column_x1, box_y1 - ImGui::GetStyle().ScrollbarSize), false);
+    const float clip_y1 = box_y1 - ImGui::GetStyle().ScrollbarSize;
+    column->PushClipRect(ImVec2(column_x0, box_y0), ImVec2(column_x1, clip_y1), false);
     const ImVec2 mouse = ImGui::GetIO().MousePos;
     const bool hovered = ImGui::IsWindowHovered(ImGuiHoveredFlags_ChildWindows);
     const int lines = int(editor_->GetLineCount());
@@ -489,6 +491,7 @@ void EditorPanel::draw_instruction_counts(float box_y0, float box_y1, float colu
         const int local = local_counts_ && local_counts_->count(line) ? local_counts_->at(line) : 0;
         const std::string label = std::to_string(count) + (local ? (spill_bytes_ > 0 ? " spill" : " local") : "");
         const float y = editor_->DocPos2ScreenPos(TextEditor::DocPos(size_t(line - 1), 0)).y;
+        if (y + line_h_ > clip_y1 || y < box_y0) continue;  // a row the clip would cut: not drawn, not listed
         const float x1 = column_x1 - 2 - 5.0f, x0 = x1 - ImGui::CalcTextSize(label.c_str()).x;
         column->AddText(ImVec2(x0, y + (line_h_ - ImGui::GetFontSize()) * 0.5f),
                         local ? ImGui::GetColorU32(ImVec4(1.00f, 0.70f, 0.25f, 1)) : ImGui::GetColorU32(ImGuiCol_TextDisabled),
