@@ -319,6 +319,18 @@ def _params(text):
     return out
 
 
+def _array_param(param, ctype, written, sig, body):
+    """An array parameter of a user kernel: `raw`, the pointer under its own name; else a pointer `_p_NAME` and
+    NAME as this element (a copy of an input, a reference to an output)."""
+    const = "" if written else "const "
+    name = param["name"]
+    if param["raw"]:
+        sig.append("%s%s* __restrict__ %s" % (const, ctype, name))
+    else:
+        sig.append("%s%s* __restrict__ _p_%s" % (const, ctype, name))
+        body.append("%s%s%s %s = _p_%s[i];" % (const, ctype, "&" if written else "", name, name))
+
+
 def _typedef(type_defs, param, ctype):
     """`type_defs` with the typedef of `param`'s type placeholder (`T x` resolved to `ctype`) added once."""
     if param["type"] in _C or hasattr(np, param["type"]):
@@ -372,11 +384,7 @@ class _UserKernel:
             type_defs = _typedef(type_defs, p, c)
             key.append((p["name"], t.name, isinstance(a, ndarray), p["raw"]))
             if isinstance(a, ndarray):
-                if p["raw"]:
-                    sig.append("const %s* __restrict__ %s" % (c, p["name"]))
-                else:
-                    sig.append("const %s* __restrict__ _p_%s" % (c, p["name"]))
-                    body.append("const %s %s = _p_%s[i];" % (c, p["name"], p["name"]))
+                _array_param(p, c, False, sig, body)
                 wire_args.append(rt.pointer_arg(a._device_memory, a._device_offset))
             else:
                 sig.append("%s %s" % (c, p["name"]))
@@ -432,11 +440,7 @@ class ElementwiseKernel(_UserKernel):
             c = _ctype(a.dtype)
             type_defs = _typedef(type_defs, p, c)
             key.append((p["name"], a.dtype.name, True, p["raw"]))
-            if p["raw"]:
-                sig.append("%s* __restrict__ %s" % (c, p["name"]))
-            else:
-                sig.append("%s* __restrict__ _p_%s" % (c, p["name"]))
-                body.append("%s& %s = _p_%s[i];" % (c, p["name"], p["name"]))
+            _array_param(p, c, True, sig, body)
             wire_args.append(rt.pointer_arg(a._device_memory, a._device_offset))
         text = ("%s\n%s"
                 "struct _cp_index { long long s; __device__ long long size() const { return s; } };\n"

@@ -23,7 +23,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -334,13 +333,18 @@ struct ScriptServer::State {
         return std::vector<std::byte>(data + offset, data + offset + bytes);
     }
 
-    // A whole allocation's bytes, for the capture; nullopt when it cannot be read (the context is gone).
-    std::optional<std::vector<std::byte>> whole(BufferId id) {
-        const auto b = buffers.find(id);
-        if (b == buffers.end()) return std::nullopt;
-        double ms = 0;
-        json error;
-        return read(id, 0, b->second.bytes, false, ms, error);
+    // Appends a whole allocation's bytes to the capture; where they start, or nullopt when it cannot be read (the
+    // context is gone).
+    std::optional<uint64_t> keep(BufferId id, uint64_t bytes) {
+        ReadBackRequest req;
+        req.buffer = id;
+        ReadBackResult r = engine.read_back(req);
+        const std::byte* data = r.in_place ? r.in_place : r.data.data();
+        const uint64_t size = r.in_place ? r.in_place_bytes : r.data.size();
+        if (r.error || size < bytes) return std::nullopt;
+        const uint64_t at = capture_data.size();
+        capture_data.append(reinterpret_cast<const char*>(data), bytes);
+        return at;
     }
 
     json download(const json& h, std::vector<std::byte>& out) {
@@ -475,22 +479,14 @@ struct ScriptServer::State {
         for (size_t k = 0; k < reached.size() && capture_limit; ++k) {
             ProgramBuffer& pb = record.buffers[k];
             if (capture_data.size() + 2 * pb.bytes > capture_limit) continue;
-            if (auto bytes = whole(reached[k])) {
-                pb.captured = true;
-                pb.before_at = capture_data.size();
-                capture_data.append(reinterpret_cast<const char*>(bytes->data()), bytes->size());
-            }
+            if (auto at = keep(reached[k], pb.bytes)) pb.captured = true, pb.before_at = *at;
         }
         LaunchResult r = engine.launch(std::move(req));
         if (!(r.error && (r.error->kind == ErrorKind::LaunchRefused || r.error->context_was_reset)))
             for (size_t k = 0; k < reached.size(); ++k) {
                 ProgramBuffer& pb = record.buffers[k];
                 if (!pb.captured) continue;
-                if (auto bytes = whole(reached[k])) {
-                    pb.has_after = true;
-                    pb.after_at = capture_data.size();
-                    capture_data.append(reinterpret_cast<const char*>(bytes->data()), bytes->size());
-                }
+                if (auto at = keep(reached[k], pb.bytes)) pb.has_after = true, pb.after_at = *at;
             }
         record.ms = r.timing.samples_ms.empty() ? r.timing.median_ms : r.timing.samples_ms.back();
         json j{{"ok", r.ok && !r.error}, {"ms", record.ms}, {"printf", r.printf_output}, {"cpu_time", r.timing.cpu_time}};
@@ -638,9 +634,8 @@ Result<ScriptRunResult> run_script(const ScriptRequest& request) {
     std::optional<std::string> edited = request.source;
     if (edited) {  // the file itself when the text is the file's (its __file__ then is)
         std::ifstream in(script, std::ios::binary);
-        const std::string on_disk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        if (in.good() || in.eof())
-            if (on_disk == *edited) edited.reset();
+        std::ostringstream on_disk;
+        if (in && on_disk << in.rdbuf() && on_disk.str() == *edited) edited.reset();
     }
     if (edited) {
         fs::create_directories(scratch / "script", ec);

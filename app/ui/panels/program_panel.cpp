@@ -173,7 +173,7 @@ const ProgramPanel::Picture* ProgramPanel::picture(const std::string& key, const
     return &pictures_.back();
 }
 
-bool ProgramPanel::add_pictures(const ReplayBuffer& b, const ProgramBuffer& pb, size_t index,
+bool ProgramPanel::add_pictures(const ReplayBuffer& b, const ProgramBuffer& pb, size_t index, bool written,
                                 std::vector<ShownPicture>& row) {
     if (pb.dtype.empty()) return false;
     const std::string base = std::to_string(state_.runs_taken()) + ":" + std::to_string(state_.selected) + ":" +
@@ -183,8 +183,8 @@ bool ProgramPanel::add_pictures(const ReplayBuffer& b, const ProgramBuffer& pb, 
     std::string dims;
     for (uint64_t n : pb.shape) dims += (dims.empty() ? "" : "x") + std::to_string(n);
     const std::string what = pb.name + " (" + pb.dtype + " " + dims + ")";
-    const bool read_only = b.program_after.empty() && b.replayed.empty();
-    row.push_back({what + (read_only ? ", as read" : ", before"), before});
+    row.push_back({what + (written ? ", before" : ", as read"), before});
+    if (!written) return true;
     if (!b.program_after.empty())
         if (const Picture* p = picture(base + "after", b.program_after, pb)) row.push_back({pb.name + ", after", p});
     if (!b.replayed.empty())
@@ -221,7 +221,7 @@ void ProgramPanel::draw_picture_row(const std::vector<ShownPicture>& row) {
     }
 }
 
-void ProgramPanel::draw_buffer(const ReplayBuffer& b, const ProgramBuffer& pb, const std::string& type, size_t index) {
+void ProgramPanel::draw_buffer(const ReplayBuffer& b, const std::string& type, size_t index) {
     std::string pointee = type;
     if (const size_t star = pointee.find('*'); star != std::string::npos) pointee = pointee.substr(0, star);
     const size_t size = element_size(pointee);
@@ -415,11 +415,10 @@ void ProgramPanel::draw_launch(const ProgramRun& run, size_t index) {
         if (!pb.captured) {
             not_captured += (not_captured.empty() ? "" : ", ") + pb.name;
         } else if (written_[k] || (replayed && replay->result.buffers[k].replayed != shown_[k].before)) {
-            ReplayBuffer both = shown_[k];  // the capture's before and after, and the re-run's when there is one
-            if (replayed) both.replayed = replay->result.buffers[k].replayed;
-            if (!add_pictures(both, pb, k, pictures)) draw_buffer(both, pb, type, k);
-        } else if (!add_pictures(ReplayBuffer{pb.name, shown_[k].before, {}, {}, 0}, pb, k, pictures)) {
-            only_read += (only_read.empty() ? "" : ", ") + pb.name;  // a script's picture was shown as read
+            const ReplayBuffer& b = replayed ? replay->result.buffers[k] : shown_[k];  // the re-run's has all three
+            if (!add_pictures(b, pb, k, true, pictures)) draw_buffer(b, type, k);
+        } else if (!add_pictures(shown_[k], pb, k, false, pictures)) {  // read only: a picture "as read", or listed
+            only_read += (only_read.empty() ? "" : ", ") + pb.name;
         }
     }
     draw_picture_row(pictures);

@@ -29,7 +29,7 @@ public:
 
 private:
     void draw_launch(const ProgramRun& run, size_t index);
-    void draw_buffer(const ReplayBuffer& b, const ProgramBuffer& pb, const std::string& type, size_t index);
+    void draw_buffer(const ReplayBuffer& b, const std::string& type, size_t index);
 
     void start_replay(size_t index);
     ProgramLaunchChange change_of(size_t index) const;  // the edited values unlike the launch's own
@@ -65,7 +65,8 @@ private:
     };
     // A script's 2D or (h, w, 3) array: before (or as read), after the script's launch, after the re-run, added to
     // the launch's row of pictures; false when it is not a picture (then it is plotted).
-    bool add_pictures(const ReplayBuffer& b, const ProgramBuffer& pb, size_t index, std::vector<ShownPicture>& row);
+    bool add_pictures(const ReplayBuffer& b, const ProgramBuffer& pb, size_t index, bool written,
+                      std::vector<ShownPicture>& row);
     void draw_picture_row(const std::vector<ShownPicture>& row);
 };
 
