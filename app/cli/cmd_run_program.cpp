@@ -60,7 +60,7 @@ nlohmann::json buffers_json(const std::vector<ProgramBuffer>& buffers) {
 
 nlohmann::json program_json(const std::string& file, const std::string& backend, const ProgramRun& r) {
     nlohmann::json launches = nlohmann::json::array();
-    for (const ProgramLaunch& l : r.launches)
+    for (const ProgramLaunch& l : r.launches) {
         launches.push_back({{"kernel", l.kernel},
                             {"instance", l.instance},
                             {"line", l.line},
@@ -74,6 +74,8 @@ nlohmann::json program_json(const std::string& file, const std::string& backend,
                             {"error", error_json(l.error)},
                             {"args", args_json(l.args)},
                             {"buffers", buffers_json(l.buffers)}});
+        if (!l.file.empty()) launches.back()["file"] = l.file;
+    }
     return {{"schema_version", 1},
             {"program", file},
             {"backend", backend},
@@ -102,7 +104,7 @@ void print_notes(const ProgramRun& r, const std::string& what, bool cpu_time) {
                   << "own folder and write none; the call failed in the program, which went on)\n";
     for (const ProgramLaunch& l : r.launches) {
         if (!l.error) continue;
-        const std::string launch = "launch of `" + l.kernel + "` at line " + std::to_string(l.line) + " (grid " +
+        const std::string launch = "launch of `" + l.kernel + "` at " + launch_site_text(l) + " (grid " +
                                    l.grid.str() + ", block " + l.block.str() + ")";
         if (l.error->kind == ErrorKind::LaunchRefused)
             std::cerr << p << launch << " was refused: " << l.error->message

@@ -406,7 +406,7 @@ void Workspace::apply_program(ProgramRun run) {
     for (const ProgramLaunch& l : run.launches)
         if (l.error && l.error->line > 0)
             run_diagnostics_.push_back(Diagnostic{program_.last_path(), l.error->line, 0, Severity::Error,
-                                                  "launch of `" + l.kernel + "` (line " + std::to_string(l.line) +
+                                                  "launch of `" + l.kernel + "` (" + launch_site_text(l) +
                                                       "): " + l.error->message,
                                                   DiagnosticOrigin::Run});
     merge_sanitizer_marks();
@@ -431,7 +431,7 @@ void Workspace::apply_program(ProgramRun run) {
                                            "none; the call failed in the program, which went on)");
     for (const ProgramLaunch& l : run.launches)
         if (l.error)
-            console_.add(LogKind::Error, "launch of `" + l.kernel + "` at line " + std::to_string(l.line) + ": " +
+            console_.add(LogKind::Error, "launch of `" + l.kernel + "` at " + launch_site_text(l) + ": " +
                                              l.error->message);
     if (run.error) console_.add(LogKind::Error, run.error->message);
     const bool script = is_script_file(program_.last_path());

@@ -90,6 +90,7 @@ INSTANTIATE_TEST_SUITE_P(
                       NvccCase{"constant_filter", {kPrograms + "/constant_filter.cu"}},
                       NvccCase{"struct_of_pointers", {kPrograms + "/struct_of_pointers.cu"}},
                       NvccCase{"template_kernel", {kPrograms + "/template_kernel.cu"}},
+                      NvccCase{"header_kernels", {kPrograms + "/header_kernels.cu"}},
                       NvccCase{"bad_block", {kPrograms + "/bad_block.cu"}},
                       NvccCase{"exit_status", {kPrograms + "/exit_status.cu"}},
                       NvccCase{"refused_launches", {kPrograms + "/refused_launches.cu"}},
@@ -206,6 +207,80 @@ TEST(Programs, ARefusedLaunchRunsNothingAndGivesCudasError) {
     EXPECT_EQ(launches[0].at("error").at("kind"), "launch_refused");
     EXPECT_EQ(launches[0].at("line"), line_of(file, "fill<<<2, 2048>>>"));
     EXPECT_TRUE(launches[1].at("error").is_null());
+}
+
+// Kernels in the program's own header: a launch written there is named by the header and its line; the others by
+// the program's lines.
+TEST(Programs, ALaunchWrittenInTheProgramsHeaderIsNamedByTheHeader) {
+    const std::string file = kPrograms + "/header_kernels.cu";
+    const std::string header = kPrograms + "/header_kernels.cuh";
+    const Json j = run_json({file});
+    ASSERT_EQ(j.at("end"), "returned");
+    const Json& launches = j.at("launches");
+    ASSERT_EQ(launches.size(), 4u);
+    EXPECT_EQ(launches[0].at("kernel"), "scale");
+    EXPECT_EQ(launches[0].at("line"), line_of(file, "scale<<<(n + 255) / 256, 256>>>(d_in"));
+    EXPECT_FALSE(launches[0].contains("file"));
+    EXPECT_EQ(launches[1].at("kernel"), "block_sums");
+    EXPECT_EQ(launches[1].at("file"), "header_kernels.cuh");
+    EXPECT_EQ(launches[1].at("line"), line_of(header, "block_sums<<<"));
+    EXPECT_EQ(launches[1].at("grid"), Json::array({(1000 + 127) / 128, 1, 1}));
+    EXPECT_EQ(launches[3].at("kernel"), "fill");
+    EXPECT_EQ(launches[3].at("line"), line_of(file, "fill<<<"));
+    // The arguments as the kernel took them: 2.0f and 3.0 in the overloads' own types, a literal 0 as an int.
+    auto hex = [](const void* p, size_t n) {
+        std::string out;
+        char b[3];
+        for (size_t i = 0; i < n; ++i) {
+            std::snprintf(b, sizeof b, "%02x", unsigned(static_cast<const unsigned char*>(p)[i]));
+            out += b;
+        }
+        return out;
+    };
+    const float two = 2.0f;
+    const double three = 3.0;
+    EXPECT_EQ(launches[0].at("args")[1].at("bytes"), hex(&two, sizeof two));
+    EXPECT_EQ(launches[2].at("args")[1].at("bytes"), hex(&three, sizeof three));
+    EXPECT_EQ(launches[3].at("args")[1].at("size"), 4);
+    EXPECT_EQ(launches[3].at("args")[1].at("bytes"), "00000000");
+}
+
+// A kernel in the program's header that writes past its buffer: stopped at the thread and element, and the line
+// is the header's, named by the header (not a line of the program).
+TEST(Programs, AFaultInAHeadersKernelIsPlacedInTheHeader) {
+    cp::test::TempDir dir;
+    const std::string header_text =
+        "#pragma once\n"
+        "__global__ void spill(float* out)\n"
+        "{\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    out[i] = 1.0f;\n"
+        "}\n";
+    const std::string program_text =
+        "#include <cstdio>\n"
+        "#include \"spill.cuh\"\n"
+        "int main() {\n"
+        "    float* d;\n"
+        "    cudaMalloc(&d, 100 * sizeof(float));\n"
+        "    spill<<<1, 128>>>(d);\n"
+        "    printf(\"%s\\n\", cudaGetErrorString(cudaDeviceSynchronize()));\n"
+        "    return 0;\n"
+        "}\n";
+    std::ofstream(dir.path() / "spill.cuh") << header_text;
+    std::ofstream(dir.path() / "spill.cu") << program_text;
+    const Json j = run_json({(dir.path() / "spill.cu").string()});
+    ASSERT_EQ(j.at("launches").size(), 1u);
+    const Json& e = j.at("launches")[0].at("error");
+    ASSERT_TRUE(e.is_object()) << j.dump(1);
+    EXPECT_EQ(e.at("kind"), "out_of_bounds");
+    EXPECT_EQ(e.at("thread"), Json::array({100, 0, 0}));
+    EXPECT_EQ(e.at("block"), Json::array({0, 0, 0}));
+    EXPECT_EQ(e.at("line"), 0);  // no line of the program's file
+    const std::string message = e.at("message").get<std::string>();
+    EXPECT_NE(message.find("element 100 of 100"), std::string::npos) << message;
+    EXPECT_NE(message.find("(spill.cuh:5)"), std::string::npos) << message;
+    EXPECT_EQ(j.at("launches")[0].at("cuda_error"), 700);
+    EXPECT_EQ(j.at("stdout"), "an illegal memory access was encountered\n");
 }
 
 // CPU backend: the fault is stopped at the thread, block, line and element; the program sees CUDA's error at its

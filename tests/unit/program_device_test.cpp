@@ -33,16 +33,36 @@ TEST(ProgramDevice, EachKernelStartsWithItsEntryProbeOnItsBracesLine) {
         "    y[0] = a * x[0];\n"
         "}\n"
         "__global__ void none(void) { }\n"
-        "__global__ void unnamed(float*, int n) { }\n"
+        "__global__ void unnamed(float*, int n, const float* __restrict__) { }\n"
+        "template <typename, int = 2>\n"
+        "__global__ void tagged(float[], int) { }\n"
+        "__global__ void scale(float* x, float by) { }\n"
+        "__global__ void scale(double* x, double by) { }\n"
         "int main() { return 0; }\n";
     const cp::PreparedSource p = cp::prepare_program_source(src, "prog.cu");
     ASSERT_FALSE(cp::has_errors(p.diagnostics));
-    EXPECT_NE(p.text.find("{ CP_RT_KERNEL_ENTRY(&axpy<T, N, Rest...>, a, x, y, rest...) \n    y[0]"),
+    EXPECT_NE(p.text.find("{ CP_RT_KERNEL_ENTRY(static_cast<void (*)(decltype(a), decltype(x), decltype(y), "
+                          "decltype(rest)...)>(&axpy<T, N, Rest...>), a, x, y, rest...) \n    y[0]"),
               std::string::npos)
         << p.text;
-    EXPECT_NE(p.text.find("none(void) { CP_RT_KERNEL_ENTRY(&none)  }"), std::string::npos) << p.text;
-    // An unnamed parameter cannot be passed on: that kernel has no probe (a GPU refuses it by name).
-    EXPECT_EQ(p.text.find("CP_RT_KERNEL_ENTRY(&unnamed"), std::string::npos) << p.text;
+    EXPECT_NE(p.text.find("none(void) { CP_RT_KERNEL_ENTRY(static_cast<void (*)()>(&none))  }"), std::string::npos)
+        << p.text;
+    // Unnamed parameters are named where the declaration leaves a name's place, so the probe can pass them on.
+    EXPECT_NE(p.text.find("unnamed(float* cp_unnamed_0, int n, const float* __restrict__ cp_unnamed_1) { "
+                          "CP_RT_KERNEL_ENTRY(static_cast<void (*)(decltype(cp_unnamed_0), decltype(n), "
+                          "decltype(cp_unnamed_1))>(&unnamed), cp_unnamed_0, n, cp_unnamed_1)"),
+              std::string::npos)
+        << p.text;
+    EXPECT_NE(p.text.find("template <typename cp_unnamed_4, int cp_unnamed_5 = 2>\n__global__ void tagged(float "
+                          "cp_unnamed_2[], int cp_unnamed_3) { CP_RT_KERNEL_ENTRY(static_cast<void "
+                          "(*)(decltype(cp_unnamed_2), decltype(cp_unnamed_3))>(&tagged<cp_unnamed_4, cp_unnamed_5>)"),
+              std::string::npos)
+        << p.text;
+    // Overloads: each probe's cast names its own.
+    EXPECT_NE(p.text.find("scale(double* x, double by) { CP_RT_KERNEL_ENTRY(static_cast<void (*)(decltype(x), "
+                          "decltype(by))>(&scale), x, by)"),
+              std::string::npos)
+        << p.text;
 }
 
 TEST(ProgramDevice, SymbolNamesGiveNameExpressions) {
@@ -122,6 +142,26 @@ TEST_F(ProgramDeviceCompileTest, ATemplateLaunchedDeducedAndWrittenGetsBothInsta
     EXPECT_EQ(host, (std::set<std::string>{"void axpy<float>(float, float const*, float*, int)",
                                            "void axpy<int>(int, int const*, int*, int)"}));
     for (const auto& [offset, lowered] : d.image->kernels) EXPECT_EQ(lowered.rfind("_Z4axpyI", 0), 0u) << lowered;
+}
+
+// Kernels defined in the program's header (one of them overloaded for float and double) and one with an unnamed
+// parameter: each instantiation the program launches maps to its own function in the module.
+TEST_F(ProgramDeviceCompileTest, HeaderOverloadedAndUnnamedParameterKernelsAreEachMapped) {
+    const cp::ProgramDeviceCompile d = build("header_kernels.cu");
+    ASSERT_TRUE(d.result.ok) << (d.result.diagnostics.empty() ? d.result.log : d.result.diagnostics[0].message);
+    ASSERT_TRUE(d.image);
+    std::set<std::string> names;
+    for (const auto& [offset, name] : d.image->kernel_names) names.insert(name);
+    EXPECT_EQ(names, (std::set<std::string>{"block_sums", "fill", "scale(float*, float, int)",
+                                            "scale(double*, double, int)"}));
+    EXPECT_EQ(mapped(d.image->kernels),
+              (std::set<std::string>{"block_sums(float const*, float*, int)", "fill(int*, int, int)",
+                                     "scale(float*, float, int)", "scale(double*, double, int)"}));
+    // Two overloads, two functions of the module: each lowered name is the one NVRTC gives that overload.
+    std::set<std::string> lowered;
+    for (const auto& [offset, name] : d.image->kernels) lowered.insert(name);
+    EXPECT_EQ(lowered, (std::set<std::string>{"_Z10block_sumsPKfPfi", "_Z4fillPiii", "_Z5scalePffi",
+                                              "_Z5scalePddi"}));
 }
 
 // `__constant__ float weights[5]` and `__device__ int clamped_reads`: each host twin mapped to its device variable.

@@ -149,3 +149,40 @@ TEST_F(ProgramReplay, ATemplateLaunchReplaysAsItsInstantiationAndStructsOfPointe
 }
 
 }  // namespace
+
+namespace {
+// Kernels of the program's header, one of them overloaded, and one with an unnamed parameter. A launch of a kernel
+// defined in a header or overloaded is refused alone, saying why (the kind); the program runs again with it changed;
+// the kernel with an unnamed parameter, defined once in the file, re-runs alone and writes what the program's did.
+TEST_F(ProgramReplay, HeaderAndOverloadedKernelsAreRefusedAloneAndRunWithAChange) {
+    const cp::ProgramRun r = run("header_kernels.cu");
+    ASSERT_EQ(r.end, cp::ProgramRun::End::Returned);
+    ASSERT_EQ(r.launches.size(), 4u);
+    EXPECT_EQ(r.launches[1].kernel_header, "header_kernels.cuh");
+    EXPECT_TRUE(r.launches[0].kernel_overloaded);
+    EXPECT_FALSE(r.launches[1].kernel_overloaded);
+    EXPECT_TRUE(r.launches[3].kernel_header.empty());
+    for (size_t i = 0; i < 3; ++i) {
+        ASSERT_TRUE(cp::replay_refusal(r, i).has_value()) << i;
+        const cp::LaunchReplay no = cp::replay_launch(*backend_, request_, r, i);
+        EXPECT_FALSE(no.ran);
+        ASSERT_TRUE(no.error.has_value());
+        EXPECT_EQ(no.error->kind, cp::ErrorKind::Unsupported);
+    }
+    const cp::LaunchReplay fill = cp::replay_launch(*backend_, request_, r, 3);
+    ASSERT_TRUE(fill.ran) << (fill.error ? fill.error->message : "");
+    EXPECT_TRUE(fill.same_as_program);
+    ASSERT_EQ(fill.buffers.size(), 1u);
+    EXPECT_EQ(fill.buffers[0].differing_bytes, 0u);
+
+    // block_sums with one block fewer: the program's own check finds the last block's sum missing.
+    request_.changes[1].grid = cp::Dim3{7, 1, 1};
+    const cp::ProgramRun changed = runner_->run(request_);
+    ASSERT_EQ(changed.launches.size(), 4u);
+    EXPECT_TRUE(changed.launches[1].changed);
+    EXPECT_EQ(changed.launches[1].grid.x, 7u);
+    EXPECT_NE(changed.stdout_text.find("block sums: 8 blocks"), std::string::npos) << changed.stdout_text;
+    EXPECT_NE(changed.stdout_text.find("Test FAILED"), std::string::npos) << changed.stdout_text;
+    EXPECT_EQ(changed.exit_status, 1);
+}
+}  // namespace

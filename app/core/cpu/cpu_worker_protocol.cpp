@@ -183,6 +183,7 @@ json launch_record_json(const ProgramLaunchRecord& r) {
     if (r.error && r.error->thread) j["thread"] = dim3_json(*r.error->thread);
     if (r.error && r.error->block) j["block_of_thread"] = dim3_json(*r.error->block);
     if (r.error) j["error_line"] = r.error->line;
+    if (!r.file.empty()) j["file"] = r.file;
     return j;
 }
 
@@ -190,6 +191,7 @@ ProgramLaunchRecord launch_record_from(const json& j) {
     ProgramLaunchRecord r;
     r.kernel = j.at("kernel").get<std::string>();
     r.line = j.at("line").get<int>();
+    r.file = j.value("file", std::string());
     r.grid = dim3_from(j.at("grid"));
     r.block = dim3_from(j.at("block"));
     r.shared_bytes = j.at("shared_bytes").get<uint64_t>();

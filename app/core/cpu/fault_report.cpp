@@ -43,7 +43,11 @@ bool same_file(const std::string& f, const std::string& source_path) {
 std::string line_text(const std::optional<SourceLine>& where, const std::string& source_path) {
     if (!where) return "";
     if (same_file(where->file, source_path)) return " (line " + std::to_string(where->line) + ")";
-    return " (" + where->file + ":" + std::to_string(where->line) + ")";
+    // A header of the user's own, copied into the build folder: by the name it is included by.
+    std::string file = where->file;
+    if (const size_t build = file.find("/cp-build-"); build != std::string::npos)
+        if (const size_t slash = file.find('/', build + 1); slash != std::string::npos) file = file.substr(slash + 1);
+    return " (" + file + ":" + std::to_string(where->line) + ")";
 }
 
 // The element the access hit, counted from the buffer's start (negative before it): "element 1001 of 1001".

@@ -640,7 +640,7 @@ CpuCompileOutput compile_program_library(const ProgramCompileRequest& request, c
                                          const ShimLocation& shim, const fs::path& cache_dir) {
     CpuCompileOutput out;
     const std::string user_path = request.path.empty() ? std::string("program.cu") : request.path;
-    const LocalIncludes includes = resolve_local_includes(request.source, user_path, false, request.include_dirs);
+    LocalIncludes includes = resolve_local_includes(request.source, user_path, false, request.include_dirs);
     if (has_errors(includes.diagnostics)) {
         out.diagnostics = includes.diagnostics;
         return out;
@@ -649,7 +649,12 @@ CpuCompileOutput compile_program_library(const ProgramCompileRequest& request, c
     const PreparedSource prepared =
         prepare_program_source(includes.rewritten_source, user_path, out.buffer_align, request.kernels_elsewhere);
     out.diagnostics = prepared.diagnostics;
-    if (prepared.text.empty()) return out;
+    // Kernels and launches in the program's own headers are prepared as the file's are (the build folder gets the
+    // prepared copies, under the names the file includes them by).
+    for (LocalHeader& h : includes.headers)
+        h.contents = prepare_program_header(h.contents, h.name, out.buffer_align, request.kernels_elsewhere,
+                                            out.diagnostics);
+    if (prepared.text.empty() || has_errors(out.diagnostics)) return out;
     HostCompileOptions options = host_compile_options(shim, request.extra_options);
     options.flags.push_back("-DCP_SHIM_PROGRAM");
     if (request.kernels_elsewhere) options.flags.push_back("-DCP_SHIM_KERNELS_ELSEWHERE");

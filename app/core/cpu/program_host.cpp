@@ -119,6 +119,7 @@ int ProgramHostState::launch(const cp_abi::ProgramLaunch& l) {
     ProgramLaunchRecord record;
     record.kernel = l.kernel ? l.kernel : "";
     record.line = l.line;
+    record.file = l.file ? l.file : "";
     record.grid = dim3_of(l.grid);
     record.block = dim3_of(l.block);
     record.shared_bytes = l.shared_bytes;
@@ -127,9 +128,17 @@ int ProgramHostState::launch(const cp_abi::ProgramLaunch& l) {
         record.entry = uint64_t(reinterpret_cast<uintptr_t>(l.entry->function)) - module_.load_base();
     // A change the app asked for at this launch (the window's "run the program with this change"): the grid, the
     // block, and the scalars in the thunk's own copies of the arguments, which the blocks read.
-    if (auto change = request_.changes.find(launches_made_++); change != request_.changes.end())
+    // The arguments as the kernel took them (its entry probe's copies: a literal `0` for an `int`, a `2` for a
+    // `float`, converted), which is what a replay passes and a change is made of; as passed without a probe.
+    const bool converted = l.entry && l.entry->function && l.entry->count == l.param_count;
+    if (auto change = request_.changes.find(launches_made_++); change != request_.changes.end()) {
         record.changed =
             apply_launch_change(change->second, record.grid, record.block, l.values, l.params, l.param_count);
+        if (converted)
+            record.changed = apply_launch_change(change->second, record.grid, record.block, l.entry->values,
+                                                 l.entry->params, l.entry->count) ||
+                             record.changed;
+    }
     auto tell = [&](int cuda_error) {
         record.cuda_error = cuda_error;
         if (on_launch_) on_launch_(record);
@@ -145,23 +154,24 @@ int ProgramHostState::launch(const cp_abi::ProgramLaunch& l) {
         ProgramHostState* self;
         ~Close() { self->device_access(false); }
     } close{this};
-    // Each argument as passed; a pointer also as the allocation it points into. The fault report names those
+    // Each argument as the kernel took it; a pointer also as the allocation it points into. The fault report names those
     // allocations with the element size the argument gives (and below, by name only, the others a wild index can
     // still reach).
     std::vector<const Allocation*> reached;
     FaultReportContext report{&module_, request_.module, {}};
     for (unsigned i = 0; i < l.param_count; ++i) {
+        const cp_abi::ParamInfo& info = converted ? l.entry->params[i] : l.params[i];
+        const void* bytes = converted ? l.entry->values[i] : l.values[i];
         ProgramArg arg;
-        arg.size = l.params[i].size;
-        arg.pointer = l.params[i].is_pointer != 0;
-        const void* bytes = l.values[i];
+        arg.size = info.size;
+        arg.pointer = info.is_pointer != 0;
         arg.bytes_hex = hex_of_bytes(bytes, arg.size);
         if (arg.pointer && bytes) {
-            const void* value = *static_cast<void* const*>(l.values[i]);
+            const void* value = *static_cast<void* const*>(bytes);
             if (const Allocation* a = find(value)) {
                 arg.buffer = a->name;
                 arg.offset = uint64_t(static_cast<const std::byte*>(value) - a->memory.data());
-                report.buffers.push_back({a->name, &a->memory, l.params[i].pointee_size});
+                report.buffers.push_back({a->name, &a->memory, info.pointee_size});
                 if (std::find(reached.begin(), reached.end(), a) == reached.end()) reached.push_back(a);
             }
         }

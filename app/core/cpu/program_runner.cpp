@@ -6,6 +6,8 @@
 #include "core/cpu/cpu_worker.h"
 #include "core/cpu/fault_report.h"
 #include "core/cpu/host_compiler.h"
+#include "core/kernel_file/kernel_scan.h"
+#include "core/kernel_file/local_includes.h"
 #include "core/text_util.h"
 #include "core/toolkit/elf_symbols.h"
 #include "core/toolkit/nvrtc_compiler.h"
@@ -117,6 +119,15 @@ public:
             place_code_site(*error, location, line);
         };
 
+        // Where each kernel is defined (the file or one of its own headers) and which names are overloaded.
+        std::map<std::string, std::string> kernel_header;
+        std::map<std::string, int> definitions;
+        for (const ScannedKernel& k : scan_kernels(request.source).kernels)
+            if (k.definition && definitions[k.name]++ == 0) kernel_header[k.name] = "";
+        for (const LocalHeader& h : resolve_local_includes(request.source, path, true, request.include_dirs).headers)
+            for (const ScannedKernel& k : scan_kernels(h.contents).kernels)
+                if (k.definition && definitions[k.name]++ == 0) kernel_header[k.name] = h.name;
+
         // Each launch's instantiation by its entry's offset in the library (ProgramLaunchRecord::entry).
         std::map<uint64_t, std::string> instances;
         if (symbols)
@@ -157,6 +168,7 @@ public:
             l.kernel = record.kernel;
             if (auto it = instances.find(record.entry); record.entry && it != instances.end()) l.instance = it->second;
             l.line = record.line;
+            l.file = record.file;
             l.grid = record.grid;
             l.block = record.block;
             l.shared_bytes = record.shared_bytes;
@@ -164,6 +176,13 @@ public:
             l.ms = record.ms;
             l.cuda_error = record.cuda_error;
             l.changed = record.changed;
+            {
+                std::string base = l.instance.empty() ? l.kernel : l.instance;
+                base = base.substr(0, base.find('<'));
+                if (const size_t colon = base.rfind("::"); colon != std::string::npos) base = base.substr(colon + 2);
+                if (auto it = kernel_header.find(base); it != kernel_header.end()) l.kernel_header = it->second;
+                l.kernel_overloaded = definitions[base] > 1;
+            }
             l.error = record.error;
             l.args = record.args;
             l.buffers = record.buffers;

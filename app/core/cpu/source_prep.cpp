@@ -798,7 +798,7 @@ size_t kernel_expression_start(const std::string& s, const std::vector<Token>& t
 // args...)` (cuda_program.h): the lambda lets the compiler convert the arguments and deduce a template kernel's
 // arguments as the launch would. Newlines are kept, so every line stays where it was.
 std::string rewrite_launches(const std::string& s, const std::vector<Token>& tokens, const std::vector<bool>& in_device,
-                             const std::string& path, std::vector<Diagnostic>& diags) {
+                             const std::string& path, std::vector<Diagnostic>& diags, const std::string& header = {}) {
     std::string out;
     size_t copied = 0;
     for (size_t k = 0; k < tokens.size(); ++k) {
@@ -860,7 +860,11 @@ std::string rewrite_launches(const std::string& s, const std::vector<Token>& tok
         }
         const bool no_args = open_args + 1 == close_args;
         out += s.substr(copied, tokens[first].begin - copied);
-        out += "::cp_rt::launch(" + std::to_string(tokens[k].line) + ", \"" + kernel_words +
+        std::string header_words;  // a C string literal of the header's name
+        for (char c : header)
+            if (c != '"' && c != '\\' && c != '\n' && c != '\r') header_words += c;
+        out += (header.empty() ? std::string("::cp_rt::launch(") : "::cp_rt::launch_in(\"" + header_words + "\", ") +
+               std::to_string(tokens[k].line) + ", \"" + kernel_words +
                "\", ::cp_rt::LaunchConfig(" + config + "), [&](auto&... cp_a) { " + kernel + "(cp_a...); }" +
                (no_args ? "" : ", ") + args + ")";
         copied = tokens[close_args].end;
@@ -871,20 +875,27 @@ std::string rewrite_launches(const std::string& s, const std::vector<Token>& tok
 }
 
 // The names a parameter list declares, in order (`const T* x, int n` -> x, n; `typename T, int N = 4, class... Ts` ->
-// T, N, Ts...); nothing when one is unnamed (`float*`), which the probe could not pass on.
-std::optional<std::vector<std::string>> declared_names(const std::string& list) {
+// T, N, Ts...). A parameter without a name (`float*`, `int`, `typename`, `const T&`) gets one, `cp_unnamed_N`,
+// inserted at `inserts` (offsets into `list`), so that the probe can pass it on; nothing when a part has no place for
+// a name the scan can find (a function pointer `void (*)(int)`).
+struct DeclaredNames {
+    std::vector<std::string> names;
+    std::vector<std::pair<size_t, std::string>> inserts;
+};
+std::optional<DeclaredNames> declared_names(const std::string& list, unsigned& unnamed) {
     static const std::set<std::string> type_words = {"int", "char", "float", "double", "long", "short", "unsigned",
                                                      "signed", "bool", "void", "const", "volatile", "__restrict__",
                                                      "__restrict", "typename", "class", "auto"};
     const std::vector<Token> tokens = tokenize_code(list);
-    std::vector<std::string> names;
+    DeclaredNames out;
     std::vector<Token> part;
+    auto punct_of = [&](const Token& t) { return t.kind == Token::Punct ? list[t.begin] : char(0); };
     auto finish = [&]() -> bool {
         if (part.empty()) return true;
         size_t end = part.size();
         int depth = 0;
         for (size_t i = 0; i < part.size(); ++i) {
-            const char c = part[i].kind == Token::Punct ? list[part[i].begin] : 0;
+            const char c = punct_of(part[i]);
             if (c == '(' || c == '[' || c == '<' || c == '{') ++depth;
             if (c == ')' || c == ']' || c == '>' || c == '}') --depth;
             if (c == '=' && depth == 0) {
@@ -892,24 +903,44 @@ std::optional<std::vector<std::string>> declared_names(const std::string& list) 
                 break;
             }
         }
-        bool pack = false;
-        size_t name = kNoOffset;
-        for (size_t i = 0; i < end; ++i) {
-            if (part[i].kind == Token::Punct && list[part[i].begin] == '.') pack = true;
-            if (part[i].kind == Token::Ident) name = i;
-        }
-        if (end == 1 && part[0].kind == Token::Ident && text_of(list, part[0]) == "void" && names.empty()) {
+        if (end == 1 && part[0].kind == Token::Ident && text_of(list, part[0]) == "void" && out.names.empty()) {
             part.clear();
             return true;  // `(void)`
         }
-        if (name == kNoOffset || name == 0 || type_words.count(text_of(list, part[name]))) return false;
-        names.push_back(text_of(list, part[name]) + (pack ? "..." : ""));
+        // The declarator's name comes before its array bounds (`float tile[32][33]`, `float[]`).
+        size_t last = end;
+        while (last > 0 && punct_of(part[last - 1]) == ']') {
+            int d = 0;
+            size_t i = last;
+            while (i-- > 0) {
+                if (punct_of(part[i]) == ']') ++d;
+                if (punct_of(part[i]) == '[' && --d == 0) break;
+            }
+            if (i == size_t(-1) || i == 0) return false;
+            last = i;
+        }
+        if (last == 0) return false;
+        bool pack = false;
+        for (size_t i = 0; i < last; ++i)
+            if (punct_of(part[i]) == '.') pack = true;
+        const Token& tail = part[last - 1];
+        const bool named = tail.kind == Token::Ident && last > 1 && !type_words.count(text_of(list, tail));
+        if (named) {
+            out.names.push_back(text_of(list, tail) + (pack ? "..." : ""));
+        } else {
+            const char c = punct_of(tail);
+            // Only after a type word, a type's name, `*`, `&` or a pack's `...` is a name's place certain.
+            if (!(tail.kind == Token::Ident || c == '*' || c == '&' || c == '.' || c == '>')) return false;
+            const std::string name = "cp_unnamed_" + std::to_string(unnamed++);
+            out.inserts.push_back({tail.end, " " + name});
+            out.names.push_back(name + (pack ? "..." : ""));
+        }
         part.clear();
         return true;
     };
     int depth = 0;
     for (const Token& t : tokens) {
-        const char c = t.kind == Token::Punct ? list[t.begin] : 0;
+        const char c = punct_of(t);
         if (c == '(' || c == '[' || c == '<' || c == '{') ++depth;
         if (c == ')' || c == ']' || c == '>' || c == '}') --depth;
         if (c == ',' && depth == 0) {
@@ -919,53 +950,63 @@ std::optional<std::vector<std::string>> declared_names(const std::string& list) 
         part.push_back(t);
     }
     if (!finish()) return std::nullopt;
-    return names;
-}
-
-// Each program kernel's body starts with its entry probe, `CP_RT_KERNEL_ENTRY(&axpy<T>, a, x, y, n)` (cuda_program.h),
-// on the brace's line: a GPU launches the instantiation it names with the parameters as the call converted them.
-// A kernel whose name is overloaded, or with an unnamed parameter, has none (a GPU then says it cannot launch it).
-std::string add_entry_probes(const std::string& text) {
-    const KernelScan scan = scan_kernels(text);
-    std::map<std::string, int> definitions;
-    for (const ScannedKernel& k : scan.kernels)
-        if (k.definition) ++definitions[k.name];
-    std::vector<std::pair<size_t, std::string>> inserts;
-    for (const ScannedKernel& k : scan.kernels) {
-        if (!k.definition || k.body_open == kNoOffset || definitions[k.name] != 1) continue;
-        const auto params = declared_names(k.params_text);
-        if (!params) continue;
-        std::string function = "&" + k.name;
-        if (k.is_template) {
-            if (k.template_open == kNoOffset || k.template_close == kNoOffset) continue;
-            const auto names = declared_names(text.substr(k.template_open + 1, k.template_close - k.template_open - 1));
-            if (!names) continue;
-            function += "<";
-            for (size_t i = 0; i < names->size(); ++i) function += (i ? ", " : "") + (*names)[i];
-            function += ">";
-        }
-        std::string probe = " CP_RT_KERNEL_ENTRY(" + function;
-        for (const std::string& p : *params) probe += ", " + p;
-        probe += ") ";
-        inserts.push_back({k.body_open + 1, probe});
-    }
-    std::string out = text;
-    for (auto it = inserts.rbegin(); it != inserts.rend(); ++it) out.insert(it->first, it->second);
     return out;
 }
 
-}  // namespace
+// Each program kernel's body starts with its entry probe on the brace's line: a GPU launches the instantiation it
+// names with the parameters as the call converted them (cuda_program.h),
+// `CP_RT_KERNEL_ENTRY(static_cast<void (*)(decltype(a), decltype(x), decltype(rest)...)>(&axpy<T, N, Rest...>), a,
+// x, rest...)`: the cast picks the kernel among overloads of its name. Unnamed parameters are named first.
+std::string add_entry_probes(const std::string& text) {
+    const KernelScan scan = scan_kernels(text);
+    std::vector<std::pair<size_t, std::string>> inserts;
+    unsigned unnamed = 0;
+    for (const ScannedKernel& k : scan.kernels) {
+        if (!k.definition || k.body_open == kNoOffset) continue;
+        const auto params = declared_names(k.params_text, unnamed);
+        if (!params) continue;
+        std::string function = "&" + k.name;
+        std::optional<DeclaredNames> template_names;
+        if (k.is_template) {
+            if (k.template_open == kNoOffset || k.template_close == kNoOffset) continue;
+            template_names =
+                declared_names(text.substr(k.template_open + 1, k.template_close - k.template_open - 1), unnamed);
+            if (!template_names) continue;
+            function += "<";
+            for (size_t i = 0; i < template_names->names.size(); ++i)
+                function += (i ? ", " : "") + template_names->names[i];
+            function += ">";
+            for (const auto& [at, name] : template_names->inserts) inserts.push_back({k.template_open + 1 + at, name});
+        }
+        for (const auto& [at, name] : params->inserts) inserts.push_back({k.params_open + 1 + at, name});
+        std::string type = "void (*)(";
+        std::string args;
+        for (size_t i = 0; i < params->names.size(); ++i) {
+            const std::string& p = params->names[i];
+            const bool pack = p.size() > 3 && p.compare(p.size() - 3, 3, "...") == 0;
+            type += (i ? ", " : "") + ("decltype(" + (pack ? p.substr(0, p.size() - 3) : p) + ")") + (pack ? "..." : "");
+            args += ", " + p;
+        }
+        type += ")";
+        inserts.push_back({k.body_open + 1, " CP_RT_KERNEL_ENTRY(static_cast<" + type + ">(" + function + ")" + args + ") "});
+    }
+    std::stable_sort(inserts.begin(), inserts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::string out;
+    out.reserve(text.size() + 128 * inserts.size());
+    size_t copied = 0;
+    for (const auto& [at, piece] : inserts) {
+        out.append(text, copied, at - copied);
+        out += piece;
+        copied = at;
+    }
+    out.append(text, copied, std::string::npos);
+    return out;
+}
 
-PreparedSource prepare_program_source(const std::string& source, const std::string& display_path,
-                                      size_t shared_align, bool kernels_elsewhere) {
-    PreparedSource out;
-    const std::string path = display_path.empty() ? std::string("program.cu") : display_path;
-    out.kernels = find_kernels(source);
-    const std::vector<Token> tokens = tokenize_code(source);
-    const std::vector<bool> in_device = device_function_tokens(source, tokens);
-    const std::vector<bool> skipped = cpu_skipped(source, tokens);
-    scan_unsupported(source, tokens, skipped, path, out.diagnostics, in_device, kernels_elsewhere);
-    // Host code: the runtime calls outside the subset, and the CUDA libraries, refused at their line.
+// Host code: the runtime calls outside the subset, and the CUDA libraries, refused at their line.
+void refuse_outside_subset(const std::string& source, const std::vector<Token>& tokens, const std::vector<bool>& skipped,
+                           const std::vector<bool>& in_device, const std::string& path,
+                           std::vector<Diagnostic>& diagnostics) {
     std::set<std::string> reported;
     for (size_t k = 0; k < tokens.size(); ++k) {
         const Token& t = tokens[k];
@@ -975,15 +1016,15 @@ PreparedSource prepare_program_source(const std::string& source, const std::stri
             if (d.rfind("include", 0) != 0) continue;
             for (const auto& [prefix, library] : refused_libraries())
                 if (d.find(prefix) != std::string::npos && reported.insert(library).second)
-                    out.diagnostics.push_back(
+                    diagnostics.push_back(
                         {path, t.line, 0, Severity::Error,
                          library + " is not part of the playground's CUDA runtime: its programs run their own kernels "
                                    "only; write the step as a kernel of the file"});
             if ((d.find("cuda_gl_interop") != std::string::npos || d.find("cuda_egl_interop") != std::string::npos) &&
                 reported.insert("interop").second)
-                out.diagnostics.push_back({path, t.line, 0, Severity::Error,
-                                           "graphics interop is not part of the playground's CUDA runtime: the "
-                                           "playground shows a program's buffers itself"});
+                diagnostics.push_back({path, t.line, 0, Severity::Error,
+                                       "graphics interop is not part of the playground's CUDA runtime: the "
+                                       "playground shows a program's buffers itself"});
             continue;
         }
         if (t.kind != Token::Ident || in_device[k] || k + 1 >= tokens.size() || !is_punct(source, tokens[k + 1], '('))
@@ -993,25 +1034,46 @@ PreparedSource prepare_program_source(const std::string& source, const std::stri
         if (!runtime_call || runtime_subset().count(word) || !reported.insert(word).second) continue;
         const std::string what = outside_subset(word);
         const size_t split = what.find(" ; ");
-        out.diagnostics.push_back({path, t.line, 0, Severity::Error,
-                                   "`" + word + "` (" + what.substr(0, split) +
-                                       ") is not part of the playground's CUDA runtime: " + what.substr(split + 3)});
+        diagnostics.push_back({path, t.line, 0, Severity::Error,
+                               "`" + word + "` (" + what.substr(0, split) +
+                                   ") is not part of the playground's CUDA runtime: " + what.substr(split + 3)});
     }
-    if (!main_function_line(source))
-        out.diagnostics.push_back({path, 0, 0, Severity::Error,
-                                   "no main() in this file: a program needs one (a file of kernels alone runs with a "
-                                   "/*@playground ... */ header; `cuda-playground describe` proposes one)"});
-    if (has_errors(out.diagnostics)) return out;
+}
 
-    const std::string launched = rewrite_launches(source, tokens, in_device, path, out.diagnostics);
-    if (has_errors(out.diagnostics)) return out;
+// What a program's file and its own headers share: refusals, launches rewritten, `__shared__` rewritten, probes.
+// Empty text when refused (the diagnostics say why).
+std::string prepare_program_part(const std::string& source, const std::string& path, size_t shared_align,
+                                 bool kernels_elsewhere, bool is_header, std::vector<Diagnostic>& diagnostics) {
+    const std::vector<Token> tokens = tokenize_code(source);
+    const std::vector<bool> in_device = device_function_tokens(source, tokens);
+    const std::vector<bool> skipped = cpu_skipped(source, tokens);
+    scan_unsupported(source, tokens, skipped, path, diagnostics, in_device, kernels_elsewhere);
+    refuse_outside_subset(source, tokens, skipped, in_device, path, diagnostics);
+    if (!is_header && !main_function_line(source))
+        diagnostics.push_back({path, 0, 0, Severity::Error,
+                               "no main() in this file: a program needs one (a file of kernels alone runs with a "
+                               "/*@playground ... */ header; `cuda-playground describe` proposes one)"});
+    if (has_errors(diagnostics)) return {};
+    const std::string launched =
+        rewrite_launches(source, tokens, in_device, path, diagnostics, is_header ? path : std::string());
+    if (has_errors(diagnostics)) return {};
     const std::vector<Token> launched_tokens = tokenize_code(launched);
-    out.text = "#line 1 \"" + escape_for_line_directive(path) + "\"\n" +
-               add_entry_probes(rewrite_shared(launched, launched_tokens, path, unsigned(shared_align), out.diagnostics));
-    if (has_errors(out.diagnostics)) {
-        out.text.clear();
-        return out;
-    }
+    std::string text =
+        add_entry_probes(rewrite_shared(launched, launched_tokens, path, unsigned(shared_align), diagnostics));
+    if (has_errors(diagnostics)) return {};
+    return text;
+}
+
+}  // namespace
+
+PreparedSource prepare_program_source(const std::string& source, const std::string& display_path,
+                                      size_t shared_align, bool kernels_elsewhere) {
+    PreparedSource out;
+    const std::string path = display_path.empty() ? std::string("program.cu") : display_path;
+    out.kernels = find_kernels(source);
+    const std::string text = prepare_program_part(source, path, shared_align, kernels_elsewhere, false, out.diagnostics);
+    if (has_errors(out.diagnostics)) return out;
+    out.text = "#line 1 \"" + escape_for_line_directive(path) + "\"\n" + text;
     out.text += std::string("\n#line 1 \"") + kEntryPointsFile + "\"\n";
     out.text +=
         "CP_SHIM_EXPORT int cp_program_main(int cp_argc, char** cp_argv, const cp_abi::ProgramHost* cp_host) {\n"
@@ -1019,6 +1081,14 @@ PreparedSource prepare_program_source(const std::string& source, const std::stri
         "    return ::cp_rt::call_main(&::main, cp_argc, cp_argv);\n"
         "}\n";
     return out;
+}
+
+std::string prepare_program_header(const std::string& header, const std::string& name, size_t shared_align,
+                                   bool kernels_elsewhere, std::vector<Diagnostic>& diagnostics) {
+    if (header.find("__global__") == std::string::npos && header.find("<<<") == std::string::npos &&
+        header.find("__shared__") == std::string::npos)
+        return header;
+    return prepare_program_part(header, name, shared_align, kernels_elsewhere, true, diagnostics);
 }
 
 }  // namespace cp

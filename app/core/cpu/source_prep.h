@@ -53,6 +53,12 @@ size_t buffer_start_alignment(const std::string& source);
 PreparedSource prepare_program_source(const std::string& source, const std::string& display_path,
                                       size_t shared_align = 1, bool kernels_elsewhere = false);
 
+// A header of the program's own (its folder, or a -I DIR) as the host compiler takes it: its kernels, launches and
+// `__shared__` arrays prepared as the program's file's are, refusals added to `diagnostics` with the header's `name`
+// and line. A header with none of these comes back as it is.
+std::string prepare_program_header(const std::string& header, const std::string& name, size_t shared_align,
+                                   bool kernels_elsewhere, std::vector<Diagnostic>& diagnostics);
+
 // Symbols the generated entry points export for `kernel`.
 std::string plain_entry_symbol(const std::string& kernel);
 std::string fiber_entry_symbol(const std::string& kernel);

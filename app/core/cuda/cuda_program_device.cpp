@@ -412,6 +412,7 @@ private:
         ProgramLaunchRecord record;
         record.kernel = l.kernel ? l.kernel : "";
         record.line = l.line;
+        record.file = l.file ? l.file : "";
         record.grid = Dim3{l.grid.x, l.grid.y, l.grid.z};
         record.block = Dim3{l.block.x, l.block.y, l.block.z};
         record.shared_bytes = l.shared_bytes;
@@ -433,9 +434,9 @@ private:
             return refuse(98, engine_error(ErrorKind::Unsupported, "INVALID_DEVICE_FUNCTION",
                                            "the playground cannot find `" + record.kernel +
                                                "` in the program's device code, so it cannot launch it on the GPU",
-                                           "a kernel defined in an included header, one whose name is overloaded, or "
-                                           "one with an unnamed parameter runs on the CPU backend only "
-                                           "(--backend cpu)"));
+                                           "a kernel in an anonymous namespace, or one with a parameter the "
+                                           "playground cannot name (an unnamed function pointer), runs on the CPU "
+                                           "backend only (--backend cpu); give it a name to run it here"));
         CUfunction& function = functions_[*lowered];
         if (!function)
             if (CUresult r = d_.ModuleGetFunction(&function, module_, lowered->c_str()))

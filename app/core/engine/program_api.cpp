@@ -7,6 +7,10 @@
 
 namespace cp {
 
+std::string launch_site_text(const ProgramLaunch& launch) {
+    return launch.file.empty() ? "line " + std::to_string(launch.line) : launch.file + ":" + std::to_string(launch.line);
+}
+
 const char* program_end_name(ProgramRun::End end) {
     switch (end) {
         case ProgramRun::End::NotRun:

@@ -65,12 +65,17 @@ struct ProgramLaunch {
     std::string kernel;  // as written at the launch (`reduce<float>`)
     std::string instance;  // the instantiation it ran, as C++ names it (`axpy<float>` for `axpy<<<...>>>`); empty: unknown
     int line = 0;        // the launch's line
+    std::string file;    // the program's own header the launch is written in (`line` is its); empty: the program
     Dim3 grid, block;
     uint64_t shared_bytes = 0;
     uint64_t stream = 0;  // 0: the default stream; else 1, 2... in the order the program made them
     double ms = 0;
     int cuda_error = 0;                // the cudaError_t the program saw for it (0: none)
     bool changed = false;              // made with a ProgramRequest::changes entry, not as the program wrote it
+    // Where the kernel is defined: one of the program's own headers (empty: the program's file), and whether its name
+    // has several definitions (overloads). A launch re-runs alone only of a kernel defined once, in the file.
+    std::string kernel_header;
+    bool kernel_overloaded = false;
     std::optional<EngineError> error;  // refused (block 2048) or faulted (thread, block, line, element)
     std::vector<ProgramArg> args;
     std::vector<ProgramBuffer> buffers;
@@ -113,6 +118,9 @@ struct ProgramRun {
 // `max_bytes` of them; and back.
 std::string hex_of_bytes(const void* data, size_t size, size_t max_bytes = 64);
 std::vector<std::byte> bytes_of_hex(const std::string& hex);
+
+// Where a launch is written, for messages: "line 32", or "header_kernels.cuh:36" for one in the program's header.
+std::string launch_site_text(const ProgramLaunch& launch);
 
 // "returned", "exited", "aborted", "crashed", "stopped", "not_run": the end's name in the JSON.
 const char* program_end_name(ProgramRun::End end);

@@ -36,6 +36,7 @@ struct CodeSite {
 struct ProgramLaunchRecord {
     std::string kernel;  // as written at the launch
     int line = 0;
+    std::string file;  // the program's own header the launch is written in (`line` is its); empty: the program's file
     Dim3 grid, block;
     uint64_t shared_bytes = 0;
     uint64_t stream = 0;  // 0: the default stream; else 1, 2... in the order the program made them

@@ -21,6 +21,13 @@ std::optional<std::string> replay_refusal(const ProgramRun& run, size_t index) {
     const ProgramLaunch& l = run.launches[index];
     if (l.instance.empty()) return "the kernel `" + l.kernel + "` it launched is not known by its instantiation";
     if (l.error && l.error->kind == ErrorKind::LaunchRefused) return "the program's launch was refused: nothing ran";
+    if (!l.kernel_header.empty())
+        return "the kernel `" + l.instance + "` is defined in the program's header " + l.kernel_header +
+               ", and a launch re-runs alone only from the program's own file: copy the kernel into the file, or run "
+               "the program with this change";
+    if (l.kernel_overloaded)
+        return "the kernel's name `" + l.instance + "` has several definitions (overloads), and a launch re-runs alone "
+               "only of a kernel defined once: rename one of them, or run the program with this change";
     for (size_t i = 0; i < l.args.size(); ++i) {
         const ProgramArg& a = l.args[i];
         const std::string which = "argument " + std::to_string(i + 1);

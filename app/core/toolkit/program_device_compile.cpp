@@ -3,6 +3,7 @@
 
 #include "core/kernel_file/host_code.h"
 #include "core/kernel_file/kernel_scan.h"
+#include "core/kernel_file/local_includes.h"
 #include "core/toolkit/elf_symbols.h"
 #include "core/toolkit/nvrtc_compiler.h"
 
@@ -25,6 +26,7 @@ SymbolName symbol_name(const std::string& d) {
         }
     }
     std::string name = d.substr(0, end);
+    const std::string params = end < d.size() ? d.substr(end) : std::string();
     // A template function's return type comes first (`void axpy<float>`): after the last space outside `<...>`.
     angle = 0;
     size_t start = 0;
@@ -47,7 +49,7 @@ SymbolName symbol_name(const std::string& d) {
         }
     }
     if (const size_t colon = base.rfind("::"); colon != std::string::npos) base = base.substr(colon + 2);
-    return {name, base};
+    return {name, base, params};
 }
 
 std::vector<DeviceVariable> device_variables(const std::string& s) {
@@ -86,31 +88,53 @@ ProgramDeviceCompile compile_program_device_code(const std::string& source, cons
                                                  const std::vector<ElfSymbol>& host_symbols, const std::string& arch) {
     ProgramDeviceCompile out;
     const std::string device_source = separate_host_code(source, true).kernel_source;
+    // The kernels and variables of the file and of its own headers (as NVRTC reads them: device code only).
+    std::vector<std::string> device_texts = {device_source};
+    for (const LocalHeader& h : resolve_local_includes(source, path, true, include_dirs).headers)
+        device_texts.push_back(h.contents);
     std::set<std::string> kernels;
-    for (const ScannedKernel& k : defined_kernels(scan_kernels(device_source))) kernels.insert(k.name);
     std::set<std::string> variables, managed;
-    for (const DeviceVariable& v : device_variables(device_source)) {
-        variables.insert(v.name);
-        if (v.managed) managed.insert(v.name);
+    for (const std::string& text : device_texts) {
+        for (const ScannedKernel& k : defined_kernels(scan_kernels(text))) kernels.insert(k.name);
+        for (const DeviceVariable& v : device_variables(text)) {
+            variables.insert(v.name);
+            if (v.managed) managed.insert(v.name);
+        }
     }
     std::map<uint64_t, std::string> managed_at;  // host offset -> symbol
 
     // Name expressions, kernels first (compile_with_nvrtc checks that its first one is a __global__ function).
     std::map<std::string, std::vector<uint64_t>> kernel_at, variable_at;  // expression -> host offsets
+    std::map<std::string, std::string> kernel_named;                      // expression -> the kernel as C++ names it
+    struct Found {
+        SymbolName name;
+        uint64_t at;
+    };
+    std::vector<Found> found;
+    std::map<std::string, std::set<std::string>> signatures;  // qualified name -> parameter lists seen
     for (const ElfSymbol& sym : host_symbols) {
         const std::string d = demangled(sym.name);
         const bool mangled = d != sym.name;
+        const SymbolName n = mangled ? symbol_name(d) : SymbolName{sym.name, sym.name, {}};  // extern "C": the name
         if (sym.function) {
-            const SymbolName n = mangled ? symbol_name(d) : SymbolName{sym.name, sym.name};  // extern "C": the name
-            if (!n.base.empty() && kernels.count(n.base)) kernel_at[n.qualified].push_back(sym.value);
+            if (n.base.empty() || !kernels.count(n.base)) continue;
+            found.push_back({n, sym.value});
+            signatures[n.qualified].insert(n.params);
         } else {
-            const SymbolName n = mangled ? symbol_name(d) : SymbolName{sym.name, sym.name};
             if (n.base.empty() || !variables.count(n.base)) continue;
             // NVRTC takes no name expression of a __managed__ variable ("cannot be used as a constant"); a
             // variable's name is mangled alike by both compilers, so the host's symbol is the device's.
             if (managed.count(n.base)) managed_at[sym.value] = sym.name;
             else variable_at["&" + n.qualified].push_back(sym.value);
         }
+    }
+    // An overloaded kernel (`scale(float*, ...)` and `scale(double*, ...)`) is named with its type.
+    for (const Found& f : found) {
+        const bool overloaded = signatures[f.name.qualified].size() > 1 && !f.name.params.empty();
+        const std::string expression =
+            overloaded ? "static_cast<void (*)" + f.name.params + ">(" + f.name.qualified + ")" : f.name.qualified;
+        kernel_at[expression].push_back(f.at);
+        kernel_named[expression] = f.name.qualified + (overloaded ? f.name.params : std::string());
     }
     out.image = std::make_shared<ProgramDeviceImage>();
     out.image->arch = arch;
@@ -137,7 +161,7 @@ ProgramDeviceCompile compile_program_device_code(const std::string& source, cons
         if (auto it = lowered.find(expression); it != lowered.end() && !it->second.empty())
             for (uint64_t at : offsets) {
                 out.image->kernels[at] = it->second;
-                out.image->kernel_names[at] = expression;
+                out.image->kernel_names[at] = kernel_named[expression];
             }
     for (const auto& [expression, offsets] : variable_at)
         if (auto it = lowered.find(expression); it != lowered.end() && !it->second.empty())

@@ -29,9 +29,10 @@ ProgramDeviceCompile compile_program_device_code(const std::string& source, cons
 
 // The C++ name a demangled function or variable symbol gives a name expression (`void axpy<float>(float, float
 // const*)` -> `axpy<float>`, `ns::k(int)` -> `ns::k`), and its last component without template arguments (`axpy`);
-// empty when it has none to give (a clone, an anonymous namespace).
+// empty when it has none to give (a clone, an anonymous namespace). `params`: a function's parameter list as
+// written in the symbol, parentheses included (`(float, float const*)`); empty for a variable.
 struct SymbolName {
-    std::string qualified, base;
+    std::string qualified, base, params;
 };
 SymbolName symbol_name(const std::string& demangled_text);
 

@@ -258,7 +258,7 @@ void ProgramPanel::draw_buffer(const ReplayBuffer& b, const std::string& type, s
 void ProgramPanel::draw_launch(const ProgramRun& run, size_t index) {
     const ProgramLaunch& l = run.launches[index];
     const std::string name = l.instance.empty() ? l.kernel : l.instance;
-    ImGui::SeparatorText(("Launch " + std::to_string(index + 1) + ": " + name + " (line " + std::to_string(l.line) + ")").c_str());
+    ImGui::SeparatorText(("Launch " + std::to_string(index + 1) + ": " + name + " (" + launch_site_text(l) + ")").c_str());
     if (edited_run_ != state_.runs_taken() || edited_index_ != index) {  // another launch or run: its own values
         edited_run_ = state_.runs_taken();
         edited_index_ = index;
@@ -476,7 +476,8 @@ void ProgramPanel::draw() {
             if (l.changed) ImGui::TextColored(kWarn, "%s (changed)", l.kernel.c_str());
             else ImGui::TextUnformatted(l.kernel.c_str());
             ImGui::TableNextColumn();
-            ImGui::Text("%d", l.line);
+            if (l.file.empty()) ImGui::Text("%d", l.line);
+            else ImGui::Text("%s:%d", l.file.c_str(), l.line);
             ImGui::TableNextColumn();
             ImGui::Text("%s x %s", shape(l.grid).c_str(), shape(l.block).c_str());
             ImGui::TableNextColumn();

@@ -7,7 +7,7 @@
 #include <cstdint>
 
 // Bump whenever a struct or function below changes: cached kernel libraries are keyed by it.
-#define CP_SHIM_ABI_VERSION 9
+#define CP_SHIM_ABI_VERSION 10
 
 namespace cp_abi {
 
@@ -166,6 +166,7 @@ struct ProgramLaunch {
     const void* const* values;  // each argument's bytes
     const ProgramEntry* entry;  // ProgramHost::wants_entry: the kernel as entered (null when its probe did not run)
     int cooperative;            // cudaLaunchCooperativeKernel: its blocks may sync the whole grid (GPU only)
+    const char* file;           // the program's own header the launch is written in (`line` is its); null: the file
 };
 
 // A GPU's facts, for cudaGetDeviceProperties and cudaDeviceGetAttribute (ProgramHost::device).

@@ -160,6 +160,7 @@ static cudaError_t sticky = cudaSuccess;         // found: every call returns it
 static unsigned long long streams_made = 0;
 static unsigned long long events_made = 0;
 static bool cooperative_next = false;  // the launch being made came from cudaLaunchCooperativeKernel
+static const char* launch_file = nullptr;  // the header the launch being made is written in (launch_in)
 
 // A kernel's entry probe (CP_RT_KERNEL_ENTRY, which source_prep.cpp puts first in each kernel's body): while
 // `probing`, a call of the kernel records the function and its parameters as converted, then returns at once.
@@ -432,6 +433,7 @@ static inline void launch(int line, const char* kernel, const LaunchConfig& conf
     l.entry = nullptr;
     l.cooperative = cooperative_next ? 1 : 0;
     cooperative_next = false;
+    l.file = launch_file;
     if (host->wants_entry) {
         probed = cp_abi::ProgramEntry{};
         probing = true;
@@ -448,6 +450,15 @@ static inline void launch(int line, const char* kernel, const LaunchConfig& conf
         fail(cudaError_t(r));  // refused (ProgramHostState::kRefusedLaunchError): nothing ran, cudaGetLastError says why
     else if (r != cudaSuccess)
         pending_fault = cudaError_t(r);  // it ran and faulted: found when the program next waits for the device
+}
+
+// A launch written in one of the program's own headers (source_prep.cpp): `line` is the header's.
+template <class Body, class... A>
+static inline void launch_in(const char* file, int line, const char* kernel, const LaunchConfig& config, Body body,
+                             A&&... args) {
+    launch_file = file;
+    launch(line, kernel, config, std::move(body), std::forward<A>(args)...);
+    launch_file = nullptr;
 }
 
 template <class... P, std::size_t... I>
