@@ -177,11 +177,10 @@ public:
             l.cuda_error = record.cuda_error;
             l.changed = record.changed;
             {
-                std::string base = l.instance.empty() ? l.kernel : l.instance;
-                base = base.substr(0, base.find('<'));
-                if (const size_t colon = base.rfind("::"); colon != std::string::npos) base = base.substr(colon + 2);
+                const std::string base = symbol_name(l.instance.empty() ? l.kernel : l.instance).base;
                 if (auto it = kernel_header.find(base); it != kernel_header.end()) l.kernel_header = it->second;
-                l.kernel_overloaded = definitions[base] > 1;
+                auto count = definitions.find(base);  // read only: launches may be told from the worker's threads
+                l.kernel_overloaded = count != definitions.end() && count->second > 1;
             }
             l.error = record.error;
             l.args = record.args;
