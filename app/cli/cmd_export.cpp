@@ -4,7 +4,10 @@
 #include "cli/commands.h"
 #include "core/kernel_file/kernel_file.h"
 #include "core/session/run_choices.h"
+#include "core/session/assignment.h"
 #include "core/session/lesson_export.h"
+
+#include <fstream>
 
 #include <iostream>
 
@@ -25,13 +28,60 @@ reads one. The program also runs as written under `cuda-playground run DIR/LESSO
 
   --out DIR          where to write the program (made when missing; files of the same names replaced)
   --set NAME=VALUE   a parameter's value (or an image buffer's picture) instead of the header's, as `run` takes it
+
+cuda-playground export ASSIGNMENT --for-students [--out FILE.cu | DIR]
+
+Writes the students' copy of an assignment (a lesson with `grade` lines, kernels/FORMAT.md "Assignments"): the
+same file without its `grade` lines, so the hidden cases and the scoring stay with the teacher; the reference
+stays, so that students can check their own runs. Each hidden case is checked first as `run --set` would take
+it. DIR defaults to the current folder; the file keeps the assignment's name.
 )";
+}
+
+int export_for_students(const Args& args) {
+    if (args.has("--set"))
+        return user_error("--set does not apply to --for-students", "the students' copy keeps the header's own values");
+    const auto path = find_kernel_path(args.positional[0]);
+    auto file = load_kernel_file(path);
+    if (!file) return user_error(file.error());
+    for (const Diagnostic& d : file->diagnostics)
+        if (d.severity == Severity::Error) std::cerr << d.str() << "\n";
+    if (has_errors(file->diagnostics))
+        return user_error("`" + path.filename().string() + "` has errors in its header or kernel (above)",
+                          "fix them; `cuda-playground run` shows the same");
+    if (!file->spec.grade.enabled())
+        return user_error("`" + path.filename().string() + "` is not an assignment: it has no `grade` lines",
+                          "add `grade case NAME: n = 1000003` lines for the hidden inputs (kernels/FORMAT.md, Assignments)");
+    if (auto cases = grade_case_choices(*file); !cases) return user_error(cases.error());
+    const std::string copy = students_copy(*file);
+    // The copy must be a lesson of its own: it loads without errors and has no hidden line left.
+    const KernelFile reread = parse_kernel_source(copy, path);
+    if (has_errors(reread.diagnostics) || reread.spec.grade.enabled())
+        return user_error(make_error(ErrorKind::Internal, "the students' copy of `" + path.filename().string() +
+                                                              "` does not read as a lesson of its own"));
+    std::filesystem::path out = args.get("--out", ".");
+    if (out.extension() != ".cu") out /= path.filename();
+    std::error_code ec;
+    if (std::filesystem::weakly_canonical(out, ec) == std::filesystem::weakly_canonical(path, ec))
+        return user_error("--out would write the students' copy over the assignment itself",
+                          "give another folder or file name, e.g. --out students/");
+    if (auto ok = check_output_file("--out", out); !ok) return user_error(ok.error());
+    if (out.has_parent_path()) std::filesystem::create_directories(out.parent_path(), ec);
+    std::ofstream f(out, std::ios::binary);
+    f << copy;
+    f.close();
+    if (!f) return user_error(make_error(ErrorKind::Io, "could not write " + out.string()));
+    std::cout << "wrote " << out.string() << ": the assignment without its " << file->spec.grade.lines.size()
+              << " grade line" << (file->spec.grade.lines.size() == 1 ? "" : "s") << " ("
+              << file->spec.grade.cases.size() << " hidden case" << (file->spec.grade.cases.size() == 1 ? "" : "s")
+              << ")\n";
+    return 0;
 }
 
 }  // namespace
 
 int cmd_export(const std::vector<std::string>& argv) {
-    auto args = parse_args(argv, {{"--out", true}, {"--set", true, true}});
+    auto args = parse_args(argv, {{"--out", true}, {"--set", true, true}, {"--for-students", false}});
     if (!args) return user_error(args.error());
     if (args->has("--help")) {
         std::cout << export_usage();
@@ -39,6 +89,7 @@ int cmd_export(const std::vector<std::string>& argv) {
     }
     if (args->positional.size() != 1)
         return user_error("`export` needs exactly one LESSON", "e.g. cuda-playground export basics/vector_add --out vector_add");
+    if (args->has("--for-students")) return export_for_students(*args);
     const auto path = find_kernel_path(args->positional[0]);
     auto file = load_kernel_file(path);
     if (!file) return user_error(file.error());

@@ -74,5 +74,61 @@ TEST(CliExport, MistakesAreRefusedWithWhatToDo) {
     EXPECT_NE(read_file(dir.path() / "c" / "vector_add.cu").find("const int n = 777;"), std::string::npos);
 }
 
+// An assignment's students' copy (issue 40): the file without its grade lines, written where --out says; it runs
+// and verifies as a lesson of its own. A lesson that is no assignment, a hidden case a run would refuse, and an
+// --out that is the assignment itself are refused with nothing written.
+TEST(CliExport, TheStudentsCopyOfAnAssignmentLeavesTheHiddenCasesOut) {
+    TempDir dir;
+    const fs::path assignment = fs::path(CP_TEST_DATA_DIR) / "grade" / "vector_add_assignment.cu";
+    const std::string source = read_file(assignment);
+    ProcessResult r = cli({"export", assignment.string(), "--for-students", "--out", (dir.path() / "week1").string()});
+    ASSERT_EQ(r.exit_code, 0) << r.both();
+    const fs::path copy = dir.path() / "week1" / "vector_add_assignment.cu";
+    ASSERT_TRUE(fs::exists(copy));
+    const std::string text = read_file(copy);
+    size_t kept = 0, hidden = 0;
+    for (size_t start = 0; start < source.size();) {
+        const size_t next = std::min(source.find('\n', start), source.size() - 1) + 1;
+        const std::string line = source.substr(start, next - start);
+        if (line.rfind("grade ", 0) == 0) {
+            ++hidden;
+            EXPECT_EQ(text.find(line), std::string::npos) << line;
+        } else {
+            ++kept;
+            EXPECT_NE(text.find(line), std::string::npos) << line;
+        }
+        start = next;
+    }
+    EXPECT_EQ(hidden, 7u);
+    EXPECT_EQ(size_t(std::count(text.begin(), text.end(), '\n')), kept);
+    r = cli({"run", copy.string(), "--backend", "cpu", "--json", "-"});
+    ASSERT_EQ(r.exit_code, 0) << r.both();
+    EXPECT_NE(r.out.find("\"state\": \"matches\""), std::string::npos) << r.out;
+
+    // An --out naming a file.
+    r = cli({"export", assignment.string(), "--for-students", "--out", (dir.path() / "hand_out.cu").string()});
+    ASSERT_EQ(r.exit_code, 0) << r.both();
+    EXPECT_EQ(read_file(dir.path() / "hand_out.cu"), text);
+
+    // Not an assignment.
+    r = cli({"export", "basics/vector_add", "--for-students", "--out", (dir.path() / "no").string()});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_FALSE(fs::exists(dir.path() / "no"));
+    // A hidden case a run would refuse (n beyond the header's range).
+    std::string bad = source;
+    bad.replace(bad.find("n = 1000003"), std::string("n = 1000003").size(), "n = 1000000000");
+    const fs::path bad_file = dir.write("bad_assignment.cu", bad);
+    r = cli({"export", bad_file.string(), "--for-students", "--out", (dir.path() / "bad").string()});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find(":" + std::to_string(1 + std::count(bad.begin(), bad.begin() + long(bad.find("grade case odd")), '\n')) + ":"),
+              std::string::npos) << r.err;  // the case's line
+    EXPECT_FALSE(fs::exists(dir.path() / "bad"));
+    // Over the assignment itself.
+    const fs::path own = dir.write("own.cu", source);
+    r = cli({"export", own.string(), "--for-students", "--out", dir.path().string()});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(read_file(own), source);
+}
+
 }  // namespace
 }  // namespace cp::test

@@ -51,6 +51,10 @@ std::string blank_comments_and_strings(const std::string& source);
 std::optional<KernelSignature> parse_function(const std::string& source, const std::string& name, const std::string& file,
                                               std::vector<Diagnostic>& diagnostics);
 
+// `grade case` lines against the header (kernel_header_grade.cpp): each set names a param that can be set or an
+// image buffer, once per case; case names differ.
+void check_grade(const std::string& file, const KernelSpec& spec, std::vector<Diagnostic>& diagnostics);
+
 // `devices: ... over PARAM` against the rest of the header (kernel_header_devices.cpp): PARAM a settable whole-
 // number param, buffers of PARAM elements to cut, other buffers only read, no steps.
 void check_devices(const std::string& file, const KernelSpec& spec, std::vector<Diagnostic>& diagnostics);

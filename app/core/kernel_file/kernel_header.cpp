@@ -24,7 +24,7 @@ const std::vector<std::string> kKeys = {"title",     "category", "tags",    "abo
                                         "block",     "grid",     "shared",  "problem", "view",  "reference",
                                         "tolerance", "traffic",  "kernel",  "expect",  "learn", "step",
                                         "streams",   "compare",  "devices", "constant", "show",
-                                        "result"};
+                                        "result",    "grade"};
 const std::vector<std::string> kNamedKeys = {"param", "buffer", "view", "constant", "result"};
 const std::vector<std::string> kColormaps = {"gray", "viridis", "magma", "coolwarm"};
 
@@ -100,6 +100,14 @@ private:
             for (const auto& w : lhs) lhs_text += (lhs_text.empty() ? "" : " ") + w.text;
             error(line, key_column, "unknown key `" + lhs_text + "`." + did_you_mean(key, kKeys) +
                                         " Keys are: " + join(kKeys, ", ") + ".");
+            return;
+        }
+        if (key == "grade") {  // `grade case NAME: ...`, `grade tolerance: ...`: its own words before the `:`
+            if (value.empty()) {
+                error(line, value_column, "`" + trim(raw.substr(0, colon)) + "` has no value after the `:`.");
+                return;
+            }
+            parse_grade(lhs, column_base, Line{line, value_column, value});
             return;
         }
         const bool named = contains(kNamedKeys, key);

@@ -256,6 +256,7 @@ void check_header(const std::string& file, KernelSpec& spec, std::vector<Diagnos
     check_expressions(file, names, state, diagnostics);
     check_views(file, spec, names, state, diagnostics);
     if (spec.devices.enabled()) check_devices(file, spec, diagnostics);
+    if (spec.grade.enabled()) check_grade(file, spec, diagnostics);
 
     const bool steps_have_grids = !spec.steps.empty() && std::all_of(spec.steps.begin(), spec.steps.end(),
                                                                       [](const StepSpec& s) { return !s.grid_expr[0].empty(); });

@@ -4,6 +4,7 @@
 
 #include "core/kernel_file/kernel_file_parts.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -54,11 +55,14 @@ protected:
     void parse_step(const Line& l);  // kernel_header_steps.cpp
     void parse_streams(const Line& l);  // kernel_header_steps.cpp
     void parse_devices(const Line& l);  // kernel_header_devices.cpp
+    // `grade SUB [NAME]: value` (kernel_header_grade.cpp); `words` are the words before the `:`.
+    void parse_grade(const std::vector<Word>& words, int column_base, const Line& l);
 
     const std::string& file_;
     KernelSpec& spec_;
     std::vector<Diagnostic>& diags_;
     HeaderState& state_;
+    std::map<std::string, int> grade_lines_;  // `grade tolerance` etc. -> the line that gave it first
 
 private:
     void parse_param_body(const std::string& name, int name_column, const Line& l);

@@ -145,6 +145,24 @@ struct DeviceSplitSpec {
     std::string str() const;  // "all over n", "2 over n"
 };
 
+// `grade ...` lines: the lesson is an assignment. Its hidden test cases and how submissions are scored; the
+// students' copy (`cuda-playground export --for-students`) leaves these lines out (hidden_lines).
+struct GradeCase {
+    std::string name;
+    // `name = value` as `--set` takes them (a param's number or enum label, an image buffer's picture), in order.
+    std::vector<std::pair<std::string, std::string>> sets;
+    int line = 0, column = 0;
+};
+struct GradeSpec {
+    std::vector<GradeCase> cases;
+    std::optional<double> tolerance;  // `grade tolerance:`; none: the header's `tolerance`
+    double time_limit_s = 10;         // `grade time: 10 s`, per case
+    bool sanitize = true;             // `grade sanitize: yes|no`
+    int correct_points = 100, speed_points = 0;  // `grade score: correct 80, speed 20` (they add up to 100)
+    std::vector<int> lines;           // every `grade` line, in order (the students' copy has none of them)
+    bool enabled() const { return !lines.empty(); }
+};
+
 // What a buggy-on-purpose lesson must show (`expect:`); None for a lesson that must verify.
 // Undefined: on the backends and devices its clause names the bug is undefined behaviour (any result is luck, and
 // is not held against the lesson); only in a clause with `on BACKEND`.
@@ -197,6 +215,7 @@ struct KernelSpec {
     // `show:` the panels that make the lesson's point (names from showable_panels(), as spelled there), in the
     // order given: the window brings them to the front and gives them room. Empty: the default layout.
     std::vector<std::string> show;
+    GradeSpec grade;  // `grade ...` lines: an assignment's hidden cases and scoring; !enabled(): not one
 
     // `kernel:` the __global__ function to run when the file has several, or the instantiation of a
     // template kernel (`reduce<float, 256>`): a C++ name expression. Empty: the file's only kernel.
