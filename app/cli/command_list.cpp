@@ -12,6 +12,7 @@ const std::vector<Command>& commands() {
         {"sweep", "FILE [options]", "time the kernel over block shapes, with occupancy", cmd_sweep},
         {"describe", "FILE [--write]", "propose a header for a kernel pasted without one", cmd_describe},
         {"export", "LESSON [--out DIR] [--set N=V] | ASSIGNMENT --for-students", "the lesson as a standalone nvcc program with its CMakeLists.txt, or an assignment's students' copy", cmd_export},
+        {"grade", "ASSIGNMENT SUBMISSIONS [--out DIR]", "run a class's submissions on an assignment's hidden cases", cmd_grade},
         {"worker", "--stdio [--backend NAME]", "serve kernels to an app using --remote (ssh, srun)", cmd_worker},
         {"script-serve", "[--backend NAME]", "serve a Python script's pycuda/cupy started by python3 itself", cmd_script_serve},
     };

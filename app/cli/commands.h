@@ -31,6 +31,7 @@ int cmd_compile(const std::vector<std::string>& args);
 int cmd_run(const std::vector<std::string>& args);
 int cmd_describe(const std::vector<std::string>& args);
 int cmd_export(const std::vector<std::string>& args);
+int cmd_grade(const std::vector<std::string>& args);
 int cmd_sweep(const std::vector<std::string>& args);
 int cmd_worker(const std::vector<std::string>& args);
 int cmd_script_serve(const std::vector<std::string>& args);

@@ -48,6 +48,7 @@ UNSEEN = {
     "info": set(),
     "list": set(),
     "sweep": set(),
+    "grade": set(),
     # A whole program's run: a program whose thread faults has `thread` and `block` in its launch's error.
     "program": set(),
 }
@@ -212,6 +213,17 @@ def main():
         wrong = kernel_copy(vector_add, tmp, "wrong_sum.cu", "c[i] = a[i] + b[i];", "c[i] = a[i] - b[i];")
         broken = kernel_copy(vector_add, tmp, "broken.cu", "c[i] = a[i] + b[i];", "c[i] = a[i] + undeclared;")
         out_dir = os.path.join(tmp, "out")
+        # A class of three for `grade`: a right kernel, a wrong one, one that does not compile (from the
+        # assignment's students' copy, as students get it).
+        assignment = os.path.join(args.source_dir, "tests", "data", "grade", "vector_add_assignment.cu")
+        grade_class = os.path.join(tmp, "class")
+        os.makedirs(grade_class)
+        subprocess.run([binary, "export", assignment, "--for-students", "--out", os.path.join(tmp, "handout.cu")],
+                       check=True, capture_output=True)
+        handout = os.path.join(tmp, "handout.cu")
+        kernel_copy(handout, grade_class, "right.cu", "c[i] = a[i] + b[i];", "c[i] = a[i] + b[i];")
+        kernel_copy(handout, grade_class, "wrong.cu", "c[i] = a[i] + b[i];", "c[i] = a[i] - b[i];")
+        kernel_copy(handout, grade_class, "broken.cu", "c[i] = a[i] + b[i];", "c[i] = a[i] + undeclared;")
         cpu = ["--backend", "cpu", "--json", "-"]
         programs = os.path.join(args.source_dir, "tests", "data", "programs")
         # (schema, what, arguments, extra environment, exit statuses that are right)
@@ -265,6 +277,8 @@ def main():
             ("program", "run of a Python script (its arrays' dtype and shape)",
              ["run", os.path.join(args.source_dir, "tests", "data", "scripts", "course", "07_grayscale.py")] + cpu,
              {}, {0}),
+            ("grade", "grade a small class", ["grade", assignment, grade_class, "--backend", "cpu", "--out",
+                                              os.path.join(tmp, "grade"), "--json", "-"], {}, {0}),
             ("sweep", "sweep", ["sweep", "basics/vector_add", "--backend", "cpu", "--set", "n=1000", "--blocks",
                                 "64,2048,100", "--repeat", "1", "--json", "-"], {}, {0}),
         ]

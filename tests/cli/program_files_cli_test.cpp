@@ -66,7 +66,7 @@ TEST(ProgramFiles, ItReadsItsOwnFolderAndNothingElseAndGoesOnWhenRefused) {
     const fs::path program = folder / "squares.cu";
     std::ofstream(program) << kProgram;
     const long long expected =
-        std::accumulate(values.begin(), values.end(), 0LL, [](long long s, int v) { return s + (long long)v * v; });
+        std::accumulate(values.begin(), values.end(), 0LL, [](long long s, int v) { return s + static_cast<long long>(v) * v; });
 
     const fs::path json = dir.path() / "run.json";
     const ProcessResult r = cli({"run", program.string(), "--backend", "cpu", "--json", json.string()});

@@ -1,6 +1,7 @@
 // Assignments (issue 40, item 1): a lesson's `grade ...` lines read into its hidden cases and scoring, each
 // mistake refused on its own line, the students' copy without them, and each case as the choices a run takes.
 #include "core/session/assignment.h"
+#include "core/session/grade.h"
 #include "support/process.h"
 #include "unit/diagnostics_text.h"
 
@@ -187,6 +188,48 @@ TEST(Assignment, EachCaseBecomesTheChoicesOfARun) {
         ASSERT_FALSE(refused.ok());
         EXPECT_EQ(refused.error().kind, ErrorKind::UserInput);
     }
+}
+
+}  // namespace
+}  // namespace cp
+
+namespace cp {
+namespace {
+
+// A submission is graded as the student's code at its own lines with the assignment's header and reference: a
+// changed tolerance, a changed reference and a removed header count for nothing.
+TEST(Assignment, ASubmissionIsGradedWithTheAssignmentsHeaderAndReferenceAtTheStudentsLines) {
+    const KernelFile assignment = parse_kernel_source(assignment_source(), kAssignment);
+    ASSERT_TRUE(assignment.usable()) << dump(assignment);
+    std::string copy = students_copy(assignment);
+    const std::string body = "    if (i < n) c[i] = a[i] + b[i];";
+    const std::string mine = "    if (i < n) c[i] = a[i] - b[i];  // mine";
+    copy.replace(copy.find(body), body.size(), mine);
+    copy.replace(copy.find("tolerance: 1e-6"), std::string("tolerance: 1e-6").size(), "tolerance: 100");
+    const std::string ref = "c[i] = a[i] + b[i];\n}\n#endif";
+    copy.replace(copy.find(ref), ref.size(), "c[i] = a[i] - b[i];\n}\n#endif");
+    const KernelFile graded = graded_file(assignment, copy, "student.cu");
+    ASSERT_TRUE(graded.usable()) << dump(graded);
+    EXPECT_DOUBLE_EQ(graded.spec.tolerance, 1e-6);
+    // The student's line is where it was.
+    auto line_at = [](const std::string& s, int n) {
+        size_t start = 0;
+        for (int i = 1; i < n; ++i) start = s.find('\n', start) + 1;
+        return s.substr(start, s.find('\n', start) - start);
+    };
+    EXPECT_EQ(line_at(graded.source, line_in(copy, "// mine")), mine);
+    // The reference the run compiles is the assignment's, and the student's is gone.
+    EXPECT_NE(graded.source.find("for (int i = 0; i < n; ++i) c[i] = a[i] + b[i];"), std::string::npos);
+    EXPECT_EQ(graded.source.find("c[i] = a[i] - b[i];\n}\n#endif"), std::string::npos);
+    EXPECT_EQ(graded.spec.reference, "vector_add_reference");
+    EXPECT_FALSE(graded.spec.grade.enabled());  // the hidden lines do not travel with it
+
+    // Without a header of its own the student's lines stay too, and the header comes from the assignment.
+    std::string bare = copy.substr(copy.find("*/") + 2);
+    const KernelFile graded_bare = graded_file(assignment, bare, "bare.cu");
+    ASSERT_TRUE(graded_bare.usable()) << dump(graded_bare);
+    EXPECT_EQ(line_at(graded_bare.source, line_in(bare, "// mine")), mine);
+    EXPECT_EQ(graded_bare.spec.params.size(), assignment.spec.params.size());
 }
 
 }  // namespace

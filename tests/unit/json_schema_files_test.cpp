@@ -6,6 +6,7 @@
 #include "core/engine/memory_figures.h"
 #include "core/kernel_file/kernel_spec.h"
 #include "core/result.h"
+#include "core/session/grade.h"
 #include "core/session/json_schema_versions.h"
 #include "core/session/report_text.h"
 #include "core/session/run_report.h"
@@ -44,6 +45,21 @@ TEST(JsonSchemaFiles, EachSchemaVersionIsItsOutputsConstant) {
     EXPECT_EQ(schema_file("info").at("/properties/schema_version/const"_json_pointer), kInfoSchemaVersion);
     EXPECT_EQ(schema_file("list").at("/properties/schema_version/const"_json_pointer), kListSchemaVersion);
     EXPECT_EQ(schema_file("sweep").at("/properties/schema_version/const"_json_pointer), kSweepSchemaVersion);
+    EXPECT_EQ(schema_file("grade").at("/properties/schema_version/const"_json_pointer), kGradeSchemaVersion);
+}
+
+// grade's statuses and error kinds are the code's names.
+TEST(JsonSchemaFiles, TheGradeResultsVocabulariesAreTheCodesNames) {
+    const nlohmann::json c = schema_file("grade").at("/properties/students/items/properties/cases/items/properties"_json_pointer);
+    std::set<std::string> statuses;
+    for (CaseStatus s : {CaseStatus::Passed, CaseStatus::Wrong, CaseStatus::CompileError, CaseStatus::Fault,
+                         CaseStatus::OutOfBounds, CaseStatus::Hang, CaseStatus::Refused, CaseStatus::SandboxRefusal,
+                         CaseStatus::Error})
+        statuses.insert(case_status_name(s));
+    EXPECT_EQ(names_of(c.at("status").at("enum")), statuses);
+    std::set<std::string> kinds;
+    for (int k = 0; k < kErrorKindCount; ++k) kinds.insert(error_kind_name(ErrorKind(k)));
+    EXPECT_EQ(names_of(c.at("error_kind").at("enum")), kinds);
 }
 
 TEST(JsonSchemaFiles, TheRunReportsVocabulariesAreTheCodesNames) {

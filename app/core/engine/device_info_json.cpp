@@ -62,7 +62,7 @@ struct Writer {
     json& j;
     template <class T>
     void operator()(const char* name, const T& value) const {
-        if constexpr (std::is_same_v<T, Dim3>) j[name] = json::array({value.x, value.y, value.z});
+        if constexpr (std::is_same_v<T, Dim3>) j[name] = dim3_json(value);
         else j[name] = value;
     }
 };
@@ -118,5 +118,7 @@ DeviceInfo device_info_from_json(const json& j) {
     device.caps = capabilities_from_json(j.at("capabilities"));
     return device;
 }
+
+nlohmann::json dim3_json(const Dim3& d) { return nlohmann::json::array({d.x, d.y, d.z}); }
 
 }  // namespace cp

@@ -15,6 +15,9 @@ nlohmann::json device_info_to_json(const DeviceInfo& device);
 DeviceInfo device_info_from_json(const nlohmann::json& j);
 
 nlohmann::json capabilities_to_json(const BackendCapabilities& caps);
+
+// A Dim3 as [x, y, z], as every JSON output writes one.
+nlohmann::json dim3_json(const Dim3& d);
 BackendCapabilities capabilities_from_json(const nlohmann::json& j);
 
 }  // namespace cp

@@ -1,6 +1,7 @@
 // JSON for run reports, diagnostics and resource usage (nlohmann::json kept inside core).
 #include "core/session/report_json.h"
 
+#include "core/engine/device_info_json.h"
 #include "core/session/device_split_check.h"
 #include "core/session/report_text.h"
 
@@ -14,7 +15,6 @@ namespace {
 
 using nlohmann::json;
 
-json dim3_json(const Dim3& d) { return json::array({d.x, d.y, d.z}); }
 
 json diag_array(const std::vector<Diagnostic>& diags) {
     json a = json::array();

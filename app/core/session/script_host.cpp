@@ -3,6 +3,7 @@
 #include "core/session/script_host.h"
 
 #include "core/backends/registry.h"
+#include "core/engine/device_info_json.h"
 #include "core/kernel_file/kernel_file.h"
 #include "core/text_util.h"
 #include "core/worker/script_process.h"
@@ -99,7 +100,6 @@ bool write_message(int fd, const json& header, const void* payload = nullptr, ui
            (!payload_len || write_all(fd, payload, payload_len));
 }
 
-json dim3_json(const Dim3& d) { return json::array({d.x, d.y, d.z}); }
 
 std::optional<Dim3> dim3_of(const json& j) {
     if (!j.is_array() || j.size() != 3) return std::nullopt;

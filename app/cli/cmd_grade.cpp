@@ -1,0 +1,120 @@
+// `cuda-playground grade ASSIGNMENT SUBMISSIONS/`: every student's submission run on the assignment's hidden
+// cases (core/session/grade.h), a line per student, results.json and results.csv in --out.
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "core/session/assignment.h"
+#include "core/session/backend_setup.h"
+#include "core/session/grade.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+
+namespace cp::cli {
+
+namespace {
+
+std::string grade_usage() {
+    return R"(usage: cuda-playground grade ASSIGNMENT SUBMISSIONS [--out DIR] [--backend NAME]
+
+Runs every submission in the folder SUBMISSIONS (each `.cu` file in it, or each folder holding one `.cu` file:
+the student is the file's or the folder's name) on the hidden cases of ASSIGNMENT (a lesson with `grade` lines,
+kernels/FORMAT.md "Assignments"). Each submission is graded as the student's kernel code at its own lines with
+the assignment's own header and reference, so a changed header or reference in the submission counts for
+nothing. A submission that does not compile, faults, reads or writes out of bounds, hangs (past `grade time`),
+tries what the sandbox refuses or is wrong gets that result, with the line and the first message a student
+needs, and the others go on. Prints a line per student and writes DIR/results.json (docs/schema/
+grade.schema.json) and DIR/results.csv. Speed is not graded yet.
+
+  --out DIR          where the results go (default: grade-results)
+  --backend NAME     cpu, cuda or auto (default auto)
+  --json FILE        results.json also there (`-`: on standard output, the lines per student then on stderr)
+)";
+}
+
+bool write_file(const std::filesystem::path& path, const std::string& text) {
+    std::ofstream f(path, std::ios::binary);
+    f << text;
+    f.close();
+    return bool(f);
+}
+
+}  // namespace
+
+int cmd_grade(const std::vector<std::string>& argv) {
+    auto args = parse_args(argv, {{"--out", true}, {"--backend", true}, {"--json", true}});
+    if (!args) return user_error(args.error());
+    if (args->has("--help")) {
+        std::cout << grade_usage();
+        return 0;
+    }
+    if (args->positional.size() != 2)
+        return user_error("`grade` needs an ASSIGNMENT and a SUBMISSIONS folder",
+                          "e.g. cuda-playground grade week1/vector_add.cu week1/submissions --out week1/results");
+    const auto path = find_kernel_path(args->positional[0]);
+    auto assignment = load_kernel_file(path);
+    if (!assignment) return user_error(assignment.error());
+    for (const Diagnostic& d : assignment->diagnostics)
+        if (d.severity == Severity::Error) std::cerr << d.str() << "\n";
+    if (has_errors(assignment->diagnostics) || !assignment->signature)
+        return user_error("the assignment `" + path.filename().string() + "` has errors (above)", "fix them first");
+    if (!assignment->spec.grade.enabled())
+        return user_error("`" + path.filename().string() + "` is not an assignment: it has no `grade` lines",
+                          "add `grade case NAME: n = 1000003` lines for the hidden inputs (kernels/FORMAT.md, Assignments)");
+    if (auto cases = grade_case_choices(*assignment); !cases) return user_error(cases.error());
+    const std::filesystem::path dir = args->positional[1];
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec))
+        return user_error("`" + dir.string() + "` is not a folder of submissions",
+                          "give the folder that holds each student's .cu file (or a folder per student)");
+    const std::vector<Submission> submissions = find_submissions(dir);
+    if (submissions.empty())
+        return user_error("`" + dir.string() + "` holds no submission", "each is a .cu file, or a folder with one");
+    const std::filesystem::path out = args->get("--out", "grade-results");
+    if (auto ok = check_output_folder("--out", out); !ok) return user_error(ok.error());
+    // The time limit of one case: the assignment's, unless the environment asks for another.
+    if (!std::getenv("CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S"))
+        setenv("CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S", std::to_string(std::max(1, int(assignment->spec.grade.time_limit_s + 0.5))).c_str(), 1);
+    auto setup = set_up_backend(args->get("--backend", "auto"), {});
+    if (!setup) return user_error(setup.error());
+    for (const std::string& note : setup->fallback_notes()) std::cerr << "note: " << note << "\n";
+    Engine& engine = *setup->engine;
+    const bool json_out = args->get("--json") == "-";
+    std::ostream& say = json_out ? std::cerr : std::cout;
+
+    GradeReport report;
+    report.assignment = path.string();
+    report.backend = engine.device().backend;
+    report.device = engine.device().name;
+    report.correct_points = assignment->spec.grade.correct_points;
+    report.speed_points = assignment->spec.grade.speed_points;
+    for (const GradeCase& c : assignment->spec.grade.cases) report.case_names.push_back(c.name);
+    say << "grading " << submissions.size() << " submission" << (submissions.size() == 1 ? "" : "s") << " on "
+              << report.case_names.size() << " hidden case" << (report.case_names.size() == 1 ? "" : "s") << " ("
+              << report.backend << ", " << report.device << ")\n";
+    for (const Submission& s : submissions) {
+        StudentResult r = grade_submission(engine, *assignment, s);
+        say << "  " << r.student << ": " << r.passed << "/" << r.cases.size() << " cases, " << r.score << " of "
+                  << report.correct_points << " points";
+        for (const CaseResult& c : r.cases)
+            if (c.status != CaseStatus::Passed) {
+                say << "; " << c.name << ": " << case_status_name(c.status)
+                          << (c.line > 0 ? " (line " + std::to_string(c.line) + ")" : std::string());
+                break;
+            }
+        say << "\n";
+        report.students.push_back(std::move(r));
+    }
+    std::filesystem::create_directories(out, ec);
+    if (!write_file(out / "results.json", grade_results_json(report)) ||
+        !write_file(out / "results.csv", grade_results_csv(report)))
+        return user_error(make_error(ErrorKind::Io, "could not write the results into " + out.string()));
+    const std::string json = grade_results_json(report);
+    if (json_out) std::cout << json;
+    else if (args->has("--json") && !write_file(args->get("--json"), json))
+        return user_error(make_error(ErrorKind::Io, "could not write " + args->get("--json")));
+    say << "wrote " << (out / "results.json").string() << " and " << (out / "results.csv").string() << "\n";
+    return 0;
+}
+
+}  // namespace cp::cli

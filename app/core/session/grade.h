@@ -1,0 +1,66 @@
+// Grading a class (issue 40): each student's submission (a kernel file of the assignment's students' copy) run on
+// the assignment's hidden cases with the assignment's own header and reference, and the results as values and as
+// results.json / results.csv. A submission that does not compile, faults, hangs or is wrong gets that result and
+// never stops the others.
+#pragma once
+
+#include "core/engine/engine.h"
+#include "core/kernel_file/kernel_file.h"
+#include "core/result.h"
+#include "core/session/json_schema_versions.h"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace cp {
+
+struct Submission {
+    std::string student;          // the file's stem, or the student's folder
+    std::filesystem::path file;
+};
+// The submissions in `dir`: each `.cu` file in it (the student is its name without `.cu`), and each folder that
+// holds one `.cu` file (the student is the folder's name). Sorted by student; a folder with none or several is
+// returned with an empty file (graded as "no submission" / "several files").
+std::vector<Submission> find_submissions(const std::filesystem::path& dir);
+
+// The file a submission is graded as: the student's code at its own lines (so messages name the student's lines),
+// the student's header and reference blanked, and the assignment's header (without its grade lines) and reference
+// after the student's last line. Its tolerance is the assignment's `grade tolerance`.
+KernelFile graded_file(const KernelFile& assignment, const std::string& submission_source,
+                       const std::filesystem::path& submission_path);
+
+enum class CaseStatus { Passed, Wrong, CompileError, Fault, OutOfBounds, Hang, Refused, SandboxRefusal, Error };
+const char* case_status_name(CaseStatus s);  // "passed", "wrong", "compile_error", ...
+
+struct CaseResult {
+    std::string name;
+    CaseStatus status = CaseStatus::Error;
+    ErrorKind kind = ErrorKind::Unknown;  // of the error, when there was one
+    std::string message;                  // the first thing the student needs: the error or the first mismatch
+    int line = 0;                         // the submission's line it points at; 0: none
+    double max_error = 0;
+    uint64_t mismatches = 0;
+    double kernel_ms = 0;                 // median
+};
+struct StudentResult {
+    std::string student;
+    std::filesystem::path file;
+    std::vector<CaseResult> cases;
+    int passed = 0;
+    double score = 0;  // correctness points earned (out of the assignment's correct points)
+};
+struct GradeReport {
+    std::string assignment, backend, device;
+    int correct_points = 100, speed_points = 0;
+    std::vector<std::string> case_names;
+    std::vector<StudentResult> students;
+};
+
+// Runs one submission on every case of `assignment` on `engine`. `assignment` must be usable and an assignment.
+StudentResult grade_submission(Engine& engine, const KernelFile& assignment, const Submission& submission);
+
+std::string grade_results_json(const GradeReport& report);
+std::string grade_results_csv(const GradeReport& report);
+
+}  // namespace cp
