@@ -6,16 +6,20 @@
 #include "core/session/backend_setup.h"
 #include "core/session/grade.h"
 
+#include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <mutex>
+#include <thread>
 
 namespace cp::cli {
 
 namespace {
 
 std::string grade_usage() {
-    return R"(usage: cuda-playground grade ASSIGNMENT SUBMISSIONS [--out DIR] [--backend NAME]
+    return R"(usage: cuda-playground grade ASSIGNMENT SUBMISSIONS [--out DIR] [--backend NAME] [--jobs N] [--json FILE]
 
 Runs every submission in the folder SUBMISSIONS (each `.cu` file in it, or each folder holding one `.cu` file:
 the student is the file's or the folder's name) on the hidden cases of ASSIGNMENT (a lesson with `grade` lines,
@@ -28,6 +32,7 @@ grade.schema.json) and DIR/results.csv. Speed is not graded yet.
 
   --out DIR          where the results go (default: grade-results)
   --backend NAME     cpu, cuda or auto (default auto)
+  --jobs N           grade N submissions at a time, each on a backend of its own (default 1; at most 64)
   --json FILE        results.json also there (`-`: on standard output, the lines per student then on stderr)
 )";
 }
@@ -42,7 +47,7 @@ bool write_file(const std::filesystem::path& path, const std::string& text) {
 }  // namespace
 
 int cmd_grade(const std::vector<std::string>& argv) {
-    auto args = parse_args(argv, {{"--out", true}, {"--backend", true}, {"--json", true}});
+    auto args = parse_args(argv, {{"--out", true}, {"--backend", true}, {"--json", true}, {"--jobs", true}});
     if (!args) return user_error(args.error());
     if (args->has("--help")) {
         std::cout << grade_usage();
@@ -70,41 +75,80 @@ int cmd_grade(const std::vector<std::string>& argv) {
     const std::vector<Submission> submissions = find_submissions(dir);
     if (submissions.empty())
         return user_error("`" + dir.string() + "` holds no submission", "each is a .cu file, or a folder with one");
+    int jobs = 1;
+    if (args->has("--jobs")) {
+        const std::string v = args->get("--jobs");
+        char* end = nullptr;
+        const long n = std::strtol(v.c_str(), &end, 10);
+        if (v.empty() || *end != '\0' || n < 1 || n > 64)
+            return user_error("--jobs takes a number of submissions at a time from 1 to 64, not `" + v + "`",
+                              "e.g. --jobs 2 on a machine of 2 cores");
+        jobs = int(std::min<long>(n, long(submissions.size())));
+    }
     const std::filesystem::path out = args->get("--out", "grade-results");
     if (auto ok = check_output_folder("--out", out); !ok) return user_error(ok.error());
     // The time limit of one case: the assignment's, unless the environment asks for another.
     if (!std::getenv("CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S"))
         setenv("CUDA_PLAYGROUND_LAUNCH_TIMEOUT_S", std::to_string(std::max(1, int(assignment->spec.grade.time_limit_s + 0.5))).c_str(), 1);
-    auto setup = set_up_backend(args->get("--backend", "auto"), {});
-    if (!setup) return user_error(setup.error());
-    for (const std::string& note : setup->fallback_notes()) std::cerr << "note: " << note << "\n";
-    Engine& engine = *setup->engine;
+    // One backend per job (a worker process each), made here before any job starts.
+    std::vector<BackendSetup> setups;
+    for (int j = 0; j < jobs; ++j) {
+        auto setup = set_up_backend(args->get("--backend", "auto"), {});
+        if (!setup) return user_error(setup.error());
+        if (j == 0)
+            for (const std::string& note : setup->fallback_notes()) std::cerr << "note: " << note << "\n";
+        // On a GPU, one submission at a time, so that their kernel times do not mix (a job per GPU of a machine
+        // of several is still to come).
+        if (j == 0 && jobs > 1 && setup->engine->device().caps.gpu) {
+            std::cerr << "note: on a GPU the submissions run one at a time (--jobs " << jobs
+                      << " applies to the CPU backend), so that their times do not mix\n";
+            jobs = 1;
+        }
+        setups.push_back(std::move(*setup));
+    }
+    const DeviceInfo& device = setups.front().engine->device();
     const bool json_out = args->get("--json") == "-";
     std::ostream& say = json_out ? std::cerr : std::cout;
 
     GradeReport report;
     report.assignment = path.string();
-    report.backend = engine.device().backend;
-    report.device = engine.device().name;
+    report.backend = device.backend;
+    report.device = device.name;
     report.correct_points = assignment->spec.grade.correct_points;
     report.speed_points = assignment->spec.grade.speed_points;
     for (const GradeCase& c : assignment->spec.grade.cases) report.case_names.push_back(c.name);
     say << "grading " << submissions.size() << " submission" << (submissions.size() == 1 ? "" : "s") << " on "
-              << report.case_names.size() << " hidden case" << (report.case_names.size() == 1 ? "" : "s") << " ("
-              << report.backend << ", " << report.device << ")\n";
-    for (const Submission& s : submissions) {
-        StudentResult r = grade_submission(engine, *assignment, s);
-        say << "  " << r.student << ": " << r.passed << "/" << r.cases.size() << " cases, " << r.score << " of "
-                  << report.correct_points << " points";
-        for (const CaseResult& c : r.cases)
-            if (c.status != CaseStatus::Passed) {
-                say << "; " << c.name << ": " << case_status_name(c.status)
-                          << (c.line > 0 ? " (line " + std::to_string(c.line) + ")" : std::string());
-                break;
+        << report.case_names.size() << " hidden case" << (report.case_names.size() == 1 ? "" : "s") << " ("
+        << report.backend << ", " << report.device << (jobs > 1 ? ", " + std::to_string(jobs) + " at a time" : "")
+        << ")\n";
+    std::vector<StudentResult> results(submissions.size());
+    std::atomic<size_t> next{0};
+    std::mutex say_lock;
+    auto work = [&](Engine& engine) {
+        for (size_t i = next++; i < submissions.size(); i = next++) {
+            StudentResult r = grade_submission(engine, *assignment, submissions[i]);
+            char points[32];
+            std::snprintf(points, sizeof points, "%.4g", r.score);
+            std::string line = "  " + r.student + ": " + std::to_string(r.passed) + "/" + std::to_string(r.cases.size()) +
+                               " cases, " + points + " of " + std::to_string(report.correct_points) + " points";
+            for (const CaseResult& c : r.cases)
+                if (c.status != CaseStatus::Passed) {
+                    line += std::string("; ") + c.name + ": " + case_status_name(c.status) +
+                            (c.line > 0 ? " (line " + std::to_string(c.line) + ")" : std::string());
+                    break;
+                }
+            {
+                std::lock_guard<std::mutex> hold(say_lock);
+                say << line << "\n" << std::flush;
             }
-        say << "\n";
-        report.students.push_back(std::move(r));
-    }
+            results[i] = std::move(r);
+        }
+    };
+    std::vector<std::thread> threads;
+    for (int j = 1; j < jobs; ++j) threads.emplace_back(work, std::ref(*setups[size_t(j)].engine));
+    work(*setups.front().engine);
+    for (std::thread& t : threads) t.join();
+    report.students = std::move(results);  // in the submissions' order (by student), whatever order they ended in
     std::filesystem::create_directories(out, ec);
     if (!write_file(out / "results.json", grade_results_json(report)) ||
         !write_file(out / "results.csv", grade_results_csv(report)))

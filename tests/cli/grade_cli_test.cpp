@@ -166,6 +166,26 @@ TEST(Grade, AKernelThatNeverEndsIsStoppedAndTheNextSubmissionStillRuns) {
     EXPECT_EQ(nlohmann::json::parse(read_file(dir.path() / "out" / "results.json")), j);
 }
 
+// --jobs 2: two submissions at a time, each on a CPU worker of its own; the same results as one at a time (the
+// times aside), students in the same order.
+TEST(Grade, TwoAtATimeGiveTheSameResultsAsOneAtATime) {
+    TempDir dir;
+    const fs::path cls = make_class(dir);
+    auto graded = [&](const std::string& jobs) {
+        const ProcessResult r = cli({"grade", (kGradeData / "vector_add_assignment.cu").string(), cls.string(),
+                                     "--backend", "cpu", "--jobs", jobs, "--out", (dir.path() / ("out" + jobs)).string(),
+                                     "--json", "-"});
+        EXPECT_EQ(r.exit_code, 0) << r.both();
+        nlohmann::json j = nlohmann::json::parse(r.out);
+        for (auto& s : j.at("students"))
+            for (auto& c : s.at("cases")) c.erase("kernel_ms");
+        return j;
+    };
+    const nlohmann::json one = graded("1"), two = graded("2");
+    EXPECT_EQ(one.at("students").size(), 7u);
+    EXPECT_EQ(one, two);
+}
+
 TEST(Grade, MistakesOfTheCommandAreRefused) {
     TempDir dir;
     const std::string assignment = (kGradeData / "vector_add_assignment.cu").string();
@@ -175,10 +195,12 @@ TEST(Grade, MistakesOfTheCommandAreRefused) {
         {"grade", assignment, (dir.path() / "missing").string()},                // no such folder
         {"grade", assignment, (dir.path() / "empty").string()},                  // no submission
         {"grade", assignment},                                                   // no folder given
+        {"grade", assignment, make_class(dir).string(), "--jobs", "0"},          // no job
+        {"grade", assignment, make_class(dir).string(), "--jobs", "two"},
     };
     for (std::vector<std::string> args : bad) {
         args.insert(args.end(), {"--backend", "cpu", "--out", (dir.path() / "out").string()});
-        SCOPED_TRACE(args[1] + " " + args[2]);
+        SCOPED_TRACE(args[1] + " " + args[2] + " " + args[3]);
         const ProcessResult r = cli(args);
         EXPECT_EQ(r.exit_code, 1) << r.both();
         EXPECT_FALSE(fs::exists(dir.path() / "out" / "results.json"));
