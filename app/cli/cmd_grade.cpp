@@ -28,7 +28,8 @@ the assignment's own header and reference, so a changed header or reference in t
 nothing. A submission that does not compile, faults, reads or writes out of bounds, hangs (past `grade time`),
 tries what the sandbox refuses or is wrong gets that result, with the line and the first message a student
 needs, and the others go on. Prints a line per student and writes DIR/results.json (docs/schema/
-grade.schema.json) and DIR/results.csv. Speed is not graded yet.
+grade.schema.json), DIR/results.csv, and static pages to hand back: DIR/index.html (the class, sortable) and
+DIR/students/NNN.html (a student each, with the lines around each error). Speed is not graded yet.
 
   --out DIR          where the results go (default: grade-results)
   --backend NAME     cpu, cuda or auto (default auto)
@@ -150,14 +151,17 @@ int cmd_grade(const std::vector<std::string>& argv) {
     for (std::thread& t : threads) t.join();
     report.students = std::move(results);  // in the submissions' order (by student), whatever order they ended in
     std::filesystem::create_directories(out, ec);
-    if (!write_file(out / "results.json", grade_results_json(report)) ||
-        !write_file(out / "results.csv", grade_results_csv(report)))
-        return user_error(make_error(ErrorKind::Io, "could not write the results into " + out.string()));
+    std::filesystem::create_directories(out / "students", ec);
+    bool written = write_file(out / "results.json", grade_results_json(report)) &&
+                   write_file(out / "results.csv", grade_results_csv(report));
+    for (const auto& [name, page] : grade_results_html(report)) written = written && write_file(out / name, page);
+    if (!written) return user_error(make_error(ErrorKind::Io, "could not write the results into " + out.string()));
     const std::string json = grade_results_json(report);
     if (json_out) std::cout << json;
     else if (args->has("--json") && !write_file(args->get("--json"), json))
         return user_error(make_error(ErrorKind::Io, "could not write " + args->get("--json")));
-    say << "wrote " << (out / "results.json").string() << " and " << (out / "results.csv").string() << "\n";
+    say << "wrote " << (out / "results.json").string() << ", " << (out / "results.csv").string() << " and the pages "
+        << (out / "index.html").string() << " (the class) and " << (out / "students").string() << "/ (a student each)\n";
     return 0;
 }
 

@@ -166,6 +166,37 @@ TEST(Grade, AKernelThatNeverEndsIsStoppedAndTheNextSubmissionStillRuns) {
     EXPECT_EQ(nlohmann::json::parse(read_file(dir.path() / "out" / "results.json")), j);
 }
 
+// The pages to hand back: the class page links each student's page, whose case headings carry the statuses and
+// whose excerpt marks the student's own line; a name and a source line that hold HTML are shown as text.
+TEST(Grade, ThePagesShowEachStudentsResultsWithTheirLinesAndNoHtmlOfTheirs) {
+    TempDir dir;
+    const fs::path cls = make_class(dir);
+    std::string bob = read_file(cls / "bob.cu");
+    const std::string marker = "    c[i] = a[i] + b[i];  //";
+    bob.insert(bob.find(marker), "    // </pre><script>alert(1)</script>\n");
+    const fs::path mallory = dir.write("pages/<i>mallory&co/k.cu", bob);
+    dir.write("pages/alice.cu", read_file(cls / "alice.cu"));
+    const ProcessResult r = cli({"grade", (kGradeData / "vector_add_assignment.cu").string(), (dir.path() / "pages").string(),
+                                 "--backend", "cpu", "--out", (dir.path() / "out").string()});
+    ASSERT_EQ(r.exit_code, 0) << r.both();
+    const std::string index = read_file(dir.path() / "out" / "index.html");
+    // Students sorted by name: "<i>mallory&co" before "alice".
+    EXPECT_NE(index.find("<a href=\"students/001.html\">&lt;i&gt;mallory&amp;co</a>"), std::string::npos) << index;
+    EXPECT_NE(index.find("<a href=\"students/002.html\">alice</a>"), std::string::npos) << index;
+    EXPECT_EQ(index.find("<i>mallory"), std::string::npos);
+    size_t passed_cells = 0;
+    for (size_t at = index.find("<td class=\"passed\">"); at != std::string::npos; at = index.find("<td class=\"passed\">", at + 1))
+        ++passed_cells;
+    EXPECT_EQ(passed_cells, 3u);  // alice's three cases
+    const std::string page = read_file(dir.path() / "out" / "students" / "001.html");
+    EXPECT_EQ(page.find("<script>alert"), std::string::npos);
+    EXPECT_NE(page.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+    const int line = line_with(mallory, marker);
+    EXPECT_NE(page.find("<span class=\"here\">" + std::to_string(line) + "  " + marker), std::string::npos) << page;
+    EXPECT_NE(page.find("<h2 class=\"out_of_bounds\">odd: out_of_bounds</h2>"), std::string::npos);
+    EXPECT_TRUE(fs::exists(dir.path() / "out" / "students" / "002.html"));
+}
+
 // --jobs 2: two submissions at a time, each on a CPU worker of its own; the same results as one at a time (the
 // times aside), students in the same order.
 TEST(Grade, TwoAtATimeGiveTheSameResultsAsOneAtATime) {

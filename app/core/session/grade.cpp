@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
 #include <sstream>
 
 namespace cp {
@@ -235,6 +237,127 @@ std::string grade_results_csv(const GradeReport& report) {
         out += "\n";
     }
     return out;
+}
+
+namespace {
+
+std::string html_escaped(const std::string& s) {
+    std::string out;
+    out.reserve(s.size());
+    for (char c : s) {
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '"': out += "&quot;"; break;
+            case '\'': out += "&#39;"; break;
+            default: out += c;
+        }
+    }
+    return out;
+}
+
+std::string points_text(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.4g", v);
+    return b;
+}
+
+const char* kStyle = R"(<style>
+body { font-family: sans-serif; margin: 2em; }
+table { border-collapse: collapse; }
+th, td { border: 1px solid #999; padding: 0.3em 0.6em; text-align: left; }
+th { background: #eee; cursor: pointer; }
+.passed { background: #d8f0d8; } .wrong, .compile_error, .fault, .out_of_bounds, .hang, .refused,
+.sandbox_refusal, .error { background: #f6d6d6; }
+pre { background: #f6f6f6; padding: 0.6em; } .here { background: #ffe08a; }
+</style>
+)";
+
+// Sorts the table by the clicked column (numbers as numbers), the other way on a second click.
+const char* kSortScript = R"(<script>
+document.querySelectorAll("th").forEach((th, col) => th.addEventListener("click", () => {
+  const body = th.closest("table").tBodies[0];
+  const up = th.dataset.up !== "1"; th.dataset.up = up ? "1" : "0";
+  const key = r => { const t = r.cells[col].innerText; const n = parseFloat(t); return isNaN(n) ? t : n; };
+  [...body.rows].sort((a, b) => (key(a) > key(b) ? 1 : key(a) < key(b) ? -1 : 0) * (up ? 1 : -1))
+    .forEach(r => body.appendChild(r));
+}));
+</script>
+)";
+
+}  // namespace
+
+std::string student_page_name(size_t i) {
+    char b[64];
+    std::snprintf(b, sizeof b, "students/%03zu.html", i + 1);
+    return b;
+}
+
+std::vector<std::pair<std::string, std::string>> grade_results_html(const GradeReport& report) {
+    std::vector<std::pair<std::string, std::string>> pages;
+    const std::string title = "Results of " + fs::path(report.assignment).filename().string();
+    std::string index = "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>" + html_escaped(title) +
+                        "</title>\n" + kStyle + "</head><body>\n<h1>" + html_escaped(title) + "</h1>\n<p>" +
+                        std::to_string(report.students.size()) + " submissions, " +
+                        std::to_string(report.case_names.size()) + " hidden cases, on " + html_escaped(report.device) +
+                        " (" + html_escaped(report.backend) + "). Score: correct points out of " +
+                        std::to_string(report.correct_points) +
+                        (report.speed_points > 0 ? " (the " + std::to_string(report.speed_points) +
+                                                       " speed points are not graded yet)"
+                                                 : std::string()) +
+                        ". Click a column to sort by it.</p>\n<table>\n<thead><tr><th>student</th><th>score</th><th>passed</th>";
+    for (const std::string& c : report.case_names) index += "<th>" + html_escaped(c) + "</th>";
+    index += "<th>kernel ms (median of the cases)</th></tr></thead>\n<tbody>\n";
+    for (size_t i = 0; i < report.students.size(); ++i) {
+        const StudentResult& s = report.students[i];
+        std::vector<double> times;
+        for (const CaseResult& c : s.cases)
+            if (c.kernel_ms > 0) times.push_back(c.kernel_ms);
+        std::sort(times.begin(), times.end());
+        index += "<tr><td><a href=\"" + student_page_name(i) + "\">" + html_escaped(s.student) + "</a></td><td>" +
+                 points_text(s.score) + "</td><td>" + std::to_string(s.passed) + "</td>";
+        for (const CaseResult& c : s.cases)
+            index += std::string("<td class=\"") + case_status_name(c.status) + "\">" + case_status_name(c.status) + "</td>";
+        index += "<td>" + (times.empty() ? std::string("-") : points_text(times[times.size() / 2])) + "</td></tr>\n";
+
+        // The student's page.
+        std::string page = "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>" + html_escaped(s.student) +
+                           ": " + html_escaped(title) + "</title>\n" + kStyle + "</head><body>\n<p><a href=\"../index.html\">" +
+                           html_escaped(title) + "</a></p>\n<h1>" + html_escaped(s.student) + "</h1>\n<p>" +
+                           std::to_string(s.passed) + " of " + std::to_string(s.cases.size()) + " cases passed: " +
+                           points_text(s.score) + " of " + std::to_string(report.correct_points) + " points.</p>\n";
+        std::string source;
+        if (!s.file.empty()) {
+            std::ifstream f(s.file, std::ios::binary);
+            std::ostringstream text;
+            text << f.rdbuf();
+            source = text.str();
+        }
+        std::vector<std::string> lines;
+        for (std::istringstream in(source); std::getline(in, lines.emplace_back());) {
+        }
+        for (const CaseResult& c : s.cases) {
+            page += "<h2 class=\"" + std::string(case_status_name(c.status)) + "\">" + html_escaped(c.name) + ": " +
+                    case_status_name(c.status) + "</h2>\n";
+            if (!c.message.empty()) page += "<p>" + html_escaped(c.message) + "</p>\n";
+            if (c.line > 0 && size_t(c.line) <= lines.size()) {
+                page += "<pre>";
+                for (int l = std::max(1, c.line - 3); l <= std::min(int(lines.size()), c.line + 3); ++l) {
+                    const std::string text = std::to_string(l) + "  " + html_escaped(lines[size_t(l - 1)]);
+                    page += l == c.line ? "<span class=\"here\">" + text + "</span>\n" : text + "\n";
+                }
+                page += "</pre>\n";
+            }
+            if (c.status == CaseStatus::Passed || c.status == CaseStatus::Wrong)
+                page += "<p>largest error " + points_text(c.max_error) + ", kernel " + points_text(c.kernel_ms) + " ms</p>\n";
+        }
+        page += "</body></html>\n";
+        pages.emplace_back(student_page_name(i), std::move(page));
+    }
+    index += "</tbody></table>\n" + std::string(kSortScript) + "</body></html>\n";
+    pages.insert(pages.begin(), {"index.html", std::move(index)});
+    return pages;
 }
 
 }  // namespace cp

@@ -63,4 +63,11 @@ StudentResult grade_submission(Engine& engine, const KernelFile& assignment, con
 std::string grade_results_json(const GradeReport& report);
 std::string grade_results_csv(const GradeReport& report);
 
+// Static pages a teacher can hand back: the class page (index.html: a table by student, sortable by any column
+// with a click) and one page per student (each case's result, message and the lines of the submission around the
+// error), as file name -> content. Every name, message and line of a submission is HTML-escaped.
+std::vector<std::pair<std::string, std::string>> grade_results_html(const GradeReport& report);
+// The page of report.students[i]: "students/NNN.html" (numbered, so that no student's name becomes a path).
+std::string student_page_name(size_t i);
+
 }  // namespace cp
