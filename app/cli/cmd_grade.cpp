@@ -6,13 +6,10 @@
 #include "core/session/backend_setup.h"
 #include "core/session/grade.h"
 
-#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
-#include <mutex>
-#include <thread>
 
 namespace cp::cli {
 
@@ -36,6 +33,12 @@ DIR/students/NNN.html (a student each, with the lines around each error). Speed 
   --jobs N           grade N submissions at a time, each on a backend of its own (default 1; at most 64)
   --json FILE        results.json also there (`-`: on standard output, the lines per student then on stderr)
 )";
+}
+
+std::string points_text(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.4g", v);
+    return b;
 }
 
 bool write_file(const std::filesystem::path& path, const std::string& text) {
@@ -122,34 +125,19 @@ int cmd_grade(const std::vector<std::string>& argv) {
         << report.case_names.size() << " hidden case" << (report.case_names.size() == 1 ? "" : "s") << " ("
         << report.backend << ", " << report.device << (jobs > 1 ? ", " + std::to_string(jobs) + " at a time" : "")
         << ")\n";
-    std::vector<StudentResult> results(submissions.size());
-    std::atomic<size_t> next{0};
-    std::mutex say_lock;
-    auto work = [&](Engine& engine) {
-        for (size_t i = next++; i < submissions.size(); i = next++) {
-            StudentResult r = grade_submission(engine, *assignment, submissions[i]);
-            char points[32];
-            std::snprintf(points, sizeof points, "%.4g", r.score);
-            std::string line = "  " + r.student + ": " + std::to_string(r.passed) + "/" + std::to_string(r.cases.size()) +
-                               " cases, " + points + " of " + std::to_string(report.correct_points) + " points";
-            for (const CaseResult& c : r.cases)
-                if (c.status != CaseStatus::Passed) {
-                    line += std::string("; ") + c.name + ": " + case_status_name(c.status) +
-                            (c.line > 0 ? " (line " + std::to_string(c.line) + ")" : std::string());
-                    break;
-                }
-            {
-                std::lock_guard<std::mutex> hold(say_lock);
-                say << line << "\n" << std::flush;
+    std::vector<Engine*> engines;
+    for (BackendSetup& setup : setups) engines.push_back(setup.engine.get());
+    report.students = grade_class(engines, *assignment, submissions, [&](const StudentResult& r) {
+        say << "  " << r.student << ": " << r.passed << "/" << r.cases.size() << " cases, " << points_text(r.score)
+            << " of " << report.correct_points << " points";
+        for (const CaseResult& c : r.cases)
+            if (c.status != CaseStatus::Passed) {
+                say << "; " << c.name << ": " << case_status_name(c.status)
+                    << (c.line > 0 ? " (line " + std::to_string(c.line) + ")" : std::string());
+                break;
             }
-            results[i] = std::move(r);
-        }
-    };
-    std::vector<std::thread> threads;
-    for (int j = 1; j < jobs; ++j) threads.emplace_back(work, std::ref(*setups[size_t(j)].engine));
-    work(*setups.front().engine);
-    for (std::thread& t : threads) t.join();
-    report.students = std::move(results);  // in the submissions' order (by student), whatever order they ended in
+        say << "\n" << std::flush;
+    });
     std::filesystem::create_directories(out, ec);
     std::filesystem::create_directories(out / "students", ec);
     bool written = write_file(out / "results.json", grade_results_json(report)) &&

@@ -8,7 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
+#include <mutex>
+#include <thread>
 #include <fstream>
 #include <sstream>
 
@@ -187,6 +190,28 @@ StudentResult grade_submission(Engine& engine, const KernelFile& assignment, con
     }
     out.score = g.cases.empty() ? 0 : g.correct_points * double(out.passed) / double(g.cases.size());
     return out;
+}
+
+std::vector<StudentResult> grade_class(const std::vector<Engine*>& engines, const KernelFile& assignment,
+                                       const std::vector<Submission>& submissions,
+                                       const std::function<void(const StudentResult&)>& done) {
+    std::vector<StudentResult> results(submissions.size());
+    std::atomic<size_t> next{0};
+    std::mutex done_lock;
+    auto work = [&](Engine& engine) {
+        for (size_t i = next++; i < submissions.size(); i = next++) {
+            results[i] = grade_submission(engine, assignment, submissions[i]);
+            if (done) {
+                std::lock_guard<std::mutex> hold(done_lock);
+                done(results[i]);
+            }
+        }
+    };
+    std::vector<std::thread> threads;
+    for (size_t j = 1; j < engines.size(); ++j) threads.emplace_back(work, std::ref(*engines[j]));
+    if (!engines.empty()) work(*engines.front());
+    for (std::thread& t : threads) t.join();
+    return results;
 }
 
 std::string grade_results_json(const GradeReport& report) {

@@ -10,6 +10,7 @@
 #include "core/session/json_schema_versions.h"
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,13 @@ struct GradeReport {
 
 // Runs one submission on every case of `assignment` on `engine`. `assignment` must be usable and an assignment.
 StudentResult grade_submission(Engine& engine, const KernelFile& assignment, const Submission& submission);
+
+// Every submission, as many at a time as `engines` (one engine each, a thread per engine past the first, which
+// runs on the caller's); results in the submissions' order. `done` (may be empty) is called as each ends, from
+// the thread that graded it, one call at a time.
+std::vector<StudentResult> grade_class(const std::vector<Engine*>& engines, const KernelFile& assignment,
+                                       const std::vector<Submission>& submissions,
+                                       const std::function<void(const StudentResult&)>& done = {});
 
 std::string grade_results_json(const GradeReport& report);
 std::string grade_results_csv(const GradeReport& report);
