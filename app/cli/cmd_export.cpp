@@ -41,18 +41,9 @@ it. DIR defaults to the current folder; the file keeps the assignment's name.
 int export_for_students(const Args& args) {
     if (args.has("--set"))
         return user_error("--set does not apply to --for-students", "the students' copy keeps the header's own values");
-    const auto path = find_kernel_path(args.positional[0]);
-    auto file = load_kernel_file(path);
+    auto file = load_assignment(args.positional[0]);
     if (!file) return user_error(file.error());
-    for (const Diagnostic& d : file->diagnostics)
-        if (d.severity == Severity::Error) std::cerr << d.str() << "\n";
-    if (has_errors(file->diagnostics))
-        return user_error("`" + path.filename().string() + "` has errors in its header or kernel (above)",
-                          "fix them; `cuda-playground run` shows the same");
-    if (!file->spec.grade.enabled())
-        return user_error("`" + path.filename().string() + "` is not an assignment: it has no `grade` lines",
-                          "add `grade case NAME: n = 1000003` lines for the hidden inputs (kernels/FORMAT.md, Assignments)");
-    if (auto cases = grade_case_choices(*file); !cases) return user_error(cases.error());
+    const std::filesystem::path path = file->path;
     const std::string copy = students_copy(*file);
     // The copy must be a lesson of its own: it loads without errors and has no hidden line left.
     const KernelFile reread = parse_kernel_source(copy, path);

@@ -6,7 +6,6 @@
 #include "core/session/backend_setup.h"
 #include "core/session/grade.h"
 
-#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -35,12 +34,6 @@ DIR/students/NNN.html (a student each, with the lines around each error). Speed 
 )";
 }
 
-std::string points_text(double v) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%.4g", v);
-    return b;
-}
-
 bool write_file(const std::filesystem::path& path, const std::string& text) {
     std::ofstream f(path, std::ios::binary);
     f << text;
@@ -60,17 +53,9 @@ int cmd_grade(const std::vector<std::string>& argv) {
     if (args->positional.size() != 2)
         return user_error("`grade` needs an ASSIGNMENT and a SUBMISSIONS folder",
                           "e.g. cuda-playground grade week1/vector_add.cu week1/submissions --out week1/results");
-    const auto path = find_kernel_path(args->positional[0]);
-    auto assignment = load_kernel_file(path);
+    auto assignment = load_assignment(args->positional[0]);
     if (!assignment) return user_error(assignment.error());
-    for (const Diagnostic& d : assignment->diagnostics)
-        if (d.severity == Severity::Error) std::cerr << d.str() << "\n";
-    if (has_errors(assignment->diagnostics) || !assignment->signature)
-        return user_error("the assignment `" + path.filename().string() + "` has errors (above)", "fix them first");
-    if (!assignment->spec.grade.enabled())
-        return user_error("`" + path.filename().string() + "` is not an assignment: it has no `grade` lines",
-                          "add `grade case NAME: n = 1000003` lines for the hidden inputs (kernels/FORMAT.md, Assignments)");
-    if (auto cases = grade_case_choices(*assignment); !cases) return user_error(cases.error());
+    const std::filesystem::path path = assignment->path;
     const std::filesystem::path dir = args->positional[1];
     std::error_code ec;
     if (!std::filesystem::is_directory(dir, ec))
@@ -128,7 +113,7 @@ int cmd_grade(const std::vector<std::string>& argv) {
     std::vector<Engine*> engines;
     for (BackendSetup& setup : setups) engines.push_back(setup.engine.get());
     report.students = grade_class(engines, *assignment, submissions, [&](const StudentResult& r) {
-        say << "  " << r.student << ": " << r.passed << "/" << r.cases.size() << " cases, " << points_text(r.score)
+        say << "  " << r.student << ": " << r.passed << "/" << r.cases.size() << " cases, " << score_text(r.score)
             << " of " << report.correct_points << " points";
         for (const CaseResult& c : r.cases)
             if (c.status != CaseStatus::Passed) {

@@ -11,6 +11,7 @@
 
 namespace cp {
 struct DeviceSplitReport;  // core/session/run_report.h
+struct KernelFile;         // core/kernel_file/kernel_spec.h
 }
 
 namespace cp::cli {
@@ -38,6 +39,10 @@ int cmd_script_serve(const std::vector<std::string>& args);
 
 // Resolves FILE as given, else inside the kernel library ("image/box_blur", "box_blur", "box_blur.cu").
 std::filesystem::path find_kernel_path(const std::string& file);
+
+// ASSIGNMENT for `grade` and `export --for-students`: the file found as find_kernel_path finds it, free of errors
+// (they go to stderr), with `grade` lines whose every case a run would take. An Error says which and how to fix it.
+Result<KernelFile> load_assignment(const std::string& file);
 
 // Before a run: the folder exists and is writable, or can be created (its nearest existing folder is writable).
 Result<bool> check_output_folder(const std::string& option, const std::filesystem::path& dir);

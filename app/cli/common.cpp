@@ -1,6 +1,7 @@
 // Helpers shared by the subcommands: locating kernel files and printing user errors.
 #include "cli/commands.h"
 #include "core/kernel_file/kernel_file.h"
+#include "core/session/assignment.h"
 
 #include <iostream>
 
@@ -22,6 +23,23 @@ std::filesystem::path find_kernel_path(const std::string& file) {
         }
     }
     return given;  // load_kernel_file reports it missing
+}
+
+Result<KernelFile> load_assignment(const std::string& file) {
+    const auto path = find_kernel_path(file);
+    auto assignment = load_kernel_file(path);
+    if (!assignment) return assignment.error();
+    for (const Diagnostic& d : assignment->diagnostics)
+        if (d.severity == Severity::Error) std::cerr << d.str() << "\n";
+    const std::string name = path.filename().string();
+    if (has_errors(assignment->diagnostics) || !assignment->signature)
+        return make_error(ErrorKind::Metadata, "`" + name + "` has errors in its header or kernel (above)",
+                          "fix them; `cuda-playground run` shows the same");
+    if (!assignment->spec.grade.enabled())
+        return make_error(ErrorKind::UserInput, "`" + name + "` is not an assignment: it has no `grade` lines",
+                          "add `grade case NAME: n = 1000003` lines for the hidden inputs (kernels/FORMAT.md, Assignments)");
+    if (auto cases = grade_case_choices(*assignment); !cases) return cases.error();
+    return assignment;
 }
 
 int user_error(const std::string& message, const std::string& hint) {

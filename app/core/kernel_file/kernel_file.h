@@ -16,6 +16,17 @@ namespace cp {
 // variant in the same file, `run --compare`).
 KernelFile parse_kernel_source(std::string source, std::filesystem::path path, const std::string& kernel = {});
 
+// Where a source's `/*@playground ... */` block is: `open` at its `/*@playground`, `close` at its `*/` (npos when
+// it is never closed); both npos when the source has none. The one rule every reader of the header uses.
+struct MetadataHeaderSpan {
+    static constexpr const char* kOpen = "/*@playground";
+    static constexpr size_t kOpenSize = 13;
+    size_t open = std::string::npos, close = std::string::npos;
+    bool found() const { return open != std::string::npos; }
+    size_t body() const { return open + kOpenSize; }  // the first character after `/*@playground`
+};
+MetadataHeaderSpan find_metadata_header(const std::string& source);
+
 // Whether a `compare:` / `--compare` variant names a file (`matrix/matmul_tiled`, `tiled.cu`: a `/` or a `.cu`
 // ending) rather than a kernel of the same file.
 bool variant_names_a_file(const std::string& variant);

@@ -3,6 +3,7 @@
 // Sections: line splitting and keys - block, grid, problem - view - reference, tolerance.
 // `param` and `buffer` lines are read in kernel_header_entries.cpp.
 #include "core/kernel_file/expr.h"
+#include "core/kernel_file/kernel_file.h"
 #include "core/kernel_file/kernel_header_parser.h"
 #include "core/text_util.h"
 
@@ -106,6 +107,16 @@ private:
             if (value.empty()) {
                 error(line, value_column, "`" + trim(raw.substr(0, colon)) + "` has no value after the `:`.");
                 return;
+            }
+            if (lhs.size() == 2 && lhs[1].text != "case") {  // `grade tolerance` etc.: once each, as other keys
+                const std::string sub_key = "grade " + lhs[1].text;
+                if (auto it = first_line_of_.find(sub_key); it != first_line_of_.end()) {
+                    spec_.grade.lines.push_back(line);  // still a hidden line
+                    error(line, key_column, "`" + sub_key + "` is given twice (first on line " +
+                                                std::to_string(it->second) + "); keep one.");
+                    return;
+                }
+                first_line_of_[sub_key] = line;
             }
             parse_grade(lhs, column_base, Line{line, value_column, value});
             return;
@@ -578,15 +589,20 @@ Diagnostic make_diagnostic(const std::string& file, int line, int column, Severi
     return d;
 }
 
+MetadataHeaderSpan find_metadata_header(const std::string& source) {
+    MetadataHeaderSpan span;
+    span.open = source.find(MetadataHeaderSpan::kOpen);
+    if (span.found()) span.close = source.find("*/", span.body());
+    return span;
+}
+
 void parse_header(const std::string& source, const std::string& file, KernelSpec& spec,
                   std::vector<Diagnostic>& diagnostics, HeaderState& state) {
-    static const std::string kOpen = "/*@playground";
-    const size_t open = source.find(kOpen);
-    if (open == std::string::npos) return;
+    const MetadataHeaderSpan span = find_metadata_header(source);
+    if (!span.found()) return;
+    const size_t open = span.open, body = span.body(), close = span.close;
     spec.has_metadata = true;
     spec.header_first_line = line_of(source, open);
-    const size_t body = open + kOpen.size();
-    const size_t close = source.find("*/", body);
     if (close == std::string::npos) {
         spec.header_last_line = spec.header_first_line;
         state.unterminated = true;

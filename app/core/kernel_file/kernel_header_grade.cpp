@@ -6,7 +6,6 @@
 #include "core/text_util.h"
 
 #include <algorithm>
-#include <cctype>
 
 namespace cp {
 
@@ -14,9 +13,9 @@ namespace {
 
 const char* const kGradeKeys = "`grade case NAME`, `grade tolerance`, `grade time`, `grade sanitize`, `grade score`";
 
+// A case's name: an identifier that may also hold `-` ("odd-size").
 bool is_name(const std::string& s) {
-    if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-    return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; });
+    return !s.empty() && is_ident_start(s[0]) && std::all_of(s.begin(), s.end(), [](char c) { return is_ident_char(c) || c == '-'; });
 }
 
 std::string unquoted(std::string v) {
@@ -41,14 +40,6 @@ void header::HeaderEntryParser::parse_grade(const std::vector<Word>& words, int 
               is_case ? "`grade case` needs one name for the case before the `:`, e.g. `grade case odd: n = 1000003`."
                       : "`grade " + sub + "` takes no name. Write `grade " + sub + ": ...`.");
         return;
-    }
-    if (!is_case) {
-        const std::string key = "grade " + sub;
-        if (auto it = grade_lines_.find(key); it != grade_lines_.end()) {
-            error(l.line, column_of(0), "`" + key + "` is given twice (first on line " + std::to_string(it->second) + "); keep one.");
-            return;
-        }
-        grade_lines_[key] = l.line;
     }
     if (is_case) {
         GradeCase c;

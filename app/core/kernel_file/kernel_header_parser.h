@@ -4,7 +4,6 @@
 
 #include "core/kernel_file/kernel_file_parts.h"
 
-#include <map>
 #include <string>
 #include <vector>
 
@@ -62,7 +61,6 @@ protected:
     KernelSpec& spec_;
     std::vector<Diagnostic>& diags_;
     HeaderState& state_;
-    std::map<std::string, int> grade_lines_;  // `grade tolerance` etc. -> the line that gave it first
 
 private:
     void parse_param_body(const std::string& name, int name_column, const Line& l);

@@ -146,7 +146,7 @@ struct DeviceSplitSpec {
 };
 
 // `grade ...` lines: the lesson is an assignment. Its hidden test cases and how submissions are scored; the
-// students' copy (`cuda-playground export --for-students`) leaves these lines out (hidden_lines).
+// students' copy (`cuda-playground export --for-students`) leaves these lines out (GradeSpec::lines).
 struct GradeCase {
     std::string name;
     // `name = value` as `--set` takes them (a param's number or enum label, an image buffer's picture), in order.

@@ -27,12 +27,12 @@ void blank(std::string& text, size_t begin, size_t end) {
         if (text[i] != '\n') text[i] = ' ';
 }
 
-// The `/*@playground ... */` block of `source`, from its first character to after its `*/`; npos when none.
+// The `/*@playground ... */` block of `source`, from its first character to after its `*/` (to the end when never
+// closed); npos when none.
 std::pair<size_t, size_t> header_span(const std::string& source) {
-    const size_t open = source.find("/*@playground");
-    if (open == std::string::npos) return {std::string::npos, std::string::npos};
-    const size_t close = source.find("*/", open + 13);
-    return {open, close == std::string::npos ? source.size() : close + 2};
+    const MetadataHeaderSpan span = find_metadata_header(source);
+    if (!span.found()) return {std::string::npos, std::string::npos};
+    return {span.open, span.close == std::string::npos ? source.size() : span.close + 2};
 }
 
 CaseStatus status_of(ErrorKind kind) {
@@ -103,14 +103,8 @@ KernelFile graded_file(const KernelFile& assignment, const std::string& submissi
     const std::string reference = reference_section(copy);
     // Only the reference blocks' lines (the rest of reference_section is blank).
     std::istringstream lines(reference);
-    std::string kept;
-    bool any = false;
-    for (std::string l; std::getline(lines, l);) {
-        if (l.find_first_not_of(" \t\r") == std::string::npos) continue;
-        kept += l + "\n";
-        any = true;
-    }
-    if (any) text += kept;
+    for (std::string l; std::getline(lines, l);)
+        if (l.find_first_not_of(" \t\r") != std::string::npos) text += l + "\n";
     KernelFile f = parse_kernel_source(std::move(text), submission_path);
     if (assignment.spec.grade.tolerance) f.spec.tolerance = *assignment.spec.grade.tolerance;
     return f;
@@ -282,12 +276,6 @@ std::string html_escaped(const std::string& s) {
     return out;
 }
 
-std::string points_text(double v) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%.4g", v);
-    return b;
-}
-
 const char* kStyle = R"(<style>
 body { font-family: sans-serif; margin: 2em; }
 table { border-collapse: collapse; }
@@ -312,6 +300,12 @@ document.querySelectorAll("th").forEach((th, col) => th.addEventListener("click"
 )";
 
 }  // namespace
+
+std::string score_text(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.4g", v);
+    return b;
+}
 
 std::string student_page_name(size_t i) {
     char b[64];
@@ -341,17 +335,17 @@ std::vector<std::pair<std::string, std::string>> grade_results_html(const GradeR
             if (c.kernel_ms > 0) times.push_back(c.kernel_ms);
         std::sort(times.begin(), times.end());
         index += "<tr><td><a href=\"" + student_page_name(i) + "\">" + html_escaped(s.student) + "</a></td><td>" +
-                 points_text(s.score) + "</td><td>" + std::to_string(s.passed) + "</td>";
+                 score_text(s.score) + "</td><td>" + std::to_string(s.passed) + "</td>";
         for (const CaseResult& c : s.cases)
             index += std::string("<td class=\"") + case_status_name(c.status) + "\">" + case_status_name(c.status) + "</td>";
-        index += "<td>" + (times.empty() ? std::string("-") : points_text(times[times.size() / 2])) + "</td></tr>\n";
+        index += "<td>" + (times.empty() ? std::string("-") : score_text(times[times.size() / 2])) + "</td></tr>\n";
 
         // The student's page.
         std::string page = "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>" + html_escaped(s.student) +
                            ": " + html_escaped(title) + "</title>\n" + kStyle + "</head><body>\n<p><a href=\"../index.html\">" +
                            html_escaped(title) + "</a></p>\n<h1>" + html_escaped(s.student) + "</h1>\n<p>" +
                            std::to_string(s.passed) + " of " + std::to_string(s.cases.size()) + " cases passed: " +
-                           points_text(s.score) + " of " + std::to_string(report.correct_points) + " points.</p>\n";
+                           score_text(s.score) + " of " + std::to_string(report.correct_points) + " points.</p>\n";
         std::string source;
         if (!s.file.empty()) {
             std::ifstream f(s.file, std::ios::binary);
@@ -375,7 +369,7 @@ std::vector<std::pair<std::string, std::string>> grade_results_html(const GradeR
                 page += "</pre>\n";
             }
             if (c.status == CaseStatus::Passed || c.status == CaseStatus::Wrong)
-                page += "<p>largest error " + points_text(c.max_error) + ", kernel " + points_text(c.kernel_ms) + " ms</p>\n";
+                page += "<p>largest error " + score_text(c.max_error) + ", kernel " + score_text(c.kernel_ms) + " ms</p>\n";
         }
         page += "</body></html>\n";
         pages.emplace_back(student_page_name(i), std::move(page));

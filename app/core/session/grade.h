@@ -68,6 +68,9 @@ std::vector<StudentResult> grade_class(const std::vector<Engine*>& engines, cons
                                        const std::vector<Submission>& submissions,
                                        const std::function<void(const StudentResult&)>& done = {});
 
+// A score or a time for people: "53.33", "80", "0.1758".
+std::string score_text(double v);
+
 std::string grade_results_json(const GradeReport& report);
 std::string grade_results_csv(const GradeReport& report);
 

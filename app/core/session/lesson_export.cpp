@@ -139,11 +139,11 @@ std::string program_name(const KernelFile& file) {
 // sections' `#ifdef PLAYGROUND_REFERENCE ... #endif` lines taken away (the reference is part of the program).
 std::string program_source(const std::string& source) {
     std::string text = source;
-    const size_t open = text.find("/*@playground");
-    if (open != std::string::npos) {
-        const size_t close = text.find("*/", open);
+    const MetadataHeaderSpan span = find_metadata_header(text);
+    if (span.found()) {
+        const size_t open = span.open, close = span.close;
         if (close != std::string::npos) {
-            std::string header = text.substr(open + 13, close - open - 13);
+            std::string header = text.substr(span.body(), close - span.body());
             text.replace(open, close + 2 - open,
                          "/* The lesson's header, as CUDA Playground read it (a plain comment here: this program sets\n"
                          "   up and checks its own launch in main() below)." +
