@@ -2,6 +2,9 @@
 // mistake refused on its own line, the students' copy without them, and each case as the choices a run takes.
 #include "core/session/assignment.h"
 #include "core/session/grade.h"
+#include "core/backends/registry.h"
+#include "core/session/report_text.h"
+#include "core/session/session.h"
 #include "support/process.h"
 #include "unit/diagnostics_text.h"
 
@@ -230,6 +233,56 @@ TEST(Assignment, ASubmissionIsGradedWithTheAssignmentsHeaderAndReferenceAtTheStu
     ASSERT_TRUE(graded_bare.usable()) << dump(graded_bare);
     EXPECT_EQ(line_at(graded_bare.source, line_in(bare, "// mine")), mine);
     EXPECT_EQ(graded_bare.spec.params.size(), assignment.spec.params.size());
+}
+
+}  // namespace
+}  // namespace cp
+
+namespace cp {
+namespace {
+
+TEST(Assignment, ACasesSeedIsReadApartFromItsSettingsAndBadOnesAreRefused) {
+    const std::string src = assignment_with("grade case odd: n = 1000003", "grade case odd: n = 1000003, seed = 9");
+    const KernelFile f = parse_kernel_source(src, kAssignment);
+    ASSERT_TRUE(assignment_error_lines(f).empty()) << dump(f);
+    const GradeCase& odd = f.spec.grade.cases[1];
+    EXPECT_EQ(odd.seed, 9u);
+    EXPECT_EQ(odd.sets, (std::vector<std::pair<std::string, std::string>>{{"n", "1000003"}}));
+    EXPECT_FALSE(f.spec.grade.cases[0].seed.has_value());
+    auto choices = grade_case_choices(f);
+    ASSERT_TRUE(choices.ok()) << choices.error().message;
+    EXPECT_EQ((*choices)[1].choices.seed, 9u);
+    EXPECT_FALSE((*choices)[0].choices.seed.has_value());
+    for (const char* bad : {"seed = -1", "seed = many", "seed = 1.5", "seed = 1, seed = 2"}) {
+        SCOPED_TRACE(bad);
+        const std::string s = assignment_with("grade case odd: n = 1000003", std::string("grade case odd: n = 3, ") + bad);
+        EXPECT_EQ(assignment_error_lines(parse_kernel_source(s, kAssignment)), std::vector<int>{line_in(s, "grade case odd")});
+    }
+}
+
+// RunChoices::seed on a session: another seed, other random inputs (the check still against them, so the run
+// matches); the same seed, the same inputs; no seed, the header's.
+TEST(Assignment, ASeedChangesEveryRandomInputAndTheCheckFollowsIt) {
+    auto made = make_backend("cpu");
+    ASSERT_TRUE(made.ok()) << made.error().full();
+    Engine engine(std::move(made->backend));
+    KernelSession session(engine);
+    session.set_kernel(load_kernel_file(std::filesystem::path(CP_SOURCE_DIR) / "kernels" / "basics" / "vector_add.cu").value());
+    auto output = [&](std::optional<uint64_t> seed) {
+        RunChoices choices;
+        choices.params["n"] = 1001;
+        choices.seed = seed;
+        session.set_choices(choices);
+        const RunReport r = session.run();
+        EXPECT_TRUE(r.ok()) << (r.error ? r.error->message : "");
+        EXPECT_EQ(check_state(r), CheckState::Matches);
+        return r.outputs.at("c").bytes;
+    };
+    const auto header = output(std::nullopt), five = output(5), six = output(6), five_again = output(5);
+    EXPECT_NE(header, five);
+    EXPECT_NE(five, six);
+    EXPECT_EQ(five, five_again);
+    EXPECT_EQ(header, output(std::nullopt));
 }
 
 }  // namespace

@@ -64,6 +64,17 @@ void header::HeaderEntryParser::parse_grade(const std::vector<Word>& words, int 
                     error(l.line, at, "`" + part.text + "` needs a name before the `=` and a value after it.");
                     return;
                 }
+                if (name == "seed") {
+                    double s = 0;
+                    if (c.seed || !parse_number(value, s) || s < 0 || s > 9007199254740992.0 || s != static_cast<uint64_t>(s)) {
+                        error(l.line, at, c.seed ? "case `" + c.name + "` sets `seed` twice; keep one."
+                                                 : "a case's `seed` is a whole number of 0 or more (the random buffers' "
+                                                   "seed for this case), not `" + value + "`.");
+                        return;
+                    }
+                    c.seed = static_cast<uint64_t>(s);
+                    continue;
+                }
                 c.sets.emplace_back(name, value);
             }
         }

@@ -151,6 +151,8 @@ struct GradeCase {
     std::string name;
     // `name = value` as `--set` takes them (a param's number or enum label, an image buffer's picture), in order.
     std::vector<std::pair<std::string, std::string>> sets;
+    // `seed = N` among them: every random buffer's seed mixed with N (RunChoices::seed); none: the header's.
+    std::optional<uint64_t> seed;
     int line = 0, column = 0;
 };
 struct GradeSpec {

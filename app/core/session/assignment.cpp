@@ -25,6 +25,7 @@ Result<std::vector<GradeCaseChoices>> grade_case_choices(const KernelFile& assig
     std::vector<GradeCaseChoices> out;
     for (const GradeCase& c : assignment.spec.grade.cases) {
         GradeCaseChoices one{&c, {}};
+        one.choices.seed = c.seed;
         for (const auto& [name, value] : c.sets) {
             if (auto ok = apply_set(assignment, one.choices, name, value); !ok) {
                 Error e = ok.error();

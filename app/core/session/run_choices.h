@@ -23,6 +23,9 @@ struct RunChoices {
     // A file with steps: run steps 1..until_step only, to see the buffers as that step left them (the check,
     // which is about the last step's result, is then skipped). Absent: every step.
     std::optional<int> until_step;
+    // Every random buffer's seed: this mixed with the buffer's own `random(seed=...)`, so that two buffers still
+    // differ (an assignment's `grade case ...: seed = 7`). Absent: the header's seeds.
+    std::optional<uint64_t> seed;
 
     bool operator==(const RunChoices&) const = default;
     // Forgets choices whose names `file` does not have (or can no longer take, e.g. a param now derived).

@@ -99,6 +99,7 @@ struct ResolvedRun {
     std::vector<ResolvedStep> steps;
     // The order of each block's threads chosen for this run (RunChoices::thread_order); none: the backend's.
     std::optional<ThreadOrderChoice> thread_order;
+    std::optional<uint64_t> seed;  // RunChoices::seed: random buffers' seeds mixed with it
     size_t steps_in_file = 0;  // more than steps.size() when the user stopped after an earlier step
     std::optional<ResolvedStreams> streams;  // the file's `streams:` line, evaluated
     bool stopped_early() const { return steps.size() < steps_in_file; }

@@ -30,9 +30,23 @@ std::string input_source(const BufferSpec& spec, const ResolvedRun& resolved) {
     return "";
 }
 
+// The buffer as this run fills it: a random one with the run's seed (RunChoices::seed) mixed into its own, so
+// that its contents and its fingerprint follow the seed; any other as written.
+const BufferSpec& seeded(const BufferSpec& spec, const ResolvedRun& resolved, BufferSpec& scratch) {
+    if (!resolved.seed || spec.init.kind != BufferInit::Kind::Random) return spec;
+    scratch = spec;
+    uint64_t z = *resolved.seed * 0x9E3779B97F4A7C15ull + spec.init.seed;  // SplitMix64's finaliser
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    scratch.init.seed = z ^ (z >> 31);
+    return scratch;
+}
+
 }  // namespace
 
-Result<const HostBuffer*> KernelSession::host_input(const BufferSpec& spec, const ResolvedRun& resolved) {
+Result<const HostBuffer*> KernelSession::host_input(const BufferSpec& written, const ResolvedRun& resolved) {
+    BufferSpec scratch;
+    const BufferSpec& spec = seeded(written, resolved, scratch);
     const uint64_t count = resolved.buffer_counts.at(spec.name);
     const Image* image =
         spec.init.kind == BufferInit::Kind::Image ? resolved.images.at(spec.name).image.get() : nullptr;
@@ -70,8 +84,9 @@ Result<bool> KernelSession::prepare_buffers(const ResolvedRun& resolved, const R
         if (!filled) return filled.error();
         const HostBuffer& host = **filled;
         const std::string& key = host_inputs_.at(spec.name).key;
-        Fingerprint fingerprint =
-            input_fingerprint(spec, resolved.buffer_counts.at(spec.name), input_source(spec, resolved));
+        BufferSpec scratch;
+        Fingerprint fingerprint = input_fingerprint(seeded(spec, resolved, scratch), resolved.buffer_counts.at(spec.name),
+                                                    input_source(spec, resolved));
         Stage<BufferId>& stage = stages_->upload(spec.name);
 
         // A buffer the kernel cannot write (a const input) keeps its contents between runs; every other

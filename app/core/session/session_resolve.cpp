@@ -382,6 +382,7 @@ Result<bool> KernelSession::resolve_launch(ResolvedRun& r, Scope& scope, const S
     if (!shared_bytes) return shared_bytes.error();
     r.dynamic_shared_bytes = uint32_t(std::min<uint64_t>(*shared_bytes, 0xFFFFFFFFu));
     r.thread_order = choices_.thread_order;
+    r.seed = choices_.seed;
 
     if (choices_.until_step) {
         const size_t n = spec.steps.size();

@@ -233,9 +233,9 @@ void SyscallSupervisor::handle_one() {
         const bool read_only = (flags & O_ACCMODE) == O_RDONLY && !(flags & (O_CREAT | O_TRUNC | O_APPEND));
         if (read_only && from_cwd) {
             const std::string full = path.front() == '/' ? path : read_folder + "/" + path;
-            char resolved[PATH_MAX];
-            const bool found = ::realpath(full.c_str(), resolved) != nullptr;
-            const std::string canonical = found ? std::string(resolved) : std::string();
+            char real[PATH_MAX];
+            const bool found = ::realpath(full.c_str(), real) != nullptr;
+            const std::string canonical = found ? std::string(real) : std::string();
             const bool inside = found && canonical.size() > read_folder.size() &&
                                 canonical.compare(0, read_folder.size(), read_folder) == 0 &&
                                 canonical[read_folder.size()] == '/';
