@@ -28,6 +28,8 @@ enum class ErrorKind : uint8_t {
     OutOfMemory,     // not enough device or host memory for the sizes asked
     Unsupported,     // this backend or driver cannot do what was asked
     Io,              // a file could not be read or written
+    Race,            // threads read and write the same memory without a barrier between (racecheck, or a result
+                     // that changes with the order a block's threads run in)
     Internal,        // a bug in CUDA Playground
 };
 
@@ -60,6 +62,8 @@ constexpr const char* error_kind_name(ErrorKind k) {
             return "unsupported";
         case ErrorKind::Io:
             return "io";
+        case ErrorKind::Race:
+            return "race";
         case ErrorKind::Internal:
             return "internal";
     }

@@ -71,7 +71,7 @@ TEST(Grade, ASmallClassOnTheCpuBackendEachStudentsResultPerCase) {
                            "--out", (dir.path() / "results").string()});
     ASSERT_EQ(r.exit_code, 0) << r.both();
     const nlohmann::json j = nlohmann::json::parse(read_file(dir.path() / "results" / "results.json"));
-    EXPECT_EQ(j.at("schema_version"), 1);
+    EXPECT_EQ(j.at("schema_version"), 2);
     EXPECT_EQ(j.at("backend"), "cpu");
     EXPECT_EQ(j.at("cases"), nlohmann::json::array({"small", "odd", "one"}));
 
@@ -105,6 +105,7 @@ TEST(Grade, ASmallClassOnTheCpuBackendEachStudentsResultPerCase) {
             if (e.statuses[i] == "passed") {
                 EXPECT_EQ(c.at("max_error"), 0.0);
                 EXPECT_TRUE(c.at("kernel_ms").is_number());
+                EXPECT_TRUE(c.at("speed").is_string());
                 EXPECT_TRUE(c.at("error_kind").is_null());
             }
             if (e.statuses[i] == "wrong") {
@@ -116,7 +117,8 @@ TEST(Grade, ASmallClassOnTheCpuBackendEachStudentsResultPerCase) {
             }
         }
         EXPECT_EQ(s.at("passed"), passed);
-        EXPECT_DOUBLE_EQ(s.at("score").get<double>(), 80.0 * passed / 3.0);
+        EXPECT_DOUBLE_EQ(s.at("correct_score").get<double>(), 80.0 * passed / 3.0);
+        EXPECT_DOUBLE_EQ(s.at("score").get<double>(), s.at("correct_score").get<double>() + s.at("speed_score").get<double>());
     }
     // The kinds behind the statuses.
     auto kind_of = [&](const std::string& student) {
@@ -198,7 +200,7 @@ TEST(Grade, ThePagesShowEachStudentsResultsWithTheirLinesAndNoHtmlOfTheirs) {
 }
 
 // --jobs 2: two submissions at a time, each on a CPU worker of its own; the same results as one at a time (the
-// times aside), students in the same order.
+// times and the speed points aside), students in the same order.
 TEST(Grade, TwoAtATimeGiveTheSameResultsAsOneAtATime) {
     TempDir dir;
     const fs::path cls = make_class(dir);
@@ -208,8 +210,13 @@ TEST(Grade, TwoAtATimeGiveTheSameResultsAsOneAtATime) {
                                      "--json", "-"});
         EXPECT_EQ(r.exit_code, 0) << r.both();
         nlohmann::json j = nlohmann::json::parse(r.out);
-        for (auto& s : j.at("students"))
-            for (auto& c : s.at("cases")) c.erase("kernel_ms");
+        // Times and what follows from them aside.
+        j.erase("reference");
+        for (auto& s : j.at("students")) {
+            for (const char* key : {"speed_score", "score"}) s.erase(key);
+            for (auto& c : s.at("cases"))
+                for (const char* key : {"kernel_ms", "time", "speed", "speedup", "speed_fraction"}) c.erase(key);
+        }
         return j;
     };
     const nlohmann::json one = graded("1"), two = graded("2");

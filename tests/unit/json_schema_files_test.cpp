@@ -50,13 +50,16 @@ TEST(JsonSchemaFiles, EachSchemaVersionIsItsOutputsConstant) {
 
 // grade's statuses and error kinds are the code's names.
 TEST(JsonSchemaFiles, TheGradeResultsVocabulariesAreTheCodesNames) {
-    const nlohmann::json c = schema_file("grade").at("/properties/students/items/properties/cases/items/properties"_json_pointer);
+    const nlohmann::json c = schema_file("grade").at("/$defs/student/properties/cases/items/properties"_json_pointer);
     std::set<std::string> statuses;
     for (CaseStatus s : {CaseStatus::Passed, CaseStatus::Wrong, CaseStatus::CompileError, CaseStatus::Fault,
-                         CaseStatus::OutOfBounds, CaseStatus::Hang, CaseStatus::Refused, CaseStatus::SandboxRefusal,
-                         CaseStatus::Error})
+                         CaseStatus::OutOfBounds, CaseStatus::Race, CaseStatus::Hang, CaseStatus::Refused,
+                         CaseStatus::SandboxRefusal, CaseStatus::Error})
         statuses.insert(case_status_name(s));
     EXPECT_EQ(names_of(c.at("status").at("enum")), statuses);
+    std::set<std::string> verdicts;
+    for (SpeedVerdict v : {SpeedVerdict::Faster, SpeedVerdict::Same, SpeedVerdict::Slower}) verdicts.insert(speed_verdict_name(v));
+    EXPECT_EQ(names_of(c.at("speed").at("enum")), verdicts);
     std::set<std::string> kinds;
     for (int k = 0; k < kErrorKindCount; ++k) kinds.insert(error_kind_name(ErrorKind(k)));
     EXPECT_EQ(names_of(c.at("error_kind").at("enum")), kinds);

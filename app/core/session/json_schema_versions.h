@@ -12,6 +12,6 @@ inline constexpr int kCompileSchemaVersion = 1;    // compile --json: docs/schem
 inline constexpr int kInfoSchemaVersion = 1;       // info --json: docs/schema/info.schema.json
 inline constexpr int kListSchemaVersion = 1;       // list --json: docs/schema/list.schema.json
 inline constexpr int kSweepSchemaVersion = 1;      // sweep --json: docs/schema/sweep.schema.json
-inline constexpr int kGradeSchemaVersion = 1;      // grade's results.json (and --json): docs/schema/grade.schema.json
+inline constexpr int kGradeSchemaVersion = 2;      // grade's results.json (and --json): docs/schema/grade.schema.json
 
 }  // namespace cp
