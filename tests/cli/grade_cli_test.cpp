@@ -235,6 +235,8 @@ TEST(Grade, MistakesOfTheCommandAreRefused) {
         {"grade", assignment},                                                   // no folder given
         {"grade", assignment, make_class(dir).string(), "--jobs", "0"},          // no job
         {"grade", assignment, make_class(dir).string(), "--jobs", "two"},
+        {"grade", assignment, make_class(dir).string(), "--jobs", "2", "--slurm", "--gres=none"},  // both
+        {"grade", assignment, make_class(dir).string(), "--task", "99"},         // no such task
     };
     for (std::vector<std::string> args : bad) {
         args.insert(args.end(), {"--backend", "cpu", "--out", (dir.path() / "out").string()});
@@ -243,6 +245,13 @@ TEST(Grade, MistakesOfTheCommandAreRefused) {
         EXPECT_EQ(r.exit_code, 1) << r.both();
         EXPECT_FALSE(fs::exists(dir.path() / "out" / "results.json"));
     }
+    // --slurm where there is no sbatch: refused, saying what it needs, nothing written.
+    const ProcessResult no_slurm = cli({"grade", assignment, make_class(dir).string(), "--slurm", "--gres=none", "--out",
+                                        (dir.path() / "out").string()},
+                                       {"PATH=" + (dir.path() / "empty").string()});
+    EXPECT_EQ(no_slurm.exit_code, 1) << no_slurm.both();
+    EXPECT_NE(no_slurm.err.find("sbatch"), std::string::npos) << no_slurm.both();
+    EXPECT_FALSE(fs::exists(dir.path() / "out" / "results.json"));
 }
 
 }  // namespace

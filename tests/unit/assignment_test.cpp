@@ -287,3 +287,54 @@ TEST(Assignment, ASeedChangesEveryRandomInputAndTheCheckFollowsIt) {
 
 }  // namespace
 }  // namespace cp
+
+namespace cp {
+namespace {
+
+// The speed rule on given times: a verdict only beyond both measurements' noise (half the range, at least 5% of
+// the median and 5 µs on a GPU, 50% and 50 µs on the CPU backend), and the points that follow.
+TEST(Assignment, SpeedIsJudgedOnlyBeyondTheNoiseAndScoredByTheReferencesTimeOverTheStudents) {
+    const CaseTime ref{1.0, 0.98, 1.02, false};
+    EXPECT_DOUBLE_EQ(ref.noise_ms(), 0.05);  // the 5% floor over the 0.02 half range
+    EXPECT_EQ(speed_verdict(CaseTime{1.09, 1.08, 1.10, false}, ref), SpeedVerdict::Same);    // within 0.05 + 0.0545
+    EXPECT_EQ(speed_verdict(CaseTime{1.2, 1.19, 1.21, false}, ref), SpeedVerdict::Slower);
+    EXPECT_EQ(speed_verdict(CaseTime{0.8, 0.79, 0.81, false}, ref), SpeedVerdict::Faster);
+    EXPECT_EQ(speed_verdict(CaseTime{1.2, 0.7, 1.7, false}, ref), SpeedVerdict::Same);      // its own range is wide
+    EXPECT_EQ(speed_verdict(CaseTime{}, ref), SpeedVerdict::None);                          // not timed
+    EXPECT_DOUBLE_EQ((CaseTime{0.001, 0.001, 0.001, false}).noise_ms(), 0.005);           // 5 µs at least
+    EXPECT_DOUBLE_EQ((CaseTime{1.0, 1.0, 1.0, true}).noise_ms(), 0.5);                    // the CPU's clock
+    EXPECT_EQ(speed_verdict(CaseTime{1.9, 1.9, 1.9, true}, CaseTime{1.0, 1.0, 1.0, true}), SpeedVerdict::Same);
+    EXPECT_EQ(speed_verdict(CaseTime{16, 16, 16, true}, CaseTime{1.0, 1.0, 1.0, true}), SpeedVerdict::Slower);
+
+    GradeSpec g;
+    g.cases.resize(3);
+    g.correct_points = 70;
+    g.speed_points = 30;
+    StudentResult reference;
+    for (const char* name : {"a", "b", "c"}) {
+        CaseResult c;
+        c.name = name;
+        c.status = CaseStatus::Passed;
+        c.time = ref;
+        reference.cases.push_back(c);
+    }
+    StudentResult s = reference;
+    s.cases[0].time = CaseTime{2.0, 1.99, 2.01, false};  // twice as slow: half its share
+    s.cases[1].time = CaseTime{0.5, 0.49, 0.51, false};  // faster: its whole share, no more
+    s.cases[2].status = CaseStatus::Wrong;               // not passed: nothing
+    score_speed(s, reference, g);
+    EXPECT_EQ(s.cases[0].speed, SpeedVerdict::Slower);
+    EXPECT_DOUBLE_EQ(s.cases[0].speedup, 0.5);
+    EXPECT_DOUBLE_EQ(s.cases[0].speed_fraction, 0.5);
+    EXPECT_EQ(s.cases[1].speed, SpeedVerdict::Faster);
+    EXPECT_DOUBLE_EQ(s.cases[1].speed_fraction, 1.0);
+    EXPECT_EQ(s.cases[2].speed, SpeedVerdict::None);
+    EXPECT_DOUBLE_EQ(s.cases[2].speed_fraction, 0.0);
+    EXPECT_EQ(s.passed, 2);
+    EXPECT_DOUBLE_EQ(s.correct_score, 70.0 * 2 / 3);
+    EXPECT_DOUBLE_EQ(s.speed_score, 30.0 * 1.5 / 3);
+    EXPECT_DOUBLE_EQ(s.score, s.correct_score + s.speed_score);
+}
+
+}  // namespace
+}  // namespace cp

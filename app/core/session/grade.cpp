@@ -128,7 +128,7 @@ std::string grade_checks(const DeviceInfo& device, bool sanitize) {
 }
 
 double CaseTime::noise_ms() const {
-    return std::max({(max_ms - min_ms) / 2, median_ms * (cpu_time ? 0.25 : 0.05), cpu_time ? 0.05 : 0.005});
+    return std::max({(max_ms - min_ms) / 2, median_ms * (cpu_time ? 0.5 : 0.05), cpu_time ? 0.05 : 0.005});
 }
 
 SpeedVerdict speed_verdict(const CaseTime& submission, const CaseTime& reference) {

@@ -47,7 +47,7 @@ struct CaseTime {
     bool cpu_time = false;  // the CPU backend's clock (TimingStats::cpu_time)
     bool measured() const { return median_ms > 0; }
     // What one measurement may be off by: half the samples' range, and at least what runs of the same kernel
-    // drift by from one run to another (5% of the median and 5 µs on a GPU; 25% of it and 50 µs on the CPU
+    // drift by from one run to another (5% of the median and 5 µs on a GPU; half of it and 50 µs on the CPU
     // backend, whose emulated threads share the machine's cores with everything else).
     double noise_ms() const;
 };
