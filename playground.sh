@@ -122,6 +122,8 @@ screenshots() {
     shot code_panel --open matrix/matmul_register_blocked --show Code --line 117
     # The launch views: coverage map, timeline, sweep chart, and the window's Launch view and Occupancy panel.
     docs/make_launch_images.sh build
+    # Grade a class (issue 40): the class page, a student's page and the window's Class panel.
+    docs/make_grade_images.sh build
 }
 
 cmd=${1:-}

@@ -27,6 +27,7 @@
 #include "ui/panels/occupancy_panel.h"
 #include "ui/panels/sweep_panel.h"
 #include "ui/panels/library_panel.h"
+#include "ui/panels/class_panel.h"
 #include "ui/panels/console_panel.h"
 #include "ui/panels/program_panel.h"
 #include "ui/panels/parameters_panel.h"
@@ -190,6 +191,7 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
         layout_.add(std::make_unique<ProgramPanel>(program_, now_, [this] { target_.wake(); },
                                                    [this](size_t index) { return open_launch_as_lesson(index); }));
     layout_.add(std::make_unique<DevicePanel>(device_status_));
+    class_panel_ = &layout_.add(std::make_unique<ClassPanel>(class_results_, [this](size_t i) { return open_student(i); }));
     code_panel_ = &layout_.add(std::make_unique<CodePanel>(
         code_view_, CodePanelInputs{&device_status_.device,
                                     [this] { return latest_ && latest_->report.resolved ? int(latest_->report.resolved->block.count()) : 0; },
@@ -221,7 +223,10 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
 
     // Start-up kernel: the one asked for, else the last one, else the default demo (an image filter).
     fs::path start;
-    if (options.open_file) start = *options.open_file;
+    // A class's results open beside a kernel: the one the window would open without them.
+    std::optional<fs::path> results;
+    if (options.open_file && is_grade_results_file(*options.open_file)) results = *options.open_file;
+    if (options.open_file && !results) start = *options.open_file;
     else if (!settings_.last_kernel.empty() && fs::exists(settings_.last_kernel)) start = settings_.last_kernel;
     else if (fs::exists(kernels_dir() / "image" / "box_blur.cu")) start = kernels_dir() / "image" / "box_blur.cu";
     else if (!files_.library().empty()) start = files_.library().front().path;
@@ -231,6 +236,7 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
         layout_.set_memory_stage(true);
     }
     if (!start.empty()) open_kernel(start);
+    if (results) open_path(*results);
     if (options.line > 0) editor_panel_->jump_to_line(options.line);
     if (options.present) set_presenting(true);
     if (!options.sanitize.empty()) request_sanitize(options.sanitize);
@@ -307,7 +313,11 @@ void Workspace::open_kernel(const fs::path& path) {
     output_status_ = OutputStatus();
     compare_.columns.clear();
     compare_.listed = files_.parsed().spec.compare;
+    // The editor scrolls when the serial changes: it counts on across files, or the new file's first fault would
+    // carry the serial the editor already saw and stay out of view.
+    const uint64_t serial = compile_status_.reveal_serial;
     compile_status_ = CompileStatus();
+    compile_status_.reveal_serial = serial;
     run_diagnostics_.clear();
     sanitizer_marks_.clear();
     sanitize_.summary.clear();
@@ -320,6 +330,57 @@ void Workspace::open_kernel(const fs::path& path) {
     apply_lesson_stage();
     settings_.last_kernel = fs::absolute(path).string();
     save_settings_if_persistent();
+}
+
+void Workspace::open_path(const fs::path& path) {
+    if (!is_grade_results_file(path)) {
+        open_kernel(path);
+        return;
+    }
+    if (auto loaded = class_results_.load(path); !loaded) {
+        console_.add(LogKind::Error, loaded.error().message);
+        return;
+    }
+    const GradeReport& r = class_results_.report();
+    console_.add(LogKind::Info, "Opened the results of " + fs::path(r.assignment).filename().string() + ": " +
+                                    std::to_string(r.students.size()) + " students on " + std::to_string(r.case_names.size()) +
+                                    " cases (the Class panel). Click a student to open their submission.");
+    class_panel_->set_note("");
+    layout_.show("Class");
+}
+
+std::string Workspace::open_student(size_t index) {
+    auto s = class_results_.open(index);
+    if (!s) {
+        console_.add(LogKind::Error, s.error().message);
+        return s.error().message;
+    }
+    open_kernel(s->file);
+    if (!doc() || fs::absolute(doc()->original_path()) != fs::absolute(s->file)) return "could not open " + s->file.string();
+    // The case's settings, as far as the student's file takes them (their header may differ from the handout).
+    RunChoices choices = s->choices;
+    choices.thread_order = inputs_.choices.thread_order;
+    choices.keep_only_those_of(files_.parsed());
+    inputs_.choices = choices;
+    inputs_.touch();
+    const std::string student = class_results_.report().students[index].student;
+    std::string said = s->case_name.empty() ? student + " passed every case; the first case is loaded"
+                                            : student + ", case `" + s->case_name + "`: " + case_status_name(s->status);
+    if (s->line > 0) said += " on line " + std::to_string(s->line);
+    if (!s->message.empty()) said += ": " + s->message;
+    if (s->line > 0) {
+        // The grader's result on its line, for this text of the file (an edit moves lines: the mark goes).
+        sanitizer_marks_ = {Diagnostic{files_.parsed_path(), s->line, 0, Severity::Error, "graded: " + said, DiagnosticOrigin::Run}};
+        sanitizer_marks_revision_ = doc()->revision();
+        sanitizer_marks_path_ = files_.parsed_path();
+        merge_sanitizer_marks();
+        compile_status_.reveal_line = s->line;
+        ++compile_status_.reveal_serial;
+    }
+    console_.add(s->case_name.empty() ? LogKind::Info : LogKind::Warning, said);
+    layout_.show("Editor");
+    request_run();
+    return said;
 }
 
 std::string Workspace::open_launch_as_lesson(size_t index) {

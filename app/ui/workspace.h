@@ -26,6 +26,7 @@
 #include "ui/state/memory_view.h"
 #include "ui/state/live_runner.h"
 #include "ui/state/sweep_state.h"
+#include "ui/state/class_results.h"
 #include "ui/state/open_files.h"
 #include "ui/state/program_run.h"
 #include "ui/state/server_connection.h"
@@ -64,6 +65,8 @@ using BackendFactory = std::function<Result<std::unique_ptr<Backend>>()>;
 // The status bar's left text cut to `max_width` (measured by `width`): its first line, shortened with "..." so
 // that it stops before the frame-time readout on the right.
 std::string status_bar_fit(const std::string& text, float max_width, const std::function<float(const std::string&)>& width);
+
+class ClassPanel;
 
 class Workspace {
 public:
@@ -104,6 +107,12 @@ public:
 
     // ---- for the host, tests and benchmarks ----
     void open_kernel(const std::filesystem::path& path);
+    // File > Open: a `grade` results.json opens the Class panel's table, anything else as open_kernel.
+    void open_path(const std::filesystem::path& path);
+    // Student `index` of the open class: their submission in the editor with the case they failed first loaded and
+    // its line marked; what the Class panel says under its table (what was loaded, or why nothing was).
+    std::string open_student(size_t index);
+    const ClassResults& class_results() const { return class_results_; }
     // Launch `index` of the last program run saved as a lesson (under launches_dir()) and opened after this frame;
     // why it could not be, or an empty string.
     std::string open_launch_as_lesson(size_t index);
@@ -300,7 +309,9 @@ private:
     SanitizeState sanitize_;
     MemoryViewState memory_;
     std::vector<Diagnostic> run_diagnostics_;      // the last run's, with its runtime error's line
-    std::vector<Diagnostic> sanitizer_marks_;      // the last sanitized run's findings with a line
+    // The last sanitized run's findings with a line, or the grader's result of a student opened from the Class
+    // panel: marks of this revision of the document that no run of it makes.
+    std::vector<Diagnostic> sanitizer_marks_;
     uint64_t sanitizer_marks_revision_ = ~0ull;    // the document revision they were found in
     std::string sanitizer_marks_path_;
     CompileStatus compile_status_;
@@ -338,6 +349,8 @@ private:
     std::string drawn_banner_;
     double link_drawn_at_ = -1;  // when the link's wait or countdown was last drawn (redrawn each second)
     OpenFileDialog open_dialog_;
+    ClassResults class_results_;
+    ClassPanel* class_panel_ = nullptr;
     ExportDialog export_dialog_;
     // File > Export as a program: the current lesson, with the current values, written into `dir`.
     void export_program(const std::filesystem::path& dir);

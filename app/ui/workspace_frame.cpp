@@ -49,7 +49,7 @@ void Workspace::frame(double now) {
         draw_banner();
         if (layout_.draw_docked()) save_settings_if_persistent();
     }
-    if (auto chosen = open_dialog_.draw()) open_kernel(*chosen);
+    if (auto chosen = open_dialog_.draw()) open_path(*chosen);
     if (auto folder = export_dialog_.draw()) export_program(*folder);
     if (open_after_frame_) {
         const std::filesystem::path path = std::move(*open_after_frame_);

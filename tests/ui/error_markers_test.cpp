@@ -30,19 +30,6 @@ int line_of(const std::string& text, const std::string& needle) {
     return 1 + int(std::count(text.begin(), text.begin() + long(at), '\n'));
 }
 
-// The marker is drawn over the line's number: reddish pixels there, none on a line without one.
-int red_pixels(const Image& shot, const ui::EditorPanel& editor, int line) {
-    float x0, y0, x1, y1;
-    if (!editor.line_number_rect(line, x0, y0, x1, y1)) return -1;
-    int red = 0;
-    for (int y = int(y0) + 1; y < int(y1) - 1; ++y)
-        for (int x = int(x0) + 1; x < int(x1) - 1; ++x) {
-            const uint8_t* p = shot.pixels.data() + (size_t(y) * size_t(shot.width) + size_t(x)) * 4;
-            if (p[0] > 120 && p[0] > p[1] + 50 && p[0] > p[2] + 50) ++red;
-        }
-    return red;
-}
-
 }  // namespace
 
 TEST(ErrorMarkers, AnOutOfBoundsWriteIsMarkedOnItsLineWithItsMessage) {
@@ -75,8 +62,8 @@ TEST(ErrorMarkers, AnOutOfBoundsWriteIsMarkedOnItsLineWithItsMessage) {
     host.frame();
     auto shot = host.screenshot();
     ASSERT_TRUE(shot.ok());
-    EXPECT_GT(red_pixels(*shot, editor, line), 20) << "no marker drawn on line " << line;
-    EXPECT_EQ(red_pixels(*shot, editor, line - 1), 0) << "a marker on the line before";
+    EXPECT_GT(marker_red_pixels(*shot, editor, line), 20) << "no marker drawn on line " << line;
+    EXPECT_EQ(marker_red_pixels(*shot, editor, line - 1), 0) << "a marker on the line before";
 
     // Hovering the marked line shows its message.
     float x0, y0, x1, y1;

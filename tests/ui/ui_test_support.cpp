@@ -178,6 +178,18 @@ size_t distinct_colors(const Image& image, Rect r) {
     return colors.size();
 }
 
+int marker_red_pixels(const Image& shot, const ui::EditorPanel& editor, int line) {
+    float x0, y0, x1, y1;
+    if (!editor.line_number_rect(line, x0, y0, x1, y1)) return -1;
+    int red = 0;
+    for (int y = int(y0) + 1; y < int(y1) - 1; ++y)
+        for (int x = int(x0) + 1; x < int(x1) - 1; ++x) {
+            const uint8_t* p = shot.pixels.data() + (size_t(y) * size_t(shot.width) + size_t(x)) * 4;
+            if (p[0] > 120 && p[0] > p[1] + 50 && p[0] > p[2] + 50) ++red;
+        }
+    return red;
+}
+
 void press_key(ui::AppHost& host, ImGuiKey key, bool ctrl) {
     ImGuiIO& io = ImGui::GetIO();
     if (ctrl) io.AddKeyEvent(ImGuiMod_Ctrl, true);

@@ -71,6 +71,8 @@ struct Rect {
 Rect window_rect(const char* title);
 // Number of distinct colours in a region (a blank or single-colour region has 1).
 size_t distinct_colors(const Image& image, Rect r);
+// Reddish pixels over `line`'s number in the editor (its error marker); -1 when the line is not in view.
+int marker_red_pixels(const Image& shot, const ui::EditorPanel& editor, int line);
 
 // Input through Dear ImGui's event queue, as the GLFW backend feeds it: a key press (with Ctrl when asked)
 // released a frame later; a left click at a screen position (move, press, release, one frame each).

@@ -307,10 +307,11 @@ void EditorPanel::draw_source() {
         pending_jump_ = 0;
     }
 
+    // A line to bring into view: checked against the rows drawn this frame (below), since the last frame's may be
+    // another file's, or taller than this frame's once the message list below the source appears.
     if (status_.reveal_serial != revealed_serial_ && status_.reveal_line > 0) {
         revealed_serial_ = status_.reveal_serial;
-        const int row = status_.reveal_line - 1;
-        if (row < first_row_ || row > last_row_) editor_->ScrollToLine(size_t(row), TextEditor::Scroll::alignMiddle);
+        pending_reveal_ = status_.reveal_line;
     }
 
     // The list below the source: up to five messages, wrapped, at most 40% of the panel's height.
@@ -344,6 +345,11 @@ void EditorPanel::draw_source() {
     line_h_ = editor_->GetLineHeight();
     first_row_ = int(editor_->GetFirstVisibleRow());
     last_row_ = int(editor_->GetLastVisibleRow());
+    if (pending_reveal_ > 0) {
+        const int row = pending_reveal_ - 1;
+        if (row < first_row_ || row > last_row_) editor_->ScrollToLine(size_t(row), TextEditor::Scroll::alignMiddle);
+        pending_reveal_ = 0;
+    }
     const ImVec2 first = editor_->DocPos2ScreenPos(TextEditor::DocPos(0, 0));
     text_x0_ = first.x;
     text_y0_ = first.y;

@@ -160,6 +160,7 @@ private:
     float fitted_width_ = 0;        // the panel's width it was fitted to
     float code_box_width_ = 0;      // the code box's width in the last frame (line numbers, code; no scrollbar)
     int first_row_ = 0, last_row_ = -1;
+    int pending_reveal_ = 0;  // a line (1-based) to scroll into view once this frame's rows are known
     int pending_jump_ = 0;
     uint64_t revealed_serial_ = 0;
     int cursor_line_ = 1, cursor_column_ = 1;

@@ -50,8 +50,8 @@ std::optional<fs::path> OpenFileDialog::draw() {
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(folder_, fs::directory_options::skip_permission_denied, ec)) {
         std::error_code dir_ec;
-        const auto ext = e.path().extension();  // kernel files, programs and Python scripts
-        if (e.is_directory(dir_ec) || ext == ".cu" || ext == ".cuh" || ext == ".py") entries.push_back(e);
+        const auto ext = e.path().extension();  // kernel files, programs, Python scripts and a class's results
+        if (e.is_directory(dir_ec) || ext == ".cu" || ext == ".cuh" || ext == ".py" || ext == ".json") entries.push_back(e);
     }
     std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
         std::error_code e1, e2;
