@@ -187,7 +187,8 @@ int cmd_grade(const std::vector<std::string>& argv) {
             else t.result = grade_submission(*setup->engine, *assignment, Submission{"(reference)", path});
         } else {
             const Submission& s = submissions[task - 1];
-            t.result = grade_submission(*setup->engine, *assignment, s, previous_of(previous, s.student));
+            const std::unique_ptr<KernelSession> paired = reference_session(*setup->engine, *assignment);
+            t.result = grade_submission(*setup->engine, *assignment, s, previous_of(previous, s.student), paired.get());
         }
         if (!write_file_whole(grade_task_file(out, task), grade_task_json(t)))
             return user_error(make_error(ErrorKind::Io, "could not write " + grade_task_file(out, task).string()));

@@ -291,7 +291,8 @@ void add_up(StudentResult& out, const GradeSpec& g) {
 }
 
 StudentResult grade_source(Engine& engine, const KernelFile& assignment, const std::string& student,
-                           const fs::path& path, const std::string& source, const StudentResult* previous) {
+                           const fs::path& path, const std::string& source, const StudentResult* previous,
+                           KernelSession* reference = nullptr) {
     StudentResult out;
     out.student = student;
     out.file = path;
@@ -329,6 +330,11 @@ StudentResult grade_source(Engine& engine, const KernelFile& assignment, const s
         }
         bool shared = false;
         CaseResult r = run_case(session, c, true, &shared);
+        // The reference right after, on the same engine: the two times are taken as close together as can be.
+        if (reference && r.status == CaseStatus::Passed) {
+            const CaseResult ref = run_case(*reference, c, true);
+            if (ref.status == CaseStatus::Passed) r.reference_time = ref.time;
+        }
         r.key = key;
         r.checks = checks;
         if (g.sanitize && (r.status == CaseStatus::Passed || r.status == CaseStatus::Wrong)) {
@@ -348,8 +354,14 @@ StudentResult grade_source(Engine& engine, const KernelFile& assignment, const s
 
 }  // namespace
 
+std::unique_ptr<KernelSession> reference_session(Engine& engine, const KernelFile& assignment) {
+    auto session = std::make_unique<KernelSession>(engine);
+    session->set_kernel(graded_file(assignment, students_copy(assignment), assignment.path));
+    return session;
+}
+
 StudentResult grade_submission(Engine& engine, const KernelFile& assignment, const Submission& submission,
-                               const StudentResult* previous) {
+                               const StudentResult* previous, KernelSession* reference) {
     const GradeSpec& g = assignment.spec.grade;
     StudentResult out;
     out.student = submission.student;
@@ -363,7 +375,7 @@ StudentResult grade_submission(Engine& engine, const KernelFile& assignment, con
         every_case(g, out, CaseStatus::Error, loaded.error().kind, loaded.error().message, 0);
         return out;
     }
-    return grade_source(engine, assignment, submission.student, submission.file, loaded->source, previous);
+    return grade_source(engine, assignment, submission.student, submission.file, loaded->source, previous, reference);
 }
 
 Result<StudentResult> grade_reference(Engine& engine, const KernelFile& assignment, const StudentResult* previous) {
@@ -391,9 +403,10 @@ void score_speed(StudentResult& student, const StudentResult& reference, const G
         c.speedup = 0;
         c.speed_fraction = 0;
         if (c.status != CaseStatus::Passed || ref == reference.cases.end()) continue;
-        c.speed = speed_verdict(c.time, ref->time);
+        const CaseTime& against = c.reference_time.measured() ? c.reference_time : ref->time;
+        c.speed = speed_verdict(c.time, against);
         if (c.speed == SpeedVerdict::None) continue;
-        c.speedup = ref->time.median_ms / c.time.median_ms;
+        c.speedup = against.median_ms / c.time.median_ms;
         c.speed_fraction = c.speed == SpeedVerdict::Slower ? std::min(1.0, c.speedup) : 1.0;
         fractions += c.speed_fraction;
     }
@@ -415,8 +428,9 @@ std::vector<StudentResult> grade_class(const std::vector<Engine*>& engines, cons
         return nullptr;
     };
     auto work = [&](Engine& engine) {
+        const std::unique_ptr<KernelSession> paired = reference_session(engine, assignment);
         for (size_t i = next++; i < submissions.size(); i = next++) {
-            results[i] = grade_submission(engine, assignment, submissions[i], previous_of(submissions[i]));
+            results[i] = grade_submission(engine, assignment, submissions[i], previous_of(submissions[i]), paired.get());
             score_speed(results[i], reference, assignment.spec.grade);
             if (done) {
                 std::lock_guard<std::mutex> hold(done_lock);
@@ -452,6 +466,7 @@ nlohmann::json student_json(const StudentResult& s) {
         one["seed"] = c.seed ? json(*c.seed) : json(nullptr);
         one["kernel_ms"] = c.time.measured() ? json(c.time.median_ms) : json(nullptr);
         one["time"] = time_json(c.time);
+        one["reference_time"] = time_json(c.reference_time);
         one["checks"] = c.checks;
         one["speed"] = c.speed == SpeedVerdict::None ? json(nullptr) : json(speed_verdict_name(c.speed));
         one["speedup"] = c.speedup > 0 ? json(c.speedup) : json(nullptr);
@@ -516,6 +531,11 @@ StudentResult student_from(const nlohmann::json& j) {
         if (c.contains("time") && c["time"].is_object())
             r.time = CaseTime{c["time"].at("median_ms").get<double>(), c["time"].at("min_ms").get<double>(),
                               c["time"].at("max_ms").get<double>(), c["time"].value("cpu_time", false)};
+        if (c.contains("reference_time") && c["reference_time"].is_object()) {
+            const nlohmann::json& t = c["reference_time"];
+            r.reference_time = CaseTime{t.at("median_ms").get<double>(), t.at("min_ms").get<double>(),
+                                        t.at("max_ms").get<double>(), t.value("cpu_time", false)};
+        }
         r.checks = c.value("checks", std::string());
         const std::string speed = c.contains("speed") && c["speed"].is_string() ? c["speed"].get<std::string>() : "";
         r.speed = speed == "faster" ? SpeedVerdict::Faster
@@ -801,7 +821,9 @@ std::vector<std::pair<std::string, std::string>> grade_results_html(const GradeR
                 if (c.time.measured()) {
                     page += ", kernel " + score_text(c.time.median_ms) + " ms (" + score_text(c.time.min_ms) + " to " +
                             score_text(c.time.max_ms) + ")";
-                    if (k < report.reference.cases.size() && report.reference.cases[k].time.measured())
+                    if (c.reference_time.measured())
+                        page += ", the reference's " + score_text(c.reference_time.median_ms) + " ms right after";
+                    else if (k < report.reference.cases.size() && report.reference.cases[k].time.measured())
                         page += ", the reference's " + score_text(report.reference.cases[k].time.median_ms) + " ms";
                     if (c.speed != SpeedVerdict::None)
                         page += std::string(": ") + speed_verdict_name(c.speed) + " (" + score_text(c.speedup) + "×)";

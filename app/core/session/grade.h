@@ -11,11 +11,14 @@
 
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace cp {
+
+class KernelSession;
 
 struct Submission {
     std::string student;          // the file's stem, or the student's folder
@@ -64,6 +67,9 @@ struct CaseResult {
     uint64_t mismatches = 0;
     std::optional<uint64_t> seed;         // the case's `seed`; none: the header's own
     CaseTime time;                        // of the graded run (not of a sanitizer's)
+    // The reference kernel's on the same case and engine, timed right after this one (paired, so that a clock
+    // that drifts over a class's grading does not decide); not measured: the class's reference time is used.
+    CaseTime reference_time;
     std::string checks;                   // what else ran on it: "memcheck, racecheck", "threads reversed and shuffled"
     SpeedVerdict speed = SpeedVerdict::None;
     double speedup = 0;                   // the reference's median / this median; 0: not timed
@@ -101,14 +107,18 @@ std::string grade_checks(const DeviceInfo& device, bool sanitize);
 std::string grade_case_key(const KernelFile& assignment, const GradeCase& grade_case, const std::string& submission_source,
                            const DeviceInfo& device, const std::string& checks);
 
+// A session on the assignment's own kernel (graded as a submission would be) on `engine`, for paired times.
+std::unique_ptr<KernelSession> reference_session(Engine& engine, const KernelFile& assignment);
+
 // Runs one submission on every case of `assignment` on `engine`. `assignment` must be usable and an assignment.
 // A case of `previous` (the same student's last results, may be null) with the same key is kept, not run.
-// Speed is not scored here (score_speed does, against the reference's times).
+// `reference` (may be null; reference_session on the same engine): each passed case's reference time is taken
+// right after it (CaseResult::reference_time). Speed is not scored here (score_speed does).
 StudentResult grade_submission(Engine& engine, const KernelFile& assignment, const Submission& submission,
-                               const StudentResult* previous = nullptr);
+                               const StudentResult* previous = nullptr, KernelSession* reference = nullptr);
 
-// Each passed case's verdict, speed-up and fraction against `reference` (a student graded on the same cases),
-// and the student's speed and total scores.
+// Each passed case's verdict, speed-up and fraction against its paired reference time where it has one, else
+// against `reference` (the reference graded on the same cases), and the student's speed and total scores.
 void score_speed(StudentResult& student, const StudentResult& reference, const GradeSpec& grade);
 
 // The assignment's own kernel graded as a submission (its file as the student's): every case must pass, or
