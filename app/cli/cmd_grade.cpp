@@ -217,12 +217,7 @@ int cmd_grade(const std::vector<std::string>& argv) {
         report.device = ref.device;
         report.driver = ref.driver;
         report.checks = ref.checks;
-        for (const CaseResult& c : ref.result.cases)
-            if (c.status != CaseStatus::Passed)
-                return user_error(make_error(ErrorKind::UserInput,
-                                             "the assignment's own kernel does not pass its case `" + c.name + "` (" +
-                                                 case_status_name(c.status) + (c.message.empty() ? "" : ": " + c.message) +
-                                                 ") on the Slurm node: fix the case or the kernel"));
+        if (auto passes = reference_passes(ref.result); !passes) return user_error(passes.error());
         report.reference = ref.result;
         for (size_t i = 1; i < tasks->size(); ++i) {
             GradeTask& t = (*tasks)[i];

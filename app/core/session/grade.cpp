@@ -227,6 +227,9 @@ CaseResult run_case(KernelSession& session, const GradeCaseChoices& c, bool time
 // fixed seed). A result that is not the first run's (passed there, wrong here, or wrong by other elements)
 // depends on the order the threads run in.
 void thread_order_check(KernelSession& session, const GradeCaseChoices& c, CaseResult& r) {
+    auto same_outcome = [&](const CaseResult& a) {
+        return a.status == r.status && a.mismatches == r.mismatches && a.max_error == r.max_error;
+    };
     CaseResult again;
     std::string order;
     for (const ThreadOrderChoice& o : {ThreadOrderChoice{ThreadOrderChoice::Kind::Reversed, 1},
@@ -235,9 +238,9 @@ void thread_order_check(KernelSession& session, const GradeCaseChoices& c, CaseR
         other.choices.thread_order = o;
         again = run_case(session, other, false);
         order = o.kind == ThreadOrderChoice::Kind::Reversed ? "in reverse order" : "shuffled";
-        if (again.status != r.status || again.mismatches != r.mismatches || again.max_error != r.max_error) break;
+        if (!same_outcome(again)) break;
     }
-    if (again.status == r.status && again.mismatches == r.mismatches && again.max_error == r.max_error) return;
+    if (same_outcome(again)) return;
     const std::string first = r.status == CaseStatus::Passed ? "passes" : "is " + std::string(case_status_name(r.status));
     const std::string second = again.status == CaseStatus::Passed ? "passes" : "is " + std::string(case_status_name(again.status));
     r.kind = ErrorKind::Race;
@@ -384,14 +387,19 @@ Result<StudentResult> grade_reference(Engine& engine, const KernelFile& assignme
     StudentResult ref = grade_source(engine, assignment, "(reference)", assignment.path, students_copy(assignment), previous);
     if (std::any_of(ref.cases.begin(), ref.cases.end(), [](const CaseResult& c) { return !c.reused; }))
         ref = grade_source(engine, assignment, "(reference)", assignment.path, students_copy(assignment), previous);
-    for (const CaseResult& c : ref.cases)
+    if (auto passes = reference_passes(ref); !passes) return passes.error();
+    return ref;
+}
+
+Result<bool> reference_passes(const StudentResult& reference) {
+    for (const CaseResult& c : reference.cases)
         if (c.status != CaseStatus::Passed)
             return make_error(ErrorKind::UserInput,
                               "the assignment's own kernel does not pass its case `" + c.name + "` (" +
                                   case_status_name(c.status) + (c.line > 0 ? ", line " + std::to_string(c.line) : std::string()) +
                                   (c.message.empty() ? std::string() : ": " + c.message) +
                                   "): fix the case or the kernel, since every submission is graded against it");
-    return ref;
+    return true;
 }
 
 void score_speed(StudentResult& student, const StudentResult& reference, const GradeSpec& grade) {
@@ -509,6 +517,14 @@ CaseStatus status_named(const std::string& name) {
     return CaseStatus::Error;
 }
 
+// A time as time_json writes it; not measured when null or absent.
+CaseTime time_from(const nlohmann::json& c, const char* key) {
+    if (!c.contains(key) || !c[key].is_object()) return {};
+    const nlohmann::json& t = c[key];
+    return CaseTime{t.at("median_ms").get<double>(), t.at("min_ms").get<double>(), t.at("max_ms").get<double>(),
+                    t.value("cpu_time", false)};
+}
+
 StudentResult student_from(const nlohmann::json& j) {
     StudentResult s;
     s.student = j.at("student").get<std::string>();
@@ -528,14 +544,8 @@ StudentResult student_from(const nlohmann::json& j) {
         r.max_error = c.at("max_error").get<double>();
         r.mismatches = c.at("mismatches").get<uint64_t>();
         if (c.contains("seed") && c["seed"].is_number()) r.seed = c["seed"].get<uint64_t>();
-        if (c.contains("time") && c["time"].is_object())
-            r.time = CaseTime{c["time"].at("median_ms").get<double>(), c["time"].at("min_ms").get<double>(),
-                              c["time"].at("max_ms").get<double>(), c["time"].value("cpu_time", false)};
-        if (c.contains("reference_time") && c["reference_time"].is_object()) {
-            const nlohmann::json& t = c["reference_time"];
-            r.reference_time = CaseTime{t.at("median_ms").get<double>(), t.at("min_ms").get<double>(),
-                                        t.at("max_ms").get<double>(), t.value("cpu_time", false)};
-        }
+        r.time = time_from(c, "time");
+        r.reference_time = time_from(c, "reference_time");
         r.checks = c.value("checks", std::string());
         const std::string speed = c.contains("speed") && c["speed"].is_string() ? c["speed"].get<std::string>() : "";
         r.speed = speed == "faster" ? SpeedVerdict::Faster

@@ -125,6 +125,8 @@ void score_speed(StudentResult& student, const StudentResult& reference, const G
 // the Error (kind UserInput) names the case and why, since no submission can be graded against it.
 Result<StudentResult> grade_reference(Engine& engine, const KernelFile& assignment,
                                       const StudentResult* previous = nullptr);
+// That check alone, for a reference graded elsewhere (a Slurm array's task 0).
+Result<bool> reference_passes(const StudentResult& reference);
 
 // Every submission, as many at a time as `engines` (one engine each, a thread per engine past the first, which
 // runs on the caller's); results in the submissions' order, their speed scored against `reference`. `done` (may
