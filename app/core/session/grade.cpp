@@ -251,7 +251,7 @@ void thread_order_check(KernelSession& session, const GradeCaseChoices& c, CaseR
                 ". Threads read what others write without a __syncthreads() between, or write the same element.";
 }
 
-// compute-sanitizer's tool over one passed case, on a worker of its own; its first finding becomes the result.
+// compute-sanitizer's tool over one passed or wrong case, on a worker of its own; its first finding becomes the result.
 void sanitizer_check(const KernelFile& file, const GradeCaseChoices& c, const std::string& tool, CaseResult& r) {
     RunOptions options;
     options.verify = false;
@@ -343,10 +343,13 @@ StudentResult grade_source(Engine& engine, const KernelFile& assignment, const s
         if (g.sanitize && (r.status == CaseStatus::Passed || r.status == CaseStatus::Wrong)) {
             if (checks == kThreadOrderChecks) {
                 thread_order_check(session, c, r);
-            } else if (!checks.empty() && r.status == CaseStatus::Passed) {
+            } else if (!checks.empty()) {
+                // A wrong result too: reads past a buffer's end (which fault nowhere on a GPU) or a race are the
+                // reason worth telling the student, and only compute-sanitizer sees them.
+                const CaseStatus before = r.status;
                 sanitizer_check(file, c, "memcheck", r);
                 // racecheck looks at shared memory only: a kernel without any has nothing for it.
-                if (r.status == CaseStatus::Passed && shared) sanitizer_check(file, c, "racecheck", r);
+                if (r.status == before && shared) sanitizer_check(file, c, "racecheck", r);
             }
         }
         out.cases.push_back(std::move(r));
