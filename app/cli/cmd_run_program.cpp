@@ -7,6 +7,7 @@
 
 #include "core/session/program_lesson.h"
 #include "core/backends/registry.h"
+#include "core/engine/device_info_json.h"
 #include "core/session/report_json.h"
 #include "core/text_util.h"
 
@@ -18,8 +19,6 @@
 namespace cp::cli {
 
 namespace {
-
-nlohmann::json dim3_json(const Dim3& d) { return nlohmann::json::array({d.x, d.y, d.z}); }
 
 nlohmann::json error_json(const std::optional<EngineError>& e) {
     if (!e) return nullptr;

@@ -23,7 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kGradeData = fs::path(CP_TEST_DATA_DIR) / "grade";
+const fs::path kClassGradeData = fs::path(CP_TEST_DATA_DIR) / "grade";
 
 // A submission: the student's name, the body that replaces the handout's kernel body, what each case must end as.
 struct Student {
@@ -38,7 +38,7 @@ struct Student {
 fs::path make_class(const TempDir& dir, const std::string& assignment, const std::string& body,
                     const std::vector<Student>& students) {
     const fs::path handout = dir.path() / ("handout-" + assignment);
-    const ProcessResult r = cli({"export", (kGradeData / assignment).string(), "--for-students", "--out", handout.string()});
+    const ProcessResult r = cli({"export", (kClassGradeData / assignment).string(), "--for-students", "--out", handout.string()});
     EXPECT_EQ(r.exit_code, 0) << r.both();
     const std::string text = read_file(handout);
     EXPECT_NE(text.find(body), std::string::npos);
@@ -195,7 +195,7 @@ TEST(GradeClass, FortyVectorAddSubmissionsWithEveryFailureKindOnTheCpuBackend) {
     const std::vector<Student> students = week1_class();
     ASSERT_EQ(students.size(), 40u);
     const fs::path cls = make_week1(dir, students);
-    const ProcessResult r = cli({"grade", (kGradeData / "vector_add_week1.cu").string(), cls.string(), "--backend", "cpu",
+    const ProcessResult r = cli({"grade", (kClassGradeData / "vector_add_week1.cu").string(), cls.string(), "--backend", "cpu",
                                  "--jobs", "2", "--out", (dir.path() / "results").string()});
     ASSERT_EQ(r.exit_code, 0) << r.both();
     const nlohmann::json j = nlohmann::json::parse(read_file(dir.path() / "results" / "results.json"));
@@ -273,7 +273,7 @@ TEST(GradeClass, AReductionClassWhoseRacesShowWhenTheThreadsRunInAnotherOrder) {
     TempDir dir;
     const std::vector<Student> students = block_sum_class();
     const fs::path cls = make_class(dir, "block_sum_assignment.cu", kSumBody, students);
-    const ProcessResult r = cli({"grade", (kGradeData / "block_sum_assignment.cu").string(), cls.string(), "--backend", "cpu",
+    const ProcessResult r = cli({"grade", (kClassGradeData / "block_sum_assignment.cu").string(), cls.string(), "--backend", "cpu",
                                  "--out", (dir.path() / "results").string()});
     ASSERT_EQ(r.exit_code, 0) << r.both();
     const nlohmann::json j = nlohmann::json::parse(read_file(dir.path() / "results" / "results.json"));
@@ -309,7 +309,7 @@ TEST(GradeClass, AnImageFilterClassOnPhotosWhoseSizesTheBlockDoesNotDivide) {
     TempDir dir;
     const std::vector<Student> made = grayscale_class();
     const fs::path cls = make_class(dir, "grayscale_assignment.cu", kGrayBody, made);
-    const ProcessResult r = cli({"grade", (kGradeData / "grayscale_assignment.cu").string(), cls.string(), "--backend", "cpu",
+    const ProcessResult r = cli({"grade", (kClassGradeData / "grayscale_assignment.cu").string(), cls.string(), "--backend", "cpu",
                                  "--out", (dir.path() / "results").string()});
     ASSERT_EQ(r.exit_code, 0) << r.both();
     const nlohmann::json j = nlohmann::json::parse(read_file(dir.path() / "results" / "results.json"));
@@ -325,7 +325,7 @@ TEST(GradeClass, AReGradeRunsOnlyTheCasesWhoseSubmissionOrCaseChanged) {
     const fs::path cls = make_class(dir, "vector_add_week1.cu", kVectorBody, students);
     // The assignment in a folder of its own, so that one case can change.
     const fs::path assignment = dir.path() / "week1.cu";
-    dir.write("week1.cu", read_file(kGradeData / "vector_add_week1.cu"));
+    dir.write("week1.cu", read_file(kClassGradeData / "vector_add_week1.cu"));
     const std::vector<std::string> command = {"grade", assignment.string(), cls.string(), "--backend", "cpu", "--out",
                                               (dir.path() / "results").string()};
     ASSERT_EQ(cli(command).exit_code, 0);
@@ -370,7 +370,7 @@ TEST(GradeClass, TheFortyThroughSlurmAsAnArrayJobWithALostNodeRetried) {
     const fs::path cls = make_week1(dir, students);
     const std::string conf = "SLURM_CONF=" + (slurm.folder() / "slurm.conf").string();
     // Task 7's first attempt dies as a lost node's would (no result): the array must submit it again.
-    const ProcessResult r = cli({"grade", (kGradeData / "vector_add_week1.cu").string(), cls.string(), "--backend", "cpu",
+    const ProcessResult r = cli({"grade", (kClassGradeData / "vector_add_week1.cu").string(), cls.string(), "--backend", "cpu",
                                  "--slurm", "--gres=none --partition=cptest", "--out", (dir.path() / "results").string()},
                                 {conf, "CUDA_PLAYGROUND_GRADE_LOSE_TASK=7"});
     ASSERT_EQ(r.exit_code, 0) << r.both();
@@ -395,7 +395,7 @@ std::string why_not_gpu_sanitizer() {
 }
 
 nlohmann::json grade_on_gpu(const TempDir& dir, const std::string& assignment, const fs::path& cls) {
-    const ProcessResult r = cli({"grade", (kGradeData / assignment).string(), cls.string(), "--backend", "cuda", "--out",
+    const ProcessResult r = cli({"grade", (kClassGradeData / assignment).string(), cls.string(), "--backend", "cuda", "--out",
                                  (dir.path() / "results").string()});
     EXPECT_EQ(r.exit_code, 0) << r.both();
     nlohmann::json j = nlohmann::json::parse(read_file(dir.path() / "results" / "results.json"));
