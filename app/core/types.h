@@ -82,6 +82,8 @@ struct BackendCapabilities {
     bool sanitizer = false;
     // The order of a block's threads can be chosen per launch (LaunchRequest::thread_order).
     bool thread_order = false;
+    // One block can be run alone and recorded statement by statement (LaunchRequest::debug_block, the debugger).
+    bool debug_steps = false;
     // Work on different streams runs at the same time (copy engines next to the SMs): a StreamsRequest's
     // chunks overlap. Otherwise streamed operations run one after another (CPU emulation).
     bool concurrent_streams = false;

@@ -27,6 +27,7 @@ DeviceInfo every_field_set() {
     d.caps.trace_needs_instrumented_module = true;
     d.caps.sanitizer = true;
     d.caps.thread_order = true;
+    d.caps.debug_steps = true;
     d.caps.concurrent_streams = true;
     d.name = "NVIDIA H200";
     d.arch = "sm_90a";
@@ -68,6 +69,7 @@ void expect_same(const DeviceInfo& got, const DeviceInfo& want) {
     EXPECT_EQ(got.caps.trace_needs_instrumented_module, want.caps.trace_needs_instrumented_module);
     EXPECT_EQ(got.caps.sanitizer, want.caps.sanitizer);
     EXPECT_EQ(got.caps.thread_order, want.caps.thread_order);
+    EXPECT_EQ(got.caps.debug_steps, want.caps.debug_steps);
     EXPECT_EQ(got.caps.concurrent_streams, want.caps.concurrent_streams);
     EXPECT_EQ(got.name, want.name);
     EXPECT_EQ(got.arch, want.arch);
@@ -129,7 +131,7 @@ TEST(DeviceInfoJson, HasExactlyTheDocumentedKeys) {
         "max_shared_per_block_optin", "max_shared_per_sm", "max_threads_per_block", "max_threads_per_sm", "name",
         "notes", "ordinal", "regs_per_block", "regs_per_sm", "sm_count", "total_memory_bytes", "warp_size", "where"};
     EXPECT_EQ(keys_of(j), device_keys) << j.dump(2);
-    const std::set<std::string> capability_keys = {"buffers_by_ipc", "concurrent_streams", "default_repeats",
+    const std::set<std::string> capability_keys = {"buffers_by_ipc", "concurrent_streams", "debug_steps", "default_repeats",
                                                    "device_buffers", "event_timing", "gpu", "launches",
                                                    "occupancy_api", "sanitizer", "thread_order",
                                                    "trace_needs_instrumented_module"};

@@ -36,13 +36,14 @@ std::vector<std::byte> bytes(std::initializer_list<int> v) {
 }
 
 TEST(EngineWire, Requests) {
-    CompileRequest c{"__global__ void k() {}\n\"quoted\" \xc3\xa9", "dir/k.cu", "k<int>", {"-DX=1", "-G"}, false, false, false, {}, {}};
+    CompileRequest c{"__global__ void k() {}\n\"quoted\" \xc3\xa9", "dir/k.cu", "k<int>", {"-DX=1", "-G"}, false, false, false, true, {}, {}};
     const auto c2 = round_trip_request(c);
     EXPECT_EQ(c2.source, c.source);
     EXPECT_EQ(c2.path, c.path);
     EXPECT_EQ(c2.kernel_name, c.kernel_name);
     EXPECT_EQ(c2.extra_options, c.extra_options);
     EXPECT_EQ(c2.load, false);
+    EXPECT_TRUE(c2.instrument_debug);
     c.also_kernels = {"k<float>", "k2"};
     EXPECT_EQ(round_trip_request(c).also_kernels, c.also_kernels);
     c.include_dirs = {"/course/Common", "../inc"};

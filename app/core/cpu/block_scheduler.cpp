@@ -5,6 +5,7 @@
 // barrier) or, when nothing can, reports the stall. A block never leaves the OS thread it started on.
 #include "core/cpu/block_scheduler.h"
 
+#include "core/cpu/debug_recorder.h"
 #include "core/cpu/sanitizer_support.h"
 #include "core/cpu/static_shared.h"
 #include "core/cpu/warp_ops.h"
@@ -34,7 +35,12 @@ void api_print(void* block, const char* text, size_t length) { scheduler_of(bloc
     scheduler_of(block)->on_fail(kind, what, line);
 }
 
-const cp_abi::HostApi kHostApi = {api_sync_threads, api_warp_op, api_print, api_fail, StaticSharedArrays::host_call};
+void api_debug_step(void* block, int line, const char* names, const cp_abi::DebugValue* values, unsigned count) {
+    scheduler_of(block)->on_debug_step(line, names, values, count);
+}
+
+const cp_abi::HostApi kHostApi = {api_sync_threads, api_warp_op,       api_print, api_fail, StaticSharedArrays::host_call,
+                                  api_debug_step};
 
 }  // namespace
 
@@ -117,6 +123,7 @@ bool BlockScheduler::run_block(uint64_t linear_block) {
     queue_head_ = queue_tail_ = 0;
     block_output_.clear();
     stacks_.release_all();
+    step_waiting_ = 0;
 
     void* top = stacks_.acquire_top();
     if (!top) {
@@ -141,6 +148,7 @@ bool BlockScheduler::run_block(uint64_t linear_block) {
         switch_to(pop_runnable());
     }
     stacks_.release_all();
+    if (launch_.debug) launch_.debug->end_round();  // the last statements' shared memory
     return !failed_;
 }
 
@@ -313,6 +321,19 @@ __attribute__((always_inline)) inline unsigned long long BlockScheduler::on_warp
     return me.result;
 }
 
+// A debugger's probe: recorded, then the thread waits for the round to end (every other thread that can run
+// has run one statement too), as a warp's lanes run each statement together on a GPU.
+void BlockScheduler::on_debug_step(int line, const char* names, const cp_abi::DebugValue* values, unsigned count) {
+    if (!launch_.debug) return;
+    if (!promoted_) promote();
+    launch_.debug->step(unsigned(current_), line, names, values, count);
+    Slot& me = slots_[size_t(current_)];
+    me.status = Status::AtStep;
+    me.line = line;
+    ++step_waiting_;
+    block_until_released();
+}
+
 void BlockScheduler::on_print(const char* text, size_t length) {
     if (!launch_.capture_printf) return;
     if (printed_bytes_ + length > launch_.printf_limit) {
@@ -349,6 +370,7 @@ void BlockScheduler::on_fail(int kind, const char* what, int line) {
 
 bool BlockScheduler::release_waiting_threads() {
     queue_head_ = queue_tail_ = 0;
+    if (step_waiting_) return release_steps();
     if (warp_waiting_total_) {
         bool released = false;
         for (unsigned w = 0; w * 32 < threads_; ++w)
@@ -428,6 +450,20 @@ unsigned BlockScheduler::release_warp(unsigned warp, bool include_active_mask) {
     return released;
 }
 
+// The round is over: every thread that could run reached its next probe (or a barrier, a warp operation, its
+// end). Shared memory now is the round's; the threads at a probe run their next statement, in the run order.
+bool BlockScheduler::release_steps() {
+    launch_.debug->end_round();
+    for (unsigned p = 0; p < threads_; ++p) {
+        Slot& s = slots_[order_[p]];
+        if (s.status != Status::AtStep) continue;
+        s.status = Status::Runnable;
+        push_runnable(order_[p]);
+    }
+    step_waiting_ = 0;
+    return true;
+}
+
 // Every thread of the block is at the same barrier: release them all. A thread that has returned never
 // reaches it, which CUDA leaves undefined (a GPU usually lets the others pass, with whatever the returned
 // threads did not write): not released, so describe_stall() reports it.
@@ -442,6 +478,7 @@ bool BlockScheduler::release_barrier() {
         default: barrier_result_ = 0; break;
     }
     barrier_arrived_ = 0;
+    if (launch_.debug) launch_.debug->at_barrier();  // the debugger's stop at this barrier
     if (alive_order_stale_) {
         alive_order_.clear();
         for (unsigned p = 0; p < threads_; ++p)

@@ -36,6 +36,9 @@ struct BlockLaunch {
     uint64_t seed = 1;
     bool capture_printf = false;
     size_t printf_limit = 1 << 20;  // bytes per launch and worker
+    // Stepping (a library compiled for the debugger): each probe is recorded here, and the block's threads then
+    // run in rounds of one statement each (debug_recorder.h). Null: probes return at once.
+    class DebugRecorder* debug = nullptr;
 };
 
 // Fiber stacks, reused from block to block; each has an inaccessible guard page below it.
@@ -87,10 +90,11 @@ public:
     unsigned long long on_warp_op(const cp_abi::WarpRequest& request);
     void on_print(const char* text, size_t length);
     [[noreturn]] void on_fail(int kind, const char* what, int line);
+    void on_debug_step(int line, const char* names, const cp_abi::DebugValue* values, unsigned count);
 
 private:
     using Context = boost::context::detail::fcontext_t;
-    enum class Status : uint8_t { NotStarted, Runnable, Running, AtBarrier, AtWarp, AtActiveMask, Exited };
+    enum class Status : uint8_t { NotStarted, Runnable, Running, AtBarrier, AtWarp, AtActiveMask, AtStep, Exited };
     struct Slot {
         Context ctx = nullptr;
         Status status = Status::NotStarted;
@@ -117,6 +121,7 @@ private:
     bool release_waiting_threads();
     unsigned release_warp(unsigned warp, bool include_active_mask);  // lanes released (bit = lane)
     bool release_barrier();
+    bool release_steps();
     void describe_stall();
     std::string thread_name(unsigned linear) const;
     std::string block_name() const;
@@ -144,6 +149,7 @@ private:
     std::vector<unsigned> warp_waiting_;     // per warp: lanes at a warp operation
     std::vector<unsigned> warp_live_;        // per warp: lanes that have not exited
     unsigned warp_waiting_total_ = 0;
+    unsigned step_waiting_ = 0;  // threads at a debugger's probe, waiting for the round to end
     std::vector<unsigned> alive_order_;      // live threads in run order
     bool alive_order_stale_ = true;
     FiberStackPool stacks_;

@@ -128,6 +128,7 @@ InfoResult CpuBackend::info() {
     d.backend = "cpu";
     d.caps.launches = true;
     d.caps.default_repeats = 3;  // emulated launches are slow: fewer timed repeats by default
+    d.caps.debug_steps = true;  // LaunchRequest::debug_block: one block recorded round by round (the debugger)
     d.caps.thread_order = true;  // a block's fibers run in the order asked (LaunchRequest::thread_order)
     d.name = "CPU emulation (" + count_text(workers, "thread") + ", " + cpu_model_name() + ")";
     d.ordinal = options_.device;

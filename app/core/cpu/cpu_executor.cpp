@@ -188,11 +188,27 @@ ExecutorLaunch CpuExecutor::launch(const LaunchRequest& request) {
     }
     std::vector<BlockTrace> trace;
     if (request.trace) trace.resize(request.grid.count());
+    std::optional<DebugRecording> debugged;
+    if (request.debug_block) {  // the debugger's recording (issue 39): that block alone, once
+        if (*request.debug_block >= request.grid.count()) {
+            out.error = engine_error(ErrorKind::UserInput, "INVALID_BLOCK",
+                                     "block " + std::to_string(*request.debug_block) + " is not in the grid of " +
+                                         std::to_string(request.grid.count()) + " blocks",
+                                     "pick a block inside the grid");
+            return run;
+        }
+        job.debug_block = request.debug_block;
+        job.debug_out = &debugged;
+    }
 
     int warmup = std::clamp(request.timing.warmup, 0, kMaxLaunches);
     int repeats = std::clamp(request.timing.repeats, 1, kMaxLaunches);
     // A recording launch (issue 23) runs once: every access of it is kept (access_recorder.h).
     bool recording = false;
+    if (request.debug_block) {
+        warmup = 0;
+        repeats = 1;
+    }
     if (request.record_memory) {
         warmup = 0;
         repeats = 1;
@@ -246,6 +262,16 @@ ExecutorLaunch CpuExecutor::launch(const LaunchRequest& request) {
             out.memory = end_access_recording();
             out.memory->ms = ms;
             recording = false;
+        }
+        if (debugged) {  // kept when the block failed too: the steps up to where it stopped
+            debugged->ms = ms;
+            std::vector<DebugRegion> buffers;  // pointers are shown as the buffers' elements, before shared memory's
+            for (const BufferForReport& b : report.buffers)
+                buffers.push_back({b.name, uint64_t(reinterpret_cast<uintptr_t>(b.memory->data())),
+                                   uint64_t(b.memory->size()), b.element_size});
+            debugged->regions.insert(debugged->regions.begin(), buffers.begin(), buffers.end());
+            out.debug = std::move(debugged);
+            debugged.reset();
         }
         if (i == 0) {
             out.printf_output = std::move(outcome.printf_output);

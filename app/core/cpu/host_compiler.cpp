@@ -3,6 +3,7 @@
 #include "core/cpu/host_compiler.h"
 
 #include "core/cpu/shim/cp_shim_abi.h"
+#include "core/cpu/debug_instrument.h"
 #include "core/cpu/source_prep.h"
 #include "core/worker/subprocess.h"
 #include "core/toolkit/nvrtc_compiler.h"
@@ -564,7 +565,7 @@ CpuCompileOutput compile_for_cpu(const CompileRequest& request, const HostCompil
     }
     out.buffer_align = alignment_with_headers(request.source, includes);
     // Kernels that read float4s get buffers starting 16-byte aligned, as on a GPU: their shared arrays too.
-    const PreparedSource prepared =
+    PreparedSource prepared =
         prepare_kernel_source(request.source, user_path, request.kernel_name, out.buffer_align);
     out.diagnostics = prepared.diagnostics;
     out.kernel_name = prepared.kernel_name;
@@ -599,6 +600,19 @@ CpuCompileOutput compile_for_cpu(const CompileRequest& request, const HostCompil
         return out;
     }
 
+    if (request.instrument_debug) {
+        // The stepping variant (issue 39): a probe before each of the kernel's statements, placed from clang's
+        // syntax tree of exactly this text; the probes' text is part of the cache key.
+        auto instrumented = instrument_kernel_for_debug(prepared.text, prepared.kernel_name, shim, request.extra_options);
+        if (!instrumented) {
+            out.diagnostics.push_back(Diagnostic{user_path, 0, 0, Severity::Error,
+                                                 "the debugger's copy of the kernel could not be made: " +
+                                                     instrumented.error().message,
+                                                 DiagnosticOrigin::Compile});
+            return out;
+        }
+        prepared.text = std::move(instrumented->text);
+    }
     LibraryPlan plan = plan_for(prepared.text, includes, user_path, options);
     plan.kernel_name = prepared.kernel_name;
     for (const KernelDecl& k : prepared.kernels)

@@ -6,7 +6,7 @@
 namespace cp {
 
 void* StaticSharedArrays::storage(unsigned id, uint64_t bytes, size_t align, uint32_t element_size, const char* name,
-                                  std::vector<uint64_t> extents) {
+                                  std::vector<uint64_t> extents, int element_kind) {
     Array* found = nullptr;
     for (const auto& a : arrays_)
         if (a->id == id && a->memory.size() == bytes) found = a.get();
@@ -17,6 +17,7 @@ void* StaticSharedArrays::storage(unsigned id, uint64_t bytes, size_t align, uin
         a->id = id;
         a->name = name ? name : "";
         a->element_size = element_size;
+        a->element_kind = element_kind;
         a->extents = std::move(extents);
         a->memory = std::move(*memory);
         found = a.get();
@@ -61,13 +62,20 @@ std::optional<StaticSharedArrays::Hit> StaticSharedArrays::written_outside() {
 }
 
 void* StaticSharedArrays::host_call(void* owner, unsigned id, unsigned long long bytes, unsigned align,
-                                    unsigned element_size, const char* name, const unsigned long long* extents,
-                                    unsigned rank) {
+                                    unsigned element_size, int element_kind, const char* name,
+                                    const unsigned long long* extents, unsigned rank) {
     if (!owner) return nullptr;
     std::vector<uint64_t> dims;
     for (unsigned d = 0; d < std::min(rank, 4u) && extents; ++d) dims.push_back(extents[d]);
     return static_cast<StaticSharedArrays*>(owner)->storage(id, bytes, std::max(1u, align), element_size, name,
-                                                            std::move(dims));
+                                                            std::move(dims), element_kind);
+}
+
+std::vector<StaticSharedArrays::View> StaticSharedArrays::views() const {
+    std::vector<View> out;
+    for (const auto& a : arrays_)
+        out.push_back({&a->name, a->element_size, a->element_kind, &a->extents, a->memory.data(), a->memory.size()});
+    return out;
 }
 
 }  // namespace cp

@@ -20,7 +20,7 @@ public:
     // sizes: each size has its own), zero-filled when made; null when there is no memory for it. Updates
     // the attached thread state's table.
     void* storage(unsigned id, uint64_t bytes, size_t align, uint32_t element_size, const char* name,
-                  std::vector<uint64_t> extents);
+                  std::vector<uint64_t> extents, int element_kind = 0);
     // The arrays belong to one kernel library; another one's declarations are numbered anew. The attached state
     // is dropped without being written: it is the previous library's thread-local block, freed if that library
     // was unloaded since (attach() the next library's state before its launch).
@@ -43,13 +43,25 @@ public:
 
     // The host call behind cp_abi::HostApi::shared_slot.
     static void* host_call(void* owner, unsigned id, unsigned long long bytes, unsigned align, unsigned element_size,
-                           const char* name, const unsigned long long* extents, unsigned rank);
+                           int element_kind, const char* name, const unsigned long long* extents, unsigned rank);
+
+    // Every array made so far, in the order made (the debugger's snapshots of shared memory).
+    struct View {
+        const std::string* name;
+        uint32_t element_size;
+        int element_kind;  // cp_abi::ValueKind
+        const std::vector<uint64_t>* extents;
+        const std::byte* data;
+        uint64_t bytes;
+    };
+    std::vector<View> views() const;
 
 private:
     struct Array {
         unsigned id = 0;
         std::string name;
         uint32_t element_size = 0;
+        int element_kind = 0;
         std::vector<uint64_t> extents;
         GuardedBuffer memory;
     };

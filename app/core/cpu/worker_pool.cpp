@@ -1,6 +1,8 @@
 // Worker threads for the CPU backend: wake on a launch, take chunks of blocks, report crashes and stalls.
 #include "core/cpu/worker_pool.h"
 
+#include "core/cpu/debug_recorder.h"
+
 #include <algorithm>
 
 namespace cp {
@@ -201,10 +203,19 @@ void WorkerPool::execute(Worker& w) {
     block_launch.seed = job.seed;
     block_launch.capture_printf = job.capture_printf;
     block_launch.printf_limit = kPrintfShownBytes;  // each worker's share may be all that is shown
+    std::optional<DebugRecorder> debug;
+    if (job.debug_block) {
+        if (w.index != 0) return;  // one block, on the first worker
+        const uint64_t b = *job.debug_block, gx = job.grid.x, gxy = uint64_t(job.grid.x) * job.grid.y;
+        debug.emplace(Dim3{unsigned(b % gx), unsigned((b % gxy) / gx), unsigned(b / gxy)}, job.block, &w.static_shared,
+                      &w.dynamic_shared);
+        block_launch.debug = &*debug;
+    }
     w.scheduler.begin_launch(block_launch, state);
     w.trap.state = state;
     if (observer_) observer_(w.index, state);
     run_blocks(w, state);
+    if (debug && job.debug_out) *job.debug_out = debug->take();  // a block that failed: up to where it stopped
 }
 
 void WorkerPool::note_failure(uint64_t block) {
@@ -243,6 +254,24 @@ __attribute__((noinline)) void WorkerPool::run_blocks(Worker& w, cp_abi::ThreadS
     const GridLaunch& job = *job_;
     const uint64_t gx = job.grid.x, gxy = uint64_t(job.grid.x) * job.grid.y;
     w.trap.armed = 1;
+    if (job.debug_block) {  // the one block the debugger records, on this (the first) worker
+        const uint64_t b = *job.debug_block;
+        w.current_block = b;
+        state->block_idx = {unsigned(b % gx), unsigned((b % gxy) / gx), unsigned(b / gxy)};
+        if (!w.scheduler.run_block(b)) {
+            w.failed = true;
+            w.failure = GridFailure{};
+            w.failure.block = b;
+            w.failure.block_failure = w.scheduler.failure();
+            note_failure(b);
+        }
+        if (job.capture_printf) {
+            std::string text = w.scheduler.take_block_output();
+            if (!text.empty()) w.printed.emplace_back(b, std::move(text));
+        }
+        w.trap.armed = 0;
+        return;
+    }
     for (;;) {
         const uint64_t first = next_block_.fetch_add(chunk_);
         if (first >= total_blocks_ || first > first_failure_.load(std::memory_order_relaxed)) break;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/cpu/block_scheduler.h"
+#include "core/engine/debug_recording.h"
 #include "core/cpu/fault_trap.h"
 #include "core/cpu/guarded_memory.h"
 #include "core/cpu/kernel_module.h"
@@ -41,6 +42,10 @@ struct GridLaunch {
     // When set, counts the blocks that have run (a program's launch: the app estimates how long a launch the
     // watchdog stopped would have taken).
     std::atomic<uint64_t>* blocks_done = nullptr;
+    // Stepping (issue 39): only this block runs, on the first worker, its probes recorded into `debug_out` (the
+    // library is compiled for the debugger, core/cpu/debug_instrument.h).
+    std::optional<uint64_t> debug_block;
+    std::optional<DebugRecording>* debug_out = nullptr;
 };
 
 // Where a crash's data address fell, when it is somewhere the worker itself knows about.

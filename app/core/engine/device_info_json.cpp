@@ -25,6 +25,7 @@ void capability_fields(Caps& c, F&& f) {
     f("trace_needs_instrumented_module", c.trace_needs_instrumented_module);
     f("sanitizer", c.sanitizer);
     f("thread_order", c.thread_order);
+    f("debug_steps", c.debug_steps);
     f("concurrent_streams", c.concurrent_streams);
 }
 

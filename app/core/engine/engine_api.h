@@ -3,6 +3,7 @@
 // runs in a watchdogged child process; engine_wire.h carries these values over its socket).
 #pragma once
 
+#include "core/engine/debug_recording.h"
 #include "core/engine/memory_figures.h"
 #include "core/result.h"
 #include "core/types.h"
@@ -69,6 +70,9 @@ struct CompileRequest {
     // true: compile the memory-recording variant (CPU backend: every load and store calls the shim, which
     // records it when the launch asks, LaunchRequest::record_memory). Backends that cannot ignore it.
     bool instrument_memory = false;
+    // true: compile the stepping variant (CPU backend: a probe before every statement of the kernel hands its
+    // variables to the debugger, core/cpu/debug_instrument.h) for launches with LaunchRequest::debug_block.
+    bool instrument_debug = false;
     // More __global__ functions of the same source to load from the same module (a lesson's compare variants): one
     // compile serves them all. CompileResult::also_usage says which a backend loaded.
     std::vector<std::string> also_kernels;
@@ -166,6 +170,9 @@ struct LaunchRequest {
     bool record_memory = false;
     // With record_memory: the warps whose requests come back lane by lane (MemoryRecording::warps).
     std::vector<WarpId> memory_warps;
+    // Record this block's whole run, round by round (a module compiled with CompileRequest::instrument_debug),
+    // and answer LaunchResult::debug: only that block runs, once.
+    std::optional<uint64_t> debug_block;
 };
 
 // One block of a traced launch: the SM that ran it (%smid) or the CPU backend's worker thread, and when it
@@ -205,6 +212,8 @@ struct LaunchResult {
     LaunchPhases phases;  // how the backend's launch() call divides (CUDA); all 0 where not measured
     // With LaunchRequest::record_memory: the per-line figures (memory_figures.h).
     std::optional<MemoryRecording> memory;
+    // With LaunchRequest::debug_block: the block's run (debug_recording.h).
+    std::optional<DebugRecording> debug;
 };
 
 struct ReadBackRequest {

@@ -160,6 +160,7 @@ void to_wire(const CompileRequest& r, json& j, Blob&) {
               {"load", r.load},
               {"instrument_trace", r.instrument_trace},
               {"instrument_memory", r.instrument_memory},
+              {"instrument_debug", r.instrument_debug},
               {"also_kernels", r.also_kernels},
               {"include_dirs", r.include_dirs}});
 }
@@ -172,6 +173,7 @@ CompileRequest from_wire(Type<CompileRequest>, const json& j, Blob&) {
     r.load = j.at("load").get<bool>();
     r.instrument_trace = j.at("instrument_trace").get<bool>();
     r.instrument_memory = j.at("instrument_memory").get<bool>();
+    r.instrument_debug = j.value("instrument_debug", false);
     r.also_kernels = j.at("also_kernels").get<std::vector<std::string>>();
     if (j.contains("include_dirs")) r.include_dirs = j.at("include_dirs").get<std::vector<std::string>>();
     return r;
@@ -211,6 +213,7 @@ void to_wire(const LaunchRequest& r, json& j, Blob&) {
     }
     j["memory_warps"] = std::move(warps);
     j["thread_order"] = r.thread_order ? json{int(r.thread_order->kind), r.thread_order->seed} : json(nullptr);
+    j["debug_block"] = r.debug_block ? json(*r.debug_block) : json(nullptr);
 }
 LaunchRequest from_wire(Type<LaunchRequest>, const json& j, Blob&) {
     LaunchRequest r;
@@ -232,6 +235,7 @@ LaunchRequest from_wire(Type<LaunchRequest>, const json& j, Blob&) {
         if (kind < 0 || kind > 2) malformed("thread order " + std::to_string(kind) + " is not one this build knows");
         r.thread_order = ThreadOrderChoice{ThreadOrderChoice::Kind(kind), o.at(1).get<uint64_t>()};
     }
+    if (j.contains("debug_block") && !j.at("debug_block").is_null()) r.debug_block = j.at("debug_block").get<uint64_t>();
     return r;
 }
 
@@ -438,6 +442,118 @@ std::vector<WarpSiteDetail> warp_details_from(const json& a) {
     return out;
 }
 
+// The debugger's recording in the JSON itself (the CPU worker's protocol forwards only the JSON): numbers in
+// flat arrays (5 a step, 6 a variable), the values' bytes and the shared snapshots as hex.
+std::string hex_of(const std::vector<std::byte>& bytes) {
+    static const char digits[] = "0123456789abcdef";
+    std::string out(bytes.size() * 2, '0');
+    for (size_t i = 0; i < bytes.size(); ++i) {
+        const unsigned v = std::to_integer<unsigned>(bytes[i]);
+        out[2 * i] = digits[v >> 4];
+        out[2 * i + 1] = digits[v & 15];
+    }
+    return out;
+}
+std::vector<std::byte> bytes_of_hex(const std::string& hex) {
+    if (hex.size() % 2) malformed("hex text of odd length");
+    auto digit = [](char c) -> unsigned {
+        if (c >= '0' && c <= '9') return unsigned(c - '0');
+        if (c >= 'a' && c <= 'f') return unsigned(c - 'a' + 10);
+        malformed("a hex digit that is not one");
+        return 0;
+    };
+    std::vector<std::byte> out(hex.size() / 2);
+    for (size_t i = 0; i < out.size(); ++i) out[i] = std::byte((digit(hex[2 * i]) << 4) | digit(hex[2 * i + 1]));
+    return out;
+}
+json debug_recording_json(const DebugRecording& d) {
+    json steps = json::array(), vars = json::array(), shared = json::array();
+    for (const DebugStep& s : d.steps)
+        for (uint64_t v : {uint64_t(s.round), uint64_t(s.thread), uint64_t(int64_t(s.line)), uint64_t(s.first_variable),
+                           uint64_t(s.variable_count)})
+            steps.push_back(v);
+    for (const DebugVariable& v : d.variables)
+        for (uint64_t x : {uint64_t(v.name), uint64_t(v.kind), uint64_t(v.element_size), uint64_t(v.count), v.offset,
+                           uint64_t(v.bytes)})
+            vars.push_back(x);
+    for (const DebugSharedArray& a : d.shared)
+        shared.push_back({{"name", a.name}, {"kind", int(a.kind)}, {"element_size", a.element_size},
+                          {"extents", a.extents}, {"bytes", a.bytes}});
+    json snapshots = json::array();
+    for (const auto& r : d.shared_snapshots) snapshots.push_back(hex_of(r));
+    json regions = json::array();
+    for (const DebugRegion& r : d.regions)
+        regions.push_back({{"name", r.name}, {"base", r.base}, {"bytes", r.bytes}, {"element_size", r.element_size}});
+    return {{"block_index", d.block_index}, {"block_dim", d.block_dim}, {"threads", d.threads},
+            {"names", d.names},  {"steps", std::move(steps)}, {"variables", std::move(vars)},
+            {"values", hex_of(d.values)}, {"shared", std::move(shared)}, {"shared_snapshots", std::move(snapshots)},
+            {"shared_after_round", d.shared_after_round}, {"regions", std::move(regions)},
+            {"rounds", d.rounds}, {"barriers", d.barriers}, {"truncated", d.truncated}, {"cap_bytes", d.cap_bytes},
+            {"ms", d.ms}};
+}
+DebugRecording debug_recording_from(const json& j) {
+    DebugRecording d;
+    d.block_index = j.at("block_index").get<Dim3>();
+    d.block_dim = j.at("block_dim").get<Dim3>();
+    d.threads = j.at("threads").get<uint32_t>();
+    d.names = j.at("names").get<std::vector<std::string>>();
+    const json& s = j.at("steps");
+    if (s.size() % 5) malformed("debugger steps of " + std::to_string(s.size()) + " numbers (5 a step)");
+    for (size_t i = 0; i + 4 < s.size(); i += 5)
+        d.steps.push_back({s[i].get<uint32_t>(), s[i + 1].get<uint32_t>(), int32_t(int64_t(s[i + 2].get<uint64_t>())),
+                           s[i + 3].get<uint32_t>(), s[i + 4].get<uint32_t>()});
+    const json& v = j.at("variables");
+    if (v.size() % 6) malformed("debugger variables of " + std::to_string(v.size()) + " numbers (6 a variable)");
+    for (size_t i = 0; i + 5 < v.size(); i += 6) {
+        DebugVariable x;
+        x.name = v[i].get<uint32_t>();
+        x.kind = DebugValueKind(std::min<uint64_t>(v[i + 1].get<uint64_t>(), 5));
+        x.element_size = v[i + 2].get<uint32_t>();
+        x.count = v[i + 3].get<uint32_t>();
+        x.offset = v[i + 4].get<uint64_t>();
+        x.bytes = v[i + 5].get<uint32_t>();
+        d.variables.push_back(x);
+    }
+    d.values = bytes_of_hex(j.at("values").get<std::string>());
+    for (const json& a : j.at("shared")) {
+        DebugSharedArray x;
+        x.name = a.at("name").get<std::string>();
+        x.kind = DebugValueKind(std::clamp(a.at("kind").get<int>(), 0, 5));
+        x.element_size = a.at("element_size").get<uint32_t>();
+        x.extents = a.at("extents").get<std::vector<uint64_t>>();
+        x.bytes = a.at("bytes").get<uint64_t>();
+        d.shared.push_back(std::move(x));
+    }
+    for (const json& r : j.at("shared_snapshots")) d.shared_snapshots.push_back(bytes_of_hex(r.get<std::string>()));
+    d.shared_after_round = j.at("shared_after_round").get<std::vector<uint32_t>>();
+    for (const json& r : j.at("regions"))
+        d.regions.push_back({r.at("name").get<std::string>(), r.at("base").get<uint64_t>(), r.at("bytes").get<uint64_t>(),
+                             r.at("element_size").get<uint32_t>()});
+    d.rounds = j.at("rounds").get<uint32_t>();
+    d.barriers = j.at("barriers").get<std::vector<uint32_t>>();
+    d.truncated = j.at("truncated").get<bool>();
+    d.cap_bytes = j.at("cap_bytes").get<uint64_t>();
+    d.ms = j.at("ms").get<double>();
+    // A worker runs the user's code: what it sends is checked before anything indexes with it.
+    if (d.shared_after_round.size() != d.rounds) malformed("a debugger recording whose rounds do not match");
+    uint64_t shared_bytes = 0;
+    for (const DebugSharedArray& a : d.shared) shared_bytes += a.bytes;
+    for (const auto& r : d.shared_snapshots)
+        if (r.size() > shared_bytes) malformed("a debugger recording's shared memory larger than its arrays");
+    for (uint32_t state : d.shared_after_round)
+        if (state >= d.shared_snapshots.size()) malformed("a debugger round whose shared memory is not recorded");
+    for (const DebugVariable& x : d.variables)
+        if (x.name >= d.names.size() || x.offset + x.bytes > d.values.size() || x.offset + x.bytes < x.offset)
+            malformed("a debugger variable outside the recording");
+    for (const DebugStep& x : d.steps)
+        if (x.thread >= d.threads || x.round >= std::max<uint32_t>(d.rounds, 1) ||
+            uint64_t(x.first_variable) + x.variable_count > d.variables.size())
+            malformed("a debugger step outside the recording");
+    for (uint32_t b : d.barriers)
+        if (b >= d.rounds) malformed("a debugger barrier after the last round");
+    return d;
+}
+
 void to_wire(const LaunchResult& r, json& j, Blob&) {
     j.update({{"ok", r.ok},
               {"samples_ms", r.timing.samples_ms},
@@ -480,6 +596,7 @@ void to_wire(const LaunchResult& r, json& j, Blob&) {
     } else {
         j["memory"] = nullptr;
     }
+    j["debug"] = r.debug ? debug_recording_json(*r.debug) : json(nullptr);
 }
 LaunchResult from_wire(Type<LaunchResult>, const json& j, Blob&) {
     LaunchResult r;
@@ -526,6 +643,7 @@ LaunchResult from_wire(Type<LaunchResult>, const json& j, Blob&) {
         rec.warps = warp_details_from(m.at("warps"));
         r.memory = std::move(rec);
     }
+    if (j.contains("debug") && !j.at("debug").is_null()) r.debug = debug_recording_from(j.at("debug"));
     return r;
 }
 

@@ -21,7 +21,7 @@ namespace cp {
 // the app refuses a worker whose number differs (check_worker_protocol). A field that is optional both ways (an
 // older peer ignores it, a newer one reads its absence as the old behaviour: ReadBackRequest::preview, the
 // remote greeting's "compress") needs no bump: it keeps older peers talking.
-inline constexpr int kWireProtocolVersion = 8;  // 3: CompileRequest::also_kernels, CompileResult::also_usage; 4: LaunchResult::backend_ms; 5: memory recording, read-back previews; 6: memory warps lane by lane; 7: LaunchResult::phases; 8: DeviceInfo in info --json's form (device_info_json.h)
+inline constexpr int kWireProtocolVersion = 9;  // 9: the debugger's recording; 3: CompileRequest::also_kernels, CompileResult::also_usage; 4: LaunchResult::backend_ms; 5: memory recording, read-back previews; 6: memory warps lane by lane; 7: LaunchResult::phases; 8: DeviceInfo in info --json's form (device_info_json.h)
 
 // Encoding never fails; decoding says what was wrong with a message it cannot read (not JSON, a type this
 // build does not know, a missing or mistyped field), as an Error of kind Internal.

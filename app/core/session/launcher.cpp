@@ -20,6 +20,8 @@ const char* launch_purpose_name(LaunchPurpose p) {
             return "trace";
         case LaunchPurpose::Memory:
             return "memory";
+        case LaunchPurpose::Debug:
+            return "debug";
         case LaunchPurpose::DeviceWhole:
             return "device_whole";
         case LaunchPurpose::DevicePart:
@@ -111,6 +113,7 @@ LaunchOutcome Launcher::launch(Engine& engine, LaunchRequest request, LaunchSite
     out.trace = std::move(answer.trace);
     out.trace_unit = std::move(answer.trace_unit);
     out.memory = std::move(answer.memory);
+    out.debug = std::move(answer.debug);
     if (kept) {
         LaunchRecord record;
         record.site = site;

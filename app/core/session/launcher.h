@@ -26,6 +26,7 @@ enum class LaunchPurpose : uint8_t {
     CountWriters,  // the write-counting variant's launch (which threads wrote each element)
     Trace,         // the instrumented launch that records where and when each block ran
     Memory,        // the recording copy's launch (every load and store)
+    Debug,         // the stepping copy's launch of one block (every statement's variables, the debugger)
     DeviceWhole,   // a `devices:` run's whole work on the first device alone: the one-device time
     DevicePart,    // a `devices:` run's part on one device (index: the part, 0 first)
     Stream,        // one chunk's kernel of a `streams:` run (index: the chunk; LaunchRecord::stream its stream)
@@ -68,6 +69,7 @@ struct LaunchOutcome {
     std::vector<BlockTrace> trace;  // LaunchRequest::trace
     std::string trace_unit;
     std::optional<MemoryRecording> memory;  // LaunchRequest::record_memory
+    std::optional<DebugRecording> debug;    // LaunchRequest::debug_block
     bool ok() const { return !failure; }
     bool context_was_reset() const { return failure && failure->context_was_reset; }
 };

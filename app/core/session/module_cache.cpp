@@ -18,6 +18,7 @@ std::string ModuleCache::key_of(const CompileRequest& r) {
     key += r.load ? 'L' : 'l';
     key += r.instrument_trace ? 'T' : 't';
     key += r.instrument_memory ? 'M' : 'm';
+    key += r.instrument_debug ? 'D' : 'd';
     field(r.source);
     return key;
 }

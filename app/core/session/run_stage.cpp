@@ -68,7 +68,7 @@ Fingerprint compile_fingerprint(const CompileRequest& r, const std::string& devi
     f.add("options", options, "compiler options changed");
     f.add("instrumentation",
           std::string(r.load ? "load" : "compile only") + (r.instrument_trace ? " trace" : "") +
-              (r.instrument_memory ? " memory" : ""),
+              (r.instrument_memory ? " memory" : "") + (r.instrument_debug ? " debug" : ""),
           "instrumentation changed");
     f.add("device", device, "another device");
     return f;

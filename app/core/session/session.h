@@ -111,6 +111,11 @@ public:
     // file), refilled only when what determines them changed: what a run uploads, and what an export embeds.
     Result<const HostBuffer*> host_input(const BufferSpec& spec, const ResolvedRun& resolved);
 
+    // The debugger (issue 39): block `block` (linear index) run alone by the stepping copy of the kernel, every
+    // statement's variables and the shared memory after each round recorded (a backend whose capabilities say
+    // debug_steps; an Unsupported error otherwise).
+    Result<DebugRecording> record_block(const ResolvedRun& resolved, uint64_t block);
+
 private:
     std::filesystem::path image_path(const BufferSpec& buffer) const;
     Result<std::shared_ptr<const Image>> image_for(const BufferSpec& buffer);

@@ -120,4 +120,40 @@ Result<MemoryRecording> KernelSession::record_memory(const ResolvedRun& resolved
     return std::move(*launched.memory);
 }
 
+Result<DebugRecording> KernelSession::record_block(const ResolvedRun& resolved, uint64_t block) {
+    const std::string backend = engine_.device().backend;
+    if (!engine_.device().caps.debug_steps)
+        return make_error(ErrorKind::Unsupported,
+                          "the " + (backend.empty() ? std::string("current") : backend) +
+                              " backend cannot step through a block (the CPU backend can)",
+                          "run with --backend cpu: it runs the same source with every thread on the CPU");
+    CompileRequest request = plain_request();
+    request.also_kernels.clear();
+    request.instrument_debug = true;
+    const CompileResult& stepping = compile_extra("debug", "compile debug", std::move(request));
+    if (!stepping.ok || stepping.module == 0) {
+        const std::string why = compile_failure_text(stepping);
+        return make_error(ErrorKind::Compile, "the stepping copy of the kernel could not be built: " + why,
+                          "the kernel itself is unaffected; run it without the debugger");
+    }
+    if (auto prepared = prepare_buffers(resolved); !prepared) return prepared.error();
+    auto launch = launch_request(resolved, stepping.module, TimingOptions{0, 1, false});
+    if (!launch) return launch.error();
+    if (block >= launch->grid.count())
+        return make_error(ErrorKind::UserInput,
+                          "block " + std::to_string(block) + " is not in the grid of " +
+                              std::to_string(launch->grid.count()) + " blocks",
+                          "pick a block inside the grid (x, y, z each below the grid's)");
+    launch->debug_block = block;
+    LaunchOutcome launched = launch_kernel(std::move(*launch), {LaunchPurpose::Debug});
+    if (launched.debug) {
+        // A block that failed is still worth stepping up to where it stopped: the caller gets the recording and
+        // the run's own launch says why.
+        return std::move(*launched.debug);
+    }
+    if (const std::optional<LaunchFailure>& err = launched.failure)
+        return make_error(err->kind, "the stepping launch failed: " + err->message, err->hint);
+    return make_error(ErrorKind::Internal, "the backend answered the stepping launch without a recording", "");
+}
+
 }  // namespace cp

@@ -7,7 +7,7 @@
 #include <cstdint>
 
 // Bump whenever a struct or function below changes: cached kernel libraries are keyed by it.
-#define CP_SHIM_ABI_VERSION 10
+#define CP_SHIM_ABI_VERSION 11
 
 namespace cp_abi {
 
@@ -46,6 +46,23 @@ struct SharedSlot {
     unsigned long long bytes;
 };
 
+// What a value's bytes hold, for the debugger (DebugValue) and the static `__shared__` arrays.
+enum ValueKind : int { kValueOther = 0, kValueBool, kValueSigned, kValueUnsigned, kValueFloat, kValuePointer };
+
+// One variable at a debugger's probe (issue 39): `count` elements of `element_size` bytes of `kind` (a scalar: 1;
+// `float v[4]`: 4; a float4: 4 floats), `bytes` of them at `data`, the thread's own variable.
+// A pointer also says what it points to (`pointee_kind`, `pointee_size`; void: kValueOther, 1), so a pointer
+// into the dynamic shared memory (`extern __shared__ int partial[]` is one on the CPU backend) names and types it.
+struct DebugValue {
+    int kind;  // ValueKind
+    unsigned element_size;
+    unsigned count;
+    unsigned bytes;
+    const void* data;
+    int pointee_kind;
+    unsigned pointee_size;
+};
+
 // Why a kernel stopped itself (assert, __trap).
 enum FailKind : int { kAssert = 0, kTrap = 1, kUnsupported = 2 };
 
@@ -62,7 +79,11 @@ struct HostApi {
     // first; at most 4 are given), starting `align`-aligned; made on first use and kept for the worker; null
     // when there is no memory for it. `owner` is ThreadState::shared_owner.
     void* (*shared_slot)(void* owner, unsigned id, unsigned long long bytes, unsigned align, unsigned element_size,
-                         const char* name, const unsigned long long* extents, unsigned rank);
+                         int element_kind, const char* name, const unsigned long long* extents, unsigned rank);
+    // A debugger's probe (a library compiled for stepping, core/cpu/debug_instrument.h): the calling thread is
+    // about to run the statement at `line`; `names` (comma-separated) and `values` are its variables in scope.
+    // The host records them and may run other threads before it returns.
+    void (*debug_step)(void* block, int line, const char* names, const DebugValue* values, unsigned count);
 };
 
 // One per OS thread per loaded kernel library (thread_local inside the library). The host fills the

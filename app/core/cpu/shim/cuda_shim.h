@@ -126,12 +126,57 @@ static inline T reduce(int op_unsigned, int op_signed, int line, unsigned mask, 
     CP_SHIM_STATE.host->fail(CP_SHIM_STATE.block, kind, what, line);
     __builtin_unreachable();  // the host never returns from fail()
 }
+// What a value holds, for the debugger and the __shared__ arrays' views: its kind and, for the vector types
+// (float4: 4 floats), the component's size.
+template <class T, class = void>
+struct value_traits {
+    static constexpr int kind = std::is_same<T, bool>::value              ? cp_abi::kValueBool
+                                : std::is_floating_point<T>::value        ? cp_abi::kValueFloat
+                                : std::is_pointer<T>::value               ? cp_abi::kValuePointer
+                                : std::is_integral<T>::value && std::is_signed<T>::value ? cp_abi::kValueSigned
+                                : std::is_integral<T>::value || std::is_enum<T>::value   ? cp_abi::kValueUnsigned
+                                                                                          : cp_abi::kValueOther;
+    static constexpr unsigned element_size = sizeof(T);
+};
+template <class T>
+struct value_traits<T, std::enable_if_t<std::is_class<T>::value && std::is_arithmetic<decltype(T::x)>::value &&
+                                        sizeof(T) % sizeof(decltype(T::x)) == 0>> {
+    static constexpr int kind = value_traits<decltype(T::x)>::kind;
+    static constexpr unsigned element_size = sizeof(decltype(T::x));
+};
+template <class P>
+struct pointee_traits {
+    static constexpr int kind = cp_abi::kValueOther;
+    static constexpr unsigned size = 1;
+};
+template <class P>
+struct pointee_traits<P*> {
+    using E = std::remove_cv_t<P>;
+    static constexpr bool plain = !std::is_void<E>::value && !std::is_function<E>::value;
+    static constexpr int kind = plain ? value_traits<std::conditional_t<plain, E, char>>::kind : cp_abi::kValueOther;
+    static constexpr unsigned size = plain ? unsigned(value_traits<std::conditional_t<plain, E, char>>::element_size) : 1u;
+};
+template <class T>
+inline cp_abi::DebugValue debug_value(const T& value) {
+    using E = std::remove_cv_t<std::remove_all_extents_t<T>>;
+    const unsigned element = value_traits<E>::element_size;
+    return {value_traits<E>::kind, element, unsigned(sizeof(T) / element), unsigned(sizeof(T)),
+            static_cast<const void*>(&value), pointee_traits<E>::kind, pointee_traits<E>::size};
+}
+// The debugger's probe before a statement (core/cpu/debug_instrument.h inserts the calls).
+template <class... T>
+inline void dbg_step(int line, const char* names, const T&... values) {
+    cp_abi::ThreadState& state = CP_SHIM_STATE;
+    if (!state.host || !state.host->debug_step) return;
+    const cp_abi::DebugValue described[sizeof...(T) + 1] = {debug_value(values)..., cp_abi::DebugValue{}};
+    state.host->debug_step(state.block, line, names, described, unsigned(sizeof...(T)));
+}
+template <class T>
+using same_type = T;  // `same_type<float[32][33]> name;` declares an array from a type-id
 // A static `__shared__` array (`__shared__ float tile[32][33];` becomes `auto& tile = shared_slot<float[32][33],
 // A>(id, "tile");`, source_prep.cpp): the worker's storage for it, ending at a guard page so that an index
 // past its end faults and is reported. `Align` is the declaration's __align__ or, in kernels that use
 // 16-byte vector types, 16.
-template <class T>
-using same_type = T;  // `same_type<float[32][33]> name;` declares an array from a type-id
 template <class T, unsigned Align>
 static inline T& shared_slot(unsigned id, const char* name) {
     cp_abi::ThreadState& state = CP_SHIM_STATE;
@@ -141,7 +186,8 @@ static inline T& shared_slot(unsigned id, const char* name) {
     static constexpr unsigned long long extents[4] = {std::extent<T, 0>::value, std::extent<T, 1>::value,
                                                       std::extent<T, 2>::value, std::extent<T, 3>::value};
     void* data = state.host->shared_slot(state.shared_owner, id, sizeof(T), align,
-                                         unsigned(sizeof(std::remove_all_extents_t<T>)), name, extents,
+                                         unsigned(sizeof(std::remove_all_extents_t<T>)),
+                                         value_traits<std::remove_all_extents_t<T>>::kind, name, extents,
                                          unsigned(std::rank<T>::value));
     if (!data) fail(cp_abi::kUnsupported, "no memory for a __shared__ array", 0);
     return *static_cast<T*>(data);

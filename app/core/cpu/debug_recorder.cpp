@@ -1,0 +1,179 @@
+// Recording a block's run for the debugger (debug_recorder.h).
+#include "core/cpu/debug_recorder.h"
+
+#include <cstring>
+
+namespace cp {
+
+DebugRecorder::DebugRecorder(Dim3 block_index, Dim3 block_dim, const StaticSharedArrays* statics,
+                             const GuardedBuffer* dynamic, uint64_t cap_bytes)
+    : statics_(statics), dynamic_(dynamic) {
+    out_.block_index = block_index;
+    out_.block_dim = block_dim;
+    out_.threads = uint32_t(block_dim.count());
+    out_.cap_bytes = cap_bytes;
+}
+
+uint32_t DebugRecorder::intern(const std::string& name) {
+    auto [it, made] = name_ids_.emplace(name, uint32_t(out_.names.size()));
+    if (made) out_.names.push_back(name);
+    return it->second;
+}
+
+bool DebugRecorder::over_cap(uint64_t more) const { return bytes_ + more > out_.cap_bytes; }
+
+void DebugRecorder::step(unsigned thread, int line, const char* names, const cp_abi::DebugValue* values,
+                         unsigned count) {
+    if (out_.truncated) return;
+    auto split = split_.find(names);
+    if (split == split_.end()) {
+        std::vector<uint32_t> ids;
+        const std::string all = names ? names : "";
+        size_t start = 0;
+        while (start < all.size()) {
+            size_t comma = all.find(',', start);
+            if (comma == std::string::npos) comma = all.size();
+            ids.push_back(intern(all.substr(start, comma - start)));
+            start = comma + 1;
+        }
+        split = split_.emplace(names, std::move(ids)).first;
+    }
+    uint64_t more = sizeof(DebugStep) + uint64_t(count) * sizeof(DebugVariable);
+    for (unsigned k = 0; k < count; ++k) more += values[k].bytes;
+    if (over_cap(more)) {
+        truncate();
+        return;
+    }
+    bytes_ += more;
+    DebugStep s;
+    s.round = out_.rounds;
+    s.thread = thread;
+    s.line = line;
+    s.first_variable = uint32_t(out_.variables.size());
+    for (unsigned k = 0; k < count && k < split->second.size(); ++k) {
+        const cp_abi::DebugValue& v = values[k];
+        DebugVariable d;
+        d.name = split->second[k];
+        d.kind = DebugValueKind(v.kind >= 0 && v.kind <= cp_abi::kValuePointer ? v.kind : 0);
+        d.element_size = v.element_size;
+        d.count = v.count;
+        d.offset = out_.values.size();
+        d.bytes = v.bytes;
+        const auto* p = static_cast<const std::byte*>(v.data);
+        if (!dynamic_named_ && v.kind == cp_abi::kValuePointer && v.bytes == sizeof(void*) && dynamic_ &&
+            dynamic_->size()) {
+            const void* target = nullptr;
+            std::memcpy(&target, v.data, sizeof target);
+            if (target == dynamic_->data() && v.pointee_size > 0 && dynamic_->size() % v.pointee_size == 0)
+                name_dynamic(out_.names[d.name], v.pointee_kind, v.pointee_size);
+        }
+        out_.values.insert(out_.values.end(), p, p + v.bytes);
+        out_.variables.push_back(d);
+    }
+    s.variable_count = uint32_t(out_.variables.size()) - s.first_variable;
+    out_.steps.push_back(s);
+    round_has_steps_ = true;
+}
+
+void DebugRecorder::name_dynamic(const std::string& name, int kind, unsigned element_size) {
+    dynamic_named_ = true;
+    dynamic_name_ = name;
+    dynamic_kind_ = DebugValueKind(kind >= 0 && kind <= cp_abi::kValuePointer ? kind : 0);
+    dynamic_element_ = element_size;
+    if (!out_.shared.empty() && out_.shared.front().name == "extern") {  // made before the pointer was seen
+        DebugSharedArray& d = out_.shared.front();
+        d.name = dynamic_name_;
+        d.kind = dynamic_kind_;
+        d.element_size = dynamic_element_;
+        d.extents = {d.bytes / dynamic_element_};
+    }
+}
+
+void DebugRecorder::at_barrier() {
+    end_round();
+    if (out_.rounds == 0 || out_.truncated) return;
+    if (out_.barriers.empty() || out_.barriers.back() != out_.rounds - 1) out_.barriers.push_back(out_.rounds - 1);
+}
+
+void DebugRecorder::end_round() {
+    if (!round_has_steps_ || out_.truncated) return;
+    round_has_steps_ = false;
+    // The arrays made so far (a declaration makes its array the first time a thread runs it).
+    std::vector<StaticSharedArrays::View> views = statics_ ? statics_->views() : std::vector<StaticSharedArrays::View>{};
+    const bool has_dynamic = dynamic_ && dynamic_->size();
+    if (out_.shared.empty() && has_dynamic) {
+        DebugSharedArray d;
+        d.name = dynamic_name_;
+        d.kind = dynamic_kind_;
+        d.element_size = dynamic_element_;
+        d.extents = {dynamic_->size() / dynamic_element_};
+        d.bytes = dynamic_->size();
+        out_.shared.push_back(d);
+    }
+    const size_t known_static = out_.shared.size() - (has_dynamic ? 1 : 0);
+    for (size_t k = known_static; k < views.size(); ++k) {
+        DebugSharedArray a;
+        a.name = *views[k].name;
+        a.kind = DebugValueKind(views[k].element_kind);
+        a.element_size = views[k].element_size;
+        a.extents = *views[k].extents;
+        a.bytes = views[k].bytes;
+        out_.shared.push_back(a);
+    }
+    uint64_t total = 0;
+    for (const DebugSharedArray& a : out_.shared) total += a.bytes;
+    std::vector<std::byte> snapshot;
+    snapshot.reserve(total);
+    size_t v = 0;
+    for (const DebugSharedArray& a : out_.shared) {
+        if (has_dynamic && &a == &out_.shared.front()) {
+            snapshot.insert(snapshot.end(), dynamic_->data(), dynamic_->data() + dynamic_->size());
+            continue;
+        }
+        const StaticSharedArrays::View& view = views[v++];
+        snapshot.insert(snapshot.end(), view.data, view.data + view.bytes);
+    }
+    // A round that wrote no shared memory shares the previous round's state.
+    if (out_.shared_snapshots.empty() || out_.shared_snapshots.back() != snapshot) {
+        if (over_cap(total + sizeof(uint32_t))) {
+            truncate();
+            return;
+        }
+        bytes_ += total;
+        out_.shared_snapshots.push_back(std::move(snapshot));
+    }
+    bytes_ += sizeof(uint32_t);
+    out_.shared_after_round.push_back(uint32_t(out_.shared_snapshots.size() - 1));
+    ++out_.rounds;
+}
+
+// The cap is reached: the round under way is dropped (its steps without its shared memory would not agree), and
+// nothing more is recorded.
+void DebugRecorder::truncate() {
+    out_.truncated = true;
+    round_has_steps_ = false;
+    size_t keep = out_.steps.size();
+    while (keep > 0 && out_.steps[keep - 1].round >= out_.rounds) --keep;
+    if (keep < out_.steps.size()) {
+        const DebugStep& first_dropped = out_.steps[keep];
+        if (first_dropped.first_variable < out_.variables.size()) {
+            out_.values.resize(out_.variables[first_dropped.first_variable].offset);
+            out_.variables.resize(first_dropped.first_variable);
+        }
+        out_.steps.resize(keep);
+    }
+}
+
+DebugRecording DebugRecorder::take() {
+    end_round();
+    // The shared arrays as places pointers point into (the launch adds its buffers).
+    std::vector<StaticSharedArrays::View> views = statics_ ? statics_->views() : std::vector<StaticSharedArrays::View>{};
+    if (dynamic_ && dynamic_->size())
+        out_.regions.push_back({dynamic_name_, uint64_t(reinterpret_cast<uintptr_t>(dynamic_->data())), dynamic_->size(),
+                                dynamic_element_});
+    for (const StaticSharedArrays::View& v : views)
+        out_.regions.push_back({*v.name, uint64_t(reinterpret_cast<uintptr_t>(v.data)), v.bytes, v.element_size});
+    return std::move(out_);
+}
+
+}  // namespace cp

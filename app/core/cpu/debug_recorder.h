@@ -1,0 +1,57 @@
+// The worker's side of stepping through a block (issue 39): what each probe of a library compiled for the
+// debugger hands over (the thread, its line, its variables) and the block's shared memory at the end of each
+// round, kept as a DebugRecording (core/engine/debug_recording.h) for the app.
+#pragma once
+
+#include "core/cpu/guarded_memory.h"
+#include "core/cpu/shim/cp_shim_abi.h"
+#include "core/cpu/static_shared.h"
+#include "core/engine/debug_recording.h"
+
+#include <string>
+#include <unordered_map>
+
+namespace cp {
+
+class DebugRecorder {
+public:
+    // At most this many bytes are recorded (variables, steps and shared-memory snapshots); past it the block runs
+    // on unrecorded and the recording says it was cut.
+    static constexpr uint64_t kCapBytes = 256ull << 20;
+
+    DebugRecorder(Dim3 block_index, Dim3 block_dim, const StaticSharedArrays* statics, const GuardedBuffer* dynamic,
+                  uint64_t cap_bytes = kCapBytes);
+
+    // A probe: thread `thread` is about to run `line`.
+    void step(unsigned thread, int line, const char* names, const cp_abi::DebugValue* values, unsigned count);
+    // The round ends (every thread that could run has reached its next probe, a barrier, a warp operation or its
+    // end): shared memory as it is now is the round's.
+    void end_round();
+    bool round_open() const { return round_has_steps_; }
+    // Every thread still running is at a __syncthreads(), about to be released: the last round is a barrier's.
+    void at_barrier();
+
+    DebugRecording take();
+
+private:
+    uint32_t intern(const std::string& name);
+    void name_dynamic(const std::string& name, int kind, unsigned element_size);
+    bool over_cap(uint64_t more) const;
+    void truncate();
+
+    DebugRecording out_;
+    const StaticSharedArrays* statics_;
+    const GuardedBuffer* dynamic_;
+    uint64_t bytes_ = 0;
+    bool round_has_steps_ = false;
+    // The dynamic shared memory's name and type, from the first pointer variable a probe passes that points at
+    // its start (`extern __shared__ int partial[]` is `int* const partial` on the CPU backend).
+    std::string dynamic_name_ = "extern";
+    DebugValueKind dynamic_kind_ = DebugValueKind::Other;
+    uint32_t dynamic_element_ = 4;
+    bool dynamic_named_ = false;
+    std::unordered_map<const char*, std::vector<uint32_t>> split_;  // a probe's names, split once per site
+    std::unordered_map<std::string, uint32_t> name_ids_;
+};
+
+}  // namespace cp
