@@ -6,7 +6,7 @@ cd "$(dirname "$0")"
 
 # Debian packages. The GUI libraries (Dear ImGui, ImPlot, the code editor, the file dialog) are not packaged
 # in the versions we need: CMake fetches them once, pinned and hash-checked (third_party/imgui_bundle.cmake).
-PACKAGES=(cmake ninja-build g++ pkg-config ca-certificates python3-glad libglfw3-dev libstb-dev nlohmann-json3-dev
+PACKAGES=(cmake ninja-build g++ clang pkg-config ca-certificates python3-glad libglfw3-dev libstb-dev nlohmann-json3-dev
           libgtest-dev libboost-context-dev libseccomp-dev libzstd-dev libegl-dev libgl-dev libegl1 libegl-mesa0 libgl1-mesa-dri
           fonts-dejavu-core xvfb xauth openssh-server openssh-client python3-jsonschema python3-numpy python3-pytest
           python3-venv python3-pip python3-setuptools)

@@ -10,6 +10,7 @@ const std::vector<Command>& commands() {
         {"compile", "FILE [options]", "NVRTC diagnostics and resource usage", cmd_compile},
         {"run", "FILE [options]", "run, time, verify, write outputs", cmd_run},
         {"sweep", "FILE [options]", "time the kernel over block shapes, with occupancy", cmd_sweep},
+        {"debug", "FILE [--block X,Y,Z] [--break LINE]", "step through one block on the CPU: every thread's variables, shared memory", cmd_debug},
         {"describe", "FILE [--write]", "propose a header for a kernel pasted without one", cmd_describe},
         {"export", "LESSON [--out DIR] [--set N=V] | ASSIGNMENT --for-students", "the lesson as a standalone nvcc program with its CMakeLists.txt, or an assignment's students' copy", cmd_export},
         {"grade", "ASSIGNMENT SUBMISSIONS [--out DIR]", "run a class's submissions on an assignment's hidden cases", cmd_grade},

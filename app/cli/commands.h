@@ -34,6 +34,7 @@ int cmd_describe(const std::vector<std::string>& args);
 int cmd_export(const std::vector<std::string>& args);
 int cmd_grade(const std::vector<std::string>& args);
 int cmd_sweep(const std::vector<std::string>& args);
+int cmd_debug(const std::vector<std::string>& args);
 int cmd_worker(const std::vector<std::string>& args);
 int cmd_script_serve(const std::vector<std::string>& args);
 

@@ -49,6 +49,7 @@ UNSEEN = {
     "list": set(),
     "sweep": set(),
     "grade": set(),
+    "debug": set(),
     # A whole program's run: a program whose thread faults has `thread` and `block` in its launch's error.
     "program": set(),
 }
@@ -137,7 +138,7 @@ def describe(error):
     return f"at {path}: {error.message[:300]}"
 
 
-def objects_in(value, path=(), free_maps=("params", "buffer_counts")):
+def objects_in(value, path=(), free_maps=("params", "buffer_counts", "variables")):
     """(path, object) for the output's objects: every object key's value, the first element of each array."""
     if isinstance(value, dict):
         yield path, value
@@ -279,6 +280,10 @@ def main():
              {}, {0}),
             ("grade", "grade a small class", ["grade", assignment, grade_class, "--backend", "cpu", "--out",
                                               os.path.join(tmp, "grade"), "--json", "-"], {}, {0}),
+            ("debug", "debug at a barrier", ["debug", "reduction/shared_memory_sum", "--set", "n=100", "--block-dim",
+                                             "32", "--barrier", "2", "--json"], {}, {0}),
+            ("debug", "debug at a line", ["debug", os.path.join(args.source_dir, "tests", "data", "debug", "branches.cu"),
+                                          "--block", "2", "--break", "17", "--json"], {}, {0}),
             ("sweep", "sweep", ["sweep", "basics/vector_add", "--backend", "cpu", "--set", "n=1000", "--blocks",
                                 "64,2048,100", "--repeat", "1", "--json", "-"], {}, {0}),
         ]

@@ -1,0 +1,315 @@
+// `cuda-playground debug FILE --block X,Y,Z --break LINE`: one block run on the CPU backend by the stepping copy
+// of the kernel (a probe before every statement, core/cpu/debug_instrument.h), recorded whole, and shown at a stop:
+// where each thread is, its variables, the block's shared memory. The same stop as JSON with --json.
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/session_setup.h"
+#include "core/engine/debug_recording.h"
+#include "core/engine/launch_validation.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace cp::cli {
+
+namespace {
+
+std::string debug_usage() {
+    return R"(usage: cuda-playground debug FILE [--block X,Y,Z] [--break LINE [--hit N] | --barrier K | --round K] [options]
+
+Runs one block of the kernel on the CPU backend, a probe before each statement recording every thread's
+variables, and the block's shared memory after each round (a round: every thread that can run executes one
+statement, as a warp's lanes do together; threads at a barrier wait for the others). Then shows one stop:
+which line each thread is at, its variables there (before that line runs) and the shared arrays.
+
+  --block X,Y,Z   the block to step through (default 0,0,0)
+  --break LINE    stop at the first round in which a thread arrives at LINE
+  --hit N         ... the Nth such round (default 1)
+  --barrier K     stop at the Kth __syncthreads() (1-based): every thread waits there, shared memory holds
+                  everything written before it
+  --round K       stop after round K (0-based); without --break or --round: the last round
+  --threads A-B   the threads to list (linear indices; default: all, at most 64 shown as text)
+  --json          the stop as JSON (every thread)
+  --set, --grid, --block-dim   as for `run` (--block-dim X,Y,Z is run's --block)
+)";
+}
+
+// "3" or "2-9": the threads to list.
+Result<std::pair<uint32_t, uint32_t>> parse_thread_range(const std::string& text, uint32_t threads) {
+    const size_t dash = text.find('-');
+    try {
+        size_t used = 0;
+        const unsigned long a = std::stoul(text.substr(0, dash), &used);
+        unsigned long b = a;
+        if (dash != std::string::npos) b = std::stoul(text.substr(dash + 1));
+        if (a > b || b >= threads) throw std::out_of_range("range");
+        return std::pair<uint32_t, uint32_t>{uint32_t(a), uint32_t(b)};
+    } catch (const std::exception&) {
+        return make_error(ErrorKind::UserInput, "--threads `" + text + "` is not a range of the block's " +
+                                                    std::to_string(threads) + " threads",
+                          "e.g. --threads 0-31 (the first warp) or --threads 5");
+    }
+}
+
+// "3", "3,1" or "3,1,0": a block's place in the grid (missing coordinates are 0).
+Result<Dim3> parse_block_index(const std::string& text) {
+    std::vector<uint32_t> parts;
+    size_t start = 0;
+    while (start <= text.size() && parts.size() <= 3) {
+        const size_t comma = std::min(text.find(',', start), text.size());
+        const std::string part = text.substr(start, comma - start);
+        if (part.empty() || part.size() > 9 || part.find_first_not_of("0123456789") != std::string::npos) {
+            parts.clear();
+            break;
+        }
+        parts.push_back(uint32_t(std::stoul(part)));
+        start = comma + 1;
+    }
+    if (parts.empty() || parts.size() > 3)
+        return make_error(ErrorKind::UserInput, "--block `" + text + "` is not a block's place in the grid",
+                          "give its x, y and z from 0, e.g. --block 3,0,0 (or --block 3)");
+    parts.resize(3, 0);
+    return Dim3{parts[0], parts[1], parts[2]};
+}
+
+nlohmann::json value_json(const DebugTimeline& t, const DebugVariable& v) {
+    const DebugRecording& r = t.recording();
+    if (v.offset + v.bytes > r.values.size()) return nullptr;
+    const std::byte* data = r.values.data() + v.offset;
+    if (v.kind == DebugValueKind::Pointer && v.count <= 1) return t.value_text(v);  // "&in[339]"
+    auto number = [&](uint32_t k) -> nlohmann::json {
+        if (v.kind == DebugValueKind::Pointer || v.kind == DebugValueKind::Other)
+            return debug_value_text(v.kind, v.element_size, data + size_t(k) * v.element_size, 1);
+        if (v.kind == DebugValueKind::Bool) return std::to_integer<int>(data[k]) != 0;
+        const std::optional<double> x = debug_value_number(v.kind, v.element_size, data + size_t(k) * v.element_size);
+        if (!x) return nullptr;
+        if (v.kind == DebugValueKind::Signed) return int64_t(*x);
+        if (v.kind == DebugValueKind::Unsigned) return uint64_t(*x);
+        return *x;
+    };
+    if (v.count <= 1) return number(0);
+    nlohmann::json out = nlohmann::json::array();
+    for (uint32_t k = 0; k < v.count; ++k) out.push_back(number(k));
+    return out;
+}
+
+std::string dims_text(const std::vector<uint64_t>& extents) {
+    std::string out;
+    for (uint64_t e : extents) out += "[" + std::to_string(e) + "]";
+    return out;
+}
+
+}  // namespace
+
+int cmd_debug(const std::vector<std::string>& argv) {
+    auto args = parse_args(argv, {{"--backend", true}, {"--set", true, true}, {"--block", true}, {"--block-dim", true},
+                                  {"--grid", true}, {"--break", true}, {"--hit", true}, {"--round", true},
+                                  {"--barrier", true}, {"--threads", true}, {"--json"}});
+    if (!args) return user_error(args.error());
+    if (args->has("--help")) {
+        std::cout << debug_usage();
+        return 0;
+    }
+    if (args->positional.size() != 1)
+        return user_error("`debug` needs exactly one FILE", "e.g. cuda-playground debug reduction/shared_reduce --break 30");
+    if (int(args->has("--break")) + int(args->has("--round")) + int(args->has("--barrier")) > 1)
+        return user_error("--break, --barrier and --round each choose the stop", "give one of them");
+    // `run`'s --block is the block's shape; here --block picks the block and --block-dim is the shape.
+    Args launch_args = *args;
+    launch_args.values.erase("--block");
+    if (args->has("--block-dim")) launch_args.values["--block"] = args->all("--block-dim");
+    launch_args.values.erase("--block-dim");
+    if (!args->has("--backend")) launch_args.values["--backend"] = {"cpu"};
+    auto launch = parse_launch_options(launch_args);
+    if (!launch) return user_error(launch.error());
+    Dim3 pick{0, 0, 0};
+    if (args->has("--block")) {
+        auto d = parse_block_index(args->get("--block"));
+        if (!d) return user_error(d.error());
+        pick = *d;
+    }
+    auto opened = open_session(args->positional[0], *launch);
+    if (!opened) return user_error(opened.error());
+    KernelSession& session = *opened->session;
+    auto resolved = session.resolve();
+    if (!resolved) return user_error(resolved.error());
+    const Dim3 grid = resolved->grid;
+    if (pick.x >= grid.x || pick.y >= grid.y || pick.z >= grid.z)
+        return user_error("block (" + std::to_string(pick.x) + "," + std::to_string(pick.y) + "," + std::to_string(pick.z) +
+                              ") is not in the grid " + grid.str(),
+                          "pick x, y and z below the grid's");
+    const uint64_t linear = pick.x + uint64_t(grid.x) * (pick.y + uint64_t(grid.y) * pick.z);
+    auto recorded = session.record_block(*resolved, linear);
+    if (!recorded) return user_error(recorded.error());
+    const DebugRecording& rec = *recorded;
+    const DebugTimeline timeline(rec);
+    if (rec.rounds == 0)
+        return user_error("the block ran no statement the debugger could see",
+                          "the kernel's body is empty, or the stepping copy has no probes");
+
+    // The stop.
+    uint32_t round = rec.rounds - 1;
+    int line = 0, barrier = 0;
+    if (args->has("--barrier")) {
+        auto k = parse_whole_number("--barrier", args->get("--barrier"), 1, 1000000);
+        if (!k) return user_error(k.error());
+        if (size_t(*k) > rec.barriers.size())
+            return user_error("the block passes " + std::to_string(rec.barriers.size()) + " __syncthreads() barrier" +
+                                  (rec.barriers.size() == 1 ? "" : "s") + ", not " + std::to_string(*k),
+                              rec.barriers.empty() ? "this kernel has no __syncthreads() the block reaches: use --break LINE"
+                                                   : "give --barrier 1 to " + std::to_string(rec.barriers.size()));
+        barrier = *k;
+        round = rec.barriers[size_t(*k) - 1];
+    } else if (args->has("--round")) {
+        auto k = parse_whole_number("--round", args->get("--round"), 0, int(rec.rounds) - 1);
+        if (!k) return user_error(k.error());
+        round = uint32_t(*k);
+    } else if (args->has("--break")) {
+        auto l = parse_whole_number("--break", args->get("--break"), 1, 1000000);
+        if (!l) return user_error(l.error());
+        line = *l;
+        int hit = 1;
+        if (args->has("--hit")) {
+            auto h = parse_whole_number("--hit", args->get("--hit"), 1, 1000000);
+            if (!h) return user_error(h.error());
+            hit = *h;
+        }
+        std::optional<uint32_t> at;
+        uint32_t from = 0;
+        for (int k = 0; k < hit; ++k) {
+            at = timeline.first_round_at(line, from);
+            if (!at) break;
+            from = *at + 1;
+        }
+        if (!at) {
+            std::set<int> lines;
+            for (const DebugStep& s : rec.steps) lines.insert(s.line);
+            std::string seen;
+            for (int l2 : lines) seen += (seen.empty() ? "" : ", ") + std::to_string(l2);
+            return user_error("no thread of the block reaches line " + std::to_string(line) +
+                                  (hit > 1 ? " " + std::to_string(hit) + " times" : ""),
+                              "lines with a statement the block ran: " + seen);
+        }
+        round = *at;
+    }
+    uint32_t first = 0, last = rec.threads - 1;
+    if (args->has("--threads")) {
+        auto range = parse_thread_range(args->get("--threads"), rec.threads);
+        if (!range) return user_error(range.error());
+        first = range->first;
+        last = range->second;
+    }
+    const std::vector<DebugThreadAt> at = timeline.threads_at(round);
+    const std::string kernel = session.kernel().signature ? session.kernel().signature->name : std::string("kernel");
+
+    if (args->has("--json")) {
+        nlohmann::json j;
+        j["schema_version"] = 1;
+        j["kernel"] = kernel;
+        j["block"] = {pick.x, pick.y, pick.z};
+        j["block_dim"] = {rec.block_dim.x, rec.block_dim.y, rec.block_dim.z};
+        j["rounds"] = rec.rounds;
+        j["round"] = round;
+        j["break_line"] = line ? nlohmann::json(line) : nlohmann::json(nullptr);
+        j["barrier"] = barrier ? nlohmann::json(barrier) : nlohmann::json(nullptr);
+        j["barriers"] = rec.barriers;
+        j["truncated"] = rec.truncated;
+        j["recorded_bytes"] = rec.recorded_bytes();
+        j["steps"] = rec.steps.size();
+        j["ms"] = rec.ms;
+        nlohmann::json threads = nlohmann::json::array();
+        for (uint32_t t = first; t <= last; ++t) {
+            const DebugThreadAt& a = at[t];
+            nlohmann::json one;
+            one["thread"] = t;
+            const Dim3 d = rec.block_dim;
+            one["index"] = {t % d.x, (t / d.x) % d.y, t / (d.x * d.y)};
+            one["line"] = a.step ? nlohmann::json(a.step->line) : nlohmann::json(nullptr);
+            one["moved"] = a.moved;
+            one["returned"] = a.finished;
+            nlohmann::json vars = nlohmann::json::object();
+            if (a.step)
+                for (uint32_t k = 0; k < a.step->variable_count; ++k) {
+                    const DebugVariable& v = rec.variables[a.step->first_variable + k];
+                    vars[rec.names[v.name]] = value_json(timeline, v);
+                }
+            one["variables"] = std::move(vars);
+            threads.push_back(std::move(one));
+        }
+        j["threads"] = std::move(threads);
+        nlohmann::json shared = nlohmann::json::array();
+        for (size_t a = 0; a < rec.shared.size(); ++a) {
+            const DebugSharedArray& s = rec.shared[a];
+            nlohmann::json values = nlohmann::json::array();
+            const uint64_t n = s.element_size ? s.bytes / s.element_size : 0;
+            for (uint64_t i = 0; i < n; ++i) {
+                const std::optional<double> x = timeline.shared_number(round, a, i);
+                values.push_back(x ? nlohmann::json(*x) : nlohmann::json(timeline.shared_text(round, a, i)));
+            }
+            shared.push_back({{"name", s.name}, {"extents", s.extents}, {"element_size", s.element_size},
+                              {"values", std::move(values)}});
+        }
+        j["shared"] = std::move(shared);
+        std::cout << j.dump(2) << "\n";
+        return 0;
+    }
+
+    std::cout << "Block (" << pick.x << "," << pick.y << "," << pick.z << ") of " << kernel << ": " << rec.threads
+              << " threads, " << rec.rounds << " rounds recorded (" << (rec.recorded_bytes() + 1023) / 1024 << " KiB, "
+              << std::fixed << std::setprecision(1) << rec.ms << " ms)" << (rec.truncated ? ", cut at the cap" : "")
+              << "\n";
+    // Where the threads are: lines and how many at each.
+    std::map<int, uint32_t> at_line;
+    uint32_t moved = 0;
+    for (const DebugThreadAt& a : at) {
+        if (a.step) ++at_line[a.step->line];
+        moved += a.moved ? 1 : 0;
+    }
+    std::cout << "Stopped after round " << round << (line ? " (line " + std::to_string(line) + ")" : "")
+              << (barrier ? " (barrier " + std::to_string(barrier) + " of " + std::to_string(rec.barriers.size()) + ")" : "")
+              << ": " << moved
+              << " of " << rec.threads << " threads stepped;";
+    for (const auto& [l, n] : at_line) std::cout << " line " << l << ": " << n << ";";
+    std::cout << "\n";
+    const uint32_t shown_last = std::min(last, first + 63);
+    for (uint32_t t = first; t <= shown_last; ++t) {
+        const DebugThreadAt& a = at[t];
+        std::ostringstream row;
+        row << "  thread " << std::setw(4) << t << "  ";
+        if (!a.step) {
+            row << "(not started)";
+        } else {
+            row << "line " << std::setw(4) << a.step->line << (a.moved ? "  " : " =") << " ";
+            if (a.finished) row << "(returned) ";
+            for (uint32_t k = 0; k < a.step->variable_count; ++k) {
+                const DebugVariable& v = rec.variables[a.step->first_variable + k];
+                row << " " << rec.names[v.name] << "=" << timeline.value_text(v);
+            }
+        }
+        std::cout << row.str() << "\n";
+    }
+    if (shown_last < last) std::cout << "  ... " << (last - shown_last) << " more threads (--threads A-B, or --json)\n";
+    for (size_t a = 0; a < rec.shared.size(); ++a) {
+        const DebugSharedArray& s = rec.shared[a];
+        const uint64_t n = s.element_size ? s.bytes / s.element_size : 0;
+        const uint64_t row_length = s.extents.size() >= 2 ? s.extents.back() : 16;
+        std::cout << "__shared__ " << s.name << dims_text(s.extents) << " after round " << round << ":\n";
+        for (uint64_t i = 0; i < n && i < 1024; i += row_length) {
+            if (s.extents.size() >= 2) std::cout << "  row " << std::setw(3) << i / row_length << ":";
+            else std::cout << "  [" << std::setw(4) << i << "]";
+            for (uint64_t k = i; k < std::min(n, i + row_length); ++k) std::cout << " " << timeline.shared_text(round, a, k);
+            std::cout << "\n";
+        }
+        if (n > 1024) std::cout << "  ... " << (n - 1024) << " more elements (--json)\n";
+    }
+    std::cout << "(`=` marks a thread that did not step in this round: at a barrier, a warp operation, or done)\n";
+    return 0;
+}
+
+}  // namespace cp::cli

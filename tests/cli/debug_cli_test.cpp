@@ -1,0 +1,234 @@
+// `cuda-playground debug`: stepping through one block on the CPU backend. The values it shows are checked against
+// values computed here from the inputs: a shared-memory tree's partial sums at every barrier, the lanes of a
+// divergent branch, a transpose tile after its barrier (a block inside the matrix and one at its corner), the
+// same stops reached forward, backward and in any order, and each thread's last values against what the run wrote.
+#include "cli_support.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include "test_paths.h"
+
+using cp::test::cli;
+using cp::test::ProcessResult;
+using nlohmann::json;
+
+namespace {
+
+std::string debug_file(const std::string& name) { return std::string(CP_SOURCE_DIR) + "/tests/data/debug/" + name; }
+
+// The 1-based line of the first line of `file` containing `text` (after line `after`).
+int line_of(const std::string& file, const std::string& text, int after = 0) {
+    std::ifstream in(file);
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n)
+        if (n > after && line.find(text) != std::string::npos) return n;
+    ADD_FAILURE() << "no line with `" << text << "` in " << file;
+    return 0;
+}
+
+json debug_json(std::vector<std::string> args) {
+    args.insert(args.begin(), "debug");
+    args.push_back("--json");
+    const ProcessResult r = cli(args);
+    EXPECT_EQ(r.exit_code, 0) << r.both();
+    json j = json::parse(r.out, nullptr, false);
+    EXPECT_FALSE(j.is_discarded()) << r.out;
+    return j;
+}
+
+const json& shared_named(const json& stop, const std::string& name) {
+    for (const json& s : stop.at("shared"))
+        if (s.at("name") == name) return s;
+    static const json none;
+    ADD_FAILURE() << "no shared array " << name << " in " << stop.at("shared").dump().substr(0, 400);
+    return none;
+}
+
+// The tree sum's shared tile of block `block` after each level: level 0 is the loaded tile (ramp 1, 2, ...: element
+// i holds i + 1 below n, 0 past it), level k has added the upper half of level k-1's first 2 * stride elements.
+std::vector<std::vector<long>> tree_levels(int block, int n) {
+    std::vector<long> p(64);
+    for (int t = 0; t < 64; ++t) p[size_t(t)] = block * 64 + t < n ? block * 64 + t + 1 : 0;
+    std::vector<std::vector<long>> levels{p};
+    for (int stride = 32; stride > 0; stride /= 2) {
+        for (int t = 0; t < stride; ++t) p[size_t(t)] += p[size_t(t + stride)];
+        levels.push_back(p);
+    }
+    return levels;
+}
+
+}  // namespace
+
+TEST(DebugCli, TreeSumShowsEachLevelsPartialSumsAtItsBarrier) {
+    const std::string file = debug_file("tree_sum.cu");
+    const int sync_load = line_of(file, "__syncthreads();");
+    const int sync_level = line_of(file, "__syncthreads();", sync_load);
+    for (int block : {0, 3}) {  // 3: the last block, 8 of its 64 elements inside n = 200
+        SCOPED_TRACE("block " + std::to_string(block));
+        const std::vector<std::vector<long>> levels = tree_levels(block, 200);
+        const json first = debug_json({file, "--block", std::to_string(block), "--barrier", "1"});
+        ASSERT_EQ(first.at("barriers").size(), levels.size()) << "one barrier after the load, one per level";
+        for (size_t k = 0; k < levels.size(); ++k) {
+            SCOPED_TRACE("barrier " + std::to_string(k + 1));
+            const json stop = k == 0 ? first : debug_json({file, "--block", std::to_string(block), "--barrier",
+                                                           std::to_string(k + 1)});
+            EXPECT_EQ(stop.at("round"), first.at("barriers")[k]);
+            const json& partial = shared_named(stop, "partial");
+            ASSERT_EQ(partial.at("values").size(), 64u);
+            for (size_t t = 0; t < 64; ++t) EXPECT_EQ(partial["values"][t].get<long>(), levels[k][t]) << "partial[" << t << "]";
+            // Every thread waits at the barrier of this level, its loop variable the level's stride.
+            ASSERT_EQ(stop.at("threads").size(), 64u);
+            for (const json& th : stop["threads"]) {
+                EXPECT_EQ(th.at("line"), k == 0 ? sync_load : sync_level) << th.dump();
+                EXPECT_EQ(th["variables"].at("tid"), th.at("thread"));
+                EXPECT_EQ(th["variables"].at("i"), block * 64 + th.at("thread").get<int>());
+                if (k > 0) EXPECT_EQ(th["variables"].at("stride"), 32 >> (k - 1)) << th.dump();
+                else EXPECT_FALSE(th["variables"].contains("stride")) << "not in scope before the loop";
+            }
+        }
+        // The end: partial[0] is the block's sum, as computed here.
+        const json last = debug_json({file, "--block", std::to_string(block)});
+        long sum = 0;
+        for (int i = block * 64; i < std::min(200, block * 64 + 64); ++i) sum += i + 1;
+        EXPECT_EQ(shared_named(last, "partial")["values"][0].get<long>(), sum);
+    }
+}
+
+TEST(DebugCli, ADivergentBranchShowsWhichLanesTookIt) {
+    const std::string file = debug_file("branches.cu");
+    const int then_line = line_of(file, "value = i * 10;");
+    const int else_line = line_of(file, "value = -lane;");
+    const int return_line = line_of(file, "if (i >= n) return;");
+    for (int block : {1, 2}) {  // 2: threads 96..143 of n = 100, 44 of them past the end
+        SCOPED_TRACE("block " + std::to_string(block));
+        const json stop = debug_json({file, "--block", std::to_string(block), "--break", std::to_string(then_line)});
+        ASSERT_EQ(stop.at("threads").size(), 48u);
+        int took = 0;
+        for (const json& th : stop["threads"]) {
+            const int i = block * 48 + th.at("thread").get<int>();
+            SCOPED_TRACE("i = " + std::to_string(i));
+            if (i >= 100) {
+                // At the early return (the last probe before it), or already gone.
+                EXPECT_EQ(th.at("line"), return_line);
+            } else if (i % 3 == 0) {
+                EXPECT_EQ(th.at("line"), then_line);
+                ++took;
+            } else {
+                EXPECT_EQ(th.at("line"), else_line);
+            }
+            if (i < 100) {
+                EXPECT_EQ(th["variables"].at("lane"), th.at("thread").get<int>() % 32);
+                EXPECT_EQ(th["variables"].at("value"), 0) << "the branch has not run yet";
+            }
+        }
+        int expected = 0;
+        for (int i = block * 48; i < std::min(100, block * 48 + 48); ++i) expected += i % 3 == 0;
+        EXPECT_EQ(took, expected);
+        // Past the end, the threads of the early return have returned.
+        const json last = debug_json({file, "--block", std::to_string(block)});
+        for (const json& th : last.at("threads"))
+            if (block * 48 + th.at("thread").get<int>() >= 100) EXPECT_TRUE(th.at("returned").get<bool>()) << th.dump();
+    }
+}
+
+TEST(DebugCli, ATransposeTileAfterItsBarrierHoldsTheInputTile) {
+    const std::string file = debug_file("tile_transpose.cu");
+    const int width = 37, height = 21;
+    for (auto [bx, by] : {std::pair{0, 0}, std::pair{2, 1}}) {  // (2, 1): 5 x 5 of its 16 x 16 inside the matrix
+        SCOPED_TRACE("block " + std::to_string(bx) + "," + std::to_string(by));
+        const json stop = debug_json({file, "--block", std::to_string(bx) + "," + std::to_string(by), "--barrier", "1"});
+        const json& tile = shared_named(stop, "tile");
+        ASSERT_EQ(tile.at("extents"), json::array({16, 17}));
+        for (int ty = 0; ty < 16; ++ty)
+            for (int tx = 0; tx < 16; ++tx) {
+                const int x = bx * 16 + tx, y = by * 16 + ty;
+                if (x >= width || y >= height) continue;
+                EXPECT_EQ(tile["values"][size_t(ty * 17 + tx)].get<double>(), 0.5 * (y * width + x))
+                    << "tile[" << ty << "][" << tx << "]";
+            }
+        // threadIdx as the block's shape orders it: x fastest.
+        for (const json& th : stop.at("threads")) {
+            const int t = th.at("thread");
+            EXPECT_EQ(th.at("index"), json::array({t % 16, t / 16, 0}));
+            EXPECT_EQ(th["variables"].at("x"), bx * 16 + t % 16);
+            EXPECT_EQ(th["variables"].at("y"), by * 16 + t / 16);
+        }
+    }
+}
+
+TEST(DebugCli, EveryRoundReadsTheSameForwardBackwardAndInAnyOrder) {
+    const std::string file = debug_file("tree_sum.cu");
+    const json all = debug_json({file, "--block", "3", "--round", "0"});
+    const int rounds = all.at("rounds");
+    ASSERT_GT(rounds, 20);
+    auto stop_at = [&](int r) {
+        json j = debug_json({file, "--block", "3", "--round", std::to_string(r)});
+        j.erase("ms");  // the recording's wall time
+        return j;
+    };
+    std::vector<int> order;
+    for (int r = 0; r < rounds; r += 4) order.push_back(r);
+    order.push_back(rounds - 1);
+    std::map<int, json> forward;
+    for (int r : order) forward[r] = stop_at(r);
+    std::vector<int> backward(order.rbegin(), order.rend());
+    for (int r : backward) EXPECT_TRUE(stop_at(r) == forward[r]) << "round " << r;
+    std::mt19937 shuffle(5);
+    std::shuffle(order.begin(), order.end(), shuffle);
+    for (int r : order) EXPECT_TRUE(stop_at(r) == forward[r]) << "round " << r;
+    // Rounds move forward: each thread's line only changes in a round it stepped in.
+    for (auto it = std::next(forward.begin()); it != forward.end(); ++it) {
+        const json& before = std::prev(it)->second;
+        const json& now = it->second;
+        for (size_t t = 0; t < 64; ++t)
+            if (!now["threads"][t]["moved"].get<bool>() && it->first == std::prev(it)->first + 1)
+                EXPECT_EQ(now["threads"][t]["line"], before["threads"][t]["line"]);
+    }
+}
+
+TEST(DebugCli, EachThreadsLastValuesAreWhatTheRunWrote) {
+    const std::string file = debug_file("branches.cu");
+    cp::test::TempDir dir;
+    const ProcessResult run = cli({"run", file, "--backend", "cpu", "--out-dir", dir.path().string()});
+    ASSERT_EQ(run.exit_code, 0) << run.both();
+    std::ifstream csv(dir.path() / "out.csv");
+    std::string line;
+    std::getline(csv, line);  // index,value
+    std::vector<long> out;
+    while (std::getline(csv, line)) out.push_back(std::stol(line.substr(line.find(',') + 1)));
+    ASSERT_EQ(out.size(), 100u);
+    for (int block : {0, 1, 2}) {
+        const json last = debug_json({file, "--block", std::to_string(block)});
+        for (const json& th : last.at("threads")) {
+            const int i = block * 48 + th.at("thread").get<int>();
+            if (i >= 100) continue;
+            EXPECT_EQ(th["variables"].at("value").get<long>(), out[size_t(i)]) << "i = " << i;
+            EXPECT_EQ(out[size_t(i)], i % 3 == 0 ? i * 10 : -(i % 48 % 32)) << "i = " << i;
+        }
+    }
+}
+
+TEST(DebugCli, MistakesAreRefusedWithTheirKindOfMessage) {
+    const std::string file = debug_file("tree_sum.cu");
+    auto refused = [&](std::vector<std::string> args) {
+        args.insert(args.begin(), "debug");
+        const ProcessResult r = cli(args);
+        EXPECT_NE(r.exit_code, 0) << r.both();
+        EXPECT_TRUE(r.out.empty()) << r.out;
+        return r;
+    };
+    refused({file, "--block", "4"});             // the grid is 4 blocks
+    refused({file, "--block", "1,x"});           // not a place
+    refused({file, "--barrier", "8"});           // 7 barriers
+    refused({file, "--break", "1"});             // a comment line: no thread is there
+    refused({file, "--break", "20", "--round", "3"});
+    refused({file, "--threads", "60-64"});       // 64 threads: 0..63
+    // The --break refusal lists the lines the block ran.
+    const ProcessResult r = refused({file, "--break", "1"});
+    EXPECT_NE(r.err.find(std::to_string(line_of(file, "int tid = threadIdx.x;"))), std::string::npos) << r.err;
+}
