@@ -131,8 +131,11 @@ TEST(DebugCli, ADivergentBranchShowsWhichLanesTookIt) {
         EXPECT_EQ(took, expected);
         // Past the end, the threads of the early return have returned.
         const json last = debug_json({file, "--block", std::to_string(block)});
-        for (const json& th : last.at("threads"))
-            if (block * 48 + th.at("thread").get<int>() >= 100) EXPECT_TRUE(th.at("returned").get<bool>()) << th.dump();
+        for (const json& th : last.at("threads")) {
+            if (block * 48 + th.at("thread").get<int>() >= 100) {
+                EXPECT_TRUE(th.at("returned").get<bool>()) << th.dump();
+            }
+        }
     }
 }
 
@@ -181,13 +184,15 @@ TEST(DebugCli, EveryRoundReadsTheSameForwardBackwardAndInAnyOrder) {
     std::mt19937 shuffle(5);
     std::shuffle(order.begin(), order.end(), shuffle);
     for (int r : order) EXPECT_TRUE(stop_at(r) == forward[r]) << "round " << r;
-    // Rounds move forward: each thread's line only changes in a round it stepped in.
-    for (auto it = std::next(forward.begin()); it != forward.end(); ++it) {
-        const json& before = std::prev(it)->second;
-        const json& now = it->second;
-        for (size_t t = 0; t < 64; ++t)
-            if (!now["threads"][t]["moved"].get<bool>() && it->first == std::prev(it)->first + 1)
-                EXPECT_EQ(now["threads"][t]["line"], before["threads"][t]["line"]);
+    // Rounds move forward: from a round to the next, a thread that did not step keeps its line.
+    for (const auto& [r, before] : forward) {
+        if (r + 1 >= rounds) continue;
+        const json next = stop_at(r + 1);
+        for (size_t t = 0; t < 64; ++t) {
+            if (!next["threads"][t]["moved"].get<bool>()) {
+                EXPECT_EQ(next["threads"][t]["line"], before["threads"][t]["line"]) << "round " << r + 1 << ", thread " << t;
+            }
+        }
     }
 }
 

@@ -112,16 +112,6 @@ public:
     }
     // The file the first directive names (the kernel file), empty if none.
     std::string first_file() const { return directives_.empty() ? std::string() : directives_.front().file; }
-    // The file named by the last directive before `offset` that names one.
-    std::string user_file(size_t offset) const {
-        const size_t l = physical(offset);
-        std::string file;
-        for (const Directive& d : directives_) {
-            if (d.line >= l) break;
-            if (!d.file.empty()) file = d.file;
-        }
-        return file;
-    }
 
 private:
     struct Directive {
@@ -375,8 +365,6 @@ public:
         return out;
     }
 
-    const LineMap& lines() const { return lines_; }
-
 private:
     const std::string& text_;
     std::string file_;
@@ -565,16 +553,9 @@ Result<std::string> kernel_ast_json(const std::string& prepared_text, const std:
                " -x c++ " + dbgi::shell_quote(source.string()) + " > " + dbgi::shell_quote((work / "ast.json").string()) + " 2> " +
                dbgi::shell_quote((work / "messages.txt").string());
 
-    FileAccessPolicy policy;
+    FileAccessPolicy policy = host_compiler_policy(HostCompiler{clang, {}}, shim, work);
     policy.label = "clang";
-    for (const char* dir : {"/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin", "/etc/ld.so.cache",
-                            "/etc/alternatives", "/dev/null", "/dev/urandom"})
-        policy.read.emplace_back(dir);
-    const std::filesystem::path real = std::filesystem::weakly_canonical(clang, ec);
-    if (!real.empty() && real.parent_path().has_parent_path()) policy.read.push_back(real.parent_path().parent_path());
-    policy.read.push_back(shim.dir);
-    if (!folder.empty()) policy.read.push_back(folder);
-    policy.read_write = {work, "/dev/null"};
+    if (!folder.empty()) policy.read.push_back(folder);  // the kernel file's local headers
     ProcessOutcome run;
     run_confined(policy, [&] { run = run_process({"/bin/sh", "-c", command}, 60, {"TMPDIR=" + work.string()}); });
     if (!run.started) return make_error(ErrorKind::Unsupported, "clang could not be started: " + run.error);

@@ -27,7 +27,6 @@ public:
     // The round ends (every thread that could run has reached its next probe, a barrier, a warp operation or its
     // end): shared memory as it is now is the round's.
     void end_round();
-    bool round_open() const { return round_has_steps_; }
     // Every thread still running is at a __syncthreads(), about to be released: the last round is a barrier's.
     void at_barrier();
 

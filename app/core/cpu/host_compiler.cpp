@@ -286,9 +286,18 @@ fs::path build_root(const fs::path& cache_dir) {
     return root;
 }
 
-// What the host compiler (and the assembler and linker it starts) may read: the system's compiler
-// folders, the compiler's own installation and the shim; write: the build folder. Not the user's files:
-// a kernel's `asm(".incbin ...")` or computed #include of anything else fails.
+// Messages in the private copy of a local header name it by its place in the kernel's folder.
+void locate_in_folder(std::vector<Diagnostic>& diags, const fs::path& work, const fs::path& folder) {
+    const std::string prefix = work.string() + "/";
+    for (Diagnostic& d : diags) {
+        if (d.file.rfind(prefix, 0) == 0) d.file = (folder / d.file.substr(prefix.size())).string();
+        if (d.message.find("Permission denied") != std::string::npos)
+            d.message += " (the compiler may read only the system's compiler files and the kernel file's own folder)";
+    }
+}
+
+}  // namespace
+
 FileAccessPolicy host_compiler_policy(const HostCompiler& compiler, const ShimLocation& shim, const fs::path& root) {
     FileAccessPolicy p;
     p.label = "the host compiler";
@@ -302,18 +311,6 @@ FileAccessPolicy host_compiler_policy(const HostCompiler& compiler, const ShimLo
     p.read_write = {root, "/dev/null"};
     return p;
 }
-
-// Messages in the private copy of a local header name it by its place in the kernel's folder.
-void locate_in_folder(std::vector<Diagnostic>& diags, const fs::path& work, const fs::path& folder) {
-    const std::string prefix = work.string() + "/";
-    for (Diagnostic& d : diags) {
-        if (d.file.rfind(prefix, 0) == 0) d.file = (folder / d.file.substr(prefix.size())).string();
-        if (d.message.find("Permission denied") != std::string::npos)
-            d.message += " (the compiler may read only the system's compiler files and the kernel file's own folder)";
-    }
-}
-
-}  // namespace
 
 namespace {
 

@@ -5,6 +5,7 @@
 #include "core/engine/engine_api.h"
 #include "core/result.h"
 #include "core/types.h"
+#include "core/worker/sandbox.h"
 
 #include <filesystem>
 #include <string>
@@ -44,6 +45,12 @@ struct HostCompileOptions {
     std::vector<std::string> from_user;  // the flags of `flags` that came from the options (-D, -U, -I)
 };
 HostCompileOptions host_compile_options(const ShimLocation& shim, const std::vector<std::string>& extra_options);
+
+// What the host compiler (and the assembler and linker it starts) may read: the system's compiler folders, the
+// compiler's own installation and the shim; write: `root` (the build folder). Not the user's files: a kernel's
+// `asm(".incbin ...")` or computed #include of anything else fails. The debugger's clang runs under it too.
+FileAccessPolicy host_compiler_policy(const HostCompiler& compiler, const ShimLocation& shim,
+                                      const std::filesystem::path& root);
 
 // Flags that make `compiler` call the shim's bounds check before every load and store of a kernel
 // (access_bounds.h); empty for a compiler that cannot (clang: the guard pages alone catch what they can) and

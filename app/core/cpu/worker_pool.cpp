@@ -7,6 +7,16 @@
 
 namespace cp {
 
+namespace {
+
+// The blockIdx of the block with linear index `b` (x fastest).
+Dim3 block_index_in(Dim3 grid, uint64_t b) {
+    const uint64_t gx = grid.x, gxy = uint64_t(grid.x) * grid.y;
+    return {unsigned(b % gx), unsigned((b % gxy) / gx), unsigned(b / gxy)};
+}
+
+}  // namespace
+
 WorkerPool::WorkerPool(int workers, StateObserver observer) : observer_(observer) {
     install_fault_handlers();
     for (int i = 0; i < std::max(1, workers); ++i) {
@@ -206,9 +216,7 @@ void WorkerPool::execute(Worker& w) {
     std::optional<DebugRecorder> debug;
     if (job.debug_block) {
         if (w.index != 0) return;  // one block, on the first worker
-        const uint64_t b = *job.debug_block, gx = job.grid.x, gxy = uint64_t(job.grid.x) * job.grid.y;
-        debug.emplace(Dim3{unsigned(b % gx), unsigned((b % gxy) / gx), unsigned(b / gxy)}, job.block, &w.static_shared,
-                      &w.dynamic_shared);
+        debug.emplace(block_index_in(job.grid, *job.debug_block), job.block, &w.static_shared, &w.dynamic_shared);
         block_launch.debug = &*debug;
     }
     w.scheduler.begin_launch(block_launch, state);
@@ -252,23 +260,9 @@ __attribute__((noinline)) void WorkerPool::run_blocks(Worker& w, cp_abi::ThreadS
         return;
     }
     const GridLaunch& job = *job_;
-    const uint64_t gx = job.grid.x, gxy = uint64_t(job.grid.x) * job.grid.y;
     w.trap.armed = 1;
     if (job.debug_block) {  // the one block the debugger records, on this (the first) worker
-        const uint64_t b = *job.debug_block;
-        w.current_block = b;
-        state->block_idx = {unsigned(b % gx), unsigned((b % gxy) / gx), unsigned(b / gxy)};
-        if (!w.scheduler.run_block(b)) {
-            w.failed = true;
-            w.failure = GridFailure{};
-            w.failure.block = b;
-            w.failure.block_failure = w.scheduler.failure();
-            note_failure(b);
-        }
-        if (job.capture_printf) {
-            std::string text = w.scheduler.take_block_output();
-            if (!text.empty()) w.printed.emplace_back(b, std::move(text));
-        }
+        run_one_block(w, state, *job.debug_block);
         w.trap.armed = 0;
         return;
     }
@@ -281,38 +275,41 @@ __attribute__((noinline)) void WorkerPool::run_blocks(Worker& w, cp_abi::ThreadS
             return job.blocks_end && b >= job.blocks_end->load(std::memory_order_relaxed);
         };
         if (past_end(first)) break;
-        for (uint64_t b = first; b < last && b < first_failure_.load(std::memory_order_relaxed) && !past_end(b); ++b) {
-            w.current_block = b;
-            state->block_idx = {unsigned(b % gx), unsigned((b % gxy) / gx), unsigned(b / gxy)};
-            const auto started = std::chrono::steady_clock::now();
-            const bool ran = w.scheduler.run_block(b);
-            if (job.blocks_done) job.blocks_done->fetch_add(1, std::memory_order_relaxed);
-            if (job.trace) {
-                const auto since = [&](std::chrono::steady_clock::time_point t) {
-                    return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(t - job_start_).count());
-                };
-                (*job.trace)[b] = BlockTrace{b, uint32_t(w.index), since(started), since(std::chrono::steady_clock::now())};
-            }
-            if (!ran) {
-                w.trap.armed = 0;
-                if (job.capture_printf) {
-                    std::string text = w.scheduler.take_block_output();
-                    if (!text.empty()) w.printed.emplace_back(b, std::move(text));
-                }
-                w.failed = true;
-                w.failure = GridFailure{};
-                w.failure.block = b;
-                w.failure.block_failure = w.scheduler.failure();
-                note_failure(b);
-                return;
-            }
-            if (job.capture_printf) {
-                std::string text = w.scheduler.take_block_output();
-                if (!text.empty()) w.printed.emplace_back(b, std::move(text));
-            }
-        }
+        for (uint64_t b = first; b < last && b < first_failure_.load(std::memory_order_relaxed) && !past_end(b); ++b)
+            if (!run_one_block(w, state, b)) return;
     }
     w.trap.armed = 0;
+}
+
+// Block `b` on worker `w`: its blockIdx, its run, its trace and printf; a failure is recorded (false, the trap
+// disarmed). A crash does not return here: it jumps back to run_blocks' sigsetjmp.
+bool WorkerPool::run_one_block(Worker& w, cp_abi::ThreadState* state, uint64_t b) {
+    const GridLaunch& job = *job_;
+    w.current_block = b;
+    const Dim3 index = block_index_in(job.grid, b);
+    state->block_idx = {index.x, index.y, index.z};
+    const auto started = std::chrono::steady_clock::now();
+    const bool ran = w.scheduler.run_block(b);
+    if (job.blocks_done) job.blocks_done->fetch_add(1, std::memory_order_relaxed);
+    if (job.trace) {
+        const auto since = [&](std::chrono::steady_clock::time_point t) {
+            return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(t - job_start_).count());
+        };
+        (*job.trace)[b] = BlockTrace{b, uint32_t(w.index), since(started), since(std::chrono::steady_clock::now())};
+    }
+    if (!ran) w.trap.armed = 0;
+    if (job.capture_printf) {
+        std::string text = w.scheduler.take_block_output();
+        if (!text.empty()) w.printed.emplace_back(b, std::move(text));
+    }
+    if (!ran) {
+        w.failed = true;
+        w.failure = GridFailure{};
+        w.failure.block = b;
+        w.failure.block_failure = w.scheduler.failure();
+        note_failure(b);
+    }
+    return ran;
 }
 
 }  // namespace cp

@@ -111,6 +111,7 @@ private:
     void worker_loop(Worker& w);
     void execute(Worker& w);
     void run_blocks(Worker& w, cp_abi::ThreadState* state);
+    bool run_one_block(Worker& w, cp_abi::ThreadState* state, uint64_t b);
 
     std::vector<std::unique_ptr<Worker>> workers_;
     StateObserver observer_ = nullptr;

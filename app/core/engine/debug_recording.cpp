@@ -92,37 +92,33 @@ std::string DebugTimeline::pointer_text(uint64_t address) const {
     return hex;
 }
 
-namespace {
-
-// Where array `array`'s bytes start in a round's snapshot.
-uint64_t shared_offset(const DebugRecording& r, size_t array) {
-    uint64_t at = 0;
-    for (size_t k = 0; k < array && k < r.shared.size(); ++k) at += r.shared[k].bytes;
-    return at;
+// Array `array`'s element `index` in the shared memory after `round`; null where the recording has none (an array
+// not made yet in that round, an index past its end).
+const std::byte* DebugTimeline::shared_element(uint32_t round, size_t array, uint64_t index) const {
+    if (round >= recording_.shared_after_round.size() || array >= recording_.shared.size()) return nullptr;
+    const uint32_t state = recording_.shared_after_round[round];
+    if (state >= recording_.shared_snapshots.size()) return nullptr;
+    uint64_t at = 0;  // where the array's bytes start in a state: after the arrays before it
+    for (size_t k = 0; k < array; ++k) at += recording_.shared[k].bytes;
+    const DebugSharedArray& a = recording_.shared[array];
+    at += index * a.element_size;
+    const std::vector<std::byte>& bytes = recording_.shared_snapshots[state];
+    if (index * a.element_size >= a.bytes || at + a.element_size > bytes.size()) return nullptr;
+    return bytes.data() + at;
 }
 
-}  // namespace
-
 std::string DebugTimeline::shared_text(uint32_t round, size_t array, uint64_t index) const {
-    if (round >= recording_.shared_after_round.size() || array >= recording_.shared.size()) return "?";
+    const std::byte* p = shared_element(round, array, index);
+    if (!p) return "?";
     const DebugSharedArray& a = recording_.shared[array];
-    const uint64_t at = shared_offset(recording_, array) + index * a.element_size;
-    const uint32_t state = recording_.shared_after_round[round];
-    if (state >= recording_.shared_snapshots.size()) return "?";
-    const std::vector<std::byte>& bytes = recording_.shared_snapshots[state];
-    if (index * a.element_size >= a.bytes || at + a.element_size > bytes.size()) return "?";
-    return debug_value_text(a.kind, a.element_size, bytes.data() + at, 1);
+    return debug_value_text(a.kind, a.element_size, p, 1);
 }
 
 std::optional<double> DebugTimeline::shared_number(uint32_t round, size_t array, uint64_t index) const {
-    if (round >= recording_.shared_after_round.size() || array >= recording_.shared.size()) return std::nullopt;
+    const std::byte* p = shared_element(round, array, index);
+    if (!p) return std::nullopt;
     const DebugSharedArray& a = recording_.shared[array];
-    const uint64_t at = shared_offset(recording_, array) + index * a.element_size;
-    const uint32_t state = recording_.shared_after_round[round];
-    if (state >= recording_.shared_snapshots.size()) return {};
-    const std::vector<std::byte>& bytes = recording_.shared_snapshots[state];
-    if (index * a.element_size >= a.bytes || at + a.element_size > bytes.size()) return std::nullopt;
-    return debug_value_number(a.kind, a.element_size, bytes.data() + at);
+    return debug_value_number(a.kind, a.element_size, p);
 }
 
 std::optional<double> debug_value_number(DebugValueKind kind, uint32_t size, const std::byte* data) {

@@ -107,10 +107,11 @@ public:
     // Shared array `array`'s element `index` after `round`, as text; its bytes as a double for tests and pictures.
     std::string shared_text(uint32_t round, size_t array, uint64_t index) const;
     std::optional<double> shared_number(uint32_t round, size_t array, uint64_t index) const;
-    // The threads that stepped in `round` and, of thread `thread`, the round it last stepped in up to `round`.
     const DebugRecording& recording() const { return recording_; }
 
 private:
+    const std::byte* shared_element(uint32_t round, size_t array, uint64_t index) const;
+
     const DebugRecording& recording_;
     std::vector<uint32_t> round_start_;            // per round: its first step's index in steps
     std::vector<std::vector<uint32_t>> by_thread_;  // per thread: its steps' indices, in order
