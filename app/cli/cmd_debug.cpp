@@ -147,8 +147,13 @@ int cmd_debug(const std::vector<std::string>& argv) {
     const uint64_t linear = pick.x + uint64_t(grid.x) * (pick.y + uint64_t(grid.y) * pick.z);
     auto recorded = session.record_block(*resolved, linear);
     if (!recorded) return user_error(recorded.error());
-    const DebugRecording& rec = *recorded;
+    const DebugRecording& rec = recorded->recording;
+    const std::optional<LaunchFailure>& failure = recorded->failure;
     const DebugTimeline timeline(rec);
+    if (rec.rounds == 0 && failure)
+        return user_error(make_error(failure->kind,
+                                     "the block failed before its first statement: " + failure->named_message(),
+                                     failure->hint));
     if (rec.rounds == 0)
         return user_error("the block ran no statement the debugger could see",
                           "the kernel's body is empty, or the stepping copy has no probes");
@@ -223,6 +228,17 @@ int cmd_debug(const std::vector<std::string>& argv) {
         j["recorded_bytes"] = rec.recorded_bytes();
         j["steps"] = rec.steps.size();
         j["ms"] = rec.ms;
+        if (failure) {
+            nlohmann::json f = {{"kind", error_kind_name(failure->kind)},
+                                {"message", failure->named_message()},
+                                {"hint", failure->hint},
+                                {"line", failure->line ? nlohmann::json(failure->line) : nlohmann::json(nullptr)}};
+            f["thread"] = failure->thread ? nlohmann::json({failure->thread->x, failure->thread->y, failure->thread->z})
+                                          : nlohmann::json(nullptr);
+            j["failure"] = std::move(f);
+        } else {
+            j["failure"] = nullptr;
+        }
         nlohmann::json threads = nlohmann::json::array();
         for (uint32_t t = first; t <= last; ++t) {
             const DebugThreadAt& a = at[t];
@@ -264,6 +280,15 @@ int cmd_debug(const std::vector<std::string>& argv) {
               << " threads, " << rec.rounds << " rounds recorded (" << (rec.recorded_bytes() + 1023) / 1024 << " KiB, "
               << std::fixed << std::setprecision(1) << rec.ms << " ms)" << (rec.truncated ? ", cut at the cap" : "")
               << "\n";
+    if (failure) {
+        std::cout << "The block stopped" << (failure->line ? " at line " + std::to_string(failure->line) : std::string())
+                  << (failure->thread ? " in thread (" + std::to_string(failure->thread->x) + "," + std::to_string(failure->thread->y) +
+                                                   "," + std::to_string(failure->thread->z) + ")"
+                                             : std::string()) << ": "
+                  << failure->named_message() << "\n";
+        if (!failure->hint.empty()) std::cout << "  " << failure->hint << "\n";
+        std::cout << "The recording ends there: the stops below are the block's statements up to the fault.\n";
+    }
     // Where the threads are: lines and how many at each.
     std::map<int, uint32_t> at_line;
     uint32_t moved = 0;

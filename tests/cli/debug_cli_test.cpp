@@ -237,3 +237,33 @@ TEST(DebugCli, MistakesAreRefusedWithTheirKindOfMessage) {
     const ProcessResult r = refused({file, "--break", "1"});
     EXPECT_NE(r.err.find(std::to_string(line_of(file, "int tid = threadIdx.x;"))), std::string::npos) << r.err;
 }
+
+// A block that writes past the end of its output is recorded up to the fault, and the fault comes with it: its
+// kind, its line and the first thread past the end (thread order: each round runs the threads in order).
+TEST(DebugCli, ABlockThatFaultsIsSteppedUpToTheFaultWhichItNames) {
+    const std::string file = debug_file("past_the_end.cu");
+    const int n = 70, block = 2, threads = 32;
+    const int store = line_of(file, "out[i] = twice;");
+    const json stop = debug_json({file, "--block", std::to_string(block)});
+    ASSERT_TRUE(stop.at("failure").is_object()) << stop.dump().substr(0, 600);
+    const json& f = stop.at("failure");
+    EXPECT_EQ(f.at("kind"), "out_of_bounds");
+    EXPECT_EQ(f.at("line"), store);
+    const int first_past = n - block * threads;  // thread 6: i = 70
+    EXPECT_EQ(f.at("thread"), json::array({first_past, 0, 0}));
+    // The stop is the fault's round: the faulting thread is at the store, `twice` is each thread's 2 * in[i].
+    ASSERT_EQ(stop.at("threads").size(), size_t(threads));
+    for (const json& th : stop.at("threads")) {
+        const int t = th.at("thread").get<int>(), i = block * threads + t;
+        const double in = i < n ? 1.0 + 0.5 * i : 0.0;
+        if (th.at("line").is_null() || !th.at("variables").contains("twice")) continue;
+        EXPECT_EQ(th["variables"]["twice"].get<double>(), 2.0 * in) << "thread " << t;
+    }
+    EXPECT_EQ(stop.at("threads")[size_t(first_past)].at("line"), store);
+    // A block inside the buffer does not fault.
+    EXPECT_TRUE(debug_json({file, "--block", "0"}).at("failure").is_null());
+    // The text names it too, with the line.
+    const ProcessResult text = cli({"debug", file, "--block", std::to_string(block)});
+    EXPECT_EQ(text.exit_code, 0) << text.both();
+    EXPECT_NE(text.out.find("stopped at line " + std::to_string(store)), std::string::npos) << text.out;
+}

@@ -74,6 +74,13 @@ struct LaunchOutcome {
     bool context_was_reset() const { return failure && failure->context_was_reset; }
 };
 
+// The debugger's recording of one block (KernelSession::record_block) and, when the block faulted, why: the
+// recording then ends where the fault stopped it.
+struct BlockDebugRun {
+    DebugRecording recording;
+    std::optional<LaunchFailure> failure;
+};
+
 // A streamed run's typed answer (StreamsResult's products).
 struct StreamsOutcome {
     std::optional<LaunchFailure> failure;

@@ -120,7 +120,7 @@ Result<MemoryRecording> KernelSession::record_memory(const ResolvedRun& resolved
     return std::move(*launched.memory);
 }
 
-Result<DebugRecording> KernelSession::record_block(const ResolvedRun& resolved, uint64_t block) {
+Result<BlockDebugRun> KernelSession::record_block(const ResolvedRun& resolved, uint64_t block) {
     const std::string backend = engine_.device().backend;
     if (!engine_.device().caps.debug_steps)
         return make_error(ErrorKind::Unsupported,
@@ -147,9 +147,11 @@ Result<DebugRecording> KernelSession::record_block(const ResolvedRun& resolved, 
     launch->debug_block = block;
     LaunchOutcome launched = launch_kernel(std::move(*launch), {LaunchPurpose::Debug});
     if (launched.debug) {
-        // A block that failed is still worth stepping up to where it stopped: the caller gets the recording and
-        // the run's own launch says why.
-        return std::move(*launched.debug);
+        // A block that failed is still worth stepping up to where it stopped: the recording, and why it stopped.
+        BlockDebugRun run;
+        run.recording = std::move(*launched.debug);
+        run.failure = std::move(launched.failure);
+        return run;
     }
     if (const std::optional<LaunchFailure>& err = launched.failure)
         return make_error(err->kind, "the stepping launch failed: " + err->message, err->hint);
