@@ -15,6 +15,7 @@
 #include <glad/gl.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -33,6 +34,37 @@ std::filesystem::path make_uhd_photo(const std::filesystem::path& dir) {
     const Image big = resize_nearest(*photo, 3840, 2160);
     const auto path = dir / "uhd.png";
     return save_png(path, big) ? path : std::filesystem::path();
+}
+
+// Where the benchmark is, for its watchdog: a phase that takes longer than CP_UI_BENCH_STALL_S (default 60 s)
+// ends the run saying which phase stalled, instead of waiting for ever (a GPU that no longer finishes GL work
+// after an earlier process's kernel faulted, Xid 109, stalls a frame, a fence or the interop copy without end).
+std::atomic<const char*> g_phase{"start"};
+std::atomic<int64_t> g_phase_since{0};
+int64_t now_s() {
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+void phase(const char* what) {
+    g_phase_since = now_s();
+    g_phase = what;
+    std::fprintf(stderr, "[ui-bench] ... %s\n", what);
+}
+void start_watchdog() {
+    const char* v = std::getenv("CP_UI_BENCH_STALL_S");
+    const int limit = v && std::atoi(v) > 0 ? std::atoi(v) : 60;
+    g_phase_since = now_s();
+    std::thread([limit] {
+        for (;;) {
+            std::this_thread::sleep_for(std::chrono::seconds(1));
+            if (now_s() - g_phase_since.load() > limit) {
+                std::fprintf(stderr, "[ui-bench] stalled: no progress for %d s in \"%s\". On an NVIDIA machine where a "
+                             "kernel faulted earlier (the GPU tests' planted faults; dmesg: NVRM Xid 13/31, then 109) GL "
+                             "work stalls: run this on a fresh machine, or before the fault tests\n", limit, g_phase.load());
+                std::fflush(stdout);
+                std::_Exit(3);
+            }
+        }
+    }).detach();
 }
 
 double median(std::vector<double> v) {
@@ -109,6 +141,7 @@ bool measure(const std::string& backend, const std::filesystem::path& photo, con
     o.height = window.height;
     o.text_size = window.text_size;
     o.backend = backend == "host" ? "cpu" : backend;
+    phase("starting the window");
     auto host = ui::AppHost::create(o, backend == "host" ? host_kernels_factory() : ui::BackendFactory{});
     if (!host) {
         std::printf("[ui-bench] %s: cannot start the window: %s\n", label, host.error().full().c_str());
@@ -120,6 +153,7 @@ bool measure(const std::string& backend, const std::filesystem::path& photo, con
     ws.inputs().timing.warmup = 0;
     ws.inputs().verify = false;
     ws.inputs().touch();
+    phase("the first run");
     settle(**host);
     if (!ws.latest() || !ws.latest()->report.launched) {
         std::printf("[ui-bench] %s: the kernel did not run: %s\n", label,
@@ -131,12 +165,14 @@ bool measure(const std::string& backend, const std::filesystem::path& photo, con
     const std::string path = ws.outputs().views().at(0).path;
     const std::string device = ws.device_status().device.name + " (" + o.backend + "), " + ws.device_status().renderer;
 
+    phase("idle frames");
     std::vector<double> idle;
     for (int i = 0; i < 60; ++i) {
         (*host)->frame();
         idle.push_back((*host)->last_frame_cpu_ms());
     }
 
+    phase("re-running every frame");
     ws.live().every_frame = true;
     (*host)->frame();
     std::vector<double> busy, worker;
@@ -159,6 +195,7 @@ bool measure(const std::string& backend, const std::filesystem::path& photo, con
     // The same, paced as a window on a 60 Hz display draws (vsync): each frame starts on the next 1/60 s tick,
     // so the GPU has finished the last frame's drawing before the next launch. Back to back (above), the launch
     // queues behind the previous frame's GL work on the same GPU, which is time the session waits, not spends.
+    phase("re-running every frame, paced at 60 Hz");
     StageSamples paced_stages;
     const auto tick = std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(1.0 / 60));
     const auto p0 = std::chrono::steady_clock::now();
@@ -175,6 +212,7 @@ bool measure(const std::string& backend, const std::filesystem::path& photo, con
 
     // The screen check's own cost (issue 41): issuing a probe of a picture (CPU) and looking at it once the GPU
     // has done the reads.
+    phase("screen checks");
     std::vector<double> probe_issue, probe_look;
     {
         const ui::OutputView& v = ws.outputs().views().at(0);
@@ -182,7 +220,10 @@ bool measure(const std::string& backend, const std::filesystem::path& photo, con
             const auto t = std::chrono::steady_clock::now();
             render::DisplayProbe probe(*v.raw, v.display, render::probe_points(v.raw->width(), v.raw->height(), 11, uint64_t(i)));
             probe_issue.push_back(since_ms(t));
-            glFinish();  // the reads done, as a frame later they are
+            if (const auto done = gpu_finishes_within(10.0); !done) {  // the reads done, as a frame later they are
+                std::printf("[ui-bench]   screen check: %s\n", done.message());
+                break;
+            }
             const auto t2 = std::chrono::steady_clock::now();
             if (!probe.poll()) {
                 std::printf("[ui-bench]   screen check: the read-back did not arrive after glFinish (GL error at issue "
@@ -196,6 +237,7 @@ bool measure(const std::string& backend, const std::filesystem::path& photo, con
     // Source change -> new pixels: a new text each time (so NVRTC really compiles), typing pause excluded.
     std::vector<double> latency, compile;
     StageSamples edit_stages;
+    phase("source changes");
     std::string text = document_of(ws).text();
     for (int i = 0; i < 5; ++i) {
         text += "\n// edit " + std::to_string(i) + "\n";
@@ -236,6 +278,8 @@ bool measure(const std::string& backend, const std::filesystem::path& photo, con
 }  // namespace
 
 int main(int argc, char** argv) {
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each figure as it is printed, also when stdout is a file
+    start_watchdog();
     WindowSize window;
     if (argc > 1 && std::sscanf(argv[1], "%dx%d", &window.width, &window.height) != 2) {
         std::printf("usage: cp_ui_bench [WIDTHxHEIGHT [TEXT_SIZE]]\n");
@@ -247,6 +291,7 @@ int main(int argc, char** argv) {
     const std::string backend = made ? made->backend->info().device.backend : "host";
     made = make_error("");  // each measurement makes its own
     if (!measure(backend, {}, "bundled photo", window)) return 1;
+    phase("making the 3840x2160 photo");
     const auto photo = make_uhd_photo(user.path());
     if (photo.empty()) {
         std::printf("[ui-bench] could not make the 3840x2160 photo\n");
