@@ -268,10 +268,25 @@ int cmd_debug(const std::vector<std::string>& argv) {
                 const std::optional<double> x = timeline.shared_number(round, a, i);
                 values.push_back(x ? nlohmann::json(*x) : nlohmann::json(timeline.shared_text(round, a, i)));
             }
+            nlohmann::json writers = nlohmann::json::array();
+            for (int64_t k : timeline.shared_writers(round, a))
+                writers.push_back(k < 0 ? nlohmann::json(nullptr) : nlohmann::json(rec.accesses[size_t(k)].thread));
             shared.push_back({{"name", s.name}, {"extents", s.extents}, {"element_size", s.element_size},
-                              {"values", std::move(values)}});
+                              {"values", std::move(values)}, {"writers", std::move(writers)}});
         }
         j["shared"] = std::move(shared);
+        j["accesses_recorded"] = rec.accesses_recorded;
+        nlohmann::json touched = nlohmann::json::array();
+        for (const DebugTouched& t : timeline.touched(round)) {
+            auto ranges = [](const std::vector<std::pair<uint64_t, uint64_t>>& v) {
+                nlohmann::json out = nlohmann::json::array();
+                for (const auto& [a, b] : v) out.push_back({a, b});
+                return out;
+            };
+            touched.push_back({{"buffer", rec.regions[t.region].name}, {"read", ranges(t.read)},
+                               {"written", ranges(t.written)}});
+        }
+        j["touched"] = std::move(touched);
         std::cout << j.dump(2) << "\n";
         return 0;
     }
@@ -332,6 +347,24 @@ int cmd_debug(const std::vector<std::string>& argv) {
             std::cout << "\n";
         }
         if (n > 1024) std::cout << "  ... " << (n - 1024) << " more elements (--json)\n";
+    }
+    if (rec.accesses_recorded) {
+        std::cout << "Buffer elements the block touched up to round " << round << ":";
+        const std::vector<DebugTouched> touched = timeline.touched(round);
+        if (touched.empty()) std::cout << " none";
+        for (const DebugTouched& t : touched) {
+            auto ranges = [&](const char* what, const std::vector<std::pair<uint64_t, uint64_t>>& v) {
+                if (v.empty()) return;
+                std::cout << " " << rec.regions[t.region].name << "[";
+                for (size_t k = 0; k < v.size() && k < 8; ++k)
+                    std::cout << (k ? ", " : "") << v[k].first
+                              << (v[k].second > v[k].first ? ".." + std::to_string(v[k].second) : std::string());
+                std::cout << (v.size() > 8 ? ", ..." : "") << "] " << what << ";";
+            };
+            ranges("read", t.read);
+            ranges("written", t.written);
+        }
+        std::cout << "\n";
     }
     std::cout << "(`=` marks a thread that did not step in this round: at a barrier, a warp operation, or done)\n";
     return 0;

@@ -81,6 +81,14 @@ TEST(DebugCli, TreeSumShowsEachLevelsPartialSumsAtItsBarrier) {
             const json& partial = shared_named(stop, "partial");
             ASSERT_EQ(partial.at("values").size(), 64u);
             for (size_t t = 0; t < 64; ++t) EXPECT_EQ(partial["values"][t].get<long>(), levels[k][t]) << "partial[" << t << "]";
+            // Each element was stored last by its own thread (also where the load stored a 0 over a 0).
+            ASSERT_TRUE(stop.at("accesses_recorded").get<bool>()) << "the CPU backend here is built with GCC";
+            for (size_t t = 0; t < 64; ++t) EXPECT_EQ(partial.at("writers")[t], t) << "partial[" << t << "]";
+            // The block read its part of the input and, before the end, wrote nothing to global memory.
+            const json expected_read = {{"buffer", "input"},
+                                        {"read", {{block * 64, std::min(200, block * 64 + 64) - 1}}},
+                                        {"written", json::array()}};
+            EXPECT_EQ(stop.at("touched"), json::array({expected_read}));
             // Every thread waits at the barrier of this level, its loop variable the level's stride.
             ASSERT_EQ(stop.at("threads").size(), 64u);
             for (const json& th : stop["threads"]) {
@@ -96,6 +104,9 @@ TEST(DebugCli, TreeSumShowsEachLevelsPartialSumsAtItsBarrier) {
         long sum = 0;
         for (int i = block * 64; i < std::min(200, block * 64 + 64); ++i) sum += i + 1;
         EXPECT_EQ(shared_named(last, "partial")["values"][0].get<long>(), sum);
+        const json& sums = last.at("touched").at(1);
+        EXPECT_EQ(sums.at("buffer"), "sums");
+        EXPECT_EQ(sums.at("written"), json::array({{block, block}}));  // thread 0's store of the block's sum
     }
 }
 
@@ -154,6 +165,20 @@ TEST(DebugCli, ATransposeTileAfterItsBarrierHoldsTheInputTile) {
                 EXPECT_EQ(tile["values"][size_t(ty * 17 + tx)].get<double>(), 0.5 * (y * width + x))
                     << "tile[" << ty << "][" << tx << "]";
             }
+        // Who stored each element: thread (tx, ty) its tile[ty][tx] inside the matrix; nobody the padding column
+        // or the elements outside the matrix.
+        ASSERT_TRUE(stop.at("accesses_recorded").get<bool>()) << "the CPU backend here is built with GCC";
+        for (int ty = 0; ty < 16; ++ty)
+            for (int tx = 0; tx < 17; ++tx) {
+                const int x = bx * 16 + tx, y = by * 16 + ty;
+                const json expected = tx < 16 && x < width && y < height ? json(ty * 16 + tx) : json(nullptr);
+                EXPECT_EQ(tile.at("writers")[size_t(ty * 17 + tx)], expected) << "tile[" << ty << "][" << tx << "]";
+            }
+        // The input it read: one run of elements per matrix row of the block.
+        json rows = json::array();
+        for (int y = by * 16; y < std::min(height, by * 16 + 16); ++y)
+            rows.push_back({y * width + bx * 16, y * width + std::min(width, bx * 16 + 16) - 1});
+        EXPECT_EQ(stop.at("touched"), json::array({{{"buffer", "in"}, {"read", rows}, {"written", json::array()}}}));
         // threadIdx as the block's shape orders it: x fastest.
         for (const json& th : stop.at("threads")) {
             const int t = th.at("thread");

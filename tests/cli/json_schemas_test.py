@@ -284,6 +284,9 @@ def main():
                                              "32", "--barrier", "2", "--json"], {}, {0}),
             ("debug", "debug at a line", ["debug", os.path.join(args.source_dir, "tests", "data", "debug", "branches.cu"),
                                           "--block", "2", "--break", "17", "--json"], {}, {0}),
+            ("debug", "debug of a block that faults", ["debug", os.path.join(args.source_dir, "tests", "data", "debug",
+                                                                            "past_the_end.cu"),
+                                                       "--block", "2", "--json"], {}, {0}),
             ("sweep", "sweep", ["sweep", "basics/vector_add", "--backend", "cpu", "--set", "n=1000", "--blocks",
                                 "64,2048,100", "--repeat", "1", "--json", "-"], {}, {0}),
         ]

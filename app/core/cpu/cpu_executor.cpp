@@ -199,6 +199,8 @@ ExecutorLaunch CpuExecutor::launch(const LaunchRequest& request) {
         }
         job.debug_block = request.debug_block;
         job.debug_out = &debugged;
+        for (auto& [id, b] : buffers_)
+            if (b.memory.size()) job.debug_globals.emplace_back(b.memory.data(), b.memory.size());
     }
 
     int warmup = std::clamp(request.timing.warmup, 0, kMaxLaunches);

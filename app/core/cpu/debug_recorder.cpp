@@ -1,17 +1,55 @@
 // Recording a block's run for the debugger (debug_recorder.h).
 #include "core/cpu/debug_recorder.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cstring>
 
 namespace cp {
 
+namespace {
+std::atomic<DebugRecorder*> debug_target{nullptr};
+}
+
+void DebugRecorder::set_target(DebugRecorder* target) { debug_target.store(target, std::memory_order_release); }
+DebugRecorder* DebugRecorder::target() { return debug_target.load(std::memory_order_acquire); }
+
 DebugRecorder::DebugRecorder(Dim3 block_index, Dim3 block_dim, const StaticSharedArrays* statics,
-                             const GuardedBuffer* dynamic, uint64_t cap_bytes)
-    : statics_(statics), dynamic_(dynamic) {
+                             const GuardedBuffer* dynamic, std::vector<std::pair<const std::byte*, uint64_t>> globals,
+                             uint64_t cap_bytes)
+    : statics_(statics), dynamic_(dynamic), globals_(std::move(globals)) {
     out_.block_index = block_index;
     out_.block_dim = block_dim;
     out_.threads = uint32_t(block_dim.count());
     out_.cap_bytes = cap_bytes;
+    line_of_thread_.assign(out_.threads, 0);
+}
+
+void DebugRecorder::access(const cp_abi::ThreadState* s, uint64_t address, uint64_t size, bool is_write) {
+    if (out_.truncated || !s || s->linear_tid >= out_.threads) return;
+    out_.accesses_recorded = true;
+    auto inside = [&](const void* data, uint64_t bytes) {
+        const uint64_t start = reinterpret_cast<uint64_t>(data);
+        return data && address >= start && address - start < bytes;
+    };
+    bool kept = dynamic_ && inside(dynamic_->data(), dynamic_->size());
+    for (unsigned i = 0; !kept && i < s->shared_slot_count; ++i)
+        kept = inside(s->shared_slots[i].data, s->shared_slots[i].bytes);
+    for (size_t i = 0; !kept && i < globals_.size(); ++i) kept = inside(globals_[i].first, globals_[i].second);
+    if (!kept) return;  // the thread's own stack, the library's variables
+    if (over_cap(sizeof(DebugAccess))) {
+        truncate();
+        return;
+    }
+    bytes_ += sizeof(DebugAccess);
+    DebugAccess a;
+    a.address = address;
+    a.round = out_.rounds;
+    a.thread = s->linear_tid;
+    a.line = line_of_thread_[s->linear_tid];
+    a.bytes = uint16_t(std::min<uint64_t>(size, 0xffff));
+    a.write = is_write;
+    out_.accesses.push_back(a);
 }
 
 uint32_t DebugRecorder::intern(const std::string& name) {
@@ -72,6 +110,7 @@ void DebugRecorder::step(unsigned thread, int line, const char* names, const cp_
     }
     s.variable_count = uint32_t(out_.variables.size()) - s.first_variable;
     out_.steps.push_back(s);
+    if (thread < line_of_thread_.size()) line_of_thread_[thread] = line;
     round_has_steps_ = true;
 }
 
@@ -108,6 +147,7 @@ void DebugRecorder::end_round() {
         d.element_size = dynamic_element_;
         d.extents = {dynamic_->size() / dynamic_element_};
         d.bytes = dynamic_->size();
+        d.base = uint64_t(reinterpret_cast<uintptr_t>(dynamic_->data()));
         out_.shared.push_back(d);
     }
     const size_t known_static = out_.shared.size() - (has_dynamic ? 1 : 0);
@@ -118,6 +158,7 @@ void DebugRecorder::end_round() {
         a.element_size = views[k].element_size;
         a.extents = *views[k].extents;
         a.bytes = views[k].bytes;
+        a.base = uint64_t(reinterpret_cast<uintptr_t>(views[k].data));
         out_.shared.push_back(a);
     }
     uint64_t total = 0;
@@ -162,6 +203,7 @@ void DebugRecorder::truncate() {
         }
         out_.steps.resize(keep);
     }
+    while (!out_.accesses.empty() && out_.accesses.back().round >= out_.rounds) out_.accesses.pop_back();
 }
 
 DebugRecording DebugRecorder::take() {

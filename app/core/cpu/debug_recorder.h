@@ -9,6 +9,8 @@
 #include "core/engine/debug_recording.h"
 
 #include <string>
+#include <utility>
+#include <vector>
 #include <unordered_map>
 
 namespace cp {
@@ -19,11 +21,15 @@ public:
     // on unrecorded and the recording says it was cut.
     static constexpr uint64_t kCapBytes = 256ull << 20;
 
+    // `globals`: the launch's buffers [start, start + bytes), for accesses (sorted or not).
     DebugRecorder(Dim3 block_index, Dim3 block_dim, const StaticSharedArrays* statics, const GuardedBuffer* dynamic,
-                  uint64_t cap_bytes = kCapBytes);
+                  std::vector<std::pair<const std::byte*, uint64_t>> globals = {}, uint64_t cap_bytes = kCapBytes);
 
     // A probe: thread `thread` is about to run `line`.
     void step(unsigned thread, int line, const char* names, const cp_abi::DebugValue* values, unsigned count);
+    // A load or store of a thread's statement (a stepping copy compiled with access calls: the access recorder
+    // forwards them while this recorder is the debug target); kept when it is to shared memory or a buffer.
+    void access(const cp_abi::ThreadState* s, uint64_t address, uint64_t size, bool is_write);
     // The round ends (every thread that could run has reached its next probe, a barrier, a warp operation or its
     // end): shared memory as it is now is the round's.
     void end_round();
@@ -31,6 +37,11 @@ public:
     void at_barrier();
 
     DebugRecording take();
+
+    // While set, the process's access recorder hands every access of kernel code to `target` (null: none). One
+    // recording at a time: the worker runs one launch at a time.
+    static void set_target(DebugRecorder* target);
+    static DebugRecorder* target();
 
 private:
     uint32_t intern(const std::string& name);
@@ -51,6 +62,8 @@ private:
     bool dynamic_named_ = false;
     std::unordered_map<const char*, std::vector<uint32_t>> split_;  // a probe's names, split once per site
     std::unordered_map<std::string, uint32_t> name_ids_;
+    std::vector<std::pair<const std::byte*, uint64_t>> globals_;
+    std::vector<int32_t> line_of_thread_;  // each thread's last probe: the statement it is running
 };
 
 }  // namespace cp

@@ -216,13 +216,16 @@ void WorkerPool::execute(Worker& w) {
     std::optional<DebugRecorder> debug;
     if (job.debug_block) {
         if (w.index != 0) return;  // one block, on the first worker
-        debug.emplace(block_index_in(job.grid, *job.debug_block), job.block, &w.static_shared, &w.dynamic_shared);
+        debug.emplace(block_index_in(job.grid, *job.debug_block), job.block, &w.static_shared, &w.dynamic_shared,
+                      job.debug_globals);
         block_launch.debug = &*debug;
+        DebugRecorder::set_target(&*debug);  // a stepping copy with access calls hands them over
     }
     w.scheduler.begin_launch(block_launch, state);
     w.trap.state = state;
     if (observer_) observer_(w.index, state);
     run_blocks(w, state);
+    if (debug) DebugRecorder::set_target(nullptr);
     if (debug && job.debug_out) *job.debug_out = debug->take();  // a block that failed: up to where it stopped
 }
 

@@ -46,6 +46,7 @@ struct GridLaunch {
     // library is compiled for the debugger, core/cpu/debug_instrument.h).
     std::optional<uint64_t> debug_block;
     std::optional<DebugRecording>* debug_out = nullptr;
+    std::vector<std::pair<const std::byte*, uint64_t>> debug_globals;  // the launch's buffers, for its accesses
 };
 
 // Where a crash's data address fell, when it is somewhere the worker itself knows about.

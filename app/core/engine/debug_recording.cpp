@@ -14,7 +14,8 @@ uint64_t DebugRecording::recorded_bytes() const {
     uint64_t shared_bytes = 0;
     for (const auto& r : shared_snapshots) shared_bytes += r.size();
     shared_bytes += shared_after_round.size() * sizeof(uint32_t);
-    return steps.size() * sizeof(DebugStep) + variables.size() * sizeof(DebugVariable) + values.size() + shared_bytes;
+    return steps.size() * sizeof(DebugStep) + variables.size() * sizeof(DebugVariable) + values.size() + shared_bytes +
+           accesses.size() * sizeof(DebugAccess);
 }
 
 DebugTimeline::DebugTimeline(const DebugRecording& recording) : recording_(recording) {
@@ -119,6 +120,95 @@ std::optional<double> DebugTimeline::shared_number(uint32_t round, size_t array,
     if (!p) return std::nullopt;
     const DebugSharedArray& a = recording_.shared[array];
     return debug_value_number(a.kind, a.element_size, p);
+}
+
+const DebugStep* DebugTimeline::step_at(uint32_t thread, uint32_t round) const {
+    if (thread >= by_thread_.size()) return nullptr;
+    const std::vector<uint32_t>& mine = by_thread_[thread];
+    auto it = std::upper_bound(mine.begin(), mine.end(), round,
+                               [&](uint32_t r, uint32_t index) { return r < recording_.steps[index].round; });
+    return it == mine.begin() ? nullptr : &recording_.steps[*(it - 1)];
+}
+
+std::optional<uint32_t> DebugTimeline::round_that_set(uint32_t thread, uint32_t round, const std::string& name) const {
+    const DebugStep* now = step_at(thread, round);
+    if (!now) return std::nullopt;
+    const DebugVariable* v = variable(*now, name);
+    if (!v || v->offset + v->bytes > recording_.values.size()) return std::nullopt;
+    const std::byte* value = recording_.values.data() + v->offset;
+    const std::vector<uint32_t>& mine = by_thread_[thread];
+    // Back through the thread's probes while the variable holds the same bytes.
+    size_t k = size_t(now - recording_.steps.data());
+    auto pos = std::find(mine.begin(), mine.end(), uint32_t(k));
+    uint32_t set = now->round;
+    while (pos != mine.begin()) {
+        const DebugStep& before = recording_.steps[*(pos - 1)];
+        const DebugVariable* b = variable(before, name);
+        if (!b || b->bytes != v->bytes || b->offset + b->bytes > recording_.values.size() ||
+            std::memcmp(recording_.values.data() + b->offset, value, v->bytes) != 0)
+            break;
+        set = before.round;
+        --pos;
+    }
+    return set;
+}
+
+std::optional<std::pair<size_t, uint64_t>> DebugTimeline::element_at(uint64_t address) const {
+    for (size_t k = 0; k < recording_.regions.size(); ++k) {
+        const DebugRegion& r = recording_.regions[k];
+        if (address < r.base || address - r.base >= r.bytes) continue;
+        return std::pair<size_t, uint64_t>{k, (address - r.base) / std::max<uint32_t>(r.element_size, 1)};
+    }
+    return std::nullopt;
+}
+
+std::vector<int64_t> DebugTimeline::shared_writers(uint32_t round, size_t array) const {
+    if (array >= recording_.shared.size()) return {};
+    const DebugSharedArray& a = recording_.shared[array];
+    const uint32_t size = std::max<uint32_t>(a.element_size, 1);
+    std::vector<int64_t> out(size_t(a.bytes / size), -1);
+    for (size_t k = 0; k < recording_.accesses.size(); ++k) {
+        const DebugAccess& x = recording_.accesses[k];
+        if (x.round > round) break;  // in order
+        if (!x.write || x.address < a.base || x.address - a.base >= a.bytes) continue;
+        const uint64_t first = (x.address - a.base) / size;
+        const uint64_t last = std::min<uint64_t>((x.address - a.base + std::max<uint16_t>(x.bytes, 1) - 1) / size,
+                                                 out.size() - 1);
+        for (uint64_t e = first; e <= last; ++e) out[size_t(e)] = int64_t(k);
+    }
+    return out;
+}
+
+std::vector<DebugTouched> DebugTimeline::touched(uint32_t round) const {
+    // Regions that are shared arrays are left out: they are shown as shared memory.
+    auto is_shared = [&](const DebugRegion& r) {
+        return std::any_of(recording_.shared.begin(), recording_.shared.end(),
+                           [&](const DebugSharedArray& a) { return a.base == r.base && a.bytes == r.bytes; });
+    };
+    std::vector<std::vector<uint64_t>> reads(recording_.regions.size()), writes(recording_.regions.size());
+    for (const DebugAccess& x : recording_.accesses) {
+        if (x.round > round) break;
+        const auto at = element_at(x.address);
+        if (!at) continue;
+        const DebugRegion& r = recording_.regions[at->first];
+        const uint64_t last = (x.address + std::max<uint16_t>(x.bytes, 1) - 1 - r.base) / std::max<uint32_t>(r.element_size, 1);
+        for (uint64_t e = at->second; e <= last; ++e) (x.write ? writes : reads)[at->first].push_back(e);
+    }
+    auto ranges = [](std::vector<uint64_t>& v) {
+        std::sort(v.begin(), v.end());
+        std::vector<std::pair<uint64_t, uint64_t>> out;
+        for (uint64_t e : v) {
+            if (!out.empty() && e <= out.back().second + 1) out.back().second = std::max(out.back().second, e);
+            else out.push_back({e, e});
+        }
+        return out;
+    };
+    std::vector<DebugTouched> out;
+    for (size_t k = 0; k < recording_.regions.size(); ++k) {
+        if ((reads[k].empty() && writes[k].empty()) || is_shared(recording_.regions[k])) continue;
+        out.push_back({k, ranges(reads[k]), ranges(writes[k])});
+    }
+    return out;
 }
 
 std::optional<double> debug_value_number(DebugValueKind kind, uint32_t size, const std::byte* data) {

@@ -44,6 +44,19 @@ struct DebugSharedArray {
     uint32_t element_size = 0;
     std::vector<uint64_t> extents;  // outermost first; one for a flat array
     uint64_t bytes = 0;
+    uint64_t base = 0;  // its address in the recording launch: the accesses' addresses are in the same space
+};
+
+// One load or store of the block to its shared memory or a launch buffer, by the statement a thread ran in
+// `round` (the one at its probe of `line`). Kept when the stepping copy could be compiled with access calls
+// (the CPU backend with GCC: DebugRecording::accesses_recorded).
+struct DebugAccess {
+    uint64_t address = 0;
+    uint32_t round = 0;
+    uint32_t thread = 0;
+    int32_t line = 0;
+    uint16_t bytes = 0;
+    bool write = false;
 };
 
 // Memory a pointer may point into, named: the launch's buffers and the block's shared arrays. A pointer variable is
@@ -71,6 +84,10 @@ struct DebugRecording {
     // The rounds after which every thread still running waited at a __syncthreads(): each barrier's stop, where
     // shared memory holds everything written before it (in order, each once).
     std::vector<uint32_t> barriers;
+    // Every access of the block to shared memory and to the launch's buffers, in order (accesses_recorded false:
+    // this build could not instrument them, so writers and touched elements are unknown).
+    std::vector<DebugAccess> accesses;
+    bool accesses_recorded = false;
     bool truncated = false;  // the cap was reached: rounds from `rounds` on were not recorded
     uint64_t cap_bytes = 0;
     double ms = 0;  // the recording launch's wall time
@@ -85,6 +102,12 @@ struct DebugThreadAt {
     const DebugStep* step = nullptr;  // null: it has not reached a probe yet
     bool moved = false;
     bool finished = false;  // its last probe was its last and came in an earlier round: it has returned
+};
+
+// A buffer's elements the block read or wrote up to a round, as ranges of element indices [first, last].
+struct DebugTouched {
+    size_t region = 0;  // in DebugRecording::regions
+    std::vector<std::pair<uint64_t, uint64_t>> read, written;
 };
 
 // Views over a recording.
@@ -107,6 +130,19 @@ public:
     // Shared array `array`'s element `index` after `round`, as text; its bytes as a double for tests and pictures.
     std::string shared_text(uint32_t round, size_t array, uint64_t index) const;
     std::optional<double> shared_number(uint32_t round, size_t array, uint64_t index) const;
+    // Per element of shared array `array`, the last access that wrote it up to `round` (an index in
+    // DebugRecording::accesses), or -1 where nothing wrote it (or the recording has no accesses).
+    std::vector<int64_t> shared_writers(uint32_t round, size_t array) const;
+    // The launch buffers' elements the block touched up to `round`, by buffer (shared arrays left out).
+    std::vector<DebugTouched> touched(uint32_t round) const;
+    // The region holding `address` (an index in DebugRecording::regions) and the element's index in it.
+    std::optional<std::pair<size_t, uint64_t>> element_at(uint64_t address) const;
+    // The round in which the statement that gave thread `thread` the value its variable `name` has at `round`
+    // ran: the round after the last earlier probe where the value differed (its first probe, when it never did).
+    // nullopt: the thread has no such variable at `round`.
+    std::optional<uint32_t> round_that_set(uint32_t thread, uint32_t round, const std::string& name) const;
+    // Thread `thread`'s step at the end of `round` (its last probe up to then), or null.
+    const DebugStep* step_at(uint32_t thread, uint32_t round) const;
     const DebugRecording& recording() const { return recording_; }
 
 private:

@@ -478,7 +478,12 @@ json debug_recording_json(const DebugRecording& d) {
             vars.push_back(x);
     for (const DebugSharedArray& a : d.shared)
         shared.push_back({{"name", a.name}, {"kind", int(a.kind)}, {"element_size", a.element_size},
-                          {"extents", a.extents}, {"bytes", a.bytes}});
+                          {"extents", a.extents}, {"bytes", a.bytes}, {"base", a.base}});
+    json accesses = json::array();
+    for (const DebugAccess& a : d.accesses)
+        for (uint64_t x : {a.address, uint64_t(a.round), uint64_t(a.thread), uint64_t(int64_t(a.line)), uint64_t(a.bytes),
+                           uint64_t(a.write)})
+            accesses.push_back(x);
     json snapshots = json::array();
     for (const auto& r : d.shared_snapshots) snapshots.push_back(hex_of(r));
     json regions = json::array();
@@ -489,6 +494,7 @@ json debug_recording_json(const DebugRecording& d) {
             {"values", hex_of(d.values)}, {"shared", std::move(shared)}, {"shared_snapshots", std::move(snapshots)},
             {"shared_after_round", d.shared_after_round}, {"regions", std::move(regions)},
             {"rounds", d.rounds}, {"barriers", d.barriers}, {"truncated", d.truncated}, {"cap_bytes", d.cap_bytes},
+            {"accesses", std::move(accesses)}, {"accesses_recorded", d.accesses_recorded},
             {"ms", d.ms}};
 }
 DebugRecording debug_recording_from(const json& j) {
@@ -522,8 +528,22 @@ DebugRecording debug_recording_from(const json& j) {
         x.element_size = a.at("element_size").get<uint32_t>();
         x.extents = a.at("extents").get<std::vector<uint64_t>>();
         x.bytes = a.at("bytes").get<uint64_t>();
+        x.base = a.at("base").get<uint64_t>();
         d.shared.push_back(std::move(x));
     }
+    const json& acc = j.at("accesses");
+    if (acc.size() % 6) malformed("debugger accesses of " + std::to_string(acc.size()) + " numbers (6 an access)");
+    for (size_t i = 0; i + 5 < acc.size(); i += 6) {
+        DebugAccess a;
+        a.address = acc[i].get<uint64_t>();
+        a.round = acc[i + 1].get<uint32_t>();
+        a.thread = acc[i + 2].get<uint32_t>();
+        a.line = int32_t(int64_t(acc[i + 3].get<uint64_t>()));
+        a.bytes = uint16_t(std::min<uint64_t>(acc[i + 4].get<uint64_t>(), 0xffff));
+        a.write = acc[i + 5].get<uint64_t>() != 0;
+        d.accesses.push_back(a);
+    }
+    d.accesses_recorded = j.at("accesses_recorded").get<bool>();
     for (const json& r : j.at("shared_snapshots")) d.shared_snapshots.push_back(bytes_of_hex(r.get<std::string>()));
     d.shared_after_round = j.at("shared_after_round").get<std::vector<uint32_t>>();
     for (const json& r : j.at("regions"))
@@ -551,6 +571,10 @@ DebugRecording debug_recording_from(const json& j) {
             malformed("a debugger step outside the recording");
     for (uint32_t b : d.barriers)
         if (b >= d.rounds) malformed("a debugger barrier after the last round");
+    for (size_t i = 0; i < d.accesses.size(); ++i)
+        if (d.accesses[i].thread >= d.threads || d.accesses[i].round >= std::max<uint32_t>(d.rounds, 1) ||
+            (i && d.accesses[i].round < d.accesses[i - 1].round))
+            malformed("a debugger access outside the recording");
     return d;
 }
 

@@ -130,6 +130,7 @@ Result<BlockDebugRun> KernelSession::record_block(const ResolvedRun& resolved, u
     CompileRequest request = plain_request();
     request.also_kernels.clear();
     request.instrument_debug = true;
+    request.instrument_memory = true;  // where the backend can: every access too (shared writers, touched elements)
     const CompileResult& stepping = compile_extra("debug", "compile debug", std::move(request));
     if (!stepping.ok || stepping.module == 0) {
         const std::string why = compile_failure_text(stepping);

@@ -1,0 +1,136 @@
+// The debugger's recording read back (DebugTimeline): the last writer of each shared element, the buffer
+// elements a block touched, the round that set a variable's value, and the recording's trip over the CPU
+// worker's wire with its accesses (checked: the worker runs user code). The recordings here are made by hand,
+// so every expected value is known exactly.
+#include "core/engine/debug_recording.h"
+#include "core/engine/engine_wire.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+namespace cp {
+namespace {
+
+// Two threads, three rounds; shared int s[4] at 0x1000, buffer `in` (float[8]) at 0x2000, `out` (int[4]) at 0x3000.
+// Thread t has variable x: 5 at rounds 0 and 1, then 9 (thread 0) or 5 still (thread 1).
+DebugRecording made_up() {
+    DebugRecording r;
+    r.threads = 2;
+    r.block_dim = {2, 1, 1};
+    r.rounds = 3;
+    r.names = {"x"};
+    auto step = [&](uint32_t round, uint32_t thread, int line, int32_t x) {
+        DebugVariable v;
+        v.name = 0;
+        v.kind = DebugValueKind::Signed;
+        v.element_size = 4;
+        v.offset = r.values.size();
+        v.bytes = 4;
+        r.values.resize(r.values.size() + 4);
+        std::memcpy(r.values.data() + v.offset, &x, 4);
+        r.steps.push_back({round, thread, line, uint32_t(r.variables.size()), 1});
+        r.variables.push_back(v);
+    };
+    step(0, 0, 10, 5), step(0, 1, 10, 5);
+    step(1, 0, 11, 5), step(1, 1, 11, 5);
+    step(2, 0, 12, 9), step(2, 1, 12, 5);
+    DebugSharedArray s;
+    s.name = "s";
+    s.kind = DebugValueKind::Signed;
+    s.element_size = 4;
+    s.extents = {4};
+    s.bytes = 16;
+    s.base = 0x1000;
+    r.shared = {s};
+    r.shared_snapshots = {std::vector<std::byte>(16)};
+    r.shared_after_round = {0, 0, 0};
+    r.regions = {{"in", 0x2000, 32, 4}, {"out", 0x3000, 16, 4}, {"s", 0x1000, 16, 4}};
+    auto access = [&](uint64_t address, uint32_t round, uint32_t thread, int line, uint16_t bytes, bool write) {
+        r.accesses.push_back({address, round, thread, line, bytes, write});
+    };
+    access(0x2000 + 4 * 0, 0, 0, 10, 4, false);  // in[0]
+    access(0x2000 + 4 * 1, 0, 1, 10, 4, false);  // in[1]
+    access(0x1000 + 4 * 0, 0, 0, 10, 4, true);   // s[0] by 0
+    access(0x1000 + 4 * 1, 0, 1, 10, 4, true);   // s[1] by 1
+    access(0x1000 + 4 * 2, 1, 1, 11, 8, true);   // s[2], s[3] by 1 (an 8-byte store)
+    access(0x1000 + 4 * 0, 2, 1, 12, 4, true);   // s[0] again, by 1
+    access(0x2000 + 4 * 2, 2, 0, 12, 16, false);  // in[2..5] (a float4)
+    access(0x3000 + 4 * 3, 2, 0, 12, 4, true);    // out[3]
+    r.accesses_recorded = true;
+    return r;
+}
+
+TEST(DebugTimeline, TheLastWriterOfEachSharedElementUpToARound) {
+    const DebugRecording r = made_up();
+    const DebugTimeline t(r);
+    auto writer_threads = [&](uint32_t round) {
+        std::vector<int> out;
+        for (int64_t k : t.shared_writers(round, 0)) out.push_back(k < 0 ? -1 : int(r.accesses[size_t(k)].thread));
+        return out;
+    };
+    EXPECT_EQ(writer_threads(0), (std::vector<int>{0, 1, -1, -1}));
+    EXPECT_EQ(writer_threads(1), (std::vector<int>{0, 1, 1, 1}));
+    EXPECT_EQ(writer_threads(2), (std::vector<int>{1, 1, 1, 1}));
+    EXPECT_EQ(r.accesses[size_t(t.shared_writers(2, 0)[0])].line, 12);
+    EXPECT_TRUE(t.shared_writers(0, 5).empty());  // no such array
+}
+
+TEST(DebugTimeline, TheBufferElementsTheBlockTouchedAsRanges) {
+    const DebugRecording r = made_up();
+    const DebugTimeline t(r);
+    using Ranges = std::vector<std::pair<uint64_t, uint64_t>>;
+    const std::vector<DebugTouched> first = t.touched(0);
+    ASSERT_EQ(first.size(), 1u);  // `in` only: the shared array is not a buffer
+    EXPECT_EQ(r.regions[first[0].region].name, "in");
+    EXPECT_EQ(first[0].read, (Ranges{{0, 1}}));
+    EXPECT_TRUE(first[0].written.empty());
+    const std::vector<DebugTouched> all = t.touched(2);
+    ASSERT_EQ(all.size(), 2u);
+    EXPECT_EQ(all[0].read, (Ranges{{0, 5}}));  // in[0], in[1], then in[2..5] from the float4
+    EXPECT_EQ(r.regions[all[1].region].name, "out");
+    EXPECT_EQ(all[1].written, (Ranges{{3, 3}}));
+}
+
+TEST(DebugTimeline, TheRoundThatSetAValue) {
+    const DebugRecording r = made_up();
+    const DebugTimeline t(r);
+    EXPECT_EQ(t.round_that_set(0, 2, "x"), 2u);  // 9 first seen at round 2
+    EXPECT_EQ(t.round_that_set(0, 1, "x"), 0u);  // 5 since its first probe
+    EXPECT_EQ(t.round_that_set(1, 2, "x"), 0u);
+    EXPECT_FALSE(t.round_that_set(1, 2, "y").has_value());
+    ASSERT_NE(t.step_at(1, 1), nullptr);
+    EXPECT_EQ(t.step_at(1, 1)->line, 11);
+}
+
+TEST(DebugTimeline, TheRecordingCrossesTheWireWithItsAccessesChecked) {
+    LaunchResult l;
+    l.debug = made_up();
+    auto decoded = decode_response(encode_response(Response{l}));
+    ASSERT_TRUE(decoded.ok()) << decoded.error().message;
+    const LaunchResult back = std::get<LaunchResult>(*decoded);
+    ASSERT_TRUE(back.debug.has_value());
+    const DebugRecording& d = *back.debug;
+    EXPECT_TRUE(d.accesses_recorded);
+    ASSERT_EQ(d.accesses.size(), l.debug->accesses.size());
+    for (size_t k = 0; k < d.accesses.size(); ++k) {
+        const DebugAccess &a = d.accesses[k], &b = l.debug->accesses[k];
+        EXPECT_EQ(a.address, b.address);
+        EXPECT_EQ(a.round, b.round);
+        EXPECT_EQ(a.thread, b.thread);
+        EXPECT_EQ(a.line, b.line);
+        EXPECT_EQ(a.bytes, b.bytes);
+        EXPECT_EQ(a.write, b.write);
+    }
+    EXPECT_EQ(d.shared.at(0).base, 0x1000u);
+    // A worker that names a thread outside the block is refused, not trusted.
+    LaunchResult bad = l;
+    bad.debug->accesses[3].thread = 7;
+    EXPECT_FALSE(decode_response(encode_response(Response{bad})).ok());
+    LaunchResult unordered = l;
+    std::swap(unordered.debug->accesses[0].round, unordered.debug->accesses[7].round);
+    EXPECT_FALSE(decode_response(encode_response(Response{unordered})).ok());
+}
+
+}  // namespace
+}  // namespace cp
