@@ -51,6 +51,9 @@ Window options:
 )" + cp::cli::backend_option_help(25) + R"(  --present                start in presentation mode (F11 toggles it): the output full screen
   --show PANEL             show this panel in front of its tab group, e.g. --show "Launch view" (repeatable)
   --line N                 put the editor's cursor on line N (the Code panel shows what that line compiled to)
+  --break LINE             a breakpoint on LINE for the Debug panel (repeatable); shows the Debug panel
+  --debug-block X,Y,Z      the block the Debug panel steps through (default 0,0,0)
+  --debug-barrier K        the Debug panel's first stop: the Kth __syncthreads() of the block
   --coverage               start with "Measure coverage" on: never-written and written-twice elements shown
   --memory                 start with the Memory panel's switch on: sectors and bank conflicts per line in
                            the editor, a warp's requests drawn lane by lane (CPU backend)
@@ -88,6 +91,9 @@ int run_window(const std::vector<std::string>& argv) {
                                   {"--present"},
                                   {"--show", true, true},
                                   {"--line", true},
+                                  {"--break", true, true},
+                                  {"--debug-block", true},
+                                  {"--debug-barrier", true},
                                   {"--coverage"},
                                   {"--memory"},
                                   {"--text-size", true},
@@ -162,6 +168,27 @@ int run_window(const std::vector<std::string>& argv) {
         if (text.empty() || *end != '\0' || line < 1 || line > 10000000)
             return user_error("`--line " + text + "` is not a line number", "give a line of the file, e.g. --line 42");
         options.line = int(line);
+    }
+    for (const std::string& text : args->all("--break")) {
+        char* end = nullptr;
+        const long line = std::strtol(text.c_str(), &end, 10);
+        if (text.empty() || *end != '\0' || line < 1 || line > 10000000)
+            return user_error("`--break " + text + "` is not a line number", "give a line of the kernel, e.g. --break 24");
+        options.breakpoints.push_back(int(line));
+    }
+    if (args->has("--debug-block")) {
+        const std::string text = args->get("--debug-block");
+        unsigned x = 0, y = 0, z = 0;
+        char tail = 0;
+        const int n = std::sscanf(text.c_str(), "%u,%u,%u%c", &x, &y, &z, &tail);
+        if (n < 1 || n > 3 || text.find_first_not_of("0123456789,") != std::string::npos)
+            return user_error("`--debug-block " + text + "` is not a block's place in the grid", "e.g. --debug-block 3,0,0");
+        options.debug_block = cp::Dim3{x, y, z};
+    }
+    if (args->has("--debug-barrier")) {
+        auto n = parse_positive_int("--debug-barrier", args->get("--debug-barrier"));
+        if (!n) return user_error(n.error().message);
+        options.debug_barrier = *n;
     }
     options.coverage = args->has("--coverage");
     options.memory = args->has("--memory");

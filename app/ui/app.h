@@ -28,6 +28,11 @@ struct AppOptions {
     bool coverage = false;            // --coverage: start with "Measure coverage" on (never-written, written twice)
     bool memory = false;              // --memory: start with the Memory panel's switch on (issue 23)
     int line = 0;                     // --line N: the editor's cursor on line N (the Code panel links it)
+    // The debugger (issue 39): --break LINE (repeatable), --debug-block X,Y,Z, --debug-barrier K (the stop at the
+    // Kth __syncthreads()); any of them shows the Debug panel.
+    std::vector<int> breakpoints;
+    std::optional<Dim3> debug_block;
+    int debug_barrier = 0;
 };
 
 // Returns the process exit code; never calls exit().

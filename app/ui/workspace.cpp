@@ -185,6 +185,18 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     layout_.add(std::make_unique<SweepPanel>(sweep_, inputs_));
     MemoryPanel& memory = layout_.add(std::make_unique<MemoryPanel>(memory_));
     editor.set_memory_marks(&memory_.marks);
+    DebugPanelActions debug_actions;
+    debug_actions.grid = [this]() -> std::optional<Dim3> {
+        if (latest_ && latest_->report.resolved) return latest_->report.resolved->grid;
+        return std::nullopt;
+    };
+    debug_actions.faulted_block = [this]() -> std::optional<Dim3> {
+        if (latest_ && latest_->report.error && latest_->report.error_block) return latest_->report.error_block;
+        return std::nullopt;
+    };
+    debug_actions.debug_faulted = [this] { debug_block_that_faulted(); };
+    debug_panel_ = &layout_.add(std::make_unique<DebugPanel>(debug_, std::move(debug_actions)));
+    editor.set_debug_marks(&debug_.marks, [this](int line) { debug_.toggle_breakpoint(line); });
     output.set_memory(&memory_);  // a click on the output picks the warp of the picture
     layout_.add(std::make_unique<ConsolePanel>(console_));
     ProgramPanel& program_panel =
@@ -271,6 +283,10 @@ Result<bool> Workspace::apply_command_line(const AppOptions& options) {
     }
     inputs_.choices = std::move(choices);
     inputs_.touch();
+    for (int line : options.breakpoints) debug_.marks.breakpoints.insert(line);
+    if (options.debug_block) debug_.block = *options.debug_block;
+    if (options.debug_barrier > 0) debug_.pending_barrier = options.debug_barrier;
+    if (!options.breakpoints.empty() || options.debug_block || options.debug_barrier > 0) layout_.show_when_settled("Debug");
     for (const std::string& title : options.show) {
         if (layout_.has(title)) {
             layout_.show_when_settled(title);
@@ -326,6 +342,9 @@ void Workspace::open_kernel(const fs::path& path) {
     memory_.marks.clear();
     memory_.error.clear();
     memory_.forget_choice();  // another launch: its first warp, not one picked in the last
+    debug_.forget();          // another kernel: its lines, its blocks
+    debug_.marks.breakpoints.clear();
+    debug_.block = {0, 0, 0};
     verify_next_ = true;
     apply_lesson_stage();
     settings_.last_kernel = fs::absolute(path).string();
@@ -547,6 +566,7 @@ void Workspace::maybe_submit(double now) {
     if (source_changed && settings_.auto_compile && now - doc()->last_edit_time() >= kCompilePause) go = true;
     if (!go) {
         maybe_submit_memory(now);
+        maybe_submit_debug(now);
         return;
     }
 
@@ -702,6 +722,10 @@ void Workspace::apply_outcome(RunOutcome outcome) {
     }
     if (outcome.memory) {
         apply_memory(std::move(*outcome.memory));
+        return;
+    }
+    if (outcome.debug) {
+        apply_debug(std::move(*outcome.debug));
         return;
     }
     if (outcome.fetched) {
@@ -952,6 +976,7 @@ bool Workspace::needs_frame(double now) {
         now - doc()->last_edit_time() >= kCompilePause)
         return true;
     if (runner_->has_outcome() || layout_.settling() || displays_checking()) return true;
+    if (debug_shown() && !debug_.recording && debug_key() != debug_.recorded_key) return true;  // a recording is due
     if (layout_.presenting() && layout_.presentation_view().fitting()) return true;  // a few frames to fit its type
     if (connection_.link().lost() && connection_.link().attempt_due(now)) return true;
     if (connection_.attempt_done()) return true;

@@ -21,9 +21,11 @@
 #include "ui/panels/device_panel.h"
 #include "ui/panels/editor_panel.h"
 #include "ui/panels/memory_panel.h"
+#include "ui/panels/debug_panel.h"
 #include "ui/state/edit_marks.h"
 #include "ui/state/kernel_document.h"
 #include "ui/state/memory_view.h"
+#include "ui/state/debug_view.h"
 #include "ui/state/live_runner.h"
 #include "ui/state/sweep_state.h"
 #include "ui/state/class_results.h"
@@ -136,6 +138,10 @@ public:
     SweepState& sweep() { return sweep_; }
     // The Memory panel's switch, the recording and the warp picture's choice (issue 23).
     MemoryViewState& memory() { return memory_; }
+    DebugViewState& debug() { return debug_; }
+    const DebugPanel* debug_panel() const { return debug_panel_; }
+    // The last run's faulting block becomes the Debug panel's block, and the panel is shown.
+    void debug_block_that_faulted();
     const OutputPanel& output_panel() const { return layout_.output(); }
     const EditorPanel& editor_panel() const { return layout_.editor(); }
     const CodePanel& code_panel() const { return *code_panel_; }
@@ -250,6 +256,12 @@ private:
     // (workspace_memory.cpp); the answer comes back through apply_memory.
     void maybe_submit_memory(double now);
     void apply_memory(Result<MemoryRecording> recorded);
+    // The debugger (workspace_debug.cpp): the shown Debug panel's recording of its block, and its answer.
+    bool debug_shown() const;
+    std::string debug_key() const;  // what a recording now would be of: the run shown and the block
+    void maybe_submit_debug(double now);
+    void apply_debug(Result<BlockDebugRun> recorded);
+    void follow_debug_stop();  // a move in the Debug panel brings its line into the editor's view
     void use_block_suggestion(const AppliedSuggestion& suggestion);
     void maybe_submit(double now);
     // Whole programs (issue 36): a document with its own main() and no header runs as written, on its own thread,
@@ -308,6 +320,8 @@ private:
     SweepState sweep_;
     SanitizeState sanitize_;
     MemoryViewState memory_;
+    DebugViewState debug_;
+    double debug_requested_at_ = 0;
     std::vector<Diagnostic> run_diagnostics_;      // the last run's, with its runtime error's line
     // The last sanitized run's findings with a line, or the grader's result of a student opened from the Class
     // panel: marks of this revision of the document that no run of it makes.
@@ -357,6 +371,9 @@ private:
     CodeView code_view_{[this] { target_.wake(); }};
     CodePanel* code_panel_ = nullptr;
     EditorPanel* editor_panel_ = nullptr;
+    DebugPanel* debug_panel_ = nullptr;
+    int debug_drawn_frames_ = 0;  // frames running the Debug panel was drawn
+    uint64_t debug_moves_seen_ = 0;
     int code_drawn_frames_ = 0;      // frames running the Code panel was drawn
     int code_cursor_seen_ = 0;       // the editor's cursor line the Code panel last followed
     uint64_t code_jump_serial_ = 0;  // the Code panel's last pick the editor followed

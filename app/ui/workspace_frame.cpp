@@ -37,7 +37,13 @@ void Workspace::frame(double now) {
     files_.tick(now);
     reparse_if_changed();
     update_code_view(now);
+    // The Debug panel counts as shown when it was drawn two frames running (a tab behind another is not drawn).
+    if (debug_panel_) {
+        debug_drawn_frames_ = debug_panel_->drawn_recently && debug_panel_->visible ? debug_drawn_frames_ + 1 : 0;
+        debug_panel_->drawn_recently = false;
+    }
     handle_shortcuts();
+    follow_debug_stop();
     if (layout_.presenting()) {
         // Nothing but the output and the lesson (and why nothing runs, when that is so).
         draw_banner();
@@ -71,6 +77,17 @@ void Workspace::handle_shortcuts() {
         request_run();
     }
     if (ImGui::IsKeyPressed(ImGuiKey_F11, false)) set_presenting(!layout_.presenting());
+    // The debugger: F9 a breakpoint at the editor's line; F10 a step (Shift: back), F8 on to a breakpoint, F7 to
+    // the next __syncthreads(). The first of them shows the Debug panel, which records the block.
+    const bool f9 = ImGui::IsKeyPressed(ImGuiKey_F9, false);
+    const bool f10 = ImGui::IsKeyPressed(ImGuiKey_F10, true), f8 = ImGui::IsKeyPressed(ImGuiKey_F8, true),
+               f7 = ImGui::IsKeyPressed(ImGuiKey_F7, true);
+    if (f9 && editor_panel_) debug_.toggle_breakpoint(editor_panel_->cursor_line());
+    if ((f9 || f10 || f8 || f7) && !debug_shown()) layout_.show("Debug");
+    if (f10 && io.KeyShift) debug_.step_back();
+    else if (f10) debug_.step_forward();
+    if (f8) debug_.continue_to_breakpoint();
+    if (f7) debug_.next_barrier();
     // Esc leaves presentation mode unless it is closing something else (a popup, typing in a field).
     if (layout_.presenting() && ImGui::IsKeyPressed(ImGuiKey_Escape, false) && !io.WantTextInput &&
         !ImGui::IsPopupOpen(nullptr, ImGuiPopupFlags_AnyPopupId | ImGuiPopupFlags_AnyPopupLevel))

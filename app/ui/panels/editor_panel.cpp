@@ -361,6 +361,7 @@ void EditorPanel::draw_source() {
         code_box_width_ = box1.x - ImGui::GetStyle().ScrollbarSize - box0.x;
     }
     draw_memory_gutter(box1.x - ImGui::GetStyle().ScrollbarSize, box0.y, box1.y, box1.x, box1.x + column_w);
+    draw_debug_marks(box1.x - ImGui::GetStyle().ScrollbarSize, box0.y, box1.y);
     hovered_marker_.clear();
     const ImVec2 mouse = ImGui::GetIO().MousePos;
     if (!markers_.empty() && ImGui::IsWindowHovered(ImGuiHoveredFlags_ChildWindows) && mouse.x >= box0.x && mouse.x < box1.x &&
@@ -371,6 +372,47 @@ void EditorPanel::draw_source() {
                 hovered_marker_ = m.message;
                 if (mouse.x >= number_x1_) ImGui::SetTooltip("%s", m.message.c_str());  // the widget's own over the number
             }
+    }
+}
+
+// The debugger's marks over the text's rows, and a click on a line number setting or clearing a breakpoint.
+void EditorPanel::draw_debug_marks(float box_x1, float box_y0, float box_y1) {
+    debug_drawn_.clear();
+    if (!debug_marks_ || line_h_ <= 0) return;
+    const ImGuiWindow* panel = ImGui::GetCurrentWindow();
+    ImDrawList* dl =
+        panel->DC.ChildWindows.empty() ? ImGui::GetWindowDrawList() : panel->DC.ChildWindows.back()->DrawList;
+    dl->PushClipRect(ImVec2(number_x0_, box_y0), ImVec2(box_x1, box_y1 - ImGui::GetStyle().ScrollbarSize), false);
+    const int lines = int(editor_->GetLineCount());
+    auto row_y = [&](int line) { return editor_->DocPos2ScreenPos(TextEditor::DocPos(size_t(line - 1), 0)).y; };
+    auto on_screen = [&](int line) { return line >= 1 && line <= lines && line - 1 >= first_row_ && line - 1 <= last_row_; };
+    for (const auto& [line, n] : debug_marks_->threads_at) {
+        if (!on_screen(line)) continue;
+        const float y = row_y(line);
+        dl->AddRectFilled(ImVec2(number_x1_, y), ImVec2(box_x1, y + line_h_), IM_COL32(230, 190, 40, 60));
+        // An arrow at the line numbers' right edge: the watched threads stand here.
+        const float h = line_h_ * 0.35f, x = number_x1_ - h * 1.2f, cy = y + line_h_ * 0.5f;
+        dl->AddTriangleFilled(ImVec2(x - h, cy - h), ImVec2(x - h, cy + h), ImVec2(x + h * 0.6f, cy), IM_COL32(240, 200, 50, 255));
+        debug_drawn_.emplace(line, "stop");
+    }
+    if (const int f = debug_marks_->fault_line; on_screen(f)) {
+        const float y = row_y(f);
+        dl->AddRectFilled(ImVec2(number_x1_, y), ImVec2(box_x1, y + line_h_), IM_COL32(230, 70, 60, 70));
+        debug_drawn_.emplace(f, "fault");
+    }
+    for (int line : debug_marks_->breakpoints) {
+        if (!on_screen(line)) continue;
+        const float y = row_y(line), r = line_h_ * 0.32f;
+        dl->AddCircleFilled(ImVec2(number_x0_ + r + 2, y + line_h_ * 0.5f), r, IM_COL32(225, 60, 55, 255));
+        debug_drawn_.emplace(line, "breakpoint");
+    }
+    dl->PopClipRect();
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    if (toggle_breakpoint_ && ImGui::IsMouseClicked(ImGuiMouseButton_Left) &&
+        ImGui::IsWindowHovered(ImGuiHoveredFlags_ChildWindows) && mouse.x >= number_x0_ && mouse.x < number_x1_ &&
+        mouse.y >= box_y0 && mouse.y < box_y1) {
+        const int line = int((mouse.y - text_y0_) / line_h_) + 1;
+        if (line >= 1 && line <= lines) toggle_breakpoint_(line);
     }
 }
 

@@ -7,6 +7,7 @@
 #include "core/types.h"
 #include "ui/state/kernel_document.h"
 #include "ui/state/line_diff.h"
+#include "ui/state/debug_view.h"
 #include "ui/state/memory_view.h"
 #include "ui/panels/panel.h"
 
@@ -102,6 +103,15 @@ public:
         counts_what_ = std::move(what);
         counts_arch_ = std::move(arch);
     }
+    // The debugger's marks (null: none): a red dot on each breakpoint's line number, the lines where the watched
+    // threads stand at the stop in yellow, the line a stepped block faulted on in red. A click on a line number
+    // calls `toggle` with its line.
+    void set_debug_marks(const DebugEditorMarks* marks, std::function<void(int)> toggle) {
+        debug_marks_ = marks;
+        toggle_breakpoint_ = std::move(toggle);
+    }
+    // The debugger's marks drawn in the last frame (tests): line -> what ("breakpoint", "stop", "fault").
+    const std::multimap<int, std::string>& debug_drawn() const { return debug_drawn_; }
     // The gutter texts drawn in the last frame, with where (screen pixels), for tests.
     struct GutterText {
         int line = 0;      // the access line it is about
@@ -126,6 +136,10 @@ private:
     // size) where the panel would show fewer than kCodeColumns columns of code at it (large text on a projector).
     float code_font_size(float width) const;
     void draw_memory_gutter(float box_x1, float box_y0, float box_y1, float column_x0, float column_x1);
+    void draw_debug_marks(float box_x1, float box_y0, float box_y1);
+    const DebugEditorMarks* debug_marks_ = nullptr;
+    std::function<void(int)> toggle_breakpoint_;
+    std::multimap<int, std::string> debug_drawn_;
 
     std::optional<KernelDocument>& doc_;
     const CompileStatus& status_;

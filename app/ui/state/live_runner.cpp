@@ -1,5 +1,6 @@
 // The session worker: applies a job's choices to the KernelSession and runs it, on its own thread.
 #include "ui/state/live_runner.h"
+#include "core/backends/registry.h"
 #include "core/clock.h"
 
 
@@ -21,6 +22,8 @@ LiveRunner::~LiveRunner() {
     cv_.notify_all();
     worker_.join();
     compare_.reset();
+    debug_session_.reset();
+    debug_engine_.reset();
     session_.reset();  // releases its buffers through the engine before the engine goes
     engine_.reset();
 }
@@ -143,6 +146,12 @@ RunOutcome LiveRunner::execute(RunJob& job) {
         out.wall_ms = ms_between(out.submitted, out.finished);
         return out;
     }
+    if (job.debug_block) {
+        out.debug = record_block(job);
+        out.finished = std::chrono::steady_clock::now();
+        out.wall_ms = ms_between(out.submitted, out.finished);
+        return out;
+    }
     KernelSession& s = *session_;
     if (!job.read_outputs.empty()) {
         // Before set_kernel: the buffers must stay as the last run left them.
@@ -207,6 +216,27 @@ RunOutcome LiveRunner::execute(RunJob& job) {
     out.finished = std::chrono::steady_clock::now();
     out.wall_ms = ms_between(out.submitted, out.finished);
     return out;
+}
+
+Result<BlockDebugRun> LiveRunner::record_block(RunJob& job) {
+    if (!debug_session_) {
+        Engine* engine = engine_.get();
+        if (!engine_->capabilities().debug_steps) {
+            auto made = make_backend("cpu");
+            if (!made)
+                return make_error(made.error().kind, "the debugger needs the CPU backend: " + made.error().message,
+                                  made.error().hint);
+            debug_engine_ = std::make_unique<Engine>(std::move(made->backend));
+            engine = debug_engine_.get();
+        }
+        debug_session_ = std::make_unique<KernelSession>(*engine);
+    }
+    KernelSession& s = *debug_session_;
+    s.set_kernel(std::move(job.file));
+    s.set_choices(std::move(job.choices));
+    auto resolved = s.resolve();
+    if (!resolved) return resolved.error();
+    return s.record_block(*resolved, *job.debug_block);
 }
 
 }  // namespace cp::ui

@@ -39,6 +39,10 @@ struct RunJob {
     // Instead of a live run: the memory recording (issue 23) with the job's choices: the run again with
     // RunOptions::memory, whose report answers only RunOutcome::memory (the picture shown is left as it is).
     bool record_memory = false;
+    // Instead of a live run: the debugger's recording of this block (linear index) with the job's text and choices
+    // (KernelSession::record_block), in a session of its own, so the buffers of the picture shown stay as they are;
+    // on the CPU backend (the live one when it can step, else one made for it).
+    std::optional<uint64_t> debug_block;
     // Whether a variant's views need its outputs in host memory (plots, tables, no device path); variants read
     // back only then or when the job checks its results. Called on the runner's thread.
     std::function<bool(const KernelFile&)> host_data_for;
@@ -68,6 +72,7 @@ struct RunOutcome {
     std::optional<Result<SanitizedRun>> sanitized;
     std::vector<VariantOutcome> variants;               // a compare job's variants, in `compare:` order
     std::optional<Result<MemoryRecording>> memory;      // the answer of a record_memory job
+    std::optional<Result<BlockDebugRun>> debug;         // the answer of a debug_block job
     std::optional<std::vector<FetchedOutput>> fetched;  // the answer of a read_outputs job (nothing ran)
     double wall_ms = 0;                                 // submit -> done
     std::chrono::steady_clock::time_point submitted, finished;
@@ -115,6 +120,7 @@ public:
 private:
     void worker_loop();
     RunOutcome execute(RunJob& job);
+    Result<BlockDebugRun> record_block(RunJob& job);
     // Keeps copies of the reports whose check is pending (their outputs included) for run_checks().
     void keep_pending_checks(const RunOutcome& out);
     CheckOutcome run_checks();
@@ -123,6 +129,10 @@ private:
     std::unique_ptr<Engine> engine_;
     std::unique_ptr<KernelSession> session_;
     std::unique_ptr<CompareRunner> compare_;  // the variants of the last compare job, in their own sessions
+    // The debugger's: a CPU engine when the live one cannot step (made on the first debug job), and the session
+    // its recordings run in.
+    std::unique_ptr<Engine> debug_engine_;
+    std::unique_ptr<KernelSession> debug_session_;
     // The Memory switch's copy of a kernel run on this machine's GPU, prepared in the background after its first
     // run (recording_prepare.h); the source last looked at, so a re-run every frame reads no file.
     RecordingPreparer preparer_;
