@@ -35,6 +35,10 @@ which line each thread is at, its variables there (before that line runs) and th
                   everything written before it
   --round K       stop after round K (0-based); without --break or --round: the last round
   --threads A-B   the threads to list (linear indices; default: all, at most 64 shown as text)
+  --watch EXPR    an expression for each thread at the stop (repeatable): arithmetic over its variables,
+                  threadIdx.x, blockIdx.x, blockDim.x (and .y, .z), elements of __shared__ arrays
+                  (partial[tid + stride], tile[ty][tx]), of small local arrays, and through a pointer
+                  (in[i] * 2: the value this block last loaded or stored there)
   --json          the stop as JSON (every thread)
   --set, --grid, --block-dim   as for `run` (--block-dim X,Y,Z is run's --block)
 )";
@@ -110,7 +114,7 @@ std::string dims_text(const std::vector<uint64_t>& extents) {
 int cmd_debug(const std::vector<std::string>& argv) {
     auto args = parse_args(argv, {{"--backend", true}, {"--set", true, true}, {"--block", true}, {"--block-dim", true},
                                   {"--grid", true}, {"--break", true}, {"--hit", true}, {"--round", true},
-                                  {"--barrier", true}, {"--threads", true}, {"--json"}});
+                                  {"--barrier", true}, {"--threads", true}, {"--watch", true, true}, {"--json"}});
     if (!args) return user_error(args.error());
     if (args->has("--help")) {
         std::cout << debug_usage();
@@ -211,6 +215,20 @@ int cmd_debug(const std::vector<std::string>& argv) {
         last = range->second;
     }
     const std::vector<DebugThreadAt> at = timeline.threads_at(round);
+    // The watches, per listed thread: a value, or why there is none (the first reason per expression is shown).
+    const std::vector<std::string> watches = args->all("--watch");
+    std::map<std::string, std::string> watch_notes;
+    auto watched = [&](uint32_t t, const std::string& w) -> std::optional<double> {
+        Result<double> v = timeline.watch(t, round, w);
+        if (v) return *v;
+        watch_notes.emplace(w, v.error().full());
+        return std::nullopt;
+    };
+    auto number_text = [](double x) {
+        std::ostringstream o;
+        o << std::setprecision(9) << x;
+        return o.str();
+    };
     const std::string kernel = session.kernel().signature ? session.kernel().signature->name : std::string("kernel");
 
     if (args->has("--json")) {
@@ -256,9 +274,18 @@ int cmd_debug(const std::vector<std::string>& argv) {
                     vars[rec.names[v.name]] = value_json(timeline, v);
                 }
             one["variables"] = std::move(vars);
+            if (!watches.empty()) {
+                nlohmann::json w = nlohmann::json::object();
+                for (const std::string& e : watches) {
+                    const std::optional<double> x = watched(t, e);
+                    w[e] = x ? nlohmann::json(*x) : nlohmann::json(nullptr);
+                }
+                one["watches"] = std::move(w);
+            }
             threads.push_back(std::move(one));
         }
         j["threads"] = std::move(threads);
+        if (!watches.empty()) j["watch_notes"] = watch_notes;
         nlohmann::json shared = nlohmann::json::array();
         for (size_t a = 0; a < rec.shared.size(); ++a) {
             const DebugSharedArray& s = rec.shared[a];
@@ -331,9 +358,14 @@ int cmd_debug(const std::vector<std::string>& argv) {
                 const DebugVariable& v = rec.variables[a.step->first_variable + k];
                 row << " " << rec.names[v.name] << "=" << timeline.value_text(v);
             }
+            for (const std::string& e : watches) {
+                const std::optional<double> x = watched(t, e);
+                row << "  [" << e << "]=" << (x ? number_text(*x) : std::string("?"));
+            }
         }
         std::cout << row.str() << "\n";
     }
+    for (const auto& [e, why] : watch_notes) std::cout << "  [" << e << "] ?: " << why << "\n";
     if (shown_last < last) std::cout << "  ... " << (last - shown_last) << " more threads (--threads A-B, or --json)\n";
     for (size_t a = 0; a < rec.shared.size(); ++a) {
         const DebugSharedArray& s = rec.shared[a];

@@ -292,3 +292,52 @@ TEST(DebugCli, ABlockThatFaultsIsSteppedUpToTheFaultWhichItNames) {
     EXPECT_EQ(text.exit_code, 0) << text.both();
     EXPECT_NE(text.out.find("stopped at line " + std::to_string(store)), std::string::npos) << text.out;
 }
+
+// --watch: expressions over a thread's variables, shared elements (1-D and 2-D) and, through a pointer, the
+// elements the block loaded, each equal to what the test computes; what has no value says why.
+TEST(DebugCli, WatchedExpressionsAreTheValuesComputedHere) {
+    const std::string tree = debug_file("tree_sum.cu");
+    const int block = 1, k = 3;  // barrier 3: the second level's sums, stride 16
+    const std::vector<std::vector<long>> levels = tree_levels(block, 200);
+    const json stop = debug_json({tree, "--block", std::to_string(block), "--barrier", std::to_string(k), "--watch",
+                                  "partial[tid]", "--watch", "input[i] * 2 + blockIdx.x", "--watch",
+                                  "partial[tid] + partial[tid + stride]", "--watch", "nosuch + 1"});
+    for (const json& th : stop.at("threads")) {
+        const int t = th.at("thread");
+        const json& w = th.at("watches");
+        EXPECT_EQ(w.at("partial[tid]").get<double>(), double(levels[size_t(k - 1)][size_t(t)])) << "thread " << t;
+        const int i = block * 64 + t;
+        EXPECT_EQ(w.at("input[i] * 2 + blockIdx.x").get<double>(), 2.0 * (i + 1) + block) << "thread " << t;
+        if (t + 16 < 64) {
+            EXPECT_EQ(w.at("partial[tid] + partial[tid + stride]").get<double>(),
+                      double(levels[size_t(k - 1)][size_t(t)] + levels[size_t(k - 1)][size_t(t + 16)]))
+                << "thread " << t;
+        } else {
+            EXPECT_TRUE(w.at("partial[tid] + partial[tid + stride]").is_null()) << "past partial's end: " << t;
+        }
+        EXPECT_TRUE(w.at("nosuch + 1").is_null());
+    }
+    EXPECT_TRUE(stop.at("watch_notes").contains("nosuch + 1"));
+    EXPECT_TRUE(stop.at("watch_notes").contains("partial[tid] + partial[tid + stride]"));
+    EXPECT_FALSE(stop.at("watch_notes").contains("partial[tid]"));
+
+    // The last block reads input only below n = 200: past it the element was never loaded, so it has no value.
+    const json last = debug_json({tree, "--block", "3", "--barrier", "1", "--watch", "input[i]"});
+    for (const json& th : last.at("threads")) {
+        const int i = 3 * 64 + th.at("thread").get<int>();
+        if (i < 200) EXPECT_EQ(th["watches"].at("input[i]").get<double>(), double(i + 1)) << i;
+        else EXPECT_TRUE(th["watches"].at("input[i]").is_null()) << i;
+    }
+
+    // A 2-D tile by threadIdx after its barrier: the input element the thread loaded.
+    const std::string transpose = debug_file("tile_transpose.cu");
+    const json tile = debug_json({transpose, "--block", "2,1", "--barrier", "1", "--watch",
+                                  "tile[threadIdx.y][threadIdx.x]", "--watch", "tile[0][16]"});
+    for (const json& th : tile.at("threads")) {
+        const int t = th.at("thread"), x = 2 * 16 + t % 16, y = 16 + t / 16;
+        if (x < 37 && y < 21) {
+            EXPECT_EQ(th["watches"].at("tile[threadIdx.y][threadIdx.x]").get<double>(), 0.5 * (y * 37 + x)) << t;
+        }
+        EXPECT_TRUE(th["watches"].at("tile[0][16]").is_number());  // the padding column: inside the array
+    }
+}

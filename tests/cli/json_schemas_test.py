@@ -138,7 +138,7 @@ def describe(error):
     return f"at {path}: {error.message[:300]}"
 
 
-def objects_in(value, path=(), free_maps=("params", "buffer_counts", "variables")):
+def objects_in(value, path=(), free_maps=("params", "buffer_counts", "variables", "watches", "watch_notes")):
     """(path, object) for the output's objects: every object key's value, the first element of each array."""
     if isinstance(value, dict):
         yield path, value
@@ -283,7 +283,8 @@ def main():
             ("debug", "debug at a barrier", ["debug", "reduction/shared_memory_sum", "--set", "n=100", "--block-dim",
                                              "32", "--barrier", "2", "--json"], {}, {0}),
             ("debug", "debug at a line", ["debug", os.path.join(args.source_dir, "tests", "data", "debug", "branches.cu"),
-                                          "--block", "2", "--break", "17", "--json"], {}, {0}),
+                                          "--block", "2", "--break", "17", "--json", "--watch", "lane * 2",
+                                          "--watch", "out[i]"], {}, {0}),
             ("debug", "debug of a block that faults", ["debug", os.path.join(args.source_dir, "tests", "data", "debug",
                                                                             "past_the_end.cu"),
                                                        "--block", "2", "--json"], {}, {0}),

@@ -197,6 +197,17 @@ TEST(DebugUi, ABreakpointClickedOnALineNumberIsWhereContinueStops) {
     uint32_t at_line = 0;
     for (const ui::DebugRow& r : dbg.rows()) at_line += r.line == add ? 1 : 0;
     EXPECT_EQ(at_line, 32u) << "warp 0: all 32 lanes have tid < 32";
+    // A watch typed into the panel is a column: each watched thread's `input[i] * 2`, the element it loaded.
+    dbg.add_watch("input[i] * 2");
+    host->frame();
+    const ui::DebugPanel& panel = *ws.debug_panel();
+    const std::vector<std::string>& header = panel.drawn().header;
+    const auto col = size_t(std::find(header.begin(), header.end(), "input[i] * 2") - header.begin());
+    ASSERT_LT(col, header.size()) << "no watch column";
+    for (const auto& row : panel.drawn().rows) {
+        const int i = 64 + std::stoi(row.at(0).text);  // block 1: input[i] = i + 1
+        EXPECT_EQ(row.at(col).text, std::to_string(2 * (i + 1))) << "thread " << row.at(0).text;
+    }
     // A second click clears it.
     click(*host, (x0 + x1) / 2, (y0 + y1) / 2);
     host->frame();

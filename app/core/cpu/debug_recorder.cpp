@@ -23,20 +23,26 @@ DebugRecorder::DebugRecorder(Dim3 block_index, Dim3 block_dim, const StaticShare
     out_.threads = uint32_t(block_dim.count());
     out_.cap_bytes = cap_bytes;
     line_of_thread_.assign(out_.threads, 0);
+    pending_stores_.resize(out_.threads);
 }
 
 void DebugRecorder::access(const cp_abi::ThreadState* s, uint64_t address, uint64_t size, bool is_write) {
     if (out_.truncated || !s || s->linear_tid >= out_.threads) return;
     out_.accesses_recorded = true;
+    uint64_t room = 0;  // bytes from the address to its region's end: what may be read of the value
     auto inside = [&](const void* data, uint64_t bytes) {
         const uint64_t start = reinterpret_cast<uint64_t>(data);
-        return data && address >= start && address - start < bytes;
+        if (!data || address < start || address - start >= bytes) return false;
+        room = bytes - (address - start);
+        return true;
     };
     bool kept = dynamic_ && inside(dynamic_->data(), dynamic_->size());
     for (unsigned i = 0; !kept && i < s->shared_slot_count; ++i)
         kept = inside(s->shared_slots[i].data, s->shared_slots[i].bytes);
     for (size_t i = 0; !kept && i < globals_.size(); ++i) kept = inside(globals_[i].first, globals_[i].second);
     if (!kept) return;  // the thread's own stack, the library's variables
+    // Only what lies inside the region is read (an access running past its end faults after this call).
+    const size_t copy = size_t(std::min<uint64_t>({size, sizeof(uint64_t), room}));
     if (over_cap(sizeof(DebugAccess))) {
         truncate();
         return;
@@ -49,7 +55,25 @@ void DebugRecorder::access(const cp_abi::ThreadState* s, uint64_t address, uint6
     a.line = line_of_thread_[s->linear_tid];
     a.bytes = uint16_t(std::min<uint64_t>(size, 0xffff));
     a.write = is_write;
+    if (!is_write) {  // a load: the bytes are there now (the call comes before the access)
+        std::memcpy(&a.value, reinterpret_cast<const void*>(address), copy);
+        a.has_value = true;
+    } else {
+        pending_stores_[s->linear_tid].push_back({out_.accesses.size(), copy});  // read at the thread's next probe
+    }
     out_.accesses.push_back(a);
+}
+
+// The stores a thread's last statement made, as its next probe (or the block's end) finds them.
+void DebugRecorder::settle_stores(unsigned thread) {
+    if (thread >= pending_stores_.size()) return;
+    for (const auto& [k, copy] : pending_stores_[thread]) {
+        if (k >= out_.accesses.size()) continue;
+        DebugAccess& a = out_.accesses[k];
+        std::memcpy(&a.value, reinterpret_cast<const void*>(a.address), copy);
+        a.has_value = true;
+    }
+    pending_stores_[thread].clear();
 }
 
 uint32_t DebugRecorder::intern(const std::string& name) {
@@ -63,6 +87,7 @@ bool DebugRecorder::over_cap(uint64_t more) const { return bytes_ + more > out_.
 void DebugRecorder::step(unsigned thread, int line, const char* names, const cp_abi::DebugValue* values,
                          unsigned count) {
     if (out_.truncated) return;
+    settle_stores(thread);
     auto split = split_.find(names);
     if (split == split_.end()) {
         std::vector<uint32_t> ids;
@@ -97,6 +122,10 @@ void DebugRecorder::step(unsigned thread, int line, const char* names, const cp_
         d.count = v.count;
         d.offset = out_.values.size();
         d.bytes = v.bytes;
+        if (v.kind == cp_abi::kValuePointer) {
+            d.pointee_kind = DebugValueKind(v.pointee_kind >= 0 && v.pointee_kind <= cp_abi::kValuePointer ? v.pointee_kind : 0);
+            d.pointee_size = v.pointee_size;
+        }
         const auto* p = static_cast<const std::byte*>(v.data);
         if (!dynamic_named_ && v.kind == cp_abi::kValuePointer && v.bytes == sizeof(void*) && dynamic_ &&
             dynamic_->size()) {
@@ -207,6 +236,7 @@ void DebugRecorder::truncate() {
 }
 
 DebugRecording DebugRecorder::take() {
+    for (unsigned t = 0; t < pending_stores_.size(); ++t) settle_stores(t);
     end_round();
     // The shared arrays as places pointers point into (the launch adds its buffers).
     std::vector<StaticSharedArrays::View> views = statics_ ? statics_->views() : std::vector<StaticSharedArrays::View>{};

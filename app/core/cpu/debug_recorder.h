@@ -64,6 +64,8 @@ private:
     std::unordered_map<std::string, uint32_t> name_ids_;
     std::vector<std::pair<const std::byte*, uint64_t>> globals_;
     std::vector<int32_t> line_of_thread_;  // each thread's last probe: the statement it is running
+    std::vector<std::vector<std::pair<size_t, size_t>>> pending_stores_;  // (access, bytes)  // per thread: its stores whose bytes are read at its next probe
+    void settle_stores(unsigned thread);
 };
 
 }  // namespace cp

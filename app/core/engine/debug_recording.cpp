@@ -1,7 +1,12 @@
 // Views over a recorded block (debug_recording.h).
 #include "core/engine/debug_recording.h"
 
+#include "core/kernel_file/expr.h"
+
 #include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <functional>
 #include <charconv>
 #include <cinttypes>
 #include <cstdio>
@@ -209,6 +214,167 @@ std::vector<DebugTouched> DebugTimeline::touched(uint32_t round) const {
         out.push_back({k, ranges(reads[k]), ranges(writes[k])});
     }
     return out;
+}
+
+namespace {
+
+bool watch_name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool watch_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
+
+// `in[5]` as the bytes of the last access of the block that covered it up to `round`, read as `kind`/`size`.
+std::optional<double> accessed_value(const DebugRecording& r, uint64_t address, uint32_t round, DebugValueKind kind,
+                                     uint32_t size) {
+    std::optional<double> found;
+    for (const DebugAccess& a : r.accesses) {
+        if (a.round > round) break;
+        if (!a.has_value || address < a.address || address + size > a.address + std::min<uint64_t>(a.bytes, 8)) continue;
+        std::byte bytes[8] = {};
+        std::memcpy(bytes, &a.value, sizeof a.value);
+        found = debug_value_number(kind, size, bytes + (address - a.address));
+    }
+    return found;
+}
+
+}  // namespace
+
+Result<double> DebugTimeline::watch(uint32_t thread, uint32_t round, const std::string& expression) const {
+    const DebugRecording& r = recording_;
+    const DebugStep* step = step_at(thread, round);
+    if (!step)
+        return make_error(ErrorKind::UserInput, "thread " + std::to_string(thread) + " has not started at this stop",
+                          "step on to where it runs");
+    Scope scope;
+    for (uint32_t k = 0; k < step->variable_count; ++k) {
+        const DebugVariable& v = r.variables[step->first_variable + k];
+        if (v.count != 1 || v.kind == DebugValueKind::Pointer || v.kind == DebugValueKind::Other) continue;
+        if (v.offset + v.bytes > r.values.size()) continue;
+        if (auto x = debug_value_number(v.kind, v.element_size, r.values.data() + v.offset)) scope[r.names[v.name]] = *x;
+    }
+    const Dim3 d = r.block_dim;
+    const double idx[3] = {double(thread % d.x), double((thread / d.x) % d.y), double(thread / (d.x * d.y))};
+    const char* axes[3] = {"x", "y", "z"};
+    const double dims[3] = {double(d.x), double(d.y), double(d.z)};
+    const double blocks[3] = {double(r.block_index.x), double(r.block_index.y), double(r.block_index.z)};
+    for (int a = 0; a < 3; ++a) {
+        scope[std::string("threadIdx.") + axes[a]] = idx[a];
+        scope[std::string("blockDim.") + axes[a]] = dims[a];
+        scope[std::string("blockIdx.") + axes[a]] = blocks[a];
+    }
+    auto element = [&](const std::string& name, const std::vector<int64_t>& index) -> Result<double> {
+        const std::string shown = [&] {
+            std::string t = name;
+            for (int64_t i : index) t += "[" + std::to_string(i) + "]";
+            return t;
+        }();
+        for (size_t a = 0; a < r.shared.size(); ++a) {
+            const DebugSharedArray& s = r.shared[a];
+            if (s.name != name) continue;
+            if (index.size() != s.extents.size())
+                return make_error(ErrorKind::UserInput,
+                                  "`" + name + "` has " + std::to_string(s.extents.size()) + " dimension" +
+                                      (s.extents.size() == 1 ? "" : "s") + ", `" + shown + "` gives " +
+                                      std::to_string(index.size()),
+                                  "one [index] per dimension, e.g. " + name + (s.extents.size() == 2 ? "[ty][tx]" : "[i]"));
+            uint64_t flat = 0;
+            for (size_t k = 0; k < index.size(); ++k) {
+                if (index[k] < 0 || uint64_t(index[k]) >= s.extents[k])
+                    return make_error(ErrorKind::OutOfBounds, "`" + shown + "` is outside `" + name + "`",
+                                      "its dimension " + std::to_string(k + 1) + " has " + std::to_string(s.extents[k]) +
+                                          " elements, numbered from 0");
+                flat = flat * s.extents[k] + uint64_t(index[k]);
+            }
+            if (auto x = shared_number(round, a, flat)) return *x;
+            return make_error(ErrorKind::UserInput, "`" + name + "` is not made yet at this stop", "step on past its declaration");
+        }
+        const DebugVariable* v = variable(*step, name);
+        if (!v)
+            return make_error(ErrorKind::UserInput, "`" + name + "` is not in scope for thread " + std::to_string(thread) +
+                                                        " here",
+                              "watch a variable of this line, a __shared__ array, or a pointer parameter");
+        if (index.size() != 1)
+            return make_error(ErrorKind::UserInput, "`" + shown + "`: `" + name + "` takes one index", "e.g. " + name + "[i]");
+        if (v->count > 1) {  // a small local array
+            if (index[0] < 0 || uint64_t(index[0]) >= v->count)
+                return make_error(ErrorKind::OutOfBounds, "`" + shown + "` is outside `" + name + "`",
+                                  "it has " + std::to_string(v->count) + " elements, numbered from 0");
+            if (auto x = debug_value_number(v->kind, v->element_size,
+                                            r.values.data() + v->offset + uint64_t(index[0]) * v->element_size))
+                return *x;
+            return make_error(ErrorKind::Unsupported, "`" + shown + "` is not a number", "");
+        }
+        if (v->kind != DebugValueKind::Pointer || v->bytes != sizeof(uint64_t) || v->pointee_size == 0)
+            return make_error(ErrorKind::UserInput, "`" + name + "` is not an array or a pointer to numbers", "");
+        uint64_t base = 0;
+        std::memcpy(&base, r.values.data() + v->offset, sizeof base);
+        const uint64_t address = base + uint64_t(index[0]) * v->pointee_size;
+        const auto at = element_at(address);
+        if (!at)
+            return make_error(ErrorKind::OutOfBounds, "`" + shown + "` points outside every buffer and shared array",
+                              "check the index against the buffer's size");
+        const DebugRegion& region = r.regions[at->first];
+        for (size_t a = 0; a < r.shared.size(); ++a)
+            if (r.shared[a].base == region.base && r.shared[a].element_size == v->pointee_size) {
+                if (auto x = shared_number(round, a, (address - region.base) / v->pointee_size)) return *x;
+            }
+        if (auto x = accessed_value(r, address, round, v->pointee_kind, v->pointee_size)) return *x;
+        return make_error(ErrorKind::UserInput,
+                          "`" + shown + "` (" + region.name + "[" + std::to_string(at->second) +
+                              "]): this block has not read or written it up to this stop",
+                          r.accesses_recorded ? "the debugger knows a buffer's elements from the block's own loads and stores"
+                                              : "this build records no loads and stores (the CPU backend needs GCC)");
+    };
+    int made = 0;
+    std::function<Result<std::string>(const std::string&)> resolve = [&](const std::string& in) -> Result<std::string> {
+        std::string out;
+        size_t i = 0;
+        while (i < in.size()) {
+            const bool after_digit = i > 0 && std::isdigit(static_cast<unsigned char>(in[i - 1]));
+            if (!watch_name_start(in[i]) || after_digit) {
+                out += in[i++];
+                continue;
+            }
+            size_t j = i;
+            while (j < in.size() && watch_name_char(in[j])) ++j;
+            const std::string name = in.substr(i, j - i);
+            size_t k = j;
+            while (k < in.size() && in[k] == ' ') ++k;
+            if (k >= in.size() || in[k] != '[') {
+                out += name;
+                i = j;
+                continue;
+            }
+            std::vector<int64_t> index;
+            while (k < in.size() && in[k] == '[') {
+                int depth = 0;
+                size_t m = k;
+                for (; m < in.size(); ++m) {
+                    if (in[m] == '[') ++depth;
+                    else if (in[m] == ']' && --depth == 0) break;
+                }
+                if (m >= in.size())
+                    return make_error(ErrorKind::UserInput, "`" + expression + "`: a `[` without its `]`", "close it");
+                auto inner = resolve(in.substr(k + 1, m - k - 1));
+                if (!inner) return inner.error();
+                auto value = eval_expr(*inner, scope);
+                if (!value) return value.error();
+                if (*value != std::floor(*value))
+                    return make_error(ErrorKind::UserInput, "`" + in.substr(k, m - k + 1) + "` is not a whole index", "");
+                index.push_back(int64_t(*value));
+                k = m + 1;
+                while (k < in.size() && in[k] == ' ') ++k;
+            }
+            auto x = element(name, index);
+            if (!x) return x.error();
+            const std::string held = "cp_watch_" + std::to_string(made++);
+            scope[held] = *x;
+            out += held;
+            i = k;
+        }
+        return out;
+    };
+    auto plain = resolve(expression);
+    if (!plain) return plain.error();
+    return eval_expr(*plain, scope);
 }
 
 std::optional<double> debug_value_number(DebugValueKind kind, uint32_t size, const std::byte* data) {

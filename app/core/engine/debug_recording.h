@@ -8,6 +8,7 @@
 // round r is what those statements left. Backward and forward are both look-ups: nothing runs again.
 #pragma once
 
+#include "core/result.h"
 #include "core/types.h"
 
 #include <cstddef>
@@ -28,6 +29,9 @@ struct DebugVariable {
     uint32_t count = 1;   // elements: 1 for a scalar, N for `float v[N]`, 4 for a float4
     uint64_t offset = 0;  // of its bytes in DebugRecording::values
     uint32_t bytes = 0;
+    // A pointer's: what it points at (`const float* in`: Float, 4), for `in[i]` in a watch; Other, 0 when unknown.
+    DebugValueKind pointee_kind = DebugValueKind::Other;
+    uint32_t pointee_size = 0;
 };
 
 // A thread arriving at the probe of `line` in `round`: its variables as they are before that line runs.
@@ -57,6 +61,10 @@ struct DebugAccess {
     int32_t line = 0;
     uint16_t bytes = 0;
     bool write = false;
+    // The bytes loaded or stored (the first 8), when known: a load's as it read them, a store's as the thread's
+    // next probe found them.
+    bool has_value = false;
+    uint64_t value = 0;
 };
 
 // Memory a pointer may point into, named: the launch's buffers and the block's shared arrays. A pointer variable is
@@ -141,6 +149,13 @@ public:
     // ran: the round after the last earlier probe where the value differed (its first probe, when it never did).
     // nullopt: the thread has no such variable at `round`.
     std::optional<uint32_t> round_that_set(uint32_t thread, uint32_t round, const std::string& name) const;
+    // A watch expression (`in[i] * 2`, `partial[tid] + partial[tid + stride]`, `tile[ty][tx]`) for thread `thread`
+    // at the end of `round`: the arithmetic of core/kernel_file/expr.h over the thread's scalar variables,
+    // threadIdx.x (.y, .z), blockIdx.*, blockDim.*, and elements: of a shared array by its name, of a small local
+    // array, and through a pointer variable (`in[i]`) the value the block last loaded or stored there up to then.
+    // An Error says what is missing (a name not in scope, an element this block has not touched yet, an index
+    // past an array's end).
+    Result<double> watch(uint32_t thread, uint32_t round, const std::string& expression) const;
     // Thread `thread`'s step at the end of `round` (its last probe up to then), or null.
     const DebugStep* step_at(uint32_t thread, uint32_t round) const;
     const DebugRecording& recording() const { return recording_; }

@@ -474,7 +474,7 @@ json debug_recording_json(const DebugRecording& d) {
             steps.push_back(v);
     for (const DebugVariable& v : d.variables)
         for (uint64_t x : {uint64_t(v.name), uint64_t(v.kind), uint64_t(v.element_size), uint64_t(v.count), v.offset,
-                           uint64_t(v.bytes)})
+                           uint64_t(v.bytes), uint64_t(v.pointee_kind), uint64_t(v.pointee_size)})
             vars.push_back(x);
     for (const DebugSharedArray& a : d.shared)
         shared.push_back({{"name", a.name}, {"kind", int(a.kind)}, {"element_size", a.element_size},
@@ -482,7 +482,7 @@ json debug_recording_json(const DebugRecording& d) {
     json accesses = json::array();
     for (const DebugAccess& a : d.accesses)
         for (uint64_t x : {a.address, uint64_t(a.round), uint64_t(a.thread), uint64_t(int64_t(a.line)), uint64_t(a.bytes),
-                           uint64_t(a.write)})
+                           uint64_t(a.write), uint64_t(a.has_value), a.value})
             accesses.push_back(x);
     json snapshots = json::array();
     for (const auto& r : d.shared_snapshots) snapshots.push_back(hex_of(r));
@@ -509,8 +509,8 @@ DebugRecording debug_recording_from(const json& j) {
         d.steps.push_back({s[i].get<uint32_t>(), s[i + 1].get<uint32_t>(), int32_t(int64_t(s[i + 2].get<uint64_t>())),
                            s[i + 3].get<uint32_t>(), s[i + 4].get<uint32_t>()});
     const json& v = j.at("variables");
-    if (v.size() % 6) malformed("debugger variables of " + std::to_string(v.size()) + " numbers (6 a variable)");
-    for (size_t i = 0; i + 5 < v.size(); i += 6) {
+    if (v.size() % 8) malformed("debugger variables of " + std::to_string(v.size()) + " numbers (8 a variable)");
+    for (size_t i = 0; i + 7 < v.size(); i += 8) {
         DebugVariable x;
         x.name = v[i].get<uint32_t>();
         x.kind = DebugValueKind(std::min<uint64_t>(v[i + 1].get<uint64_t>(), 5));
@@ -518,6 +518,8 @@ DebugRecording debug_recording_from(const json& j) {
         x.count = v[i + 3].get<uint32_t>();
         x.offset = v[i + 4].get<uint64_t>();
         x.bytes = v[i + 5].get<uint32_t>();
+        x.pointee_kind = DebugValueKind(std::min<uint64_t>(v[i + 6].get<uint64_t>(), 5));
+        x.pointee_size = v[i + 7].get<uint32_t>();
         d.variables.push_back(x);
     }
     d.values = bytes_of_hex(j.at("values").get<std::string>());
@@ -532,8 +534,8 @@ DebugRecording debug_recording_from(const json& j) {
         d.shared.push_back(std::move(x));
     }
     const json& acc = j.at("accesses");
-    if (acc.size() % 6) malformed("debugger accesses of " + std::to_string(acc.size()) + " numbers (6 an access)");
-    for (size_t i = 0; i + 5 < acc.size(); i += 6) {
+    if (acc.size() % 8) malformed("debugger accesses of " + std::to_string(acc.size()) + " numbers (8 an access)");
+    for (size_t i = 0; i + 7 < acc.size(); i += 8) {
         DebugAccess a;
         a.address = acc[i].get<uint64_t>();
         a.round = acc[i + 1].get<uint32_t>();
@@ -541,6 +543,8 @@ DebugRecording debug_recording_from(const json& j) {
         a.line = int32_t(int64_t(acc[i + 3].get<uint64_t>()));
         a.bytes = uint16_t(std::min<uint64_t>(acc[i + 4].get<uint64_t>(), 0xffff));
         a.write = acc[i + 5].get<uint64_t>() != 0;
+        a.has_value = acc[i + 6].get<uint64_t>() != 0;
+        a.value = acc[i + 7].get<uint64_t>();
         d.accesses.push_back(a);
     }
     d.accesses_recorded = j.at("accesses_recorded").get<bool>();

@@ -105,6 +105,30 @@ void DebugPanel::draw_controls() {
         }
     }
     const bool has = s.has() && s.rounds() > 0;
+    // Watches: an expression per column after the variables (Enter adds it; a click on one removes it).
+    {
+        const char* hint = "watch: in[i] * 2";
+        same_line_if_fits(ImGui::CalcTextSize(hint).x + ImGui::GetFrameHeight());
+        ImGui::SetNextItemWidth(ImGui::CalcTextSize(hint).x + ImGui::GetFrameHeight());
+        if (ImGui::InputTextWithHint("##watch_expr", hint, watch_text_, sizeof watch_text_,
+                                     ImGuiInputTextFlags_EnterReturnsTrue)) {
+            s.add_watch(watch_text_);
+            watch_text_[0] = '\0';
+        }
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("an expression for each thread: its variables, threadIdx.x, blockIdx.x, blockDim.x, "
+                              "__shared__ elements (partial[tid + stride], tile[ty][tx]) and, through a pointer, the value "
+                              "the block last loaded or stored there (in[i] * 2); Enter adds it");
+        for (size_t w = 0; w < s.watches().size(); ++w) {
+            const std::string label = s.watches()[w] + "  x##w" + std::to_string(w);
+            same_line_if_fits(button_width(label.c_str()));
+            if (ImGui::SmallButton(label.c_str())) {
+                s.remove_watch(w);
+                break;
+            }
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("remove this watch");
+        }
+    }
     ImGui::BeginDisabled(!has);
     auto move = [&](const char* label, const char* name, const char* tip, auto&& act) {
         same_line_if_fits(button_width(label));
@@ -212,6 +236,12 @@ void DebugPanel::draw_grid() {
             for (size_t c = 0; c < columns.size() && int(c) + 3 < 64; ++c) {
                 ImGui::TableSetColumnIndex(int(c) + 3);
                 cell(row.values[c], row.changed[c], nullptr);
+                const bool is_watch = c >= columns.size() - s.watches().size();
+                if (is_watch) {
+                    const auto why = s.watch_notes().find({row.thread, c});
+                    if (why != s.watch_notes().end() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", why->second.c_str());
+                    continue;
+                }
                 if (!row.values[c].empty() && ImGui::IsItemHovered())
                     ImGui::SetTooltip("%s = %s in thread %u: click to go to the step that set it", columns[c].c_str(),
                                       row.values[c].c_str(), row.thread);

@@ -59,6 +59,7 @@ private:
     DebugPanelActions actions_;
     Drawn drawn_;
     bool show_writers_ = false;
+    char watch_text_[256] = {};
 };
 
 }  // namespace cp::ui

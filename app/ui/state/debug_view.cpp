@@ -2,6 +2,7 @@
 #include "ui/state/debug_view.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace cp::ui {
 
@@ -168,6 +169,21 @@ bool DebugViewState::jump_to_shared_writer(size_t array, uint64_t index) {
     return true;
 }
 
+void DebugViewState::add_watch(const std::string& expression) {
+    const size_t first = expression.find_first_not_of(' ');
+    if (first == std::string::npos) return;
+    const std::string e = expression.substr(first, expression.find_last_not_of(' ') - first + 1);
+    if (std::find(watches_.begin(), watches_.end(), e) != watches_.end()) return;
+    watches_.push_back(e);
+    refresh();
+}
+
+void DebugViewState::remove_watch(size_t index) {
+    if (index >= watches_.size()) return;
+    watches_.erase(watches_.begin() + long(index));
+    refresh();
+}
+
 void DebugViewState::toggle_breakpoint(int line) {
     if (line <= 0) return;
     if (!marks.breakpoints.erase(line)) marks.breakpoints.insert(line);
@@ -205,7 +221,20 @@ void DebugViewState::refresh() {
             if (std::find(columns_.begin(), columns_.end(), name) == columns_.end()) columns_.push_back(name);
         }
     }
+    const size_t variable_columns = columns_.size();
+    for (const std::string& w : watches_) columns_.push_back(w);
+    watch_notes_.clear();
     const std::vector<DebugThreadAt> at = t.threads_at(round_);
+    auto watch_text = [&](uint32_t th, uint32_t round, const std::string& w, std::string* why) {
+        const Result<double> v = t.watch(th, round, w);
+        if (!v) {
+            if (why) *why = v.error().full();
+            return std::string("?");
+        }
+        char text[64];
+        std::snprintf(text, sizeof text, "%.9g", *v);
+        return std::string(text);
+    };
     const Dim3 d = rec.block_dim;
     for (size_t k = 0; k < mine.size(); ++k) {
         const uint32_t th = mine[k];
@@ -221,7 +250,13 @@ void DebugViewState::refresh() {
         if (a.step && row.state != DebugThreadState::Returned) ++marks_at[row.line];
         row.values.assign(columns_.size(), "");
         row.changed.assign(columns_.size(), false);
-        for (size_t c = 0; c < columns_.size() && now[k]; ++c) {
+        for (size_t c = variable_columns; c < columns_.size() && now[k]; ++c) {
+            std::string why;
+            row.values[c] = watch_text(th, round_, columns_[c], &why);
+            if (!why.empty()) watch_notes_[{th, c}] = why;
+            if (base != round_ && before[k]) row.changed[c] = watch_text(th, base, columns_[c], nullptr) != row.values[c];
+        }
+        for (size_t c = 0; c < variable_columns && now[k]; ++c) {
             const DebugVariable* v = t.variable(*now[k], columns_[c]);
             if (!v) continue;
             row.values[c] = t.value_text(*v);

@@ -33,7 +33,7 @@ struct DebugRow {
     Dim3 index;  // threadIdx
     int line = 0;
     DebugThreadState state = DebugThreadState::NotStarted;
-    std::vector<std::string> values;  // per DebugViewState::columns()
+    std::vector<std::string> values;  // per DebugViewState::columns() (the variables, then the watches)
     std::vector<bool> changed;        // the value differs from the one it had at the stop before
 };
 
@@ -91,6 +91,12 @@ public:
     // Shared element `index` of array `array`: the stop moves to the round of the store that wrote it last.
     bool jump_to_shared_writer(size_t array, uint64_t index);
     void toggle_breakpoint(int line);
+    // Watch expressions (DebugTimeline::watch): a column each in the grid, after the variables.
+    void add_watch(const std::string& expression);
+    void remove_watch(size_t index);
+    const std::vector<std::string>& watches() const { return watches_; }
+    // Why a watch has no value for a thread, by column (the grid's hover; empty where it has one).
+    const std::map<std::pair<uint32_t, size_t>, std::string>& watch_notes() const { return watch_notes_; }
     void set_warp(int warp);
     uint32_t warps() const;
     std::optional<uint32_t> selected_thread;  // highlighted in the grid (after a jump)
@@ -119,6 +125,8 @@ private:
     std::vector<std::string> columns_;
     std::vector<DebugRow> rows_;
     std::vector<DebugSharedView> shared_;
+    std::vector<std::string> watches_;
+    std::map<std::pair<uint32_t, size_t>, std::string> watch_notes_;  // (thread, column) -> why no value
 };
 
 }  // namespace cp::ui
