@@ -3,6 +3,7 @@
 // divergent branch, a transpose tile after its barrier (a block inside the matrix and one at its corner), the
 // same stops reached forward, backward and in any order, and each thread's last values against what the run wrote.
 #include "cli_support.h"
+#include "support/debug_data.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -18,18 +19,6 @@ using cp::test::ProcessResult;
 using nlohmann::json;
 
 namespace {
-
-std::string debug_file(const std::string& name) { return std::string(CP_SOURCE_DIR) + "/tests/data/debug/" + name; }
-
-// The 1-based line of the first line of `file` containing `text` (after line `after`).
-int line_of(const std::string& file, const std::string& text, int after = 0) {
-    std::ifstream in(file);
-    std::string line;
-    for (int n = 1; std::getline(in, line); ++n)
-        if (n > after && line.find(text) != std::string::npos) return n;
-    ADD_FAILURE() << "no line with `" << text << "` in " << file;
-    return 0;
-}
 
 json debug_json(std::vector<std::string> args) {
     args.insert(args.begin(), "debug");
@@ -49,28 +38,15 @@ const json& shared_named(const json& stop, const std::string& name) {
     return none;
 }
 
-// The tree sum's shared tile of block `block` after each level: level 0 is the loaded tile (ramp 1, 2, ...: element
-// i holds i + 1 below n, 0 past it), level k has added the upper half of level k-1's first 2 * stride elements.
-std::vector<std::vector<long>> tree_levels(int block, int n) {
-    std::vector<long> p(64);
-    for (int t = 0; t < 64; ++t) p[size_t(t)] = block * 64 + t < n ? block * 64 + t + 1 : 0;
-    std::vector<std::vector<long>> levels{p};
-    for (int stride = 32; stride > 0; stride /= 2) {
-        for (int t = 0; t < stride; ++t) p[size_t(t)] += p[size_t(t + stride)];
-        levels.push_back(p);
-    }
-    return levels;
-}
-
 }  // namespace
 
 TEST(DebugCli, TreeSumShowsEachLevelsPartialSumsAtItsBarrier) {
-    const std::string file = debug_file("tree_sum.cu");
-    const int sync_load = line_of(file, "__syncthreads();");
-    const int sync_level = line_of(file, "__syncthreads();", sync_load);
+    const std::string file = cp::test::debug_data("tree_sum.cu");
+    const int sync_load = cp::test::line_in(file, "__syncthreads();");
+    const int sync_level = cp::test::line_in(file, "__syncthreads();", sync_load);
     for (int block : {0, 3}) {  // 3: the last block, 8 of its 64 elements inside n = 200
         SCOPED_TRACE("block " + std::to_string(block));
-        const std::vector<std::vector<long>> levels = tree_levels(block, 200);
+        const std::vector<std::vector<long>> levels = cp::test::tree_sum_levels(block, 200);
         const json first = debug_json({file, "--block", std::to_string(block), "--barrier", "1"});
         ASSERT_EQ(first.at("barriers").size(), levels.size()) << "one barrier after the load, one per level";
         for (size_t k = 0; k < levels.size(); ++k) {
@@ -111,10 +87,10 @@ TEST(DebugCli, TreeSumShowsEachLevelsPartialSumsAtItsBarrier) {
 }
 
 TEST(DebugCli, ADivergentBranchShowsWhichLanesTookIt) {
-    const std::string file = debug_file("branches.cu");
-    const int then_line = line_of(file, "value = i * 10;");
-    const int else_line = line_of(file, "value = -lane;");
-    const int return_line = line_of(file, "if (i >= n) return;");
+    const std::string file = cp::test::debug_data("branches.cu");
+    const int then_line = cp::test::line_in(file, "value = i * 10;");
+    const int else_line = cp::test::line_in(file, "value = -lane;");
+    const int return_line = cp::test::line_in(file, "if (i >= n) return;");
     for (int block : {1, 2}) {  // 2: threads 96..143 of n = 100, 44 of them past the end
         SCOPED_TRACE("block " + std::to_string(block));
         const json stop = debug_json({file, "--block", std::to_string(block), "--break", std::to_string(then_line)});
@@ -151,7 +127,7 @@ TEST(DebugCli, ADivergentBranchShowsWhichLanesTookIt) {
 }
 
 TEST(DebugCli, ATransposeTileAfterItsBarrierHoldsTheInputTile) {
-    const std::string file = debug_file("tile_transpose.cu");
+    const std::string file = cp::test::debug_data("tile_transpose.cu");
     const int width = 37, height = 21;
     for (auto [bx, by] : {std::pair{0, 0}, std::pair{2, 1}}) {  // (2, 1): 5 x 5 of its 16 x 16 inside the matrix
         SCOPED_TRACE("block " + std::to_string(bx) + "," + std::to_string(by));
@@ -190,7 +166,7 @@ TEST(DebugCli, ATransposeTileAfterItsBarrierHoldsTheInputTile) {
 }
 
 TEST(DebugCli, EveryRoundReadsTheSameForwardBackwardAndInAnyOrder) {
-    const std::string file = debug_file("tree_sum.cu");
+    const std::string file = cp::test::debug_data("tree_sum.cu");
     const json all = debug_json({file, "--block", "3", "--round", "0"});
     const int rounds = all.at("rounds");
     ASSERT_GT(rounds, 20);
@@ -222,7 +198,7 @@ TEST(DebugCli, EveryRoundReadsTheSameForwardBackwardAndInAnyOrder) {
 }
 
 TEST(DebugCli, EachThreadsLastValuesAreWhatTheRunWrote) {
-    const std::string file = debug_file("branches.cu");
+    const std::string file = cp::test::debug_data("branches.cu");
     cp::test::TempDir dir;
     const ProcessResult run = cli({"run", file, "--backend", "cpu", "--out-dir", dir.path().string()});
     ASSERT_EQ(run.exit_code, 0) << run.both();
@@ -244,7 +220,7 @@ TEST(DebugCli, EachThreadsLastValuesAreWhatTheRunWrote) {
 }
 
 TEST(DebugCli, MistakesAreRefusedWithTheirKindOfMessage) {
-    const std::string file = debug_file("tree_sum.cu");
+    const std::string file = cp::test::debug_data("tree_sum.cu");
     auto refused = [&](std::vector<std::string> args) {
         args.insert(args.begin(), "debug");
         const ProcessResult r = cli(args);
@@ -260,15 +236,15 @@ TEST(DebugCli, MistakesAreRefusedWithTheirKindOfMessage) {
     refused({file, "--threads", "60-64"});       // 64 threads: 0..63
     // The --break refusal lists the lines the block ran.
     const ProcessResult r = refused({file, "--break", "1"});
-    EXPECT_NE(r.err.find(std::to_string(line_of(file, "int tid = threadIdx.x;"))), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(std::to_string(cp::test::line_in(file, "int tid = threadIdx.x;"))), std::string::npos) << r.err;
 }
 
 // A block that writes past the end of its output is recorded up to the fault, and the fault comes with it: its
 // kind, its line and the first thread past the end (thread order: each round runs the threads in order).
 TEST(DebugCli, ABlockThatFaultsIsSteppedUpToTheFaultWhichItNames) {
-    const std::string file = debug_file("past_the_end.cu");
+    const std::string file = cp::test::debug_data("past_the_end.cu");
     const int n = 70, block = 2, threads = 32;
-    const int store = line_of(file, "out[i] = twice;");
+    const int store = cp::test::line_in(file, "out[i] = twice;");
     const json stop = debug_json({file, "--block", std::to_string(block)});
     ASSERT_TRUE(stop.at("failure").is_object()) << stop.dump().substr(0, 600);
     const json& f = stop.at("failure");
@@ -296,9 +272,9 @@ TEST(DebugCli, ABlockThatFaultsIsSteppedUpToTheFaultWhichItNames) {
 // --watch: expressions over a thread's variables, shared elements (1-D and 2-D) and, through a pointer, the
 // elements the block loaded, each equal to what the test computes; what has no value says why.
 TEST(DebugCli, WatchedExpressionsAreTheValuesComputedHere) {
-    const std::string tree = debug_file("tree_sum.cu");
+    const std::string tree = cp::test::debug_data("tree_sum.cu");
     const int block = 1, k = 3;  // barrier 3: the second level's sums, stride 16
-    const std::vector<std::vector<long>> levels = tree_levels(block, 200);
+    const std::vector<std::vector<long>> levels = cp::test::tree_sum_levels(block, 200);
     const json stop = debug_json({tree, "--block", std::to_string(block), "--barrier", std::to_string(k), "--watch",
                                   "partial[tid]", "--watch", "input[i] * 2 + blockIdx.x", "--watch",
                                   "partial[tid] + partial[tid + stride]", "--watch", "nosuch + 1"});
@@ -330,7 +306,7 @@ TEST(DebugCli, WatchedExpressionsAreTheValuesComputedHere) {
     }
 
     // A 2-D tile by threadIdx after its barrier: the input element the thread loaded.
-    const std::string transpose = debug_file("tile_transpose.cu");
+    const std::string transpose = cp::test::debug_data("tile_transpose.cu");
     const json tile = debug_json({transpose, "--block", "2,1", "--barrier", "1", "--watch",
                                   "tile[threadIdx.y][threadIdx.x]", "--watch", "tile[0][16]"});
     for (const json& th : tile.at("threads")) {

@@ -7,6 +7,7 @@
 #include "core/cuda/cuda_backend_factory.h"
 #include "core/kernel_file/kernel_file.h"
 #include "core/session/session.h"
+#include "support/debug_data.h"
 
 #include <gtest/gtest.h>
 
@@ -18,8 +19,6 @@
 using namespace cp;
 
 namespace {
-
-std::string debug_data_file(const std::string& name) { return std::string(CP_SOURCE_DIR) + "/tests/data/debug/" + name; }
 
 // The file's output `name` as the GPU computed it (one run with the file's defaults).
 template <class T>
@@ -67,7 +66,7 @@ TEST(DebugOnTheGpu, TheDebuggersValuesAreTheGpusOutputs) {
     size_t compared = 0;
 
     {  // Each thread's last `value` in branches.cu (3 blocks of 48, n = 100).
-        auto file = load_kernel_file(debug_data_file("branches.cu"));
+        auto file = load_kernel_file(test::debug_data("branches.cu"));
         ASSERT_TRUE(file.ok()) << file.error().full();
         const std::vector<int> out = gpu_output<int>(gpu, *file, "out");
         ASSERT_EQ(out.size(), 100u);
@@ -91,7 +90,7 @@ TEST(DebugOnTheGpu, TheDebuggersValuesAreTheGpusOutputs) {
         }
     }
     {  // Each block's partial[0] at its end in tree_sum.cu (4 blocks, n = 200): the GPU's sums[b].
-        auto file = load_kernel_file(debug_data_file("tree_sum.cu"));
+        auto file = load_kernel_file(test::debug_data("tree_sum.cu"));
         ASSERT_TRUE(file.ok()) << file.error().full();
         const std::vector<int> sums = gpu_output<int>(gpu, *file, "sums");
         Stepped cpu = stepping(*file);
@@ -107,7 +106,7 @@ TEST(DebugOnTheGpu, TheDebuggersValuesAreTheGpusOutputs) {
         }
     }
     {  // tile[ty][tx] after the barrier of tile_transpose.cu (37 x 21): the element the GPU wrote to out[x][y].
-        auto file = load_kernel_file(debug_data_file("tile_transpose.cu"));
+        auto file = load_kernel_file(test::debug_data("tile_transpose.cu"));
         ASSERT_TRUE(file.ok()) << file.error().full();
         const int width = 37, height = 21;
         const std::vector<float> out = gpu_output<float>(gpu, *file, "out");

@@ -4,6 +4,7 @@
 // that set it, a breakpoint set by clicking a line number (a red dot there) reached by Continue, and a block that
 // faults stepped up to the fault with its line marked.
 #include "ui_test_support.h"
+#include "support/debug_data.h"
 
 #include "core/backends/registry.h"
 #include "ui/workspace.h"
@@ -20,30 +21,6 @@ namespace cp {
 namespace {
 
 using namespace cp::uitest;
-
-std::string dbg_data_file(const std::string& name) { return std::string(CP_SOURCE_DIR) + "/tests/data/debug/" + name; }
-
-int dbg_line_of(const std::string& file, const std::string& text, int after = 0) {
-    std::ifstream in(file);
-    std::string line;
-    for (int n = 1; std::getline(in, line); ++n)
-        if (n > after && line.find(text) != std::string::npos) return n;
-    ADD_FAILURE() << "no line with `" << text << "` in " << file;
-    return 0;
-}
-
-// The tree sum's tile of block `block` after each level (tests/cli/debug_cli_test.cpp computes the same): the
-// loaded ramp 1, 2, ... below n = 200 and 0 past it, then each level adding the upper half of the level before.
-std::vector<std::vector<long>> dbg_tree_levels(int block) {
-    std::vector<long> p(64);
-    for (int t = 0; t < 64; ++t) p[size_t(t)] = block * 64 + t < 200 ? block * 64 + t + 1 : 0;
-    std::vector<std::vector<long>> levels{p};
-    for (int stride = 32; stride > 0; stride /= 2) {
-        for (int t = 0; t < stride; ++t) p[size_t(t)] += p[size_t(t + stride)];
-        levels.push_back(p);
-    }
-    return levels;
-}
 
 std::unique_ptr<ui::AppHost> start_debugging(const std::string& file, Dim3 block) {
     ui::AppOptions o = projector_options(file);
@@ -68,7 +45,7 @@ std::array<int, 3> dbg_pixel(const Image& shot, float x, float y) {
 TEST(DebugUi, EachBarriersPartialSumsAreTheCellsOnScreenAndStepsGoBackAndForth) {
     if (auto cpu = find_backend("cpu")->make(); !cpu) FAIL() << "the CPU backend is needed here: " << cpu.error().message;
     ScopedUserDir user;
-    const std::string file = dbg_data_file("tree_sum.cu");
+    const std::string file = test::debug_data("tree_sum.cu");
     const int block = 3;  // the last block: 8 of its 64 elements inside n = 200
     auto host = start_debugging(file, {uint32_t(block), 0, 0});
     ASSERT_TRUE(host);
@@ -76,9 +53,9 @@ TEST(DebugUi, EachBarriersPartialSumsAreTheCellsOnScreenAndStepsGoBackAndForth) 
     ui::DebugViewState& dbg = ws.debug();
     ASSERT_TRUE(dbg.has()) << dbg.error;
     const ui::DebugPanel& panel = *ws.debug_panel();
-    const std::vector<std::vector<long>> levels = dbg_tree_levels(block);
+    const std::vector<std::vector<long>> levels = test::tree_sum_levels(block, 200);
     ASSERT_EQ(dbg.recording_data()->barriers.size(), levels.size());
-    const int sync_load = dbg_line_of(file, "__syncthreads();");
+    const int sync_load = test::line_in(file, "__syncthreads();");
 
     // F7: barrier after barrier, the shared cells drawn are the level's sums.
     bool checked_pixels = false;
@@ -122,7 +99,7 @@ TEST(DebugUi, EachBarriersPartialSumsAreTheCellsOnScreenAndStepsGoBackAndForth) 
                 EXPECT_NE(dbg_pixel(*shot, no.x0 + 1, no.y1 - 2), (std::array<int, 3>{110, 90, 20}));
             }
             // The editor marks the barrier's line, where the watched threads stand (brought into view).
-            const int sync_level = dbg_line_of(file, "__syncthreads();", sync_load);
+            const int sync_level = test::line_in(file, "__syncthreads();", sync_load);
             EXPECT_TRUE(ws.editor_panel().debug_drawn().count(sync_level)) << "no stop mark on line " << sync_level;
         }
     }
@@ -168,13 +145,13 @@ TEST(DebugUi, EachBarriersPartialSumsAreTheCellsOnScreenAndStepsGoBackAndForth) 
 TEST(DebugUi, ABreakpointClickedOnALineNumberIsWhereContinueStops) {
     if (auto cpu = find_backend("cpu")->make(); !cpu) FAIL() << "the CPU backend is needed here: " << cpu.error().message;
     ScopedUserDir user;
-    const std::string file = dbg_data_file("tree_sum.cu");
+    const std::string file = test::debug_data("tree_sum.cu");
     auto host = start_debugging(file, {1, 0, 0});
     ASSERT_TRUE(host);
     ui::Workspace& ws = host->workspace();
     ui::DebugViewState& dbg = ws.debug();
     ASSERT_TRUE(dbg.has()) << dbg.error;
-    const int add = dbg_line_of(file, "partial[tid] += partial[tid + stride];");
+    const int add = test::line_in(file, "partial[tid] += partial[tid + stride];");
     press_key(*host, ImGuiKey_F7);  // to the loop's first barrier: the editor brings it into view
     press_key(*host, ImGuiKey_F7);
     host->frame();
@@ -217,7 +194,7 @@ TEST(DebugUi, ABreakpointClickedOnALineNumberIsWhereContinueStops) {
 TEST(DebugUi, ABlockThatFaultedIsSteppedUpToTheFaultAndItsLineMarked) {
     if (auto cpu = find_backend("cpu")->make(); !cpu) FAIL() << "the CPU backend is needed here: " << cpu.error().message;
     ScopedUserDir user;
-    const std::string file = dbg_data_file("past_the_end.cu");
+    const std::string file = test::debug_data("past_the_end.cu");
     ui::AppOptions o = projector_options(file);
     o.backend = "cpu";
     auto host = start_settled(o, {});
@@ -235,7 +212,7 @@ TEST(DebugUi, ABlockThatFaultedIsSteppedUpToTheFaultAndItsLineMarked) {
     EXPECT_EQ(dbg.recording_data()->block_index, faulted);
     ASSERT_TRUE(dbg.failure() && *dbg.failure());
     EXPECT_EQ((*dbg.failure())->kind, ErrorKind::OutOfBounds);
-    const int store = dbg_line_of(file, "out[i] = twice;");
+    const int store = test::line_in(file, "out[i] = twice;");
     EXPECT_EQ((*dbg.failure())->line, store);
     EXPECT_EQ(dbg.round(), dbg.rounds() - 1) << "the stop is the fault's round";
     const auto& marks = ws.editor_panel().debug_drawn();
