@@ -317,3 +317,22 @@ TEST(DebugCli, WatchedExpressionsAreTheValuesComputedHere) {
         EXPECT_TRUE(th["watches"].at("tile[0][16]").is_number());  // the padding column: inside the array
     }
 }
+
+// A block whose warps wait at different barriers cannot step on: the recording ends there, the failure is a hang,
+// and each thread stands at its own half's __syncthreads(), having stored its value.
+TEST(DebugCli, WarpsWaitingAtDifferentBarriersStopTheBlockWhereTheyWait) {
+    const std::string file = cp::test::debug_data("divergent_barrier.cu");
+    const int first = cp::test::line_in(file, "__syncthreads();");
+    const int second = cp::test::line_in(file, "__syncthreads();", first);
+    const json stop = debug_json({file, "--watch", "out[t]"});
+    ASSERT_TRUE(stop.at("failure").is_object()) << stop.dump().substr(0, 400);
+    EXPECT_EQ(stop.at("failure").at("kind"), "hang");
+    for (const json& th : stop.at("threads")) {
+        const int t = th.at("thread");
+        EXPECT_EQ(th.at("line"), t < 32 ? first : second) << "thread " << t;
+        EXPECT_EQ(th.at("watches").at("out[t]"), t < 32 ? 1 : 2) << "thread " << t;
+    }
+    const ProcessResult text = cli({"debug", file});
+    EXPECT_NE(text.out.find(std::to_string(first)), std::string::npos);
+    EXPECT_NE(text.out.find(std::to_string(second)), std::string::npos);
+}
