@@ -54,6 +54,7 @@ Window options:
   --break LINE             a breakpoint on LINE for the Debug panel (repeatable); shows the Debug panel
   --debug-block X,Y,Z      the block the Debug panel steps through (default 0,0,0)
   --debug-barrier K        the Debug panel's first stop: the Kth __syncthreads() of the block
+  --watch EXPR             a watch for the Debug panel, e.g. --watch "in[i] * 2" (repeatable)
   --coverage               start with "Measure coverage" on: never-written and written-twice elements shown
   --memory                 start with the Memory panel's switch on: sectors and bank conflicts per line in
                            the editor, a warp's requests drawn lane by lane (CPU backend)
@@ -94,6 +95,7 @@ int run_window(const std::vector<std::string>& argv) {
                                   {"--break", true, true},
                                   {"--debug-block", true},
                                   {"--debug-barrier", true},
+                                  {"--watch", true, true},
                                   {"--coverage"},
                                   {"--memory"},
                                   {"--text-size", true},
@@ -190,6 +192,7 @@ int run_window(const std::vector<std::string>& argv) {
         if (!n) return user_error(n.error().message);
         options.debug_barrier = *n;
     }
+    options.watches = args->all("--watch");
     options.coverage = args->has("--coverage");
     options.memory = args->has("--memory");
     options.screenshot = args->get("--screenshot");

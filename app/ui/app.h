@@ -29,10 +29,11 @@ struct AppOptions {
     bool memory = false;              // --memory: start with the Memory panel's switch on (issue 23)
     int line = 0;                     // --line N: the editor's cursor on line N (the Code panel links it)
     // The debugger (issue 39): --break LINE (repeatable), --debug-block X,Y,Z, --debug-barrier K (the stop at the
-    // Kth __syncthreads()); any of them shows the Debug panel.
+    // Kth __syncthreads()), --watch EXPR (repeatable); any of them shows the Debug panel.
     std::vector<int> breakpoints;
     std::optional<Dim3> debug_block;
     int debug_barrier = 0;
+    std::vector<std::string> watches;  // --watch EXPR: the Debug panel's watches
 };
 
 // Returns the process exit code; never calls exit().

@@ -286,7 +286,9 @@ Result<bool> Workspace::apply_command_line(const AppOptions& options) {
     for (int line : options.breakpoints) debug_.marks.breakpoints.insert(line);
     if (options.debug_block) debug_.block = *options.debug_block;
     if (options.debug_barrier > 0) debug_.pending_barrier = options.debug_barrier;
-    if (!options.breakpoints.empty() || options.debug_block || options.debug_barrier > 0) layout_.show_when_settled("Debug");
+    for (const std::string& w : options.watches) debug_.add_watch(w);
+    if (!options.breakpoints.empty() || options.debug_block || options.debug_barrier > 0 || !options.watches.empty())
+        layout_.show_when_settled("Debug");
     for (const std::string& title : options.show) {
         if (layout_.has(title)) {
             layout_.show_when_settled(title);
