@@ -3,7 +3,14 @@
 // where each thread is, its variables, the block's shared memory. The same stop as JSON with --json.
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/program_args.h"
 #include "cli/session_setup.h"
+#include "core/backends/registry.h"
+#include "core/kernel_file/kernel_file.h"
+#include "core/kernel_file/program_file.h"
+#include "core/session/program_replay.h"
+#include "core/session/script_host.h"
+#include "core/text_util.h"
 #include "core/engine/debug_recording.h"
 #include "core/engine/launch_validation.h"
 
@@ -34,6 +41,8 @@ which line each thread is at, its variables there (before that line runs) and th
   --barrier K     stop at the Kth __syncthreads() (1-based): every thread waits there, shared memory holds
                   everything written before it
   --round K       stop after round K (0-based); without --break or --round: the last round
+  --warp W        warp W of the block steps alone: each round only its threads run a statement, the
+                  other warps wait at their line until it reaches a __syncthreads() or returns
   --threads A-B   the threads to list (linear indices; default: all, at most 64 shown as text)
   --watch EXPR    an expression for each thread at the stop (repeatable): arithmetic over its variables,
                   threadIdx.x, blockIdx.x, blockDim.x (and .y, .z), elements of __shared__ arrays
@@ -41,6 +50,12 @@ which line each thread is at, its variables there (before that line runs) and th
                   (in[i] * 2: the value this block last loaded or stored there)
   --json          the stop as JSON (every thread)
   --set, --grid, --block-dim   as for `run` (--block-dim X,Y,Z is run's --block)
+
+A whole program (a file with its own main()) or a Python script (.py) runs as written first, on the CPU
+backend with each launch's buffers captured; then a block of one of its launches is stepped through on the
+inputs the program gave it:
+  --launch N      the program's Nth launch (default 1); its block that faulted unless --block says
+  -- ARGS...      the program's own arguments;  -I DIR  its headers' folder;  --time-limit S
 )";
 }
 
@@ -111,10 +126,186 @@ std::string dims_text(const std::vector<uint64_t>& extents) {
 
 }  // namespace
 
+namespace {
+
+// What is stepped through: the recording of one block, and where it came from.
+struct DebugSubject {
+    BlockDebugRun run;
+    Dim3 pick;           // the block
+    std::string kernel;  // its name (a program's: the instantiation it ran)
+    size_t launch = 0;   // a program's or script's launch (1-based); 0: a kernel file's own run
+    int launch_line = 0;
+    std::string what;    // "program" or "script"
+};
+
+Result<int32_t> parse_warp(const Args& args) {
+    if (!args.has("--warp")) return -1;
+    auto w = parse_whole_number("--warp", args.get("--warp"), 0, 31);
+    if (!w) return w.error();
+    return int32_t(*w);
+}
+
+Result<uint64_t> linear_block(const Dim3& pick, const Dim3& grid, const std::string& whose) {
+    if (pick.x >= grid.x || pick.y >= grid.y || pick.z >= grid.z)
+        return make_error(ErrorKind::UserInput,
+                          "block (" + std::to_string(pick.x) + "," + std::to_string(pick.y) + "," +
+                              std::to_string(pick.z) + ") is not in " + whose + " grid " + grid.str(),
+                          "pick x, y and z below the grid's");
+    return pick.x + uint64_t(grid.x) * (pick.y + uint64_t(grid.y) * pick.z);
+}
+
+// A kernel file: its header's run, on the CPU backend unless --backend says otherwise.
+Result<DebugSubject> lesson_subject(const Args& args, const SplitRunArgs& split) {
+    if (split.separator || !split.include_dirs.empty() || args.has("--launch") || args.has("--time-limit"))
+        return make_error(ErrorKind::UserInput,
+                          "program arguments after `--`, -I, --launch and --time-limit are for whole programs (a file "
+                          "with a main()) and Python scripts, and " + args.positional[0] + " is a kernel file",
+                          "debug it without them; its header says how it runs (--set, --grid, --block-dim change it)");
+    // `run`'s --block is the block's shape; here --block picks the block and --block-dim is the shape.
+    Args launch_args = args;
+    launch_args.values.erase("--block");
+    launch_args.values.erase("--warp");
+    if (args.has("--block-dim")) launch_args.values["--block"] = args.all("--block-dim");
+    launch_args.values.erase("--block-dim");
+    if (!args.has("--backend")) launch_args.values["--backend"] = {"cpu"};
+    auto launch = parse_launch_options(launch_args);
+    if (!launch) return launch.error();
+    auto warp = parse_warp(args);
+    if (!warp) return warp.error();
+    DebugSubject out;
+    out.pick = Dim3{0, 0, 0};
+    if (args.has("--block")) {
+        auto d = parse_block_index(args.get("--block"));
+        if (!d) return d.error();
+        out.pick = *d;
+    }
+    auto opened = open_session(args.positional[0], *launch);
+    if (!opened) return opened.error();
+    KernelSession& session = *opened->session;
+    auto resolved = session.resolve();
+    if (!resolved) return resolved.error();
+    auto linear = linear_block(out.pick, resolved->grid, "the");
+    if (!linear) return linear.error();
+    auto recorded = session.record_block(*resolved, *linear, *warp);
+    if (!recorded) return recorded.error();
+    out.run = std::move(*recorded);
+    out.kernel = session.kernel().signature ? session.kernel().signature->name : std::string("kernel");
+    return out;
+}
+
+std::string launches_text(const ProgramRun& run) {
+    std::string out;
+    for (size_t i = 0; i < run.launches.size() && i < 12; ++i)
+        out += (i ? "; " : "") + std::to_string(i + 1) + ": `" + run.launches[i].kernel + "` at " +
+               launch_site_text(run.launches[i]);
+    if (run.launches.size() > 12) out += "; ...";
+    return out;
+}
+
+// A whole program or a Python script: run as written on the CPU backend with its launches captured, then the
+// chosen launch's block stepped through on its captured inputs.
+Result<DebugSubject> program_subject(const Args& args, const SplitRunArgs& split, const std::filesystem::path& path,
+                                     bool script, const std::string& source) {
+    for (const char* option : {"--set", "--grid", "--block-dim", "--backend"})
+        if (args.has(option))
+            return make_error(ErrorKind::UserInput,
+                              std::string("`") + option + "` is for kernel files with a playground header; " +
+                                  path.filename().string() + " is a whole " + (script ? "script" : "program") +
+                                  " that chooses its own launches, and the debugger runs it on the CPU backend",
+                              "pass the " + std::string(script ? "script" : "program") +
+                                  " its own arguments after `--`, and pick its launch with --launch N");
+    if (script && !split.include_dirs.empty())
+        return make_error(ErrorKind::UserInput, "-I is for C++ programs; a script names its headers' folders itself",
+                          "pass include_dirs=[...] to SourceModule in the script");
+    auto warp = parse_warp(args);
+    if (!warp) return warp.error();
+    size_t launch = 1;
+    if (args.has("--launch")) {
+        auto n = parse_whole_number("--launch", args.get("--launch"), 1, 1000000);
+        if (!n) return n.error();
+        launch = size_t(*n);
+    }
+    ProgramRequest request;
+    request.path = path.string();
+    request.source = source;
+    request.args = split.program_args;
+    request.include_dirs = split.include_dirs;
+    request.capture_limit = uint64_t(256) << 20;
+    if (args.has("--time-limit")) {
+        auto s = parse_whole_number("--time-limit", args.get("--time-limit"), 1, 86400);
+        if (!s) return s.error();
+        request.time_limit_s = *s;
+    }
+    const std::string what = script ? "script" : "program";
+    ProgramRun run;
+    if (script) {
+        ScriptRequest s;
+        s.path = path;
+        s.args = split.program_args;
+        s.backend = "cpu";
+        s.time_limit_s = request.time_limit_s;
+        s.capture_limit = request.capture_limit;
+        auto ran = run_script(s);
+        if (!ran) return ran.error();
+        run = std::move(ran->run);
+    } else {
+        auto made = make_program_runner("cpu");
+        if (!made) return made.error();
+        run = made->runner->run(request);
+    }
+    if (!run.compiled) {
+        for (const Diagnostic& d : run.diagnostics) std::cerr << d.str() << "\n";
+        return make_error(ErrorKind::Compile,
+                          "the " + what + " did not compile" + (run.error ? ": " + run.error->message : std::string()),
+                          "fix the errors above; `cuda-playground run " + args.positional[0] + "` shows them too");
+    }
+    if (run.launches.empty())
+        return make_error(ErrorKind::UserInput,
+                          "the " + what + " made no kernel launch (it " + program_end_name(run.end) +
+                              (run.error ? ": " + run.error->message : std::string()) + ")",
+                          "the debugger steps through a block of one of its launches; check its arguments (after `--`)");
+    if (launch > run.launches.size())
+        return make_error(ErrorKind::UserInput,
+                          "--launch " + std::to_string(launch) + ": the " + what + " made " +
+                              count_text(run.launches.size(), "launch", "launches"),
+                          "its launches: " + launches_text(run));
+    const ProgramLaunch& l = run.launches[launch - 1];
+    DebugSubject out;
+    out.launch = launch;
+    out.launch_line = l.line;
+    out.what = what;
+    out.kernel = l.instance.empty() ? l.kernel : l.instance;
+    out.pick = Dim3{0, 0, 0};
+    if (args.has("--block")) {
+        auto d = parse_block_index(args.get("--block"));
+        if (!d) return d.error();
+        out.pick = *d;
+    } else if (l.error && l.error->block) {
+        out.pick = *l.error->block;  // the block that faulted
+    }
+    auto linear = linear_block(out.pick, l.grid, "launch " + std::to_string(launch) + "'s");
+    if (!linear) return linear.error();
+    auto backend = make_backend("cpu");
+    if (!backend) return backend.error();
+    auto recorded = record_launch_block(*backend->backend, request, run, launch - 1, *linear, *warp);
+    if (!recorded) return recorded.error();
+    out.run = std::move(*recorded);
+    std::cerr << "cuda-playground: the " << what << " ran on the CPU backend ("
+              << count_text(run.launches.size(), "launch", "launches") << "); launch " << launch << ", `" << l.kernel
+              << "` at " << launch_site_text(l) << " (grid " << l.grid.str() << ", block " << l.block.str()
+              << "), stepped through on its inputs as the " << what << " made them\n";
+    return out;
+}
+
+}  // namespace
+
 int cmd_debug(const std::vector<std::string>& argv) {
-    auto args = parse_args(argv, {{"--backend", true}, {"--set", true, true}, {"--block", true}, {"--block-dim", true},
-                                  {"--grid", true}, {"--break", true}, {"--hit", true}, {"--round", true},
-                                  {"--barrier", true}, {"--threads", true}, {"--watch", true, true}, {"--json"}});
+    const SplitRunArgs split = split_run_args(argv);
+    auto args = parse_args(split.options,
+                           {{"--backend", true}, {"--set", true, true}, {"--block", true}, {"--block-dim", true},
+                            {"--grid", true}, {"--break", true}, {"--hit", true}, {"--round", true},
+                            {"--barrier", true}, {"--threads", true}, {"--watch", true, true}, {"--json"},
+                            {"--warp", true}, {"--launch", true}, {"--as-program"}, {"--time-limit", true}});
     if (!args) return user_error(args.error());
     if (args->has("--help")) {
         std::cout << debug_usage();
@@ -124,33 +315,24 @@ int cmd_debug(const std::vector<std::string>& argv) {
         return user_error("`debug` needs exactly one FILE", "e.g. cuda-playground debug reduction/shared_reduce --break 30");
     if (int(args->has("--break")) + int(args->has("--round")) + int(args->has("--barrier")) > 1)
         return user_error("--break, --barrier and --round each choose the stop", "give one of them");
-    // `run`'s --block is the block's shape; here --block picks the block and --block-dim is the shape.
-    Args launch_args = *args;
-    launch_args.values.erase("--block");
-    if (args->has("--block-dim")) launch_args.values["--block"] = args->all("--block-dim");
-    launch_args.values.erase("--block-dim");
-    if (!args->has("--backend")) launch_args.values["--backend"] = {"cpu"};
-    auto launch = parse_launch_options(launch_args);
-    if (!launch) return user_error(launch.error());
-    Dim3 pick{0, 0, 0};
-    if (args->has("--block")) {
-        auto d = parse_block_index(args->get("--block"));
-        if (!d) return user_error(d.error());
-        pick = *d;
+    Result<DebugSubject> subject = make_error(ErrorKind::Internal, "no subject", "");
+    if (is_script_file(args->positional[0])) {
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(args->positional[0], ec))
+            return user_error("no such script: " + args->positional[0], "check the path");
+        subject = program_subject(*args, split, args->positional[0], true, {});
+    } else {
+        const std::filesystem::path path = find_kernel_path(args->positional[0]);
+        auto file = load_kernel_file(path);
+        const bool has_main = file && main_function_line(file->source) > 0;
+        if (file && has_main && (args->has("--as-program") || !file->spec.has_metadata))
+            subject = program_subject(*args, split, path, false, file->source);
+        else
+            subject = lesson_subject(*args, split);
     }
-    auto opened = open_session(args->positional[0], *launch);
-    if (!opened) return user_error(opened.error());
-    KernelSession& session = *opened->session;
-    auto resolved = session.resolve();
-    if (!resolved) return user_error(resolved.error());
-    const Dim3 grid = resolved->grid;
-    if (pick.x >= grid.x || pick.y >= grid.y || pick.z >= grid.z)
-        return user_error("block (" + std::to_string(pick.x) + "," + std::to_string(pick.y) + "," + std::to_string(pick.z) +
-                              ") is not in the grid " + grid.str(),
-                          "pick x, y and z below the grid's");
-    const uint64_t linear = pick.x + uint64_t(grid.x) * (pick.y + uint64_t(grid.y) * pick.z);
-    auto recorded = session.record_block(*resolved, linear);
-    if (!recorded) return user_error(recorded.error());
+    if (!subject) return user_error(subject.error());
+    const Dim3 pick = subject->pick;
+    const std::optional<BlockDebugRun> recorded(std::move(subject->run));
     const DebugRecording& rec = recorded->recording;
     const std::optional<LaunchFailure>& failure = recorded->failure;
     const DebugTimeline timeline(rec);
@@ -229,7 +411,7 @@ int cmd_debug(const std::vector<std::string>& argv) {
         o << std::setprecision(9) << x;
         return o.str();
     };
-    const std::string kernel = session.kernel().signature ? session.kernel().signature->name : std::string("kernel");
+    const std::string& kernel = subject->kernel;
 
     if (args->has("--json")) {
         nlohmann::json j;
@@ -237,6 +419,9 @@ int cmd_debug(const std::vector<std::string>& argv) {
         j["kernel"] = kernel;
         j["block"] = {pick.x, pick.y, pick.z};
         j["block_dim"] = {rec.block_dim.x, rec.block_dim.y, rec.block_dim.z};
+        j["launch"] = subject->launch ? nlohmann::json(subject->launch) : nlohmann::json(nullptr);
+        j["launch_line"] = subject->launch ? nlohmann::json(subject->launch_line) : nlohmann::json(nullptr);
+        j["focus_warp"] = rec.focus_warp >= 0 ? nlohmann::json(rec.focus_warp) : nlohmann::json(nullptr);
         j["rounds"] = rec.rounds;
         j["round"] = round;
         j["break_line"] = line ? nlohmann::json(line) : nlohmann::json(nullptr);
@@ -322,6 +507,12 @@ int cmd_debug(const std::vector<std::string>& argv) {
               << " threads, " << rec.rounds << " rounds recorded (" << (rec.recorded_bytes() + 1023) / 1024 << " KiB, "
               << std::fixed << std::setprecision(1) << rec.ms << " ms)" << (rec.truncated ? ", cut at the cap" : "")
               << "\n";
+    if (subject->launch)
+        std::cout << "Launch " << subject->launch << " of the " << subject->what << " (line " << subject->launch_line
+                  << "), on the inputs it had there\n";
+    if (rec.focus_warp >= 0)
+        std::cout << "Warp " << rec.focus_warp << " steps alone: the other warps wait at their line (`=`) until it "
+                     "reaches a __syncthreads() or returns, then they step\n";
     if (failure) {
         std::cout << "The block stopped" << (failure->line ? " at line " + std::to_string(failure->line) : std::string())
                   << (failure->thread ? " in thread (" + std::to_string(failure->thread->x) + "," + std::to_string(failure->thread->y) +

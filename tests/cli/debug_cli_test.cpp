@@ -22,7 +22,7 @@ namespace {
 
 json debug_json(std::vector<std::string> args) {
     args.insert(args.begin(), "debug");
-    args.push_back("--json");
+    args.insert(std::find(args.begin(), args.end(), "--"), "--json");  // before a program's own arguments
     const ProcessResult r = cli(args);
     EXPECT_EQ(r.exit_code, 0) << r.both();
     json j = json::parse(r.out, nullptr, false);
@@ -335,4 +335,130 @@ TEST(DebugCli, WarpsWaitingAtDifferentBarriersStopTheBlockWhereTheyWait) {
     const ProcessResult text = cli({"debug", file});
     EXPECT_NE(text.out.find(std::to_string(first)), std::string::npos);
     EXPECT_NE(text.out.find(std::to_string(second)), std::string::npos);
+}
+
+// --warp 1: the block's second warp steps alone. Each round before the first barrier moves exactly one warp's 32
+// threads: warp 1 until it waits at the barrier, warp 0 (held at its first line meanwhile) after. The stops at the
+// barriers are the same as when the block steps together: each level's partial sums, computed here.
+TEST(DebugCli, AWarpStepsAloneWhileTheOtherWarpsWaitAtTheirLine) {
+    const std::string file = cp::test::debug_data("tree_sum.cu");
+    const std::vector<std::vector<long>> levels = cp::test::tree_sum_levels(3, 200);
+    const json first = debug_json({file, "--block", "3", "--warp", "1", "--barrier", "1"});
+    EXPECT_EQ(first.at("focus_warp"), 1);
+    EXPECT_TRUE(debug_json({file, "--block", "3", "--round", "0"}).at("focus_warp").is_null());
+    const int held_line = debug_json({file, "--block", "3", "--warp", "1", "--round", "0"})["threads"][0].at("line");
+    const uint32_t barrier = first.at("barriers")[0];
+    int last_mover = 1, switches = 0, warp1_rounds = 0;
+    for (uint32_t r = 1; r <= barrier; ++r) {
+        SCOPED_TRACE("round " + std::to_string(r));
+        const json stop = debug_json({file, "--block", "3", "--warp", "1", "--round", std::to_string(r)});
+        std::vector<int> moved(2, 0);
+        for (const json& th : stop.at("threads")) moved[size_t(th.at("thread").get<int>() / 32)] += th.at("moved").get<bool>();
+        ASSERT_TRUE((moved[0] == 0 && moved[1] == 32) || (moved[0] == 32 && moved[1] == 0))
+            << "warp 0 moved " << moved[0] << ", warp 1 moved " << moved[1];
+        const int mover = moved[1] ? 1 : 0;
+        if (mover != last_mover) ++switches;
+        last_mover = mover;
+        if (mover == 1) {
+            ++warp1_rounds;
+            for (const json& th : stop["threads"]) {
+                if (th.at("thread").get<int>() < 32) {
+                    EXPECT_EQ(th.at("line"), held_line) << "warp 0 is held";
+                }
+            }
+        }
+    }
+    EXPECT_EQ(switches, 1) << "warp 1 first, then warp 0, once";
+    EXPECT_GE(warp1_rounds, 3) << "its statements before the barrier, one a round";
+    for (size_t k = 0; k < levels.size(); ++k) {
+        const json stop = k == 0 ? first
+                                 : debug_json({file, "--block", "3", "--warp", "1", "--barrier", std::to_string(k + 1)});
+        const json& partial = shared_named(stop, "partial");
+        for (size_t t = 0; t < 64; ++t)
+            EXPECT_EQ(partial["values"][t].get<long>(), levels[k][t]) << "barrier " << k + 1 << ", partial[" << t << "]";
+    }
+    const json last = debug_json({file, "--block", "3", "--warp", "1"});
+    EXPECT_EQ(shared_named(last, "partial")["values"][0].get<long>(), levels.back()[0]);
+
+    for (std::vector<std::string> wrong : {std::vector<std::string>{"--warp", "2"}, {"--warp", "x"}, {"--warp", "-1"}}) {
+        std::vector<std::string> args = {"debug", file};
+        args.insert(args.end(), wrong.begin(), wrong.end());
+        const ProcessResult r = cli(args);
+        EXPECT_NE(r.exit_code, 0) << r.both();
+        EXPECT_TRUE(r.out.empty()) << r.out;
+    }
+}
+
+namespace {
+
+std::string program_data(const std::string& name) { return std::string(CP_SOURCE_DIR) + "/tests/data/programs/" + name; }
+
+// reduce_two_launches.cu's input as its main() fills it, for n elements.
+std::vector<long> two_launch_input(int n) {
+    std::vector<long> in(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) in[size_t(i)] = (i * 7) % 13 - 6;
+    if (n > 100) in[100] = 1000;
+    return in;
+}
+
+}  // namespace
+
+// A whole program's launches, stepped through on the inputs the program gave them: the first launch's block 3 loads
+// its 232 elements of n = 1000 (the rest of the tile zeros) and sums them; the second launch, one block over the
+// first one's 120 partial sums, loads exactly those and ends with the program's total. Values computed here from
+// the program's fill.
+TEST(DebugCli, AProgramsLaunchesAreSteppedOnTheInputsTheProgramGaveThem) {
+    const std::string file = program_data("reduce_two_launches.cu");
+    const std::vector<long> h = two_launch_input(1000);
+    auto tile_of = [&](int block) {
+        std::vector<long> t(256, 0);
+        for (int k = 0; k < 256; ++k)
+            if (block * 256 + k < 1000) t[size_t(k)] = h[size_t(block * 256 + k)];
+        return t;
+    };
+    auto sum = [](const std::vector<long>& v) { long s = 0; for (long x : v) s += x; return s; };
+
+    const json loaded = debug_json({file, "--launch", "1", "--block", "3", "--barrier", "1", "--", "1000"});
+    EXPECT_EQ(loaded.at("launch"), 1);
+    EXPECT_EQ(loaded.at("launch_line"), cp::test::line_in(file, "partial_sums<<<blocks"));
+    EXPECT_EQ(loaded.at("kernel"), "partial_sums");
+    const std::vector<long> tile = tile_of(3);
+    const json& cache = shared_named(loaded, "cache");
+    ASSERT_EQ(cache.at("values").size(), 256u);
+    for (size_t k = 0; k < 256; ++k) EXPECT_EQ(cache["values"][k].get<long>(), tile[k]) << "cache[" << k << "]";
+    for (const json& th : loaded.at("threads")) EXPECT_EQ(th["variables"].at("n"), 1000);
+    const json end1 = debug_json({file, "--block", "3", "--", "1000"});  // --launch 1 is the default
+    EXPECT_EQ(shared_named(end1, "cache")["values"][0].get<long>(), sum(tile));
+
+    // The second launch reads what the first wrote: each block's sum, as the program left them.
+    const json partials = debug_json({file, "--launch", "2", "--barrier", "1", "--", "1000"});
+    EXPECT_EQ(partials.at("launch_line"), cp::test::line_in(file, "partial_sums<<<1"));
+    const json& cache2 = shared_named(partials, "cache");
+    for (int k = 0; k < 256; ++k)
+        EXPECT_EQ(cache2["values"][size_t(k)].get<long>(), k < 120 ? sum(tile_of(k)) : 0) << "cache[" << k << "]";
+    const json touched = {{"buffer", "d_partial"}, {"read", {{0, 119}}}, {"written", json::array()}};
+    EXPECT_EQ(partials.at("touched"), json::array({touched}));
+    const json end2 = debug_json({file, "--launch", "2", "--", "1000"});
+    EXPECT_EQ(shared_named(end2, "cache")["values"][0].get<long>(), sum(h)) << "the program's total";
+
+    for (std::vector<std::string> wrong : {std::vector<std::string>{"--launch", "3"}, {"--block", "120"},
+                                           {"--set", "n=5"}, {"--block-dim", "64"}, {"--launch", "0"}}) {
+        std::vector<std::string> args = {"debug", file};
+        args.insert(args.end(), wrong.begin(), wrong.end());
+        args.insert(args.end(), {"--", "1000"});
+        const ProcessResult r = cli(args);
+        EXPECT_NE(r.exit_code, 0) << r.both();
+        EXPECT_TRUE(r.out.empty()) << r.out;
+    }
+}
+
+// A program whose launch faults: without --block the debugger takes the block that faulted, recorded up to the
+// fault, which it names (the first thread past n = 1000 in the last block of 256).
+TEST(DebugCli, AProgramsFaultedLaunchIsSteppedInTheBlockThatFaulted) {
+    const json stop = debug_json({program_data("out_of_bounds.cu")});
+    EXPECT_EQ(stop.at("block"), json::array({3, 0, 0}));
+    ASSERT_TRUE(stop.at("failure").is_object());
+    EXPECT_EQ(stop["failure"].at("kind"), "out_of_bounds");
+    EXPECT_EQ(stop["failure"].at("thread"), json::array({1000 - 3 * 256, 0, 0}));
+    for (const json& th : stop.at("threads")) EXPECT_EQ(th["variables"].at("i"), 3 * 256 + th.at("thread").get<int>());
 }

@@ -288,6 +288,9 @@ def main():
             ("debug", "debug of a block that faults", ["debug", os.path.join(args.source_dir, "tests", "data", "debug",
                                                                             "past_the_end.cu"),
                                                        "--block", "2", "--json"], {}, {0}),
+            ("debug", "debug of a program's launch, one warp alone",
+             ["debug", os.path.join(args.source_dir, "tests", "data", "programs", "reduce_two_launches.cu"),
+              "--launch", "2", "--warp", "1", "--barrier", "1", "--json", "--", "1000"], {}, {0}),
             ("sweep", "sweep", ["sweep", "basics/vector_add", "--backend", "cpu", "--set", "n=1000", "--blocks",
                                 "64,2048,100", "--repeat", "1", "--json", "-"], {}, {0}),
         ]

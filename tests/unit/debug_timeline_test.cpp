@@ -106,12 +106,14 @@ TEST(DebugTimeline, TheRoundThatSetAValue) {
 TEST(DebugTimeline, TheRecordingCrossesTheWireWithItsAccessesChecked) {
     LaunchResult l;
     l.debug = made_up();
+    l.debug->focus_warp = 0;
     auto decoded = decode_response(encode_response(Response{l}));
     ASSERT_TRUE(decoded.ok()) << decoded.error().message;
     const LaunchResult back = std::get<LaunchResult>(*decoded);
     ASSERT_TRUE(back.debug.has_value());
     const DebugRecording& d = *back.debug;
     EXPECT_TRUE(d.accesses_recorded);
+    EXPECT_EQ(d.focus_warp, 0);
     ASSERT_EQ(d.accesses.size(), l.debug->accesses.size());
     for (size_t k = 0; k < d.accesses.size(); ++k) {
         const DebugAccess &a = d.accesses[k], &b = l.debug->accesses[k];
@@ -127,6 +129,17 @@ TEST(DebugTimeline, TheRecordingCrossesTheWireWithItsAccessesChecked) {
     LaunchResult bad = l;
     bad.debug->accesses[3].thread = 7;
     EXPECT_FALSE(decode_response(encode_response(Response{bad})).ok());
+    LaunchResult past = l;  // a warp the block does not have
+    past.debug->focus_warp = 1;
+    EXPECT_FALSE(decode_response(encode_response(Response{past})).ok());
+    // The request's warp crosses too.
+    LaunchRequest ask;
+    ask.debug_block = 3;
+    ask.debug_warp = 2;
+    auto asked = decode_request(encode_request(Request{ask}));
+    ASSERT_TRUE(asked.ok()) << asked.error().message;
+    EXPECT_EQ(std::get<LaunchRequest>(*asked).debug_warp, 2);
+    EXPECT_EQ(std::get<LaunchRequest>(*asked).debug_block, 3u);
     LaunchResult unordered = l;
     std::swap(unordered.debug->accesses[0].round, unordered.debug->accesses[7].round);
     EXPECT_FALSE(decode_response(encode_response(Response{unordered})).ok());

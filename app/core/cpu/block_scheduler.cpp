@@ -370,7 +370,10 @@ void BlockScheduler::on_fail(int kind, const char* what, int line) {
 
 bool BlockScheduler::release_waiting_threads() {
     queue_head_ = queue_tail_ = 0;
-    if (step_waiting_) return release_steps();
+    if (step_waiting_) {
+        if (launch_.debug_warp >= 0 && release_focus_warp()) return true;
+        return release_steps();
+    }
     if (warp_waiting_total_) {
         bool released = false;
         for (unsigned w = 0; w * 32 < threads_; ++w)
@@ -461,6 +464,35 @@ bool BlockScheduler::release_steps() {
         push_runnable(order_[p]);
     }
     step_waiting_ = 0;
+    return true;
+}
+
+// The watched warp steps alone (BlockLaunch::debug_warp): while any of its threads is at a probe, the round ends
+// and only they run their next statement; while its lanes wait at a warp operation they can pass, they pass it.
+// False when it can do neither (at a barrier, returned): then the others step, together.
+bool BlockScheduler::release_focus_warp() {
+    const unsigned base = unsigned(launch_.debug_warp) * 32;
+    if (base >= threads_) return false;
+    const unsigned count = std::min(32u, threads_ - base);
+    unsigned stepping = 0;
+    for (unsigned lane = 0; lane < count; ++lane) stepping += slots_[base + lane].status == Status::AtStep;
+    if (stepping) {
+        launch_.debug->end_round();
+        for (unsigned p = 0; p < threads_; ++p) {
+            const unsigned t = order_[p];
+            if (t < base || t >= base + count || slots_[t].status != Status::AtStep) continue;
+            slots_[t].status = Status::Runnable;
+            push_runnable(t);
+        }
+        step_waiting_ -= stepping;
+        return true;
+    }
+    const unsigned warp = base / 32;
+    if (!warp_waiting_[warp] || !release_warp(warp, true)) return false;
+    for (unsigned p = 0; p < threads_; ++p) {
+        const unsigned t = order_[p];
+        if (t >= base && t < base + count && slots_[t].status == Status::Runnable) push_runnable(t);
+    }
     return true;
 }
 

@@ -39,6 +39,9 @@ struct BlockLaunch {
     // Stepping (a library compiled for the debugger): each probe is recorded here, and the block's threads then
     // run in rounds of one statement each (debug_recorder.h). Null: probes return at once.
     class DebugRecorder* debug = nullptr;
+    // With `debug`: this warp's threads step alone while any of them is at a probe or a warp operation it can
+    // pass; the others wait at their probes until then (LaunchRequest::debug_warp). -1: all step together.
+    int32_t debug_warp = -1;
 };
 
 // Fiber stacks, reused from block to block; each has an inaccessible guard page below it.
@@ -122,6 +125,7 @@ private:
     unsigned release_warp(unsigned warp, bool include_active_mask);  // lanes released (bit = lane)
     bool release_barrier();
     bool release_steps();
+    bool release_focus_warp();
     void describe_stall();
     std::string thread_name(unsigned linear) const;
     std::string block_name() const;

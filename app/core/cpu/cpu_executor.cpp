@@ -197,7 +197,17 @@ ExecutorLaunch CpuExecutor::launch(const LaunchRequest& request) {
                                      "pick a block inside the grid");
             return run;
         }
+        const uint64_t warps = (request.block.count() + 31) / 32;
+        if (request.debug_warp >= 0 && uint64_t(request.debug_warp) >= warps) {
+            out.error = engine_error(ErrorKind::UserInput, "INVALID_WARP",
+                                     "warp " + std::to_string(request.debug_warp) + " is not in the block of " +
+                                         std::to_string(request.block.count()) + " threads (" + std::to_string(warps) +
+                                         (warps == 1 ? " warp)" : " warps)"),
+                                     "pick a warp from 0 to " + std::to_string(warps - 1));
+            return run;
+        }
         job.debug_block = request.debug_block;
+        job.debug_warp = request.debug_warp;
         job.debug_out = &debugged;
         for (auto& [id, b] : buffers_)
             if (b.memory.size()) job.debug_globals.emplace_back(b.memory.data(), b.memory.size());

@@ -37,6 +37,7 @@ public:
     void at_barrier();
 
     DebugRecording take();
+    void set_focus_warp(int32_t warp) { out_.focus_warp = warp; }
 
     // While set, the process's access recorder hands every access of kernel code to `target` (null: none). One
     // recording at a time: the worker runs one launch at a time.

@@ -219,6 +219,8 @@ void WorkerPool::execute(Worker& w) {
         debug.emplace(block_index_in(job.grid, *job.debug_block), job.block, &w.static_shared, &w.dynamic_shared,
                       job.debug_globals);
         block_launch.debug = &*debug;
+        block_launch.debug_warp = job.debug_warp;
+        debug->set_focus_warp(job.debug_warp);
         DebugRecorder::set_target(&*debug);  // a stepping copy with access calls hands them over
     }
     w.scheduler.begin_launch(block_launch, state);

@@ -45,6 +45,7 @@ struct GridLaunch {
     // Stepping (issue 39): only this block runs, on the first worker, its probes recorded into `debug_out` (the
     // library is compiled for the debugger, core/cpu/debug_instrument.h).
     std::optional<uint64_t> debug_block;
+    int32_t debug_warp = -1;  // LaunchRequest::debug_warp
     std::optional<DebugRecording>* debug_out = nullptr;
     std::vector<std::pair<const std::byte*, uint64_t>> debug_globals;  // the launch's buffers, for its accesses
 };

@@ -96,6 +96,9 @@ struct DebugRecording {
     // this build could not instrument them, so writers and touched elements are unknown).
     std::vector<DebugAccess> accesses;
     bool accesses_recorded = false;
+    // The warp that stepped alone (LaunchRequest::debug_warp): in each round before it reached a barrier or its
+    // end, only its threads moved, the others held at their line. -1: every thread stepped in every round.
+    int32_t focus_warp = -1;
     bool truncated = false;  // the cap was reached: rounds from `rounds` on were not recorded
     uint64_t cap_bytes = 0;
     double ms = 0;  // the recording launch's wall time

@@ -173,6 +173,10 @@ struct LaunchRequest {
     // Record this block's whole run, round by round (a module compiled with CompileRequest::instrument_debug),
     // and answer LaunchResult::debug: only that block runs, once.
     std::optional<uint64_t> debug_block;
+    // With debug_block: this warp of the block (0-based) steps alone; the others wait, as at a barrier, until it
+    // reaches a __syncthreads() or returns, then go on together (DebugRecording::focus_warp). -1: the whole block
+    // steps together, one statement per thread a round.
+    int32_t debug_warp = -1;
 };
 
 // One block of a traced launch: the SM that ran it (%smid) or the CPU backend's worker thread, and when it

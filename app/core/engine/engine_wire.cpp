@@ -214,6 +214,7 @@ void to_wire(const LaunchRequest& r, json& j, Blob&) {
     j["memory_warps"] = std::move(warps);
     j["thread_order"] = r.thread_order ? json{int(r.thread_order->kind), r.thread_order->seed} : json(nullptr);
     j["debug_block"] = r.debug_block ? json(*r.debug_block) : json(nullptr);
+    j["debug_warp"] = r.debug_warp;
 }
 LaunchRequest from_wire(Type<LaunchRequest>, const json& j, Blob&) {
     LaunchRequest r;
@@ -236,6 +237,8 @@ LaunchRequest from_wire(Type<LaunchRequest>, const json& j, Blob&) {
         r.thread_order = ThreadOrderChoice{ThreadOrderChoice::Kind(kind), o.at(1).get<uint64_t>()};
     }
     if (j.contains("debug_block") && !j.at("debug_block").is_null()) r.debug_block = j.at("debug_block").get<uint64_t>();
+    if (j.contains("debug_warp")) r.debug_warp = j.at("debug_warp").get<int32_t>();
+    if (r.debug_warp < -1) malformed("debug warp " + std::to_string(r.debug_warp));
     return r;
 }
 
@@ -495,7 +498,7 @@ json debug_recording_json(const DebugRecording& d) {
             {"shared_after_round", d.shared_after_round}, {"regions", std::move(regions)},
             {"rounds", d.rounds}, {"barriers", d.barriers}, {"truncated", d.truncated}, {"cap_bytes", d.cap_bytes},
             {"accesses", std::move(accesses)}, {"accesses_recorded", d.accesses_recorded},
-            {"ms", d.ms}};
+            {"focus_warp", d.focus_warp}, {"ms", d.ms}};
 }
 DebugRecording debug_recording_from(const json& j) {
     DebugRecording d;
@@ -548,6 +551,10 @@ DebugRecording debug_recording_from(const json& j) {
         d.accesses.push_back(a);
     }
     d.accesses_recorded = j.at("accesses_recorded").get<bool>();
+    d.focus_warp = j.contains("focus_warp") ? j.at("focus_warp").get<int32_t>() : -1;
+    if (d.focus_warp < -1 || (d.focus_warp >= 0 && uint64_t(d.focus_warp) * 32 >= d.threads))
+        malformed("the debugger's warp " + std::to_string(d.focus_warp) + " of a block of " + std::to_string(d.threads) +
+                  " threads");
     for (const json& r : j.at("shared_snapshots")) d.shared_snapshots.push_back(bytes_of_hex(r.get<std::string>()));
     d.shared_after_round = j.at("shared_after_round").get<std::vector<uint32_t>>();
     for (const json& r : j.at("regions"))

@@ -41,11 +41,9 @@ std::string LaunchFailure::named_message() const {
     return message + " (" + name + ")";
 }
 
-namespace {
-
 // The failure of an answer that is not ok or carries an error; nullopt for a success. `what` names the request
 // for the message of a backend that gave no reason.
-std::optional<LaunchFailure> failure_of(bool ok, std::optional<EngineError>& error, const char* what) {
+std::optional<LaunchFailure> launch_failure_of(bool ok, std::optional<EngineError>& error, const char* what) {
     if (ok && !error) return std::nullopt;
     LaunchFailure f;
     if (!error) {
@@ -68,7 +66,6 @@ std::optional<LaunchFailure> failure_of(bool ok, std::optional<EngineError>& err
     return f;
 }
 
-}  // namespace
 
 Launcher::ObserverId Launcher::observe(LaunchObserver observer) {
     const ObserverId id = next_id_++;
@@ -105,7 +102,7 @@ LaunchOutcome Launcher::launch(Engine& engine, LaunchRequest request, LaunchSite
     if (observed()) kept = request;
     LaunchResult answer = engine.launch(std::move(request));
     LaunchOutcome out;
-    out.failure = failure_of(answer.ok, answer.error, "the launch");
+    out.failure = launch_failure_of(answer.ok, answer.error, "the launch");
     out.timing = std::move(answer.timing);
     out.phases = answer.phases;
     out.backend_ms = answer.backend_ms;
@@ -151,7 +148,7 @@ StreamsOutcome Launcher::streams(Engine& engine, StreamsRequest request, LaunchS
     const uint32_t shared = request.dynamic_shared_bytes;
     StreamsResult answer = engine.streams(std::move(request));
     StreamsOutcome out;
-    out.failure = failure_of(answer.ok, answer.error, "the streamed run");
+    out.failure = launch_failure_of(answer.ok, answer.error, "the streamed run");
     out.ops = std::move(answer.ops);
     out.total_ms = answer.total_ms;
     out.one_stream_ms = answer.one_stream_ms;

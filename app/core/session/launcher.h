@@ -59,6 +59,10 @@ struct LaunchFailure {
     std::string named_message() const;
 };
 
+// The failure of a backend's answer that is not ok or carries an error (moved out of `error`); nullopt for a
+// success. `what` ("the launch") names the request for the message of a backend that gave no reason.
+std::optional<LaunchFailure> launch_failure_of(bool ok, std::optional<EngineError>& error, const char* what);
+
 // A launch's typed answer: what it measured and made, or why it failed.
 struct LaunchOutcome {
     std::optional<LaunchFailure> failure;  // set: it failed

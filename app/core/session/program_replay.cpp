@@ -53,17 +53,35 @@ std::optional<std::string> replay_refusal(const ProgramRun& run, size_t index) {
     return std::nullopt;
 }
 
-LaunchReplay replay_launch(Backend& backend, const ProgramRequest& request, const ProgramRun& run, size_t index,
-                           const ReplayChanges& changes) {
-    LaunchReplay out;
+namespace {
+
+// A captured launch set up again on a backend: its kernel compiled, its buffers allocated and filled as they were
+// before the program's launch, the launch request made. Releases what it made when it goes.
+struct ReplaySetup {
+    Backend& backend;
+    CompileResult compiled;
+    std::vector<BufferId> ids;
+    std::vector<ReplayBuffer> buffers;
+    LaunchRequest launch;
+    std::optional<EngineError> error;
+    explicit ReplaySetup(Backend& b) : backend(b) {}
+    ReplaySetup(const ReplaySetup&) = delete;
+    ~ReplaySetup() {
+        ReleaseRequest r;
+        r.buffers = ids;
+        if (compiled.module) r.modules = {compiled.module};
+        if (!r.buffers.empty() || !r.modules.empty()) backend.release(r);
+    }
+};
+
+// `stepping`: the debugger's copy of the kernel (a probe before each statement, every access recorded).
+void set_up_replay(ReplaySetup& out, const ProgramRequest& request, const ProgramRun& run, size_t index,
+                   const ReplayChanges& changes, bool stepping) {
     if (auto refusal = replay_refusal(run, index)) {
         out.error = engine_error(ErrorKind::Unsupported, "NOT_REPLAYABLE", "this launch cannot be re-run: " + *refusal);
-        return out;
+        return;
     }
     const ProgramLaunch& l = run.launches[index];
-    out.grid = changes.grid.value_or(l.grid);
-    out.block = changes.block.value_or(l.block);
-
     CompileRequest compile;
     if (!l.module_source.empty()) {  // a script's launch: the module it was compiled from
         compile.source = l.module_source;
@@ -75,26 +93,21 @@ LaunchReplay replay_launch(Backend& backend, const ProgramRequest& request, cons
     }
     compile.path = request.path;
     compile.kernel_name = l.instance;
-    const CompileResult compiled = backend.compile(compile);
-    out.diagnostics = compiled.diagnostics;
-    if (!compiled.ok || compiled.error) {
-        out.error = compiled.error ? compiled.error
-                                   : std::optional<EngineError>(engine_error(
-                                         ErrorKind::Compile, "COMPILE_FAILED",
-                                         "`" + l.instance + "` did not compile on its own: " +
-                                             (compiled.diagnostics.empty() ? std::string("see the log")
-                                                                           : compiled.diagnostics[0].message)));
-        return out;
+    compile.instrument_debug = stepping;
+    compile.instrument_memory = stepping;  // where the backend can: shared writers, the elements touched
+    out.compiled = out.backend.compile(compile);
+    if (!out.compiled.ok || out.compiled.error) {
+        out.error = out.compiled.error
+                        ? out.compiled.error
+                        : std::optional<EngineError>(engine_error(
+                              ErrorKind::Compile, "COMPILE_FAILED",
+                              "`" + l.instance + "` did not compile on its own" +
+                                  (stepping ? std::string(" as the debugger's stepping copy") : std::string()) + ": " +
+                                  (out.compiled.diagnostics.empty() ? std::string("see the log")
+                                                                    : out.compiled.diagnostics[0].message)));
+        return;
     }
-
-    std::vector<BufferId> ids;
     std::map<std::string, BufferId> by_name;
-    auto release = [&] {
-        ReleaseRequest r;
-        r.buffers = ids;
-        r.modules = {compiled.module};
-        backend.release(r);
-    };
     for (const ProgramBuffer& b : l.buffers) {
         ReplayBuffer rb;
         rb.name = b.name;
@@ -103,30 +116,27 @@ LaunchReplay replay_launch(Backend& backend, const ProgramRequest& request, cons
         AllocateRequest a;
         a.name = b.name;
         a.bytes = b.bytes;
-        const AllocateResult made = backend.allocate(a);
+        const AllocateResult made = out.backend.allocate(a);
         if (made.error) {
             out.error = made.error;
-            release();
-            return out;
+            return;
         }
-        ids.push_back(made.buffer);
+        out.ids.push_back(made.buffer);
         by_name[b.name] = made.buffer;
         UploadRequest up;
         up.buffer = made.buffer;
         up.data = rb.before;
-        if (const UploadResult u = backend.upload(up); u.error) {
+        if (const UploadResult u = out.backend.upload(up); u.error) {
             out.error = u.error;
-            release();
-            return out;
+            return;
         }
         out.buffers.push_back(std::move(rb));
     }
-
-    LaunchRequest launch;
-    launch.module = compiled.module;
+    LaunchRequest& launch = out.launch;
+    launch.module = out.compiled.module;
     launch.kernel_name = l.instance;
-    launch.grid = out.grid;
-    launch.block = out.block;
+    launch.grid = changes.grid.value_or(l.grid);
+    launch.block = changes.block.value_or(l.block);
     launch.dynamic_shared_bytes = uint32_t(l.shared_bytes);
     for (size_t i = 0; i < l.args.size(); ++i) {
         const ProgramArg& a = l.args[i];
@@ -141,25 +151,40 @@ LaunchReplay replay_launch(Backend& backend, const ProgramRequest& request, cons
         }
         launch.args.push_back(std::move(k));
     }
-    const LaunchResult launched = backend.launch(launch);
+}
+
+}  // namespace
+
+LaunchReplay replay_launch(Backend& backend, const ProgramRequest& request, const ProgramRun& run, size_t index,
+                           const ReplayChanges& changes) {
+    LaunchReplay out;
+    ReplaySetup setup(backend);
+    set_up_replay(setup, request, run, index, changes, false);
+    out.diagnostics = setup.compiled.diagnostics;
+    out.grid = setup.launch.grid;
+    out.block = setup.launch.block;
+    if (setup.error) {
+        out.error = setup.error;
+        return out;
+    }
+    const LaunchResult launched = backend.launch(setup.launch);
     if (!launched.ok || launched.error) {
         out.error = launched.error ? launched.error
                                    : std::optional<EngineError>(engine_error(ErrorKind::Unknown, "LAUNCH_FAILED",
                                                                              "the re-run launch failed"));
-        release();
         return out;
     }
     out.ran = true;
     out.ms = launched.timing.samples_ms.empty() ? 0 : launched.timing.samples_ms.back();
     bool same = !changes.grid && !changes.block && changes.scalars.empty();
+    out.buffers = std::move(setup.buffers);
     for (size_t i = 0; i < out.buffers.size(); ++i) {
         ReadBackRequest r;
-        r.buffer = ids[i];
+        r.buffer = setup.ids[i];
         ReadBackResult back = backend.read_back(r);
         if (back.error) {
             out.error = back.error;
             out.ran = false;
-            release();
             return out;
         }
         ReplayBuffer& rb = out.buffers[i];
@@ -169,8 +194,43 @@ LaunchReplay replay_launch(Backend& backend, const ProgramRequest& request, cons
         if (rb.differing_bytes) same = false;
     }
     out.same_as_program = same;
-    release();
     return out;
+}
+
+Result<BlockDebugRun> record_launch_block(Backend& backend, const ProgramRequest& request, const ProgramRun& run,
+                                          size_t index, uint64_t block, int32_t warp) {
+    const DeviceInfo device = backend.info().device;
+    if (!device.caps.debug_steps)
+        return make_error(ErrorKind::Unsupported,
+                          "the " + device.backend + " backend cannot step through a block (the CPU backend can)",
+                          "debug the program on the CPU backend");
+    if (index < run.launches.size() && block >= run.launches[index].grid.count())
+        return make_error(ErrorKind::UserInput,
+                          "block " + std::to_string(block) + " is not in launch " + std::to_string(index + 1) +
+                              "'s grid of " + std::to_string(run.launches[index].grid.count()) + " blocks",
+                          "pick a block inside the grid " + run.launches[index].grid.str());
+    ReplaySetup setup(backend);
+    set_up_replay(setup, request, run, index, {}, true);
+    if (setup.error) {
+        const EngineError& e = *setup.error;
+        return make_error(e.kind, e.message, e.hint);
+    }
+    setup.launch.timing = TimingOptions{0, 1, false};
+    setup.launch.debug_block = block;
+    setup.launch.debug_warp = warp;
+    LaunchResult launched = backend.launch(setup.launch);
+    std::optional<LaunchFailure> failure = launch_failure_of(launched.ok, launched.error, "the stepping launch");
+    if (launched.debug) {
+        BlockDebugRun out;
+        out.recording = std::move(*launched.debug);
+        out.failure = std::move(failure);
+        return out;
+    }
+    if (failure)
+        return make_error(failure->kind,
+                          (failure->kind == ErrorKind::UserInput ? "" : "the stepping launch failed: ") + failure->message,
+                          failure->hint);
+    return make_error(ErrorKind::Internal, "the backend answered the stepping launch without a recording", "");
 }
 
 }  // namespace cp

@@ -10,6 +10,7 @@
 
 #include "core/engine/backend.h"
 #include "core/engine/program_api.h"
+#include "core/session/launcher.h"
 
 #include <cstddef>
 #include <map>
@@ -51,5 +52,13 @@ std::optional<std::string> replay_refusal(const ProgramRun& run, size_t index);
 // captured buffers, launches and reads them back. `request` is the program as it was run.
 LaunchReplay replay_launch(Backend& backend, const ProgramRequest& request, const ProgramRun& run, size_t index,
                            const ReplayChanges& changes = {});
+
+// The debugger's recording (issue 39) of block `block` (its linear index in the launch's grid) of launch `index`,
+// run alone on `backend` (one whose capabilities say debug_steps: the CPU backend) by the stepping copy of the
+// program's kernel (or the script's module), on the buffers as the capture holds them before the program's launch
+// and the scalars the program passed: the values the program's own launch computed in that block. `warp` as
+// LaunchRequest::debug_warp. Refused (Unsupported) as replay_launch is for a launch that cannot run alone.
+Result<BlockDebugRun> record_launch_block(Backend& backend, const ProgramRequest& request, const ProgramRun& run,
+                                          size_t index, uint64_t block, int32_t warp = -1);
 
 }  // namespace cp

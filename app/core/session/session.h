@@ -114,8 +114,9 @@ public:
     // The debugger (issue 39): block `block` (linear index) run alone by the stepping copy of the kernel, every
     // statement's variables and the shared memory after each round recorded (a backend whose capabilities say
     // debug_steps; an Unsupported error otherwise). A block that faults is recorded up to the fault, and the
-    // failure (its kind, line and thread) comes with the recording.
-    Result<BlockDebugRun> record_block(const ResolvedRun& resolved, uint64_t block);
+    // failure (its kind, line and thread) comes with the recording. `warp` >= 0: that warp steps alone, the others
+    // held until it reaches a barrier or its end (LaunchRequest::debug_warp).
+    Result<BlockDebugRun> record_block(const ResolvedRun& resolved, uint64_t block, int32_t warp = -1);
 
 private:
     std::filesystem::path image_path(const BufferSpec& buffer) const;

@@ -120,7 +120,7 @@ Result<MemoryRecording> KernelSession::record_memory(const ResolvedRun& resolved
     return std::move(*launched.memory);
 }
 
-Result<BlockDebugRun> KernelSession::record_block(const ResolvedRun& resolved, uint64_t block) {
+Result<BlockDebugRun> KernelSession::record_block(const ResolvedRun& resolved, uint64_t block, int32_t warp) {
     const std::string backend = engine_.device().backend;
     if (!engine_.device().caps.debug_steps)
         return make_error(ErrorKind::Unsupported,
@@ -146,6 +146,7 @@ Result<BlockDebugRun> KernelSession::record_block(const ResolvedRun& resolved, u
                               std::to_string(launch->grid.count()) + " blocks",
                           "pick a block inside the grid (x, y, z each below the grid's)");
     launch->debug_block = block;
+    launch->debug_warp = warp;
     LaunchOutcome launched = launch_kernel(std::move(*launch), {LaunchPurpose::Debug});
     if (launched.debug) {
         // A block that failed is still worth stepping up to where it stopped: the recording, and why it stopped.
@@ -154,8 +155,9 @@ Result<BlockDebugRun> KernelSession::record_block(const ResolvedRun& resolved, u
         run.failure = std::move(launched.failure);
         return run;
     }
-    if (const std::optional<LaunchFailure>& err = launched.failure)
-        return make_error(err->kind, "the stepping launch failed: " + err->message, err->hint);
+    if (const std::optional<LaunchFailure>& err = launched.failure)  // a mistake in what was asked is said as it is
+        return make_error(err->kind, (err->kind == ErrorKind::UserInput ? "" : "the stepping launch failed: ") + err->message,
+                          err->hint);
     return make_error(ErrorKind::Internal, "the backend answered the stepping launch without a recording", "");
 }
 
