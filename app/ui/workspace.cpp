@@ -186,14 +186,8 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     MemoryPanel& memory = layout_.add(std::make_unique<MemoryPanel>(memory_));
     editor.set_memory_marks(&memory_.marks);
     DebugPanelActions debug_actions;
-    debug_actions.grid = [this]() -> std::optional<Dim3> {
-        if (latest_ && latest_->report.resolved) return latest_->report.resolved->grid;
-        return std::nullopt;
-    };
-    debug_actions.faulted_block = [this]() -> std::optional<Dim3> {
-        if (latest_ && latest_->report.error && latest_->report.error_block) return latest_->report.error_block;
-        return std::nullopt;
-    };
+    debug_actions.grid = [this] { return debug_grid(); };
+    debug_actions.faulted_block = [this] { return debug_faulted_block(); };
     debug_actions.debug_faulted = [this] { debug_block_that_faulted(); };
     debug_panel_ = &layout_.add(std::make_unique<DebugPanel>(debug_, std::move(debug_actions)));
     editor.set_debug_marks(&debug_.marks, [this](int line) { debug_.toggle_breakpoint(line); });
@@ -201,7 +195,8 @@ Workspace::Workspace(render::RenderTarget& target, const AppOptions& options, fs
     layout_.add(std::make_unique<ConsolePanel>(console_));
     ProgramPanel& program_panel =
         layout_.add(std::make_unique<ProgramPanel>(program_, now_, [this] { target_.wake(); },
-                                                   [this](size_t index) { return open_launch_as_lesson(index); }));
+                                                   [this](size_t index) { return open_launch_as_lesson(index); },
+                                                   [this](size_t index) { debug_program_launch(index); }));
     layout_.add(std::make_unique<DevicePanel>(device_status_));
     class_panel_ = &layout_.add(std::make_unique<ClassPanel>(class_results_, [this](size_t i) { return open_student(i); }));
     code_panel_ = &layout_.add(std::make_unique<CodePanel>(
@@ -528,6 +523,7 @@ void Workspace::apply_program(ProgramRun run) {
 void Workspace::maybe_submit(double now) {
     if (document_is_program()) {
         maybe_submit_program(now);
+        maybe_submit_debug(now);  // a launch of its last run, stepped through
         return;
     }
     if (connection_.never_connected() || !doc() || !runner_->idle()) return;

@@ -142,6 +142,9 @@ public:
     const DebugPanel* debug_panel() const { return debug_panel_; }
     // The last run's faulting block becomes the Debug panel's block, and the panel is shown.
     void debug_block_that_faulted();
+    // The Program panel's "Step through a block": launch `index` of the last run in the Debug panel (its block that
+    // faulted, else block 0).
+    void debug_program_launch(size_t index);
     const OutputPanel& output_panel() const { return layout_.output(); }
     const EditorPanel& editor_panel() const { return layout_.editor(); }
     const CodePanel& code_panel() const { return *code_panel_; }
@@ -260,6 +263,11 @@ private:
     bool debug_shown() const;
     std::string debug_key() const;  // what a recording now would be of: the run shown and the block
     void maybe_submit_debug(double now);
+    void maybe_submit_program_debug(double now);
+    std::string submitted_program_path() const;
+    const ProgramLaunch* debugged_launch() const;
+    std::optional<Dim3> debug_grid() const;           // of the run shown, or of the program's launch
+    std::optional<Dim3> debug_faulted_block() const;  // the same's block that faulted
     void apply_debug(Result<BlockDebugRun> recorded);
     void follow_debug_stop();  // a move in the Debug panel brings its line into the editor's view
     void use_block_suggestion(const AppliedSuggestion& suggestion);

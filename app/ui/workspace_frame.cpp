@@ -34,6 +34,7 @@ void Workspace::frame(double now) {
     for (OutputViews* v : pictures()) v->check_displays(console_);
     if (auto program = program_.take_finished()) apply_program(std::move(*program));
     program_.take_replay();
+    if (auto recorded = program_.take_debug()) apply_debug(std::move(*recorded));
     files_.tick(now);
     reparse_if_changed();
     update_code_view(now);

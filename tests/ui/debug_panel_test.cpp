@@ -221,5 +221,98 @@ TEST(DebugUi, ABlockThatFaultedIsSteppedUpToTheFaultAndItsLineMarked) {
     EXPECT_TRUE(fault_mark) << "no fault mark on line " << store;
 }
 
+// "alone" (a click on the checkbox beside the watched warp): the block is recorded again with warp 0 stepping
+// alone. F10 from the start then moves warp 0 one statement at a time (the lines drawn in its rows go down the
+// kernel) while warp 1 stays at its first line; another watched warp is recorded stepping alone in its turn.
+TEST(DebugUi, TheWatchedWarpStepsAloneWhileTheOthersWait) {
+    if (auto cpu = find_backend("cpu")->make(); !cpu) FAIL() << "the CPU backend is needed here: " << cpu.error().message;
+    ScopedUserDir user;
+    const std::string file = test::debug_data("tree_sum.cu");
+    auto host = start_debugging(file, {3, 0, 0});
+    ASSERT_TRUE(host);
+    ui::Workspace& ws = host->workspace();
+    ui::DebugViewState& dbg = ws.debug();
+    ASSERT_TRUE(dbg.has()) << dbg.error;
+    EXPECT_EQ(dbg.recording_data()->focus_warp, -1);
+    const ui::DebugPanel& panel = *ws.debug_panel();
+    ASSERT_TRUE(panel.drawn().buttons.count("Alone")) << "no `alone` checkbox drawn";
+    const ui::DebugPanel::Cell alone = panel.drawn().buttons.at("Alone");
+    click(*host, (alone.x0 + alone.x1) / 2, (alone.y0 + alone.y1) / 2);
+    frames_until(*host, [&] { return dbg.has() && !dbg.recording && dbg.recording_data()->focus_warp == 0; },
+                 "the recording with warp 0 alone", 80, [&] { return dbg.error; });
+    host->frame();
+    ASSERT_EQ(dbg.recording_data()->focus_warp, 0);
+    const int first_line = test::line_in(file, "__shared__ int partial[64];");
+    const int load = test::line_in(file, "partial[tid] = i < n ? input[i] : 0;");
+    dbg.set_round(0);
+    host->frame();
+    std::vector<int> lines_drawn;
+    for (int k = 0; k < 3; ++k) {
+        press_key(*host, ImGuiKey_F10);
+        host->frame();
+        ASSERT_FALSE(panel.drawn().rows.empty());
+        const int line = std::stoi(panel.drawn().rows[0].at(2).text);
+        for (const auto& row : panel.drawn().rows) EXPECT_EQ(std::stoi(row.at(2).text), line) << "warp 0 moves together";
+        lines_drawn.push_back(line);
+        // Warp 1 is held at its first line.
+        for (const DebugThreadAt& t : dbg.timeline()->threads_at(dbg.round()))
+            if (t.thread >= 32) {
+                ASSERT_NE(t.step, nullptr);
+                EXPECT_EQ(t.step->line, first_line) << "thread " << t.thread << " at round " << dbg.round();
+                EXPECT_FALSE(t.moved);
+            }
+    }
+    EXPECT_EQ(lines_drawn, (std::vector<int>{first_line + 1, first_line + 2, load})) << "one line a step";
+    // Watching warp 1 records it alone in its turn.
+    dbg.set_warp(1);
+    frames_until(*host, [&] { return dbg.has() && !dbg.recording && dbg.recording_data()->focus_warp == 1; },
+                 "the recording with warp 1 alone", 80, [&] { return dbg.error; });
+    EXPECT_EQ(dbg.recording_data()->focus_warp, 1);
+}
+
+// A whole program's launch, from the Program panel ("Step through a block"): its first launch's block 0 on the
+// inputs the program made (n = 1000000 of its fill), at the first barrier each thread's grid-stride sum is the
+// shared cell drawn (computed here), and the Editor marks the program's own line.
+TEST(DebugUi, AProgramsLaunchIsSteppedThroughFromTheProgramPanel) {
+    if (auto cpu = find_backend("cpu")->make(); !cpu) FAIL() << "the CPU backend is needed here: " << cpu.error().message;
+    ScopedUserDir user;
+    const std::string file = std::string(CP_TEST_DATA_DIR) + "/programs/reduce_two_launches.cu";
+    ui::AppOptions o = projector_options(file);
+    o.backend = "cpu";
+    auto host = start_settled(o, {});
+    ASSERT_TRUE(host);
+    ui::Workspace& ws = host->workspace();
+    host->frame();
+    ASSERT_TRUE(ws.program().last().has_value());
+    ASSERT_EQ(ws.program().last()->launches.size(), 2u);
+    ws.debug_program_launch(0);
+    ui::DebugViewState& dbg = ws.debug();
+    frames_until(*host, [&] { return dbg.has() && !dbg.recording; }, "the launch's recording", 120,
+                 [&] { return dbg.error; });
+    host->frame();
+    ASSERT_TRUE(dbg.has()) << dbg.error;
+    EXPECT_FALSE(dbg.subject.empty());
+    press_key(*host, ImGuiKey_F7);
+    host->frame();
+    ASSERT_EQ(dbg.barrier_at_stop(), 1);
+    const int n = 1000000, stride = 120 * 256;
+    std::vector<long> sums(256, 0);
+    for (int i = 0; i < n; ++i)
+        if (i % stride < 256) sums[size_t(i % stride)] += i == 100 ? 1000 : (i * 7) % 13 - 6;
+    const auto it = ws.debug_panel()->drawn().shared.find("cache");
+    ASSERT_NE(it, ws.debug_panel()->drawn().shared.end()) << "no cache[] drawn";
+    ASSERT_EQ(it->second.size(), 256u);
+    for (size_t t = 0; t < 256; ++t) EXPECT_EQ(it->second[t].text, std::to_string(sums[t])) << "cache[" << t << "]";
+    const int sync = test::line_in(file, "__syncthreads();");
+    EXPECT_TRUE(ws.editor_panel().debug_drawn().count(sync)) << "no stop mark on the program's line " << sync;
+    // The second launch: the first one's 120 block sums.
+    ws.debug_program_launch(1);
+    frames_until(*host, [&] { return dbg.has() && !dbg.recording && dbg.recording_data()->threads == 256 &&
+                                     dbg.subject.rfind("Launch 2", 0) == 0; },
+                 "the second launch's recording", 120, [&] { return dbg.error; });
+    ASSERT_TRUE(dbg.has()) << dbg.error;
+    EXPECT_EQ(dbg.recording_data()->regions.size() >= 1, true);
+}
+
 }  // namespace
 }  // namespace cp

@@ -80,3 +80,27 @@ TEST(DebugInstrument, JsonThatIsNotClangsIsAnInternalError) {
     ASSERT_FALSE(d);
     EXPECT_EQ(d.error().kind, cp::ErrorKind::Internal);
 }
+
+// A line is one step: simple statements after the first on the same line get no probe of their own, and the next
+// line's probe has the variables they declared; a loop's body on that line is still a step of its own.
+TEST(DebugInstrument, StatementsSharingALineAreOneStep) {
+    auto shim = cp::find_shim();
+    ASSERT_TRUE(shim) << shim.error().message;
+    const std::string text =
+        "#line 1 \"/tmp/k.cu\"\n"
+        "__global__ void k(int* out) {\n"                          // 1
+        "    int a = 1; int b = a + 1; out[0] = b;\n"               // 2
+        "    int c = b; for (int j = 0; j < 2; ++j) c += j;\n"      // 3
+        "    out[1] = c;\n"                                         // 4
+        "}\n";                                                      // 5
+    auto d = cp::instrument_kernel_for_debug(text, "k", *shim);
+    ASSERT_TRUE(d) << d.error().message;
+    EXPECT_EQ(std::count_if(d->sites.begin(), d->sites.end(), [](const cp::DebugProbeSite& s) { return s.line == 2; }), 1);
+    EXPECT_EQ(names_at(*d, 3), (std::vector<std::string>{"out", "a", "b"}));
+    // Line 3: the declaration's probe (the loop's start runs in its step) and the loop body's, with `j`.
+    std::vector<std::vector<std::string>> on3;
+    for (const cp::DebugProbeSite& s : d->sites)
+        if (s.line == 3) on3.push_back(s.variables);
+    EXPECT_EQ(on3, (std::vector<std::vector<std::string>>{{"out", "a", "b"}, {"out", "a", "b", "c", "j"}}));
+    EXPECT_EQ(names_at(*d, 4), (std::vector<std::string>{"out", "a", "b", "c"}));
+}

@@ -329,6 +329,9 @@ public:
 
     // A block's statements each get a probe (after their labels); `closing`: one more before its `}`.
     void block(const Json& n, std::vector<Variable> scope, bool closing) {
+        // A line is one step: a simple statement after another on the same line runs in the first's step (a
+        // static `__shared__` array is two statements of the CPU backend's on its line, source_prep.cpp).
+        int simple_line = -1;
         for (const Json& child : inner_of(n)) {
             const Json* s = &child;
             // case 1: default: label: — the probe goes after them, before the statement they label
@@ -339,10 +342,17 @@ public:
             }
             if (is_named(*s, "CaseStmt") || is_named(*s, "DefaultStmt") || is_named(*s, "LabelStmt")) continue;
             if (auto b = begin_of(*s, file_)) {
+                const int line = lines_.user_line(b->offset);
                 // `#pragma unroll` before a loop: the loop's statement begins at the directive, where nothing can be
                 // inserted (and the pragma must stay right before its loop): only its body is probed.
-                if (!pragma_at(b->offset)) add_probe(b->offset, scope);
+                if (!pragma_at(b->offset) && line != simple_line) add_probe(b->offset, scope);
                 if (!b->macro) statement(*s, scope);
+                const bool simple = is_named(*s, "DeclStmt") || is_named(*s, "BinaryOperator") ||
+                                    is_named(*s, "CompoundAssignOperator") || is_named(*s, "CallExpr") ||
+                                    is_named(*s, "UnaryOperator");
+                simple_line = simple ? line : -1;
+            } else {
+                simple_line = -1;
             }
             declare_all(scope, *s);
         }

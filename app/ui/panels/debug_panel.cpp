@@ -103,6 +103,15 @@ void DebugPanel::draw_controls() {
             }
             ImGui::EndCombo();
         }
+        if (s.warp >= 0) {
+            same_line_if_fits(ImGui::CalcTextSize("alone").x + ImGui::GetFrameHeight() * 2);
+            ImGui::Checkbox("alone", &s.warp_alone);
+            note_button("Alone");
+            if (ImGui::IsItemHovered())
+                ImGui::SetTooltip("this warp steps alone: each step runs only its threads, the other warps wait at "
+                                  "their line until it reaches a __syncthreads() or returns, then they go on (recorded "
+                                  "again)");
+        }
     }
     const bool has = s.has() && s.rounds() > 0;
     // Watches: an expression per column after the variables (Enter adds it; a click on one removes it).
@@ -155,8 +164,11 @@ void DebugPanel::draw_controls() {
             ImGui::SetTooltip("every step of the block, recorded once: drag back and forth (a round: every thread that "
                               "can run executes one statement)");
         const DebugRecording& rec = *s.recording_data();
+        if (!s.subject.empty()) text_disabled_wrapped("%s", s.subject.c_str());
         drawn_.status = "Block " + dim3_text(rec.block_index) + ", " + std::to_string(rec.threads) + " threads: " +
                         s.where_text();
+        if (rec.focus_warp >= 0)
+            drawn_.status += " \xc2\xb7 warp " + std::to_string(rec.focus_warp) + " steps alone, the others wait";
         if (!s.marks.threads_at.empty()) {
             drawn_.status += std::string(" \xc2\xb7 ") + (s.warp < 0 ? "threads: " : "warp " + std::to_string(s.warp) + ": ");
             bool first = true;

@@ -342,6 +342,14 @@ void ProgramPanel::draw_launch(const ProgramRun& run, size_t index) {
             ImGui::SetTooltip("Saves this launch with its captured inputs and outputs as a lesson and opens it: the "
                               "Output, coverage, Launch view, Memory and Timing panels show it, and any grid or block "
                               "is checked against what the program's launch computed.");
+        if (debug_) {
+            ImGui::SameLine();
+            if (ImGui::Button("Step through a block")) debug_(index);
+            if (ImGui::IsItemHovered())
+                ImGui::SetTooltip("Opens the Debug panel on this launch: one block (the one that faulted, if one did) "
+                                  "run on the CPU backend on the inputs the program gave it, every thread's line and "
+                                  "variables and the shared memory at each step, back and forth.");
+        }
         if (!lesson_refusal_.empty()) {
             ImGui::PushTextWrapPos(0.0f);
             ImGui::TextColored(kBad, "%s", lesson_refusal_.c_str());

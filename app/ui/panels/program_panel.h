@@ -20,9 +20,11 @@ class ProgramPanel final : public Panel {
 public:
     // `open_as_lesson(index)`: saves launch `index` of the last run as a lesson and opens it (after this frame);
     // returns why it could not, or an empty string.
+    // `debug(index)`: launch `index` in the Debug panel, one block stepped through on its captured inputs.
     ProgramPanel(ProgramRunState& state, const double& now, std::function<void()> wake,
-                 std::function<std::string(size_t)> open_as_lesson = {})
-        : state_(state), now_(now), wake_(std::move(wake)), open_as_lesson_(std::move(open_as_lesson)) {}
+                 std::function<std::string(size_t)> open_as_lesson = {}, std::function<void(size_t)> debug = {})
+        : state_(state), now_(now), wake_(std::move(wake)), open_as_lesson_(std::move(open_as_lesson)),
+          debug_(std::move(debug)) {}
     const char* title() const override { return "Program"; }
     DockPlace dock_place() const override { return {DockSlot::Main, false}; }
     void draw() override;
@@ -38,6 +40,7 @@ private:
     const double& now_;
     std::function<void()> wake_;
     std::function<std::string(size_t)> open_as_lesson_;
+    std::function<void(size_t)> debug_;
     std::string lesson_refusal_;  // why the picked launch could not be opened as a lesson (this run and launch)
     // The values being edited for the picked launch (reset when another launch or run is picked).
     uint64_t edited_run_ = 0;  // ProgramRunState::runs_taken() of the run being edited

@@ -53,6 +53,12 @@ public:
     // What the user chose.
     Dim3 block{0, 0, 0};
     int warp = 0;  // the warp watched (its 32 lanes); -1: every thread of the block
+    // The watched warp steps alone in the recording: the other warps wait at their line until it reaches a
+    // __syncthreads() or returns (LaunchRequest::debug_warp). Choosing another warp records again.
+    bool warp_alone = false;
+    int32_t recorded_warp() const { return warp_alone && warp >= 0 ? warp : -1; }
+    // What the recording is of, when not the kernel file's own run: "Launch 2 of reduce.cu (line 38)".
+    std::string subject;
     DebugEditorMarks marks;
     uint64_t moves = 0;       // counts every change of the stop (the editor brings the stop's line into view)
     int pending_barrier = 0;  // the next recording stops at this __syncthreads() (1-based; --debug-barrier)

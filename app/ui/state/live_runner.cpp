@@ -236,7 +236,7 @@ Result<BlockDebugRun> LiveRunner::record_block(RunJob& job) {
     s.set_choices(std::move(job.choices));
     auto resolved = s.resolve();
     if (!resolved) return resolved.error();
-    return s.record_block(*resolved, *job.debug_block);
+    return s.record_block(*resolved, *job.debug_block, job.debug_warp);
 }
 
 }  // namespace cp::ui

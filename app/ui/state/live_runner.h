@@ -43,6 +43,7 @@ struct RunJob {
     // (KernelSession::record_block), in a session of its own, so the buffers of the picture shown stay as they are;
     // on the CPU backend (the live one when it can step, else one made for it).
     std::optional<uint64_t> debug_block;
+    int32_t debug_warp = -1;  // with debug_block: LaunchRequest::debug_warp
     // Whether a variant's views need its outputs in host memory (plots, tables, no device path); variants read
     // back only then or when the job checks its results. Called on the runner's thread.
     std::function<bool(const KernelFile&)> host_data_for;

@@ -192,6 +192,44 @@ bool ProgramRunState::take_replay() {
     return true;
 }
 
+void ProgramRunState::start_debug(size_t index, uint64_t block, int32_t warp, std::function<void()> wake) {
+    post([this, index, block, warp, wake = std::move(wake)] {
+        ProgramRequest request;
+        std::shared_ptr<const ProgramRun> run;  // kept: a new program run may replace the last one meanwhile
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            request = last_request_;
+            run = last_shared_;
+        }
+        if (!debug_backend_ && !debug_unavailable_) {
+            auto made = make_backend("cpu");
+            if (made) debug_backend_ = std::move(made->backend);
+            else debug_unavailable_ = made.error();
+        }
+        std::optional<Result<BlockDebugRun>> out;
+        if (!run)
+            out = make_error(ErrorKind::UserInput, "the program has not run yet, so it has no launch to step through",
+                             "run it (F5)");
+        else if (!debug_backend_)
+            out = make_error(debug_unavailable_->kind, "the debugger needs the CPU backend: " + debug_unavailable_->message,
+                             debug_unavailable_->hint);
+        else
+            out = record_launch_block(*debug_backend_, request, *run, index, block, warp);
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            debug_done_ = std::move(out);
+        }
+        if (wake) wake();
+    });
+}
+
+std::optional<Result<BlockDebugRun>> ProgramRunState::take_debug() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::optional<Result<BlockDebugRun>> out = std::move(debug_done_);
+    debug_done_.reset();
+    return out;
+}
+
 Result<std::filesystem::path> ProgramRunState::save_launch_as_lesson(size_t index,
                                                                     const std::filesystem::path& dir) const {
     std::shared_ptr<const ProgramRun> run;

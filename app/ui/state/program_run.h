@@ -84,6 +84,13 @@ public:
     // file's path, or why it cannot be.
     Result<std::filesystem::path> save_launch_as_lesson(size_t index, const std::filesystem::path& dir) const;
 
+    // ---- the debugger (issue 39): one block of a launch of the last run, stepped through on its captured inputs ----
+    // Records block `block` (linear) of launch `index` (record_launch_block) on a CPU backend of this state's own, on
+    // its thread; `wake` when done. `warp` as LaunchRequest::debug_warp.
+    void start_debug(size_t index, uint64_t block, int32_t warp, std::function<void()> wake);
+    // The recording that finished since the last call, once.
+    std::optional<Result<BlockDebugRun>> take_debug();
+
 private:
     // Runs and replays go to one thread that lives as long as this state: the worker processes they start end with
     // the thread that started them (PR_SET_PDEATHSIG), so a thread per run would lose the warm worker each time.
@@ -101,6 +108,9 @@ private:
     std::optional<Error> replay_unavailable_;
     bool replay_running_ = false;
     std::optional<Replayed> replay_waiting_, replay_done_, last_replay_;
+    std::unique_ptr<Backend> debug_backend_;  // the debugger's: the CPU backend
+    std::optional<Error> debug_unavailable_;
+    std::optional<Result<BlockDebugRun>> debug_done_;
     std::function<void()> replay_wake_;
     ProgramRequest last_request_;  // the last run's program, as run (the replay compiles its device code)
     ProgramRequest running_request_;
