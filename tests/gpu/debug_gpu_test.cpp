@@ -6,11 +6,13 @@
 #include "core/backends/registry.h"
 #include "core/cuda/cuda_backend_factory.h"
 #include "core/kernel_file/kernel_file.h"
+#include "core/session/program_replay.h"
 #include "core/session/session.h"
 #include "support/debug_data.h"
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -132,4 +134,54 @@ TEST(DebugOnTheGpu, TheDebuggersValuesAreTheGpusOutputs) {
             }
     }
     EXPECT_EQ(compared, 100u + 4u + size_t(37 * 21));
+}
+
+// A whole program's launches (reduce_two_launches.cu, n = 5000) run on the GPU with their buffers captured; each
+// block of its first launch stepped through on the CPU backend from that capture ends with cache[0] equal to the
+// partial sum the GPU wrote for that block, and the second launch's one block with the GPU's total.
+TEST(DebugOnTheGpu, AProgramsLaunchesStepToWhatTheGpuWrote) {
+    if (auto backend = make_cuda_backend(); !backend)
+        GTEST_SKIP() << "no CUDA device, GPU test skipped: " << backend.error().message;
+    auto runner = make_program_runner("cuda");
+    ASSERT_TRUE(runner.ok()) << runner.error().full();
+    const std::string path = std::string(CP_SOURCE_DIR) + "/tests/data/programs/reduce_two_launches.cu";
+    auto file = load_kernel_file(path);
+    ASSERT_TRUE(file.ok()) << file.error().full();
+    ProgramRequest request;
+    request.path = path;
+    request.source = file->source;
+    request.args = {"5000"};
+    request.capture_limit = uint64_t(64) << 20;
+    const ProgramRun run = runner->runner->run(request);
+    ASSERT_EQ(run.end, ProgramRun::End::Returned) << run.stdout_text << run.stderr_text;
+    ASSERT_EQ(run.exit_status, 0) << run.stdout_text;
+    ASSERT_EQ(run.launches.size(), 2u);
+    auto written_by = [&](const ProgramLaunch& l, const std::string& name) {
+        for (const ProgramBuffer& b : l.buffers)
+            if (b.name == name) {
+                const std::vector<std::byte> bytes = captured_bytes(run.capture_data, b.after_at, b.bytes);
+                std::vector<int> out(bytes.size() / 4);
+                if (!bytes.empty()) std::memcpy(out.data(), bytes.data(), out.size() * 4);
+                return out;
+            }
+        ADD_FAILURE() << "no buffer " << name;
+        return std::vector<int>();
+    };
+    const std::vector<int> partial = written_by(run.launches[0], "d_partial");
+    const std::vector<int> total = written_by(run.launches[1], "d_total");
+    ASSERT_EQ(partial.size(), 120u);
+    ASSERT_EQ(total.size(), 1u);
+    auto cpu = make_backend("cpu");
+    ASSERT_TRUE(cpu.ok()) << cpu.error().full();
+    for (uint64_t b = 0; b < 120; ++b) {
+        auto rec = record_launch_block(*cpu->backend, request, run, 0, b);
+        ASSERT_TRUE(rec.ok()) << rec.error().full();
+        ASSERT_FALSE(rec->failure.has_value());
+        const DebugTimeline t(rec->recording);
+        EXPECT_EQ(t.shared_number(t.rounds() - 1, 0, 0), double(partial[b])) << "block " << b;
+    }
+    auto last = record_launch_block(*cpu->backend, request, run, 1, 0);
+    ASSERT_TRUE(last.ok()) << last.error().full();
+    const DebugTimeline t(last->recording);
+    EXPECT_EQ(t.shared_number(t.rounds() - 1, 0, 0), double(total[0]));
 }

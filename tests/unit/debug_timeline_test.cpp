@@ -2,6 +2,7 @@
 // elements a block touched, the round that set a variable's value, and the recording's trip over the CPU
 // worker's wire with its accesses (checked: the worker runs user code). The recordings here are made by hand,
 // so every expected value is known exactly.
+#include "core/cpu/debug_recorder.h"
 #include "core/engine/debug_recording.h"
 #include "core/engine/engine_wire.h"
 
@@ -146,4 +147,45 @@ TEST(DebugTimeline, TheRecordingCrossesTheWireWithItsAccessesChecked) {
 }
 
 }  // namespace
+}  // namespace cp
+
+namespace cp {
+
+// The recorder keeps an array's bytes once while they stay the same from one probe of the thread to the next: the
+// later steps point at them, and every step still reads its own values (here a weight table that never changes and
+// a tile that changes at the third probe).
+TEST(DebugRecorderArrays, AnUnchangedArrayIsKeptOnceAndEveryStepReadsItsValues) {
+    DebugRecorder rec(Dim3{0, 0, 0}, Dim3{1, 1, 1}, nullptr, nullptr);
+    float weights[16], tile[8];
+    for (int k = 0; k < 16; ++k) weights[k] = 0.5f * float(k);
+    for (int k = 0; k < 8; ++k) tile[k] = 0;
+    auto value = [](const void* data, unsigned count) {
+        return cp_abi::DebugValue{cp_abi::kValueFloat, 4, count, count * 4, data, 0, 0};
+    };
+    for (int probe = 0; probe < 5; ++probe) {
+        if (probe == 2) tile[3] = 7.0f;
+        const cp_abi::DebugValue values[2] = {value(weights, 16), value(tile, 8)};
+        rec.step(0, 10 + probe, "weights,tile", values, 2);
+        rec.end_round();
+    }
+    const DebugRecording r = rec.take();
+    ASSERT_EQ(r.steps.size(), 5u);
+    // The weights once, the tile twice (before and after its change).
+    EXPECT_EQ(r.values.size(), sizeof weights + 2 * sizeof tile);
+    const DebugTimeline t(r);
+    for (uint32_t round = 0; round < 5; ++round) {
+        const DebugStep* s = t.step_at(0, round);
+        ASSERT_NE(s, nullptr);
+        const DebugVariable* w = t.variable(*s, "weights");
+        const DebugVariable* p = t.variable(*s, "tile");
+        ASSERT_TRUE(w && p);
+        float got[16];
+        std::memcpy(got, r.values.data() + w->offset, sizeof got);
+        for (int k = 0; k < 16; ++k) EXPECT_EQ(got[k], 0.5f * float(k));
+        float tile_got[8];
+        std::memcpy(tile_got, r.values.data() + p->offset, sizeof tile_got);
+        EXPECT_EQ(tile_got[3], round >= 2 ? 7.0f : 0.0f) << "round " << round;
+    }
+}
+
 }  // namespace cp

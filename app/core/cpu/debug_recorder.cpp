@@ -101,8 +101,24 @@ void DebugRecorder::step(unsigned thread, int line, const char* names, const cp_
         }
         split = split_.emplace(names, std::move(ids)).first;
     }
+    // An array whose bytes are the same as at the thread's last probe (a register tile between its updates, a
+    // filter's weights) is kept once: the variable points at the bytes already recorded.
+    if (thread >= last_array_.size()) last_array_.resize(thread + 1);
+    auto& last = last_array_[thread];
+    reused_.assign(count, UINT64_MAX);
     uint64_t more = sizeof(DebugStep) + uint64_t(count) * sizeof(DebugVariable);
-    for (unsigned k = 0; k < count; ++k) more += values[k].bytes;
+    for (unsigned k = 0; k < count; ++k) {
+        const cp_abi::DebugValue& v = values[k];
+        if (v.bytes >= kComparedArrayBytes && k < split->second.size()) {
+            auto was = last.find(split->second[k]);
+            if (was != last.end() && was->second.second == v.bytes &&
+                std::memcmp(out_.values.data() + was->second.first, v.data, v.bytes) == 0) {
+                reused_[k] = was->second.first;
+                continue;
+            }
+        }
+        more += v.bytes;
+    }
     if (over_cap(more)) {
         truncate();
         return;
@@ -120,7 +136,7 @@ void DebugRecorder::step(unsigned thread, int line, const char* names, const cp_
         d.kind = DebugValueKind(v.kind >= 0 && v.kind <= cp_abi::kValuePointer ? v.kind : 0);
         d.element_size = v.element_size;
         d.count = v.count;
-        d.offset = out_.values.size();
+        d.offset = reused_[k] != UINT64_MAX ? reused_[k] : out_.values.size();
         d.bytes = v.bytes;
         if (v.kind == cp_abi::kValuePointer) {
             d.pointee_kind = DebugValueKind(v.pointee_kind >= 0 && v.pointee_kind <= cp_abi::kValuePointer ? v.pointee_kind : 0);
@@ -134,7 +150,10 @@ void DebugRecorder::step(unsigned thread, int line, const char* names, const cp_
             if (target == dynamic_->data() && v.pointee_size > 0 && dynamic_->size() % v.pointee_size == 0)
                 name_dynamic(out_.names[d.name], v.pointee_kind, v.pointee_size);
         }
-        out_.values.insert(out_.values.end(), p, p + v.bytes);
+        if (reused_[k] == UINT64_MAX) {
+            out_.values.insert(out_.values.end(), p, p + v.bytes);
+            if (v.bytes >= kComparedArrayBytes) last[d.name] = {d.offset, v.bytes};
+        }
         out_.variables.push_back(d);
     }
     s.variable_count = uint32_t(out_.variables.size()) - s.first_variable;

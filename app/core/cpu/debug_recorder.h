@@ -64,6 +64,11 @@ private:
     std::unordered_map<const char*, std::vector<uint32_t>> split_;  // a probe's names, split once per site
     std::unordered_map<std::string, uint32_t> name_ids_;
     std::vector<std::pair<const std::byte*, uint64_t>> globals_;
+    // Per thread: each array variable's last recorded bytes (name -> offset in values, size), and per probe which
+    // variables reuse them (UINT64_MAX: recorded anew). Only arrays of at least kComparedArrayBytes are compared.
+    static constexpr uint32_t kComparedArrayBytes = 16;
+    std::vector<std::unordered_map<uint32_t, std::pair<uint64_t, uint32_t>>> last_array_;
+    std::vector<uint64_t> reused_;
     std::vector<int32_t> line_of_thread_;  // each thread's last probe: the statement it is running
     std::vector<std::vector<std::pair<size_t, size_t>>> pending_stores_;  // (access, bytes)  // per thread: its stores whose bytes are read at its next probe
     void settle_stores(unsigned thread);
