@@ -55,6 +55,8 @@ Window options:
   --debug-block X,Y,Z      the block the Debug panel steps through (default 0,0,0)
   --debug-barrier K        the Debug panel's first stop: the Kth __syncthreads() of the block
   --watch EXPR             a watch for the Debug panel, e.g. --watch "in[i] * 2" (repeatable)
+  --debug-warp W           the Debug panel watches warp W, stepping alone (the other warps wait)
+  --debug-launch N         for a program or script: the Debug panel steps through its Nth launch
   --coverage               start with "Measure coverage" on: never-written and written-twice elements shown
   --memory                 start with the Memory panel's switch on: sectors and bank conflicts per line in
                            the editor, a warp's requests drawn lane by lane (CPU backend)
@@ -94,7 +96,7 @@ int run_window(const std::vector<std::string>& argv) {
                                   {"--line", true},
                                   {"--break", true, true},
                                   {"--debug-block", true},
-                                  {"--debug-barrier", true},
+                                  {"--debug-barrier", true}, {"--debug-warp", true}, {"--debug-launch", true},
                                   {"--watch", true, true},
                                   {"--coverage"},
                                   {"--memory"},
@@ -193,6 +195,18 @@ int run_window(const std::vector<std::string>& argv) {
         options.debug_barrier = *n;
     }
     options.watches = args->all("--watch");
+    if (args->has("--debug-warp")) {
+        const std::string text = args->get("--debug-warp");
+        if (text.empty() || text.size() > 2 || text.find_first_not_of("0123456789") != std::string::npos ||
+            std::stoi(text) > 31)
+            return user_error("`--debug-warp " + text + "` is not a warp of a block (0 to 31)", "e.g. --debug-warp 1");
+        options.debug_warp = std::stoi(text);
+    }
+    if (args->has("--debug-launch")) {
+        auto n = parse_positive_int("--debug-launch", args->get("--debug-launch"));
+        if (!n) return user_error(n.error().message);
+        options.debug_launch = size_t(*n);
+    }
     options.coverage = args->has("--coverage");
     options.memory = args->has("--memory");
     options.screenshot = args->get("--screenshot");

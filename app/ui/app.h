@@ -34,6 +34,8 @@ struct AppOptions {
     std::optional<Dim3> debug_block;
     int debug_barrier = 0;
     std::vector<std::string> watches;  // --watch EXPR: the Debug panel's watches
+    int debug_warp = -1;               // --debug-warp W: the warp watched, stepping alone
+    size_t debug_launch = 0;           // --debug-launch N: a program's or script's Nth launch (1-based)
 };
 
 // Returns the process exit code; never calls exit().

@@ -282,7 +282,13 @@ Result<bool> Workspace::apply_command_line(const AppOptions& options) {
     if (options.debug_block) debug_.block = *options.debug_block;
     if (options.debug_barrier > 0) debug_.pending_barrier = options.debug_barrier;
     for (const std::string& w : options.watches) debug_.add_watch(w);
-    if (!options.breakpoints.empty() || options.debug_block || options.debug_barrier > 0 || !options.watches.empty())
+    if (options.debug_warp >= 0) {
+        debug_.warp = options.debug_warp;
+        debug_.warp_alone = true;
+    }
+    debug_pending_launch_ = options.debug_launch;
+    if (!options.breakpoints.empty() || options.debug_block || options.debug_barrier > 0 || !options.watches.empty() ||
+        options.debug_warp >= 0 || options.debug_launch)
         layout_.show_when_settled("Debug");
     for (const std::string& title : options.show) {
         if (layout_.has(title)) {
@@ -511,6 +517,12 @@ void Workspace::apply_program(ProgramRun run) {
             console_.add(LogKind::Error, "launch of `" + l.kernel + "` at " + launch_site_text(l) + ": " +
                                              l.error->message);
     if (run.error) console_.add(LogKind::Error, run.error->message);
+    if (debug_pending_launch_) {  // --debug-launch N
+        if (debug_pending_launch_ <= run.launches.size()) program_.selected = debug_pending_launch_ - 1;
+        else console_.add(LogKind::Error, "--debug-launch " + std::to_string(debug_pending_launch_) + ": " + name +
+                                              " made " + count_text(run.launches.size(), "launch", "launches"));
+        debug_pending_launch_ = 0;
+    }
     const bool script = is_script_file(program_.last_path());
     console_.add(LogKind::Info, name + ": " +
                                     (script && run.end == ProgramRun::End::Returned ? std::string("exited")

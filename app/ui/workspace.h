@@ -382,6 +382,7 @@ private:
     DebugPanel* debug_panel_ = nullptr;
     int debug_drawn_frames_ = 0;  // frames running the Debug panel was drawn
     uint64_t debug_moves_seen_ = 0;
+    size_t debug_pending_launch_ = 0;  // --debug-launch N: made the Program panel's launch once the program has run
     int code_drawn_frames_ = 0;      // frames running the Code panel was drawn
     int code_cursor_seen_ = 0;       // the editor's cursor line the Code panel last followed
     uint64_t code_jump_serial_ = 0;  // the Code panel's last pick the editor followed

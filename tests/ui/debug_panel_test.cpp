@@ -314,5 +314,37 @@ TEST(DebugUi, AProgramsLaunchIsSteppedThroughFromTheProgramPanel) {
     EXPECT_EQ(dbg.recording_data()->regions.size() >= 1, true);
 }
 
+// The window's --debug-launch N and --debug-warp W: the program runs, its second launch is stepped with warp 1 alone,
+// stopped at the first barrier (--debug-barrier 1), its cells the first launch's block sums computed here.
+TEST(DebugUi, TheCommandLineStepsAProgramsNthLaunchWithOneWarpAlone) {
+    if (auto cpu = find_backend("cpu")->make(); !cpu) FAIL() << "the CPU backend is needed here: " << cpu.error().message;
+    ScopedUserDir user;
+    const std::string file = std::string(CP_TEST_DATA_DIR) + "/programs/reduce_two_launches.cu";
+    ui::AppOptions o = projector_options(file);
+    o.backend = "cpu";
+    o.debug_launch = 2;
+    o.debug_warp = 1;
+    o.debug_barrier = 1;
+    auto host = start_settled(o, {});
+    ASSERT_TRUE(host);
+    ui::Workspace& ws = host->workspace();
+    ui::DebugViewState& dbg = ws.debug();
+    frames_until(*host, [&] { return dbg.has() && !dbg.recording && dbg.barrier_at_stop() == 1; },
+                 "the second launch stopped at its first barrier", 200, [&] { return dbg.error; });
+    host->frame();
+    ASSERT_TRUE(dbg.has()) << dbg.error;
+    EXPECT_EQ(dbg.subject.rfind("Launch 2", 0), 0u) << dbg.subject;
+    EXPECT_EQ(dbg.recording_data()->focus_warp, 1);
+    EXPECT_EQ(dbg.warp, 1);
+    const int n = 1000000, blocks = 120, stride = blocks * 256;
+    std::vector<long> partial(blocks, 0);
+    for (int i = 0; i < n; ++i) partial[size_t((i % stride) / 256)] += i == 100 ? 1000 : (i * 7) % 13 - 6;
+    const auto it = ws.debug_panel()->drawn().shared.find("cache");
+    ASSERT_NE(it, ws.debug_panel()->drawn().shared.end()) << "no cache[] drawn";
+    ASSERT_EQ(it->second.size(), 256u);
+    for (size_t t = 0; t < 256; ++t)
+        EXPECT_EQ(it->second[t].text, std::to_string(t < size_t(blocks) ? partial[t] : 0)) << "cache[" << t << "]";
+}
+
 }  // namespace
 }  // namespace cp
