@@ -7,6 +7,7 @@
 #include "core/engine/engine_wire.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cstring>
 
@@ -144,6 +145,69 @@ TEST(DebugTimeline, TheRecordingCrossesTheWireWithItsAccessesChecked) {
     LaunchResult unordered = l;
     std::swap(unordered.debug->accesses[0].round, unordered.debug->accesses[7].round);
     EXPECT_FALSE(decode_response(encode_response(Response{unordered})).ok());
+}
+
+// The recording's tables travel packed in the message's blob: every field of every step, variable and access comes
+// back as it was (a variable pointing back at bytes kept earlier, large addresses and values, a load's value),
+// and a blob cut short or a count larger than its table is refused.
+TEST(DebugTimeline, ThePackedTablesComeBackFieldByFieldAndADamagedBlobIsRefused) {
+    LaunchResult l;
+    l.debug = made_up();
+    DebugRecording& r = *l.debug;
+    DebugVariable back = r.variables[0];  // the last step's variable reads the first step's bytes again
+    back.pointee_kind = DebugValueKind::Float;
+    back.pointee_size = 4;
+    back.count = 1;
+    r.variables.back() = back;
+    r.accesses[1].has_value = true;
+    r.accesses[1].value = 0xfedcba9876543210ull;
+    r.accesses[2].address = 0x7ffd'1234'5678'9abcull;
+    r.regions.push_back({"far", 0x7ffd'1234'5678'9000ull, 4096, 4});
+    const WireMessage message = encode_response(Response{l});
+    EXPECT_GE(message.blob.size(), r.values.size());
+    auto decoded = decode_response(message);
+    ASSERT_TRUE(decoded.ok()) << decoded.error().message;
+    const DebugRecording& d = *std::get<LaunchResult>(*decoded).debug;
+    ASSERT_EQ(d.steps.size(), r.steps.size());
+    for (size_t k = 0; k < d.steps.size(); ++k) {
+        EXPECT_EQ(d.steps[k].round, r.steps[k].round);
+        EXPECT_EQ(d.steps[k].thread, r.steps[k].thread);
+        EXPECT_EQ(d.steps[k].line, r.steps[k].line);
+        EXPECT_EQ(d.steps[k].first_variable, r.steps[k].first_variable);
+        EXPECT_EQ(d.steps[k].variable_count, r.steps[k].variable_count);
+    }
+    ASSERT_EQ(d.variables.size(), r.variables.size());
+    for (size_t k = 0; k < d.variables.size(); ++k) {
+        const DebugVariable &a = d.variables[k], &b = r.variables[k];
+        EXPECT_EQ(a.name, b.name);
+        EXPECT_EQ(a.kind, b.kind);
+        EXPECT_EQ(a.element_size, b.element_size);
+        EXPECT_EQ(a.count, b.count);
+        EXPECT_EQ(a.offset, b.offset) << "variable " << k;
+        EXPECT_EQ(a.bytes, b.bytes);
+        EXPECT_EQ(a.pointee_kind, b.pointee_kind);
+        EXPECT_EQ(a.pointee_size, b.pointee_size);
+    }
+    EXPECT_EQ(d.variables.back().offset, 0u);
+    EXPECT_EQ(d.values, r.values);
+    ASSERT_EQ(d.accesses.size(), r.accesses.size());
+    EXPECT_EQ(d.accesses[2].address, 0x7ffd'1234'5678'9abcull);
+    EXPECT_TRUE(d.accesses[1].has_value);
+    EXPECT_EQ(d.accesses[1].value, 0xfedcba9876543210ull);
+    EXPECT_FALSE(d.accesses[0].has_value);
+    // Damaged on the way: the blob cut short, or more steps said than the table holds.
+    WireMessage cut = message;
+    cut.blob.resize(cut.blob.size() / 2);
+    EXPECT_FALSE(decode_response(cut).ok());
+    WireMessage more = message;
+    nlohmann::json j = nlohmann::json::parse(more.json);
+    ASSERT_TRUE(j.contains("debug"));
+    j["debug"]["step_count"] = r.steps.size() + 1;
+    more.json = j.dump();
+    EXPECT_FALSE(decode_response(more).ok());
+    j["debug"]["step_count"] = uint64_t(1) << 40;
+    more.json = j.dump();
+    EXPECT_FALSE(decode_response(more).ok());
 }
 
 }  // namespace

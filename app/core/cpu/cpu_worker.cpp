@@ -126,6 +126,7 @@ private:
                                      const std::string& timeout_hint, const std::string& library = {},
                                      const ProgramCall* program = nullptr);
     std::optional<Failure> refused_calls(const std::string& what);
+    std::vector<std::byte> last_blob_;  // the last answer's blob (a launch's result: its JSON)
     Failure ended(const WorkerProcess::Reply& reply, const std::string& what);
     void observe(BlockedCall& call);
     // A launch past its time limit, just before the watchdog stops the worker: which CUDA thread each pool thread
@@ -428,6 +429,7 @@ std::variant<json, CpuWorker::Failure> CpuWorker::call(const WireMessage& reques
     }
     if (reply.outcome == WorkerProcess::Outcome::Answered) {
         close_fds(reply.message.fds);  // the worker has no business sending descriptors
+        last_blob_ = std::move(reply.message.blob);
         try {
             json j = json::parse(reply.message.json);
             if (refused) return *refused;
@@ -578,7 +580,17 @@ ExecutorLaunch CpuWorker::launch(const LaunchRequest& request) {
         return out;
     }
     const json& j = std::get<json>(r);
-    Result<Response> response = decode_response(WireMessage{j.at("result").dump(), {}, {}});
+    // The result as the worker encoded it, in the reply's blob: its JSON (result_bytes), then its own blob.
+    const auto bytes = j.find("result_bytes");
+    Result<Response> response = make_error(ErrorKind::WorkerLost, "a launch's result of another size than it said");
+    if (bytes != j.end() && bytes->is_number_unsigned() && bytes->get<uint64_t>() <= last_blob_.size()) {
+        const size_t n = size_t(bytes->get<uint64_t>());
+        WireMessage result{std::string(reinterpret_cast<const char*>(last_blob_.data()), n),
+                           std::vector<std::byte>(last_blob_.begin() + ptrdiff_t(n), last_blob_.end()), {}};
+        last_blob_ = {};
+        response = decode_response(std::move(result));
+    }
+    last_blob_ = {};
     if (!response || !std::holds_alternative<LaunchResult>(*response)) {
         stop();
         out.result.error = engine_error(ErrorKind::WorkerLost, "WORKER_STOPPED",

@@ -12,6 +12,7 @@
 #include "core/worker/worker_process.h"
 
 #include <chrono>
+#include <cstring>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -200,7 +201,15 @@ WireMessage handle(KernelRunner& executor, const json& j, WireMessage& in) {
         ExecutorLaunch run = executor.launch(std::get<LaunchRequest>(*request));
         run.result.backend_ms =
             ms_since(started);
-        return answer({{"result", json::parse(encode_response(run.result).json)}, {"site", site_json(run.site)}});
+        // The result as it was encoded travels in the frame's blob: its JSON (result_bytes), then its own blob (a
+        // debugger recording's tables, hundreds of megabytes for a long block), neither parsed nor dumped again.
+        WireMessage result = encode_response(run.result);
+        WireMessage out = answer({{"result_bytes", result.json.size()}, {"site", site_json(run.site)}});
+        out.blob.resize(result.json.size() + result.blob.size());
+        std::memcpy(out.blob.data(), result.json.data(), result.json.size());
+        if (!result.blob.empty())
+            std::memcpy(out.blob.data() + result.json.size(), result.blob.data(), result.blob.size());
+        return out;
     }
     if (op == "call") {
         const HostCallResult r = executor.call_host(host_call_from(j));

@@ -445,8 +445,8 @@ std::vector<WarpSiteDetail> warp_details_from(const json& a) {
     return out;
 }
 
-// The debugger's recording in the JSON itself (the CPU worker's protocol forwards only the JSON): numbers in
-// flat arrays (5 a step, 6 a variable), the values' bytes and the shared snapshots as hex.
+// The debugger's recording: its tables packed (below) and the values' bytes in the message's blob, the rest (and
+// the shared snapshots, as hex) in the JSON.
 std::string hex_of(const std::vector<std::byte>& bytes) {
     static const char digits[] = "0123456789abcdef";
     std::string out(bytes.size() * 2, '0');
@@ -469,63 +469,157 @@ std::vector<std::byte> bytes_of_hex(const std::string& hex) {
     for (size_t i = 0; i < out.size(); ++i) out[i] = std::byte((digit(hex[2 * i]) << 4) | digit(hex[2 * i + 1]));
     return out;
 }
-json debug_recording_json(const DebugRecording& d) {
-    json steps = json::array(), vars = json::array(), shared = json::array();
-    for (const DebugStep& s : d.steps)
-        for (uint64_t v : {uint64_t(s.round), uint64_t(s.thread), uint64_t(int64_t(s.line)), uint64_t(s.first_variable),
-                           uint64_t(s.variable_count)})
-            steps.push_back(v);
-    for (const DebugVariable& v : d.variables)
-        for (uint64_t x : {uint64_t(v.name), uint64_t(v.kind), uint64_t(v.element_size), uint64_t(v.count), v.offset,
-                           uint64_t(v.bytes), uint64_t(v.pointee_kind), uint64_t(v.pointee_size)})
-            vars.push_back(x);
+// The recording's steps, variables and accesses are millions of numbers for a long block (the register-blocked
+// multiply: 200 000 steps of 30 variables): as JSON arrays they cost gigabytes and half a minute to build and
+// parse, so each table is a section of the blob of LEB128 numbers (signed ones zigzagged; a variable's offset as
+// its distance from where the previous variable's bytes end, mostly 0).
+class NumberPacker {
+public:
+    void put(uint64_t v) {
+        while (v >= 0x80) {
+            out_.push_back(std::byte(uint8_t(v & 0x7f) | 0x80));
+            v >>= 7;
+        }
+        out_.push_back(std::byte(uint8_t(v)));
+    }
+    void put_signed(int64_t v) { put((uint64_t(v) << 1) ^ uint64_t(v >> 63)); }
+    // Appends the numbers to the message's blob; its place there for the JSON ([offset, bytes]).
+    json append_to(Blob& blob) const {
+        const size_t at = blob.size();
+        blob.insert(blob.end(), out_.begin(), out_.end());
+        return json::array({at, out_.size()});
+    }
+
+private:
+    std::vector<std::byte> out_;
+};
+// A section of the message's blob, [offset, bytes] in the JSON, checked against the blob's size.
+std::pair<const std::byte*, size_t> blob_section(const json& place, const Blob& blob, const char* what) {
+    const uint64_t at = place.at(0).get<uint64_t>(), n = place.at(1).get<uint64_t>();
+    if (at > blob.size() || n > blob.size() - at)
+        malformed(std::string("the debugger's ") + what + " outside the message");
+    return {blob.data() + at, size_t(n)};
+}
+class NumberUnpacker {
+public:
+    NumberUnpacker(std::pair<const std::byte*, size_t> in, const char* what)
+        : in_(in.first), size_(in.second), what_(what) {}
+    uint64_t get() {
+        uint64_t v = 0;
+        for (unsigned shift = 0;; shift += 7) {
+            if (at_ >= size_ || shift > 63) malformed(std::string("the debugger's ") + what_ + " cut short");
+            const auto b = std::to_integer<uint64_t>(in_[at_++]);
+            v |= (b & 0x7f) << shift;
+            if (!(b & 0x80)) return v;
+        }
+    }
+    int64_t get_signed() {
+        const uint64_t v = get();
+        return int64_t(v >> 1) ^ -int64_t(v & 1);
+    }
+    uint32_t get32() {
+        const uint64_t v = get();
+        if (v > UINT32_MAX) malformed(std::string("a number too large in the debugger's ") + what_);
+        return uint32_t(v);
+    }
+    bool done() const { return at_ == size_; }
+
+private:
+    const std::byte* in_;
+    size_t size_;
+    size_t at_ = 0;
+    const char* what_;
+};
+
+json debug_recording_json(const DebugRecording& d, Blob& blob) {
+    NumberPacker steps, vars, accesses;
+    for (const DebugStep& s : d.steps) {
+        steps.put(s.round);
+        steps.put(s.thread);
+        steps.put_signed(s.line);
+        steps.put(s.first_variable);
+        steps.put(s.variable_count);
+    }
+    uint64_t end = 0;  // where the previous variable's bytes end
+    for (const DebugVariable& v : d.variables) {
+        for (uint64_t x : {uint64_t(v.name), uint64_t(v.kind), uint64_t(v.element_size), uint64_t(v.count)}) vars.put(x);
+        vars.put_signed(int64_t(v.offset - end));
+        for (uint64_t x : {uint64_t(v.bytes), uint64_t(v.pointee_kind), uint64_t(v.pointee_size)}) vars.put(x);
+        end = v.offset + v.bytes;
+    }
+    json shared = json::array();
     for (const DebugSharedArray& a : d.shared)
         shared.push_back({{"name", a.name}, {"kind", int(a.kind)}, {"element_size", a.element_size},
                           {"extents", a.extents}, {"bytes", a.bytes}, {"base", a.base}});
-    json accesses = json::array();
-    for (const DebugAccess& a : d.accesses)
-        for (uint64_t x : {a.address, uint64_t(a.round), uint64_t(a.thread), uint64_t(int64_t(a.line)), uint64_t(a.bytes),
-                           uint64_t(a.write), uint64_t(a.has_value), a.value})
-            accesses.push_back(x);
+    for (const DebugAccess& a : d.accesses) {
+        for (uint64_t x : {a.address, uint64_t(a.round), uint64_t(a.thread)}) accesses.put(x);
+        accesses.put_signed(a.line);
+        for (uint64_t x : {uint64_t(a.bytes), uint64_t(a.write), uint64_t(a.has_value)}) accesses.put(x);
+        if (a.has_value) accesses.put(a.value);
+    }
     json snapshots = json::array();
     for (const auto& r : d.shared_snapshots) snapshots.push_back(hex_of(r));
     json regions = json::array();
     for (const DebugRegion& r : d.regions)
         regions.push_back({{"name", r.name}, {"base", r.base}, {"bytes", r.bytes}, {"element_size", r.element_size}});
+    const json values_place = json::array({blob.size(), d.values.size()});
+    blob.insert(blob.end(), d.values.begin(), d.values.end());
     return {{"block_index", d.block_index}, {"block_dim", d.block_dim}, {"threads", d.threads},
-            {"names", d.names},  {"steps", std::move(steps)}, {"variables", std::move(vars)},
-            {"values", hex_of(d.values)}, {"shared", std::move(shared)}, {"shared_snapshots", std::move(snapshots)},
+            {"names", d.names},  {"steps", steps.append_to(blob)}, {"step_count", d.steps.size()},
+            {"variables", vars.append_to(blob)}, {"variable_count", d.variables.size()},
+            {"values", values_place}, {"shared", std::move(shared)}, {"shared_snapshots", std::move(snapshots)},
             {"shared_after_round", d.shared_after_round}, {"regions", std::move(regions)},
             {"rounds", d.rounds}, {"barriers", d.barriers}, {"truncated", d.truncated}, {"cap_bytes", d.cap_bytes},
-            {"accesses", std::move(accesses)}, {"accesses_recorded", d.accesses_recorded},
-            {"focus_warp", d.focus_warp}, {"ms", d.ms}};
+            {"accesses", accesses.append_to(blob)}, {"access_count", d.accesses.size()},
+            {"accesses_recorded", d.accesses_recorded}, {"focus_warp", d.focus_warp}, {"ms", d.ms}};
 }
-DebugRecording debug_recording_from(const json& j) {
+DebugRecording debug_recording_from(const json& j, const Blob& blob) {
     DebugRecording d;
     d.block_index = j.at("block_index").get<Dim3>();
     d.block_dim = j.at("block_dim").get<Dim3>();
     d.threads = j.at("threads").get<uint32_t>();
     d.names = j.at("names").get<std::vector<std::string>>();
-    const json& s = j.at("steps");
-    if (s.size() % 5) malformed("debugger steps of " + std::to_string(s.size()) + " numbers (5 a step)");
-    for (size_t i = 0; i + 4 < s.size(); i += 5)
-        d.steps.push_back({s[i].get<uint32_t>(), s[i + 1].get<uint32_t>(), int32_t(int64_t(s[i + 2].get<uint64_t>())),
-                           s[i + 3].get<uint32_t>(), s[i + 4].get<uint32_t>()});
-    const json& v = j.at("variables");
-    if (v.size() % 8) malformed("debugger variables of " + std::to_string(v.size()) + " numbers (8 a variable)");
-    for (size_t i = 0; i + 7 < v.size(); i += 8) {
+    // The counts come from the worker too: each entry takes at least one byte a number, so a count larger than
+    // its section allows is refused before anything is reserved.
+    auto count_of = [&](const char* key, const char* packed, size_t numbers) {
+        const uint64_t n = j.at(key).get<uint64_t>();
+        if (n > blob_section(j.at(packed), blob, packed).second / numbers)
+            malformed(std::string("a debugger recording whose ") + key + " does not match its table");
+        return size_t(n);
+    };
+    const size_t step_count = count_of("step_count", "steps", 5);
+    NumberUnpacker s(blob_section(j.at("steps"), blob, "steps"), "steps");
+    d.steps.reserve(step_count);
+    for (size_t i = 0; i < step_count; ++i) {
+        DebugStep x;
+        x.round = s.get32();
+        x.thread = s.get32();
+        x.line = int32_t(s.get_signed());
+        x.first_variable = s.get32();
+        x.variable_count = s.get32();
+        d.steps.push_back(x);
+    }
+    if (!s.done()) malformed("debugger steps longer than their count");
+    const size_t variable_count = count_of("variable_count", "variables", 8);
+    NumberUnpacker v(blob_section(j.at("variables"), blob, "variables"), "variables");
+    d.variables.reserve(variable_count);
+    uint64_t end = 0;
+    for (size_t i = 0; i < variable_count; ++i) {
         DebugVariable x;
-        x.name = v[i].get<uint32_t>();
-        x.kind = DebugValueKind(std::min<uint64_t>(v[i + 1].get<uint64_t>(), 5));
-        x.element_size = v[i + 2].get<uint32_t>();
-        x.count = v[i + 3].get<uint32_t>();
-        x.offset = v[i + 4].get<uint64_t>();
-        x.bytes = v[i + 5].get<uint32_t>();
-        x.pointee_kind = DebugValueKind(std::min<uint64_t>(v[i + 6].get<uint64_t>(), 5));
-        x.pointee_size = v[i + 7].get<uint32_t>();
+        x.name = v.get32();
+        x.kind = DebugValueKind(std::min<uint64_t>(v.get(), 5));
+        x.element_size = v.get32();
+        x.count = v.get32();
+        x.offset = end + uint64_t(v.get_signed());
+        x.bytes = v.get32();
+        x.pointee_kind = DebugValueKind(std::min<uint64_t>(v.get(), 5));
+        x.pointee_size = v.get32();
+        end = x.offset + x.bytes;
         d.variables.push_back(x);
     }
-    d.values = bytes_of_hex(j.at("values").get<std::string>());
+    if (!v.done()) malformed("debugger variables longer than their count");
+    const auto values = blob_section(j.at("values"), blob, "values");
+    d.values.assign(values.first, values.first + values.second);
     for (const json& a : j.at("shared")) {
         DebugSharedArray x;
         x.name = a.at("name").get<std::string>();
@@ -536,20 +630,22 @@ DebugRecording debug_recording_from(const json& j) {
         x.base = a.at("base").get<uint64_t>();
         d.shared.push_back(std::move(x));
     }
-    const json& acc = j.at("accesses");
-    if (acc.size() % 8) malformed("debugger accesses of " + std::to_string(acc.size()) + " numbers (8 an access)");
-    for (size_t i = 0; i + 7 < acc.size(); i += 8) {
+    const size_t access_count = count_of("access_count", "accesses", 7);
+    NumberUnpacker acc(blob_section(j.at("accesses"), blob, "accesses"), "accesses");
+    d.accesses.reserve(access_count);
+    for (size_t i = 0; i < access_count; ++i) {
         DebugAccess a;
-        a.address = acc[i].get<uint64_t>();
-        a.round = acc[i + 1].get<uint32_t>();
-        a.thread = acc[i + 2].get<uint32_t>();
-        a.line = int32_t(int64_t(acc[i + 3].get<uint64_t>()));
-        a.bytes = uint16_t(std::min<uint64_t>(acc[i + 4].get<uint64_t>(), 0xffff));
-        a.write = acc[i + 5].get<uint64_t>() != 0;
-        a.has_value = acc[i + 6].get<uint64_t>() != 0;
-        a.value = acc[i + 7].get<uint64_t>();
+        a.address = acc.get();
+        a.round = acc.get32();
+        a.thread = acc.get32();
+        a.line = int32_t(acc.get_signed());
+        a.bytes = uint16_t(std::min<uint64_t>(acc.get(), 0xffff));
+        a.write = acc.get() != 0;
+        a.has_value = acc.get() != 0;
+        if (a.has_value) a.value = acc.get();
         d.accesses.push_back(a);
     }
+    if (!acc.done()) malformed("debugger accesses longer than their count");
     d.accesses_recorded = j.at("accesses_recorded").get<bool>();
     d.focus_warp = j.contains("focus_warp") ? j.at("focus_warp").get<int32_t>() : -1;
     if (d.focus_warp < -1 || (d.focus_warp >= 0 && uint64_t(d.focus_warp) * 32 >= d.threads))
@@ -589,7 +685,7 @@ DebugRecording debug_recording_from(const json& j) {
     return d;
 }
 
-void to_wire(const LaunchResult& r, json& j, Blob&) {
+void to_wire(const LaunchResult& r, json& j, Blob& blob) {
     j.update({{"ok", r.ok},
               {"samples_ms", r.timing.samples_ms},
               {"cpu_time", r.timing.cpu_time},
@@ -631,9 +727,9 @@ void to_wire(const LaunchResult& r, json& j, Blob&) {
     } else {
         j["memory"] = nullptr;
     }
-    j["debug"] = r.debug ? debug_recording_json(*r.debug) : json(nullptr);
+    j["debug"] = r.debug ? debug_recording_json(*r.debug, blob) : json(nullptr);
 }
-LaunchResult from_wire(Type<LaunchResult>, const json& j, Blob&) {
+LaunchResult from_wire(Type<LaunchResult>, const json& j, Blob& blob) {
     LaunchResult r;
     r.ok = j.at("ok").get<bool>();
     r.timing = TimingStats::from_samples(j.at("samples_ms").get<std::vector<double>>(), j.at("cpu_time").get<bool>());
@@ -678,7 +774,7 @@ LaunchResult from_wire(Type<LaunchResult>, const json& j, Blob&) {
         rec.warps = warp_details_from(m.at("warps"));
         r.memory = std::move(rec);
     }
-    if (j.contains("debug") && !j.at("debug").is_null()) r.debug = debug_recording_from(j.at("debug"));
+    if (j.contains("debug") && !j.at("debug").is_null()) r.debug = debug_recording_from(j.at("debug"), blob);
     return r;
 }
 
