@@ -587,7 +587,6 @@ ExecutorLaunch CpuWorker::launch(const LaunchRequest& request) {
         const size_t n = size_t(bytes->get<uint64_t>());
         WireMessage result{std::string(reinterpret_cast<const char*>(last_blob_.data()), n),
                            std::vector<std::byte>(last_blob_.begin() + ptrdiff_t(n), last_blob_.end()), {}};
-        last_blob_ = {};
         response = decode_response(std::move(result));
     }
     last_blob_ = {};
