@@ -207,7 +207,7 @@ def main():
 
     with tempfile.TemporaryDirectory(prefix="json-schemas-") as tmp:
         cache = os.environ.get("CP_TEST_CACHE_DIR")
-        cache = os.path.join(cache, "json_schemas") if cache else os.path.join(tmp, "cache")
+        cache = os.path.join(cache, "cli") if cache else os.path.join(tmp, "cache")
         env = dict(os.environ, CUDA_PLAYGROUND_CACHE_DIR=cache, CUDA_PLAYGROUND_REMOTE_PROGRAM=binary)
         env.pop("CUDA_PLAYGROUND_REMOTE", None)  # `info` and `run` here are this machine's unless told
         vector_add = os.path.join(args.source_dir, "kernels", "basics", "vector_add.cu")
