@@ -531,6 +531,24 @@ private:
     const char* what_;
 };
 
+// One packed table of a debugger recording: the JSON's `count_key` rows in the blob's `table` section. The count
+// comes from the worker too: each row takes at least `min_bytes` (a byte a number), so a count larger than its
+// section allows is refused before anything is reserved, and bytes left after the last row are refused too.
+template <typename Row, typename ReadRow>
+std::vector<Row> unpack_debug_table(const json& j, const Blob& blob, const char* count_key, const char* table,
+                                    size_t min_bytes, ReadRow read_row) {
+    const auto section = blob_section(j.at(table), blob, table);
+    const uint64_t n = j.at(count_key).get<uint64_t>();
+    if (n > section.second / min_bytes)
+        malformed(std::string("a debugger recording whose ") + count_key + " does not match its table");
+    NumberUnpacker in(section, table);
+    std::vector<Row> rows;
+    rows.reserve(size_t(n));
+    for (uint64_t i = 0; i < n; ++i) rows.push_back(read_row(in));
+    if (!in.done()) malformed(std::string("debugger ") + table + " longer than their count");
+    return rows;
+}
+
 json debug_recording_json(const DebugRecording& d, Blob& blob) {
     NumberPacker steps, vars, accesses;
     for (const DebugStep& s : d.steps) {
@@ -579,45 +597,29 @@ DebugRecording debug_recording_from(const json& j, const Blob& blob) {
     d.block_dim = j.at("block_dim").get<Dim3>();
     d.threads = j.at("threads").get<uint32_t>();
     d.names = j.at("names").get<std::vector<std::string>>();
-    // The counts come from the worker too: each entry takes at least one byte a number, so a count larger than
-    // its section allows is refused before anything is reserved.
-    auto count_of = [&](const char* key, const char* packed, size_t numbers) {
-        const uint64_t n = j.at(key).get<uint64_t>();
-        if (n > blob_section(j.at(packed), blob, packed).second / numbers)
-            malformed(std::string("a debugger recording whose ") + key + " does not match its table");
-        return size_t(n);
-    };
-    const size_t step_count = count_of("step_count", "steps", 5);
-    NumberUnpacker s(blob_section(j.at("steps"), blob, "steps"), "steps");
-    d.steps.reserve(step_count);
-    for (size_t i = 0; i < step_count; ++i) {
+    d.steps = unpack_debug_table<DebugStep>(j, blob, "step_count", "steps", 5, [](NumberUnpacker& in) {
         DebugStep x;
-        x.round = s.get32();
-        x.thread = s.get32();
-        x.line = int32_t(s.get_signed());
-        x.first_variable = s.get32();
-        x.variable_count = s.get32();
-        d.steps.push_back(x);
-    }
-    if (!s.done()) malformed("debugger steps longer than their count");
-    const size_t variable_count = count_of("variable_count", "variables", 8);
-    NumberUnpacker v(blob_section(j.at("variables"), blob, "variables"), "variables");
-    d.variables.reserve(variable_count);
-    uint64_t end = 0;
-    for (size_t i = 0; i < variable_count; ++i) {
+        x.round = in.get32();
+        x.thread = in.get32();
+        x.line = int32_t(in.get_signed());
+        x.first_variable = in.get32();
+        x.variable_count = in.get32();
+        return x;
+    });
+    uint64_t end = 0;  // where the previous variable's bytes end: each offset is packed as its distance from there
+    d.variables = unpack_debug_table<DebugVariable>(j, blob, "variable_count", "variables", 8, [&](NumberUnpacker& in) {
         DebugVariable x;
-        x.name = v.get32();
-        x.kind = DebugValueKind(std::min<uint64_t>(v.get(), 5));
-        x.element_size = v.get32();
-        x.count = v.get32();
-        x.offset = end + uint64_t(v.get_signed());
-        x.bytes = v.get32();
-        x.pointee_kind = DebugValueKind(std::min<uint64_t>(v.get(), 5));
-        x.pointee_size = v.get32();
+        x.name = in.get32();
+        x.kind = DebugValueKind(std::min<uint64_t>(in.get(), 5));
+        x.element_size = in.get32();
+        x.count = in.get32();
+        x.offset = end + uint64_t(in.get_signed());
+        x.bytes = in.get32();
+        x.pointee_kind = DebugValueKind(std::min<uint64_t>(in.get(), 5));
+        x.pointee_size = in.get32();
         end = x.offset + x.bytes;
-        d.variables.push_back(x);
-    }
-    if (!v.done()) malformed("debugger variables longer than their count");
+        return x;
+    });
     const auto values = blob_section(j.at("values"), blob, "values");
     d.values.assign(values.first, values.first + values.second);
     for (const json& a : j.at("shared")) {
@@ -630,22 +632,18 @@ DebugRecording debug_recording_from(const json& j, const Blob& blob) {
         x.base = a.at("base").get<uint64_t>();
         d.shared.push_back(std::move(x));
     }
-    const size_t access_count = count_of("access_count", "accesses", 7);
-    NumberUnpacker acc(blob_section(j.at("accesses"), blob, "accesses"), "accesses");
-    d.accesses.reserve(access_count);
-    for (size_t i = 0; i < access_count; ++i) {
+    d.accesses = unpack_debug_table<DebugAccess>(j, blob, "access_count", "accesses", 7, [](NumberUnpacker& in) {
         DebugAccess a;
-        a.address = acc.get();
-        a.round = acc.get32();
-        a.thread = acc.get32();
-        a.line = int32_t(acc.get_signed());
-        a.bytes = uint16_t(std::min<uint64_t>(acc.get(), 0xffff));
-        a.write = acc.get() != 0;
-        a.has_value = acc.get() != 0;
-        if (a.has_value) a.value = acc.get();
-        d.accesses.push_back(a);
-    }
-    if (!acc.done()) malformed("debugger accesses longer than their count");
+        a.address = in.get();
+        a.round = in.get32();
+        a.thread = in.get32();
+        a.line = int32_t(in.get_signed());
+        a.bytes = uint16_t(std::min<uint64_t>(in.get(), 0xffff));
+        a.write = in.get() != 0;
+        a.has_value = in.get() != 0;
+        if (a.has_value) a.value = in.get();
+        return a;
+    });
     d.accesses_recorded = j.at("accesses_recorded").get<bool>();
     d.focus_warp = j.contains("focus_warp") ? j.at("focus_warp").get<int32_t>() : -1;
     if (d.focus_warp < -1 || (d.focus_warp >= 0 && uint64_t(d.focus_warp) * 32 >= d.threads))
