@@ -28,11 +28,6 @@ std::string read_text(const std::string& path) {
     return s.str();
 }
 
-int line_of(const std::string& text, const std::string& needle) {
-    const size_t at = text.find(needle);
-    if (at == std::string::npos) return 0;
-    return 1 + int(std::count(text.begin(), text.begin() + long(at), '\n'));
-}
 
 // Whether the listing for `arch` is shown; first waits (on the listing's thread, up to 30 s) for one being made, so
 // that the frame count of a wait does not depend on how fast this machine compiles.

@@ -24,12 +24,6 @@ std::string shots_dir() {
     return d ? d : "";
 }
 
-int line_of(const std::string& text, const std::string& needle) {
-    const size_t at = text.find(needle);
-    if (at == std::string::npos) return 0;
-    return 1 + int(std::count(text.begin(), text.begin() + long(at), '\n'));
-}
-
 }  // namespace
 
 TEST(ErrorMarkers, AnOutOfBoundsWriteIsMarkedOnItsLineWithItsMessage) {

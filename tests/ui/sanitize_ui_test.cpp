@@ -19,12 +19,6 @@ using namespace cp::uitest;
 
 namespace {
 
-int line_of(const std::string& text, const std::string& needle) {
-    const size_t at = text.find(needle);
-    if (at == std::string::npos) return 0;
-    return 1 + int(std::count(text.begin(), text.begin() + long(at), '\n'));
-}
-
 // The CPU backend, saying its kernels can run under a sanitizer (as the CUDA worker does where
 // compute-sanitizer is installed), so the window offers Sanitize.
 class SanitizerCapableCpu final : public ForwardingBackend {

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <imgui.h>
 
+#include <algorithm>
 #include <memory>
 #include <functional>
 #include <string>
@@ -29,6 +30,13 @@ private:
     test::TempDir dir_;
     test::ScopedEnv env_;  // puts both variables back as they were
 };
+
+// The 1-based line of `text` on which `needle` first starts; 0 when it is not there.
+inline int line_of(const std::string& text, const std::string& needle) {
+    const size_t at = text.find(needle);
+    if (at == std::string::npos) return 0;
+    return 1 + int(std::count(text.begin(), text.begin() + long(at), '\n'));
+}
 
 // What cp_ui_test_helper die-saving saves first and second: different sizes and bytes, so that half of one, or
 // a mix of both, is told apart from either.
