@@ -364,6 +364,63 @@ __global__ void axpy(const float* x, float* y, int n) {
     }
 }
 
+// The embedded bytes are packed four to a 32-bit word: a data file and a recorded result of 1001 bytes (not a whole
+// number of words, and every byte value) reach the program's first launch and its check exactly as they were.
+TEST(LessonExport, EmbeddedBytesThatAreNotAWholeNumberOfWordsArriveExactly) {
+    test::TempDir dir;
+    std::vector<unsigned char> in(1001), after(1001);
+    for (size_t i = 0; i < in.size(); ++i) {
+        in[i] = static_cast<unsigned char>((i * 37 + 11) % 256);
+        after[i] = static_cast<unsigned char>(255 - in[i]);
+    }
+    auto write = [&](const std::string& name, const std::vector<unsigned char>& v) {
+        std::ofstream(dir.path() / name, std::ios::binary)
+            .write(reinterpret_cast<const char*>(v.data()), std::streamsize(v.size()));
+    };
+    write("in.bin", in);
+    write("out.after.bin", after);
+    const fs::path lesson = dir.write("invert.cu", R"(/*@playground
+title: invert bytes
+param n: int = 1001
+buffer in: uchar[1001] in data("in.bin")
+buffer out: uchar[1001] out zeros
+result out: data("out.after.bin")
+block: 64
+grid: ceil(n / block.x)
+*/
+__global__ void invert(const unsigned char* in, unsigned char* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = (unsigned char)(255 - in[i]);
+}
+)");
+    auto file = load_kernel_file(lesson);
+    ASSERT_TRUE(file.ok());
+    auto exported = export_lesson(*file);
+    ASSERT_TRUE(exported.ok()) << exported.error().full();
+    test::TempDir out;
+    auto written = write_lesson_export(*exported, out.path());
+    ASSERT_TRUE(written.ok());
+    auto runner = make_cpu_program_runner();
+    ASSERT_TRUE(runner.ok());
+    const ProgramRun program = run_program(**runner, *written, uint64_t(64) << 20);
+    ASSERT_TRUE(program.compiled) << program.compile_log;
+    EXPECT_EQ(program.exit_status, 0) << program.stdout_text;
+    EXPECT_EQ(line_starting(program.stdout_text, "check:    "), "Matches the recorded result (max error 0)");
+    ASSERT_EQ(program.launches.size(), 1u);
+    bool seen = false;
+    for (const ProgramBuffer& b : program.launches.front().buffers) {
+        if (b.name != "d_in") continue;
+        seen = true;
+        ASSERT_TRUE(b.captured);
+        ASSERT_EQ(b.bytes, in.size());
+        ASSERT_LE(b.before_at + b.bytes, program.capture_data.size());
+        std::vector<unsigned char> got(b.bytes);
+        std::memcpy(got.data(), program.capture_data.data() + b.before_at, b.bytes);
+        EXPECT_EQ(got, in);
+    }
+    EXPECT_TRUE(seen) << "the launch does not reach d_in";
+}
+
 TEST(LessonExport, AProgramAndAFileWithoutAHeaderAreRefusedByKind) {
     test::TempDir dir;
     auto program = load_kernel_file(dir.write("prog.cu", R"(#include <cstdio>
