@@ -393,16 +393,11 @@ __global__ void invert(const unsigned char* in, unsigned char* out, int n) {
     if (i < n) out[i] = (unsigned char)(255 - in[i]);
 }
 )");
-    auto file = load_kernel_file(lesson);
-    ASSERT_TRUE(file.ok());
-    auto exported = export_lesson(*file);
-    ASSERT_TRUE(exported.ok()) << exported.error().full();
-    test::TempDir out;
-    auto written = write_lesson_export(*exported, out.path());
-    ASSERT_TRUE(written.ok());
+    auto exported = export_to_temp(lesson);
+    ASSERT_TRUE(exported);
     auto runner = make_cpu_program_runner();
     ASSERT_TRUE(runner.ok());
-    const ProgramRun program = run_program(**runner, *written, uint64_t(64) << 20);
+    const ProgramRun program = run_program(**runner, exported->program, uint64_t(64) << 20);
     ASSERT_TRUE(program.compiled) << program.compile_log;
     EXPECT_EQ(program.exit_status, 0) << program.stdout_text;
     EXPECT_EQ(line_starting(program.stdout_text, "check:    "), "Matches the recorded result (max error 0)");
