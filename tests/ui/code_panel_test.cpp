@@ -28,7 +28,6 @@ std::string read_text(const std::string& path) {
     return s.str();
 }
 
-
 // Whether the listing for `arch` is shown; first waits (on the listing's thread, up to 30 s) for one being made, so
 // that the frame count of a wait does not depend on how fast this machine compiles.
 bool listed(ui::Workspace& ws, const std::string& arch) {

@@ -74,6 +74,23 @@ ProgramRun run_program(ProgramRunner& runner, const fs::path& program, uint64_t 
     return runner.run(request);
 }
 
+// The bytes of the program's `d_BUFFER` as `launch` captured them, before it ran or after; empty, with a failure,
+// where the launch does not reach that buffer or did not capture it.
+std::vector<std::byte> captured_bytes(const ProgramRun& program, const ProgramLaunch& launch, const std::string& buffer,
+                                      bool after) {
+    for (const ProgramBuffer& b : launch.buffers) {
+        if (b.name != "d_" + buffer) continue;
+        EXPECT_TRUE(b.captured);
+        const uint64_t at = after ? b.after_at : b.before_at;
+        if (!b.captured || at + b.bytes > program.capture_data.size()) return {};
+        std::vector<std::byte> bytes(b.bytes);
+        std::memcpy(bytes.data(), program.capture_data.data() + at, b.bytes);
+        return bytes;
+    }
+    ADD_FAILURE() << "the launch does not reach d_" << buffer;
+    return {};
+}
+
 std::string lesson_name(const fs::path& p) {
     return fs::relative(p, fs::path(CP_SOURCE_DIR) / "kernels").replace_extension().string();
 }
@@ -192,19 +209,6 @@ TEST(LessonExport, TheProgramsLaunchesGetTheLessonsInputsAndLeaveItsOutputs) {
         ASSERT_TRUE(report.ok()) << (report.error ? report.error->message : "");
         const KernelFile& file = own.session->kernel();
 
-        auto captured = [&](const ProgramLaunch& l, const std::string& buffer, bool after) {
-            for (const ProgramBuffer& b : l.buffers) {
-                if (b.name != "d_" + buffer) continue;
-                EXPECT_TRUE(b.captured);
-                const uint64_t at = after ? b.after_at : b.before_at;
-                if (!b.captured || at + b.bytes > program.capture_data.size()) return std::vector<std::byte>{};
-                std::vector<std::byte> bytes(b.bytes);
-                std::memcpy(bytes.data(), program.capture_data.data() + at, b.bytes);
-                return bytes;
-            }
-            ADD_FAILURE() << "the first launch does not reach d_" << buffer;
-            return std::vector<std::byte>{};
-        };
         size_t compared = 0;
         for (const BufferSpec& b : file.spec.buffers) {
             const ProgramLaunch& first = program.launches.front();
@@ -218,7 +222,7 @@ TEST(LessonExport, TheProgramsLaunchesGetTheLessonsInputsAndLeaveItsOutputs) {
             ASSERT_TRUE(fill_buffer(b, expected,
                                     image == report.resolved->images.end() ? nullptr : image->second.image.get())
                             .ok());
-            EXPECT_EQ(captured(first, b.name, false), expected.bytes) << b.name << " before the first launch";
+            EXPECT_EQ(captured_bytes(program, first, b.name, false), expected.bytes) << b.name << " before the first launch";
             ++compared;
         }
         EXPECT_GT(compared, 0u);
@@ -227,7 +231,7 @@ TEST(LessonExport, TheProgramsLaunchesGetTheLessonsInputsAndLeaveItsOutputs) {
             if (std::none_of(last.buffers.begin(), last.buffers.end(),
                              [&](const ProgramBuffer& p) { return p.name == "d_" + buffer; }))
                 continue;
-            EXPECT_EQ(captured(last, buffer, true), bytes.bytes) << buffer << " after the last launch";
+            EXPECT_EQ(captured_bytes(program, last, buffer, true), bytes.bytes) << buffer << " after the last launch";
         }
     }
 }
@@ -402,18 +406,9 @@ __global__ void invert(const unsigned char* in, unsigned char* out, int n) {
     EXPECT_EQ(program.exit_status, 0) << program.stdout_text;
     EXPECT_EQ(line_starting(program.stdout_text, "check:    "), "Matches the recorded result (max error 0)");
     ASSERT_EQ(program.launches.size(), 1u);
-    bool seen = false;
-    for (const ProgramBuffer& b : program.launches.front().buffers) {
-        if (b.name != "d_in") continue;
-        seen = true;
-        ASSERT_TRUE(b.captured);
-        ASSERT_EQ(b.bytes, in.size());
-        ASSERT_LE(b.before_at + b.bytes, program.capture_data.size());
-        std::vector<unsigned char> got(b.bytes);
-        std::memcpy(got.data(), program.capture_data.data() + b.before_at, b.bytes);
-        EXPECT_EQ(got, in);
-    }
-    EXPECT_TRUE(seen) << "the launch does not reach d_in";
+    const std::vector<std::byte> got = captured_bytes(program, program.launches.front(), "in", false);
+    ASSERT_EQ(got.size(), in.size());
+    EXPECT_EQ(std::memcmp(got.data(), in.data(), in.size()), 0);
 }
 
 TEST(LessonExport, AProgramAndAFileWithoutAHeaderAreRefusedByKind) {
