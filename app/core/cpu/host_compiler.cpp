@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <mutex>
 #include <regex>
@@ -314,6 +315,10 @@ FileAccessPolicy host_compiler_policy(const HostCompiler& compiler, const ShimLo
 
 namespace {
 
+// In a bounds-checked library's flags (not the recording variant's, whose every access calls the hooks): the shim
+// leaves its bounds hooks to an object compiled once (shim_bounds_object) that the library links.
+const std::string kBoundsHooksApart = "-DCP_SHIM_BOUNDS_HOOKS_APART";
+
 // One shared library to build: what the host compiler compiles and everything that decides the result.
 struct LibraryPlan {
     std::string text;  // the translation unit
@@ -347,17 +352,9 @@ std::string without_pch_warnings(const std::string& log, bool& read_pch) {
     return out;
 }
 
-// The shim precompiled (GCC's PCH): its ~30 system and shim headers were a third of every kernel's compile.
-// A PCH serves compiles with the same flags, so it is made once per set of flags (the user's own -D, -U and -I
-// left out: GCC checks that a macro defined on the command line does not change the header, and reads the
-// header as text if it does) in `root`, by the confined compiler, and kept there next to the libraries. The
-// compile then includes a one-line header that includes the shim, with its .gch beside it; GCC reads the .gch
-// when it is valid for the compile and the text otherwise, so a PCH never changes what is built. Empty: no PCH
-// (clang, CUDA_PLAYGROUND_NO_PCH, or making it failed: the compile reads the shim as text).
-fs::path shim_pch_header(const LibraryPlan& plan, const HostCompiler& compiler, const ShimLocation& shim,
-                         const fs::path& root) {
-    if (compiler.version.find("clang") != std::string::npos) return {};
-    if (pch_turned_off_by_environment()) return {};
+// The plan's flags for what is made from the shim alone (its PCH, its bounds hooks): without the force-included
+// header, -shared and the user's own options (-D, -U, -I).
+std::vector<std::string> shim_flags(const LibraryPlan& plan) {
     std::vector<std::string> flags;
     for (size_t i = 0; i < plan.flags.size(); ++i) {
         const std::string& f = plan.flags[i];
@@ -370,39 +367,88 @@ fs::path shim_pch_header(const LibraryPlan& plan, const HostCompiler& compiler, 
             continue;
         flags.push_back(f);
     }
-    const std::string key = cpu_cache_key("shim pch\n" + key_prefix(compiler, shim, flags));
-    const fs::path dir = root / ("shim-pch-" + key);
-    const fs::path header = dir / "cuda_shim.h";
+    return flags;
+}
+
+// root/PREFIX-KEY/NAME, made once per key by `make` (which writes NAME into the fresh folder it is given; the folder
+// is then renamed into place) and kept next to the libraries. Another compile of this process waits for it, then
+// uses it; another process may put its own there first, which is as good. Empty: making it failed (and is not tried
+// again by this process).
+fs::path made_once(const fs::path& root, const std::string& prefix, const std::string& key, const std::string& name,
+                   const std::function<bool(const fs::path& work)>& make) {
+    const fs::path dir = root / (prefix + key);
     std::error_code ec;
-    if (fs::exists(dir / "cuda_shim.h.gch", ec)) return header;
+    if (fs::exists(dir / name, ec)) return dir / name;
     static std::mutex making;
     static std::set<std::string> failed;
-    std::lock_guard<std::mutex> lock(making);  // another compile of this process waits for it, then uses it
-    if (fs::exists(dir / "cuda_shim.h.gch", ec)) return header;
-    if (failed.count(key)) return {};
-    std::string pattern = (root / "shim-pch-new-XXXXXX").string();
+    std::lock_guard<std::mutex> lock(making);
+    if (fs::exists(dir / name, ec)) return dir / name;
+    if (failed.count(prefix + key)) return {};
+    std::string pattern = (root / (prefix + "new-XXXXXX")).string();
     if (!::mkdtemp(pattern.data())) return {};
     const fs::path work = pattern;
-    const std::string include_line = "#include \"" + (shim.dir / "cuda_shim.h").string() + "\"\n";
+    if (make(work) && fs::exists(work / name, ec)) {
+        fs::rename(work, dir, ec);
+        if (fs::exists(dir / name, ec)) {
+            fs::remove_all(work, ec);
+            return dir / name;
+        }
+    }
+    failed.insert(prefix + key);
+    fs::remove_all(work, ec);
+    return {};
+}
+
+// The confined host compiler on ARGV in WORK (its temporary files there too): whether it succeeded.
+bool compiled_in(const std::vector<std::string>& argv, const fs::path& work, const HostCompiler& compiler,
+                 const ShimLocation& shim, const fs::path& root) {
     ProcessOutcome run;
-    if (write_text(work / "cuda_shim.h", include_line)) {
+    run_confined(host_compiler_policy(compiler, shim, root),
+                 [&] { run = run_process(argv, 120, {"TMPDIR=" + work.string()}); });
+    return run.started && !run.timed_out && run.exit_code == 0;
+}
+
+// The shim precompiled (GCC's PCH): its ~30 system and shim headers were a third of every kernel's compile.
+// A PCH serves compiles with the same flags, so it is made once per set of flags (the user's own -D, -U and -I
+// left out: GCC checks that a macro defined on the command line does not change the header, and reads the
+// header as text if it does) in `root`, by the confined compiler, and kept there next to the libraries. The
+// compile then includes a one-line header that includes the shim, with its .gch beside it; GCC reads the .gch
+// when it is valid for the compile and the text otherwise, so a PCH never changes what is built. Empty: no PCH
+// (clang, CUDA_PLAYGROUND_NO_PCH, or making it failed: the compile reads the shim as text).
+fs::path shim_pch_header(const LibraryPlan& plan, const HostCompiler& compiler, const ShimLocation& shim,
+                         const fs::path& root) {
+    if (compiler.version.find("clang") != std::string::npos) return {};
+    if (pch_turned_off_by_environment()) return {};
+    const std::vector<std::string> flags = shim_flags(plan);
+    const std::string key = cpu_cache_key("shim pch\n" + key_prefix(compiler, shim, flags));
+    const fs::path gch = made_once(root, "shim-pch-", key, "cuda_shim.h.gch", [&](const fs::path& work) {
+        if (!write_text(work / "cuda_shim.h", "#include \"" + (shim.dir / "cuda_shim.h").string() + "\"\n"))
+            return false;
         std::vector<std::string> argv = {compiler.path};
         argv.insert(argv.end(), flags.begin(), flags.end());
         argv.insert(argv.end(), {"-x", "c++-header", (work / "cuda_shim.h").string(), "-o",
                                  (work / "cuda_shim.h.gch").string()});
-        run_confined(host_compiler_policy(compiler, shim, root),
-                     [&] { run = run_process(argv, 120, {"TMPDIR=" + work.string()}); });
-    }
-    if (run.started && !run.timed_out && run.exit_code == 0 && fs::exists(work / "cuda_shim.h.gch", ec)) {
-        fs::rename(work, dir, ec);  // another process may have put its own there first: as good
-        if (fs::exists(dir / "cuda_shim.h.gch", ec)) {
-            fs::remove_all(work, ec);
-            return header;
-        }
-    }
-    failed.insert(key);
-    fs::remove_all(work, ec);
-    return {};
+        return compiled_in(argv, work, compiler, shim, root);
+    });
+    return gch.empty() ? fs::path() : gch.parent_path() / "cuda_shim.h";
+}
+
+// The shim's bounds hooks (shim/cuda_shim_bounds.h) compiled once per set of flags, for the bounds-checked
+// libraries to link (kBoundsHooksApart): their 30 functions were 0.1 s of every such kernel's 0.25 s compile. Each
+// library still gets its own copy (a static object), so its own bounds map. Empty: making it failed (the
+// compile then defines them itself).
+fs::path shim_bounds_object(const LibraryPlan& plan, const HostCompiler& compiler, const ShimLocation& shim,
+                            const fs::path& root) {
+    const std::vector<std::string> flags = shim_flags(plan);
+    const std::string key = cpu_cache_key("shim bounds hooks\n" + key_prefix(compiler, shim, flags));
+    return made_once(root, "shim-bounds-", key, "cuda_shim_bounds.o", [&](const fs::path& work) {
+        const fs::path source = work / "cuda_shim_bounds.cpp";
+        if (!write_text(source, "#include \"" + (shim.dir / "cuda_shim_bounds.h").string() + "\"\n")) return false;
+        std::vector<std::string> argv = {compiler.path};
+        argv.insert(argv.end(), flags.begin(), flags.end());
+        argv.insert(argv.end(), {"-c", "-x", "c++", source.string(), "-o", (work / "cuda_shim_bounds.o").string()});
+        return compiled_in(argv, work, compiler, shim, root);
+    });
 }
 
 // The cache, else the confined host compiler in a fresh folder below the build root (inside the cache when
@@ -452,13 +498,20 @@ CpuCompileOutput build_library(const LibraryPlan& plan, const HostCompiler& comp
     }
     std::vector<std::string> argv = {compiler.path};
     argv.insert(argv.end(), plan.flags.begin(), plan.flags.end());
+    fs::path bounds_object;
+    if (const auto apart = std::find(argv.begin(), argv.end(), kBoundsHooksApart); apart != argv.end()) {
+        bounds_object = shim_bounds_object(plan, compiler, shim, root);
+        if (bounds_object.empty()) argv.erase(apart);  // the shim defines the hooks (and its PCH is passed over)
+    }
     if (const fs::path pch = shim_pch_header(plan, compiler, shim, root); !pch.empty()) {
         for (size_t i = 1; i + 1 < argv.size(); ++i)
             if (argv[i] == "-include") argv[i + 1] = pch.string();
         argv.push_back("-Winvalid-pch");  // a .gch GCC passes over says why, among the warnings
         out.shim_precompiled = true;
     }
-    argv.insert(argv.end(), {"-x", "c++", source_file.string(), "-o", library_file.string()});
+    argv.insert(argv.end(), {"-x", "c++", source_file.string()});
+    if (!bounds_object.empty()) argv.insert(argv.end(), {"-x", "none", bounds_object.string()});
+    argv.insert(argv.end(), {"-o", library_file.string()});
     ProcessOutcome run;
     run_confined(host_compiler_policy(compiler, shim, root),
                  [&] { run = run_process(argv, 120, {"TMPDIR=" + work.string()}); });
@@ -575,6 +628,8 @@ CpuCompileOutput compile_for_cpu(const CompileRequest& request, const HostCompil
             if (f.rfind("asan-instrumentation-with-call-threshold=", 0) == 0)
                 f = "asan-instrumentation-with-call-threshold=0";
         checks.push_back("-DCP_SHIM_RECORD_ACCESSES");
+    } else if (!checks.empty()) {
+        checks.push_back(kBoundsHooksApart);
     }
     options.flags.insert(options.flags.end(), checks.begin(), checks.end());
     out.options = options.flags;
@@ -669,7 +724,8 @@ CpuCompileOutput compile_program_library(const ProgramCompileRequest& request, c
     HostCompileOptions options = host_compile_options(shim, request.extra_options);
     options.flags.push_back("-DCP_SHIM_PROGRAM");
     if (request.kernels_elsewhere) options.flags.push_back("-DCP_SHIM_KERNELS_ELSEWHERE");
-    const std::vector<std::string> checks = access_check_flags(compiler);
+    std::vector<std::string> checks = access_check_flags(compiler);
+    if (!checks.empty()) checks.push_back(kBoundsHooksApart);
     options.flags.insert(options.flags.end(), checks.begin(), checks.end());
     out.options = options.flags;
     LibraryPlan plan = plan_for(prepared.text, includes, user_path, options);

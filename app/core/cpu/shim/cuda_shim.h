@@ -417,109 +417,13 @@ CP_SHIM_EXPORT int cp_module_abi_version() { return CP_SHIM_ABI_VERSION; }
 CP_SHIM_EXPORT cp_abi::ThreadState* cp_module_state() { return ::cp_shim::state_ptr(); }
 
 // ---- bounds checks per access ----
-// Kernels are compiled with GCC's -fsanitize=kernel-address and a shadow offset (host_compiler.cpp): before
-// each load and store, inline code tests the address's shadow byte (cp_shim_abi.h) and calls
-// __asan_report_{load,store}{1,2,4,8,16}_noabort, defined here, when it is marked: near a buffer's edge. Sizes
-// the inline code does not handle come to __asan_{load,store}N_noabort. One check serves them all, with what
-// a later recorder of accesses needs (address, size, read or write, the kernel's instruction).
-#if defined(__SANITIZE_ADDRESS__)
-namespace cp_shim {
-static const cp_abi::BoundsMap* bounds_map = nullptr;
-
-#define CP_SHIM_NO_CHECK __attribute__((no_sanitize_address))
-CP_SHIM_NO_CHECK __attribute__((always_inline)) static inline void check_access(unsigned long long address,
-                                                                                 unsigned long long size, int is_write,
-                                                                                 const void* pc) {
-    if (const cp_abi::BoundsMap* map = bounds_map) map->check(address, size, is_write, pc);
-}
-// Any marked shadow byte under [address, address + size): then the exact check.
-CP_SHIM_NO_CHECK __attribute__((always_inline)) static inline void check_range(unsigned long long address,
-                                                                                unsigned long long size, int is_write,
-                                                                                const void* pc) {
-    if (!size || address + size < address || (address + size - 1) >> 47) return;
-    const unsigned char* shadow = reinterpret_cast<const unsigned char*>(cp_abi::kBoundsShadowOffset);
-    for (unsigned long long g = address >> 3; g <= (address + size - 1) >> 3; ++g)
-        if (shadow[g]) return check_access(address, size, is_write, pc);
-}
-}  // namespace cp_shim
-
-// A recording library (-DCP_SHIM_RECORD_ACCESSES, compiled so that every access calls a hook below) also hands
-// each access to the backend's recorder (cp_shim_abi.h, AccessRecorder).
-#if defined(CP_SHIM_RECORD_ACCESSES)
-namespace cp_shim {
-static const cp_abi::AccessRecorder* recorder = nullptr;
-}
-#define CP_SHIM_RECORD(address, size, is_write, pc)                                                               \
-    do {                                                                                                          \
-        if (const cp_abi::AccessRecorder* r_ = ::cp_shim::recorder)                                               \
-            r_->record(::cp_shim::state_ptr(), address, size, is_write, pc);                                      \
-    } while (0)
-CP_SHIM_EXPORT CP_SHIM_NO_CHECK void cp_module_bind_recorder(const cp_abi::AccessRecorder* r) { ::cp_shim::recorder = r; }
-#else
-#define CP_SHIM_RECORD(address, size, is_write, pc) ((void)0)
+// Kernels compiled with GCC's -fsanitize=kernel-address call the hooks in cuda_shim_bounds.h. A bounds-checked
+// library links them from an object the backend compiles once per set of flags (CP_SHIM_BOUNDS_HOOKS_APART,
+// host_compiler.cpp: their 30 functions were 40 % of every kernel's compile); the recording variant, whose every
+// access calls them, and a compile without that object define them here.
+#if defined(__SANITIZE_ADDRESS__) && !defined(CP_SHIM_BOUNDS_HOOKS_APART)
+#include "cuda_shim_bounds.h"
 #endif
-#define CP_SHIM_REPORT_HOOK(kind, bytes, is_write)                                                                \
-    extern "C" __attribute__((visibility("hidden"), used, noinline)) CP_SHIM_NO_CHECK void                         \
-        __asan_report_##kind##bytes##_noabort(void* address) {                                                    \
-        ::cp_shim::check_access(reinterpret_cast<unsigned long long>(address), bytes, is_write,                  \
-                                __builtin_return_address(0));                                                     \
-    }
-CP_SHIM_REPORT_HOOK(load, 1, 0)
-CP_SHIM_REPORT_HOOK(load, 2, 0)
-CP_SHIM_REPORT_HOOK(load, 4, 0)
-CP_SHIM_REPORT_HOOK(load, 8, 0)
-CP_SHIM_REPORT_HOOK(load, 16, 0)
-CP_SHIM_REPORT_HOOK(store, 1, 1)
-CP_SHIM_REPORT_HOOK(store, 2, 1)
-CP_SHIM_REPORT_HOOK(store, 4, 1)
-CP_SHIM_REPORT_HOOK(store, 8, 1)
-CP_SHIM_REPORT_HOOK(store, 16, 1)
-#undef CP_SHIM_REPORT_HOOK
-extern "C" __attribute__((visibility("hidden"), used, noinline)) CP_SHIM_NO_CHECK void
-__asan_report_load_n_noabort(void* address, std::size_t size) {
-    ::cp_shim::check_access(reinterpret_cast<unsigned long long>(address), size, 0, __builtin_return_address(0));
-}
-extern "C" __attribute__((visibility("hidden"), used, noinline)) CP_SHIM_NO_CHECK void
-__asan_report_store_n_noabort(void* address, std::size_t size) {
-    ::cp_shim::check_access(reinterpret_cast<unsigned long long>(address), size, 1, __builtin_return_address(0));
-}
-extern "C" __attribute__((visibility("hidden"), used, noinline)) CP_SHIM_NO_CHECK void
-__asan_loadN_noabort(void* address, std::size_t size) {
-    CP_SHIM_RECORD(reinterpret_cast<unsigned long long>(address), size, 0, __builtin_return_address(0));
-    ::cp_shim::check_range(reinterpret_cast<unsigned long long>(address), size, 0, __builtin_return_address(0));
-}
-extern "C" __attribute__((visibility("hidden"), used, noinline)) CP_SHIM_NO_CHECK void
-__asan_storeN_noabort(void* address, std::size_t size) {
-    CP_SHIM_RECORD(reinterpret_cast<unsigned long long>(address), size, 1, __builtin_return_address(0));
-    ::cp_shim::check_range(reinterpret_cast<unsigned long long>(address), size, 1, __builtin_return_address(0));
-}
-// Calls for every access (when the compiler chooses them over inline code): the same test, out of line.
-#define CP_SHIM_ACCESS_HOOK(kind, bytes, is_write)                                                                \
-    extern "C" __attribute__((visibility("hidden"), used, noinline)) CP_SHIM_NO_CHECK void                         \
-        __asan_##kind##bytes##_noabort(void* address) {                                                           \
-        CP_SHIM_RECORD(reinterpret_cast<unsigned long long>(address), bytes, is_write, __builtin_return_address(0)); \
-        ::cp_shim::check_range(reinterpret_cast<unsigned long long>(address), bytes, is_write,                   \
-                               __builtin_return_address(0));                                                      \
-    }
-CP_SHIM_ACCESS_HOOK(load, 1, 0)
-CP_SHIM_ACCESS_HOOK(load, 2, 0)
-CP_SHIM_ACCESS_HOOK(load, 4, 0)
-CP_SHIM_ACCESS_HOOK(load, 8, 0)
-CP_SHIM_ACCESS_HOOK(load, 16, 0)
-CP_SHIM_ACCESS_HOOK(store, 1, 1)
-CP_SHIM_ACCESS_HOOK(store, 2, 1)
-CP_SHIM_ACCESS_HOOK(store, 4, 1)
-CP_SHIM_ACCESS_HOOK(store, 8, 1)
-CP_SHIM_ACCESS_HOOK(store, 16, 1)
-#undef CP_SHIM_ACCESS_HOOK
-// Called before a function that does not return (a kernel's assert, __trap), and around a file's dynamic
-// initialisers (static constructors, at load): nothing to do here.
-extern "C" __attribute__((visibility("hidden"), used)) CP_SHIM_NO_CHECK void __asan_handle_no_return() {}
-extern "C" __attribute__((visibility("hidden"), used)) CP_SHIM_NO_CHECK void __asan_before_dynamic_init(const void*) {}
-extern "C" __attribute__((visibility("hidden"), used)) CP_SHIM_NO_CHECK void __asan_after_dynamic_init() {}
-
-CP_SHIM_EXPORT void cp_module_bind_bounds(const cp_abi::BoundsMap* map) { ::cp_shim::bounds_map = map; }
-#endif  // __SANITIZE_ADDRESS__
 
 // Whole programs: the CUDA runtime their host code calls.
 #include "cuda_program.h"
