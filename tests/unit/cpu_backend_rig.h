@@ -14,25 +14,16 @@
 #include <string>
 #include <unistd.h>
 #include <vector>
+#include "support/test_cache.h"
 #include "test_paths.h"
 
 namespace cp::test {
 
-// One compile cache per test process, so a first compile is cold and runs do not touch ~/.cache.
-inline std::string test_cache_dir() {
-    static const std::string dir = [] {
-        const auto d = std::filesystem::temp_directory_path() / ("cp-cpu-test-cache-" + std::to_string(::getpid()));
-        std::filesystem::create_directories(d);
-        std::atexit([] {
-            std::error_code ec;
-            std::filesystem::remove_all(std::filesystem::temp_directory_path() /
-                                            ("cp-cpu-test-cache-" + std::to_string(::getpid())),
-                                        ec);
-        });
-        return d.string();
-    }();
-    return dir;
-}
+// The CPU backend's compile cache: the run's lessons cache (support/test_cache.h), so that the shim's PCH and
+// bounds hooks are made once per ctest run, not once per test process (each test is one: 0.5 s each for 187
+// tests), and a kernel that several tests compile is compiled once. A test that needs a cold first compile
+// makes its source unique (SecondCompileIsACacheHit). Run by hand, the binary gets a temporary cache of its own.
+inline std::string test_cache_dir() { return (lessons_cache_dir().path() / "cpu").string(); }
 
 inline CpuBackendOptions test_options(int workers = 2, ThreadOrder order = ThreadOrder::Natural, uint64_t seed = 1) {
     CpuBackendOptions o;
