@@ -55,22 +55,17 @@ CP_SHIM_EXPORT CP_SHIM_NO_CHECK void cp_module_bind_recorder(const cp_abi::Acces
 #else
 #define CP_SHIM_RECORD(address, size, is_write, pc) ((void)0)
 #endif
+// The ten sized hooks of each family: loads and stores of 1, 2, 4, 8 and 16 bytes.
+#define CP_SHIM_FOR_EACH_SIZE(HOOK)                                                                               \
+    HOOK(load, 1, 0) HOOK(load, 2, 0) HOOK(load, 4, 0) HOOK(load, 8, 0) HOOK(load, 16, 0) HOOK(store, 1, 1)        \
+    HOOK(store, 2, 1) HOOK(store, 4, 1) HOOK(store, 8, 1) HOOK(store, 16, 1)
 #define CP_SHIM_REPORT_HOOK(kind, bytes, is_write)                                                                \
     extern "C" __attribute__((visibility("hidden"), used, noinline)) CP_SHIM_NO_CHECK void                         \
         __asan_report_##kind##bytes##_noabort(void* address) {                                                    \
         ::cp_shim::check_access(reinterpret_cast<unsigned long long>(address), bytes, is_write,                  \
                                 __builtin_return_address(0));                                                     \
     }
-CP_SHIM_REPORT_HOOK(load, 1, 0)
-CP_SHIM_REPORT_HOOK(load, 2, 0)
-CP_SHIM_REPORT_HOOK(load, 4, 0)
-CP_SHIM_REPORT_HOOK(load, 8, 0)
-CP_SHIM_REPORT_HOOK(load, 16, 0)
-CP_SHIM_REPORT_HOOK(store, 1, 1)
-CP_SHIM_REPORT_HOOK(store, 2, 1)
-CP_SHIM_REPORT_HOOK(store, 4, 1)
-CP_SHIM_REPORT_HOOK(store, 8, 1)
-CP_SHIM_REPORT_HOOK(store, 16, 1)
+CP_SHIM_FOR_EACH_SIZE(CP_SHIM_REPORT_HOOK)
 #undef CP_SHIM_REPORT_HOOK
 extern "C" __attribute__((visibility("hidden"), used, noinline)) CP_SHIM_NO_CHECK void
 __asan_report_load_n_noabort(void* address, std::size_t size) {
@@ -98,16 +93,8 @@ __asan_storeN_noabort(void* address, std::size_t size) {
         ::cp_shim::check_range(reinterpret_cast<unsigned long long>(address), bytes, is_write,                   \
                                __builtin_return_address(0));                                                      \
     }
-CP_SHIM_ACCESS_HOOK(load, 1, 0)
-CP_SHIM_ACCESS_HOOK(load, 2, 0)
-CP_SHIM_ACCESS_HOOK(load, 4, 0)
-CP_SHIM_ACCESS_HOOK(load, 8, 0)
-CP_SHIM_ACCESS_HOOK(load, 16, 0)
-CP_SHIM_ACCESS_HOOK(store, 1, 1)
-CP_SHIM_ACCESS_HOOK(store, 2, 1)
-CP_SHIM_ACCESS_HOOK(store, 4, 1)
-CP_SHIM_ACCESS_HOOK(store, 8, 1)
-CP_SHIM_ACCESS_HOOK(store, 16, 1)
+CP_SHIM_FOR_EACH_SIZE(CP_SHIM_ACCESS_HOOK)
+#undef CP_SHIM_FOR_EACH_SIZE
 #undef CP_SHIM_ACCESS_HOOK
 // Called before a function that does not return (a kernel's assert, __trap), and around a file's dynamic
 // initialisers (static constructors, at load): nothing to do here.
