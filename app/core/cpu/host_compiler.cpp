@@ -399,14 +399,16 @@ fs::path made_once(const fs::path& root, const std::string& prefix, const std::s
     return {};
 }
 
-// The confined host compiler on ARGV in WORK (its temporary files there too): whether it succeeded.
-bool compiled_in(const std::vector<std::string>& argv, const fs::path& work, const HostCompiler& compiler,
-                 const ShimLocation& shim, const fs::path& root) {
+// The host compiler on ARGV, confined to the build root, with its temporary files in WORK.
+ProcessOutcome run_host_compiler(const std::vector<std::string>& argv, const fs::path& work,
+                                 const HostCompiler& compiler, const ShimLocation& shim, const fs::path& root) {
     ProcessOutcome run;
     run_confined(host_compiler_policy(compiler, shim, root),
                  [&] { run = run_process(argv, 120, {"TMPDIR=" + work.string()}); });
-    return run.started && !run.timed_out && run.exit_code == 0;
+    return run;
 }
+
+bool succeeded(const ProcessOutcome& run) { return run.started && !run.timed_out && run.exit_code == 0; }
 
 // The shim precompiled (GCC's PCH): its ~30 system and shim headers were a third of every kernel's compile.
 // A PCH serves compiles with the same flags, so it is made once per set of flags (the user's own -D, -U and -I
@@ -428,7 +430,7 @@ fs::path shim_pch_header(const LibraryPlan& plan, const HostCompiler& compiler, 
         argv.insert(argv.end(), flags.begin(), flags.end());
         argv.insert(argv.end(), {"-x", "c++-header", (work / "cuda_shim.h").string(), "-o",
                                  (work / "cuda_shim.h.gch").string()});
-        return compiled_in(argv, work, compiler, shim, root);
+        return succeeded(run_host_compiler(argv, work, compiler, shim, root));
     });
     return gch.empty() ? fs::path() : gch.parent_path() / "cuda_shim.h";
 }
@@ -447,7 +449,7 @@ fs::path shim_bounds_object(const LibraryPlan& plan, const HostCompiler& compile
         std::vector<std::string> argv = {compiler.path};
         argv.insert(argv.end(), flags.begin(), flags.end());
         argv.insert(argv.end(), {"-c", "-x", "c++", source.string(), "-o", (work / "cuda_shim_bounds.o").string()});
-        return compiled_in(argv, work, compiler, shim, root);
+        return succeeded(run_host_compiler(argv, work, compiler, shim, root));
     });
 }
 
@@ -512,9 +514,7 @@ CpuCompileOutput build_library(const LibraryPlan& plan, const HostCompiler& comp
     argv.insert(argv.end(), {"-x", "c++", source_file.string()});
     if (!bounds_object.empty()) argv.insert(argv.end(), {"-x", "none", bounds_object.string()});
     argv.insert(argv.end(), {"-o", library_file.string()});
-    ProcessOutcome run;
-    run_confined(host_compiler_policy(compiler, shim, root),
-                 [&] { run = run_process(argv, 120, {"TMPDIR=" + work.string()}); });
+    ProcessOutcome run = run_host_compiler(argv, work, compiler, shim, root);
     if (out.shim_precompiled) run.output = without_pch_warnings(run.output, out.shim_precompiled);
     out.log = plan.ignored_note + run.output;
     out.host_compiler_ran = true;
@@ -526,7 +526,7 @@ CpuCompileOutput build_library(const LibraryPlan& plan, const HostCompiler& comp
             // Said only when the host compiler took the same code: then NVRTC refused what is C++ but not CUDA
             // device code (a host function called from a kernel). A plain mistake (a missing `;`) both refuse,
             // and NVRTC's words, which a GPU build gives too, say all there is.
-            const bool host_compiler_took_it = run.started && !run.timed_out && run.exit_code == 0;
+            const bool host_compiler_took_it = succeeded(run);
             if (host_compiler_took_it) {
                 const Diagnostic& first = errors.front();
                 out.diagnostics.push_back({first.file.empty() ? plan.user_path : first.file, first.line, first.column,
@@ -542,7 +542,7 @@ CpuCompileOutput build_library(const LibraryPlan& plan, const HostCompiler& comp
         parse_compiler_messages(run.output, plan.user_path, plan.kernel_name, plan.kernel_line);
     locate_in_folder(messages, work, fs::path(plan.user_path).parent_path());
     out.diagnostics.insert(out.diagnostics.end(), messages.begin(), messages.end());
-    if (!run.started || run.timed_out || run.exit_code != 0) {
+    if (!succeeded(run)) {
         if (!run.started || run.timed_out || !has_errors(out.diagnostics)) {
             const std::string why = !run.started ? run.error
                                     : run.timed_out
