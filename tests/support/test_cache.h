@@ -1,5 +1,5 @@
-// Test support: compile caches for tests to share. Apart from support/process.h (whose read_file the CPU backend's
-// unit tests define for themselves), so that those tests can share the lessons' cache too.
+// Test support: compile caches for tests to share, header-only (the CPU backend's unit tests, the CLI, UI and
+// unit tests all reach the lessons' cache through it).
 #pragma once
 
 #include <unistd.h>

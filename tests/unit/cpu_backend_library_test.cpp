@@ -4,7 +4,6 @@
 
 #include "core/cpu/source_prep.h"
 #include "support/lessons.h"
-#include "support/test_cache.h"
 
 #include <cmath>
 #include <random>
@@ -32,9 +31,7 @@ std::vector<Uchar4> random_image(int w, int h, unsigned seed) {
 class CpuBackendLesson : public testing::TestWithParam<std::string> {};
 
 TEST_P(CpuBackendLesson, EveryKernelCompiles) {
-    CpuBackendOptions options = test_options();
-    options.cache_dir = (lessons_cache_dir().path() / "cpu").string();
-    CpuRig rig(options);
+    CpuRig rig(test_options());
     const std::filesystem::path path = lesson_path(GetParam());
     const std::string text = read_file(path);
     const std::vector<KernelDecl> kernels = find_kernels(text);

@@ -14,6 +14,7 @@
 #include <string>
 #include <unistd.h>
 #include <vector>
+#include "support/process.h"
 #include "support/test_cache.h"
 #include "test_paths.h"
 
@@ -32,13 +33,6 @@ inline CpuBackendOptions test_options(int workers = 2, ThreadOrder order = Threa
     o.seed = seed;
     o.cache_dir = test_cache_dir();
     return o;
-}
-
-inline std::string read_file(const std::filesystem::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
 }
 
 inline std::filesystem::path source_dir() { return CP_SOURCE_DIR; }
